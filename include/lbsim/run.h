@@ -1,0 +1,82 @@
+/* One simulation: one scenario, one balancer, one SimGrid engine. */
+#pragma once
+
+#include <glib.h>
+#include "lbsim/scenario.h"
+
+G_BEGIN_DECLS
+
+#define LB_RUN_ERROR (lb_run_error_quark())
+GQuark lb_run_error_quark(void);
+
+typedef enum {
+  LB_RUN_ERROR_INPUT,    /* the scenario cannot run on this platform */
+  LB_RUN_ERROR_INVARIANT, /* a unit was lost or duplicated, order broken */
+} LbRunError;
+
+typedef struct {
+  gboolean detail;          /* keep the schedule's transfers */
+  gboolean narrate;         /* keep balancer narration (lbsim explain) */
+  const char *message_trace; /* file for the message pattern, or NULL */
+  const char *paje_trace;    /* SimGrid Paje trace file, or NULL */
+  const char *const *cfg;   /* extra --cfg=... for SimGrid */
+  gboolean verbose;         /* SimGrid and balancer logs on stderr */
+} LbRunOptions;
+
+typedef struct {
+  const char *name;
+  guint steps;
+  guint64 messages;
+  double bytes;
+  double time;
+} LbPhaseResult;
+
+typedef struct {
+  guint adaptation;
+  guint round;
+  guint src, dst;
+  guint64 first, count, load;
+} LbTransfer;
+
+typedef struct {
+  double imbalance_before, imbalance_after;
+  guint64 max_load_before, max_load_after;
+  guint64 total_load;
+  guint schedule_steps;
+  guint64 messages;
+  double bytes;       /* all balancer messages */
+  double bytes_moved; /* work units only */
+  double balance_time, app_time;
+} LbStepResult;
+
+typedef struct {
+  char *balancer;
+  LbParams *params;
+  guint ranks, steps, hosts;
+  char *placement;
+  /* summary (averages over adaptation steps for imbalances, sums otherwise) */
+  double imbalance_before, imbalance_after;
+  guint schedule_steps; /* the most any adaptation step used */
+  guint64 messages;
+  double bytes, bytes_moved;
+  double balance_time, app_time, total_time;
+  guint nphases;
+  LbPhaseResult *phases;
+  guint64 *final_loads;
+  GArray *transfers; /* LbTransfer, with detail */
+  LbStepResult *adaptations;
+  GPtrArray *narration; /* strings, with narrate */
+  /* wall-clock figures: the only part that differs between identical runs */
+  double wall_seconds, sim_wall_seconds;
+  guint64 peak_rss_kib;
+  guint64 simulated_messages; /* every message, core synchronisation included */
+} LbRunResult;
+
+void lb_run_result_free(LbRunResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbRunResult, lb_run_result_free)
+
+/* Runs scenario->runs[index]. Initialises SimGrid: call once per process. */
+LbRunResult *lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *options,
+                             GError **error);
+
+G_END_DECLS

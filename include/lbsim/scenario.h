@@ -1,0 +1,93 @@
+/* Scenario files: GLib key files, checked strictly against the parameter
+ * tables of the scenario, the workload and every balancer. */
+#pragma once
+
+#include <glib.h>
+#include "lbsim/balancer.h"
+#include "lbsim/params.h"
+#include "lbsim/workload.h"
+
+G_BEGIN_DECLS
+
+#define LB_SCENARIO_ERROR (lb_scenario_error_quark())
+GQuark lb_scenario_error_quark(void);
+
+typedef enum {
+  LB_SCENARIO_ERROR_PARSE,
+  LB_SCENARIO_ERROR_UNKNOWN_GROUP,
+  LB_SCENARIO_ERROR_UNKNOWN_KEY,
+  LB_SCENARIO_ERROR_INVALID,
+  LB_SCENARIO_ERROR_MISSING,
+  LB_SCENARIO_ERROR_PLATFORM,
+} LbScenarioError;
+
+typedef enum {
+  LB_PLACEMENT_AUTO,
+  LB_PLACEMENT_LINEAR,
+  LB_PLACEMENT_GRAY,
+} LbPlacement;
+
+typedef enum {
+  LB_EXPECT_LE,
+  LB_EXPECT_LT,
+  LB_EXPECT_GE,
+  LB_EXPECT_GT,
+  LB_EXPECT_EQ,
+} LbExpectOp;
+
+typedef struct {
+  char *balancer;
+  char *metric; /* a summary field, with '-' or '_' */
+  LbExpectOp op;
+  double value;
+  char *text; /* as written, for messages */
+} LbExpect;
+
+typedef struct {
+  const LbBalancer *balancer;
+  LbParams *params;
+} LbBalancerRun;
+
+/* Command-line changes applied before checking. */
+typedef struct {
+  gint ranks;          /* 0: keep */
+  const char *platform; /* NULL: keep; relative to the working directory */
+  const char *balancer; /* NULL: run the file's list */
+  const char *const *sets; /* "group.key=value", NULL-terminated */
+} LbScenarioOverrides;
+
+typedef struct {
+  char *file;
+  char *name;
+  char *description;
+  char *platform; /* resolved path */
+  guint ranks;
+  guint64 seed;
+  guint steps;
+  LbPlacement placement;
+  LbArray1d array;
+  double bytes_per_unit;
+  double flops_per_unit;
+  GPtrArray *runs;    /* LbBalancerRun */
+  GPtrArray *expects; /* LbExpect */
+} LbScenario;
+
+LbScenario *lb_scenario_load(const char *path, const LbScenarioOverrides *overrides,
+                             GError **error);
+void lb_scenario_free(LbScenario *scenario);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbScenario, lb_scenario_free)
+
+/* The tables behind [scenario] and [workload], for help and README. */
+const LbParamSpec *lb_scenario_params(void);
+const LbParamSpec *lb_workload_params(void);
+
+/* Where platform files are looked for after the scenario's own folder. */
+const char *lb_platform_dir(void);
+
+/* "mlb.schedule-steps <= 10" as key and value of [expect]. */
+gboolean lb_expect_parse(const char *key, const char *value, LbExpect **out, GError **error);
+void lb_expect_free(LbExpect *expect);
+const char *lb_expect_op_text(LbExpectOp op);
+gboolean lb_expect_holds(const LbExpect *expect, double actual);
+
+G_END_DECLS

@@ -1,0 +1,25 @@
+/* The baseline every comparison needs: leave the load where it is. */
+#include "balancers/registry.h"
+
+static const LbParamSpec none_params[] = {
+  {NULL},
+};
+
+static const char *const none_phases[] = {NULL};
+
+static void
+none_balance(LbRank *self)
+{
+}
+
+const LbBalancer lb_none_balancer = {
+  .name = "none",
+  .summary = "no balancing: the baseline",
+  .seed = NULL,
+  .params = none_params,
+  .phases = none_phases,
+  .schedule_phase = -1,
+  .keeps_order = TRUE,
+  .check = NULL,
+  .balance = none_balance,
+};

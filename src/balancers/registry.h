@@ -1,0 +1,6 @@
+#pragma once
+
+#include "lbsim/balancer.h"
+
+extern const LbBalancer lb_none_balancer;
+extern const LbBalancer lb_mlb_balancer;

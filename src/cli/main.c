@@ -1,0 +1,305 @@
+/* lbsim: run load balancers on modeled machines and compare them. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/runner.h"
+#include "lbsim/balancer.h"
+#include "lbsim/scenario.h"
+#include "report/report.h"
+
+#define EXIT_INPUT 2
+
+static const char usage_text[] =
+    "Usage: lbsim COMMAND [OPTIONS]\n"
+    "\n"
+    "Simulates parallel load balancers as message-passing code on a SimGrid\n"
+    "platform and reports how well and at what cost each one balanced.\n"
+    "\n"
+    "Commands:\n"
+    "  run FILE       run the scenario's balancers, print a table (and JSON/CSV)\n"
+    "  check FILE     run, then check the scenario's [expect] lines (exit 1 if one fails)\n"
+    "  list [NAME]    balancers, their parameters, defaults and ranges\n"
+    "  help [COMMAND] this text, or a command's options\n"
+    "\n"
+    "Options: --help, --version. See README.md for scenario files and the JSON format.\n";
+
+typedef struct {
+  gint ranks;
+  char *platform;
+  char *balancer;
+  char **sets;
+  char *json;
+  char *csv;
+  gboolean detail;
+  gint jobs;
+  gboolean quiet;
+  char *message_trace;
+  char *paje;
+  char **cfg;
+  gboolean verbose;
+} RunArgs;
+
+static void
+run_args_clear(RunArgs *a)
+{
+  g_free(a->platform);
+  g_free(a->balancer);
+  g_strfreev(a->sets);
+  g_free(a->json);
+  g_free(a->csv);
+  g_free(a->message_trace);
+  g_free(a->paje);
+  g_strfreev(a->cfg);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
+
+static GOptionContext *
+run_context(const char *command, RunArgs *a)
+{
+  GOptionEntry entries[] = {
+    {"ranks", 'p', 0, G_OPTION_ARG_INT, &a->ranks, "Override [scenario] ranks", "N"},
+    {"platform", 0, 0, G_OPTION_ARG_FILENAME, &a->platform,
+     "Override [scenario] platform (relative to the working directory, then platforms/)", "XML"},
+    {"balancer", 'b', 0, G_OPTION_ARG_STRING, &a->balancer,
+     "Run only this balancer (its parameters from its group)", "NAME"},
+    {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &a->sets,
+     "Override a key, e.g. --set workload.pattern=hotspots (repeatable)", "GROUP.KEY=VALUE"},
+    {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a->json, "Write every result as JSON", "FILE"},
+    {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a->csv, "Write the summary table as CSV", "FILE"},
+    {"detail", 'd', 0, G_OPTION_ARG_NONE, &a->detail,
+     "Keep the schedule (every transfer) in the JSON", NULL},
+    {"jobs", 'j', 0, G_OPTION_ARG_INT, &a->jobs,
+     "Simulations at once (default: the number of processors)", "N"},
+    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress on stderr", NULL},
+    {"message-trace", 0, 0, G_OPTION_ARG_FILENAME, &a->message_trace,
+     "Write the message pattern for tools/bench (one file per balancer)", "FILE"},
+    {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje, "Write a Paje trace of the simulation",
+     "FILE"},
+    {"cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg, "Pass a SimGrid --cfg setting",
+     "KEY:VALUE"},
+    {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose, "Show SimGrid's own messages", NULL},
+    {NULL},
+  };
+  g_autofree char *param = g_strdup_printf("%s SCENARIO.ini", command);
+  GOptionContext *ctx = g_option_context_new(param);
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx, strcmp(command, "check") == 0
+               ? "Runs the scenario, then checks every line of its [expect] group.\n"
+                 "Exit status: 0 all hold, 1 one fails, 2 bad input, 3 a run broke an invariant."
+               : "Runs every balancer of the scenario (each in its own process) and prints\n"
+                 "one row per balancer. Exit status: 0 done, 2 bad input, 3 a run broke an\n"
+                 "invariant (a work unit lost or duplicated).");
+  return ctx;
+}
+
+static gboolean
+write_atomically(const char *path, const char *text, GError **error)
+{
+  if (strcmp(path, "-") == 0) {
+    fputs(text, stdout);
+    return TRUE;
+  }
+  return g_file_set_contents(path, text, -1, error);
+}
+
+static int
+print_error(const GError *error)
+{
+  g_printerr("lbsim: %s\n", error->message);
+  return 0;
+}
+
+static int
+check_expectations(const LbScenario *sc, JsonArray *runs)
+{
+  int failed = 0;
+  for (guint i = 0; i < sc->expects->len; i++) {
+    const LbExpect *e = sc->expects->pdata[i];
+    JsonObject *run = NULL;
+    for (guint r = 0; r < json_array_get_length(runs); r++) {
+      JsonObject *o = json_array_get_object_element(runs, r);
+      if (strcmp(json_object_get_string_member(o, "balancer"), e->balancer) == 0)
+        run = o;
+    }
+    double actual = 0;
+    if (run == NULL) {
+      g_print("SKIP  %s (balancer %s was not run)\n", e->text, e->balancer);
+      continue;
+    }
+    if (!lb_report_metric(run, e->metric, &actual)) {
+      g_print("FAIL  %s (no metric '%s')\n", e->text, e->metric);
+      failed++;
+      continue;
+    }
+    gboolean ok = lb_expect_holds(e, actual);
+    g_print("%s  %s (actual %.10g)\n", ok ? "PASS" : "FAIL", e->text, actual);
+    failed += !ok;
+  }
+  g_print("%u passed, %d failed\n", sc->expects->len - failed, failed);
+  return failed > 0 ? 1 : 0;
+}
+
+static int
+cmd_run(int argc, char **argv, gboolean check)
+{
+  g_auto(RunArgs) a = {0};
+  g_autoptr(GOptionContext) ctx = run_context(check ? "check" : "run", &a);
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return EXIT_INPUT;
+  }
+  if (argc != 2) {
+    g_printerr("lbsim: %s needs exactly one scenario file (see lbsim %s --help)\n",
+               check ? "check" : "run", check ? "check" : "run");
+    return EXIT_INPUT;
+  }
+  if (a.ranks < 0 || a.jobs < 0) {
+    g_printerr("lbsim: --ranks and --jobs take positive numbers\n");
+    return EXIT_INPUT;
+  }
+  LbScenarioOverrides ov = {a.ranks, a.platform, a.balancer, (const char *const *)a.sets};
+  g_autoptr(LbScenario) sc = lb_scenario_load(argv[1], &ov, &error);
+  if (sc == NULL) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+
+  LbRunnerOptions ro = {0};
+  ro.jobs = a.jobs > 0 ? (guint)a.jobs : (guint)g_get_num_processors();
+  ro.quiet = a.quiet;
+  ro.run.detail = a.detail;
+  ro.run.message_trace = a.message_trace;
+  ro.run.paje_trace = a.paje;
+  ro.run.cfg = (const char *const *)a.cfg;
+  ro.run.verbose = a.verbose;
+  g_autoptr(GPtrArray) texts = NULL;
+  int code = 0;
+  if (!lb_runner_run(sc, &ro, &texts, &code, &error)) {
+    print_error(error);
+    return code;
+  }
+
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GString) array_text = g_string_new("[");
+  for (guint i = 0; i < texts->len; i++)
+    g_string_append_printf(array_text, "%s%s", i ? "," : "", (char *)texts->pdata[i]);
+  g_string_append_c(array_text, ']');
+  if (!json_parser_load_from_data(parser, array_text->str, (gssize)array_text->len, &error)) {
+    g_printerr("lbsim: internal error reading results: %s\n", error->message);
+    return 1;
+  }
+  JsonArray *runs = json_node_get_array(json_parser_get_root(parser));
+  guint hosts = (guint)json_object_get_int_member(json_array_get_object_element(runs, 0),
+                                                   "hosts");
+
+  if (a.json != NULL) {
+    g_autofree char *doc = lb_report_document(sc, hosts, texts);
+    if (!write_atomically(a.json, doc, &error)) {
+      print_error(error);
+      return 1;
+    }
+  }
+  if (a.csv != NULL) {
+    g_autofree char *csv = lb_report_csv(runs);
+    if (!write_atomically(a.csv, csv, &error)) {
+      print_error(error);
+      return 1;
+    }
+  }
+  gboolean json_on_stdout = g_strcmp0(a.json, "-") == 0 || g_strcmp0(a.csv, "-") == 0;
+  if (!json_on_stdout) {
+    g_autofree char *table = lb_report_table(runs);
+    g_print("%s: %u ranks on %s, %" G_GUINT64_FORMAT " elements, %u step%s\n\n%s", sc->name,
+            sc->ranks, sc->platform, sc->array.size, sc->steps, sc->steps == 1 ? "" : "s",
+            table);
+  }
+  if (check) {
+    g_print("\n");
+    return check_expectations(sc, runs);
+  }
+  return 0;
+}
+
+static void
+print_params(const LbParamSpec *spec, const char *indent)
+{
+  for (const LbParamSpec *s = spec; s->name != NULL; s++) {
+    g_autofree char *type = lb_param_spec_describe_type(s);
+    g_print("%s%-18s %s (default: %s)\n%s%-18s   %s\n", indent, s->name, type,
+            s->default_value != NULL ? s->default_value : "none", indent, "", s->help);
+  }
+}
+
+static int
+cmd_list(int argc, char **argv)
+{
+  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    g_print("Usage: lbsim list [BALANCER]\n\nLists the balancers with their parameters (name, type and "
+            "range, default, meaning),\nthen the keys of [scenario] and [workload].\n");
+    return 0;
+  }
+  if (argc > 2) {
+    g_printerr("lbsim: list takes at most one balancer name\n");
+    return EXIT_INPUT;
+  }
+  if (argc == 2 && lb_balancer_lookup(argv[1]) == NULL) {
+    g_printerr("lbsim: unknown balancer '%s' (lbsim list shows them)\n", argv[1]);
+    return EXIT_INPUT;
+  }
+  for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++) {
+    if (argc == 2 && strcmp((*b)->name, argv[1]) != 0)
+      continue;
+    g_print("%s: %s\n", (*b)->name, (*b)->summary);
+    if ((*b)->seed != NULL)
+      g_print("  source: seeds/%s\n", (*b)->seed);
+    if ((*b)->phases[0] != NULL) {
+      g_autofree char *phases = g_strjoinv(", ", (char **)(*b)->phases);
+      g_print("  phases: %s\n", phases);
+    }
+    if ((*b)->params[0].name != NULL) {
+      g_print("  parameters ([%s] group):\n", (*b)->name);
+      print_params((*b)->params, "    ");
+    }
+    g_print("\n");
+  }
+  if (argc == 1) {
+    g_print("[scenario] keys:\n");
+    print_params(lb_scenario_params(), "    ");
+    g_print("\n[workload] keys:\n");
+    print_params(lb_workload_params(), "    ");
+  }
+  return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+  if (argc < 2) {
+    g_printerr("%s", usage_text);
+    return EXIT_INPUT;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    g_print("lbsim %s\n", LB_VERSION);
+    return 0;
+  }
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+      (strcmp(cmd, "help") == 0 && argc == 2)) {
+    g_print("%s", usage_text);
+    return 0;
+  }
+  if (strcmp(cmd, "help") == 0) {
+    char *args[] = {argv[0], argv[2], "--help", NULL};
+    return main(3, args);
+  }
+  if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0)
+    return cmd_run(argc - 1, argv + 1, strcmp(cmd, "check") == 0);
+  if (strcmp(cmd, "list") == 0)
+    return cmd_list(argc - 1, argv + 1);
+  g_printerr("lbsim: unknown command '%s'\n\n%s", cmd, usage_text);
+  return EXIT_INPUT;
+}

@@ -1,0 +1,160 @@
+#include "cli/runner.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report/report.h"
+
+static char *
+trace_name(const char *base, const char *balancer, guint runs)
+{
+  if (base == NULL || runs == 1)
+    return g_strdup(base);
+  return g_strdup_printf("%s.%s", base, balancer);
+}
+
+G_GNUC_NORETURN static void
+child_main(const LbScenario *sc, guint index, const LbRunnerOptions *options, const char *dir)
+{
+  LbRunOptions run_options = options->run;
+  const LbBalancerRun *brun = sc->runs->pdata[index];
+  g_autofree char *trace = trace_name(options->run.message_trace, brun->balancer->name,
+                                      sc->runs->len);
+  g_autofree char *paje = trace_name(options->run.paje_trace, brun->balancer->name,
+                                     sc->runs->len);
+  run_options.message_trace = trace;
+  run_options.paje_trace = paje;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbRunResult) result = lb_run_simulate(sc, index, &run_options, &error);
+  g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, index);
+  g_autofree char *err = g_strdup_printf("%s/run-%u.err", dir, index);
+  if (result == NULL) {
+    g_file_set_contents(err, error->message, -1, NULL);
+    fflush(NULL);
+    _exit(g_error_matches(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3 : 2);
+  }
+  g_autofree char *text = lb_report_run_json(result);
+  int code = g_file_set_contents(out, text, -1, NULL) ? 0 : 1;
+  fflush(NULL);
+  _exit(code);
+}
+
+static void
+remove_dir(const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_unlink(path);
+  }
+  g_rmdir(dir);
+}
+
+gboolean
+lb_runner_run(const LbScenario *sc, const LbRunnerOptions *options, GPtrArray **texts,
+              int *exit_code, GError **error)
+{
+  guint n = sc->runs->len;
+  guint jobs = MAX(options->jobs, 1);
+  g_autofree char *dir = g_dir_make_tmp("lbsim-XXXXXX", error);
+  if (dir == NULL) {
+    *exit_code = 1;
+    return FALSE;
+  }
+  g_autofree pid_t *pids = g_new0(pid_t, n);
+  g_autofree gint64 *started = g_new0(gint64, n);
+  guint next = 0, running = 0, done = 0;
+  int failure = 0;
+  g_autofree char *failure_text = NULL;
+
+  fflush(NULL);
+  while (done < n) {
+    while (failure == 0 && running < jobs && next < n) {
+      pid_t pid = fork();
+      if (pid < 0) {
+        failure = 1;
+        failure_text = g_strdup_printf("fork: %s", g_strerror(errno));
+        break;
+      }
+      if (pid == 0)
+        child_main(sc, next, options, dir);
+      pids[next] = pid;
+      started[next] = g_get_monotonic_time();
+      if (!options->quiet)
+        g_printerr("lbsim: [%u/%u] %s: running\n", next + 1, n,
+                   ((LbBalancerRun *)sc->runs->pdata[next])->balancer->name);
+      next++;
+      running++;
+    }
+    if (running == 0)
+      break;
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR)
+        continue;
+      break;
+    }
+    guint index = 0;
+    while (index < n && pids[index] != pid)
+      index++;
+    if (index == n)
+      continue;
+    pids[index] = 0;
+    running--;
+    done++;
+    const char *name = ((LbBalancerRun *)sc->runs->pdata[index])->balancer->name;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      if (!options->quiet)
+        g_printerr("lbsim: [%u/%u] %s: done in %.1f s\n", index + 1, n, name,
+                   (double)(g_get_monotonic_time() - started[index]) / 1e6);
+      continue;
+    }
+    if (failure == 0) {
+      g_autofree char *err = g_strdup_printf("%s/run-%u.err", dir, index);
+      g_autofree char *text = NULL;
+      if (WIFEXITED(status) && g_file_get_contents(err, &text, NULL, NULL)) {
+        failure = WEXITSTATUS(status);
+        failure_text = g_steal_pointer(&text);
+      } else {
+        failure = 1;
+        failure_text = WIFSIGNALED(status)
+                           ? g_strdup_printf("the %s run crashed (signal %d: %s)", name,
+                                             WTERMSIG(status), g_strsignal(WTERMSIG(status)))
+                           : g_strdup_printf("the %s run failed (exit status %d)", name,
+                                             WEXITSTATUS(status));
+      }
+      for (guint i = 0; i < n; i++)
+        if (pids[i] > 0)
+          kill(pids[i], SIGTERM);
+    }
+  }
+
+  if (failure != 0) {
+    *exit_code = failure;
+    g_set_error(error, LB_RUN_ERROR,
+                failure == 3 ? LB_RUN_ERROR_INVARIANT : LB_RUN_ERROR_INPUT, "%s", failure_text);
+    remove_dir(dir);
+    return FALSE;
+  }
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < n; i++) {
+    g_autofree char *path = g_strdup_printf("%s/run-%u.json", dir, i);
+    char *text = NULL;
+    if (!g_file_get_contents(path, &text, NULL, error)) {
+      *exit_code = 1;
+      remove_dir(dir);
+      return FALSE;
+    }
+    g_ptr_array_add(out, text);
+  }
+  remove_dir(dir);
+  *texts = g_steal_pointer(&out);
+  *exit_code = 0;
+  return TRUE;
+}

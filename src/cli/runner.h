@@ -1,0 +1,16 @@
+/* Runs every balancer of a scenario, each in its own process (a SimGrid
+ * engine cannot be restarted), up to `jobs` at a time. */
+#pragma once
+
+#include "lbsim/run.h"
+
+typedef struct {
+  guint jobs;
+  gboolean quiet;
+  LbRunOptions run;
+} LbRunnerOptions;
+
+/* On success texts holds one run JSON object per scenario run, in order.
+ * On failure *exit_code says why: 2 input, 3 invariant, 1 anything else. */
+gboolean lb_runner_run(const LbScenario *scenario, const LbRunnerOptions *options,
+                       GPtrArray **texts, int *exit_code, GError **error);

@@ -1,0 +1,410 @@
+/* One simulation: SimGrid set-up, one actor per rank, the adaptation loop
+ * (update loads, balance, check, compute) and the gathering of results. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+#include <simgrid/zone.h>
+#include <xbt/dict.h>
+#include <xbt/log.h>
+#include <xbt/sysdep.h>
+
+#include "core/core.h"
+#include "metrics/metrics.h"
+
+XBT_LOG_NEW_DEFAULT_CATEGORY(lb_core, "lbsim core: engine and rank actors");
+
+G_DEFINE_QUARK(lb-run-error-quark, lb_run_error)
+
+#define STACK_KIB 128
+
+static guint64
+mix64(guint64 x)
+{
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static void
+digest_units(const GArray *units, LbDigest *digest)
+{
+  memset(digest, 0, sizeof *digest);
+  digest->contiguous = TRUE;
+  for (guint i = 0; i < units->len; i++) {
+    const LbUnit *u = &g_array_index(units, LbUnit, i);
+    digest->count++;
+    digest->load += u->load;
+    digest->checksum += mix64(u->id);
+    if (i == 0)
+      digest->first_id = u->id;
+    else if (u->id != digest->last_id + 1)
+      digest->contiguous = FALSE;
+    digest->last_id = u->id;
+  }
+}
+
+static void
+update_loads(LbRank *self)
+{
+  const LbArray1d *array = &self->run->scenario->array;
+  for (guint i = 0; i < self->units->len; i++) {
+    LbUnit *u = &g_array_index(self->units, LbUnit, i);
+    u->load = lb_array1d_load(array, u->id, self->step);
+  }
+}
+
+static guint64
+units_load(const GArray *units)
+{
+  guint64 sum = 0;
+  for (guint i = 0; i < units->len; i++)
+    sum += g_array_index(units, LbUnit, i).load;
+  return sum;
+}
+
+/* Rank 0, once every rank has finished balancing: did the step keep every
+ * unit exactly once, and in order where the balancer promises it? */
+static void
+check_step(LbCoreRun *run, guint step)
+{
+  LbDigest sum = {0};
+  for (guint r = 0; r < run->ranks; r++) {
+    sum.count += run->digests[r].count;
+    sum.load += run->digests[r].load;
+    sum.checksum += run->digests[r].checksum;
+  }
+  guint64 expected_load = 0;
+  for (guint r = 0; r < run->ranks; r++)
+    expected_load += run->load_before[r];
+  if (sum.count != run->expected.count || sum.checksum != run->expected.checksum ||
+      sum.load != expected_load) {
+    run->failure = g_strdup_printf(
+        "conservation violated by '%s' at adaptation step %u: %" G_GUINT64_FORMAT
+        " units (expected %" G_GUINT64_FORMAT "), total load %" G_GUINT64_FORMAT
+        " (expected %" G_GUINT64_FORMAT "), id checksum %016" G_GINT64_MODIFIER "x (expected %016"
+        G_GINT64_MODIFIER "x)",
+        run->brun->balancer->name, step, sum.count, run->expected.count, sum.load, expected_load,
+        sum.checksum, run->expected.checksum);
+    return;
+  }
+  if (!run->brun->balancer->keeps_order)
+    return;
+  guint64 next = 0;
+  for (guint r = 0; r < run->ranks; r++) {
+    const LbDigest *d = &run->digests[r];
+    if (d->count == 0)
+      continue;
+    if (!d->contiguous || d->first_id != next) {
+      run->failure = g_strdup_printf(
+          "order violated by '%s' at adaptation step %u: rank %u holds ids %" G_GUINT64_FORMAT
+          " .. %" G_GUINT64_FORMAT "%s, expected to start at %" G_GUINT64_FORMAT,
+          run->brun->balancer->name, step, r, d->first_id, d->last_id,
+          d->contiguous ? "" : " with gaps", next);
+      return;
+    }
+    next = d->last_id + 1;
+  }
+}
+
+static void
+rank_main(int argc, char *argv[])
+{
+  LbRank *self = sg_actor_self_get_data();
+  LbCoreRun *run = self->run;
+  const LbBalancer *balancer = run->brun->balancer;
+
+  for (guint step = 0; step < run->steps; step++) {
+    self->step = step;
+    update_loads(self);
+    run->load_before[self->id] = units_load(self->units);
+    lb_barrier(self);
+    if (run->failure != NULL)
+      return;
+
+    double start = lb_now();
+    balancer->balance(self);
+    lb_wait_sends(self);
+    lb_rank_flush_phase(self);
+    run->balance_max[step] = MAX(run->balance_max[step], lb_now() - start);
+    digest_units(self->units, &run->digests[self->id]);
+    run->load_after[self->id] = run->digests[self->id].load;
+
+    lb_barrier(self);
+    if (self->id == 0) {
+      check_step(run, step);
+      lb_metrics_step(run, step);
+    }
+
+    double compute_start = lb_now();
+    lb_execute(self, (double)run->load_after[self->id] * run->scenario->flops_per_unit);
+    run->compute_max[step] = MAX(run->compute_max[step], lb_now() - compute_start);
+  }
+  lb_barrier(self);
+}
+
+static int
+natural_host_cmp(const void *a, const void *b)
+{
+  const char *x = sg_host_get_name(*(sg_host_t const *)a);
+  const char *y = sg_host_get_name(*(sg_host_t const *)b);
+  size_t lx = strcspn(x, "0123456789"), ly = strcspn(y, "0123456789");
+  int c = strncmp(x, y, MIN(lx, ly));
+  if (c != 0 || lx != ly)
+    return c != 0 ? c : (lx < ly ? -1 : 1);
+  long nx = strtol(x + lx, NULL, 10), ny = strtol(y + ly, NULL, 10);
+  if (nx != ny)
+    return nx < ny ? -1 : 1;
+  return strcmp(x, y);
+}
+
+static const char *
+platform_topology(void)
+{
+  sg_netzone_t root = sg_zone_get_root();
+  const char *value = sg_zone_get_property_value(root, "lbsim-topology");
+  if (value != NULL)
+    return value;
+  xbt_dict_t sons = xbt_dict_new_homogeneous(NULL);
+  sg_zone_get_sons(root, sons);
+  xbt_dict_cursor_t cursor = NULL;
+  char *key;
+  sg_netzone_t zone;
+  xbt_dict_foreach (sons, cursor, key, zone) {
+    value = sg_zone_get_property_value(zone, "lbsim-topology");
+    if (value != NULL)
+      break;
+  }
+  xbt_dict_free(&sons);
+  return value;
+}
+
+static guint64
+peak_rss_kib(void)
+{
+  g_autofree char *status = NULL;
+  if (!g_file_get_contents("/proc/self/status", &status, NULL, NULL))
+    return 0;
+  const char *line = strstr(status, "VmHWM:");
+  return line != NULL ? g_ascii_strtoull(line + 6, NULL, 10) : 0;
+}
+
+static void
+init_simgrid(const LbScenario *scenario, const LbRunOptions *options)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(args, g_strdup("lbsim"));
+  g_ptr_array_add(args, g_strdup_printf("--cfg=contexts/stack-size:%d", STACK_KIB));
+  if (scenario->ranks > 16000)
+    g_ptr_array_add(args, g_strdup("--cfg=contexts/guard-size:0"));
+  if (options->paje_trace != NULL) {
+    g_ptr_array_add(args, g_strdup("--cfg=tracing:yes"));
+    g_ptr_array_add(args, g_strdup_printf("--cfg=tracing/filename:%s", options->paje_trace));
+    g_ptr_array_add(args, g_strdup("--cfg=tracing/uncategorized:yes"));
+    g_ptr_array_add(args, g_strdup("--cfg=tracing/platform:yes"));
+    g_ptr_array_add(args, g_strdup("--cfg=tracing/platform/topology:no"));
+    g_ptr_array_add(args, g_strdup("--cfg=tracing/precision:9"));
+  }
+  for (guint i = 0; options->cfg != NULL && options->cfg[i] != NULL; i++)
+    g_ptr_array_add(args, g_strdup_printf("--cfg=%s", options->cfg[i]));
+  if (!options->verbose)
+    xbt_log_control_set("root.thres:warning");
+  int argc = (int)args->len;
+  g_ptr_array_add(args, NULL);
+  /* SimGrid keeps pointers into argv: leak the vector on purpose. */
+  char **argv = (char **)g_ptr_array_free(g_steal_pointer(&args), FALSE);
+  simgrid_init(&argc, argv);
+}
+
+static void
+free_rank(LbRank *rank)
+{
+  g_clear_pointer(&rank->units, g_array_unref);
+  g_queue_clear_full(&rank->stash, g_free);
+  g_clear_pointer(&rank->pending, g_ptr_array_unref);
+  if (rank->state_destroy != NULL && rank->state != NULL)
+    rank->state_destroy(rank->state);
+}
+
+static void
+free_core_run(LbCoreRun *run)
+{
+  for (guint r = 0; r < run->ranks && run->rank != NULL; r++)
+    free_rank(&run->rank[r]);
+  g_free(run->rank);
+  g_free(run->mailboxes);
+  g_free(run->phase_totals);
+  g_free(run->step_results);
+  g_free(run->balance_max);
+  g_free(run->compute_max);
+  g_free(run->load_before);
+  g_free(run->load_after);
+  g_free(run->digests);
+  if (run->trace != NULL)
+    fclose(run->trace);
+  g_clear_pointer(&run->transfers, g_array_unref);
+  g_clear_pointer(&run->narration, g_ptr_array_unref);
+  g_free(run->failure);
+  g_free(run);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbCoreRun, free_core_run)
+
+static guint
+count_phases(const LbBalancer *balancer)
+{
+  guint n = 0;
+  while (balancer->phases[n] != NULL)
+    n++;
+  return n;
+}
+
+static gboolean
+place_ranks(LbCoreRun *run, sg_host_t **placed, char **placement_name, GError **error)
+{
+  const LbScenario *sc = run->scenario;
+  size_t nhosts = sg_host_count();
+  sg_host_t *hosts = sg_host_list();
+  qsort(hosts, nhosts, sizeof(sg_host_t), natural_host_cmp);
+
+  LbPlacement placement = sc->placement;
+  if (placement == LB_PLACEMENT_AUTO) {
+    const char *topology = platform_topology();
+    placement = g_strcmp0(topology, "hypercube") == 0 ? LB_PLACEMENT_GRAY : LB_PLACEMENT_LINEAR;
+  }
+  if (nhosts < sc->ranks) {
+    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
+                "%s: [scenario] ranks: %u ranks need %u hosts, but platform %s has %zu", sc->file,
+                sc->ranks, sc->ranks, sc->platform, nhosts);
+    xbt_free(hosts);
+    return FALSE;
+  }
+  guint needed = sc->ranks;
+  if (placement == LB_PLACEMENT_GRAY) {
+    needed = 1;
+    while (needed < sc->ranks)
+      needed <<= 1;
+  }
+  if (nhosts < needed) {
+    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
+                "%s: [scenario] placement: gray placement of %u ranks needs %u hosts, platform %s "
+                "has %zu",
+                sc->file, sc->ranks, needed, sc->platform, nhosts);
+    xbt_free(hosts);
+    return FALSE;
+  }
+  sg_host_t *out = g_new(sg_host_t, sc->ranks);
+  for (guint r = 0; r < sc->ranks; r++)
+    out[r] = hosts[placement == LB_PLACEMENT_GRAY ? (r ^ (r >> 1)) : r];
+  xbt_free(hosts);
+  *placed = out;
+  *placement_name = g_strdup(placement == LB_PLACEMENT_GRAY ? "gray" : "linear");
+  return TRUE;
+}
+
+LbRunResult *
+lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *options,
+                GError **error)
+{
+  g_return_val_if_fail(index < scenario->runs->len, NULL);
+  gint64 wall_start = g_get_monotonic_time();
+  const LbBalancerRun *brun = scenario->runs->pdata[index];
+
+  if (brun->balancer->check != NULL && !brun->balancer->check(scenario->ranks, brun->params, error))
+    return NULL;
+
+  g_autoptr(LbCoreRun) run = g_new0(LbCoreRun, 1);
+  run->scenario = scenario;
+  run->brun = brun;
+  run->options = options;
+  run->ranks = scenario->ranks;
+  run->steps = scenario->steps;
+  run->nphases = count_phases(brun->balancer);
+
+  if (options->message_trace != NULL) {
+    run->trace = fopen(options->message_trace, "w");
+    if (run->trace != NULL)
+      setvbuf(run->trace, NULL, _IOFBF, 1 << 20);
+    if (run->trace == NULL) {
+      g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT, "cannot write %s: %s",
+                  options->message_trace, g_strerror(errno));
+      return NULL;
+    }
+  }
+
+  init_simgrid(scenario, options);
+  simgrid_load_platform(scenario->platform);
+
+  g_autofree sg_host_t *hosts = NULL;
+  g_autofree char *placement = NULL;
+  if (!place_ranks(run, &hosts, &placement, error))
+    return NULL;
+  if (run->trace != NULL)
+    fprintf(run->trace, "# lbsim-message-trace 1 ranks=%u platform=%s placement=%s\n", run->ranks,
+            scenario->platform, placement);
+
+  guint p = run->ranks;
+  run->mailboxes = g_new(sg_mailbox_t, p);
+  run->rank = g_new0(LbRank, p);
+  run->phase_totals = g_new0(LbPhaseTotals, (gsize)run->steps * MAX(run->nphases, 1));
+  run->step_results = g_new0(LbStepResult, run->steps);
+  run->balance_max = g_new0(double, run->steps);
+  run->compute_max = g_new0(double, run->steps);
+  run->load_before = g_new0(guint64, p);
+  run->load_after = g_new0(guint64, p);
+  run->digests = g_new0(LbDigest, p);
+  run->transfers = g_array_new(FALSE, FALSE, sizeof(LbTransfer));
+  run->narration = g_ptr_array_new_with_free_func(g_free);
+
+  g_autofree guint64 *bounds = g_new(guint64, p + 1);
+  lb_array1d_initial_bounds(&scenario->array, p, bounds);
+  for (guint r = 0; r < p; r++) {
+    char name[32];
+    g_snprintf(name, sizeof name, "rank-%u", r);
+    run->mailboxes[r] = sg_mailbox_by_name(name);
+  }
+  run->expected.count = scenario->array.size;
+  for (guint r = 0; r < p; r++) {
+    LbRank *rank = &run->rank[r];
+    rank->run = run;
+    rank->id = (int)r;
+    rank->mailbox = run->mailboxes[r];
+    rank->phase = -1;
+    rank->pending = g_ptr_array_new();
+    g_queue_init(&rank->stash);
+    rank->units = g_array_sized_new(FALSE, FALSE, sizeof(LbUnit), bounds[r + 1] - bounds[r]);
+    for (guint64 id = bounds[r]; id < bounds[r + 1]; id++) {
+      LbUnit u = {id, 0};
+      g_array_append_val(rank->units, u);
+      run->expected.checksum += mix64(id);
+    }
+    char name[32];
+    g_snprintf(name, sizeof name, "rank-%u", r);
+    sg_actor_t actor = sg_actor_init(name, hosts[r]);
+    sg_actor_set_data(actor, rank);
+    sg_actor_start(actor, rank_main, 0, NULL);
+  }
+
+  gint64 run_start = g_get_monotonic_time();
+  simgrid_run();
+  gint64 run_end = g_get_monotonic_time();
+
+  if (run->failure != NULL) {
+    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT, "%s", run->failure);
+    return NULL;
+  }
+
+  LbRunResult *result = lb_metrics_collect(run);
+  result->hosts = (guint)sg_host_count();
+  result->placement = g_steal_pointer(&placement);
+  result->total_time = simgrid_get_clock();
+  result->simulated_messages = run->messages_all;
+  result->sim_wall_seconds = (double)(run_end - run_start) / 1e6;
+  result->wall_seconds = (double)(g_get_monotonic_time() - wall_start) / 1e6;
+  result->peak_rss_kib = peak_rss_kib();
+  return result;
+}

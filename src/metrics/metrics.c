@@ -1,0 +1,133 @@
+/* Balance quality and cost, read from every rank's slots: metrics may look
+ * at all of memory, balancers may not. */
+#include "metrics/metrics.h"
+
+double
+lb_imbalance(const guint64 *loads, guint n)
+{
+  guint64 max = 0, total = 0;
+  for (guint i = 0; i < n; i++) {
+    max = MAX(max, loads[i]);
+    total += loads[i];
+  }
+  if (total == 0)
+    return 1.0;
+  return (double)max * n / (double)total;
+}
+
+static guint
+count_rounds(const LbPhaseTotals *t)
+{
+  guint n = 0;
+  for (guint i = 0; i < G_N_ELEMENTS(t->rounds); i++)
+    n += (guint)__builtin_popcountll(t->rounds[i]);
+  return n;
+}
+
+static guint64
+max_of(const guint64 *v, guint n)
+{
+  guint64 m = 0;
+  for (guint i = 0; i < n; i++)
+    m = MAX(m, v[i]);
+  return m;
+}
+
+void
+lb_metrics_step(LbCoreRun *run, guint step)
+{
+  LbStepResult *s = &run->step_results[step];
+  s->imbalance_before = lb_imbalance(run->load_before, run->ranks);
+  s->imbalance_after = lb_imbalance(run->load_after, run->ranks);
+  s->max_load_before = max_of(run->load_before, run->ranks);
+  s->max_load_after = max_of(run->load_after, run->ranks);
+  for (guint r = 0; r < run->ranks; r++)
+    s->total_load += run->load_after[r];
+  int schedule = run->brun->balancer->schedule_phase;
+  for (guint ph = 0; ph < run->nphases; ph++) {
+    const LbPhaseTotals *t = &run->phase_totals[step * run->nphases + ph];
+    s->messages += t->messages;
+    s->bytes += t->bytes;
+    if ((int)ph == schedule)
+      s->schedule_steps = count_rounds(t);
+  }
+  s->balance_time = run->balance_max[step];
+}
+
+void
+lb_run_result_free(LbRunResult *result)
+{
+  if (result == NULL)
+    return;
+  g_free(result->balancer);
+  lb_params_free(result->params);
+  g_free(result->placement);
+  g_free(result->phases);
+  g_free(result->final_loads);
+  g_clear_pointer(&result->transfers, g_array_unref);
+  g_free(result->adaptations);
+  g_clear_pointer(&result->narration, g_ptr_array_unref);
+  g_free(result);
+}
+
+static int
+transfer_cmp(gconstpointer a, gconstpointer b)
+{
+  const LbTransfer *x = a, *y = b;
+  if (x->adaptation != y->adaptation)
+    return x->adaptation < y->adaptation ? -1 : 1;
+  if (x->round != y->round)
+    return x->round < y->round ? -1 : 1;
+  if (x->first != y->first)
+    return x->first < y->first ? -1 : 1;
+  return x->src < y->src ? -1 : x->src > y->src;
+}
+
+LbRunResult *
+lb_metrics_collect(LbCoreRun *run)
+{
+  LbRunResult *res = g_new0(LbRunResult, 1);
+  const LbBalancer *b = run->brun->balancer;
+  res->balancer = g_strdup(b->name);
+  res->params = lb_params_copy(run->brun->params);
+  res->ranks = run->ranks;
+  res->steps = run->steps;
+  res->nphases = run->nphases;
+  res->phases = g_new0(LbPhaseResult, run->nphases);
+
+  for (guint ph = 0; ph < run->nphases; ph++) {
+    LbPhaseResult *out = &res->phases[ph];
+    out->name = b->phases[ph];
+    for (guint s = 0; s < run->steps; s++) {
+      const LbPhaseTotals *t = &run->phase_totals[s * run->nphases + ph];
+      out->steps = MAX(out->steps, count_rounds(t));
+      out->messages += t->messages;
+      out->bytes += t->bytes;
+      out->time += t->time;
+    }
+  }
+
+  g_array_sort(run->transfers, transfer_cmp);
+  res->adaptations = g_new0(LbStepResult, run->steps);
+  for (guint s = 0; s < run->steps; s++) {
+    LbStepResult *st = &res->adaptations[s];
+    *st = run->step_results[s];
+    st->app_time = run->compute_max[s];
+    res->imbalance_before += st->imbalance_before / run->steps;
+    res->imbalance_after += st->imbalance_after / run->steps;
+    res->schedule_steps = MAX(res->schedule_steps, st->schedule_steps);
+    res->messages += st->messages;
+    res->bytes += st->bytes;
+    res->balance_time += st->balance_time;
+    res->app_time += st->app_time;
+  }
+  for (guint s = 0; s < run->steps; s++)
+    res->bytes_moved += res->adaptations[s].bytes_moved;
+
+  res->final_loads = g_memdup2(run->load_after, sizeof(guint64) * run->ranks);
+  if (run->options->detail)
+    res->transfers = g_array_ref(run->transfers);
+  if (run->options->narrate)
+    res->narration = g_ptr_array_ref(run->narration);
+  return res;
+}

@@ -1,0 +1,12 @@
+#pragma once
+
+#include "core/core.h"
+
+/* max / mean; 1 when there is no load at all. */
+double lb_imbalance(const guint64 *loads, guint n);
+
+/* Called on rank 0 after every rank has balanced step `step`. */
+void lb_metrics_step(LbCoreRun *run, guint step);
+
+/* The run's results, once the simulation has ended. */
+LbRunResult *lb_metrics_collect(LbCoreRun *run);

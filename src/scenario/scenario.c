@@ -1,0 +1,518 @@
+/* Scenario files. Every group and key is checked against a parameter
+ * table; an error names the file, the group and the key. */
+#include <string.h>
+
+#include "lbsim/scenario.h"
+
+G_DEFINE_QUARK(lb-scenario-error-quark, lb_scenario_error)
+
+#ifndef LB_PLATFORM_DIR
+#define LB_PLATFORM_DIR "platforms"
+#endif
+
+static const LbParamSpec scenario_params[] = {
+  {"name", LB_PARAM_STRING, NULL, 0, 0, NULL, "name shown in reports (default: the file's name)"},
+  {"description", LB_PARAM_STRING, NULL, 0, 0, NULL, "free text"},
+  {"platform", LB_PARAM_STRING, NULL, 0, 0, NULL,
+   "SimGrid platform XML: relative to the scenario's folder, then to platforms/ (required)"},
+  {"ranks", LB_PARAM_INT, NULL, 1, 1 << 20, NULL, "virtual processors, one per host (required)"},
+  {"seed", LB_PARAM_INT, "1", 0, 9007199254740992.0, NULL, "seed of every random choice"},
+  {"steps", LB_PARAM_INT, "1", 1, 100000, NULL,
+   "adaptation steps: update loads, balance, compute"},
+  {"placement", LB_PARAM_CHOICE, "auto", 0, 0, "auto|linear|gray",
+   "rank r on host r (linear) or on host gray(r) (gray); auto: gray on hypercube platforms"},
+  {NULL},
+};
+
+static const LbParamSpec workload_params[] = {
+  {"model", LB_PARAM_CHOICE, "array1d", 0, 0, "array1d", "work-unit model"},
+  {"size", LB_PARAM_INT, "65536", 1, 1e12, NULL, "array1d: number of elements N"},
+  {"pattern", LB_PARAM_CHOICE, "random", 0, 0, "uniform|random|hotspots|ramp|step|file",
+   "how loads are generated"},
+  {"value", LB_PARAM_INT, "1", 0, 1e15, NULL, "uniform: the load of every element"},
+  {"min", LB_PARAM_INT, "1", 0, 1e15, NULL, "random: smallest load"},
+  {"max", LB_PARAM_INT, "100", 0, 1e15, NULL, "random: largest load"},
+  {"hotspots", LB_PARAM_INT, "3", 1, 10000, NULL, "hotspots: number of gaussian hot spots"},
+  {"width", LB_PARAM_DOUBLE, "0.02", 1e-9, 1, NULL,
+   "hotspots: standard deviation, fraction of the array"},
+  {"amplitude", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL, "hotspots: peak load added"},
+  {"base", LB_PARAM_INT, "10", 0, 1e15, NULL, "hotspots: background load"},
+  {"drift", LB_PARAM_DOUBLE, "0.01", -1, 1, NULL,
+   "hotspots, step: fraction of the array moved per adaptation step"},
+  {"from", LB_PARAM_INT, "1", 0, 1e15, NULL, "ramp: load of the first element"},
+  {"to", LB_PARAM_INT, "100", 0, 1e15, NULL, "ramp: load of the last element"},
+  {"low", LB_PARAM_INT, "1", 0, 1e15, NULL, "step: load right of the edge"},
+  {"high", LB_PARAM_INT, "10", 0, 1e15, NULL, "step: load left of the edge"},
+  {"at", LB_PARAM_DOUBLE, "0.5", 0, 1, NULL, "step: position of the edge, fraction of the array"},
+  {"file", LB_PARAM_STRING, NULL, 0, 0, NULL,
+   "file: whitespace-separated loads, relative to the scenario (sets size)"},
+  {"distribution", LB_PARAM_CHOICE, "block", 0, 0, "block|random|file",
+   "initial split: equal-count blocks, random contiguous blocks, or counts from a file"},
+  {"distribution-file", LB_PARAM_STRING, NULL, 0, 0, NULL,
+   "distribution file: one element count per rank"},
+  {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL, "bytes a moved element carries"},
+  {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
+   "flops per unit of load in the compute step"},
+  {NULL},
+};
+
+/* Keys that mean something for one pattern only. */
+static const struct {
+  const char *key;
+  const char *patterns;
+} pattern_keys[] = {
+  {"value", "uniform"}, {"min", "random"},     {"max", "random"},       {"hotspots", "hotspots"},
+  {"width", "hotspots"}, {"amplitude", "hotspots"}, {"base", "hotspots"},
+  {"drift", "hotspots|step"}, {"from", "ramp"}, {"to", "ramp"}, {"low", "step"}, {"high", "step"},
+  {"at", "step"},       {"file", "file"},
+};
+
+const LbParamSpec *
+lb_scenario_params(void)
+{
+  return scenario_params;
+}
+
+const LbParamSpec *
+lb_workload_params(void)
+{
+  return workload_params;
+}
+
+const char *
+lb_platform_dir(void)
+{
+  const char *env = g_getenv("LBSIM_PLATFORM_DIR");
+  return env != NULL ? env : LB_PLATFORM_DIR;
+}
+
+void
+lb_scenario_free(LbScenario *sc)
+{
+  if (sc == NULL)
+    return;
+  g_free(sc->file);
+  g_free(sc->name);
+  g_free(sc->description);
+  g_free(sc->platform);
+  lb_array1d_clear(&sc->array);
+  g_clear_pointer(&sc->runs, g_ptr_array_unref);
+  g_clear_pointer(&sc->expects, g_ptr_array_unref);
+  g_free(sc);
+}
+
+static void
+balancer_run_free(gpointer data)
+{
+  LbBalancerRun *run = data;
+  lb_params_free(run->params);
+  g_free(run);
+}
+
+static gboolean
+fail(GError **error, int code, const char *file, const char *group, const char *key,
+     const char *format, ...) G_GNUC_PRINTF(6, 7);
+
+static gboolean
+fail(GError **error, int code, const char *file, const char *group, const char *key,
+     const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *text = g_strdup_vprintf(format, args);
+  va_end(args);
+  if (key != NULL)
+    g_set_error(error, LB_SCENARIO_ERROR, code, "%s: [%s] %s: %s", file, group, key, text);
+  else if (group != NULL)
+    g_set_error(error, LB_SCENARIO_ERROR, code, "%s: [%s]: %s", file, group, text);
+  else
+    g_set_error(error, LB_SCENARIO_ERROR, code, "%s: %s", file, text);
+  return FALSE;
+}
+
+/* Inline comments (whitespace, then ; or #) and "KEY OP VALUE" lines of
+ * [expect] become what GKeyFile reads; line numbers stay as they were. */
+static char *
+preprocess(const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  gboolean in_expect = FALSE;
+  for (guint i = 0; lines[i] != NULL; i++) {
+    char *line = lines[i];
+    char *start = line;
+    while (g_ascii_isspace(*start))
+      start++;
+    if (*start == '#' || *start == ';') {
+      *line = '\0';
+      continue;
+    }
+    for (char *c = start; *c != '\0'; c++) {
+      if ((*c == ';' || *c == '#') && c > start && g_ascii_isspace(c[-1])) {
+        *c = '\0';
+        break;
+      }
+    }
+    g_strchomp(line);
+    if (*start == '[') {
+      in_expect = g_str_has_prefix(start, "[expect]");
+      continue;
+    }
+    if (in_expect && strchr(start, '=') != NULL) {
+      char *op = strpbrk(start, "<>=");
+      if (op != NULL && !(op[0] == '=' && op[1] != '=')) {
+        g_autofree char *key = g_strstrip(g_strndup(start, (gsize)(op - start)));
+        g_autofree char *rest = g_strdup(op);
+        g_free(lines[i]);
+        lines[i] = g_strdup_printf("%s = %s", key, rest);
+      }
+    } else if (in_expect && strpbrk(start, "<>") != NULL) {
+      char *op = strpbrk(start, "<>");
+      g_autofree char *key = g_strstrip(g_strndup(start, (gsize)(op - start)));
+      g_autofree char *rest = g_strdup(op);
+      g_free(lines[i]);
+      lines[i] = g_strdup_printf("%s = %s", key, rest);
+    }
+  }
+  return g_strjoinv("\n", lines);
+}
+
+static gboolean
+apply_override(GKeyFile *kf, const char *file, const char *set, GError **error)
+{
+  const char *eq = strchr(set, '=');
+  const char *dot = strchr(set, '.');
+  if (eq == NULL || dot == NULL || dot > eq || dot == set || dot + 1 == eq)
+    return fail(error, LB_SCENARIO_ERROR_INVALID, file, NULL, NULL,
+                "--set %s: expected GROUP.KEY=VALUE", set);
+  g_autofree char *group = g_strndup(set, (gsize)(dot - set));
+  g_autofree char *key = g_strndup(dot + 1, (gsize)(eq - dot - 1));
+  g_key_file_set_value(kf, group, key, eq + 1);
+  return TRUE;
+}
+
+/* Fills params from a group, rejecting unknown keys and bad values. */
+static gboolean
+read_group(GKeyFile *kf, const char *file, const char *group, LbParams *params, GError **error)
+{
+  if (!g_key_file_has_group(kf, group))
+    return TRUE;
+  gsize n = 0;
+  g_auto(GStrv) keys = g_key_file_get_keys(kf, group, &n, NULL);
+  for (gsize i = 0; i < n; i++) {
+    g_autofree char *value = g_key_file_get_value(kf, group, keys[i], NULL);
+    g_autoptr(GError) local = NULL;
+    if (!lb_params_set(params, keys[i], value, &local)) {
+      if (g_error_matches(local, LB_PARAM_ERROR, LB_PARAM_ERROR_UNKNOWN)) {
+        g_autoptr(GString) known = g_string_new(NULL);
+        for (const LbParamSpec *s = lb_params_spec(params); s->name != NULL; s++)
+          g_string_append_printf(known, "%s%s", known->len ? ", " : "", s->name);
+        return fail(error, LB_SCENARIO_ERROR_UNKNOWN_KEY, file, group, keys[i],
+                    "unknown key (known: %s)", known->len ? known->str : "none");
+      }
+      return fail(error, LB_SCENARIO_ERROR_INVALID, file, group, keys[i], "%s", local->message);
+    }
+  }
+  return TRUE;
+}
+
+static char *
+resolve_relative(const char *base_dir, const char *path)
+{
+  if (g_path_is_absolute(path))
+    return g_strdup(path);
+  return g_build_filename(base_dir, path, NULL);
+}
+
+static gboolean
+resolve_platform(LbScenario *sc, const char *base_dir, const char *value, const char *origin,
+                 GError **error)
+{
+  g_autofree char *first = resolve_relative(base_dir, value);
+  g_autofree char *second = g_build_filename(lb_platform_dir(), value, NULL);
+  const char *found = NULL;
+  if (g_file_test(first, G_FILE_TEST_IS_REGULAR))
+    found = first;
+  else if (!g_path_is_absolute(value) && g_file_test(second, G_FILE_TEST_IS_REGULAR))
+    found = second;
+  if (found == NULL)
+    return fail(error, LB_SCENARIO_ERROR_PLATFORM, sc->file, "scenario", "platform",
+                "%s'%s' not found (looked for %s and %s)", origin, value, first, second);
+  sc->platform = g_canonicalize_filename(found, NULL);
+  return TRUE;
+}
+
+static gboolean
+check_pattern_keys(GKeyFile *kf, const char *file, const char *pattern, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS(pattern_keys); i++) {
+    if (!g_key_file_has_key(kf, "workload", pattern_keys[i].key, NULL))
+      continue;
+    g_auto(GStrv) allowed = g_strsplit(pattern_keys[i].patterns, "|", -1);
+    if (!g_strv_contains((const char *const *)allowed, pattern))
+      return fail(error, LB_SCENARIO_ERROR_INVALID, file, "workload", pattern_keys[i].key,
+                  "applies to pattern %s, but pattern is %s", pattern_keys[i].patterns, pattern);
+  }
+  return TRUE;
+}
+
+static gboolean
+read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GError **error)
+{
+  g_autoptr(LbParams) w = lb_params_new(workload_params);
+  if (!read_group(kf, sc->file, "workload", w, error))
+    return FALSE;
+  const char *pattern = lb_params_get_string(w, "pattern");
+  if (!check_pattern_keys(kf, sc->file, pattern, error))
+    return FALSE;
+
+  LbArray1d *a = &sc->array;
+  a->seed = sc->seed;
+  a->size = (guint64)lb_params_get_int(w, "size");
+  a->value = (guint64)lb_params_get_int(w, "value");
+  a->min = (guint64)lb_params_get_int(w, "min");
+  a->max = (guint64)lb_params_get_int(w, "max");
+  a->hotspots = (guint)lb_params_get_int(w, "hotspots");
+  a->width = lb_params_get_double(w, "width");
+  a->amplitude = lb_params_get_double(w, "amplitude");
+  a->base = (guint64)lb_params_get_int(w, "base");
+  a->drift = lb_params_get_double(w, "drift");
+  a->from = (guint64)lb_params_get_int(w, "from");
+  a->to = (guint64)lb_params_get_int(w, "to");
+  a->low = (guint64)lb_params_get_int(w, "low");
+  a->high = (guint64)lb_params_get_int(w, "high");
+  a->at = lb_params_get_double(w, "at");
+  sc->bytes_per_unit = lb_params_get_double(w, "bytes-per-unit");
+  sc->flops_per_unit = lb_params_get_double(w, "flops-per-unit");
+
+  static const char *const patterns[] = {"uniform", "random", "hotspots", "ramp", "step", "file"};
+  for (guint i = 0; i < G_N_ELEMENTS(patterns); i++)
+    if (strcmp(pattern, patterns[i]) == 0)
+      a->pattern = (LbPattern)i;
+  if (a->pattern == LB_PATTERN_RANDOM && a->min > a->max)
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "min",
+                "min (%" G_GUINT64_FORMAT ") is larger than max (%" G_GUINT64_FORMAT ")", a->min,
+                a->max);
+  if (a->pattern == LB_PATTERN_FILE) {
+    if (!lb_params_is_set(w, "file"))
+      return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "workload", "file",
+                  "pattern file needs file = PATH");
+    if (lb_params_is_set(w, "size"))
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "size",
+                  "pattern file takes its size from the file; remove size");
+    g_autofree char *path = resolve_relative(dir, lb_params_get_string(w, "file"));
+    g_autoptr(GArray) loads = NULL;
+    g_autoptr(GError) local = NULL;
+    if (!lb_read_integers(path, &loads, &local))
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "file", "%s",
+                  local->message);
+    if (loads->len == 0)
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "file",
+                  "%s holds no loads", path);
+    a->size = loads->len;
+    a->file_loads = (guint64 *)g_array_free(g_steal_pointer(&loads), FALSE);
+  }
+
+  const char *distribution = lb_params_get_string(w, "distribution");
+  if (strcmp(distribution, "random") == 0)
+    a->distribution = LB_DISTRIBUTION_RANDOM;
+  else if (strcmp(distribution, "file") == 0)
+    a->distribution = LB_DISTRIBUTION_FILE;
+  if (lb_params_is_set(w, "distribution-file") && a->distribution != LB_DISTRIBUTION_FILE)
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "distribution-file",
+                "applies to distribution file, but distribution is %s", distribution);
+  if (a->distribution == LB_DISTRIBUTION_FILE) {
+    if (!lb_params_is_set(w, "distribution-file"))
+      return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "workload", "distribution-file",
+                  "distribution file needs distribution-file = PATH");
+    g_autofree char *path = resolve_relative(dir, lb_params_get_string(w, "distribution-file"));
+    g_autoptr(GArray) counts = NULL;
+    g_autoptr(GError) local = NULL;
+    if (!lb_read_integers(path, &counts, &local))
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "distribution-file",
+                  "%s", local->message);
+    guint64 sum = 0;
+    for (guint i = 0; i < counts->len; i++)
+      sum += g_array_index(counts, guint64, i);
+    if (counts->len != sc->ranks || sum != a->size)
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "distribution-file",
+                  "%s holds %u counts summing to %" G_GUINT64_FORMAT
+                  "; expected %u counts (one per rank) summing to %" G_GUINT64_FORMAT,
+                  path, counts->len, sum, sc->ranks, a->size);
+    a->counts_len = counts->len;
+    a->counts = (guint64 *)g_array_free(g_steal_pointer(&counts), FALSE);
+  }
+  return TRUE;
+}
+
+static gboolean
+add_balancer(LbScenario *sc, GKeyFile *kf, const char *name, const char *origin, GError **error)
+{
+  const LbBalancer *b = lb_balancer_lookup(name);
+  if (b == NULL) {
+    g_autoptr(GString) known = g_string_new(NULL);
+    for (const LbBalancer *const *l = lb_balancers(); *l != NULL; l++)
+      g_string_append_printf(known, "%s%s", known->len ? ", " : "", (*l)->name);
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
+                "%sunknown balancer '%s' (known: %s)", origin, name, known->str);
+  }
+  for (guint i = 0; i < sc->runs->len; i++)
+    if (((LbBalancerRun *)sc->runs->pdata[i])->balancer == b)
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
+                  "'%s' is listed twice", name);
+  LbBalancerRun *run = g_new0(LbBalancerRun, 1);
+  run->balancer = b;
+  run->params = lb_params_new(b->params);
+  g_ptr_array_add(sc->runs, run);
+  if (!read_group(kf, sc->file, name, run->params, error))
+    return FALSE;
+  g_autoptr(GError) local = NULL;
+  if (b->check != NULL && !b->check(sc->ranks, run->params, &local))
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, NULL, NULL, "%s", local->message);
+  return TRUE;
+}
+
+static gboolean
+read_balancers(LbScenario *sc, GKeyFile *kf, const LbScenarioOverrides *ov, GError **error)
+{
+  sc->runs = g_ptr_array_new_with_free_func(balancer_run_free);
+  if (g_key_file_has_group(kf, "balancers")) {
+    gsize n = 0;
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "balancers", &n, NULL);
+    for (gsize i = 0; i < n; i++)
+      if (strcmp(keys[i], "run") != 0)
+        return fail(error, LB_SCENARIO_ERROR_UNKNOWN_KEY, sc->file, "balancers", keys[i],
+                    "unknown key (known: run)");
+  }
+  if (ov != NULL && ov->balancer != NULL)
+    return add_balancer(sc, kf, ov->balancer, "--balancer: ", error);
+
+  g_autofree char *list = g_key_file_get_value(kf, "balancers", "run", NULL);
+  if (list == NULL)
+    return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "balancers", "run",
+                "missing: name the balancers to run, e.g. run = none, mlb");
+  g_auto(GStrv) names = g_strsplit_set(list, ";,", -1);
+  for (guint i = 0; names[i] != NULL; i++) {
+    g_strstrip(names[i]);
+    if (*names[i] == '\0')
+      continue;
+    if (!add_balancer(sc, kf, names[i], "", error))
+      return FALSE;
+  }
+  if (sc->runs->len == 0)
+    return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "balancers", "run",
+                "names no balancer");
+  return TRUE;
+}
+
+static gboolean
+read_expects(LbScenario *sc, GKeyFile *kf, GError **error)
+{
+  sc->expects = g_ptr_array_new_with_free_func((GDestroyNotify)lb_expect_free);
+  if (!g_key_file_has_group(kf, "expect"))
+    return TRUE;
+  gsize n = 0;
+  g_auto(GStrv) keys = g_key_file_get_keys(kf, "expect", &n, NULL);
+  for (gsize i = 0; i < n; i++) {
+    g_autofree char *value = g_key_file_get_value(kf, "expect", keys[i], NULL);
+    LbExpect *e = NULL;
+    g_autoptr(GError) local = NULL;
+    if (!lb_expect_parse(keys[i], value, &e, &local))
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "expect", keys[i], "%s",
+                  local->message);
+    g_ptr_array_add(sc->expects, e);
+    if (lb_balancer_lookup(e->balancer) == NULL)
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "expect", keys[i],
+                  "unknown balancer '%s'", e->balancer);
+  }
+  return TRUE;
+}
+
+static gboolean
+check_groups(GKeyFile *kf, const char *file, GError **error)
+{
+  gsize n = 0;
+  g_auto(GStrv) groups = g_key_file_get_groups(kf, &n);
+  for (gsize i = 0; i < n; i++) {
+    const char *g = groups[i];
+    if (strcmp(g, "scenario") == 0 || strcmp(g, "workload") == 0 ||
+        strcmp(g, "balancers") == 0 || strcmp(g, "expect") == 0 || lb_balancer_lookup(g) != NULL)
+      continue;
+    return fail(error, LB_SCENARIO_ERROR_UNKNOWN_GROUP, file, g, NULL,
+                "unknown group (known: scenario, workload, balancers, expect, or a balancer's "
+                "name)");
+  }
+  return TRUE;
+}
+
+LbScenario *
+lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error)
+{
+  g_autoptr(LbScenario) sc = g_new0(LbScenario, 1);
+  sc->file = g_strdup(path);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local = NULL;
+  if (!g_file_get_contents(path, &text, NULL, &local)) {
+    fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
+    return NULL;
+  }
+  g_autofree char *clean = preprocess(text);
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  if (!g_key_file_load_from_data(kf, clean, (gsize)-1, G_KEY_FILE_NONE, &local)) {
+    fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
+    return NULL;
+  }
+  for (guint i = 0; ov != NULL && ov->sets != NULL && ov->sets[i] != NULL; i++)
+    if (!apply_override(kf, path, ov->sets[i], error))
+      return NULL;
+  if (ov != NULL && ov->ranks > 0) {
+    g_autofree char *ranks = g_strdup_printf("%d", ov->ranks);
+    g_key_file_set_value(kf, "scenario", "ranks", ranks);
+  }
+  if (!check_groups(kf, path, error))
+    return NULL;
+
+  g_autoptr(LbParams) s = lb_params_new(scenario_params);
+  if (!read_group(kf, path, "scenario", s, error))
+    return NULL;
+  if (!lb_params_is_set(s, "ranks")) {
+    fail(error, LB_SCENARIO_ERROR_MISSING, path, "scenario", "ranks", "missing");
+    return NULL;
+  }
+  g_autofree char *dir = g_path_get_dirname(path);
+  g_autofree char *base = g_path_get_basename(path);
+  if (g_str_has_suffix(base, ".ini"))
+    base[strlen(base) - 4] = '\0';
+  sc->name = g_strdup(lb_params_is_set(s, "name") ? lb_params_get_string(s, "name") : base);
+  sc->description = lb_params_is_set(s, "description")
+                        ? g_strdup(lb_params_get_string(s, "description"))
+                        : NULL;
+  sc->ranks = (guint)lb_params_get_int(s, "ranks");
+  sc->seed = (guint64)lb_params_get_int(s, "seed");
+  sc->steps = (guint)lb_params_get_int(s, "steps");
+  const char *placement = lb_params_get_string(s, "placement");
+  sc->placement = strcmp(placement, "gray") == 0     ? LB_PLACEMENT_GRAY
+                  : strcmp(placement, "linear") == 0 ? LB_PLACEMENT_LINEAR
+                                                     : LB_PLACEMENT_AUTO;
+  if (ov != NULL && ov->platform != NULL) {
+    g_autofree char *cwd = g_get_current_dir();
+    if (!resolve_platform(sc, cwd, ov->platform, "--platform: ", error))
+      return NULL;
+  } else {
+    if (!lb_params_is_set(s, "platform")) {
+      fail(error, LB_SCENARIO_ERROR_MISSING, path, "scenario", "platform", "missing");
+      return NULL;
+    }
+    if (!resolve_platform(sc, dir, lb_params_get_string(s, "platform"), "", error))
+      return NULL;
+  }
+
+  if (!read_workload(sc, kf, dir, error))
+    return NULL;
+  if (sc->array.size < 1) {
+    fail(error, LB_SCENARIO_ERROR_INVALID, path, "workload", "size", "must be at least 1");
+    return NULL;
+  }
+  if (!read_balancers(sc, kf, ov, error) || !read_expects(sc, kf, error))
+    return NULL;
+  return g_steal_pointer(&sc);
+}

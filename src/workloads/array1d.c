@@ -1,0 +1,157 @@
+/* The 1D load array: N non-negative integer loads, generated from a seeded
+ * pattern as a pure function of (element, step) so that every rank can
+ * update the loads it holds without talking to anyone. */
+#include "lbsim/workload.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+static guint64
+mix64(guint64 x)
+{
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+static double
+unit_random(guint64 seed, guint64 stream, guint64 i)
+{
+  return (double)(mix64(seed ^ mix64(stream * 0x100000001b3ull + i)) >> 11) * 0x1.0p-53;
+}
+
+void
+lb_array1d_clear(LbArray1d *array)
+{
+  g_clear_pointer(&array->file_loads, g_free);
+  g_clear_pointer(&array->counts, g_free);
+  array->counts_len = 0;
+}
+
+static double
+position(const LbArray1d *array, guint64 id)
+{
+  return ((double)id + 0.5) / (double)array->size;
+}
+
+/* Distance on the unit circle: hot spots that drift off one end come back
+ * at the other, so a long dynamic run keeps its load. */
+static double
+circle_distance(double a, double b)
+{
+  double d = fabs(a - b);
+  return d > 0.5 ? 1.0 - d : d;
+}
+
+static guint64
+hotspots_load(const LbArray1d *array, guint64 id, guint step)
+{
+  double x = position(array, id);
+  double load = (double)array->base;
+  for (guint k = 0; k < array->hotspots; k++) {
+    double start = unit_random(array->seed, 1, k);
+    double strength = 0.5 + 0.5 * unit_random(array->seed, 2, k);
+    double direction = unit_random(array->seed, 3, k) < 0.5 ? -1.0 : 1.0;
+    double center = start + direction * array->drift * step;
+    center -= floor(center);
+    double z = circle_distance(x, center) / array->width;
+    load += array->amplitude * strength * exp(-0.5 * z * z);
+  }
+  return (guint64)llround(load);
+}
+
+guint64
+lb_array1d_load(const LbArray1d *array, guint64 id, guint step)
+{
+  g_assert(id < array->size);
+  switch (array->pattern) {
+  case LB_PATTERN_UNIFORM:
+    return array->value;
+  case LB_PATTERN_RANDOM:
+    return array->min + mix64(array->seed ^ mix64(id)) % (array->max - array->min + 1);
+  case LB_PATTERN_HOTSPOTS:
+    return hotspots_load(array, id, step);
+  case LB_PATTERN_RAMP: {
+    if (array->size == 1)
+      return array->from;
+    double t = (double)id / (double)(array->size - 1);
+    return (guint64)llround((double)array->from + t * ((double)array->to - (double)array->from));
+  }
+  case LB_PATTERN_STEP: {
+    double edge = array->at + array->drift * step;
+    edge -= floor(edge);
+    return position(array, id) < edge ? array->high : array->low;
+  }
+  case LB_PATTERN_FILE:
+    return array->file_loads[id];
+  }
+  g_assert_not_reached();
+}
+
+static int
+compare_u64(const void *a, const void *b)
+{
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+  return x < y ? -1 : x > y;
+}
+
+void
+lb_array1d_initial_bounds(const LbArray1d *array, guint ranks, guint64 *bounds)
+{
+  guint64 n = array->size;
+  switch (array->distribution) {
+  case LB_DISTRIBUTION_BLOCK:
+    for (guint r = 0; r <= ranks; r++)
+      bounds[r] = (guint64)(((unsigned __int128)n * r) / ranks);
+    return;
+  case LB_DISTRIBUTION_RANDOM:
+    bounds[0] = 0;
+    bounds[ranks] = n;
+    for (guint r = 1; r < ranks; r++)
+      bounds[r] = mix64(array->seed ^ mix64(0x5eed0000ull + r)) % (n + 1);
+    qsort(bounds + 1, ranks - 1, sizeof(guint64), compare_u64);
+    return;
+  case LB_DISTRIBUTION_FILE:
+    g_assert(array->counts_len == ranks);
+    bounds[0] = 0;
+    for (guint r = 0; r < ranks; r++)
+      bounds[r + 1] = bounds[r] + array->counts[r];
+    g_assert(bounds[ranks] == n);
+    return;
+  }
+  g_assert_not_reached();
+}
+
+gboolean
+lb_read_integers(const char *path, GArray **values, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, error))
+    return FALSE;
+  g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(guint64));
+  const char *p = text;
+  guint line = 1;
+  for (;;) {
+    while (g_ascii_isspace(*p)) {
+      if (*p == '\n')
+        line++;
+      p++;
+    }
+    if (*p == '\0')
+      break;
+    char *end = NULL;
+    errno = 0;
+    guint64 v = g_ascii_strtoull(p, &end, 10);
+    if (end == p || errno != 0 || (*end != '\0' && !g_ascii_isspace(*end)) || *p == '-') {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "%s:%u: expected a non-negative integer", path, line);
+      return FALSE;
+    }
+    g_array_append_val(out, v);
+    p = end;
+  }
+  *values = g_steal_pointer(&out);
+  return TRUE;
+}

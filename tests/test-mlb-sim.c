@@ -1,0 +1,275 @@
+/* MLB end to end on simulated hypercubes: every run is a real simulation in
+ * its own process; its results are checked against exact answers computed
+ * here from the same loads. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <json-glib/json-glib.h>
+
+#include "balancers/mlb/mlb-plan.h"
+#include "cli/runner.h"
+#include "lbsim/scenario.h"
+
+typedef struct {
+  LbScenario *scenario;
+  JsonParser *parser;
+  JsonObject *run; /* the mlb run */
+} SimResult;
+
+static void
+sim_result_clear(SimResult *r)
+{
+  lb_scenario_free(r->scenario);
+  g_clear_object(&r->parser);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SimResult, sim_result_clear)
+
+static gboolean
+simulate(const char *ini, SimResult *out)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-test-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "s.ini", NULL);
+  g_assert_true(g_file_set_contents(path, ini, -1, NULL));
+  g_autoptr(GError) error = NULL;
+  out->scenario = lb_scenario_load(path, NULL, &error);
+  g_assert_no_error(error);
+  LbRunnerOptions options = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE}};
+  g_autoptr(GPtrArray) texts = NULL;
+  int code = -1;
+  gboolean ok = lb_runner_run(out->scenario, &options, &texts, &code, &error);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_assert_no_error(error);
+  g_assert_true(ok);
+  out->parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(out->parser, texts->pdata[texts->len - 1], -1, NULL));
+  out->run = json_node_get_object(json_parser_get_root(out->parser));
+  return TRUE;
+}
+
+static guint64 *
+element_loads(const LbScenario *sc)
+{
+  guint64 *loads = g_new(guint64, sc->array.size);
+  for (guint64 i = 0; i < sc->array.size; i++)
+    loads[i] = lb_array1d_load(&sc->array, i, 0);
+  return loads;
+}
+
+/* The smallest bottleneck over all partitions into p contiguous parts:
+ * bisection on the bottleneck with a greedy feasibility test. */
+static guint64
+optimal_bottleneck(const guint64 *loads, guint64 n, guint p)
+{
+  guint64 lo = 0, hi = 0;
+  for (guint64 i = 0; i < n; i++) {
+    lo = MAX(lo, loads[i]);
+    hi += loads[i];
+  }
+  while (lo < hi) {
+    guint64 mid = lo + (hi - lo) / 2, sum = 0;
+    guint parts = 1;
+    for (guint64 i = 0; i < n; i++) {
+      if (sum + loads[i] > mid) {
+        parts++;
+        sum = 0;
+      }
+      sum += loads[i];
+    }
+    if (parts <= p)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+static guint
+int_member(JsonObject *o, const char *name)
+{
+  return (guint)json_object_get_int_member(o, name);
+}
+
+static guint
+phase_steps(JsonObject *run, const char *name)
+{
+  JsonArray *phases = json_object_get_array_member(run, "phases");
+  for (guint i = 0; i < json_array_get_length(phases); i++) {
+    JsonObject *p = json_array_get_object_element(phases, i);
+    if (g_strcmp0(json_object_get_string_member(p, "name"), name) == 0)
+      return int_member(p, "steps");
+  }
+  g_assert_not_reached();
+}
+
+/* Replays the reported schedule on the initial distribution: every
+ * transfer must move elements its sender holds at that moment, each pair
+ * exchanges at most once per step along its own edge, and the result must
+ * be the owner map of the midpoint rule. */
+static void
+check_schedule(const LbScenario *sc, JsonObject *run, const guint64 *loads, guint d,
+               MlbDesired mode)
+{
+  guint p = sc->ranks;
+  guint64 n = sc->array.size;
+  g_autofree guint64 *bounds = g_new(guint64, p + 1);
+  lb_array1d_initial_bounds(&sc->array, p, bounds);
+  g_autofree guint *owner = g_new(guint, n);
+  for (guint r = 0; r < p; r++)
+    for (guint64 i = bounds[r]; i < bounds[r + 1]; i++)
+      owner[i] = r;
+
+  JsonArray *schedule = json_object_get_array_member(run, "schedule");
+  guint last_step = 0;
+  for (guint s = 0; s < json_array_get_length(schedule); s++) {
+    JsonObject *step = json_array_get_object_element(schedule, s);
+    guint index = int_member(step, "step");
+    g_assert_cmpuint(index, <, d);
+    g_assert_true(s == 0 || index > last_step);
+    last_step = index;
+    guint edge = d - 1 - index;
+    JsonArray *transfers = json_object_get_array_member(step, "transfers");
+    /* Receivers must not pass on in the same step what they got in it. */
+    g_autofree guint *after = g_memdup2(owner, sizeof(guint) * n);
+    for (guint t = 0; t < json_array_get_length(transfers); t++) {
+      JsonObject *x = json_array_get_object_element(transfers, t);
+      guint src = int_member(x, "src"), dst = int_member(x, "dst");
+      guint64 first = (guint64)json_object_get_int_member(x, "first");
+      guint64 count = (guint64)json_object_get_int_member(x, "count");
+      guint64 load = 0;
+      g_assert_cmpuint(dst, ==, mlb_partner(src, edge));
+      for (guint64 i = first; i < first + count; i++) {
+        g_assert_cmpuint(owner[i], ==, src);
+        after[i] = dst;
+        load += loads[i];
+      }
+      g_assert_cmpuint(load, ==, (guint64)json_object_get_int_member(x, "load"));
+    }
+    memcpy(owner, after, sizeof(guint) * n);
+  }
+
+  MlbKey total = {0, n};
+  for (guint64 i = 0; i < n; i++)
+    total.load += loads[i];
+  guint64 pos = 0;
+  for (guint64 i = 0; i < n; i++) {
+    MlbItem it = {i, loads[i], pos};
+    g_assert_cmpuint(owner[i], ==, mlb_owner(total, d, mode, &it));
+    g_assert_true(i == 0 || owner[i] >= owner[i - 1]); /* contiguous, in rank order */
+    pos += loads[i];
+  }
+}
+
+static void
+check_case(guint d, guint64 n, const char *pattern_keys, const char *distribution,
+           const char *mlb_keys, guint64 seed)
+{
+  guint p = 1u << d;
+  g_autofree char *ini = g_strdup_printf(
+      "[scenario]\nplatform = hypercube-%u.xml\nranks = %u\nseed = %" G_GUINT64_FORMAT "\n"
+      "[workload]\nsize = %" G_GUINT64_FORMAT "\n%s\ndistribution = %s\n"
+      "[balancers]\nrun = mlb\n[mlb]\n%s\n",
+      MAX(p, 2u), p, seed, n, pattern_keys, distribution, mlb_keys);
+  g_auto(SimResult) res = {0};
+  simulate(ini, &res);
+  const LbScenario *sc = res.scenario;
+  g_autofree guint64 *loads = element_loads(sc);
+  MlbDesired mode = g_strrstr(mlb_keys, "even") ? MLB_DESIRED_EVEN : MLB_DESIRED_HALVING;
+  gboolean levels = g_strrstr(mlb_keys, "finest") == NULL;
+
+  JsonObject *summary = json_object_get_object_member(res.run, "summary");
+  g_assert_cmpuint(int_member(summary, "schedule_steps"), <=, d);
+  g_assert_cmpuint(phase_steps(res.run, "accumulate"), ==, d);
+  g_assert_cmpuint(phase_steps(res.run, "desired"), ==, 0);
+  g_assert_cmpuint(phase_steps(res.run, "amounts"), ==, mlb_phase3_rounds(d, levels));
+  g_assert_cmpuint(phase_steps(res.run, "migrate"), ==, int_member(summary, "schedule_steps"));
+
+  check_schedule(sc, res.run, loads, d, mode);
+
+  JsonArray *final = json_object_get_array_member(res.run, "final_loads");
+  guint64 bottleneck = 0, total = 0;
+  for (guint r = 0; r < p; r++) {
+    guint64 l = (guint64)json_array_get_int_element(final, r);
+    bottleneck = MAX(bottleneck, l);
+    total += l;
+  }
+  g_assert_cmpuint(bottleneck, >=, optimal_bottleneck(loads, n, p));
+  gboolean unit = TRUE;
+  for (guint64 i = 0; i < n; i++)
+    unit = unit && loads[i] == 1;
+  if (unit)
+    for (guint r = 0; r < p; r++) {
+      guint64 l = (guint64)json_array_get_int_element(final, r);
+      g_assert_true(l == total / p || l == (total + p - 1) / p);
+    }
+}
+
+static void
+test_random_loads(void)
+{
+  /* Random loads with zeros, random uneven initial blocks, p = 2 .. 64. */
+  for (guint d = 1; d <= 6; d++)
+    for (guint64 seed = 1; seed <= 6; seed++) {
+      guint64 n = (guint64)(1u << d) * (seed % 3 == 0 ? 1 : 5 * seed);
+      check_case(d, n, "pattern = random\nmin = 0\nmax = 50", "random",
+                 seed % 2 ? "phase3 = levels" : "phase3 = finest\ndesired = even", seed);
+    }
+}
+
+static void
+test_heavy_elements(void)
+{
+  /* Few elements with big loads: pass-through and empty ranks. */
+  for (guint d = 1; d <= 5; d++)
+    for (guint64 seed = 1; seed <= 4; seed++)
+      check_case(d, (1u << d) / 2 + seed, "pattern = random\nmin = 0\nmax = 100000", "random",
+                 "", seed);
+  check_case(3, 64, "pattern = hotspots\nhotspots = 1\nwidth = 0.01\namplitude = 1e6\nbase = 0",
+             "block", "", 3);
+}
+
+static void
+test_unit_loads(void)
+{
+  for (guint d = 1; d <= 6; d++) {
+    check_case(d, 1000 + d, "pattern = uniform\nvalue = 1", "random", "", d);
+    check_case(d, 1000 + d, "pattern = uniform\nvalue = 1", "random", "desired = even", d);
+  }
+}
+
+static void
+test_step_counts(void)
+{
+  /* p = 2 .. 4096: schedule within d steps, phase 1 in d, phase 3 in
+   * d(d+1)/2 (the paper's levels) or d (finest). */
+  guint max_d = 12;
+  for (guint d = 1; d <= max_d; d++) {
+    guint p = 1u << d;
+    g_autofree char *ini = g_strdup_printf(
+        "[scenario]\nplatform = hypercube-%u.xml\nranks = %u\n[workload]\nsize = %u\n"
+        "pattern = ramp\nfrom = 1\nto = 1000\n[balancers]\nrun = mlb\n",
+        p, p, 4 * p);
+    g_auto(SimResult) res = {0};
+    simulate(ini, &res);
+    JsonObject *summary = json_object_get_object_member(res.run, "summary");
+    guint steps = int_member(summary, "schedule_steps");
+    g_test_message("p = %u: schedule %u steps, phase 3 %u rounds", p, steps,
+                   phase_steps(res.run, "amounts"));
+    g_assert_cmpuint(steps, <=, d);
+    g_assert_cmpuint(steps, >=, 1); /* a ramp is never balanced to start with */
+    g_assert_cmpuint(phase_steps(res.run, "accumulate"), ==, d);
+    g_assert_cmpuint(phase_steps(res.run, "amounts"), ==, d * (d + 1) / 2);
+  }
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/mlb-sim/random-loads", test_random_loads);
+  g_test_add_func("/mlb-sim/heavy-elements", test_heavy_elements);
+  g_test_add_func("/mlb-sim/unit-loads", test_unit_loads);
+  g_test_add_func("/mlb-sim/step-counts", test_step_counts);
+  return g_test_run();
+}

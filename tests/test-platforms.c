@@ -1,0 +1,606 @@
+/* Tests of platforms/ and of lbsim-platgen, which writes it.
+ *
+ * A SimGrid engine can be initialised once per process, so every load runs
+ * in a subprocess (g_test_trap_subprocess); the parent only spawns. */
+#include <string.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <simgrid/mailbox.h>
+#include <simgrid/zone.h>
+#include <xbt/dynar.h>
+#include <xbt/log.h>
+
+#define EPSILON 1e-12
+#define MESSAGE_BYTES 1e6
+#define LOAD_SECONDS_LIMIT 5.0
+#define TIME_FILE_ENV "LBSIM_TEST_PLATFORMS_TIME_FILE"
+
+typedef enum {
+  TOPOLOGY_HYPERCUBE,
+  TOPOLOGY_TORUS,
+  TOPOLOGY_FAT_TREE,
+  TOPOLOGY_CLUSTER,
+} Topology;
+
+/* The documented figures of each shipped file (platforms/README.md). */
+typedef struct {
+  const char *file;
+  Topology topology;
+  guint hosts;
+  guint sizes[3];       /* hypercube: dimension; torus: X, Y, Z; fat tree: hosts per leaf */
+  guint near_links;     /* links between n0 and n1 */
+  double near_latency;  /* seconds, route n0 -> n1 */
+  double near_bandwidth; /* bytes/s, route n0 -> n1 */
+} PlatformCase;
+
+static const PlatformCase cases[] = {
+    {"hypercube-2.xml", TOPOLOGY_HYPERCUBE, 2, {1}, 1, 75e-6, 2.8e6},
+    {"hypercube-4.xml", TOPOLOGY_HYPERCUBE, 4, {2}, 1, 75e-6, 2.8e6},
+    {"hypercube-8.xml", TOPOLOGY_HYPERCUBE, 8, {3}, 1, 75e-6, 2.8e6},
+    {"hypercube-16.xml", TOPOLOGY_HYPERCUBE, 16, {4}, 1, 75e-6, 2.8e6},
+    {"hypercube-32.xml", TOPOLOGY_HYPERCUBE, 32, {5}, 1, 75e-6, 2.8e6},
+    {"hypercube-64.xml", TOPOLOGY_HYPERCUBE, 64, {6}, 1, 75e-6, 2.8e6},
+    {"hypercube-128.xml", TOPOLOGY_HYPERCUBE, 128, {7}, 1, 75e-6, 2.8e6},
+    {"hypercube-256.xml", TOPOLOGY_HYPERCUBE, 256, {8}, 1, 75e-6, 2.8e6},
+    {"hypercube-512.xml", TOPOLOGY_HYPERCUBE, 512, {9}, 1, 75e-6, 2.8e6},
+    {"hypercube-1024.xml", TOPOLOGY_HYPERCUBE, 1024, {10}, 1, 75e-6, 2.8e6},
+    {"hypercube-2048.xml", TOPOLOGY_HYPERCUBE, 2048, {11}, 1, 75e-6, 2.8e6},
+    {"hypercube-4096.xml", TOPOLOGY_HYPERCUBE, 4096, {12}, 1, 75e-6, 2.8e6},
+    {"hypercube-8192.xml", TOPOLOGY_HYPERCUBE, 8192, {13}, 1, 75e-6, 2.8e6},
+    {"hypercube-16384.xml", TOPOLOGY_HYPERCUBE, 16384, {14}, 1, 75e-6, 2.8e6},
+    {"t3e-512.xml", TOPOLOGY_TORUS, 512, {8, 8, 8}, 1, 10e-6, 300e6},
+    {"t3e-1024.xml", TOPOLOGY_TORUS, 1024, {8, 8, 16}, 1, 10e-6, 300e6},
+    {"fat-tree-1024.xml", TOPOLOGY_FAT_TREE, 1024, {32}, 2, 25e-6, 125e6},
+    {"hetero-cluster-16.xml", TOPOLOGY_CLUSTER, 16, {0}, 3, 100e-6, 12.5e6},
+    {"hetero-cluster-64.xml", TOPOLOGY_CLUSTER, 64, {0}, 3, 100e-6, 12.5e6},
+};
+
+static const char *const topology_names[] = {"hypercube", "torus", "fat-tree", "cluster"};
+
+static char *
+platforms_dir(void)
+{
+  const char *root = g_getenv("LBSIM_SOURCE_ROOT");
+
+  if (root != NULL)
+    return g_build_filename(root, "platforms", NULL);
+  return g_build_filename(g_test_get_dir(G_TEST_DIST), "..", "platforms", NULL);
+}
+
+static char *
+platform_path(const char *file)
+{
+  g_autofree char *dir = platforms_dir();
+  return g_build_filename(dir, file, NULL);
+}
+
+/* NULL, after marking the test skipped, when the generator was not built. */
+static const char *
+platgen_path(void)
+{
+  const char *path = g_getenv("LBSIM_PLATGEN");
+
+  if (path == NULL || !g_file_test(path, G_FILE_TEST_IS_EXECUTABLE)) {
+    g_test_skip("LBSIM_PLATGEN does not name the built lbsim-platgen");
+    return NULL;
+  }
+  return path;
+}
+
+/* Runs the generator with args; returns its exit status (-1 if killed). */
+static int
+run_platgen(const char *platgen, const char *const *args, char **out, char **err)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+
+  g_ptr_array_add(argv, (char *)platgen);
+  for (; *args != NULL; args++)
+    g_ptr_array_add(argv, (char *)*args);
+  g_ptr_array_add(argv, NULL);
+  g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+               &wait_status, &error);
+  g_assert_no_error(error);
+  if (g_spawn_check_wait_status(wait_status, &error))
+    return 0;
+  if (error->domain == G_SPAWN_EXIT_ERROR)
+    return error->code;
+  return -1;
+}
+
+static gint
+compare_names(gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0(*(char *const *)a, *(char *const *)b);
+}
+
+static GPtrArray *
+list_xml(const char *dir)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) handle = g_dir_open(dir, 0, &error);
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  const char *name;
+
+  g_assert_no_error(error);
+  while ((name = g_dir_read_name(handle)) != NULL)
+    if (g_str_has_suffix(name, ".xml"))
+      g_ptr_array_add(names, g_strdup(name));
+  g_ptr_array_sort(names, compare_names);
+  return names;
+}
+
+/* Fails the test, naming the first differing line, if the texts differ. */
+static void
+assert_same_text(const char *what, const char *expected, const char *actual)
+{
+  if (g_strcmp0(expected, actual) == 0)
+    return;
+
+  g_auto(GStrv) want = g_strsplit(expected, "\n", -1);
+  g_auto(GStrv) got = g_strsplit(actual, "\n", -1);
+  guint line = 0;
+  while (want[line] != NULL && got[line] != NULL && strcmp(want[line], got[line]) == 0)
+    line++;
+  g_test_fail_printf("%s differs from the generator's output at line %u: shipped '%s', "
+                     "generated '%s' (regenerate with lbsim-platgen all platforms)",
+                     what, line + 1, want[line] ? want[line] : "(end)",
+                     got[line] ? got[line] : "(end)");
+}
+
+static void
+test_generator_reproduces_shipped(void)
+{
+  const char *platgen = platgen_path();
+  if (platgen == NULL)
+    return;
+
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp("lbsim-platforms-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const char *args[] = {"all", tmp, NULL};
+  g_assert_cmpint(run_platgen(platgen, args, &out, &err), ==, 0);
+
+  g_autofree char *shipped_dir = platforms_dir();
+  g_autoptr(GPtrArray) shipped = list_xml(shipped_dir);
+  g_autoptr(GPtrArray) generated = list_xml(tmp);
+
+  g_assert_cmpuint(shipped->len, ==, G_N_ELEMENTS(cases));
+  g_assert_cmpuint(generated->len, ==, shipped->len);
+  for (guint i = 0; i < shipped->len; i++) {
+    const char *name = g_ptr_array_index(shipped, i);
+    g_autofree char *shipped_path = g_build_filename(shipped_dir, name, NULL);
+    g_autofree char *generated_path = g_build_filename(tmp, name, NULL);
+    g_autofree char *expected = NULL;
+    g_autofree char *actual = NULL;
+
+    g_assert_cmpstr(name, ==, g_ptr_array_index(generated, i));
+    g_file_get_contents(shipped_path, &expected, NULL, &error);
+    g_assert_no_error(error);
+    g_file_get_contents(generated_path, &actual, NULL, &error);
+    g_assert_no_error(error);
+    assert_same_text(name, expected, actual);
+    g_assert_cmpint(g_remove(generated_path), ==, 0);
+  }
+  g_assert_cmpint(g_rmdir(tmp), ==, 0);
+}
+
+static void
+test_generator_stdout(void)
+{
+  static const struct {
+    const char *args[5];
+    const char *file;
+  } runs[] = {
+      {{"hypercube", "4", NULL}, "hypercube-16.xml"},
+      {{"hypercube", "14", NULL}, "hypercube-16384.xml"},
+      {{"torus", "8", "8", "16", NULL}, "t3e-1024.xml"},
+      {{"fat-tree", "1024", NULL}, "fat-tree-1024.xml"},
+      {{"hetero-cluster", "64", NULL}, "hetero-cluster-64.xml"},
+  };
+  const char *platgen = platgen_path();
+  if (platgen == NULL)
+    return;
+
+  for (gsize i = 0; i < G_N_ELEMENTS(runs); i++) {
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+    g_autofree char *expected = NULL;
+    g_autofree char *path = platform_path(runs[i].file);
+    g_autoptr(GError) error = NULL;
+
+    g_assert_cmpint(run_platgen(platgen, runs[i].args, &out, &err), ==, 0);
+    g_assert_cmpstr(err, ==, "");
+    g_file_get_contents(path, &expected, NULL, &error);
+    g_assert_no_error(error);
+    assert_same_text(runs[i].file, expected, out);
+  }
+}
+
+static void
+test_generator_help(void)
+{
+  const char *platgen = platgen_path();
+  if (platgen == NULL)
+    return;
+
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const char *args[] = {"--help", NULL};
+  g_assert_cmpint(run_platgen(platgen, args, &out, &err), ==, 0);
+  g_assert_nonnull(strstr(out, "hypercube D"));
+  g_assert_nonnull(strstr(out, "all DIR"));
+}
+
+static void
+test_generator_rejects(gconstpointer data)
+{
+  const char *const *args = data;
+  const char *platgen = platgen_path();
+  if (platgen == NULL)
+    return;
+
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_assert_cmpint(run_platgen(platgen, args, &out, &err), ==, 2);
+  g_assert_cmpstr(out, ==, "");
+  g_assert_true(g_str_has_prefix(err, "lbsim-platgen: "));
+  g_test_message("stderr: %s", g_strchomp(err));
+}
+
+/* What follows runs in the subprocess, with SimGrid. */
+
+static void
+load_platform(const char *file)
+{
+  static char name[] = "test-platforms";
+  char *argv[] = {name, NULL};
+  int argc = 1;
+  g_autofree char *path = platform_path(file);
+
+  xbt_log_control_set("root.thres:warning");
+  simgrid_init(&argc, argv);
+  simgrid_load_platform(path);
+}
+
+static sg_host_t
+host_number(guint i)
+{
+  char name[16];
+
+  g_snprintf(name, sizeof name, "n%u", i);
+  sg_host_t host = sg_host_by_name(name);
+  g_assert_nonnull(host);
+  return host;
+}
+
+static guint
+route_links(guint from, guint to, double *latency)
+{
+  sg_host_t src = host_number(from);
+  sg_host_t dst = host_number(to);
+  xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
+
+  sg_host_get_route(src, dst, links);
+  guint count = (guint)xbt_dynar_length(links);
+  xbt_dynar_free(&links);
+  *latency = sg_host_get_route_latency(src, dst);
+  return count;
+}
+
+static GStrv
+route_names(guint from, guint to)
+{
+  xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new();
+  unsigned i;
+  sg_link_t link;
+
+  sg_host_get_route(host_number(from), host_number(to), links);
+  xbt_dynar_foreach (links, i, link)
+    g_strv_builder_add(names, sg_link_get_name(link));
+  xbt_dynar_free(&links);
+  return g_strv_builder_end(names);
+}
+
+static void
+assert_route(guint from, guint to, guint links, double latency)
+{
+  double actual = 0;
+
+  g_assert_cmpuint(route_links(from, to, &actual), ==, links);
+  g_assert_cmpfloat_with_epsilon(actual, latency, EPSILON);
+}
+
+static void
+check_hypercube(const PlatformCase *c)
+{
+  guint dimension = c->sizes[0];
+  guint bits[32];
+  g_autofree char *dimension_text = g_strdup_printf("%u", dimension);
+
+  g_assert_cmpstr(sg_zone_get_property_value(sg_zone_get_root(), "lbsim-dimension"), ==,
+                  dimension_text);
+  for (guint b = 0; b < dimension; b++) {
+    assert_route(0, 1u << b, 1, c->near_latency);
+    assert_route(c->hosts - 1, (c->hosts - 1) ^ (1u << b), 1, c->near_latency);
+  }
+  for (guint k = 1; k <= dimension; k++)
+    for (guint sample = 0; sample < 16; sample++) {
+      guint from = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
+      guint mask = 0;
+
+      for (guint b = 0; b < dimension; b++)
+        bits[b] = b;
+      for (guint i = 0; i < k; i++) {
+        guint j = (guint)g_test_rand_int_range((gint32)i, (gint32)dimension);
+        guint t = bits[i];
+        bits[i] = bits[j];
+        bits[j] = t;
+        mask |= 1u << bits[i];
+      }
+      assert_route(from, from ^ mask, k, k * c->near_latency);
+    }
+}
+
+static guint
+torus_distance(const guint *sizes, guint from, guint to)
+{
+  guint distance = 0;
+
+  for (guint d = 0; d < 3; d++) {
+    guint a = from % sizes[d];
+    guint b = to % sizes[d];
+    guint delta = a > b ? a - b : b - a;
+    distance += MIN(delta, sizes[d] - delta);
+    from /= sizes[d];
+    to /= sizes[d];
+  }
+  return distance;
+}
+
+static void
+check_torus(const PlatformCase *c)
+{
+  const guint *sizes = c->sizes;
+  guint stride[3] = {1, sizes[0], sizes[0] * sizes[1]};
+  g_autofree char *dims = g_strdup_printf("%u,%u,%u", sizes[0], sizes[1], sizes[2]);
+
+  g_assert_cmpstr(sg_zone_get_property_value(sg_zone_get_root(), "lbsim-torus-dims"), ==, dims);
+  for (guint host = 0; host < c->hosts; host++)
+    for (guint d = 0; d < 3; d++) {
+      guint coordinate = host / stride[d] % sizes[d];
+      guint base = host - coordinate * stride[d];
+      guint next = base + (coordinate + 1) % sizes[d] * stride[d];
+      guint previous = base + (coordinate + sizes[d] - 1) % sizes[d] * stride[d];
+
+      assert_route(host, next, 1, c->near_latency);
+      assert_route(host, previous, 1, c->near_latency);
+    }
+  /* The wrap-around links, by name of what they join. */
+  assert_route(0, sizes[0] - 1, 1, c->near_latency);
+  assert_route(0, stride[1] * (sizes[1] - 1), 1, c->near_latency);
+  assert_route(0, stride[2] * (sizes[2] - 1), 1, c->near_latency);
+  for (guint sample = 0; sample < 256; sample++) {
+    guint from = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
+    guint to = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
+    guint distance = torus_distance(sizes, from, to);
+
+    if (from != to)
+      assert_route(from, to, distance, distance * c->near_latency);
+  }
+}
+
+static void
+check_fat_tree(const PlatformCase *c)
+{
+  guint per_leaf = c->sizes[0];
+  guint leaves = c->hosts / per_leaf;
+  g_autofree sg_link_t *links = sg_link_list();
+  guint tree_links = 0;
+
+  /* Full bisection: one link per host plus one from every leaf to every
+   * spine, each split in an UP and a DOWN link. */
+  for (size_t i = 0; i < sg_link_count(); i++)
+    if (g_str_has_prefix(sg_link_get_name(links[i]), "link_from_"))
+      tree_links++;
+  g_assert_cmpuint(tree_links, ==, 2 * (c->hosts + leaves * per_leaf));
+
+  assert_route(0, per_leaf - 1, 2, c->near_latency);
+  assert_route(0, per_leaf, 4, 2 * c->near_latency);
+  assert_route(0, c->hosts - 1, 4, 2 * c->near_latency);
+  for (guint sample = 0; sample < 256; sample++) {
+    guint from = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
+    guint to = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
+    gboolean same_leaf = from / per_leaf == to / per_leaf;
+
+    if (from != to)
+      assert_route(from, to, same_leaf ? 2 : 4, (same_leaf ? 1 : 2) * c->near_latency);
+  }
+}
+
+static void
+check_cluster(const PlatformCase *c)
+{
+  for (guint host = 0; host < c->hosts; host++) {
+    double speed = host < c->hosts / 2 ? 1.0e9 : 1.266e9;
+
+    guint next = (host + 1) % c->hosts;
+    g_auto(GStrv) names = route_names(host, next);
+    g_autofree char *up = g_strdup_printf("n%u_link_UP", host);
+    g_autofree char *down = g_strdup_printf("n%u_link_DOWN", next);
+
+    g_assert_cmpfloat_with_epsilon(sg_host_get_speed(host_number(host)), speed, 1.0);
+    assert_route(host, next, 3, c->near_latency);
+    g_assert_cmpstr(names[0], ==, up);
+    g_assert_cmpstr(names[1], ==, "backbone");
+    g_assert_cmpstr(names[2], ==, down);
+    assert_route(host, (host + c->hosts / 2) % c->hosts, 3, c->near_latency);
+  }
+}
+
+static double arrivals[2];
+
+static void
+sender_cb(int argc, char **argv)
+{
+  static int payload;
+  sg_mailbox_t mailbox = sg_mailbox_by_name("near");
+
+  sg_mailbox_put(mailbox, &payload, 0);
+  sg_mailbox_put(mailbox, &payload, (long)MESSAGE_BYTES);
+}
+
+static void
+receiver_cb(int argc, char **argv)
+{
+  sg_mailbox_t mailbox = sg_mailbox_by_name("near");
+
+  for (guint i = 0; i < 2; i++) {
+    sg_mailbox_get(mailbox);
+    arrivals[i] = simgrid_get_clock();
+  }
+}
+
+/* Proves the network model is CM02: under LV08 the latency would be
+ * multiplied by about 13 and the bandwidth by 0.97. */
+static void
+check_near_messages(const PlatformCase *c)
+{
+  sg_actor_create("sender", host_number(0), sender_cb, 0, NULL);
+  sg_actor_create("receiver", host_number(1), receiver_cb, 0, NULL);
+  simgrid_run();
+
+  g_assert_cmpfloat_with_epsilon(arrivals[0], c->near_latency, EPSILON);
+  g_assert_cmpfloat_with_epsilon(arrivals[1] - arrivals[0],
+                                 c->near_latency + MESSAGE_BYTES / c->near_bandwidth, 1e-9);
+}
+
+static void
+check_platform(const PlatformCase *c)
+{
+  load_platform(c->file);
+
+  g_assert_cmpuint(sg_host_count(), ==, c->hosts);
+  for (guint host = 0; host < c->hosts; host++)
+    host_number(host);
+  g_assert_cmpstr(sg_zone_get_property_value(sg_zone_get_root(), "lbsim-topology"), ==,
+                  topology_names[c->topology]);
+
+  double latency = 0;
+  g_assert_cmpuint(route_links(0, 1, &latency), ==, c->near_links);
+  g_assert_cmpfloat_with_epsilon(latency, c->near_latency, EPSILON);
+  g_assert_cmpfloat_with_epsilon(sg_host_get_route_bandwidth(host_number(0), host_number(1)),
+                                 c->near_bandwidth, 1.0);
+
+  switch (c->topology) {
+  case TOPOLOGY_HYPERCUBE:
+    check_hypercube(c);
+    break;
+  case TOPOLOGY_TORUS:
+    check_torus(c);
+    break;
+  case TOPOLOGY_FAT_TREE:
+    check_fat_tree(c);
+    break;
+  case TOPOLOGY_CLUSTER:
+    check_cluster(c);
+    break;
+  }
+  check_near_messages(c);
+}
+
+static void
+test_load(gconstpointer data)
+{
+  const PlatformCase *c = data;
+
+  if (g_test_subprocess()) {
+    check_platform(c);
+    return;
+  }
+  g_autofree char *path = platform_path(c->file);
+  g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
+  g_test_trap_subprocess(NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+}
+
+static void
+test_load_time(void)
+{
+  const char *file = "hypercube-16384.xml";
+
+  if (g_test_subprocess()) {
+    gint64 start = g_get_monotonic_time();
+    load_platform(file);
+    double seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+    g_autofree char *text = g_strdup_printf("%.3f", seconds);
+    g_autoptr(GError) error = NULL;
+
+    g_assert_cmpuint(sg_host_count(), ==, 16384);
+    g_file_set_contents(g_getenv(TIME_FILE_ENV), text, -1, &error);
+    g_assert_no_error(error);
+    return;
+  }
+
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp("lbsim-load-time-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *time_file = g_build_filename(tmp, "seconds", NULL);
+  g_setenv(TIME_FILE_ENV, time_file, TRUE);
+  g_test_trap_subprocess(NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv(TIME_FILE_ENV);
+  g_test_trap_assert_passed();
+
+  g_autofree char *text = NULL;
+  g_file_get_contents(time_file, &text, NULL, &error);
+  g_assert_no_error(error);
+  g_remove(time_file);
+  g_rmdir(tmp);
+  double seconds = g_ascii_strtod(text, NULL);
+  g_test_message("loading %s took %.3f s (simgrid_load_platform alone)", file, seconds);
+  /* About 1-2 s here; the bound only catches an order-of-magnitude slip. */
+  g_assert_cmpfloat(seconds, <, LOAD_SECONDS_LIMIT);
+}
+
+int
+main(int argc, char **argv)
+{
+  static const char *const rejected[][5] = {
+      {"hypercube", "0", NULL},
+      {"hypercube", "15", NULL},
+      {"torus", "0", "1", "1", NULL},
+      {"torus", "1", "8", "8", NULL},
+      {"mesh", "8", NULL},
+  };
+  static const char *const rejected_paths[] = {
+      "/platforms/generator/rejects/hypercube-0",
+      "/platforms/generator/rejects/hypercube-15",
+      "/platforms/generator/rejects/torus-0-1-1",
+      "/platforms/generator/rejects/torus-1-8-8",
+      "/platforms/generator/rejects/unknown-kind",
+  };
+
+  g_test_init(&argc, &argv, NULL);
+
+  g_test_add_func("/platforms/generator/reproduces-shipped", test_generator_reproduces_shipped);
+  g_test_add_func("/platforms/generator/stdout", test_generator_stdout);
+  g_test_add_func("/platforms/generator/help", test_generator_help);
+  for (gsize i = 0; i < G_N_ELEMENTS(rejected); i++)
+    g_test_add_data_func(rejected_paths[i], rejected[i], test_generator_rejects);
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *stem = g_strndup(cases[i].file, strlen(cases[i].file) - strlen(".xml"));
+    g_autofree char *path = g_strdup_printf("/platforms/load/%s", stem);
+    g_test_add_data_func(path, &cases[i], test_load);
+  }
+  g_test_add_func("/platforms/load-time/hypercube-16384", test_load_time);
+
+  return g_test_run();
+}

@@ -1,0 +1,524 @@
+/* lbsim-platgen: writes the SimGrid platforms of platforms/. The shipped XML
+ * is this program's output, and tests/test-platforms.c checks that they agree,
+ * so change a figure here and regenerate with `lbsim-platgen all platforms`. */
+#include <errno.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#define EXIT_USAGE 2
+#define MAX_DIMENSION 14
+#define MAX_HOSTS 65536
+
+GQuark platgen_error_quark(void);
+G_DEFINE_QUARK(lbsim-platgen-error-quark, platgen_error)
+#define PLATGEN_ERROR (platgen_error_quark())
+
+typedef enum {
+  PLATGEN_ERROR_USAGE,
+  PLATGEN_ERROR_IO,
+} PlatgenError;
+
+typedef struct {
+  const char *name;
+  const char *synopsis;
+  guint n_args;
+  gboolean (*parse)(char **args, guint *values, GError **error);
+  GString *(*generate)(const guint *values);
+  char *(*file_name)(const guint *values);
+} Kind;
+
+/* Intel iPSC/860 node and channel (Dunigan 1991). */
+#define HYPERCUBE_SPEED "10Mf"
+#define HYPERCUBE_BW "2.8MBps"
+#define HYPERCUBE_LAT "75us"
+
+/* Cray T3E-900 node and torus link. */
+#define T3E_SPEED "100Mf"
+#define T3E_BW "300MBps"
+#define T3E_LAT "10us"
+
+/* Commodity gigabit cluster; a route crosses 2 (same leaf) or 4 links. */
+#define FAT_TREE_SPEED "4Gf"
+#define FAT_TREE_BW "1Gbps"
+#define FAT_TREE_LAT "12.5us"
+
+/* Switched Fast Ethernet; a route is host link + backbone + host link. */
+#define HETERO_SLOW_SPEED "1Gf"
+#define HETERO_FAST_SPEED "1.266Gf"
+#define HETERO_BW "100Mbps"
+#define HETERO_LAT "45us"
+#define HETERO_BB_LAT "10us"
+
+static gboolean
+parse_number(const char *text, const char *what, guint min, guint max, guint *out, GError **error)
+{
+  guint64 value = 0;
+  g_autoptr(GError) local = NULL;
+
+  if (!g_ascii_string_to_unsigned(text, 10, min, max, &value, &local)) {
+    g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_USAGE, "%s must be an integer in %u..%u, not '%s'",
+                what, min, max, text);
+    return FALSE;
+  }
+  *out = (guint)value;
+  return TRUE;
+}
+
+/* The exact integer k with k^levels == n, or 0. */
+static guint
+integer_root(guint n, guint levels)
+{
+  for (guint k = 1;; k++) {
+    guint64 power = 1;
+    for (guint i = 0; i < levels; i++)
+      power *= k;
+    if (power == n)
+      return k;
+    if (power > n)
+      return 0;
+  }
+}
+
+/* A k-ary n-tree (full bisection): two levels when n is a square, else three. */
+static guint
+fat_tree_levels(guint hosts, guint *arity)
+{
+  for (guint levels = 2; levels <= 3; levels++) {
+    guint k = integer_root(hosts, levels);
+    if (k >= 2) {
+      *arity = k;
+      return levels;
+    }
+  }
+  return 0;
+}
+
+static void
+append_header(GString *xml)
+{
+  g_string_append(xml, "<?xml version='1.0'?>\n"
+                       "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                       "<platform version=\"4.1\">\n");
+}
+
+/* CM02 has no TCP correction factors, so a message of S bytes over a route
+ * costs the sum of its link latencies plus S over its narrowest bandwidth:
+ * the figures below mean what the papers they come from say. */
+static void
+append_config(GString *xml)
+{
+  g_string_append(xml, "  <config>\n"
+                       "    <prop id=\"network/model\" value=\"CM02\"/>\n"
+                       "  </config>\n");
+}
+
+static void
+append_prop(GString *xml, const char *indent, const char *id, const char *value)
+{
+  g_string_append_printf(xml, "%s<prop id=\"%s\" value=\"%s\"/>\n", indent, id, value);
+}
+
+static void
+append_footer(GString *xml)
+{
+  g_string_append(xml, "</platform>\n");
+}
+
+static gboolean
+parse_hypercube(char **args, guint *values, GError **error)
+{
+  return parse_number(args[0], "hypercube dimension D", 1, MAX_DIMENSION, &values[0], error);
+}
+
+static GString *
+generate_hypercube(const guint *values)
+{
+  guint dimension = values[0];
+  guint hosts = 1u << dimension;
+  GString *xml = g_string_new(NULL);
+  g_autoptr(GString) sizes = g_string_new("2");
+
+  for (guint i = 1; i < dimension; i++)
+    g_string_append(sizes, ",2");
+
+  append_header(xml);
+  g_string_append_printf(
+      xml,
+      "  <!-- Binary hypercube of dimension %u (%u nodes) with the node and channel\n"
+      "       figures of the Intel iPSC/860.\n"
+      "       Channels: T. H. Dunigan, \"Performance of the Intel iPSC/860 and Ncube 6400\n"
+      "       hypercubes\", ORNL/TM-11790, Oak Ridge National Laboratory, 1991: about\n"
+      "       75 us for a short message and 2.8 MB/s per channel. Each cube edge is one\n"
+      "       SimGrid link with these figures, so under CM02 a message of S bytes between\n"
+      "       neighbours costs exactly 75 us + S / 2.8 MB/s, and one across k dimensions\n"
+      "       k times the latency (the real machine's circuit-switched routing made\n"
+      "       distance cheaper: only neighbour messages are exact).\n"
+      "       Nodes: 40 MHz Intel i860 XR, 80 MFLOPS single / 60 MFLOPS double precision\n"
+      "       peak. We use 10 MFLOPS: compiled code sustained a small fraction of peak,\n"
+      "       and this is the order of its sustained rate, an assumption rather than a\n"
+      "       measurement.\n"
+      "       Real iPSC/860s had at most 128 nodes (dimension 7); larger cubes keep\n"
+      "       the same node and channel.\n"
+      "       The cube is a TORUS cluster with every dimension of size 2; host nI is\n"
+      "       node I, and hosts whose numbers differ in k bits are k links apart.\n"
+      "       Written by lbsim-platgen; do not edit by hand. -->\n",
+      dimension, hosts);
+  append_config(xml);
+  g_string_append(xml, "  <zone id=\"world\" routing=\"Full\">\n");
+  append_prop(xml, "    ", "lbsim-topology", "hypercube");
+  g_autofree char *dimension_text = g_strdup_printf("%u", dimension);
+  append_prop(xml, "    ", "lbsim-dimension", dimension_text);
+  g_string_append_printf(xml,
+                         "    <cluster id=\"hypercube\" prefix=\"n\" suffix=\"\" radical=\"0-%u\"\n"
+                         "             speed=\"" HYPERCUBE_SPEED "\" bw=\"" HYPERCUBE_BW
+                         "\" lat=\"" HYPERCUBE_LAT "\"\n"
+                         "             topology=\"TORUS\" topo_parameters=\"%s\"/>\n",
+                         hosts - 1, sizes->str);
+  g_string_append(xml, "  </zone>\n");
+  append_footer(xml);
+  return xml;
+}
+
+static char *
+hypercube_file_name(const guint *values)
+{
+  return g_strdup_printf("hypercube-%u.xml", 1u << values[0]);
+}
+
+/* SimGrid cannot build a torus dimension of size 1 (its link would join a
+ * node to itself twice). */
+static gboolean
+parse_torus(char **args, guint *values, GError **error)
+{
+  static const char *const what[] = {"torus size X", "torus size Y", "torus size Z"};
+
+  for (guint i = 0; i < 3; i++)
+    if (!parse_number(args[i], what[i], 2, MAX_HOSTS / 4, &values[i], error))
+      return FALSE;
+  if ((guint64)values[0] * values[1] * values[2] > MAX_HOSTS) {
+    g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_USAGE, "a torus of %u x %u x %u has more than %u hosts",
+                values[0], values[1], values[2], MAX_HOSTS);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GString *
+generate_torus(const guint *values)
+{
+  guint hosts = values[0] * values[1] * values[2];
+  GString *xml = g_string_new(NULL);
+  g_autofree char *sizes = g_strdup_printf("%u,%u,%u", values[0], values[1], values[2]);
+
+  append_header(xml);
+  g_string_append_printf(
+      xml,
+      "  <!-- %u x %u x %u three-dimensional torus (%u nodes) with the figures of the\n"
+      "       Cray T3E-900.\n"
+      "       Nodes: 450 MHz DEC Alpha 21164A, 900 MFLOPS peak (A. J. van der Steen and\n"
+      "       J. J. Dongarra, \"Overview of Recent Supercomputers\", netlib, 1997 ff.).\n"
+      "       We use 100 MFLOPS, about a ninth of peak: the 21164 has 8 KB + 96 KB of\n"
+      "       on-chip cache and the T3E no board cache, so scientific codes sustained a\n"
+      "       small fraction of peak (the same order of ratio as the iPSC/860 figure).\n"
+      "       Links: 300 MB/s, the point-to-point bandwidth van der Steen and Dongarra\n"
+      "       give and that Cray MPI delivered (85-90%% of SHMEM's 340 MB/s in the Ames\n"
+      "       Laboratory MP_Lite measurements, D. Turner). The raw torus link rate of\n"
+      "       about 600 MB/s per direction (S. L. Scott, \"Synchronization and\n"
+      "       Communication in the T3E Multiprocessor\", ASPLOS VII, 1996) is not used:\n"
+      "       under CM02 one message gets the whole link, and no message got 600 MB/s.\n"
+      "       Latency: 10 us per link. Cray MPI's one-way latency is commonly quoted\n"
+      "       as 10-20 us for early releases and was about 5 us in later ones (Ames\n"
+      "       Laboratory); 10 us lies between. It is charged per link, so a message to\n"
+      "       a torus neighbour costs exactly 10 us + S / 300 MB/s and one h links away\n"
+      "       h times the latency (the real network added well under 1 us per hop:\n"
+      "       only neighbour messages are exact).\n"
+      "       Host nI sits at x + %u y + %u z = I; every node has links to its x, y and\n"
+      "       z neighbours, wrapping around.\n"
+      "       Written by lbsim-platgen; do not edit by hand. -->\n",
+      values[0], values[1], values[2], hosts, values[0], values[0] * values[1]);
+  append_config(xml);
+  g_string_append(xml, "  <zone id=\"world\" routing=\"Full\">\n");
+  append_prop(xml, "    ", "lbsim-topology", "torus");
+  append_prop(xml, "    ", "lbsim-torus-dims", sizes);
+  g_string_append_printf(xml,
+                         "    <cluster id=\"torus\" prefix=\"n\" suffix=\"\" radical=\"0-%u\"\n"
+                         "             speed=\"" T3E_SPEED "\" bw=\"" T3E_BW "\" lat=\"" T3E_LAT
+                         "\"\n"
+                         "             topology=\"TORUS\" topo_parameters=\"%s\"/>\n",
+                         hosts - 1, sizes);
+  g_string_append(xml, "  </zone>\n");
+  append_footer(xml);
+  return xml;
+}
+
+static char *
+torus_file_name(const guint *values)
+{
+  return g_strdup_printf("t3e-%u.xml", values[0] * values[1] * values[2]);
+}
+
+static gboolean
+parse_fat_tree(char **args, guint *values, GError **error)
+{
+  guint arity = 0;
+
+  if (!parse_number(args[0], "fat-tree host count N", 4, MAX_HOSTS, &values[0], error))
+    return FALSE;
+  if (fat_tree_levels(values[0], &arity) == 0) {
+    g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_USAGE,
+                "fat-tree host count N must be k^2 or k^3 for an integer k >= 2 "
+                "(a two- or three-level k-ary tree), not %u",
+                values[0]);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GString *
+generate_fat_tree(const guint *values)
+{
+  guint hosts = values[0];
+  guint k = 0;
+  guint levels = fat_tree_levels(hosts, &k);
+  GString *xml = g_string_new(NULL);
+  g_autofree char *parameters = NULL;
+
+  if (levels == 2)
+    parameters = g_strdup_printf("2;%u,%u;1,%u;1,1", k, k, k);
+  else
+    parameters = g_strdup_printf("3;%u,%u,%u;1,%u,%u;1,1,1", k, k, k, k, k);
+
+  append_header(xml);
+  g_string_append_printf(
+      xml,
+      "  <!-- Commodity cluster of %u nodes on gigabit Ethernet switches wired as a\n"
+      "       %u-level %u-ary fat tree (full bisection bandwidth, %u hosts per leaf\n"
+      "       switch).\n"
+      "       Representative figures of the class, not of one machine:\n"
+      "       Nodes: 4 GFLOPS sustained (a few GFLOPS per node, about a tenth of the\n"
+      "       peak of a multi-core x86 node of the late 2000s).\n"
+      "       Links: 1 Gb/s, the Ethernet line rate.\n"
+      "       Latency: MPI over TCP on gigabit Ethernet costs about 50 us one way\n"
+      "       (NetPIPE-style measurements of the period, e.g. D. Turner and X. Chen,\n"
+      "       \"Protocol-Dependent Message-Passing Performance on Linux Clusters\",\n"
+      "       IEEE Cluster 2002). SimGrid gives every fat-tree link one latency, so\n"
+      "       we use 12.5 us per link: a message between hosts on different leaf\n"
+      "       switches (most pairs) crosses 4 links and costs 50 us + S / 1 Gb/s; one\n"
+      "       within a leaf switch crosses 2 links and costs 25 us.\n"
+      "       Hosts n0..n%u; consecutive numbers share leaf switches.\n"
+      "       Written by lbsim-platgen; do not edit by hand. -->\n",
+      hosts, levels, k, k, hosts - 1);
+  append_config(xml);
+  g_string_append(xml, "  <zone id=\"world\" routing=\"Full\">\n");
+  append_prop(xml, "    ", "lbsim-topology", "fat-tree");
+  g_string_append_printf(xml,
+                         "    <cluster id=\"fat-tree\" prefix=\"n\" suffix=\"\" radical=\"0-%u\"\n"
+                         "             speed=\"" FAT_TREE_SPEED "\" bw=\"" FAT_TREE_BW
+                         "\" lat=\"" FAT_TREE_LAT "\"\n"
+                         "             topology=\"FAT_TREE\" topo_parameters=\"%s\"/>\n",
+                         hosts - 1, parameters);
+  g_string_append(xml, "  </zone>\n");
+  append_footer(xml);
+  return xml;
+}
+
+static char *
+fat_tree_file_name(const guint *values)
+{
+  return g_strdup_printf("fat-tree-%u.xml", values[0]);
+}
+
+static gboolean
+parse_hetero_cluster(char **args, guint *values, GError **error)
+{
+  if (!parse_number(args[0], "hetero-cluster host count N", 2, MAX_HOSTS, &values[0], error))
+    return FALSE;
+  if (values[0] % 2 != 0) {
+    g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_USAGE,
+                "hetero-cluster host count N must be even (half slow, half fast nodes), not %u",
+                values[0]);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Explicit hosts in a Cluster zone, since one <cluster> has one speed. */
+static GString *
+generate_hetero_cluster(const guint *values)
+{
+  guint hosts = values[0];
+  GString *xml = g_string_new(NULL);
+
+  append_header(xml);
+  g_string_append_printf(
+      xml,
+      "  <!-- Heterogeneous cluster of %u PCs on one switched Fast Ethernet: n0..n%u\n"
+      "       run at 1.0 GHz and n%u..n%u at 1.266 GHz (Pentium III class).\n"
+      "       Representative figures of the class, not of one machine:\n"
+      "       Nodes: one flop per cycle, the Pentium III's x87 double-precision peak,\n"
+      "       so 1 and 1.266 GFLOPS; what matters to load balancing is their ratio.\n"
+      "       Links: 100 Mb/s full duplex from each host to the switch, the Fast\n"
+      "       Ethernet line rate.\n"
+      "       Latency: MPI over TCP on switched Fast Ethernet costs about 100 us one\n"
+      "       way. A route is host link + backbone + host link, so each host link\n"
+      "       has 45 us (the TCP/IP stack and NIC of one end) and the backbone 10 us\n"
+      "       (the switch): 100 us + S / 100 Mb/s between any two hosts.\n"
+      "       Backbone: the switch is non-blocking, %u x 100 Mb/s.\n"
+      "       Written by lbsim-platgen; do not edit by hand. -->\n",
+      hosts, hosts / 2 - 1, hosts / 2, hosts - 1, hosts);
+  append_config(xml);
+  g_string_append(xml, "  <zone id=\"world\" routing=\"Cluster\">\n");
+  append_prop(xml, "    ", "lbsim-topology", "cluster");
+  for (guint i = 0; i < hosts; i++)
+    g_string_append_printf(xml, "    <host id=\"n%u\" speed=\"%s\"/>\n", i,
+                           i < hosts / 2 ? HETERO_SLOW_SPEED : HETERO_FAST_SPEED);
+  for (guint i = 0; i < hosts; i++)
+    g_string_append_printf(xml,
+                           "    <link id=\"n%u_link\" bandwidth=\"" HETERO_BW
+                           "\" latency=\"" HETERO_LAT "\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                           i);
+  for (guint i = 0; i < hosts; i++)
+    g_string_append_printf(xml, "    <host_link id=\"n%u\" up=\"n%u_link_UP\" down=\"n%u_link_DOWN\"/>\n",
+                           i, i, i);
+  g_string_append_printf(xml,
+                         "    <backbone id=\"backbone\" bandwidth=\"%uMbps\" latency=\"" HETERO_BB_LAT
+                         "\"/>\n",
+                         hosts * 100);
+  g_string_append(xml, "  </zone>\n");
+  append_footer(xml);
+  return xml;
+}
+
+static char *
+hetero_cluster_file_name(const guint *values)
+{
+  return g_strdup_printf("hetero-cluster-%u.xml", values[0]);
+}
+
+static const Kind kinds[] = {
+    {"hypercube", "D", 1, parse_hypercube, generate_hypercube, hypercube_file_name},
+    {"torus", "X Y Z", 3, parse_torus, generate_torus, torus_file_name},
+    {"fat-tree", "N", 1, parse_fat_tree, generate_fat_tree, fat_tree_file_name},
+    {"hetero-cluster", "N", 1, parse_hetero_cluster, generate_hetero_cluster,
+     hetero_cluster_file_name},
+};
+
+/* What `all` writes: the files of platforms/. */
+static const struct {
+  const char *kind;
+  guint values[3];
+} shipped[] = {
+    {"hypercube", {1}},     {"hypercube", {2}},     {"hypercube", {3}},
+    {"hypercube", {4}},     {"hypercube", {5}},     {"hypercube", {6}},
+    {"hypercube", {7}},     {"hypercube", {8}},     {"hypercube", {9}},
+    {"hypercube", {10}},    {"hypercube", {11}},    {"hypercube", {12}},
+    {"hypercube", {13}},    {"hypercube", {14}},    {"torus", {8, 8, 8}},
+    {"torus", {8, 8, 16}},  {"fat-tree", {1024}},   {"hetero-cluster", {16}},
+    {"hetero-cluster", {64}},
+};
+
+static const Kind *
+find_kind(const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS(kinds); i++)
+    if (strcmp(kinds[i].name, name) == 0)
+      return &kinds[i];
+  return NULL;
+}
+
+static gboolean
+write_all(const char *dir, GError **error)
+{
+  if (g_mkdir_with_parents(dir, 0755) != 0) {
+    int saved = errno;
+    g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_IO, "cannot create %s: %s", dir,
+                g_strerror(saved));
+    return FALSE;
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS(shipped); i++) {
+    const Kind *kind = find_kind(shipped[i].kind);
+    g_autoptr(GString) xml = kind->generate(shipped[i].values);
+    g_autofree char *name = kind->file_name(shipped[i].values);
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_autoptr(GError) local = NULL;
+
+    if (!g_file_set_contents(path, xml->str, (gssize)xml->len, &local)) {
+      g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_IO, "%s", local->message);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+run(int argc, char **argv, GError **error)
+{
+  if (argc < 2) {
+    g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_USAGE, "no platform kind given");
+    return FALSE;
+  }
+  if (strcmp(argv[1], "all") == 0) {
+    if (argc != 3) {
+      g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_USAGE, "usage: all DIR");
+      return FALSE;
+    }
+    return write_all(argv[2], error);
+  }
+
+  const Kind *kind = find_kind(argv[1]);
+  if (kind == NULL) {
+    g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_USAGE, "unknown platform kind '%s'", argv[1]);
+    return FALSE;
+  }
+  if ((guint)argc - 2 != kind->n_args) {
+    g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_USAGE, "usage: %s %s", kind->name,
+                kind->synopsis);
+    return FALSE;
+  }
+
+  guint values[3] = {0};
+  if (!kind->parse(argv + 2, values, error))
+    return FALSE;
+  g_autoptr(GString) xml = kind->generate(values);
+  if (fwrite(xml->str, 1, xml->len, stdout) != xml->len || fflush(stdout) != 0) {
+    g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_IO, "cannot write the platform to stdout");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+int
+main(int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new("KIND ARGS... - write a SimGrid platform");
+  g_autoptr(GError) error = NULL;
+
+  setlocale(LC_ALL, "");
+  g_option_context_set_summary(
+      context, "Writes a SimGrid 3.32 platform (DTD 4.1, CM02 network model) to stdout.");
+  g_option_context_set_description(
+      context,
+      "Kinds:\n"
+      "  hypercube D        binary D-cube, D = 1..14 (2^D hosts), Intel iPSC/860 figures\n"
+      "  torus X Y Z        X x Y x Z 3D torus (each size >= 2), Cray T3E-900 figures\n"
+      "  fat-tree N         gigabit Ethernet fat tree, N = k^2 (two levels) or k^3\n"
+      "                     (three levels), e.g. 1024\n"
+      "  hetero-cluster N   switched Fast Ethernet cluster, N even: half 1.0 GHz and\n"
+      "                     half 1.266 GHz nodes\n"
+      "  all DIR            write every platform shipped in platforms/ into DIR\n"
+      "\n"
+      "Hosts are named n0..n(p-1). The figures and their sources are in\n"
+      "platforms/README.md and in a comment at the top of each file.\n"
+      "Exit status: 0 on success, 1 if writing failed, 2 on bad arguments.");
+  if (!g_option_context_parse(context, &argc, &argv, &error) || !run(argc, argv, &error)) {
+    g_printerr("lbsim-platgen: %s\n", error->message);
+    if (g_error_matches(error, PLATGEN_ERROR, PLATGEN_ERROR_IO))
+      return 1;
+    g_printerr("Try lbsim-platgen --help.\n");
+    return EXIT_USAGE;
+  }
+  return 0;
+}
