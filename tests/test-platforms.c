@@ -16,7 +16,7 @@
 
 #define EPSILON 1e-12
 #define MESSAGE_BYTES 1e6
-#define LOAD_SECONDS_LIMIT 5.0
+#define LOAD_SECONDS_LIMIT 6.0
 #define TIME_FILE_ENV "LBSIM_TEST_PLATFORMS_TIME_FILE"
 
 typedef enum {
@@ -31,9 +31,9 @@ typedef struct {
   const char *file;
   Topology topology;
   guint hosts;
-  guint sizes[3];       /* hypercube: dimension; torus: X, Y, Z; fat tree: hosts per leaf */
-  guint near_links;     /* links between n0 and n1 */
-  double near_latency;  /* seconds, route n0 -> n1 */
+  guint sizes[3];        /* hypercube: dimension; torus: X, Y, Z; fat tree: hosts per leaf */
+  guint near_links;      /* links between n0 and n1 */
+  double near_latency;   /* seconds, route n0 -> n1 */
   double near_bandwidth; /* bytes/s, route n0 -> n1 */
 } PlatformCase;
 
@@ -300,12 +300,10 @@ route_names(guint from, guint to)
 {
   xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
   g_autoptr(GStrvBuilder) names = g_strv_builder_new();
-  unsigned i;
-  sg_link_t link;
 
   sg_host_get_route(host_number(from), host_number(to), links);
-  xbt_dynar_foreach (links, i, link)
-    g_strv_builder_add(names, sg_link_get_name(link));
+  for (unsigned long i = 0; i < xbt_dynar_length(links); i++)
+    g_strv_builder_add(names, sg_link_get_name(xbt_dynar_get_as(links, i, sg_link_t)));
   xbt_dynar_free(&links);
   return g_strv_builder_end(names);
 }
@@ -384,7 +382,7 @@ check_torus(const PlatformCase *c)
       assert_route(host, next, 1, c->near_latency);
       assert_route(host, previous, 1, c->near_latency);
     }
-  /* The wrap-around links, by name of what they join. */
+  /* Wrap-around in each dimension, spelled out. */
   assert_route(0, sizes[0] - 1, 1, c->near_latency);
   assert_route(0, stride[1] * (sizes[1] - 1), 1, c->near_latency);
   assert_route(0, stride[2] * (sizes[2] - 1), 1, c->near_latency);
@@ -431,7 +429,6 @@ check_cluster(const PlatformCase *c)
 {
   for (guint host = 0; host < c->hosts; host++) {
     double speed = host < c->hosts / 2 ? 1.0e9 : 1.266e9;
-
     guint next = (host + 1) % c->hosts;
     g_auto(GStrv) names = route_names(host, next);
     g_autofree char *up = g_strdup_printf("n%u_link_UP", host);
@@ -446,13 +443,18 @@ check_cluster(const PlatformCase *c)
   }
 }
 
-static double arrivals[2];
+/* Two messages, of 0 and MESSAGE_BYTES bytes, through one mailbox. */
+typedef struct {
+  const char *mailbox;
+  double arrivals[2];
+} Exchange;
 
 static void
 sender_cb(int argc, char **argv)
 {
   static int payload;
-  sg_mailbox_t mailbox = sg_mailbox_by_name("near");
+  Exchange *exchange = sg_actor_self_get_data();
+  sg_mailbox_t mailbox = sg_mailbox_by_name(exchange->mailbox);
 
   sg_mailbox_put(mailbox, &payload, 0);
   sg_mailbox_put(mailbox, &payload, (long)MESSAGE_BYTES);
@@ -461,26 +463,49 @@ sender_cb(int argc, char **argv)
 static void
 receiver_cb(int argc, char **argv)
 {
-  sg_mailbox_t mailbox = sg_mailbox_by_name("near");
+  Exchange *exchange = sg_actor_self_get_data();
+  sg_mailbox_t mailbox = sg_mailbox_by_name(exchange->mailbox);
 
   for (guint i = 0; i < 2; i++) {
     sg_mailbox_get(mailbox);
-    arrivals[i] = simgrid_get_clock();
+    exchange->arrivals[i] = simgrid_get_clock();
   }
 }
 
-/* Proves the network model is CM02: under LV08 the latency would be
- * multiplied by about 13 and the bandwidth by 0.97. */
 static void
-check_near_messages(const PlatformCase *c)
+start_exchange(Exchange *exchange, guint from, guint to)
 {
-  sg_actor_create("sender", host_number(0), sender_cb, 0, NULL);
-  sg_actor_create("receiver", host_number(1), receiver_cb, 0, NULL);
-  simgrid_run();
+  sg_actor_t sender = sg_actor_init("sender", host_number(from));
+  sg_actor_t receiver = sg_actor_init("receiver", host_number(to));
 
-  g_assert_cmpfloat_with_epsilon(arrivals[0], c->near_latency, EPSILON);
-  g_assert_cmpfloat_with_epsilon(arrivals[1] - arrivals[0],
+  sg_actor_set_data(sender, exchange);
+  sg_actor_set_data(receiver, exchange);
+  sg_actor_start(sender, sender_cb, 0, NULL);
+  sg_actor_start(receiver, receiver_cb, 0, NULL);
+}
+
+static void
+assert_exchange(const Exchange *exchange, const PlatformCase *c)
+{
+  g_assert_cmpfloat_with_epsilon(exchange->arrivals[0], c->near_latency, EPSILON);
+  g_assert_cmpfloat_with_epsilon(exchange->arrivals[1] - exchange->arrivals[0],
                                  c->near_latency + MESSAGE_BYTES / c->near_bandwidth, 1e-9);
+}
+
+/* Proves the network model is CM02 (under LV08 the latency would be
+ * multiplied by about 13 and the bandwidth by 0.97), and that a host can
+ * send to itself at the cost of one hop. */
+static void
+check_messages(const PlatformCase *c)
+{
+  Exchange near = {"near", {0, 0}};
+  Exchange self = {"self", {0, 0}};
+
+  start_exchange(&near, 0, 1);
+  start_exchange(&self, c->hosts - 1, c->hosts - 1);
+  simgrid_run();
+  assert_exchange(&near, c);
+  assert_exchange(&self, c);
 }
 
 static void
@@ -499,6 +524,8 @@ check_platform(const PlatformCase *c)
   g_assert_cmpfloat_with_epsilon(latency, c->near_latency, EPSILON);
   g_assert_cmpfloat_with_epsilon(sg_host_get_route_bandwidth(host_number(0), host_number(1)),
                                  c->near_bandwidth, 1.0);
+  g_assert_cmpuint(route_links(c->hosts - 1, c->hosts - 1, &latency), >=, 1);
+  g_assert_cmpfloat_with_epsilon(latency, c->near_latency, EPSILON);
 
   switch (c->topology) {
   case TOPOLOGY_HYPERCUBE:
@@ -514,7 +541,7 @@ check_platform(const PlatformCase *c)
     check_cluster(c);
     break;
   }
-  check_near_messages(c);
+  check_messages(c);
 }
 
 static void
@@ -566,7 +593,8 @@ test_load_time(void)
   g_rmdir(tmp);
   double seconds = g_ascii_strtod(text, NULL);
   g_test_message("loading %s took %.3f s (simgrid_load_platform alone)", file, seconds);
-  /* About 1-2 s here; the bound only catches an order-of-magnitude slip. */
+  /* About 1.2-2 s on a 2-core machine; the bound is loose so that a busy
+   * machine does not fail it, and the message records the figure. */
   g_assert_cmpfloat(seconds, <, LOAD_SECONDS_LIMIT);
 }
 
@@ -574,17 +602,12 @@ int
 main(int argc, char **argv)
 {
   static const char *const rejected[][5] = {
-      {"hypercube", "0", NULL},
-      {"hypercube", "15", NULL},
-      {"torus", "0", "1", "1", NULL},
-      {"torus", "1", "8", "8", NULL},
-      {"mesh", "8", NULL},
+      {"hypercube", "0", NULL},       {"hypercube", "15", NULL}, {"torus", "0", "1", "1", NULL},
+      {"torus", "1", "8", "8", NULL}, {"mesh", "8", NULL},
   };
   static const char *const rejected_paths[] = {
-      "/platforms/generator/rejects/hypercube-0",
-      "/platforms/generator/rejects/hypercube-15",
-      "/platforms/generator/rejects/torus-0-1-1",
-      "/platforms/generator/rejects/torus-1-8-8",
+      "/platforms/generator/rejects/hypercube-0",  "/platforms/generator/rejects/hypercube-15",
+      "/platforms/generator/rejects/torus-0-1-1",  "/platforms/generator/rejects/torus-1-8-8",
       "/platforms/generator/rejects/unknown-kind",
   };
 

@@ -234,11 +234,43 @@ print_params(const LbParamSpec *spec, const char *indent)
   }
 }
 
+static void
+print_markdown_table(const char *title, const LbParamSpec *spec)
+{
+  g_print("%s\n\n| key | values | default | meaning |\n|---|---|---|---|\n", title);
+  for (const LbParamSpec *s = spec; s->name != NULL; s++) {
+    g_autofree char *described = lb_param_spec_describe_type(s);
+    g_auto(GStrv) parts = g_strsplit(described, "|", -1);
+    g_autofree char *type = g_strjoinv("\\|", parts);
+    g_print("| `%s` | %s | %s | %s |\n", s->name, type,
+            s->default_value != NULL ? s->default_value : "-", s->help);
+  }
+  g_print("\n");
+}
+
+/* The README's key tables come from here, so they cannot drift. */
+static int
+list_markdown(void)
+{
+  print_markdown_table("`[scenario]`", lb_scenario_params());
+  print_markdown_table("`[workload]`", lb_workload_params());
+  for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++) {
+    g_autofree char *title = g_strdup_printf("`[%s]`: %s", (*b)->name, (*b)->summary);
+    if ((*b)->params[0].name != NULL)
+      print_markdown_table(title, (*b)->params);
+    else
+      g_print("%s\n\nNo parameters.\n\n", title);
+  }
+  return 0;
+}
+
 static int
 cmd_list(int argc, char **argv)
 {
+  if (argc == 2 && strcmp(argv[1], "--markdown") == 0)
+    return list_markdown();
   if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    g_print("Usage: lbsim list [BALANCER]\n\nLists the balancers with their parameters (name, type and "
+    g_print("Usage: lbsim list [BALANCER | --markdown]\n\nLists the balancers with their parameters (name, type and "
             "range, default, meaning),\nthen the keys of [scenario] and [workload].\n");
     return 0;
   }

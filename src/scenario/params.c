@@ -211,7 +211,7 @@ lb_param_spec_describe_type(const LbParamSpec *spec)
 {
   switch (spec->type) {
   case LB_PARAM_INT:
-    return g_strdup_printf("integer %.15g .. %.15g", spec->min, spec->max);
+    return g_strdup_printf("integer %.0f .. %.0f", spec->min, spec->max);
   case LB_PARAM_DOUBLE:
     return g_strdup_printf("number %.6g .. %.6g", spec->min, spec->max);
   case LB_PARAM_CHOICE: {

@@ -1,0 +1,320 @@
+/* The lbsim command as a user meets it: help, list, run, check, errors,
+ * determinism and the shipped scenarios. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+typedef struct {
+  int status;
+  char *out;
+  char *err;
+} Result;
+
+static void
+result_clear(Result *r)
+{
+  g_free(r->out);
+  g_free(r->err);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Result, result_clear)
+
+static const char *
+source_root(void)
+{
+  const char *root = g_getenv("LBSIM_SOURCE_ROOT");
+  g_assert_nonnull(root);
+  return root;
+}
+
+/* Runs lbsim with NULL-terminated arguments from the source root. */
+static void
+lbsim(Result *r, ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
+  va_list args;
+  va_start(args, r);
+  const char *a;
+  while ((a = va_arg(args, const char *)) != NULL)
+    g_ptr_array_add(argv, (gpointer)a);
+  va_end(args);
+  g_ptr_array_add(argv, NULL);
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
+                             NULL, &r->out, &r->err, &wait_status, &error));
+  g_assert_no_error(error);
+  g_assert_true(WIFEXITED(wait_status));
+  r->status = WEXITSTATUS(wait_status);
+}
+
+static char *
+tmp_path(const char *name)
+{
+  static char *dir;
+  if (dir == NULL)
+    dir = g_dir_make_tmp("lbsim-cli-XXXXXX", NULL);
+  return g_build_filename(dir, name, NULL);
+}
+
+static void
+test_help(void)
+{
+  g_auto(Result) v = {0}, h = {0}, rh = {0}, bad = {0}, none = {0};
+  lbsim(&v, "--version", NULL);
+  g_assert_cmpint(v.status, ==, 0);
+  g_assert_true(g_str_has_prefix(v.out, "lbsim "));
+  lbsim(&h, "--help", NULL);
+  g_assert_cmpint(h.status, ==, 0);
+  g_assert_nonnull(strstr(h.out, "run FILE"));
+  g_assert_nonnull(strstr(h.out, "check FILE"));
+  lbsim(&rh, "run", "--help", NULL);
+  g_assert_cmpint(rh.status, ==, 0);
+  g_assert_nonnull(strstr(rh.out, "--ranks"));
+  g_assert_nonnull(strstr(rh.out, "--set"));
+  lbsim(&bad, "frobnicate", NULL);
+  g_assert_cmpint(bad.status, ==, 2);
+  g_assert_nonnull(strstr(bad.err, "unknown command 'frobnicate'"));
+  lbsim(&none, "run", NULL);
+  g_assert_cmpint(none.status, ==, 2);
+}
+
+static void
+test_list(void)
+{
+  g_auto(Result) all = {0}, one = {0}, bad = {0};
+  lbsim(&all, "list", NULL);
+  g_assert_cmpint(all.status, ==, 0);
+  g_assert_nonnull(strstr(all.out, "none: "));
+  g_assert_nonnull(strstr(all.out, "mlb: "));
+  g_assert_nonnull(strstr(all.out, "halving | even (default: halving)"));
+  g_assert_nonnull(strstr(all.out, "[workload] keys"));
+  lbsim(&one, "list", "mlb", NULL);
+  g_assert_cmpint(one.status, ==, 0);
+  g_assert_null(strstr(one.out, "none: "));
+  g_assert_nonnull(strstr(one.out, "phases: accumulate, desired, amounts, migrate"));
+  lbsim(&bad, "list", "nonesuch", NULL);
+  g_assert_cmpint(bad.status, ==, 2);
+}
+
+#define SMALL "--ranks", "16", "--platform", "platforms/hypercube-16.xml", "--set", \
+              "workload.size=5000"
+
+static JsonNode *
+load_json(const char *path)
+{
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GError) error = NULL;
+  json_parser_load_from_file(parser, path, &error);
+  g_assert_no_error(error);
+  return json_node_copy(json_parser_get_root(parser));
+}
+
+static void
+test_run_json(void)
+{
+  g_autofree char *json = tmp_path("run.json");
+  g_autofree char *csv = tmp_path("run.csv");
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", "scenarios/mlb-hypercube-1024.ini", SMALL, "--json", json, "--csv", csv,
+        "--detail", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "none "));
+  g_assert_nonnull(strstr(r.out, "mlb "));
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *doc = json_node_get_object(root);
+  g_assert_cmpint(json_object_get_int_member(doc, "ranks"), ==, 16);
+  g_assert_cmpint(
+      json_object_get_int_member(json_object_get_object_member(doc, "platform"), "hosts"), ==, 16);
+  JsonArray *runs = json_object_get_array_member(doc, "runs");
+  g_assert_cmpuint(json_array_get_length(runs), ==, 2);
+  JsonObject *mlb = json_array_get_object_element(runs, 1);
+  g_assert_cmpstr(json_object_get_string_member(mlb, "balancer"), ==, "mlb");
+  g_assert_cmpstr(json_object_get_string_member(json_object_get_object_member(mlb, "params"),
+                                                "desired"),
+                  ==, "halving");
+  JsonObject *summary = json_object_get_object_member(mlb, "summary");
+  g_assert_cmpfloat(json_object_get_double_member(summary, "imbalance_after"), <,
+                    json_object_get_double_member(summary, "imbalance_before"));
+  g_assert_cmpint(json_object_get_int_member(summary, "schedule_steps"), <=, 4);
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(mlb, "final_loads")), ==,
+                   16);
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(mlb, "phases")), ==, 4);
+  g_assert_true(json_object_has_member(mlb, "schedule"));
+  g_assert_true(json_object_has_member(json_object_get_object_member(mlb, "measured"),
+                                       "wall_seconds"));
+  g_autofree char *csv_text = NULL;
+  g_assert_true(g_file_get_contents(csv, &csv_text, NULL, NULL));
+  g_assert_true(g_str_has_prefix(csv_text, "balancer,imbalance_before,"));
+  g_assert_nonnull(strstr(csv_text, "\nmlb,"));
+}
+
+static char *
+without_measured(const char *path)
+{
+  g_autoptr(JsonNode) root = load_json(path);
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
+  for (guint i = 0; i < json_array_get_length(runs); i++)
+    json_object_remove_member(json_array_get_object_element(runs, i), "measured");
+  return json_to_string(root, TRUE);
+}
+
+static void
+test_determinism(void)
+{
+  g_autofree char *a = tmp_path("a.json");
+  g_autofree char *b = tmp_path("b.json");
+  g_auto(Result) ra = {0}, rb = {0};
+  lbsim(&ra, "run", "-q", "-j", "2", "scenarios/mlb-hypercube-1024.ini", SMALL, "--set",
+        "scenario.steps=3", "--detail", "--json", a, NULL);
+  lbsim(&rb, "run", "-q", "-j", "1", "scenarios/mlb-hypercube-1024.ini", SMALL, "--set",
+        "scenario.steps=3", "--detail", "--json", b, NULL);
+  g_assert_cmpint(ra.status, ==, 0);
+  g_assert_cmpint(rb.status, ==, 0);
+  g_autofree char *ta = without_measured(a);
+  g_autofree char *tb = without_measured(b);
+  g_assert_cmpstr(ta, ==, tb);
+  /* The raw files differ at most inside "measured". */
+  g_autofree char *raw_a = NULL, *raw_b = NULL;
+  g_assert_true(g_file_get_contents(a, &raw_a, NULL, NULL));
+  g_assert_true(g_file_get_contents(b, &raw_b, NULL, NULL));
+  g_autofree char *cut_a = g_strndup(raw_a, (gsize)(strstr(raw_a, "\"measured\"") - raw_a));
+  g_autofree char *cut_b = g_strndup(raw_b, (gsize)(strstr(raw_b, "\"measured\"") - raw_b));
+  g_assert_cmpstr(cut_a, ==, cut_b);
+  /* Another seed gives other loads. */
+  g_autofree char *c = tmp_path("c.json");
+  g_auto(Result) rc = {0};
+  lbsim(&rc, "run", "-q", "scenarios/mlb-hypercube-1024.ini", SMALL, "--set", "scenario.steps=3",
+        "--set", "scenario.seed=8", "--detail", "--json", c, NULL);
+  g_autofree char *tc = without_measured(c);
+  g_assert_cmpstr(ta, !=, tc);
+}
+
+/* An input error: exit 2, one message naming what is wrong, no output. */
+static void
+expect_input_error(const char *const *extra, const char *needle)
+{
+  g_autofree char *json = tmp_path("error.json");
+  g_unlink(json);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
+  g_ptr_array_add(argv, "run");
+  g_ptr_array_add(argv, "-q");
+  g_ptr_array_add(argv, "scenarios/mlb-hypercube-1024.ini");
+  for (guint i = 0; extra[i] != NULL; i++)
+    g_ptr_array_add(argv, (gpointer)extra[i]);
+  g_ptr_array_add(argv, "--json");
+  g_ptr_array_add(argv, json);
+  g_ptr_array_add(argv, NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
+                             NULL, &out, &err, &wait_status, NULL));
+  g_test_message("%s", err);
+  g_assert_true(WIFEXITED(wait_status));
+  g_assert_cmpint(WEXITSTATUS(wait_status), ==, 2);
+  g_assert_nonnull(strstr(err, needle));
+  g_assert_false(g_file_test(json, G_FILE_TEST_EXISTS));
+  g_assert_cmpstr(out, ==, "");
+}
+
+static void
+test_input_errors(void)
+{
+  const char *unknown_key[] = {"--set", "scenario.bogus=1", NULL};
+  expect_input_error(unknown_key, "mlb-hypercube-1024.ini: [scenario] bogus: unknown key");
+  const char *unknown_group[] = {"--set", "bogus.x=1", NULL};
+  expect_input_error(unknown_group, "[bogus]: unknown group");
+  const char *bad_value[] = {"--set", "mlb.desired=sometimes", NULL};
+  expect_input_error(bad_value, "[mlb] desired: 'sometimes' is not one of: halving, even");
+  const char *range[] = {"--set", "scenario.steps=0", NULL};
+  expect_input_error(range, "[scenario] steps: 0 is out of range");
+  const char *too_many[] = {"--ranks", "64", "--platform", "platforms/hypercube-16.xml", NULL};
+  expect_input_error(too_many, "[scenario] ranks: 64 ranks need 64 hosts, but platform");
+  const char *not_pow2[] = {"--ranks", "12", NULL};
+  expect_input_error(not_pow2, "[scenario] ranks: mlb runs on a hypercube of p = 2^d ranks; 12");
+  const char *no_platform[] = {"--platform", "nowhere.xml", NULL};
+  expect_input_error(no_platform, "[scenario] platform: --platform: 'nowhere.xml' not found");
+  const char *no_balancer[] = {"--balancer", "teleport", NULL};
+  expect_input_error(no_balancer, "unknown balancer 'teleport'");
+  const char *bad_set[] = {"--set", "ranks", NULL};
+  expect_input_error(bad_set, "expected GROUP.KEY=VALUE");
+}
+
+static void
+test_check(void)
+{
+  g_auto(Result) pass = {0}, fail = {0};
+  lbsim(&pass, "check", "-q", "scenarios/mlb-hypercube-1024.ini", SMALL, "--set",
+        "expect.mlb.amounts-steps=== 10", "--set", "expect.mlb.accumulate-steps=== 4", "--set",
+        "expect.mlb.imbalance-after=<= 1.01", NULL);
+  g_assert_cmpint(pass.status, ==, 0);
+  g_assert_nonnull(strstr(pass.out, "PASS  mlb.schedule-steps <= 10"));
+  lbsim(&fail, "check", "-q", "scenarios/mlb-hypercube-1024.ini", SMALL, "--set",
+        "expect.mlb.schedule-steps=< 2", NULL);
+  g_assert_cmpint(fail.status, ==, 1);
+  g_assert_nonnull(strstr(fail.out, "FAIL  mlb.schedule-steps < 2 (actual 4)"));
+  g_assert_nonnull(strstr(fail.out, " failed"));
+}
+
+/* Every shipped scenario runs and its [expect] holds. */
+static void
+test_shipped_scenarios(void)
+{
+  g_autofree char *dir = g_build_filename(source_root(), "scenarios", NULL);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  g_assert_nonnull(d);
+  const char *name;
+  guint count = 0;
+  while ((name = g_dir_read_name(d)) != NULL) {
+    if (!g_str_has_suffix(name, ".ini"))
+      continue;
+    g_autofree char *path = g_build_filename("scenarios", name, NULL);
+    g_auto(Result) r = {0};
+    lbsim(&r, "check", "-q", path, NULL);
+    g_test_message("%s:\n%s%s", name, r.out, r.err);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, " 0 failed"));
+    count++;
+  }
+  g_assert_cmpuint(count, >=, 1);
+}
+
+/* README's key tables are `lbsim list --markdown`, word for word. */
+static void
+test_readme_tables(void)
+{
+  g_auto(Result) r = {0};
+  lbsim(&r, "list", "--markdown", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *path = g_build_filename(source_root(), "README.md", NULL);
+  g_autofree char *readme = NULL;
+  g_assert_true(g_file_get_contents(path, &readme, NULL, NULL));
+  const char *begin = strstr(readme, "<!-- params:begin -->\n");
+  const char *end = strstr(readme, "<!-- params:end -->");
+  g_assert_nonnull(begin);
+  g_assert_nonnull(end);
+  begin += strlen("<!-- params:begin -->\n");
+  g_autofree char *section = g_strndup(begin, (gsize)(end - begin));
+  if (g_strcmp0(section, r.out) != 0)
+    g_test_message("README.md is stale: paste `lbsim list --markdown` between the params markers");
+  g_assert_cmpstr(section, ==, r.out);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/cli/help", test_help);
+  g_test_add_func("/cli/list", test_list);
+  g_test_add_func("/cli/run-json", test_run_json);
+  g_test_add_func("/cli/determinism", test_determinism);
+  g_test_add_func("/cli/input-errors", test_input_errors);
+  g_test_add_func("/cli/check", test_check);
+  g_test_add_func("/cli/shipped-scenarios", test_shipped_scenarios);
+  g_test_add_func("/cli/readme-tables", test_readme_tables);
+  return g_test_run();
+}
