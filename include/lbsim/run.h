@@ -21,6 +21,7 @@ typedef struct {
   const char *paje_trace;    /* SimGrid Paje trace file, or NULL */
   const char *const *cfg;   /* extra --cfg=... for SimGrid */
   gboolean verbose;         /* SimGrid and balancer logs on stderr */
+  gboolean progress;        /* adaptation steps on stderr */
 } LbRunOptions;
 
 typedef struct {

@@ -176,6 +176,7 @@ cmd_run(int argc, char **argv, gboolean check)
   ro.run.paje_trace = a.paje;
   ro.run.cfg = (const char *const *)a.cfg;
   ro.run.verbose = a.verbose;
+  ro.run.progress = !a.quiet && isatty(STDERR_FILENO);
   g_autoptr(GPtrArray) texts = NULL;
   int code = 0;
   if (!lb_runner_run(sc, &ro, &texts, &code, &error)) {
@@ -213,9 +214,10 @@ cmd_run(int argc, char **argv, gboolean check)
   gboolean json_on_stdout = g_strcmp0(a.json, "-") == 0 || g_strcmp0(a.csv, "-") == 0;
   if (!json_on_stdout) {
     g_autofree char *table = lb_report_table(runs);
-    g_print("%s: %u ranks on %s, %" G_GUINT64_FORMAT " elements, %u step%s\n\n%s", sc->name,
+    g_autofree char *phases = lb_report_phases(runs);
+    g_print("%s: %u ranks on %s, %" G_GUINT64_FORMAT " elements, %u step%s\n\n%s\n%s", sc->name,
             sc->ranks, sc->platform, sc->array.size, sc->steps, sc->steps == 1 ? "" : "s",
-            table);
+            table, phases);
   }
   if (check) {
     g_print("\n");

@@ -138,6 +138,9 @@ rank_main(int argc, char *argv[])
     if (self->id == 0) {
       check_step(run, step);
       lb_metrics_step(run, step);
+      if (run->options->progress && run->steps > 1)
+        g_printerr("\r  %s: adaptation step %u/%u%s", balancer->name, step + 1, run->steps,
+                   step + 1 == run->steps ? "\n" : "");
     }
 
     double compute_start = lb_now();

@@ -276,6 +276,28 @@ lb_report_table(JsonArray *runs)
 }
 
 char *
+lb_report_phases(JsonArray *runs)
+{
+  GString *out = g_string_new(NULL);
+  for (guint r = 0; r < json_array_get_length(runs); r++) {
+    JsonObject *run = json_array_get_object_element(runs, r);
+    JsonArray *phases = json_object_get_array_member(run, "phases");
+    if (json_array_get_length(phases) == 0)
+      continue;
+    g_string_append_printf(out, "%s phases:\n", json_object_get_string_member(run, "balancer"));
+    for (guint i = 0; i < json_array_get_length(phases); i++) {
+      JsonObject *p = json_array_get_object_element(phases, i);
+      g_autofree char *bytes = human_bytes(member_double(p, "bytes"));
+      g_autofree char *time = human_time(member_double(p, "time"));
+      g_string_append_printf(out, "  %-12s %4.0f steps  %9.0f messages  %10s  %10s\n",
+                             json_object_get_string_member(p, "name"), member_double(p, "steps"),
+                             member_double(p, "messages"), bytes, time);
+    }
+  }
+  return g_string_free(out, FALSE);
+}
+
+char *
 lb_report_csv(JsonArray *runs)
 {
   static const char *const fields[] = {"imbalance_before", "imbalance_after", "schedule_steps",

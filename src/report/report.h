@@ -14,6 +14,8 @@ char *lb_report_document(const LbScenario *scenario, guint hosts, GPtrArray *run
 /* One row per run: the numbers a user compares first. */
 char *lb_report_table(JsonArray *runs);
 char *lb_report_csv(JsonArray *runs);
+/* Steps, messages, bytes and time of every phase of every run. */
+char *lb_report_phases(JsonArray *runs);
 
 /* A summary figure of a run by metric name (summary field, or
  * PHASE_steps / _messages / _bytes / _time); FALSE if there is none. */

@@ -130,10 +130,12 @@ fail(GError **error, int code, const char *file, const char *group, const char *
   return FALSE;
 }
 
-/* Inline comments (whitespace, then ; or #) and "KEY OP VALUE" lines of
- * [expect] become what GKeyFile reads; line numbers stay as they were. */
+/* Inline comments (whitespace, then ; or #) go, and the lines of [expect]
+ * ("KEY OP VALUE" or "KEY = OP VALUE") are taken out as key, value pairs into
+ * expects: GKeyFile keeps one value per key, and a metric may be bounded on
+ * both sides. Line numbers stay as they were. */
 static char *
-preprocess(const char *text)
+preprocess(const char *text, GPtrArray *expects)
 {
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   gboolean in_expect = FALSE;
@@ -157,21 +159,18 @@ preprocess(const char *text)
       in_expect = g_str_has_prefix(start, "[expect]");
       continue;
     }
-    if (in_expect && strchr(start, '=') != NULL) {
-      char *op = strpbrk(start, "<>=");
-      if (op != NULL && !(op[0] == '=' && op[1] != '=')) {
-        g_autofree char *key = g_strstrip(g_strndup(start, (gsize)(op - start)));
-        g_autofree char *rest = g_strdup(op);
-        g_free(lines[i]);
-        lines[i] = g_strdup_printf("%s = %s", key, rest);
-      }
-    } else if (in_expect && strpbrk(start, "<>") != NULL) {
-      char *op = strpbrk(start, "<>");
-      g_autofree char *key = g_strstrip(g_strndup(start, (gsize)(op - start)));
-      g_autofree char *rest = g_strdup(op);
-      g_free(lines[i]);
-      lines[i] = g_strdup_printf("%s = %s", key, rest);
-    }
+    if (!in_expect || *start == '\0')
+      continue;
+    /* without an operator the key is the first word, for lb_expect_parse to reject */
+    char *op = strpbrk(start, "<>=");
+    char *value = op;
+    if (op == NULL)
+      op = value = start + strcspn(start, " \t");
+    else if (op[0] == '=' && op[1] != '=')
+      value = op + 1;
+    g_ptr_array_add(expects, g_strstrip(g_strndup(start, (gsize)(op - start))));
+    g_ptr_array_add(expects, g_strstrip(g_strdup(value)));
+    *line = '\0';
   }
   return g_strjoinv("\n", lines);
 }
@@ -345,6 +344,15 @@ read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GError **error)
 }
 
 static gboolean
+runs_balancer(const LbScenario *sc, const LbBalancer *b)
+{
+  for (guint i = 0; i < sc->runs->len; i++)
+    if (((LbBalancerRun *)sc->runs->pdata[i])->balancer == b)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
 add_balancer(LbScenario *sc, GKeyFile *kf, const char *name, const char *origin, GError **error)
 {
   const LbBalancer *b = lb_balancer_lookup(name);
@@ -355,10 +363,9 @@ add_balancer(LbScenario *sc, GKeyFile *kf, const char *name, const char *origin,
     return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
                 "%sunknown balancer '%s' (known: %s)", origin, name, known->str);
   }
-  for (guint i = 0; i < sc->runs->len; i++)
-    if (((LbBalancerRun *)sc->runs->pdata[i])->balancer == b)
-      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
-                  "'%s' is listed twice", name);
+  if (runs_balancer(sc, b))
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
+                "'%s' is listed twice", name);
   LbBalancerRun *run = g_new0(LbBalancerRun, 1);
   run->balancer = b;
   run->params = lb_params_new(b->params);
@@ -383,46 +390,70 @@ read_balancers(LbScenario *sc, GKeyFile *kf, const LbScenarioOverrides *ov, GErr
         return fail(error, LB_SCENARIO_ERROR_UNKNOWN_KEY, sc->file, "balancers", keys[i],
                     "unknown key (known: run)");
   }
-  if (ov != NULL && ov->balancer != NULL)
-    return add_balancer(sc, kf, ov->balancer, "--balancer: ", error);
-
-  g_autofree char *list = g_key_file_get_value(kf, "balancers", "run", NULL);
-  if (list == NULL)
-    return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "balancers", "run",
-                "missing: name the balancers to run, e.g. run = none, mlb");
-  g_auto(GStrv) names = g_strsplit_set(list, ";,", -1);
-  for (guint i = 0; names[i] != NULL; i++) {
-    g_strstrip(names[i]);
-    if (*names[i] == '\0')
+  if (ov != NULL && ov->balancer != NULL) {
+    if (!add_balancer(sc, kf, ov->balancer, "--balancer: ", error))
+      return FALSE;
+  } else {
+    g_autofree char *list = g_key_file_get_value(kf, "balancers", "run", NULL);
+    if (list == NULL)
+      return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "balancers", "run",
+                  "missing: name the balancers to run, e.g. run = none, mlb");
+    g_auto(GStrv) names = g_strsplit_set(list, ";,", -1);
+    for (guint i = 0; names[i] != NULL; i++) {
+      g_strstrip(names[i]);
+      if (*names[i] == '\0')
+        continue;
+      if (!add_balancer(sc, kf, names[i], "", error))
+        return FALSE;
+    }
+    if (sc->runs->len == 0)
+      return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "balancers", "run",
+                  "names no balancer");
+  }
+  /* the group of a balancer that does not run is checked all the same */
+  g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+  for (guint i = 0; groups[i] != NULL; i++) {
+    const LbBalancer *b = lb_balancer_lookup(groups[i]);
+    if (b == NULL || runs_balancer(sc, b))
       continue;
-    if (!add_balancer(sc, kf, names[i], "", error))
+    g_autoptr(LbParams) unused = lb_params_new(b->params);
+    if (!read_group(kf, sc->file, groups[i], unused, error))
       return FALSE;
   }
-  if (sc->runs->len == 0)
-    return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "balancers", "run",
-                "names no balancer");
   return TRUE;
 }
 
 static gboolean
-read_expects(LbScenario *sc, GKeyFile *kf, GError **error)
+add_expect(LbScenario *sc, const char *key, const char *value, GError **error)
+{
+  LbExpect *e = NULL;
+  g_autoptr(GError) local = NULL;
+  if (!lb_expect_parse(key, value, &e, &local))
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "expect", key, "%s",
+                local->message);
+  g_ptr_array_add(sc->expects, e);
+  if (lb_balancer_lookup(e->balancer) == NULL)
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "expect", key,
+                "unknown balancer '%s'", e->balancer);
+  return TRUE;
+}
+
+/* lines: key, value pairs from the file; what GKeyFile holds in [expect] came
+ * from --set and replaces the file's lines with the same key. */
+static gboolean
+read_expects(LbScenario *sc, GKeyFile *kf, GPtrArray *lines, GError **error)
 {
   sc->expects = g_ptr_array_new_with_free_func((GDestroyNotify)lb_expect_free);
-  if (!g_key_file_has_group(kf, "expect"))
-    return TRUE;
+  for (guint i = 0; i + 1 < lines->len; i += 2)
+    if (!g_key_file_has_key(kf, "expect", lines->pdata[i], NULL) &&
+        !add_expect(sc, lines->pdata[i], lines->pdata[i + 1], error))
+      return FALSE;
   gsize n = 0;
   g_auto(GStrv) keys = g_key_file_get_keys(kf, "expect", &n, NULL);
   for (gsize i = 0; i < n; i++) {
     g_autofree char *value = g_key_file_get_value(kf, "expect", keys[i], NULL);
-    LbExpect *e = NULL;
-    g_autoptr(GError) local = NULL;
-    if (!lb_expect_parse(keys[i], value, &e, &local))
-      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "expect", keys[i], "%s",
-                  local->message);
-    g_ptr_array_add(sc->expects, e);
-    if (lb_balancer_lookup(e->balancer) == NULL)
-      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "expect", keys[i],
-                  "unknown balancer '%s'", e->balancer);
+    if (!add_expect(sc, keys[i], value, error))
+      return FALSE;
   }
   return TRUE;
 }
@@ -455,7 +486,8 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
     fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
     return NULL;
   }
-  g_autofree char *clean = preprocess(text);
+  g_autoptr(GPtrArray) expect_lines = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *clean = preprocess(text, expect_lines);
   g_autoptr(GKeyFile) kf = g_key_file_new();
   if (!g_key_file_load_from_data(kf, clean, (gsize)-1, G_KEY_FILE_NONE, &local)) {
     fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
@@ -512,7 +544,7 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
     fail(error, LB_SCENARIO_ERROR_INVALID, path, "workload", "size", "must be at least 1");
     return NULL;
   }
-  if (!read_balancers(sc, kf, ov, error) || !read_expects(sc, kf, error))
+  if (!read_balancers(sc, kf, ov, error) || !read_expects(sc, kf, expect_lines, error))
     return NULL;
   return g_steal_pointer(&sc);
 }

@@ -80,8 +80,10 @@ lb_array1d_load(const LbArray1d *array, guint64 id, guint step)
     return (guint64)llround((double)array->from + t * ((double)array->to - (double)array->from));
   }
   case LB_PATTERN_STEP: {
+    /* at = 1 puts the edge at the right end (all high); only a drifted edge wraps */
     double edge = array->at + array->drift * step;
-    edge -= floor(edge);
+    if (edge < 0.0 || edge > 1.0)
+      edge -= floor(edge);
     return position(array, id) < edge ? array->high : array->low;
   }
   case LB_PATTERN_FILE:
