@@ -133,7 +133,8 @@ one_hotspot(guint64 seed, double drift)
 static void
 test_hotspots_shape(void)
 {
-  g_autoptr(GHashTable) peaks = g_hash_table_new(g_direct_hash, g_direct_equal);
+  g_autoptr(GHashTable) centres = g_hash_table_new(g_direct_hash, g_direct_equal);
+  guint64 lowest = G_MAXUINT64, highest = 0;
   for (guint64 seed = 1; seed <= 20; seed++) {
     LbArray1d a = one_hotspot(seed, 0.0);
     assert_pure(&a, 0);
@@ -142,7 +143,9 @@ test_hotspots_shape(void)
     /* base + amplitude * strength, strength in [0.5, 1] */
     g_assert_cmpuint(peak, >=, 10 + 500000);
     g_assert_cmpuint(peak, <=, 10 + 1000000);
-    g_hash_table_add(peaks, GSIZE_TO_POINTER(peak));
+    lowest = MIN(lowest, peak);
+    highest = MAX(highest, peak);
+    g_hash_table_add(centres, GSIZE_TO_POINTER(c));
     /* a gaussian whose standard deviation is width * size = 100 elements; the
      * grid puts the peak within half an element of the centre */
     double height = (double)(peak - 10);
@@ -159,8 +162,9 @@ test_hotspots_shape(void)
     for (guint64 id = 0; id < a.size; id++)
       g_assert_cmpuint(lb_array1d_load(&a, id, 0), >=, 10);
   }
-  /* the strength is drawn per seed */
-  g_assert_cmpuint(g_hash_table_size(peaks), >, 10);
+  /* strength and place are drawn per seed */
+  g_assert_cmpuint(highest - lowest, >, 100000);
+  g_assert_cmpuint(g_hash_table_size(centres), ==, 20);
 }
 
 static void
@@ -188,6 +192,16 @@ test_hotspots_drift(void)
     g_assert_cmpint(delta > 0 ? 1 : -1, ==, direction);
     previous = c;
   }
+
+  /* each hot spot picks its direction */
+  gboolean left = FALSE, right = FALSE;
+  for (guint64 seed = 1; seed <= 20; seed++) {
+    LbArray1d a = one_hotspot(seed, 0.01);
+    gint64 delta = ((gint64)argmax(&a, 1) - (gint64)argmax(&a, 0) + 15000) % 10000 - 5000;
+    left |= delta < 0;
+    right |= delta > 0;
+  }
+  g_assert_true(left && right);
 
   /* hot spots come back at the other end: the total load stays as it was
    * while they cross it (a cut-off gaussian would lose up to half) */

@@ -233,6 +233,9 @@ resolve_platform(LbScenario *sc, const char *base_dir, const char *value, const 
     found = first;
   else if (!g_path_is_absolute(value) && g_file_test(second, G_FILE_TEST_IS_REGULAR))
     found = second;
+  if (found == NULL && g_path_is_absolute(value))
+    return fail(error, LB_SCENARIO_ERROR_PLATFORM, sc->file, "scenario", "platform",
+                "%s'%s' not found", origin, value);
   if (found == NULL)
     return fail(error, LB_SCENARIO_ERROR_PLATFORM, sc->file, "scenario", "platform",
                 "%s'%s' not found (looked for %s and %s)", origin, value, first, second);

@@ -95,8 +95,8 @@ accumulate(LbRank *self, MlbRank *m, MlbKey mine)
     m->left_add[e] = partner < r ? other : (MlbKey){0, 0};
     block = mlb_key_add(block, other);
     m->block_sum[e + 1] = block;
+    lb_wait_sends(self);
   }
-  lb_wait_sends(self);
   m->total = block;
   m->prefix = block_prefix(m, 0);
 }
@@ -132,9 +132,9 @@ amounts(LbRank *self, MlbRank *m, gboolean levels)
         m->recv[e] = mlb_spans_measure(got, n);
       }
       round++;
+      lb_wait_sends(self);
     }
   }
-  lb_wait_sends(self);
   /* After the finest level a rank holds exactly its desired share. */
   MlbKey want_lo = mlb_desired_key(m->total, m->d, r, m->mode);
   MlbKey want_hi = mlb_desired_key(m->total, m->d, r + 1, m->mode);
@@ -241,8 +241,8 @@ migrate(LbRank *self, MlbRank *m)
                  ", phase 3 said %" G_GUINT64_FORMAT ") from rank %u; loan %" G_GINT64_FORMAT,
                  e, got, got_load, m->recv[e].load, partner, loan);
     }
+    lb_wait_sends(self);
   }
-  lb_wait_sends(self);
 
   /* The loan is what this rank holds beyond its desired load. */
   guint64 held = 0;

@@ -1,0 +1,923 @@
+/* Scenario files: what a valid file loads to, comments and [expect] forms,
+ * command-line overrides, and every input error (named by file, group and
+ * key). Scenarios are written into a fresh folder per test. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "lbsim/scenario.h"
+
+typedef struct {
+  char *dir;
+  char *cwd;
+} Fixture;
+
+static void
+fixture_setup(Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("lbsim-scenario-XXXXXX", &error);
+  g_assert_no_error(error);
+  f->dir = g_canonicalize_filename(dir, NULL);
+  f->cwd = g_get_current_dir();
+}
+
+static void
+remove_tree(const char *path)
+{
+  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
+    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+    const char *name;
+    while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
+      g_autofree char *child = g_build_filename(path, name, NULL);
+      remove_tree(child);
+    }
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
+}
+
+static void
+fixture_teardown(Fixture *f, gconstpointer data)
+{
+  g_assert_cmpint(g_chdir(f->cwd), ==, 0);
+  remove_tree(f->dir);
+  g_free(f->dir);
+  g_free(f->cwd);
+}
+
+/* Writes name (which may hold folders) under the fixture's folder. */
+static char *
+write_file(Fixture *f, const char *name, const char *text)
+{
+  char *path = g_build_filename(f->dir, name, NULL);
+  g_autofree char *parent = g_path_get_dirname(path);
+  g_assert_cmpint(g_mkdir_with_parents(parent, 0755), ==, 0);
+  g_autoptr(GError) error = NULL;
+  g_file_set_contents(path, text, -1, &error);
+  g_assert_no_error(error);
+  return path;
+}
+
+/* A real platform file, for the cases that place one next to a scenario. */
+static char *
+platform_text(const char *name)
+{
+  g_autofree char *path = g_build_filename(lb_platform_dir(), name, NULL);
+  char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_file_get_contents(path, &text, NULL, &error);
+  g_assert_no_error(error);
+  return text;
+}
+
+static char *
+shipped_platform(const char *name)
+{
+  g_autofree char *path = g_build_filename(lb_platform_dir(), name, NULL);
+  return g_canonicalize_filename(path, NULL);
+}
+
+static LbScenario *
+load_ok(const char *path, const LbScenarioOverrides *ov)
+{
+  g_autoptr(GError) error = NULL;
+  LbScenario *sc = lb_scenario_load(path, ov, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(sc);
+  return sc;
+}
+
+static const LbBalancerRun *
+run_at(const LbScenario *sc, guint i)
+{
+  g_assert_cmpuint(i, <, sc->runs->len);
+  return sc->runs->pdata[i];
+}
+
+static const LbExpect *
+expect_at(const LbScenario *sc, guint i)
+{
+  g_assert_cmpuint(i, <, sc->expects->len);
+  return sc->expects->pdata[i];
+}
+
+static void
+assert_expect(const LbExpect *e, const char *balancer, const char *metric, LbExpectOp op,
+              double value, const char *text)
+{
+  g_assert_cmpstr(e->balancer, ==, balancer);
+  g_assert_cmpstr(e->metric, ==, metric);
+  g_assert_cmpint(e->op, ==, op);
+  g_assert_cmpfloat(e->value, ==, value);
+  if (text != NULL)
+    g_assert_cmpstr(e->text, ==, text);
+}
+
+#define HEAD "[scenario]\nplatform = hypercube-16.xml\nranks = 16\n"
+#define RUN_NONE "[balancers]\nrun = none\n"
+
+static void
+test_full(Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = write_file(f, "full.ini",
+                                     "# every key that matters\n"
+                                     "[scenario]\n"
+                                     "name = full-test\n"
+                                     "description = all of it\n"
+                                     "platform = hypercube-16.xml\n"
+                                     "ranks = 16\n"
+                                     "seed = 42\n"
+                                     "steps = 5\n"
+                                     "placement = linear\n"
+                                     "\n"
+                                     "[workload]\n"
+                                     "model = array1d\n"
+                                     "size = 4096\n"
+                                     "pattern = hotspots\n"
+                                     "hotspots = 4\n"
+                                     "width = 0.05\n"
+                                     "amplitude = 500\n"
+                                     "base = 7\n"
+                                     "drift = -0.02\n"
+                                     "distribution = random\n"
+                                     "bytes-per-unit = 128\n"
+                                     "flops-per-unit = 2e4\n"
+                                     "\n"
+                                     "[balancers]\n"
+                                     "run = none, mlb\n"
+                                     "\n"
+                                     "[mlb]\n"
+                                     "desired = even\n"
+                                     "phase3 = finest\n"
+                                     "sum-flops = 3\n"
+                                     "\n"
+                                     "[expect]\n"
+                                     "mlb.schedule-steps <= 10\n"
+                                     "mlb.imbalance-after < 1.02\n"
+                                     "none.imbalance-after >= 1\n"
+                                     "mlb.messages > 0\n"
+                                     "none.bytes-moved == 0\n"
+                                     "mlb.accumulate-steps = <= 4\n");
+  g_autoptr(LbScenario) sc = load_ok(path, NULL);
+  g_assert_cmpstr(sc->file, ==, path);
+  g_assert_cmpstr(sc->name, ==, "full-test");
+  g_assert_cmpstr(sc->description, ==, "all of it");
+  g_autofree char *platform = shipped_platform("hypercube-16.xml");
+  g_assert_cmpstr(sc->platform, ==, platform);
+  g_assert_true(g_path_is_absolute(sc->platform));
+  g_assert_cmpuint(sc->ranks, ==, 16);
+  g_assert_cmpuint(sc->seed, ==, 42);
+  g_assert_cmpuint(sc->steps, ==, 5);
+  g_assert_cmpint(sc->placement, ==, LB_PLACEMENT_LINEAR);
+
+  const LbArray1d *a = &sc->array;
+  g_assert_cmpuint(a->seed, ==, 42); /* the scenario's seed drives the loads */
+  g_assert_cmpuint(a->size, ==, 4096);
+  g_assert_cmpint(a->pattern, ==, LB_PATTERN_HOTSPOTS);
+  g_assert_cmpuint(a->hotspots, ==, 4);
+  g_assert_cmpfloat(a->width, ==, 0.05);
+  g_assert_cmpfloat(a->amplitude, ==, 500);
+  g_assert_cmpuint(a->base, ==, 7);
+  g_assert_cmpfloat(a->drift, ==, -0.02);
+  g_assert_cmpint(a->distribution, ==, LB_DISTRIBUTION_RANDOM);
+  g_assert_null(a->file_loads);
+  g_assert_null(a->counts);
+  g_assert_cmpfloat(sc->bytes_per_unit, ==, 128);
+  g_assert_cmpfloat(sc->flops_per_unit, ==, 2e4);
+
+  g_assert_cmpuint(sc->runs->len, ==, 2);
+  const LbBalancerRun *none = run_at(sc, 0), *mlb = run_at(sc, 1);
+  g_assert_true(none->balancer == lb_balancer_lookup("none"));
+  g_assert_true(mlb->balancer == lb_balancer_lookup("mlb"));
+  g_assert_cmpstr(lb_params_get_string(mlb->params, "desired"), ==, "even");
+  g_assert_cmpstr(lb_params_get_string(mlb->params, "phase3"), ==, "finest");
+  g_assert_cmpfloat(lb_params_get_double(mlb->params, "sum-flops"), ==, 3);
+  g_assert_true(lb_params_is_set(mlb->params, "desired"));
+
+  g_assert_cmpuint(sc->expects->len, ==, 6);
+  assert_expect(expect_at(sc, 0), "mlb", "schedule_steps", LB_EXPECT_LE, 10,
+                "mlb.schedule-steps <= 10");
+  assert_expect(expect_at(sc, 1), "mlb", "imbalance_after", LB_EXPECT_LT, 1.02,
+                "mlb.imbalance-after < 1.02");
+  assert_expect(expect_at(sc, 2), "none", "imbalance_after", LB_EXPECT_GE, 1,
+                "none.imbalance-after >= 1");
+  assert_expect(expect_at(sc, 3), "mlb", "messages", LB_EXPECT_GT, 0, "mlb.messages > 0");
+  assert_expect(expect_at(sc, 4), "none", "bytes_moved", LB_EXPECT_EQ, 0,
+                "none.bytes-moved == 0");
+  assert_expect(expect_at(sc, 5), "mlb", "accumulate_steps", LB_EXPECT_LE, 4,
+                "mlb.accumulate-steps <= 4");
+}
+
+static void
+test_defaults(Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = write_file(f, "minimal.ini", HEAD "[balancers]\nrun = mlb\n");
+  g_autoptr(LbScenario) sc = load_ok(path, NULL);
+  g_assert_cmpstr(sc->name, ==, "minimal"); /* the file's name without .ini */
+  g_assert_null(sc->description);
+  g_assert_cmpuint(sc->seed, ==, 1);
+  g_assert_cmpuint(sc->steps, ==, 1);
+  g_assert_cmpint(sc->placement, ==, LB_PLACEMENT_AUTO);
+  const LbArray1d *a = &sc->array;
+  g_assert_cmpuint(a->seed, ==, 1);
+  g_assert_cmpuint(a->size, ==, 65536);
+  g_assert_cmpint(a->pattern, ==, LB_PATTERN_RANDOM);
+  g_assert_cmpuint(a->min, ==, 1);
+  g_assert_cmpuint(a->max, ==, 100);
+  g_assert_cmpuint(a->value, ==, 1);
+  g_assert_cmpuint(a->hotspots, ==, 3);
+  g_assert_cmpfloat(a->width, ==, 0.02);
+  g_assert_cmpfloat(a->amplitude, ==, 1000);
+  g_assert_cmpuint(a->base, ==, 10);
+  g_assert_cmpfloat(a->drift, ==, 0.01);
+  g_assert_cmpuint(a->from, ==, 1);
+  g_assert_cmpuint(a->to, ==, 100);
+  g_assert_cmpuint(a->low, ==, 1);
+  g_assert_cmpuint(a->high, ==, 10);
+  g_assert_cmpfloat(a->at, ==, 0.5);
+  g_assert_cmpint(a->distribution, ==, LB_DISTRIBUTION_BLOCK);
+  g_assert_cmpfloat(sc->bytes_per_unit, ==, 64);
+  g_assert_cmpfloat(sc->flops_per_unit, ==, 1e4);
+  g_assert_cmpuint(sc->runs->len, ==, 1);
+  const LbBalancerRun *mlb = run_at(sc, 0);
+  g_assert_true(mlb->balancer == lb_balancer_lookup("mlb"));
+  g_assert_cmpstr(lb_params_get_string(mlb->params, "desired"), ==, "halving");
+  g_assert_false(lb_params_is_set(mlb->params, "desired"));
+  g_assert_nonnull(sc->expects);
+  g_assert_cmpuint(sc->expects->len, ==, 0);
+
+  g_autofree char *other = write_file(f, "other.conf", HEAD RUN_NONE);
+  g_autoptr(LbScenario) sc2 = load_ok(other, NULL);
+  g_assert_cmpstr(sc2->name, ==, "other.conf");
+
+  /* each pattern's own keys reach the array */
+  g_autofree char *ramp =
+    write_file(f, "ramp.ini", HEAD RUN_NONE "[workload]\npattern = ramp\nfrom = 3\nto = 9\n");
+  g_autoptr(LbScenario) sc3 = load_ok(ramp, NULL);
+  g_assert_cmpint(sc3->array.pattern, ==, LB_PATTERN_RAMP);
+  g_assert_cmpuint(sc3->array.from, ==, 3);
+  g_assert_cmpuint(sc3->array.to, ==, 9);
+  g_autofree char *step = write_file(
+    f, "step.ini",
+    HEAD RUN_NONE "[workload]\npattern = step\nlow = 2\nhigh = 20\nat = 0.25\ndrift = 0\n");
+  g_autoptr(LbScenario) sc4 = load_ok(step, NULL);
+  g_assert_cmpint(sc4->array.pattern, ==, LB_PATTERN_STEP);
+  g_assert_cmpuint(sc4->array.low, ==, 2);
+  g_assert_cmpuint(sc4->array.high, ==, 20);
+  g_assert_cmpfloat(sc4->array.at, ==, 0.25);
+  g_assert_cmpfloat(sc4->array.drift, ==, 0);
+  g_autofree char *uniform =
+    write_file(f, "uniform.ini", HEAD RUN_NONE "[workload]\npattern = uniform\nvalue = 0\n");
+  g_autoptr(LbScenario) sc5 = load_ok(uniform, NULL);
+  g_assert_cmpint(sc5->array.pattern, ==, LB_PATTERN_UNIFORM);
+  g_assert_cmpuint(sc5->array.value, ==, 0);
+  g_autofree char *random_path =
+    write_file(f, "random.ini", HEAD RUN_NONE "[workload]\nmin = 5\nmax = 5\n"); /* min = max */
+  g_autoptr(LbScenario) sc6 = load_ok(random_path, NULL);
+  g_assert_cmpuint(sc6->array.min, ==, 5);
+  g_assert_cmpuint(sc6->array.max, ==, 5);
+}
+
+static void
+test_comments(Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = write_file(f, "c.ini",
+                                     "; a comment line\n"
+                                     "   # an indented one\n"
+                                     "[scenario] ; the main group\n"
+                                     "name = a;b#c\n"
+                                     "description = text # a note\n"
+                                     "platform = hypercube-16.xml   ; from platforms/\n"
+                                     "ranks = 16\t# tab, then the comment\n"
+                                     "steps = 3 ; not part of the number\n"
+                                     "[balancers]\n"
+                                     "run = none;mlb\n"
+                                     "[expect]  # checks\n"
+                                     "mlb.schedule-steps <= 10 ; the paper's bound\n"
+                                     "# mlb.messages > 1\n");
+  g_autoptr(LbScenario) sc = load_ok(path, NULL);
+  g_assert_cmpstr(sc->name, ==, "a;b#c"); /* no whitespace before: part of the value */
+  g_assert_cmpstr(sc->description, ==, "text");
+  g_assert_cmpuint(sc->ranks, ==, 16);
+  g_assert_cmpuint(sc->steps, ==, 3);
+  g_assert_cmpuint(sc->runs->len, ==, 2);
+  g_assert_true(run_at(sc, 1)->balancer == lb_balancer_lookup("mlb"));
+  g_assert_cmpuint(sc->expects->len, ==, 1);
+  assert_expect(expect_at(sc, 0), "mlb", "schedule_steps", LB_EXPECT_LE, 10,
+                "mlb.schedule-steps <= 10");
+}
+
+static void
+test_expect_forms(Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = write_file(f, "e.ini",
+                                     HEAD RUN_NONE "[expect]\n"
+                                                   "mlb.a<=3\n"
+                                                   "mlb.b >=3\n"
+                                                   "mlb.c<3\n"
+                                                   "mlb.d> 3\n"
+                                                   "mlb.e==3\n"
+                                                   "mlb.f = == 3\n"
+                                                   "mlb.g = >3\n"
+                                                   "  mlb.h   <   -1.5e1  \n"
+                                                   "\n"
+                                                   "none.imbalance-after >= 1.0\n"
+                                                   "none.imbalance-after <= 1.5\n"
+                                                   "none.imbalance-after < 2 ; a third bound\n");
+  g_autoptr(LbScenario) sc = load_ok(path, NULL);
+  g_assert_cmpuint(sc->expects->len, ==, 11);
+  assert_expect(expect_at(sc, 0), "mlb", "a", LB_EXPECT_LE, 3, "mlb.a <= 3");
+  assert_expect(expect_at(sc, 1), "mlb", "b", LB_EXPECT_GE, 3, "mlb.b >= 3");
+  assert_expect(expect_at(sc, 2), "mlb", "c", LB_EXPECT_LT, 3, "mlb.c < 3");
+  assert_expect(expect_at(sc, 3), "mlb", "d", LB_EXPECT_GT, 3, "mlb.d > 3");
+  assert_expect(expect_at(sc, 4), "mlb", "e", LB_EXPECT_EQ, 3, "mlb.e == 3");
+  assert_expect(expect_at(sc, 5), "mlb", "f", LB_EXPECT_EQ, 3, "mlb.f == 3");
+  assert_expect(expect_at(sc, 6), "mlb", "g", LB_EXPECT_GT, 3, "mlb.g > 3");
+  assert_expect(expect_at(sc, 7), "mlb", "h", LB_EXPECT_LT, -15, "mlb.h < -1.5e1");
+  /* a metric bounded on both sides keeps every bound */
+  assert_expect(expect_at(sc, 8), "none", "imbalance_after", LB_EXPECT_GE, 1, NULL);
+  assert_expect(expect_at(sc, 9), "none", "imbalance_after", LB_EXPECT_LE, 1.5, NULL);
+  assert_expect(expect_at(sc, 10), "none", "imbalance_after", LB_EXPECT_LT, 2, NULL);
+}
+
+static void
+test_file_pattern(Fixture *f, gconstpointer data)
+{
+  g_free(write_file(f, "data/loads.txt", "5 0 7\n7 1\n2 2 2\n"));
+  g_free(write_file(f, "data/counts.txt", "2\n0\n3\n3\n"));
+  g_autofree char *path =
+    write_file(f, "f.ini",
+               "[scenario]\nplatform = hypercube-4.xml\nranks = 4\n" RUN_NONE
+               "[workload]\npattern = file\nfile = data/loads.txt\n"
+               "distribution = file\ndistribution-file = data/counts.txt\n");
+  /* the data files are found next to the scenario, not in the working directory */
+  g_assert_false(g_file_test("data/loads.txt", G_FILE_TEST_EXISTS));
+  g_autoptr(LbScenario) sc = load_ok(path, NULL);
+  const LbArray1d *a = &sc->array;
+  g_assert_cmpint(a->pattern, ==, LB_PATTERN_FILE);
+  g_assert_cmpuint(a->size, ==, 8);
+  static const guint64 loads[] = {5, 0, 7, 7, 1, 2, 2, 2};
+  g_assert_cmpmem(a->file_loads, a->size * sizeof(guint64), loads, sizeof loads);
+  g_assert_cmpint(a->distribution, ==, LB_DISTRIBUTION_FILE);
+  static const guint64 counts[] = {2, 0, 3, 3};
+  g_assert_cmpmem(a->counts, a->counts_len * sizeof(guint64), counts, sizeof counts);
+  guint64 bounds[5];
+  lb_array1d_initial_bounds(a, sc->ranks, bounds);
+  static const guint64 expected[] = {0, 2, 2, 5, 8};
+  g_assert_cmpmem(bounds, sizeof bounds, expected, sizeof expected);
+  g_assert_cmpuint(lb_array1d_load(a, 2, 0), ==, 7);
+}
+
+static void
+test_platform_lookup(Fixture *f, gconstpointer data)
+{
+  g_autofree char *xml = platform_text("hypercube-4.xml");
+  g_autofree char *local = write_file(f, "sub/local.xml", xml);
+  g_autofree char *shadow = write_file(f, "sub/hypercube-16.xml", xml);
+  g_autofree char *nested = write_file(f, "sub/machines/m.xml", xml);
+
+  /* relative to the scenario's folder, whatever the working directory */
+  g_autofree char *p1 =
+    write_file(f, "sub/a.ini", "[scenario]\nplatform = local.xml\nranks = 4\n" RUN_NONE);
+  g_autoptr(LbScenario) s1 = load_ok(p1, NULL);
+  g_assert_cmpstr(s1->platform, ==, local);
+
+  g_autofree char *p2 = write_file(f, "sub/b.ini",
+                                   "[scenario]\nplatform = machines/m.xml\nranks = 4\n" RUN_NONE);
+  g_autoptr(LbScenario) s2 = load_ok(p2, NULL);
+  g_assert_cmpstr(s2->platform, ==, nested);
+
+  /* the scenario's folder comes before platforms/ */
+  g_autofree char *p3 = write_file(f, "sub/c.ini", HEAD RUN_NONE);
+  g_autoptr(LbScenario) s3 = load_ok(p3, NULL);
+  g_assert_cmpstr(s3->platform, ==, shadow);
+
+  /* then platforms/ */
+  g_autofree char *p4 = write_file(f, "d.ini", HEAD RUN_NONE);
+  g_autoptr(LbScenario) s4 = load_ok(p4, NULL);
+  g_autofree char *shipped = shipped_platform("hypercube-16.xml");
+  g_assert_cmpstr(s4->platform, ==, shipped);
+
+  g_autofree char *text = g_strdup_printf("[scenario]\nplatform = %s\nranks = 4\n" RUN_NONE, local);
+  g_autofree char *p5 = write_file(f, "e.ini", text);
+  g_autoptr(LbScenario) s5 = load_ok(p5, NULL);
+  g_assert_cmpstr(s5->platform, ==, local);
+
+  g_autofree char *p6 =
+    write_file(f, "f.ini", "[scenario]\nplatform = ./sub/../sub/local.xml\nranks = 4\n" RUN_NONE);
+  g_autoptr(LbScenario) s6 = load_ok(p6, NULL);
+  g_assert_cmpstr(s6->platform, ==, local); /* canonical */
+}
+
+static void
+test_override_ranks(Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = write_file(f, "r.ini", HEAD "[balancers]\nrun = none, mlb\n");
+  LbScenarioOverrides ov = {.ranks = 4};
+  g_autoptr(LbScenario) sc = load_ok(path, &ov);
+  g_assert_cmpuint(sc->ranks, ==, 4);
+  LbScenarioOverrides keep = {.ranks = 0};
+  g_autoptr(LbScenario) kept = load_ok(path, &keep);
+  g_assert_cmpuint(kept->ranks, ==, 16);
+
+  /* a file without ranks is complete with --ranks */
+  g_autofree char *bare = write_file(f, "bare.ini", "[scenario]\nplatform = hypercube-16.xml\n" RUN_NONE);
+  LbScenarioOverrides eight = {.ranks = 8};
+  g_autoptr(LbScenario) sc2 = load_ok(bare, &eight);
+  g_assert_cmpuint(sc2->ranks, ==, 8);
+}
+
+static void
+test_override_platform(Fixture *f, gconstpointer data)
+{
+  g_autofree char *xml = platform_text("hypercube-4.xml");
+  g_free(write_file(f, "here.xml", xml));
+  g_free(write_file(f, "sub/only-sub.xml", xml));
+  g_autofree char *path = write_file(f, "sub/s.ini", HEAD RUN_NONE);
+  g_assert_cmpint(g_chdir(f->dir), ==, 0);
+  g_autofree char *cwd = g_get_current_dir(); /* f->dir, symbolic links resolved */
+  g_autofree char *here = g_build_filename(cwd, "here.xml", NULL);
+
+  LbScenarioOverrides ov = {.platform = "here.xml"};
+  g_autoptr(LbScenario) sc = load_ok(path, &ov);
+  g_assert_cmpstr(sc->platform, ==, here);
+
+  LbScenarioOverrides shipped = {.platform = "hypercube-8.xml"};
+  g_autoptr(LbScenario) sc2 = load_ok(path, &shipped);
+  g_autofree char *expected = shipped_platform("hypercube-8.xml");
+  g_assert_cmpstr(sc2->platform, ==, expected);
+
+  /* a file without platform is complete with --platform */
+  g_autofree char *bare = write_file(f, "sub/bare.ini", "[scenario]\nranks = 4\n" RUN_NONE);
+  g_autoptr(LbScenario) sc3 = load_ok(bare, &ov);
+  g_assert_cmpstr(sc3->platform, ==, here);
+
+  /* --platform is relative to the working directory, not to the scenario */
+  LbScenarioOverrides wrong = {.platform = "only-sub.xml"};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbScenario) none = lb_scenario_load(path, &wrong, &error);
+  g_assert_null(none);
+  g_assert_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_PLATFORM);
+  g_assert_nonnull(strstr(error->message, path));
+  g_assert_nonnull(strstr(error->message, "--platform"));
+  g_assert_nonnull(strstr(error->message, "only-sub.xml"));
+}
+
+static void
+test_override_balancer(Fixture *f, gconstpointer data)
+{
+  g_autofree char *path =
+    write_file(f, "b.ini", HEAD "[balancers]\nrun = none, mlb\n[mlb]\ndesired = even\n");
+  LbScenarioOverrides ov = {.balancer = "mlb"};
+  g_autoptr(LbScenario) sc = load_ok(path, &ov);
+  g_assert_cmpuint(sc->runs->len, ==, 1);
+  g_assert_true(run_at(sc, 0)->balancer == lb_balancer_lookup("mlb"));
+  g_assert_cmpstr(lb_params_get_string(run_at(sc, 0)->params, "desired"), ==, "even");
+
+  LbScenarioOverrides none = {.balancer = "none"};
+  g_autoptr(LbScenario) sc2 = load_ok(path, &none);
+  g_assert_cmpuint(sc2->runs->len, ==, 1);
+  g_assert_true(run_at(sc2, 0)->balancer == lb_balancer_lookup("none"));
+
+  /* and a file with no run list at all */
+  g_autofree char *bare = write_file(f, "bare.ini", HEAD);
+  g_autoptr(LbScenario) sc3 = load_ok(bare, &ov);
+  g_assert_cmpuint(sc3->runs->len, ==, 1);
+}
+
+static void
+test_override_sets(Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = write_file(f, "s.ini",
+                                     HEAD "steps = 2\n"
+                                          "[workload]\nsize = 1000\n"
+                                          "[balancers]\nrun = none, mlb\n"
+                                          "[mlb]\ndesired = halving\n"
+                                          "[expect]\n"
+                                          "mlb.schedule-steps <= 10\n"
+                                          "none.imbalance-after >= 1\n"
+                                          "none.imbalance-after <= 1.5\n");
+  const char *const sets[] = {"workload.pattern=uniform",
+                              "workload.value=9",
+                              "mlb.desired=even",
+                              "mlb.phase3=finest",
+                              "scenario.steps=3",
+                              "expect.none.imbalance-after=<= 1.2",
+                              NULL};
+  LbScenarioOverrides ov = {.sets = sets};
+  g_autoptr(LbScenario) sc = load_ok(path, &ov);
+  g_assert_cmpint(sc->array.pattern, ==, LB_PATTERN_UNIFORM);
+  g_assert_cmpuint(sc->array.value, ==, 9);
+  g_assert_cmpuint(sc->array.size, ==, 1000);
+  g_assert_cmpuint(sc->steps, ==, 3);
+  const LbParams *mlb = run_at(sc, 1)->params;
+  g_assert_cmpstr(lb_params_get_string(mlb, "desired"), ==, "even");
+  g_assert_cmpstr(lb_params_get_string(mlb, "phase3"), ==, "finest");
+  /* a set [expect] key replaces the file's lines with that key */
+  g_assert_cmpuint(sc->expects->len, ==, 2);
+  assert_expect(expect_at(sc, 0), "mlb", "schedule_steps", LB_EXPECT_LE, 10, NULL);
+  assert_expect(expect_at(sc, 1), "none", "imbalance_after", LB_EXPECT_LE, 1.2,
+                "none.imbalance-after <= 1.2");
+
+  /* without sets the file's values stand */
+  g_autoptr(LbScenario) plain = load_ok(path, NULL);
+  g_assert_cmpint(plain->array.pattern, ==, LB_PATTERN_RANDOM);
+  g_assert_cmpuint(plain->steps, ==, 2);
+  g_assert_cmpuint(plain->expects->len, ==, 3);
+}
+
+/* ---- errors ---- */
+
+typedef struct {
+  const char *name;
+  const char *text;
+  const char *aux_name; /* a file written next to the scenario */
+  const char *aux_text;
+  const char *set;      /* one --set */
+  gint ranks;           /* --ranks */
+  const char *balancer; /* --balancer */
+  int code;
+  const char *group; /* the message names [group] key, or [group] if key is NULL */
+  const char *key;
+  const char *detail; /* more text the message holds */
+  const char *absent; /* text it must not hold */
+} ErrorCase;
+
+static const ErrorCase error_cases[] = {
+  {"syntax/open-group", "[scenario\nranks = 16\n", .code = LB_SCENARIO_ERROR_PARSE},
+  {"syntax/no-group", "ranks = 16\n", .code = LB_SCENARIO_ERROR_PARSE},
+  {"syntax/not-a-pair", HEAD "ranks 16\n" RUN_NONE, .code = LB_SCENARIO_ERROR_PARSE,
+   .detail = "ranks 16"},
+  {"unknown-group", HEAD RUN_NONE "[workloads]\nsize = 3\n", .code = LB_SCENARIO_ERROR_UNKNOWN_GROUP,
+   .group = "workloads", .detail = "unknown group"},
+  {"unknown-group/balancer", HEAD RUN_NONE "[lbd]\ntolerance = 0.05\n",
+   .code = LB_SCENARIO_ERROR_UNKNOWN_GROUP, .group = "lbd"},
+  {"unknown-key/scenario", HEAD "rank = 3\n" RUN_NONE, .code = LB_SCENARIO_ERROR_UNKNOWN_KEY,
+   .group = "scenario", .key = "rank", .detail = "known: name, description, platform, ranks"},
+  {"unknown-key/workload", HEAD RUN_NONE "[workload]\nsizes = 10\n",
+   .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "workload", .key = "sizes",
+   .detail = "bytes-per-unit"},
+  {"unknown-key/mlb", HEAD "[balancers]\nrun = mlb\n[mlb]\ndesire = even\n",
+   .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "mlb", .key = "desire",
+   .detail = "known: desired, phase3"},
+  {"unknown-key/mlb-not-run", HEAD RUN_NONE "[mlb]\ndesire = even\n",
+   .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "mlb", .key = "desire"},
+  {"unknown-key/none", HEAD RUN_NONE "[none]\nlevel = 1\n", .code = LB_SCENARIO_ERROR_UNKNOWN_KEY,
+   .group = "none", .key = "level", .detail = "known: none"},
+  {"unknown-key/balancers", HEAD "[balancers]\nrun = none\nruns = mlb\n",
+   .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "balancers", .key = "runs",
+   .detail = "known: run"},
+  {"unknown-key/set", HEAD RUN_NONE, .set = "workload.bogus=1",
+   .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "workload", .key = "bogus"},
+  {"bad-int/ranks", "[scenario]\nplatform = hypercube-16.xml\nranks = sixteen\n" RUN_NONE,
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "ranks",
+   .detail = "'sixteen' is not an integer"},
+  {"bad-int/size", HEAD RUN_NONE "[workload]\nsize = 2048x2048\n", .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "workload", .key = "size", .detail = "not an integer"},
+  {"bad-int/fraction", HEAD "steps = 2.5\n" RUN_NONE, .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "scenario", .key = "steps", .detail = "not an integer"},
+  {"bad-number", HEAD RUN_NONE "[workload]\npattern = hotspots\nwidth = narrow\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "width",
+   .detail = "'narrow' is not a number"},
+  {"bad-number/mlb", HEAD "[balancers]\nrun = mlb\n[mlb]\nsum-flops = lots\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "mlb", .key = "sum-flops",
+   .detail = "not a number"},
+  {"range/steps", HEAD "steps = 0\n" RUN_NONE, .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "scenario", .key = "steps", .detail = "out of range"},
+  {"range/ranks", "[scenario]\nplatform = hypercube-16.xml\nranks = 0\n" RUN_NONE,
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "ranks",
+   .detail = "out of range"},
+  {"range/ranks-override", HEAD RUN_NONE, .ranks = 2000000, .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "scenario", .key = "ranks", .detail = "out of range"},
+  {"range/seed", HEAD "seed = -1\n" RUN_NONE, .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "scenario", .key = "seed", .detail = "out of range"},
+  {"range/size", HEAD RUN_NONE "[workload]\nsize = 0\n", .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "workload", .key = "size", .detail = "out of range"},
+  {"range/width", HEAD RUN_NONE "[workload]\npattern = hotspots\nwidth = 2\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "width",
+   .detail = "out of range"},
+  {"range/drift", HEAD RUN_NONE "[workload]\npattern = step\ndrift = -1.5\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "drift",
+   .detail = "out of range"},
+  {"range/at", HEAD RUN_NONE "[workload]\npattern = step\nat = 1.01\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "at", .detail = "out of range"},
+  {"choice/placement", HEAD "placement = diagonal\n" RUN_NONE, .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "scenario", .key = "placement",
+   .detail = "'diagonal' is not one of: auto, linear, gray"},
+  {"choice/pattern", HEAD RUN_NONE "[workload]\npattern = gaussian\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "pattern",
+   .detail = "'gaussian' is not one of"},
+  {"choice/model", HEAD RUN_NONE "[workload]\nmodel = field2d\n", .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "workload", .key = "model", .detail = "'field2d'"},
+  {"choice/mlb", HEAD "[balancers]\nrun = mlb\n[mlb]\ndesired = half\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "mlb", .key = "desired",
+   .detail = "'half' is not one of: halving, even"},
+  {"choice/mlb-not-run", HEAD RUN_NONE "[mlb]\nphase3 = all\n", .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "mlb", .key = "phase3", .detail = "'all'"},
+  {"empty-value", HEAD "name =\n" RUN_NONE, .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "scenario", .key = "name", .detail = "empty"},
+  {"missing/ranks", "[scenario]\nplatform = hypercube-16.xml\n" RUN_NONE,
+   .code = LB_SCENARIO_ERROR_MISSING, .group = "scenario", .key = "ranks"},
+  {"missing/scenario", RUN_NONE, .code = LB_SCENARIO_ERROR_MISSING, .group = "scenario",
+   .key = "ranks"},
+  {"missing/platform", "[scenario]\nranks = 16\n" RUN_NONE, .code = LB_SCENARIO_ERROR_MISSING,
+   .group = "scenario", .key = "platform"},
+  {"missing/run", HEAD, .code = LB_SCENARIO_ERROR_MISSING, .group = "balancers", .key = "run"},
+  {"missing/run-empty", HEAD "[balancers]\nrun = ,\n", .code = LB_SCENARIO_ERROR_MISSING,
+   .group = "balancers", .key = "run", .detail = "names no balancer"},
+  {"platform/not-found", "[scenario]\nplatform = no-such-machine.xml\nranks = 16\n" RUN_NONE,
+   .code = LB_SCENARIO_ERROR_PLATFORM, .group = "scenario", .key = "platform",
+   .detail = "'no-such-machine.xml' not found (looked for", .absent = "--platform"},
+  {"platform/absolute", "[scenario]\nplatform = /no/such/dir/hypercube-16.xml\nranks = 16\n" RUN_NONE,
+   .code = LB_SCENARIO_ERROR_PLATFORM, .group = "scenario", .key = "platform",
+   .detail = "'/no/such/dir/hypercube-16.xml' not found", .absent = "/platforms/"},
+  {"platform/folder", "[scenario]\nplatform = sub\nranks = 16\n" RUN_NONE, "sub/x.xml", "x",
+   .code = LB_SCENARIO_ERROR_PLATFORM, .group = "scenario", .key = "platform"},
+  {"pattern-key/hotspots", HEAD RUN_NONE "[workload]\npattern = random\nhotspots = 3\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "hotspots",
+   .detail = "applies to pattern hotspots, but pattern is random"},
+  {"pattern-key/default-pattern", HEAD RUN_NONE "[workload]\nvalue = 4\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "value",
+   .detail = "but pattern is random"},
+  {"pattern-key/drift", HEAD RUN_NONE "[workload]\npattern = ramp\ndrift = 0.1\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "drift",
+   .detail = "hotspots|step"},
+  {"pattern-key/file", HEAD RUN_NONE "[workload]\npattern = uniform\nfile = loads.txt\n",
+   "loads.txt", "1 2 3", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "file"},
+  {"pattern-key/set", HEAD RUN_NONE "[workload]\nmin = 5\n", .set = "workload.pattern=uniform",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "min",
+   .detail = "but pattern is uniform"},
+  {"min-max", HEAD RUN_NONE "[workload]\npattern = random\nmin = 10\nmax = 5\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "min",
+   .detail = "min (10) is larger than max (5)"},
+  {"file/no-file", HEAD RUN_NONE "[workload]\npattern = file\n", .code = LB_SCENARIO_ERROR_MISSING,
+   .group = "workload", .key = "file"},
+  {"file/size", HEAD RUN_NONE "[workload]\npattern = file\nfile = loads.txt\nsize = 3\n",
+   "loads.txt", "1 2 3", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size"},
+  {"file/not-found", HEAD RUN_NONE "[workload]\npattern = file\nfile = nope.txt\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "file", .detail = "nope.txt"},
+  {"file/bad-content", HEAD RUN_NONE "[workload]\npattern = file\nfile = loads.txt\n",
+   "loads.txt", "1 2\n3 x\n", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload",
+   .key = "file", .detail = "loads.txt:2:"},
+  {"file/negative", HEAD RUN_NONE "[workload]\npattern = file\nfile = loads.txt\n", "loads.txt",
+   "-1\n", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "file",
+   .detail = "loads.txt:1:"},
+  {"file/empty", HEAD RUN_NONE "[workload]\npattern = file\nfile = loads.txt\n", "loads.txt",
+   "\n", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "file",
+   .detail = "holds no loads"},
+  {"distribution/count",
+   HEAD RUN_NONE "[workload]\nsize = 100\ndistribution = file\ndistribution-file = counts.txt\n",
+   "counts.txt", "10 10 10 10 10 10 10 10 10 10 0 0 0 0 0\n", .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "workload", .key = "distribution-file", .detail = "holds 15 counts summing to 100"},
+  {"distribution/sum",
+   HEAD RUN_NONE "[workload]\nsize = 100\ndistribution = file\ndistribution-file = counts.txt\n",
+   "counts.txt", "10 10 10 10 10 10 10 10 10 9 0 0 0 0 0 0\n", .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "workload", .key = "distribution-file", .detail = "summing to 99"},
+  {"distribution/ranks-override",
+   HEAD RUN_NONE "[workload]\nsize = 16\ndistribution = file\ndistribution-file = counts.txt\n",
+   "counts.txt", "1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n", .ranks = 8,
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "distribution-file",
+   .detail = "expected 8 counts"},
+  {"distribution/bad-content",
+   HEAD RUN_NONE "[workload]\nsize = 16\ndistribution = file\ndistribution-file = counts.txt\n",
+   "counts.txt", "1 -2\n", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload",
+   .key = "distribution-file", .detail = "counts.txt:1:"},
+  {"distribution/no-file", HEAD RUN_NONE "[workload]\ndistribution = file\n",
+   .code = LB_SCENARIO_ERROR_MISSING, .group = "workload", .key = "distribution-file"},
+  {"distribution/file-with-block", HEAD RUN_NONE "[workload]\ndistribution-file = counts.txt\n",
+   "counts.txt", "1", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload",
+   .key = "distribution-file", .detail = "distribution is block"},
+  {"balancer/unknown", HEAD "[balancers]\nrun = none, bogus\n", .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "balancers", .key = "run", .detail = "unknown balancer 'bogus' (known: none, mlb"},
+  {"balancer/override-unknown", HEAD RUN_NONE, .balancer = "bogus",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
+   .detail = "--balancer: unknown balancer 'bogus'"},
+  {"balancer/twice", HEAD "[balancers]\nrun = mlb; none; mlb\n", .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "balancers", .key = "run", .detail = "'mlb' is listed twice"},
+  {"mlb/ranks-12", "[scenario]\nplatform = hypercube-16.xml\nranks = 12\n[balancers]\nrun = none, mlb\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "ranks",
+   .detail = "12 is not a power of two"},
+  {"mlb/ranks-override", HEAD "[balancers]\nrun = mlb\n", .ranks = 6,
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "ranks",
+   .detail = "6 is not a power of two"},
+  {"mlb/balancer-override", "[scenario]\nplatform = hypercube-16.xml\nranks = 12\n" RUN_NONE,
+   .balancer = "mlb", .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "ranks",
+   .detail = "power of two"},
+  {"expect/no-operator", HEAD RUN_NONE "[expect]\nnone.imbalance-after 1.5\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.imbalance-after",
+   .detail = "needs a comparison"},
+  {"expect/equals-only", HEAD RUN_NONE "[expect]\nnone.imbalance-after = 1.5\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.imbalance-after",
+   .detail = "needs a comparison"},
+  {"expect/not-a-number", HEAD RUN_NONE "[expect]\nnone.imbalance-after <= one\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.imbalance-after",
+   .detail = "does not compare with a number"},
+  {"expect/trailing", HEAD RUN_NONE "[expect]\nnone.imbalance-after <= 1.5x\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.imbalance-after",
+   .detail = "does not compare with a number"},
+  {"expect/no-number", HEAD RUN_NONE "[expect]\nnone.imbalance-after >=\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.imbalance-after"},
+  {"expect/no-dot", HEAD RUN_NONE "[expect]\nimbalance-after <= 2\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "imbalance-after",
+   .detail = "is not BALANCER.METRIC"},
+  {"expect/unknown-balancer", HEAD RUN_NONE "[expect]\nlbd.steps <= 3\n",
+   .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "lbd.steps",
+   .detail = "unknown balancer 'lbd'"},
+  {"expect/set", HEAD RUN_NONE, .set = "expect.mlb.steps=3", .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "expect", .key = "mlb.steps", .detail = "needs a comparison"},
+  {"set/no-equals", HEAD RUN_NONE, .set = "workload.pattern", .code = LB_SCENARIO_ERROR_INVALID,
+   .detail = "--set workload.pattern: expected GROUP.KEY=VALUE"},
+  {"set/no-dot", HEAD RUN_NONE, .set = "ranks=4", .code = LB_SCENARIO_ERROR_INVALID,
+   .detail = "--set ranks=4: expected GROUP.KEY=VALUE"},
+  {"set/dot-in-value", HEAD RUN_NONE, .set = "name=a.b", .code = LB_SCENARIO_ERROR_INVALID,
+   .detail = "--set name=a.b:"},
+  {"set/no-group", HEAD RUN_NONE, .set = ".ranks=4", .code = LB_SCENARIO_ERROR_INVALID,
+   .detail = "--set .ranks=4:"},
+  {"set/no-key", HEAD RUN_NONE, .set = "scenario.=4", .code = LB_SCENARIO_ERROR_INVALID,
+   .detail = "--set scenario.=4:"},
+  {"set/bad-value", HEAD RUN_NONE, .set = "scenario.steps=many", .code = LB_SCENARIO_ERROR_INVALID,
+   .group = "scenario", .key = "steps", .detail = "'many' is not an integer"},
+  {"set/unknown-group", HEAD RUN_NONE, .set = "workloads.size=4",
+   .code = LB_SCENARIO_ERROR_UNKNOWN_GROUP, .group = "workloads"},
+};
+
+static void
+test_error(Fixture *f, gconstpointer data)
+{
+  const ErrorCase *c = data;
+  if (c->aux_name != NULL)
+    g_free(write_file(f, c->aux_name, c->aux_text));
+  g_autofree char *path = write_file(f, "bad.ini", c->text);
+  const char *sets[] = {c->set, NULL};
+  LbScenarioOverrides ov = {.ranks = c->ranks, .balancer = c->balancer, .sets = sets};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbScenario) sc = lb_scenario_load(path, &ov, &error);
+  g_assert_null(sc);
+  g_assert_error(error, LB_SCENARIO_ERROR, c->code);
+  g_test_message("%s", error->message);
+  g_assert_true(g_str_has_prefix(error->message, path));
+  if (c->group != NULL) {
+    g_autofree char *where = c->key != NULL ? g_strdup_printf(": [%s] %s: ", c->group, c->key)
+                                            : g_strdup_printf(": [%s]: ", c->group);
+    g_assert_nonnull(strstr(error->message, where));
+  } else if (c->code != LB_SCENARIO_ERROR_PARSE) {
+    g_assert_null(strstr(error->message, "[")); /* no group to name */
+  }
+  if (c->detail != NULL)
+    g_assert_nonnull(strstr(error->message, c->detail));
+  if (c->absent != NULL)
+    g_assert_null(strstr(error->message, c->absent));
+}
+
+static void
+test_error_unreadable(Fixture *f, gconstpointer data)
+{
+  g_autofree char *missing = g_build_filename(f->dir, "missing.ini", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbScenario) sc = lb_scenario_load(missing, NULL, &error);
+  g_assert_null(sc);
+  g_assert_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_PARSE);
+  g_assert_true(g_str_has_prefix(error->message, missing));
+
+  g_autoptr(GError) error2 = NULL;
+  g_autoptr(LbScenario) sc2 = lb_scenario_load(f->dir, NULL, &error2); /* a folder */
+  g_assert_null(sc2);
+  g_assert_error(error2, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_PARSE);
+  g_assert_true(g_str_has_prefix(error2->message, f->dir));
+}
+
+/* ---- [expect] lines ---- */
+
+static void
+test_expect_parse(void)
+{
+  static const struct {
+    const char *key, *value;
+    LbExpectOp op;
+    double bound;
+    const char *balancer, *metric, *text;
+  } good[] = {
+    {"mlb.schedule-steps", "<= 10", LB_EXPECT_LE, 10, "mlb", "schedule_steps",
+     "mlb.schedule-steps <= 10"},
+    {"mlb.x", "<3", LB_EXPECT_LT, 3, "mlb", "x", "mlb.x < 3"},
+    {"none.imbalance-after", "  >=  1.5  ", LB_EXPECT_GE, 1.5, "none", "imbalance_after",
+     "none.imbalance-after >= 1.5"},
+    {"a.b-c-d", "> -2e3", LB_EXPECT_GT, -2000, "a", "b_c_d", "a.b-c-d > -2e3"},
+    {"mlb.bytes_moved", "==0", LB_EXPECT_EQ, 0, "mlb", "bytes_moved", "mlb.bytes_moved == 0"},
+    {"x.y.z", "<= .5", LB_EXPECT_LE, 0.5, "x", "y.z", "x.y.z <= .5"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(good); i++) {
+    LbExpect *e = NULL;
+    g_autoptr(GError) error = NULL;
+    g_assert_true(lb_expect_parse(good[i].key, good[i].value, &e, &error));
+    g_assert_no_error(error);
+    assert_expect(e, good[i].balancer, good[i].metric, good[i].op, good[i].bound, good[i].text);
+    lb_expect_free(e);
+  }
+
+  static const struct {
+    const char *key, *value;
+  } bad[] = {
+    {"steps", "<= 10"},   {".steps", "<= 10"},   {"mlb.", "<= 10"},   {"mlb.steps", "10"},
+    {"mlb.steps", "= 10"}, {"mlb.steps", "=< 10"}, {"mlb.steps", "=> 10"}, {"mlb.steps", "<="},
+    {"mlb.steps", "<= ten"}, {"mlb.steps", "<= 10 apples"}, {"mlb.steps", "<= 1e999"},
+    {"mlb.steps", ""},    {"mlb.steps", "<> 3"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    LbExpect *e = NULL;
+    g_autoptr(GError) error = NULL;
+    g_assert_false(lb_expect_parse(bad[i].key, bad[i].value, &e, &error));
+    g_assert_null(e);
+    g_assert_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID);
+    g_assert_nonnull(strstr(error->message, bad[i].key));
+  }
+  lb_expect_free(NULL);
+}
+
+static gboolean
+holds(const char *value, double actual)
+{
+  LbExpect *e = NULL;
+  g_assert_true(lb_expect_parse("mlb.m", value, &e, NULL));
+  gboolean result = lb_expect_holds(e, actual);
+  lb_expect_free(e);
+  return result;
+}
+
+static void
+test_expect_holds(void)
+{
+  double below = nextafter(10, 0), above = nextafter(10, 20);
+  g_assert_true(holds("<= 10", below));
+  g_assert_true(holds("<= 10", 10));
+  g_assert_false(holds("<= 10", above));
+  g_assert_true(holds("< 10", below));
+  g_assert_false(holds("< 10", 10));
+  g_assert_false(holds("< 10", above));
+  g_assert_false(holds(">= 10", below));
+  g_assert_true(holds(">= 10", 10));
+  g_assert_true(holds(">= 10", above));
+  g_assert_false(holds("> 10", below));
+  g_assert_false(holds("> 10", 10));
+  g_assert_true(holds("> 10", above));
+  g_assert_false(holds("== 10", below));
+  g_assert_true(holds("== 10", 10));
+  g_assert_false(holds("== 10", above));
+
+  /* the bound as written and the same literal in a result compare equal */
+  g_assert_true(holds("<= 1.02", 1.02));
+  g_assert_false(holds("< 1.02", 1.02));
+  g_assert_true(holds(">= -0.5", -0.5));
+  g_assert_true(holds("== 0", -0.0));
+  g_assert_false(holds("<= 5", NAN)); /* a missing number fails every check */
+  g_assert_false(holds(">= 5", NAN));
+
+  static const LbExpectOp ops[] = {LB_EXPECT_LE, LB_EXPECT_LT, LB_EXPECT_GE, LB_EXPECT_GT,
+                                   LB_EXPECT_EQ};
+  static const char *const texts[] = {"<=", "<", ">=", ">", "=="};
+  for (guint i = 0; i < G_N_ELEMENTS(ops); i++) {
+    g_assert_cmpstr(lb_expect_op_text(ops[i]), ==, texts[i]);
+    g_autofree char *value = g_strdup_printf("%s 7", lb_expect_op_text(ops[i]));
+    LbExpect *e = NULL;
+    g_assert_true(lb_expect_parse("none.x", value, &e, NULL));
+    g_assert_cmpint(e->op, ==, ops[i]);
+    lb_expect_free(e);
+  }
+}
+
+int
+main(int argc, char *argv[])
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add("/scenario/load/full", Fixture, NULL, fixture_setup, test_full, fixture_teardown);
+  g_test_add("/scenario/load/defaults", Fixture, NULL, fixture_setup, test_defaults,
+             fixture_teardown);
+  g_test_add("/scenario/load/comments", Fixture, NULL, fixture_setup, test_comments,
+             fixture_teardown);
+  g_test_add("/scenario/load/expect-forms", Fixture, NULL, fixture_setup, test_expect_forms,
+             fixture_teardown);
+  g_test_add("/scenario/load/file-pattern", Fixture, NULL, fixture_setup, test_file_pattern,
+             fixture_teardown);
+  g_test_add("/scenario/platform/lookup", Fixture, NULL, fixture_setup, test_platform_lookup,
+             fixture_teardown);
+  g_test_add("/scenario/override/ranks", Fixture, NULL, fixture_setup, test_override_ranks,
+             fixture_teardown);
+  g_test_add("/scenario/override/platform", Fixture, NULL, fixture_setup, test_override_platform,
+             fixture_teardown);
+  g_test_add("/scenario/override/balancer", Fixture, NULL, fixture_setup, test_override_balancer,
+             fixture_teardown);
+  g_test_add("/scenario/override/sets", Fixture, NULL, fixture_setup, test_override_sets,
+             fixture_teardown);
+  g_test_add("/scenario/error/unreadable", Fixture, NULL, fixture_setup, test_error_unreadable,
+             fixture_teardown);
+  for (guint i = 0; i < G_N_ELEMENTS(error_cases); i++) {
+    g_autofree char *name = g_strdup_printf("/scenario/error/%s", error_cases[i].name);
+    g_test_add(name, Fixture, &error_cases[i], fixture_setup, test_error, fixture_teardown);
+  }
+  g_test_add_func("/scenario/expect/parse", test_expect_parse);
+  g_test_add_func("/scenario/expect/holds", test_expect_holds);
+  return g_test_run();
+}
