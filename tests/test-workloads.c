@@ -123,7 +123,7 @@ one_hotspot(guint64 seed, double drift)
 {
   LbArray1d a = array_new(LB_PATTERN_HOTSPOTS, 10000, seed);
   a.hotspots = 1;
-  a.width = 0.01; /* 100 elements */
+  a.width = 0.01;    /* 100 elements */
   a.amplitude = 1e6; /* high enough that rounding leaves one peak element */
   a.base = 10;
   a.drift = drift;
@@ -424,7 +424,7 @@ static void
 test_read_integers(TmpDir *t, gconstpointer data)
 {
   g_autofree char *path =
-    write_file(t, "ok.txt", "1 2\n3\t4\r\n\n   5\n18446744073709551615\n0007");
+      write_file(t, "ok.txt", "1 2\n3\t4\r\n\n   5\n18446744073709551615\n0007");
   g_autoptr(GArray) values = NULL;
   g_autoptr(GError) error = NULL;
   g_assert_true(lb_read_integers(path, &values, &error));

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/explain.h"
 #include "cli/runner.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
@@ -20,6 +21,7 @@ static const char usage_text[] =
     "  run FILE       run the scenario's balancers, print a table (and JSON/CSV)\n"
     "  check FILE     run, then check the scenario's [expect] lines (exit 1 if one fails)\n"
     "  list [NAME]    balancers, their parameters, defaults and ranges\n"
+    "  explain NAME [FILE]  narrate every phase of a balancer on a small case\n"
     "  help [COMMAND] this text, or a command's options\n"
     "\n"
     "Options: --help, --version. See README.md for scenario files and the JSON format.\n";
@@ -334,6 +336,8 @@ main(int argc, char **argv)
     return cmd_run(argc - 1, argv + 1, strcmp(cmd, "check") == 0);
   if (strcmp(cmd, "list") == 0)
     return cmd_list(argc - 1, argv + 1);
+  if (strcmp(cmd, "explain") == 0)
+    return lb_cli_explain(argc - 1, argv + 1);
   g_printerr("lbsim: unknown command '%s'\n\n%s", cmd, usage_text);
   return EXIT_INPUT;
 }

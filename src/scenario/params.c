@@ -45,7 +45,7 @@ parse_value(const LbParamSpec *spec, const char *value, char **canonical, GError
       return FALSE;
     }
     if ((double)v < spec->min || (double)v > spec->max) {
-      g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s is out of range %.15g .. %.15g",
+      g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s is out of range %.0f .. %.0f",
                   text, spec->min, spec->max);
       return FALSE;
     }

@@ -33,7 +33,7 @@ static const LbParamSpec mlb_params[] = {
   {"phase3", LB_PARAM_CHOICE, "levels", 0, 0, "levels|finest",
    "phase 3 rounds: every tree level l with l exchanges, d(d+1)/2 in all (the paper), or only "
    "the finest level, d exchanges"},
-  {"sum-flops", LB_PARAM_DOUBLE, "1", 0, 1e9, "flops to add one element's load in phase 1"},
+  {"sum-flops", LB_PARAM_DOUBLE, "1", 0, 1e9, NULL, "flops to add one element's load in phase 1"},
   {NULL},
 };
 
@@ -93,6 +93,9 @@ accumulate(LbRank *self, MlbRank *m, MlbKey mine)
     MlbKey other;
     memcpy(&other, msg->data, sizeof other);
     m->left_add[e] = partner < r ? other : (MlbKey){0, 0};
+    lb_narrate(self, "edge %u: my block of %u has load %" G_GUINT64_FORMAT ", rank %u's has %"
+               G_GUINT64_FORMAT " -> block of %u: %" G_GUINT64_FORMAT,
+               e, 1u << e, block.load, partner, other.load, 2u << e, block.load + other.load);
     block = mlb_key_add(block, other);
     m->block_sum[e + 1] = block;
     lb_wait_sends(self);
@@ -130,6 +133,10 @@ amounts(LbRank *self, MlbRank *m, gboolean levels)
       if (level == m->d) {
         m->send[e] = mlb_spans_measure((const MlbSpan *)moved->data, moved->len);
         m->recv[e] = mlb_spans_measure(got, n);
+        if (!mlb_key_is_zero(m->send[e]) || !mlb_key_is_zero(m->recv[e]))
+          lb_narrate(self, "edge %u: send %" G_GUINT64_FORMAT " to / receive %" G_GUINT64_FORMAT
+                     " from rank %u (cut at %" G_GUINT64_FORMAT ")",
+                     e, m->send[e].load, m->recv[e].load, partner, split.load);
       }
       round++;
       lb_wait_sends(self);
