@@ -300,7 +300,7 @@ test_readme_tables(void)
   begin += strlen("<!-- params:begin -->\n");
   g_autofree char *section = g_strndup(begin, (gsize)(end - begin));
   if (g_strcmp0(section, r.out) != 0)
-    g_test_message("README.md is stale: paste `lbsim list --markdown` between the params markers");
+    g_test_message("README.md is stale: run tools/update-readme");
   g_assert_cmpstr(section, ==, r.out);
 }
 
