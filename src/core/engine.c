@@ -20,6 +20,8 @@ XBT_LOG_NEW_DEFAULT_CATEGORY(lb_core, "lbsim core: engine and rank actors");
 G_DEFINE_QUARK(lb-run-error-quark, lb_run_error)
 
 #define STACK_KIB 128
+#define SMALL_STACK_KIB 48
+#define BIG_RUN_RANKS 30000
 
 static guint64
 mix64(guint64 x)
@@ -201,8 +203,14 @@ init_simgrid(const LbScenario *scenario, const LbRunOptions *options)
 {
   g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(args, g_strdup("lbsim"));
-  g_ptr_array_add(args, g_strdup_printf("--cfg=contexts/stack-size:%d", STACK_KIB));
-  if (scenario->ranks > 16000)
+  /* Every stack has a guard page, and each is a mapping of its own: past
+   * about 32000 actors the kernel's limit on mappings is reached. Without
+   * guard pages SimGrid makes the whole stack resident, so the stacks are
+   * made smaller there. */
+  gboolean many = scenario->ranks > BIG_RUN_RANKS;
+  g_ptr_array_add(args, g_strdup_printf("--cfg=contexts/stack-size:%d",
+                                        many ? SMALL_STACK_KIB : STACK_KIB));
+  if (many)
     g_ptr_array_add(args, g_strdup("--cfg=contexts/guard-size:0"));
   if (options->paje_trace != NULL) {
     g_ptr_array_add(args, g_strdup("--cfg=tracing:yes"));
