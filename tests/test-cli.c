@@ -245,6 +245,38 @@ test_input_errors(void)
 }
 
 static void
+test_bad_platform_xml(void)
+{
+  g_autofree char *xml = tmp_path("broken.xml");
+  g_assert_true(g_file_set_contents(
+      xml, "<?xml version='1.0'?>\n<platform version=\"4.1\"><zone id=\"a\" routing=\"Full\">"
+           "<host id=\"n0\" speed=\"1Gf\"/></zon></platform>\n",
+      -1, NULL));
+  const char *extra[] = {"--platform", xml, "--ranks", "1", "--balancer", "none", NULL};
+  expect_input_error(extra, "[scenario] platform: SimGrid could not load");
+}
+
+static void
+test_explain(void)
+{
+  g_auto(Result) r = {0}, bad = {0};
+  lbsim(&r, "explain", "mlb", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  /* The default case: 24 elements of loads 9 (first 30%) and 1, total 80
+   * over 8 ranks, so the root of the tree holds 80 and wants 80. */
+  g_assert_nonnull(strstr(r.out, "level 0: 80(80)"));
+  g_assert_nonnull(strstr(r.out, "level 3: 27(10) 27(10) 11(10) 3(10) 3(10) 3(10) 3(10) 3(10)"));
+  g_assert_nonnull(strstr(r.out, "(gray codes of ranks 0 .. 7: 000 001 011 010 110 111 101 100)"));
+  g_assert_nonnull(strstr(r.out, "accumulate t="));
+  g_assert_nonnull(strstr(r.out, "; loan "));
+  g_assert_nonnull(strstr(r.out, "  step 0:\n    rank "));
+  g_assert_nonnull(strstr(r.out, "Imbalance (max/avg): 2.7000 before"));
+  lbsim(&bad, "explain", "mlb", "--ranks", "6", NULL);
+  g_assert_cmpint(bad.status, ==, 2);
+  g_assert_nonnull(strstr(bad.err, "not a power of two"));
+}
+
+static void
 test_check(void)
 {
   g_auto(Result) pass = {0}, fail = {0};
@@ -313,6 +345,8 @@ main(int argc, char **argv)
   g_test_add_func("/cli/run-json", test_run_json);
   g_test_add_func("/cli/determinism", test_determinism);
   g_test_add_func("/cli/input-errors", test_input_errors);
+  g_test_add_func("/cli/bad-platform-xml", test_bad_platform_xml);
+  g_test_add_func("/cli/explain", test_explain);
   g_test_add_func("/cli/check", test_check);
   g_test_add_func("/cli/shipped-scenarios", test_shipped_scenarios);
   g_test_add_func("/cli/readme-tables", test_readme_tables);

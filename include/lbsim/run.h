@@ -20,8 +20,11 @@ typedef struct {
   const char *message_trace; /* file for the message pattern, or NULL */
   const char *paje_trace;    /* SimGrid Paje trace file, or NULL */
   const char *const *cfg;   /* extra --cfg=... for SimGrid */
+  const char *const *log;   /* extra --log=... (XBT categories lb, lb_core, lb_mlb) */
   gboolean verbose;         /* SimGrid and balancer logs on stderr */
   gboolean progress;        /* adaptation steps on stderr */
+  const char *stage_file;   /* where the stage reached is written, or NULL:
+                               SimGrid aborts the process on a bad platform */
 } LbRunOptions;
 
 typedef struct {

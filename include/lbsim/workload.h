@@ -48,6 +48,16 @@ typedef struct {
 
 void lb_array1d_clear(LbArray1d *array);
 
+/* A 64-bit mixer (splitmix64's finaliser): seeded loads, id checksums. */
+static inline guint64
+lb_hash64(guint64 x)
+{
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 /* Load of element id at adaptation step (pure: same inputs, same load). */
 guint64 lb_array1d_load(const LbArray1d *array, guint64 id, guint step);
 

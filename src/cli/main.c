@@ -39,6 +39,7 @@ typedef struct {
   char *message_trace;
   char *paje;
   char **cfg;
+  char **log;
   gboolean verbose;
 } RunArgs;
 
@@ -53,6 +54,7 @@ run_args_clear(RunArgs *a)
   g_free(a->message_trace);
   g_free(a->paje);
   g_strfreev(a->cfg);
+  g_strfreev(a->log);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
@@ -81,7 +83,10 @@ run_context(const char *command, RunArgs *a)
      "FILE"},
     {"cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg, "Pass a SimGrid --cfg setting",
      "KEY:VALUE"},
-    {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose, "Show SimGrid's own messages", NULL},
+    {"log", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->log,
+     "Pass a SimGrid --log setting, e.g. lb_mlb.thres:debug", "SETTING"},
+    {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose,
+     "Show SimGrid's messages and lbsim's per-step log (simulated time stamps)", NULL},
     {NULL},
   };
   g_autofree char *param = g_strdup_printf("%s SCENARIO.ini", command);
@@ -177,6 +182,7 @@ cmd_run(int argc, char **argv, gboolean check)
   ro.run.message_trace = a.message_trace;
   ro.run.paje_trace = a.paje;
   ro.run.cfg = (const char *const *)a.cfg;
+  ro.run.log = (const char *const *)a.log;
   ro.run.verbose = a.verbose;
   ro.run.progress = !a.quiet && isatty(STDERR_FILENO);
   g_autoptr(GPtrArray) texts = NULL;

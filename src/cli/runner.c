@@ -26,8 +26,10 @@ child_main(const LbScenario *sc, guint index, const LbRunnerOptions *options, co
                                       sc->runs->len);
   g_autofree char *paje = trace_name(options->run.paje_trace, brun->balancer->name,
                                      sc->runs->len);
+  g_autofree char *stage = g_strdup_printf("%s/run-%u.stage", dir, index);
   run_options.message_trace = trace;
   run_options.paje_trace = paje;
+  run_options.stage_file = stage;
   g_autoptr(GError) error = NULL;
   g_autoptr(LbRunResult) result = lb_run_simulate(sc, index, &run_options, &error);
   g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, index);
@@ -41,6 +43,14 @@ child_main(const LbScenario *sc, guint index, const LbRunnerOptions *options, co
   int code = g_file_set_contents(out, text, -1, NULL) ? 0 : 1;
   fflush(NULL);
   _exit(code);
+}
+
+static gboolean
+died_loading_platform(const char *dir, guint index)
+{
+  g_autofree char *path = g_strdup_printf("%s/run-%u.stage", dir, index);
+  g_autofree char *stage = NULL;
+  return g_file_get_contents(path, &stage, NULL, NULL) && g_strcmp0(stage, "platform") == 0;
 }
 
 static void
@@ -121,6 +131,11 @@ lb_runner_run(const LbScenario *sc, const LbRunnerOptions *options, GPtrArray **
       if (WIFEXITED(status) && g_file_get_contents(err, &text, NULL, NULL)) {
         failure = WEXITSTATUS(status);
         failure_text = g_steal_pointer(&text);
+      } else if (died_loading_platform(dir, index)) {
+        failure = 2;
+        failure_text = g_strdup_printf("%s: [scenario] platform: SimGrid could not load %s (its "
+                                       "message is above)",
+                                       sc->file, sc->platform);
       } else {
         failure = 1;
         failure_text = WIFSIGNALED(status)

@@ -15,22 +15,14 @@
 #include "core/core.h"
 #include "metrics/metrics.h"
 
-XBT_LOG_NEW_DEFAULT_CATEGORY(lb_core, "lbsim core: engine and rank actors");
+XBT_LOG_NEW_CATEGORY(lb, "lbsim");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_core, lb, "lbsim core: engine and rank actors");
 
 G_DEFINE_QUARK(lb-run-error-quark, lb_run_error)
 
 #define STACK_KIB 128
 #define SMALL_STACK_KIB 48
 #define BIG_RUN_RANKS 30000
-
-static guint64
-mix64(guint64 x)
-{
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 static void
 digest_units(const GArray *units, LbDigest *digest)
@@ -41,7 +33,7 @@ digest_units(const GArray *units, LbDigest *digest)
     const LbUnit *u = &g_array_index(units, LbUnit, i);
     digest->count++;
     digest->load += u->load;
-    digest->checksum += mix64(u->id);
+    digest->checksum += lb_hash64(u->id);
     if (i == 0)
       digest->first_id = u->id;
     else if (u->id != digest->last_id + 1)
@@ -140,6 +132,9 @@ rank_main(int argc, char *argv[])
     if (self->id == 0) {
       check_step(run, step);
       lb_metrics_step(run, step);
+      XBT_VERB("step %u: imbalance %.4f -> %.4f, %u schedule steps", step,
+               run->step_results[step].imbalance_before, run->step_results[step].imbalance_after,
+               run->step_results[step].schedule_steps);
       if (run->options->progress && run->steps > 1)
         g_printerr("\r  %s: adaptation step %u/%u%s", balancer->name, step + 1, run->steps,
                    step + 1 == run->steps ? "\n" : "");
@@ -222,8 +217,12 @@ init_simgrid(const LbScenario *scenario, const LbRunOptions *options)
   }
   for (guint i = 0; options->cfg != NULL && options->cfg[i] != NULL; i++)
     g_ptr_array_add(args, g_strdup_printf("--cfg=%s", options->cfg[i]));
+  for (guint i = 0; options->log != NULL && options->log[i] != NULL; i++)
+    g_ptr_array_add(args, g_strdup_printf("--log=%s", options->log[i]));
   if (!options->verbose)
     xbt_log_control_set("root.thres:warning");
+  else
+    xbt_log_control_set("lb.thres:verbose");
   int argc = (int)args->len;
   g_ptr_array_add(args, NULL);
   /* SimGrid keeps pointers into argv: leak the vector on purpose. */
@@ -348,7 +347,11 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   }
 
   init_simgrid(scenario, options);
+  if (options->stage_file != NULL)
+    g_file_set_contents(options->stage_file, "platform", -1, NULL);
   simgrid_load_platform(scenario->platform);
+  if (options->stage_file != NULL)
+    g_file_set_contents(options->stage_file, "simulation", -1, NULL);
 
   g_autofree sg_host_t *hosts = NULL;
   g_autofree char *placement = NULL;
@@ -391,7 +394,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     for (guint64 id = bounds[r]; id < bounds[r + 1]; id++) {
       LbUnit u = {id, 0};
       g_array_append_val(rank->units, u);
-      run->expected.checksum += mix64(id);
+      run->expected.checksum += lb_hash64(id);
     }
     char name[32];
     g_snprintf(name, sizeof name, "rank-%u", r);

@@ -7,19 +7,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-static guint64
-mix64(guint64 x)
-{
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 static double
 unit_random(guint64 seed, guint64 stream, guint64 i)
 {
-  return (double)(mix64(seed ^ mix64(stream * 0x100000001b3ull + i)) >> 11) * 0x1.0p-53;
+  return (double)(lb_hash64(seed ^ lb_hash64(stream * 0x100000001b3ull + i)) >> 11) * 0x1.0p-53;
 }
 
 void
@@ -70,7 +61,7 @@ lb_array1d_load(const LbArray1d *array, guint64 id, guint step)
   case LB_PATTERN_UNIFORM:
     return array->value;
   case LB_PATTERN_RANDOM:
-    return array->min + mix64(array->seed ^ mix64(id)) % (array->max - array->min + 1);
+    return array->min + lb_hash64(array->seed ^ lb_hash64(id)) % (array->max - array->min + 1);
   case LB_PATTERN_HOTSPOTS:
     return hotspots_load(array, id, step);
   case LB_PATTERN_RAMP: {
@@ -112,7 +103,7 @@ lb_array1d_initial_bounds(const LbArray1d *array, guint ranks, guint64 *bounds)
     bounds[0] = 0;
     bounds[ranks] = n;
     for (guint r = 1; r < ranks; r++)
-      bounds[r] = mix64(array->seed ^ mix64(0x5eed0000ull + r)) % (n + 1);
+      bounds[r] = lb_hash64(array->seed ^ lb_hash64(0x5eed0000ull + r)) % (n + 1);
     qsort(bounds + 1, ranks - 1, sizeof(guint64), compare_u64);
     return;
   case LB_DISTRIBUTION_FILE:

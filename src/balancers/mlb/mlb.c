@@ -18,9 +18,13 @@
  * midpoint lies beyond the cut, which keeps the array contiguous through
  * pass-through. */
 #include <string.h>
+#include <xbt/log.h>
 
 #include "balancers/mlb/mlb-plan.h"
 #include "balancers/registry.h"
+
+XBT_LOG_EXTERNAL_CATEGORY(lb);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_mlb, lb, "Multilevel Load Balancing");
 
 enum { PHASE_ACCUMULATE, PHASE_DESIRED, PHASE_AMOUNTS, PHASE_MIGRATE };
 
@@ -102,6 +106,8 @@ accumulate(LbRank *self, MlbRank *m, MlbKey mine)
   }
   m->total = block;
   m->prefix = block_prefix(m, 0);
+  XBT_DEBUG("total load %" G_GUINT64_FORMAT ", my prefix %" G_GUINT64_FORMAT, m->total.load,
+            m->prefix.load);
 }
 
 static void
@@ -262,6 +268,8 @@ migrate(LbRank *self, MlbRank *m)
   guint64 desired = mlb_desired_prefix(m->total.load, m->d, r + 1, m->mode) -
                     mlb_desired_prefix(m->total.load, m->d, r, m->mode);
   g_assert_cmpint(loan, ==, (gint64)held - (gint64)desired);
+  XBT_DEBUG("holds load %" G_GUINT64_FORMAT " (desired %" G_GUINT64_FORMAT "), loan %" G_GINT64_FORMAT,
+            held, desired, loan);
   g_array_unref(items);
 }
 
