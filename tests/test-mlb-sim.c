@@ -208,8 +208,8 @@ check_case(guint d, guint64 n, const char *pattern_keys, const char *distributio
 static void
 test_random_loads(void)
 {
-  /* Random loads with zeros, random uneven initial blocks, p = 2 .. 64. */
-  for (guint d = 1; d <= 6; d++)
+  /* Random loads with zeros, random uneven initial blocks, p = 1 .. 64. */
+  for (guint d = 0; d <= 6; d++)
     for (guint64 seed = 1; seed <= 6; seed++) {
       guint64 n = (guint64)(1u << d) * (seed % 3 == 0 ? 1 : 5 * seed);
       check_case(d, n, "pattern = random\nmin = 0\nmax = 50", "random",

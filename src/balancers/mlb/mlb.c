@@ -117,7 +117,9 @@ amounts(LbRank *self, MlbRank *m, gboolean levels)
   guint round = 0;
   g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
   g_autoptr(GArray) moved = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
-  for (guint level = levels ? 1 : m->d; level <= m->d; level++) {
+  /* Level 0 (the root alone) exchanges nothing; it still gives p = 1 its
+   * only holding. */
+  for (guint level = levels && m->d > 0 ? 1 : m->d; level <= m->d; level++) {
     guint k = m->d - level; /* blocks of 2^k ranks are the level's nodes */
     MlbKey lo = block_prefix(m, k);
     MlbSpan whole = {lo, mlb_key_add(lo, m->block_sum[k])};
