@@ -1,6 +1,7 @@
 /* Scenario files. Every group and key is checked against a parameter
  * table; an error names the file, the group and the key. */
 #include <string.h>
+#include <unistd.h>
 
 #include "lbsim/scenario.h"
 
@@ -26,7 +27,7 @@ static const LbParamSpec scenario_params[] = {
 
 static const LbParamSpec workload_params[] = {
   {"model", LB_PARAM_CHOICE, "array1d", 0, 0, "array1d", "work-unit model"},
-  {"size", LB_PARAM_INT, "65536", 1, 1e12, NULL, "array1d: number of elements N"},
+  {"size", LB_PARAM_INT, "65536", 1, 1e10, NULL, "array1d: number of elements N"},
   {"pattern", LB_PARAM_CHOICE, "random", 0, 0, "uniform|random|hotspots|ramp|step|file",
    "how loads are generated"},
   {"value", LB_PARAM_INT, "1", 0, 1e15, NULL, "uniform: the load of every element"},
@@ -243,11 +244,17 @@ resolve_platform(LbScenario *sc, const char *base_dir, const char *value, const 
   return TRUE;
 }
 
+/* Keys of another pattern are mistakes, except that the file's own keys
+ * stop mattering when --set changes the pattern: then only the keys given
+ * with --set (`only`) are checked. */
 static gboolean
-check_pattern_keys(GKeyFile *kf, const char *file, const char *pattern, GError **error)
+check_pattern_keys(GKeyFile *kf, const char *file, const char *pattern, GHashTable *only,
+                   GError **error)
 {
   for (guint i = 0; i < G_N_ELEMENTS(pattern_keys); i++) {
     if (!g_key_file_has_key(kf, "workload", pattern_keys[i].key, NULL))
+      continue;
+    if (only != NULL && !g_hash_table_contains(only, pattern_keys[i].key))
       continue;
     g_auto(GStrv) allowed = g_strsplit(pattern_keys[i].patterns, "|", -1);
     if (!g_strv_contains((const char *const *)allowed, pattern))
@@ -257,14 +264,39 @@ check_pattern_keys(GKeyFile *kf, const char *file, const char *pattern, GError *
   return TRUE;
 }
 
+/* An upper bound of the sum of all loads at any step. */
+static double
+largest_total(const LbArray1d *a)
+{
+  double n = (double)a->size, sum = 0;
+  switch (a->pattern) {
+  case LB_PATTERN_UNIFORM:
+    return n * (double)a->value;
+  case LB_PATTERN_RANDOM:
+    return n * (double)a->max;
+  case LB_PATTERN_HOTSPOTS:
+    return n * ((double)a->base + a->amplitude * a->hotspots + 1);
+  case LB_PATTERN_RAMP:
+    return n * (double)MAX(a->from, a->to);
+  case LB_PATTERN_STEP:
+    return n * (double)MAX(a->low, a->high);
+  case LB_PATTERN_FILE:
+    for (guint64 i = 0; i < a->size; i++)
+      sum += (double)a->file_loads[i];
+    return sum;
+  }
+  g_assert_not_reached();
+}
+
 static gboolean
-read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GError **error)
+read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GHashTable *set_keys,
+              GError **error)
 {
   g_autoptr(LbParams) w = lb_params_new(workload_params);
   if (!read_group(kf, sc->file, "workload", w, error))
     return FALSE;
   const char *pattern = lb_params_get_string(w, "pattern");
-  if (!check_pattern_keys(kf, sc->file, pattern, error))
+  if (!check_pattern_keys(kf, sc->file, pattern, set_keys, error))
     return FALSE;
 
   LbArray1d *a = &sc->array;
@@ -343,6 +375,20 @@ read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GError **error)
     a->counts_len = counts->len;
     a->counts = (guint64 *)g_array_free(g_steal_pointer(&counts), FALSE);
   }
+  /* Every element is held once (16 bytes) and copied once while it moves. */
+  double need = (double)a->size * 40.0;
+  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  if (have > 0 && need > have)
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "size",
+                "%" G_GUINT64_FORMAT " elements need about %.1f GiB, more than this machine's "
+                "%.1f GiB",
+                a->size, need / 0x1p30, have / 0x1p30);
+  double bound = largest_total(a);
+  if (bound >= 0x1p62)
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "size",
+                "the total load may reach %.3g, beyond the 2^62 that lbsim's 64-bit load "
+                "positions hold; use fewer elements or smaller loads",
+                bound);
   return TRUE;
 }
 
@@ -496,9 +542,20 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
     fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
     return NULL;
   }
-  for (guint i = 0; ov != NULL && ov->sets != NULL && ov->sets[i] != NULL; i++)
+  g_autofree char *file_pattern = g_key_file_get_value(kf, "workload", "pattern", NULL);
+  if (file_pattern != NULL)
+    g_strstrip(file_pattern);
+  if (!check_pattern_keys(kf, path, file_pattern != NULL ? file_pattern : "random", NULL, error))
+    return NULL;
+  g_autoptr(GHashTable) set_keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; ov != NULL && ov->sets != NULL && ov->sets[i] != NULL; i++) {
     if (!apply_override(kf, path, ov->sets[i], error))
       return NULL;
+    if (g_str_has_prefix(ov->sets[i], "workload.")) {
+      const char *key = ov->sets[i] + strlen("workload.");
+      g_hash_table_add(set_keys, g_strstrip(g_strndup(key, strcspn(key, "="))));
+    }
+  }
   if (ov != NULL && ov->ranks > 0) {
     g_autofree char *ranks = g_strdup_printf("%d", ov->ranks);
     g_key_file_set_value(kf, "scenario", "ranks", ranks);
@@ -541,7 +598,7 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
       return NULL;
   }
 
-  if (!read_workload(sc, kf, dir, error))
+  if (!read_workload(sc, kf, dir, set_keys, error))
     return NULL;
   if (sc->array.size < 1) {
     fail(error, LB_SCENARIO_ERROR_INVALID, path, "workload", "size", "must be at least 1");
