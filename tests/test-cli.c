@@ -304,27 +304,43 @@ test_check(void)
   g_assert_nonnull(strstr(fail.out, " failed"));
 }
 
-/* Every shipped scenario runs and its [expect] holds. */
+/* A shipped scenario runs and its [expect] holds. */
 static void
-test_shipped_scenarios(void)
+test_shipped_scenario(gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *path = g_build_filename("scenarios", name, NULL);
+  g_auto(Result) r = {0};
+  lbsim(&r, "check", "-q", path, NULL);
+  g_test_message("%s:\n%s%s", name, r.out, r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, " 0 failed"));
+  g_assert_null(strstr(r.out, "SKIP"));
+}
+
+static int
+compare_names(gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+add_shipped_scenarios(void)
 {
   g_autofree char *dir = g_build_filename(source_root(), "scenarios", NULL);
   g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
   g_assert_nonnull(d);
+  g_autoptr(GPtrArray) names = g_ptr_array_new();
   const char *name;
-  guint count = 0;
-  while ((name = g_dir_read_name(d)) != NULL) {
-    if (!g_str_has_suffix(name, ".ini"))
-      continue;
-    g_autofree char *path = g_build_filename("scenarios", name, NULL);
-    g_auto(Result) r = {0};
-    lbsim(&r, "check", "-q", path, NULL);
-    g_test_message("%s:\n%s%s", name, r.out, r.err);
-    g_assert_cmpint(r.status, ==, 0);
-    g_assert_nonnull(strstr(r.out, " 0 failed"));
-    count++;
+  while ((name = g_dir_read_name(d)) != NULL)
+    if (g_str_has_suffix(name, ".ini"))
+      g_ptr_array_add(names, g_strdup(name));
+  g_assert_cmpuint(names->len, >=, 1);
+  g_ptr_array_sort(names, compare_names);
+  for (guint i = 0; i < names->len; i++) {
+    g_autofree char *test = g_strdup_printf("/cli/scenario/%s", (char *)names->pdata[i]);
+    g_test_add_data_func_full(test, names->pdata[i], test_shipped_scenario, g_free);
   }
-  g_assert_cmpuint(count, >=, 1);
 }
 
 /* README's key tables are `lbsim list --markdown`, word for word. */
@@ -363,7 +379,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/explain", test_explain);
   g_test_add_func("/cli/set-pattern", test_set_pattern);
   g_test_add_func("/cli/check", test_check);
-  g_test_add_func("/cli/shipped-scenarios", test_shipped_scenarios);
+  add_shipped_scenarios();
   g_test_add_func("/cli/readme-tables", test_readme_tables);
   return g_test_run();
 }

@@ -654,6 +654,13 @@ static const ErrorCase error_cases[] = {
     {"pattern-key/set", HEAD RUN_NONE "[workload]\nmin = 5\n", .set = "workload.hotspots=3",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "hotspots",
      .detail = "but pattern is random"},
+    {"size/memory", HEAD RUN_NONE "[workload]\nsize = 5000000000\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size",
+     .detail = "5000000000 elements need about 186.3 GiB"},
+    {"size/total-load", HEAD RUN_NONE "[workload]\nsize = 10000\npattern = uniform\n"
+                                      "value = 1000000000000000\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size",
+     .detail = "the total load may reach 1e+19, beyond the 2^62"},
     {"min-max", HEAD RUN_NONE "[workload]\npattern = random\nmin = 10\nmax = 5\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "min",
      .detail = "min (10) is larger than max (5)"},
