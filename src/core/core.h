@@ -56,13 +56,22 @@ struct _LbCoreRun {
   LbPhaseTotals *phase_totals; /* steps * nphases */
   LbStepResult *step_results;
   double *balance_max, *compute_max; /* per step: the longest any rank spent */
-  guint64 *load_before, *load_after; /* current step, per rank */
+  /* Per rank. Loads before balancing alternate between two halves by step
+   * parity: a rank with nothing to compute may write the next step's while
+   * rank 0 still checks this one. */
+  guint64 *load_before, *load_after;
   LbDigest *digests;                 /* current step, per rank, after balancing */
   LbDigest expected;                 /* what every step must conserve */
   GArray *transfers;
   GPtrArray *narration;
   char *failure;
 };
+
+static inline guint64 *
+lb_loads_before(LbCoreRun *run, guint step)
+{
+  return run->load_before + (gsize)(step % 2) * run->ranks;
+}
 
 void lb_rank_flush_phase(LbRank *self);
 void lb_trace_send(LbRank *self, int dst, double bytes);

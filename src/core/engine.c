@@ -73,8 +73,9 @@ check_step(LbCoreRun *run, guint step)
     sum.checksum += run->digests[r].checksum;
   }
   guint64 expected_load = 0;
+  const guint64 *before = lb_loads_before(run, step);
   for (guint r = 0; r < run->ranks; r++)
-    expected_load += run->load_before[r];
+    expected_load += before[r];
   if (sum.count != run->expected.count || sum.checksum != run->expected.checksum ||
       sum.load != expected_load) {
     run->failure = g_strdup_printf(
@@ -115,7 +116,7 @@ rank_main(int argc, char *argv[])
   for (guint step = 0; step < run->steps; step++) {
     self->step = step;
     update_loads(self);
-    run->load_before[self->id] = units_load(self->units);
+    lb_loads_before(run, step)[self->id] = units_load(self->units);
     lb_barrier(self);
     if (run->failure != NULL)
       return;
@@ -368,7 +369,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->step_results = g_new0(LbStepResult, run->steps);
   run->balance_max = g_new0(double, run->steps);
   run->compute_max = g_new0(double, run->steps);
-  run->load_before = g_new0(guint64, p);
+  run->load_before = g_new0(guint64, 2 * (gsize)p);
   run->load_after = g_new0(guint64, p);
   run->digests = g_new0(LbDigest, p);
   run->transfers = g_array_new(FALSE, FALSE, sizeof(LbTransfer));

@@ -37,9 +37,10 @@ void
 lb_metrics_step(LbCoreRun *run, guint step)
 {
   LbStepResult *s = &run->step_results[step];
-  s->imbalance_before = lb_imbalance(run->load_before, run->ranks);
+  const guint64 *before = lb_loads_before(run, step);
+  s->imbalance_before = lb_imbalance(before, run->ranks);
   s->imbalance_after = lb_imbalance(run->load_after, run->ranks);
-  s->max_load_before = max_of(run->load_before, run->ranks);
+  s->max_load_before = max_of(before, run->ranks);
   s->max_load_after = max_of(run->load_after, run->ranks);
   for (guint r = 0; r < run->ranks; r++)
     s->total_load += run->load_after[r];
