@@ -301,6 +301,45 @@ test_no_compute(void)
 }
 
 static void
+test_traces(void)
+{
+  g_autofree char *paje = tmp_path("run.trace");
+  g_autofree char *messages = tmp_path("messages.txt");
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", "scenarios/mlb-teach-16.ini", "--balancer", "mlb", "--paje", paje,
+        "--message-trace", messages, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(paje, &text, NULL, NULL));
+  g_assert_true(g_str_has_prefix(text, "#This file was generated using SimGrid"));
+  g_assert_nonnull(strstr(text, "%EventDef"));
+  g_autofree char *pattern = NULL;
+  g_assert_true(g_file_get_contents(messages, &pattern, NULL, NULL));
+  g_assert_true(g_str_has_prefix(pattern, "# lbsim-message-trace 1 ranks=16 platform="));
+  g_assert_nonnull(strstr(pattern, "placement=gray\n"));
+  /* Every send has its receive: as many S lines as R lines. */
+  guint sends = 0, receives = 0;
+  g_auto(GStrv) lines = g_strsplit(pattern, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++) {
+    sends += strstr(lines[i], " S ") != NULL;
+    receives += strstr(lines[i], " R ") != NULL;
+  }
+  g_assert_cmpuint(sends, >, 0);
+  g_assert_cmpuint(sends, ==, receives);
+
+  /* tools/bench replays it on bare SimGrid: same messages, same end time. */
+  const char *argv[] = {g_getenv("LBSIM_BARE_REPLAY"), messages, NULL};
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_assert_nonnull(argv[0]);
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &wait_status, NULL));
+  g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
+  g_autofree char *count = g_strdup_printf(" messages=%u ", sends);
+  g_assert_nonnull(strstr(out, count));
+}
+
+static void
 test_check(void)
 {
   g_auto(Result) pass = {0}, fail = {0};
@@ -391,6 +430,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/explain", test_explain);
   g_test_add_func("/cli/set-pattern", test_set_pattern);
   g_test_add_func("/cli/no-compute", test_no_compute);
+  g_test_add_func("/cli/traces", test_traces);
   g_test_add_func("/cli/check", test_check);
   add_shipped_scenarios();
   g_test_add_func("/cli/readme-tables", test_readme_tables);
