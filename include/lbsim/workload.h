@@ -60,6 +60,8 @@ lb_hash64(guint64 x)
 
 /* Load of element id at adaptation step (pure: same inputs, same load). */
 guint64 lb_array1d_load(const LbArray1d *array, guint64 id, guint step);
+/* The same for many units at once (cheaper per element). */
+void lb_array1d_update(const LbArray1d *array, LbUnit *units, gsize n, guint step);
 
 /* bounds[r] .. bounds[r + 1] is the block of ids rank r starts with (ranks + 1 entries). */
 void lb_array1d_initial_bounds(const LbArray1d *array, guint ranks, guint64 *bounds);

@@ -36,6 +36,7 @@ typedef struct {
   gboolean detail;
   gint jobs;
   gboolean quiet;
+  gboolean no_fork;
   char *message_trace;
   char *paje;
   char **cfg;
@@ -77,6 +78,8 @@ run_context(const char *command, RunArgs *a)
     {"jobs", 'j', 0, G_OPTION_ARG_INT, &a->jobs,
      "Simulations at once (default: the number of processors)", "N"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress on stderr", NULL},
+    {"no-fork", 0, 0, G_OPTION_ARG_NONE, &a->no_fork,
+     "Simulate in this process (one balancer only): for gdb, valgrind, perf", NULL},
     {"message-trace", 0, 0, G_OPTION_ARG_FILENAME, &a->message_trace,
      "Write the message pattern for tools/bench (one file per balancer)", "FILE"},
     {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje, "Write a Paje trace of the simulation",
@@ -175,7 +178,12 @@ cmd_run(int argc, char **argv, gboolean check)
     return EXIT_INPUT;
   }
 
+  if (a.no_fork && sc->runs->len != 1) {
+    g_printerr("lbsim: --no-fork runs one balancer: add --balancer NAME\n");
+    return EXIT_INPUT;
+  }
   LbRunnerOptions ro = {0};
+  ro.in_process = a.no_fork;
   ro.jobs = a.jobs > 0 ? (guint)a.jobs : (guint)g_get_num_processors();
   ro.quiet = a.quiet;
   ro.run.detail = a.detail;

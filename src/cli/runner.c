@@ -71,6 +71,18 @@ lb_runner_run(const LbScenario *sc, const LbRunnerOptions *options, GPtrArray **
 {
   guint n = sc->runs->len;
   guint jobs = MAX(options->jobs, 1);
+  if (options->in_process) {
+    g_return_val_if_fail(n == 1, FALSE);
+    g_autoptr(LbRunResult) result = lb_run_simulate(sc, 0, &options->run, error);
+    if (result == NULL) {
+      *exit_code = g_error_matches(*error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3 : 2;
+      return FALSE;
+    }
+    *texts = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(*texts, lb_report_run_json(result));
+    *exit_code = 0;
+    return TRUE;
+  }
   g_autofree char *dir = g_dir_make_tmp("lbsim-XXXXXX", error);
   if (dir == NULL) {
     *exit_code = 1;

@@ -7,6 +7,7 @@
 typedef struct {
   guint jobs;
   gboolean quiet;
+  gboolean in_process; /* one run, no fork: for debuggers and profilers */
   LbRunOptions run;
 } LbRunnerOptions;
 

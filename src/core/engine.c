@@ -45,11 +45,8 @@ digest_units(const GArray *units, LbDigest *digest)
 static void
 update_loads(LbRank *self)
 {
-  const LbArray1d *array = &self->run->scenario->array;
-  for (guint i = 0; i < self->units->len; i++) {
-    LbUnit *u = &g_array_index(self->units, LbUnit, i);
-    u->load = lb_array1d_load(array, u->id, self->step);
-  }
+  lb_array1d_update(&self->run->scenario->array, (LbUnit *)self->units->data, self->units->len,
+                    self->step);
 }
 
 static guint64

@@ -36,21 +36,43 @@ circle_distance(double a, double b)
   return d > 0.5 ? 1.0 - d : d;
 }
 
-static guint64
-hotspots_load(const LbArray1d *array, guint64 id, guint step)
+typedef struct {
+  double center, height;
+} Hotspot;
+
+/* Where the hot spots are at a step: computed once per step, not per element. */
+static Hotspot *
+hotspots_at(const LbArray1d *array, guint step)
 {
-  double x = position(array, id);
-  double load = (double)array->base;
+  Hotspot *spots = g_new(Hotspot, array->hotspots);
   for (guint k = 0; k < array->hotspots; k++) {
     double start = unit_random(array->seed, 1, k);
     double strength = 0.5 + 0.5 * unit_random(array->seed, 2, k);
     double direction = unit_random(array->seed, 3, k) < 0.5 ? -1.0 : 1.0;
     double center = start + direction * array->drift * step;
-    center -= floor(center);
-    double z = circle_distance(x, center) / array->width;
-    load += array->amplitude * strength * exp(-0.5 * z * z);
+    spots[k].center = center - floor(center);
+    spots[k].height = array->amplitude * strength;
+  }
+  return spots;
+}
+
+static guint64
+hotspots_sum(const LbArray1d *array, const Hotspot *spots, guint64 id)
+{
+  double x = position(array, id);
+  double load = (double)array->base;
+  for (guint k = 0; k < array->hotspots; k++) {
+    double z = circle_distance(x, spots[k].center) / array->width;
+    load += spots[k].height * exp(-0.5 * z * z);
   }
   return (guint64)llround(load);
+}
+
+static guint64
+hotspots_load(const LbArray1d *array, guint64 id, guint step)
+{
+  g_autofree Hotspot *spots = hotspots_at(array, step);
+  return hotspots_sum(array, spots, id);
 }
 
 guint64
@@ -81,6 +103,19 @@ lb_array1d_load(const LbArray1d *array, guint64 id, guint step)
     return array->file_loads[id];
   }
   g_assert_not_reached();
+}
+
+void
+lb_array1d_update(const LbArray1d *array, LbUnit *units, gsize n, guint step)
+{
+  if (array->pattern != LB_PATTERN_HOTSPOTS) {
+    for (gsize i = 0; i < n; i++)
+      units[i].load = lb_array1d_load(array, units[i].id, step);
+    return;
+  }
+  g_autofree Hotspot *spots = hotspots_at(array, step);
+  for (gsize i = 0; i < n; i++)
+    units[i].load = hotspots_sum(array, spots, units[i].id);
 }
 
 static int

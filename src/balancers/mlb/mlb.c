@@ -187,13 +187,15 @@ static GArray *
 merge_items(GArray *items, const MlbItem *in, guint n)
 {
   GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(MlbItem), items->len + n);
-  guint i = 0, j = 0;
+  g_array_set_size(out, items->len + n);
+  MlbItem *o = (MlbItem *)out->data;
   const MlbItem *a = (const MlbItem *)items->data;
+  guint i = 0, j = 0, k = 0;
   while (i < items->len || j < n) {
     if (j == n || (i < items->len && a[i].id < in[j].id))
-      g_array_append_val(out, a[i++]);
+      o[k++] = a[i++];
     else
-      g_array_append_val(out, in[j++]);
+      o[k++] = in[j++];
   }
   g_array_unref(items);
   return out;
@@ -206,11 +208,11 @@ migrate(LbRank *self, MlbRank *m)
   GArray *units = lb_rank_units(self);
   double bytes_per_unit = lb_rank_bytes_per_unit(self);
   GArray *items = g_array_sized_new(FALSE, FALSE, sizeof(MlbItem), units->len);
+  g_array_set_size(items, units->len);
   guint64 pos = m->prefix.load;
   for (guint i = 0; i < units->len; i++) {
     const LbUnit *u = &g_array_index(units, LbUnit, i);
-    MlbItem it = {u->id, u->load, pos};
-    g_array_append_val(items, it);
+    g_array_index(items, MlbItem, i) = (MlbItem){u->id, u->load, pos};
     pos += u->load;
   }
 
