@@ -191,6 +191,23 @@ test_determinism(void)
         "--set", "scenario.seed=8", "--detail", "--json", c, NULL);
   g_autofree char *tc = without_measured(c);
   g_assert_cmpstr(ta, !=, tc);
+
+  /* In one process (--no-fork) the mlb run is the same as forked. */
+  g_autofree char *d = tmp_path("d.json");
+  g_autofree char *e = tmp_path("e.json");
+  g_auto(Result) rd = {0}, re = {0}, bad = {0};
+  lbsim(&rd, "run", "-q", "scenarios/mlb-hypercube-1024.ini", SMALL, "--set", "scenario.steps=3",
+        "--balancer", "mlb", "--detail", "--json", d, NULL);
+  lbsim(&re, "run", "-q", "scenarios/mlb-hypercube-1024.ini", SMALL, "--set", "scenario.steps=3",
+        "--balancer", "mlb", "--detail", "--no-fork", "--json", e, NULL);
+  g_assert_cmpint(rd.status, ==, 0);
+  g_assert_cmpint(re.status, ==, 0);
+  g_autofree char *td = without_measured(d);
+  g_autofree char *te = without_measured(e);
+  g_assert_cmpstr(td, ==, te);
+  lbsim(&bad, "run", "-q", "scenarios/mlb-hypercube-1024.ini", "--no-fork", NULL);
+  g_assert_cmpint(bad.status, ==, 2);
+  g_assert_nonnull(strstr(bad.err, "--no-fork runs one balancer"));
 }
 
 /* An input error: exit 2, one message naming what is wrong, no output. */
