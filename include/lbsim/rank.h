@@ -26,18 +26,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbMsg, lb_msg_free)
 
 int lb_rank_id(const LbRank *self);
 int lb_rank_count(const LbRank *self);
-guint lb_rank_step(const LbRank *self);
 const LbParams *lb_rank_params(const LbRank *self);
 double lb_rank_bytes_per_unit(const LbRank *self);
-double lb_rank_flops_per_unit(const LbRank *self);
-gboolean lb_rank_detail(const LbRank *self);
 
 /* The rank's work units, sorted by id when a balancer returns. */
 GArray *lb_rank_units(LbRank *self);
-
-/* Per-run scratch a balancer may keep across adaptation steps. */
-gpointer lb_rank_get_state(LbRank *self);
-void lb_rank_set_state(LbRank *self, gpointer state, GDestroyNotify destroy);
 
 /* Asynchronous send: data is copied; sim_bytes is what the network carries. */
 void lb_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes);
@@ -67,7 +60,6 @@ void lb_record_transfer(LbRank *self, guint round, int dst, guint64 first, guint
                         guint64 load);
 
 /* A note for `lbsim explain` (kept only when narration is on). */
-gboolean lb_rank_narrating(const LbRank *self);
 void lb_narrate(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
 
 /* Bytes a unit message carries besides the units: tags, counts, offsets. */

@@ -115,11 +115,10 @@ write_atomically(const char *path, const char *text, GError **error)
   return g_file_set_contents(path, text, -1, error);
 }
 
-static int
+static void
 print_error(const GError *error)
 {
   g_printerr("lbsim: %s\n", error->message);
-  return 0;
 }
 
 static int

@@ -26,11 +26,6 @@ lb_rank_count(const LbRank *self)
   return (int)self->run->ranks;
 }
 
-guint
-lb_rank_step(const LbRank *self)
-{
-  return self->step;
-}
 
 const LbParams *
 lb_rank_params(const LbRank *self)
@@ -44,17 +39,7 @@ lb_rank_bytes_per_unit(const LbRank *self)
   return self->run->scenario->bytes_per_unit;
 }
 
-double
-lb_rank_flops_per_unit(const LbRank *self)
-{
-  return self->run->scenario->flops_per_unit;
-}
 
-gboolean
-lb_rank_detail(const LbRank *self)
-{
-  return self->run->options->detail;
-}
 
 GArray *
 lb_rank_units(LbRank *self)
@@ -62,20 +47,7 @@ lb_rank_units(LbRank *self)
   return self->units;
 }
 
-gpointer
-lb_rank_get_state(LbRank *self)
-{
-  return self->state;
-}
 
-void
-lb_rank_set_state(LbRank *self, gpointer state, GDestroyNotify destroy)
-{
-  if (self->state_destroy != NULL && self->state != NULL)
-    self->state_destroy(self->state);
-  self->state = state;
-  self->state_destroy = destroy;
-}
 
 double
 lb_now(void)
@@ -193,11 +165,6 @@ lb_record_transfer(LbRank *self, guint round, int dst, guint64 first, guint64 co
   g_array_append_val(self->run->transfers, t);
 }
 
-gboolean
-lb_rank_narrating(const LbRank *self)
-{
-  return self->run->options->narrate;
-}
 
 void
 lb_narrate(LbRank *self, const char *format, ...)

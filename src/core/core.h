@@ -39,8 +39,6 @@ struct _LbRank {
   double phase_bytes;
   guint64 phase_rounds[LB_MAX_ROUNDS / 64];
   guint coll_seq;
-  gpointer state;
-  GDestroyNotify state_destroy;
 };
 
 struct _LbCoreRun {

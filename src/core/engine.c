@@ -234,8 +234,6 @@ free_rank(LbRank *rank)
   g_clear_pointer(&rank->units, g_array_unref);
   g_queue_clear_full(&rank->stash, g_free);
   g_clear_pointer(&rank->pending, g_ptr_array_unref);
-  if (rank->state_destroy != NULL && rank->state != NULL)
-    rank->state_destroy(rank->state);
 }
 
 static void
