@@ -14,7 +14,7 @@ static const char *const one_phase[] = {"probe", NULL};
 #define TAG_B 2
 
 static void
-probe_balance(LbRank *self)
+probe_balance(LbRank *self, gpointer state)
 {
   int id = lb_rank_id(self), p = lb_rank_count(self);
   lb_phase_begin(self, 0);
@@ -59,14 +59,14 @@ probe_balance(LbRank *self)
 }
 
 static void
-lose_one_balance(LbRank *self)
+lose_one_balance(LbRank *self, gpointer state)
 {
   if (lb_rank_id(self) == 1)
     g_array_remove_index(lb_rank_units(self), 0);
 }
 
 static void
-duplicate_one_balance(LbRank *self)
+duplicate_one_balance(LbRank *self, gpointer state)
 {
   GArray *units = lb_rank_units(self);
   if (lb_rank_id(self) == 0 && units->len > 0) {
@@ -79,7 +79,7 @@ duplicate_one_balance(LbRank *self)
 /* Ranks 0 and 1 swap their units without a message: count, load and ids
  * are conserved, but the order is broken. */
 static void
-swap_balance(LbRank *self)
+swap_balance(LbRank *self, gpointer state)
 {
   static GArray *stolen;
   if (lb_rank_id(self) == 0) {
@@ -107,12 +107,11 @@ static LbBalancer test_balancer = {
   .summary = "test",
   .params = no_params,
   .phases = one_phase,
-  .schedule_phase = -1,
   .keeps_order = TRUE,
 };
 
 static LbRunResult *
-run_with(void (*balance)(LbRank *), guint ranks, guint steps, GError **error)
+run_with(void (*balance)(LbRank *, gpointer), guint ranks, guint steps, GError **error)
 {
   g_autofree char *dir = g_dir_make_tmp("lbsim-comm-XXXXXX", NULL);
   g_autofree char *path = g_build_filename(dir, "s.ini", NULL);
@@ -165,7 +164,7 @@ collectives_child(gconstpointer data)
 static void
 invariant_child(gconstpointer data)
 {
-  void (*balance)(LbRank *) = (void (*)(LbRank *))data;
+  void (*balance)(LbRank *, gpointer) = (void (*)(LbRank *, gpointer))data;
   g_autoptr(GError) error = NULL;
   g_autoptr(LbRunResult) res = run_with(balance, 4, 3, &error);
   g_assert_null(res);

@@ -8,6 +8,7 @@
 
 #include "balancers/mlb/mlb-plan.h"
 #include "cli/runner.h"
+#include "report/report.h"
 #include "lbsim/scenario.h"
 
 typedef struct {
@@ -35,26 +36,50 @@ simulate(const char *ini, SimResult *out)
   out->scenario = lb_scenario_load(path, NULL, &error);
   g_assert_no_error(error);
   LbRunnerOptions options = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE}};
-  g_autoptr(GPtrArray) texts = NULL;
+  g_autoptr(GPtrArray) results = NULL;
   int code = -1;
-  gboolean ok = lb_runner_run(out->scenario, &options, &texts, &code, &error);
+  gboolean ok = lb_runner_run(out->scenario, NULL, &options, &results, &code, &error);
   g_unlink(path);
   g_rmdir(dir);
   g_assert_no_error(error);
   g_assert_true(ok);
+  g_autofree char *doc = lb_report_document(out->scenario, results);
   out->parser = json_parser_new();
-  g_assert_true(json_parser_load_from_data(out->parser, texts->pdata[texts->len - 1], -1, NULL));
-  out->run = json_node_get_object(json_parser_get_root(out->parser));
+  g_assert_true(json_parser_load_from_data(out->parser, doc, -1, NULL));
+  JsonArray *runs = json_object_get_array_member(
+      json_node_get_object(json_parser_get_root(out->parser)), "runs");
+  out->run = json_array_get_object_element(runs, json_array_get_length(runs) - 1);
   return TRUE;
 }
 
 static guint64 *
 element_loads(const LbScenario *sc)
 {
-  guint64 *loads = g_new(guint64, sc->array.size);
-  for (guint64 i = 0; i < sc->array.size; i++)
-    loads[i] = lb_array1d_load(&sc->array, i, 0);
+  guint64 n = lb_work_total_units(sc->work);
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint64 i = 0; i < n; i++) {
+    LbUnit u = {i, 0};
+    g_array_append_val(units, u);
+  }
+  lb_work_update(sc->work, units, 0);
+  guint64 *loads = g_new(guint64, n);
+  for (guint64 i = 0; i < n; i++)
+    loads[i] = g_array_index(units, LbUnit, i).load;
   return loads;
+}
+
+/* bounds[r] .. bounds[r + 1]: the ids rank r starts with (contiguous). */
+static void
+initial_bounds(const LbScenario *sc, guint64 *bounds)
+{
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  bounds[0] = 0;
+  for (guint r = 0; r < sc->ranks; r++) {
+    lb_work_initial_units(sc->work, r, LB_START_ORDER, units);
+    if (units->len > 0)
+      g_assert_cmpuint(g_array_index(units, LbUnit, 0).id, ==, bounds[r]);
+    bounds[r + 1] = bounds[r] + units->len;
+  }
 }
 
 /* The smallest bottleneck over all partitions into p contiguous parts:
@@ -112,9 +137,9 @@ check_schedule(const LbScenario *sc, JsonObject *run, const guint64 *loads, guin
                MlbDesired mode)
 {
   guint p = sc->ranks;
-  guint64 n = sc->array.size;
+  guint64 n = lb_work_total_units(sc->work);
   g_autofree guint64 *bounds = g_new(guint64, p + 1);
-  lb_array1d_initial_bounds(&sc->array, p, bounds);
+  initial_bounds(sc, bounds);
   g_autofree guint *owner = g_new(guint, n);
   for (guint r = 0; r < p; r++)
     for (guint64 i = bounds[r]; i < bounds[r + 1]; i++)

@@ -173,20 +173,19 @@ test_full(Fixture *f, gconstpointer data)
   g_assert_cmpuint(sc->steps, ==, 5);
   g_assert_cmpint(sc->placement, ==, LB_PLACEMENT_LINEAR);
 
-  const LbArray1d *a = &sc->array;
+  const LbPattern *a = &sc->work->pattern;
   g_assert_cmpuint(a->seed, ==, 42); /* the scenario's seed drives the loads */
-  g_assert_cmpuint(a->size, ==, 4096);
-  g_assert_cmpint(a->pattern, ==, LB_PATTERN_HOTSPOTS);
+  g_assert_cmpuint(sc->work->cells, ==, 4096);
+  g_assert_cmpint(a->kind, ==, LB_PATTERN_HOTSPOTS);
   g_assert_cmpuint(a->hotspots, ==, 4);
   g_assert_cmpfloat(a->width, ==, 0.05);
   g_assert_cmpfloat(a->amplitude, ==, 500);
   g_assert_cmpuint(a->base, ==, 7);
   g_assert_cmpfloat(a->drift, ==, -0.02);
-  g_assert_cmpint(a->distribution, ==, LB_DISTRIBUTION_RANDOM);
+  g_assert_cmpstr(lb_params_get_string(sc->work->params, "distribution"), ==, "random");
   g_assert_null(a->file_loads);
-  g_assert_null(a->counts);
-  g_assert_cmpfloat(sc->bytes_per_unit, ==, 128);
-  g_assert_cmpfloat(sc->flops_per_unit, ==, 2e4);
+  g_assert_cmpfloat(sc->work->bytes_per_unit, ==, 128);
+  g_assert_cmpfloat(sc->work->flops_per_unit, ==, 2e4);
 
   g_assert_cmpuint(sc->runs->len, ==, 2);
   const LbBalancerRun *none = run_at(sc, 0), *mlb = run_at(sc, 1);
@@ -220,10 +219,10 @@ test_defaults(Fixture *f, gconstpointer data)
   g_assert_cmpuint(sc->seed, ==, 1);
   g_assert_cmpuint(sc->steps, ==, 1);
   g_assert_cmpint(sc->placement, ==, LB_PLACEMENT_AUTO);
-  const LbArray1d *a = &sc->array;
+  const LbPattern *a = &sc->work->pattern;
   g_assert_cmpuint(a->seed, ==, 1);
-  g_assert_cmpuint(a->size, ==, 65536);
-  g_assert_cmpint(a->pattern, ==, LB_PATTERN_RANDOM);
+  g_assert_cmpuint(sc->work->cells, ==, 65536);
+  g_assert_cmpint(a->kind, ==, LB_PATTERN_RANDOM);
   g_assert_cmpuint(a->min, ==, 1);
   g_assert_cmpuint(a->max, ==, 100);
   g_assert_cmpuint(a->value, ==, 1);
@@ -237,9 +236,9 @@ test_defaults(Fixture *f, gconstpointer data)
   g_assert_cmpuint(a->low, ==, 1);
   g_assert_cmpuint(a->high, ==, 10);
   g_assert_cmpfloat(a->at, ==, 0.5);
-  g_assert_cmpint(a->distribution, ==, LB_DISTRIBUTION_BLOCK);
-  g_assert_cmpfloat(sc->bytes_per_unit, ==, 64);
-  g_assert_cmpfloat(sc->flops_per_unit, ==, 1e4);
+  g_assert_cmpstr(lb_params_get_string(sc->work->params, "distribution"), ==, "block");
+  g_assert_cmpfloat(sc->work->bytes_per_unit, ==, 64);
+  g_assert_cmpfloat(sc->work->flops_per_unit, ==, 1e4);
   g_assert_cmpuint(sc->runs->len, ==, 1);
   const LbBalancerRun *mlb = run_at(sc, 0);
   g_assert_true(mlb->balancer == lb_balancer_lookup("mlb"));
@@ -256,28 +255,28 @@ test_defaults(Fixture *f, gconstpointer data)
   g_autofree char *ramp =
       write_file(f, "ramp.ini", HEAD RUN_NONE "[workload]\npattern = ramp\nfrom = 3\nto = 9\n");
   g_autoptr(LbScenario) sc3 = load_ok(ramp, NULL);
-  g_assert_cmpint(sc3->array.pattern, ==, LB_PATTERN_RAMP);
-  g_assert_cmpuint(sc3->array.from, ==, 3);
-  g_assert_cmpuint(sc3->array.to, ==, 9);
+  g_assert_cmpint(sc3->work->pattern.kind, ==, LB_PATTERN_RAMP);
+  g_assert_cmpuint(sc3->work->pattern.from, ==, 3);
+  g_assert_cmpuint(sc3->work->pattern.to, ==, 9);
   g_autofree char *step = write_file(
       f, "step.ini",
       HEAD RUN_NONE "[workload]\npattern = step\nlow = 2\nhigh = 20\nat = 0.25\ndrift = 0\n");
   g_autoptr(LbScenario) sc4 = load_ok(step, NULL);
-  g_assert_cmpint(sc4->array.pattern, ==, LB_PATTERN_STEP);
-  g_assert_cmpuint(sc4->array.low, ==, 2);
-  g_assert_cmpuint(sc4->array.high, ==, 20);
-  g_assert_cmpfloat(sc4->array.at, ==, 0.25);
-  g_assert_cmpfloat(sc4->array.drift, ==, 0);
+  g_assert_cmpint(sc4->work->pattern.kind, ==, LB_PATTERN_STEP);
+  g_assert_cmpuint(sc4->work->pattern.low, ==, 2);
+  g_assert_cmpuint(sc4->work->pattern.high, ==, 20);
+  g_assert_cmpfloat(sc4->work->pattern.at, ==, 0.25);
+  g_assert_cmpfloat(sc4->work->pattern.drift, ==, 0);
   g_autofree char *uniform =
       write_file(f, "uniform.ini", HEAD RUN_NONE "[workload]\npattern = uniform\nvalue = 0\n");
   g_autoptr(LbScenario) sc5 = load_ok(uniform, NULL);
-  g_assert_cmpint(sc5->array.pattern, ==, LB_PATTERN_UNIFORM);
-  g_assert_cmpuint(sc5->array.value, ==, 0);
+  g_assert_cmpint(sc5->work->pattern.kind, ==, LB_PATTERN_UNIFORM);
+  g_assert_cmpuint(sc5->work->pattern.value, ==, 0);
   g_autofree char *random_path =
       write_file(f, "random.ini", HEAD RUN_NONE "[workload]\nmin = 5\nmax = 5\n"); /* min = max */
   g_autoptr(LbScenario) sc6 = load_ok(random_path, NULL);
-  g_assert_cmpuint(sc6->array.min, ==, 5);
-  g_assert_cmpuint(sc6->array.max, ==, 5);
+  g_assert_cmpuint(sc6->work->pattern.min, ==, 5);
+  g_assert_cmpuint(sc6->work->pattern.max, ==, 5);
 }
 
 static void
@@ -314,28 +313,28 @@ test_expect_forms(Fixture *f, gconstpointer data)
 {
   g_autofree char *path = write_file(f, "e.ini",
                                      HEAD RUN_NONE "[expect]\n"
-                                                   "mlb.a<=3\n"
-                                                   "mlb.b >=3\n"
-                                                   "mlb.c<3\n"
-                                                   "mlb.d> 3\n"
-                                                   "mlb.e==3\n"
-                                                   "mlb.f = == 3\n"
-                                                   "mlb.g = >3\n"
-                                                   "  mlb.h   <   -1.5e1  \n"
+                                                   "mlb.messages<=3\n"
+                                                   "mlb.bytes >=3\n"
+                                                   "mlb.migrate-steps<3\n"
+                                                   "mlb.amounts-steps> 3\n"
+                                                   "mlb.desired-steps==3\n"
+                                                   "mlb.ghost-bytes = == 3\n"
+                                                   "mlb.compute-time = >3\n"
+                                                   "  mlb.balance-time   <   -1.5e1  \n"
                                                    "\n"
                                                    "none.imbalance-after >= 1.0\n"
                                                    "none.imbalance-after <= 1.5\n"
                                                    "none.imbalance-after < 2 ; a third bound\n");
   g_autoptr(LbScenario) sc = load_ok(path, NULL);
   g_assert_cmpuint(sc->expects->len, ==, 11);
-  assert_expect(expect_at(sc, 0), "mlb", "a", LB_EXPECT_LE, 3, "mlb.a <= 3");
-  assert_expect(expect_at(sc, 1), "mlb", "b", LB_EXPECT_GE, 3, "mlb.b >= 3");
-  assert_expect(expect_at(sc, 2), "mlb", "c", LB_EXPECT_LT, 3, "mlb.c < 3");
-  assert_expect(expect_at(sc, 3), "mlb", "d", LB_EXPECT_GT, 3, "mlb.d > 3");
-  assert_expect(expect_at(sc, 4), "mlb", "e", LB_EXPECT_EQ, 3, "mlb.e == 3");
-  assert_expect(expect_at(sc, 5), "mlb", "f", LB_EXPECT_EQ, 3, "mlb.f == 3");
-  assert_expect(expect_at(sc, 6), "mlb", "g", LB_EXPECT_GT, 3, "mlb.g > 3");
-  assert_expect(expect_at(sc, 7), "mlb", "h", LB_EXPECT_LT, -15, "mlb.h < -1.5e1");
+  assert_expect(expect_at(sc, 0), "mlb", "messages", LB_EXPECT_LE, 3, "mlb.messages <= 3");
+  assert_expect(expect_at(sc, 1), "mlb", "bytes", LB_EXPECT_GE, 3, "mlb.bytes >= 3");
+  assert_expect(expect_at(sc, 2), "mlb", "migrate_steps", LB_EXPECT_LT, 3, "mlb.migrate-steps < 3");
+  assert_expect(expect_at(sc, 3), "mlb", "amounts_steps", LB_EXPECT_GT, 3, "mlb.amounts-steps > 3");
+  assert_expect(expect_at(sc, 4), "mlb", "desired_steps", LB_EXPECT_EQ, 3, "mlb.desired-steps == 3");
+  assert_expect(expect_at(sc, 5), "mlb", "ghost_bytes", LB_EXPECT_EQ, 3, "mlb.ghost-bytes == 3");
+  assert_expect(expect_at(sc, 6), "mlb", "compute_time", LB_EXPECT_GT, 3, "mlb.compute-time > 3");
+  assert_expect(expect_at(sc, 7), "mlb", "balance_time", LB_EXPECT_LT, -15, "mlb.balance-time < -1.5e1");
   /* a metric bounded on both sides keeps every bound */
   assert_expect(expect_at(sc, 8), "none", "imbalance_after", LB_EXPECT_GE, 1, NULL);
   assert_expect(expect_at(sc, 9), "none", "imbalance_after", LB_EXPECT_LE, 1.5, NULL);
@@ -354,19 +353,24 @@ test_file_pattern(Fixture *f, gconstpointer data)
   /* the data files are found next to the scenario, not in the working directory */
   g_assert_false(g_file_test("data/loads.txt", G_FILE_TEST_EXISTS));
   g_autoptr(LbScenario) sc = load_ok(path, NULL);
-  const LbArray1d *a = &sc->array;
-  g_assert_cmpint(a->pattern, ==, LB_PATTERN_FILE);
-  g_assert_cmpuint(a->size, ==, 8);
+  const LbPattern *a = &sc->work->pattern;
+  g_assert_cmpint(a->kind, ==, LB_PATTERN_FILE);
+  g_assert_cmpuint(sc->work->cells, ==, 8);
   static const guint64 loads[] = {5, 0, 7, 7, 1, 2, 2, 2};
-  g_assert_cmpmem(a->file_loads, a->size * sizeof(guint64), loads, sizeof loads);
-  g_assert_cmpint(a->distribution, ==, LB_DISTRIBUTION_FILE);
-  static const guint64 counts[] = {2, 0, 3, 3};
-  g_assert_cmpmem(a->counts, a->counts_len * sizeof(guint64), counts, sizeof counts);
-  guint64 bounds[5];
-  lb_array1d_initial_bounds(a, sc->ranks, bounds);
-  static const guint64 expected[] = {0, 2, 2, 5, 8};
-  g_assert_cmpmem(bounds, sizeof bounds, expected, sizeof expected);
-  g_assert_cmpuint(lb_array1d_load(a, 2, 0), ==, 7);
+  g_assert_cmpmem(a->file_loads, sc->work->cells * sizeof(guint64), loads, sizeof loads);
+  g_assert_cmpstr(lb_params_get_string(sc->work->params, "distribution"), ==, "file");
+  /* counts 2 0 3 3 */
+  static const guint64 first[] = {0, 2, 2, 5}, count[] = {2, 0, 3, 3};
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint r = 0; r < sc->ranks; r++) {
+    lb_work_initial_units(sc->work, r, LB_START_NATIVE, units);
+    g_assert_cmpuint(units->len, ==, count[r]);
+    if (units->len > 0)
+      g_assert_cmpuint(g_array_index(units, LbUnit, 0).id, ==, first[r]);
+    lb_work_update(sc->work, units, 0);
+    for (guint i = 0; i < units->len; i++)
+      g_assert_cmpuint(g_array_index(units, LbUnit, i).load, ==, loads[first[r] + i]);
+  }
 }
 
 static void
@@ -508,9 +512,9 @@ test_override_sets(Fixture *f, gconstpointer data)
                               NULL};
   LbScenarioOverrides ov = {.sets = sets};
   g_autoptr(LbScenario) sc = load_ok(path, &ov);
-  g_assert_cmpint(sc->array.pattern, ==, LB_PATTERN_UNIFORM);
-  g_assert_cmpuint(sc->array.value, ==, 9);
-  g_assert_cmpuint(sc->array.size, ==, 1000);
+  g_assert_cmpint(sc->work->pattern.kind, ==, LB_PATTERN_UNIFORM);
+  g_assert_cmpuint(sc->work->pattern.value, ==, 9);
+  g_assert_cmpuint(sc->work->cells, ==, 1000);
   g_assert_cmpuint(sc->steps, ==, 3);
   const LbParams *mlb = run_at(sc, 1)->params;
   g_assert_cmpstr(lb_params_get_string(mlb, "desired"), ==, "even");
@@ -523,7 +527,7 @@ test_override_sets(Fixture *f, gconstpointer data)
 
   /* without sets the file's values stand */
   g_autoptr(LbScenario) plain = load_ok(path, NULL);
-  g_assert_cmpint(plain->array.pattern, ==, LB_PATTERN_RANDOM);
+  g_assert_cmpint(plain->work->pattern.kind, ==, LB_PATTERN_RANDOM);
   g_assert_cmpuint(plain->steps, ==, 2);
   g_assert_cmpuint(plain->expects->len, ==, 3);
 }
@@ -610,8 +614,54 @@ static const ErrorCase error_cases[] = {
     {"choice/pattern", HEAD RUN_NONE "[workload]\npattern = gaussian\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "pattern",
      .detail = "'gaussian' is not one of"},
-    {"choice/model", HEAD RUN_NONE "[workload]\nmodel = field2d\n",
-     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "model", .detail = "'field2d'"},
+    {"choice/model", HEAD RUN_NONE "[workload]\nmodel = mesh\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "model",
+     .detail = "unknown model 'mesh' (known: array1d, field2d, field3d)"},
+    {"model/unsupported", HEAD "[balancers]\nrun = none, only-1d\n[workload]\nmodel = field2d\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
+     .detail = "only-1d does not run on model field2d (it supports: array1d)"},
+    {"model/unsupported-override", HEAD RUN_NONE "[workload]\nmodel = field3d\n",
+     .balancer = "only-1d", .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers",
+     .key = "run", .detail = "--balancer: only-1d does not run on model field3d"},
+    {"field/size-zero", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 0x5\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size",
+     .detail = "'0x5' is not NXxNY of positive integers"},
+    {"field/size-3d-for-2d", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 4x4x4\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size", .detail = "NXxNY"},
+    {"field/size-text", HEAD RUN_NONE "[workload]\nmodel = field3d\nsize = 8x8xeight\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size", .detail = "NXxNYxNZ"},
+    {"field/size-sign", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 8x-8\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size"},
+    {"field/procs-product", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 64x64\nprocs = 4x8\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "procs",
+     .detail = "4x8 makes 32 ranks, but [scenario] ranks is 16"},
+    {"field/procs-zero", HEAD RUN_NONE "[workload]\nmodel = field2d\nprocs = 0x16\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "procs", .detail = "'0x16'"},
+    {"field/procs-more-than-cells", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 2x100\nprocs = 4x4\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "procs",
+     .detail = "more processors than cells along axis 0"},
+    {"field/array-key", HEAD RUN_NONE "[workload]\nmodel = field2d\ndistribution = random\n",
+     .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "workload", .key = "distribution"},
+    {"field/file-count", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 4x4\npattern = file\nfile = loads.txt\n",
+     "loads.txt", "1 2 3", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "file",
+     .detail = "holds 3 loads; size gives 16 cells"},
+    {"array-key/procs", HEAD RUN_NONE "[workload]\nprocs = 4x4\n",
+     .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "workload", .key = "procs"},
+    {"pattern-key/shock", HEAD RUN_NONE "[workload]\npattern = hotspots\nangle = 45\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "angle",
+     .detail = "applies to pattern shock, but pattern is hotspots"},
+    {"range/hotspots", HEAD RUN_NONE "[workload]\npattern = hotspots\nhotspots = 1001\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "hotspots",
+     .detail = "out of range"},
+    {"expect/unknown-metric", HEAD RUN_NONE "[expect]\nnone.imbalance-after < 2\nmlb.schedule-step <= 10\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "mlb.schedule-step",
+     .detail = ":8: [expect] mlb.schedule-step: mlb has no metric 'schedule-step'"},
+    {"expect/metric-of-another", HEAD RUN_NONE "[expect]\nnone.migrate-steps == 0\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.migrate-steps",
+     .detail = "none has no metric 'migrate-steps'"},
+    {"expect/unknown-balancer-2", HEAD RUN_NONE "[expect]\nlbx.messages == 0\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "lbx.messages",
+     .detail = "unknown balancer 'lbx'"},
     {"choice/mlb", HEAD "[balancers]\nrun = mlb\n[mlb]\ndesired = half\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "mlb", .key = "desired",
      .detail = "'half' is not one of: halving, even"},
@@ -648,7 +698,7 @@ static const ErrorCase error_cases[] = {
      .detail = "but pattern is random"},
     {"pattern-key/drift", HEAD RUN_NONE "[workload]\npattern = ramp\ndrift = 0.1\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "drift",
-     .detail = "hotspots|step"},
+     .detail = "hotspots|step|shock"},
     {"pattern-key/file", HEAD RUN_NONE "[workload]\npattern = uniform\nfile = loads.txt\n",
      "loads.txt", "1 2 3", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "file"},
     {"pattern-key/set", HEAD RUN_NONE "[workload]\nmin = 5\n", .set = "workload.hotspots=3",
@@ -656,7 +706,7 @@ static const ErrorCase error_cases[] = {
      .detail = "but pattern is random"},
     {"size/memory", HEAD RUN_NONE "[workload]\nsize = 5000000000\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size",
-     .detail = "5000000000 elements need about 186.3 GiB"},
+     .detail = "5000000000 units need about 186.3 GiB"},
     {"size/total-load", HEAD RUN_NONE "[workload]\nsize = 10000\npattern = uniform\n"
                                       "value = 1000000000000000\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size",
@@ -908,10 +958,31 @@ test_expect_holds(void)
   }
 }
 
+static void
+only_1d_balance(LbRank *self, gpointer state)
+{
+}
+
+static const LbParamSpec no_params[] = {{NULL}};
+static const char *const no_phases[] = {NULL};
+static const char *const only_array1d[] = {"array1d", NULL};
+
+/* A balancer of the 1D array only, to see a model it does not support
+ * refused. */
+static const LbBalancer only_1d = {
+  .name = "only-1d",
+  .summary = "test",
+  .params = no_params,
+  .phases = no_phases,
+  .models = only_array1d,
+  .balance = only_1d_balance,
+};
+
 int
 main(int argc, char *argv[])
 {
   g_test_init(&argc, &argv, NULL);
+  lb_balancer_register(&only_1d);
   g_test_add("/scenario/load/full", Fixture, NULL, fixture_setup, test_full, fixture_teardown);
   g_test_add("/scenario/load/defaults", Fixture, NULL, fixture_setup, test_defaults,
              fixture_teardown);

@@ -1,18 +1,63 @@
-/* The 1D load array: every pattern as a pure function of (element, step),
- * the initial splits, and the integer file reader. Expected values come from
- * the definitions (a ramp of slope one, a step at a known edge, a gaussian of
+/* Load patterns as pure functions of (cell, step), the 1D array's initial
+ * splits and the integer file reader. Expected values come from the
+ * definitions (a ramp of slope one, a step at a known edge, a gaussian of
  * known width), not from earlier output. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
+#include "lbsim/model.h"
 #include "lbsim/workload.h"
 
-static LbArray1d
-array_new(LbPattern pattern, guint64 size, guint64 seed)
+/* A 1D pattern and its length, as the array1d model evaluates it. */
+typedef struct {
+  LbPatternKind pattern;
+  guint64 size, seed;
+  guint64 value, min, max;
+  guint hotspots;
+  double width, amplitude, drift;
+  guint64 base, from, to, low, high;
+  double at;
+  guint64 *file_loads;
+} Array1d;
+
+static LbPattern
+pattern_of(const Array1d *a)
 {
-  LbArray1d a = {0};
+  LbPattern p = {.kind = a->pattern,   .seed = a->seed,   .value = a->value,
+                 .min = a->min,         .max = a->max,     .hotspots = a->hotspots,
+                 .width = a->width,     .amplitude = a->amplitude,
+                 .drift = a->drift,     .base = a->base,   .from = a->from,
+                 .to = a->to,           .low = a->low,     .high = a->high,
+                 .at = a->at,           .file_loads = a->file_loads,
+                 .file_len = a->size};
+  return p;
+}
+
+/* One pattern step at a time is kept: the tests ask for many cells of one
+ * step in a row. */
+static guint64
+array_load(const Array1d *a, guint64 id, guint step)
+{
+  static LbPatternStep *cached;
+  static LbPattern cached_pattern;
+  static guint cached_step;
+  LbPattern p = pattern_of(a);
+  if (cached == NULL || cached_step != step || memcmp(&p, &cached_pattern, sizeof p) != 0) {
+    lb_pattern_step_free(cached);
+    cached = lb_pattern_step_new(&p, 1, step);
+    cached_pattern = p;
+    cached_step = step;
+  }
+  g_assert_cmpuint(id, <, a->size);
+  return lb_pattern_load(&p, cached, 1, &id, &a->size, id);
+}
+
+static Array1d
+array_new(LbPatternKind pattern, guint64 size, guint64 seed)
+{
+  Array1d a = {0};
   a.pattern = pattern;
   a.size = size;
   a.seed = seed;
@@ -20,18 +65,18 @@ array_new(LbPattern pattern, guint64 size, guint64 seed)
 }
 
 static void
-assert_pure(const LbArray1d *a, guint step)
+assert_pure(const Array1d *a, guint step)
 {
   for (guint64 id = 0; id < a->size; id++)
-    g_assert_cmpuint(lb_array1d_load(a, id, step), ==, lb_array1d_load(a, id, step));
+    g_assert_cmpuint(array_load(a, id, step), ==, array_load(a, id, step));
 }
 
 /* Loads at two steps are equal everywhere. */
 static gboolean
-same_loads(const LbArray1d *a, guint step1, const LbArray1d *b, guint step2)
+same_loads(const Array1d *a, guint step1, const Array1d *b, guint step2)
 {
   for (guint64 id = 0; id < a->size; id++)
-    if (lb_array1d_load(a, id, step1) != lb_array1d_load(b, id, step2))
+    if (array_load(a, id, step1) != array_load(b, id, step2))
       return FALSE;
   return TRUE;
 }
@@ -39,25 +84,25 @@ same_loads(const LbArray1d *a, guint step1, const LbArray1d *b, guint step2)
 static void
 test_uniform(void)
 {
-  LbArray1d a = array_new(LB_PATTERN_UNIFORM, 1000, 5);
+  Array1d a = array_new(LB_PATTERN_UNIFORM, 1000, 5);
   a.value = 37;
   for (guint step = 0; step < 3; step++)
     for (guint64 id = 0; id < a.size; id++)
-      g_assert_cmpuint(lb_array1d_load(&a, id, step), ==, 37);
+      g_assert_cmpuint(array_load(&a, id, step), ==, 37);
   a.value = 0;
-  g_assert_cmpuint(lb_array1d_load(&a, 999, 0), ==, 0);
+  g_assert_cmpuint(array_load(&a, 999, 0), ==, 0);
 }
 
 static void
 test_random(void)
 {
-  LbArray1d a = array_new(LB_PATTERN_RANDOM, 20000, 42);
+  Array1d a = array_new(LB_PATTERN_RANDOM, 20000, 42);
   a.min = 3;
   a.max = 7;
   assert_pure(&a, 0);
   guint counts[5] = {0};
   for (guint64 id = 0; id < a.size; id++) {
-    guint64 v = lb_array1d_load(&a, id, 0);
+    guint64 v = array_load(&a, id, 0);
     g_assert_cmpuint(v, >=, 3);
     g_assert_cmpuint(v, <=, 7);
     counts[v - 3]++;
@@ -70,22 +115,22 @@ test_random(void)
   /* random is a static pattern */
   g_assert_true(same_loads(&a, 0, &a, 9));
 
-  LbArray1d b = a;
+  Array1d b = a;
   b.seed = 43;
   g_assert_false(same_loads(&a, 0, &b, 0));
 
-  LbArray1d one = a;
+  Array1d one = a;
   one.min = one.max = 12;
   for (guint64 id = 0; id < 100; id++)
-    g_assert_cmpuint(lb_array1d_load(&one, id, 0), ==, 12);
+    g_assert_cmpuint(array_load(&one, id, 0), ==, 12);
 
   /* a wide range still reaches neither outside */
-  LbArray1d wide = a;
+  Array1d wide = a;
   wide.min = 0;
   wide.max = 1000000000000000ull;
   guint64 lo = G_MAXUINT64, hi = 0;
   for (guint64 id = 0; id < wide.size; id++) {
-    guint64 v = lb_array1d_load(&wide, id, 0);
+    guint64 v = array_load(&wide, id, 0);
     lo = MIN(lo, v);
     hi = MAX(hi, v);
   }
@@ -96,11 +141,11 @@ test_random(void)
 
 /* Index of the largest load (the first one on ties). */
 static guint64
-argmax(const LbArray1d *a, guint step)
+argmax(const Array1d *a, guint step)
 {
   guint64 best = 0, best_load = 0;
   for (guint64 id = 0; id < a->size; id++) {
-    guint64 v = lb_array1d_load(a, id, step);
+    guint64 v = array_load(a, id, step);
     if (v > best_load) {
       best_load = v;
       best = id;
@@ -110,18 +155,18 @@ argmax(const LbArray1d *a, guint step)
 }
 
 static guint64
-total_load(const LbArray1d *a, guint step)
+total_load(const Array1d *a, guint step)
 {
   guint64 sum = 0;
   for (guint64 id = 0; id < a->size; id++)
-    sum += lb_array1d_load(a, id, step);
+    sum += array_load(a, id, step);
   return sum;
 }
 
-static LbArray1d
+static Array1d
 one_hotspot(guint64 seed, double drift)
 {
-  LbArray1d a = array_new(LB_PATTERN_HOTSPOTS, 10000, seed);
+  Array1d a = array_new(LB_PATTERN_HOTSPOTS, 10000, seed);
   a.hotspots = 1;
   a.width = 0.01;    /* 100 elements */
   a.amplitude = 1e6; /* high enough that rounding leaves one peak element */
@@ -136,10 +181,10 @@ test_hotspots_shape(void)
   g_autoptr(GHashTable) centres = g_hash_table_new(g_direct_hash, g_direct_equal);
   guint64 lowest = G_MAXUINT64, highest = 0;
   for (guint64 seed = 1; seed <= 20; seed++) {
-    LbArray1d a = one_hotspot(seed, 0.0);
+    Array1d a = one_hotspot(seed, 0.0);
     assert_pure(&a, 0);
     guint64 c = argmax(&a, 0);
-    guint64 peak = lb_array1d_load(&a, c, 0);
+    guint64 peak = array_load(&a, c, 0);
     /* base + amplitude * strength, strength in [0.5, 1] */
     g_assert_cmpuint(peak, >=, 10 + 500000);
     g_assert_cmpuint(peak, <=, 10 + 1000000);
@@ -154,13 +199,13 @@ test_hotspots_shape(void)
       guint64 right = (c + 100 * (guint64)k) % a.size;
       guint64 left = (c + a.size - 100 * (guint64)k) % a.size;
       double slack = 0.004 * height + 1; /* half an element off the centre */
-      g_assert_cmpfloat_with_epsilon((double)lb_array1d_load(&a, right, 0), expected, slack);
-      g_assert_cmpfloat_with_epsilon((double)lb_array1d_load(&a, left, 0), expected, slack);
+      g_assert_cmpfloat_with_epsilon((double)array_load(&a, right, 0), expected, slack);
+      g_assert_cmpfloat_with_epsilon((double)array_load(&a, left, 0), expected, slack);
     }
     /* half the circle away: background only */
-    g_assert_cmpuint(lb_array1d_load(&a, (c + a.size / 2) % a.size, 0), ==, 10);
+    g_assert_cmpuint(array_load(&a, (c + a.size / 2) % a.size, 0), ==, 10);
     for (guint64 id = 0; id < a.size; id++)
-      g_assert_cmpuint(lb_array1d_load(&a, id, 0), >=, 10);
+      g_assert_cmpuint(array_load(&a, id, 0), >=, 10);
   }
   /* strength and place are drawn per seed */
   g_assert_cmpuint(highest - lowest, >, 100000);
@@ -170,13 +215,13 @@ test_hotspots_shape(void)
 static void
 test_hotspots_drift(void)
 {
-  LbArray1d still = one_hotspot(3, 0.0);
+  Array1d still = one_hotspot(3, 0.0);
   g_assert_true(same_loads(&still, 0, &still, 1));
   g_assert_true(same_loads(&still, 0, &still, 100));
 
   /* drift 0.01 moves the peak by 100 elements per step, always the same way,
    * across the ends of the array */
-  LbArray1d moving = one_hotspot(3, 0.01);
+  Array1d moving = one_hotspot(3, 0.01);
   g_assert_true(same_loads(&still, 0, &moving, 0));
   assert_pure(&moving, 7);
   g_assert_false(same_loads(&moving, 0, &moving, 1));
@@ -196,7 +241,7 @@ test_hotspots_drift(void)
   /* each hot spot picks its direction */
   gboolean left = FALSE, right = FALSE;
   for (guint64 seed = 1; seed <= 20; seed++) {
-    LbArray1d a = one_hotspot(seed, 0.01);
+    Array1d a = one_hotspot(seed, 0.01);
     gint64 delta = ((gint64)argmax(&a, 1) - (gint64)argmax(&a, 0) + 15000) % 10000 - 5000;
     left |= delta < 0;
     right |= delta > 0;
@@ -205,13 +250,13 @@ test_hotspots_drift(void)
 
   /* hot spots come back at the other end: the total load stays as it was
    * while they cross it (a cut-off gaussian would lose up to half) */
-  LbArray1d many = one_hotspot(8, 0.037);
+  Array1d many = one_hotspot(8, 0.037);
   many.hotspots = 4;
   double total0 = (double)total_load(&many, 0);
   for (guint step = 1; step <= 60; step++)
     g_assert_cmpfloat_with_epsilon((double)total_load(&many, step), total0, total0 * 0.001);
 
-  LbArray1d other = many;
+  Array1d other = many;
   other.seed = 9;
   g_assert_false(same_loads(&many, 0, &other, 0));
 }
@@ -219,45 +264,45 @@ test_hotspots_drift(void)
 static void
 test_ramp(void)
 {
-  LbArray1d a = array_new(LB_PATTERN_RAMP, 101, 1);
+  Array1d a = array_new(LB_PATTERN_RAMP, 101, 1);
   a.from = 10;
   a.to = 110;
   for (guint64 id = 0; id < a.size; id++) /* slope one */
-    g_assert_cmpuint(lb_array1d_load(&a, id, 0), ==, 10 + id);
+    g_assert_cmpuint(array_load(&a, id, 0), ==, 10 + id);
   g_assert_true(same_loads(&a, 0, &a, 5));
 
-  LbArray1d down = array_new(LB_PATTERN_RAMP, 11, 1);
+  Array1d down = array_new(LB_PATTERN_RAMP, 11, 1);
   down.from = 100;
   down.to = 0;
   for (guint64 id = 0; id < down.size; id++)
-    g_assert_cmpuint(lb_array1d_load(&down, id, 0), ==, 100 - 10 * id);
+    g_assert_cmpuint(array_load(&down, id, 0), ==, 100 - 10 * id);
 
-  LbArray1d big = array_new(LB_PATTERN_RAMP, 9999, 1);
+  Array1d big = array_new(LB_PATTERN_RAMP, 9999, 1);
   big.from = 5;
   big.to = 12345678901ull;
-  g_assert_cmpuint(lb_array1d_load(&big, 0, 0), ==, 5);
-  g_assert_cmpuint(lb_array1d_load(&big, big.size - 1, 0), ==, 12345678901ull);
+  g_assert_cmpuint(array_load(&big, 0, 0), ==, 5);
+  g_assert_cmpuint(array_load(&big, big.size - 1, 0), ==, 12345678901ull);
   for (guint64 id = 1; id < big.size; id++)
-    g_assert_cmpuint(lb_array1d_load(&big, id - 1, 0), <=, lb_array1d_load(&big, id, 0));
+    g_assert_cmpuint(array_load(&big, id - 1, 0), <=, array_load(&big, id, 0));
 
-  LbArray1d single = array_new(LB_PATTERN_RAMP, 1, 1);
+  Array1d single = array_new(LB_PATTERN_RAMP, 1, 1);
   single.from = 8;
   single.to = 80;
-  g_assert_cmpuint(lb_array1d_load(&single, 0, 0), ==, 8);
+  g_assert_cmpuint(array_load(&single, 0, 0), ==, 8);
 }
 
 /* Elements 0 .. edge - 1 are high, the rest low. */
 static void
-assert_high_left_of(const LbArray1d *a, guint step, guint64 edge)
+assert_high_left_of(const Array1d *a, guint step, guint64 edge)
 {
   for (guint64 id = 0; id < a->size; id++)
-    g_assert_cmpuint(lb_array1d_load(a, id, step), ==, id < edge ? a->high : a->low);
+    g_assert_cmpuint(array_load(a, id, step), ==, id < edge ? a->high : a->low);
 }
 
 static void
 test_step(void)
 {
-  LbArray1d a = array_new(LB_PATTERN_STEP, 100, 1);
+  Array1d a = array_new(LB_PATTERN_STEP, 100, 1);
   a.low = 2;
   a.high = 9;
   a.at = 0.5;
@@ -289,15 +334,45 @@ static void
 test_file(void)
 {
   guint64 loads[] = {4, 0, 17, 17, 2};
-  LbArray1d a = array_new(LB_PATTERN_FILE, G_N_ELEMENTS(loads), 1);
+  Array1d a = array_new(LB_PATTERN_FILE, G_N_ELEMENTS(loads), 1);
   a.file_loads = g_memdup2(loads, sizeof loads);
   for (guint64 id = 0; id < a.size; id++) {
-    g_assert_cmpuint(lb_array1d_load(&a, id, 0), ==, loads[id]);
-    g_assert_cmpuint(lb_array1d_load(&a, id, 3), ==, loads[id]);
+    g_assert_cmpuint(array_load(&a, id, 0), ==, loads[id]);
+    g_assert_cmpuint(array_load(&a, id, 3), ==, loads[id]);
   }
-  lb_array1d_clear(&a);
-  g_assert_null(a.file_loads);
-  lb_array1d_clear(&a); /* twice is fine */
+  g_free(a.file_loads);
+  LbPattern owned = {.kind = LB_PATTERN_FILE, .file_loads = g_memdup2(loads, sizeof loads),
+                     .file_len = 5};
+  lb_pattern_clear(&owned);
+  g_assert_null(owned.file_loads);
+  lb_pattern_clear(&owned); /* twice is fine */
+}
+
+
+/* An array1d work from [workload] keys, for ranks ranks. */
+static LbWork *
+array1d_work(guint ranks, guint64 seed, const char *const *keys, const char *dir,
+             GError **error)
+{
+  const LbModel *model = lb_model_lookup("array1d");
+  LbParams *params = lb_params_new(lb_model_param_spec(model));
+  for (guint i = 0; keys[i] != NULL; i += 2)
+    g_assert_true(lb_params_set(params, keys[i], keys[i + 1], NULL));
+  return lb_work_new(model, params, seed, ranks, "test.ini", dir != NULL ? dir : ".", error);
+}
+
+/* bounds[r] .. bounds[r + 1] is what rank r starts with. */
+static void
+start_bounds(const LbWork *work, guint ranks, guint64 *bounds)
+{
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  bounds[0] = 0;
+  for (guint r = 0; r < ranks; r++) {
+    lb_work_initial_units(work, r, LB_START_NATIVE, units);
+    for (guint i = 0; i < units->len; i++) /* contiguous, from where rank r - 1 ended */
+      g_assert_cmpuint(g_array_index(units, LbUnit, i).id, ==, bounds[r] + i);
+    bounds[r + 1] = bounds[r] + units->len;
+  }
 }
 
 static void
@@ -312,16 +387,18 @@ assert_covering(const guint64 *bounds, guint ranks, guint64 n)
 static void
 test_bounds_block(void)
 {
-  static const guint64 sizes[] = {1, 3, 10, 1000, 65536, 1000003, G_MAXUINT64 / 2};
+  static const char *const sizes[] = {"1", "3", "10", "1000", "65536", "1000003"};
   static const guint ranks_list[] = {1, 2, 3, 7, 8, 1024, 4099};
   for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
     for (guint j = 0; j < G_N_ELEMENTS(ranks_list); j++) {
       guint ranks = ranks_list[j];
-      LbArray1d a = array_new(LB_PATTERN_UNIFORM, sizes[i], 1);
+      const char *keys[] = {"size", sizes[i], NULL};
+      g_autoptr(LbWork) w = array1d_work(ranks, 1, keys, NULL, NULL);
       g_autofree guint64 *bounds = g_new(guint64, ranks + 1);
-      lb_array1d_initial_bounds(&a, ranks, bounds);
-      assert_covering(bounds, ranks, sizes[i]);
-      guint64 lo = sizes[i] / ranks;
+      start_bounds(w, ranks, bounds);
+      guint64 n = g_ascii_strtoull(sizes[i], NULL, 10);
+      assert_covering(bounds, ranks, n);
+      guint64 lo = n / ranks;
       for (guint r = 0; r < ranks; r++) { /* floor(N/p) or one more */
         guint64 count = bounds[r + 1] - bounds[r];
         g_assert_cmpuint(count, >=, lo);
@@ -329,60 +406,47 @@ test_bounds_block(void)
       }
     }
   }
-  LbArray1d a = array_new(LB_PATTERN_UNIFORM, 10, 1);
+  const char *keys[] = {"size", "10", NULL};
+  g_autoptr(LbWork) w = array1d_work(3, 1, keys, NULL, NULL);
   guint64 bounds[4];
-  lb_array1d_initial_bounds(&a, 3, bounds);
+  start_bounds(w, 3, bounds);
   g_assert_cmpuint(bounds[1], ==, 3);
   g_assert_cmpuint(bounds[2], ==, 6);
+  g_autofree char *how = lb_work_describe_start(w, LB_START_NATIVE);
+  g_assert_cmpstr(how, ==, "block");
 }
 
 static void
 test_bounds_random(void)
 {
   enum { RANKS = 64 };
-  LbArray1d a = array_new(LB_PATTERN_UNIFORM, 100000, 7);
-  a.distribution = LB_DISTRIBUTION_RANDOM;
+  const char *keys[] = {"size", "100000", "distribution", "random", NULL};
   guint64 first[RANKS + 1], again[RANKS + 1], other[RANKS + 1], block[RANKS + 1];
-  lb_array1d_initial_bounds(&a, RANKS, first);
-  lb_array1d_initial_bounds(&a, RANKS, again);
-  assert_covering(first, RANKS, a.size);
+  g_autoptr(LbWork) a = array1d_work(RANKS, 7, keys, NULL, NULL);
+  g_autoptr(LbWork) a2 = array1d_work(RANKS, 7, keys, NULL, NULL);
+  start_bounds(a, RANKS, first);
+  start_bounds(a2, RANKS, again);
+  assert_covering(first, RANKS, 100000);
   g_assert_cmpmem(first, sizeof first, again, sizeof again);
 
-  LbArray1d b = a;
-  b.seed = 8;
-  lb_array1d_initial_bounds(&b, RANKS, other);
-  assert_covering(other, RANKS, b.size);
+  g_autoptr(LbWork) b = array1d_work(RANKS, 8, keys, NULL, NULL);
+  start_bounds(b, RANKS, other);
+  assert_covering(other, RANKS, 100000);
   g_assert_true(memcmp(first, other, sizeof first) != 0);
 
-  LbArray1d c = a;
-  c.distribution = LB_DISTRIBUTION_BLOCK;
-  lb_array1d_initial_bounds(&c, RANKS, block);
+  const char *block_keys[] = {"size", "100000", NULL};
+  g_autoptr(LbWork) c = array1d_work(RANKS, 7, block_keys, NULL, NULL);
+  start_bounds(c, RANKS, block);
   g_assert_true(memcmp(first, block, sizeof first) != 0);
   /* cut points spread over the whole array, not bunched at one end */
-  g_assert_cmpuint(first[RANKS / 2], >, a.size / 4);
-  g_assert_cmpuint(first[RANKS / 2], <, a.size / 4 * 3);
+  g_assert_cmpuint(first[RANKS / 2], >, 100000 / 4);
+  g_assert_cmpuint(first[RANKS / 2], <, 100000 / 4 * 3);
 
   guint64 one[2];
-  lb_array1d_initial_bounds(&a, 1, one);
+  g_autoptr(LbWork) single = array1d_work(1, 7, keys, NULL, NULL);
+  start_bounds(single, 1, one);
   g_assert_cmpuint(one[0], ==, 0);
-  g_assert_cmpuint(one[1], ==, a.size);
-}
-
-static void
-test_bounds_file(void)
-{
-  guint64 counts[] = {3, 0, 5, 2};
-  LbArray1d a = array_new(LB_PATTERN_UNIFORM, 10, 1);
-  a.distribution = LB_DISTRIBUTION_FILE;
-  a.counts = g_memdup2(counts, sizeof counts);
-  a.counts_len = G_N_ELEMENTS(counts);
-  guint64 bounds[5];
-  lb_array1d_initial_bounds(&a, 4, bounds);
-  guint64 expected[] = {0, 3, 3, 8, 10};
-  g_assert_cmpmem(bounds, sizeof bounds, expected, sizeof expected);
-  lb_array1d_clear(&a);
-  g_assert_null(a.counts);
-  g_assert_cmpuint(a.counts_len, ==, 0);
+  g_assert_cmpuint(one[1], ==, 100000);
 }
 
 typedef struct {
@@ -418,6 +482,30 @@ write_file(TmpDir *t, const char *name, const char *text)
   g_file_set_contents(path, text, -1, &error);
   g_assert_no_error(error);
   return path;
+}
+
+static void
+test_bounds_file(TmpDir *t, gconstpointer data)
+{
+  g_autofree char *path = write_file(t, "counts.txt", "3 0\n5 2\n");
+  const char *keys[] = {"size", "10", "distribution", "file", "distribution-file", path, NULL};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbWork) w = array1d_work(4, 1, keys, t->dir, &error);
+  g_assert_no_error(error);
+  guint64 bounds[5];
+  start_bounds(w, 4, bounds);
+  guint64 expected[] = {0, 3, 3, 8, 10};
+  g_assert_cmpmem(bounds, sizeof bounds, expected, sizeof expected);
+
+  /* counts whose sum wraps around 2^64 to the size must not pass */
+  g_autofree char *wrap = write_file(t, "wrap.txt", "18446744073709551615 11 0 0\n");
+  const char *wrap_keys[] = {"size", "10", "distribution", "file", "distribution-file", wrap,
+                             NULL};
+  g_autoptr(LbWork) bad = array1d_work(4, 1, wrap_keys, t->dir, &error);
+  g_assert_null(bad);
+  g_assert_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID);
+  g_assert_nonnull(strstr(error->message, "[workload] distribution-file"));
+  g_assert_nonnull(strstr(error->message, "more than 2^64"));
 }
 
 static void
@@ -461,6 +549,16 @@ test_read_integers_errors(TmpDir *t, gconstpointer data)
   assert_rejected(t, "1 2.5\n", 1);
   assert_rejected(t, "\n18446744073709551616\n", 2); /* 2^64 */
 
+  /* a NUL byte does not end the file silently */
+  g_autofree char *nul = g_build_filename(t->dir, "nul.txt", NULL);
+  g_assert_true(g_file_set_contents(nul, "1 2\n3\0 4 5\n", 11, NULL));
+  g_autoptr(GArray) cut = NULL;
+  g_autoptr(GError) nul_error = NULL;
+  g_assert_false(lb_read_integers(nul, &cut, &nul_error));
+  g_assert_error(nul_error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_autofree char *where = g_strdup_printf("%s: byte 6: a NUL byte", nul);
+  g_assert_nonnull(strstr(nul_error->message, where));
+
   g_autofree char *missing = g_build_filename(t->dir, "missing.txt", NULL);
   g_autoptr(GArray) values = NULL;
   g_autoptr(GError) error = NULL;
@@ -483,7 +581,8 @@ main(int argc, char *argv[])
   g_test_add_func("/workloads/file", test_file);
   g_test_add_func("/workloads/bounds/block", test_bounds_block);
   g_test_add_func("/workloads/bounds/random", test_bounds_random);
-  g_test_add_func("/workloads/bounds/file", test_bounds_file);
+  g_test_add("/workloads/bounds/file", TmpDir, NULL, tmp_dir_setup, test_bounds_file,
+             tmp_dir_teardown);
   g_test_add("/workloads/read-integers/values", TmpDir, NULL, tmp_dir_setup, test_read_integers,
              tmp_dir_teardown);
   g_test_add("/workloads/read-integers/errors", TmpDir, NULL, tmp_dir_setup,

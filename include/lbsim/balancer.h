@@ -2,27 +2,54 @@
 #pragma once
 
 #include <glib.h>
+#include "lbsim/metric.h"
 #include "lbsim/params.h"
 #include "lbsim/rank.h"
 
 G_BEGIN_DECLS
 
+/* What `lbsim explain` gives a balancer's explain hook. */
+typedef struct {
+  guint ranks;
+  const LbParams *params;
+  const guint64 *initial_loads; /* per rank, before the first balancing */
+} LbExplainCase;
+
 typedef struct {
   const char *name;
   const char *summary;
-  const char *seed; /* the source document behind it */
+  const char *cite; /* the paper behind it: authors, title, venue, year */
   const LbParamSpec *params;
-  const char *const *phases; /* NULL-terminated; may be empty */
-  int schedule_phase;        /* the phase that moves data, -1 if none */
-  gboolean keeps_order;      /* result: contiguous ranges in rank order */
+  const char *const *phases;   /* NULL-terminated; may be empty */
+  const LbMetricSpec *metrics; /* declared metrics, NULL-terminated; may be NULL */
+  const char *const *models;   /* work models it supports, NULL-terminated */
+  gboolean keeps_order;        /* result: contiguous pieces of the model's order, in rank order */
+  gboolean owns_compute;       /* it runs the units' compute itself (loop scheduling) */
   /* Checks what the parameters cannot check alone (e.g. p = 2^d). */
   gboolean (*check)(guint ranks, const LbParams *params, GError **error);
+  /* Per-rank state that lives across adaptation steps: made before the
+   * first step, freed after the last. Both may be NULL. */
+  gpointer (*state_new)(LbRank *self);
+  void (*state_free)(gpointer state);
   /* Called on every rank at every adaptation step. */
-  void (*balance)(LbRank *self);
+  void (*balance)(LbRank *self, gpointer state);
+  /* Family-specific teaching output for `lbsim explain`, or NULL. */
+  void (*explain)(const LbExplainCase *c, GString *out);
 } LbBalancer;
 
 const LbBalancer *lb_balancer_lookup(const char *name);
 /* NULL-terminated, in registry order. */
 const LbBalancer *const *lb_balancers(void);
+gboolean lb_balancer_supports(const LbBalancer *balancer, const char *model);
+/* Adds a balancer to the registry (for tests and programs that link lbsim's
+ * library with balancers of their own); its name must be new. */
+void lb_balancer_register(const LbBalancer *balancer);
+
+/* Every metric of a balancer's runs, in report order: its declared ones,
+ * four per phase (steps, messages, bytes, time), then the application's
+ * (compute-time, ghost-time, ghost-messages, ghost-bytes). */
+GArray *lb_balancer_metric_defs(const LbBalancer *balancer);
+/* The index of a metric in those defs ('-' and '_' alike), or -1. */
+int lb_metric_defs_find(GArray *defs, const char *name);
 
 G_END_DECLS

@@ -11,6 +11,7 @@ GQuark lb_param_error_quark(void);
 typedef enum {
   LB_PARAM_ERROR_UNKNOWN,
   LB_PARAM_ERROR_INVALID,
+  LB_PARAM_ERROR_MISSING,
 } LbParamError;
 
 typedef enum {
@@ -47,6 +48,9 @@ gint64 lb_params_get_int(const LbParams *params, const char *name);
 double lb_params_get_double(const LbParams *params, const char *name);
 gboolean lb_params_get_bool(const LbParams *params, const char *name);
 const char *lb_params_get_string(const LbParams *params, const char *name);
+/* Any parameter's value in its canonical text form (NULL if unset and
+ * without default). */
+const char *lb_params_get_text(const LbParams *params, const char *name);
 
 /* "int", "0 .. 100", "halving | even" and friends, for help and README tables. */
 char *lb_param_spec_describe_type(const LbParamSpec *spec);

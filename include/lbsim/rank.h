@@ -27,7 +27,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbMsg, lb_msg_free)
 int lb_rank_id(const LbRank *self);
 int lb_rank_count(const LbRank *self);
 const LbParams *lb_rank_params(const LbRank *self);
-double lb_rank_bytes_per_unit(const LbRank *self);
+/* The adaptation step being balanced, from 0. */
+guint lb_rank_adaptation(const LbRank *self);
 
 /* The rank's work units, sorted by id when a balancer returns. */
 GArray *lb_rank_units(LbRank *self);
@@ -55,9 +56,22 @@ void lb_allgather(LbRank *self, const void *mine, gsize len, void *all);
 void lb_phase_begin(LbRank *self, guint phase);
 /* Marks communication round `round` of the current phase as used. */
 void lb_phase_round(LbRank *self, guint round);
-/* Records a migration of units for the schedule report. */
-void lb_record_transfer(LbRank *self, guint round, int dst, guint64 first, guint64 count,
-                        guint64 load);
+/* Moves units to dst in communication round `round`: sends their bytes as
+ * the model defines them (plus a header and 16 bytes per run of consecutive
+ * ids, which carry the run's first id and first position), and records the
+ * transfer for the report. positions, if not NULL, are load positions that
+ * grow by each unit's load within a run of consecutive ids: only a run's
+ * first one is sent, the receiver rebuilds the others. */
+void lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
+                   const guint64 *positions);
+/* Receives units sent with lb_send_units and appends them to `into` (and
+ * their positions to `positions` when not NULL); returns how many came. */
+guint lb_recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positions);
+
+/* Adds a value to one of the balancer's declared metrics (an index into its
+ * metric table) for the current adaptation step; ranks' values combine as
+ * the table says. */
+void lb_metric_record(LbRank *self, guint metric, double value);
 
 /* A note for `lbsim explain` (kept only when narration is on). */
 void lb_narrate(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include "lbsim/metric.h"
 #include "lbsim/scenario.h"
 
 G_BEGIN_DECLS
@@ -35,6 +36,8 @@ typedef struct {
   double time;
 } LbPhaseResult;
 
+/* A run of consecutive ids moved in one communication round: a transfer
+ * of a set of units is one or more of these. */
 typedef struct {
   guint adaptation;
   guint round;
@@ -42,11 +45,11 @@ typedef struct {
   guint64 first, count, load;
 } LbTransfer;
 
+/* The common summary of one adaptation step. */
 typedef struct {
   double imbalance_before, imbalance_after;
   guint64 max_load_before, max_load_after;
   guint64 total_load;
-  guint schedule_steps;
   guint64 messages;
   double bytes;       /* all balancer messages */
   double bytes_moved; /* work units only */
@@ -56,14 +59,20 @@ typedef struct {
 typedef struct {
   char *balancer;
   LbParams *params;
+  char *model;
+  char *start; /* the initial distribution the balancer started from */
   guint ranks, steps, hosts;
   char *placement;
   /* summary (averages over adaptation steps for imbalances, sums otherwise) */
   double imbalance_before, imbalance_after;
-  guint schedule_steps; /* the most any adaptation step used */
   guint64 messages;
   double bytes, bytes_moved;
   double balance_time, app_time, total_time;
+  /* declared metrics: defs (LbMetricDef, from lb_balancer_metric_defs), the
+   * run's values and steps x defs per-step values */
+  GArray *metric_defs;
+  double *metrics;
+  double *step_metrics;
   guint nphases;
   LbPhaseResult *phases;
   guint64 *final_loads;
@@ -75,6 +84,17 @@ typedef struct {
   guint64 peak_rss_kib;
   guint64 simulated_messages; /* every message, core synchronisation included */
 } LbRunResult;
+
+/* A declared metric's value for the run, or for one step; FALSE if the run
+ * has no such metric. */
+gboolean lb_run_result_metric(const LbRunResult *result, const char *name, double *value);
+/* The schedule steps of the JSON contract's summary: the schedule-steps
+ * metric where the balancer declares one, else 0. */
+guint lb_run_result_schedule_steps(const LbRunResult *result, int step);
+/* A summary field or declared metric by name ('-' and '_' alike). */
+gboolean lb_run_result_lookup(const LbRunResult *result, const char *name, double *value);
+/* Names of the common summary fields [expect] may use. */
+const char *const *lb_summary_fields(void);
 
 void lb_run_result_free(LbRunResult *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbRunResult, lb_run_result_free)

@@ -5,7 +5,7 @@
 #include <glib.h>
 #include "lbsim/balancer.h"
 #include "lbsim/params.h"
-#include "lbsim/workload.h"
+#include "lbsim/model.h"
 
 G_BEGIN_DECLS
 
@@ -41,6 +41,7 @@ typedef struct {
   LbExpectOp op;
   double value;
   char *text; /* as written, for messages */
+  guint line;  /* in the scenario file; 0 when given with --set */
 } LbExpect;
 
 typedef struct {
@@ -65,9 +66,7 @@ typedef struct {
   guint64 seed;
   guint steps;
   LbPlacement placement;
-  LbArray1d array;
-  double bytes_per_unit;
-  double flops_per_unit;
+  LbWork *work;
   GPtrArray *runs;    /* LbBalancerRun */
   GPtrArray *expects; /* LbExpect */
 } LbScenario;
@@ -77,9 +76,12 @@ LbScenario *lb_scenario_load(const char *path, const LbScenarioOverrides *overri
 void lb_scenario_free(LbScenario *scenario);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbScenario, lb_scenario_free)
 
-/* The tables behind [scenario] and [workload], for help and README. */
+/* The table behind [scenario], for help and README ([workload]'s are the
+ * models', lb_model_param_spec). */
 const LbParamSpec *lb_scenario_params(void);
-const LbParamSpec *lb_workload_params(void);
+
+/* Where a balancer starts from on the scenario's model. */
+LbStart lb_scenario_start(const LbScenario *scenario, const LbBalancer *balancer);
 
 /* Where platform files are looked for after the scenario's own folder. */
 const char *lb_platform_dir(void);

@@ -1,11 +1,13 @@
-/* Load generators and the 1D array work-unit model. */
+/* Work units and load patterns: loads as pure functions of a position in
+ * [0,1)^dim and the adaptation step, shared by every work model. */
 #pragma once
 
 #include <glib.h>
 
 G_BEGIN_DECLS
 
-/* A work unit: an element of the load array, identified by its global index. */
+/* A work unit: identified by a stable id (for grids, the cell's index in
+ * the model's linear order), with a non-negative integer load. */
 typedef struct {
   guint64 id;
   guint64 load;
@@ -18,35 +20,52 @@ typedef enum {
   LB_PATTERN_RAMP,
   LB_PATTERN_STEP,
   LB_PATTERN_FILE,
+  LB_PATTERN_SHOCK,
+  LB_PATTERN_CLUSTERS,
+} LbPatternKind;
+
+#define LB_MAX_DIM 3
+
+/* A load pattern and its parameters (the [workload] pattern keys). */
+typedef struct {
+  LbPatternKind kind;
+  guint64 seed;
+  guint64 value;    /* uniform */
+  guint64 min, max; /* random: inclusive range */
+  guint hotspots;   /* hotspots: count */
+  double width;     /* hotspots, shock: std deviation; clusters: initial radius (domain fractions) */
+  double amplitude; /* hotspots, shock, clusters: peak load added */
+  double drift;     /* hotspots, step, shock: fraction of the domain moved per step */
+  guint64 base;     /* hotspots, shock, clusters: background load */
+  guint64 from, to; /* ramp (along the first axis) */
+  guint64 low, high; /* step */
+  double at;         /* step, shock: position of the edge or front at step 0 */
+  double angle;      /* shock: direction of the front's normal in the x-y plane, degrees */
+  double elevation;  /* shock: angle of the normal out of the x-y plane (3D), degrees */
+  guint clusters;    /* clusters: count */
+  double growth;     /* clusters: radius added per step after appearing */
+  guint interval;    /* clusters: steps between two appearances */
+  guint64 *file_loads; /* file: one load per unit, in the model's linear order */
+  guint64 file_len;
 } LbPattern;
 
-typedef enum {
-  LB_DISTRIBUTION_BLOCK,
-  LB_DISTRIBUTION_RANDOM,
-  LB_DISTRIBUTION_FILE,
-} LbDistribution;
+void lb_pattern_clear(LbPattern *pattern);
 
-typedef struct {
-  guint64 size;
-  guint64 seed;
-  LbPattern pattern;
-  guint64 value;            /* uniform */
-  guint64 min, max;         /* random: inclusive range */
-  guint hotspots;           /* hotspots: count */
-  double width;             /* hotspots: std deviation, fraction of the array */
-  double amplitude;         /* hotspots: peak load added */
-  double drift;             /* hotspots, step: fraction of the array moved per step */
-  guint64 base;             /* hotspots: background load */
-  guint64 from, to;         /* ramp */
-  guint64 low, high;        /* step */
-  double at;                /* step: position of the edge, fraction of the array */
-  guint64 *file_loads;      /* file: size entries */
-  LbDistribution distribution;
-  guint64 *counts;          /* file distribution: one count per rank */
-  guint counts_len;
-} LbArray1d;
+/* What a pattern needs at one adaptation step (hot-spot centres and the
+ * buckets that find them), computed once per step and rank. */
+typedef struct _LbPatternStep LbPatternStep;
 
-void lb_array1d_clear(LbArray1d *array);
+LbPatternStep *lb_pattern_step_new(const LbPattern *pattern, guint dim, guint adaptation);
+void lb_pattern_step_free(LbPatternStep *step);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbPatternStep, lb_pattern_step_free)
+
+/* Load of the cell with integer coordinates index[0..dim) in a grid of
+ * size[0..dim) cells (first axis fastest), whose linear id is id. */
+guint64 lb_pattern_load(const LbPattern *pattern, const LbPatternStep *step, guint dim,
+                        const guint64 *index, const guint64 *size, guint64 id);
+
+/* An upper bound of any cell's load at any step (for the 2^62 check). */
+double lb_pattern_max_load(const LbPattern *pattern);
 
 /* A 64-bit mixer (splitmix64's finaliser): seeded loads, id checksums. */
 static inline guint64
@@ -58,15 +77,7 @@ lb_hash64(guint64 x)
   return x ^ (x >> 31);
 }
 
-/* Load of element id at adaptation step (pure: same inputs, same load). */
-guint64 lb_array1d_load(const LbArray1d *array, guint64 id, guint step);
-/* The same for many units at once (cheaper per element). */
-void lb_array1d_update(const LbArray1d *array, LbUnit *units, gsize n, guint step);
-
-/* bounds[r] .. bounds[r + 1] is the block of ids rank r starts with (ranks + 1 entries). */
-void lb_array1d_initial_bounds(const LbArray1d *array, guint ranks, guint64 *bounds);
-
-/* Whitespace-separated non-negative integers. */
+/* Whitespace-separated non-negative integers; a NUL byte is an error. */
 gboolean lb_read_integers(const char *path, GArray **values, GError **error);
 
 G_END_DECLS

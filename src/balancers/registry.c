@@ -7,17 +7,42 @@ static const LbBalancer *const registry[] = {
   NULL,
 };
 
+/* The table above plus balancers registered at run time (tests, and
+ * programs that link the library with balancers of their own). */
+static GPtrArray *all;
+
+static void
+ensure_all(void)
+{
+  if (all != NULL)
+    return;
+  all = g_ptr_array_new();
+  for (guint i = 0; registry[i] != NULL; i++)
+    g_ptr_array_add(all, (gpointer)registry[i]);
+  g_ptr_array_add(all, NULL);
+}
+
+void
+lb_balancer_register(const LbBalancer *balancer)
+{
+  ensure_all();
+  g_assert(lb_balancer_lookup(balancer->name) == NULL);
+  all->pdata[all->len - 1] = (gpointer)balancer;
+  g_ptr_array_add(all, NULL);
+}
+
 const LbBalancer *const *
 lb_balancers(void)
 {
-  return registry;
+  ensure_all();
+  return (const LbBalancer *const *)all->pdata;
 }
 
 const LbBalancer *
 lb_balancer_lookup(const char *name)
 {
-  for (guint i = 0; registry[i] != NULL; i++)
-    if (g_strcmp0(registry[i]->name, name) == 0)
-      return registry[i];
+  for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++)
+    if (g_strcmp0((*b)->name, name) == 0)
+      return *b;
   return NULL;
 }

@@ -3,10 +3,8 @@
 #include "cli/explain.h"
 
 #include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
 #include <string.h>
 
-#include "balancers/mlb/mlb-plan.h"
 #include "cli/runner.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
@@ -25,102 +23,66 @@ static const char small_case[] = "[scenario]\n"
                                  "[balancers]\n"
                                  "run = none\n";
 
+/* The units every rank starts with, in the balancer's starting
+ * distribution, and their loads at the first adaptation step. */
 static void
-print_initial(const LbScenario *sc, guint64 *loads_by_rank)
+print_initial(const LbScenario *sc, LbStart start, guint64 *loads_by_rank)
 {
-  guint p = sc->ranks;
-  g_autofree guint64 *bounds = g_new(guint64, p + 1);
-  lb_array1d_initial_bounds(&sc->array, p, bounds);
-  g_print("Initial distribution (element loads by rank):\n");
-  for (guint r = 0; r < p; r++) {
+  g_autofree char *how = lb_work_describe_start(sc->work, start);
+  g_print("Initial distribution (%s; unit loads by rank):\n", how);
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint r = 0; r < sc->ranks; r++) {
+    lb_work_initial_units(sc->work, r, start, units);
+    lb_work_update(sc->work, units, 0);
     g_autoptr(GString) line = g_string_new(NULL);
     loads_by_rank[r] = 0;
-    for (guint64 i = bounds[r]; i < bounds[r + 1]; i++) {
-      guint64 l = lb_array1d_load(&sc->array, i, 0);
-      loads_by_rank[r] += l;
+    for (guint i = 0; i < units->len; i++) {
+      const LbUnit *u = &g_array_index(units, LbUnit, i);
+      loads_by_rank[r] += u->load;
       if (line->len < 60)
-        g_string_append_printf(line, " %" G_GUINT64_FORMAT, l);
+        g_string_append_printf(line, " %" G_GUINT64_FORMAT, u->load);
     }
-    g_print("  rank %2u  elements %3" G_GUINT64_FORMAT " .. %3" G_GUINT64_FORMAT
-            "  load %5" G_GUINT64_FORMAT "  [%s%s ]\n",
-            r, bounds[r], bounds[r + 1] == 0 ? 0 : bounds[r + 1] - 1, loads_by_rank[r],
-            line->str, line->len >= 60 ? " ..." : "");
+    if (units->len == 0)
+      g_print("  rank %2u  no units\n", r);
+    else
+      g_print("  rank %2u  units %3" G_GUINT64_FORMAT " .. %3" G_GUINT64_FORMAT
+              "  load %5" G_GUINT64_FORMAT "  [%s%s ]\n",
+              r, g_array_index(units, LbUnit, 0).id,
+              g_array_index(units, LbUnit, units->len - 1).id, loads_by_rank[r], line->str,
+              line->len >= 60 ? " ..." : "");
   }
 }
 
-/* The MLB tree of section 3.1 and 3.2: accumulated (desired) load of every
- * sub-hypercube, the root first. */
 static void
-print_mlb_tree(guint p, const guint64 *loads, const char *desired)
+print_story(const LbRunResult *run)
 {
-  guint d = 0;
-  while ((1u << d) < p)
-    d++;
-  guint64 total = 0;
-  for (guint r = 0; r < p; r++)
-    total += loads[r];
-  MlbDesired mode = g_strcmp0(desired, "even") == 0 ? MLB_DESIRED_EVEN : MLB_DESIRED_HALVING;
-  g_print("\nThe tree of sub-hypercubes: accumulated load (desired load), root first:\n");
-  for (guint level = 0; level <= d; level++) {
-    guint size = p >> level;
-    g_print("  level %u:", level);
-    for (guint first = 0; first < p; first += size) {
-      guint64 acc = 0;
-      for (guint r = first; r < first + size; r++)
-        acc += loads[r];
-      guint64 want = mlb_desired_prefix(total, d, first + size, mode) -
-                     mlb_desired_prefix(total, d, first, mode);
-      g_print(" %" G_GUINT64_FORMAT "(%" G_GUINT64_FORMAT ")", acc, want);
-    }
-    g_print("\n");
-  }
-  g_print("  (gray codes of ranks 0 .. %u:", p - 1);
-  for (guint r = 0; r < p; r++) {
-    g_print(" ");
-    for (guint b = d; b-- > 0;)
-      g_print("%u", (mlb_gray(r) >> b) & 1u);
-  }
-  g_print(")\n");
-}
-
-static void
-print_story(JsonObject *run)
-{
-  JsonArray *narration = json_object_get_array_member(run, "narration");
   g_print("\nWhat every rank did, in simulated time:\n");
-  for (guint i = 0; i < json_array_get_length(narration); i++)
-    g_print("  %s\n", json_array_get_string_element(narration, i));
+  for (guint i = 0; run->narration != NULL && i < run->narration->len; i++)
+    g_print("  %s\n", (char *)run->narration->pdata[i]);
 
-  JsonArray *schedule = json_object_get_array_member(run, "schedule");
-  g_print("\nThe schedule (transfers of elements):\n");
-  if (json_array_get_length(schedule) == 0)
+  g_print("\nThe schedule (transfers of units):\n");
+  GArray *t = run->transfers;
+  if (t == NULL || t->len == 0)
     g_print("  nothing moves\n");
-  for (guint s = 0; s < json_array_get_length(schedule); s++) {
-    JsonObject *step = json_array_get_object_element(schedule, s);
-    g_print("  step %" G_GINT64_FORMAT ":\n", json_object_get_int_member(step, "step"));
-    JsonArray *transfers = json_object_get_array_member(step, "transfers");
-    for (guint t = 0; t < json_array_get_length(transfers); t++) {
-      JsonObject *x = json_array_get_object_element(transfers, t);
-      gint64 first = json_object_get_int_member(x, "first");
-      gint64 count = json_object_get_int_member(x, "count");
-      g_print("    rank %2" G_GINT64_FORMAT " -> rank %2" G_GINT64_FORMAT
-              "  elements %" G_GINT64_FORMAT " .. %" G_GINT64_FORMAT "  load %" G_GINT64_FORMAT
-              "\n",
-              json_object_get_int_member(x, "src"), json_object_get_int_member(x, "dst"), first,
-              first + count - 1, json_object_get_int_member(x, "load"));
-    }
+  for (guint i = 0; t != NULL && i < t->len; i++) {
+    const LbTransfer *x = &g_array_index(t, LbTransfer, i);
+    if (i == 0 || x->round != g_array_index(t, LbTransfer, i - 1).round ||
+        x->adaptation != g_array_index(t, LbTransfer, i - 1).adaptation)
+      g_print("  step %u:\n", x->round);
+    g_print("    rank %2u -> rank %2u  units %" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT
+            "  load %" G_GUINT64_FORMAT "\n",
+            x->src, x->dst, x->first, x->first + x->count - 1, x->load);
   }
-  JsonArray *final = json_object_get_array_member(run, "final_loads");
-  JsonObject *summary = json_object_get_object_member(run, "summary");
   g_print("\nFinal loads:");
-  for (guint r = 0; r < json_array_get_length(final); r++)
-    g_print(" %" G_GINT64_FORMAT, json_array_get_int_element(final, r));
-  g_print("\nImbalance (max/avg): %.4f before, %.4f after; %" G_GINT64_FORMAT
-          " schedule steps, %" G_GINT64_FORMAT " messages\n",
-          json_object_get_double_member(summary, "imbalance_before"),
-          json_object_get_double_member(summary, "imbalance_after"),
-          json_object_get_int_member(summary, "schedule_steps"),
-          json_object_get_int_member(summary, "messages"));
+  for (guint r = 0; r < run->ranks; r++)
+    g_print(" %" G_GUINT64_FORMAT, run->final_loads[r]);
+  double steps = 0;
+  gboolean has_steps = lb_run_result_metric(run, "schedule-steps", &steps);
+  g_print("\nImbalance (max/avg): %.4f before, %.4f after; ", run->imbalance_before,
+          run->imbalance_after);
+  if (has_steps)
+    g_print("%.0f schedule steps, ", steps);
+  g_print("%" G_GUINT64_FORMAT " messages\n", run->messages);
 }
 
 int
@@ -164,7 +126,7 @@ lb_cli_explain(int argc, char **argv)
   }
   LbScenarioOverrides ov = {ranks, NULL, argv[1], (const char *const *)sets};
   g_autoptr(LbScenario) sc = lb_scenario_load(path, &ov, &error);
-  if (dir != NULL) {
+  if (sc == NULL && dir != NULL) {
     g_unlink(path);
     g_rmdir(dir);
   }
@@ -172,31 +134,36 @@ lb_cli_explain(int argc, char **argv)
     g_printerr("lbsim: %s\n", error->message);
     return 2;
   }
-  if (sc->ranks > 64 || sc->array.size > 4096)
+  if (sc->ranks > 64 || lb_work_total_units(sc->work) > 4096)
     g_printerr("lbsim: explain is meant for small cases; %u ranks and %" G_GUINT64_FORMAT
-               " elements make a long story\n",
-               sc->ranks, sc->array.size);
+               " units make a long story\n",
+               sc->ranks, lb_work_total_units(sc->work));
 
   LbRunnerOptions ro = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE, .narrate = TRUE}};
-  g_autoptr(GPtrArray) texts = NULL;
+  g_autoptr(GPtrArray) results = NULL;
   int code = 0;
-  if (!lb_runner_run(sc, &ro, &texts, &code, &error)) {
+  gboolean ok = lb_runner_run(sc, &ov, &ro, &results, &code, &error);
+  if (dir != NULL) {
+    g_unlink(path);
+    g_rmdir(dir);
+  }
+  if (!ok) {
     g_printerr("lbsim: %s\n", error->message);
     return code;
   }
-  g_autoptr(JsonParser) parser = json_parser_new();
-  if (!json_parser_load_from_data(parser, texts->pdata[0], -1, &error)) {
-    g_printerr("lbsim: internal error reading results: %s\n", error->message);
-    return 1;
-  }
-  JsonObject *run = json_node_get_object(json_parser_get_root(parser));
+  const LbRunResult *run = results->pdata[0];
   const LbBalancerRun *brun = sc->runs->pdata[0];
-  g_print("%s on %u ranks (%s), %" G_GUINT64_FORMAT " elements\n%s\n\n", brun->balancer->name,
-          sc->ranks, sc->platform, sc->array.size, brun->balancer->summary);
+  g_print("%s on %u ranks (%s), %s of %" G_GUINT64_FORMAT " units\n%s\n\n", brun->balancer->name,
+          sc->ranks, sc->platform, sc->work->model->name, lb_work_total_units(sc->work),
+          brun->balancer->summary);
   g_autofree guint64 *loads = g_new0(guint64, sc->ranks);
-  print_initial(sc, loads);
-  if (strcmp(brun->balancer->name, "mlb") == 0)
-    print_mlb_tree(sc->ranks, loads, lb_params_get_string(brun->params, "desired"));
+  print_initial(sc, lb_scenario_start(sc, brun->balancer), loads);
+  if (brun->balancer->explain != NULL) {
+    LbExplainCase c = {sc->ranks, brun->params, loads};
+    g_autoptr(GString) out = g_string_new(NULL);
+    brun->balancer->explain(&c, out);
+    g_print("%s", out->str);
+  }
   print_story(run);
   return 0;
 }

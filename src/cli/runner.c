@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/job.h"
 #include "report/report.h"
 
 static char *
@@ -17,30 +18,21 @@ trace_name(const char *base, const char *balancer, guint runs)
   return g_strdup_printf("%s.%s", base, balancer);
 }
 
+/* The child side of one job: its own traces, then the job's result. */
 G_GNUC_NORETURN static void
-child_main(const LbScenario *sc, guint index, const LbRunnerOptions *options, const char *dir)
+child_main(const LbJob *job, guint index, guint runs, const LbRunnerOptions *options,
+           const char *dir)
 {
   LbRunOptions run_options = options->run;
-  const LbBalancerRun *brun = sc->runs->pdata[index];
-  g_autofree char *trace = trace_name(options->run.message_trace, brun->balancer->name,
-                                      sc->runs->len);
-  g_autofree char *paje = trace_name(options->run.paje_trace, brun->balancer->name,
-                                     sc->runs->len);
+  g_autofree char *trace = trace_name(options->run.message_trace, job->balancer, runs);
+  g_autofree char *paje = trace_name(options->run.paje_trace, job->balancer, runs);
   g_autofree char *stage = g_strdup_printf("%s/run-%u.stage", dir, index);
+  g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, index);
+  g_autofree char *err = g_strdup_printf("%s/run-%u.err", dir, index);
   run_options.message_trace = trace;
   run_options.paje_trace = paje;
   run_options.stage_file = stage;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LbRunResult) result = lb_run_simulate(sc, index, &run_options, &error);
-  g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, index);
-  g_autofree char *err = g_strdup_printf("%s/run-%u.err", dir, index);
-  if (result == NULL) {
-    g_file_set_contents(err, error->message, -1, NULL);
-    fflush(NULL);
-    _exit(g_error_matches(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3 : 2);
-  }
-  g_autofree char *text = lb_report_run_json(result);
-  int code = g_file_set_contents(out, text, -1, NULL) ? 0 : 1;
+  int code = lb_job_execute(job, &run_options, out, err);
   fflush(NULL);
   _exit(code);
 }
@@ -65,21 +57,33 @@ remove_dir(const char *dir)
   g_rmdir(dir);
 }
 
+static LbJob *
+job_of(const LbScenario *sc, const LbScenarioOverrides *ov, guint index)
+{
+  const LbBalancerRun *brun = sc->runs->pdata[index];
+  /* the job goes through its written form, as a cluster's would */
+  g_autoptr(LbJob) job = lb_job_new(sc->file, ov, brun->balancer->name);
+  g_autofree char *data = lb_job_to_data(job);
+  LbJob *back = lb_job_from_data(data, NULL);
+  g_assert(back != NULL);
+  return back;
+}
+
 gboolean
-lb_runner_run(const LbScenario *sc, const LbRunnerOptions *options, GPtrArray **texts,
-              int *exit_code, GError **error)
+lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunnerOptions *options,
+              GPtrArray **results, int *exit_code, GError **error)
 {
   guint n = sc->runs->len;
   guint jobs = MAX(options->jobs, 1);
   if (options->in_process) {
     g_return_val_if_fail(n == 1, FALSE);
-    g_autoptr(LbRunResult) result = lb_run_simulate(sc, 0, &options->run, error);
+    LbRunResult *result = lb_run_simulate(sc, 0, &options->run, error);
     if (result == NULL) {
       *exit_code = g_error_matches(*error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3 : 2;
       return FALSE;
     }
-    *texts = g_ptr_array_new_with_free_func(g_free);
-    g_ptr_array_add(*texts, lb_report_run_json(result));
+    *results = g_ptr_array_new_with_free_func((GDestroyNotify)lb_run_result_free);
+    g_ptr_array_add(*results, result);
     *exit_code = 0;
     return TRUE;
   }
@@ -103,8 +107,10 @@ lb_runner_run(const LbScenario *sc, const LbRunnerOptions *options, GPtrArray **
         failure_text = g_strdup_printf("fork: %s", g_strerror(errno));
         break;
       }
-      if (pid == 0)
-        child_main(sc, next, options, dir);
+      if (pid == 0) {
+        g_autoptr(LbJob) job = job_of(sc, ov, next);
+        child_main(job, next, n, options, dir);
+      }
       pids[next] = pid;
       started[next] = g_get_monotonic_time();
       if (!options->quiet)
@@ -169,19 +175,22 @@ lb_runner_run(const LbScenario *sc, const LbRunnerOptions *options, GPtrArray **
     remove_dir(dir);
     return FALSE;
   }
-  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func((GDestroyNotify)lb_run_result_free);
   for (guint i = 0; i < n; i++) {
     g_autofree char *path = g_strdup_printf("%s/run-%u.json", dir, i);
-    char *text = NULL;
-    if (!g_file_get_contents(path, &text, NULL, error)) {
+    g_autofree char *text = NULL;
+    LbRunResult *result = NULL;
+    if (g_file_get_contents(path, &text, NULL, error))
+      result = lb_result_from_transport(text, error);
+    if (result == NULL) {
       *exit_code = 1;
       remove_dir(dir);
       return FALSE;
     }
-    g_ptr_array_add(out, text);
+    g_ptr_array_add(out, result);
   }
   remove_dir(dir);
-  *texts = g_steal_pointer(&out);
+  *results = g_steal_pointer(&out);
   *exit_code = 0;
   return TRUE;
 }

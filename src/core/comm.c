@@ -26,28 +26,23 @@ lb_rank_count(const LbRank *self)
   return (int)self->run->ranks;
 }
 
-
 const LbParams *
 lb_rank_params(const LbRank *self)
 {
   return self->run->brun->params;
 }
 
-double
-lb_rank_bytes_per_unit(const LbRank *self)
+guint
+lb_rank_adaptation(const LbRank *self)
 {
-  return self->run->scenario->bytes_per_unit;
+  return self->adaptation;
 }
-
-
 
 GArray *
 lb_rank_units(LbRank *self)
 {
   return self->units;
 }
-
-
 
 double
 lb_now(void)
@@ -126,7 +121,7 @@ lb_rank_flush_phase(LbRank *self)
   if (self->phase < 0)
     return;
   LbCoreRun *run = self->run;
-  LbPhaseTotals *t = &run->phase_totals[self->step * run->nphases + (guint)self->phase];
+  LbPhaseTotals *t = &run->phase_totals[self->adaptation * run->nphases + (guint)self->phase];
   t->messages += self->phase_messages;
   t->bytes += self->phase_bytes;
   t->time = MAX(t->time, lb_now() - self->phase_start);
@@ -155,16 +150,15 @@ lb_phase_round(LbRank *self, guint round)
 }
 
 void
-lb_record_transfer(LbRank *self, guint round, int dst, guint64 first, guint64 count,
-                   guint64 load)
+lb_metric_record(LbRank *self, guint metric, double value)
 {
-  self->run->step_results[self->step].bytes_moved += (double)count * self->run->scenario->bytes_per_unit;
-  if (!self->run->options->detail)
-    return;
-  LbTransfer t = {self->step, round, (guint)self->id, (guint)dst, first, count, load};
-  g_array_append_val(self->run->transfers, t);
+  LbCoreRun *run = self->run;
+  g_assert(metric < run->first_phase_def);
+  const LbMetricDef *def = &g_array_index(run->metric_defs, LbMetricDef, metric);
+  g_assert(def->rounds_of < 0);
+  double *slot = lb_step_metric(run, self->adaptation, metric);
+  *slot = def->combine == LB_COMBINE_MAX ? MAX(*slot, value) : *slot + value;
 }
-
 
 void
 lb_narrate(LbRank *self, const char *format, ...)

@@ -5,16 +5,24 @@
 #include <stdio.h>
 #include <simgrid/forward.h>
 #include "lbsim/balancer.h"
+#include "lbsim/model.h"
 #include "lbsim/rank.h"
 #include "lbsim/run.h"
 
+/* A rank's units after balancing: what they conserve, and whether they are
+ * one contiguous piece of the model's order. */
 typedef struct {
-  guint64 count, load, checksum;
+  LbConserved conserved;
   guint64 first_id, last_id;
   gboolean contiguous;
 } LbDigest;
 
+/* Core message tags, above the balancers' tag space. */
+#define LB_TAG_GHOST ((int)0x7ffffff0)
+
 #define LB_MAX_ROUNDS 256
+/* compute-time, ghost-time, ghost-messages, ghost-bytes */
+#define LB_APP_METRICS 4
 
 typedef struct {
   guint64 messages;
@@ -32,7 +40,7 @@ struct _LbRank {
   GArray *units;
   GQueue stash;
   GPtrArray *pending;
-  guint step;
+  guint adaptation;
   int phase; /* -1: core synchronisation, not the balancer's */
   double phase_start;
   guint64 phase_messages;
@@ -45,7 +53,12 @@ struct _LbCoreRun {
   const LbScenario *scenario;
   const LbBalancerRun *brun;
   const LbRunOptions *options;
+  const LbWork *work;
+  LbStart start;
   guint ranks, steps, nphases;
+  GArray *metric_defs; /* LbMetricDef */
+  guint ndefs, first_phase_def, first_app_def;
+  double *step_metrics; /* steps x ndefs, combined over ranks */
   sg_mailbox_t *mailboxes;
   LbRank *rank;
   FILE *trace;
@@ -53,22 +66,37 @@ struct _LbCoreRun {
   /* per adaptation step, filled by ranks as they go */
   LbPhaseTotals *phase_totals; /* steps * nphases */
   LbStepResult *step_results;
-  double *balance_max, *compute_max; /* per step: the longest any rank spent */
-  /* Per rank. Loads before balancing alternate between two halves by step
-   * parity: a rank with nothing to compute may write the next step's while
-   * rank 0 still checks this one. */
+  double *balance_max, *app_max; /* per step: the longest any rank spent */
+  /* Per rank. What ranks hold before balancing alternates between two
+   * halves by step parity: a rank with nothing to compute may write the
+   * next step's while rank 0 still checks this one. */
   guint64 *load_before, *load_after;
-  LbDigest *digests;                 /* current step, per rank, after balancing */
-  LbDigest expected;                 /* what every step must conserve */
+  LbConserved *conserved_before;
+  LbDigest *digests; /* current step, per rank, after balancing */
+  guint32 *owner;    /* owner of every unit id, for the ghost exchange */
+  guint64 *ghost_counts; /* scratch: faces shared with each rank */
   GArray *transfers;
   GPtrArray *narration;
   char *failure;
 };
 
 static inline guint64 *
-lb_loads_before(LbCoreRun *run, guint step)
+lb_loads_before(LbCoreRun *run, guint adaptation)
 {
-  return run->load_before + (gsize)(step % 2) * run->ranks;
+  return run->load_before + (gsize)(adaptation % 2) * run->ranks;
+}
+
+static inline LbConserved *
+lb_conserved_before(LbCoreRun *run, guint adaptation)
+{
+  return run->conserved_before + (gsize)(adaptation % 2) * run->ranks;
+}
+
+/* The slot of a declared metric at the rank's current adaptation step. */
+static inline double *
+lb_step_metric(LbCoreRun *run, guint adaptation, guint def)
+{
+  return &run->step_metrics[(gsize)adaptation * run->ndefs + def];
 }
 
 void lb_rank_flush_phase(LbRank *self);

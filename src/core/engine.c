@@ -25,63 +25,46 @@ G_DEFINE_QUARK(lb-run-error-quark, lb_run_error)
 #define BIG_RUN_RANKS 30000
 
 static void
-digest_units(const GArray *units, LbDigest *digest)
+digest_units(const LbWork *work, const GArray *units, LbDigest *digest)
 {
   memset(digest, 0, sizeof *digest);
   digest->contiguous = TRUE;
+  const LbUnit *u = (const LbUnit *)units->data;
+  lb_work_conserve(work, u, units->len, &digest->conserved);
   for (guint i = 0; i < units->len; i++) {
-    const LbUnit *u = &g_array_index(units, LbUnit, i);
-    digest->count++;
-    digest->load += u->load;
-    digest->checksum += lb_hash64(u->id);
     if (i == 0)
-      digest->first_id = u->id;
-    else if (u->id != digest->last_id + 1)
+      digest->first_id = u[i].id;
+    else if (u[i].id != digest->last_id + 1)
       digest->contiguous = FALSE;
-    digest->last_id = u->id;
+    digest->last_id = u[i].id;
   }
 }
 
+/* Rank 0, once every rank has finished balancing: did the step keep what
+ * the units held just before it, and the order where the balancer promises
+ * it? */
 static void
-update_loads(LbRank *self)
+check_step(LbCoreRun *run, guint adaptation)
 {
-  lb_array1d_update(&self->run->scenario->array, (LbUnit *)self->units->data, self->units->len,
-                    self->step);
-}
-
-static guint64
-units_load(const GArray *units)
-{
-  guint64 sum = 0;
-  for (guint i = 0; i < units->len; i++)
-    sum += g_array_index(units, LbUnit, i).load;
-  return sum;
-}
-
-/* Rank 0, once every rank has finished balancing: did the step keep every
- * unit exactly once, and in order where the balancer promises it? */
-static void
-check_step(LbCoreRun *run, guint step)
-{
-  LbDigest sum = {0};
+  LbConserved after = {0}, before = {0};
+  const LbConserved *held = lb_conserved_before(run, adaptation);
   for (guint r = 0; r < run->ranks; r++) {
-    sum.count += run->digests[r].count;
-    sum.load += run->digests[r].load;
-    sum.checksum += run->digests[r].checksum;
+    after.count += run->digests[r].conserved.count;
+    after.load += run->digests[r].conserved.load;
+    after.checksum += run->digests[r].conserved.checksum;
+    before.count += held[r].count;
+    before.load += held[r].load;
+    before.checksum += held[r].checksum;
   }
-  guint64 expected_load = 0;
-  const guint64 *before = lb_loads_before(run, step);
-  for (guint r = 0; r < run->ranks; r++)
-    expected_load += before[r];
-  if (sum.count != run->expected.count || sum.checksum != run->expected.checksum ||
-      sum.load != expected_load) {
+  if (after.count != before.count || after.checksum != before.checksum ||
+      after.load != before.load) {
     run->failure = g_strdup_printf(
         "conservation violated by '%s' at adaptation step %u: %" G_GUINT64_FORMAT
         " units (expected %" G_GUINT64_FORMAT "), total load %" G_GUINT64_FORMAT
         " (expected %" G_GUINT64_FORMAT "), id checksum %016" G_GINT64_MODIFIER "x (expected %016"
         G_GINT64_MODIFIER "x)",
-        run->brun->balancer->name, step, sum.count, run->expected.count, sum.load, expected_load,
-        sum.checksum, run->expected.checksum);
+        run->brun->balancer->name, adaptation, after.count, before.count, after.load, before.load,
+        after.checksum, before.checksum);
     return;
   }
   if (!run->brun->balancer->keeps_order)
@@ -89,18 +72,84 @@ check_step(LbCoreRun *run, guint step)
   guint64 next = 0;
   for (guint r = 0; r < run->ranks; r++) {
     const LbDigest *d = &run->digests[r];
-    if (d->count == 0)
+    if (d->conserved.count == 0)
       continue;
     if (!d->contiguous || d->first_id != next) {
       run->failure = g_strdup_printf(
           "order violated by '%s' at adaptation step %u: rank %u holds ids %" G_GUINT64_FORMAT
           " .. %" G_GUINT64_FORMAT "%s, expected to start at %" G_GUINT64_FORMAT,
-          run->brun->balancer->name, step, r, d->first_id, d->last_id,
+          run->brun->balancer->name, adaptation, r, d->first_id, d->last_id,
           d->contiguous ? "" : " with gaps", next);
       return;
     }
     next = d->last_id + 1;
   }
+}
+
+/* The application's ghost exchange: every rank sends every rank whose units
+ * touch its own the shared boundary x ghost-depth x bytes-per-unit, then
+ * receives as much from each. Who owns what is the application's own
+ * knowledge of its partition, not the balancer's. */
+static void
+exchange_ghosts(LbRank *self)
+{
+  LbCoreRun *run = self->run;
+  const LbWork *work = run->work;
+  guint64 *counts = run->ghost_counts;
+  const LbUnit *units = (const LbUnit *)self->units->data;
+  /* Actors do not interleave between blocking calls: the scratch counts
+   * are one rank's at a time. */
+  work->model->boundary(work, run->owner, (guint)self->id, units, self->units->len, counts);
+  g_autoptr(GArray) neighbours = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) faces = g_array_new(FALSE, FALSE, sizeof(guint64));
+  for (guint q = 0; q < run->ranks; q++)
+    if (counts[q] > 0) {
+      g_array_append_val(neighbours, q);
+      g_array_append_val(faces, counts[q]);
+      counts[q] = 0;
+    }
+  double *messages = lb_step_metric(run, self->adaptation, run->first_app_def + 2);
+  double *bytes = lb_step_metric(run, self->adaptation, run->first_app_def + 3);
+  for (guint i = 0; i < neighbours->len; i++) {
+    double size = (double)g_array_index(faces, guint64, i) * work->ghost_depth *
+                  work->bytes_per_unit;
+    guint8 token = 0;
+    lb_send(self, (int)g_array_index(neighbours, guint, i), LB_TAG_GHOST, &token, 1, size);
+    *messages += 1;
+    *bytes += size;
+  }
+  for (guint i = 0; i < neighbours->len; i++)
+    lb_msg_free(lb_recv(self, (int)g_array_index(neighbours, guint, i), LB_TAG_GHOST));
+  lb_wait_sends(self);
+}
+
+static void
+note_owner(LbRank *self)
+{
+  guint32 *owner = self->run->owner;
+  const LbUnit *u = (const LbUnit *)self->units->data;
+  for (guint i = 0; i < self->units->len; i++)
+    owner[u[i].id] = (guint32)self->id;
+}
+
+static void
+application(LbRank *self)
+{
+  LbCoreRun *run = self->run;
+  guint a = self->adaptation;
+  double start = lb_now();
+  if (lb_work_has_ghosts(run->work)) {
+    exchange_ghosts(self);
+    double *ghost = lb_step_metric(run, a, run->first_app_def + 1);
+    *ghost = MAX(*ghost, lb_now() - start);
+  }
+  if (!run->brun->balancer->owns_compute) {
+    double compute_start = lb_now();
+    lb_execute(self, lb_work_flops(run->work, run->load_after[self->id]));
+    double *compute = lb_step_metric(run, a, run->first_app_def);
+    *compute = MAX(*compute, lb_now() - compute_start);
+  }
+  run->app_max[a] = MAX(run->app_max[a], lb_now() - start);
 }
 
 static void
@@ -109,40 +158,44 @@ rank_main(int argc, char *argv[])
   LbRank *self = sg_actor_self_get_data();
   LbCoreRun *run = self->run;
   const LbBalancer *balancer = run->brun->balancer;
+  gpointer state = balancer->state_new != NULL ? balancer->state_new(self) : NULL;
 
-  for (guint step = 0; step < run->steps; step++) {
-    self->step = step;
-    update_loads(self);
-    lb_loads_before(run, step)[self->id] = units_load(self->units);
+  for (guint a = 0; a < run->steps; a++) {
+    self->adaptation = a;
+    lb_work_update(run->work, self->units, a);
+    LbConserved *held = &lb_conserved_before(run, a)[self->id];
+    memset(held, 0, sizeof *held);
+    lb_work_conserve(run->work, (const LbUnit *)self->units->data, self->units->len, held);
+    lb_loads_before(run, a)[self->id] = held->load;
     lb_barrier(self);
     if (run->failure != NULL)
-      return;
+      break;
 
     double start = lb_now();
-    balancer->balance(self);
+    balancer->balance(self, state);
     lb_wait_sends(self);
     lb_rank_flush_phase(self);
-    run->balance_max[step] = MAX(run->balance_max[step], lb_now() - start);
-    digest_units(self->units, &run->digests[self->id]);
-    run->load_after[self->id] = run->digests[self->id].load;
+    run->balance_max[a] = MAX(run->balance_max[a], lb_now() - start);
+    digest_units(run->work, self->units, &run->digests[self->id]);
+    run->load_after[self->id] = run->digests[self->id].conserved.load;
+    if (run->owner != NULL)
+      note_owner(self);
 
     lb_barrier(self);
     if (self->id == 0) {
-      check_step(run, step);
-      lb_metrics_step(run, step);
-      XBT_VERB("step %u: imbalance %.4f -> %.4f, %u schedule steps", step,
-               run->step_results[step].imbalance_before, run->step_results[step].imbalance_after,
-               run->step_results[step].schedule_steps);
+      check_step(run, a);
+      lb_metrics_step(run, a);
+      XBT_VERB("adaptation step %u: imbalance %.4f -> %.4f", a,
+               run->step_results[a].imbalance_before, run->step_results[a].imbalance_after);
       if (run->options->progress && run->steps > 1)
-        g_printerr("\r  %s: adaptation step %u/%u%s", balancer->name, step + 1, run->steps,
-                   step + 1 == run->steps ? "\n" : "");
+        g_printerr("\r  %s: adaptation step %u/%u%s", balancer->name, a + 1, run->steps,
+                   a + 1 == run->steps ? "\n" : "");
     }
-
-    double compute_start = lb_now();
-    lb_execute(self, (double)run->load_after[self->id] * run->scenario->flops_per_unit);
-    run->compute_max[step] = MAX(run->compute_max[step], lb_now() - compute_start);
+    application(self);
   }
   lb_barrier(self);
+  if (balancer->state_free != NULL)
+    balancer->state_free(state);
 }
 
 static int
@@ -246,10 +299,15 @@ free_core_run(LbCoreRun *run)
   g_free(run->phase_totals);
   g_free(run->step_results);
   g_free(run->balance_max);
-  g_free(run->compute_max);
+  g_free(run->app_max);
   g_free(run->load_before);
   g_free(run->load_after);
+  g_free(run->conserved_before);
   g_free(run->digests);
+  g_free(run->owner);
+  g_free(run->ghost_counts);
+  g_free(run->step_metrics);
+  g_clear_pointer(&run->metric_defs, g_array_unref);
   if (run->trace != NULL)
     fclose(run->trace);
   g_clear_pointer(&run->transfers, g_array_unref);
@@ -330,6 +388,13 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->ranks = scenario->ranks;
   run->steps = scenario->steps;
   run->nphases = count_phases(brun->balancer);
+  run->work = scenario->work;
+  run->start = lb_scenario_start(scenario, brun->balancer);
+  run->metric_defs = lb_balancer_metric_defs(brun->balancer);
+  run->ndefs = run->metric_defs->len;
+  /* declared metrics, then four per phase, then the application's */
+  run->first_app_def = run->ndefs - LB_APP_METRICS;
+  run->first_phase_def = run->first_app_def - 4 * run->nphases;
 
   if (options->message_trace != NULL) {
     run->trace = fopen(options->message_trace, "w");
@@ -363,21 +428,24 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->phase_totals = g_new0(LbPhaseTotals, (gsize)run->steps * MAX(run->nphases, 1));
   run->step_results = g_new0(LbStepResult, run->steps);
   run->balance_max = g_new0(double, run->steps);
-  run->compute_max = g_new0(double, run->steps);
+  run->app_max = g_new0(double, run->steps);
   run->load_before = g_new0(guint64, 2 * (gsize)p);
   run->load_after = g_new0(guint64, p);
+  run->conserved_before = g_new0(LbConserved, 2 * (gsize)p);
   run->digests = g_new0(LbDigest, p);
   run->transfers = g_array_new(FALSE, FALSE, sizeof(LbTransfer));
   run->narration = g_ptr_array_new_with_free_func(g_free);
+  run->step_metrics = g_new0(double, (gsize)run->steps * run->ndefs);
+  if (lb_work_has_ghosts(run->work)) {
+    run->owner = g_new0(guint32, lb_work_total_units(run->work));
+    run->ghost_counts = g_new0(guint64, p);
+  }
 
-  g_autofree guint64 *bounds = g_new(guint64, p + 1);
-  lb_array1d_initial_bounds(&scenario->array, p, bounds);
   for (guint r = 0; r < p; r++) {
     char name[32];
     g_snprintf(name, sizeof name, "rank-%u", r);
     run->mailboxes[r] = sg_mailbox_by_name(name);
   }
-  run->expected.count = scenario->array.size;
   for (guint r = 0; r < p; r++) {
     LbRank *rank = &run->rank[r];
     rank->run = run;
@@ -386,12 +454,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     rank->phase = -1;
     rank->pending = g_ptr_array_new();
     g_queue_init(&rank->stash);
-    rank->units = g_array_sized_new(FALSE, FALSE, sizeof(LbUnit), bounds[r + 1] - bounds[r]);
-    for (guint64 id = bounds[r]; id < bounds[r + 1]; id++) {
-      LbUnit u = {id, 0};
-      g_array_append_val(rank->units, u);
-      run->expected.checksum += lb_hash64(id);
-    }
+    rank->units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    lb_work_initial_units(run->work, r, run->start, rank->units);
     char name[32];
     g_snprintf(name, sizeof name, "rank-%u", r);
     sg_actor_t actor = sg_actor_init(name, hosts[r]);
@@ -409,6 +473,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   }
 
   LbRunResult *result = lb_metrics_collect(run);
+  result->model = g_strdup(scenario->work->model->name);
+  result->start = lb_work_describe_start(scenario->work, run->start);
   result->hosts = (guint)sg_host_count();
   result->placement = g_steal_pointer(&placement);
   result->total_time = simgrid_get_clock();

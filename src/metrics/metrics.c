@@ -2,6 +2,8 @@
  * at all of memory, balancers may not. */
 #include "metrics/metrics.h"
 
+#include <string.h>
+
 double
 lb_imbalance(const guint64 *loads, guint n)
 {
@@ -34,25 +36,33 @@ max_of(const guint64 *v, guint n)
 }
 
 void
-lb_metrics_step(LbCoreRun *run, guint step)
+lb_metrics_step(LbCoreRun *run, guint a)
 {
-  LbStepResult *s = &run->step_results[step];
-  const guint64 *before = lb_loads_before(run, step);
+  LbStepResult *s = &run->step_results[a];
+  const guint64 *before = lb_loads_before(run, a);
   s->imbalance_before = lb_imbalance(before, run->ranks);
   s->imbalance_after = lb_imbalance(run->load_after, run->ranks);
   s->max_load_before = max_of(before, run->ranks);
   s->max_load_after = max_of(run->load_after, run->ranks);
   for (guint r = 0; r < run->ranks; r++)
     s->total_load += run->load_after[r];
-  int schedule = run->brun->balancer->schedule_phase;
   for (guint ph = 0; ph < run->nphases; ph++) {
-    const LbPhaseTotals *t = &run->phase_totals[step * run->nphases + ph];
+    const LbPhaseTotals *t = &run->phase_totals[a * run->nphases + ph];
     s->messages += t->messages;
     s->bytes += t->bytes;
-    if ((int)ph == schedule)
-      s->schedule_steps = count_rounds(t);
+    guint def = run->first_phase_def + 4 * ph;
+    *lb_step_metric(run, a, def) = count_rounds(t);
+    *lb_step_metric(run, a, def + 1) = (double)t->messages;
+    *lb_step_metric(run, a, def + 2) = t->bytes;
+    *lb_step_metric(run, a, def + 3) = t->time;
   }
-  s->balance_time = run->balance_max[step];
+  for (guint i = 0; i < run->first_phase_def; i++) {
+    const LbMetricDef *def = &g_array_index(run->metric_defs, LbMetricDef, i);
+    if (def->rounds_of >= 0)
+      *lb_step_metric(run, a, i) =
+          count_rounds(&run->phase_totals[a * run->nphases + (guint)def->rounds_of]);
+  }
+  s->balance_time = run->balance_max[a];
 }
 
 void
@@ -63,6 +73,11 @@ lb_run_result_free(LbRunResult *result)
   g_free(result->balancer);
   lb_params_free(result->params);
   g_free(result->placement);
+  g_free(result->model);
+  g_free(result->start);
+  g_clear_pointer(&result->metric_defs, g_array_unref);
+  g_free(result->metrics);
+  g_free(result->step_metrics);
   g_free(result->phases);
   g_free(result->final_loads);
   g_clear_pointer(&result->transfers, g_array_unref);
@@ -113,10 +128,9 @@ lb_metrics_collect(LbCoreRun *run)
   for (guint s = 0; s < run->steps; s++) {
     LbStepResult *st = &res->adaptations[s];
     *st = run->step_results[s];
-    st->app_time = run->compute_max[s];
+    st->app_time = run->app_max[s];
     res->imbalance_before += st->imbalance_before / run->steps;
     res->imbalance_after += st->imbalance_after / run->steps;
-    res->schedule_steps = MAX(res->schedule_steps, st->schedule_steps);
     res->messages += st->messages;
     res->bytes += st->bytes;
     res->balance_time += st->balance_time;
@@ -125,10 +139,93 @@ lb_metrics_collect(LbCoreRun *run)
   for (guint s = 0; s < run->steps; s++)
     res->bytes_moved += res->adaptations[s].bytes_moved;
 
+  res->metric_defs = g_array_ref(run->metric_defs);
+  res->step_metrics = g_memdup2(run->step_metrics, sizeof(double) * run->steps * run->ndefs);
+  lb_run_result_aggregate(res);
+
   res->final_loads = g_memdup2(run->load_after, sizeof(guint64) * run->ranks);
   if (run->options->detail)
     res->transfers = g_array_ref(run->transfers);
   if (run->options->narrate)
     res->narration = g_ptr_array_ref(run->narration);
   return res;
+}
+
+void
+lb_run_result_aggregate(LbRunResult *res)
+{
+  guint n = res->metric_defs->len;
+  g_free(res->metrics);
+  res->metrics = g_new0(double, n);
+  for (guint i = 0; i < n; i++) {
+    const LbMetricDef *def = &g_array_index(res->metric_defs, LbMetricDef, i);
+    double v = 0;
+    for (guint s = 0; s < res->steps; s++) {
+      double x = res->step_metrics[(gsize)s * n + i];
+      switch (def->aggregate) {
+      case LB_AGGREGATE_SUM:
+        v += x;
+        break;
+      case LB_AGGREGATE_MAX:
+        v = s == 0 ? x : MAX(v, x);
+        break;
+      case LB_AGGREGATE_MEAN:
+        v += x / res->steps;
+        break;
+      case LB_AGGREGATE_LAST:
+        v = x;
+        break;
+      }
+    }
+    res->metrics[i] = v;
+  }
+}
+
+gboolean
+lb_run_result_metric(const LbRunResult *result, const char *name, double *value)
+{
+  int i = lb_metric_defs_find(result->metric_defs, name);
+  if (i < 0)
+    return FALSE;
+  *value = result->metrics[i];
+  return TRUE;
+}
+
+guint
+lb_run_result_schedule_steps(const LbRunResult *result, int step)
+{
+  int i = lb_metric_defs_find(result->metric_defs, "schedule-steps");
+  if (i < 0)
+    return 0;
+  double v = step < 0 ? result->metrics[i]
+                      : result->step_metrics[(gsize)step * result->metric_defs->len + (guint)i];
+  return (guint)v;
+}
+
+static const char *const summary_fields[] = {
+  "imbalance-before", "imbalance-after", "schedule-steps", "messages",    "bytes",
+  "bytes-moved",      "balance-time",    "app-time",       "total-time", "simulated-messages",
+  NULL,
+};
+
+const char *const *
+lb_summary_fields(void)
+{
+  return summary_fields;
+}
+
+gboolean
+lb_run_result_lookup(const LbRunResult *r, const char *name, double *value)
+{
+  g_autofree char *n = g_strdelimit(g_strdup(name), "_", '-');
+  const double fields[] = {r->imbalance_before, r->imbalance_after,
+                           lb_run_result_schedule_steps(r, -1), (double)r->messages,
+                           r->bytes, r->bytes_moved, r->balance_time, r->app_time,
+                           r->total_time, (double)r->simulated_messages};
+  for (guint i = 0; summary_fields[i] != NULL; i++)
+    if (strcmp(summary_fields[i], n) == 0) {
+      *value = fields[i];
+      return TRUE;
+    }
+  return lb_run_result_metric(r, name, value);
 }

@@ -10,3 +10,7 @@ void lb_metrics_step(LbCoreRun *run, guint step);
 
 /* The run's results, once the simulation has ended. */
 LbRunResult *lb_metrics_collect(LbCoreRun *run);
+
+/* The run's metric values from its per-step values (also after reading a
+ * result back). */
+void lb_run_result_aggregate(LbRunResult *result);

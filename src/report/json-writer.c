@@ -97,6 +97,12 @@ lb_json_begin_object(LbJson *j, const char *key)
 }
 
 void
+lb_json_begin_compact_object(LbJson *j, const char *key)
+{
+  open_scope(j, key, '{', TRUE);
+}
+
+void
 lb_json_end_object(LbJson *j)
 {
   close_scope(j, '}');

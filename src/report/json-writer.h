@@ -13,6 +13,8 @@ typedef struct {
 
 void lb_json_init(LbJson *j, GString *out);
 void lb_json_begin_object(LbJson *j, const char *key);
+/* An object on one line (a row of a table). */
+void lb_json_begin_compact_object(LbJson *j, const char *key);
 void lb_json_end_object(LbJson *j);
 /* A compact array prints on one line (for long lists of numbers). */
 void lb_json_begin_array(LbJson *j, const char *key, gboolean compact);

@@ -44,8 +44,7 @@ write_schedule(LbJson *j, const LbRunResult *r)
       const LbTransfer *x = &g_array_index(t, LbTransfer, i);
       if (x->adaptation != first->adaptation || x->round != first->round)
         break;
-      lb_json_begin_object(j, NULL);
-      j->inline_array[j->depth] = TRUE;
+      lb_json_begin_compact_object(j, NULL);
       lb_json_uint(j, "src", x->src);
       lb_json_uint(j, "dst", x->dst);
       lb_json_uint(j, "first", x->first);
@@ -59,94 +58,112 @@ write_schedule(LbJson *j, const LbRunResult *r)
   lb_json_end_array(j);
 }
 
-char *
-lb_report_run_json(const LbRunResult *r)
+/* Declared metrics keep the unit's kind: counts print as integers. */
+static void
+write_metric(LbJson *j, const LbMetricDef *def, double value)
 {
-  GString *out = g_string_new(NULL);
-  LbJson j;
-  lb_json_init(&j, out);
-  lb_json_begin_object(&j, NULL);
-  lb_json_string(&j, "balancer", r->balancer);
-  write_params(&j, r->params);
-  lb_json_string(&j, "placement", r->placement);
-  lb_json_uint(&j, "hosts", r->hosts);
-  lb_json_begin_object(&j, "summary");
-  lb_json_double(&j, "imbalance_before", r->imbalance_before);
-  lb_json_double(&j, "imbalance_after", r->imbalance_after);
-  lb_json_uint(&j, "schedule_steps", r->schedule_steps);
-  lb_json_uint(&j, "messages", r->messages);
-  lb_json_double(&j, "bytes", r->bytes);
-  lb_json_double(&j, "bytes_moved", r->bytes_moved);
-  lb_json_double(&j, "balance_time", r->balance_time);
-  lb_json_double(&j, "app_time", r->app_time);
-  lb_json_double(&j, "total_time", r->total_time);
-  lb_json_uint(&j, "simulated_messages", r->simulated_messages);
-  lb_json_end_object(&j);
+  gboolean count = strcmp(def->unit, "steps") == 0 || strcmp(def->unit, "messages") == 0;
+  if (count && value >= 0 && value == (double)(guint64)value)
+    lb_json_uint(j, def->json_name, (guint64)value);
+  else
+    lb_json_double(j, def->json_name, value);
+}
 
-  lb_json_begin_array(&j, "phases", FALSE);
+static void
+write_run(LbJson *j, const LbRunResult *r)
+{
+  lb_json_begin_object(j, NULL);
+  lb_json_string(j, "balancer", r->balancer);
+  write_params(j, r->params);
+  lb_json_string(j, "placement", r->placement);
+  lb_json_uint(j, "hosts", r->hosts);
+  lb_json_string(j, "model", r->model);
+  lb_json_string(j, "start", r->start);
+  lb_json_begin_object(j, "summary");
+  lb_json_double(j, "imbalance_before", r->imbalance_before);
+  lb_json_double(j, "imbalance_after", r->imbalance_after);
+  lb_json_uint(j, "schedule_steps", lb_run_result_schedule_steps(r, -1));
+  lb_json_uint(j, "messages", r->messages);
+  lb_json_double(j, "bytes", r->bytes);
+  lb_json_double(j, "bytes_moved", r->bytes_moved);
+  lb_json_double(j, "balance_time", r->balance_time);
+  lb_json_double(j, "app_time", r->app_time);
+  lb_json_double(j, "total_time", r->total_time);
+  lb_json_uint(j, "simulated_messages", r->simulated_messages);
+  lb_json_end_object(j);
+
+  lb_json_begin_object(j, "metrics");
+  for (guint i = 0; i < r->metric_defs->len; i++)
+    write_metric(j, &g_array_index(r->metric_defs, LbMetricDef, i), r->metrics[i]);
+  lb_json_end_object(j);
+
+  lb_json_begin_array(j, "phases", FALSE);
   for (guint i = 0; i < r->nphases; i++) {
     const LbPhaseResult *p = &r->phases[i];
-    lb_json_begin_object(&j, NULL);
-    j.inline_array[j.depth] = TRUE;
-    lb_json_string(&j, "name", p->name);
-    lb_json_uint(&j, "steps", p->steps);
-    lb_json_uint(&j, "messages", p->messages);
-    lb_json_double(&j, "bytes", p->bytes);
-    lb_json_double(&j, "time", p->time);
-    lb_json_end_object(&j);
+    lb_json_begin_compact_object(j, NULL);
+    lb_json_string(j, "name", p->name);
+    lb_json_uint(j, "steps", p->steps);
+    lb_json_uint(j, "messages", p->messages);
+    lb_json_double(j, "bytes", p->bytes);
+    lb_json_double(j, "time", p->time);
+    lb_json_end_object(j);
   }
-  lb_json_end_array(&j);
+  lb_json_end_array(j);
 
-  lb_json_begin_array(&j, "final_loads", TRUE);
+  lb_json_begin_array(j, "final_loads", TRUE);
   for (guint i = 0; i < r->ranks; i++)
-    lb_json_uint(&j, NULL, r->final_loads[i]);
-  lb_json_end_array(&j);
+    lb_json_uint(j, NULL, r->final_loads[i]);
+  lb_json_end_array(j);
 
   if (r->transfers != NULL)
-    write_schedule(&j, r);
+    write_schedule(j, r);
 
-  lb_json_begin_array(&j, "adaptations", FALSE);
+  guint ndefs = r->metric_defs->len;
+  lb_json_begin_array(j, "adaptations", FALSE);
   for (guint s = 0; s < r->steps; s++) {
     const LbStepResult *a = &r->adaptations[s];
-    lb_json_begin_object(&j, NULL);
-    j.inline_array[j.depth] = TRUE;
-    lb_json_uint(&j, "step", s);
-    lb_json_double(&j, "imbalance_before", a->imbalance_before);
-    lb_json_double(&j, "imbalance_after", a->imbalance_after);
-    lb_json_uint(&j, "max_load_before", a->max_load_before);
-    lb_json_uint(&j, "max_load_after", a->max_load_after);
-    lb_json_uint(&j, "total_load", a->total_load);
-    lb_json_uint(&j, "schedule_steps", a->schedule_steps);
-    lb_json_uint(&j, "messages", a->messages);
-    lb_json_double(&j, "bytes", a->bytes);
-    lb_json_double(&j, "bytes_moved", a->bytes_moved);
-    lb_json_double(&j, "balance_time", a->balance_time);
-    lb_json_double(&j, "app_time", a->app_time);
-    lb_json_end_object(&j);
+    lb_json_begin_compact_object(j, NULL);
+    lb_json_uint(j, "step", s);
+    lb_json_double(j, "imbalance_before", a->imbalance_before);
+    lb_json_double(j, "imbalance_after", a->imbalance_after);
+    lb_json_uint(j, "max_load_before", a->max_load_before);
+    lb_json_uint(j, "max_load_after", a->max_load_after);
+    lb_json_uint(j, "total_load", a->total_load);
+    lb_json_uint(j, "schedule_steps", lb_run_result_schedule_steps(r, (int)s));
+    lb_json_uint(j, "messages", a->messages);
+    lb_json_double(j, "bytes", a->bytes);
+    lb_json_double(j, "bytes_moved", a->bytes_moved);
+    lb_json_double(j, "balance_time", a->balance_time);
+    lb_json_double(j, "app_time", a->app_time);
+    lb_json_begin_object(j, "metrics");
+    for (guint i = 0; i < ndefs; i++)
+      write_metric(j, &g_array_index(r->metric_defs, LbMetricDef, i),
+                   r->step_metrics[(gsize)s * ndefs + i]);
+    lb_json_end_object(j);
+    lb_json_end_object(j);
   }
-  lb_json_end_array(&j);
+  lb_json_end_array(j);
 
   if (r->narration != NULL) {
-    lb_json_begin_array(&j, "narration", FALSE);
+    lb_json_begin_array(j, "narration", FALSE);
     for (guint i = 0; i < r->narration->len; i++)
-      lb_json_string(&j, NULL, r->narration->pdata[i]);
-    lb_json_end_array(&j);
+      lb_json_string(j, NULL, r->narration->pdata[i]);
+    lb_json_end_array(j);
   }
 
-  lb_json_begin_object(&j, "measured");
-  lb_json_double(&j, "wall_seconds", r->wall_seconds);
-  lb_json_double(&j, "sim_wall_seconds", r->sim_wall_seconds);
-  lb_json_double(&j, "peak_rss_mib", (double)r->peak_rss_kib / 1024.0);
-  lb_json_double(&j, "comms_per_second",
+  lb_json_begin_object(j, "measured");
+  lb_json_double(j, "wall_seconds", r->wall_seconds);
+  lb_json_double(j, "sim_wall_seconds", r->sim_wall_seconds);
+  lb_json_double(j, "peak_rss_mib", (double)r->peak_rss_kib / 1024.0);
+  lb_json_double(j, "comms_per_second",
                  r->sim_wall_seconds > 0 ? (double)r->simulated_messages / r->sim_wall_seconds
                                          : 0.0);
-  lb_json_end_object(&j);
-  lb_json_end_object(&j);
-  return g_string_free(out, FALSE);
+  lb_json_end_object(j);
+  lb_json_end_object(j);
 }
 
 char *
-lb_report_document(const LbScenario *sc, guint hosts, GPtrArray *run_texts)
+lb_report_document(const LbScenario *sc, GPtrArray *results)
 {
   GString *out = g_string_new(NULL);
   LbJson j;
@@ -158,50 +175,20 @@ lb_report_document(const LbScenario *sc, guint hosts, GPtrArray *run_texts)
   lb_json_string(&j, "file", sc->file);
   lb_json_uint(&j, "seed", sc->seed);
   lb_json_uint(&j, "steps", sc->steps);
-  lb_json_uint(&j, "elements", sc->array.size);
+  lb_json_uint(&j, "elements", lb_work_total_units(sc->work));
+  lb_json_string(&j, "model", sc->work->model->name);
   lb_json_end_object(&j);
   lb_json_begin_object(&j, "platform");
   lb_json_string(&j, "file", sc->platform);
-  lb_json_uint(&j, "hosts", hosts);
+  lb_json_uint(&j, "hosts", results->len > 0 ? ((LbRunResult *)results->pdata[0])->hosts : 0);
   lb_json_end_object(&j);
   lb_json_uint(&j, "ranks", sc->ranks);
   lb_json_begin_array(&j, "runs", FALSE);
-  for (guint i = 0; i < run_texts->len; i++)
-    lb_json_raw(&j, NULL, run_texts->pdata[i]);
+  for (guint i = 0; i < results->len; i++)
+    write_run(&j, results->pdata[i]);
   lb_json_end_array(&j);
   lb_json_end_object(&j);
   return g_string_free(out, FALSE);
-}
-
-static double
-member_double(JsonObject *o, const char *name)
-{
-  JsonNode *n = json_object_get_member(o, name);
-  return n != NULL && JSON_NODE_HOLDS_VALUE(n) ? json_node_get_double(n) : 0.0;
-}
-
-gboolean
-lb_report_metric(JsonObject *run, const char *metric, double *value)
-{
-  JsonObject *summary = json_object_get_object_member(run, "summary");
-  if (json_object_has_member(summary, metric)) {
-    *value = member_double(summary, metric);
-    return TRUE;
-  }
-  const char *underscore = strrchr(metric, '_');
-  if (underscore == NULL)
-    return FALSE;
-  g_autofree char *phase = g_strdelimit(g_strndup(metric, (gsize)(underscore - metric)), "_", '-');
-  JsonArray *phases = json_object_get_array_member(run, "phases");
-  for (guint i = 0; i < json_array_get_length(phases); i++) {
-    JsonObject *p = json_array_get_object_element(phases, i);
-    if (strcmp(json_object_get_string_member(p, "name"), phase) == 0 &&
-        json_object_has_member(p, underscore + 1)) {
-      *value = member_double(p, underscore + 1);
-      return TRUE;
-    }
-  }
-  return FALSE;
 }
 
 static char *
@@ -228,28 +215,41 @@ human_time(double s)
   return g_strdup_printf("%.3f s", s);
 }
 
-char *
-lb_report_table(JsonArray *runs)
+static char *
+human_value(const LbMetricDef *def, double v)
 {
-  static const char *const head[] = {"balancer",  "imb before", "imb after", "steps",
-                                     "messages",  "moved",      "balance",   "app",
-                                     "total"};
-  guint ncol = G_N_ELEMENTS(head), nrow = json_array_get_length(runs);
+  if (strcmp(def->unit, "s") == 0)
+    return human_time(v);
+  if (strcmp(def->unit, "bytes") == 0)
+    return human_bytes(v);
+  if (strcmp(def->unit, "steps") == 0 || strcmp(def->unit, "messages") == 0)
+    return g_strdup_printf("%.0f", v);
+  return g_strdup_printf("%.4g%s%s", v, *def->unit != '\0' ? " " : "", def->unit);
+}
+
+char *
+lb_report_table(GPtrArray *results)
+{
+  static const char *const head[] = {"balancer", "imb before", "imb after", "steps", "messages",
+                                     "moved",    "balance",    "app",       "total"};
+  guint ncol = G_N_ELEMENTS(head), nrow = results->len;
   g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
   for (guint c = 0; c < ncol; c++)
     g_ptr_array_add(cells, g_strdup(head[c]));
   for (guint r = 0; r < nrow; r++) {
-    JsonObject *run = json_array_get_object_element(runs, r);
-    JsonObject *s = json_object_get_object_member(run, "summary");
-    g_ptr_array_add(cells, g_strdup(json_object_get_string_member(run, "balancer")));
-    g_ptr_array_add(cells, g_strdup_printf("%.4f", member_double(s, "imbalance_before")));
-    g_ptr_array_add(cells, g_strdup_printf("%.4f", member_double(s, "imbalance_after")));
-    g_ptr_array_add(cells, g_strdup_printf("%.0f", member_double(s, "schedule_steps")));
-    g_ptr_array_add(cells, g_strdup_printf("%.0f", member_double(s, "messages")));
-    g_ptr_array_add(cells, human_bytes(member_double(s, "bytes_moved")));
-    g_ptr_array_add(cells, human_time(member_double(s, "balance_time")));
-    g_ptr_array_add(cells, human_time(member_double(s, "app_time")));
-    g_ptr_array_add(cells, human_time(member_double(s, "total_time")));
+    const LbRunResult *run = results->pdata[r];
+    double steps = 0;
+    g_ptr_array_add(cells, g_strdup(run->balancer));
+    g_ptr_array_add(cells, g_strdup_printf("%.4f", run->imbalance_before));
+    g_ptr_array_add(cells, g_strdup_printf("%.4f", run->imbalance_after));
+    g_ptr_array_add(cells, lb_run_result_metric(run, "schedule-steps", &steps)
+                               ? g_strdup_printf("%.0f", steps)
+                               : g_strdup("-"));
+    g_ptr_array_add(cells, g_strdup_printf("%" G_GUINT64_FORMAT, run->messages));
+    g_ptr_array_add(cells, human_bytes(run->bytes_moved));
+    g_ptr_array_add(cells, human_time(run->balance_time));
+    g_ptr_array_add(cells, human_time(run->app_time));
+    g_ptr_array_add(cells, human_time(run->total_time));
   }
   g_autofree gsize *width = g_new0(gsize, ncol);
   for (guint i = 0; i < cells->len; i++)
@@ -275,46 +275,95 @@ lb_report_table(JsonArray *runs)
   return g_string_free(out, FALSE);
 }
 
+static gboolean
+is_phase_def(const LbMetricDef *def)
+{
+  return g_str_has_suffix(def->name, "-messages") || g_str_has_suffix(def->name, "-bytes") ||
+         (g_str_has_suffix(def->name, "-time") && !g_str_has_prefix(def->name, "compute") &&
+          !g_str_has_prefix(def->name, "ghost"));
+}
+
 char *
-lb_report_phases(JsonArray *runs)
+lb_report_phases(GPtrArray *results)
 {
   GString *out = g_string_new(NULL);
-  for (guint r = 0; r < json_array_get_length(runs); r++) {
-    JsonObject *run = json_array_get_object_element(runs, r);
-    JsonArray *phases = json_object_get_array_member(run, "phases");
-    if (json_array_get_length(phases) == 0)
-      continue;
-    g_string_append_printf(out, "%s phases:\n", json_object_get_string_member(run, "balancer"));
-    for (guint i = 0; i < json_array_get_length(phases); i++) {
-      JsonObject *p = json_array_get_object_element(phases, i);
-      g_autofree char *bytes = human_bytes(member_double(p, "bytes"));
-      g_autofree char *time = human_time(member_double(p, "time"));
-      g_string_append_printf(out, "  %-12s %4.0f steps  %9.0f messages  %10s  %10s\n",
-                             json_object_get_string_member(p, "name"), member_double(p, "steps"),
-                             member_double(p, "messages"), bytes, time);
+  for (guint r = 0; r < results->len; r++) {
+    const LbRunResult *run = results->pdata[r];
+    if (run->nphases > 0) {
+      g_string_append_printf(out, "%s phases:\n", run->balancer);
+      for (guint i = 0; i < run->nphases; i++) {
+        const LbPhaseResult *p = &run->phases[i];
+        g_autofree char *bytes = human_bytes(p->bytes);
+        g_autofree char *time = human_time(p->time);
+        g_string_append_printf(out, "  %-12s %4u steps  %9" G_GUINT64_FORMAT " messages  %10s  %10s\n",
+                               p->name, p->steps, p->messages, bytes, time);
+      }
     }
+    /* declared metrics that are neither a phase's nor in the table above */
+    g_autoptr(GString) other = g_string_new(NULL);
+    for (guint i = 0; i < run->metric_defs->len; i++) {
+      const LbMetricDef *def = &g_array_index(run->metric_defs, LbMetricDef, i);
+      if (strcmp(def->name, "schedule-steps") == 0 || is_phase_def(def) ||
+          (g_str_has_suffix(def->name, "-steps") && def->rounds_of >= 0))
+        continue;
+      if (g_str_has_prefix(def->name, "ghost") && run->metrics[i] == 0)
+        continue;
+      g_autofree char *value = human_value(def, run->metrics[i]);
+      g_string_append_printf(other, "%s%s %s", other->len ? ", " : "", def->name, value);
+    }
+    if (other->len > 0)
+      g_string_append_printf(out, "%s: %s\n", run->balancer, other->str);
   }
   return g_string_free(out, FALSE);
 }
 
+static void
+csv_double(GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd(buf, sizeof buf, "%.10g", v);
+  g_string_append_printf(out, ",%s", buf);
+}
+
 char *
-lb_report_csv(JsonArray *runs)
+lb_report_csv(GPtrArray *results)
 {
   static const char *const fields[] = {"imbalance_before", "imbalance_after", "schedule_steps",
                                        "messages",         "bytes",           "bytes_moved",
                                        "balance_time",     "app_time",        "total_time"};
+  /* every declared metric of any run, in first-seen order */
+  g_autoptr(GPtrArray) columns = g_ptr_array_new();
+  for (guint r = 0; r < results->len; r++) {
+    const LbRunResult *run = results->pdata[r];
+    for (guint i = 0; i < run->metric_defs->len; i++) {
+      const char *name = g_array_index(run->metric_defs, LbMetricDef, i).json_name;
+      gboolean seen = FALSE;
+      for (guint c = 0; c < columns->len && !seen; c++)
+        seen = strcmp(columns->pdata[c], name) == 0;
+      if (!seen && strcmp(name, "schedule_steps") != 0)
+        g_ptr_array_add(columns, (gpointer)name);
+    }
+  }
   GString *out = g_string_new("balancer");
   for (guint c = 0; c < G_N_ELEMENTS(fields); c++)
     g_string_append_printf(out, ",%s", fields[c]);
+  for (guint c = 0; c < columns->len; c++)
+    g_string_append_printf(out, ",%s", (char *)columns->pdata[c]);
   g_string_append_c(out, '\n');
-  for (guint r = 0; r < json_array_get_length(runs); r++) {
-    JsonObject *run = json_array_get_object_element(runs, r);
-    JsonObject *s = json_object_get_object_member(run, "summary");
-    g_string_append(out, json_object_get_string_member(run, "balancer"));
+  for (guint r = 0; r < results->len; r++) {
+    const LbRunResult *run = results->pdata[r];
+    g_string_append(out, run->balancer);
     for (guint c = 0; c < G_N_ELEMENTS(fields); c++) {
-      char buf[G_ASCII_DTOSTR_BUF_SIZE];
-      g_ascii_formatd(buf, sizeof buf, "%.10g", member_double(s, fields[c]));
-      g_string_append_printf(out, ",%s", buf);
+      double v = 0;
+      lb_run_result_lookup(run, fields[c], &v);
+      csv_double(out, v);
+    }
+    for (guint c = 0; c < columns->len; c++) {
+      double v = 0;
+      if (lb_run_result_metric(run, columns->pdata[c], &v))
+        csv_double(out, v);
+      else
+        g_string_append_c(out, ',');
     }
     g_string_append_c(out, '\n');
   }

@@ -1,22 +1,23 @@
-/* Results as JSON (the stable contract), a terminal table and CSV. */
+/* Results as JSON (the stable contract), a terminal table and CSV, all
+ * from typed run results. */
 #pragma once
 
-#include <json-glib/json-glib.h>
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
 
-/* One run as a JSON object (what a child process hands to its parent). */
-char *lb_report_run_json(const LbRunResult *result);
-
-/* The whole document around the runs' JSON texts, in scenario order. */
-char *lb_report_document(const LbScenario *scenario, guint hosts, GPtrArray *run_texts);
+/* The whole document: the scenario, the platform and every run (LbRunResult),
+ * in scenario order. */
+char *lb_report_document(const LbScenario *scenario, GPtrArray *results);
 
 /* One row per run: the numbers a user compares first. */
-char *lb_report_table(JsonArray *runs);
-char *lb_report_csv(JsonArray *runs);
-/* Steps, messages, bytes and time of every phase of every run. */
-char *lb_report_phases(JsonArray *runs);
+char *lb_report_table(GPtrArray *results);
+/* The common summary and every declared metric of any run, one row per run. */
+char *lb_report_csv(GPtrArray *results);
+/* Steps, messages, bytes and time of every phase of every run, then each
+ * run's other declared metrics. */
+char *lb_report_phases(GPtrArray *results);
 
-/* A summary figure of a run by metric name (summary field, or
- * PHASE_steps / _messages / _bytes / _time); FALSE if there is none. */
-gboolean lb_report_metric(JsonObject *run, const char *metric, double *value);
+/* A run's result as the child hands it to its parent (json-glib), and back
+ * into the same typed structure. */
+char *lb_result_to_transport(const LbRunResult *result);
+LbRunResult *lb_result_from_transport(const char *text, GError **error);

@@ -226,3 +226,10 @@ lb_param_spec_describe_type(const LbParamSpec *spec)
   }
   g_assert_not_reached();
 }
+
+const char *
+lb_params_get_text(const LbParams *params, const char *name)
+{
+  g_assert(lb_param_spec_find(params->spec, name) != NULL);
+  return g_hash_table_lookup(params->values, name);
+}

@@ -1,9 +1,12 @@
 /* Scenario files. Every group and key is checked against a parameter
  * table; an error names the file, the group and the key. */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lbsim/run.h"
 #include "lbsim/scenario.h"
+#include "workloads/models.h"
 
 G_DEFINE_QUARK(lb-scenario-error-quark, lb_scenario_error)
 
@@ -25,59 +28,16 @@ static const LbParamSpec scenario_params[] = {
   {NULL},
 };
 
-static const LbParamSpec workload_params[] = {
-  {"model", LB_PARAM_CHOICE, "array1d", 0, 0, "array1d", "work-unit model"},
-  {"size", LB_PARAM_INT, "65536", 1, 1e10, NULL, "array1d: number of elements N"},
-  {"pattern", LB_PARAM_CHOICE, "random", 0, 0, "uniform|random|hotspots|ramp|step|file",
-   "how loads are generated"},
-  {"value", LB_PARAM_INT, "1", 0, 1e15, NULL, "uniform: the load of every element"},
-  {"min", LB_PARAM_INT, "1", 0, 1e15, NULL, "random: smallest load"},
-  {"max", LB_PARAM_INT, "100", 0, 1e15, NULL, "random: largest load"},
-  {"hotspots", LB_PARAM_INT, "3", 1, 10000, NULL, "hotspots: number of gaussian hot spots"},
-  {"width", LB_PARAM_DOUBLE, "0.02", 1e-9, 1, NULL,
-   "hotspots: standard deviation, fraction of the array"},
-  {"amplitude", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL, "hotspots: peak load added"},
-  {"base", LB_PARAM_INT, "10", 0, 1e15, NULL, "hotspots: background load"},
-  {"drift", LB_PARAM_DOUBLE, "0.01", -1, 1, NULL,
-   "hotspots, step: fraction of the array moved per adaptation step"},
-  {"from", LB_PARAM_INT, "1", 0, 1e15, NULL, "ramp: load of the first element"},
-  {"to", LB_PARAM_INT, "100", 0, 1e15, NULL, "ramp: load of the last element"},
-  {"low", LB_PARAM_INT, "1", 0, 1e15, NULL, "step: load right of the edge"},
-  {"high", LB_PARAM_INT, "10", 0, 1e15, NULL, "step: load left of the edge"},
-  {"at", LB_PARAM_DOUBLE, "0.5", 0, 1, NULL, "step: position of the edge, fraction of the array"},
-  {"file", LB_PARAM_STRING, NULL, 0, 0, NULL,
-   "file: whitespace-separated loads, relative to the scenario (sets size)"},
-  {"distribution", LB_PARAM_CHOICE, "block", 0, 0, "block|random|file",
-   "initial split: equal-count blocks, random contiguous blocks, or counts from a file"},
-  {"distribution-file", LB_PARAM_STRING, NULL, 0, 0, NULL,
-   "distribution file: one element count per rank"},
-  {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL, "bytes a moved element carries"},
-  {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
-   "flops per unit of load in the compute step"},
-  {NULL},
-};
-
-/* Keys that mean something for one pattern only. */
-static const struct {
-  const char *key;
-  const char *patterns;
-} pattern_keys[] = {
-  {"value", "uniform"}, {"min", "random"},     {"max", "random"},       {"hotspots", "hotspots"},
-  {"width", "hotspots"}, {"amplitude", "hotspots"}, {"base", "hotspots"},
-  {"drift", "hotspots|step"}, {"from", "ramp"}, {"to", "ramp"}, {"low", "step"}, {"high", "step"},
-  {"at", "step"},       {"file", "file"},
-};
-
 const LbParamSpec *
 lb_scenario_params(void)
 {
   return scenario_params;
 }
 
-const LbParamSpec *
-lb_workload_params(void)
+LbStart
+lb_scenario_start(const LbScenario *scenario, const LbBalancer *balancer)
 {
-  return workload_params;
+  return balancer->keeps_order ? LB_START_ORDER : LB_START_NATIVE;
 }
 
 const char *
@@ -96,7 +56,7 @@ lb_scenario_free(LbScenario *sc)
   g_free(sc->name);
   g_free(sc->description);
   g_free(sc->platform);
-  lb_array1d_clear(&sc->array);
+  lb_work_free(sc->work);
   g_clear_pointer(&sc->runs, g_ptr_array_unref);
   g_clear_pointer(&sc->expects, g_ptr_array_unref);
   g_free(sc);
@@ -171,6 +131,7 @@ preprocess(const char *text, GPtrArray *expects)
       value = op + 1;
     g_ptr_array_add(expects, g_strstrip(g_strndup(start, (gsize)(op - start))));
     g_ptr_array_add(expects, g_strstrip(g_strdup(value)));
+    g_ptr_array_add(expects, g_strdup_printf("%u", i + 1));
     *line = '\0';
   }
   return g_strjoinv("\n", lines);
@@ -251,144 +212,51 @@ static gboolean
 check_pattern_keys(GKeyFile *kf, const char *file, const char *pattern, GHashTable *only,
                    GError **error)
 {
-  for (guint i = 0; i < G_N_ELEMENTS(pattern_keys); i++) {
-    if (!g_key_file_has_key(kf, "workload", pattern_keys[i].key, NULL))
+  gsize n = 0;
+  g_auto(GStrv) keys = g_key_file_get_keys(kf, "workload", &n, NULL);
+  for (gsize i = 0; i < n; i++) {
+    if (only != NULL && !g_hash_table_contains(only, keys[i]))
       continue;
-    if (only != NULL && !g_hash_table_contains(only, pattern_keys[i].key))
-      continue;
-    g_auto(GStrv) allowed = g_strsplit(pattern_keys[i].patterns, "|", -1);
-    if (!g_strv_contains((const char *const *)allowed, pattern))
-      return fail(error, LB_SCENARIO_ERROR_INVALID, file, "workload", pattern_keys[i].key,
-                  "applies to pattern %s, but pattern is %s", pattern_keys[i].patterns, pattern);
+    gboolean is_pattern_key = FALSE;
+    if (!lb_pattern_key_applies(keys[i], pattern, &is_pattern_key))
+      return fail(error, LB_SCENARIO_ERROR_INVALID, file, "workload", keys[i],
+                  "applies to pattern %s, but pattern is %s", lb_pattern_key_patterns(keys[i]),
+                  pattern);
   }
   return TRUE;
-}
-
-/* An upper bound of the sum of all loads at any step. */
-static double
-largest_total(const LbArray1d *a)
-{
-  double n = (double)a->size, sum = 0;
-  switch (a->pattern) {
-  case LB_PATTERN_UNIFORM:
-    return n * (double)a->value;
-  case LB_PATTERN_RANDOM:
-    return n * (double)a->max;
-  case LB_PATTERN_HOTSPOTS:
-    return n * ((double)a->base + a->amplitude * a->hotspots + 1);
-  case LB_PATTERN_RAMP:
-    return n * (double)MAX(a->from, a->to);
-  case LB_PATTERN_STEP:
-    return n * (double)MAX(a->low, a->high);
-  case LB_PATTERN_FILE:
-    for (guint64 i = 0; i < a->size; i++)
-      sum += (double)a->file_loads[i];
-    return sum;
-  }
-  g_assert_not_reached();
 }
 
 static gboolean
 read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GHashTable *set_keys,
               GError **error)
 {
-  g_autoptr(LbParams) w = lb_params_new(workload_params);
+  g_autofree char *name = g_key_file_get_value(kf, "workload", "model", NULL);
+  if (name != NULL)
+    g_strstrip(name);
+  const LbModel *model = lb_model_lookup(name != NULL ? name : "array1d");
+  if (model == NULL) {
+    g_autoptr(GString) known = g_string_new(NULL);
+    for (const LbModel *const *m = lb_models(); *m != NULL; m++)
+      g_string_append_printf(known, "%s%s", known->len ? ", " : "", (*m)->name);
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "model",
+                "unknown model '%s' (known: %s)", name, known->str);
+  }
+  g_autoptr(LbParams) w = lb_params_new(lb_model_param_spec(model));
   if (!read_group(kf, sc->file, "workload", w, error))
     return FALSE;
-  const char *pattern = lb_params_get_string(w, "pattern");
-  if (!check_pattern_keys(kf, sc->file, pattern, set_keys, error))
+  if (model->patterns &&
+      !check_pattern_keys(kf, sc->file, lb_params_get_string(w, "pattern"), set_keys, error))
     return FALSE;
-
-  LbArray1d *a = &sc->array;
-  a->seed = sc->seed;
-  a->size = (guint64)lb_params_get_int(w, "size");
-  a->value = (guint64)lb_params_get_int(w, "value");
-  a->min = (guint64)lb_params_get_int(w, "min");
-  a->max = (guint64)lb_params_get_int(w, "max");
-  a->hotspots = (guint)lb_params_get_int(w, "hotspots");
-  a->width = lb_params_get_double(w, "width");
-  a->amplitude = lb_params_get_double(w, "amplitude");
-  a->base = (guint64)lb_params_get_int(w, "base");
-  a->drift = lb_params_get_double(w, "drift");
-  a->from = (guint64)lb_params_get_int(w, "from");
-  a->to = (guint64)lb_params_get_int(w, "to");
-  a->low = (guint64)lb_params_get_int(w, "low");
-  a->high = (guint64)lb_params_get_int(w, "high");
-  a->at = lb_params_get_double(w, "at");
-  sc->bytes_per_unit = lb_params_get_double(w, "bytes-per-unit");
-  sc->flops_per_unit = lb_params_get_double(w, "flops-per-unit");
-
-  static const char *const patterns[] = {"uniform", "random", "hotspots", "ramp", "step", "file"};
-  for (guint i = 0; i < G_N_ELEMENTS(patterns); i++)
-    if (strcmp(pattern, patterns[i]) == 0)
-      a->pattern = (LbPattern)i;
-  if (a->pattern == LB_PATTERN_RANDOM && a->min > a->max)
-    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "min",
-                "min (%" G_GUINT64_FORMAT ") is larger than max (%" G_GUINT64_FORMAT ")", a->min,
-                a->max);
-  if (a->pattern == LB_PATTERN_FILE) {
-    if (!lb_params_is_set(w, "file"))
-      return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "workload", "file",
-                  "pattern file needs file = PATH");
-    if (lb_params_is_set(w, "size"))
-      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "size",
-                  "pattern file takes its size from the file; remove size");
-    g_autofree char *path = resolve_relative(dir, lb_params_get_string(w, "file"));
-    g_autoptr(GArray) loads = NULL;
-    g_autoptr(GError) local = NULL;
-    if (!lb_read_integers(path, &loads, &local))
-      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "file", "%s",
-                  local->message);
-    if (loads->len == 0)
-      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "file",
-                  "%s holds no loads", path);
-    a->size = loads->len;
-    a->file_loads = (guint64 *)g_array_free(g_steal_pointer(&loads), FALSE);
+  g_autoptr(GError) local = NULL;
+  sc->work = lb_work_new(model, g_steal_pointer(&w), sc->seed, sc->ranks, sc->file, dir, &local);
+  if (sc->work == NULL) {
+    g_set_error_literal(error, LB_SCENARIO_ERROR,
+                        g_error_matches(local, LB_PARAM_ERROR, LB_PARAM_ERROR_MISSING)
+                            ? LB_SCENARIO_ERROR_MISSING
+                            : LB_SCENARIO_ERROR_INVALID,
+                        local->message);
+    return FALSE;
   }
-
-  const char *distribution = lb_params_get_string(w, "distribution");
-  if (strcmp(distribution, "random") == 0)
-    a->distribution = LB_DISTRIBUTION_RANDOM;
-  else if (strcmp(distribution, "file") == 0)
-    a->distribution = LB_DISTRIBUTION_FILE;
-  if (lb_params_is_set(w, "distribution-file") && a->distribution != LB_DISTRIBUTION_FILE)
-    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "distribution-file",
-                "applies to distribution file, but distribution is %s", distribution);
-  if (a->distribution == LB_DISTRIBUTION_FILE) {
-    if (!lb_params_is_set(w, "distribution-file"))
-      return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "workload", "distribution-file",
-                  "distribution file needs distribution-file = PATH");
-    g_autofree char *path = resolve_relative(dir, lb_params_get_string(w, "distribution-file"));
-    g_autoptr(GArray) counts = NULL;
-    g_autoptr(GError) local = NULL;
-    if (!lb_read_integers(path, &counts, &local))
-      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "distribution-file",
-                  "%s", local->message);
-    guint64 sum = 0;
-    for (guint i = 0; i < counts->len; i++)
-      sum += g_array_index(counts, guint64, i);
-    if (counts->len != sc->ranks || sum != a->size)
-      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "distribution-file",
-                  "%s holds %u counts summing to %" G_GUINT64_FORMAT
-                  "; expected %u counts (one per rank) summing to %" G_GUINT64_FORMAT,
-                  path, counts->len, sum, sc->ranks, a->size);
-    a->counts_len = counts->len;
-    a->counts = (guint64 *)g_array_free(g_steal_pointer(&counts), FALSE);
-  }
-  /* Every element is held once (16 bytes) and copied once while it moves. */
-  double need = (double)a->size * 40.0;
-  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  if (have > 0 && need > have)
-    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "size",
-                "%" G_GUINT64_FORMAT " elements need about %.1f GiB, more than this machine's "
-                "%.1f GiB",
-                a->size, need / 0x1p30, have / 0x1p30);
-  double bound = largest_total(a);
-  if (bound >= 0x1p62)
-    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "size",
-                "the total load may reach %.3g, beyond the 2^62 that lbsim's 64-bit load "
-                "positions hold; use fewer elements or smaller loads",
-                bound);
   return TRUE;
 }
 
@@ -424,6 +292,12 @@ add_balancer(LbScenario *sc, GKeyFile *kf, const char *name, const char *origin,
   g_autoptr(GError) local = NULL;
   if (b->check != NULL && !b->check(sc->ranks, run->params, &local))
     return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, NULL, NULL, "%s", local->message);
+  const char *model = sc->work->model->name;
+  if (!lb_balancer_supports(b, model)) {
+    g_autofree char *models = g_strjoinv(", ", (char **)b->models);
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
+                "%s%s does not run on model %s (it supports: %s)", origin, name, model, models);
+  }
   return TRUE;
 }
 
@@ -473,17 +347,51 @@ read_balancers(LbScenario *sc, GKeyFile *kf, const LbScenarioOverrides *ov, GErr
 }
 
 static gboolean
-add_expect(LbScenario *sc, const char *key, const char *value, GError **error)
+known_metric(const LbBalancer *b, const char *metric)
+{
+  g_autofree char *dashed = g_strdelimit(g_strdup(metric), "_", '-');
+  if (g_strv_contains(lb_summary_fields(), dashed))
+    return TRUE;
+  g_autoptr(GArray) defs = lb_balancer_metric_defs(b);
+  return lb_metric_defs_find(defs, metric) >= 0;
+}
+
+static char *
+metric_names(const LbBalancer *b)
+{
+  g_autoptr(GString) names = g_string_new(NULL);
+  for (const char *const *f = lb_summary_fields(); *f != NULL; f++)
+    g_string_append_printf(names, "%s%s", names->len ? ", " : "", *f);
+  g_autoptr(GArray) defs = lb_balancer_metric_defs(b);
+  for (guint i = 0; i < defs->len; i++) {
+    const char *name = g_array_index(defs, LbMetricDef, i).name;
+    if (!g_strv_contains(lb_summary_fields(), name))
+      g_string_append_printf(names, ", %s", name);
+  }
+  return g_strdup(names->str);
+}
+
+/* line: in the file, 0 for --set. */
+static gboolean
+add_expect(LbScenario *sc, const char *key, const char *value, guint line, GError **error)
 {
   LbExpect *e = NULL;
   g_autoptr(GError) local = NULL;
+  g_autofree char *where =
+      line > 0 ? g_strdup_printf("%s:%u", sc->file, line) : g_strdup_printf("%s", sc->file);
   if (!lb_expect_parse(key, value, &e, &local))
-    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "expect", key, "%s",
-                local->message);
+    return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key, "%s", local->message);
+  e->line = line;
   g_ptr_array_add(sc->expects, e);
-  if (lb_balancer_lookup(e->balancer) == NULL)
-    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "expect", key,
-                "unknown balancer '%s'", e->balancer);
+  const LbBalancer *b = lb_balancer_lookup(e->balancer);
+  if (b == NULL)
+    return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key, "unknown balancer '%s'",
+                e->balancer);
+  if (!known_metric(b, e->metric)) {
+    g_autofree char *names = metric_names(b);
+    return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key,
+                "%s has no metric '%s' (known: %s)", b->name, strchr(key, '.') + 1, names);
+  }
   return TRUE;
 }
 
@@ -493,15 +401,16 @@ static gboolean
 read_expects(LbScenario *sc, GKeyFile *kf, GPtrArray *lines, GError **error)
 {
   sc->expects = g_ptr_array_new_with_free_func((GDestroyNotify)lb_expect_free);
-  for (guint i = 0; i + 1 < lines->len; i += 2)
+  for (guint i = 0; i + 2 < lines->len; i += 3)
     if (!g_key_file_has_key(kf, "expect", lines->pdata[i], NULL) &&
-        !add_expect(sc, lines->pdata[i], lines->pdata[i + 1], error))
+        !add_expect(sc, lines->pdata[i], lines->pdata[i + 1], (guint)atoi(lines->pdata[i + 2]),
+                    error))
       return FALSE;
   gsize n = 0;
   g_auto(GStrv) keys = g_key_file_get_keys(kf, "expect", &n, NULL);
   for (gsize i = 0; i < n; i++) {
     g_autofree char *value = g_key_file_get_value(kf, "expect", keys[i], NULL);
-    if (!add_expect(sc, keys[i], value, error))
+    if (!add_expect(sc, keys[i], value, 0, error))
       return FALSE;
   }
   return TRUE;
@@ -542,6 +451,7 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
     fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
     return NULL;
   }
+  /* expect_lines holds key, value, line number triples */
   g_autofree char *file_pattern = g_key_file_get_value(kf, "workload", "pattern", NULL);
   if (file_pattern != NULL)
     g_strstrip(file_pattern);
@@ -600,10 +510,6 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
 
   if (!read_workload(sc, kf, dir, set_keys, error))
     return NULL;
-  if (sc->array.size < 1) {
-    fail(error, LB_SCENARIO_ERROR_INVALID, path, "workload", "size", "must be at least 1");
-    return NULL;
-  }
   if (!read_balancers(sc, kf, ov, error) || !read_expects(sc, kf, expect_lines, error))
     return NULL;
   return g_steal_pointer(&sc);

@@ -1,6 +1,9 @@
-/* Multilevel Load Balancing, one dimension (Quinlan and Berndt, seed
- * mlb-multilevel-load-balancing.txt, section 3): four phases on a
- * hypercube of p = 2^d ranks numbered by Gray code.
+/* Multilevel Load Balancing, one dimension (D. J. Quinlan and M. Berndt,
+ * "MLB: Multilevel Load Balancing for Structured Grid Applications", 8th
+ * SIAM Conference on Parallel Processing for Scientific Computing, 1997,
+ * section 3): four phases on a hypercube of p = 2^d ranks numbered by Gray
+ * code. Fields run through their row-major order, as the paper used 1D MLB
+ * for 2D and 3D problems.
  *
  *   1 accumulate  d exchanges along edges 0 .. d-1: every rank learns the
  *                 load of each of its sub-hypercubes and of their siblings
@@ -160,29 +163,6 @@ amounts(LbRank *self, MlbRank *m, gboolean levels)
   }
 }
 
-static void
-record_piece(LbRank *self, guint round, guint dst, const MlbItem *items, guint n)
-{
-  guint i = 0;
-  while (i < n) {
-    guint j = i;
-    guint64 load = items[i].load;
-    while (j + 1 < n && items[j + 1].id == items[j].id + 1)
-      load += items[++j].load;
-    lb_record_transfer(self, round, (int)dst, items[i].id, j - i + 1, load);
-    i = j + 1;
-  }
-}
-
-static guint
-count_runs(const MlbItem *items, guint n)
-{
-  guint runs = n > 0;
-  for (guint i = 1; i < n; i++)
-    runs += items[i].id != items[i - 1].id + 1;
-  return runs;
-}
-
 static GArray *
 merge_items(GArray *items, const MlbItem *in, guint n)
 {
@@ -201,12 +181,42 @@ merge_items(GArray *items, const MlbItem *in, guint n)
   return out;
 }
 
+/* Sends the elements items[first .. first + n) through the shared units
+ * helper: their ids and loads, and each run's first position. */
+static void
+send_piece(LbRank *self, guint partner, guint edge, guint round, const MlbItem *piece, guint n)
+{
+  g_autofree LbUnit *units = g_new(LbUnit, MAX(n, 1));
+  g_autofree guint64 *positions = g_new(guint64, MAX(n, 1));
+  for (guint i = 0; i < n; i++) {
+    units[i] = (LbUnit){piece[i].id, piece[i].load};
+    positions[i] = piece[i].pos;
+  }
+  lb_send_units(self, (int)partner, TAG(PHASE_MIGRATE, edge), round, units, n, positions);
+}
+
+static GArray *
+receive_piece(LbRank *self, guint partner, guint edge, GArray *items, guint *got,
+              guint64 *got_load)
+{
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  g_autoptr(GArray) positions = g_array_new(FALSE, FALSE, sizeof(guint64));
+  *got = lb_recv_units(self, (int)partner, TAG(PHASE_MIGRATE, edge), units, positions);
+  g_autofree MlbItem *in = g_new(MlbItem, MAX(*got, 1));
+  *got_load = 0;
+  for (guint i = 0; i < *got; i++) {
+    const LbUnit *u = &g_array_index(units, LbUnit, i);
+    in[i] = (MlbItem){u->id, u->load, g_array_index(positions, guint64, i)};
+    *got_load += u->load;
+  }
+  return merge_items(items, in, *got);
+}
+
 static void
 migrate(LbRank *self, MlbRank *m)
 {
   guint r = (guint)lb_rank_id(self);
   GArray *units = lb_rank_units(self);
-  double bytes_per_unit = lb_rank_bytes_per_unit(self);
   GArray *items = g_array_sized_new(FALSE, FALSE, sizeof(MlbItem), units->len);
   g_array_set_size(items, units->len);
   guint64 pos = m->prefix.load;
@@ -233,13 +243,9 @@ migrate(LbRank *self, MlbRank *m)
       guint64 piece_load = 0;
       for (guint i = 0; i < n; i++)
         piece_load += piece[i].load;
-      guint runs = count_runs(piece, n);
-      lb_send(self, (int)partner, TAG(PHASE_MIGRATE, e), piece, n * sizeof(MlbItem),
-              LB_HEADER_BYTES + 16.0 * runs + n * bytes_per_unit);
-      if (n > 0) {
+      send_piece(self, partner, e, round, piece, n);
+      if (n > 0)
         lb_phase_round(self, round);
-        record_piece(self, round, partner, piece, n);
-      }
       loan += (gint64)m->send[e].load - (gint64)piece_load;
       lb_narrate(self, "edge %u: send %u elements (load %" G_GUINT64_FORMAT ", phase 3 said %"
                  G_GUINT64_FORMAT ") to rank %u; loan %" G_GINT64_FORMAT,
@@ -247,12 +253,9 @@ migrate(LbRank *self, MlbRank *m)
       g_array_remove_range(items, first, n);
     }
     if (!mlb_key_is_zero(m->recv[e])) {
-      g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_MIGRATE, e));
-      guint got = (guint)(msg->len / sizeof(MlbItem));
+      guint got = 0;
       guint64 got_load = 0;
-      for (guint i = 0; i < got; i++)
-        got_load += ((const MlbItem *)msg->data)[i].load;
-      items = merge_items(items, (const MlbItem *)msg->data, got);
+      items = receive_piece(self, partner, e, items, &got, &got_load);
       loan += (gint64)got_load - (gint64)m->recv[e].load;
       lb_narrate(self, "edge %u: received %u elements (load %" G_GUINT64_FORMAT
                  ", phase 3 said %" G_GUINT64_FORMAT ") from rank %u; loan %" G_GINT64_FORMAT,
@@ -278,7 +281,7 @@ migrate(LbRank *self, MlbRank *m)
 }
 
 static void
-mlb_balance(LbRank *self)
+mlb_balance(LbRank *self, gpointer state)
 {
   const LbParams *params = lb_rank_params(self);
   MlbRank m = {0};
@@ -309,14 +312,62 @@ mlb_balance(LbRank *self)
   migrate(self, &m);
 }
 
+/* The tree of sub-hypercubes of sections 3.1 and 3.2: accumulated
+ * (desired) load of every block, the root first, and the Gray codes. */
+static void
+mlb_explain(const LbExplainCase *c, GString *out)
+{
+  guint p = c->ranks, d = log2_exact(p);
+  guint64 total = 0;
+  for (guint r = 0; r < p; r++)
+    total += c->initial_loads[r];
+  MlbDesired mode = g_strcmp0(lb_params_get_string(c->params, "desired"), "even") == 0
+                        ? MLB_DESIRED_EVEN
+                        : MLB_DESIRED_HALVING;
+  g_string_append(out, "\nThe tree of sub-hypercubes: accumulated load (desired load), root "
+                       "first:\n");
+  for (guint level = 0; level <= d; level++) {
+    guint size = p >> level;
+    g_string_append_printf(out, "  level %u:", level);
+    for (guint first = 0; first < p; first += size) {
+      guint64 acc = 0;
+      for (guint r = first; r < first + size; r++)
+        acc += c->initial_loads[r];
+      guint64 want = mlb_desired_prefix(total, d, first + size, mode) -
+                     mlb_desired_prefix(total, d, first, mode);
+      g_string_append_printf(out, " %" G_GUINT64_FORMAT "(%" G_GUINT64_FORMAT ")", acc, want);
+    }
+    g_string_append(out, "\n");
+  }
+  g_string_append_printf(out, "  (gray codes of ranks 0 .. %u:", p - 1);
+  for (guint r = 0; r < p; r++) {
+    g_string_append_c(out, ' ');
+    for (guint b = d; b-- > 0;)
+      g_string_append_printf(out, "%u", (mlb_gray(r) >> b) & 1u);
+  }
+  g_string_append(out, ")\n");
+}
+
+static const LbMetricSpec mlb_metrics[] = {
+  {"schedule-steps", "steps", LB_AGGREGATE_MAX, LB_COMBINE_MAX, "migrate",
+   "communication steps of the schedule that moves the elements (at most log2 p)"},
+  {NULL},
+};
+
+static const char *const mlb_models[] = {"array1d", "field2d", "field3d", NULL};
+
 const LbBalancer lb_mlb_balancer = {
   .name = "mlb",
   .summary = "Multilevel Load Balancing, 1D: a log(p)-step schedule on a hypercube",
-  .seed = "mlb-multilevel-load-balancing.txt",
+  .cite = "D. J. Quinlan and M. Berndt, \"MLB: Multilevel Load Balancing for Structured Grid "
+          "Applications\", Eighth SIAM Conference on Parallel Processing for Scientific "
+          "Computing, 1997",
   .params = mlb_params,
   .phases = mlb_phases,
-  .schedule_phase = PHASE_MIGRATE,
+  .metrics = mlb_metrics,
+  .models = mlb_models,
   .keeps_order = TRUE,
   .check = mlb_check,
   .balance = mlb_balance,
+  .explain = mlb_explain,
 };

@@ -8,18 +8,19 @@ static const LbParamSpec none_params[] = {
 static const char *const none_phases[] = {NULL};
 
 static void
-none_balance(LbRank *self)
+none_balance(LbRank *self, gpointer state)
 {
 }
+
+static const char *const none_models[] = {"array1d", "field2d", "field3d", NULL};
 
 const LbBalancer lb_none_balancer = {
   .name = "none",
   .summary = "no balancing: the baseline",
-  .seed = NULL,
   .params = none_params,
   .phases = none_phases,
-  .schedule_phase = -1,
-  .keeps_order = TRUE,
+  .models = none_models,
+  .keeps_order = FALSE,
   .check = NULL,
   .balance = none_balance,
 };

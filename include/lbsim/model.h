@@ -1,0 +1,104 @@
+/* Work models: what the units are, how they start, how their loads change,
+ * what they cost to move and compute, what a balancing step must conserve,
+ * and who exchanges ghost data with whom. One registry row per model. */
+#pragma once
+
+#include <glib.h>
+#include "lbsim/params.h"
+#include "lbsim/workload.h"
+
+G_BEGIN_DECLS
+
+typedef struct _LbModel LbModel;
+
+/* What a balancing step must conserve, summed over units. A model whose
+ * units split or merge counts what they are made of (cells), not units. */
+typedef struct {
+  guint64 count, load, checksum;
+} LbConserved;
+
+/* How a rank's units start. */
+typedef enum {
+  LB_START_NATIVE, /* the model's own distribution (array1d's blocks, a field's processor grid) */
+  LB_START_ORDER,  /* contiguous pieces of the model's total order (order-keeping balancers) */
+} LbStart;
+
+/* An instantiated model: the [workload] group read and checked. */
+typedef struct {
+  const LbModel *model;
+  LbParams *params;
+  guint64 seed;
+  guint ranks;
+  LbPattern pattern;
+  guint dim;
+  guint64 size[LB_MAX_DIM]; /* cells per axis, first axis fastest in the linear order */
+  guint64 procs[LB_MAX_DIM]; /* native processor grid (fields) */
+  guint64 cells;            /* product of size */
+  double bytes_per_unit, flops_per_unit;
+  guint ghost_depth;
+  gpointer data; /* the model's own */
+  /* the pattern at the last step asked for: a pure function of (pattern,
+   * step), made once per step rather than once per rank */
+  LbPatternStep *pattern_step;
+  guint pattern_step_at;
+} LbWork;
+
+struct _LbModel {
+  const char *name;
+  const char *summary;
+  /* [workload] keys besides `model` (the pattern keys are added to every
+   * model whose `patterns` is TRUE); NULL-terminated. */
+  const LbParamSpec *params;
+  gboolean patterns;
+  /* Name of the total order order-keeping balancers respect, or NULL. */
+  const char *order;
+  /* Fills work from params; errors name file, group and key. dir is the
+   * scenario's folder, for relative paths. */
+  gboolean (*load)(LbWork *work, const char *file, const char *dir, GError **error);
+  void (*free_data)(gpointer data);
+  /* Units rank r holds before the first step (loads are set by update). */
+  void (*initial_units)(const LbWork *work, guint rank, LbStart start, GArray *units);
+  /* Describes the initial distribution for reports ("blocks 4x4"). */
+  char *(*describe_start)(const LbWork *work, LbStart start);
+  /* Sets the loads of a rank's units for an adaptation step; may create or
+   * remove units. NULL: loads from the pattern at each unit's cell. */
+  void (*update)(const LbWork *work, GArray *units, guint adaptation);
+  /* Units of the whole model, for reports; NULL: cells. */
+  guint64 (*total_units)(const LbWork *work);
+  /* Adds what a set of units conserves; NULL: one unit, its load, its id. */
+  void (*conserve)(const LbWork *work, const LbUnit *units, gsize n, LbConserved *into);
+  /* Neighbours for the ghost exchange: for every unit of `units` owned by
+   * `me`, adds to counts[q] the faces it shares with units of rank q, given
+   * the owner of every id. NULL: no ghost exchange. */
+  void (*boundary)(const LbWork *work, const guint32 *owner, guint me, const LbUnit *units,
+                   gsize n, guint64 *counts);
+};
+
+const LbModel *lb_model_lookup(const char *name);
+/* NULL-terminated, in registry order. */
+const LbModel *const *lb_models(void);
+/* Every [workload] key of a model: `model`, its own keys and the pattern
+ * keys, as one table (built once). */
+const LbParamSpec *lb_model_param_spec(const LbModel *model);
+
+/* Reads [workload] values (already parsed against lb_model_param_spec)
+ * into a new work instance. */
+LbWork *lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks,
+                    const char *file, const char *dir, GError **error);
+void lb_work_free(LbWork *work);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbWork, lb_work_free)
+
+void lb_work_initial_units(const LbWork *work, guint rank, LbStart start, GArray *units);
+char *lb_work_describe_start(const LbWork *work, LbStart start);
+void lb_work_update(const LbWork *work, GArray *units, guint adaptation);
+guint64 lb_work_total_units(const LbWork *work);
+void lb_work_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *into);
+/* Simulated bytes of moving units, and flops of computing them. */
+double lb_work_bytes(const LbWork *work, const LbUnit *units, gsize n);
+double lb_work_flops(const LbWork *work, guint64 load);
+gboolean lb_work_has_ghosts(const LbWork *work);
+
+/* Which pattern keys apply to which patterns (for strict checking). */
+gboolean lb_pattern_key_applies(const char *key, const char *pattern, gboolean *is_pattern_key);
+
+G_END_DECLS

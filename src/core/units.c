@@ -1,0 +1,91 @@
+/* The shared way to move work units: their bytes as the model defines them,
+ * into the receiver's unit set, recorded for the report. */
+#include <string.h>
+
+#include "core/core.h"
+
+/* 16 bytes, so that the units after it stay aligned. */
+typedef struct {
+  guint32 n, runs;
+  guint32 positions, reserved;
+} UnitsHeader;
+
+static guint
+count_runs(const LbUnit *units, guint n)
+{
+  guint runs = n > 0;
+  for (guint i = 1; i < n; i++)
+    runs += units[i].id != units[i - 1].id + 1;
+  return runs;
+}
+
+/* Transfers are recorded as runs of consecutive ids. */
+static void
+record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n)
+{
+  LbCoreRun *run = self->run;
+  run->step_results[self->adaptation].bytes_moved += lb_work_bytes(run->work, units, n);
+  if (!run->options->detail)
+    return;
+  guint i = 0;
+  while (i < n) {
+    guint j = i;
+    guint64 load = units[i].load;
+    while (j + 1 < n && units[j + 1].id == units[j].id + 1)
+      load += units[++j].load;
+    LbTransfer t = {self->adaptation, round,          (guint)self->id, (guint)dst,
+                    units[i].id,      j - i + 1ull,   load};
+    g_array_append_val(run->transfers, t);
+    i = j + 1;
+  }
+}
+
+void
+lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
+              const guint64 *positions)
+{
+  guint runs = count_runs(units, n);
+  UnitsHeader header = {n, runs, positions != NULL, 0};
+  gsize len = sizeof header + n * sizeof(LbUnit) + (positions != NULL ? runs * sizeof(guint64) : 0);
+  g_autofree guint8 *data = g_malloc(len);
+  memcpy(data, &header, sizeof header);
+  memcpy(data + sizeof header, units, n * sizeof(LbUnit));
+  if (positions != NULL) {
+    guint64 *starts = (guint64 *)(data + sizeof header + n * sizeof(LbUnit));
+    guint k = 0;
+    for (guint i = 0; i < n; i++) {
+      if (i == 0 || units[i].id != units[i - 1].id + 1)
+        starts[k++] = positions[i];
+      else
+        g_assert(positions[i] == positions[i - 1] + units[i - 1].load);
+    }
+  }
+  lb_send(self, dst, tag, data, len,
+          LB_HEADER_BYTES + 16.0 * runs + lb_work_bytes(self->run->work, units, n));
+  if (n > 0)
+    record_transfer(self, round, dst, units, n);
+}
+
+guint
+lb_recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positions)
+{
+  g_autoptr(LbMsg) msg = lb_recv(self, src, tag);
+  UnitsHeader header;
+  memcpy(&header, msg->data, sizeof header);
+  const LbUnit *units = (const LbUnit *)(msg->data + sizeof header);
+  g_array_append_vals(into, units, header.n);
+  if (positions != NULL) {
+    g_assert(header.positions);
+    const guint64 *starts = (const guint64 *)(msg->data + sizeof header + header.n * sizeof(LbUnit));
+    guint k = 0;
+    guint64 pos = 0;
+    for (guint i = 0; i < header.n; i++) {
+      if (i == 0 || units[i].id != units[i - 1].id + 1)
+        pos = starts[k++];
+      else
+        pos += units[i - 1].load;
+      g_array_append_val(positions, pos);
+    }
+  }
+  return header.n;
+}

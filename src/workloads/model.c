@@ -1,0 +1,413 @@
+/* The model registry, the [workload] keys every pattern model shares, and
+ * what the core asks of any model. */
+#include "lbsim/model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "workloads/models.h"
+
+static const LbModel *const registry[] = {
+  &lb_array1d_model,
+  &lb_field2d_model,
+  &lb_field3d_model,
+  NULL,
+};
+
+static const LbParamSpec model_key[] = {
+  {"model", LB_PARAM_CHOICE, "array1d", 0, 0, "array1d|field2d|field3d",
+   "work model: a 1D load array, or a 2D or 3D field of cells"},
+  {NULL},
+};
+
+static const LbParamSpec pattern_params[] = {
+  {"pattern", LB_PARAM_CHOICE, "random", 0, 0,
+   "uniform|random|hotspots|ramp|step|shock|clusters|file", "how loads are generated"},
+  {"value", LB_PARAM_INT, "1", 0, 1e15, NULL, "uniform: the load of every unit"},
+  {"min", LB_PARAM_INT, "1", 0, 1e15, NULL, "random: smallest load"},
+  {"max", LB_PARAM_INT, "100", 0, 1e15, NULL, "random: largest load"},
+  {"hotspots", LB_PARAM_INT, "3", 1, 1000, NULL, "hotspots: number of gaussian hot spots"},
+  {"width", LB_PARAM_DOUBLE, "0.02", 1e-9, 1, NULL,
+   "hotspots, shock: standard deviation; clusters: radius when a cluster appears (fractions of "
+   "the domain's side)"},
+  {"amplitude", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL,
+   "hotspots, shock, clusters: peak load added"},
+  {"base", LB_PARAM_INT, "10", 0, 1e15, NULL, "hotspots, shock, clusters: background load"},
+  {"drift", LB_PARAM_DOUBLE, "0.01", -1, 1, NULL,
+   "hotspots, step, shock: fraction of the domain moved per adaptation step (hot spots: along "
+   "each axis, in a seeded direction)"},
+  {"from", LB_PARAM_INT, "1", 0, 1e15, NULL, "ramp: load of the first unit (along the first axis)"},
+  {"to", LB_PARAM_INT, "100", 0, 1e15, NULL, "ramp: load of the last unit"},
+  {"low", LB_PARAM_INT, "1", 0, 1e15, NULL, "step: load right of the edge"},
+  {"high", LB_PARAM_INT, "10", 0, 1e15, NULL, "step: load left of the edge"},
+  {"at", LB_PARAM_DOUBLE, "0.5", 0, 1, NULL,
+   "step: position of the edge on the first axis; shock: position of the front along its "
+   "normal (fractions)"},
+  {"angle", LB_PARAM_DOUBLE, "30", -360, 360, NULL,
+   "shock: direction of the front's normal in the x-y plane, degrees from the x axis"},
+  {"elevation", LB_PARAM_DOUBLE, "0", -90, 90, NULL,
+   "shock: angle of the front's normal out of the x-y plane (3D), degrees"},
+  {"clusters", LB_PARAM_INT, "4", 1, 1000, NULL, "clusters: number of clusters"},
+  {"growth", LB_PARAM_DOUBLE, "0.01", 0, 1, NULL,
+   "clusters: radius added per adaptation step after a cluster appears"},
+  {"interval", LB_PARAM_INT, "2", 0, 100000, NULL,
+   "clusters: adaptation steps between two appearances (cluster k appears at step k x interval)"},
+  {"file", LB_PARAM_STRING, NULL, 0, 0, NULL,
+   "file: whitespace-separated loads in the model's linear order, relative to the scenario"},
+  {NULL},
+};
+
+static const struct {
+  const char *key;
+  const char *patterns;
+} pattern_keys[] = {
+  {"value", "uniform"},
+  {"min", "random"},
+  {"max", "random"},
+  {"hotspots", "hotspots"},
+  {"width", "hotspots|shock|clusters"},
+  {"amplitude", "hotspots|shock|clusters"},
+  {"base", "hotspots|shock|clusters"},
+  {"drift", "hotspots|step|shock"},
+  {"from", "ramp"},
+  {"to", "ramp"},
+  {"low", "step"},
+  {"high", "step"},
+  {"at", "step|shock"},
+  {"angle", "shock"},
+  {"elevation", "shock"},
+  {"clusters", "clusters"},
+  {"growth", "clusters"},
+  {"interval", "clusters"},
+  {"file", "file"},
+};
+
+gboolean
+lb_pattern_key_applies(const char *key, const char *pattern, gboolean *is_pattern_key)
+{
+  for (guint i = 0; i < G_N_ELEMENTS(pattern_keys); i++) {
+    if (strcmp(pattern_keys[i].key, key) != 0)
+      continue;
+    *is_pattern_key = TRUE;
+    g_auto(GStrv) allowed = g_strsplit(pattern_keys[i].patterns, "|", -1);
+    return g_strv_contains((const char *const *)allowed, pattern);
+  }
+  *is_pattern_key = FALSE;
+  return TRUE;
+}
+
+const char *
+lb_pattern_key_patterns(const char *key)
+{
+  for (guint i = 0; i < G_N_ELEMENTS(pattern_keys); i++)
+    if (strcmp(pattern_keys[i].key, key) == 0)
+      return pattern_keys[i].patterns;
+  return NULL;
+}
+
+const LbModel *const *
+lb_models(void)
+{
+  return registry;
+}
+
+const LbModel *
+lb_model_lookup(const char *name)
+{
+  for (guint i = 0; registry[i] != NULL; i++)
+    if (g_strcmp0(registry[i]->name, name) == 0)
+      return registry[i];
+  return NULL;
+}
+
+static void
+append_rows(GArray *rows, const LbParamSpec *spec)
+{
+  for (; spec->name != NULL; spec++)
+    g_array_append_val(rows, *spec);
+}
+
+const LbParamSpec *
+lb_model_param_spec(const LbModel *model)
+{
+  static GHashTable *tables;
+  static GMutex lock;
+  g_mutex_lock(&lock);
+  if (tables == NULL)
+    tables = g_hash_table_new(g_direct_hash, g_direct_equal);
+  GArray *rows = g_hash_table_lookup(tables, model);
+  if (rows == NULL) {
+    rows = g_array_new(TRUE, TRUE, sizeof(LbParamSpec));
+    append_rows(rows, model_key);
+    append_rows(rows, model->params);
+    if (model->patterns)
+      append_rows(rows, pattern_params);
+    g_hash_table_insert(tables, (gpointer)model, rows);
+  }
+  g_mutex_unlock(&lock);
+  return (const LbParamSpec *)rows->data;
+}
+
+static const char *const pattern_names[] = {
+  [LB_PATTERN_UNIFORM] = "uniform", [LB_PATTERN_RANDOM] = "random",
+  [LB_PATTERN_HOTSPOTS] = "hotspots", [LB_PATTERN_RAMP] = "ramp",
+  [LB_PATTERN_STEP] = "step",       [LB_PATTERN_FILE] = "file",
+  [LB_PATTERN_SHOCK] = "shock",     [LB_PATTERN_CLUSTERS] = "clusters",
+};
+
+static void
+read_pattern(LbPattern *p, const LbParams *w, guint64 seed)
+{
+  const char *name = lb_params_get_string(w, "pattern");
+  for (guint i = 0; i < G_N_ELEMENTS(pattern_names); i++)
+    if (strcmp(name, pattern_names[i]) == 0)
+      p->kind = (LbPatternKind)i;
+  p->seed = seed;
+  p->value = (guint64)lb_params_get_int(w, "value");
+  p->min = (guint64)lb_params_get_int(w, "min");
+  p->max = (guint64)lb_params_get_int(w, "max");
+  p->hotspots = (guint)lb_params_get_int(w, "hotspots");
+  p->width = lb_params_get_double(w, "width");
+  p->amplitude = lb_params_get_double(w, "amplitude");
+  p->base = (guint64)lb_params_get_int(w, "base");
+  p->drift = lb_params_get_double(w, "drift");
+  p->from = (guint64)lb_params_get_int(w, "from");
+  p->to = (guint64)lb_params_get_int(w, "to");
+  p->low = (guint64)lb_params_get_int(w, "low");
+  p->high = (guint64)lb_params_get_int(w, "high");
+  p->at = lb_params_get_double(w, "at");
+  p->angle = lb_params_get_double(w, "angle");
+  p->elevation = lb_params_get_double(w, "elevation");
+  p->clusters = (guint)lb_params_get_int(w, "clusters");
+  p->growth = lb_params_get_double(w, "growth");
+  p->interval = (guint)lb_params_get_int(w, "interval");
+}
+
+double
+lb_pattern_max_load(const LbPattern *p)
+{
+  switch (p->kind) {
+  case LB_PATTERN_UNIFORM:
+    return (double)p->value;
+  case LB_PATTERN_RANDOM:
+    return (double)p->max;
+  case LB_PATTERN_HOTSPOTS:
+    return (double)p->base + p->amplitude * p->hotspots + 1;
+  case LB_PATTERN_RAMP:
+    return (double)MAX(p->from, p->to);
+  case LB_PATTERN_STEP:
+    return (double)MAX(p->low, p->high);
+  case LB_PATTERN_SHOCK:
+    return (double)p->base + p->amplitude + 1;
+  case LB_PATTERN_CLUSTERS:
+    return (double)p->base + p->amplitude * p->clusters + 1;
+  case LB_PATTERN_FILE: {
+    guint64 m = 0;
+    for (guint64 i = 0; i < p->file_len; i++)
+      m = MAX(m, p->file_loads[i]);
+    return (double)m;
+  }
+  }
+  g_assert_not_reached();
+}
+
+static gboolean
+fail(GError **error, const char *file, const char *key, const char *format, ...)
+    G_GNUC_PRINTF(4, 5);
+
+static gboolean
+fail(GError **error, const char *file, const char *key, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *text = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s: [workload] %s: %s", file, key,
+              text);
+  return FALSE;
+}
+
+LbWork *
+lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, const char *file,
+            const char *dir, GError **error)
+{
+  g_autoptr(LbWork) work = g_new0(LbWork, 1);
+  work->model = model;
+  work->params = params;
+  work->seed = seed;
+  work->ranks = ranks;
+  if (model->patterns)
+    read_pattern(&work->pattern, params, seed);
+  if (!model->load(work, file, dir, error))
+    return NULL;
+  if (model->patterns && work->pattern.kind == LB_PATTERN_RANDOM &&
+      work->pattern.min > work->pattern.max) {
+    fail(error, file, "min", "min (%" G_GUINT64_FORMAT ") is larger than max (%" G_GUINT64_FORMAT
+         ")", work->pattern.min, work->pattern.max);
+    return NULL;
+  }
+  /* Every unit is held once (16 bytes), copied once while it moves, and has
+   * an owner slot for the ghost exchange. */
+  double need = (double)work->cells * 40.0;
+  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  if (have > 0 && need > have) {
+    fail(error, file, "size",
+         "%" G_GUINT64_FORMAT " units need about %.1f GiB, more than this machine's %.1f GiB",
+         work->cells, need / 0x1p30, have / 0x1p30);
+    return NULL;
+  }
+  if (model->patterns) {
+    double bound = (double)work->cells * lb_pattern_max_load(&work->pattern);
+    if (bound >= 0x1p62) {
+      fail(error, file, "size",
+           "the total load may reach %.3g, beyond the 2^62 that lbsim's 64-bit load positions "
+           "hold; use fewer units or smaller loads",
+           bound);
+      return NULL;
+    }
+  }
+  return g_steal_pointer(&work);
+}
+
+void
+lb_work_free(LbWork *work)
+{
+  if (work == NULL)
+    return;
+  if (work->model != NULL && work->model->free_data != NULL && work->data != NULL)
+    work->model->free_data(work->data);
+  lb_pattern_clear(&work->pattern);
+  lb_pattern_step_free(work->pattern_step);
+  lb_params_free(work->params);
+  g_free(work);
+}
+
+void
+lb_work_initial_units(const LbWork *work, guint rank, LbStart start, GArray *units)
+{
+  g_array_set_size(units, 0);
+  work->model->initial_units(work, rank, start, units);
+}
+
+char *
+lb_work_describe_start(const LbWork *work, LbStart start)
+{
+  return work->model->describe_start(work, start);
+}
+
+/* Loads from the pattern at each unit's cell. The pattern's per-step data
+ * is a pure function of (pattern, step): it is made once per step and
+ * shared by the ranks instead of once per rank. */
+static void
+pattern_update(const LbWork *work, GArray *units, guint adaptation)
+{
+  LbWork *mutable = (LbWork *)work;
+  if (work->pattern_step == NULL || work->pattern_step_at != adaptation) {
+    lb_pattern_step_free(mutable->pattern_step);
+    mutable->pattern_step = lb_pattern_step_new(&work->pattern, work->dim, adaptation);
+    mutable->pattern_step_at = adaptation;
+  }
+  const LbPatternStep *cached = work->pattern_step;
+  LbUnit *u = (LbUnit *)units->data;
+  guint64 index[LB_MAX_DIM] = {0};
+  for (guint i = 0; i < units->len; i++) {
+    guint64 id = u[i].id;
+    if (work->dim == 1) {
+      index[0] = id;
+    } else {
+      index[0] = id % work->size[0];
+      index[1] = (id / work->size[0]) % work->size[1];
+      if (work->dim == 3)
+        index[2] = id / (work->size[0] * work->size[1]);
+    }
+    u[i].load = lb_pattern_load(&work->pattern, cached, work->dim, index, work->size, id);
+  }
+}
+
+void
+lb_work_update(const LbWork *work, GArray *units, guint adaptation)
+{
+  if (work->model->update != NULL)
+    work->model->update(work, units, adaptation);
+  else
+    pattern_update(work, units, adaptation);
+}
+
+guint64
+lb_work_total_units(const LbWork *work)
+{
+  return work->model->total_units != NULL ? work->model->total_units(work) : work->cells;
+}
+
+void
+lb_work_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *into)
+{
+  if (work->model->conserve != NULL) {
+    work->model->conserve(work, units, n, into);
+    return;
+  }
+  for (gsize i = 0; i < n; i++) {
+    into->count++;
+    into->load += units[i].load;
+    into->checksum += lb_hash64(units[i].id);
+  }
+}
+
+double
+lb_work_bytes(const LbWork *work, const LbUnit *units, gsize n)
+{
+  return (double)n * work->bytes_per_unit;
+}
+
+double
+lb_work_flops(const LbWork *work, guint64 load)
+{
+  return (double)load * work->flops_per_unit;
+}
+
+gboolean
+lb_work_has_ghosts(const LbWork *work)
+{
+  return work->model->boundary != NULL && work->ghost_depth > 0;
+}
+
+gboolean
+lb_read_integers(const char *path, GArray **values, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  if (!g_file_get_contents(path, &text, &length, error))
+    return FALSE;
+  if (strlen(text) != length) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s: byte %zu: a NUL byte (expected whitespace-separated integers)", path,
+                strlen(text) + 1);
+    return FALSE;
+  }
+  g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(guint64));
+  const char *p = text;
+  guint line = 1;
+  for (;;) {
+    while (g_ascii_isspace(*p)) {
+      if (*p == '\n')
+        line++;
+      p++;
+    }
+    if (*p == '\0')
+      break;
+    char *end = NULL;
+    errno = 0;
+    guint64 v = g_ascii_strtoull(p, &end, 10);
+    if (end == p || errno != 0 || (*end != '\0' && !g_ascii_isspace(*end)) || *p == '-') {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "%s:%u: expected a non-negative integer", path, line);
+      return FALSE;
+    }
+    g_array_append_val(out, v);
+    p = end;
+  }
+  *values = g_steal_pointer(&out);
+  return TRUE;
+}

@@ -1,0 +1,15 @@
+/* The models of the registry (src/workloads/model.c). */
+#pragma once
+
+#include "lbsim/model.h"
+
+extern const LbModel lb_array1d_model;
+extern const LbModel lb_field2d_model;
+extern const LbModel lb_field3d_model;
+
+/* The patterns a pattern key applies to ("hotspots|step"), or NULL. */
+const char *lb_pattern_key_patterns(const char *key);
+
+/* The most square factorisation of p into dim factors, the first axis
+ * largest (64 = 8x8, 32 = 8x4, 1024 = 16x8x8 in 3D). */
+void lb_grid_square_factors(guint p, guint dim, guint64 *out);

@@ -1,0 +1,280 @@
+/* Load patterns as pure functions of (cell, adaptation step): every rank
+ * sets the loads of the cells it holds without a message. Positions are cell
+ * centres in [0,1)^dim; the domain wraps, so moving features that leave one
+ * side come back at the other and a long run keeps its load. */
+#include "lbsim/workload.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define BUCKETS 4096
+
+/* Random streams: axis 0 keeps the streams of the 1D array, so 1D loads are
+ * what they were before patterns went n-dimensional. */
+enum {
+  STREAM_CENTRE = 1,
+  STREAM_STRENGTH = 2,
+  STREAM_DIRECTION = 3,
+  STREAM_CENTRE_AXIS = 16,    /* + axis, axes >= 1 */
+  STREAM_DIRECTION_AXIS = 32, /* + axis, axes >= 1 */
+  STREAM_CLUSTER = 64,        /* + axis */
+};
+
+typedef struct {
+  double centre[LB_MAX_DIM];
+  double height;
+  double reach2; /* squared distance (in widths) beyond which it adds nothing */
+  double radius; /* clusters: radius at this step, < 0 before it appears */
+} Spot;
+
+struct _LbPatternStep {
+  guint dim;
+  guint nspots;
+  Spot *spots;
+  /* hotspots: spots whose reach along the first axis meets bucket b, in
+   * spot order, so that sums are added in the same order as without them */
+  guint *bucket_start; /* BUCKETS + 1 */
+  guint *bucket_spots;
+  double front; /* shock: position of the front along the normal */
+  double edge;  /* step: position of the edge along the first axis */
+  double normal[LB_MAX_DIM];
+};
+
+static double
+unit_random(guint64 seed, guint64 stream, guint64 i)
+{
+  return (double)(lb_hash64(seed ^ lb_hash64(stream * 0x100000001b3ull + i)) >> 11) * 0x1.0p-53;
+}
+
+void
+lb_pattern_clear(LbPattern *pattern)
+{
+  g_clear_pointer(&pattern->file_loads, g_free);
+  pattern->file_len = 0;
+}
+
+/* Distance on the unit circle. */
+static double
+circle_distance(double a, double b)
+{
+  double d = fabs(a - b);
+  return d > 0.5 ? 1.0 - d : d;
+}
+
+static double
+wrap(double x)
+{
+  return x - floor(x);
+}
+
+/* A spot's contribution h exp(-z^2/2) can be skipped where it cannot change
+ * the sum: below half an ulp of the background (every partial sum is at
+ * least the background, so adding it leaves the double unchanged), or,
+ * with no background, where it underflows to zero. The margin covers exp's
+ * rounding. */
+static double
+reach2(double height, guint64 base)
+{
+  if (base == 0) /* below 2^-1075, a product rounds to zero */
+    return 2.0 * (log(height) + 1075 * G_LN2) + 1.0;
+  double tiny = (nextafter((double)base, INFINITY) - (double)base) / 2;
+  if (height < tiny)
+    return 0;
+  return 2.0 * log(height / tiny) + 1.0;
+}
+
+/* Two passes over the spots in order (count, then place), so that every
+ * bucket lists its spots in spot order. */
+static void
+fill_buckets(LbPatternStep *ps, double width)
+{
+  ps->bucket_start = g_new0(guint, BUCKETS + 1);
+  g_autofree guint *first = g_new(guint, ps->nspots);
+  g_autofree guint *span = g_new(guint, ps->nspots);
+  for (guint k = 0; k < ps->nspots; k++) {
+    /* a bucket of slack on each side covers rounding at bucket edges */
+    double reach = width * sqrt(ps->spots[k].reach2) * (1 + 1e-9);
+    double lo = ps->spots[k].centre[0] - reach;
+    gboolean all = 2 * reach >= 1;
+    guint covered = all ? BUCKETS : (guint)MIN(ceil(2 * reach * BUCKETS) + 4, (double)BUCKETS);
+    first[k] = all ? 0 : (guint)((gint64)floor(lo * BUCKETS) - 1 + 2 * BUCKETS) % BUCKETS;
+    span[k] = covered;
+    for (guint i = 0; i < covered; i++)
+      ps->bucket_start[(first[k] + i) % BUCKETS + 1]++;
+  }
+  for (guint b = 0; b < BUCKETS; b++)
+    ps->bucket_start[b + 1] += ps->bucket_start[b];
+  ps->bucket_spots = g_new(guint, ps->bucket_start[BUCKETS] + 1);
+  g_autofree guint *fill = g_memdup2(ps->bucket_start, sizeof(guint) * BUCKETS);
+  for (guint k = 0; k < ps->nspots; k++)
+    for (guint i = 0; i < span[k]; i++)
+      ps->bucket_spots[fill[(first[k] + i) % BUCKETS]++] = k;
+}
+
+LbPatternStep *
+lb_pattern_step_new(const LbPattern *p, guint dim, guint adaptation)
+{
+  LbPatternStep *ps = g_new0(LbPatternStep, 1);
+  ps->dim = dim;
+  if (p->kind == LB_PATTERN_HOTSPOTS) {
+    ps->nspots = p->hotspots;
+    ps->spots = g_new0(Spot, ps->nspots);
+    for (guint k = 0; k < p->hotspots; k++) {
+      Spot *s = &ps->spots[k];
+      for (guint a = 0; a < dim; a++) {
+        double start = unit_random(p->seed, a == 0 ? STREAM_CENTRE : STREAM_CENTRE_AXIS + a, k);
+        double direction =
+            unit_random(p->seed, a == 0 ? STREAM_DIRECTION : STREAM_DIRECTION_AXIS + a, k) < 0.5
+                ? -1.0
+                : 1.0;
+        double centre = start + direction * p->drift * adaptation;
+        s->centre[a] = centre - floor(centre);
+      }
+      s->height = p->amplitude * (0.5 + 0.5 * unit_random(p->seed, STREAM_STRENGTH, k));
+      s->reach2 = reach2(s->height, p->base);
+    }
+    fill_buckets(ps, p->width);
+  } else if (p->kind == LB_PATTERN_CLUSTERS) {
+    ps->nspots = p->clusters;
+    ps->spots = g_new0(Spot, ps->nspots);
+    for (guint k = 0; k < p->clusters; k++) {
+      Spot *s = &ps->spots[k];
+      for (guint a = 0; a < dim; a++)
+        s->centre[a] = unit_random(p->seed, STREAM_CLUSTER + a, k);
+      double appear = (double)k * p->interval;
+      s->radius = adaptation >= appear ? p->width + p->growth * (adaptation - appear) : -1.0;
+    }
+  } else if (p->kind == LB_PATTERN_STEP) {
+    /* at = 1 puts the edge at the right end (all high); only a drifted edge wraps */
+    ps->edge = p->at + p->drift * adaptation;
+    if (ps->edge < 0.0 || ps->edge > 1.0)
+      ps->edge -= floor(ps->edge);
+  } else if (p->kind == LB_PATTERN_SHOCK) {
+    double a = p->angle * G_PI / 180.0, e = p->elevation * G_PI / 180.0;
+    double n[3] = {cos(a) * cos(e), sin(a) * cos(e), sin(e)};
+    if (dim == 1)
+      n[0] = 1;
+    double norm = 0, lo = 0, hi = 0;
+    for (guint i = 0; i < dim; i++)
+      norm += n[i] * n[i];
+    norm = sqrt(norm);
+    for (guint i = 0; i < dim; i++) {
+      ps->normal[i] = n[i] / norm;
+      lo += MIN(ps->normal[i], 0);
+      hi += MAX(ps->normal[i], 0);
+    }
+    /* The front sweeps the projections of the unit cube [lo, hi] and wraps. */
+    double s = p->at + p->drift * adaptation;
+    ps->front = lo + wrap(s) * (hi - lo);
+    if (s == 1.0)
+      ps->front = hi;
+  }
+  return ps;
+}
+
+void
+lb_pattern_step_free(LbPatternStep *ps)
+{
+  if (ps == NULL)
+    return;
+  g_free(ps->spots);
+  g_free(ps->bucket_start);
+  g_free(ps->bucket_spots);
+  g_free(ps);
+}
+
+static double
+centre_of(guint64 index, guint64 size)
+{
+  return ((double)index + 0.5) / (double)size;
+}
+
+static guint64
+hotspots_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guint64 *index,
+              const guint64 *size)
+{
+  double x[LB_MAX_DIM];
+  for (guint a = 0; a < dim; a++)
+    x[a] = centre_of(index[a], size[a]);
+  guint b = MIN((guint)(x[0] * BUCKETS), BUCKETS - 1);
+  double load = (double)p->base;
+  for (guint i = ps->bucket_start[b]; i < ps->bucket_start[b + 1]; i++) {
+    const Spot *s = &ps->spots[ps->bucket_spots[i]];
+    double z2;
+    if (dim == 1) {
+      double z = circle_distance(x[0], s->centre[0]) / p->width;
+      z2 = z * z;
+    } else {
+      z2 = 0;
+      for (guint a = 0; a < dim; a++) {
+        double z = circle_distance(x[a], s->centre[a]) / p->width;
+        z2 += z * z;
+      }
+    }
+    if (z2 > s->reach2)
+      continue;
+    load += s->height * exp(-0.5 * z2);
+  }
+  return (guint64)llround(load);
+}
+
+static guint64
+clusters_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guint64 *index,
+              const guint64 *size)
+{
+  double load = (double)p->base;
+  for (guint k = 0; k < ps->nspots; k++) {
+    const Spot *s = &ps->spots[k];
+    if (s->radius < 0)
+      continue;
+    double d2 = 0;
+    for (guint a = 0; a < dim; a++) {
+      double d = circle_distance(centre_of(index[a], size[a]), s->centre[a]);
+      d2 += d * d;
+    }
+    if (d2 <= s->radius * s->radius)
+      load += p->amplitude;
+  }
+  return (guint64)llround(load);
+}
+
+static guint64
+shock_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guint64 *index,
+           const guint64 *size)
+{
+  double along = 0;
+  for (guint a = 0; a < dim; a++)
+    along += ps->normal[a] * centre_of(index[a], size[a]);
+  double z = (along - ps->front) / p->width;
+  return (guint64)llround((double)p->base + p->amplitude * exp(-0.5 * z * z));
+}
+
+guint64
+lb_pattern_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guint64 *index,
+                const guint64 *size, guint64 id)
+{
+  switch (p->kind) {
+  case LB_PATTERN_UNIFORM:
+    return p->value;
+  case LB_PATTERN_RANDOM:
+    return p->min + lb_hash64(p->seed ^ lb_hash64(id)) % (p->max - p->min + 1);
+  case LB_PATTERN_HOTSPOTS:
+    return hotspots_load(p, ps, dim, index, size);
+  case LB_PATTERN_RAMP: {
+    if (size[0] == 1)
+      return p->from;
+    double t = (double)index[0] / (double)(size[0] - 1);
+    return (guint64)llround((double)p->from + t * ((double)p->to - (double)p->from));
+  }
+  case LB_PATTERN_STEP:
+    return centre_of(index[0], size[0]) < ps->edge ? p->high : p->low;
+  case LB_PATTERN_FILE:
+    return p->file_loads[id];
+  case LB_PATTERN_SHOCK:
+    return shock_load(p, ps, dim, index, size);
+  case LB_PATTERN_CLUSTERS:
+    return clusters_load(p, ps, dim, index, size);
+  }
+  g_assert_not_reached();
+}
