@@ -9,6 +9,7 @@
 
 #include "lbsim/model.h"
 #include "lbsim/workload.h"
+#include "workloads/models.h"
 
 /* A 1D pattern and its length, as the array1d model evaluates it. */
 typedef struct {
@@ -568,6 +569,265 @@ test_read_integers_errors(TmpDir *t, gconstpointer data)
   g_assert_nonnull(strstr(error->message, missing));
 }
 
+/* The sum every hot spot adds, without skipping any: the definition the
+ * bucketed, skipping code must reproduce bit for bit. */
+static guint64
+naive_hotspots(const LbPattern *p, guint dim, const guint64 *index, const guint64 *size,
+               guint step)
+{
+  double load = (double)p->base;
+  for (guint k = 0; k < p->hotspots; k++) {
+    LbPattern one = *p;
+    /* the centre and height of spot k, read back from a one-spot step */
+    double z2 = 0;
+    double height = 0;
+    for (guint a = 0; a < dim; a++) {
+      guint64 seed = p->seed;
+      double start = (double)(lb_hash64(seed ^ lb_hash64((a == 0 ? 1 : 16 + a) * 0x100000001b3ull +
+                                                          k)) >> 11) * 0x1.0p-53;
+      double dir = (double)(lb_hash64(seed ^ lb_hash64((a == 0 ? 3 : 32 + a) * 0x100000001b3ull +
+                                                        k)) >> 11) * 0x1.0p-53 < 0.5
+                       ? -1.0
+                       : 1.0;
+      double c = start + dir * p->drift * step;
+      c = c - floor(c);
+      double x = ((double)index[a] + 0.5) / (double)size[a];
+      double d = fabs(x - c);
+      d = d > 0.5 ? 1.0 - d : d;
+      double z = d / p->width;
+      z2 = dim == 1 ? z * z : z2 + z * z;
+    }
+    height = p->amplitude *
+             (0.5 + 0.5 * (double)(lb_hash64(p->seed ^ lb_hash64(2 * 0x100000001b3ull + k)) >> 11) *
+                        0x1.0p-53);
+    (void)one;
+    load += height * exp(-0.5 * z2);
+  }
+  return (guint64)llround(load);
+}
+
+static void
+test_hotspots_skip_exact(void)
+{
+  static const struct {
+    guint dim, spots;
+    double width, amplitude;
+    guint64 base;
+  } cases[] = {
+    {1, 40, 0.001, 1000, 10}, {1, 40, 0.02, 1e6, 10}, {1, 7, 0.3, 500, 1},
+    {1, 30, 0.01, 1000, 0},   {2, 25, 0.01, 2000, 10}, {2, 10, 0.2, 1e9, 3},
+    {3, 12, 0.05, 800, 10},   {2, 16, 0.003, 1e4, 0},
+  };
+  for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+    LbPattern p = {.kind = LB_PATTERN_HOTSPOTS, .seed = 5 + c, .hotspots = cases[c].spots,
+                   .width = cases[c].width, .amplitude = cases[c].amplitude,
+                   .base = cases[c].base, .drift = 0.013};
+    guint dim = cases[c].dim;
+    guint64 size[3] = {dim == 1 ? 5000 : dim == 2 ? 90 : 24, dim >= 2 ? 70 : 1, dim == 3 ? 20 : 1};
+    for (guint step = 0; step < 3; step++) {
+      g_autoptr(LbPatternStep) ps = lb_pattern_step_new(&p, dim, step);
+      guint64 index[3] = {0};
+      for (index[2] = 0; index[2] < size[2]; index[2]++)
+        for (index[1] = 0; index[1] < size[1]; index[1]++)
+          for (index[0] = 0; index[0] < size[0]; index[0]++) {
+            guint64 id = index[0] + size[0] * (index[1] + size[1] * index[2]);
+            g_assert_cmpuint(lb_pattern_load(&p, ps, dim, index, size, id), ==,
+                             naive_hotspots(&p, dim, index, size, step));
+          }
+    }
+  }
+}
+
+/* Many narrow hot spots cost about what few do: time one step of 1000 hot
+ * spots of width 0.001 over 10^6 elements (the unbucketed sum took minutes
+ * at 10,000 spots). */
+static void
+test_hotspots_many(void)
+{
+  LbPattern p = {.kind = LB_PATTERN_HOTSPOTS, .seed = 1, .hotspots = 1000, .width = 0.001,
+                 .amplitude = 1000, .base = 10};
+  g_autoptr(LbPatternStep) ps = lb_pattern_step_new(&p, 1, 0);
+  guint64 size = 1000000, sum = 0;
+  gint64 start = g_get_monotonic_time();
+  for (guint64 id = 0; id < size; id++)
+    sum += lb_pattern_load(&p, ps, 1, &id, &size, id);
+  double seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+  g_test_message("1000 hot spots on 10^6 elements: %.2f s, total %" G_GUINT64_FORMAT, seconds, sum);
+  g_assert_cmpuint(sum, >, 10 * size);
+}
+
+static void
+test_shock(void)
+{
+  /* a front at 45 degrees through the middle of a 2D field */
+  LbPattern p = {.kind = LB_PATTERN_SHOCK, .seed = 1, .width = 0.02, .amplitude = 1000,
+                 .base = 5, .at = 0.5, .angle = 45, .drift = 0.1};
+  guint64 size[2] = {100, 100};
+  g_autoptr(LbPatternStep) ps = lb_pattern_step_new(&p, 2, 0);
+  /* the normal is (1, 1)/sqrt(2): the front passes through cells with
+   * x + y near the middle of the projected range, on the anti-diagonal */
+  guint64 on[2] = {49, 50}, off[2] = {10, 10}, far[2] = {90, 95};
+  g_assert_cmpuint(lb_pattern_load(&p, ps, 2, on, size, 0), >, 900);
+  g_assert_cmpuint(lb_pattern_load(&p, ps, 2, off, size, 0), ==, 5);
+  g_assert_cmpuint(lb_pattern_load(&p, ps, 2, far, size, 0), ==, 5);
+  /* symmetric about the front */
+  guint64 a[2] = {40, 50}, b[2] = {58, 50};
+  g_assert_cmpuint(lb_pattern_load(&p, ps, 2, a, size, 0), ==, lb_pattern_load(&p, ps, 2, b, size, 0));
+  /* the front moves by drift of the projected range per step: after one
+   * step it lies at 0.6 of it, x + y = 1.2 */
+  g_autoptr(LbPatternStep) next = lb_pattern_step_new(&p, 2, 1);
+  guint64 moved[2] = {59, 60};
+  g_assert_cmpuint(lb_pattern_load(&p, next, 2, moved, size, 0), >, 900);
+  g_assert_cmpuint(lb_pattern_load(&p, next, 2, on, size, 0), <, 10);
+}
+
+static void
+test_clusters(void)
+{
+  LbPattern p = {.kind = LB_PATTERN_CLUSTERS, .seed = 4, .clusters = 3, .width = 0.05,
+                 .growth = 0.02, .interval = 2, .amplitude = 100, .base = 1};
+  guint64 size[2] = {64, 64};
+  guint64 previous = 0;
+  for (guint step = 0; step < 8; step++) {
+    g_autoptr(LbPatternStep) ps = lb_pattern_step_new(&p, 2, step);
+    guint64 total = 0, hot = 0, index[2];
+    for (index[1] = 0; index[1] < 64; index[1]++)
+      for (index[0] = 0; index[0] < 64; index[0]++) {
+        guint64 v = lb_pattern_load(&p, ps, 2, index, size, 0);
+        g_assert_cmpuint((v - 1) % 100, ==, 0); /* base plus whole clusters */
+        total += v;
+        hot += v > 1;
+      }
+    /* cluster 0 is there from step 0; clusters only appear and grow */
+    g_assert_cmpuint(hot, >, 0);
+    g_assert_cmpuint(total, >=, previous);
+    if (step == 2 || step == 4) /* a new cluster appears */
+      g_assert_cmpuint(total, >, previous);
+    previous = total;
+  }
+}
+
+static LbWork *
+field_work(const char *model, guint ranks, const char *const *keys)
+{
+  const LbModel *m = lb_model_lookup(model);
+  LbParams *params = lb_params_new(lb_model_param_spec(m));
+  for (guint i = 0; keys[i] != NULL; i += 2)
+    g_assert_true(lb_params_set(params, keys[i], keys[i + 1], NULL));
+  g_autoptr(GError) error = NULL;
+  LbWork *w = lb_work_new(m, params, 1, ranks, "test.ini", ".", &error);
+  g_assert_no_error(error);
+  return w;
+}
+
+static void
+test_square_factors(void)
+{
+  static const struct {
+    guint p, dim;
+    guint64 f[3];
+  } cases[] = {{64, 2, {8, 8}},        {32, 2, {8, 4}},   {1024, 2, {32, 32}}, {12, 2, {4, 3}},
+               {7, 2, {7, 1}},         {1, 2, {1, 1}},    {1024, 3, {16, 8, 8}},
+               {512, 3, {8, 8, 8}},    {24, 3, {4, 3, 2}}, {16384, 2, {128, 128}}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    guint64 f[3] = {0};
+    lb_grid_square_factors(cases[i].p, cases[i].dim, f);
+    for (guint a = 0; a < cases[i].dim; a++)
+      g_assert_cmpuint(f[a], ==, cases[i].f[a]);
+  }
+}
+
+/* Blocks of the processor grid cover every cell once, have the block
+ * shape, and come sorted; the order start gives contiguous pieces. */
+static void
+test_field_blocks(void)
+{
+  const char *keys2[] = {"size", "10x7", "procs", "3x2", NULL};
+  const char *keys3[] = {"model", "field3d", "size", "5x4x6", NULL};
+  struct {
+    const char *model;
+    guint ranks;
+    const char *const *keys;
+  } cases[] = {{"field2d", 6, keys2}, {"field3d", 8, keys3}};
+  for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+    g_autoptr(LbWork) w = field_work(cases[c].model, cases[c].ranks, cases[c].keys);
+    g_autofree guint *seen = g_new0(guint, w->cells);
+    g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    for (guint r = 0; r < cases[c].ranks; r++) {
+      lb_work_initial_units(w, r, LB_START_NATIVE, units);
+      guint64 expect = 1;
+      guint64 rest = r;
+      for (guint a = 0; a < w->dim; a++) { /* floor(N/P) or one more along each axis */
+        guint64 co = rest % w->procs[a];
+        rest /= w->procs[a];
+        expect *= (w->size[a] * (co + 1)) / w->procs[a] - (w->size[a] * co) / w->procs[a];
+      }
+      g_assert_cmpuint(units->len, ==, expect);
+      for (guint i = 0; i < units->len; i++) {
+        guint64 id = g_array_index(units, LbUnit, i).id;
+        g_assert_true(i == 0 || id > g_array_index(units, LbUnit, i - 1).id);
+        seen[id]++;
+      }
+    }
+    for (guint64 id = 0; id < w->cells; id++)
+      g_assert_cmpuint(seen[id], ==, 1);
+    guint64 next = 0;
+    for (guint r = 0; r < cases[c].ranks; r++) {
+      lb_work_initial_units(w, r, LB_START_ORDER, units);
+      for (guint i = 0; i < units->len; i++)
+        g_assert_cmpuint(g_array_index(units, LbUnit, i).id, ==, next++);
+    }
+    g_assert_cmpuint(next, ==, w->cells);
+  }
+  g_autoptr(LbWork) w = field_work("field2d", 6, keys2);
+  g_autofree char *native = lb_work_describe_start(w, LB_START_NATIVE);
+  g_autofree char *order = lb_work_describe_start(w, LB_START_ORDER);
+  g_assert_cmpstr(native, ==, "blocks 3x2");
+  g_assert_cmpstr(order, ==, "linear blocks (row-major)");
+}
+
+/* The shared faces the model reports equal a brute-force count over every
+ * pair of face-adjacent cells, for a random owner map. */
+static void
+test_field_boundary(void)
+{
+  const char *keys[] = {"model", "field3d", "size", "6x5x4", NULL};
+  g_autoptr(LbWork) w = field_work("field3d", 8, keys);
+  enum { P = 8 };
+  g_autofree guint32 *owner = g_new(guint32, w->cells);
+  GRand *rand = g_rand_new_with_seed(3);
+  for (guint64 id = 0; id < w->cells; id++)
+    owner[id] = (guint32)g_rand_int_range(rand, 0, P);
+  g_rand_free(rand);
+  for (guint me = 0; me < P; me++) {
+    g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    for (guint64 id = 0; id < w->cells; id++)
+      if (owner[id] == me) {
+        LbUnit u = {id, 1};
+        g_array_append_val(units, u);
+      }
+    guint64 counts[P] = {0}, brute[P] = {0};
+    w->model->boundary(w, owner, me, (const LbUnit *)units->data, units->len, counts);
+    for (guint64 z = 0; z < 4; z++)
+      for (guint64 y = 0; y < 5; y++)
+        for (guint64 x = 0; x < 6; x++) {
+          guint64 id = x + 6 * (y + 5 * z);
+          if (owner[id] != me)
+            continue;
+          gint64 d[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+          for (guint k = 0; k < 6; k++) {
+            gint64 nx = (gint64)x + d[k][0], ny = (gint64)y + d[k][1], nz = (gint64)z + d[k][2];
+            if (nx < 0 || ny < 0 || nz < 0 || nx >= 6 || ny >= 5 || nz >= 4)
+              continue;
+            guint32 q = owner[nx + 6 * (ny + 5 * nz)];
+            if (q != me)
+              brute[q]++;
+          }
+        }
+    g_assert_cmpmem(counts, sizeof counts, brute, sizeof brute);
+  }
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -587,5 +847,12 @@ main(int argc, char *argv[])
              tmp_dir_teardown);
   g_test_add("/workloads/read-integers/errors", TmpDir, NULL, tmp_dir_setup,
              test_read_integers_errors, tmp_dir_teardown);
+  g_test_add_func("/workloads/hotspots/skip-exact", test_hotspots_skip_exact);
+  g_test_add_func("/workloads/hotspots/many", test_hotspots_many);
+  g_test_add_func("/workloads/shock", test_shock);
+  g_test_add_func("/workloads/clusters", test_clusters);
+  g_test_add_func("/workloads/field/square-factors", test_square_factors);
+  g_test_add_func("/workloads/field/blocks", test_field_blocks);
+  g_test_add_func("/workloads/field/boundary", test_field_boundary);
   return g_test_run();
 }

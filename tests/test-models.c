@@ -1,0 +1,325 @@
+/* Work models inside real simulations: fields with none and mlb on a
+ * hypercube, a fat tree and a torus (conservation is checked by the core
+ * at every step), the ghost exchange against counts worked out here,
+ * determinism, and the balancer lifecycle. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "cli/runner.h"
+#include "lbsim/scenario.h"
+#include "report/report.h"
+
+static char *
+write_scenario(const char *text, char **dir)
+{
+  *dir = g_dir_make_tmp("lbsim-models-XXXXXX", NULL);
+  char *path = g_build_filename(*dir, "s.ini", NULL);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  return path;
+}
+
+static void
+remove_scenario(char *path, char *dir)
+{
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
+/* Runs every balancer of a scenario text; returns the typed results. */
+static GPtrArray *
+run_text(const char *text, LbScenario **scenario)
+{
+  char *dir = NULL;
+  char *path = write_scenario(text, &dir);
+  g_autoptr(GError) error = NULL;
+  LbScenario *sc = lb_scenario_load(path, NULL, &error);
+  g_assert_no_error(error);
+  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE};
+  GPtrArray *results = NULL;
+  int code = -1;
+  gboolean ok = lb_runner_run(sc, NULL, &options, &results, &code, &error);
+  remove_scenario(path, dir);
+  g_assert_no_error(error);
+  g_assert_true(ok);
+  *scenario = sc;
+  return results;
+}
+
+static double
+metric(const LbRunResult *r, const char *name)
+{
+  double v = -1;
+  g_assert_true(lb_run_result_metric(r, name, &v));
+  return v;
+}
+
+/* Neighbour pairs and shared faces of the processor grid's blocks, worked
+ * out from the block bounds alone. */
+static void
+grid_ghosts(const LbWork *w, double *messages, double *faces)
+{
+  *messages = 0;
+  *faces = 0;
+  for (guint a = 0; a < w->dim; a++) {
+    /* pairs across a cut of axis a: (P_a - 1) cuts, each with the product
+     * of the other axes' blocks; the face is the product of their widths */
+    for (guint64 cut = 1; cut < w->procs[a]; cut++) {
+      guint64 pairs = 1;
+      double area = 1;
+      for (guint b = 0; b < w->dim; b++)
+        if (b != a) {
+          pairs *= w->procs[b];
+          area *= (double)w->size[b]; /* summed over that axis' blocks */
+        }
+      *messages += 2.0 * (double)pairs;
+      *faces += 2.0 * area;
+    }
+  }
+}
+
+typedef struct {
+  const char *model, *size, *platform;
+  guint ranks;
+} FieldCase;
+
+static void
+field_case(gconstpointer data)
+{
+  const FieldCase *c = data;
+  g_autofree char *text = g_strdup_printf(
+      "[scenario]\nplatform = %s\nranks = %u\nsteps = 3\nseed = 4\n"
+      "[workload]\nmodel = %s\nsize = %s\npattern = hotspots\nhotspots = 3\nwidth = 0.1\n"
+      "amplitude = 300\nbase = 5\ndrift = 0.05\nghost-depth = 2\nbytes-per-unit = 16\n"
+      "[balancers]\nrun = none, mlb\n",
+      c->platform, c->ranks, c->model, c->size);
+  LbScenario *sc = NULL;
+  g_autoptr(GPtrArray) results = run_text(text, &sc);
+  const LbWork *w = sc->work;
+  const LbRunResult *none = results->pdata[0], *mlb = results->pdata[1];
+  g_autofree char *blocks = lb_work_describe_start(w, LB_START_NATIVE);
+  g_assert_cmpstr(none->start, ==, blocks);
+  g_assert_cmpstr(mlb->start, ==, "linear blocks (row-major)");
+  g_assert_cmpstr(mlb->model, ==, c->model);
+
+  /* none keeps the blocks: its ghost exchange is the processor grid's */
+  double messages = 0, faces = 0;
+  grid_ghosts(w, &messages, &faces);
+  g_assert_cmpfloat(metric(none, "ghost-messages"), ==, 3 * messages);
+  g_assert_cmpfloat(metric(none, "ghost-bytes"), ==, 3 * faces * 2 * 16);
+  g_assert_cmpfloat(metric(none, "ghost-time"), >, 0);
+  g_assert_cmpfloat(none->app_time, >=, metric(none, "compute-time"));
+
+  /* mlb: every step ends with at most ceil(T/p) plus one cell's load */
+  g_autoptr(GArray) cells = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint64 id = 0; id < w->cells; id++) {
+    LbUnit u = {id, 0};
+    g_array_append_val(cells, u);
+  }
+  for (guint s = 0; s < 3; s++) {
+    lb_work_update(w, cells, s);
+    guint64 total = 0, heaviest = 0;
+    for (guint i = 0; i < cells->len; i++) {
+      total += g_array_index(cells, LbUnit, i).load;
+      heaviest = MAX(heaviest, g_array_index(cells, LbUnit, i).load);
+    }
+    const LbStepResult *a = &mlb->adaptations[s];
+    g_assert_cmpuint(a->total_load, ==, total);
+    g_assert_cmpuint(none->adaptations[s].total_load, ==, total);
+    g_assert_cmpuint(a->max_load_after, <=, (total + c->ranks - 1) / c->ranks + heaviest);
+    g_assert_cmpuint(none->adaptations[s].max_load_after, ==,
+                     none->adaptations[s].max_load_before);
+  }
+  g_assert_cmpfloat(mlb->imbalance_after, <, none->imbalance_after);
+  g_assert_cmpfloat(metric(mlb, "ghost-messages"), >, 0);
+  g_assert_cmpfloat(mlb->bytes_moved, >, 0);
+  lb_scenario_free(sc);
+}
+
+static char *
+document_of(const char *text)
+{
+  LbScenario *sc = NULL;
+  g_autoptr(GPtrArray) results = run_text(text, &sc);
+  for (guint i = 0; i < results->len; i++) { /* wall-clock figures differ by run */
+    LbRunResult *r = results->pdata[i];
+    r->wall_seconds = r->sim_wall_seconds = 0;
+    r->peak_rss_kib = 0;
+  }
+  char *doc = lb_report_document(sc, results);
+  /* the scenario's temporary file name is in the document */
+  char *file = strstr(doc, "\"file\": \"");
+  char *end = strchr(file + 9, '"');
+  memset(file + 9, 'x', (gsize)(end - file - 9));
+  lb_scenario_free(sc);
+  return doc;
+}
+
+static void
+test_determinism(void)
+{
+  static const char text[] = "[scenario]\nplatform = t3e-512.xml\nranks = 32\nsteps = 4\nseed = %d\n"
+                             "[workload]\nmodel = field3d\nsize = 20x16x12\npattern = clusters\n"
+                             "clusters = 3\ninterval = 1\ngrowth = 0.05\n"
+                             "[balancers]\nrun = none, mlb\n";
+  g_autofree char *t1 = g_strdup_printf(text, 9);
+  g_autofree char *t2 = g_strdup_printf(text, 10);
+  g_autofree char *a = document_of(t1);
+  g_autofree char *b = document_of(t1);
+  g_autofree char *c = document_of(t2);
+  g_assert_cmpstr(a, ==, b);
+  g_assert_cmpstr(a, !=, c);
+}
+
+/* array1d keeps no ghost exchange unless asked; with ghost-depth each block
+ * talks to the blocks next to it. */
+static void
+test_array1d_ghosts(void)
+{
+  static const char text[] = "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nsteps = 2\n"
+                             "[workload]\nsize = 1000\npattern = uniform\nghost-depth = %d\n"
+                             "bytes-per-unit = 8\n[balancers]\nrun = none\n";
+  g_autofree char *off = g_strdup_printf(text, 0);
+  g_autofree char *on = g_strdup_printf(text, 3);
+  LbScenario *sc = NULL;
+  g_autoptr(GPtrArray) r0 = run_text(off, &sc);
+  lb_scenario_free(sc);
+  g_assert_cmpfloat(metric(r0->pdata[0], "ghost-messages"), ==, 0);
+  g_autoptr(GPtrArray) r1 = run_text(on, &sc);
+  lb_scenario_free(sc);
+  g_assert_cmpfloat(metric(r1->pdata[0], "ghost-messages"), ==, 2 * 2 * 15);
+  g_assert_cmpfloat(metric(r1->pdata[0], "ghost-bytes"), ==, 2 * 2 * 15 * 3 * 8);
+}
+
+/* ---- the lifecycle, through a balancer registered here ---- */
+
+typedef struct {
+  guint steps_seen;
+  guint64 units_at_start;
+} LifeState;
+
+static guint states_made, states_freed;
+
+static gpointer
+life_new(LbRank *self)
+{
+  states_made++;
+  LifeState *s = g_new0(LifeState, 1);
+  s->units_at_start = lb_rank_units(self)->len;
+  return s;
+}
+
+static void
+life_free(gpointer state)
+{
+  states_freed++;
+  g_free(state);
+}
+
+enum { METRIC_VISITS, METRIC_STEP, METRIC_UNITS };
+
+static const LbMetricSpec life_metrics[] = {
+  {"visits", "calls", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL, "balance calls, all ranks"},
+  {"step", "", LB_AGGREGATE_LAST, LB_COMBINE_MAX, NULL, "the adaptation step index"},
+  {"units", "", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL, "units at start, all ranks"},
+  {NULL},
+};
+
+/* The state survives from one step to the next: the step index seen in it
+ * must follow the core's. */
+static void
+life_balance(LbRank *self, gpointer state)
+{
+  LifeState *s = state;
+  g_assert_cmpuint(lb_rank_adaptation(self), ==, s->steps_seen);
+  s->steps_seen++;
+  lb_metric_record(self, METRIC_VISITS, 1);
+  lb_metric_record(self, METRIC_STEP, lb_rank_adaptation(self));
+  lb_metric_record(self, METRIC_UNITS, (double)s->units_at_start);
+  /* owning the compute: the engine runs none after balancing */
+  lb_execute(self, 1e6);
+}
+
+static const LbParamSpec no_params[] = {{NULL}};
+static const char *const no_phases[] = {NULL};
+static const char *const all_models[] = {"array1d", "field2d", "field3d", NULL};
+
+static const LbBalancer life_balancer = {
+  .name = "life",
+  .summary = "test of the lifecycle",
+  .params = no_params,
+  .phases = no_phases,
+  .metrics = life_metrics,
+  .models = all_models,
+  .owns_compute = TRUE,
+  .state_new = life_new,
+  .state_free = life_free,
+  .balance = life_balance,
+};
+
+static void
+test_lifecycle(void)
+{
+  static const char text[] = "[scenario]\nplatform = hypercube-16.xml\nranks = 8\nsteps = 5\n"
+                             "[workload]\nsize = 800\n[balancers]\nrun = life\n";
+  char *dir = NULL;
+  char *path = write_scenario(text, &dir);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbScenario) sc = lb_scenario_load(path, NULL, &error);
+  g_assert_no_error(error);
+  remove_scenario(path, dir);
+  LbRunOptions options = {0};
+  g_autoptr(LbRunResult) r = lb_run_simulate(sc, 0, &options, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(states_made, ==, 8);
+  g_assert_cmpuint(states_freed, ==, 8);
+  g_assert_cmpfloat(metric(r, "visits"), ==, 5 * 8);
+  g_assert_cmpfloat(metric(r, "step"), ==, 4);
+  g_assert_cmpfloat(metric(r, "units"), ==, 800);
+  g_assert_cmpfloat(metric(r, "compute-time"), ==, 0);
+  g_assert_cmpfloat(r->app_time, ==, 0);
+  /* the balancer's own compute is balancing time: 1e6 flops per step */
+  g_assert_cmpfloat(r->balance_time, >, 0);
+  /* typed results survive the trip from child to parent unchanged */
+  g_autofree char *text_form = lb_result_to_transport(r);
+  g_autoptr(LbRunResult) back = lb_result_from_transport(text_form, &error);
+  g_assert_no_error(error);
+  g_autofree char *again = lb_result_to_transport(back);
+  g_assert_cmpstr(text_form, ==, again);
+  g_assert_cmpfloat(metric(back, "visits"), ==, 40);
+}
+
+static void
+test_lifecycle_subprocess(void)
+{
+  /* one SimGrid engine per process */
+  g_test_trap_subprocess("/models/lifecycle/subprocess", 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  lb_balancer_register(&life_balancer);
+  static const FieldCase cases[] = {
+    {"field2d", "64x48", "hypercube-64.xml", 64},
+    {"field2d", "40x30", "fat-tree-1024.xml", 64},
+    {"field2d", "64x64", "t3e-512.xml", 128},
+    {"field3d", "16x12x10", "hypercube-64.xml", 64},
+    {"field3d", "12x12x12", "fat-tree-1024.xml", 32},
+    {"field3d", "24x16x16", "t3e-512.xml", 256},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *name = g_strdup_printf("/models/%s/%s/%u", cases[i].model,
+                                            cases[i].platform, cases[i].ranks);
+    g_test_add_data_func(name, &cases[i], field_case);
+  }
+  g_test_add_func("/models/determinism", test_determinism);
+  g_test_add_func("/models/array1d-ghosts", test_array1d_ghosts);
+  g_test_add_func("/models/lifecycle", test_lifecycle_subprocess);
+  g_test_add_func("/models/lifecycle/subprocess", test_lifecycle);
+  return g_test_run();
+}
