@@ -125,7 +125,7 @@ field_case(gconstpointer data)
       total += g_array_index(cells, LbUnit, i).load;
       heaviest = MAX(heaviest, g_array_index(cells, LbUnit, i).load);
     }
-    const LbStepResult *a = &mlb->adaptations[s];
+    const LbAdaptationResult *a = &mlb->adaptations[s];
     g_assert_cmpuint(a->total_load, ==, total);
     g_assert_cmpuint(none->adaptations[s].total_load, ==, total);
     g_assert_cmpuint(a->max_load_after, <=, (total + c->ranks - 1) / c->ranks + heaviest);

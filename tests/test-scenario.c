@@ -170,7 +170,7 @@ test_full(Fixture *f, gconstpointer data)
   g_assert_true(g_path_is_absolute(sc->platform));
   g_assert_cmpuint(sc->ranks, ==, 16);
   g_assert_cmpuint(sc->seed, ==, 42);
-  g_assert_cmpuint(sc->steps, ==, 5);
+  g_assert_cmpuint(sc->nadaptations, ==, 5);
   g_assert_cmpint(sc->placement, ==, LB_PLACEMENT_LINEAR);
 
   const LbPattern *a = &sc->work->pattern;
@@ -217,7 +217,7 @@ test_defaults(Fixture *f, gconstpointer data)
   g_assert_cmpstr(sc->name, ==, "minimal"); /* the file's name without .ini */
   g_assert_null(sc->description);
   g_assert_cmpuint(sc->seed, ==, 1);
-  g_assert_cmpuint(sc->steps, ==, 1);
+  g_assert_cmpuint(sc->nadaptations, ==, 1);
   g_assert_cmpint(sc->placement, ==, LB_PLACEMENT_AUTO);
   const LbPattern *a = &sc->work->pattern;
   g_assert_cmpuint(a->seed, ==, 1);
@@ -300,7 +300,7 @@ test_comments(Fixture *f, gconstpointer data)
   g_assert_cmpstr(sc->name, ==, "a;b#c"); /* no whitespace before: part of the value */
   g_assert_cmpstr(sc->description, ==, "text");
   g_assert_cmpuint(sc->ranks, ==, 16);
-  g_assert_cmpuint(sc->steps, ==, 3);
+  g_assert_cmpuint(sc->nadaptations, ==, 3);
   g_assert_cmpuint(sc->runs->len, ==, 2);
   g_assert_true(run_at(sc, 1)->balancer == lb_balancer_lookup("mlb"));
   g_assert_cmpuint(sc->expects->len, ==, 1);
@@ -515,7 +515,7 @@ test_override_sets(Fixture *f, gconstpointer data)
   g_assert_cmpint(sc->work->pattern.kind, ==, LB_PATTERN_UNIFORM);
   g_assert_cmpuint(sc->work->pattern.value, ==, 9);
   g_assert_cmpuint(sc->work->cells, ==, 1000);
-  g_assert_cmpuint(sc->steps, ==, 3);
+  g_assert_cmpuint(sc->nadaptations, ==, 3);
   const LbParams *mlb = run_at(sc, 1)->params;
   g_assert_cmpstr(lb_params_get_string(mlb, "desired"), ==, "even");
   g_assert_cmpstr(lb_params_get_string(mlb, "phase3"), ==, "finest");
@@ -528,7 +528,7 @@ test_override_sets(Fixture *f, gconstpointer data)
   /* without sets the file's values stand */
   g_autoptr(LbScenario) plain = load_ok(path, NULL);
   g_assert_cmpint(plain->work->pattern.kind, ==, LB_PATTERN_RANDOM);
-  g_assert_cmpuint(plain->steps, ==, 2);
+  g_assert_cmpuint(plain->nadaptations, ==, 2);
   g_assert_cmpuint(plain->expects->len, ==, 3);
 }
 

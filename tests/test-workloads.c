@@ -41,13 +41,13 @@ pattern_of(const Array1d *a)
 static guint64
 array_load(const Array1d *a, guint64 id, guint step)
 {
-  static LbPatternStep *cached;
+  static LbPatternAt *cached;
   static LbPattern cached_pattern;
   static guint cached_step;
   LbPattern p = pattern_of(a);
   if (cached == NULL || cached_step != step || memcmp(&p, &cached_pattern, sizeof p) != 0) {
-    lb_pattern_step_free(cached);
-    cached = lb_pattern_step_new(&p, 1, step);
+    lb_pattern_at_free(cached);
+    cached = lb_pattern_at_new(&p, 1, step);
     cached_pattern = p;
     cached_step = step;
   }
@@ -625,7 +625,7 @@ test_hotspots_skip_exact(void)
     guint dim = cases[c].dim;
     guint64 size[3] = {dim == 1 ? 5000 : dim == 2 ? 90 : 24, dim >= 2 ? 70 : 1, dim == 3 ? 20 : 1};
     for (guint step = 0; step < 3; step++) {
-      g_autoptr(LbPatternStep) ps = lb_pattern_step_new(&p, dim, step);
+      g_autoptr(LbPatternAt) ps = lb_pattern_at_new(&p, dim, step);
       guint64 index[3] = {0};
       for (index[2] = 0; index[2] < size[2]; index[2]++)
         for (index[1] = 0; index[1] < size[1]; index[1]++)
@@ -646,7 +646,7 @@ test_hotspots_many(void)
 {
   LbPattern p = {.kind = LB_PATTERN_HOTSPOTS, .seed = 1, .hotspots = 1000, .width = 0.001,
                  .amplitude = 1000, .base = 10};
-  g_autoptr(LbPatternStep) ps = lb_pattern_step_new(&p, 1, 0);
+  g_autoptr(LbPatternAt) ps = lb_pattern_at_new(&p, 1, 0);
   guint64 size = 1000000, sum = 0;
   gint64 start = g_get_monotonic_time();
   for (guint64 id = 0; id < size; id++)
@@ -663,7 +663,7 @@ test_shock(void)
   LbPattern p = {.kind = LB_PATTERN_SHOCK, .seed = 1, .width = 0.02, .amplitude = 1000,
                  .base = 5, .at = 0.5, .angle = 45, .drift = 0.1};
   guint64 size[2] = {100, 100};
-  g_autoptr(LbPatternStep) ps = lb_pattern_step_new(&p, 2, 0);
+  g_autoptr(LbPatternAt) ps = lb_pattern_at_new(&p, 2, 0);
   /* the normal is (1, 1)/sqrt(2): the front passes through cells with
    * x + y near the middle of the projected range, on the anti-diagonal */
   guint64 on[2] = {49, 50}, off[2] = {10, 10}, far[2] = {90, 95};
@@ -675,7 +675,7 @@ test_shock(void)
   g_assert_cmpuint(lb_pattern_load(&p, ps, 2, a, size, 0), ==, lb_pattern_load(&p, ps, 2, b, size, 0));
   /* the front moves by drift of the projected range per step: after one
    * step it lies at 0.6 of it, x + y = 1.2 */
-  g_autoptr(LbPatternStep) next = lb_pattern_step_new(&p, 2, 1);
+  g_autoptr(LbPatternAt) next = lb_pattern_at_new(&p, 2, 1);
   guint64 moved[2] = {59, 60};
   g_assert_cmpuint(lb_pattern_load(&p, next, 2, moved, size, 0), >, 900);
   g_assert_cmpuint(lb_pattern_load(&p, next, 2, on, size, 0), <, 10);
@@ -689,7 +689,7 @@ test_clusters(void)
   guint64 size[2] = {64, 64};
   guint64 previous = 0;
   for (guint step = 0; step < 8; step++) {
-    g_autoptr(LbPatternStep) ps = lb_pattern_step_new(&p, 2, step);
+    g_autoptr(LbPatternAt) ps = lb_pattern_at_new(&p, 2, step);
     guint64 total = 0, hot = 0, index[2];
     for (index[1] = 0; index[1] < 64; index[1]++)
       for (index[0] = 0; index[0] < 64; index[0]++) {

@@ -39,8 +39,8 @@ typedef struct {
   gpointer data; /* the model's own */
   /* the pattern at the last step asked for: a pure function of (pattern,
    * step), made once per step rather than once per rank */
-  LbPatternStep *pattern_step;
-  guint pattern_step_at;
+  LbPatternAt *pattern_at;
+  guint pattern_at_adaptation;
 } LbWork;
 
 struct _LbModel {

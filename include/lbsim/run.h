@@ -30,7 +30,7 @@ typedef struct {
 
 typedef struct {
   const char *name;
-  guint steps;
+  guint rounds; /* communication rounds */
   guint64 messages;
   double bytes;
   double time;
@@ -54,14 +54,14 @@ typedef struct {
   double bytes;       /* all balancer messages */
   double bytes_moved; /* work units only */
   double balance_time, app_time;
-} LbStepResult;
+} LbAdaptationResult;
 
 typedef struct {
   char *balancer;
   LbParams *params;
   char *model;
   char *start; /* the initial distribution the balancer started from */
-  guint ranks, steps, hosts;
+  guint ranks, nadaptations, hosts;
   char *placement;
   /* summary (averages over adaptation steps for imbalances, sums otherwise) */
   double imbalance_before, imbalance_after;
@@ -72,12 +72,12 @@ typedef struct {
    * run's values and steps x defs per-step values */
   GArray *metric_defs;
   double *metrics;
-  double *step_metrics;
+  double *adaptation_metrics;
   guint nphases;
   LbPhaseResult *phases;
   guint64 *final_loads;
   GArray *transfers; /* LbTransfer, with detail */
-  LbStepResult *adaptations;
+  LbAdaptationResult *adaptations;
   GPtrArray *narration; /* strings, with narrate */
   /* wall-clock figures: the only part that differs between identical runs */
   double wall_seconds, sim_wall_seconds;
@@ -90,7 +90,7 @@ typedef struct {
 gboolean lb_run_result_metric(const LbRunResult *result, const char *name, double *value);
 /* The schedule steps of the JSON contract's summary: the schedule-steps
  * metric where the balancer declares one, else 0. */
-guint lb_run_result_schedule_steps(const LbRunResult *result, int step);
+guint lb_run_result_schedule_steps(const LbRunResult *result, int adaptation);
 /* A summary field or declared metric by name ('-' and '_' alike). */
 gboolean lb_run_result_lookup(const LbRunResult *result, const char *name, double *value);
 /* Names of the common summary fields [expect] may use. */

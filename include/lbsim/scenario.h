@@ -64,7 +64,7 @@ typedef struct {
   char *platform; /* resolved path */
   guint ranks;
   guint64 seed;
-  guint steps;
+  guint nadaptations; /* adaptation steps */
   LbPlacement placement;
   LbWork *work;
   GPtrArray *runs;    /* LbBalancerRun */

@@ -53,15 +53,15 @@ void lb_pattern_clear(LbPattern *pattern);
 
 /* What a pattern needs at one adaptation step (hot-spot centres and the
  * buckets that find them), computed once per step and rank. */
-typedef struct _LbPatternStep LbPatternStep;
+typedef struct _LbPatternAt LbPatternAt;
 
-LbPatternStep *lb_pattern_step_new(const LbPattern *pattern, guint dim, guint adaptation);
-void lb_pattern_step_free(LbPatternStep *step);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbPatternStep, lb_pattern_step_free)
+LbPatternAt *lb_pattern_at_new(const LbPattern *pattern, guint dim, guint adaptation);
+void lb_pattern_at_free(LbPatternAt *step);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbPatternAt, lb_pattern_at_free)
 
 /* Load of the cell with integer coordinates index[0..dim) in a grid of
  * size[0..dim) cells (first axis fastest), whose linear id is id. */
-guint64 lb_pattern_load(const LbPattern *pattern, const LbPatternStep *step, guint dim,
+guint64 lb_pattern_load(const LbPattern *pattern, const LbPatternAt *step, guint dim,
                         const guint64 *index, const guint64 *size, guint64 id);
 
 /* An upper bound of any cell's load at any step (for the 2^62 check). */

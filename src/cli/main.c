@@ -220,7 +220,7 @@ cmd_run(int argc, char **argv, gboolean check)
     g_autofree char *phases = lb_report_phases(runs);
     g_print("%s: %u ranks on %s, %s of %" G_GUINT64_FORMAT " units, %u step%s\n\n%s\n%s",
             sc->name, sc->ranks, sc->platform, sc->work->model->name,
-            lb_work_total_units(sc->work), sc->steps, sc->steps == 1 ? "" : "s", table, phases);
+            lb_work_total_units(sc->work), sc->nadaptations, sc->nadaptations == 1 ? "" : "s", table, phases);
   }
   if (check) {
     g_print("\n");

@@ -156,7 +156,7 @@ lb_metric_record(LbRank *self, guint metric, double value)
   g_assert(metric < run->first_phase_def);
   const LbMetricDef *def = &g_array_index(run->metric_defs, LbMetricDef, metric);
   g_assert(def->rounds_of < 0);
-  double *slot = lb_step_metric(run, self->adaptation, metric);
+  double *slot = lb_adaptation_metric(run, self->adaptation, metric);
   *slot = def->combine == LB_COMBINE_MAX ? MAX(*slot, value) : *slot + value;
 }
 

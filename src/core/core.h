@@ -55,17 +55,17 @@ struct _LbCoreRun {
   const LbRunOptions *options;
   const LbWork *work;
   LbStart start;
-  guint ranks, steps, nphases;
+  guint ranks, nadaptations, nphases;
   GArray *metric_defs; /* LbMetricDef */
   guint ndefs, first_phase_def, first_app_def;
-  double *step_metrics; /* steps x ndefs, combined over ranks */
+  double *adaptation_metrics; /* steps x ndefs, combined over ranks */
   sg_mailbox_t *mailboxes;
   LbRank *rank;
   FILE *trace;
   guint64 messages_all;
   /* per adaptation step, filled by ranks as they go */
   LbPhaseTotals *phase_totals; /* steps * nphases */
-  LbStepResult *step_results;
+  LbAdaptationResult *adaptation_results;
   double *balance_max, *app_max; /* per step: the longest any rank spent */
   /* Per rank. What ranks hold before balancing alternates between two
    * halves by step parity: a rank with nothing to compute may write the
@@ -94,9 +94,9 @@ lb_conserved_before(LbCoreRun *run, guint adaptation)
 
 /* The slot of a declared metric at the rank's current adaptation step. */
 static inline double *
-lb_step_metric(LbCoreRun *run, guint adaptation, guint def)
+lb_adaptation_metric(LbCoreRun *run, guint adaptation, guint def)
 {
-  return &run->step_metrics[(gsize)adaptation * run->ndefs + def];
+  return &run->adaptation_metrics[(gsize)adaptation * run->ndefs + def];
 }
 
 void lb_rank_flush_phase(LbRank *self);

@@ -108,8 +108,8 @@ exchange_ghosts(LbRank *self)
       g_array_append_val(faces, counts[q]);
       counts[q] = 0;
     }
-  double *messages = lb_step_metric(run, self->adaptation, run->first_app_def + 2);
-  double *bytes = lb_step_metric(run, self->adaptation, run->first_app_def + 3);
+  double *messages = lb_adaptation_metric(run, self->adaptation, run->first_app_def + 2);
+  double *bytes = lb_adaptation_metric(run, self->adaptation, run->first_app_def + 3);
   for (guint i = 0; i < neighbours->len; i++) {
     double size = (double)g_array_index(faces, guint64, i) * work->ghost_depth *
                   work->bytes_per_unit;
@@ -140,13 +140,13 @@ application(LbRank *self)
   double start = lb_now();
   if (lb_work_has_ghosts(run->work)) {
     exchange_ghosts(self);
-    double *ghost = lb_step_metric(run, a, run->first_app_def + 1);
+    double *ghost = lb_adaptation_metric(run, a, run->first_app_def + 1);
     *ghost = MAX(*ghost, lb_now() - start);
   }
   if (!run->brun->balancer->owns_compute) {
     double compute_start = lb_now();
     lb_execute(self, lb_work_flops(run->work, run->load_after[self->id]));
-    double *compute = lb_step_metric(run, a, run->first_app_def);
+    double *compute = lb_adaptation_metric(run, a, run->first_app_def);
     *compute = MAX(*compute, lb_now() - compute_start);
   }
   run->app_max[a] = MAX(run->app_max[a], lb_now() - start);
@@ -160,7 +160,7 @@ rank_main(int argc, char *argv[])
   const LbBalancer *balancer = run->brun->balancer;
   gpointer state = balancer->state_new != NULL ? balancer->state_new(self) : NULL;
 
-  for (guint a = 0; a < run->steps; a++) {
+  for (guint a = 0; a < run->nadaptations; a++) {
     self->adaptation = a;
     lb_work_update(run->work, self->units, a);
     LbConserved *held = &lb_conserved_before(run, a)[self->id];
@@ -186,10 +186,10 @@ rank_main(int argc, char *argv[])
       check_step(run, a);
       lb_metrics_step(run, a);
       XBT_VERB("adaptation step %u: imbalance %.4f -> %.4f", a,
-               run->step_results[a].imbalance_before, run->step_results[a].imbalance_after);
-      if (run->options->progress && run->steps > 1)
-        g_printerr("\r  %s: adaptation step %u/%u%s", balancer->name, a + 1, run->steps,
-                   a + 1 == run->steps ? "\n" : "");
+               run->adaptation_results[a].imbalance_before, run->adaptation_results[a].imbalance_after);
+      if (run->options->progress && run->nadaptations > 1)
+        g_printerr("\r  %s: adaptation step %u/%u%s", balancer->name, a + 1, run->nadaptations,
+                   a + 1 == run->nadaptations ? "\n" : "");
     }
     application(self);
   }
@@ -297,7 +297,7 @@ free_core_run(LbCoreRun *run)
   g_free(run->rank);
   g_free(run->mailboxes);
   g_free(run->phase_totals);
-  g_free(run->step_results);
+  g_free(run->adaptation_results);
   g_free(run->balance_max);
   g_free(run->app_max);
   g_free(run->load_before);
@@ -306,7 +306,7 @@ free_core_run(LbCoreRun *run)
   g_free(run->digests);
   g_free(run->owner);
   g_free(run->ghost_counts);
-  g_free(run->step_metrics);
+  g_free(run->adaptation_metrics);
   g_clear_pointer(&run->metric_defs, g_array_unref);
   if (run->trace != NULL)
     fclose(run->trace);
@@ -386,7 +386,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->brun = brun;
   run->options = options;
   run->ranks = scenario->ranks;
-  run->steps = scenario->steps;
+  run->nadaptations = scenario->nadaptations;
   run->nphases = count_phases(brun->balancer);
   run->work = scenario->work;
   run->start = lb_scenario_start(scenario, brun->balancer);
@@ -425,17 +425,17 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   guint p = run->ranks;
   run->mailboxes = g_new(sg_mailbox_t, p);
   run->rank = g_new0(LbRank, p);
-  run->phase_totals = g_new0(LbPhaseTotals, (gsize)run->steps * MAX(run->nphases, 1));
-  run->step_results = g_new0(LbStepResult, run->steps);
-  run->balance_max = g_new0(double, run->steps);
-  run->app_max = g_new0(double, run->steps);
+  run->phase_totals = g_new0(LbPhaseTotals, (gsize)run->nadaptations * MAX(run->nphases, 1));
+  run->adaptation_results = g_new0(LbAdaptationResult, run->nadaptations);
+  run->balance_max = g_new0(double, run->nadaptations);
+  run->app_max = g_new0(double, run->nadaptations);
   run->load_before = g_new0(guint64, 2 * (gsize)p);
   run->load_after = g_new0(guint64, p);
   run->conserved_before = g_new0(LbConserved, 2 * (gsize)p);
   run->digests = g_new0(LbDigest, p);
   run->transfers = g_array_new(FALSE, FALSE, sizeof(LbTransfer));
   run->narration = g_ptr_array_new_with_free_func(g_free);
-  run->step_metrics = g_new0(double, (gsize)run->steps * run->ndefs);
+  run->adaptation_metrics = g_new0(double, (gsize)run->nadaptations * run->ndefs);
   if (lb_work_has_ghosts(run->work)) {
     run->owner = g_new0(guint32, lb_work_total_units(run->work));
     run->ghost_counts = g_new0(guint64, p);

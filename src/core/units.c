@@ -24,7 +24,7 @@ static void
 record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n)
 {
   LbCoreRun *run = self->run;
-  run->step_results[self->adaptation].bytes_moved += lb_work_bytes(run->work, units, n);
+  run->adaptation_results[self->adaptation].bytes_moved += lb_work_bytes(run->work, units, n);
   if (!run->options->detail)
     return;
   guint i = 0;

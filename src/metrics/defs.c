@@ -71,7 +71,7 @@ lb_balancer_metric_defs(const LbBalancer *b)
     g_autofree char *h2 = g_strdup_printf("messages of phase %s", ph);
     g_autofree char *h3 = g_strdup_printf("bytes sent in phase %s", ph);
     g_autofree char *h4 = g_strdup_printf("simulated time of phase %s (the slowest rank)", ph);
-    add_def(defs, steps, "steps", LB_AGGREGATE_MAX, LB_COMBINE_MAX, (int)i, h1);
+    add_def(defs, steps, "rounds", LB_AGGREGATE_MAX, LB_COMBINE_MAX, (int)i, h1);
     add_def(defs, messages, "messages", LB_AGGREGATE_SUM, LB_COMBINE_SUM, -1, h2);
     add_def(defs, bytes, "bytes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, -1, h3);
     add_def(defs, time, "s", LB_AGGREGATE_SUM, LB_COMBINE_MAX, -1, h4);

@@ -38,7 +38,7 @@ max_of(const guint64 *v, guint n)
 void
 lb_metrics_step(LbCoreRun *run, guint a)
 {
-  LbStepResult *s = &run->step_results[a];
+  LbAdaptationResult *s = &run->adaptation_results[a];
   const guint64 *before = lb_loads_before(run, a);
   s->imbalance_before = lb_imbalance(before, run->ranks);
   s->imbalance_after = lb_imbalance(run->load_after, run->ranks);
@@ -51,15 +51,15 @@ lb_metrics_step(LbCoreRun *run, guint a)
     s->messages += t->messages;
     s->bytes += t->bytes;
     guint def = run->first_phase_def + 4 * ph;
-    *lb_step_metric(run, a, def) = count_rounds(t);
-    *lb_step_metric(run, a, def + 1) = (double)t->messages;
-    *lb_step_metric(run, a, def + 2) = t->bytes;
-    *lb_step_metric(run, a, def + 3) = t->time;
+    *lb_adaptation_metric(run, a, def) = count_rounds(t);
+    *lb_adaptation_metric(run, a, def + 1) = (double)t->messages;
+    *lb_adaptation_metric(run, a, def + 2) = t->bytes;
+    *lb_adaptation_metric(run, a, def + 3) = t->time;
   }
   for (guint i = 0; i < run->first_phase_def; i++) {
     const LbMetricDef *def = &g_array_index(run->metric_defs, LbMetricDef, i);
     if (def->rounds_of >= 0)
-      *lb_step_metric(run, a, i) =
+      *lb_adaptation_metric(run, a, i) =
           count_rounds(&run->phase_totals[a * run->nphases + (guint)def->rounds_of]);
   }
   s->balance_time = run->balance_max[a];
@@ -77,7 +77,7 @@ lb_run_result_free(LbRunResult *result)
   g_free(result->start);
   g_clear_pointer(&result->metric_defs, g_array_unref);
   g_free(result->metrics);
-  g_free(result->step_metrics);
+  g_free(result->adaptation_metrics);
   g_free(result->phases);
   g_free(result->final_loads);
   g_clear_pointer(&result->transfers, g_array_unref);
@@ -107,16 +107,16 @@ lb_metrics_collect(LbCoreRun *run)
   res->balancer = g_strdup(b->name);
   res->params = lb_params_copy(run->brun->params);
   res->ranks = run->ranks;
-  res->steps = run->steps;
+  res->nadaptations = run->nadaptations;
   res->nphases = run->nphases;
   res->phases = g_new0(LbPhaseResult, run->nphases);
 
   for (guint ph = 0; ph < run->nphases; ph++) {
     LbPhaseResult *out = &res->phases[ph];
     out->name = b->phases[ph];
-    for (guint s = 0; s < run->steps; s++) {
+    for (guint s = 0; s < run->nadaptations; s++) {
       const LbPhaseTotals *t = &run->phase_totals[s * run->nphases + ph];
-      out->steps = MAX(out->steps, count_rounds(t));
+      out->rounds = MAX(out->rounds, count_rounds(t));
       out->messages += t->messages;
       out->bytes += t->bytes;
       out->time += t->time;
@@ -124,23 +124,23 @@ lb_metrics_collect(LbCoreRun *run)
   }
 
   g_array_sort(run->transfers, transfer_cmp);
-  res->adaptations = g_new0(LbStepResult, run->steps);
-  for (guint s = 0; s < run->steps; s++) {
-    LbStepResult *st = &res->adaptations[s];
-    *st = run->step_results[s];
+  res->adaptations = g_new0(LbAdaptationResult, run->nadaptations);
+  for (guint s = 0; s < run->nadaptations; s++) {
+    LbAdaptationResult *st = &res->adaptations[s];
+    *st = run->adaptation_results[s];
     st->app_time = run->app_max[s];
-    res->imbalance_before += st->imbalance_before / run->steps;
-    res->imbalance_after += st->imbalance_after / run->steps;
+    res->imbalance_before += st->imbalance_before / run->nadaptations;
+    res->imbalance_after += st->imbalance_after / run->nadaptations;
     res->messages += st->messages;
     res->bytes += st->bytes;
     res->balance_time += st->balance_time;
     res->app_time += st->app_time;
   }
-  for (guint s = 0; s < run->steps; s++)
+  for (guint s = 0; s < run->nadaptations; s++)
     res->bytes_moved += res->adaptations[s].bytes_moved;
 
   res->metric_defs = g_array_ref(run->metric_defs);
-  res->step_metrics = g_memdup2(run->step_metrics, sizeof(double) * run->steps * run->ndefs);
+  res->adaptation_metrics = g_memdup2(run->adaptation_metrics, sizeof(double) * run->nadaptations * run->ndefs);
   lb_run_result_aggregate(res);
 
   res->final_loads = g_memdup2(run->load_after, sizeof(guint64) * run->ranks);
@@ -160,8 +160,8 @@ lb_run_result_aggregate(LbRunResult *res)
   for (guint i = 0; i < n; i++) {
     const LbMetricDef *def = &g_array_index(res->metric_defs, LbMetricDef, i);
     double v = 0;
-    for (guint s = 0; s < res->steps; s++) {
-      double x = res->step_metrics[(gsize)s * n + i];
+    for (guint s = 0; s < res->nadaptations; s++) {
+      double x = res->adaptation_metrics[(gsize)s * n + i];
       switch (def->aggregate) {
       case LB_AGGREGATE_SUM:
         v += x;
@@ -170,7 +170,7 @@ lb_run_result_aggregate(LbRunResult *res)
         v = s == 0 ? x : MAX(v, x);
         break;
       case LB_AGGREGATE_MEAN:
-        v += x / res->steps;
+        v += x / res->nadaptations;
         break;
       case LB_AGGREGATE_LAST:
         v = x;
@@ -192,13 +192,13 @@ lb_run_result_metric(const LbRunResult *result, const char *name, double *value)
 }
 
 guint
-lb_run_result_schedule_steps(const LbRunResult *result, int step)
+lb_run_result_schedule_steps(const LbRunResult *result, int adaptation)
 {
   int i = lb_metric_defs_find(result->metric_defs, "schedule-steps");
   if (i < 0)
     return 0;
-  double v = step < 0 ? result->metrics[i]
-                      : result->step_metrics[(gsize)step * result->metric_defs->len + (guint)i];
+  double v = adaptation < 0 ? result->metrics[i]
+                      : result->adaptation_metrics[(gsize)adaptation * result->metric_defs->len + (guint)i];
   return (guint)v;
 }
 

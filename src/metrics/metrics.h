@@ -5,8 +5,8 @@
 /* max / mean; 1 when there is no load at all. */
 double lb_imbalance(const guint64 *loads, guint n);
 
-/* Called on rank 0 after every rank has balanced step `step`. */
-void lb_metrics_step(LbCoreRun *run, guint step);
+/* Called on rank 0 after every rank has balanced adaptation step `adaptation`. */
+void lb_metrics_step(LbCoreRun *run, guint adaptation);
 
 /* The run's results, once the simulation has ended. */
 LbRunResult *lb_metrics_collect(LbCoreRun *run);

@@ -62,7 +62,7 @@ write_schedule(LbJson *j, const LbRunResult *r)
 static void
 write_metric(LbJson *j, const LbMetricDef *def, double value)
 {
-  gboolean count = strcmp(def->unit, "steps") == 0 || strcmp(def->unit, "messages") == 0;
+  gboolean count = strcmp(def->unit, "rounds") == 0 || strcmp(def->unit, "messages") == 0;
   if (count && value >= 0 && value == (double)(guint64)value)
     lb_json_uint(j, def->json_name, (guint64)value);
   else
@@ -102,7 +102,7 @@ write_run(LbJson *j, const LbRunResult *r)
     const LbPhaseResult *p = &r->phases[i];
     lb_json_begin_compact_object(j, NULL);
     lb_json_string(j, "name", p->name);
-    lb_json_uint(j, "steps", p->steps);
+    lb_json_uint(j, "steps", p->rounds);
     lb_json_uint(j, "messages", p->messages);
     lb_json_double(j, "bytes", p->bytes);
     lb_json_double(j, "time", p->time);
@@ -120,8 +120,8 @@ write_run(LbJson *j, const LbRunResult *r)
 
   guint ndefs = r->metric_defs->len;
   lb_json_begin_array(j, "adaptations", FALSE);
-  for (guint s = 0; s < r->steps; s++) {
-    const LbStepResult *a = &r->adaptations[s];
+  for (guint s = 0; s < r->nadaptations; s++) {
+    const LbAdaptationResult *a = &r->adaptations[s];
     lb_json_begin_compact_object(j, NULL);
     lb_json_uint(j, "step", s);
     lb_json_double(j, "imbalance_before", a->imbalance_before);
@@ -138,7 +138,7 @@ write_run(LbJson *j, const LbRunResult *r)
     lb_json_begin_object(j, "metrics");
     for (guint i = 0; i < ndefs; i++)
       write_metric(j, &g_array_index(r->metric_defs, LbMetricDef, i),
-                   r->step_metrics[(gsize)s * ndefs + i]);
+                   r->adaptation_metrics[(gsize)s * ndefs + i]);
     lb_json_end_object(j);
     lb_json_end_object(j);
   }
@@ -174,7 +174,7 @@ lb_report_document(const LbScenario *sc, GPtrArray *results)
   lb_json_string(&j, "name", sc->name);
   lb_json_string(&j, "file", sc->file);
   lb_json_uint(&j, "seed", sc->seed);
-  lb_json_uint(&j, "steps", sc->steps);
+  lb_json_uint(&j, "steps", sc->nadaptations);
   lb_json_uint(&j, "elements", lb_work_total_units(sc->work));
   lb_json_string(&j, "model", sc->work->model->name);
   lb_json_end_object(&j);
@@ -222,7 +222,7 @@ human_value(const LbMetricDef *def, double v)
     return human_time(v);
   if (strcmp(def->unit, "bytes") == 0)
     return human_bytes(v);
-  if (strcmp(def->unit, "steps") == 0 || strcmp(def->unit, "messages") == 0)
+  if (strcmp(def->unit, "rounds") == 0 || strcmp(def->unit, "messages") == 0)
     return g_strdup_printf("%.0f", v);
   return g_strdup_printf("%.4g%s%s", v, *def->unit != '\0' ? " " : "", def->unit);
 }
@@ -296,7 +296,7 @@ lb_report_phases(GPtrArray *results)
         g_autofree char *bytes = human_bytes(p->bytes);
         g_autofree char *time = human_time(p->time);
         g_string_append_printf(out, "  %-12s %4u steps  %9" G_GUINT64_FORMAT " messages  %10s  %10s\n",
-                               p->name, p->steps, p->messages, bytes, time);
+                               p->name, p->rounds, p->messages, bytes, time);
       }
     }
     /* declared metrics that are neither a phase's nor in the table above */

@@ -46,7 +46,7 @@ lb_result_to_transport(const LbRunResult *r)
   add_string(b, "start", r->start);
   add_string(b, "placement", r->placement);
   add_int(b, "ranks", r->ranks);
-  add_int(b, "steps", r->steps);
+  add_int(b, "steps", r->nadaptations);
   add_int(b, "hosts", r->hosts);
   json_builder_set_member_name(b, "params");
   json_builder_begin_object(b);
@@ -66,14 +66,14 @@ lb_result_to_transport(const LbRunResult *r)
   for (guint i = 0; i < r->metric_defs->len; i++)
     json_builder_add_string_value(b, g_array_index(r->metric_defs, LbMetricDef, i).name);
   json_builder_end_array(b);
-  add_doubles(b, "step_metrics", r->step_metrics, (gsize)r->steps * r->metric_defs->len);
+  add_doubles(b, "step_metrics", r->adaptation_metrics, (gsize)r->nadaptations * r->metric_defs->len);
 
   json_builder_set_member_name(b, "phases");
   json_builder_begin_array(b);
   for (guint i = 0; i < r->nphases; i++) {
     const LbPhaseResult *p = &r->phases[i];
     json_builder_begin_array(b);
-    json_builder_add_int_value(b, p->steps);
+    json_builder_add_int_value(b, p->rounds);
     json_builder_add_int_value(b, (gint64)p->messages);
     json_builder_add_double_value(b, p->bytes);
     json_builder_add_double_value(b, p->time);
@@ -89,8 +89,8 @@ lb_result_to_transport(const LbRunResult *r)
 
   json_builder_set_member_name(b, "adaptations");
   json_builder_begin_array(b);
-  for (guint s = 0; s < r->steps; s++) {
-    const LbStepResult *a = &r->adaptations[s];
+  for (guint s = 0; s < r->nadaptations; s++) {
+    const LbAdaptationResult *a = &r->adaptations[s];
     double v[] = {a->imbalance_before,       a->imbalance_after, (double)a->max_load_before,
                   (double)a->max_load_after, (double)a->total_load, (double)a->messages,
                   a->bytes,                  a->bytes_moved,     a->balance_time,
@@ -198,7 +198,7 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
       ranks > G_MAXINT32 || steps > G_MAXINT32)
     return bad(error, "run description");
   r->ranks = (guint)ranks;
-  r->steps = (guint)steps;
+  r->nadaptations = (guint)steps;
   r->hosts = (guint)member_int(o, "hosts");
 
   r->params = lb_params_new(balancer->params);
@@ -234,8 +234,8 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
     if (g_strcmp0(json_array_get_string_element(names, i),
                   g_array_index(r->metric_defs, LbMetricDef, i).name) != 0)
       return bad(error, "metric_names");
-  r->step_metrics = g_new0(double, (gsize)r->steps * ndefs);
-  if (!read_doubles(o, "step_metrics", r->step_metrics, r->steps * ndefs, error))
+  r->adaptation_metrics = g_new0(double, (gsize)r->nadaptations * ndefs);
+  if (!read_doubles(o, "step_metrics", r->adaptation_metrics, r->nadaptations * ndefs, error))
     return FALSE;
   lb_run_result_aggregate(r);
 
@@ -264,18 +264,18 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
   for (guint i = 0; i < r->ranks; i++)
     r->final_loads[i] = (guint64)json_array_get_int_element(loads, i);
 
-  JsonArray *adaptations = array_of(o, "adaptations", r->steps);
+  JsonArray *adaptations = array_of(o, "adaptations", r->nadaptations);
   if (adaptations == NULL)
     return bad(error, "adaptations");
-  r->adaptations = g_new0(LbStepResult, r->steps);
-  for (guint s = 0; s < r->steps; s++) {
+  r->adaptations = g_new0(LbAdaptationResult, r->nadaptations);
+  for (guint s = 0; s < r->nadaptations; s++) {
     JsonArray *a = json_array_get_array_element(adaptations, s);
     if (a == NULL || json_array_get_length(a) != 10)
       return bad(error, "adaptations");
     double v[10];
     for (guint i = 0; i < 10; i++)
       v[i] = json_array_get_double_element(a, i);
-    r->adaptations[s] = (LbStepResult){v[0],          v[1],           (guint64)v[2],
+    r->adaptations[s] = (LbAdaptationResult){v[0],          v[1],           (guint64)v[2],
                                        (guint64)v[3], (guint64)v[4],  (guint64)v[5],
                                        v[6],          v[7],           v[8],
                                        v[9]};

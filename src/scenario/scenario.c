@@ -490,7 +490,7 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
                         : NULL;
   sc->ranks = (guint)lb_params_get_int(s, "ranks");
   sc->seed = (guint64)lb_params_get_int(s, "seed");
-  sc->steps = (guint)lb_params_get_int(s, "steps");
+  sc->nadaptations = (guint)lb_params_get_int(s, "steps");
   const char *placement = lb_params_get_string(s, "placement");
   sc->placement = strcmp(placement, "gray") == 0     ? LB_PLACEMENT_GRAY
                   : strcmp(placement, "linear") == 0 ? LB_PLACEMENT_LINEAR

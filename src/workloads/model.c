@@ -279,7 +279,7 @@ lb_work_free(LbWork *work)
   if (work->model != NULL && work->model->free_data != NULL && work->data != NULL)
     work->model->free_data(work->data);
   lb_pattern_clear(&work->pattern);
-  lb_pattern_step_free(work->pattern_step);
+  lb_pattern_at_free(work->pattern_at);
   lb_params_free(work->params);
   g_free(work);
 }
@@ -304,12 +304,12 @@ static void
 pattern_update(const LbWork *work, GArray *units, guint adaptation)
 {
   LbWork *mutable = (LbWork *)work;
-  if (work->pattern_step == NULL || work->pattern_step_at != adaptation) {
-    lb_pattern_step_free(mutable->pattern_step);
-    mutable->pattern_step = lb_pattern_step_new(&work->pattern, work->dim, adaptation);
-    mutable->pattern_step_at = adaptation;
+  if (work->pattern_at == NULL || work->pattern_at_adaptation != adaptation) {
+    lb_pattern_at_free(mutable->pattern_at);
+    mutable->pattern_at = lb_pattern_at_new(&work->pattern, work->dim, adaptation);
+    mutable->pattern_at_adaptation = adaptation;
   }
-  const LbPatternStep *cached = work->pattern_step;
+  const LbPatternAt *cached = work->pattern_at;
   LbUnit *u = (LbUnit *)units->data;
   guint64 index[LB_MAX_DIM] = {0};
   for (guint i = 0; i < units->len; i++) {

@@ -28,7 +28,7 @@ typedef struct {
   double radius; /* clusters: radius at this step, < 0 before it appears */
 } Spot;
 
-struct _LbPatternStep {
+struct _LbPatternAt {
   guint dim;
   guint nspots;
   Spot *spots;
@@ -87,7 +87,7 @@ reach2(double height, guint64 base)
 /* Two passes over the spots in order (count, then place), so that every
  * bucket lists its spots in spot order. */
 static void
-fill_buckets(LbPatternStep *ps, double width)
+fill_buckets(LbPatternAt *ps, double width)
 {
   ps->bucket_start = g_new0(guint, BUCKETS + 1);
   g_autofree guint *first = g_new(guint, ps->nspots);
@@ -112,10 +112,10 @@ fill_buckets(LbPatternStep *ps, double width)
       ps->bucket_spots[fill[(first[k] + i) % BUCKETS]++] = k;
 }
 
-LbPatternStep *
-lb_pattern_step_new(const LbPattern *p, guint dim, guint adaptation)
+LbPatternAt *
+lb_pattern_at_new(const LbPattern *p, guint dim, guint adaptation)
 {
-  LbPatternStep *ps = g_new0(LbPatternStep, 1);
+  LbPatternAt *ps = g_new0(LbPatternAt, 1);
   ps->dim = dim;
   if (p->kind == LB_PATTERN_HOTSPOTS) {
     ps->nspots = p->hotspots;
@@ -174,7 +174,7 @@ lb_pattern_step_new(const LbPattern *p, guint dim, guint adaptation)
 }
 
 void
-lb_pattern_step_free(LbPatternStep *ps)
+lb_pattern_at_free(LbPatternAt *ps)
 {
   if (ps == NULL)
     return;
@@ -191,7 +191,7 @@ centre_of(guint64 index, guint64 size)
 }
 
 static guint64
-hotspots_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guint64 *index,
+hotspots_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *index,
               const guint64 *size)
 {
   double x[LB_MAX_DIM];
@@ -220,7 +220,7 @@ hotspots_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guin
 }
 
 static guint64
-clusters_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guint64 *index,
+clusters_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *index,
               const guint64 *size)
 {
   double load = (double)p->base;
@@ -240,7 +240,7 @@ clusters_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guin
 }
 
 static guint64
-shock_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guint64 *index,
+shock_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *index,
            const guint64 *size)
 {
   double along = 0;
@@ -251,7 +251,7 @@ shock_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guint64
 }
 
 guint64
-lb_pattern_load(const LbPattern *p, const LbPatternStep *ps, guint dim, const guint64 *index,
+lb_pattern_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *index,
                 const guint64 *size, guint64 id)
 {
   switch (p->kind) {

@@ -349,7 +349,7 @@ mlb_explain(const LbExplainCase *c, GString *out)
 }
 
 static const LbMetricSpec mlb_metrics[] = {
-  {"schedule-steps", "steps", LB_AGGREGATE_MAX, LB_COMBINE_MAX, "migrate",
+  {"schedule-steps", "rounds", LB_AGGREGATE_MAX, LB_COMBINE_MAX, "migrate",
    "communication steps of the schedule that moves the elements (at most log2 p)"},
   {NULL},
 };
