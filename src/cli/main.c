@@ -218,9 +218,16 @@ cmd_run(int argc, char **argv, gboolean check)
   if (!json_on_stdout) {
     g_autofree char *table = lb_report_table(runs);
     g_autofree char *phases = lb_report_phases(runs);
-    g_print("%s: %u ranks on %s, %s of %" G_GUINT64_FORMAT " units, %u step%s\n\n%s\n%s",
+    g_autoptr(GString) starts = g_string_new(NULL);
+    for (guint i = 0; i < runs->len; i++) {
+      const LbRunResult *r = runs->pdata[i];
+      g_string_append_printf(starts, "%s%s from %s", i ? "; " : "", r->balancer, r->start);
+    }
+    g_print("%s: %u ranks on %s, %s of %" G_GUINT64_FORMAT " units, %u adaptation step%s\n"
+            "starting distribution: %s\n\n%s\n%s",
             sc->name, sc->ranks, sc->platform, sc->work->model->name,
-            lb_work_total_units(sc->work), sc->nadaptations, sc->nadaptations == 1 ? "" : "s", table, phases);
+            lb_work_total_units(sc->work), sc->nadaptations, sc->nadaptations == 1 ? "" : "s",
+            starts->str, table, phases);
   }
   if (check) {
     g_print("\n");
