@@ -276,11 +276,14 @@ lb_report_table(GPtrArray *results)
 }
 
 static gboolean
-is_phase_def(const LbMetricDef *def)
+is_phase_def(const LbRunResult *run, const LbMetricDef *def)
 {
-  return g_str_has_suffix(def->name, "-messages") || g_str_has_suffix(def->name, "-bytes") ||
-         (g_str_has_suffix(def->name, "-time") && !g_str_has_prefix(def->name, "compute") &&
-          !g_str_has_prefix(def->name, "ghost"));
+  for (guint i = 0; i < run->nphases; i++) {
+    gsize n = strlen(run->phases[i].name);
+    if (strncmp(def->name, run->phases[i].name, n) == 0 && def->name[n] == '-')
+      return TRUE;
+  }
+  return FALSE;
 }
 
 char *
@@ -303,10 +306,13 @@ lb_report_phases(GPtrArray *results)
     g_autoptr(GString) other = g_string_new(NULL);
     for (guint i = 0; i < run->metric_defs->len; i++) {
       const LbMetricDef *def = &g_array_index(run->metric_defs, LbMetricDef, i);
-      if (strcmp(def->name, "schedule-steps") == 0 || is_phase_def(def) ||
-          (g_str_has_suffix(def->name, "-steps") && def->rounds_of >= 0))
+      if (strcmp(def->name, "schedule-steps") == 0 || is_phase_def(run, def))
         continue;
-      if (g_str_has_prefix(def->name, "ghost") && run->metrics[i] == 0)
+      double ghosts = 0;
+      lb_run_result_metric(run, "ghost-messages", &ghosts);
+      /* the application's split only says something with a ghost exchange */
+      if ((g_str_has_prefix(def->name, "ghost") || strcmp(def->name, "compute-time") == 0) &&
+          ghosts == 0)
         continue;
       g_autofree char *value = human_value(def, run->metrics[i]);
       g_string_append_printf(other, "%s%s %s", other->len ? ", " : "", def->name, value);
