@@ -51,13 +51,31 @@ lbsim(Result *r, ...)
   r->status = WEXITSTATUS(wait_status);
 }
 
+static char *tmp_dir;
+
 static char *
 tmp_path(const char *name)
 {
-  static char *dir;
-  if (dir == NULL)
-    dir = g_dir_make_tmp("lbsim-cli-XXXXXX", NULL);
-  return g_build_filename(dir, name, NULL);
+  if (tmp_dir == NULL)
+    tmp_dir = g_dir_make_tmp("lbsim-cli-XXXXXX", NULL);
+  g_assert_nonnull(tmp_dir);
+  return g_build_filename(tmp_dir, name, NULL);
+}
+
+static void
+remove_tree(const char *path)
+{
+  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
+    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+    const char *name;
+    while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
+      g_autofree char *child = g_build_filename(path, name, NULL);
+      remove_tree(child);
+    }
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
 }
 
 static void
@@ -451,5 +469,8 @@ main(int argc, char **argv)
   g_test_add_func("/cli/check", test_check);
   add_shipped_scenarios();
   g_test_add_func("/cli/readme-tables", test_readme_tables);
-  return g_test_run();
+  int status = g_test_run();
+  if (tmp_dir != NULL)
+    remove_tree(tmp_dir);
+  return status;
 }
