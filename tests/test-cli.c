@@ -3,8 +3,13 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct {
   int status;
@@ -168,6 +173,105 @@ test_run_json(void)
   g_assert_true(g_file_get_contents(csv, &csv_text, NULL, NULL));
   g_assert_true(g_str_has_prefix(csv_text, "balancer,imbalance_before,"));
   g_assert_nonnull(strstr(csv_text, "\nmlb,"));
+}
+
+static void
+assert_json_file(const char *path)
+{
+  g_autoptr(JsonNode) root = load_json(path);
+  g_assert_true(JSON_NODE_HOLDS_OBJECT(root));
+}
+
+/* A symlink is written through to its target; a FIFO or a character
+ * device is written in place: none of them is replaced by a new file. */
+static void
+test_output_special(void)
+{
+  g_autofree char *target = tmp_path("target.json");
+  g_autofree char *link = tmp_path("link.json");
+  g_assert_true(g_file_set_contents(target, "old", -1, NULL));
+  g_unlink(link);
+  g_assert_cmpint(symlink(target, link), ==, 0);
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", "scenarios/mlb-teach-16.ini", "--json", link, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_file_test(link, G_FILE_TEST_IS_SYMLINK));
+  assert_json_file(target);
+
+  /* The reader is opened first, so lbsim's open does not wait for one. */
+  g_autofree char *fifo = tmp_path("fifo.json");
+  g_unlink(fifo);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  int fd = open(fifo, O_RDONLY | O_NONBLOCK);
+  g_assert_cmpint(fd, >=, 0);
+  g_auto(Result) f = {0};
+  lbsim(&f, "run", "-q", "scenarios/mlb-teach-16.ini", "--csv", fifo, NULL);
+  g_assert_cmpint(f.status, ==, 0);
+  char buf[4096];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  GStatBuf st;
+  g_assert_cmpint(g_lstat(fifo, &st), ==, 0);
+  g_assert_true(S_ISFIFO(st.st_mode));
+  g_assert_cmpint(n, >, 0);
+  buf[n] = '\0';
+  g_assert_true(g_str_has_prefix(buf, "balancer,imbalance_before,"));
+
+  /* A character device of our own (like /dev/null), where we may make one. */
+  g_autofree char *device = tmp_path("null");
+  g_unlink(device);
+  if (mknod(device, S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    g_test_message("mknod: %s; the device case is not tried", g_strerror(errno));
+    return;
+  }
+  g_auto(Result) d = {0};
+  lbsim(&d, "run", "-q", "scenarios/mlb-teach-16.ini", "--json", device, NULL);
+  g_assert_cmpint(d.status, ==, 0);
+  g_assert_cmpint(g_lstat(device, &st), ==, 0);
+  g_assert_true(S_ISCHR(st.st_mode));
+}
+
+/* Every output path is checked before anything runs: exit 2, one line that
+ * names the option and the user's path, and no simulation started. */
+static void
+expect_output_error(const char *option, const char *path, const char *needle)
+{
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "scenarios/mlb-teach-16.ini", option, path, NULL);
+  g_test_message("%s %s: %s", option, path, r.err);
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_cmpstr(r.out, ==, "");
+  g_autofree char *named = g_strdup_printf("lbsim: %s %s", option, path);
+  g_assert_true(g_str_has_prefix(r.err, named));
+  g_assert_nonnull(strstr(r.err, needle));
+  g_assert_null(strstr(r.err, "running"));
+  g_assert_cmpint(strchr(r.err, '\n') - r.err, ==, strlen(r.err) - 1);
+}
+
+static void
+test_output_checks(void)
+{
+  const char *options[] = {"--json", "--csv", "--paje", "--message-trace"};
+  for (guint i = 0; i < G_N_ELEMENTS(options); i++)
+    expect_output_error(options[i], "/nonexistent/d/x.out", ": cannot write: No such file");
+  g_autofree char *dir = tmp_path("");
+  expect_output_error("--json", dir, "Is a directory");
+  /* with two balancers the traces are FILE.none and FILE.mlb */
+  g_autofree char *taken = tmp_path("taken.paje");
+  g_autofree char *none = tmp_path("taken.paje.none");
+  g_assert_cmpint(g_mkdir_with_parents(none, 0700), ==, 0);
+  expect_output_error("--paje", taken, "taken.paje.none: cannot write: Is a directory");
+  g_rmdir(none);
+
+  g_auto(Result) both = {0}, same = {0};
+  lbsim(&both, "run", "-q", "scenarios/mlb-teach-16.ini", "--json", "-", "--csv", "-", NULL);
+  g_assert_cmpint(both.status, ==, 2);
+  g_assert_cmpstr(both.out, ==, "");
+  g_assert_nonnull(strstr(both.err, "--json and --csv both write to stdout"));
+  g_autofree char *out = tmp_path("same.out");
+  lbsim(&same, "run", "-q", "scenarios/mlb-teach-16.ini", "--json", out, "--csv", out, NULL);
+  g_assert_cmpint(same.status, ==, 2);
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
 }
 
 static char *
@@ -459,6 +563,8 @@ main(int argc, char **argv)
   g_test_add_func("/cli/help", test_help);
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/run-json", test_run_json);
+  g_test_add_func("/cli/output-special", test_output_special);
+  g_test_add_func("/cli/output-checks", test_output_checks);
   g_test_add_func("/cli/determinism", test_determinism);
   g_test_add_func("/cli/input-errors", test_input_errors);
   g_test_add_func("/cli/bad-platform-xml", test_bad_platform_xml);

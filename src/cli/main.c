@@ -1,6 +1,11 @@
 /* lbsim: run load balancers on modeled machines and compare them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/explain.h"
@@ -106,13 +111,154 @@ run_context(const char *command, RunArgs *a)
 }
 
 static gboolean
-write_atomically(const char *path, const char *text, GError **error)
+io_error(GError **error, const char *path, int errsv)
+{
+  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv), "cannot write %s: %s", path,
+              g_strerror(errsv));
+  return FALSE;
+}
+
+static gboolean
+write_all(int fd, const char *text)
+{
+  gsize left = strlen(text);
+  while (left > 0) {
+    ssize_t n = write(fd, text, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return FALSE;
+    text += n;
+    left -= (gsize)n;
+  }
+  return TRUE;
+}
+
+static gboolean
+write_in_place(const char *path, const char *text, GError **error)
+{
+  int fd = g_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return io_error(error, path, errno);
+  gboolean ok = write_all(fd, text);
+  int errsv = errno;
+  if (close(fd) != 0 && ok) {
+    ok = FALSE;
+    errsv = errno;
+  }
+  return ok || io_error(error, path, errsv);
+}
+
+/* A temporary file next to target, renamed over it: readers see the old
+ * file or the new one, never half of one. */
+static gboolean
+replace_file(const char *path, const char *target, const char *text, GError **error)
+{
+  g_autofree char *tmp = g_strdup_printf("%s.XXXXXX", target);
+  int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return io_error(error, path, errno);
+  gboolean ok = write_all(fd, text) && fsync(fd) == 0;
+  int errsv = errno;
+  if (close(fd) != 0 && ok) {
+    ok = FALSE;
+    errsv = errno;
+  }
+  if (ok && g_rename(tmp, target) != 0) {
+    ok = FALSE;
+    errsv = errno;
+  }
+  if (!ok)
+    g_unlink(tmp);
+  return ok || io_error(error, path, errsv);
+}
+
+/* "-" is stdout. A regular file, or the one a symlink points to, is
+ * replaced atomically; anything else (a FIFO, /dev/null, a dangling
+ * symlink) is written in place, never replaced. */
+static gboolean
+write_output(const char *path, const char *text, GError **error)
 {
   if (strcmp(path, "-") == 0) {
-    fputs(text, stdout);
+    if (fputs(text, stdout) < 0 || fflush(stdout) != 0)
+      return io_error(error, "stdout", errno);
     return TRUE;
   }
-  return g_file_set_contents(path, text, -1, error);
+  GStatBuf st;
+  if (g_stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+    g_autofree char *target = realpath(path, NULL);
+    return replace_file(path, target != NULL ? target : path, text, error);
+  }
+  if (g_lstat(path, &st) != 0 && errno == ENOENT)
+    return replace_file(path, path, text, error);
+  return write_in_place(path, text, error);
+}
+
+/* Before anything runs: can path be written? With replace (--json, --csv)
+ * a regular file is replaced through its folder, otherwise it is opened. */
+static gboolean
+check_output(const char *option, const char *path, gboolean replace, GError **error)
+{
+  if (replace && strcmp(path, "-") == 0)
+    return TRUE;
+  GStatBuf st;
+  int errsv = 0;
+  if (g_stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      errsv = EISDIR;
+    else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "%s %s: not a regular file, a FIFO or a character device", option, path);
+      return FALSE;
+    } else if (S_ISREG(st.st_mode) && replace) {
+      g_autofree char *target = realpath(path, NULL);
+      g_autofree char *dir = g_path_get_dirname(target != NULL ? target : path);
+      if (g_access(dir, W_OK | X_OK) != 0)
+        errsv = errno;
+    } else if (g_access(path, W_OK) != 0) {
+      errsv = errno;
+    }
+  } else if (errno == ENOENT) {
+    g_autofree char *dir = g_path_get_dirname(path);
+    if (g_access(dir, W_OK | X_OK) != 0)
+      errsv = errno;
+  } else {
+    errsv = errno;
+  }
+  if (errsv == 0)
+    return TRUE;
+  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv), "%s %s: cannot write: %s",
+              option, path, g_strerror(errsv));
+  return FALSE;
+}
+
+/* Every file the run will write, checked before it starts: a bad path is
+ * bad input, not an hour of simulation thrown away. */
+static gboolean
+check_outputs(const RunArgs *a, const LbScenario *sc, GError **error)
+{
+  if (a->json != NULL && a->csv != NULL && strcmp(a->json, a->csv) == 0) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "--json and --csv both write to %s: give them different files",
+                strcmp(a->json, "-") == 0 ? "stdout" : a->json);
+    return FALSE;
+  }
+  if ((a->json != NULL && !check_output("--json", a->json, TRUE, error)) ||
+      (a->csv != NULL && !check_output("--csv", a->csv, TRUE, error)))
+    return FALSE;
+  const char *const traces[][2] = {{"--paje", a->paje}, {"--message-trace", a->message_trace}};
+  for (guint t = 0; t < G_N_ELEMENTS(traces); t++) {
+    if (traces[t][1] == NULL)
+      continue;
+    for (guint i = 0; i < sc->runs->len; i++) {
+      const LbBalancerRun *run = sc->runs->pdata[i];
+      g_autofree char *name =
+          lb_runner_trace_name(traces[t][1], run->balancer->name, sc->runs->len);
+      if (!check_output(traces[t][0], name, FALSE, error))
+        return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 static void
@@ -181,6 +327,10 @@ cmd_run(int argc, char **argv, gboolean check)
     g_printerr("lbsim: --no-fork runs one balancer: add --balancer NAME\n");
     return EXIT_INPUT;
   }
+  if (!check_outputs(&a, sc, &error)) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
   LbRunnerOptions ro = {0};
   ro.in_process = a.no_fork;
   ro.jobs = a.jobs > 0 ? (guint)a.jobs : (guint)g_get_num_processors();
@@ -214,14 +364,14 @@ cmd_run(int argc, char **argv, gboolean check)
 
   if (a.json != NULL) {
     g_autofree char *doc = lb_report_document(sc, hosts, texts);
-    if (!write_atomically(a.json, doc, &error)) {
+    if (!write_output(a.json, doc, &error)) {
       print_error(error);
       return 1;
     }
   }
   if (a.csv != NULL) {
     g_autofree char *csv = lb_report_csv(runs);
-    if (!write_atomically(a.csv, csv, &error)) {
+    if (!write_output(a.csv, csv, &error)) {
       print_error(error);
       return 1;
     }

@@ -9,8 +9,8 @@
 
 #include "report/report.h"
 
-static char *
-trace_name(const char *base, const char *balancer, guint runs)
+char *
+lb_runner_trace_name(const char *base, const char *balancer, guint runs)
 {
   if (base == NULL || runs == 1)
     return g_strdup(base);
@@ -22,10 +22,10 @@ child_main(const LbScenario *sc, guint index, const LbRunnerOptions *options, co
 {
   LbRunOptions run_options = options->run;
   const LbBalancerRun *brun = sc->runs->pdata[index];
-  g_autofree char *trace = trace_name(options->run.message_trace, brun->balancer->name,
-                                      sc->runs->len);
-  g_autofree char *paje = trace_name(options->run.paje_trace, brun->balancer->name,
-                                     sc->runs->len);
+  g_autofree char *trace =
+      lb_runner_trace_name(options->run.message_trace, brun->balancer->name, sc->runs->len);
+  g_autofree char *paje =
+      lb_runner_trace_name(options->run.paje_trace, brun->balancer->name, sc->runs->len);
   g_autofree char *stage = g_strdup_printf("%s/run-%u.stage", dir, index);
   run_options.message_trace = trace;
   run_options.paje_trace = paje;

@@ -15,3 +15,7 @@ typedef struct {
  * On failure *exit_code says why: 2 input, 3 invariant, 1 anything else. */
 gboolean lb_runner_run(const LbScenario *scenario, const LbRunnerOptions *options,
                        GPtrArray **texts, int *exit_code, GError **error);
+
+/* The file a trace option names for one balancer: base itself when the
+ * scenario runs one balancer, else base.BALANCER. */
+char *lb_runner_trace_name(const char *base, const char *balancer, guint runs);
