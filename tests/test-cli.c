@@ -34,26 +34,42 @@ source_root(void)
   return root;
 }
 
+static void
+spawn_lbsim(Result *r, char **envp, va_list args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
+  const char *a;
+  while ((a = va_arg(args, const char *)) != NULL)
+    g_ptr_array_add(argv, (gpointer)a);
+  g_ptr_array_add(argv, NULL);
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
+                             &r->out, &r->err, &wait_status, &error));
+  g_assert_no_error(error);
+  g_assert_true(WIFEXITED(wait_status));
+  r->status = WEXITSTATUS(wait_status);
+}
+
 /* Runs lbsim with NULL-terminated arguments from the source root. */
 static void
 lbsim(Result *r, ...)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new();
-  g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
   va_list args;
   va_start(args, r);
-  const char *a;
-  while ((a = va_arg(args, const char *)) != NULL)
-    g_ptr_array_add(argv, (gpointer)a);
+  spawn_lbsim(r, NULL, args);
   va_end(args);
-  g_ptr_array_add(argv, NULL);
-  int wait_status = 0;
-  g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
-                             NULL, &r->out, &r->err, &wait_status, &error));
-  g_assert_no_error(error);
-  g_assert_true(WIFEXITED(wait_status));
-  r->status = WEXITSTATUS(wait_status);
+}
+
+/* The same with an environment of its own. */
+static void
+lbsim_env(Result *r, char **envp, ...)
+{
+  va_list args;
+  va_start(args, envp);
+  spawn_lbsim(r, envp, args);
+  va_end(args);
 }
 
 static char *tmp_dir;
@@ -415,6 +431,51 @@ test_explain(void)
   g_assert_nonnull(strstr(bad.err, "not a power of two"));
 }
 
+/* Messages follow the user's locale (GLib's quotes in UTF-8), numbers do
+ * not: SimGrid reads the platform's "1.266Gf", and the table, the CSV and
+ * the message trace print with '.' under a locale that writes "1,5". */
+static void
+test_locale(void)
+{
+  g_auto(GStrv) utf8 = g_environ_setenv(g_get_environ(), "LC_ALL", "C.UTF-8", TRUE);
+  g_auto(Result) missing = {0};
+  lbsim_env(&missing, utf8, "run", "no/such/scenario.ini", NULL);
+  g_assert_cmpint(missing.status, ==, 2);
+  g_assert_nonnull(strstr(missing.err, "\u201cno/such/scenario.ini\u201d"));
+
+  g_autofree char *locales = tmp_path("locales");
+  g_autofree char *german = tmp_path("locales/de_DE.UTF-8");
+  g_assert_cmpint(g_mkdir_with_parents(locales, 0700), ==, 0);
+  const char *localedef[] = {"localedef", "-i", "de_DE", "-f", "UTF-8", german, NULL};
+  int wait_status = 0;
+  if (!g_spawn_sync(NULL, (char **)localedef, NULL,
+                    G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                    NULL, NULL, NULL, NULL, &wait_status, NULL) ||
+      !g_spawn_check_wait_status(wait_status, NULL)) {
+    g_test_skip("localedef could not make de_DE.UTF-8");
+    return;
+  }
+  g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "LC_ALL", "de_DE.UTF-8", TRUE);
+  env = g_environ_setenv(env, "LOCPATH", locales, TRUE);
+  g_autofree char *json = tmp_path("locale.json");
+  g_autofree char *csv = tmp_path("locale.csv");
+  g_autofree char *trace = tmp_path("locale.trace");
+  g_auto(Result) r = {0};
+  lbsim_env(&r, env, "run", "-q", "scenarios/mlb-teach-16.ini", "--platform",
+            "platforms/hetero-cluster-16.xml", "--balancer", "mlb", "--set", "mlb.sum-flops=0.3",
+            "--json", json, "--csv", csv, "--message-trace", trace, NULL);
+  g_test_message("%s%s", r.out, r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_regex_match_simple("mlb +[0-9]+\\.[0-9]{4} +[0-9]+\\.[0-9]{4} ", r.out, 0, 0));
+  assert_json_file(json);
+  g_autofree char *csv_text = NULL, *trace_text = NULL;
+  g_assert_true(g_file_get_contents(csv, &csv_text, NULL, NULL));
+  g_assert_true(g_regex_match_simple("^mlb(,[-0-9.e+]+){9}$", csv_text, G_REGEX_MULTILINE, 0));
+  g_assert_true(g_file_get_contents(trace, &trace_text, NULL, NULL));
+  g_assert_true(
+      g_regex_match_simple("^[0-9]+ X [0-9]+\\.[0-9]+$", trace_text, G_REGEX_MULTILINE, 0));
+}
+
 /* --set workload.pattern on a file written for another pattern: the file's
  * keys of its own pattern no longer matter. */
 static void
@@ -570,6 +631,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/bad-platform-xml", test_bad_platform_xml);
   g_test_add_func("/cli/explain", test_explain);
   g_test_add_func("/cli/set-pattern", test_set_pattern);
+  g_test_add_func("/cli/locale", test_locale);
   g_test_add_func("/cli/no-compute", test_no_compute);
   g_test_add_func("/cli/traces", test_traces);
   g_test_add_func("/cli/check", test_check);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -477,6 +478,11 @@ cmd_list(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+  /* Messages in the user's language and charset; numbers always with '.':
+   * SimGrid reads "1.5Gf" with strtod, and the table, the message trace and
+   * SimGrid's Paje trace are printed with printf. */
+  setlocale(LC_ALL, "");
+  setlocale(LC_NUMERIC, "C");
   if (argc < 2) {
     g_printerr("%s", usage_text);
     return EXIT_INPUT;
