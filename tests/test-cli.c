@@ -397,6 +397,15 @@ test_input_errors(void)
   expect_input_error(no_balancer, "unknown balancer 'teleport'");
   const char *bad_set[] = {"--set", "ranks", NULL};
   expect_input_error(bad_set, "expected GROUP.KEY=VALUE");
+  /* 0 is not "not given", and no count is negative */
+  const char *no_ranks[] = {"--ranks", "0", NULL};
+  expect_input_error(no_ranks, "--ranks '0': expected a whole number from 1");
+  const char *negative_ranks[] = {"--ranks", "-16", NULL};
+  expect_input_error(negative_ranks, "--ranks '-16': expected a whole number from 1");
+  const char *no_jobs[] = {"-j", "0", NULL};
+  expect_input_error(no_jobs, "--jobs '0': expected a whole number from 1");
+  const char *negative_jobs[] = {"--jobs", "-1", NULL};
+  expect_input_error(negative_jobs, "--jobs '-1': expected a whole number from 1");
 }
 
 static void
@@ -429,6 +438,10 @@ test_explain(void)
   lbsim(&bad, "explain", "mlb", "--ranks", "6", NULL);
   g_assert_cmpint(bad.status, ==, 2);
   g_assert_nonnull(strstr(bad.err, "not a power of two"));
+  g_auto(Result) zero = {0};
+  lbsim(&zero, "explain", "mlb", "--ranks", "0", NULL);
+  g_assert_cmpint(zero.status, ==, 2);
+  g_assert_nonnull(strstr(zero.err, "--ranks '0': expected a whole number from 1"));
 }
 
 /* Messages follow the user's locale (GLib's quotes in UTF-8), numbers do

@@ -126,10 +126,10 @@ print_story(JsonObject *run)
 int
 lb_cli_explain(int argc, char **argv)
 {
-  gint ranks = 0;
+  g_autofree char *ranks_text = NULL;
   g_auto(GStrv) sets = NULL;
   GOptionEntry entries[] = {
-    {"ranks", 'p', 0, G_OPTION_ARG_INT, &ranks, "Override [scenario] ranks", "N"},
+    {"ranks", 'p', 0, G_OPTION_ARG_STRING, &ranks_text, "Override [scenario] ranks", "N"},
     {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a key (repeatable)",
      "GROUP.KEY=VALUE"},
     {NULL},
@@ -149,6 +149,11 @@ lb_cli_explain(int argc, char **argv)
     g_printerr("lbsim: explain needs a balancer name and at most one scenario\n");
     return 2;
   }
+  guint ranks = 0;
+  if (ranks_text != NULL && !lb_runner_parse_count("--ranks", ranks_text, &ranks, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return 2;
+  }
   g_autofree char *dir = NULL;
   g_autofree char *path = NULL;
   if (argc == 3) {
@@ -162,7 +167,7 @@ lb_cli_explain(int argc, char **argv)
     path = g_build_filename(dir, "explain.ini", NULL);
     g_file_set_contents(path, small_case, -1, NULL);
   }
-  LbScenarioOverrides ov = {ranks, NULL, argv[1], (const char *const *)sets};
+  LbScenarioOverrides ov = {(gint)ranks, NULL, argv[1], (const char *const *)sets};
   g_autoptr(LbScenario) sc = lb_scenario_load(path, &ov, &error);
   if (dir != NULL) {
     g_unlink(path);

@@ -33,14 +33,14 @@ static const char usage_text[] =
     "Options: --help, --version. See README.md for scenario files and the JSON format.\n";
 
 typedef struct {
-  gint ranks;
+  char *ranks;
   char *platform;
   char *balancer;
   char **sets;
   char *json;
   char *csv;
   gboolean detail;
-  gint jobs;
+  char *jobs;
   gboolean quiet;
   gboolean no_fork;
   char *message_trace;
@@ -53,8 +53,10 @@ typedef struct {
 static void
 run_args_clear(RunArgs *a)
 {
+  g_free(a->ranks);
   g_free(a->platform);
   g_free(a->balancer);
+  g_free(a->jobs);
   g_strfreev(a->sets);
   g_free(a->json);
   g_free(a->csv);
@@ -70,7 +72,7 @@ static GOptionContext *
 run_context(const char *command, RunArgs *a)
 {
   GOptionEntry entries[] = {
-    {"ranks", 'p', 0, G_OPTION_ARG_INT, &a->ranks, "Override [scenario] ranks", "N"},
+    {"ranks", 'p', 0, G_OPTION_ARG_STRING, &a->ranks, "Override [scenario] ranks", "N"},
     {"platform", 0, 0, G_OPTION_ARG_FILENAME, &a->platform,
      "Override [scenario] platform (relative to the working directory, then platforms/)", "XML"},
     {"balancer", 'b', 0, G_OPTION_ARG_STRING, &a->balancer,
@@ -81,7 +83,7 @@ run_context(const char *command, RunArgs *a)
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a->csv, "Write the summary table as CSV", "FILE"},
     {"detail", 'd', 0, G_OPTION_ARG_NONE, &a->detail,
      "Keep the schedule (every transfer) in the JSON", NULL},
-    {"jobs", 'j', 0, G_OPTION_ARG_INT, &a->jobs,
+    {"jobs", 'j', 0, G_OPTION_ARG_STRING, &a->jobs,
      "Simulations at once (default: the number of processors)", "N"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress on stderr", NULL},
     {"no-fork", 0, 0, G_OPTION_ARG_NONE, &a->no_fork,
@@ -313,11 +315,13 @@ cmd_run(int argc, char **argv, gboolean check)
                check ? "check" : "run", check ? "check" : "run");
     return EXIT_INPUT;
   }
-  if (a.ranks < 0 || a.jobs < 0) {
-    g_printerr("lbsim: --ranks and --jobs take positive numbers\n");
+  guint ranks = 0, jobs = 0;
+  if ((a.ranks != NULL && !lb_runner_parse_count("--ranks", a.ranks, &ranks, &error)) ||
+      (a.jobs != NULL && !lb_runner_parse_count("--jobs", a.jobs, &jobs, &error))) {
+    print_error(error);
     return EXIT_INPUT;
   }
-  LbScenarioOverrides ov = {a.ranks, a.platform, a.balancer, (const char *const *)a.sets};
+  LbScenarioOverrides ov = {(gint)ranks, a.platform, a.balancer, (const char *const *)a.sets};
   g_autoptr(LbScenario) sc = lb_scenario_load(argv[1], &ov, &error);
   if (sc == NULL) {
     print_error(error);
@@ -334,7 +338,7 @@ cmd_run(int argc, char **argv, gboolean check)
   }
   LbRunnerOptions ro = {0};
   ro.in_process = a.no_fork;
-  ro.jobs = a.jobs > 0 ? (guint)a.jobs : (guint)g_get_num_processors();
+  ro.jobs = jobs > 0 ? jobs : (guint)g_get_num_processors();
   ro.quiet = a.quiet;
   ro.run.detail = a.detail;
   ro.run.message_trace = a.message_trace;

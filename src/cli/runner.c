@@ -17,6 +17,19 @@ lb_runner_trace_name(const char *base, const char *balancer, guint runs)
   return g_strdup_printf("%s.%s", base, balancer);
 }
 
+gboolean
+lb_runner_parse_count(const char *option, const char *text, guint *value, GError **error)
+{
+  guint64 v = 0;
+  if (!g_ascii_string_to_unsigned(text, 10, 1, G_MAXINT, &v, NULL)) {
+    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
+                "%s '%s': expected a whole number from 1 to %d", option, text, G_MAXINT);
+    return FALSE;
+  }
+  *value = (guint)v;
+  return TRUE;
+}
+
 G_GNUC_NORETURN static void
 child_main(const LbScenario *sc, guint index, const LbRunnerOptions *options, const char *dir)
 {
