@@ -397,6 +397,10 @@ test_input_errors(void)
   expect_input_error(no_balancer, "unknown balancer 'teleport'");
   const char *bad_set[] = {"--set", "ranks", NULL};
   expect_input_error(bad_set, "expected GROUP.KEY=VALUE");
+  const char *spaced_set[] = {"--set", "scenario. ranks=8", NULL};
+  expect_input_error(spaced_set, "--set scenario. ranks=8: expected GROUP.KEY=VALUE");
+  const char *bracket_set[] = {"--set", "[scenario].ranks=8", NULL};
+  expect_input_error(bracket_set, "--set [scenario].ranks=8: expected GROUP.KEY=VALUE");
   /* 0 is not "not given", and no count is negative */
   const char *no_ranks[] = {"--ranks", "0", NULL};
   expect_input_error(no_ranks, "--ranks '0': expected a whole number from 1");

@@ -176,17 +176,30 @@ preprocess(const char *text, GPtrArray *expects)
   return g_strjoinv("\n", lines);
 }
 
+#define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+/* GROUP.KEY=VALUE, with spaces around '=' as in a file. Anything else would
+ * reach GKeyFile as an invalid name, which it drops with a warning. A key
+ * of [expect] is BALANCER.METRIC, so it may hold dots. */
 static gboolean
 apply_override(GKeyFile *kf, const char *file, const char *set, GError **error)
 {
-  const char *eq = strchr(set, '=');
-  const char *dot = strchr(set, '.');
-  if (eq == NULL || dot == NULL || dot > eq || dot == set || dot + 1 == eq)
+  gsize group_len = strspn(set, NAME_CHARS);
+  const char *key = set + group_len + 1;
+  gboolean expect = group_len == strlen("expect") && g_str_has_prefix(set, "expect");
+  gsize key_len = strspn(key, expect ? NAME_CHARS "." : NAME_CHARS);
+  const char *eq = key + key_len;
+  while (*eq == ' ' || *eq == '\t')
+    eq++;
+  if (group_len == 0 || set[group_len] != '.' || key_len == 0 || *eq != '=')
     return fail(error, LB_SCENARIO_ERROR_INVALID, file, NULL, NULL,
-                "--set %s: expected GROUP.KEY=VALUE", set);
-  g_autofree char *group = g_strndup(set, (gsize)(dot - set));
-  g_autofree char *key = g_strndup(dot + 1, (gsize)(eq - dot - 1));
-  g_key_file_set_value(kf, group, key, eq + 1);
+                "--set %s: expected GROUP.KEY=VALUE, GROUP and KEY made of letters, digits, "
+                "'-' and '_'",
+                set);
+  g_autofree char *group = g_strndup(set, group_len);
+  g_autofree char *name = g_strndup(key, key_len);
+  g_autofree char *value = g_strstrip(g_strdup(eq + 1));
+  g_key_file_set_value(kf, group, name, value);
   return TRUE;
 }
 
