@@ -134,11 +134,15 @@ fail(GError **error, int code, const char *file, const char *group, const char *
 /* Inline comments (whitespace, then ; or #) go, and the lines of [expect]
  * ("KEY OP VALUE" or "KEY = OP VALUE") are taken out as key, value pairs into
  * expects: GKeyFile keeps one value per key, and a metric may be bounded on
- * both sides. Line numbers stay as they were. */
+ * both sides. Line numbers stay as they were. GKeyFile would also merge a
+ * repeated group, let the last of a repeated key win and hide KEY[LOCALE]:
+ * all three are errors here. */
 static char *
-preprocess(const char *text, GPtrArray *expects)
+preprocess(const char *file, const char *text, GPtrArray *expects, GError **error)
 {
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *group = NULL;
   gboolean in_expect = FALSE;
   for (guint i = 0; lines[i] != NULL; i++) {
     char *line = lines[i];
@@ -156,12 +160,43 @@ preprocess(const char *text, GPtrArray *expects)
       }
     }
     g_strchomp(line);
+    g_autofree char *where = NULL;
     if (*start == '[') {
       in_expect = g_str_has_prefix(start, "[expect]");
+      g_free(group);
+      group = g_strndup(start + 1, strcspn(start + 1, "]"));
+      guint first = GPOINTER_TO_UINT(g_hash_table_lookup(seen, group));
+      if (first != 0) {
+        where = g_strdup_printf("%s:%u", file, i + 1);
+        fail(error, LB_SCENARIO_ERROR_PARSE, where, group, NULL,
+             "the group is repeated (first on line %u)", first);
+        return NULL;
+      }
+      g_hash_table_insert(seen, g_strdup(group), GUINT_TO_POINTER(i + 1));
       continue;
     }
-    if (!in_expect || *start == '\0')
+    if (*start == '\0' || group == NULL)
       continue;
+    if (!in_expect) {
+      g_autofree char *key = g_strstrip(g_strndup(start, strcspn(start, "=")));
+      if (strchr(key, '[') != NULL) {
+        where = g_strdup_printf("%s:%u", file, i + 1);
+        fail(error, LB_SCENARIO_ERROR_PARSE, where, group, key,
+             "localized keys (KEY[LOCALE]) are not supported");
+        return NULL;
+      }
+      char *id = g_strdup_printf("%s\n%s", group, key);
+      guint first = GPOINTER_TO_UINT(g_hash_table_lookup(seen, id));
+      if (first != 0) {
+        g_free(id);
+        where = g_strdup_printf("%s:%u", file, i + 1);
+        fail(error, LB_SCENARIO_ERROR_PARSE, where, group, key,
+             "the key is repeated (first on line %u)", first);
+        return NULL;
+      }
+      g_hash_table_insert(seen, id, GUINT_TO_POINTER(i + 1));
+      continue;
+    }
     /* without an operator the key is the first word, for lb_expect_parse to reject */
     char *op = strpbrk(start, "<>=");
     char *value = op;
@@ -549,7 +584,9 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
     return NULL;
   }
   g_autoptr(GPtrArray) expect_lines = g_ptr_array_new_with_free_func(g_free);
-  g_autofree char *clean = preprocess(text, expect_lines);
+  g_autofree char *clean = preprocess(path, text, expect_lines, error);
+  if (clean == NULL)
+    return NULL;
   g_autoptr(GKeyFile) kf = g_key_file_new();
   if (!g_key_file_load_from_data(kf, clean, (gsize)-1, G_KEY_FILE_NONE, &local)) {
     fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
