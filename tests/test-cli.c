@@ -493,6 +493,37 @@ test_locale(void)
       g_regex_match_simple("^[0-9]+ X [0-9]+\\.[0-9]+$", trace_text, G_REGEX_MULTILINE, 0));
 }
 
+/* A file name is bytes: where it is not UTF-8 the JSON holds U+FFFD for each
+ * stray byte and stays valid; UTF-8 text passes unchanged. */
+static void
+test_json_utf8(void)
+{
+  g_autofree char *ini = tmp_path("bytes-\xff\xfe.ini");
+  g_assert_true(g_file_set_contents(ini,
+                                    "[scenario]\nplatform = hypercube-16.xml\nranks = 16\n"
+                                    "description = caf\xc3\xa9\n"
+                                    "[workload]\nsize = 64\n[balancers]\nrun = none\n",
+                                    -1, NULL));
+  g_autofree char *json = tmp_path("utf8.json");
+  g_auto(Result) r = {0}, named = {0};
+  lbsim(&r, "run", "-q", ini, "--json", json, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(json, &text, NULL, NULL));
+  g_assert_true(g_utf8_validate(text, -1, NULL));
+  g_assert_nonnull(strstr(text, "\"name\": \"bytes-\\ufffd\\ufffd\""));
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *scenario = json_object_get_object_member(json_node_get_object(root), "scenario");
+  g_assert_true(g_str_has_suffix(json_object_get_string_member(scenario, "file"),
+                                 "/bytes-\xef\xbf\xbd\xef\xbf\xbd.ini"));
+
+  lbsim(&named, "run", "-q", ini, "--set", "scenario.name=\xce\xbb-\"q\"\\", "--json", json, NULL);
+  g_assert_cmpint(named.status, ==, 0);
+  g_autoptr(JsonNode) named_root = load_json(json);
+  scenario = json_object_get_object_member(json_node_get_object(named_root), "scenario");
+  g_assert_cmpstr(json_object_get_string_member(scenario, "name"), ==, "\xce\xbb-\"q\"\\");
+}
+
 /* --set workload.pattern on a file written for another pattern: the file's
  * keys of its own pattern no longer matter. */
 static void
@@ -648,6 +679,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/bad-platform-xml", test_bad_platform_xml);
   g_test_add_func("/cli/explain", test_explain);
   g_test_add_func("/cli/set-pattern", test_set_pattern);
+  g_test_add_func("/cli/json-utf8", test_json_utf8);
   g_test_add_func("/cli/locale", test_locale);
   g_test_add_func("/cli/no-compute", test_no_compute);
   g_test_add_func("/cli/traces", test_traces);

@@ -620,6 +620,14 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
     fail(error, LB_SCENARIO_ERROR_MISSING, path, "scenario", "ranks", "missing");
     return NULL;
   }
+  static const char *const texts[] = {"name", "description"};
+  for (guint i = 0; i < G_N_ELEMENTS(texts); i++) {
+    if (lb_params_is_set(s, texts[i]) &&
+        !g_utf8_validate(lb_params_get_string(s, texts[i]), -1, NULL)) {
+      fail(error, LB_SCENARIO_ERROR_INVALID, path, "scenario", texts[i], "not valid UTF-8");
+      return NULL;
+    }
+  }
   g_autofree char *dir = g_path_get_dirname(path);
   g_autofree char *base = g_path_get_basename(path);
   if (g_str_has_suffix(base, ".ini"))
