@@ -374,6 +374,7 @@ expect_input_error(const char *const *extra, const char *needle)
   g_assert_nonnull(strstr(err, needle));
   g_assert_false(g_file_test(json, G_FILE_TEST_EXISTS));
   g_assert_cmpstr(out, ==, "");
+  g_assert_cmpint(strchr(err, '\n') - err, ==, strlen(err) - 1); /* one line, no backtrace */
 }
 
 static void
@@ -412,16 +413,96 @@ test_input_errors(void)
   expect_input_error(negative_jobs, "--jobs '-1': expected a whole number from 1");
 }
 
+#define PLATFORM_HEAD                                                                              \
+  "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"        \
+  "<platform version=\"4.1\">\n"
+#define FOUR_HOSTS                                                                                 \
+  "<host id=\"n0\" speed=\"1Gf\"/><host id=\"n1\" speed=\"1Gf\"/>\n"                               \
+  "<host id=\"n2\" speed=\"1Gf\"/><host id=\"n3\" speed=\"1Gf\"/>\n"
+#define FOUR_ROUTES                                                                                \
+  "<route src=\"n0\" dst=\"n1\"><link_ctn id=\"l\"/></route>\n"                                    \
+  "<route src=\"n0\" dst=\"n2\"><link_ctn id=\"l\"/></route>\n"                                    \
+  "<route src=\"n0\" dst=\"n3\"><link_ctn id=\"l\"/></route>\n"
+
+/* Platforms SimGrid aborts on, while loading or in the middle of a run: each
+ * is one line of input error naming the platform, before anything runs. */
+static const struct {
+  const char *name;
+  const char *xml;
+  const char *needle;
+} bad_platforms[] = {
+    {"broken",
+     PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\"><host id=\"n0\" speed=\"1Gf\"/>"
+                   "</zon></platform>\n",
+     "[scenario] platform: SimGrid could not load "},
+    {"no-host", PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\">\n</zone></platform>\n",
+     "no-host.xml has no host"},
+    {"no-route",
+     PLATFORM_HEAD
+     "<zone id=\"a\" routing=\"Full\">\n" FOUR_HOSTS
+     "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+     "<route src=\"n0\" dst=\"n1\"><link_ctn id=\"l\"/></route>\n</zone></platform>\n",
+     "no-route.xml: no route from host n0 to host n2"},
+    {"no-route-floyd",
+     PLATFORM_HEAD
+     "<zone id=\"a\" routing=\"Floyd\">\n" FOUR_HOSTS
+     "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+     "<route src=\"n0\" dst=\"n1\"><link_ctn id=\"l\"/></route>\n</zone></platform>\n",
+     "no-route-floyd.xml: SimGrid failed looking up the routes between the ranks' hosts: No "
+     "route from 'n0' to 'n2'"},
+    {"no-zone-route",
+     PLATFORM_HEAD "<zone id=\"w\" routing=\"Full\">\n"
+                   "<zone id=\"a\" routing=\"Full\"><host id=\"n0\" speed=\"1Gf\"/>"
+                   "<host id=\"n1\" speed=\"1Gf\"/></zone>\n"
+                   "<zone id=\"b\" routing=\"Full\"><host id=\"n2\" speed=\"1Gf\"/>"
+                   "<host id=\"n3\" speed=\"1Gf\"/></zone>\n</zone></platform>\n",
+     "no-zone-route.xml: SimGrid failed looking up the routes between the ranks' hosts"},
+    {"speed-0",
+     PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\">\n"
+                   "<host id=\"n0\" speed=\"1Gf\"/><host id=\"n1\" speed=\"1Gf\"/>\n"
+                   "<host id=\"n2\" speed=\"0Gf\"/><host id=\"n3\" speed=\"1Gf\"/>\n"
+                   "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n" FOUR_ROUTES
+                   "</zone></platform>\n",
+     "speed-0.xml:6: <host id=\"n2\"> speed=\"0Gf\": must be more than 0"},
+    {"bandwidth-0",
+     PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\">\n" FOUR_HOSTS
+                   "<link id=\"l\" bandwidth=\"0Bps\" latency=\"1us\"/>\n" FOUR_ROUTES
+                   "</zone></platform>\n",
+     "bandwidth-0.xml:7: <link id=\"l\"> bandwidth=\"0Bps\": must be more than 0"},
+    {"cluster-bandwidth-0",
+     PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\">\n<cluster id=\"c\" prefix=\"n\" suffix=\"\" "
+                   "radical=\"0-3\" speed=\"1Gf\" bw=\"0MBps\" lat=\"1us\"/>\n</zone></platform>\n",
+     "cluster-bandwidth-0.xml:5: <cluster id=\"c\"> bw=\"0MBps\": must be more than 0"},
+};
+
 static void
-test_bad_platform_xml(void)
+test_bad_platforms(void)
 {
-  g_autofree char *xml = tmp_path("broken.xml");
-  g_assert_true(g_file_set_contents(
-      xml, "<?xml version='1.0'?>\n<platform version=\"4.1\"><zone id=\"a\" routing=\"Full\">"
-           "<host id=\"n0\" speed=\"1Gf\"/></zon></platform>\n",
-      -1, NULL));
-  const char *extra[] = {"--platform", xml, "--ranks", "1", "--balancer", "none", NULL};
-  expect_input_error(extra, "[scenario] platform: SimGrid could not load");
+  for (guint i = 0; i < G_N_ELEMENTS(bad_platforms); i++) {
+    g_autofree char *name = g_strdup_printf("%s.xml", bad_platforms[i].name);
+    g_autofree char *xml = tmp_path(name);
+    g_assert_true(g_file_set_contents(xml, bad_platforms[i].xml, -1, NULL));
+    const char *extra[] = {"--platform", xml, "--ranks", "4", "--balancer", "none", NULL};
+    expect_input_error(extra, bad_platforms[i].needle);
+  }
+}
+
+/* A setting SimGrid rejects: one line of input error, not a backtrace. */
+static void
+test_bad_settings(void)
+{
+  const char *key[] = {"--cfg", "bogus:1", NULL};
+  expect_input_error(key, "SimGrid rejects --cfg bogus:1: Bad config key: bogus");
+  const char *form[] = {"--cfg", "nocolon", NULL};
+  expect_input_error(form, "SimGrid rejects --cfg nocolon: Option 'nocolon' badly formatted");
+  const char *value[] = {"--cfg", "network/model:Nope", NULL};
+  expect_input_error(value, "Model 'Nope' is invalid!");
+  const char *boolean[] = {"--balancer", "none", "--cfg", "tracing:maybe", NULL};
+  expect_input_error(boolean, "SimGrid rejects --cfg tracing:maybe: not a boolean");
+  const char *level[] = {"--log", "lb.thres:loud", NULL};
+  expect_input_error(level, "SimGrid rejects --log lb.thres:loud: Unknown priority name: loud");
+  const char *control[] = {"--log", "garbage", NULL};
+  expect_input_error(control, "SimGrid rejects --log garbage: Invalid control string 'garbage'");
 }
 
 static void
@@ -676,7 +757,8 @@ main(int argc, char **argv)
   g_test_add_func("/cli/output-checks", test_output_checks);
   g_test_add_func("/cli/determinism", test_determinism);
   g_test_add_func("/cli/input-errors", test_input_errors);
-  g_test_add_func("/cli/bad-platform-xml", test_bad_platform_xml);
+  g_test_add_func("/cli/bad-platforms", test_bad_platforms);
+  g_test_add_func("/cli/bad-settings", test_bad_settings);
   g_test_add_func("/cli/explain", test_explain);
   g_test_add_func("/cli/set-pattern", test_set_pattern);
   g_test_add_func("/cli/json-utf8", test_json_utf8);

@@ -4,9 +4,11 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/platform-check.h"
 #include "report/report.h"
 
 char *
@@ -58,12 +60,63 @@ child_main(const LbScenario *sc, guint index, const LbRunnerOptions *options, co
   _exit(code);
 }
 
-static gboolean
-died_loading_platform(const char *dir, guint index)
+/* SimGrid's words from the log of a child it aborted: the first critical
+ * line (else the first error), without its prefixes. */
+static char *
+simgrid_message(const char *dir, guint index)
+{
+  g_autofree char *path = g_strdup_printf("%s/run-%u.stage.log", dir, index);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return NULL;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  static const char *const levels[] = {"CRITICAL] ", "ERROR] "};
+  for (guint l = 0; l < G_N_ELEMENTS(levels); l++) {
+    for (guint i = 0; lines[i] != NULL; i++) {
+      const char *m = strstr(lines[i], levels[l]);
+      if (m == NULL)
+        continue;
+      m += strlen(levels[l]);
+      if (g_str_has_prefix(m, "Uncaught exception ") && strstr(m, ": ") != NULL)
+        m = strstr(m, ": ") + 2;
+      return g_strdup(m);
+    }
+  }
+  return NULL;
+}
+
+/* The error of a child that died before it could report one: an input
+ * error if SimGrid aborted it while reading the settings or the platform. */
+static char *
+stage_failure(const LbScenario *sc, const LbRunnerOptions *options, const char *dir, guint index,
+              int status)
 {
   g_autofree char *path = g_strdup_printf("%s/run-%u.stage", dir, index);
   g_autofree char *stage = NULL;
-  return g_file_get_contents(path, &stage, NULL, NULL) && g_strcmp0(stage, "platform") == 0;
+  if (!g_file_get_contents(path, &stage, NULL, NULL))
+    return NULL;
+  g_autofree char *said = simgrid_message(dir, index);
+  if (said == NULL)
+    said = WIFSIGNALED(status) ? g_strdup_printf("it crashed (signal %d: %s)", WTERMSIG(status),
+                                                 g_strsignal(WTERMSIG(status)))
+                               : g_strdup_printf("it failed (exit status %d)", WEXITSTATUS(status));
+  const char *why = said;
+  if (strcmp(stage, "settings") == 0) {
+    g_autoptr(GString) given = g_string_new(NULL);
+    for (guint i = 0; options->run.cfg != NULL && options->run.cfg[i] != NULL; i++)
+      g_string_append_printf(given, "%s--cfg %s", given->len ? ", " : "", options->run.cfg[i]);
+    for (guint i = 0; options->run.log != NULL && options->run.log[i] != NULL; i++)
+      g_string_append_printf(given, "%s--log %s", given->len ? ", " : "", options->run.log[i]);
+    return g_strdup_printf("SimGrid rejects %s: %s", given->len ? given->str : "its settings", why);
+  }
+  if (strcmp(stage, "platform") == 0)
+    return g_strdup_printf("%s: [scenario] platform: SimGrid could not load %s: %s", sc->file,
+                           sc->platform, why);
+  if (strcmp(stage, "routes") == 0)
+    return g_strdup_printf("%s: [scenario] platform: %s: SimGrid failed looking up the routes "
+                           "between the ranks' hosts: %s",
+                           sc->file, sc->platform, why);
+  return NULL;
 }
 
 static void
@@ -84,6 +137,10 @@ lb_runner_run(const LbScenario *sc, const LbRunnerOptions *options, GPtrArray **
 {
   guint n = sc->runs->len;
   guint jobs = MAX(options->jobs, 1);
+  if (!lb_platform_check_xml(sc, error)) {
+    *exit_code = 2;
+    return FALSE;
+  }
   if (options->in_process) {
     g_return_val_if_fail(n == 1, FALSE);
     g_autoptr(LbRunResult) result = lb_run_simulate(sc, 0, &options->run, error);
@@ -156,11 +213,9 @@ lb_runner_run(const LbScenario *sc, const LbRunnerOptions *options, GPtrArray **
       if (WIFEXITED(status) && g_file_get_contents(err, &text, NULL, NULL)) {
         failure = WEXITSTATUS(status);
         failure_text = g_steal_pointer(&text);
-      } else if (died_loading_platform(dir, index)) {
+      } else if ((text = stage_failure(sc, options, dir, index, status)) != NULL) {
         failure = 2;
-        failure_text = g_strdup_printf("%s: [scenario] platform: SimGrid could not load %s (its "
-                                       "message is above)",
-                                       sc->file, sc->platform);
+        failure_text = g_steal_pointer(&text);
       } else {
         failure = 1;
         failure_text = WIFSIGNALED(status)
