@@ -527,6 +527,24 @@ test_explain(void)
   lbsim(&zero, "explain", "mlb", "--ranks", "0", NULL);
   g_assert_cmpint(zero.status, ==, 2);
   g_assert_nonnull(strstr(zero.err, "--ranks '0': expected a whole number from 1"));
+
+  /* The built-in example fits the ranks, and its errors name it, not the
+   * temporary file it is read from. */
+  g_auto(Result) sixteen = {0}, set = {0}, twelve = {0}, huge = {0};
+  lbsim(&sixteen, "explain", "mlb", "--ranks", "16", NULL);
+  g_assert_cmpint(sixteen.status, ==, 0);
+  g_assert_nonnull(strstr(sixteen.out, "mlb on 16 ranks ("));
+  g_assert_nonnull(strstr(sixteen.out, "/hypercube-16.xml), 48 elements"));
+  lbsim(&set, "explain", "mlb", "--set", "scenario.ranks=32", NULL);
+  g_assert_cmpint(set.status, ==, 0);
+  g_assert_nonnull(strstr(set.out, "/hypercube-32.xml), 96 elements"));
+  lbsim(&twelve, "explain", "mlb", "--ranks", "12", NULL);
+  g_assert_cmpint(twelve.status, ==, 2);
+  g_assert_true(g_str_has_prefix(twelve.err, "lbsim: the built-in example: [scenario] ranks: "));
+  lbsim(&huge, "explain", "none", "--ranks", "32768", "--set", "workload.size=64", NULL);
+  g_assert_cmpint(huge.status, ==, 2);
+  g_assert_nonnull(strstr(huge.err, "lbsim: the built-in example: [scenario] ranks: 32768 ranks"));
+  g_assert_null(strstr(huge.err, "explain.ini"));
 }
 
 /* Messages follow the user's locale (GLib's quotes in UTF-8), numbers do
