@@ -114,6 +114,10 @@ test_help(void)
   g_assert_cmpint(rh.status, ==, 0);
   g_assert_nonnull(strstr(rh.out, "--ranks"));
   g_assert_nonnull(strstr(rh.out, "--set"));
+  g_assert_true(
+      g_regex_match_simple("--paje=FILE .*several balancers: FILE.BALANCER", rh.out, 0, 0));
+  g_assert_true(g_regex_match_simple("--message-trace=FILE .*several balancers: FILE.BALANCER",
+                                     rh.out, 0, 0));
   lbsim(&bad, "frobnicate", NULL);
   g_assert_cmpint(bad.status, ==, 2);
   g_assert_nonnull(strstr(bad.err, "unknown command 'frobnicate'"));
@@ -684,6 +688,22 @@ test_traces(void)
   g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
   g_autofree char *count = g_strdup_printf(" messages=%u ", sends);
   g_assert_nonnull(strstr(out, count));
+
+  /* With several balancers each writes FILE.BALANCER, and FILE is not written. */
+  g_autofree char *both = tmp_path("both.trace");
+  g_autofree char *both_messages = tmp_path("both.txt");
+  g_auto(Result) b = {0};
+  lbsim(&b, "run", "-q", "scenarios/mlb-teach-16.ini", "--paje", both, "--message-trace",
+        both_messages, NULL);
+  g_assert_cmpint(b.status, ==, 0);
+  const char *const names[] = {"both.trace.none", "both.trace.mlb", "both.txt.none",
+                               "both.txt.mlb"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *path = tmp_path(names[i]);
+    g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
+  }
+  g_assert_false(g_file_test(both, G_FILE_TEST_EXISTS));
+  g_assert_false(g_file_test(both_messages, G_FILE_TEST_EXISTS));
 }
 
 static void
