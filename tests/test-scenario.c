@@ -790,6 +790,8 @@ static const ErrorCase error_cases[] = {
      .detail = "--set .ranks=4:"},
     {"set/no-key", HEAD RUN_NONE, .set = "scenario.=4", .code = LB_SCENARIO_ERROR_INVALID,
      .detail = "--set scenario.=4:"},
+    {"set/bare-word", HEAD RUN_NONE, .set = "ranks", .code = LB_SCENARIO_ERROR_INVALID,
+     .detail = "--set ranks: expected GROUP.KEY=VALUE"},
     {"set/space-after-dot", HEAD RUN_NONE, .set = "scenario. ranks=8",
      .code = LB_SCENARIO_ERROR_INVALID,
      .detail = "--set scenario. ranks=8: expected GROUP.KEY=VALUE"},

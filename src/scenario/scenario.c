@@ -220,8 +220,8 @@ static gboolean
 apply_override(GKeyFile *kf, const char *file, const char *set, GError **error)
 {
   gsize group_len = strspn(set, NAME_CHARS);
-  const char *key = set + group_len + 1;
   gboolean expect = group_len == strlen("expect") && g_str_has_prefix(set, "expect");
+  const char *key = set + group_len + (set[group_len] == '.');
   gsize key_len = strspn(key, expect ? NAME_CHARS "." : NAME_CHARS);
   const char *eq = key + key_len;
   while (*eq == ' ' || *eq == '\t')
