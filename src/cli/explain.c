@@ -46,8 +46,9 @@ load_text(const char *text, const LbScenarioOverrides *ov, GError **error)
   if (sc != NULL)
     return sc;
   /* the user never saw the temporary file: name the example instead */
-  const char *rest = g_str_has_prefix(local->message, path) ? local->message + strlen(path) : "";
-  g_set_error(error, local->domain, local->code, BUILTIN "%s", rest);
+  gboolean named = g_str_has_prefix(local->message, path);
+  g_set_error(error, local->domain, local->code, BUILTIN "%s%s", named ? "" : ": ",
+              local->message + (named ? strlen(path) : 0));
   return NULL;
 }
 

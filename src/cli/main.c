@@ -89,8 +89,7 @@ run_context(const char *command, RunArgs *a)
     {"no-fork", 0, 0, G_OPTION_ARG_NONE, &a->no_fork,
      "Simulate in this process (one balancer only): for gdb, valgrind, perf", NULL},
     {"message-trace", 0, 0, G_OPTION_ARG_FILENAME, &a->message_trace,
-     "Write the message pattern for tools/bench (several balancers: FILE.BALANCER each)",
-     "FILE"},
+     "Write the message pattern for tools/bench (several balancers: FILE.BALANCER each)", "FILE"},
     {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje,
      "Write SimGrid's Paje trace (several balancers: FILE.BALANCER each)", "FILE"},
     {"cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg, "Pass a SimGrid --cfg setting",
@@ -208,9 +207,9 @@ check_output(const char *option, const char *path, gboolean replace, GError **er
   GStatBuf st;
   int errsv = 0;
   if (g_stat(path, &st) == 0) {
-    if (S_ISDIR(st.st_mode))
+    if (S_ISDIR(st.st_mode)) {
       errsv = EISDIR;
-    else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+    } else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
       g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                   "%s %s: not a regular file, a FIFO or a character device", option, path);
       return FALSE;

@@ -100,22 +100,22 @@ stage_failure(const LbScenario *sc, const LbRunnerOptions *options, const char *
     said = WIFSIGNALED(status) ? g_strdup_printf("it crashed (signal %d: %s)", WTERMSIG(status),
                                                  g_strsignal(WTERMSIG(status)))
                                : g_strdup_printf("it failed (exit status %d)", WEXITSTATUS(status));
-  const char *why = said;
   if (strcmp(stage, "settings") == 0) {
     g_autoptr(GString) given = g_string_new(NULL);
     for (guint i = 0; options->run.cfg != NULL && options->run.cfg[i] != NULL; i++)
       g_string_append_printf(given, "%s--cfg %s", given->len ? ", " : "", options->run.cfg[i]);
     for (guint i = 0; options->run.log != NULL && options->run.log[i] != NULL; i++)
       g_string_append_printf(given, "%s--log %s", given->len ? ", " : "", options->run.log[i]);
-    return g_strdup_printf("SimGrid rejects %s: %s", given->len ? given->str : "its settings", why);
+    return g_strdup_printf("SimGrid rejects %s: %s", given->len ? given->str : "its settings",
+                           said);
   }
   if (strcmp(stage, "platform") == 0)
     return g_strdup_printf("%s: [scenario] platform: SimGrid could not load %s: %s", sc->file,
-                           sc->platform, why);
+                           sc->platform, said);
   if (strcmp(stage, "routes") == 0)
     return g_strdup_printf("%s: [scenario] platform: %s: SimGrid failed looking up the routes "
                            "between the ranks' hosts: %s",
-                           sc->file, sc->platform, why);
+                           sc->file, sc->platform, said);
   return NULL;
 }
 
