@@ -276,6 +276,7 @@ test_output_checks(void)
     expect_output_error(options[i], "/nonexistent/d/x.out", ": cannot write: No such file");
   g_autofree char *dir = tmp_path("");
   expect_output_error("--json", dir, "Is a directory");
+  expect_output_error("--csv", "", ": cannot write: No such file or directory");
   /* with two balancers the traces are FILE.none and FILE.mlb */
   g_autofree char *taken = tmp_path("taken.paje");
   g_autofree char *none = tmp_path("taken.paje.none");

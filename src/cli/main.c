@@ -206,7 +206,9 @@ check_output(const char *option, const char *path, gboolean replace, GError **er
     return TRUE;
   GStatBuf st;
   int errsv = 0;
-  if (g_stat(path, &st) == 0) {
+  if (*path == '\0') {
+    errsv = ENOENT;
+  } else if (g_stat(path, &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
       errsv = EISDIR;
     } else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
