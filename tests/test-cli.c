@@ -3,8 +3,13 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct {
   int status;
@@ -29,35 +34,69 @@ source_root(void)
   return root;
 }
 
-/* Runs lbsim with NULL-terminated arguments from the source root. */
 static void
-lbsim(Result *r, ...)
+spawn_lbsim(Result *r, char **envp, va_list args)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new();
   g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
-  va_list args;
-  va_start(args, r);
   const char *a;
   while ((a = va_arg(args, const char *)) != NULL)
     g_ptr_array_add(argv, (gpointer)a);
-  va_end(args);
   g_ptr_array_add(argv, NULL);
   int wait_status = 0;
   g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
-                             NULL, &r->out, &r->err, &wait_status, &error));
+  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
+                             &r->out, &r->err, &wait_status, &error));
   g_assert_no_error(error);
   g_assert_true(WIFEXITED(wait_status));
   r->status = WEXITSTATUS(wait_status);
 }
 
+/* Runs lbsim with NULL-terminated arguments from the source root. */
+static void
+lbsim(Result *r, ...)
+{
+  va_list args;
+  va_start(args, r);
+  spawn_lbsim(r, NULL, args);
+  va_end(args);
+}
+
+/* The same with an environment of its own. */
+static void
+lbsim_env(Result *r, char **envp, ...)
+{
+  va_list args;
+  va_start(args, envp);
+  spawn_lbsim(r, envp, args);
+  va_end(args);
+}
+
+static char *tmp_dir;
+
 static char *
 tmp_path(const char *name)
 {
-  static char *dir;
-  if (dir == NULL)
-    dir = g_dir_make_tmp("lbsim-cli-XXXXXX", NULL);
-  return g_build_filename(dir, name, NULL);
+  if (tmp_dir == NULL)
+    tmp_dir = g_dir_make_tmp("lbsim-cli-XXXXXX", NULL);
+  g_assert_nonnull(tmp_dir);
+  return g_build_filename(tmp_dir, name, NULL);
+}
+
+static void
+remove_tree(const char *path)
+{
+  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
+    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+    const char *name;
+    while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
+      g_autofree char *child = g_build_filename(path, name, NULL);
+      remove_tree(child);
+    }
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
 }
 
 static void
@@ -75,6 +114,10 @@ test_help(void)
   g_assert_cmpint(rh.status, ==, 0);
   g_assert_nonnull(strstr(rh.out, "--ranks"));
   g_assert_nonnull(strstr(rh.out, "--set"));
+  g_assert_true(
+      g_regex_match_simple("--paje=FILE .*several balancers: FILE.BALANCER", rh.out, 0, 0));
+  g_assert_true(g_regex_match_simple("--message-trace=FILE .*several balancers: FILE.BALANCER",
+                                     rh.out, 0, 0));
   lbsim(&bad, "frobnicate", NULL);
   g_assert_cmpint(bad.status, ==, 2);
   g_assert_nonnull(strstr(bad.err, "unknown command 'frobnicate'"));
@@ -150,6 +193,106 @@ test_run_json(void)
   g_assert_true(g_file_get_contents(csv, &csv_text, NULL, NULL));
   g_assert_true(g_str_has_prefix(csv_text, "balancer,imbalance_before,"));
   g_assert_nonnull(strstr(csv_text, "\nmlb,"));
+}
+
+static void
+assert_json_file(const char *path)
+{
+  g_autoptr(JsonNode) root = load_json(path);
+  g_assert_true(JSON_NODE_HOLDS_OBJECT(root));
+}
+
+/* A symlink is written through to its target; a FIFO or a character
+ * device is written in place: none of them is replaced by a new file. */
+static void
+test_output_special(void)
+{
+  g_autofree char *target = tmp_path("target.json");
+  g_autofree char *link = tmp_path("link.json");
+  g_assert_true(g_file_set_contents(target, "old", -1, NULL));
+  g_unlink(link);
+  g_assert_cmpint(symlink(target, link), ==, 0);
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", "scenarios/mlb-teach-16.ini", "--json", link, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_file_test(link, G_FILE_TEST_IS_SYMLINK));
+  assert_json_file(target);
+
+  /* The reader is opened first, so lbsim's open does not wait for one. */
+  g_autofree char *fifo = tmp_path("fifo.json");
+  g_unlink(fifo);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  int fd = open(fifo, O_RDONLY | O_NONBLOCK);
+  g_assert_cmpint(fd, >=, 0);
+  g_auto(Result) f = {0};
+  lbsim(&f, "run", "-q", "scenarios/mlb-teach-16.ini", "--csv", fifo, NULL);
+  g_assert_cmpint(f.status, ==, 0);
+  char buf[4096];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  GStatBuf st;
+  g_assert_cmpint(g_lstat(fifo, &st), ==, 0);
+  g_assert_true(S_ISFIFO(st.st_mode));
+  g_assert_cmpint(n, >, 0);
+  buf[n] = '\0';
+  g_assert_true(g_str_has_prefix(buf, "balancer,imbalance_before,"));
+
+  /* A character device of our own (like /dev/null), where we may make one. */
+  g_autofree char *device = tmp_path("null");
+  g_unlink(device);
+  if (mknod(device, S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    g_test_message("mknod: %s; the device case is not tried", g_strerror(errno));
+    return;
+  }
+  g_auto(Result) d = {0};
+  lbsim(&d, "run", "-q", "scenarios/mlb-teach-16.ini", "--json", device, NULL);
+  g_assert_cmpint(d.status, ==, 0);
+  g_assert_cmpint(g_lstat(device, &st), ==, 0);
+  g_assert_true(S_ISCHR(st.st_mode));
+}
+
+/* Every output path is checked before anything runs: exit 2, one line that
+ * names the option and the user's path, and no simulation started. */
+static void
+expect_output_error(const char *option, const char *path, const char *needle)
+{
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "scenarios/mlb-teach-16.ini", option, path, NULL);
+  g_test_message("%s %s: %s", option, path, r.err);
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_cmpstr(r.out, ==, "");
+  g_autofree char *named = g_strdup_printf("lbsim: %s %s", option, path);
+  g_assert_true(g_str_has_prefix(r.err, named));
+  g_assert_nonnull(strstr(r.err, needle));
+  g_assert_null(strstr(r.err, "running"));
+  g_assert_cmpint(strchr(r.err, '\n') - r.err, ==, strlen(r.err) - 1);
+}
+
+static void
+test_output_checks(void)
+{
+  const char *options[] = {"--json", "--csv", "--paje", "--message-trace"};
+  for (guint i = 0; i < G_N_ELEMENTS(options); i++)
+    expect_output_error(options[i], "/nonexistent/d/x.out", ": cannot write: No such file");
+  g_autofree char *dir = tmp_path("");
+  expect_output_error("--json", dir, "Is a directory");
+  expect_output_error("--csv", "", ": cannot write: No such file or directory");
+  /* with two balancers the traces are FILE.none and FILE.mlb */
+  g_autofree char *taken = tmp_path("taken.paje");
+  g_autofree char *none = tmp_path("taken.paje.none");
+  g_assert_cmpint(g_mkdir_with_parents(none, 0700), ==, 0);
+  expect_output_error("--paje", taken, "taken.paje.none: cannot write: Is a directory");
+  g_rmdir(none);
+
+  g_auto(Result) both = {0}, same = {0};
+  lbsim(&both, "run", "-q", "scenarios/mlb-teach-16.ini", "--json", "-", "--csv", "-", NULL);
+  g_assert_cmpint(both.status, ==, 2);
+  g_assert_cmpstr(both.out, ==, "");
+  g_assert_nonnull(strstr(both.err, "--json and --csv both write to stdout"));
+  g_autofree char *out = tmp_path("same.out");
+  lbsim(&same, "run", "-q", "scenarios/mlb-teach-16.ini", "--json", out, "--csv", out, NULL);
+  g_assert_cmpint(same.status, ==, 2);
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
 }
 
 static char *
@@ -236,6 +379,7 @@ expect_input_error(const char *const *extra, const char *needle)
   g_assert_nonnull(strstr(err, needle));
   g_assert_false(g_file_test(json, G_FILE_TEST_EXISTS));
   g_assert_cmpstr(out, ==, "");
+  g_assert_cmpint(strchr(err, '\n') - err, ==, strlen(err) - 1); /* one line, no backtrace */
 }
 
 static void
@@ -259,18 +403,111 @@ test_input_errors(void)
   expect_input_error(no_balancer, "unknown balancer 'teleport'");
   const char *bad_set[] = {"--set", "ranks", NULL};
   expect_input_error(bad_set, "expected GROUP.KEY=VALUE");
+  const char *spaced_set[] = {"--set", "scenario. ranks=8", NULL};
+  expect_input_error(spaced_set, "--set scenario. ranks=8: expected GROUP.KEY=VALUE");
+  const char *bracket_set[] = {"--set", "[scenario].ranks=8", NULL};
+  expect_input_error(bracket_set, "--set [scenario].ranks=8: expected GROUP.KEY=VALUE");
+  /* 0 is not "not given", and no count is negative */
+  const char *no_ranks[] = {"--ranks", "0", NULL};
+  expect_input_error(no_ranks, "--ranks '0': expected a whole number from 1");
+  const char *negative_ranks[] = {"--ranks", "-16", NULL};
+  expect_input_error(negative_ranks, "--ranks '-16': expected a whole number from 1");
+  const char *no_jobs[] = {"-j", "0", NULL};
+  expect_input_error(no_jobs, "--jobs '0': expected a whole number from 1");
+  const char *negative_jobs[] = {"--jobs", "-1", NULL};
+  expect_input_error(negative_jobs, "--jobs '-1': expected a whole number from 1");
 }
 
+#define PLATFORM_HEAD                                                                              \
+  "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"        \
+  "<platform version=\"4.1\">\n"
+#define FOUR_HOSTS                                                                                 \
+  "<host id=\"n0\" speed=\"1Gf\"/><host id=\"n1\" speed=\"1Gf\"/>\n"                               \
+  "<host id=\"n2\" speed=\"1Gf\"/><host id=\"n3\" speed=\"1Gf\"/>\n"
+#define FOUR_ROUTES                                                                                \
+  "<route src=\"n0\" dst=\"n1\"><link_ctn id=\"l\"/></route>\n"                                    \
+  "<route src=\"n0\" dst=\"n2\"><link_ctn id=\"l\"/></route>\n"                                    \
+  "<route src=\"n0\" dst=\"n3\"><link_ctn id=\"l\"/></route>\n"
+
+/* Platforms SimGrid aborts on, while loading or in the middle of a run: each
+ * is one line of input error naming the platform, before anything runs. */
+static const struct {
+  const char *name;
+  const char *xml;
+  const char *needle;
+} bad_platforms[] = {
+    {"broken",
+     PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\"><host id=\"n0\" speed=\"1Gf\"/>"
+                   "</zon></platform>\n",
+     "[scenario] platform: SimGrid could not load "},
+    {"no-host", PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\">\n</zone></platform>\n",
+     "no-host.xml has no host"},
+    {"no-route",
+     PLATFORM_HEAD
+     "<zone id=\"a\" routing=\"Full\">\n" FOUR_HOSTS
+     "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+     "<route src=\"n0\" dst=\"n1\"><link_ctn id=\"l\"/></route>\n</zone></platform>\n",
+     "no-route.xml: no route from host n0 to host n2"},
+    {"no-route-floyd",
+     PLATFORM_HEAD
+     "<zone id=\"a\" routing=\"Floyd\">\n" FOUR_HOSTS
+     "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n"
+     "<route src=\"n0\" dst=\"n1\"><link_ctn id=\"l\"/></route>\n</zone></platform>\n",
+     "no-route-floyd.xml: SimGrid failed looking up the routes between the ranks' hosts: No "
+     "route from 'n0' to 'n2'"},
+    {"no-zone-route",
+     PLATFORM_HEAD "<zone id=\"w\" routing=\"Full\">\n"
+                   "<zone id=\"a\" routing=\"Full\"><host id=\"n0\" speed=\"1Gf\"/>"
+                   "<host id=\"n1\" speed=\"1Gf\"/></zone>\n"
+                   "<zone id=\"b\" routing=\"Full\"><host id=\"n2\" speed=\"1Gf\"/>"
+                   "<host id=\"n3\" speed=\"1Gf\"/></zone>\n</zone></platform>\n",
+     "no-zone-route.xml: SimGrid failed looking up the routes between the ranks' hosts"},
+    {"speed-0",
+     PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\">\n"
+                   "<host id=\"n0\" speed=\"1Gf\"/><host id=\"n1\" speed=\"1Gf\"/>\n"
+                   "<host id=\"n2\" speed=\"0Gf\"/><host id=\"n3\" speed=\"1Gf\"/>\n"
+                   "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>\n" FOUR_ROUTES
+                   "</zone></platform>\n",
+     "speed-0.xml:6: <host id=\"n2\"> speed=\"0Gf\": must be more than 0"},
+    {"bandwidth-0",
+     PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\">\n" FOUR_HOSTS
+                   "<link id=\"l\" bandwidth=\"0Bps\" latency=\"1us\"/>\n" FOUR_ROUTES
+                   "</zone></platform>\n",
+     "bandwidth-0.xml:7: <link id=\"l\"> bandwidth=\"0Bps\": must be more than 0"},
+    {"cluster-bandwidth-0",
+     PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\">\n<cluster id=\"c\" prefix=\"n\" suffix=\"\" "
+                   "radical=\"0-3\" speed=\"1Gf\" bw=\"0MBps\" lat=\"1us\"/>\n</zone></platform>\n",
+     "cluster-bandwidth-0.xml:5: <cluster id=\"c\"> bw=\"0MBps\": must be more than 0"},
+};
+
 static void
-test_bad_platform_xml(void)
+test_bad_platforms(void)
 {
-  g_autofree char *xml = tmp_path("broken.xml");
-  g_assert_true(g_file_set_contents(
-      xml, "<?xml version='1.0'?>\n<platform version=\"4.1\"><zone id=\"a\" routing=\"Full\">"
-           "<host id=\"n0\" speed=\"1Gf\"/></zon></platform>\n",
-      -1, NULL));
-  const char *extra[] = {"--platform", xml, "--ranks", "1", "--balancer", "none", NULL};
-  expect_input_error(extra, "[scenario] platform: SimGrid could not load");
+  for (guint i = 0; i < G_N_ELEMENTS(bad_platforms); i++) {
+    g_autofree char *name = g_strdup_printf("%s.xml", bad_platforms[i].name);
+    g_autofree char *xml = tmp_path(name);
+    g_assert_true(g_file_set_contents(xml, bad_platforms[i].xml, -1, NULL));
+    const char *extra[] = {"--platform", xml, "--ranks", "4", "--balancer", "none", NULL};
+    expect_input_error(extra, bad_platforms[i].needle);
+  }
+}
+
+/* A setting SimGrid rejects: one line of input error, not a backtrace. */
+static void
+test_bad_settings(void)
+{
+  const char *key[] = {"--cfg", "bogus:1", NULL};
+  expect_input_error(key, "SimGrid rejects --cfg bogus:1: Bad config key: bogus");
+  const char *form[] = {"--cfg", "nocolon", NULL};
+  expect_input_error(form, "SimGrid rejects --cfg nocolon: Option 'nocolon' badly formatted");
+  const char *value[] = {"--cfg", "network/model:Nope", NULL};
+  expect_input_error(value, "Model 'Nope' is invalid!");
+  const char *boolean[] = {"--balancer", "none", "--cfg", "tracing:maybe", NULL};
+  expect_input_error(boolean, "SimGrid rejects --cfg tracing:maybe: not a boolean");
+  const char *level[] = {"--log", "lb.thres:loud", NULL};
+  expect_input_error(level, "SimGrid rejects --log lb.thres:loud: Unknown priority name: loud");
+  const char *control[] = {"--log", "garbage", NULL};
+  expect_input_error(control, "SimGrid rejects --log garbage: Invalid control string 'garbage'");
 }
 
 static void
@@ -291,6 +528,104 @@ test_explain(void)
   lbsim(&bad, "explain", "mlb", "--ranks", "6", NULL);
   g_assert_cmpint(bad.status, ==, 2);
   g_assert_nonnull(strstr(bad.err, "not a power of two"));
+  g_auto(Result) zero = {0};
+  lbsim(&zero, "explain", "mlb", "--ranks", "0", NULL);
+  g_assert_cmpint(zero.status, ==, 2);
+  g_assert_nonnull(strstr(zero.err, "--ranks '0': expected a whole number from 1"));
+
+  /* The built-in example fits the ranks, and its errors name it, not the
+   * temporary file it is read from. */
+  g_auto(Result) sixteen = {0}, set = {0}, twelve = {0}, huge = {0};
+  lbsim(&sixteen, "explain", "mlb", "--ranks", "16", NULL);
+  g_assert_cmpint(sixteen.status, ==, 0);
+  g_assert_nonnull(strstr(sixteen.out, "mlb on 16 ranks ("));
+  g_assert_nonnull(strstr(sixteen.out, "/hypercube-16.xml), array1d of 48 units"));
+  lbsim(&set, "explain", "mlb", "--set", "scenario.ranks=32", NULL);
+  g_assert_cmpint(set.status, ==, 0);
+  g_assert_nonnull(strstr(set.out, "/hypercube-32.xml), array1d of 96 units"));
+  lbsim(&twelve, "explain", "mlb", "--ranks", "12", NULL);
+  g_assert_cmpint(twelve.status, ==, 2);
+  g_assert_true(g_str_has_prefix(twelve.err, "lbsim: the built-in example: [scenario] ranks: "));
+  lbsim(&huge, "explain", "none", "--ranks", "32768", "--set", "workload.size=64", NULL);
+  g_assert_cmpint(huge.status, ==, 2);
+  g_assert_nonnull(strstr(huge.err, "lbsim: the built-in example: [scenario] ranks: 32768 ranks"));
+  g_assert_null(strstr(huge.err, "explain.ini"));
+}
+
+/* Messages follow the user's locale (GLib's quotes in UTF-8), numbers do
+ * not: SimGrid reads the platform's "1.266Gf", and the table, the CSV and
+ * the message trace print with '.' under a locale that writes "1,5". */
+static void
+test_locale(void)
+{
+  g_auto(GStrv) utf8 = g_environ_setenv(g_get_environ(), "LC_ALL", "C.UTF-8", TRUE);
+  g_auto(Result) missing = {0};
+  lbsim_env(&missing, utf8, "run", "no/such/scenario.ini", NULL);
+  g_assert_cmpint(missing.status, ==, 2);
+  g_assert_nonnull(strstr(missing.err, "\u201cno/such/scenario.ini\u201d"));
+
+  g_autofree char *locales = tmp_path("locales");
+  g_autofree char *german = tmp_path("locales/de_DE.UTF-8");
+  g_assert_cmpint(g_mkdir_with_parents(locales, 0700), ==, 0);
+  const char *localedef[] = {"localedef", "-i", "de_DE", "-f", "UTF-8", german, NULL};
+  int wait_status = 0;
+  if (!g_spawn_sync(NULL, (char **)localedef, NULL,
+                    G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                    NULL, NULL, NULL, NULL, &wait_status, NULL) ||
+      !g_spawn_check_wait_status(wait_status, NULL)) {
+    g_test_skip("localedef could not make de_DE.UTF-8");
+    return;
+  }
+  g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "LC_ALL", "de_DE.UTF-8", TRUE);
+  env = g_environ_setenv(env, "LOCPATH", locales, TRUE);
+  g_autofree char *json = tmp_path("locale.json");
+  g_autofree char *csv = tmp_path("locale.csv");
+  g_autofree char *trace = tmp_path("locale.trace");
+  g_auto(Result) r = {0};
+  lbsim_env(&r, env, "run", "-q", "scenarios/mlb-teach-16.ini", "--platform",
+            "platforms/hetero-cluster-16.xml", "--balancer", "mlb", "--set", "mlb.sum-flops=0.3",
+            "--json", json, "--csv", csv, "--message-trace", trace, NULL);
+  g_test_message("%s%s", r.out, r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_regex_match_simple("mlb +[0-9]+\\.[0-9]{4} +[0-9]+\\.[0-9]{4} ", r.out, 0, 0));
+  assert_json_file(json);
+  g_autofree char *csv_text = NULL, *trace_text = NULL;
+  g_assert_true(g_file_get_contents(csv, &csv_text, NULL, NULL));
+  g_assert_true(g_regex_match_simple("^mlb(,[-0-9.e+]+){9}(,[-0-9.e+]*)*$", csv_text, G_REGEX_MULTILINE, 0));
+  g_assert_true(g_file_get_contents(trace, &trace_text, NULL, NULL));
+  g_assert_true(
+      g_regex_match_simple("^[0-9]+ X [0-9]+\\.[0-9]+$", trace_text, G_REGEX_MULTILINE, 0));
+}
+
+/* A file name is bytes: where it is not UTF-8 the JSON holds U+FFFD for each
+ * stray byte and stays valid; UTF-8 text passes unchanged. */
+static void
+test_json_utf8(void)
+{
+  g_autofree char *ini = tmp_path("bytes-\xff\xfe.ini");
+  g_assert_true(g_file_set_contents(ini,
+                                    "[scenario]\nplatform = hypercube-16.xml\nranks = 16\n"
+                                    "description = caf\xc3\xa9\n"
+                                    "[workload]\nsize = 64\n[balancers]\nrun = none\n",
+                                    -1, NULL));
+  g_autofree char *json = tmp_path("utf8.json");
+  g_auto(Result) r = {0}, named = {0};
+  lbsim(&r, "run", "-q", ini, "--json", json, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(json, &text, NULL, NULL));
+  g_assert_true(g_utf8_validate(text, -1, NULL));
+  g_assert_nonnull(strstr(text, "\"name\": \"bytes-\\ufffd\\ufffd\""));
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *scenario = json_object_get_object_member(json_node_get_object(root), "scenario");
+  g_assert_true(g_str_has_suffix(json_object_get_string_member(scenario, "file"),
+                                 "/bytes-\xef\xbf\xbd\xef\xbf\xbd.ini"));
+
+  lbsim(&named, "run", "-q", ini, "--set", "scenario.name=\xce\xbb-\"q\"\\", "--json", json, NULL);
+  g_assert_cmpint(named.status, ==, 0);
+  g_autoptr(JsonNode) named_root = load_json(json);
+  scenario = json_object_get_object_member(json_node_get_object(named_root), "scenario");
+  g_assert_cmpstr(json_object_get_string_member(scenario, "name"), ==, "\xce\xbb-\"q\"\\");
 }
 
 /* --set workload.pattern on a file written for another pattern: the file's
@@ -354,6 +689,22 @@ test_traces(void)
   g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
   g_autofree char *count = g_strdup_printf(" messages=%u ", sends);
   g_assert_nonnull(strstr(out, count));
+
+  /* With several balancers each writes FILE.BALANCER, and FILE is not written. */
+  g_autofree char *both = tmp_path("both.trace");
+  g_autofree char *both_messages = tmp_path("both.txt");
+  g_auto(Result) b = {0};
+  lbsim(&b, "run", "-q", "scenarios/mlb-teach-16.ini", "--paje", both, "--message-trace",
+        both_messages, NULL);
+  g_assert_cmpint(b.status, ==, 0);
+  const char *const names[] = {"both.trace.none", "both.trace.mlb", "both.txt.none",
+                               "both.txt.mlb"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *path = tmp_path(names[i]);
+    g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
+  }
+  g_assert_false(g_file_test(both, G_FILE_TEST_EXISTS));
+  g_assert_false(g_file_test(both_messages, G_FILE_TEST_EXISTS));
 }
 
 static void
@@ -434,6 +785,52 @@ test_readme_tables(void)
   }
 }
 
+/* The child side alone: a job file run by `lbsim run-job` gives the typed
+ * result of the same run that `lbsim run` reports. */
+static void
+test_run_job(void)
+{
+  g_autofree char *job = tmp_path("job.ini");
+  g_autofree char *result = tmp_path("job-result.json");
+  g_autofree char *json = tmp_path("job-run.json");
+  g_assert_true(g_file_set_contents(job,
+                                    "[job]\nscenario = scenarios/mlb-teach-16.ini\n"
+                                    "balancer = mlb\nranks = 8\nplatform = platforms/hypercube-8.xml\n"
+                                    "set1 = workload.size=40\nset2 = mlb.desired=even\n",
+                                    -1, NULL));
+  g_auto(Result) r = {0}, run = {0}, bad = {0}, missing = {0};
+  lbsim(&r, "run-job", job, result, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  lbsim(&run, "run", "-q", "scenarios/mlb-teach-16.ini", "--balancer", "mlb", "--ranks", "8",
+        "--platform", "platforms/hypercube-8.xml", "--set", "workload.size=40", "--set",
+        "mlb.desired=even", "--json", json, NULL);
+  g_assert_cmpint(run.status, ==, 0);
+  g_autoptr(JsonNode) typed = load_json(result);
+  g_autoptr(JsonNode) doc = load_json(json);
+  JsonObject *t = json_node_get_object(typed);
+  JsonObject *d = json_array_get_object_element(
+      json_object_get_array_member(json_node_get_object(doc), "runs"), 0);
+  g_assert_cmpstr(json_object_get_string_member(t, "balancer"), ==, "mlb");
+  g_assert_cmpint(json_object_get_int_member(t, "ranks"), ==, 8);
+  JsonObject *params = json_object_get_object_member(t, "params");
+  g_assert_cmpstr(json_object_get_string_member(params, "desired"), ==, "even");
+  JsonArray *a = json_object_get_array_member(t, "final_loads");
+  JsonArray *b = json_object_get_array_member(d, "final_loads");
+  g_assert_cmpuint(json_array_get_length(a), ==, 8);
+  for (guint i = 0; i < 8; i++)
+    g_assert_cmpint(json_array_get_int_element(a, i), ==, json_array_get_int_element(b, i));
+  g_assert_cmpint(json_object_get_int_member(t, "simulated_messages"), ==,
+                  json_object_get_int_member(json_object_get_object_member(d, "summary"),
+                                             "simulated_messages"));
+
+  g_assert_true(g_file_set_contents(job, "[job]\nbalancer = mlb\n", -1, NULL));
+  lbsim(&bad, "run-job", job, result, NULL);
+  g_assert_cmpint(bad.status, ==, 2);
+  g_assert_nonnull(strstr(bad.err, "scenario"));
+  lbsim(&missing, "run-job", job, NULL);
+  g_assert_cmpint(missing.status, ==, 2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -441,15 +838,24 @@ main(int argc, char **argv)
   g_test_add_func("/cli/help", test_help);
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/run-json", test_run_json);
+  g_test_add_func("/cli/output-special", test_output_special);
+  g_test_add_func("/cli/output-checks", test_output_checks);
   g_test_add_func("/cli/determinism", test_determinism);
   g_test_add_func("/cli/input-errors", test_input_errors);
-  g_test_add_func("/cli/bad-platform-xml", test_bad_platform_xml);
+  g_test_add_func("/cli/bad-platforms", test_bad_platforms);
+  g_test_add_func("/cli/bad-settings", test_bad_settings);
   g_test_add_func("/cli/explain", test_explain);
   g_test_add_func("/cli/set-pattern", test_set_pattern);
+  g_test_add_func("/cli/json-utf8", test_json_utf8);
+  g_test_add_func("/cli/locale", test_locale);
   g_test_add_func("/cli/no-compute", test_no_compute);
   g_test_add_func("/cli/traces", test_traces);
   g_test_add_func("/cli/check", test_check);
+  g_test_add_func("/cli/run-job", test_run_job);
   add_shipped_scenarios();
   g_test_add_func("/cli/readme-tables", test_readme_tables);
-  return g_test_run();
+  int status = g_test_run();
+  if (tmp_dir != NULL)
+    remove_tree(tmp_dir);
+  return status;
 }

@@ -525,6 +525,16 @@ test_override_sets(Fixture *f, gconstpointer data)
   assert_expect(expect_at(sc, 1), "none", "imbalance_after", LB_EXPECT_LE, 1.2,
                 "none.imbalance-after <= 1.2");
 
+  /* spaces around '=' as in a file */
+  const char *const spaced[] = {"scenario.steps = 4", "mlb.desired =even", "workload.size= 2000",
+                                "expect.mlb.messages = > 0", NULL};
+  LbScenarioOverrides ov2 = {.sets = spaced};
+  g_autoptr(LbScenario) sc2 = load_ok(path, &ov2);
+  g_assert_cmpuint(sc2->nadaptations, ==, 4);
+  g_assert_cmpuint(sc2->work->cells, ==, 2000);
+  g_assert_cmpstr(lb_params_get_string(run_at(sc2, 1)->params, "desired"), ==, "even");
+  assert_expect(expect_at(sc2, 3), "mlb", "messages", LB_EXPECT_GT, 0, "mlb.messages > 0");
+
   /* without sets the file's values stand */
   g_autoptr(LbScenario) plain = load_ok(path, NULL);
   g_assert_cmpint(plain->work->pattern.kind, ==, LB_PATTERN_RANDOM);
@@ -554,6 +564,32 @@ static const ErrorCase error_cases[] = {
     {"syntax/no-group", "ranks = 16\n", .code = LB_SCENARIO_ERROR_PARSE},
     {"syntax/not-a-pair", HEAD "ranks 16\n" RUN_NONE, .code = LB_SCENARIO_ERROR_PARSE,
      .detail = "ranks 16"},
+    {"repeated/key", HEAD "ranks = 8\n" RUN_NONE, .code = LB_SCENARIO_ERROR_PARSE,
+     .group = "scenario", .key = "ranks",
+     .detail = "bad.ini:4: [scenario] ranks: the key is repeated (first on line 3)"},
+    {"repeated/key-spaced", HEAD RUN_NONE "[workload]\nsize=8\n  size   =   9  ; again\n",
+     .code = LB_SCENARIO_ERROR_PARSE, .group = "workload", .key = "size",
+     .detail = ":8: [workload] size: the key is repeated (first on line 7)"},
+    {"repeated/key-in-repeated-group", HEAD RUN_NONE "[scenario]\nsteps = 2\n",
+     .code = LB_SCENARIO_ERROR_PARSE, .group = "scenario",
+     .detail = ":6: [scenario]: the group is repeated (first on line 1)"},
+    {"repeated/group-expect", HEAD RUN_NONE "[expect]\nnone.messages == 0\n[expect]\n",
+     .code = LB_SCENARIO_ERROR_PARSE, .group = "expect",
+     .detail = ":8: [expect]: the group is repeated (first on line 6)"},
+    {"repeated/balancer-group", HEAD "[balancers]\nrun = mlb\n[mlb]\ndesired = even\n[mlb]\n",
+     .code = LB_SCENARIO_ERROR_PARSE, .group = "mlb", .detail = "the group is repeated"},
+    {"locale-key", HEAD "ranks[de] = 8\n" RUN_NONE, .code = LB_SCENARIO_ERROR_PARSE,
+     .group = "scenario", .key = "ranks[de]",
+     .detail = ":4: [scenario] ranks[de]: localized keys (KEY[LOCALE]) are not supported"},
+    {"locale-key/new", HEAD "name[fr] = essai\n" RUN_NONE, .code = LB_SCENARIO_ERROR_PARSE,
+     .group = "scenario", .key = "name[fr]", .detail = "localized keys"},
+    {"utf8/name", HEAD "name = caf\xe9\n" RUN_NONE, .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "scenario", .key = "name", .detail = "not valid UTF-8"},
+    {"utf8/description", HEAD "description = \xff\xfe\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "description",
+     .detail = "not valid UTF-8"},
+    {"utf8/set", HEAD RUN_NONE, .set = "scenario.name=a\xc3", .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "scenario", .key = "name", .detail = "not valid UTF-8"},
     {"unknown-group", HEAD RUN_NONE "[workloads]\nsize = 3\n",
      .code = LB_SCENARIO_ERROR_UNKNOWN_GROUP, .group = "workloads", .detail = "unknown group"},
     {"unknown-group/balancer", HEAD RUN_NONE "[lbd]\ntolerance = 0.05\n",
@@ -804,6 +840,19 @@ static const ErrorCase error_cases[] = {
      .detail = "--set .ranks=4:"},
     {"set/no-key", HEAD RUN_NONE, .set = "scenario.=4", .code = LB_SCENARIO_ERROR_INVALID,
      .detail = "--set scenario.=4:"},
+    {"set/bare-word", HEAD RUN_NONE, .set = "ranks", .code = LB_SCENARIO_ERROR_INVALID,
+     .detail = "--set ranks: expected GROUP.KEY=VALUE"},
+    {"set/space-after-dot", HEAD RUN_NONE, .set = "scenario. ranks=8",
+     .code = LB_SCENARIO_ERROR_INVALID,
+     .detail = "--set scenario. ranks=8: expected GROUP.KEY=VALUE"},
+    {"set/space-in-key", HEAD RUN_NONE, .set = "scenario.ra nks=8",
+     .code = LB_SCENARIO_ERROR_INVALID, .detail = "letters, digits, '-' and '_'"},
+    {"set/brackets", HEAD RUN_NONE, .set = "[scenario].ranks=8", .code = LB_SCENARIO_ERROR_INVALID,
+     .detail = "--set [scenario].ranks=8: expected GROUP.KEY=VALUE"},
+    {"set/locale-key", HEAD RUN_NONE, .set = "scenario.ranks[de]=8",
+     .code = LB_SCENARIO_ERROR_INVALID, .detail = "--set scenario.ranks[de]=8: expected"},
+    {"set/dot-in-key", HEAD RUN_NONE, .set = "scenario.ranks.x=8",
+     .code = LB_SCENARIO_ERROR_INVALID, .detail = "expected GROUP.KEY=VALUE"},
     {"set/bad-value", HEAD RUN_NONE, .set = "scenario.steps=many",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "steps",
      .detail = "'many' is not an integer"},
@@ -830,7 +879,7 @@ test_error(Fixture *f, gconstpointer data)
     g_autofree char *where = c->key != NULL ? g_strdup_printf(": [%s] %s: ", c->group, c->key)
                                             : g_strdup_printf(": [%s]: ", c->group);
     g_assert_nonnull(strstr(error->message, where));
-  } else if (c->code != LB_SCENARIO_ERROR_PARSE) {
+  } else if (c->code != LB_SCENARIO_ERROR_PARSE && (c->set == NULL || !strchr(c->set, '['))) {
     g_assert_null(strstr(error->message, "[")); /* no group to name */
   }
   if (c->detail != NULL)

@@ -25,7 +25,9 @@ typedef struct {
   gboolean verbose;         /* SimGrid and balancer logs on stderr */
   gboolean progress;        /* adaptation steps on stderr */
   const char *stage_file;   /* where the stage reached is written, or NULL:
-                               SimGrid aborts the process on a bad platform */
+                               SimGrid aborts the process on a bad setting or
+                               platform; its messages until the simulation
+                               starts go to STAGE_FILE.log */
 } LbRunOptions;
 
 typedef struct {

@@ -9,12 +9,14 @@
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
 
+/* The built-in example: 3 elements per rank (24 on the default 8 ranks),
+ * on the shipped hypercube that fits the ranks. */
 static const char small_case[] = "[scenario]\n"
                                  "name = explain\n"
-                                 "platform = hypercube-8.xml\n"
-                                 "ranks = 8\n"
+                                 "platform = %s\n"
+                                 "ranks = %u\n"
                                  "[workload]\n"
-                                 "size = 24\n"
+                                 "size = %u\n"
                                  "pattern = step\n"
                                  "high = 9\n"
                                  "low = 1\n"
@@ -22,6 +24,59 @@ static const char small_case[] = "[scenario]\n"
                                  "drift = 0\n"
                                  "[balancers]\n"
                                  "run = none\n";
+
+#define BUILTIN "the built-in example"
+#define LARGEST_HYPERCUBE 16384
+
+static LbScenario *
+load_text(const char *text, const LbScenarioOverrides *ov, GError **error)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-explain-XXXXXX", error);
+  if (dir == NULL)
+    return NULL;
+  g_autofree char *path = g_build_filename(dir, "explain.ini", NULL);
+  g_autoptr(GError) local = NULL;
+  LbScenario *sc = NULL;
+  if (g_file_set_contents(path, text, -1, &local))
+    sc = lb_scenario_load(path, ov, &local);
+  g_unlink(path);
+  g_rmdir(dir);
+  if (sc != NULL)
+    return sc;
+  /* the user never saw the temporary file: name the example instead */
+  gboolean named = g_str_has_prefix(local->message, path);
+  g_set_error(error, local->domain, local->code, BUILTIN "%s%s", named ? "" : ": ",
+              local->message + (named ? strlen(path) : 0));
+  return NULL;
+}
+
+/* --ranks or --set scenario.ranks may change the ranks, and with them the
+ * platform and the size: the second load has them right. */
+static LbScenario *
+load_builtin(const LbScenarioOverrides *ov, GError **error)
+{
+  g_autofree char *platforms = g_canonicalize_filename(lb_platform_dir(), NULL);
+  guint ranks = ov->ranks > 0 ? (guint)ov->ranks : 8;
+  for (guint pass = 0; pass < 2; pass++) {
+    guint hosts = 2;
+    while (hosts < ranks && hosts < LARGEST_HYPERCUBE)
+      hosts *= 2;
+    g_autofree char *name = g_strdup_printf("hypercube-%u.xml", hosts);
+    g_autofree char *platform = g_build_filename(platforms, name, NULL);
+    g_autofree char *text = g_strdup_printf(small_case, platform, ranks, 3 * ranks);
+    g_autoptr(LbScenario) sc = load_text(text, ov, error);
+    if (sc == NULL)
+      return NULL;
+    if (sc->ranks == ranks) {
+      g_free(sc->file);
+      sc->file = g_strdup(BUILTIN);
+      return g_steal_pointer(&sc);
+    }
+    ranks = sc->ranks;
+  }
+  g_assert_not_reached();
+}
+
 
 /* The units every rank starts with, in the balancer's starting
  * distribution, and their loads at the first adaptation step. */
@@ -88,10 +143,10 @@ print_story(const LbRunResult *run)
 int
 lb_cli_explain(int argc, char **argv)
 {
-  gint ranks = 0;
+  g_autofree char *ranks_text = NULL;
   g_auto(GStrv) sets = NULL;
   GOptionEntry entries[] = {
-    {"ranks", 'p', 0, G_OPTION_ARG_INT, &ranks, "Override [scenario] ranks", "N"},
+    {"ranks", 'p', 0, G_OPTION_ARG_STRING, &ranks_text, "Override [scenario] ranks", "N"},
     {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a key (repeatable)",
      "GROUP.KEY=VALUE"},
     {NULL},
@@ -99,9 +154,10 @@ lb_cli_explain(int argc, char **argv)
   g_autoptr(GOptionContext) ctx = g_option_context_new("BALANCER [SCENARIO.ini]");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(ctx,
-                               "Runs one balancer on a small case (8 ranks, 24 elements unless a "
-                               "scenario is given)\nand narrates every phase: the loads, the "
-                               "messages, the schedule.");
+                               "Runs one balancer on a small case (unless a scenario is given: "
+                               "8 ranks or --ranks,\n3 elements per rank, on the hypercube that "
+                               "fits) and narrates every phase:\nthe loads, the messages, the "
+                               "schedule.");
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
     g_printerr("lbsim: %s\n", error->message);
@@ -111,25 +167,14 @@ lb_cli_explain(int argc, char **argv)
     g_printerr("lbsim: explain needs a balancer name and at most one scenario\n");
     return 2;
   }
-  g_autofree char *dir = NULL;
-  g_autofree char *path = NULL;
-  if (argc == 3) {
-    path = g_strdup(argv[2]);
-  } else {
-    dir = g_dir_make_tmp("lbsim-explain-XXXXXX", &error);
-    if (dir == NULL) {
-      g_printerr("lbsim: %s\n", error->message);
-      return 1;
-    }
-    path = g_build_filename(dir, "explain.ini", NULL);
-    g_file_set_contents(path, small_case, -1, NULL);
+  guint ranks = 0;
+  if (ranks_text != NULL && !lb_runner_parse_count("--ranks", ranks_text, &ranks, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return 2;
   }
-  LbScenarioOverrides ov = {ranks, NULL, argv[1], (const char *const *)sets};
-  g_autoptr(LbScenario) sc = lb_scenario_load(path, &ov, &error);
-  if (sc == NULL && dir != NULL) {
-    g_unlink(path);
-    g_rmdir(dir);
-  }
+  LbScenarioOverrides ov = {(gint)ranks, NULL, argv[1], (const char *const *)sets};
+  g_autoptr(LbScenario) sc =
+      argc == 3 ? lb_scenario_load(argv[2], &ov, &error) : load_builtin(&ov, &error);
   if (sc == NULL) {
     g_printerr("lbsim: %s\n", error->message);
     return 2;
@@ -142,12 +187,7 @@ lb_cli_explain(int argc, char **argv)
   LbRunnerOptions ro = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE, .narrate = TRUE}};
   g_autoptr(GPtrArray) results = NULL;
   int code = 0;
-  gboolean ok = lb_runner_run(sc, &ov, &ro, &results, &code, &error);
-  if (dir != NULL) {
-    g_unlink(path);
-    g_rmdir(dir);
-  }
-  if (!ok) {
+  if (!lb_runner_run(sc, &ov, &ro, &results, &code, &error)) {
     g_printerr("lbsim: %s\n", error->message);
     return code;
   }

@@ -33,19 +33,45 @@ lb_job_free(LbJob *job)
   g_free(job);
 }
 
+/* Key files hold UTF-8; a path is bytes. Text that is not UTF-8 goes under
+ * KEY-bytes, with C escapes (\377) for the bytes. */
+static void
+set_text(GKeyFile *kf, const char *key, const char *value)
+{
+  if (g_utf8_validate(value, -1, NULL)) {
+    g_key_file_set_string(kf, GROUP, key, value);
+    return;
+  }
+  g_autofree char *escaped = g_strescape(value, NULL);
+  g_autofree char *name = g_strdup_printf("%s-bytes", key);
+  g_key_file_set_string(kf, GROUP, name, escaped);
+}
+
+static char *
+get_text(GKeyFile *kf, const char *key, GError **error)
+{
+  g_autofree char *name = g_strdup_printf("%s-bytes", key);
+  if (g_key_file_has_key(kf, GROUP, name, NULL)) {
+    g_autofree char *escaped = g_key_file_get_string(kf, GROUP, name, error);
+    return escaped != NULL ? g_strcompress(escaped) : NULL;
+  }
+  return g_key_file_get_string(kf, GROUP, key, error);
+}
+
 char *
 lb_job_to_data(const LbJob *job)
 {
   g_autoptr(GKeyFile) kf = g_key_file_new();
-  g_key_file_set_string(kf, GROUP, "scenario", job->scenario);
-  g_key_file_set_string(kf, GROUP, "balancer", job->balancer);
+  set_text(kf, "scenario", job->scenario);
+  set_text(kf, "balancer", job->balancer);
   if (job->ranks > 0)
     g_key_file_set_integer(kf, GROUP, "ranks", job->ranks);
   if (job->platform != NULL)
-    g_key_file_set_string(kf, GROUP, "platform", job->platform);
-  if (job->sets != NULL && job->sets[0] != NULL)
-    g_key_file_set_string_list(kf, GROUP, "set", (const char *const *)job->sets,
-                               g_strv_length(job->sets));
+    set_text(kf, "platform", job->platform);
+  for (guint i = 0; job->sets != NULL && job->sets[i] != NULL; i++) {
+    g_autofree char *key = g_strdup_printf("set%u", i + 1);
+    set_text(kf, key, job->sets[i]);
+  }
   return g_key_file_to_data(kf, NULL, NULL);
 }
 
@@ -56,10 +82,10 @@ lb_job_from_data(const char *data, GError **error)
   if (!g_key_file_load_from_data(kf, data, (gsize)-1, G_KEY_FILE_NONE, error))
     return NULL;
   g_autoptr(LbJob) job = g_new0(LbJob, 1);
-  job->scenario = g_key_file_get_string(kf, GROUP, "scenario", error);
+  job->scenario = get_text(kf, "scenario", error);
   if (job->scenario == NULL)
     return NULL;
-  job->balancer = g_key_file_get_string(kf, GROUP, "balancer", error);
+  job->balancer = get_text(kf, "balancer", error);
   if (job->balancer == NULL)
     return NULL;
   if (g_key_file_has_key(kf, GROUP, "ranks", NULL)) {
@@ -71,8 +97,27 @@ lb_job_from_data(const char *data, GError **error)
       return NULL;
     }
   }
-  job->platform = g_key_file_get_string(kf, GROUP, "platform", NULL);
-  job->sets = g_key_file_get_string_list(kf, GROUP, "set", NULL, NULL);
+  if (g_key_file_has_key(kf, GROUP, "platform", NULL) ||
+      g_key_file_has_key(kf, GROUP, "platform-bytes", NULL)) {
+    job->platform = get_text(kf, "platform", error);
+    if (job->platform == NULL)
+      return NULL;
+  }
+  g_autoptr(GPtrArray) sets = g_ptr_array_new();
+  for (guint i = 1;; i++) {
+    g_autofree char *key = g_strdup_printf("set%u", i);
+    g_autofree char *bytes = g_strdup_printf("set%u-bytes", i);
+    if (!g_key_file_has_key(kf, GROUP, key, NULL) && !g_key_file_has_key(kf, GROUP, bytes, NULL))
+      break;
+    char *value = get_text(kf, key, error);
+    if (value == NULL)
+      return NULL;
+    g_ptr_array_add(sets, value);
+  }
+  if (sets->len > 0) {
+    g_ptr_array_add(sets, NULL);
+    job->sets = (char **)g_ptr_array_free(g_steal_pointer(&sets), FALSE);
+  }
   return g_steal_pointer(&job);
 }
 
@@ -85,15 +130,20 @@ lb_job_load(const LbJob *job, GError **error)
 }
 
 int
-lb_job_execute(const LbJob *job, const LbRunOptions *options, const char *result_path,
-               const char *error_path)
+lb_job_execute(const LbJob *job, const LbScenario *loaded, guint index,
+               const LbRunOptions *options, const char *result_path, const char *error_path)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(LbScenario) sc = lb_job_load(job, &error);
+  g_autoptr(LbScenario) own = loaded == NULL ? lb_job_load(job, &error) : NULL;
+  const LbScenario *sc = loaded != NULL ? loaded : own;
+  if (loaded == NULL)
+    index = 0;
   int code = 2;
   g_autoptr(LbRunResult) result = NULL;
   if (sc != NULL) {
-    result = lb_run_simulate(sc, 0, options, &error);
+    g_assert(g_strcmp0(((LbBalancerRun *)sc->runs->pdata[index])->balancer->name,
+                       job->balancer) == 0);
+    result = lb_run_simulate(sc, index, options, &error);
     if (result == NULL)
       code = g_error_matches(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3 : 2;
   }

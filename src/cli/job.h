@@ -19,7 +19,9 @@ LbJob *lb_job_new(const char *scenario, const LbScenarioOverrides *overrides,
 void lb_job_free(LbJob *job);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbJob, lb_job_free)
 
-/* A job as a GLib key file ([job] scenario, ranks, platform, balancer, set). */
+/* A job as a GLib key file: [job] scenario, balancer, and optionally ranks,
+ * platform, set1, set2, ... (one GROUP.KEY=VALUE each); text that is not
+ * UTF-8 goes under KEY-bytes with C escapes. */
 char *lb_job_to_data(const LbJob *job);
 LbJob *lb_job_from_data(const char *data, GError **error);
 
@@ -27,8 +29,10 @@ LbJob *lb_job_from_data(const char *data, GError **error);
  * balancer. */
 LbScenario *lb_job_load(const LbJob *job, GError **error);
 
-/* The child side: loads the job, simulates it, and writes the typed result
- * to result_path (or the error text to error_path). Returns the exit code:
- * 0, 2 input, 3 invariant, 1 anything else. */
-int lb_job_execute(const LbJob *job, const LbRunOptions *options, const char *result_path,
-                   const char *error_path);
+/* The child side: simulates the job and writes the typed result to
+ * result_path (or the error text to error_path, NULL: stderr). loaded is the
+ * job's scenario when the caller has it already (a forked child), else NULL:
+ * the job is loaded here. Returns the exit code: 0, 2 input, 3 invariant,
+ * 1 anything else. */
+int lb_job_execute(const LbJob *job, const LbScenario *loaded, guint index,
+                   const LbRunOptions *options, const char *result_path, const char *error_path);

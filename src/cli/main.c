@@ -1,6 +1,12 @@
 /* lbsim: run load balancers on modeled machines and compare them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/explain.h"
@@ -30,14 +36,14 @@ static const char usage_text[] =
     "Options: --help, --version. See README.md for scenario files and the JSON format.\n";
 
 typedef struct {
-  gint ranks;
+  char *ranks;
   char *platform;
   char *balancer;
   char **sets;
   char *json;
   char *csv;
   gboolean detail;
-  gint jobs;
+  char *jobs;
   gboolean quiet;
   gboolean no_fork;
   char *message_trace;
@@ -50,8 +56,10 @@ typedef struct {
 static void
 run_args_clear(RunArgs *a)
 {
+  g_free(a->ranks);
   g_free(a->platform);
   g_free(a->balancer);
+  g_free(a->jobs);
   g_strfreev(a->sets);
   g_free(a->json);
   g_free(a->csv);
@@ -67,7 +75,7 @@ static GOptionContext *
 run_context(const char *command, RunArgs *a)
 {
   GOptionEntry entries[] = {
-    {"ranks", 'p', 0, G_OPTION_ARG_INT, &a->ranks, "Override [scenario] ranks", "N"},
+    {"ranks", 'p', 0, G_OPTION_ARG_STRING, &a->ranks, "Override [scenario] ranks", "N"},
     {"platform", 0, 0, G_OPTION_ARG_FILENAME, &a->platform,
      "Override [scenario] platform (relative to the working directory, then platforms/)", "XML"},
     {"balancer", 'b', 0, G_OPTION_ARG_STRING, &a->balancer,
@@ -78,15 +86,15 @@ run_context(const char *command, RunArgs *a)
     {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a->csv, "Write the summary table as CSV", "FILE"},
     {"detail", 'd', 0, G_OPTION_ARG_NONE, &a->detail,
      "Keep the schedule (every transfer) in the JSON", NULL},
-    {"jobs", 'j', 0, G_OPTION_ARG_INT, &a->jobs,
+    {"jobs", 'j', 0, G_OPTION_ARG_STRING, &a->jobs,
      "Simulations at once (default: the number of processors)", "N"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress on stderr", NULL},
     {"no-fork", 0, 0, G_OPTION_ARG_NONE, &a->no_fork,
      "Simulate in this process (one balancer only): for gdb, valgrind, perf", NULL},
     {"message-trace", 0, 0, G_OPTION_ARG_FILENAME, &a->message_trace,
-     "Write the message pattern for tools/bench (one file per balancer)", "FILE"},
-    {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje, "Write a Paje trace of the simulation",
-     "FILE"},
+     "Write the message pattern for tools/bench (several balancers: FILE.BALANCER each)", "FILE"},
+    {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje,
+     "Write SimGrid's Paje trace (several balancers: FILE.BALANCER each)", "FILE"},
     {"cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg, "Pass a SimGrid --cfg setting",
      "KEY:VALUE"},
     {"log", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->log,
@@ -109,13 +117,156 @@ run_context(const char *command, RunArgs *a)
 }
 
 static gboolean
-write_atomically(const char *path, const char *text, GError **error)
+io_error(GError **error, const char *path, int errsv)
+{
+  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv), "cannot write %s: %s", path,
+              g_strerror(errsv));
+  return FALSE;
+}
+
+static gboolean
+write_all(int fd, const char *text)
+{
+  gsize left = strlen(text);
+  while (left > 0) {
+    ssize_t n = write(fd, text, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return FALSE;
+    text += n;
+    left -= (gsize)n;
+  }
+  return TRUE;
+}
+
+static gboolean
+write_in_place(const char *path, const char *text, GError **error)
+{
+  int fd = g_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return io_error(error, path, errno);
+  gboolean ok = write_all(fd, text);
+  int errsv = errno;
+  if (close(fd) != 0 && ok) {
+    ok = FALSE;
+    errsv = errno;
+  }
+  return ok || io_error(error, path, errsv);
+}
+
+/* A temporary file next to target, renamed over it: readers see the old
+ * file or the new one, never half of one. */
+static gboolean
+replace_file(const char *path, const char *target, const char *text, GError **error)
+{
+  g_autofree char *tmp = g_strdup_printf("%s.XXXXXX", target);
+  int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return io_error(error, path, errno);
+  gboolean ok = write_all(fd, text) && fsync(fd) == 0;
+  int errsv = errno;
+  if (close(fd) != 0 && ok) {
+    ok = FALSE;
+    errsv = errno;
+  }
+  if (ok && g_rename(tmp, target) != 0) {
+    ok = FALSE;
+    errsv = errno;
+  }
+  if (!ok)
+    g_unlink(tmp);
+  return ok || io_error(error, path, errsv);
+}
+
+/* "-" is stdout. A regular file, or the one a symlink points to, is
+ * replaced atomically; anything else (a FIFO, /dev/null, a dangling
+ * symlink) is written in place, never replaced. */
+static gboolean
+write_output(const char *path, const char *text, GError **error)
 {
   if (strcmp(path, "-") == 0) {
-    fputs(text, stdout);
+    if (fputs(text, stdout) < 0 || fflush(stdout) != 0)
+      return io_error(error, "stdout", errno);
     return TRUE;
   }
-  return g_file_set_contents(path, text, -1, error);
+  GStatBuf st;
+  if (g_stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+    g_autofree char *target = realpath(path, NULL);
+    return replace_file(path, target != NULL ? target : path, text, error);
+  }
+  if (g_lstat(path, &st) != 0 && errno == ENOENT)
+    return replace_file(path, path, text, error);
+  return write_in_place(path, text, error);
+}
+
+/* Before anything runs: can path be written? With replace (--json, --csv)
+ * a regular file is replaced through its folder, otherwise it is opened. */
+static gboolean
+check_output(const char *option, const char *path, gboolean replace, GError **error)
+{
+  if (replace && strcmp(path, "-") == 0)
+    return TRUE;
+  GStatBuf st;
+  int errsv = 0;
+  if (*path == '\0') {
+    errsv = ENOENT;
+  } else if (g_stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      errsv = EISDIR;
+    } else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "%s %s: not a regular file, a FIFO or a character device", option, path);
+      return FALSE;
+    } else if (S_ISREG(st.st_mode) && replace) {
+      g_autofree char *target = realpath(path, NULL);
+      g_autofree char *dir = g_path_get_dirname(target != NULL ? target : path);
+      if (g_access(dir, W_OK | X_OK) != 0)
+        errsv = errno;
+    } else if (g_access(path, W_OK) != 0) {
+      errsv = errno;
+    }
+  } else if (errno == ENOENT) {
+    g_autofree char *dir = g_path_get_dirname(path);
+    if (g_access(dir, W_OK | X_OK) != 0)
+      errsv = errno;
+  } else {
+    errsv = errno;
+  }
+  if (errsv == 0)
+    return TRUE;
+  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv), "%s %s: cannot write: %s",
+              option, path, g_strerror(errsv));
+  return FALSE;
+}
+
+/* Every file the run will write, checked before it starts: a bad path is
+ * bad input, not an hour of simulation thrown away. */
+static gboolean
+check_outputs(const RunArgs *a, const LbScenario *sc, GError **error)
+{
+  if (a->json != NULL && a->csv != NULL && strcmp(a->json, a->csv) == 0) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "--json and --csv both write to %s: give them different files",
+                strcmp(a->json, "-") == 0 ? "stdout" : a->json);
+    return FALSE;
+  }
+  if ((a->json != NULL && !check_output("--json", a->json, TRUE, error)) ||
+      (a->csv != NULL && !check_output("--csv", a->csv, TRUE, error)))
+    return FALSE;
+  const char *const traces[][2] = {{"--paje", a->paje}, {"--message-trace", a->message_trace}};
+  for (guint t = 0; t < G_N_ELEMENTS(traces); t++) {
+    if (traces[t][1] == NULL)
+      continue;
+    for (guint i = 0; i < sc->runs->len; i++) {
+      const LbBalancerRun *run = sc->runs->pdata[i];
+      g_autofree char *name =
+          lb_runner_trace_name(traces[t][1], run->balancer->name, sc->runs->len);
+      if (!check_output(traces[t][0], name, FALSE, error))
+        return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 static void
@@ -167,11 +318,13 @@ cmd_run(int argc, char **argv, gboolean check)
                check ? "check" : "run", check ? "check" : "run");
     return EXIT_INPUT;
   }
-  if (a.ranks < 0 || a.jobs < 0) {
-    g_printerr("lbsim: --ranks and --jobs take positive numbers\n");
+  guint ranks = 0, jobs = 0;
+  if ((a.ranks != NULL && !lb_runner_parse_count("--ranks", a.ranks, &ranks, &error)) ||
+      (a.jobs != NULL && !lb_runner_parse_count("--jobs", a.jobs, &jobs, &error))) {
+    print_error(error);
     return EXIT_INPUT;
   }
-  LbScenarioOverrides ov = {a.ranks, a.platform, a.balancer, (const char *const *)a.sets};
+  LbScenarioOverrides ov = {(gint)ranks, a.platform, a.balancer, (const char *const *)a.sets};
   g_autoptr(LbScenario) sc = lb_scenario_load(argv[1], &ov, &error);
   if (sc == NULL) {
     print_error(error);
@@ -182,9 +335,13 @@ cmd_run(int argc, char **argv, gboolean check)
     g_printerr("lbsim: --no-fork runs one balancer: add --balancer NAME\n");
     return EXIT_INPUT;
   }
+  if (!check_outputs(&a, sc, &error)) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
   LbRunnerOptions ro = {0};
   ro.in_process = a.no_fork;
-  ro.jobs = a.jobs > 0 ? (guint)a.jobs : (guint)g_get_num_processors();
+  ro.jobs = jobs > 0 ? jobs : (guint)g_get_num_processors();
   ro.quiet = a.quiet;
   ro.run.detail = a.detail;
   ro.run.message_trace = a.message_trace;
@@ -202,14 +359,14 @@ cmd_run(int argc, char **argv, gboolean check)
 
   if (a.json != NULL) {
     g_autofree char *doc = lb_report_document(sc, runs);
-    if (!write_atomically(a.json, doc, &error)) {
+    if (!write_output(a.json, doc, &error)) {
       print_error(error);
       return 1;
     }
   }
   if (a.csv != NULL) {
     g_autofree char *csv = lb_report_csv(runs);
-    if (!write_atomically(a.csv, csv, &error)) {
+    if (!write_output(a.csv, csv, &error)) {
       print_error(error);
       return 1;
     }
@@ -366,12 +523,17 @@ cmd_run_job(int argc, char **argv)
     return EXIT_INPUT;
   }
   LbRunOptions options = {0};
-  return lb_job_execute(job, &options, argv[2], NULL);
+  return lb_job_execute(job, NULL, 0, &options, argv[2], NULL);
 }
 
 int
 main(int argc, char **argv)
 {
+  /* Messages in the user's language and charset; numbers always with '.':
+   * SimGrid reads "1.5Gf" with strtod, and the table, the message trace and
+   * SimGrid's Paje trace are printed with printf. */
+  setlocale(LC_ALL, "");
+  setlocale(LC_NUMERIC, "C");
   if (argc < 2) {
     g_printerr("%s", usage_text);
     return EXIT_INPUT;

@@ -4,45 +4,115 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/job.h"
+#include "core/platform-check.h"
 #include "report/report.h"
 
-static char *
-trace_name(const char *base, const char *balancer, guint runs)
+char *
+lb_runner_trace_name(const char *base, const char *balancer, guint runs)
 {
   if (base == NULL || runs == 1)
     return g_strdup(base);
   return g_strdup_printf("%s.%s", base, balancer);
 }
 
-/* The child side of one job: its own traces, then the job's result. */
+gboolean
+lb_runner_parse_count(const char *option, const char *text, guint *value, GError **error)
+{
+  guint64 v = 0;
+  if (!g_ascii_string_to_unsigned(text, 10, 1, G_MAXINT, &v, NULL)) {
+    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
+                "%s '%s': expected a whole number from 1 to %d", option, text, G_MAXINT);
+    return FALSE;
+  }
+  *value = (guint)v;
+  return TRUE;
+}
+
+
+/* The child side of one job: its own traces, then the job's result. The
+ * child has the scenario already; the job's written form is left in dir
+ * for `lbsim run-job`. */
 G_GNUC_NORETURN static void
-child_main(const LbJob *job, guint index, guint runs, const LbRunnerOptions *options,
-           const char *dir)
+child_main(const LbScenario *sc, const LbJob *job, guint index, guint runs,
+           const LbRunnerOptions *options, const char *dir)
 {
   LbRunOptions run_options = options->run;
-  g_autofree char *trace = trace_name(options->run.message_trace, job->balancer, runs);
-  g_autofree char *paje = trace_name(options->run.paje_trace, job->balancer, runs);
+  g_autofree char *trace =
+      lb_runner_trace_name(options->run.message_trace, job->balancer, runs);
+  g_autofree char *paje = lb_runner_trace_name(options->run.paje_trace, job->balancer, runs);
   g_autofree char *stage = g_strdup_printf("%s/run-%u.stage", dir, index);
   g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, index);
   g_autofree char *err = g_strdup_printf("%s/run-%u.err", dir, index);
   run_options.message_trace = trace;
   run_options.paje_trace = paje;
   run_options.stage_file = stage;
-  int code = lb_job_execute(job, &run_options, out, err);
+  int code = lb_job_execute(job, sc, index, &run_options, out, err);
   fflush(NULL);
   _exit(code);
 }
 
-static gboolean
-died_loading_platform(const char *dir, guint index)
+/* SimGrid's words from the log of a child it aborted: the first critical
+ * line (else the first error), without its prefixes. */
+static char *
+simgrid_message(const char *dir, guint index)
+{
+  g_autofree char *path = g_strdup_printf("%s/run-%u.stage.log", dir, index);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return NULL;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  static const char *const levels[] = {"CRITICAL] ", "ERROR] "};
+  for (guint l = 0; l < G_N_ELEMENTS(levels); l++) {
+    for (guint i = 0; lines[i] != NULL; i++) {
+      const char *m = strstr(lines[i], levels[l]);
+      if (m == NULL)
+        continue;
+      m += strlen(levels[l]);
+      if (g_str_has_prefix(m, "Uncaught exception ") && strstr(m, ": ") != NULL)
+        m = strstr(m, ": ") + 2;
+      return g_strdup(m);
+    }
+  }
+  return NULL;
+}
+
+/* The error of a child that died before it could report one: an input
+ * error if SimGrid aborted it while reading the settings or the platform. */
+static char *
+stage_failure(const LbScenario *sc, const LbRunnerOptions *options, const char *dir, guint index,
+              int status)
 {
   g_autofree char *path = g_strdup_printf("%s/run-%u.stage", dir, index);
   g_autofree char *stage = NULL;
-  return g_file_get_contents(path, &stage, NULL, NULL) && g_strcmp0(stage, "platform") == 0;
+  if (!g_file_get_contents(path, &stage, NULL, NULL))
+    return NULL;
+  g_autofree char *said = simgrid_message(dir, index);
+  if (said == NULL)
+    said = WIFSIGNALED(status) ? g_strdup_printf("it crashed (signal %d: %s)", WTERMSIG(status),
+                                                 g_strsignal(WTERMSIG(status)))
+                               : g_strdup_printf("it failed (exit status %d)", WEXITSTATUS(status));
+  if (strcmp(stage, "settings") == 0) {
+    g_autoptr(GString) given = g_string_new(NULL);
+    for (guint i = 0; options->run.cfg != NULL && options->run.cfg[i] != NULL; i++)
+      g_string_append_printf(given, "%s--cfg %s", given->len ? ", " : "", options->run.cfg[i]);
+    for (guint i = 0; options->run.log != NULL && options->run.log[i] != NULL; i++)
+      g_string_append_printf(given, "%s--log %s", given->len ? ", " : "", options->run.log[i]);
+    return g_strdup_printf("SimGrid rejects %s: %s", given->len ? given->str : "its settings",
+                           said);
+  }
+  if (strcmp(stage, "platform") == 0)
+    return g_strdup_printf("%s: [scenario] platform: SimGrid could not load %s: %s", sc->file,
+                           sc->platform, said);
+  if (strcmp(stage, "routes") == 0)
+    return g_strdup_printf("%s: [scenario] platform: %s: SimGrid failed looking up the routes "
+                           "between the ranks' hosts: %s",
+                           sc->file, sc->platform, said);
+  return NULL;
 }
 
 static void
@@ -57,13 +127,16 @@ remove_dir(const char *dir)
   g_rmdir(dir);
 }
 
+/* A run's job, through its written form (kept in dir), as a cluster's
+ * would go. */
 static LbJob *
-job_of(const LbScenario *sc, const LbScenarioOverrides *ov, guint index)
+job_of(const LbScenario *sc, const LbScenarioOverrides *ov, guint index, const char *dir)
 {
   const LbBalancerRun *brun = sc->runs->pdata[index];
-  /* the job goes through its written form, as a cluster's would */
   g_autoptr(LbJob) job = lb_job_new(sc->file, ov, brun->balancer->name);
   g_autofree char *data = lb_job_to_data(job);
+  g_autofree char *path = g_strdup_printf("%s/run-%u.job", dir, index);
+  g_file_set_contents(path, data, -1, NULL);
   LbJob *back = lb_job_from_data(data, NULL);
   g_assert(back != NULL);
   return back;
@@ -75,6 +148,10 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
 {
   guint n = sc->runs->len;
   guint jobs = MAX(options->jobs, 1);
+  if (!lb_platform_check_xml(sc, error)) {
+    *exit_code = 2;
+    return FALSE;
+  }
   if (options->in_process) {
     g_return_val_if_fail(n == 1, FALSE);
     LbRunResult *result = lb_run_simulate(sc, 0, &options->run, error);
@@ -108,8 +185,8 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
         break;
       }
       if (pid == 0) {
-        g_autoptr(LbJob) job = job_of(sc, ov, next);
-        child_main(job, next, n, options, dir);
+        g_autoptr(LbJob) job = job_of(sc, ov, next, dir);
+        child_main(sc, job, next, n, options, dir);
       }
       pids[next] = pid;
       started[next] = g_get_monotonic_time();
@@ -149,11 +226,9 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
       if (WIFEXITED(status) && g_file_get_contents(err, &text, NULL, NULL)) {
         failure = WEXITSTATUS(status);
         failure_text = g_steal_pointer(&text);
-      } else if (died_loading_platform(dir, index)) {
+      } else if ((text = stage_failure(sc, options, dir, index, status)) != NULL) {
         failure = 2;
-        failure_text = g_strdup_printf("%s: [scenario] platform: SimGrid could not load %s (its "
-                                       "message is above)",
-                                       sc->file, sc->platform);
+        failure_text = g_steal_pointer(&text);
       } else {
         failure = 1;
         failure_text = WIFSIGNALED(status)

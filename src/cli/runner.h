@@ -18,3 +18,11 @@ typedef struct {
 gboolean lb_runner_run(const LbScenario *scenario, const LbScenarioOverrides *overrides,
                        const LbRunnerOptions *options, GPtrArray **results, int *exit_code,
                        GError **error);
+
+/* The file a trace option names for one balancer: base itself when the
+ * scenario runs one balancer, else base.BALANCER. */
+char *lb_runner_trace_name(const char *base, const char *balancer, guint runs);
+
+/* A --ranks or --jobs value: a whole number from 1 to G_MAXINT (0 is not
+ * "the default"). */
+gboolean lb_runner_parse_count(const char *option, const char *text, guint *value, GError **error);

@@ -1,8 +1,10 @@
 /* One simulation: SimGrid set-up, one actor per rank, the adaptation loop
  * (update loads, balance, check, compute) and the gathering of results. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
@@ -13,6 +15,7 @@
 #include <xbt/sysdep.h>
 
 #include "core/core.h"
+#include "core/platform-check.h"
 #include "metrics/metrics.h"
 
 XBT_LOG_NEW_CATEGORY(lb, "lbsim");
@@ -332,6 +335,17 @@ place_ranks(LbCoreRun *run, sg_host_t **placed, char **placement_name, GError **
 {
   const LbScenario *sc = run->scenario;
   size_t nhosts = sg_host_count();
+  if (nhosts == 0) {
+    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT, "%s: [scenario] platform: %s has no host",
+                sc->file, sc->platform);
+    return FALSE;
+  }
+  if (nhosts < sc->ranks) {
+    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
+                "%s: [scenario] ranks: %u ranks need %u hosts, but platform %s has %zu", sc->file,
+                sc->ranks, sc->ranks, sc->platform, nhosts);
+    return FALSE;
+  }
   sg_host_t *hosts = sg_host_list();
   qsort(hosts, nhosts, sizeof(sg_host_t), natural_host_cmp);
 
@@ -339,13 +353,6 @@ place_ranks(LbCoreRun *run, sg_host_t **placed, char **placement_name, GError **
   if (placement == LB_PLACEMENT_AUTO) {
     const char *topology = platform_topology();
     placement = g_strcmp0(topology, "hypercube") == 0 ? LB_PLACEMENT_GRAY : LB_PLACEMENT_LINEAR;
-  }
-  if (nhosts < sc->ranks) {
-    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
-                "%s: [scenario] ranks: %u ranks need %u hosts, but platform %s has %zu", sc->file,
-                sc->ranks, sc->ranks, sc->platform, nhosts);
-    xbt_free(hosts);
-    return FALSE;
   }
   guint needed = sc->ranks;
   if (placement == LB_PLACEMENT_GRAY) {
@@ -368,6 +375,48 @@ place_ranks(LbCoreRun *run, sg_host_t **placed, char **placement_name, GError **
   *placed = out;
   *placement_name = g_strdup(placement == LB_PLACEMENT_GRAY ? "gray" : "linear");
   return TRUE;
+}
+
+static void
+set_stage(const LbRunOptions *options, const char *stage)
+{
+  if (options->stage_file != NULL)
+    g_file_set_contents(options->stage_file, stage, -1, NULL);
+}
+
+/* SimGrid rejects a bad setting or platform by aborting the process: until
+ * the simulation starts its messages go to STAGE_FILE.log, for the runner to
+ * quote in one line, and are copied to stderr if all went well. */
+static int
+capture_stderr(const LbRunOptions *options)
+{
+  if (options->stage_file == NULL)
+    return -1;
+  g_autofree char *path = g_strconcat(options->stage_file, ".log", NULL);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return -1;
+  fflush(stderr);
+  int saved = dup(STDERR_FILENO);
+  if (saved >= 0)
+    dup2(fd, STDERR_FILENO);
+  close(fd);
+  return saved;
+}
+
+static void
+release_stderr(const LbRunOptions *options, int saved)
+{
+  if (saved < 0)
+    return;
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  g_autofree char *path = g_strconcat(options->stage_file, ".log", NULL);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (g_file_get_contents(path, &text, &len, NULL))
+    fwrite(text, 1, len, stderr);
 }
 
 LbRunResult *
@@ -407,16 +456,19 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     }
   }
 
+  int saved_stderr = capture_stderr(options);
+  set_stage(options, "settings");
   init_simgrid(scenario, options);
-  if (options->stage_file != NULL)
-    g_file_set_contents(options->stage_file, "platform", -1, NULL);
+  set_stage(options, "platform");
   simgrid_load_platform(scenario->platform);
-  if (options->stage_file != NULL)
-    g_file_set_contents(options->stage_file, "simulation", -1, NULL);
-
+  set_stage(options, "routes");
   g_autofree sg_host_t *hosts = NULL;
   g_autofree char *placement = NULL;
-  if (!place_ranks(run, &hosts, &placement, error))
+  gboolean placed = place_ranks(run, &hosts, &placement, error) &&
+                    lb_platform_check_hosts(scenario, hosts, error);
+  release_stderr(options, saved_stderr);
+  set_stage(options, "simulation");
+  if (!placed)
     return NULL;
   if (run->trace != NULL)
     fprintf(run->trace, "# lbsim-message-trace 1 ranks=%u platform=%s placement=%s\n", run->ranks,

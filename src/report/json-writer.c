@@ -20,12 +20,22 @@ indent(LbJson *j)
     g_string_append(j->out, "  ");
 }
 
+/* Text that is not UTF-8 (a file name is bytes) has each stray byte
+ * written as U+FFFD, so the document is always valid JSON. */
 static void
 escape(GString *out, const char *s)
 {
   g_string_append_c(out, '"');
-  for (const unsigned char *c = (const unsigned char *)s; *c != '\0'; c++) {
-    switch (*c) {
+  const char *end = s + strlen(s);
+  for (const char *c = s; c < end;) {
+    gunichar u = g_utf8_get_char_validated(c, end - c);
+    if (u == (gunichar)-1 || u == (gunichar)-2) {
+      g_string_append(out, "\\ufffd");
+      c++;
+      continue;
+    }
+    const char *next = g_utf8_next_char(c);
+    switch (u) {
     case '"':
       g_string_append(out, "\\\"");
       break;
@@ -39,11 +49,12 @@ escape(GString *out, const char *s)
       g_string_append(out, "\\t");
       break;
     default:
-      if (*c < 0x20)
-        g_string_append_printf(out, "\\u%04x", *c);
+      if (u < 0x20)
+        g_string_append_printf(out, "\\u%04x", u);
       else
-        g_string_append_c(out, (char)*c);
+        g_string_append_len(out, c, next - c);
     }
+    c = next;
   }
   g_string_append_c(out, '"');
 }

@@ -94,11 +94,15 @@ fail(GError **error, int code, const char *file, const char *group, const char *
 /* Inline comments (whitespace, then ; or #) go, and the lines of [expect]
  * ("KEY OP VALUE" or "KEY = OP VALUE") are taken out as key, value pairs into
  * expects: GKeyFile keeps one value per key, and a metric may be bounded on
- * both sides. Line numbers stay as they were. */
+ * both sides. Line numbers stay as they were. GKeyFile would also merge a
+ * repeated group, let the last of a repeated key win and hide KEY[LOCALE]:
+ * all three are errors here. */
 static char *
-preprocess(const char *text, GPtrArray *expects)
+preprocess(const char *file, const char *text, GPtrArray *expects, GError **error)
 {
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *group = NULL;
   gboolean in_expect = FALSE;
   for (guint i = 0; lines[i] != NULL; i++) {
     char *line = lines[i];
@@ -116,12 +120,43 @@ preprocess(const char *text, GPtrArray *expects)
       }
     }
     g_strchomp(line);
+    g_autofree char *where = NULL;
     if (*start == '[') {
       in_expect = g_str_has_prefix(start, "[expect]");
+      g_free(group);
+      group = g_strndup(start + 1, strcspn(start + 1, "]"));
+      guint first = GPOINTER_TO_UINT(g_hash_table_lookup(seen, group));
+      if (first != 0) {
+        where = g_strdup_printf("%s:%u", file, i + 1);
+        fail(error, LB_SCENARIO_ERROR_PARSE, where, group, NULL,
+             "the group is repeated (first on line %u)", first);
+        return NULL;
+      }
+      g_hash_table_insert(seen, g_strdup(group), GUINT_TO_POINTER(i + 1));
       continue;
     }
-    if (!in_expect || *start == '\0')
+    if (*start == '\0' || group == NULL)
       continue;
+    if (!in_expect) {
+      g_autofree char *key = g_strstrip(g_strndup(start, strcspn(start, "=")));
+      if (strchr(key, '[') != NULL) {
+        where = g_strdup_printf("%s:%u", file, i + 1);
+        fail(error, LB_SCENARIO_ERROR_PARSE, where, group, key,
+             "localized keys (KEY[LOCALE]) are not supported");
+        return NULL;
+      }
+      char *id = g_strdup_printf("%s\n%s", group, key);
+      guint first = GPOINTER_TO_UINT(g_hash_table_lookup(seen, id));
+      if (first != 0) {
+        g_free(id);
+        where = g_strdup_printf("%s:%u", file, i + 1);
+        fail(error, LB_SCENARIO_ERROR_PARSE, where, group, key,
+             "the key is repeated (first on line %u)", first);
+        return NULL;
+      }
+      g_hash_table_insert(seen, id, GUINT_TO_POINTER(i + 1));
+      continue;
+    }
     /* without an operator the key is the first word, for lb_expect_parse to reject */
     char *op = strpbrk(start, "<>=");
     char *value = op;
@@ -137,17 +172,30 @@ preprocess(const char *text, GPtrArray *expects)
   return g_strjoinv("\n", lines);
 }
 
+#define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+/* GROUP.KEY=VALUE, with spaces around '=' as in a file. Anything else would
+ * reach GKeyFile as an invalid name, which it drops with a warning. A key
+ * of [expect] is BALANCER.METRIC, so it may hold dots. */
 static gboolean
 apply_override(GKeyFile *kf, const char *file, const char *set, GError **error)
 {
-  const char *eq = strchr(set, '=');
-  const char *dot = strchr(set, '.');
-  if (eq == NULL || dot == NULL || dot > eq || dot == set || dot + 1 == eq)
+  gsize group_len = strspn(set, NAME_CHARS);
+  gboolean expect = group_len == strlen("expect") && g_str_has_prefix(set, "expect");
+  const char *key = set + group_len + (set[group_len] == '.');
+  gsize key_len = strspn(key, expect ? NAME_CHARS "." : NAME_CHARS);
+  const char *eq = key + key_len;
+  while (*eq == ' ' || *eq == '\t')
+    eq++;
+  if (group_len == 0 || set[group_len] != '.' || key_len == 0 || *eq != '=')
     return fail(error, LB_SCENARIO_ERROR_INVALID, file, NULL, NULL,
-                "--set %s: expected GROUP.KEY=VALUE", set);
-  g_autofree char *group = g_strndup(set, (gsize)(dot - set));
-  g_autofree char *key = g_strndup(dot + 1, (gsize)(eq - dot - 1));
-  g_key_file_set_value(kf, group, key, eq + 1);
+                "--set %s: expected GROUP.KEY=VALUE, GROUP and KEY made of letters, digits, "
+                "'-' and '_'",
+                set);
+  g_autofree char *group = g_strndup(set, group_len);
+  g_autofree char *name = g_strndup(key, key_len);
+  g_autofree char *value = g_strstrip(g_strdup(eq + 1));
+  g_key_file_set_value(kf, group, name, value);
   return TRUE;
 }
 
@@ -445,7 +493,9 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
     return NULL;
   }
   g_autoptr(GPtrArray) expect_lines = g_ptr_array_new_with_free_func(g_free);
-  g_autofree char *clean = preprocess(text, expect_lines);
+  g_autofree char *clean = preprocess(path, text, expect_lines, error);
+  if (clean == NULL)
+    return NULL;
   g_autoptr(GKeyFile) kf = g_key_file_new();
   if (!g_key_file_load_from_data(kf, clean, (gsize)-1, G_KEY_FILE_NONE, &local)) {
     fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
@@ -479,6 +529,14 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
   if (!lb_params_is_set(s, "ranks")) {
     fail(error, LB_SCENARIO_ERROR_MISSING, path, "scenario", "ranks", "missing");
     return NULL;
+  }
+  static const char *const texts[] = {"name", "description"};
+  for (guint i = 0; i < G_N_ELEMENTS(texts); i++) {
+    if (lb_params_is_set(s, texts[i]) &&
+        !g_utf8_validate(lb_params_get_string(s, texts[i]), -1, NULL)) {
+      fail(error, LB_SCENARIO_ERROR_INVALID, path, "scenario", texts[i], "not valid UTF-8");
+      return NULL;
+    }
   }
   g_autofree char *dir = g_path_get_dirname(path);
   g_autofree char *base = g_path_get_basename(path);
