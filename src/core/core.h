@@ -21,8 +21,14 @@ typedef struct {
 #define LB_TAG_GHOST ((int)0x7ffffff0)
 
 #define LB_MAX_ROUNDS 256
-/* compute-time, ghost-time, ghost-messages, ghost-bytes */
-#define LB_APP_METRICS 4
+/* The application step's metrics, the last of a run's metric defs. */
+enum {
+  LB_APP_COMPUTE_TIME,
+  LB_APP_GHOST_TIME,
+  LB_APP_GHOST_MESSAGES,
+  LB_APP_GHOST_BYTES,
+  LB_APP_METRICS
+};
 
 typedef struct {
   guint64 messages;

@@ -111,8 +111,8 @@ exchange_ghosts(LbRank *self)
       g_array_append_val(faces, counts[q]);
       counts[q] = 0;
     }
-  double *messages = lb_adaptation_metric(run, self->adaptation, run->first_app_def + 2);
-  double *bytes = lb_adaptation_metric(run, self->adaptation, run->first_app_def + 3);
+  double *messages = lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_MESSAGES);
+  double *bytes = lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_BYTES);
   for (guint i = 0; i < neighbours->len; i++) {
     double size = (double)g_array_index(faces, guint64, i) * work->ghost_depth *
                   work->bytes_per_unit;
@@ -143,13 +143,13 @@ application(LbRank *self)
   double start = lb_now();
   if (lb_work_has_ghosts(run->work)) {
     exchange_ghosts(self);
-    double *ghost = lb_adaptation_metric(run, a, run->first_app_def + 1);
+    double *ghost = lb_adaptation_metric(run, a, run->first_app_def + LB_APP_GHOST_TIME);
     *ghost = MAX(*ghost, lb_now() - start);
   }
   if (!run->brun->balancer->owns_compute) {
     double compute_start = lb_now();
     lb_execute(self, lb_work_flops(run->work, run->load_after[self->id]));
-    double *compute = lb_adaptation_metric(run, a, run->first_app_def);
+    double *compute = lb_adaptation_metric(run, a, run->first_app_def + LB_APP_COMPUTE_TIME);
     *compute = MAX(*compute, lb_now() - compute_start);
   }
   run->app_max[a] = MAX(run->app_max[a], lb_now() - start);
