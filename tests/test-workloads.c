@@ -807,7 +807,14 @@ test_field_boundary(void)
         g_array_append_val(units, u);
       }
     guint64 counts[P] = {0}, brute[P] = {0};
-    w->model->boundary(w, owner, me, (const LbUnit *)units->data, units->len, counts);
+    g_autoptr(GArray) touched = g_array_new(FALSE, FALSE, sizeof(guint));
+    w->model->boundary(w, owner, me, (const LbUnit *)units->data, units->len, counts, touched);
+    for (guint q = 0; q < P; q++) { /* touched lists exactly the ranks with faces, once */
+      guint seen = 0;
+      for (guint i = 0; i < touched->len; i++)
+        seen += g_array_index(touched, guint, i) == q;
+      g_assert_cmpuint(seen, ==, counts[q] > 0);
+    }
     for (guint64 z = 0; z < 4; z++)
       for (guint64 y = 0; y < 5; y++)
         for (guint64 x = 0; x < 6; x++) {

@@ -69,9 +69,10 @@ struct _LbModel {
   void (*conserve)(const LbWork *work, const LbUnit *units, gsize n, LbConserved *into);
   /* Neighbours for the ghost exchange: for every unit of `units` owned by
    * `me`, adds to counts[q] the faces it shares with units of rank q, given
-   * the owner of every id. NULL: no ghost exchange. */
+   * the owner of every id, and appends q to `touched` (guint) when counts[q]
+   * leaves 0. NULL: no ghost exchange. */
   void (*boundary)(const LbWork *work, const guint32 *owner, guint me, const LbUnit *units,
-                   gsize n, guint64 *counts);
+                   gsize n, guint64 *counts, GArray *touched);
 };
 
 const LbModel *lb_model_lookup(const char *name);

@@ -89,6 +89,13 @@ check_step(LbCoreRun *run, guint adaptation)
   }
 }
 
+static int
+compare_guint(gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return x < y ? -1 : x > y;
+}
+
 /* The application's ghost exchange: every rank sends every rank whose units
  * touch its own the shared boundary x ghost-depth x bytes-per-unit, then
  * receives as much from each. Who owns what is the application's own
@@ -102,15 +109,17 @@ exchange_ghosts(LbRank *self)
   const LbUnit *units = (const LbUnit *)self->units->data;
   /* Actors do not interleave between blocking calls: the scratch counts
    * are one rank's at a time. */
-  work->model->boundary(work, run->owner, (guint)self->id, units, self->units->len, counts);
   g_autoptr(GArray) neighbours = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) faces = g_array_new(FALSE, FALSE, sizeof(guint64));
-  for (guint q = 0; q < run->ranks; q++)
-    if (counts[q] > 0) {
-      g_array_append_val(neighbours, q);
-      g_array_append_val(faces, counts[q]);
-      counts[q] = 0;
-    }
+  work->model->boundary(work, run->owner, (guint)self->id, units, self->units->len, counts,
+                        neighbours);
+  /* in rank order, so that the messages go out in the same order every run */
+  g_array_sort(neighbours, compare_guint);
+  g_autoptr(GArray) faces = g_array_sized_new(FALSE, FALSE, sizeof(guint64), neighbours->len);
+  for (guint i = 0; i < neighbours->len; i++) {
+    guint q = g_array_index(neighbours, guint, i);
+    g_array_append_val(faces, counts[q]);
+    counts[q] = 0;
+  }
   double *messages = lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_MESSAGES);
   double *bytes = lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_BYTES);
   for (guint i = 0; i < neighbours->len; i++) {

@@ -86,19 +86,28 @@ linear_bound(guint64 cells, guint ranks, guint r)
 
 /* Same-shaped neighbours: the cells one step away along each axis (the
  * domain does not wrap for the ghost exchange). */
+static inline void
+count_face(guint32 q, guint me, guint64 *counts, GArray *touched)
+{
+  if (q == me)
+    return;
+  if (counts[q]++ == 0)
+    g_array_append_val(touched, q);
+}
+
 static void
 grid_boundary(const LbWork *work, const guint32 *owner, guint me, const LbUnit *units, gsize n,
-              guint64 *counts)
+              guint64 *counts, GArray *touched)
 {
   guint64 stride[LB_MAX_DIM] = {1, work->size[0], work->size[0] * work->size[1]};
   for (gsize i = 0; i < n; i++) {
     guint64 id = units[i].id;
     for (guint a = 0; a < work->dim; a++) {
       guint64 coord = (id / stride[a]) % work->size[a];
-      if (coord > 0 && owner[id - stride[a]] != me)
-        counts[owner[id - stride[a]]]++;
-      if (coord + 1 < work->size[a] && owner[id + stride[a]] != me)
-        counts[owner[id + stride[a]]]++;
+      if (coord > 0)
+        count_face(owner[id - stride[a]], me, counts, touched);
+      if (coord + 1 < work->size[a])
+        count_face(owner[id + stride[a]], me, counts, touched);
     }
   }
 }
