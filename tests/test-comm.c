@@ -112,14 +112,14 @@ static LbBalancer test_balancer = {
 };
 
 static LbRunResult *
-run_with(void (*balance)(LbRank *), guint ranks, guint steps, GError **error)
+run_on(const char *platform, void (*balance)(LbRank *), guint ranks, guint steps, GError **error)
 {
   g_autofree char *dir = g_dir_make_tmp("lbsim-comm-XXXXXX", NULL);
   g_autofree char *path = g_build_filename(dir, "s.ini", NULL);
-  g_autofree char *ini = g_strdup_printf(
-      "[scenario]\nplatform = hypercube-16.xml\nranks = %u\nsteps = %u\n"
-      "[workload]\nsize = 100\npattern = random\n[balancers]\nrun = none\n",
-      ranks, steps);
+  g_autofree char *ini =
+      g_strdup_printf("[scenario]\nplatform = %s\nranks = %u\nsteps = %u\n"
+                      "[workload]\nsize = 100\npattern = random\n[balancers]\nrun = none\n",
+                      platform, ranks, steps);
   g_assert_true(g_file_set_contents(path, ini, -1, NULL));
   LbScenario *sc = lb_scenario_load(path, NULL, error);
   g_unlink(path);
@@ -129,6 +129,12 @@ run_with(void (*balance)(LbRank *), guint ranks, guint steps, GError **error)
   ((LbBalancerRun *)sc->runs->pdata[0])->balancer = &test_balancer;
   LbRunOptions options = {0};
   return lb_run_simulate(sc, 0, &options, error);
+}
+
+static LbRunResult *
+run_with(void (*balance)(LbRank *), guint ranks, guint steps, GError **error)
+{
+  return run_on("hypercube-16.xml", balance, ranks, steps, error);
 }
 
 static void
@@ -189,6 +195,386 @@ test_invariants(void)
                             ".. 49*");
 }
 
+/* The hypercube platforms' nodes run 10 Mflop/s; their messages cost 75 us
+ * per hop plus size / 2.8 MB/s (CM02), so a second of computation dwarfs any
+ * latency and orders events without doubt. */
+#define SPEED 1e7
+#define LATE 0.01 /* more than any small message takes on these platforms */
+
+static void
+assert_msg(const LbMsg *msg, int src, int tag, const char *text)
+{
+  g_assert_nonnull(msg);
+  g_assert_cmpint(msg->src, ==, src);
+  g_assert_cmpint(msg->tag, ==, tag);
+  g_assert_cmpmem(msg->data, msg->len, text, strlen(text) + 1);
+}
+
+static void
+send_text(LbRank *self, int dst, int tag, const char *text)
+{
+  lb_send(self, dst, tag, text, strlen(text) + 1, 64);
+}
+
+static void
+assert_time(double t, double from, double to)
+{
+  g_assert_cmpfloat(t, >=, from);
+  g_assert_cmpfloat(t, <=, to);
+}
+
+/* Rank 1 is in an allreduce, whose message to rank 0 comes first; rank 3
+ * and then rank 2 send user messages later. Wildcard receives must take
+ * those, in arrival order, and leave the collective's message alone. */
+static void
+any_tag_balance(LbRank *self)
+{
+  int id = lb_rank_id(self);
+  double t0 = lb_now();
+  if (id == 0) {
+    g_autoptr(LbMsg) first = lb_recv(self, 2, LB_ANY_TAG);
+    assert_msg(first, 2, 7, "seven");
+    g_assert_cmpfloat(lb_now() - t0, >=, 1.0);
+    g_autoptr(LbMsg) second = lb_recv(self, LB_ANY_SOURCE, LB_ANY_TAG);
+    assert_msg(second, 3, 9, "nine");
+    g_autoptr(LbMsg) third = lb_recv(self, LB_ANY_SOURCE, LB_ANY_TAG);
+    assert_msg(third, 2, 5, "five");
+  } else if (id == 2) {
+    lb_execute(self, 1.0 * SPEED);
+    send_text(self, 0, 7, "seven");
+    send_text(self, 0, 5, "five");
+  } else if (id == 3) {
+    lb_execute(self, 0.5 * SPEED);
+    send_text(self, 0, 9, "nine");
+  }
+  guint64 sum = (guint64)id + 1;
+  lb_allreduce_sum_u64(self, &sum, 1);
+  g_assert_cmpuint(sum, ==, 10);
+}
+
+/* Probes report without taking; iprobe neither blocks nor advances time. */
+static void
+probe_msg_balance(LbRank *self)
+{
+  int id = lb_rank_id(self);
+  double t0 = lb_now();
+  LbStatus st = {-2, -2, 0};
+  if (id == 0) {
+    g_assert_false(lb_iprobe(self, LB_ANY_SOURCE, LB_ANY_TAG, &st));
+    g_assert_cmpfloat(lb_now(), ==, t0);
+    lb_probe(self, 1, 6, &st);
+    g_assert_cmpint(st.src, ==, 1);
+    g_assert_cmpint(st.tag, ==, 6);
+    g_assert_cmpuint(st.len, ==, 4);
+    g_assert_cmpfloat(lb_now() - t0, >=, 1.0);
+    double t1 = lb_now();
+    /* The tag 4 message came first and is still there, and so is tag 6. */
+    g_assert_true(lb_iprobe(self, LB_ANY_SOURCE, LB_ANY_TAG, &st));
+    g_assert_cmpint(st.tag, ==, 4);
+    g_assert_cmpuint(st.len, ==, 12);
+    g_assert_true(lb_iprobe(self, 1, 6, NULL));
+    g_assert_cmpfloat(lb_now(), ==, t1);
+    g_autoptr(LbMsg) four = lb_recv(self, LB_ANY_SOURCE, LB_ANY_TAG);
+    assert_msg(four, 1, 4, "hello probe");
+    g_autoptr(LbMsg) six = lb_recv(self, 1, 6);
+    assert_msg(six, 1, 6, "six");
+    g_assert_false(lb_iprobe(self, LB_ANY_SOURCE, LB_ANY_TAG, &st));
+
+    /* A reply that arrives while rank 0 computes is there at once after. */
+    send_text(self, 1, 8, "ping");
+    g_assert_false(lb_iprobe(self, 1, 10, &st));
+    lb_execute(self, 0.5 * SPEED);
+    double t2 = lb_now();
+    g_assert_true(lb_iprobe(self, 1, 10, &st));
+    g_assert_cmpfloat(lb_now(), ==, t2);
+    g_assert_cmpuint(st.len, ==, 5);
+    g_autoptr(LbMsg) pong = lb_recv(self, 1, 10);
+    assert_msg(pong, 1, 10, "pong");
+    g_assert_cmpfloat(lb_now(), ==, t2);
+  } else if (id == 1) {
+    lb_execute(self, 1.0 * SPEED);
+    send_text(self, 0, 4, "hello probe");
+    send_text(self, 0, 6, "six");
+    g_autoptr(LbMsg) ping = lb_recv(self, 0, 8);
+    send_text(self, 0, 10, "pong");
+  }
+  lb_barrier(self);
+
+  /* Three messages of 10 ms each wait while rank 0 computes; the probe
+   * after starts all three transfers, so 0.1 s later all are there. */
+  if (id == 0) {
+    lb_execute(self, 0.5 * SPEED);
+    g_assert_false(lb_iprobe(self, LB_ANY_SOURCE, 30, &st));
+    lb_execute(self, 0.1 * SPEED);
+    double t3 = lb_now();
+    int seen = 0;
+    while (lb_iprobe(self, LB_ANY_SOURCE, 30, &st)) {
+      g_autoptr(LbMsg) burst = lb_recv(self, st.src, 30);
+      seen |= 1 << burst->src;
+    }
+    g_assert_cmpint(seen, ==, 2 | 4 | 8);
+    g_assert_cmpfloat(lb_now(), ==, t3);
+  } else {
+    lb_send(self, 0, 30, NULL, 0, 28000);
+  }
+  lb_wait_sends(self);
+  lb_barrier(self);
+}
+
+/* Five messages reach rank 0 at 1, 2, 3, 4 and 5 s while it holds four
+ * requests: each goes to the first request posted that matches it. */
+static void
+irecv_balance(LbRank *self)
+{
+  int id = lb_rank_id(self);
+  double t0 = lb_now();
+  if (id == 0) {
+    LbRequest *r1 = lb_irecv(self, LB_ANY_SOURCE, 1);
+    LbRequest *r2 = lb_irecv(self, 2, LB_ANY_TAG);
+    LbRequest *r3 = lb_irecv(self, LB_ANY_SOURCE, LB_ANY_TAG);
+    LbRequest *r4 = lb_irecv(self, 1, 1);
+    LbMsg *msg = NULL;
+    g_assert_false(lb_test(self, r1, &msg));
+    g_assert_null(msg);
+    LbRequest *reqs[] = {r4, r3, r2, r1};
+    g_assert_cmpint(lb_wait_any(self, reqs, 4, &msg), ==, 3);
+    assert_msg(msg, 1, 1, "1a");
+    assert_time(lb_now() - t0, 1.0, 1.0 + LATE);
+    g_clear_pointer(&msg, lb_msg_free);
+    g_clear_pointer(&reqs[3], lb_request_free);
+
+    g_autoptr(LbMsg) b = lb_wait(self, r2);
+    assert_msg(b, 2, 5, "2b");
+    assert_time(lb_now() - t0, 2.0, 2.0 + LATE);
+    /* r2 was waited for: wait_any skips it as it skips NULL. */
+    g_assert_cmpint(lb_wait_any(self, reqs, 4, &msg), ==, 1);
+    assert_msg(msg, 1, 1, "1c");
+    assert_time(lb_now() - t0, 3.0, 3.0 + LATE);
+    g_clear_pointer(&msg, lb_msg_free);
+
+    /* "3d" (4 s) matches no request and waits in the stash, where a
+     * request posted later finds it at once. */
+    lb_execute(self, 6.0 * SPEED - (lb_now() - t0) * SPEED);
+    g_assert_false(lb_test(self, r4, &msg));
+    g_autoptr(LbRequest) r5 = lb_irecv(self, 3, 7);
+    double t6 = lb_now();
+    g_assert_true(lb_test(self, r5, &msg));
+    g_assert_cmpfloat(lb_now(), ==, t6);
+    assert_msg(msg, 3, 7, "3d");
+    g_clear_pointer(&msg, lb_msg_free);
+    g_autoptr(LbMsg) e = lb_wait(self, r4);
+    assert_msg(e, 1, 1, "1e");
+    assert_time(lb_now() - t0, 6.0, 6.0 + LATE);
+
+    /* Freeing a pending request cancels it: "3f" (7 s) goes elsewhere. */
+    LbRequest *dropped = lb_irecv(self, 3, 12);
+    lb_request_free(dropped);
+    g_autoptr(LbMsg) f = lb_recv(self, 3, 12);
+    assert_msg(f, 3, 12, "3f");
+    assert_time(lb_now() - t0, 7.0, 7.0 + LATE);
+    lb_request_free(r2);
+    lb_request_free(r3);
+    lb_request_free(r4);
+  } else if (id == 1) {
+    lb_execute(self, 1.0 * SPEED);
+    send_text(self, 0, 1, "1a");
+    lb_execute(self, 2.0 * SPEED);
+    send_text(self, 0, 1, "1c");
+    lb_execute(self, 2.0 * SPEED);
+    send_text(self, 0, 1, "1e");
+  } else if (id == 2) {
+    lb_execute(self, 2.0 * SPEED);
+    send_text(self, 0, 5, "2b");
+  } else if (id == 3) {
+    lb_execute(self, 4.0 * SPEED);
+    send_text(self, 0, 7, "3d");
+    lb_execute(self, 3.0 * SPEED);
+    send_text(self, 0, 12, "3f");
+  }
+  lb_barrier(self);
+}
+
+#define BIG_BYTES 2.8e6 /* one second on a hypercube channel */
+
+static void
+timeout_balance(LbRank *self)
+{
+  int id = lb_rank_id(self);
+  double t0 = lb_now();
+  if (id == 0) {
+    g_assert_null(lb_recv_timeout(self, 1, 3, 1.0));
+    assert_time(lb_now() - t0, 1.0 - 1e-9, 1.0 + 1e-9);
+    g_autoptr(LbMsg) in_time = lb_recv_timeout(self, 1, 3, 5.0);
+    assert_msg(in_time, 1, 3, "in time");
+    assert_time(lb_now() - t0, 2.0, 2.0 + LATE);
+
+    /* Sent at 4 s, after this receive gave up: the next receive has it,
+     * and without waiting since it arrived during the computation. */
+    double t1 = lb_now();
+    g_assert_null(lb_recv_timeout(self, 1, 4, 0.5));
+    assert_time(lb_now() - t1, 0.5 - 1e-9, 0.5 + 1e-9);
+    lb_execute(self, (5.0 - (lb_now() - t0)) * SPEED);
+    double t5 = lb_now();
+    g_autoptr(LbMsg) late = lb_recv(self, 1, 4);
+    assert_msg(late, 1, 4, "late");
+    g_assert_cmpfloat(lb_now(), ==, t5);
+
+    /* Sent at 7 s and one second on the wire: the timeout at 7.5 s fires
+     * in the middle of its transfer, which must go on. */
+    g_assert_null(lb_recv_timeout(self, 1, 5, 7.5 - (lb_now() - t0)));
+    assert_time(lb_now() - t0, 7.5 - 1e-9, 7.5 + 1e-9);
+    g_autoptr(LbMsg) big = lb_recv(self, 1, 5);
+    assert_msg(big, 1, 5, "big");
+    g_assert_cmpfloat(big->sim_bytes, ==, BIG_BYTES);
+    assert_time(lb_now() - t0, 8.0, 8.0 + LATE);
+
+    /* A message that arrives but does not match does not end the wait. */
+    double t8 = lb_now();
+    g_assert_null(lb_recv_timeout(self, 2, 12, 2.0));
+    assert_time(lb_now() - t8, 2.0 - 1e-9, 2.0 + 1e-9);
+    double t10 = lb_now();
+    g_autoptr(LbMsg) eleven = lb_recv_timeout(self, LB_ANY_SOURCE, LB_ANY_TAG, 0);
+    assert_msg(eleven, 2, 11, "eleven");
+    g_assert_null(lb_recv_timeout(self, LB_ANY_SOURCE, LB_ANY_TAG, 0));
+    g_assert_cmpfloat(lb_now(), ==, t10);
+  } else if (id == 1) {
+    lb_execute(self, 2.0 * SPEED);
+    send_text(self, 0, 3, "in time");
+    lb_execute(self, 2.0 * SPEED);
+    send_text(self, 0, 4, "late");
+    lb_execute(self, 3.0 * SPEED);
+    lb_send(self, 0, 5, "big", 4, BIG_BYTES);
+  } else if (id == 2) {
+    lb_execute(self, 9.0 * SPEED);
+    send_text(self, 0, 11, "eleven");
+  }
+  lb_wait_sends(self);
+  lb_barrier(self);
+}
+
+#define TAG_REQUEST 20
+#define TAG_REPLY 21
+
+typedef struct {
+  guint calls, answered, stop_after;
+} SliceState;
+
+static gboolean
+answer_between_cb(LbRank *self, gpointer data)
+{
+  SliceState *state = data;
+  state->calls++;
+  if (lb_iprobe(self, 1, TAG_REQUEST, NULL)) {
+    g_autoptr(LbMsg) req = lb_recv(self, 1, TAG_REQUEST);
+    double now = lb_now();
+    lb_send(self, 1, TAG_REPLY, &now, sizeof now, 64);
+    state->answered++;
+  }
+  return state->stop_after == 0 || state->calls < state->stop_after;
+}
+
+/* Rank 0 computes 1 s in slices of 0.1 s and answers between slices: the
+ * request sent at 0.25 s is answered at 0.3 s, not after the 1 s. */
+static void
+sliced_balance(LbRank *self)
+{
+  int id = lb_rank_id(self);
+  double t0 = lb_now();
+  if (id == 0) {
+    SliceState state = {0};
+    double done = lb_execute_sliced(self, 1.0 * SPEED, 0.1 * SPEED, answer_between_cb, &state);
+    g_assert_cmpfloat(done, ==, 1.0 * SPEED);
+    g_assert_cmpuint(state.calls, ==, 10);
+    g_assert_cmpuint(state.answered, ==, 1);
+    assert_time(lb_now() - t0, 1.0 - 1e-9, 1.0 + 1e-9);
+
+    /* Stopped by the callback after the third slice; an uneven end. */
+    SliceState stop = {.stop_after = 3};
+    double t1 = lb_now();
+    done = lb_execute_sliced(self, 1.0 * SPEED, 0.1 * SPEED, answer_between_cb, &stop);
+    g_assert_cmpfloat(done, ==, 0.3 * SPEED);
+    g_assert_cmpuint(stop.calls, ==, 3);
+    assert_time(lb_now() - t1, 0.3 - 1e-9, 0.3 + 1e-9);
+    done = lb_execute_sliced(self, 0.25 * SPEED, 0.1 * SPEED, NULL, NULL);
+    g_assert_cmpfloat(done, ==, 0.25 * SPEED);
+    assert_time(lb_now() - t1, 0.55 - 1e-9, 0.55 + 1e-9);
+    g_assert_cmpfloat(lb_execute_sliced(self, 0, 0.1 * SPEED, answer_between_cb, &stop), ==, 0);
+    g_assert_cmpuint(stop.calls, ==, 3);
+  } else if (id == 1) {
+    lb_execute(self, 0.25 * SPEED);
+    lb_send(self, 0, TAG_REQUEST, NULL, 0, 64);
+    g_autoptr(LbMsg) reply = lb_recv(self, 0, TAG_REPLY);
+    double answered;
+    memcpy(&answered, reply->data, sizeof answered);
+    assert_time(answered - t0, 0.3 - LATE, 0.3 + LATE);
+    assert_time(lb_now() - t0, 0.3, 0.3 + LATE);
+  }
+  lb_wait_sends(self);
+  lb_barrier(self);
+}
+
+/* SimGrid reports a deadlock and ends the run as if it had finished: count
+ * the ranks that come back from the test balancer. */
+static void (*counted)(LbRank *);
+static guint returned;
+
+static void
+counted_balance(LbRank *self)
+{
+  counted(self);
+  returned++;
+}
+
+static LbRunResult *
+run_counted(const char *platform, void (*balance)(LbRank *), guint ranks, GError **error)
+{
+  counted = balance;
+  returned = 0;
+  LbRunResult *res = run_on(platform, counted_balance, ranks, 1, error);
+  g_assert_cmpuint(returned, ==, ranks);
+  return res;
+}
+
+typedef struct {
+  const char *name;
+  const char *platform;
+  guint ranks;
+  void (*balance)(LbRank *);
+  void (*check)(const LbRunResult *res); /* or NULL */
+} SimCase;
+
+static const SimCase sim_cases[] = {
+    {"any-tag", "hypercube-16.xml", 4, any_tag_balance, NULL},
+    {"probe", "hypercube-16.xml", 4, probe_msg_balance, NULL},
+    {"irecv", "hypercube-16.xml", 4, irecv_balance, NULL},
+    {"timeout", "hypercube-16.xml", 4, timeout_balance, NULL},
+    {"sliced", "hypercube-16.xml", 2, sliced_balance, NULL},
+};
+
+static void
+sim_case_child(gconstpointer data)
+{
+  const SimCase *c = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbRunResult) res = run_counted(c->platform, c->balance, c->ranks, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(res);
+  if (c->check != NULL)
+    c->check(res);
+  g_print("%s done\n", c->name);
+}
+
+static void
+test_sim_case(gconstpointer data)
+{
+  const SimCase *c = data;
+  g_autofree char *path = g_strdup_printf("/comm/%s/subprocess", c->name);
+  g_test_trap_subprocess(path, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+  g_autofree char *done = g_strdup_printf("*%s done*", c->name);
+  g_test_trap_assert_stdout(done);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -206,5 +592,11 @@ main(int argc, char **argv)
                        (gconstpointer)duplicate_one_balance, invariant_child);
   g_test_add_data_func("/comm/invariants/subprocess/swap", (gconstpointer)swap_balance,
                        invariant_child);
+  for (guint i = 0; i < G_N_ELEMENTS(sim_cases); i++) {
+    g_autofree char *path = g_strdup_printf("/comm/%s", sim_cases[i].name);
+    g_autofree char *child = g_strdup_printf("/comm/%s/subprocess", sim_cases[i].name);
+    g_test_add_data_func(path, &sim_cases[i], test_sim_case);
+    g_test_add_data_func(child, &sim_cases[i], sim_case_child);
+  }
   return g_test_run();
 }

@@ -23,11 +23,11 @@ tree_reduce(LbRank *self, int root, void *buf, gsize len, CombineFunc combine, i
   int vr = (self->id - root + p) % p;
   for (int mask = 1; mask < p; mask <<= 1) {
     if (vr & mask) {
-      lb_send(self, real_rank(vr - mask, root, p), tag, buf, len, (double)len);
+      lb_core_send(self, real_rank(vr - mask, root, p), tag, buf, len, (double)len);
       return;
     }
     if (vr + mask < p) {
-      g_autoptr(LbMsg) msg = lb_recv(self, real_rank(vr + mask, root, p), tag);
+      g_autoptr(LbMsg) msg = lb_core_recv(self, real_rank(vr + mask, root, p), tag);
       combine(buf, msg->data, len);
     }
   }
@@ -41,7 +41,7 @@ tree_bcast(LbRank *self, int root, void *buf, gsize len, int tag)
   int mask = 1;
   while (mask < p) {
     if (vr & mask) {
-      g_autoptr(LbMsg) msg = lb_recv(self, real_rank(vr - mask, root, p), tag);
+      g_autoptr(LbMsg) msg = lb_core_recv(self, real_rank(vr - mask, root, p), tag);
       memcpy(buf, msg->data, len);
       break;
     }
@@ -49,7 +49,7 @@ tree_bcast(LbRank *self, int root, void *buf, gsize len, int tag)
   }
   for (mask >>= 1; mask > 0; mask >>= 1)
     if (vr + mask < p)
-      lb_send(self, real_rank(vr + mask, root, p), tag, buf, len, (double)len);
+      lb_core_send(self, real_rank(vr + mask, root, p), tag, buf, len, (double)len);
 }
 
 static void
@@ -122,12 +122,12 @@ lb_allgather(LbRank *self, const void *mine, gsize len, void *all)
   int have = 1;
   for (int mask = 1; mask < p; mask <<= 1) {
     if (self->id & mask) {
-      lb_send(self, self->id - mask, tag, out + (gsize)self->id * len, (gsize)have * len,
+      lb_core_send(self, self->id - mask, tag, out + (gsize)self->id * len, (gsize)have * len,
               (double)have * (double)len);
       break;
     }
     if (self->id + mask < p) {
-      g_autoptr(LbMsg) msg = lb_recv(self, self->id + mask, tag);
+      g_autoptr(LbMsg) msg = lb_core_recv(self, self->id + mask, tag);
       memcpy(out + (gsize)(self->id + mask) * len, msg->data, msg->len);
       have += (int)(msg->len / MAX(len, 1));
     }

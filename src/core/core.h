@@ -39,6 +39,12 @@ struct _LbRank {
   double phase_bytes;
   guint64 phase_rounds[LB_MAX_ROUNDS / 64];
   guint coll_seq;
+  /* Non-blocking receives: unmatched LbRequests in posting order, and the
+   * gets posted ahead on the mailbox so that arrivals travel meanwhile (the
+   * last one, the spare, may be unmatched). */
+  GQueue requests;
+  GQueue inbound;
+  gboolean spare_get;
 };
 
 struct _LbCoreRun {
@@ -76,3 +82,7 @@ void lb_trace_send(LbRank *self, int dst, double bytes);
 void lb_trace_recv(LbRank *self, int src);
 void lb_trace_wait(LbRank *self);
 void lb_trace_exec(LbRank *self, double flops);
+
+/* lb_send and lb_recv without the user tag range: for the core's tags. */
+void lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes);
+LbMsg *lb_core_recv(LbRank *self, int src, int tag);
