@@ -513,6 +513,188 @@ sliced_balance(LbRank *self)
   lb_barrier(self);
 }
 
+static guint8
+pattern_byte(int r, gsize i)
+{
+  return (guint8)(r * 31 + (int)i * 7 + 3);
+}
+
+static gsize
+uneven_len(int r)
+{
+  return r == 0 || r == 4 ? 0 : (gsize)r * 100 + 1;
+}
+
+static void
+bcastv_allgatherv_balance(LbRank *self)
+{
+  int id = lb_rank_id(self), p = lb_rank_count(self);
+  lb_phase_begin(self, 0);
+
+  g_autofree guint8 *big = g_malloc(5000);
+  for (gsize i = 0; i < 5000; i++)
+    big[i] = pattern_byte(3, i);
+  gsize len = 1;
+  g_autofree guint8 *got = lb_bcastv(self, 3, id == 3 ? big : NULL, id == 3 ? 5000 : 0, &len);
+  g_assert_cmpmem(got, len, big, 5000);
+  g_autofree guint8 *none = lb_bcastv(self, p - 2, NULL, 0, &len);
+  g_assert_nonnull(none);
+  g_assert_cmpuint(len, ==, 0);
+
+  g_autofree guint8 *mine = g_malloc(uneven_len(id) + 1);
+  for (gsize i = 0; i < uneven_len(id); i++)
+    mine[i] = pattern_byte(id, i);
+  g_autofree gsize *offsets = g_new(gsize, p + 1);
+  g_autofree guint8 *all = lb_allgatherv(self, mine, uneven_len(id), offsets);
+  g_assert_cmpuint(offsets[0], ==, 0);
+  for (int r = 0; r < p; r++) {
+    g_assert_cmpuint(offsets[r + 1] - offsets[r], ==, uneven_len(r));
+    for (gsize i = 0; i < uneven_len(r); i++)
+      g_assert_cmpuint(all[offsets[r] + i], ==, pattern_byte(r, i));
+  }
+  g_autofree guint8 *empty = lb_allgatherv(self, NULL, 0, offsets);
+  for (int r = 0; r <= p; r++)
+    g_assert_cmpuint(offsets[r], ==, 0);
+}
+
+/* What the binomial trees must send for the above: every message carries
+ * its real size (allgatherv: a guint64 length per block, then the blocks). */
+static double
+bcastv_allgatherv_bytes(int p)
+{
+  double bytes = (p - 1) * 5000.0, total = 0;
+  for (int r = 0; r < p; r++)
+    total += (double)uneven_len(r);
+  for (int v = 1; v < p; v++) {
+    int low = v & -v;
+    for (int r = v; r < MIN(v + low, p); r++)
+      bytes += 8.0 + (double)uneven_len(r) + 8.0; /* twice: the empty round too */
+  }
+  return bytes + (p - 1) * (8.0 * p + total) + (p - 1) * 8.0 * p;
+}
+
+/* ENZO-style: the most and least loaded rank; ties go to the lowest rank. */
+static void
+minloc_balance(LbRank *self)
+{
+  int id = lb_rank_id(self);
+  LbValueRank v[3] = {
+      {(double)(id % 3), id},
+      {-(double)(id / 2), id},
+      {1.5, id},
+  };
+  LbValueRank min[3], max[3];
+  memcpy(min, v, sizeof v);
+  memcpy(max, v, sizeof v);
+  lb_allreduce_minloc(self, min, 3);
+  lb_allreduce_maxloc(self, max, 3);
+  /* p = 7: id % 3 is 0 at 0, 3, 6 and 2 at 2, 5; -(id / 2) is -3 at 6
+   * and 0 at 0, 1. */
+  g_assert_cmpfloat(min[0].value, ==, 0);
+  g_assert_cmpint(min[0].rank, ==, 0);
+  g_assert_cmpfloat(max[0].value, ==, 2);
+  g_assert_cmpint(max[0].rank, ==, 2);
+  g_assert_cmpfloat(min[1].value, ==, -3);
+  g_assert_cmpint(min[1].rank, ==, 6);
+  g_assert_cmpfloat(max[1].value, ==, 0);
+  g_assert_cmpint(max[1].rank, ==, 0);
+  g_assert_cmpint(min[2].rank, ==, 0);
+  g_assert_cmpint(max[2].rank, ==, 0);
+
+  /* Ties go to the lowest rank field, even when the tree combines it last. */
+  int p = lb_rank_count(self);
+  LbValueRank reversed = {1.5, p - 1 - id};
+  lb_allreduce_minloc(self, &reversed, 1);
+  g_assert_cmpint(reversed.rank, ==, 0);
+  reversed = (LbValueRank){id == 0 || id == p - 1 ? 9.0 : 1.0, p - 1 - id};
+  lb_allreduce_maxloc(self, &reversed, 1);
+  g_assert_cmpfloat(reversed.value, ==, 9.0);
+  g_assert_cmpint(reversed.rank, ==, 0);
+}
+
+/* 16 ranks as a 4 x 4 grid: rows (ids 0-3), columns (4-7), the two halves
+ * of the hypercube (8, 9) and a group of everyone (10). */
+static void
+groups_balance(LbRank *self)
+{
+  int id = lb_rank_id(self);
+  int row = id / 4, col = id % 4, half = id / 8;
+  lb_phase_begin(self, 0);
+  int row_members[4], col_members[4], half_members[8], all_members[16];
+  for (int i = 0; i < 4; i++) {
+    row_members[i] = row * 4 + i;
+    col_members[i] = i * 4 + col;
+  }
+  for (int i = 0; i < 8; i++)
+    half_members[i] = half * 8 + i;
+  for (int i = 0; i < 16; i++)
+    all_members[i] = i;
+  g_autoptr(LbGroup) rows = lb_group_new(self, (guint)row, row_members, 4);
+  g_autoptr(LbGroup) cols = lb_group_new(self, 4 + (guint)col, col_members, 4);
+  g_autoptr(LbGroup) cube = lb_group_new(self, 8 + (guint)half, half_members, 8);
+  g_autoptr(LbGroup) all = lb_group_new(self, 10, all_members, 16);
+  g_assert_cmpint(lb_group_rank(rows), ==, col);
+  g_assert_cmpint(lb_group_rank(cols), ==, row);
+  g_assert_cmpint(lb_group_rank(cube), ==, id % 8);
+  g_assert_cmpint(lb_group_size(cube), ==, 8);
+
+  /* Even ranks broadcast in their row first, odd ranks in their half of the
+   * cube. Both trees are rooted at rank 8 * half, so in rows 0 and 2 they
+   * share edges: rank 1 waits for the cube's value from rank 0 while the
+   * row's comes first. Should the tags of the groups collide, it would take
+   * one for the other. */
+  guint64 in_row = col == 0 ? 1000 + (guint64)row : 0;
+  guint64 in_cube = id % 8 == 0 ? 2000 + (guint64)half : 0;
+  if (id % 2 == 0) {
+    lb_group_bcast(rows, 0, &in_row, sizeof in_row);
+    lb_group_bcast(cube, 0, &in_cube, sizeof in_cube);
+  } else {
+    lb_group_bcast(cube, 0, &in_cube, sizeof in_cube);
+    lb_group_bcast(rows, 0, &in_row, sizeof in_row);
+  }
+  g_assert_cmpuint(in_row, ==, 1000 + (guint64)row);
+  g_assert_cmpuint(in_cube, ==, 2000 + (guint64)half);
+
+  /* Rows start apart in time, so that rows, columns and halves overlap. */
+  lb_execute(self, 0.1 * SPEED * (3 - row));
+  guint64 sum = (guint64)id;
+  lb_group_allreduce_sum_u64(rows, &sum, 1);
+  g_assert_cmpuint(sum, ==, (guint64)(16 * row + 6));
+
+  g_autofree char *mine = g_strnfill((gsize)row, 'a' + (char)col);
+  gsize offsets[5];
+  g_autofree char *column = lb_group_allgatherv(cols, mine, (gsize)row, offsets);
+  for (int r = 0; r < 4; r++) {
+    g_assert_cmpuint(offsets[r + 1] - offsets[r], ==, (gsize)r);
+    for (gsize i = offsets[r]; i < offsets[r + 1]; i++)
+      g_assert_cmpint(column[i], ==, 'a' + col);
+  }
+
+  double load = id * 1.5;
+  lb_group_allreduce_max_double(cube, &load, 1);
+  g_assert_cmpfloat(load, ==, (half * 8 + 7) * 1.5);
+
+  guint64 world = (guint64)id, group = (guint64)id * 2;
+  lb_allreduce_sum_u64(self, &world, 1);
+  lb_group_allreduce_sum_u64(all, &group, 1);
+  g_assert_cmpuint(world, ==, 120);
+  g_assert_cmpuint(group, ==, 240);
+
+  gint32 cell = id, cells[4];
+  lb_group_allgather(rows, &cell, sizeof cell, cells);
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpint(cells[i], ==, row * 4 + i);
+  gint32 from_bottom = id;
+  lb_group_bcast(cols, 3, &from_bottom, sizeof from_bottom);
+  g_assert_cmpint(from_bottom, ==, 12 + col);
+  lb_group_barrier(cube);
+}
+
+/* Messages of groups_balance: broadcasts n - 1, the others 2 (n - 1):
+ * rows 4 x (3 + 6 + 6), halves 2 x (7 + 14 + 14), columns 4 x (6 + 3),
+ * all ranks and the group of everyone 2 x 30. */
+#define GROUPS_MESSAGES (4 * 15 + 2 * 35 + 4 * 9 + 2 * 30)
+
 /* SimGrid reports a deadlock and ends the run as if it had finished: count
  * the ranks that come back from the test balancer. */
 static void (*counted)(LbRank *);
@@ -535,6 +717,19 @@ run_counted(const char *platform, void (*balance)(LbRank *), guint ranks, GError
   return res;
 }
 
+static void
+check_bcastv(const LbRunResult *res)
+{
+  g_assert_cmpuint(res->phases[0].messages, ==, 6 * (7 - 1));
+  g_assert_cmpfloat(res->phases[0].bytes, ==, bcastv_allgatherv_bytes(7));
+}
+
+static void
+check_groups(const LbRunResult *res)
+{
+  g_assert_cmpuint(res->phases[0].messages, ==, GROUPS_MESSAGES);
+}
+
 typedef struct {
   const char *name;
   const char *platform;
@@ -549,6 +744,9 @@ static const SimCase sim_cases[] = {
     {"irecv", "hypercube-16.xml", 4, irecv_balance, NULL},
     {"timeout", "hypercube-16.xml", 4, timeout_balance, NULL},
     {"sliced", "hypercube-16.xml", 2, sliced_balance, NULL},
+    {"bcastv", "hypercube-16.xml", 7, bcastv_allgatherv_balance, check_bcastv},
+    {"minloc", "hypercube-16.xml", 7, minloc_balance, NULL},
+    {"groups", "hypercube-16.xml", 16, groups_balance, check_groups},
 };
 
 static void

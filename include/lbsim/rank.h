@@ -95,6 +95,44 @@ void lb_allreduce_max_double(LbRank *self, double *values, guint n);
 void lb_bcast(LbRank *self, int root, void *data, gsize len);
 /* all receives ranks * len bytes, rank r's contribution at offset r * len. */
 void lb_allgather(LbRank *self, const void *mine, gsize len, void *all);
+/* Root's len bytes reach every rank: each gets a new buffer (g_free, never
+ * NULL) and *out_len; data and len matter at the root only. */
+void *lb_bcastv(LbRank *self, int root, const void *data, gsize len, gsize *out_len);
+/* Rank r contributes len_r bytes; returns the concatenation (g_free, never
+ * NULL), rank r's bytes at offsets[r] .. offsets[r + 1] - 1 (offsets: ranks
+ * + 1 entries). */
+void *lb_allgatherv(LbRank *self, const void *mine, gsize len, gsize *offsets);
+
+typedef struct {
+  double value;
+  int rank;
+} LbValueRank;
+
+/* Element-wise minimum (maximum) and the rank that holds it (each rank
+ * usually gives its own id); ties go to the lowest rank. */
+void lb_allreduce_minloc(LbRank *self, LbValueRank *values, guint n);
+void lb_allreduce_maxloc(LbRank *self, LbValueRank *values, guint n);
+
+/* A subset of the ranks running collectives of its own (a strip or a column
+ * of a grid, a sub-hypercube). Every member calls lb_group_new with the same
+ * sorted members and the same id, and then the group's collectives in the
+ * same order; groups that may be active at once need distinct ids. Roots
+ * and results are indexed by group rank (the position in members). */
+typedef struct _LbGroup LbGroup;
+
+#define LB_GROUP_ID_MAX 0xffff
+
+LbGroup *lb_group_new(LbRank *self, guint id, const int *members, guint n);
+void lb_group_free(LbGroup *group);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbGroup, lb_group_free)
+int lb_group_rank(const LbGroup *group);
+int lb_group_size(const LbGroup *group);
+void lb_group_barrier(LbGroup *group);
+void lb_group_allreduce_sum_u64(LbGroup *group, guint64 *values, guint n);
+void lb_group_allreduce_max_double(LbGroup *group, double *values, guint n);
+void lb_group_bcast(LbGroup *group, int root, void *data, gsize len);
+void lb_group_allgather(LbGroup *group, const void *mine, gsize len, void *all);
+void *lb_group_allgatherv(LbGroup *group, const void *mine, gsize len, gsize *offsets);
 
 /* Phases are indices into the balancer's phase table; counters and
  * simulated time accrue to the current phase. */
