@@ -10,7 +10,13 @@ G_BEGIN_DECLS
 
 typedef struct _LbRank LbRank;
 
+/* Tags: balancers use 0 .. LB_TAG_USER_MAX. Tags with bit 30 set belong to
+ * the core: the all-ranks collectives (bit 29 clear) and groups (bit 29 set,
+ * then the group id and the group's sequence number). LB_ANY_TAG matches
+ * user tags only, so a wildcard receive never takes collective traffic. */
 #define LB_ANY_SOURCE (-1)
+#define LB_ANY_TAG (-1)
+#define LB_TAG_USER_MAX 0x3fffffff
 
 /* A received message; the receiver owns it. */
 typedef struct {
@@ -33,14 +39,54 @@ guint lb_rank_adaptation(const LbRank *self);
 /* The rank's work units, sorted by id when a balancer returns. */
 GArray *lb_rank_units(LbRank *self);
 
-/* Asynchronous send: data is copied; sim_bytes is what the network carries. */
+/* Asynchronous send: data is copied; sim_bytes is what the network carries;
+ * tag in 0 .. LB_TAG_USER_MAX. */
 void lb_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes);
-/* Blocks until a message from src (or LB_ANY_SOURCE) with this tag arrives. */
+/* Blocks until a message from src (or LB_ANY_SOURCE) with this tag (or
+ * LB_ANY_TAG) arrives. Messages are matched in arrival order. */
 LbMsg *lb_recv(LbRank *self, int src, int tag);
+/* As lb_recv, or NULL when nothing matched within timeout simulated
+ * seconds; a message that comes later is kept for a later receive. */
+LbMsg *lb_recv_timeout(LbRank *self, int src, int tag, double timeout);
+
+/* What a probe saw: the message stays where it is. */
+typedef struct {
+  int src;
+  int tag;
+  gsize len;
+} LbStatus;
+
+/* Blocks until a matching message is there; status may be NULL. */
+void lb_probe(LbRank *self, int src, int tag, LbStatus *status);
+/* Whether a matching message has arrived, without blocking or advancing
+ * simulated time: poll it between pieces of work, not in an empty loop. */
+gboolean lb_iprobe(LbRank *self, int src, int tag, LbStatus *status);
+
+/* Non-blocking receives. Arrivals go to the rank's outstanding requests in
+ * posting order before any blocking receive or the stash sees them. */
+typedef struct _LbRequest LbRequest;
+
+LbRequest *lb_irecv(LbRank *self, int src, int tag);
+/* lb_test and lb_wait hand the message over (the caller owns it) once;
+ * the request is freed apart. lb_test: TRUE and *out set if it is there. */
+gboolean lb_test(LbRank *self, LbRequest *req, LbMsg **out);
+LbMsg *lb_wait(LbRank *self, LbRequest *req);
+/* Waits until one of the active requests (not NULL, not waited for yet)
+ * has its message and returns its index (the lowest if several have). */
+int lb_wait_any(LbRank *self, LbRequest **reqs, guint n, LbMsg **out);
+/* Cancels a pending request; a message it got and nobody took is freed. */
+void lb_request_free(LbRequest *req);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbRequest, lb_request_free)
+
 /* Waits until every send this rank started has been delivered. */
 void lb_wait_sends(LbRank *self);
 /* Runs flops on the rank's host. */
 void lb_execute(LbRank *self, double flops);
+/* Runs flops in slices of slice_flops, calling between_cb (may be NULL)
+ * after each slice, the last one included; stops early when it returns
+ * FALSE. Returns the flops executed. */
+double lb_execute_sliced(LbRank *self, double flops, double slice_flops,
+                         gboolean (*between_cb)(LbRank *self, gpointer data), gpointer data);
 double lb_now(void);
 
 /* Collectives over all ranks, built from the messages above. */
@@ -50,6 +96,45 @@ void lb_allreduce_max_double(LbRank *self, double *values, guint n);
 void lb_bcast(LbRank *self, int root, void *data, gsize len);
 /* all receives ranks * len bytes, rank r's contribution at offset r * len. */
 void lb_allgather(LbRank *self, const void *mine, gsize len, void *all);
+/* Root's len bytes reach every rank: each gets a new buffer (g_free, never
+ * NULL) and *out_len; data and len matter at the root only. */
+void *lb_bcastv(LbRank *self, int root, const void *data, gsize len, gsize *out_len);
+/* Rank r contributes len_r bytes; returns the concatenation (g_free, never
+ * NULL), rank r's bytes at offsets[r] .. offsets[r + 1] - 1 (offsets: ranks
+ * + 1 entries). */
+void *lb_allgatherv(LbRank *self, const void *mine, gsize len, gsize *offsets);
+
+typedef struct {
+  double value;
+  int rank;
+} LbValueRank;
+
+/* Element-wise minimum (maximum) and the rank that holds it (each rank
+ * usually gives its own id); ties go to the lowest rank. */
+void lb_allreduce_minloc(LbRank *self, LbValueRank *values, guint n);
+void lb_allreduce_maxloc(LbRank *self, LbValueRank *values, guint n);
+
+/* A subset of the ranks running collectives of its own (a strip or a column
+ * of a grid, a sub-hypercube). Every member calls lb_group_new with the same
+ * sorted members and the same id, and then the group's collectives in the
+ * same order; groups that may be active at once need distinct ids. Roots
+ * and results are indexed by group rank (the position in members). */
+typedef struct _LbGroup LbGroup;
+
+/* Group id 0xffff is the core's (the application's ghost exchange). */
+#define LB_GROUP_ID_MAX 0xfffe
+
+LbGroup *lb_group_new(LbRank *self, guint id, const int *members, guint n);
+void lb_group_free(LbGroup *group);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbGroup, lb_group_free)
+int lb_group_rank(const LbGroup *group);
+int lb_group_size(const LbGroup *group);
+void lb_group_barrier(LbGroup *group);
+void lb_group_allreduce_sum_u64(LbGroup *group, guint64 *values, guint n);
+void lb_group_allreduce_max_double(LbGroup *group, double *values, guint n);
+void lb_group_bcast(LbGroup *group, int root, void *data, gsize len);
+void lb_group_allgather(LbGroup *group, const void *mine, gsize len, void *all);
+void *lb_group_allgatherv(LbGroup *group, const void *mine, gsize len, gsize *offsets);
 
 /* Phases are indices into the balancer's phase table; counters and
  * simulated time accrue to the current phase. */

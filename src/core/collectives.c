@@ -1,55 +1,181 @@
 /* Collectives as binomial trees of point-to-point messages, so that their
- * cost is simulated on the platform like any other traffic. Every rank
- * calls them in the same order, so a per-rank sequence number tells the
- * rounds apart. */
+ * cost is simulated on the platform like any other traffic. They run over
+ * a group; the all-ranks collectives use the group of everyone. Members
+ * call a group's collectives in the same order, so a per-group sequence
+ * number in the tag tells the rounds apart. */
 #include <string.h>
 
 #include "core/core.h"
 
-#define COLLECTIVE_TAG(seq) ((int)(0x40000000u | ((seq) & 0x3fffffffu)))
+/* Above LB_TAG_USER_MAX: bit 30 marks core traffic; bit 29 clear is the
+ * all-ranks group, bit 29 set a group with its id above a 13-bit sequence
+ * number. A sequence number wraps harmlessly: members are never more than
+ * a tree depth of collectives apart. */
+#define ALL_RANKS_TAG_BASE 0x40000000u
+#define ALL_RANKS_SEQ_MASK 0x1fffffffu
+#define GROUP_TAG_BASE 0x60000000u
+#define GROUP_SEQ_BITS 13
+#define GROUP_SEQ_MASK ((1u << GROUP_SEQ_BITS) - 1)
+
+G_STATIC_ASSERT(((guint)LB_GROUP_ID_MAX << GROUP_SEQ_BITS | GROUP_SEQ_MASK) <= ALL_RANKS_SEQ_MASK);
+G_STATIC_ASSERT((ALL_RANKS_TAG_BASE & LB_TAG_USER_MAX) == 0);
+
+struct _LbGroup {
+  LbRank *self;
+  int *members; /* NULL: every rank, in rank order */
+  guint size, me;
+  guint tag_base, seq_mask;
+  guint *seq; /* the group of everyone counts in its rank, so that every
+                 temporary copy continues the same sequence */
+  guint own_seq;
+};
 
 typedef void (*CombineFunc)(void *into, const void *from, gsize len);
 
-static int
-real_rank(int virtual_rank, int root, int p)
+static LbGroup
+everyone(LbRank *self)
 {
-  return (virtual_rank + root) % p;
+  return (LbGroup){
+      .self = self,
+      .size = self->run->ranks,
+      .me = (guint)self->id,
+      .tag_base = ALL_RANKS_TAG_BASE,
+      .seq_mask = ALL_RANKS_SEQ_MASK,
+      .seq = &self->coll_seq,
+  };
+}
+
+static int
+next_tag(LbGroup *g)
+{
+  return (int)(g->tag_base | ((*g->seq)++ & g->seq_mask));
+}
+
+static int
+member(const LbGroup *g, int index)
+{
+  return g->members != NULL ? g->members[index] : index;
 }
 
 static void
-tree_reduce(LbRank *self, int root, void *buf, gsize len, CombineFunc combine, int tag)
+send_to(LbGroup *g, int index, int tag, const void *buf, gsize len)
 {
-  int p = (int)self->run->ranks;
-  int vr = (self->id - root + p) % p;
+  lb_core_send(g->self, member(g, index), tag, buf, len, (double)len);
+}
+
+static LbMsg *
+recv_from(LbGroup *g, int index, int tag)
+{
+  return lb_core_recv(g->self, member(g, index), tag);
+}
+
+static int
+real_index(int virtual_index, int root, int p)
+{
+  return (virtual_index + root) % p;
+}
+
+static void
+tree_reduce(LbGroup *g, int root, void *buf, gsize len, CombineFunc combine, int tag)
+{
+  int p = (int)g->size;
+  int vr = ((int)g->me - root + p) % p;
   for (int mask = 1; mask < p; mask <<= 1) {
     if (vr & mask) {
-      lb_send(self, real_rank(vr - mask, root, p), tag, buf, len, (double)len);
+      send_to(g, real_index(vr - mask, root, p), tag, buf, len);
       return;
     }
     if (vr + mask < p) {
-      g_autoptr(LbMsg) msg = lb_recv(self, real_rank(vr + mask, root, p), tag);
+      g_autoptr(LbMsg) msg = recv_from(g, real_index(vr + mask, root, p), tag);
       combine(buf, msg->data, len);
     }
   }
 }
 
-static void
-tree_bcast(LbRank *self, int root, void *buf, gsize len, int tag)
+/* The root sends len bytes of buf; every other member forwards what its
+ * parent sent and returns that message. */
+static LbMsg *
+tree_bcast(LbGroup *g, int root, const void *buf, gsize len, int tag)
 {
-  int p = (int)self->run->ranks;
-  int vr = (self->id - root + p) % p;
+  int p = (int)g->size;
+  int vr = ((int)g->me - root + p) % p;
+  LbMsg *msg = NULL;
   int mask = 1;
   while (mask < p) {
     if (vr & mask) {
-      g_autoptr(LbMsg) msg = lb_recv(self, real_rank(vr - mask, root, p), tag);
-      memcpy(buf, msg->data, len);
+      msg = recv_from(g, real_index(vr - mask, root, p), tag);
+      buf = msg->data;
+      len = msg->len;
       break;
     }
     mask <<= 1;
   }
   for (mask >>= 1; mask > 0; mask >>= 1)
     if (vr + mask < p)
-      lb_send(self, real_rank(vr + mask, root, p), tag, buf, len, (double)len);
+      send_to(g, real_index(vr + mask, root, p), tag, buf, len);
+  return msg;
+}
+
+static void
+bcast_fixed(LbGroup *g, int root, void *buf, gsize len, int tag)
+{
+  g_autoptr(LbMsg) msg = tree_bcast(g, root, buf, len, tag);
+  if (msg != NULL) {
+    g_assert(msg->len == len);
+    memcpy(buf, msg->data, len);
+  }
+}
+
+static void
+append_blocks(GByteArray *wire, const GArray *lens, const GByteArray *data)
+{
+  g_byte_array_append(wire, (const guint8 *)lens->data, lens->len * (guint)sizeof(guint64));
+  g_byte_array_append(wire, data->data, data->len);
+}
+
+/* Gathers blocks up the binomial tree rooted at member 0: the subtree of v
+ * holds the contiguous blocks v .. v + mask - 1, so they arrive in order
+ * and data ends as their concatenation. With lens (guint64 per block),
+ * messages start with the lengths of their blocks. Returns TRUE on member
+ * 0, which ends with every block. */
+static gboolean
+tree_gather(LbGroup *g, int tag, GByteArray *data, GArray *lens)
+{
+  int p = (int)g->size, me = (int)g->me;
+  for (int mask = 1; mask < p; mask <<= 1) {
+    if (me & mask) {
+      if (lens == NULL) {
+        send_to(g, me - mask, tag, data->data, data->len);
+      } else {
+        g_autoptr(GByteArray) wire = g_byte_array_new();
+        append_blocks(wire, lens, data);
+        send_to(g, me - mask, tag, wire->data, wire->len);
+      }
+      return FALSE;
+    }
+    if (me + mask < p) {
+      g_autoptr(LbMsg) msg = recv_from(g, me + mask, tag);
+      gsize head = 0;
+      if (lens != NULL) {
+        guint blocks = (guint)MIN(mask, p - me - mask);
+        head = blocks * sizeof(guint64);
+        g_assert(msg->len >= head);
+        g_array_set_size(lens, lens->len + blocks);
+        memcpy(&g_array_index(lens, guint64, lens->len - blocks), msg->data, head);
+      }
+      g_byte_array_append(data, msg->data + head, (guint)(msg->len - head));
+    }
+  }
+  return TRUE;
+}
+
+static void
+allreduce(LbGroup *g, void *buf, gsize len, CombineFunc combine)
+{
+  int tag = next_tag(g);
+  tree_reduce(g, 0, buf, len, combine, tag);
+  bcast_fixed(g, 0, buf, len, tag);
+  lb_wait_sends(g->self);
 }
 
 static void
@@ -75,63 +201,211 @@ combine_max_double(void *into, const void *from, gsize len)
     a[i] = MAX(a[i], b[i]);
 }
 
+/* Ties go to the lower rank, whatever order the tree combines in. */
 static void
-allreduce(LbRank *self, void *buf, gsize len, CombineFunc combine)
+combine_minloc(void *into, const void *from, gsize len)
 {
-  int tag = COLLECTIVE_TAG(self->coll_seq++);
-  tree_reduce(self, 0, buf, len, combine, tag);
-  tree_bcast(self, 0, buf, len, tag);
-  lb_wait_sends(self);
+  LbValueRank *a = into;
+  const LbValueRank *b = from;
+  for (gsize i = 0; i < len / sizeof(LbValueRank); i++)
+    if (b[i].value < a[i].value || (b[i].value == a[i].value && b[i].rank < a[i].rank))
+      a[i] = b[i];
+}
+
+static void
+combine_maxloc(void *into, const void *from, gsize len)
+{
+  LbValueRank *a = into;
+  const LbValueRank *b = from;
+  for (gsize i = 0; i < len / sizeof(LbValueRank); i++)
+    if (b[i].value > a[i].value || (b[i].value == a[i].value && b[i].rank < a[i].rank))
+      a[i] = b[i];
+}
+
+LbGroup *
+lb_group_new(LbRank *self, guint id, const int *members, guint n)
+{
+  g_assert(id <= LB_GROUP_ID_MAX && n > 0);
+  LbGroup *g = g_new0(LbGroup, 1);
+  g->self = self;
+  g->members = g_memdup2(members, n * sizeof(int));
+  g->size = n;
+  g->me = G_MAXUINT;
+  for (guint i = 0; i < n; i++) {
+    g_assert(members[i] >= 0 && (guint)members[i] < self->run->ranks);
+    g_assert(i == 0 || members[i - 1] < members[i]);
+    if (members[i] == self->id)
+      g->me = i;
+  }
+  g_assert(g->me != G_MAXUINT);
+  g->tag_base = GROUP_TAG_BASE | id << GROUP_SEQ_BITS;
+  g->seq_mask = GROUP_SEQ_MASK;
+  g->seq = &g->own_seq;
+  return g;
+}
+
+void
+lb_group_free(LbGroup *group)
+{
+  if (group == NULL)
+    return;
+  g_free(group->members);
+  g_free(group);
+}
+
+int
+lb_group_rank(const LbGroup *group)
+{
+  return (int)group->me;
+}
+
+int
+lb_group_size(const LbGroup *group)
+{
+  return (int)group->size;
+}
+
+void
+lb_group_barrier(LbGroup *group)
+{
+  guint8 token = 0;
+  allreduce(group, &token, 0, combine_nothing);
+}
+
+void
+lb_group_allreduce_sum_u64(LbGroup *group, guint64 *values, guint n)
+{
+  allreduce(group, values, n * sizeof(guint64), combine_sum_u64);
+}
+
+void
+lb_group_allreduce_max_double(LbGroup *group, double *values, guint n)
+{
+  allreduce(group, values, n * sizeof(double), combine_max_double);
+}
+
+void
+lb_group_bcast(LbGroup *group, int root, void *data, gsize len)
+{
+  g_assert(root >= 0 && (guint)root < group->size);
+  bcast_fixed(group, root, data, len, next_tag(group));
+  lb_wait_sends(group->self);
+}
+
+void
+lb_group_allgather(LbGroup *group, const void *mine, gsize len, void *all)
+{
+  int tag = next_tag(group);
+  g_autoptr(GByteArray) data = g_byte_array_new();
+  g_byte_array_append(data, mine, (guint)len);
+  if (tree_gather(group, tag, data, NULL) && data->len > 0)
+    memcpy(all, data->data, data->len);
+  bcast_fixed(group, 0, all, (gsize)group->size * len, tag);
+  lb_wait_sends(group->self);
+}
+
+void *
+lb_group_allgatherv(LbGroup *group, const void *mine, gsize len, gsize *offsets)
+{
+  int tag = next_tag(group);
+  guint p = group->size;
+  g_autoptr(GByteArray) data = g_byte_array_new();
+  g_byte_array_append(data, mine, (guint)len);
+  g_autoptr(GArray) lens = g_array_new(FALSE, FALSE, sizeof(guint64));
+  guint64 mine_len = len;
+  g_array_append_val(lens, mine_len);
+  /* The root sends the p lengths, then the blocks. */
+  g_autoptr(GByteArray) wire = g_byte_array_new();
+  if (tree_gather(group, tag, data, lens))
+    append_blocks(wire, lens, data);
+  g_autoptr(LbMsg) msg = tree_bcast(group, 0, wire->data, wire->len, tag);
+  const guint8 *all = msg != NULL ? msg->data : wire->data;
+  gsize all_len = msg != NULL ? msg->len : wire->len;
+  gsize head = p * sizeof(guint64);
+  offsets[0] = 0;
+  for (guint r = 0; r < p; r++) {
+    guint64 block;
+    memcpy(&block, all + r * sizeof(guint64), sizeof block);
+    offsets[r + 1] = offsets[r] + block;
+  }
+  g_assert(all_len == head + offsets[p]);
+  guint8 *out = g_malloc(offsets[p] + 1);
+  if (offsets[p] > 0)
+    memcpy(out, all + head, offsets[p]);
+  lb_wait_sends(group->self);
+  return out;
 }
 
 void
 lb_barrier(LbRank *self)
 {
-  guint8 token = 0;
-  allreduce(self, &token, 0, combine_nothing);
+  LbGroup all = everyone(self);
+  lb_group_barrier(&all);
 }
 
 void
 lb_allreduce_sum_u64(LbRank *self, guint64 *values, guint n)
 {
-  allreduce(self, values, n * sizeof(guint64), combine_sum_u64);
+  LbGroup all = everyone(self);
+  lb_group_allreduce_sum_u64(&all, values, n);
 }
 
 void
 lb_allreduce_max_double(LbRank *self, double *values, guint n)
 {
-  allreduce(self, values, n * sizeof(double), combine_max_double);
+  LbGroup all = everyone(self);
+  lb_group_allreduce_max_double(&all, values, n);
+}
+
+void
+lb_allreduce_minloc(LbRank *self, LbValueRank *values, guint n)
+{
+  LbGroup all = everyone(self);
+  allreduce(&all, values, n * sizeof(LbValueRank), combine_minloc);
+}
+
+void
+lb_allreduce_maxloc(LbRank *self, LbValueRank *values, guint n)
+{
+  LbGroup all = everyone(self);
+  allreduce(&all, values, n * sizeof(LbValueRank), combine_maxloc);
 }
 
 void
 lb_bcast(LbRank *self, int root, void *data, gsize len)
 {
-  tree_bcast(self, root, data, len, COLLECTIVE_TAG(self->coll_seq++));
+  LbGroup all = everyone(self);
+  lb_group_bcast(&all, root, data, len);
+}
+
+void *
+lb_bcastv(LbRank *self, int root, const void *data, gsize len, gsize *out_len)
+{
+  g_assert(root >= 0 && (guint)root < self->run->ranks);
+  LbGroup all = everyone(self);
+  g_autoptr(LbMsg) msg = tree_bcast(&all, root, data, len, next_tag(&all));
+  if (msg != NULL) {
+    data = msg->data;
+    len = msg->len;
+  }
+  guint8 *out = g_malloc(len + 1);
+  if (len > 0)
+    memcpy(out, data, len);
+  *out_len = len;
   lb_wait_sends(self);
+  return out;
+}
+
+void *
+lb_allgatherv(LbRank *self, const void *mine, gsize len, gsize *offsets)
+{
+  LbGroup all = everyone(self);
+  return lb_group_allgatherv(&all, mine, len, offsets);
 }
 
 void
 lb_allgather(LbRank *self, const void *mine, gsize len, void *all)
 {
-  /* Gather up the binomial tree rooted at 0: the subtree of virtual rank v
-   * holds the contiguous blocks v .. v + mask - 1. */
-  int p = (int)self->run->ranks;
-  int tag = COLLECTIVE_TAG(self->coll_seq++);
-  guint8 *out = all;
-  memcpy(out + (gsize)self->id * len, mine, len);
-  int have = 1;
-  for (int mask = 1; mask < p; mask <<= 1) {
-    if (self->id & mask) {
-      lb_send(self, self->id - mask, tag, out + (gsize)self->id * len, (gsize)have * len,
-              (double)have * (double)len);
-      break;
-    }
-    if (self->id + mask < p) {
-      g_autoptr(LbMsg) msg = lb_recv(self, self->id + mask, tag);
-      memcpy(out + (gsize)(self->id + mask) * len, msg->data, msg->len);
-      have += (int)(msg->len / MAX(len, 1));
-    }
-  }
-  tree_bcast(self, 0, all, (gsize)p * len, tag);
-  lb_wait_sends(self);
+  LbGroup everyone_group = everyone(self);
+  lb_group_allgather(&everyone_group, mine, len, all);
 }

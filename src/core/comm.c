@@ -1,5 +1,6 @@
 /* Matched point-to-point messages over one SimGrid mailbox per rank:
- * arrivals that do not match the receive in progress wait in a stash. */
+ * arrivals that do not match the receive in progress go to the oldest
+ * outstanding request they match, or wait in a stash. */
 #include <string.h>
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
@@ -51,9 +52,10 @@ lb_now(void)
 }
 
 void
-lb_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes)
+lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes)
 {
   g_assert(dst >= 0 && (guint)dst < self->run->ranks && dst != self->id);
+  g_assert(tag >= 0);
   LbMsg *msg = g_malloc(sizeof(LbMsg) + len);
   msg->src = self->id;
   msg->tag = tag;
@@ -71,30 +73,333 @@ lb_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_
   lb_trace_send(self, dst, sim_bytes);
 }
 
+void
+lb_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes)
+{
+  g_assert(tag >= 0 && tag <= LB_TAG_USER_MAX);
+  lb_core_send(self, dst, tag, data, len, sim_bytes);
+}
+
+struct _LbRequest {
+  LbRank *self;
+  GList link; /* in self->requests while pending */
+  int src, tag;
+  LbMsg *msg;
+  gboolean matched, taken;
+};
+
+static void
+assert_user_match(const LbRank *self, int src, int tag)
+{
+  g_assert(src == LB_ANY_SOURCE || (src >= 0 && (guint)src < self->run->ranks));
+  g_assert(tag == LB_ANY_TAG || (tag >= 0 && tag <= LB_TAG_USER_MAX));
+}
+
 static gboolean
 matches(const LbMsg *msg, int src, int tag)
 {
-  return msg->tag == tag && (src == LB_ANY_SOURCE || msg->src == src);
+  if (src != LB_ANY_SOURCE && msg->src != src)
+    return FALSE;
+  return tag == LB_ANY_TAG ? msg->tag <= LB_TAG_USER_MAX : msg->tag == tag;
+}
+
+static LbMsg *
+find_in_stash(LbRank *self, int src, int tag, gboolean take)
+{
+  for (GList *l = self->stash.head; l != NULL; l = l->next) {
+    LbMsg *msg = l->data;
+    if (matches(msg, src, tag)) {
+      if (take)
+        g_queue_delete_link(&self->stash, l);
+      return msg;
+    }
+  }
+  return NULL;
+}
+
+/* A get posted on the rank's mailbox ahead of the receive that will want
+ * its message, so that the transfer runs meanwhile. */
+typedef struct {
+  sg_comm_t comm;
+  void *payload;
+} Inbound;
+
+static void
+post_get(LbRank *self)
+{
+  Inbound *in = g_new(Inbound, 1);
+  in->payload = NULL;
+  in->comm = sg_mailbox_get_async(self->mailbox, &in->payload);
+  g_queue_push_tail(&self->inbound, in);
+}
+
+/* Gets are harvested in posting order, which is the senders' order.
+ * Traced when taken from the mailbox: that is what bare SimGrid replays. */
+static LbMsg *
+take_inbound(LbRank *self)
+{
+  Inbound *in = g_queue_pop_head(&self->inbound);
+  LbMsg *msg = in->payload;
+  g_free(in);
+  if (g_queue_is_empty(&self->inbound))
+    self->spare_get = FALSE;
+  lb_trace_recv(self, msg->src);
+  return msg;
+}
+
+/* Starts the transfer of every message waiting in the mailbox, each into a
+ * get of its own, and leaves one spare get for the next arrival. A mailbox
+ * holds either waiting senders or our unmatched gets, never both, so
+ * sg_mailbox_listen tells whether senders wait, unless the spare may still
+ * be unmatched: then nothing can be learnt until it completes. */
+static void
+listen_all(LbRank *self)
+{
+  const char *name = sg_mailbox_get_name(self->mailbox);
+  if (self->spare_get) {
+    if (sg_mailbox_listen(name))
+      return;
+    self->spare_get = FALSE;
+  }
+  while (sg_mailbox_listen(name))
+    post_get(self);
+  post_get(self);
+  self->spare_get = TRUE;
+}
+
+/* The next message from the mailbox, or NULL once lb_now() reaches deadline
+ * (< 0: none). With no get posted and no deadline this is one plain get, the
+ * fast path. A timed wait goes through wait_all_for, which keeps the get
+ * posted on timeout: sg_comm_wait_for would drop it and lose a message
+ * already in transfer. The get left behind takes the late arrival. */
+static LbMsg *
+next_arrival(LbRank *self, double deadline)
+{
+  if (self->inbound.head == NULL) {
+    if (deadline < 0) {
+      LbMsg *msg = sg_mailbox_get(self->mailbox);
+      lb_trace_recv(self, msg->src);
+      return msg;
+    }
+    post_get(self);
+    self->spare_get = TRUE;
+  }
+  Inbound *head = g_queue_peek_head(&self->inbound);
+  if (deadline < 0) {
+    sg_error_t err = sg_comm_wait(head->comm);
+    g_assert(err == SG_OK);
+  } else if (sg_comm_wait_all_for(&head->comm, 1, MAX(deadline - lb_now(), 0.0)) == 0) {
+    return NULL;
+  }
+  return take_inbound(self);
+}
+
+/* A message whose transfer has completed, without blocking; otherwise the
+ * rank listens for what is waiting and what comes. */
+static LbMsg *
+poll_arrival(LbRank *self)
+{
+  Inbound *head = g_queue_peek_head(&self->inbound);
+  if (head != NULL && sg_comm_test(head->comm))
+    return take_inbound(self);
+  listen_all(self);
+  return NULL;
+}
+
+/* Gives msg to the first outstanding request it matches (they were all
+ * posted before the receive now running); otherwise msg stays with the
+ * caller. While requests wait, the rank keeps listening, so that their
+ * messages travel while it computes. */
+static gboolean
+give_to_request(LbRank *self, LbMsg *msg)
+{
+  if (self->requests.head == NULL)
+    return FALSE;
+  gboolean given = FALSE;
+  for (GList *l = self->requests.head; l != NULL; l = l->next) {
+    LbRequest *req = l->data;
+    if (matches(msg, req->src, req->tag)) {
+      g_queue_unlink(&self->requests, l);
+      req->msg = msg;
+      req->matched = TRUE;
+      given = TRUE;
+      break;
+    }
+  }
+  if (!g_queue_is_empty(&self->requests))
+    listen_all(self);
+  return given;
+}
+
+static LbMsg *
+receive(LbRank *self, int src, int tag, double timeout)
+{
+  LbMsg *msg = find_in_stash(self, src, tag, TRUE);
+  if (msg != NULL)
+    return msg;
+  double deadline = timeout >= 0 ? lb_now() + timeout : -1;
+  for (;;) {
+    msg = next_arrival(self, deadline);
+    if (msg == NULL)
+      return NULL;
+    if (give_to_request(self, msg))
+      continue;
+    if (matches(msg, src, tag))
+      return msg;
+    g_queue_push_tail(&self->stash, msg);
+  }
+}
+
+LbMsg *
+lb_core_recv(LbRank *self, int src, int tag)
+{
+  return receive(self, src, tag, -1);
 }
 
 LbMsg *
 lb_recv(LbRank *self, int src, int tag)
 {
-  for (GList *l = self->stash.head; l != NULL; l = l->next) {
-    LbMsg *msg = l->data;
-    if (matches(msg, src, tag)) {
-      g_queue_delete_link(&self->stash, l);
-      return msg;
-    }
-  }
-  for (;;) {
-    /* Traced when taken from the mailbox: that is what bare SimGrid replays. */
-    LbMsg *msg = sg_mailbox_get(self->mailbox);
-    lb_trace_recv(self, msg->src);
-    if (matches(msg, src, tag))
-      return msg;
+  assert_user_match(self, src, tag);
+  return receive(self, src, tag, -1);
+}
+
+LbMsg *
+lb_recv_timeout(LbRank *self, int src, int tag, double timeout)
+{
+  assert_user_match(self, src, tag);
+  g_assert(timeout >= 0);
+  return receive(self, src, tag, timeout);
+}
+
+static void
+fill_status(const LbMsg *msg, LbStatus *status)
+{
+  if (status == NULL)
+    return;
+  status->src = msg->src;
+  status->tag = msg->tag;
+  status->len = msg->len;
+}
+
+/* Moves arrived messages to requests or the stash until one matches. */
+static const LbMsg *
+stash_until_match(LbRank *self, int src, int tag, gboolean block)
+{
+  const LbMsg *found = find_in_stash(self, src, tag, FALSE);
+  while (found == NULL) {
+    LbMsg *msg = block ? next_arrival(self, -1) : poll_arrival(self);
+    if (msg == NULL)
+      break;
+    if (give_to_request(self, msg))
+      continue;
     g_queue_push_tail(&self->stash, msg);
+    if (matches(msg, src, tag))
+      found = msg;
   }
+  return found;
+}
+
+void
+lb_probe(LbRank *self, int src, int tag, LbStatus *status)
+{
+  assert_user_match(self, src, tag);
+  fill_status(stash_until_match(self, src, tag, TRUE), status);
+}
+
+gboolean
+lb_iprobe(LbRank *self, int src, int tag, LbStatus *status)
+{
+  assert_user_match(self, src, tag);
+  const LbMsg *msg = stash_until_match(self, src, tag, FALSE);
+  if (msg == NULL)
+    return FALSE;
+  fill_status(msg, status);
+  return TRUE;
+}
+
+LbRequest *
+lb_irecv(LbRank *self, int src, int tag)
+{
+  assert_user_match(self, src, tag);
+  LbRequest *req = g_new0(LbRequest, 1);
+  req->self = self;
+  req->src = src;
+  req->tag = tag;
+  req->msg = find_in_stash(self, src, tag, TRUE);
+  req->matched = req->msg != NULL;
+  if (!req->matched) {
+    req->link.data = req;
+    g_queue_push_tail_link(&self->requests, &req->link);
+    listen_all(self);
+  }
+  return req;
+}
+
+static LbMsg *
+take_request_msg(LbRequest *req)
+{
+  req->taken = TRUE;
+  return g_steal_pointer(&req->msg);
+}
+
+gboolean
+lb_test(LbRank *self, LbRequest *req, LbMsg **out)
+{
+  g_assert(req->self == self && !req->taken && out != NULL);
+  while (!req->matched) {
+    LbMsg *msg = poll_arrival(self);
+    if (msg == NULL)
+      return FALSE;
+    if (!give_to_request(self, msg))
+      g_queue_push_tail(&self->stash, msg);
+  }
+  *out = take_request_msg(req);
+  return TRUE;
+}
+
+LbMsg *
+lb_wait(LbRank *self, LbRequest *req)
+{
+  g_assert(req->self == self && !req->taken);
+  while (!req->matched) {
+    LbMsg *msg = next_arrival(self, -1);
+    if (!give_to_request(self, msg))
+      g_queue_push_tail(&self->stash, msg);
+  }
+  return take_request_msg(req);
+}
+
+int
+lb_wait_any(LbRank *self, LbRequest **reqs, guint n, LbMsg **out)
+{
+  g_assert(out != NULL);
+  gboolean active = FALSE;
+  for (guint i = 0; i < n; i++) {
+    g_assert(reqs[i] == NULL || reqs[i]->self == self);
+    active |= reqs[i] != NULL && !reqs[i]->taken;
+  }
+  g_assert(active);
+  for (;;) {
+    for (guint i = 0; i < n; i++)
+      if (reqs[i] != NULL && !reqs[i]->taken && reqs[i]->matched) {
+        *out = take_request_msg(reqs[i]);
+        return (int)i;
+      }
+    LbMsg *msg = next_arrival(self, -1);
+    if (!give_to_request(self, msg))
+      g_queue_push_tail(&self->stash, msg);
+  }
+}
+
+void
+lb_request_free(LbRequest *req)
+{
+  if (req == NULL)
+    return;
+  if (!req->matched)
+    g_queue_unlink(&req->self->requests, &req->link);
+  lb_msg_free(req->msg);
+  g_free(req);
 }
 
 void
@@ -113,6 +418,23 @@ lb_execute(LbRank *self, double flops)
     return;
   lb_trace_exec(self, flops);
   sg_actor_execute(flops);
+}
+
+double
+lb_execute_sliced(LbRank *self, double flops, double slice_flops,
+                  gboolean (*between_cb)(LbRank *self, gpointer data), gpointer data)
+{
+  g_assert(slice_flops > 0);
+  double done = 0;
+  while (done < flops) {
+    double slice = MIN(slice_flops, flops - done);
+    lb_execute(self, slice);
+    /* The last slice lands exactly on flops, whatever the rounding. */
+    done = slice == flops - done ? flops : done + slice;
+    if (between_cb != NULL && !between_cb(self, data))
+      break;
+  }
+  return done;
 }
 
 void

@@ -17,8 +17,9 @@ typedef struct {
   gboolean contiguous;
 } LbDigest;
 
-/* Core message tags, above the balancers' tag space. */
-#define LB_TAG_GHOST ((int)0x7ffffff0)
+/* The ghost exchange's tag: the first of group id LB_GROUP_ID_MAX + 1,
+ * which no balancer's group can take. */
+#define LB_TAG_GHOST ((int)(0x60000000u | (LB_GROUP_ID_MAX + 1u) << 13))
 
 #define LB_MAX_ROUNDS 256
 /* The application step's metrics, the last of a run's metric defs. */
@@ -53,6 +54,12 @@ struct _LbRank {
   double phase_bytes;
   guint64 phase_rounds[LB_MAX_ROUNDS / 64];
   guint coll_seq;
+  /* Non-blocking receives: unmatched LbRequests in posting order, and the
+   * gets posted ahead on the mailbox so that arrivals travel meanwhile (the
+   * last one, the spare, may be unmatched). */
+  GQueue requests;
+  GQueue inbound;
+  gboolean spare_get;
 };
 
 struct _LbCoreRun {
@@ -83,6 +90,7 @@ struct _LbCoreRun {
   guint64 *ghost_counts; /* scratch: faces shared with each rank */
   GArray *transfers;
   GPtrArray *narration;
+  guint finished; /* ranks that ran to the end: fewer means a deadlock */
   char *failure;
 };
 
@@ -110,3 +118,7 @@ void lb_trace_send(LbRank *self, int dst, double bytes);
 void lb_trace_recv(LbRank *self, int src);
 void lb_trace_wait(LbRank *self);
 void lb_trace_exec(LbRank *self, double flops);
+
+/* lb_send and lb_recv without the user tag range: for the core's tags. */
+void lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes);
+LbMsg *lb_core_recv(LbRank *self, int src, int tag);

@@ -126,12 +126,12 @@ exchange_ghosts(LbRank *self)
     double size = (double)g_array_index(faces, guint64, i) * work->ghost_depth *
                   work->bytes_per_unit;
     guint8 token = 0;
-    lb_send(self, (int)g_array_index(neighbours, guint, i), LB_TAG_GHOST, &token, 1, size);
+    lb_core_send(self, (int)g_array_index(neighbours, guint, i), LB_TAG_GHOST, &token, 1, size);
     *messages += 1;
     *bytes += size;
   }
   for (guint i = 0; i < neighbours->len; i++)
-    lb_msg_free(lb_recv(self, (int)g_array_index(neighbours, guint, i), LB_TAG_GHOST));
+    lb_msg_free(lb_core_recv(self, (int)g_array_index(neighbours, guint, i), LB_TAG_GHOST));
   lb_wait_sends(self);
 }
 
@@ -208,6 +208,7 @@ rank_main(int argc, char *argv[])
   lb_barrier(self);
   if (balancer->state_free != NULL)
     balancer->state_free(state);
+  run->finished++;
 }
 
 static int
@@ -530,6 +531,14 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
 
   if (run->failure != NULL) {
     g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT, "%s", run->failure);
+    return NULL;
+  }
+  /* SimGrid ends a deadlocked simulation as if it had finished. */
+  if (run->finished != run->ranks) {
+    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT,
+                "'%s' deadlocked: %u of %u ranks never finished (each waits for a message "
+                "nobody sends)",
+                brun->balancer->name, run->ranks - run->finished, run->ranks);
     return NULL;
   }
 
