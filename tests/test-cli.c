@@ -143,8 +143,8 @@ test_list(void)
   g_assert_cmpint(bad.status, ==, 2);
 }
 
-#define SMALL "--ranks", "16", "--platform", "platforms/hypercube-16.xml", "--set", \
-              "workload.size=5000"
+#define SMALL                                                                                      \
+  "--ranks", "16", "--platform", "platforms/hypercube-16.xml", "--set", "workload.size=5000"
 
 static JsonNode *
 load_json(const char *path)
@@ -176,19 +176,18 @@ test_run_json(void)
   g_assert_cmpuint(json_array_get_length(runs), ==, 2);
   JsonObject *mlb = json_array_get_object_element(runs, 1);
   g_assert_cmpstr(json_object_get_string_member(mlb, "balancer"), ==, "mlb");
-  g_assert_cmpstr(json_object_get_string_member(json_object_get_object_member(mlb, "params"),
-                                                "desired"),
-                  ==, "halving");
+  g_assert_cmpstr(
+      json_object_get_string_member(json_object_get_object_member(mlb, "params"), "desired"), ==,
+      "halving");
   JsonObject *summary = json_object_get_object_member(mlb, "summary");
   g_assert_cmpfloat(json_object_get_double_member(summary, "imbalance_after"), <,
                     json_object_get_double_member(summary, "imbalance_before"));
   g_assert_cmpint(json_object_get_int_member(summary, "schedule_steps"), <=, 4);
-  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(mlb, "final_loads")), ==,
-                   16);
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(mlb, "final_loads")), ==, 16);
   g_assert_cmpuint(json_array_get_length(json_object_get_array_member(mlb, "phases")), ==, 4);
   g_assert_true(json_object_has_member(mlb, "schedule"));
-  g_assert_true(json_object_has_member(json_object_get_object_member(mlb, "measured"),
-                                       "wall_seconds"));
+  g_assert_true(
+      json_object_has_member(json_object_get_object_member(mlb, "measured"), "wall_seconds"));
   g_autofree char *csv_text = NULL;
   g_assert_true(g_file_get_contents(csv, &csv_text, NULL, NULL));
   g_assert_true(g_str_has_prefix(csv_text, "balancer,imbalance_before,"));
@@ -371,8 +370,8 @@ expect_input_error(const char *const *extra, const char *needle)
   g_ptr_array_add(argv, NULL);
   g_autofree char *out = NULL, *err = NULL;
   int wait_status = 0;
-  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
-                             NULL, &out, &err, &wait_status, NULL));
+  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                             &out, &err, &wait_status, NULL));
   g_test_message("%s", err);
   g_assert_true(WIFEXITED(wait_status));
   g_assert_cmpint(WEXITSTATUS(wait_status), ==, 2);
@@ -591,7 +590,8 @@ test_locale(void)
   assert_json_file(json);
   g_autofree char *csv_text = NULL, *trace_text = NULL;
   g_assert_true(g_file_get_contents(csv, &csv_text, NULL, NULL));
-  g_assert_true(g_regex_match_simple("^mlb(,[-0-9.e+]+){9}(,[-0-9.e+]*)*$", csv_text, G_REGEX_MULTILINE, 0));
+  g_assert_true(
+      g_regex_match_simple("^mlb(,[-0-9.e+]+){9}(,[-0-9.e+]*)*$", csv_text, G_REGEX_MULTILINE, 0));
   g_assert_true(g_file_get_contents(trace, &trace_text, NULL, NULL));
   g_assert_true(
       g_regex_match_simple("^[0-9]+ X [0-9]+\\.[0-9]+$", trace_text, G_REGEX_MULTILINE, 0));
@@ -793,11 +793,12 @@ test_run_job(void)
   g_autofree char *job = tmp_path("job.ini");
   g_autofree char *result = tmp_path("job-result.json");
   g_autofree char *json = tmp_path("job-run.json");
-  g_assert_true(g_file_set_contents(job,
-                                    "[job]\nscenario = scenarios/mlb-teach-16.ini\n"
-                                    "balancer = mlb\nranks = 8\nplatform = platforms/hypercube-8.xml\n"
-                                    "set1 = workload.size=40\nset2 = mlb.desired=even\n",
-                                    -1, NULL));
+  g_assert_true(
+      g_file_set_contents(job,
+                          "[job]\nscenario = scenarios/mlb-teach-16.ini\n"
+                          "balancer = mlb\nranks = 8\nplatform = platforms/hypercube-8.xml\n"
+                          "set1 = workload.size=40\nset2 = mlb.desired=even\n",
+                          -1, NULL));
   g_auto(Result) r = {0}, run = {0}, bad = {0}, missing = {0};
   lbsim(&r, "run-job", job, result, NULL);
   g_assert_cmpint(r.status, ==, 0);

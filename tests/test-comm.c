@@ -112,11 +112,11 @@ swap_balance(LbRank *self, gpointer state)
 }
 
 static LbBalancer test_balancer = {
-  .name = "probe",
-  .summary = "test",
-  .params = no_params,
-  .phases = one_phase,
-  .keeps_order = TRUE,
+    .name = "probe",
+    .summary = "test",
+    .params = no_params,
+    .phases = one_phase,
+    .keeps_order = TRUE,
 };
 
 static LbRunResult *

@@ -24,7 +24,7 @@ test_gray_edges(void)
         g_assert_cmpuint(q, <, p);
         g_assert_cmpuint(mlb_partner(q, e), ==, r);
         g_assert_cmpuint(mlb_gray(r) ^ mlb_gray(q), ==, 1u << e); /* the e-edge */
-        g_assert_cmpuint(r >> (e + 1), ==, q >> (e + 1));          /* same 2^(e+1) block */
+        g_assert_cmpuint(r >> (e + 1), ==, q >> (e + 1));         /* same 2^(e+1) block */
         g_assert_true(mlb_in_left_half(r, e) != mlb_in_left_half(q, e));
         guint offset = r & ((2u << e) - 1);
         g_assert_cmpuint(q & ((2u << e) - 1), ==, (2u << e) - 1 - offset); /* mirror */

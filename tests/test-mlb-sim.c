@@ -46,8 +46,8 @@ simulate(const char *ini, SimResult *out)
   g_autofree char *doc = lb_report_document(out->scenario, results);
   out->parser = json_parser_new();
   g_assert_true(json_parser_load_from_data(out->parser, doc, -1, NULL));
-  JsonArray *runs = json_object_get_array_member(
-      json_node_get_object(json_parser_get_root(out->parser)), "runs");
+  JsonArray *runs =
+      json_object_get_array_member(json_node_get_object(json_parser_get_root(out->parser)), "runs");
   out->run = json_array_get_object_element(runs, json_array_get_length(runs) - 1);
   return TRUE;
 }
@@ -248,8 +248,8 @@ test_heavy_elements(void)
   /* Few elements with big loads: pass-through and empty ranks. */
   for (guint d = 1; d <= 5; d++)
     for (guint64 seed = 1; seed <= 4; seed++)
-      check_case(d, (1u << d) / 2 + seed, "pattern = random\nmin = 0\nmax = 100000", "random",
-                 "", seed);
+      check_case(d, (1u << d) / 2 + seed, "pattern = random\nmin = 0\nmax = 100000", "random", "",
+                 seed);
   check_case(3, 64, "pattern = hotspots\nhotspots = 1\nwidth = 0.01\namplitude = 1e6\nbase = 0",
              "block", "", 3);
 }

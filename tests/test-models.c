@@ -129,8 +129,7 @@ field_case(gconstpointer data)
     g_assert_cmpuint(a->total_load, ==, total);
     g_assert_cmpuint(none->adaptations[s].total_load, ==, total);
     g_assert_cmpuint(a->max_load_after, <=, (total + c->ranks - 1) / c->ranks + heaviest);
-    g_assert_cmpuint(none->adaptations[s].max_load_after, ==,
-                     none->adaptations[s].max_load_before);
+    g_assert_cmpuint(none->adaptations[s].max_load_after, ==, none->adaptations[s].max_load_before);
   }
   g_assert_cmpfloat(mlb->imbalance_after, <, none->imbalance_after);
   g_assert_cmpfloat(metric(mlb, "ghost-messages"), >, 0);
@@ -160,10 +159,11 @@ document_of(const char *text)
 static void
 test_determinism(void)
 {
-  static const char text[] = "[scenario]\nplatform = t3e-512.xml\nranks = 32\nsteps = 4\nseed = %d\n"
-                             "[workload]\nmodel = field3d\nsize = 20x16x12\npattern = clusters\n"
-                             "clusters = 3\ninterval = 1\ngrowth = 0.05\n"
-                             "[balancers]\nrun = none, mlb\n";
+  static const char text[] =
+      "[scenario]\nplatform = t3e-512.xml\nranks = 32\nsteps = 4\nseed = %d\n"
+      "[workload]\nmodel = field3d\nsize = 20x16x12\npattern = clusters\n"
+      "clusters = 3\ninterval = 1\ngrowth = 0.05\n"
+      "[balancers]\nrun = none, mlb\n";
   g_autofree char *t1 = g_strdup_printf(text, 9);
   g_autofree char *t2 = g_strdup_printf(text, 10);
   g_autofree char *a = document_of(t1);
@@ -221,10 +221,10 @@ life_free(gpointer state)
 enum { METRIC_VISITS, METRIC_STEP, METRIC_UNITS };
 
 static const LbMetricSpec life_metrics[] = {
-  {"visits", "calls", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL, "balance calls, all ranks"},
-  {"step", "", LB_AGGREGATE_LAST, LB_COMBINE_MAX, NULL, "the adaptation step index"},
-  {"units", "", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL, "units at start, all ranks"},
-  {NULL},
+    {"visits", "calls", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL, "balance calls, all ranks"},
+    {"step", "", LB_AGGREGATE_LAST, LB_COMBINE_MAX, NULL, "the adaptation step index"},
+    {"units", "", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL, "units at start, all ranks"},
+    {NULL},
 };
 
 /* The state survives from one step to the next: the step index seen in it
@@ -247,16 +247,16 @@ static const char *const no_phases[] = {NULL};
 static const char *const all_models[] = {"array1d", "field2d", "field3d", NULL};
 
 static const LbBalancer life_balancer = {
-  .name = "life",
-  .summary = "test of the lifecycle",
-  .params = no_params,
-  .phases = no_phases,
-  .metrics = life_metrics,
-  .models = all_models,
-  .owns_compute = TRUE,
-  .state_new = life_new,
-  .state_free = life_free,
-  .balance = life_balance,
+    .name = "life",
+    .summary = "test of the lifecycle",
+    .params = no_params,
+    .phases = no_phases,
+    .metrics = life_metrics,
+    .models = all_models,
+    .owns_compute = TRUE,
+    .state_new = life_new,
+    .state_free = life_free,
+    .balance = life_balance,
 };
 
 static void
@@ -305,16 +305,16 @@ main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   lb_balancer_register(&life_balancer);
   static const FieldCase cases[] = {
-    {"field2d", "64x48", "hypercube-64.xml", 64},
-    {"field2d", "40x30", "fat-tree-1024.xml", 64},
-    {"field2d", "64x64", "t3e-512.xml", 128},
-    {"field3d", "16x12x10", "hypercube-64.xml", 64},
-    {"field3d", "12x12x12", "fat-tree-1024.xml", 32},
-    {"field3d", "24x16x16", "t3e-512.xml", 256},
+      {"field2d", "64x48", "hypercube-64.xml", 64},
+      {"field2d", "40x30", "fat-tree-1024.xml", 64},
+      {"field2d", "64x64", "t3e-512.xml", 128},
+      {"field3d", "16x12x10", "hypercube-64.xml", 64},
+      {"field3d", "12x12x12", "fat-tree-1024.xml", 32},
+      {"field3d", "24x16x16", "t3e-512.xml", 256},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    g_autofree char *name = g_strdup_printf("/models/%s/%s/%u", cases[i].model,
-                                            cases[i].platform, cases[i].ranks);
+    g_autofree char *name =
+        g_strdup_printf("/models/%s/%s/%u", cases[i].model, cases[i].platform, cases[i].ranks);
     g_test_add_data_func(name, &cases[i], field_case);
   }
   g_test_add_func("/models/determinism", test_determinism);

@@ -331,10 +331,12 @@ test_expect_forms(Fixture *f, gconstpointer data)
   assert_expect(expect_at(sc, 1), "mlb", "bytes", LB_EXPECT_GE, 3, "mlb.bytes >= 3");
   assert_expect(expect_at(sc, 2), "mlb", "migrate_steps", LB_EXPECT_LT, 3, "mlb.migrate-steps < 3");
   assert_expect(expect_at(sc, 3), "mlb", "amounts_steps", LB_EXPECT_GT, 3, "mlb.amounts-steps > 3");
-  assert_expect(expect_at(sc, 4), "mlb", "desired_steps", LB_EXPECT_EQ, 3, "mlb.desired-steps == 3");
+  assert_expect(expect_at(sc, 4), "mlb", "desired_steps", LB_EXPECT_EQ, 3,
+                "mlb.desired-steps == 3");
   assert_expect(expect_at(sc, 5), "mlb", "ghost_bytes", LB_EXPECT_EQ, 3, "mlb.ghost-bytes == 3");
   assert_expect(expect_at(sc, 6), "mlb", "compute_time", LB_EXPECT_GT, 3, "mlb.compute-time > 3");
-  assert_expect(expect_at(sc, 7), "mlb", "balance_time", LB_EXPECT_LT, -15, "mlb.balance-time < -1.5e1");
+  assert_expect(expect_at(sc, 7), "mlb", "balance_time", LB_EXPECT_LT, -15,
+                "mlb.balance-time < -1.5e1");
   /* a metric bounded on both sides keeps every bound */
   assert_expect(expect_at(sc, 8), "none", "imbalance_after", LB_EXPECT_GE, 1, NULL);
   assert_expect(expect_at(sc, 9), "none", "imbalance_after", LB_EXPECT_LE, 1.5, NULL);
@@ -650,15 +652,15 @@ static const ErrorCase error_cases[] = {
     {"choice/pattern", HEAD RUN_NONE "[workload]\npattern = gaussian\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "pattern",
      .detail = "'gaussian' is not one of"},
-    {"choice/model", HEAD RUN_NONE "[workload]\nmodel = mesh\n",
-     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "model",
+    {"choice/model", HEAD RUN_NONE "[workload]\nmodel = mesh\n", .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "workload", .key = "model",
      .detail = "unknown model 'mesh' (known: array1d, field2d, field3d)"},
     {"model/unsupported", HEAD "[balancers]\nrun = none, only-1d\n[workload]\nmodel = field2d\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
      .detail = "only-1d does not run on model field2d (it supports: array1d)"},
     {"model/unsupported-override", HEAD RUN_NONE "[workload]\nmodel = field3d\n",
-     .balancer = "only-1d", .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers",
-     .key = "run", .detail = "--balancer: only-1d does not run on model field3d"},
+     .balancer = "only-1d", .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
+     .detail = "--balancer: only-1d does not run on model field3d"},
     {"field/size-zero", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 0x5\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size",
      .detail = "'0x5' is not NXxNY of positive integers"},
@@ -668,17 +670,20 @@ static const ErrorCase error_cases[] = {
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size", .detail = "NXxNYxNZ"},
     {"field/size-sign", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 8x-8\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size"},
-    {"field/procs-product", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 64x64\nprocs = 4x8\n",
+    {"field/procs-product",
+     HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 64x64\nprocs = 4x8\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "procs",
      .detail = "4x8 makes 32 ranks, but [scenario] ranks is 16"},
     {"field/procs-zero", HEAD RUN_NONE "[workload]\nmodel = field2d\nprocs = 0x16\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "procs", .detail = "'0x16'"},
-    {"field/procs-more-than-cells", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 2x100\nprocs = 4x4\n",
+    {"field/procs-more-than-cells",
+     HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 2x100\nprocs = 4x4\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "procs",
      .detail = "more processors than cells along axis 0"},
     {"field/array-key", HEAD RUN_NONE "[workload]\nmodel = field2d\ndistribution = random\n",
      .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "workload", .key = "distribution"},
-    {"field/file-count", HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 4x4\npattern = file\nfile = loads.txt\n",
+    {"field/file-count",
+     HEAD RUN_NONE "[workload]\nmodel = field2d\nsize = 4x4\npattern = file\nfile = loads.txt\n",
      "loads.txt", "1 2 3", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "file",
      .detail = "holds 3 loads; size gives 16 cells"},
     {"array-key/procs", HEAD RUN_NONE "[workload]\nprocs = 4x4\n",
@@ -689,7 +694,8 @@ static const ErrorCase error_cases[] = {
     {"range/hotspots", HEAD RUN_NONE "[workload]\npattern = hotspots\nhotspots = 1001\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "hotspots",
      .detail = "out of range"},
-    {"expect/unknown-metric", HEAD RUN_NONE "[expect]\nnone.imbalance-after < 2\nmlb.schedule-step <= 10\n",
+    {"expect/unknown-metric",
+     HEAD RUN_NONE "[expect]\nnone.imbalance-after < 2\nmlb.schedule-step <= 10\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "mlb.schedule-step",
      .detail = ":8: [expect] mlb.schedule-step: mlb has no metric 'schedule-step'"},
     {"expect/metric-of-another", HEAD RUN_NONE "[expect]\nnone.migrate-steps == 0\n",
@@ -743,8 +749,9 @@ static const ErrorCase error_cases[] = {
     {"size/memory", HEAD RUN_NONE "[workload]\nsize = 5000000000\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size",
      .detail = "5000000000 units need about 186.3 GiB"},
-    {"size/total-load", HEAD RUN_NONE "[workload]\nsize = 10000\npattern = uniform\n"
-                                      "value = 1000000000000000\n",
+    {"size/total-load",
+     HEAD RUN_NONE "[workload]\nsize = 10000\npattern = uniform\n"
+                   "value = 1000000000000000\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "size",
      .detail = "the total load may reach 1e+19, beyond the 2^62"},
     {"min-max", HEAD RUN_NONE "[workload]\npattern = random\nmin = 10\nmax = 5\n",
@@ -1019,12 +1026,12 @@ static const char *const only_array1d[] = {"array1d", NULL};
 /* A balancer of the 1D array only, to see a model it does not support
  * refused. */
 static const LbBalancer only_1d = {
-  .name = "only-1d",
-  .summary = "test",
-  .params = no_params,
-  .phases = no_phases,
-  .models = only_array1d,
-  .balance = only_1d_balance,
+    .name = "only-1d",
+    .summary = "test",
+    .params = no_params,
+    .phases = no_phases,
+    .models = only_array1d,
+    .balance = only_1d_balance,
 };
 
 int

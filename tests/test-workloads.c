@@ -26,12 +26,22 @@ typedef struct {
 static LbPattern
 pattern_of(const Array1d *a)
 {
-  LbPattern p = {.kind = a->pattern,   .seed = a->seed,   .value = a->value,
-                 .min = a->min,         .max = a->max,     .hotspots = a->hotspots,
-                 .width = a->width,     .amplitude = a->amplitude,
-                 .drift = a->drift,     .base = a->base,   .from = a->from,
-                 .to = a->to,           .low = a->low,     .high = a->high,
-                 .at = a->at,           .file_loads = a->file_loads,
+  LbPattern p = {.kind = a->pattern,
+                 .seed = a->seed,
+                 .value = a->value,
+                 .min = a->min,
+                 .max = a->max,
+                 .hotspots = a->hotspots,
+                 .width = a->width,
+                 .amplitude = a->amplitude,
+                 .drift = a->drift,
+                 .base = a->base,
+                 .from = a->from,
+                 .to = a->to,
+                 .low = a->low,
+                 .high = a->high,
+                 .at = a->at,
+                 .file_loads = a->file_loads,
                  .file_len = a->size};
   return p;
 }
@@ -342,18 +352,16 @@ test_file(void)
     g_assert_cmpuint(array_load(&a, id, 3), ==, loads[id]);
   }
   g_free(a.file_loads);
-  LbPattern owned = {.kind = LB_PATTERN_FILE, .file_loads = g_memdup2(loads, sizeof loads),
-                     .file_len = 5};
+  LbPattern owned = {
+      .kind = LB_PATTERN_FILE, .file_loads = g_memdup2(loads, sizeof loads), .file_len = 5};
   lb_pattern_clear(&owned);
   g_assert_null(owned.file_loads);
   lb_pattern_clear(&owned); /* twice is fine */
 }
 
-
 /* An array1d work from [workload] keys, for ranks ranks. */
 static LbWork *
-array1d_work(guint ranks, guint64 seed, const char *const *keys, const char *dir,
-             GError **error)
+array1d_work(guint ranks, guint64 seed, const char *const *keys, const char *dir, GError **error)
 {
   const LbModel *model = lb_model_lookup("array1d");
   LbParams *params = lb_params_new(lb_model_param_spec(model));
@@ -500,8 +508,7 @@ test_bounds_file(TmpDir *t, gconstpointer data)
 
   /* counts whose sum wraps around 2^64 to the size must not pass */
   g_autofree char *wrap = write_file(t, "wrap.txt", "18446744073709551615 11 0 0\n");
-  const char *wrap_keys[] = {"size", "10", "distribution", "file", "distribution-file", wrap,
-                             NULL};
+  const char *wrap_keys[] = {"size", "10", "distribution", "file", "distribution-file", wrap, NULL};
   g_autoptr(LbWork) bad = array1d_work(4, 1, wrap_keys, t->dir, &error);
   g_assert_null(bad);
   g_assert_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID);
@@ -572,8 +579,7 @@ test_read_integers_errors(TmpDir *t, gconstpointer data)
 /* The sum every hot spot adds, without skipping any: the definition the
  * bucketed, skipping code must reproduce bit for bit. */
 static guint64
-naive_hotspots(const LbPattern *p, guint dim, const guint64 *index, const guint64 *size,
-               guint step)
+naive_hotspots(const LbPattern *p, guint dim, const guint64 *index, const guint64 *size, guint step)
 {
   double load = (double)p->base;
   for (guint k = 0; k < p->hotspots; k++) {
@@ -583,12 +589,17 @@ naive_hotspots(const LbPattern *p, guint dim, const guint64 *index, const guint6
     double height = 0;
     for (guint a = 0; a < dim; a++) {
       guint64 seed = p->seed;
-      double start = (double)(lb_hash64(seed ^ lb_hash64((a == 0 ? 1 : 16 + a) * 0x100000001b3ull +
-                                                          k)) >> 11) * 0x1.0p-53;
-      double dir = (double)(lb_hash64(seed ^ lb_hash64((a == 0 ? 3 : 32 + a) * 0x100000001b3ull +
-                                                        k)) >> 11) * 0x1.0p-53 < 0.5
-                       ? -1.0
-                       : 1.0;
+      double start =
+          (double)(lb_hash64(seed ^ lb_hash64((a == 0 ? 1 : 16 + a) * 0x100000001b3ull + k)) >>
+                   11) *
+          0x1.0p-53;
+      double dir =
+          (double)(lb_hash64(seed ^ lb_hash64((a == 0 ? 3 : 32 + a) * 0x100000001b3ull + k)) >>
+                   11) *
+                      0x1.0p-53 <
+                  0.5
+              ? -1.0
+              : 1.0;
       double c = start + dir * p->drift * step;
       c = c - floor(c);
       double x = ((double)index[a] + 0.5) / (double)size[a];
@@ -614,14 +625,18 @@ test_hotspots_skip_exact(void)
     double width, amplitude;
     guint64 base;
   } cases[] = {
-    {1, 40, 0.001, 1000, 10}, {1, 40, 0.02, 1e6, 10}, {1, 7, 0.3, 500, 1},
-    {1, 30, 0.01, 1000, 0},   {2, 25, 0.01, 2000, 10}, {2, 10, 0.2, 1e9, 3},
-    {3, 12, 0.05, 800, 10},   {2, 16, 0.003, 1e4, 0},
+      {1, 40, 0.001, 1000, 10}, {1, 40, 0.02, 1e6, 10},  {1, 7, 0.3, 500, 1},
+      {1, 30, 0.01, 1000, 0},   {2, 25, 0.01, 2000, 10}, {2, 10, 0.2, 1e9, 3},
+      {3, 12, 0.05, 800, 10},   {2, 16, 0.003, 1e4, 0},
   };
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
-    LbPattern p = {.kind = LB_PATTERN_HOTSPOTS, .seed = 5 + c, .hotspots = cases[c].spots,
-                   .width = cases[c].width, .amplitude = cases[c].amplitude,
-                   .base = cases[c].base, .drift = 0.013};
+    LbPattern p = {.kind = LB_PATTERN_HOTSPOTS,
+                   .seed = 5 + c,
+                   .hotspots = cases[c].spots,
+                   .width = cases[c].width,
+                   .amplitude = cases[c].amplitude,
+                   .base = cases[c].base,
+                   .drift = 0.013};
     guint dim = cases[c].dim;
     guint64 size[3] = {dim == 1 ? 5000 : dim == 2 ? 90 : 24, dim >= 2 ? 70 : 1, dim == 3 ? 20 : 1};
     for (guint step = 0; step < 3; step++) {
@@ -644,8 +659,12 @@ test_hotspots_skip_exact(void)
 static void
 test_hotspots_many(void)
 {
-  LbPattern p = {.kind = LB_PATTERN_HOTSPOTS, .seed = 1, .hotspots = 1000, .width = 0.001,
-                 .amplitude = 1000, .base = 10};
+  LbPattern p = {.kind = LB_PATTERN_HOTSPOTS,
+                 .seed = 1,
+                 .hotspots = 1000,
+                 .width = 0.001,
+                 .amplitude = 1000,
+                 .base = 10};
   g_autoptr(LbPatternAt) ps = lb_pattern_at_new(&p, 1, 0);
   guint64 size = 1000000, sum = 0;
   gint64 start = g_get_monotonic_time();
@@ -660,8 +679,14 @@ static void
 test_shock(void)
 {
   /* a front at 45 degrees through the middle of a 2D field */
-  LbPattern p = {.kind = LB_PATTERN_SHOCK, .seed = 1, .width = 0.02, .amplitude = 1000,
-                 .base = 5, .at = 0.5, .angle = 45, .drift = 0.1};
+  LbPattern p = {.kind = LB_PATTERN_SHOCK,
+                 .seed = 1,
+                 .width = 0.02,
+                 .amplitude = 1000,
+                 .base = 5,
+                 .at = 0.5,
+                 .angle = 45,
+                 .drift = 0.1};
   guint64 size[2] = {100, 100};
   g_autoptr(LbPatternAt) ps = lb_pattern_at_new(&p, 2, 0);
   /* the normal is (1, 1)/sqrt(2): the front passes through cells with
@@ -672,7 +697,8 @@ test_shock(void)
   g_assert_cmpuint(lb_pattern_load(&p, ps, 2, far, size, 0), ==, 5);
   /* symmetric about the front */
   guint64 a[2] = {40, 50}, b[2] = {58, 50};
-  g_assert_cmpuint(lb_pattern_load(&p, ps, 2, a, size, 0), ==, lb_pattern_load(&p, ps, 2, b, size, 0));
+  g_assert_cmpuint(lb_pattern_load(&p, ps, 2, a, size, 0), ==,
+                   lb_pattern_load(&p, ps, 2, b, size, 0));
   /* the front moves by drift of the projected range per step: after one
    * step it lies at 0.6 of it, x + y = 1.2 */
   g_autoptr(LbPatternAt) next = lb_pattern_at_new(&p, 2, 1);
@@ -684,8 +710,14 @@ test_shock(void)
 static void
 test_clusters(void)
 {
-  LbPattern p = {.kind = LB_PATTERN_CLUSTERS, .seed = 4, .clusters = 3, .width = 0.05,
-                 .growth = 0.02, .interval = 2, .amplitude = 100, .base = 1};
+  LbPattern p = {.kind = LB_PATTERN_CLUSTERS,
+                 .seed = 4,
+                 .clusters = 3,
+                 .width = 0.05,
+                 .growth = 0.02,
+                 .interval = 2,
+                 .amplitude = 100,
+                 .base = 1};
   guint64 size[2] = {64, 64};
   guint64 previous = 0;
   for (guint step = 0; step < 8; step++) {
@@ -726,9 +758,10 @@ test_square_factors(void)
   static const struct {
     guint p, dim;
     guint64 f[3];
-  } cases[] = {{64, 2, {8, 8}},        {32, 2, {8, 4}},   {1024, 2, {32, 32}}, {12, 2, {4, 3}},
-               {7, 2, {7, 1}},         {1, 2, {1, 1}},    {1024, 3, {16, 8, 8}},
-               {512, 3, {8, 8, 8}},    {24, 3, {4, 3, 2}}, {16384, 2, {128, 128}}};
+  } cases[] = {{64, 2, {8, 8}},       {32, 2, {8, 4}},     {1024, 2, {32, 32}},
+               {12, 2, {4, 3}},       {7, 2, {7, 1}},      {1, 2, {1, 1}},
+               {1024, 3, {16, 8, 8}}, {512, 3, {8, 8, 8}}, {24, 3, {4, 3, 2}},
+               {16384, 2, {128, 128}}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     guint64 f[3] = {0};
     lb_grid_square_factors(cases[i].p, cases[i].dim, f);

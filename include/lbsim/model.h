@@ -31,9 +31,9 @@ typedef struct {
   guint ranks;
   LbPattern pattern;
   guint dim;
-  guint64 size[LB_MAX_DIM]; /* cells per axis, first axis fastest in the linear order */
+  guint64 size[LB_MAX_DIM];  /* cells per axis, first axis fastest in the linear order */
   guint64 procs[LB_MAX_DIM]; /* native processor grid (fields) */
-  guint64 cells;            /* product of size */
+  guint64 cells;             /* product of size */
   double bytes_per_unit, flops_per_unit;
   guint ghost_depth;
   gpointer data; /* the model's own */
@@ -71,8 +71,8 @@ struct _LbModel {
    * `me`, adds to counts[q] the faces it shares with units of rank q, given
    * the owner of every id, and appends q to `touched` (guint) when counts[q]
    * leaves 0. NULL: no ghost exchange. */
-  void (*boundary)(const LbWork *work, const guint32 *owner, guint me, const LbUnit *units,
-                   gsize n, guint64 *counts, GArray *touched);
+  void (*boundary)(const LbWork *work, const guint32 *owner, guint me, const LbUnit *units, gsize n,
+                   guint64 *counts, GArray *touched);
 };
 
 const LbModel *lb_model_lookup(const char *name);

@@ -11,23 +11,23 @@ G_BEGIN_DECLS
 GQuark lb_run_error_quark(void);
 
 typedef enum {
-  LB_RUN_ERROR_INPUT,    /* the scenario cannot run on this platform */
+  LB_RUN_ERROR_INPUT,     /* the scenario cannot run on this platform */
   LB_RUN_ERROR_INVARIANT, /* a unit was lost or duplicated, order broken */
 } LbRunError;
 
 typedef struct {
-  gboolean detail;          /* keep the schedule's transfers */
-  gboolean narrate;         /* keep balancer narration (lbsim explain) */
+  gboolean detail;           /* keep the schedule's transfers */
+  gboolean narrate;          /* keep balancer narration (lbsim explain) */
   const char *message_trace; /* file for the message pattern, or NULL */
   const char *paje_trace;    /* SimGrid Paje trace file, or NULL */
-  const char *const *cfg;   /* extra --cfg=... for SimGrid */
-  const char *const *log;   /* extra --log=... (XBT categories lb, lb_core, lb_mlb) */
-  gboolean verbose;         /* SimGrid and balancer logs on stderr */
-  gboolean progress;        /* adaptation steps on stderr */
-  const char *stage_file;   /* where the stage reached is written, or NULL:
-                               SimGrid aborts the process on a bad setting or
-                               platform; its messages until the simulation
-                               starts go to STAGE_FILE.log */
+  const char *const *cfg;    /* extra --cfg=... for SimGrid */
+  const char *const *log;    /* extra --log=... (XBT categories lb, lb_core, lb_mlb) */
+  gboolean verbose;          /* SimGrid and balancer logs on stderr */
+  gboolean progress;         /* adaptation steps on stderr */
+  const char *stage_file;    /* where the stage reached is written, or NULL:
+                                SimGrid aborts the process on a bad setting or
+                                platform; its messages until the simulation
+                                starts go to STAGE_FILE.log */
 } LbRunOptions;
 
 typedef struct {

@@ -41,7 +41,7 @@ typedef struct {
   LbExpectOp op;
   double value;
   char *text; /* as written, for messages */
-  guint line;  /* in the scenario file; 0 when given with --set */
+  guint line; /* in the scenario file; 0 when given with --set */
 } LbExpect;
 
 typedef struct {
@@ -51,9 +51,9 @@ typedef struct {
 
 /* Command-line changes applied before checking. */
 typedef struct {
-  gint ranks;          /* 0: keep */
-  const char *platform; /* NULL: keep; relative to the working directory */
-  const char *balancer; /* NULL: run the file's list */
+  gint ranks;              /* 0: keep */
+  const char *platform;    /* NULL: keep; relative to the working directory */
+  const char *balancer;    /* NULL: run the file's list */
   const char *const *sets; /* "group.key=value", NULL-terminated */
 } LbScenarioOverrides;
 

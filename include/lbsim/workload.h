@@ -33,18 +33,18 @@ typedef struct {
   guint64 value;    /* uniform */
   guint64 min, max; /* random: inclusive range */
   guint hotspots;   /* hotspots: count */
-  double width;     /* hotspots, shock: std deviation; clusters: initial radius (domain fractions) */
-  double amplitude; /* hotspots, shock, clusters: peak load added */
-  double drift;     /* hotspots, step, shock: fraction of the domain moved per step */
-  guint64 base;     /* hotspots, shock, clusters: background load */
-  guint64 from, to; /* ramp (along the first axis) */
-  guint64 low, high; /* step */
-  double at;         /* step, shock: position of the edge or front at step 0 */
-  double angle;      /* shock: direction of the front's normal in the x-y plane, degrees */
-  double elevation;  /* shock: angle of the normal out of the x-y plane (3D), degrees */
-  guint clusters;    /* clusters: count */
-  double growth;     /* clusters: radius added per step after appearing */
-  guint interval;    /* clusters: steps between two appearances */
+  double width; /* hotspots, shock: std deviation; clusters: initial radius (domain fractions) */
+  double amplitude;    /* hotspots, shock, clusters: peak load added */
+  double drift;        /* hotspots, step, shock: fraction of the domain moved per step */
+  guint64 base;        /* hotspots, shock, clusters: background load */
+  guint64 from, to;    /* ramp (along the first axis) */
+  guint64 low, high;   /* step */
+  double at;           /* step, shock: position of the edge or front at step 0 */
+  double angle;        /* shock: direction of the front's normal in the x-y plane, degrees */
+  double elevation;    /* shock: angle of the normal out of the x-y plane (3D), degrees */
+  guint clusters;      /* clusters: count */
+  double growth;       /* clusters: radius added per step after appearing */
+  guint interval;      /* clusters: steps between two appearances */
   guint64 *file_loads; /* file: one load per unit, in the model's linear order */
   guint64 file_len;
 } LbPattern;

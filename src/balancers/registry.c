@@ -2,9 +2,9 @@
 #include "balancers/registry.h"
 
 static const LbBalancer *const registry[] = {
-  &lb_none_balancer,
-  &lb_mlb_balancer,
-  NULL,
+    &lb_none_balancer,
+    &lb_mlb_balancer,
+    NULL,
 };
 
 /* The table above plus balancers registered at run time (tests, and

@@ -77,7 +77,6 @@ load_builtin(const LbScenarioOverrides *ov, GError **error)
   g_assert_not_reached();
 }
 
-
 /* The units every rank starts with, in the balancer's starting
  * distribution, and their loads at the first adaptation step. */
 static void
@@ -146,10 +145,10 @@ lb_cli_explain(int argc, char **argv)
   g_autofree char *ranks_text = NULL;
   g_auto(GStrv) sets = NULL;
   GOptionEntry entries[] = {
-    {"ranks", 'p', 0, G_OPTION_ARG_STRING, &ranks_text, "Override [scenario] ranks", "N"},
-    {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a key (repeatable)",
-     "GROUP.KEY=VALUE"},
-    {NULL},
+      {"ranks", 'p', 0, G_OPTION_ARG_STRING, &ranks_text, "Override [scenario] ranks", "N"},
+      {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a key (repeatable)",
+       "GROUP.KEY=VALUE"},
+      {NULL},
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new("BALANCER [SCENARIO.ini]");
   g_option_context_add_main_entries(ctx, entries, NULL);

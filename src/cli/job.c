@@ -130,8 +130,8 @@ lb_job_load(const LbJob *job, GError **error)
 }
 
 int
-lb_job_execute(const LbJob *job, const LbScenario *loaded, guint index,
-               const LbRunOptions *options, const char *result_path, const char *error_path)
+lb_job_execute(const LbJob *job, const LbScenario *loaded, guint index, const LbRunOptions *options,
+               const char *result_path, const char *error_path)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(LbScenario) own = loaded == NULL ? lb_job_load(job, &error) : NULL;
@@ -141,8 +141,8 @@ lb_job_execute(const LbJob *job, const LbScenario *loaded, guint index,
   int code = 2;
   g_autoptr(LbRunResult) result = NULL;
   if (sc != NULL) {
-    g_assert(g_strcmp0(((LbBalancerRun *)sc->runs->pdata[index])->balancer->name,
-                       job->balancer) == 0);
+    g_assert(g_strcmp0(((LbBalancerRun *)sc->runs->pdata[index])->balancer->name, job->balancer) ==
+             0);
     result = lb_run_simulate(sc, index, options, &error);
     if (result == NULL)
       code = g_error_matches(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3 : 2;

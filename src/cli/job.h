@@ -14,8 +14,7 @@ typedef struct {
   char **sets; /* GROUP.KEY=VALUE, NULL-terminated; may be NULL */
 } LbJob;
 
-LbJob *lb_job_new(const char *scenario, const LbScenarioOverrides *overrides,
-                  const char *balancer);
+LbJob *lb_job_new(const char *scenario, const LbScenarioOverrides *overrides, const char *balancer);
 void lb_job_free(LbJob *job);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbJob, lb_job_free)
 

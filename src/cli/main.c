@@ -75,33 +75,33 @@ static GOptionContext *
 run_context(const char *command, RunArgs *a)
 {
   GOptionEntry entries[] = {
-    {"ranks", 'p', 0, G_OPTION_ARG_STRING, &a->ranks, "Override [scenario] ranks", "N"},
-    {"platform", 0, 0, G_OPTION_ARG_FILENAME, &a->platform,
-     "Override [scenario] platform (relative to the working directory, then platforms/)", "XML"},
-    {"balancer", 'b', 0, G_OPTION_ARG_STRING, &a->balancer,
-     "Run only this balancer (its parameters from its group)", "NAME"},
-    {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &a->sets,
-     "Override a key, e.g. --set workload.pattern=hotspots (repeatable)", "GROUP.KEY=VALUE"},
-    {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a->json, "Write every result as JSON", "FILE"},
-    {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a->csv, "Write the summary table as CSV", "FILE"},
-    {"detail", 'd', 0, G_OPTION_ARG_NONE, &a->detail,
-     "Keep the schedule (every transfer) in the JSON", NULL},
-    {"jobs", 'j', 0, G_OPTION_ARG_STRING, &a->jobs,
-     "Simulations at once (default: the number of processors)", "N"},
-    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress on stderr", NULL},
-    {"no-fork", 0, 0, G_OPTION_ARG_NONE, &a->no_fork,
-     "Simulate in this process (one balancer only): for gdb, valgrind, perf", NULL},
-    {"message-trace", 0, 0, G_OPTION_ARG_FILENAME, &a->message_trace,
-     "Write the message pattern for tools/bench (several balancers: FILE.BALANCER each)", "FILE"},
-    {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje,
-     "Write SimGrid's Paje trace (several balancers: FILE.BALANCER each)", "FILE"},
-    {"cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg, "Pass a SimGrid --cfg setting",
-     "KEY:VALUE"},
-    {"log", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->log,
-     "Pass a SimGrid --log setting, e.g. lb_mlb.thres:debug", "SETTING"},
-    {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose,
-     "Show SimGrid's messages and lbsim's per-step log (simulated time stamps)", NULL},
-    {NULL},
+      {"ranks", 'p', 0, G_OPTION_ARG_STRING, &a->ranks, "Override [scenario] ranks", "N"},
+      {"platform", 0, 0, G_OPTION_ARG_FILENAME, &a->platform,
+       "Override [scenario] platform (relative to the working directory, then platforms/)", "XML"},
+      {"balancer", 'b', 0, G_OPTION_ARG_STRING, &a->balancer,
+       "Run only this balancer (its parameters from its group)", "NAME"},
+      {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &a->sets,
+       "Override a key, e.g. --set workload.pattern=hotspots (repeatable)", "GROUP.KEY=VALUE"},
+      {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a->json, "Write every result as JSON", "FILE"},
+      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a->csv, "Write the summary table as CSV", "FILE"},
+      {"detail", 'd', 0, G_OPTION_ARG_NONE, &a->detail,
+       "Keep the schedule (every transfer) in the JSON", NULL},
+      {"jobs", 'j', 0, G_OPTION_ARG_STRING, &a->jobs,
+       "Simulations at once (default: the number of processors)", "N"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress on stderr", NULL},
+      {"no-fork", 0, 0, G_OPTION_ARG_NONE, &a->no_fork,
+       "Simulate in this process (one balancer only): for gdb, valgrind, perf", NULL},
+      {"message-trace", 0, 0, G_OPTION_ARG_FILENAME, &a->message_trace,
+       "Write the message pattern for tools/bench (several balancers: FILE.BALANCER each)", "FILE"},
+      {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje,
+       "Write SimGrid's Paje trace (several balancers: FILE.BALANCER each)", "FILE"},
+      {"cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg, "Pass a SimGrid --cfg setting",
+       "KEY:VALUE"},
+      {"log", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->log,
+       "Pass a SimGrid --log setting, e.g. lb_mlb.thres:debug", "SETTING"},
+      {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose,
+       "Show SimGrid's messages and lbsim's per-step log (simulated time stamps)", NULL},
+      {NULL},
   };
   g_autofree char *param = g_strdup_printf("%s SCENARIO.ini", command);
   GOptionContext *ctx = g_option_context_new(param);
@@ -382,9 +382,8 @@ cmd_run(int argc, char **argv, gboolean check)
     }
     g_print("%s: %u ranks on %s, %s of %" G_GUINT64_FORMAT " units, %u adaptation step%s\n"
             "starting distribution: %s\n\n%s\n%s",
-            sc->name, sc->ranks, sc->platform, sc->work->model->name,
-            lb_work_total_units(sc->work), sc->nadaptations, sc->nadaptations == 1 ? "" : "s",
-            starts->str, table, phases);
+            sc->name, sc->ranks, sc->platform, sc->work->model->name, lb_work_total_units(sc->work),
+            sc->nadaptations, sc->nadaptations == 1 ? "" : "s", starts->str, table, phases);
   }
   if (check) {
     g_print("\n");
@@ -429,8 +428,8 @@ list_markdown(void)
   }
   for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++) {
     g_autofree char *models = g_strjoinv(", ", (char **)(*b)->models);
-    g_autofree char *title = g_strdup_printf("`[%s]`: %s (models: %s)", (*b)->name,
-                                             (*b)->summary, models);
+    g_autofree char *title =
+        g_strdup_printf("`[%s]`: %s (models: %s)", (*b)->name, (*b)->summary, models);
     if ((*b)->params[0].name != NULL)
       print_markdown_table(title, (*b)->params);
     else
@@ -455,7 +454,8 @@ cmd_list(int argc, char **argv)
   if (argc == 2 && strcmp(argv[1], "--markdown") == 0)
     return list_markdown();
   if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    g_print("Usage: lbsim list [BALANCER | --markdown]\n\nLists the balancers with their parameters (name, type and "
+    g_print("Usage: lbsim list [BALANCER | --markdown]\n\nLists the balancers with their "
+            "parameters (name, type and "
             "range, default, meaning),\nthen the keys of [scenario] and [workload].\n");
     return 0;
   }

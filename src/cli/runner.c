@@ -33,7 +33,6 @@ lb_runner_parse_count(const char *option, const char *text, guint *value, GError
   return TRUE;
 }
 
-
 /* The child side of one job: its own traces, then the job's result. The
  * child has the scenario already; the job's written form is left in dir
  * for `lbsim run-job`. */
@@ -42,8 +41,7 @@ child_main(const LbScenario *sc, const LbJob *job, guint index, guint runs,
            const LbRunnerOptions *options, const char *dir)
 {
   LbRunOptions run_options = options->run;
-  g_autofree char *trace =
-      lb_runner_trace_name(options->run.message_trace, job->balancer, runs);
+  g_autofree char *trace = lb_runner_trace_name(options->run.message_trace, job->balancer, runs);
   g_autofree char *paje = lb_runner_trace_name(options->run.paje_trace, job->balancer, runs);
   g_autofree char *stage = g_strdup_printf("%s/run-%u.stage", dir, index);
   g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, index);
@@ -231,11 +229,11 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
         failure_text = g_steal_pointer(&text);
       } else {
         failure = 1;
-        failure_text = WIFSIGNALED(status)
-                           ? g_strdup_printf("the %s run crashed (signal %d: %s)", name,
-                                             WTERMSIG(status), g_strsignal(WTERMSIG(status)))
-                           : g_strdup_printf("the %s run failed (exit status %d)", name,
-                                             WEXITSTATUS(status));
+        failure_text =
+            WIFSIGNALED(status)
+                ? g_strdup_printf("the %s run crashed (signal %d: %s)", name, WTERMSIG(status),
+                                  g_strsignal(WTERMSIG(status)))
+                : g_strdup_printf("the %s run failed (exit status %d)", name, WEXITSTATUS(status));
       }
       for (guint i = 0; i < n; i++)
         if (pids[i] > 0)
@@ -245,8 +243,8 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
 
   if (failure != 0) {
     *exit_code = failure;
-    g_set_error(error, LB_RUN_ERROR,
-                failure == 3 ? LB_RUN_ERROR_INVARIANT : LB_RUN_ERROR_INPUT, "%s", failure_text);
+    g_set_error(error, LB_RUN_ERROR, failure == 3 ? LB_RUN_ERROR_INVARIANT : LB_RUN_ERROR_INPUT,
+                "%s", failure_text);
     remove_dir(dir);
     return FALSE;
   }

@@ -492,6 +492,6 @@ lb_narrate(LbRank *self, const char *format, ...)
   g_autofree char *text = g_strdup_vprintf(format, args);
   va_end(args);
   const char *phase = self->phase >= 0 ? self->run->brun->balancer->phases[self->phase] : "-";
-  g_ptr_array_add(self->run->narration, g_strdup_printf("%-10s t=%.6f s  rank %d: %s", phase,
-                                                        lb_now(), self->id, text));
+  g_ptr_array_add(self->run->narration,
+                  g_strdup_printf("%-10s t=%.6f s  rank %d: %s", phase, lb_now(), self->id, text));
 }

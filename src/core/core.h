@@ -85,8 +85,8 @@ struct _LbCoreRun {
    * next step's while rank 0 still checks this one. */
   guint64 *load_before, *load_after;
   LbConserved *conserved_before;
-  LbDigest *digests; /* current step, per rank, after balancing */
-  guint32 *owner;    /* owner of every unit id, for the ghost exchange */
+  LbDigest *digests;     /* current step, per rank, after balancing */
+  guint32 *owner;        /* owner of every unit id, for the ghost exchange */
   guint64 *ghost_counts; /* scratch: faces shared with each rank */
   GArray *transfers;
   GPtrArray *narration;

@@ -21,7 +21,7 @@
 XBT_LOG_NEW_CATEGORY(lb, "lbsim");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_core, lb, "lbsim core: engine and rank actors");
 
-G_DEFINE_QUARK(lb-run-error-quark, lb_run_error)
+G_DEFINE_QUARK(lb - run - error - quark, lb_run_error)
 
 #define STACK_KIB 128
 #define SMALL_STACK_KIB 48
@@ -61,13 +61,13 @@ check_step(LbCoreRun *run, guint adaptation)
   }
   if (after.count != before.count || after.checksum != before.checksum ||
       after.load != before.load) {
-    run->failure = g_strdup_printf(
-        "conservation violated by '%s' at adaptation step %u: %" G_GUINT64_FORMAT
-        " units (expected %" G_GUINT64_FORMAT "), total load %" G_GUINT64_FORMAT
-        " (expected %" G_GUINT64_FORMAT "), id checksum %016" G_GINT64_MODIFIER "x (expected %016"
-        G_GINT64_MODIFIER "x)",
-        run->brun->balancer->name, adaptation, after.count, before.count, after.load, before.load,
-        after.checksum, before.checksum);
+    run->failure =
+        g_strdup_printf("conservation violated by '%s' at adaptation step %u: %" G_GUINT64_FORMAT
+                        " units (expected %" G_GUINT64_FORMAT "), total load %" G_GUINT64_FORMAT
+                        " (expected %" G_GUINT64_FORMAT "), id checksum %016" G_GINT64_MODIFIER
+                        "x (expected %016" G_GINT64_MODIFIER "x)",
+                        run->brun->balancer->name, adaptation, after.count, before.count,
+                        after.load, before.load, after.checksum, before.checksum);
     return;
   }
   if (!run->brun->balancer->keeps_order)
@@ -120,11 +120,13 @@ exchange_ghosts(LbRank *self)
     g_array_append_val(faces, counts[q]);
     counts[q] = 0;
   }
-  double *messages = lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_MESSAGES);
-  double *bytes = lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_BYTES);
+  double *messages =
+      lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_MESSAGES);
+  double *bytes =
+      lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_BYTES);
   for (guint i = 0; i < neighbours->len; i++) {
-    double size = (double)g_array_index(faces, guint64, i) * work->ghost_depth *
-                  work->bytes_per_unit;
+    double size =
+        (double)g_array_index(faces, guint64, i) * work->ghost_depth * work->bytes_per_unit;
     guint8 token = 0;
     lb_core_send(self, (int)g_array_index(neighbours, guint, i), LB_TAG_GHOST, &token, 1, size);
     *messages += 1;
@@ -198,7 +200,8 @@ rank_main(int argc, char *argv[])
       check_step(run, a);
       lb_metrics_step(run, a);
       XBT_VERB("adaptation step %u: imbalance %.4f -> %.4f", a,
-               run->adaptation_results[a].imbalance_before, run->adaptation_results[a].imbalance_after);
+               run->adaptation_results[a].imbalance_before,
+               run->adaptation_results[a].imbalance_after);
       if (run->options->progress && run->nadaptations > 1)
         g_printerr("\r  %s: adaptation step %u/%u%s", balancer->name, a + 1, run->nadaptations,
                    a + 1 == run->nadaptations ? "\n" : "");
@@ -238,7 +241,8 @@ platform_topology(void)
   xbt_dict_cursor_t cursor = NULL;
   char *key;
   sg_netzone_t zone;
-  xbt_dict_foreach (sons, cursor, key, zone) {
+  xbt_dict_foreach(sons, cursor, key, zone)
+  {
     value = sg_zone_get_property_value(zone, "lbsim-topology");
     if (value != NULL)
       break;
@@ -267,8 +271,8 @@ init_simgrid(const LbScenario *scenario, const LbRunOptions *options)
    * guard pages SimGrid makes the whole stack resident, so the stacks are
    * made smaller there. */
   gboolean many = scenario->ranks > BIG_RUN_RANKS;
-  g_ptr_array_add(args, g_strdup_printf("--cfg=contexts/stack-size:%d",
-                                        many ? SMALL_STACK_KIB : STACK_KIB));
+  g_ptr_array_add(
+      args, g_strdup_printf("--cfg=contexts/stack-size:%d", many ? SMALL_STACK_KIB : STACK_KIB));
   if (many)
     g_ptr_array_add(args, g_strdup("--cfg=contexts/guard-size:0"));
   if (options->paje_trace != NULL) {

@@ -33,8 +33,8 @@ record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n
     guint64 load = units[i].load;
     while (j + 1 < n && units[j + 1].id == units[j].id + 1)
       load += units[++j].load;
-    LbTransfer t = {self->adaptation, round,          (guint)self->id, (guint)dst,
-                    units[i].id,      j - i + 1ull,   load};
+    LbTransfer t = {self->adaptation, round, (guint)self->id, (guint)dst, units[i].id,
+                    j - i + 1ull,     load};
     g_array_append_val(run->transfers, t);
     i = j + 1;
   }
@@ -76,7 +76,8 @@ lb_recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positions)
   g_array_append_vals(into, units, header.n);
   if (positions != NULL) {
     g_assert(header.positions);
-    const guint64 *starts = (const guint64 *)(msg->data + sizeof header + header.n * sizeof(LbUnit));
+    const guint64 *starts =
+        (const guint64 *)(msg->data + sizeof header + header.n * sizeof(LbUnit));
     guint k = 0;
     guint64 pos = 0;
     for (guint i = 0; i < header.n; i++) {

@@ -6,15 +6,15 @@
 #include "lbsim/balancer.h"
 
 static const LbMetricSpec app_metrics[] = {
-  {"compute-time", "s", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
-   "simulated time of the application's compute per adaptation step (the slowest rank)"},
-  {"ghost-time", "s", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
-   "simulated time of the application's ghost exchange (the slowest rank)"},
-  {"ghost-messages", "messages", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
-   "messages of the ghost exchange"},
-  {"ghost-bytes", "bytes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
-   "bytes of the ghost exchange: shared boundary x ghost-depth x bytes-per-unit"},
-  {NULL},
+    {"compute-time", "s", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
+     "simulated time of the application's compute per adaptation step (the slowest rank)"},
+    {"ghost-time", "s", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
+     "simulated time of the application's ghost exchange (the slowest rank)"},
+    {"ghost-messages", "messages", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "messages of the ghost exchange"},
+    {"ghost-bytes", "bytes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "bytes of the ghost exchange: shared boundary x ghost-depth x bytes-per-unit"},
+    {NULL},
 };
 
 void
@@ -43,11 +43,16 @@ phase_index(const LbBalancer *b, const char *name)
 }
 
 static void
-add_def(GArray *defs, const char *name, const char *unit, LbAggregate aggregate,
-        LbCombine combine, int rounds_of, const char *help)
+add_def(GArray *defs, const char *name, const char *unit, LbAggregate aggregate, LbCombine combine,
+        int rounds_of, const char *help)
 {
-  LbMetricDef def = {g_strdup(name), g_strdup(unit), aggregate, combine, rounds_of,
-                     g_strdup(help), g_strdelimit(g_strdup(name), "-", '_')};
+  LbMetricDef def = {g_strdup(name),
+                     g_strdup(unit),
+                     aggregate,
+                     combine,
+                     rounds_of,
+                     g_strdup(help),
+                     g_strdelimit(g_strdup(name), "-", '_')};
   g_array_append_val(defs, def);
 }
 

@@ -140,7 +140,8 @@ lb_metrics_collect(LbCoreRun *run)
     res->bytes_moved += res->adaptations[s].bytes_moved;
 
   res->metric_defs = g_array_ref(run->metric_defs);
-  res->adaptation_metrics = g_memdup2(run->adaptation_metrics, sizeof(double) * run->nadaptations * run->ndefs);
+  res->adaptation_metrics =
+      g_memdup2(run->adaptation_metrics, sizeof(double) * run->nadaptations * run->ndefs);
   lb_run_result_aggregate(res);
 
   res->final_loads = g_memdup2(run->load_after, sizeof(guint64) * run->ranks);
@@ -197,15 +198,25 @@ lb_run_result_schedule_steps(const LbRunResult *result, int adaptation)
   int i = lb_metric_defs_find(result->metric_defs, "schedule-steps");
   if (i < 0)
     return 0;
-  double v = adaptation < 0 ? result->metrics[i]
-                      : result->adaptation_metrics[(gsize)adaptation * result->metric_defs->len + (guint)i];
+  double v =
+      adaptation < 0
+          ? result->metrics[i]
+          : result->adaptation_metrics[(gsize)adaptation * result->metric_defs->len + (guint)i];
   return (guint)v;
 }
 
 static const char *const summary_fields[] = {
-  "imbalance-before", "imbalance-after", "schedule-steps", "messages",    "bytes",
-  "bytes-moved",      "balance-time",    "app-time",       "total-time", "simulated-messages",
-  NULL,
+    "imbalance-before",
+    "imbalance-after",
+    "schedule-steps",
+    "messages",
+    "bytes",
+    "bytes-moved",
+    "balance-time",
+    "app-time",
+    "total-time",
+    "simulated-messages",
+    NULL,
 };
 
 const char *const *
@@ -218,10 +229,16 @@ gboolean
 lb_run_result_lookup(const LbRunResult *r, const char *name, double *value)
 {
   g_autofree char *n = g_strdelimit(g_strdup(name), "_", '-');
-  const double fields[] = {r->imbalance_before, r->imbalance_after,
-                           lb_run_result_schedule_steps(r, -1), (double)r->messages,
-                           r->bytes, r->bytes_moved, r->balance_time, r->app_time,
-                           r->total_time, (double)r->simulated_messages};
+  const double fields[] = {r->imbalance_before,
+                           r->imbalance_after,
+                           lb_run_result_schedule_steps(r, -1),
+                           (double)r->messages,
+                           r->bytes,
+                           r->bytes_moved,
+                           r->balance_time,
+                           r->app_time,
+                           r->total_time,
+                           (double)r->simulated_messages};
   for (guint i = 0; summary_fields[i] != NULL; i++)
     if (strcmp(summary_fields[i], n) == 0) {
       *value = fields[i];

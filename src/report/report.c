@@ -298,7 +298,8 @@ lb_report_phases(GPtrArray *results)
         const LbPhaseResult *p = &run->phases[i];
         g_autofree char *bytes = human_bytes(p->bytes);
         g_autofree char *time = human_time(p->time);
-        g_string_append_printf(out, "  %-12s %4u steps  %9" G_GUINT64_FORMAT " messages  %10s  %10s\n",
+        g_string_append_printf(out,
+                               "  %-12s %4u steps  %9" G_GUINT64_FORMAT " messages  %10s  %10s\n",
                                p->name, p->rounds, p->messages, bytes, time);
       }
     }

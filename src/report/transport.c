@@ -66,7 +66,8 @@ lb_result_to_transport(const LbRunResult *r)
   for (guint i = 0; i < r->metric_defs->len; i++)
     json_builder_add_string_value(b, g_array_index(r->metric_defs, LbMetricDef, i).name);
   json_builder_end_array(b);
-  add_doubles(b, "step_metrics", r->adaptation_metrics, (gsize)r->nadaptations * r->metric_defs->len);
+  add_doubles(b, "step_metrics", r->adaptation_metrics,
+              (gsize)r->nadaptations * r->metric_defs->len);
 
   json_builder_set_member_name(b, "phases");
   json_builder_begin_array(b);
@@ -91,9 +92,15 @@ lb_result_to_transport(const LbRunResult *r)
   json_builder_begin_array(b);
   for (guint s = 0; s < r->nadaptations; s++) {
     const LbAdaptationResult *a = &r->adaptations[s];
-    double v[] = {a->imbalance_before,       a->imbalance_after, (double)a->max_load_before,
-                  (double)a->max_load_after, (double)a->total_load, (double)a->messages,
-                  a->bytes,                  a->bytes_moved,     a->balance_time,
+    double v[] = {a->imbalance_before,
+                  a->imbalance_after,
+                  (double)a->max_load_before,
+                  (double)a->max_load_after,
+                  (double)a->total_load,
+                  (double)a->messages,
+                  a->bytes,
+                  a->bytes_moved,
+                  a->balance_time,
                   a->app_time};
     json_builder_begin_array(b);
     for (guint i = 0; i < G_N_ELEMENTS(v); i++)
@@ -108,8 +115,8 @@ lb_result_to_transport(const LbRunResult *r)
     for (guint i = 0; i < r->transfers->len; i++) {
       const LbTransfer *t = &g_array_index(r->transfers, LbTransfer, i);
       json_builder_begin_array(b);
-      gint64 v[] = {t->adaptation, t->round, t->src, t->dst, (gint64)t->first,
-                    (gint64)t->count, (gint64)t->load};
+      gint64 v[] = {t->adaptation,    t->round,         t->src,         t->dst,
+                    (gint64)t->first, (gint64)t->count, (gint64)t->load};
       for (guint k = 0; k < G_N_ELEMENTS(v); k++)
         json_builder_add_int_value(b, v[k]);
       json_builder_end_array(b);
@@ -234,7 +241,7 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
     if (g_strcmp0(json_array_get_string_element(names, i),
                   g_array_index(r->metric_defs, LbMetricDef, i).name) != 0)
       return bad(error, "metric_names");
-  r->adaptation_metrics = g_new0(double, (gsize)r->nadaptations * ndefs);
+  r->adaptation_metrics = g_new0(double, (gsize)r->nadaptations *ndefs);
   if (!read_doubles(o, "step_metrics", r->adaptation_metrics, r->nadaptations * ndefs, error))
     return FALSE;
   lb_run_result_aggregate(r);
@@ -251,10 +258,10 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
     JsonArray *p = json_array_get_array_element(phases, i);
     if (p == NULL || json_array_get_length(p) != 4)
       return bad(error, "phases");
-    r->phases[i] = (LbPhaseResult){balancer->phases[i], (guint)json_array_get_int_element(p, 0),
-                                   (guint64)json_array_get_int_element(p, 1),
-                                   json_array_get_double_element(p, 2),
-                                   json_array_get_double_element(p, 3)};
+    r->phases[i] =
+        (LbPhaseResult){balancer->phases[i], (guint)json_array_get_int_element(p, 0),
+                        (guint64)json_array_get_int_element(p, 1),
+                        json_array_get_double_element(p, 2), json_array_get_double_element(p, 3)};
   }
 
   JsonArray *loads = array_of(o, "final_loads", r->ranks);
@@ -275,10 +282,9 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
     double v[10];
     for (guint i = 0; i < 10; i++)
       v[i] = json_array_get_double_element(a, i);
-    r->adaptations[s] = (LbAdaptationResult){v[0],          v[1],           (guint64)v[2],
-                                       (guint64)v[3], (guint64)v[4],  (guint64)v[5],
-                                       v[6],          v[7],           v[8],
-                                       v[9]};
+    r->adaptations[s] =
+        (LbAdaptationResult){v[0],          v[1], (guint64)v[2], (guint64)v[3], (guint64)v[4],
+                             (guint64)v[5], v[6], v[7],          v[8],          v[9]};
   }
 
   JsonNode *transfers = json_object_get_member(o, "transfers");
@@ -291,13 +297,11 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
       JsonArray *x = json_array_get_array_element(t, i);
       if (x == NULL || json_array_get_length(x) != 7)
         return bad(error, "transfers");
-      LbTransfer tr = {(guint)json_array_get_int_element(x, 0),
-                       (guint)json_array_get_int_element(x, 1),
-                       (guint)json_array_get_int_element(x, 2),
-                       (guint)json_array_get_int_element(x, 3),
-                       (guint64)json_array_get_int_element(x, 4),
-                       (guint64)json_array_get_int_element(x, 5),
-                       (guint64)json_array_get_int_element(x, 6)};
+      LbTransfer tr = {
+          (guint)json_array_get_int_element(x, 0),   (guint)json_array_get_int_element(x, 1),
+          (guint)json_array_get_int_element(x, 2),   (guint)json_array_get_int_element(x, 3),
+          (guint64)json_array_get_int_element(x, 4), (guint64)json_array_get_int_element(x, 5),
+          (guint64)json_array_get_int_element(x, 6)};
       g_array_append_val(r->transfers, tr);
     }
   }

@@ -9,8 +9,8 @@ static const struct {
   const char *text;
   LbExpectOp op;
 } operators[] = {
-  {"<=", LB_EXPECT_LE}, {">=", LB_EXPECT_GE}, {"==", LB_EXPECT_EQ},
-  {"<", LB_EXPECT_LT},  {">", LB_EXPECT_GT},
+    {"<=", LB_EXPECT_LE}, {">=", LB_EXPECT_GE}, {"==", LB_EXPECT_EQ},
+    {"<", LB_EXPECT_LT},  {">", LB_EXPECT_GT},
 };
 
 const char *

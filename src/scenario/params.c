@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-G_DEFINE_QUARK(lb-param-error-quark, lb_param_error)
+G_DEFINE_QUARK(lb - param - error - quark, lb_param_error)
 
 struct _LbParams {
   const LbParamSpec *spec;
@@ -60,8 +60,8 @@ parse_value(const LbParamSpec *spec, const char *value, char **canonical, GError
       return FALSE;
     }
     if (v < spec->min || v > spec->max) {
-      g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s is out of range %.15g .. %.15g",
-                  text, spec->min, spec->max);
+      g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                  "%s is out of range %.15g .. %.15g", text, spec->min, spec->max);
       return FALSE;
     }
     *canonical = g_strdup(text);

@@ -8,24 +8,24 @@
 #include "lbsim/scenario.h"
 #include "workloads/models.h"
 
-G_DEFINE_QUARK(lb-scenario-error-quark, lb_scenario_error)
+G_DEFINE_QUARK(lb - scenario - error - quark, lb_scenario_error)
 
 #ifndef LB_PLATFORM_DIR
 #define LB_PLATFORM_DIR "platforms"
 #endif
 
 static const LbParamSpec scenario_params[] = {
-  {"name", LB_PARAM_STRING, NULL, 0, 0, NULL, "name shown in reports (default: the file's name)"},
-  {"description", LB_PARAM_STRING, NULL, 0, 0, NULL, "free text"},
-  {"platform", LB_PARAM_STRING, NULL, 0, 0, NULL,
-   "SimGrid platform XML: relative to the scenario's folder, then to platforms/ (required)"},
-  {"ranks", LB_PARAM_INT, NULL, 1, 1 << 20, NULL, "virtual processors, one per host (required)"},
-  {"seed", LB_PARAM_INT, "1", 0, 9007199254740992.0, NULL, "seed of every random choice"},
-  {"steps", LB_PARAM_INT, "1", 1, 100000, NULL,
-   "adaptation steps: update loads, balance, compute"},
-  {"placement", LB_PARAM_CHOICE, "auto", 0, 0, "auto|linear|gray",
-   "rank r on host r (linear) or on host gray(r) (gray); auto: gray on hypercube platforms"},
-  {NULL},
+    {"name", LB_PARAM_STRING, NULL, 0, 0, NULL, "name shown in reports (default: the file's name)"},
+    {"description", LB_PARAM_STRING, NULL, 0, 0, NULL, "free text"},
+    {"platform", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "SimGrid platform XML: relative to the scenario's folder, then to platforms/ (required)"},
+    {"ranks", LB_PARAM_INT, NULL, 1, 1 << 20, NULL, "virtual processors, one per host (required)"},
+    {"seed", LB_PARAM_INT, "1", 0, 9007199254740992.0, NULL, "seed of every random choice"},
+    {"steps", LB_PARAM_INT, "1", 1, 100000, NULL,
+     "adaptation steps: update loads, balance, compute"},
+    {"placement", LB_PARAM_CHOICE, "auto", 0, 0, "auto|linear|gray",
+     "rank r on host r (linear) or on host gray(r) (gray); auto: gray on hypercube platforms"},
+    {NULL},
 };
 
 const LbParamSpec *
@@ -70,9 +70,8 @@ balancer_run_free(gpointer data)
   g_free(run);
 }
 
-static gboolean
-fail(GError **error, int code, const char *file, const char *group, const char *key,
-     const char *format, ...) G_GNUC_PRINTF(6, 7);
+static gboolean fail(GError **error, int code, const char *file, const char *group, const char *key,
+                     const char *format, ...) G_GNUC_PRINTF(6, 7);
 
 static gboolean
 fail(GError **error, int code, const char *file, const char *group, const char *key,
@@ -275,8 +274,7 @@ check_pattern_keys(GKeyFile *kf, const char *file, const char *pattern, GHashTab
 }
 
 static gboolean
-read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GHashTable *set_keys,
-              GError **error)
+read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GHashTable *set_keys, GError **error)
 {
   g_autofree char *name = g_key_file_get_value(kf, "workload", "model", NULL);
   if (name != NULL)
@@ -471,8 +469,8 @@ check_groups(GKeyFile *kf, const char *file, GError **error)
   g_auto(GStrv) groups = g_key_file_get_groups(kf, &n);
   for (gsize i = 0; i < n; i++) {
     const char *g = groups[i];
-    if (strcmp(g, "scenario") == 0 || strcmp(g, "workload") == 0 ||
-        strcmp(g, "balancers") == 0 || strcmp(g, "expect") == 0 || lb_balancer_lookup(g) != NULL)
+    if (strcmp(g, "scenario") == 0 || strcmp(g, "workload") == 0 || strcmp(g, "balancers") == 0 ||
+        strcmp(g, "expect") == 0 || lb_balancer_lookup(g) != NULL)
       continue;
     return fail(error, LB_SCENARIO_ERROR_UNKNOWN_GROUP, file, g, NULL,
                 "unknown group (known: scenario, workload, balancers, expect, or a balancer's "
@@ -543,9 +541,8 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
   if (g_str_has_suffix(base, ".ini"))
     base[strlen(base) - 4] = '\0';
   sc->name = g_strdup(lb_params_is_set(s, "name") ? lb_params_get_string(s, "name") : base);
-  sc->description = lb_params_is_set(s, "description")
-                        ? g_strdup(lb_params_get_string(s, "description"))
-                        : NULL;
+  sc->description =
+      lb_params_is_set(s, "description") ? g_strdup(lb_params_get_string(s, "description")) : NULL;
   sc->ranks = (guint)lb_params_get_int(s, "ranks");
   sc->seed = (guint64)lb_params_get_int(s, "seed");
   sc->nadaptations = (guint)lb_params_get_int(s, "steps");

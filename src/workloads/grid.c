@@ -8,9 +8,8 @@
 
 #include "workloads/models.h"
 
-static gboolean
-fail(GError **error, int code, const char *file, const char *key, const char *format, ...)
-    G_GNUC_PRINTF(5, 6);
+static gboolean fail(GError **error, int code, const char *file, const char *key,
+                     const char *format, ...) G_GNUC_PRINTF(5, 6);
 
 static gboolean
 fail(GError **error, int code, const char *file, const char *key, const char *format, ...)
@@ -31,8 +30,7 @@ resolve_relative(const char *dir, const char *path)
 
 /* Loads of the file pattern, one per cell. */
 static gboolean
-read_file_loads(LbWork *work, const char *file, const char *dir, gboolean sets_size,
-                GError **error)
+read_file_loads(LbWork *work, const char *file, const char *dir, gboolean sets_size, GError **error)
 {
   const LbParams *w = work->params;
   if (work->pattern.kind != LB_PATTERN_FILE)
@@ -126,17 +124,17 @@ typedef struct {
 } Array1d;
 
 static const LbParamSpec array1d_params[] = {
-  {"size", LB_PARAM_INT, "65536", 1, 1e10, NULL, "array1d: number of elements N"},
-  {"distribution", LB_PARAM_CHOICE, "block", 0, 0, "block|random|file",
-   "array1d: initial split: equal-count blocks, random contiguous blocks, or counts from a file"},
-  {"distribution-file", LB_PARAM_STRING, NULL, 0, 0, NULL,
-   "array1d, distribution file: one element count per rank"},
-  {"ghost-depth", LB_PARAM_INT, "0", 0, 1000000, NULL,
-   "elements (cells) exchanged with each neighbour per adaptation step; 0: no ghost exchange"},
-  {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL, "bytes a moved element carries"},
-  {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
-   "flops per unit of load in the compute step"},
-  {NULL},
+    {"size", LB_PARAM_INT, "65536", 1, 1e10, NULL, "array1d: number of elements N"},
+    {"distribution", LB_PARAM_CHOICE, "block", 0, 0, "block|random|file",
+     "array1d: initial split: equal-count blocks, random contiguous blocks, or counts from a file"},
+    {"distribution-file", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "array1d, distribution file: one element count per rank"},
+    {"ghost-depth", LB_PARAM_INT, "0", 0, 1000000, NULL,
+     "elements (cells) exchanged with each neighbour per adaptation step; 0: no ghost exchange"},
+    {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL, "bytes a moved element carries"},
+    {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
+     "flops per unit of load in the compute step"},
+    {NULL},
 };
 
 static int
@@ -244,44 +242,44 @@ array1d_describe_start(const LbWork *work, LbStart start)
 }
 
 const LbModel lb_array1d_model = {
-  .name = "array1d",
-  .summary = "N elements with integer loads, split into contiguous blocks",
-  .params = array1d_params,
-  .patterns = TRUE,
-  .order = "array",
-  .load = array1d_load,
-  .free_data = array1d_free,
-  .initial_units = array1d_initial_units,
-  .describe_start = array1d_describe_start,
-  .boundary = grid_boundary,
+    .name = "array1d",
+    .summary = "N elements with integer loads, split into contiguous blocks",
+    .params = array1d_params,
+    .patterns = TRUE,
+    .order = "array",
+    .load = array1d_load,
+    .free_data = array1d_free,
+    .initial_units = array1d_initial_units,
+    .describe_start = array1d_describe_start,
+    .boundary = grid_boundary,
 };
 
 /* ---- field2d, field3d ---- */
 
 static const LbParamSpec field2d_params[] = {
-  {"size", LB_PARAM_STRING, "256x256", 0, 0, NULL, "field2d: cells NXxNY; field3d: NXxNYxNZ"},
-  {"procs", LB_PARAM_STRING, NULL, 0, 0, NULL,
-   "fields: processor grid PXxPY(xPZ) of the initial equal blocks; its product is ranks "
-   "(default: the most square factorisation of ranks)"},
-  {"ghost-depth", LB_PARAM_INT, "1", 0, 1000000, NULL,
-   "cells exchanged across each shared face with each neighbour per adaptation step; 0: none"},
-  {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL, "bytes a moved cell carries"},
-  {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
-   "flops per unit of load in the compute step"},
-  {NULL},
+    {"size", LB_PARAM_STRING, "256x256", 0, 0, NULL, "field2d: cells NXxNY; field3d: NXxNYxNZ"},
+    {"procs", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "fields: processor grid PXxPY(xPZ) of the initial equal blocks; its product is ranks "
+     "(default: the most square factorisation of ranks)"},
+    {"ghost-depth", LB_PARAM_INT, "1", 0, 1000000, NULL,
+     "cells exchanged across each shared face with each neighbour per adaptation step; 0: none"},
+    {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL, "bytes a moved cell carries"},
+    {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
+     "flops per unit of load in the compute step"},
+    {NULL},
 };
 
 static const LbParamSpec field3d_params[] = {
-  {"size", LB_PARAM_STRING, "64x64x64", 0, 0, NULL, "field2d: cells NXxNY; field3d: NXxNYxNZ"},
-  {"procs", LB_PARAM_STRING, NULL, 0, 0, NULL,
-   "fields: processor grid PXxPY(xPZ) of the initial equal blocks; its product is ranks "
-   "(default: the most square factorisation of ranks)"},
-  {"ghost-depth", LB_PARAM_INT, "1", 0, 1000000, NULL,
-   "cells exchanged across each shared face with each neighbour per adaptation step; 0: none"},
-  {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL, "bytes a moved cell carries"},
-  {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
-   "flops per unit of load in the compute step"},
-  {NULL},
+    {"size", LB_PARAM_STRING, "64x64x64", 0, 0, NULL, "field2d: cells NXxNY; field3d: NXxNYxNZ"},
+    {"procs", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "fields: processor grid PXxPY(xPZ) of the initial equal blocks; its product is ranks "
+     "(default: the most square factorisation of ranks)"},
+    {"ghost-depth", LB_PARAM_INT, "1", 0, 1000000, NULL,
+     "cells exchanged across each shared face with each neighbour per adaptation step; 0: none"},
+    {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL, "bytes a moved cell carries"},
+    {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
+     "flops per unit of load in the compute step"},
+    {NULL},
 };
 
 /* "2048x2048": exactly dim positive integers. */
@@ -372,10 +370,11 @@ field_load(LbWork *work, guint dim, const char *file, const char *dir, GError **
   for (guint a = 0; a < dim; a++)
     if (work->procs[a] > work->size[a]) {
       g_autofree char *p = format_dims(work->procs, dim);
-      return fail(error, LB_PARAM_ERROR_INVALID, file, lb_params_is_set(w, "procs") ? "procs" : "size",
-                  "the processor grid %s has more processors than cells along axis %u (%" G_GUINT64_FORMAT
-                  ")",
-                  p, a, work->size[a]);
+      return fail(
+          error, LB_PARAM_ERROR_INVALID, file, lb_params_is_set(w, "procs") ? "procs" : "size",
+          "the processor grid %s has more processors than cells along axis %u (%" G_GUINT64_FORMAT
+          ")",
+          p, a, work->size[a]);
     }
   return read_file_loads(work, file, dir, FALSE, error);
 }
@@ -432,27 +431,27 @@ field_describe_start(const LbWork *work, LbStart start)
 }
 
 const LbModel lb_field2d_model = {
-  .name = "field2d",
-  .summary = "a 2D field of NX x NY cells with integer loads, split into a PX x PY grid of "
-             "blocks",
-  .params = field2d_params,
-  .patterns = TRUE,
-  .order = "row-major",
-  .load = field2d_load,
-  .initial_units = field_initial_units,
-  .describe_start = field_describe_start,
-  .boundary = grid_boundary,
+    .name = "field2d",
+    .summary = "a 2D field of NX x NY cells with integer loads, split into a PX x PY grid of "
+               "blocks",
+    .params = field2d_params,
+    .patterns = TRUE,
+    .order = "row-major",
+    .load = field2d_load,
+    .initial_units = field_initial_units,
+    .describe_start = field_describe_start,
+    .boundary = grid_boundary,
 };
 
 const LbModel lb_field3d_model = {
-  .name = "field3d",
-  .summary = "a 3D field of NX x NY x NZ cells with integer loads, split into a PX x PY x PZ "
-             "grid of blocks",
-  .params = field3d_params,
-  .patterns = TRUE,
-  .order = "row-major",
-  .load = field3d_load,
-  .initial_units = field_initial_units,
-  .describe_start = field_describe_start,
-  .boundary = grid_boundary,
+    .name = "field3d",
+    .summary = "a 3D field of NX x NY x NZ cells with integer loads, split into a PX x PY x PZ "
+               "grid of blocks",
+    .params = field3d_params,
+    .patterns = TRUE,
+    .order = "row-major",
+    .load = field3d_load,
+    .initial_units = field_initial_units,
+    .describe_start = field_describe_start,
+    .boundary = grid_boundary,
 };

@@ -10,78 +10,79 @@
 #include "workloads/models.h"
 
 static const LbModel *const registry[] = {
-  &lb_array1d_model,
-  &lb_field2d_model,
-  &lb_field3d_model,
-  NULL,
+    &lb_array1d_model,
+    &lb_field2d_model,
+    &lb_field3d_model,
+    NULL,
 };
 
 static const LbParamSpec model_key[] = {
-  {"model", LB_PARAM_CHOICE, "array1d", 0, 0, "array1d|field2d|field3d",
-   "work model: a 1D load array, or a 2D or 3D field of cells"},
-  {NULL},
+    {"model", LB_PARAM_CHOICE, "array1d", 0, 0, "array1d|field2d|field3d",
+     "work model: a 1D load array, or a 2D or 3D field of cells"},
+    {NULL},
 };
 
 static const LbParamSpec pattern_params[] = {
-  {"pattern", LB_PARAM_CHOICE, "random", 0, 0,
-   "uniform|random|hotspots|ramp|step|shock|clusters|file", "how loads are generated"},
-  {"value", LB_PARAM_INT, "1", 0, 1e15, NULL, "uniform: the load of every unit"},
-  {"min", LB_PARAM_INT, "1", 0, 1e15, NULL, "random: smallest load"},
-  {"max", LB_PARAM_INT, "100", 0, 1e15, NULL, "random: largest load"},
-  {"hotspots", LB_PARAM_INT, "3", 1, 1000, NULL, "hotspots: number of gaussian hot spots"},
-  {"width", LB_PARAM_DOUBLE, "0.02", 1e-9, 1, NULL,
-   "hotspots, shock: standard deviation; clusters: radius when a cluster appears (fractions of "
-   "the domain's side)"},
-  {"amplitude", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL,
-   "hotspots, shock, clusters: peak load added"},
-  {"base", LB_PARAM_INT, "10", 0, 1e15, NULL, "hotspots, shock, clusters: background load"},
-  {"drift", LB_PARAM_DOUBLE, "0.01", -1, 1, NULL,
-   "hotspots, step, shock: fraction of the domain moved per adaptation step (hot spots: along "
-   "each axis, in a seeded direction)"},
-  {"from", LB_PARAM_INT, "1", 0, 1e15, NULL, "ramp: load of the first unit (along the first axis)"},
-  {"to", LB_PARAM_INT, "100", 0, 1e15, NULL, "ramp: load of the last unit"},
-  {"low", LB_PARAM_INT, "1", 0, 1e15, NULL, "step: load right of the edge"},
-  {"high", LB_PARAM_INT, "10", 0, 1e15, NULL, "step: load left of the edge"},
-  {"at", LB_PARAM_DOUBLE, "0.5", 0, 1, NULL,
-   "step: position of the edge on the first axis; shock: position of the front along its "
-   "normal (fractions)"},
-  {"angle", LB_PARAM_DOUBLE, "30", -360, 360, NULL,
-   "shock: direction of the front's normal in the x-y plane, degrees from the x axis"},
-  {"elevation", LB_PARAM_DOUBLE, "0", -90, 90, NULL,
-   "shock: angle of the front's normal out of the x-y plane (3D), degrees"},
-  {"clusters", LB_PARAM_INT, "4", 1, 1000, NULL, "clusters: number of clusters"},
-  {"growth", LB_PARAM_DOUBLE, "0.01", 0, 1, NULL,
-   "clusters: radius added per adaptation step after a cluster appears"},
-  {"interval", LB_PARAM_INT, "2", 0, 100000, NULL,
-   "clusters: adaptation steps between two appearances (cluster k appears at step k x interval)"},
-  {"file", LB_PARAM_STRING, NULL, 0, 0, NULL,
-   "file: whitespace-separated loads in the model's linear order, relative to the scenario"},
-  {NULL},
+    {"pattern", LB_PARAM_CHOICE, "random", 0, 0,
+     "uniform|random|hotspots|ramp|step|shock|clusters|file", "how loads are generated"},
+    {"value", LB_PARAM_INT, "1", 0, 1e15, NULL, "uniform: the load of every unit"},
+    {"min", LB_PARAM_INT, "1", 0, 1e15, NULL, "random: smallest load"},
+    {"max", LB_PARAM_INT, "100", 0, 1e15, NULL, "random: largest load"},
+    {"hotspots", LB_PARAM_INT, "3", 1, 1000, NULL, "hotspots: number of gaussian hot spots"},
+    {"width", LB_PARAM_DOUBLE, "0.02", 1e-9, 1, NULL,
+     "hotspots, shock: standard deviation; clusters: radius when a cluster appears (fractions of "
+     "the domain's side)"},
+    {"amplitude", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL,
+     "hotspots, shock, clusters: peak load added"},
+    {"base", LB_PARAM_INT, "10", 0, 1e15, NULL, "hotspots, shock, clusters: background load"},
+    {"drift", LB_PARAM_DOUBLE, "0.01", -1, 1, NULL,
+     "hotspots, step, shock: fraction of the domain moved per adaptation step (hot spots: along "
+     "each axis, in a seeded direction)"},
+    {"from", LB_PARAM_INT, "1", 0, 1e15, NULL,
+     "ramp: load of the first unit (along the first axis)"},
+    {"to", LB_PARAM_INT, "100", 0, 1e15, NULL, "ramp: load of the last unit"},
+    {"low", LB_PARAM_INT, "1", 0, 1e15, NULL, "step: load right of the edge"},
+    {"high", LB_PARAM_INT, "10", 0, 1e15, NULL, "step: load left of the edge"},
+    {"at", LB_PARAM_DOUBLE, "0.5", 0, 1, NULL,
+     "step: position of the edge on the first axis; shock: position of the front along its "
+     "normal (fractions)"},
+    {"angle", LB_PARAM_DOUBLE, "30", -360, 360, NULL,
+     "shock: direction of the front's normal in the x-y plane, degrees from the x axis"},
+    {"elevation", LB_PARAM_DOUBLE, "0", -90, 90, NULL,
+     "shock: angle of the front's normal out of the x-y plane (3D), degrees"},
+    {"clusters", LB_PARAM_INT, "4", 1, 1000, NULL, "clusters: number of clusters"},
+    {"growth", LB_PARAM_DOUBLE, "0.01", 0, 1, NULL,
+     "clusters: radius added per adaptation step after a cluster appears"},
+    {"interval", LB_PARAM_INT, "2", 0, 100000, NULL,
+     "clusters: adaptation steps between two appearances (cluster k appears at step k x interval)"},
+    {"file", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "file: whitespace-separated loads in the model's linear order, relative to the scenario"},
+    {NULL},
 };
 
 static const struct {
   const char *key;
   const char *patterns;
 } pattern_keys[] = {
-  {"value", "uniform"},
-  {"min", "random"},
-  {"max", "random"},
-  {"hotspots", "hotspots"},
-  {"width", "hotspots|shock|clusters"},
-  {"amplitude", "hotspots|shock|clusters"},
-  {"base", "hotspots|shock|clusters"},
-  {"drift", "hotspots|step|shock"},
-  {"from", "ramp"},
-  {"to", "ramp"},
-  {"low", "step"},
-  {"high", "step"},
-  {"at", "step|shock"},
-  {"angle", "shock"},
-  {"elevation", "shock"},
-  {"clusters", "clusters"},
-  {"growth", "clusters"},
-  {"interval", "clusters"},
-  {"file", "file"},
+    {"value", "uniform"},
+    {"min", "random"},
+    {"max", "random"},
+    {"hotspots", "hotspots"},
+    {"width", "hotspots|shock|clusters"},
+    {"amplitude", "hotspots|shock|clusters"},
+    {"base", "hotspots|shock|clusters"},
+    {"drift", "hotspots|step|shock"},
+    {"from", "ramp"},
+    {"to", "ramp"},
+    {"low", "step"},
+    {"high", "step"},
+    {"at", "step|shock"},
+    {"angle", "shock"},
+    {"elevation", "shock"},
+    {"clusters", "clusters"},
+    {"growth", "clusters"},
+    {"interval", "clusters"},
+    {"file", "file"},
 };
 
 gboolean
@@ -151,10 +152,10 @@ lb_model_param_spec(const LbModel *model)
 }
 
 static const char *const pattern_names[] = {
-  [LB_PATTERN_UNIFORM] = "uniform", [LB_PATTERN_RANDOM] = "random",
-  [LB_PATTERN_HOTSPOTS] = "hotspots", [LB_PATTERN_RAMP] = "ramp",
-  [LB_PATTERN_STEP] = "step",       [LB_PATTERN_FILE] = "file",
-  [LB_PATTERN_SHOCK] = "shock",     [LB_PATTERN_CLUSTERS] = "clusters",
+    [LB_PATTERN_UNIFORM] = "uniform",   [LB_PATTERN_RANDOM] = "random",
+    [LB_PATTERN_HOTSPOTS] = "hotspots", [LB_PATTERN_RAMP] = "ramp",
+    [LB_PATTERN_STEP] = "step",         [LB_PATTERN_FILE] = "file",
+    [LB_PATTERN_SHOCK] = "shock",       [LB_PATTERN_CLUSTERS] = "clusters",
 };
 
 static void
@@ -213,8 +214,7 @@ lb_pattern_max_load(const LbPattern *p)
   g_assert_not_reached();
 }
 
-static gboolean
-fail(GError **error, const char *file, const char *key, const char *format, ...)
+static gboolean fail(GError **error, const char *file, const char *key, const char *format, ...)
     G_GNUC_PRINTF(4, 5);
 
 static gboolean
@@ -244,8 +244,9 @@ lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, c
     return NULL;
   if (model->patterns && work->pattern.kind == LB_PATTERN_RANDOM &&
       work->pattern.min > work->pattern.max) {
-    fail(error, file, "min", "min (%" G_GUINT64_FORMAT ") is larger than max (%" G_GUINT64_FORMAT
-         ")", work->pattern.min, work->pattern.max);
+    fail(error, file, "min",
+         "min (%" G_GUINT64_FORMAT ") is larger than max (%" G_GUINT64_FORMAT ")",
+         work->pattern.min, work->pattern.max);
     return NULL;
   }
   /* Every unit is held once (16 bytes), copied once while it moves, and has
@@ -401,8 +402,8 @@ lb_read_integers(const char *path, GArray **values, GError **error)
     errno = 0;
     guint64 v = g_ascii_strtoull(p, &end, 10);
     if (end == p || errno != 0 || (*end != '\0' && !g_ascii_isspace(*end)) || *p == '-') {
-      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                  "%s:%u: expected a non-negative integer", path, line);
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s:%u: expected a non-negative integer",
+                  path, line);
       return FALSE;
     }
     g_array_append_val(out, v);

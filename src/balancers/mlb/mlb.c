@@ -34,14 +34,14 @@ enum { PHASE_ACCUMULATE, PHASE_DESIRED, PHASE_AMOUNTS, PHASE_MIGRATE };
 static const char *const mlb_phases[] = {"accumulate", "desired", "amounts", "migrate", NULL};
 
 static const LbParamSpec mlb_params[] = {
-  {"desired", LB_PARAM_CHOICE, "halving", 0, 0, "halving|even",
-   "desired loads: recursive halving of the total, remainder to the first child (the paper), "
-   "or an even split, the first T mod p ranks taking one more"},
-  {"phase3", LB_PARAM_CHOICE, "levels", 0, 0, "levels|finest",
-   "phase 3 rounds: every tree level l with l exchanges, d(d+1)/2 in all (the paper), or only "
-   "the finest level, d exchanges"},
-  {"sum-flops", LB_PARAM_DOUBLE, "1", 0, 1e9, NULL, "flops to add one element's load in phase 1"},
-  {NULL},
+    {"desired", LB_PARAM_CHOICE, "halving", 0, 0, "halving|even",
+     "desired loads: recursive halving of the total, remainder to the first child (the paper), "
+     "or an even split, the first T mod p ranks taking one more"},
+    {"phase3", LB_PARAM_CHOICE, "levels", 0, 0, "levels|finest",
+     "phase 3 rounds: every tree level l with l exchanges, d(d+1)/2 in all (the paper), or only "
+     "the finest level, d exchanges"},
+    {"sum-flops", LB_PARAM_DOUBLE, "1", 0, 1e9, NULL, "flops to add one element's load in phase 1"},
+    {NULL},
 };
 
 #define TAG(phase, round) ((int)((phase) << 16 | (round)))
@@ -100,8 +100,9 @@ accumulate(LbRank *self, MlbRank *m, MlbKey mine)
     MlbKey other;
     memcpy(&other, msg->data, sizeof other);
     m->left_add[e] = partner < r ? other : (MlbKey){0, 0};
-    lb_narrate(self, "edge %u: my block of %u has load %" G_GUINT64_FORMAT ", rank %u's has %"
-               G_GUINT64_FORMAT " -> block of %u: %" G_GUINT64_FORMAT,
+    lb_narrate(self,
+               "edge %u: my block of %u has load %" G_GUINT64_FORMAT
+               ", rank %u's has %" G_GUINT64_FORMAT " -> block of %u: %" G_GUINT64_FORMAT,
                e, 1u << e, block.load, partner, other.load, 2u << e, block.load + other.load);
     block = mlb_key_add(block, other);
     m->block_sum[e + 1] = block;
@@ -145,7 +146,8 @@ amounts(LbRank *self, MlbRank *m, gboolean levels)
         m->send[e] = mlb_spans_measure((const MlbSpan *)moved->data, moved->len);
         m->recv[e] = mlb_spans_measure(got, n);
         if (!mlb_key_is_zero(m->send[e]) || !mlb_key_is_zero(m->recv[e]))
-          lb_narrate(self, "edge %u: send %" G_GUINT64_FORMAT " to / receive %" G_GUINT64_FORMAT
+          lb_narrate(self,
+                     "edge %u: send %" G_GUINT64_FORMAT " to / receive %" G_GUINT64_FORMAT
                      " from rank %u (cut at %" G_GUINT64_FORMAT ")",
                      e, m->send[e].load, m->recv[e].load, partner, split.load);
       }
@@ -196,8 +198,7 @@ send_piece(LbRank *self, guint partner, guint edge, guint round, const MlbItem *
 }
 
 static GArray *
-receive_piece(LbRank *self, guint partner, guint edge, GArray *items, guint *got,
-              guint64 *got_load)
+receive_piece(LbRank *self, guint partner, guint edge, GArray *items, guint *got, guint64 *got_load)
 {
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   g_autoptr(GArray) positions = g_array_new(FALSE, FALSE, sizeof(guint64));
@@ -247,8 +248,9 @@ migrate(LbRank *self, MlbRank *m)
       if (n > 0)
         lb_phase_round(self, round);
       loan += (gint64)m->send[e].load - (gint64)piece_load;
-      lb_narrate(self, "edge %u: send %u elements (load %" G_GUINT64_FORMAT ", phase 3 said %"
-                 G_GUINT64_FORMAT ") to rank %u; loan %" G_GINT64_FORMAT,
+      lb_narrate(self,
+                 "edge %u: send %u elements (load %" G_GUINT64_FORMAT
+                 ", phase 3 said %" G_GUINT64_FORMAT ") to rank %u; loan %" G_GINT64_FORMAT,
                  e, n, piece_load, m->send[e].load, partner, loan);
       g_array_remove_range(items, first, n);
     }
@@ -257,7 +259,8 @@ migrate(LbRank *self, MlbRank *m)
       guint64 got_load = 0;
       items = receive_piece(self, partner, e, items, &got, &got_load);
       loan += (gint64)got_load - (gint64)m->recv[e].load;
-      lb_narrate(self, "edge %u: received %u elements (load %" G_GUINT64_FORMAT
+      lb_narrate(self,
+                 "edge %u: received %u elements (load %" G_GUINT64_FORMAT
                  ", phase 3 said %" G_GUINT64_FORMAT ") from rank %u; loan %" G_GINT64_FORMAT,
                  e, got, got_load, m->recv[e].load, partner, loan);
     }
@@ -275,7 +278,8 @@ migrate(LbRank *self, MlbRank *m)
   guint64 desired = mlb_desired_prefix(m->total.load, m->d, r + 1, m->mode) -
                     mlb_desired_prefix(m->total.load, m->d, r, m->mode);
   g_assert_cmpint(loan, ==, (gint64)held - (gint64)desired);
-  XBT_DEBUG("holds load %" G_GUINT64_FORMAT " (desired %" G_GUINT64_FORMAT "), loan %" G_GINT64_FORMAT,
+  XBT_DEBUG("holds load %" G_GUINT64_FORMAT " (desired %" G_GUINT64_FORMAT
+            "), loan %" G_GINT64_FORMAT,
             held, desired, loan);
   g_array_unref(items);
 }
@@ -287,7 +291,7 @@ mlb_balance(LbRank *self, gpointer state)
   MlbRank m = {0};
   m.d = log2_exact((guint)lb_rank_count(self));
   m.mode = strcmp(lb_params_get_string(params, "desired"), "even") == 0 ? MLB_DESIRED_EVEN
-                                                                           : MLB_DESIRED_HALVING;
+                                                                        : MLB_DESIRED_HALVING;
   GArray *units = lb_rank_units(self);
   MlbKey mine = {0, units->len};
   for (guint i = 0; i < units->len; i++)
@@ -299,7 +303,8 @@ mlb_balance(LbRank *self, gpointer state)
 
   lb_phase_begin(self, PHASE_DESIRED);
   guint r = (guint)lb_rank_id(self);
-  lb_narrate(self, "total %" G_GUINT64_FORMAT ", my load %" G_GUINT64_FORMAT
+  lb_narrate(self,
+             "total %" G_GUINT64_FORMAT ", my load %" G_GUINT64_FORMAT
              " from prefix %" G_GUINT64_FORMAT ", desired %" G_GUINT64_FORMAT,
              m.total.load, mine.load, m.prefix.load,
              mlb_desired_prefix(m.total.load, m.d, r + 1, m.mode) -
@@ -349,25 +354,25 @@ mlb_explain(const LbExplainCase *c, GString *out)
 }
 
 static const LbMetricSpec mlb_metrics[] = {
-  {"schedule-steps", "rounds", LB_AGGREGATE_MAX, LB_COMBINE_MAX, "migrate",
-   "communication steps of the schedule that moves the elements (at most log2 p)"},
-  {NULL},
+    {"schedule-steps", "rounds", LB_AGGREGATE_MAX, LB_COMBINE_MAX, "migrate",
+     "communication steps of the schedule that moves the elements (at most log2 p)"},
+    {NULL},
 };
 
 static const char *const mlb_models[] = {"array1d", "field2d", "field3d", NULL};
 
 const LbBalancer lb_mlb_balancer = {
-  .name = "mlb",
-  .summary = "Multilevel Load Balancing, 1D: a log(p)-step schedule on a hypercube",
-  .cite = "D. J. Quinlan and M. Berndt, \"MLB: Multilevel Load Balancing for Structured Grid "
-          "Applications\", Eighth SIAM Conference on Parallel Processing for Scientific "
-          "Computing, 1997",
-  .params = mlb_params,
-  .phases = mlb_phases,
-  .metrics = mlb_metrics,
-  .models = mlb_models,
-  .keeps_order = TRUE,
-  .check = mlb_check,
-  .balance = mlb_balance,
-  .explain = mlb_explain,
+    .name = "mlb",
+    .summary = "Multilevel Load Balancing, 1D: a log(p)-step schedule on a hypercube",
+    .cite = "D. J. Quinlan and M. Berndt, \"MLB: Multilevel Load Balancing for Structured Grid "
+            "Applications\", Eighth SIAM Conference on Parallel Processing for Scientific "
+            "Computing, 1997",
+    .params = mlb_params,
+    .phases = mlb_phases,
+    .metrics = mlb_metrics,
+    .models = mlb_models,
+    .keeps_order = TRUE,
+    .check = mlb_check,
+    .balance = mlb_balance,
+    .explain = mlb_explain,
 };
