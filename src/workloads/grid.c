@@ -256,21 +256,9 @@ const LbModel lb_array1d_model = {
 
 /* ---- field2d, field3d ---- */
 
-static const LbParamSpec field2d_params[] = {
-    {"size", LB_PARAM_STRING, "256x256", 0, 0, NULL, "field2d: cells NXxNY; field3d: NXxNYxNZ"},
-    {"procs", LB_PARAM_STRING, NULL, 0, 0, NULL,
-     "fields: processor grid PXxPY(xPZ) of the initial equal blocks; its product is ranks "
-     "(default: the most square factorisation of ranks)"},
-    {"ghost-depth", LB_PARAM_INT, "1", 0, 1000000, NULL,
-     "cells exchanged across each shared face with each neighbour per adaptation step; 0: none"},
-    {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL, "bytes a moved cell carries"},
-    {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
-     "flops per unit of load in the compute step"},
-    {NULL},
-};
-
-static const LbParamSpec field3d_params[] = {
-    {"size", LB_PARAM_STRING, "64x64x64", 0, 0, NULL, "field2d: cells NXxNY; field3d: NXxNYxNZ"},
+static const LbParamSpec field_params[] = {
+    {"size", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "fields: cells NXxNY (field2d, default 256x256) or NXxNYxNZ (field3d, default 64x64x64)"},
     {"procs", LB_PARAM_STRING, NULL, 0, 0, NULL,
      "fields: processor grid PXxPY(xPZ) of the initial equal blocks; its product is ranks "
      "(default: the most square factorisation of ranks)"},
@@ -341,7 +329,9 @@ field_load(LbWork *work, guint dim, const char *file, const char *dir, GError **
   work->size[1] = work->size[2] = 1;
   work->procs[1] = work->procs[2] = 1;
   read_costs(work);
-  const char *size = lb_params_get_string(w, "size");
+  const char *size = lb_params_is_set(w, "size") ? lb_params_get_string(w, "size")
+                     : dim == 2                  ? "256x256"
+                                                 : "64x64x64";
   if (!parse_dims(size, dim, work->size))
     return fail(error, LB_PARAM_ERROR_INVALID, file, "size",
                 "'%s' is not %s of positive integers (e.g. %s)", size,
@@ -434,7 +424,7 @@ const LbModel lb_field2d_model = {
     .name = "field2d",
     .summary = "a 2D field of NX x NY cells with integer loads, split into a PX x PY grid of "
                "blocks",
-    .params = field2d_params,
+    .params = field_params,
     .patterns = TRUE,
     .order = "row-major",
     .load = field2d_load,
@@ -447,7 +437,7 @@ const LbModel lb_field3d_model = {
     .name = "field3d",
     .summary = "a 3D field of NX x NY x NZ cells with integer loads, split into a PX x PY x PZ "
                "grid of blocks",
-    .params = field3d_params,
+    .params = field_params,
     .patterns = TRUE,
     .order = "row-major",
     .load = field3d_load,
