@@ -479,6 +479,12 @@ cmd_list(int argc, char **argv)
       g_autofree char *phases = g_strjoinv(", ", (char **)(*b)->phases);
       g_print("  phases: %s\n", phases);
     }
+    g_autoptr(GArray) defs = lb_balancer_metric_defs(*b);
+    g_autoptr(GString) metrics = g_string_new(NULL);
+    for (guint i = 0; i < defs->len; i++)
+      g_string_append_printf(metrics, "%s%s", i ? ", " : "",
+                             g_array_index(defs, LbMetricDef, i).name);
+    g_print("  metrics (besides the summary's): %s\n", metrics->str);
     if ((*b)->params[0].name != NULL) {
       g_print("  parameters ([%s] group):\n", (*b)->name);
       print_params((*b)->params, "    ");
