@@ -29,15 +29,23 @@ remove_scenario(char *path, char *dir)
 }
 
 /* Runs every balancer of a scenario text; returns the typed results. */
+static GPtrArray *run_text_detail(const char *text, LbScenario **scenario, gboolean detail);
+
 static GPtrArray *
 run_text(const char *text, LbScenario **scenario)
+{
+  return run_text_detail(text, scenario, FALSE);
+}
+
+static GPtrArray *
+run_text_detail(const char *text, LbScenario **scenario, gboolean detail)
 {
   char *dir = NULL;
   char *path = write_scenario(text, &dir);
   g_autoptr(GError) error = NULL;
   LbScenario *sc = lb_scenario_load(path, NULL, &error);
   g_assert_no_error(error);
-  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE};
+  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE, .run = {.detail = detail}};
   GPtrArray *results = NULL;
   int code = -1;
   gboolean ok = lb_runner_run(sc, NULL, &options, &results, &code, &error);
@@ -193,6 +201,58 @@ test_array1d_ghosts(void)
   g_assert_cmpfloat(metric(r1->pdata[0], "ghost-bytes"), ==, 2 * 2 * 15 * 3 * 8);
 }
 
+/* With detail, each rank's box, load and neighbours: for none, the blocks
+ * of the 4x4 processor grid and their four-neighbourhoods. */
+static void
+test_partition(void)
+{
+  static const char text[] = "[scenario]\nplatform = hypercube-16.xml\nranks = 16\n"
+                             "[workload]\nmodel = field2d\nsize = 16x12\npattern = ramp\n"
+                             "[balancers]\nrun = none, mlb\n";
+  LbScenario *sc = NULL;
+  g_autoptr(GPtrArray) results = run_text_detail(text, &sc, TRUE);
+  const LbRunResult *none = results->pdata[0], *mlb = results->pdata[1];
+  g_assert_nonnull(none->partition);
+  g_assert_cmpuint(none->dim, ==, 2);
+  for (guint r = 0; r < 16; r++) {
+    const LbRankPart *part = &none->partition[r];
+    guint x = r % 4, y = r / 4;
+    g_assert_cmpuint(part->lo[0], ==, 4 * x);
+    g_assert_cmpuint(part->hi[0], ==, 4 * x + 4);
+    g_assert_cmpuint(part->lo[1], ==, 3 * y);
+    g_assert_cmpuint(part->hi[1], ==, 3 * y + 3);
+    g_assert_cmpuint(part->load, ==, none->final_loads[r]);
+    guint want[4], n = 0; /* ascending: below, left, right, above */
+    if (y > 0)
+      want[n++] = r - 4;
+    if (x > 0)
+      want[n++] = r - 1;
+    if (x < 3)
+      want[n++] = r + 1;
+    if (y < 3)
+      want[n++] = r + 4;
+    g_assert_cmpuint(part->nneighbours, ==, n);
+    for (guint i = 0; i < n; i++)
+      g_assert_cmpuint(part->neighbours[i], ==, want[i]);
+  }
+  /* mlb's pieces of the row-major order: the graph is symmetric and loads
+   * add up */
+  guint64 total = 0;
+  for (guint r = 0; r < 16; r++) {
+    const LbRankPart *part = &mlb->partition[r];
+    total += part->load;
+    for (guint i = 0; i < part->nneighbours; i++) {
+      const LbRankPart *other = &mlb->partition[part->neighbours[i]];
+      gboolean back = FALSE;
+      for (guint k = 0; k < other->nneighbours; k++)
+        back |= other->neighbours[k] == r;
+      g_assert_true(back);
+    }
+  }
+  g_assert_cmpuint(total, ==, mlb->adaptations[0].total_load);
+  lb_scenario_free(sc);
+}
+
 /* ---- the lifecycle, through a balancer registered here ---- */
 
 typedef struct {
@@ -318,6 +378,7 @@ main(int argc, char **argv)
     g_test_add_data_func(name, &cases[i], field_case);
   }
   g_test_add_func("/models/determinism", test_determinism);
+  g_test_add_func("/models/partition", test_partition);
   g_test_add_func("/models/array1d-ghosts", test_array1d_ghosts);
   g_test_add_func("/models/lifecycle", test_lifecycle_subprocess);
   g_test_add_func("/models/lifecycle/subprocess", test_lifecycle);

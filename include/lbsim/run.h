@@ -47,6 +47,16 @@ typedef struct {
   guint64 first, count, load;
 } LbTransfer;
 
+/* A rank's part of the final partition: the bounding box of its cells
+ * (half-open, per axis), its load, and the ranks whose cells share a face
+ * with its own (the application's ghost-exchange graph), ascending. */
+typedef struct {
+  guint64 lo[3], hi[3];
+  guint64 load;
+  guint nneighbours;
+  guint *neighbours;
+} LbRankPart;
+
 /* The common summary of one adaptation step. */
 typedef struct {
   double imbalance_before, imbalance_after;
@@ -78,7 +88,9 @@ typedef struct {
   guint nphases;
   LbPhaseResult *phases;
   guint64 *final_loads;
-  GArray *transfers; /* LbTransfer, with detail */
+  GArray *transfers;     /* LbTransfer, with detail */
+  guint dim;             /* of the model's cells */
+  LbRankPart *partition; /* ranks entries, with detail; NULL otherwise */
   LbAdaptationResult *adaptations;
   GPtrArray *narration; /* strings, with narrate */
   /* wall-clock figures: the only part that differs between identical runs */

@@ -214,6 +214,50 @@ rank_main(int argc, char *argv[])
   run->finished++;
 }
 
+/* After the run: every rank's box, load and neighbours, read from all ranks'
+ * units (reports may read all of memory). */
+static void
+describe_partition(LbCoreRun *run, LbRunResult *result)
+{
+  const LbWork *work = run->work;
+  guint p = run->ranks;
+  g_autofree guint32 *owner = g_new(guint32, lb_work_total_units(work));
+  for (guint r = 0; r < p; r++) {
+    const GArray *units = run->rank[r].units;
+    for (guint i = 0; i < units->len; i++)
+      owner[g_array_index(units, LbUnit, i).id] = r;
+  }
+  g_autofree guint64 *counts = g_new0(guint64, p);
+  g_autoptr(GArray) touched = g_array_new(FALSE, FALSE, sizeof(guint));
+  result->dim = work->dim;
+  result->partition = g_new0(LbRankPart, p);
+  guint64 stride[3] = {1, work->size[0], work->size[0] * work->size[1]};
+  for (guint r = 0; r < p; r++) {
+    LbRankPart *part = &result->partition[r];
+    const GArray *units = run->rank[r].units;
+    for (guint a = 0; a < work->dim; a++)
+      part->lo[a] = units->len > 0 ? G_MAXUINT64 : 0;
+    for (guint i = 0; i < units->len; i++) {
+      const LbUnit *u = &g_array_index(units, LbUnit, i);
+      part->load += u->load;
+      for (guint a = 0; a < work->dim; a++) {
+        guint64 x = (u->id / stride[a]) % work->size[a];
+        part->lo[a] = MIN(part->lo[a], x);
+        part->hi[a] = MAX(part->hi[a], x + 1);
+      }
+    }
+    if (work->model->boundary == NULL)
+      continue;
+    g_array_set_size(touched, 0);
+    work->model->boundary(work, owner, r, (const LbUnit *)units->data, units->len, counts, touched);
+    g_array_sort(touched, compare_guint);
+    part->nneighbours = touched->len;
+    part->neighbours = g_memdup2(touched->data, sizeof(guint) * touched->len);
+    for (guint i = 0; i < touched->len; i++)
+      counts[g_array_index(touched, guint, i)] = 0;
+  }
+}
+
 static int
 natural_host_cmp(const void *a, const void *b)
 {
@@ -547,6 +591,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   }
 
   LbRunResult *result = lb_metrics_collect(run);
+  if (options->detail)
+    describe_partition(run, result);
   result->model = g_strdup(scenario->work->model->name);
   result->start = lb_work_describe_start(scenario->work, run->start);
   result->hosts = (guint)sg_host_count();

@@ -81,6 +81,9 @@ lb_run_result_free(LbRunResult *result)
   g_free(result->phases);
   g_free(result->final_loads);
   g_clear_pointer(&result->transfers, g_array_unref);
+  for (guint r = 0; result->partition != NULL && r < result->ranks; r++)
+    g_free(result->partition[r].neighbours);
+  g_free(result->partition);
   g_free(result->adaptations);
   g_clear_pointer(&result->narration, g_ptr_array_unref);
   g_free(result);

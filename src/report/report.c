@@ -58,6 +58,30 @@ write_schedule(LbJson *j, const LbRunResult *r)
   lb_json_end_array(j);
 }
 
+static void
+write_partition(LbJson *j, const LbRunResult *r)
+{
+  lb_json_begin_array(j, "partition", FALSE);
+  for (guint rank = 0; rank < r->ranks; rank++) {
+    const LbRankPart *part = &r->partition[rank];
+    lb_json_begin_compact_object(j, NULL);
+    lb_json_uint(j, "rank", rank);
+    lb_json_begin_array(j, "box", TRUE);
+    for (guint a = 0; a < r->dim; a++)
+      lb_json_uint(j, NULL, part->lo[a]);
+    for (guint a = 0; a < r->dim; a++)
+      lb_json_uint(j, NULL, part->hi[a]);
+    lb_json_end_array(j);
+    lb_json_uint(j, "load", part->load);
+    lb_json_begin_array(j, "neighbours", TRUE);
+    for (guint i = 0; i < part->nneighbours; i++)
+      lb_json_uint(j, NULL, part->neighbours[i]);
+    lb_json_end_array(j);
+    lb_json_end_object(j);
+  }
+  lb_json_end_array(j);
+}
+
 /* Declared metrics keep the unit's kind: counts print as integers. */
 static void
 write_metric(LbJson *j, const LbMetricDef *def, double value)
@@ -117,6 +141,8 @@ write_run(LbJson *j, const LbRunResult *r)
 
   if (r->transfers != NULL)
     write_schedule(j, r);
+  if (r->partition != NULL)
+    write_partition(j, r);
 
   guint ndefs = r->metric_defs->len;
   lb_json_begin_array(j, "adaptations", FALSE);

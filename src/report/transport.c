@@ -123,6 +123,24 @@ lb_result_to_transport(const LbRunResult *r)
     }
     json_builder_end_array(b);
   }
+  if (r->partition != NULL) {
+    add_int(b, "dim", r->dim);
+    json_builder_set_member_name(b, "partition");
+    json_builder_begin_array(b);
+    for (guint rank = 0; rank < r->ranks; rank++) {
+      const LbRankPart *part = &r->partition[rank];
+      json_builder_begin_array(b); /* lo..., hi..., load, neighbours... */
+      for (guint a = 0; a < r->dim; a++)
+        json_builder_add_int_value(b, (gint64)part->lo[a]);
+      for (guint a = 0; a < r->dim; a++)
+        json_builder_add_int_value(b, (gint64)part->hi[a]);
+      json_builder_add_int_value(b, (gint64)part->load);
+      for (guint i = 0; i < part->nneighbours; i++)
+        json_builder_add_int_value(b, part->neighbours[i]);
+      json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+  }
   if (r->narration != NULL) {
     json_builder_set_member_name(b, "narration");
     json_builder_begin_array(b);
@@ -303,6 +321,31 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
           (guint64)json_array_get_int_element(x, 4), (guint64)json_array_get_int_element(x, 5),
           (guint64)json_array_get_int_element(x, 6)};
       g_array_append_val(r->transfers, tr);
+    }
+  }
+  JsonNode *partition = json_object_get_member(o, "partition");
+  if (partition != NULL) {
+    gint64 dim = member_int(o, "dim");
+    JsonArray *parts = array_of(o, "partition", r->ranks);
+    if (parts == NULL || dim < 1 || dim > 3)
+      return bad(error, "partition");
+    r->dim = (guint)dim;
+    r->partition = g_new0(LbRankPart, r->ranks);
+    for (guint rank = 0; rank < r->ranks; rank++) {
+      JsonArray *x = json_array_get_array_element(parts, rank);
+      guint fixed = 2 * r->dim + 1;
+      if (x == NULL || json_array_get_length(x) < fixed)
+        return bad(error, "partition");
+      LbRankPart *part = &r->partition[rank];
+      for (guint a = 0; a < r->dim; a++) {
+        part->lo[a] = (guint64)json_array_get_int_element(x, a);
+        part->hi[a] = (guint64)json_array_get_int_element(x, r->dim + a);
+      }
+      part->load = (guint64)json_array_get_int_element(x, 2 * r->dim);
+      part->nneighbours = json_array_get_length(x) - fixed;
+      part->neighbours = g_new(guint, MAX(part->nneighbours, 1));
+      for (guint i = 0; i < part->nneighbours; i++)
+        part->neighbours[i] = (guint)json_array_get_int_element(x, fixed + i);
     }
   }
   JsonNode *narration = json_object_get_member(o, "narration");
