@@ -3,6 +3,7 @@
  * force on thousands of random column partitions. */
 #include <glib.h>
 
+#include "balancers/lbd/lbd-plan.h"
 #include "balancers/lbd/tdg.h"
 
 static GArray *
@@ -126,6 +127,80 @@ test_random_partitions(void)
   g_assert_cmpuint(equal_cuts, >, 500); /* the hard cases were there */
 }
 
+static void
+test_metric(void)
+{
+  static const guint64 even[] = {10, 10, 10}, one[] = {30, 0, 0}, none[] = {0, 0};
+  g_assert_cmpfloat(lbd_metric(even, 3), ==, 0);
+  g_assert_cmpfloat(lbd_metric(one, 3), ==, 2); /* max 30 over mean 10, minus one */
+  g_assert_cmpfloat(lbd_metric(none, 2), ==, 0);
+}
+
+static LbdBox
+span(guint64 lo, guint64 hi)
+{
+  LbdBox b = {{lo, 0, 0}, {hi, 1, 1}};
+  return b;
+}
+
+/* Loads spread evenly over their boxes: cut k where the prefix is nearest
+ * to k / parts of the total. */
+static void
+test_equalize(void)
+{
+  guint64 cuts[5];
+  LbdBox even[] = {span(0, 4), span(4, 8), span(8, 12), span(12, 16)};
+  guint64 four[] = {4, 4, 4, 4};
+  lbd_equalize_cuts(even, four, 4, 0, 0, 16, 4, cuts);
+  static const guint64 want_even[] = {0, 4, 8, 12, 16};
+  g_assert_cmpmem(cuts, sizeof cuts, want_even, sizeof want_even);
+
+  /* [0, 8) carries 80 (10 a cell), [8, 16) 8 (1 a cell): the half of 88 is
+   * 44, between 40 (x = 4) and 50 (x = 5): 4 is nearer */
+  LbdBox halves[] = {span(0, 8), span(8, 16)};
+  guint64 heavy[] = {80, 8};
+  lbd_equalize_cuts(halves, heavy, 2, 0, 0, 16, 2, cuts);
+  g_assert_cmpuint(cuts[0], ==, 0);
+  g_assert_cmpuint(cuts[1], ==, 4);
+  g_assert_cmpuint(cuts[2], ==, 16);
+
+  /* boxes of another slab than the range count only where they overlap it;
+   * with no load the cuts are even */
+  guint64 zero[] = {0, 0};
+  lbd_equalize_cuts(halves, zero, 2, 0, 0, 16, 4, cuts);
+  static const guint64 want_zero[] = {0, 4, 8, 12, 16};
+  g_assert_cmpmem(cuts, sizeof cuts, want_zero, sizeof want_zero);
+
+  /* all the load in one cell: every inner cut lands next to it */
+  LbdBox spike[] = {span(0, 7), span(7, 8), span(8, 16)};
+  guint64 spiky[] = {0, 100, 0};
+  lbd_equalize_cuts(spike, spiky, 3, 0, 0, 16, 4, cuts);
+  for (guint k = 1; k < 4; k++)
+    g_assert_true(cuts[k] == 7 || cuts[k] == 8);
+
+  /* random boxes: cuts never decrease and cover the range */
+  GRand *rand = g_rand_new_with_seed(9);
+  for (guint trial = 0; trial < 500; trial++) {
+    guint n = (guint)g_rand_int_range(rand, 1, 9), parts = (guint)g_rand_int_range(rand, 1, 9);
+    guint64 extent = (guint64)g_rand_int_range(rand, 1, 60);
+    g_autofree guint64 *bounds = g_new(guint64, n + 1);
+    random_cuts(rand, bounds, n, extent);
+    g_autofree LbdBox *boxes = g_new(LbdBox, n);
+    g_autofree guint64 *loads = g_new(guint64, n);
+    for (guint b = 0; b < n; b++) {
+      boxes[b] = span(bounds[b], bounds[b + 1]);
+      loads[b] = bounds[b + 1] > bounds[b] ? (guint64)g_rand_int_range(rand, 0, 1000) : 0;
+    }
+    g_autofree guint64 *c = g_new(guint64, parts + 1);
+    lbd_equalize_cuts(boxes, loads, n, 0, 0, extent, parts, c);
+    g_assert_cmpuint(c[0], ==, 0);
+    g_assert_cmpuint(c[parts], ==, extent);
+    for (guint k = 0; k < parts; k++)
+      g_assert_cmpuint(c[k], <=, c[k + 1]);
+  }
+  g_rand_free(rand);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -133,5 +208,7 @@ main(int argc, char **argv)
   g_test_add_func("/lbd/tdg/figure3", test_figure3);
   g_test_add_func("/lbd/tdg/open-cases", test_open_cases);
   g_test_add_func("/lbd/tdg/random", test_random_partitions);
+  g_test_add_func("/lbd/metric", test_metric);
+  g_test_add_func("/lbd/equalize", test_equalize);
   return g_test_run();
 }

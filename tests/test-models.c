@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "balancers/lbd/tdg.h"
 #include "cli/runner.h"
 #include "lbsim/scenario.h"
 #include "report/report.h"
@@ -54,6 +55,12 @@ run_text_detail(const char *text, LbScenario **scenario, gboolean detail)
   g_assert_true(ok);
   *scenario = sc;
   return results;
+}
+
+static int
+compare_ranks(const guint *a, const guint *b)
+{
+  return *a < *b ? -1 : *a > *b;
 }
 
 static double
@@ -253,6 +260,73 @@ test_partition(void)
   lb_scenario_free(sc);
 }
 
+/* lbd on fields: better than none, a partition of boxes (their volumes add
+ * up to the cells), and in 2D the application's neighbours (face adjacency
+ * from the owner map) equal BUILD_UNDIRECTED_TDG on the final cuts. */
+static void
+lbd_case(gconstpointer data)
+{
+  const FieldCase *c = data;
+  g_autofree char *text = g_strdup_printf(
+      "[scenario]\nplatform = %s\nranks = %u\nsteps = 3\nseed = 5\n"
+      "[workload]\nmodel = %s\nsize = %s\npattern = hotspots\nhotspots = 3\nwidth = 0.1\n"
+      "amplitude = 300\nbase = 5\ndrift = 0.05\n"
+      "[balancers]\nrun = none, lbd\n",
+      c->platform, c->ranks, c->model, c->size);
+  LbScenario *sc = NULL;
+  g_autoptr(GPtrArray) results = run_text_detail(text, &sc, TRUE);
+  const LbRunResult *none = results->pdata[0], *lbd = results->pdata[1];
+  g_assert_cmpfloat(lbd->imbalance_after, <, none->imbalance_after);
+  g_assert_cmpstr(lbd->start, ==, none->start);
+  double iterations = 0;
+  g_assert_true(lb_run_result_metric(lbd, "iterations-x", &iterations));
+  const LbWork *w = sc->work;
+  guint64 volume = 0;
+  for (guint r = 0; r < c->ranks; r++) {
+    const LbRankPart *part = &lbd->partition[r];
+    guint64 v = 1;
+    for (guint a = 0; a < w->dim; a++)
+      v *= part->hi[a] - part->lo[a];
+    volume += part->load > 0 ? v : 0;
+  }
+  g_assert_cmpuint(volume, <=, w->cells); /* bounding boxes that do not overlap */
+  if (w->dim == 2) {
+    /* columns: the distinct x ranges of the first level (x or y first) */
+    guint px = (guint)w->procs[0], py = (guint)w->procs[1];
+    gboolean x_first = TRUE;
+    for (guint r = 0; r < c->ranks && x_first; r++) /* a column shares its x range */
+      x_first = lbd->partition[r].lo[0] == lbd->partition[r % px].lo[0];
+    guint ncols = x_first ? px : py, nrows = x_first ? py : px;
+    guint xa = x_first ? 0 : 1, ya = 1 - xa;
+    g_autofree guint64 *xcuts = g_new(guint64, ncols + 1);
+    g_autofree guint64 *ycuts = g_new(guint64, (gsize)ncols * (nrows + 1));
+    g_autofree guint *rank_of = g_new(guint, (gsize)ncols * nrows);
+    for (guint r = 0; r < c->ranks; r++) {
+      guint col = x_first ? r % px : r / px, row = x_first ? r / px : r % px;
+      const LbRankPart *part = &lbd->partition[r];
+      xcuts[col] = part->lo[xa];
+      xcuts[col + 1] = part->hi[xa];
+      ycuts[(gsize)col * (nrows + 1) + row] = part->lo[ya];
+      ycuts[(gsize)col * (nrows + 1) + row + 1] = part->hi[ya];
+      rank_of[col * nrows + row] = r;
+    }
+    LbColumns p = {ncols, nrows, xcuts, ycuts};
+    for (guint s = 0; s < ncols * nrows; s++) {
+      g_autoptr(GArray) tdg = g_array_new(FALSE, FALSE, sizeof(guint));
+      lb_tdg_neighbours(&p, s, tdg);
+      const LbRankPart *part = &lbd->partition[rank_of[s]];
+      g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(guint));
+      for (guint i = 0; i < tdg->len; i++)
+        g_array_append_val(ranks, rank_of[g_array_index(tdg, guint, i)]);
+      g_array_sort(ranks, (GCompareFunc)compare_ranks);
+      g_assert_cmpuint(ranks->len, ==, part->nneighbours);
+      for (guint i = 0; i < ranks->len; i++)
+        g_assert_cmpuint(g_array_index(ranks, guint, i), ==, part->neighbours[i]);
+    }
+  }
+  lb_scenario_free(sc);
+}
+
 /* ---- the lifecycle, through a balancer registered here ---- */
 
 typedef struct {
@@ -376,6 +450,11 @@ main(int argc, char **argv)
     g_autofree char *name =
         g_strdup_printf("/models/%s/%s/%u", cases[i].model, cases[i].platform, cases[i].ranks);
     g_test_add_data_func(name, &cases[i], field_case);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *name =
+        g_strdup_printf("/models/lbd/%s/%s/%u", cases[i].model, cases[i].platform, cases[i].ranks);
+    g_test_add_data_func(name, &cases[i], lbd_case);
   }
   g_test_add_func("/models/determinism", test_determinism);
   g_test_add_func("/models/partition", test_partition);

@@ -4,6 +4,7 @@
 
 #include <glib.h>
 #include "lbsim/params.h"
+#include "lbsim/model.h"
 #include "lbsim/workload.h"
 
 G_BEGIN_DECLS
@@ -35,6 +36,9 @@ int lb_rank_count(const LbRank *self);
 const LbParams *lb_rank_params(const LbRank *self);
 /* The adaptation step being balanced, from 0. */
 guint lb_rank_adaptation(const LbRank *self);
+/* The work model (its sizes and processor grid are known to every rank,
+ * as a real code knows its own mesh). */
+const LbWork *lb_rank_work(const LbRank *self);
 
 /* The rank's work units, sorted by id when a balancer returns. */
 GArray *lb_rank_units(LbRank *self);

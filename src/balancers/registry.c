@@ -4,6 +4,7 @@
 static const LbBalancer *const registry[] = {
     &lb_none_balancer,
     &lb_mlb_balancer,
+    &lb_lbd_balancer,
     NULL,
 };
 

@@ -39,6 +39,12 @@ lb_rank_adaptation(const LbRank *self)
   return self->adaptation;
 }
 
+const LbWork *
+lb_rank_work(const LbRank *self)
+{
+  return self->run->work;
+}
+
 GArray *
 lb_rank_units(LbRank *self)
 {

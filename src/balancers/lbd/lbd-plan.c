@@ -1,0 +1,71 @@
+#include "balancers/lbd/lbd-plan.h"
+
+#include <math.h>
+
+gboolean
+lbd_boxes_meet(const LbdBox *a, const LbdBox *b, guint dim)
+{
+  for (guint i = 0; i < dim; i++)
+    if (MAX(a->lo[i], b->lo[i]) >= MIN(a->hi[i], b->hi[i]))
+      return FALSE;
+  return TRUE;
+}
+
+double
+lbd_metric(const guint64 *slab_loads, guint n)
+{
+  guint64 max = 0;
+  double total = 0;
+  for (guint i = 0; i < n; i++) {
+    max = MAX(max, slab_loads[i]);
+    total += (double)slab_loads[i];
+  }
+  if (total == 0)
+    return 0;
+  return (double)max * n / total - 1.0;
+}
+
+void
+lbd_equalize_cuts(const LbdBox *boxes, const guint64 *loads, guint n, guint axis, guint64 lo,
+                  guint64 hi, guint parts, guint64 *cuts)
+{
+  gsize width = hi - lo;
+  /* density per cell along the axis, by a difference array */
+  g_autofree double *delta = g_new0(double, width + 1);
+  for (guint b = 0; b < n; b++) {
+    guint64 b0 = MAX(boxes[b].lo[axis], lo), b1 = MIN(boxes[b].hi[axis], hi);
+    guint64 w = boxes[b].hi[axis] - boxes[b].lo[axis];
+    if (b1 <= b0 || w == 0 || loads[b] == 0)
+      continue;
+    double d = (double)loads[b] / (double)w;
+    delta[b0 - lo] += d;
+    delta[b1 - lo] -= d;
+  }
+  /* prefix[x] = estimated load of [lo, lo + x) */
+  g_autofree double *prefix = g_new0(double, width + 1);
+  double density = 0;
+  for (gsize x = 0; x < width; x++) {
+    density += delta[x];
+    prefix[x + 1] = prefix[x] + MAX(density, 0.0);
+  }
+  double total = prefix[width];
+  cuts[0] = lo;
+  cuts[parts] = hi;
+  if (total <= 0) { /* nothing to weigh: equal widths */
+    for (guint k = 1; k < parts; k++)
+      cuts[k] = lo + (guint64)(((unsigned __int128)width * k) / parts);
+    return;
+  }
+  gsize at = 0;
+  for (guint k = 1; k < parts; k++) {
+    double target = total * k / parts;
+    while (at < width && prefix[at + 1] < target)
+      at++;
+    /* at is the last boundary below the target; at + 1 the first at or
+     * above it: take the nearer */
+    gsize best = at;
+    if (at < width && fabs(prefix[at + 1] - target) < fabs(target - prefix[at]))
+      best = at + 1;
+    cuts[k] = MAX(lo + best, cuts[k - 1]);
+  }
+}

@@ -1,0 +1,40 @@
+/* The arithmetic of Load Balancing by Dimension, free of messaging: boxes,
+ * the load-balance metric along an axis, and where cuts go from measured
+ * loads. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* A box of cells, half-open along each axis. */
+typedef struct {
+  guint64 lo[3], hi[3];
+} LbdBox;
+
+static inline guint64
+lbd_box_cells(const LbdBox *b, guint dim)
+{
+  guint64 n = 1;
+  for (guint a = 0; a < dim; a++)
+    n *= b->hi[a] > b->lo[a] ? b->hi[a] - b->lo[a] : 0;
+  return n;
+}
+
+/* Whether two boxes share at least one cell. */
+gboolean lbd_boxes_meet(const LbdBox *a, const LbdBox *b, guint dim);
+
+/* The metric of a set of slabs: max / mean - 1 of their loads (0 when
+ * there is no load). The document's f_I over columns and f_J over rows. */
+double lbd_metric(const guint64 *slab_loads, guint n);
+
+/* New cuts along `axis` of the range [lo, hi) into `parts` slabs of equal
+ * estimated load. A rank knows only the load of each subset (after MESH),
+ * so the load is taken as spread evenly over each box: box b adds
+ * loads[b] / width_b to every cell of its extent along the axis. cuts[0] =
+ * lo, cuts[parts] = hi, and cut k is the cell boundary whose estimated
+ * prefix is nearest to k / parts of the total (never before cut k - 1). */
+void lbd_equalize_cuts(const LbdBox *boxes, const guint64 *loads, guint n, guint axis, guint64 lo,
+                       guint64 hi, guint parts, guint64 *cuts);
+
+G_END_DECLS
