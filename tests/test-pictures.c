@@ -73,8 +73,8 @@ lbsim(Result *r, ...)
   g_ptr_array_add(argv, NULL);
   int wait_status = 0;
   g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
-                             NULL, &r->out, &r->err, &wait_status, &error));
+  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                             &r->out, &r->err, &wait_status, &error));
   g_assert_no_error(error);
   g_assert_true(WIFEXITED(wait_status));
   r->status = WEXITSTATUS(wait_status);
@@ -144,13 +144,14 @@ pixel(cairo_surface_t *s, guint x, guint y)
 {
   g_assert_cmpint(x, <, cairo_image_surface_get_width(s));
   g_assert_cmpint(y, <, cairo_image_surface_get_height(s));
-  const guint8 *row = cairo_image_surface_get_data(s) + (gsize)y * cairo_image_surface_get_stride(s);
+  const guint8 *row =
+      cairo_image_surface_get_data(s) + (gsize)y * cairo_image_surface_get_stride(s);
   return ((const guint32 *)(gconstpointer)row)[x] & 0xffffff;
 }
 
 #define R(c) ((c) >> 16 & 0xff)
 #define G(c) ((c) >> 8 & 0xff)
-#define B(c) ((c) & 0xff)
+#define B(c) ((c)&0xff)
 
 /* viridis' low end is dark purple, its high end yellow; boundaries are
  * (nearly) white, which viridis never is (its blue stays under 0x90). */
@@ -425,7 +426,8 @@ test_bad_folder(void)
   g_auto(Result) r = {0};
   lbsim(&r, "run", scenario_path, "--pictures", taken, NULL);
   g_assert_cmpint(r.status, ==, 2);
-  g_autofree char *named = g_strdup_printf("lbsim: --pictures %s: cannot write: Is a directory", png);
+  g_autofree char *named =
+      g_strdup_printf("lbsim: --pictures %s: cannot write: Is a directory", png);
   g_assert_true(g_str_has_prefix(r.err, named));
   g_assert_null(strstr(r.err, "running"));
 }

@@ -27,7 +27,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
 #define MIN_MAP_HEIGHT 220
 #define BARS_HEIGHT 240
 #define RANK_BAND_GAP 8
-#define RANK_BAND_HEIGHT 30
+#define RANK_BAND_HEIGHT 34
 #define CHART_WIDTH 960
 #define CHART_HEIGHT 540
 #define FONT "sans-serif"
@@ -254,8 +254,7 @@ write_picture(const char *dir, const char *scenario, const char *what, guint wid
     cairo_status_t status = cairo_status(cr);
     g_clear_pointer(&cr, cairo_destroy);
     cairo_surface_finish(vector);
-    if (cairo_failed(status, svg, error) ||
-        cairo_failed(cairo_surface_status(vector), svg, error))
+    if (cairo_failed(status, svg, error) || cairo_failed(cairo_surface_status(vector), svg, error))
       return FALSE;
   }
   return save(svg, bytes, error);
@@ -405,11 +404,11 @@ describe_plane(Plane *p)
   const LbWork *work = pic->work;
   const LbPictureLayout *l = &p->layout;
   p->title = g_strdup_printf("%s \xc2\xb7 %s", pic->scenario, pic->balancer);
-  g_autofree char *where =
-      work->dim == 3 ? g_strdup_printf(" in the mid-plane slice z = %" G_GUINT64_FORMAT
-                                       " (of 0\xe2\x80\x93%" G_GUINT64_FORMAT ")",
-                                       work->size[2] / 2, work->size[2] - 1)
-                     : g_strdup("");
+  g_autofree char *where = work->dim == 3
+                               ? g_strdup_printf(" in the mid-plane slice z = %" G_GUINT64_FORMAT
+                                                 " (of 0\xe2\x80\x93%" G_GUINT64_FORMAT ")",
+                                                 work->size[2] / 2, work->size[2] - 1)
+                               : g_strdup("");
   p->subtitle = g_strdup_printf("final partition%s after adaptation step %u (last of %u) \xc2\xb7 "
                                 "imbalance %.4f (max/avg)",
                                 where, pic->adaptation, pic->nadaptations, pic->imbalance);
@@ -423,9 +422,9 @@ describe_plane(Plane *p)
                          pic->ranks == 1 ? "" : "s");
   guint64 per_x = (l->nx + l->sx - 1) / l->sx, per_y = (l->ny + l->sy - 1) / l->sy;
   if (work->dim == 1 && per_x > 1)
-    g_string_append_printf(d, " \xc2\xb7 a column shows the largest load of up to %" G_GUINT64_FORMAT
-                              " elements",
-                           per_x);
+    g_string_append_printf(
+        d, " \xc2\xb7 a column shows the largest load of up to %" G_GUINT64_FORMAT " elements",
+        per_x);
   else if (per_x > 1 || per_y > 1)
     g_string_append_printf(d,
                            " \xc2\xb7 a pixel shows the largest load of up to %" G_GUINT64_FORMAT
@@ -723,13 +722,14 @@ draw_strip(cairo_t *cr, const Plane *p)
       continue;
     g_autofree char *rank = g_strdup_printf("r%u", r);
     g_autofree char *load = format_load(p->picture->rank_load[r]);
-    g_autofree char *both = g_strdup_printf("%s: %s", rank, load);
-    const char *text = text_width(cr, both) + 6 <= width   ? both
-                       : text_width(cr, rank) + 6 <= width ? rank
-                                                           : NULL;
+    double middle = left + width / 2, line = text_height(cr);
     set_rgb(cr, 0x202020);
-    if (text != NULL)
-      show_text(cr, left + width / 2, band + RANK_BAND_HEIGHT / 2.0, 0.5, 0.5, text);
+    if (MAX(text_width(cr, rank), text_width(cr, load)) + 6 <= width) {
+      show_text(cr, middle, band + RANK_BAND_HEIGHT / 2.0 - line / 2, 0.5, 0.5, rank);
+      show_text(cr, middle, band + RANK_BAND_HEIGHT / 2.0 + line / 2, 0.5, 0.5, load);
+    } else if (text_width(cr, rank) + 6 <= width) {
+      show_text(cr, middle, band + RANK_BAND_HEIGHT / 2.0, 0.5, 0.5, rank);
+    }
   }
   /* rank boundaries across the bars, unless they would hide them */
   gboolean across = runs > 0 && l->map_width / runs >= 4;
@@ -826,8 +826,8 @@ draw_chart(cairo_t *cr, gconstpointer data)
   double pad = (x_hi - x_lo) * 0.02;
   x_lo -= pad;
   x_hi += pad;
-#define PX(v) (left + (right - left) * ((v) - x_lo) / (x_hi - x_lo))
-#define PY(v) (bottom - (bottom - top) * ((v) - y_axis) / (y_hi - y_axis))
+#define PX(v) (left + (right - left) * ((v)-x_lo) / (x_hi - x_lo))
+#define PY(v) (bottom - (bottom - top) * ((v)-y_axis) / (y_hi - y_axis))
 
   set_font(cr, 11, FALSE);
   cairo_set_line_width(cr, 1);
@@ -918,8 +918,8 @@ lb_pictures_imbalance(const char *dir, const char *scenario, GPtrArray *results,
   g_autofree char *subtitle =
       g_strdup_printf("%s, %u rank%s, %u adaptation step%s \xc2\xb7 max/avg of the ranks' loads "
                       "after each step's balancing, one line per balancer",
-                      first->model, first->ranks, first->ranks == 1 ? "" : "s",
-                      first->nadaptations, first->nadaptations == 1 ? "" : "s");
+                      first->model, first->ranks, first->ranks == 1 ? "" : "s", first->nadaptations,
+                      first->nadaptations == 1 ? "" : "s");
   Chart chart = {scenario, results, subtitle};
   return write_picture(dir, scenario, "imbalance", CHART_WIDTH, CHART_HEIGHT, draw_chart, &chart,
                        error);
