@@ -13,6 +13,7 @@ GQuark lb_run_error_quark(void);
 typedef enum {
   LB_RUN_ERROR_INPUT,     /* the scenario cannot run on this platform */
   LB_RUN_ERROR_INVARIANT, /* a unit was lost or duplicated, order broken */
+  LB_RUN_ERROR_OUTPUT,    /* a picture could not be written */
 } LbRunError;
 
 typedef struct {
@@ -20,6 +21,7 @@ typedef struct {
   gboolean narrate;          /* keep balancer narration (lbsim explain) */
   const char *message_trace; /* file for the message pattern, or NULL */
   const char *paje_trace;    /* SimGrid Paje trace file, or NULL */
+  const char *pictures_dir;  /* the final partition's pictures go here, or NULL */
   const char *const *cfg;    /* extra --cfg=... for SimGrid */
   const char *const *log;    /* extra --log=... (XBT categories lb, lb_core, lb_mlb) */
   gboolean verbose;          /* SimGrid and balancer logs on stderr */

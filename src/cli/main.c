@@ -14,6 +14,7 @@
 #include "cli/job.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
+#include "report/pictures.h"
 #include "report/report.h"
 
 #define EXIT_INPUT 2
@@ -48,6 +49,7 @@ typedef struct {
   gboolean no_fork;
   char *message_trace;
   char *paje;
+  char *pictures;
   char **cfg;
   char **log;
   gboolean verbose;
@@ -65,6 +67,7 @@ run_args_clear(RunArgs *a)
   g_free(a->csv);
   g_free(a->message_trace);
   g_free(a->paje);
+  g_free(a->pictures);
   g_strfreev(a->cfg);
   g_strfreev(a->log);
 }
@@ -95,6 +98,10 @@ run_context(const char *command, RunArgs *a)
        "Write the message pattern for tools/bench (several balancers: FILE.BALANCER each)", "FILE"},
       {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje,
        "Write SimGrid's Paje trace (several balancers: FILE.BALANCER each)", "FILE"},
+      {"pictures", 0, 0, G_OPTION_ARG_FILENAME, &a->pictures,
+       "Draw each run's final partition and the scenario's imbalance per step, as PNG and SVG, "
+       "in DIR (made if missing)",
+       "DIR"},
       {"cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg, "Pass a SimGrid --cfg setting",
        "KEY:VALUE"},
       {"log", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->log,
@@ -240,10 +247,60 @@ check_output(const char *option, const char *path, gboolean replace, GError **er
   return FALSE;
 }
 
+/* --pictures DIR: a folder to write into, or a new one whose parent folder
+ * can be written (it is made once every check has passed: a typo in a
+ * deeper path stays an error). The files it will hold are checked like
+ * the other outputs. */
+static gboolean
+check_pictures(const char *dir, const LbScenario *sc, gboolean *make, GError **error)
+{
+  GStatBuf st;
+  int errsv = 0;
+  *make = FALSE;
+  if (*dir == '\0') {
+    errsv = ENOENT;
+  } else if (g_stat(dir, &st) == 0) {
+    if (!S_ISDIR(st.st_mode))
+      errsv = ENOTDIR;
+    else if (g_access(dir, W_OK | X_OK) != 0)
+      errsv = errno;
+  } else if (errno == ENOENT) {
+    g_autofree char *trimmed = g_strdup(dir);
+    for (gsize n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--)
+      trimmed[n - 1] = '\0';
+    g_autofree char *parent = g_path_get_dirname(trimmed);
+    if (g_access(parent, W_OK | X_OK) != 0)
+      errsv = errno;
+    *make = errsv == 0;
+  } else {
+    errsv = errno;
+  }
+  if (errsv != 0) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
+                "--pictures %s: cannot write: %s", dir, g_strerror(errsv));
+    return FALSE;
+  }
+  if (*make)
+    return TRUE;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < sc->runs->len; i++) {
+    const LbBalancerRun *run = sc->runs->pdata[i];
+    g_autofree char *what = g_strdup_printf("%s.partition", run->balancer->name);
+    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, what, "png"));
+    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, what, "svg"));
+  }
+  g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "imbalance", "png"));
+  g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "imbalance", "svg"));
+  for (guint i = 0; i < names->len; i++)
+    if (!check_output("--pictures", names->pdata[i], TRUE, error))
+      return FALSE;
+  return TRUE;
+}
+
 /* Every file the run will write, checked before it starts: a bad path is
  * bad input, not an hour of simulation thrown away. */
 static gboolean
-check_outputs(const RunArgs *a, const LbScenario *sc, GError **error)
+check_outputs(const RunArgs *a, const LbScenario *sc, gboolean *make_pictures, GError **error)
 {
   if (a->json != NULL && a->csv != NULL && strcmp(a->json, a->csv) == 0) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
@@ -252,7 +309,8 @@ check_outputs(const RunArgs *a, const LbScenario *sc, GError **error)
     return FALSE;
   }
   if ((a->json != NULL && !check_output("--json", a->json, TRUE, error)) ||
-      (a->csv != NULL && !check_output("--csv", a->csv, TRUE, error)))
+      (a->csv != NULL && !check_output("--csv", a->csv, TRUE, error)) ||
+      (a->pictures != NULL && !check_pictures(a->pictures, sc, make_pictures, error)))
     return FALSE;
   const char *const traces[][2] = {{"--paje", a->paje}, {"--message-trace", a->message_trace}};
   for (guint t = 0; t < G_N_ELEMENTS(traces); t++) {
@@ -335,8 +393,14 @@ cmd_run(int argc, char **argv, gboolean check)
     g_printerr("lbsim: --no-fork runs one balancer: add --balancer NAME\n");
     return EXIT_INPUT;
   }
-  if (!check_outputs(&a, sc, &error)) {
+  gboolean make_pictures = FALSE;
+  if (!check_outputs(&a, sc, &make_pictures, &error)) {
     print_error(error);
+    return EXIT_INPUT;
+  }
+  if (make_pictures && g_mkdir(a.pictures, 0777) != 0 && errno != EEXIST) {
+    int errsv = errno;
+    g_printerr("lbsim: --pictures %s: cannot make the folder: %s\n", a.pictures, g_strerror(errsv));
     return EXIT_INPUT;
   }
   LbRunnerOptions ro = {0};
@@ -346,6 +410,7 @@ cmd_run(int argc, char **argv, gboolean check)
   ro.run.detail = a.detail;
   ro.run.message_trace = a.message_trace;
   ro.run.paje_trace = a.paje;
+  ro.run.pictures_dir = a.pictures;
   ro.run.cfg = (const char *const *)a.cfg;
   ro.run.log = (const char *const *)a.log;
   ro.run.verbose = a.verbose;
@@ -370,6 +435,10 @@ cmd_run(int argc, char **argv, gboolean check)
       print_error(error);
       return 1;
     }
+  }
+  if (a.pictures != NULL && !lb_pictures_imbalance(a.pictures, sc->name, runs, &error)) {
+    print_error(error);
+    return 1;
   }
   gboolean json_on_stdout = g_strcmp0(a.json, "-") == 0 || g_strcmp0(a.csv, "-") == 0;
   if (!json_on_stdout) {

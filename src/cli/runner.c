@@ -154,7 +154,9 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     g_return_val_if_fail(n == 1, FALSE);
     LbRunResult *result = lb_run_simulate(sc, 0, &options->run, error);
     if (result == NULL) {
-      *exit_code = g_error_matches(*error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3 : 2;
+      *exit_code = g_error_matches(*error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3
+                   : g_error_matches(*error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT)  ? 1
+                                                                                 : 2;
       return FALSE;
     }
     *results = g_ptr_array_new_with_free_func((GDestroyNotify)lb_run_result_free);

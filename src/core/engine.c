@@ -17,6 +17,7 @@
 #include "core/core.h"
 #include "core/platform-check.h"
 #include "metrics/metrics.h"
+#include "report/pictures.h"
 
 XBT_LOG_NEW_CATEGORY(lb, "lbsim");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_core, lb, "lbsim core: engine and rank actors");
@@ -477,6 +478,44 @@ release_stderr(const LbRunOptions *options, int saved)
     fwrite(text, 1, len, stderr);
 }
 
+/* --pictures: the final partition, once every rank has passed the last
+ * barrier (the units are where the last balancing step left them). */
+static gboolean
+picture_partition(const LbCoreRun *run, GError **error)
+{
+  const LbWork *work = run->work;
+  g_autofree guint32 *owner = g_new(guint32, work->cells);
+  g_autofree guint64 *load = g_new0(guint64, work->cells);
+  memset(owner, 0xff, work->cells * sizeof *owner);
+  for (guint r = 0; r < run->ranks; r++) {
+    const GArray *units = run->rank[r].units;
+    for (guint i = 0; i < units->len; i++) {
+      const LbUnit *u = &g_array_index(units, LbUnit, i);
+      g_assert(u->id < work->cells);
+      owner[u->id] = r;
+      load[u->id] = u->load;
+    }
+  }
+  guint last = run->nadaptations - 1;
+  LbPartitionPicture picture = {
+      .scenario = run->scenario->name,
+      .balancer = run->brun->balancer->name,
+      .work = work,
+      .ranks = run->ranks,
+      .adaptation = last,
+      .nadaptations = run->nadaptations,
+      .imbalance = run->adaptation_results[last].imbalance_after,
+      .owner = owner,
+      .load = load,
+      .rank_load = run->load_after,
+  };
+  g_autoptr(GError) local = NULL;
+  if (lb_pictures_partition(run->options->pictures_dir, &picture, &local))
+    return TRUE;
+  g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT, "%s", local->message);
+  return FALSE;
+}
+
 LbRunResult *
 lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *options,
                 GError **error)
@@ -589,6 +628,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
                 brun->balancer->name, run->ranks - run->finished, run->ranks);
     return NULL;
   }
+  if (options->pictures_dir != NULL && !picture_partition(run, error))
+    return NULL;
 
   LbRunResult *result = lb_metrics_collect(run);
   if (options->detail)

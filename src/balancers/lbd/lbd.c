@@ -38,33 +38,33 @@ static const char *const lbd_phases[] = {"mesh", "slabs", "strips", "blocks", "g
 enum { METRIC_ITER_X, METRIC_ITER_Y, METRIC_ITER_Z, METRIC_FIRST_AXIS, METRIC_NEIGHBOURS };
 
 static const LbMetricSpec lbd_metrics[] = {
-  {"iterations-x", "iterations", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
-   "redistributions of the cuts along x (the most any slab needed)"},
-  {"iterations-y", "iterations", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
-   "redistributions of the cuts along y (the most any slab needed)"},
-  {"iterations-z", "iterations", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
-   "redistributions of the cuts along z (3D; the most any slab needed)"},
-  {"first-axis", "", LB_AGGREGATE_LAST, LB_COMBINE_MAX, NULL,
-   "the axis balanced first at the last step (0 x, 1 y, 2 z): the one with the smaller metric"},
-  {"neighbours", "", LB_AGGREGATE_MAX, LB_COMBINE_MAX, NULL,
-   "the most neighbours any subset has in the task dependence graph (2D)"},
-  {NULL},
+    {"iterations-x", "iterations", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
+     "redistributions of the cuts along x (the most any slab needed)"},
+    {"iterations-y", "iterations", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
+     "redistributions of the cuts along y (the most any slab needed)"},
+    {"iterations-z", "iterations", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
+     "redistributions of the cuts along z (3D; the most any slab needed)"},
+    {"first-axis", "", LB_AGGREGATE_LAST, LB_COMBINE_MAX, NULL,
+     "the axis balanced first at the last step (0 x, 1 y, 2 z): the one with the smaller metric"},
+    {"neighbours", "", LB_AGGREGATE_MAX, LB_COMBINE_MAX, NULL,
+     "the most neighbours any subset has in the task dependence graph (2D)"},
+    {NULL},
 };
 
 static const LbParamSpec lbd_params[] = {
-  {"tolerance", LB_PARAM_DOUBLE, "0.05", 0, 100, NULL,
-   "stop moving an axis' cuts once its metric (max/mean - 1 of the slabs' loads) is at most "
-   "this"},
-  {"max-iterations", LB_PARAM_INT, "10", 1, 1000, NULL,
-   "redistributions at most per axis and slab in one adaptation step"},
-  {"mesh-flops", LB_PARAM_DOUBLE, "5", 0, 1e9, NULL,
-   "flops per cell to recount a subset's load (MESH)"},
-  {NULL},
+    {"tolerance", LB_PARAM_DOUBLE, "0.05", 0, 100, NULL,
+     "stop moving an axis' cuts once its metric (max/mean - 1 of the slabs' loads) is at most "
+     "this"},
+    {"max-iterations", LB_PARAM_INT, "10", 1, 1000, NULL,
+     "redistributions at most per axis and slab in one adaptation step"},
+    {"mesh-flops", LB_PARAM_DOUBLE, "5", 0, 1e9, NULL,
+     "flops per cell to recount a subset's load (MESH)"},
+    {NULL},
 };
 
 static const char *const lbd_models[] = {"field2d", "field3d", NULL};
 
-#define TAG(level, iteration) ((int)(0x1000 + (level) * 0x100 + (iteration)))
+#define TAG(level, iteration) ((int)(0x1000 + (level)*0x100 + (iteration)))
 #define TAG_BOXES 0x2000
 
 /* The cut hierarchy every rank keeps (the cuts of other slabs as of the
@@ -254,8 +254,8 @@ repartition(LbRank *self, Lbd *s, const int *members, guint n, int tag, guint ro
   for (guint i = 0; i < n; i++)
     next[i] = box_of(s, (guint)members[i]);
   /* where each of my cells goes */
-  g_autoptr(GHashTable) out = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                                    (GDestroyNotify)g_array_unref);
+  g_autoptr(GHashTable) out =
+      g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
   g_autoptr(GArray) keep = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   for (guint i = 0; i < units->len; i++) {
     const LbUnit *u = &g_array_index(units, LbUnit, i);
@@ -295,8 +295,7 @@ repartition(LbRank *self, Lbd *s, const int *members, guint n, int tag, guint ro
 /* Loads of the slabs of one level inside a piece, from the members' loads
  * (members[i] has loads[i]). */
 static void
-slab_loads(const Lbd *s, guint l, const int *members, const guint64 *loads, guint n,
-           guint64 *slabs)
+slab_loads(const Lbd *s, guint l, const int *members, const guint64 *loads, guint n, guint64 *slabs)
 {
   memset(slabs, 0, sizeof(guint64) * s->parts[l]);
   for (guint i = 0; i < n; i++)
@@ -416,8 +415,8 @@ lbd_balance(LbRank *self, gpointer state)
   g_qsort_with_data(order, (gint)s->dim, sizeof(guint), compare_axes, f);
   gboolean reordered = memcmp(order, s->order, sizeof(guint) * s->dim) != 0;
   g_autofree char *fz = s->dim == 3 ? g_strdup_printf(", f_z %.4f", f[2]) : g_strdup("");
-  lb_narrate(self, "load %" G_GUINT64_FORMAT "; f_x %.4f, f_y %.4f%s; %c first%s", mine, f[0],
-             f[1], fz, "xyz"[order[0]], reordered ? " (a new order: cuts start even)" : "");
+  lb_narrate(self, "load %" G_GUINT64_FORMAT "; f_x %.4f, f_y %.4f%s; %c first%s", mine, f[0], f[1],
+             fz, "xyz"[order[0]], reordered ? " (a new order: cuts start even)" : "");
   lb_metric_record(self, METRIC_FIRST_AXIS, order[0]);
   if (reordered) {
     /* a new hierarchy: start from its even cuts, moving the cells there */
@@ -442,8 +441,8 @@ lbd_balance(LbRank *self, gpointer state)
       piece_loads = g_new(guint64, n);
       for (guint i = 0; i < n; i++)
         piece_loads[i] = loads[members[i]];
-      group = lb_group_new(self, (guint)(l == 1 ? 0 : s->parts[0]) + (guint)piece(s, (guint)s->me, l),
-                           members, n);
+      group = lb_group_new(
+          self, (guint)(l == 1 ? 0 : s->parts[0]) + (guint)piece(s, (guint)s->me, l), members, n);
     }
     guint iterations = balance_level(self, s, l, group, l == 0 ? everyone : members, n,
                                      l == 0 ? loads : piece_loads);
@@ -486,17 +485,17 @@ lbd_check(guint ranks, const LbParams *params, GError **error)
 }
 
 const LbBalancer lb_lbd_balancer = {
-  .name = "lbd",
-  .summary = "Load Balancing by Dimension: straight cuts along one axis, then cuts inside each "
-             "slab along the next, moved until each metric is under its tolerance",
-  .cite = "\"Load Balancing by Dimension\", design document of the PDT code (no author or year "
-          "given)",
-  .params = lbd_params,
-  .phases = lbd_phases,
-  .metrics = lbd_metrics,
-  .models = lbd_models,
-  .check = lbd_check,
-  .state_new = lbd_new,
-  .state_free = lbd_free,
-  .balance = lbd_balance,
+    .name = "lbd",
+    .summary = "Load Balancing by Dimension: straight cuts along one axis, then cuts inside each "
+               "slab along the next, moved until each metric is under its tolerance",
+    .cite = "\"Load Balancing by Dimension\", design document of the PDT code (no author or year "
+            "given)",
+    .params = lbd_params,
+    .phases = lbd_phases,
+    .metrics = lbd_metrics,
+    .models = lbd_models,
+    .check = lbd_check,
+    .state_new = lbd_new,
+    .state_free = lbd_free,
+    .balance = lbd_balance,
 };

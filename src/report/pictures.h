@@ -1,0 +1,54 @@
+/* Pictures of a run (--pictures DIR), drawn with cairo as PNG and SVG: the
+ * final partition of one run over its work model, and the imbalance after
+ * each adaptation step of every run of a scenario. */
+#pragma once
+
+#include "lbsim/model.h"
+#include "lbsim/run.h"
+
+#define LB_PICTURES_NOBODY G_MAXUINT32
+
+/* One run's final partition: who owns every cell and its load. */
+typedef struct {
+  const char *scenario, *balancer;
+  const LbWork *work;
+  guint ranks;
+  guint adaptation, nadaptations; /* the step drawn (0-based, as in the JSON), of how many */
+  double imbalance;               /* max/avg after balancing at that step */
+  const guint32 *owner;           /* per cell id; LB_PICTURES_NOBODY: no unit */
+  const guint64 *load;            /* per cell id */
+  const guint64 *rank_load;       /* per rank */
+} LbPartitionPicture;
+
+/* Where the cells land in a partition picture. The drawn plane is nx x ny
+ * cells (a field2d, field3d's slice z = NZ/2, or array1d as one row); it
+ * is sampled into sx x sy blocks of cell_px x cell_px pixels, a block
+ * showing the largest load of its cells and the owner of its first cell.
+ * The map's top-left pixel is (map_x, map_y); y grows upwards in the
+ * field, so cell row 0 is the map's bottom row. For array1d the map is the
+ * bar chart of loads, one bar per block. */
+typedef struct {
+  guint dim;
+  guint width, height;
+  guint map_x, map_y, map_width, map_height;
+  guint cell_px;
+  guint64 nx, ny;
+  guint sx, sy;
+} LbPictureLayout;
+
+void lb_pictures_layout(const LbWork *work, LbPictureLayout *layout);
+/* The pixel at the centre of the block that shows cell (x, y) of the drawn
+ * plane (array1d: the bottom of element x's bar). */
+void lb_pictures_cell_pixel(const LbPictureLayout *layout, guint64 x, guint64 y, guint *px,
+                            guint *py);
+
+/* DIR/SCENARIO.WHAT.EXT, a `/` in the scenario's name written `_`. */
+char *lb_pictures_file(const char *dir, const char *scenario, const char *what, const char *ext);
+
+/* DIR/SCENARIO.BALANCER.partition.png and .svg. */
+gboolean lb_pictures_partition(const char *dir, const LbPartitionPicture *picture, GError **error);
+
+/* DIR/SCENARIO.imbalance.png and .svg: the imbalance after balancing at
+ * every adaptation step, one line per run (LbRunResult) in order. */
+gboolean lb_pictures_imbalance(const char *dir, const char *scenario, GPtrArray *results,
+                               GError **error);

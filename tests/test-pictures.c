@@ -1,0 +1,454 @@
+/* --pictures through the lbsim binary: the files, their sizes, the colours
+ * of known cells and the boundaries where ranks meet, SVG that parses,
+ * byte-identical reruns, and a bad folder refused before anything runs. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <cairo.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "lbsim/scenario.h"
+#include "report/pictures.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
+
+/* 64 x 32 cells on 16 ranks, loads rising along x from 0 to 1000: none
+ * keeps the 4 x 4 blocks of 16 x 8 cells, and every row weighs the same,
+ * so mlb's row-major pieces are two whole rows each. */
+static const char scenario_text[] = "[scenario]\n"
+                                    "name = pictures-16\n"
+                                    "platform = hypercube-16.xml\n"
+                                    "ranks = 16\n"
+                                    "seed = 3\n"
+                                    "steps = 2\n"
+                                    "[workload]\n"
+                                    "model = field2d\n"
+                                    "size = 64x32\n"
+                                    "pattern = ramp\n"
+                                    "from = 0\n"
+                                    "to = 1000\n"
+                                    "[balancers]\n"
+                                    "run = none, mlb\n";
+
+static const char *const balancers[] = {"none", "mlb"};
+
+static char *tmp_dir;
+static char *scenario_path;
+
+typedef struct {
+  int status;
+  char *out;
+  char *err;
+} Result;
+
+static void
+result_clear(Result *r)
+{
+  g_free(r->out);
+  g_free(r->err);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Result, result_clear)
+
+static const char *
+source_root(void)
+{
+  const char *root = g_getenv("LBSIM_SOURCE_ROOT");
+  g_assert_nonnull(root);
+  return root;
+}
+
+/* Runs lbsim with NULL-terminated arguments from the source root. */
+static void
+lbsim(Result *r, ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
+  va_list args;
+  va_start(args, r);
+  const char *a;
+  while ((a = va_arg(args, const char *)) != NULL)
+    g_ptr_array_add(argv, (gpointer)a);
+  va_end(args);
+  g_ptr_array_add(argv, NULL);
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                             &r->out, &r->err, &wait_status, &error));
+  g_assert_no_error(error);
+  g_assert_true(WIFEXITED(wait_status));
+  r->status = WEXITSTATUS(wait_status);
+}
+
+static char *
+tmp_path(const char *name)
+{
+  return g_build_filename(tmp_dir, name, NULL);
+}
+
+static void
+remove_tree(const char *path)
+{
+  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
+    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+    const char *name;
+    while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
+      g_autofree char *child = g_build_filename(path, name, NULL);
+      remove_tree(child);
+    }
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
+}
+
+/* The pictures of the scenario in dir, made once per folder name. */
+static const char *
+pictures(const char *name, const char *jobs)
+{
+  g_autofree char *dir = tmp_path(name);
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_auto(Result) r = {0};
+    lbsim(&r, "run", "-q", "-j", jobs, scenario_path, "--pictures", dir, NULL);
+    g_test_message("%s", r.err);
+    g_assert_cmpint(r.status, ==, 0);
+  }
+  return g_intern_string(dir);
+}
+
+static char *
+picture_file(const char *dir, const char *what, const char *ext)
+{
+  return lb_pictures_file(dir, "pictures-16", what, ext);
+}
+
+static LbWork *
+work_of(const char *path, LbScenario **scenario)
+{
+  g_autoptr(GError) error = NULL;
+  *scenario = lb_scenario_load(path, NULL, &error);
+  g_assert_no_error(error);
+  return (*scenario)->work;
+}
+
+static cairo_surface_t *
+load_png(const char *path)
+{
+  cairo_surface_t *s = cairo_image_surface_create_from_png(path);
+  g_assert_cmpint(cairo_surface_status(s), ==, CAIRO_STATUS_SUCCESS);
+  return s;
+}
+
+static guint32
+pixel(cairo_surface_t *s, guint x, guint y)
+{
+  g_assert_cmpint(x, <, cairo_image_surface_get_width(s));
+  g_assert_cmpint(y, <, cairo_image_surface_get_height(s));
+  const guint8 *row =
+      cairo_image_surface_get_data(s) + (gsize)y * cairo_image_surface_get_stride(s);
+  return ((const guint32 *)(gconstpointer)row)[x] & 0xffffff;
+}
+
+#define R(c) ((c) >> 16 & 0xff)
+#define G(c) ((c) >> 8 & 0xff)
+#define B(c) ((c)&0xff)
+
+/* viridis' low end is dark purple, its high end yellow; boundaries are
+ * (nearly) white, which viridis never is (its blue stays under 0x90). */
+static gboolean
+is_low(guint32 c)
+{
+  return R(c) < 0x60 && G(c) < 0x40 && B(c) > 0x50;
+}
+
+static gboolean
+is_high(guint32 c)
+{
+  return R(c) > 0xc0 && G(c) > 0xc0 && B(c) < 0x60;
+}
+
+static gboolean
+is_boundary(guint32 c)
+{
+  return R(c) >= 0xd0 && G(c) >= 0xd0 && B(c) >= 0xd0;
+}
+
+/* Is there a boundary pixel on the segment between the centres of two
+ * neighbouring cells? */
+static gboolean
+boundary_between(cairo_surface_t *s, const LbPictureLayout *l, guint64 x0, guint64 y0, guint64 x1,
+                 guint64 y1)
+{
+  guint ax, ay, bx, by;
+  lb_pictures_cell_pixel(l, x0, y0, &ax, &ay);
+  lb_pictures_cell_pixel(l, x1, y1, &bx, &by);
+  for (guint x = MIN(ax, bx); x <= MAX(ax, bx); x++)
+    for (guint y = MIN(ay, by); y <= MAX(ay, by); y++)
+      if (is_boundary(pixel(s, x, y)))
+        return TRUE;
+  return FALSE;
+}
+
+typedef struct {
+  char *root;
+  char *width, *height;
+} SvgRoot;
+
+static void
+svg_start_cb(GMarkupParseContext *context, const char *element, const char **names,
+             const char **values, gpointer data, GError **error)
+{
+  SvgRoot *root = data;
+  if (root->root != NULL)
+    return;
+  root->root = g_strdup(element);
+  for (guint i = 0; names[i] != NULL; i++) {
+    if (strcmp(names[i], "width") == 0)
+      root->width = g_strdup(values[i]);
+    if (strcmp(names[i], "height") == 0)
+      root->height = g_strdup(values[i]);
+  }
+}
+
+/* The whole file parses as XML, and its root is <svg> width x height. */
+static void
+assert_svg(const char *path, guint width, guint height)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(path, &text, &len, NULL));
+  SvgRoot root = {0};
+  GMarkupParser parser = {.start_element = svg_start_cb};
+  g_autoptr(GMarkupParseContext) ctx = g_markup_parse_context_new(&parser, 0, &root, NULL);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = g_markup_parse_context_parse(ctx, text, (gssize)len, &error) &&
+                g_markup_parse_context_end_parse(ctx, &error);
+  g_assert_no_error(error);
+  g_assert_true(ok);
+  g_autofree char *w = g_strdup_printf("%u", width);
+  g_autofree char *h = g_strdup_printf("%u", height);
+  g_assert_cmpstr(root.root, ==, "svg");
+  g_assert_cmpstr(root.width, ==, w);
+  g_assert_cmpstr(root.height, ==, h);
+  g_free(root.root);
+  g_free(root.width);
+  g_free(root.height);
+}
+
+static void
+test_files(void)
+{
+  /* the folder does not exist yet: lbsim makes it */
+  const char *dir = pictures("made", "2");
+  for (guint b = 0; b < G_N_ELEMENTS(balancers); b++) {
+    g_autofree char *what = g_strdup_printf("%s.partition", balancers[b]);
+    g_autofree char *png = picture_file(dir, what, "png");
+    g_autofree char *svg = picture_file(dir, what, "svg");
+    g_assert_true(g_str_has_suffix(png, "/pictures-16.none.partition.png") ||
+                  g_str_has_suffix(png, "/pictures-16.mlb.partition.png"));
+    g_assert_true(g_file_test(png, G_FILE_TEST_IS_REGULAR));
+    g_assert_true(g_file_test(svg, G_FILE_TEST_IS_REGULAR));
+  }
+  g_autofree char *chart = picture_file(dir, "imbalance", "png");
+  g_autofree char *chart_svg = picture_file(dir, "imbalance", "svg");
+  g_assert_true(g_file_test(chart, G_FILE_TEST_IS_REGULAR));
+  g_assert_true(g_file_test(chart_svg, G_FILE_TEST_IS_REGULAR));
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  guint n = 0;
+  while (g_dir_read_name(d) != NULL)
+    n++;
+  g_assert_cmpuint(n, ==, 6);
+}
+
+static void
+test_partition(void)
+{
+  const char *dir = pictures("made", "2");
+  g_autoptr(LbScenario) sc = NULL;
+  LbPictureLayout l;
+  lb_pictures_layout(work_of(scenario_path, &sc), &l);
+  /* 64 x 32 cells blown up to 10 pixels each, framed by titles, axes and
+   * the colour bar */
+  g_assert_cmpuint(l.cell_px, ==, 10);
+  g_assert_cmpuint(l.map_width, ==, 640);
+  g_assert_cmpuint(l.map_height, ==, 320);
+  g_assert_cmpuint(l.width, >=, l.map_x + l.map_width + 60);
+  g_assert_cmpuint(l.width, <=, 1200);
+
+  for (guint b = 0; b < G_N_ELEMENTS(balancers); b++) {
+    g_autofree char *what = g_strdup_printf("%s.partition", balancers[b]);
+    g_autofree char *png = picture_file(dir, what, "png");
+    g_autofree char *svg = picture_file(dir, what, "svg");
+    g_autoptr(cairo_surface_t) s = load_png(png);
+    g_assert_cmpint(cairo_image_surface_get_width(s), ==, l.width);
+    g_assert_cmpint(cairo_image_surface_get_height(s), ==, l.height);
+    assert_svg(svg, l.width, l.height);
+
+    /* the ramp: light cells at the right, dark ones at the left, in every
+     * row (away from the labels at the centroids) */
+    for (guint64 y = 4; y < 32; y += 8) {
+      guint x0, x1, py;
+      lb_pictures_cell_pixel(&l, 2, y, &x0, &py);
+      lb_pictures_cell_pixel(&l, 61, y, &x1, &py);
+      g_test_message("%s row %" G_GUINT64_FORMAT ": %06x %06x", balancers[b], y, pixel(s, x0, py),
+                     pixel(s, x1, py));
+      g_assert_true(is_low(pixel(s, x0, py)));
+      g_assert_true(is_high(pixel(s, x1, py)));
+    }
+    if (b == 0) {
+      /* none: the 16 x 8 blocks */
+      g_assert_true(boundary_between(s, &l, 15, 4, 16, 4));
+      g_assert_true(boundary_between(s, &l, 47, 20, 48, 20));
+      g_assert_true(boundary_between(s, &l, 4, 7, 4, 8));
+      g_assert_true(boundary_between(s, &l, 60, 23, 60, 24));
+      g_assert_false(boundary_between(s, &l, 7, 1, 8, 1));
+      g_assert_false(boundary_between(s, &l, 1, 3, 1, 4));
+    } else {
+      /* mlb: two rows each */
+      g_assert_true(boundary_between(s, &l, 4, 3, 4, 4));
+      g_assert_true(boundary_between(s, &l, 60, 29, 60, 30));
+      g_assert_false(boundary_between(s, &l, 4, 4, 4, 5));
+      g_assert_false(boundary_between(s, &l, 15, 4, 16, 4));
+      g_assert_false(boundary_between(s, &l, 47, 20, 48, 20));
+    }
+  }
+}
+
+static void
+test_imbalance_chart(void)
+{
+  const char *dir = pictures("made", "2");
+  g_autofree char *png = picture_file(dir, "imbalance", "png");
+  g_autofree char *svg = picture_file(dir, "imbalance", "svg");
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
+  g_assert_cmpuint(w, ==, 960);
+  g_assert_cmpuint(h, ==, 540);
+  assert_svg(svg, w, h);
+  /* the lines are drawn in the first two colours of the palette (blue,
+   * vermillion) */
+  guint blue = 0, red = 0;
+  for (guint y = 0; y < h; y++)
+    for (guint x = 0; x < w; x++) {
+      guint32 c = pixel(s, x, y);
+      blue += c == 0x0072b2;
+      red += c == 0xd55e00;
+    }
+  g_assert_cmpuint(blue, >, 50);
+  g_assert_cmpuint(red, >, 50);
+}
+
+/* Same scenario and seed, same bytes, however many simulations at once. */
+static void
+test_determinism(void)
+{
+  const char *a = pictures("made", "2");
+  const char *b = pictures("again", "1");
+  const char *const whats[] = {"none.partition", "mlb.partition", "imbalance"};
+  const char *const exts[] = {"png", "svg"};
+  for (guint w = 0; w < G_N_ELEMENTS(whats); w++)
+    for (guint e = 0; e < G_N_ELEMENTS(exts); e++) {
+      g_autofree char *pa = picture_file(a, whats[w], exts[e]);
+      g_autofree char *pb = picture_file(b, whats[w], exts[e]);
+      g_autofree char *ta = NULL, *tb = NULL;
+      gsize la = 0, lb = 0;
+      g_assert_true(g_file_get_contents(pa, &ta, &la, NULL));
+      g_assert_true(g_file_get_contents(pb, &tb, &lb, NULL));
+      g_assert_cmpmem(ta, la, tb, lb);
+    }
+}
+
+/* The other models: array1d as bars over a band of ranks, field3d's middle
+ * slice as a field. */
+static void
+test_models(void)
+{
+  g_autofree char *teach = g_build_filename(source_root(), "scenarios/mlb-teach-16.ini", NULL);
+  g_autofree char *dir = tmp_path("models");
+  g_autofree char *slashed = g_strconcat(dir, "/", NULL);
+  g_auto(Result) r = {0};
+  /* a new folder named with a trailing slash is made too */
+  lbsim(&r, "run", "-q", teach, "--balancer", "none", "--pictures", slashed, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(LbScenario) sc = NULL;
+  LbPictureLayout l;
+  lb_pictures_layout(work_of(teach, &sc), &l);
+  g_autofree char *png = lb_pictures_file(dir, "mlb-teach-16", "none.partition", "png");
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  g_assert_cmpint(cairo_image_surface_get_width(s), ==, l.width);
+  g_assert_cmpint(cairo_image_surface_get_height(s), ==, l.height);
+  /* the heavy first quarter (load 10) is the top of the scale */
+  guint px, py;
+  lb_pictures_cell_pixel(&l, 3, 0, &px, &py);
+  g_assert_true(is_high(pixel(s, px, py)));
+  lb_pictures_cell_pixel(&l, 40, 0, &px, &py);
+  g_assert_true(is_low(pixel(s, px, py)));
+
+  g_auto(Result) three = {0};
+  lbsim(&three, "run", "-q", scenario_path, "--set", "workload.model=field3d", "--set",
+        "workload.size=16x8x6", "--balancer", "mlb", "--pictures", dir, NULL);
+  g_assert_cmpint(three.status, ==, 0);
+  g_autofree char *png3 = lb_pictures_file(dir, "pictures-16", "mlb.partition", "png");
+  g_autoptr(cairo_surface_t) s3 = load_png(png3);
+  g_assert_cmpint(cairo_image_surface_get_width(s3), ==, MAX(16 * 40 + 176, 780));
+  g_assert_cmpint(cairo_image_surface_get_height(s3), ==, 88 + 320 + 56);
+}
+
+/* A folder that cannot be used is bad input, found before anything runs. */
+static void
+expect_refused(const char *path, const char *needle)
+{
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", scenario_path, "--pictures", path, NULL);
+  g_test_message("--pictures %s: %s", path, r.err);
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_cmpstr(r.out, ==, "");
+  g_assert_null(strstr(r.err, "running"));
+  g_autofree char *named = g_strdup_printf("lbsim: --pictures %s", path);
+  g_assert_true(g_str_has_prefix(r.err, named));
+  g_assert_nonnull(strstr(r.err, needle));
+}
+
+static void
+test_bad_folder(void)
+{
+  expect_refused("/nonexistent/pictures", ": cannot write: No such file or directory");
+  g_assert_false(g_file_test("/nonexistent", G_FILE_TEST_EXISTS));
+  expect_refused("", "No such file or directory");
+  /* a file, not a folder */
+  g_autofree char *file = tmp_path("a-file");
+  g_assert_true(g_file_set_contents(file, "x", 1, NULL));
+  expect_refused(file, ": cannot write: Not a directory");
+  /* a folder whose picture's name is taken by a folder */
+  g_autofree char *taken = tmp_path("taken");
+  g_autofree char *png = lb_pictures_file(taken, "pictures-16", "mlb.partition", "png");
+  g_assert_cmpint(g_mkdir_with_parents(png, 0700), ==, 0);
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", scenario_path, "--pictures", taken, NULL);
+  g_assert_cmpint(r.status, ==, 2);
+  g_autofree char *named =
+      g_strdup_printf("lbsim: --pictures %s: cannot write: Is a directory", png);
+  g_assert_true(g_str_has_prefix(r.err, named));
+  g_assert_null(strstr(r.err, "running"));
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  tmp_dir = g_dir_make_tmp("lbsim-pictures-XXXXXX", NULL);
+  g_assert_nonnull(tmp_dir);
+  scenario_path = g_build_filename(tmp_dir, "pictures-16.ini", NULL);
+  g_assert_true(g_file_set_contents(scenario_path, scenario_text, -1, NULL));
+  g_test_add_func("/pictures/files", test_files);
+  g_test_add_func("/pictures/partition", test_partition);
+  g_test_add_func("/pictures/imbalance-chart", test_imbalance_chart);
+  g_test_add_func("/pictures/determinism", test_determinism);
+  g_test_add_func("/pictures/models", test_models);
+  g_test_add_func("/pictures/bad-folder", test_bad_folder);
+  int status = g_test_run();
+  remove_tree(tmp_dir);
+  g_free(scenario_path);
+  g_free(tmp_dir);
+  return status;
+}
