@@ -65,20 +65,22 @@ static const LbParamSpec lbd_params[] = {
 static const char *const lbd_models[] = {"field2d", "field3d", NULL};
 
 #define TAG(level, iteration) ((int)(0x1000 + (level)*0x100 + (iteration)))
-#define TAG_BOXES 0x2000
 
-/* The cut hierarchy every rank keeps (the cuts of other slabs as of the
- * last graph phase). */
+/* The cut hierarchy every rank keeps: its own piece's cuts as they move,
+ * the other pieces' as of the last graph phase. */
 typedef struct {
   guint dim;
   guint order[3];    /* the axis of each level */
   guint64 parts[3];  /* slabs per level: the processor grid along its axis */
   guint64 extent[3]; /* cells along each axis */
-  guint64 *cut[3];   /* level l: one row of parts[l] + 1 cuts per piece above it */
+  guint64 *cut[3];   /* level l: a row of parts[l] + 1 cuts per piece above it */
   guint ranks;
-  guint64 procs[3];
-  LbdBox *boxes; /* every rank's box now */
+  guint64 procs[3], stride[3]; /* processor grid, rank = sum of coord x stride */
   int me;
+  /* a view of the hierarchy before one row moved: that row's old cuts */
+  int alt_level;
+  gsize alt_index;
+  const guint64 *alt_row;
 } Lbd;
 
 static void
@@ -87,7 +89,6 @@ lbd_free(gpointer state)
   Lbd *s = state;
   for (guint l = 0; l < 3; l++)
     g_free(s->cut[l]);
-  g_free(s->boxes);
   g_free(s);
 }
 
@@ -95,10 +96,7 @@ lbd_free(gpointer state)
 static guint64
 coord(const Lbd *s, guint r, guint a)
 {
-  guint64 rest = r;
-  for (guint b = 0; b < a; b++)
-    rest /= s->procs[b];
-  return rest % s->procs[a];
+  return (r / s->stride[a]) % s->procs[a];
 }
 
 /* The index of the piece of level l that rank r is in (levels above l). */
@@ -111,12 +109,6 @@ piece(const Lbd *s, guint r, guint l)
   return index;
 }
 
-static guint64 *
-cuts_of(const Lbd *s, guint r, guint l)
-{
-  return s->cut[l] + piece(s, r, l) * (s->parts[l] + 1);
-}
-
 static gsize
 pieces(const Lbd *s, guint l)
 {
@@ -124,6 +116,14 @@ pieces(const Lbd *s, guint l)
   for (guint k = 0; k < l; k++)
     n *= s->parts[k];
   return n;
+}
+
+static guint64 *
+row(const Lbd *s, guint l, gsize index)
+{
+  if ((int)l == s->alt_level && index == s->alt_index)
+    return (guint64 *)s->alt_row;
+  return s->cut[l] + index * (s->parts[l] + 1);
 }
 
 /* Equal cuts everywhere: the processor grid's blocks. */
@@ -145,11 +145,14 @@ static LbdBox
 box_of(const Lbd *s, guint r)
 {
   LbdBox b = {{0, 0, 0}, {1, 1, 1}};
+  gsize index = 0;
   for (guint l = 0; l < s->dim; l++) {
-    const guint64 *c = cuts_of(s, r, l);
-    guint64 k = coord(s, r, s->order[l]);
-    b.lo[s->order[l]] = c[k];
-    b.hi[s->order[l]] = c[k + 1];
+    guint a = s->order[l];
+    guint64 k = coord(s, r, a);
+    const guint64 *c = row(s, l, index);
+    b.lo[a] = c[k];
+    b.hi[a] = c[k + 1];
+    index = index * s->parts[l] + k;
   }
   return b;
 }
@@ -164,34 +167,39 @@ set_order(Lbd *s, const guint *order)
   uniform_cuts(s);
 }
 
+/* A copy of the hierarchy (to remember the boxes cells move from). */
+static Lbd *
+lbd_copy(const Lbd *s)
+{
+  Lbd *c = g_memdup2(s, sizeof *s);
+  for (guint l = 0; l < s->dim; l++)
+    c->cut[l] = g_memdup2(s->cut[l], sizeof(guint64) * pieces(s, l) * (s->parts[l] + 1));
+  return c;
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Lbd, lbd_free)
+
 static gpointer
 lbd_new(LbRank *self)
 {
   const LbWork *work = lb_rank_work(self);
   Lbd *s = g_new0(Lbd, 1);
+  s->alt_level = -1;
   s->dim = work->dim;
   s->ranks = (guint)lb_rank_count(self);
   s->me = lb_rank_id(self);
+  guint64 stride = 1;
   for (guint a = 0; a < 3; a++) {
     s->procs[a] = a < s->dim ? work->procs[a] : 1;
     s->extent[a] = a < s->dim ? work->size[a] : 1;
+    s->stride[a] = stride;
+    stride *= s->procs[a];
   }
   guint order[3] = {0, 1, 2};
   set_order(s, order); /* the model's own blocks: where every rank starts */
-  s->boxes = g_new(LbdBox, s->ranks);
-  for (guint r = 0; r < s->ranks; r++)
-    s->boxes[r] = box_of(s, r);
-  g_assert_cmpuint(lb_rank_units(self)->len, ==, lbd_box_cells(&s->boxes[s->me], s->dim));
+  LbdBox mine = box_of(s, (guint)s->me);
+  g_assert_cmpuint(lb_rank_units(self)->len, ==, lbd_box_cells(&mine, s->dim));
   return s;
-}
-
-static guint64
-units_load(GArray *units)
-{
-  guint64 load = 0;
-  for (guint i = 0; i < units->len; i++)
-    load += g_array_index(units, LbUnit, i).load;
-  return load;
 }
 
 /* MESH: the rank recounts its subset's load. */
@@ -200,39 +208,27 @@ mesh(LbRank *self)
 {
   GArray *units = lb_rank_units(self);
   lb_execute(self, lb_params_get_double(lb_rank_params(self), "mesh-flops") * units->len);
-  return units_load(units);
+  guint64 load = 0;
+  for (guint i = 0; i < units->len; i++)
+    load += g_array_index(units, LbUnit, i).load;
+  return load;
 }
 
-/* The rank that owns cell id under the hierarchy's cuts, among the ranks
- * of `members` (a piece of level `from` or the whole domain). */
-static guint
-owner_of(const Lbd *s, guint64 id, const LbWork *work, guint any_member)
+/* Appends the ranks whose boxes meet `box`, inside the piece of level
+ * `from` given by index and the coordinates fixed so far (rank_part). */
+static void
+meeting(const Lbd *s, guint l, gsize index, guint64 rank_part, const LbdBox *box, GArray *out)
 {
-  guint64 x[3] = {id % work->size[0], work->dim > 1 ? (id / work->size[0]) % work->size[1] : 0,
-                  work->dim > 2 ? id / (work->size[0] * work->size[1]) : 0};
-  guint64 k[3] = {0, 0, 0};
-  gsize index = 0;
-  for (guint l = 0; l < s->dim; l++) {
-    const guint64 *c = s->cut[l] + index * (s->parts[l] + 1);
-    guint64 lo = 0, hi = s->parts[l]; /* last k with c[k] <= x */
-    while (hi - lo > 1) {
-      guint64 mid = (lo + hi) / 2;
-      if (c[mid] <= x[s->order[l]])
-        lo = mid;
-      else
-        hi = mid;
-    }
-    /* empty slabs share their cut: the cell is in the last of them */
-    k[s->order[l]] = lo;
-    index = index * s->parts[l] + lo;
+  if (l == s->dim) {
+    guint r = (guint)rank_part;
+    g_array_append_val(out, r);
+    return;
   }
-  (void)any_member;
-  guint64 r = 0, stride = 1;
-  for (guint a = 0; a < 3; a++) {
-    r += k[a] * stride;
-    stride *= s->procs[a];
-  }
-  return (guint)r;
+  guint a = s->order[l];
+  const guint64 *c = row(s, l, index);
+  for (guint64 k = 0; k < s->parts[l]; k++)
+    if (c[k] < c[k + 1] && c[k] < box->hi[a] && c[k + 1] > box->lo[a])
+      meeting(s, l + 1, index * s->parts[l] + k, rank_part + k * s->stride[a], box, out);
 }
 
 static int
@@ -242,106 +238,90 @@ compare_units(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Moves cells from the boxes in s->boxes to those of the hierarchy's cuts,
- * among `members` (every rank, or one slab). A rank knows every member's
- * old and new box, so it knows whom to expect cells from. */
-static void
-repartition(LbRank *self, Lbd *s, const int *members, guint n, int tag, guint round)
+static int
+compare_guint(gconstpointer a, gconstpointer b)
 {
-  const LbWork *work = lb_rank_work(self);
-  GArray *units = lb_rank_units(self);
-  g_autofree LbdBox *next = g_new(LbdBox, n);
-  for (guint i = 0; i < n; i++)
-    next[i] = box_of(s, (guint)members[i]);
-  /* where each of my cells goes */
-  g_autoptr(GHashTable) out =
-      g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref);
-  g_autoptr(GArray) keep = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-  for (guint i = 0; i < units->len; i++) {
-    const LbUnit *u = &g_array_index(units, LbUnit, i);
-    guint dst = owner_of(s, u->id, work, (guint)members[0]);
-    if ((int)dst == s->me) {
-      g_array_append_val(keep, *u);
-      continue;
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Appends to out the cells of `part` (a box inside `box`) from `cells`,
+ * the cells of `box` sorted by id: runs along the first axis. */
+static void
+take_box(const LbUnit *cells, const LbdBox *box, const LbdBox *part, GArray *out)
+{
+  guint64 wx = box->hi[0] - box->lo[0], wy = box->hi[1] - box->lo[1];
+  guint64 run = part->hi[0] - part->lo[0];
+  for (guint64 z = part->lo[2]; z < part->hi[2]; z++)
+    for (guint64 y = part->lo[1]; y < part->hi[1]; y++) {
+      guint64 first = (part->lo[0] - box->lo[0]) + wx * ((y - box->lo[1]) + wy * (z - box->lo[2]));
+      g_array_append_vals(out, cells + first, (guint)run);
     }
-    GArray *to = g_hash_table_lookup(out, GUINT_TO_POINTER(dst));
-    if (to == NULL) {
-      to = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-      g_hash_table_insert(out, GUINT_TO_POINTER(dst), to);
-    }
-    g_array_append_val(to, *u);
+}
+
+static LbdBox
+intersect(const LbdBox *a, const LbdBox *b)
+{
+  LbdBox c;
+  for (guint i = 0; i < 3; i++) {
+    c.lo[i] = MAX(a->lo[i], b->lo[i]);
+    c.hi[i] = MAX(c.lo[i], MIN(a->hi[i], b->hi[i]));
   }
-  /* in member order, so that runs repeat byte for byte */
-  for (guint i = 0; i < n; i++) {
-    GArray *to = g_hash_table_lookup(out, GINT_TO_POINTER(members[i]));
-    if (to == NULL)
+  return c;
+}
+
+/* The ranks of my piece of level `from` whose boxes under h meet `box`. */
+static void
+meeting_in_piece(const Lbd *h, int me, guint from, const LbdBox *box, GArray *out)
+{
+  guint64 fixed = 0;
+  for (guint l = 0; l < from; l++)
+    fixed += coord(h, (guint)me, h->order[l]) * h->stride[h->order[l]];
+  meeting(h, from, piece(h, (guint)me, from), fixed, box, out);
+}
+
+/* Moves cells from the boxes of `old` to those of s, inside the piece of
+ * level `from` that holds this rank. A rank knows both hierarchies, so it
+ * knows whom to send which box of cells, and whom to expect cells from. */
+static void
+repartition(LbRank *self, const Lbd *s, const Lbd *old, guint from, int tag, guint round)
+{
+  GArray *units = lb_rank_units(self);
+  LbdBox was = box_of(old, (guint)s->me), mine = box_of(s, (guint)s->me);
+  g_autoptr(GArray) cells = g_array_copy(units);
+  const LbUnit *held = (const LbUnit *)cells->data;
+  g_autoptr(GArray) targets = g_array_new(FALSE, FALSE, sizeof(guint));
+  meeting_in_piece(s, s->me, from, &was, targets);
+  g_autoptr(GArray) piece_cells = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint i = 0; i < targets->len; i++) { /* ascending: runs repeat byte for byte */
+    guint dst = g_array_index(targets, guint, i);
+    LbdBox theirs = box_of(s, dst);
+    if ((int)dst == s->me || !lbd_boxes_meet(&theirs, &was, s->dim))
       continue;
-    g_assert(lbd_boxes_meet(&s->boxes[s->me], &next[i], s->dim));
-    lb_send_units(self, members[i], tag, round, (const LbUnit *)to->data, to->len, NULL);
+    LbdBox part = intersect(&was, &theirs);
+    g_array_set_size(piece_cells, 0);
+    take_box(held, &was, &part, piece_cells);
+    lb_send_units(self, (int)dst, tag, round, (const LbUnit *)piece_cells->data, piece_cells->len,
+                  NULL);
   }
   g_array_set_size(units, 0);
-  g_array_append_vals(units, keep->data, keep->len);
-  LbdBox mine = box_of(s, (guint)s->me);
-  for (guint i = 0; i < n; i++)
-    if (members[i] != s->me && lbd_boxes_meet(&s->boxes[members[i]], &mine, s->dim))
-      lb_recv_units(self, members[i], tag, units, NULL);
+  if (lbd_boxes_meet(&was, &mine, s->dim)) {
+    LbdBox part = intersect(&was, &mine);
+    take_box(held, &was, &part, units);
+  }
+  /* senders: the old boxes of my piece that meet my new box (the levels
+   * above may have left the whole piece empty) */
+  g_autoptr(GArray) senders = g_array_new(FALSE, FALSE, sizeof(guint));
+  meeting_in_piece(old, s->me, from, &mine, senders);
+  for (guint i = 0; i < senders->len; i++) {
+    guint src = g_array_index(senders, guint, i);
+    LbdBox theirs = box_of(old, src);
+    if ((int)src != s->me && lbd_boxes_meet(&theirs, &mine, s->dim))
+      lb_recv_units(self, (int)src, tag, units, NULL);
+  }
   g_array_sort(units, compare_units);
   lb_wait_sends(self);
-  for (guint i = 0; i < n; i++)
-    s->boxes[members[i]] = next[i];
   g_assert_cmpuint(units->len, ==, lbd_box_cells(&mine, s->dim));
-}
-
-/* Loads of the slabs of one level inside a piece, from the members' loads
- * (members[i] has loads[i]). */
-static void
-slab_loads(const Lbd *s, guint l, const int *members, const guint64 *loads, guint n, guint64 *slabs)
-{
-  memset(slabs, 0, sizeof(guint64) * s->parts[l]);
-  for (guint i = 0; i < n; i++)
-    slabs[coord(s, (guint)members[i], s->order[l])] += loads[i];
-}
-
-/* One level's loop of the pseudocode inside one piece: while the metric is
- * above the tolerance, move the cuts, move the cells, mesh again. loads
- * holds the members' loads on entry and on return. Returns the
- * iterations. */
-static guint
-balance_level(LbRank *self, Lbd *s, guint l, LbGroup *group, const int *members, guint n,
-              guint64 *loads)
-{
-  const LbParams *params = lb_rank_params(self);
-  double tolerance = lb_params_get_double(params, "tolerance");
-  guint max_iterations = (guint)lb_params_get_int(params, "max-iterations");
-  guint axis = s->order[l];
-  g_autofree guint64 *slabs = g_new(guint64, s->parts[l]);
-  g_autofree guint64 *cuts = g_new(guint64, s->parts[l] + 1);
-  g_autofree LbdBox *boxes = g_new(LbdBox, n);
-  guint iterations = 0;
-  for (;;) {
-    slab_loads(s, l, members, loads, n, slabs);
-    double f = lbd_metric(slabs, (guint)s->parts[l]);
-    lb_narrate(self, "level %u (%c): metric %.4f after %u redistributions", l, "xyz"[axis], f,
-               iterations);
-    if (f <= tolerance || iterations == max_iterations)
-      break;
-    for (guint i = 0; i < n; i++)
-      boxes[i] = s->boxes[members[i]];
-    guint64 *now = cuts_of(s, (guint)s->me, l);
-    lbd_equalize_cuts(boxes, loads, n, axis, 0, s->extent[axis], (guint)s->parts[l], cuts);
-    if (memcmp(cuts, now, sizeof(guint64) * (s->parts[l] + 1)) == 0)
-      break; /* the estimate cannot do better */
-    memcpy(now, cuts, sizeof(guint64) * (s->parts[l] + 1));
-    lb_phase_round(self, iterations);
-    repartition(self, s, members, n, TAG(l, iterations), iterations);
-    guint64 mine = mesh(self);
-    if (group != NULL)
-      lb_group_allgather(group, &mine, sizeof mine, loads);
-    else
-      lb_allgather(self, &mine, sizeof mine, loads);
-    iterations++;
-  }
-  return iterations;
 }
 
 /* The members of my piece of level l (ranks that share the coordinates of
@@ -350,33 +330,93 @@ static int *
 piece_members(const Lbd *s, guint l, guint *n)
 {
   GArray *m = g_array_new(FALSE, FALSE, sizeof(int));
-  gsize mine = piece(s, (guint)s->me, l);
-  for (guint r = 0; r < s->ranks; r++)
-    if (piece(s, r, l) == mine) {
-      int x = (int)r;
-      g_array_append_val(m, x);
+  /* the free axes are the levels l and below */
+  guint64 base = 0;
+  for (guint k = 0; k < l; k++)
+    base += coord(s, (guint)s->me, s->order[k]) * s->stride[s->order[k]];
+  guint64 count = 1;
+  for (guint k = l; k < s->dim; k++)
+    count *= s->parts[k];
+  for (guint64 i = 0; i < count; i++) {
+    guint64 rest = i, r = base;
+    for (guint k = l; k < s->dim; k++) {
+      r += (rest % s->parts[k]) * s->stride[s->order[k]];
+      rest /= s->parts[k];
     }
+    int x = (int)r;
+    g_array_append_val(m, x);
+  }
+  g_array_sort(m, (GCompareFunc)compare_guint);
   *n = m->len;
   return (int *)g_array_free(m, FALSE);
 }
 
-/* The 2D graph of BUILD_UNDIRECTED_TDG from the gathered boxes: columns
- * are the first level's slabs, their subsets the second's. */
+/* One level's loop of the pseudocode inside my piece: while the metric is
+ * above the tolerance, move the cuts, move the cells, mesh again. Every
+ * box of a slab spans the slab's whole extent along the level's axis, so
+ * the slabs' loads (an allreduce) are all the estimate needs. Returns the
+ * iterations; *mine is the rank's load on return. */
+static guint
+balance_level(LbRank *self, Lbd *s, guint l, LbGroup *group, guint64 *mine)
+{
+  const LbParams *params = lb_rank_params(self);
+  double tolerance = lb_params_get_double(params, "tolerance");
+  guint max_iterations = (guint)lb_params_get_int(params, "max-iterations");
+  guint axis = s->order[l];
+  guint parts = (guint)s->parts[l];
+  gsize index = piece(s, (guint)s->me, l);
+  g_autofree guint64 *slabs = g_new(guint64, parts);
+  g_autofree guint64 *cuts = g_new(guint64, parts + 1);
+  g_autofree LbdBox *spans = g_new0(LbdBox, parts);
+  guint64 k_me = coord(s, (guint)s->me, axis);
+  guint iterations = 0;
+  for (;;) {
+    memset(slabs, 0, sizeof(guint64) * parts);
+    slabs[k_me] = *mine;
+    if (group != NULL)
+      lb_group_allreduce_sum_u64(group, slabs, parts);
+    else
+      lb_allreduce_sum_u64(self, slabs, parts);
+    double f = lbd_metric(slabs, parts);
+    lb_narrate(self, "level %u (%c): metric %.4f after %u redistributions", l, "xyz"[axis], f,
+               iterations);
+    if (f <= tolerance || iterations == max_iterations)
+      break;
+    guint64 *now = row(s, l, index);
+    for (guint k = 0; k < parts; k++) {
+      spans[k].lo[axis] = now[k];
+      spans[k].hi[axis] = now[k + 1];
+    }
+    lbd_equalize_cuts(spans, slabs, parts, axis, 0, s->extent[axis], parts, cuts);
+    if (memcmp(cuts, now, sizeof(guint64) * (parts + 1)) == 0)
+      break; /* the estimate cannot do better */
+    /* the hierarchy as it was: this row's old cuts */
+    g_autofree guint64 *before = g_memdup2(now, sizeof(guint64) * (parts + 1));
+    Lbd old = *s;
+    old.alt_level = (int)l;
+    old.alt_index = index;
+    old.alt_row = before;
+    memcpy(now, cuts, sizeof(guint64) * (parts + 1));
+    lb_phase_round(self, iterations);
+    repartition(self, s, &old, l, TAG(l, iterations), iterations);
+    *mine = mesh(self);
+    iterations++;
+  }
+  return iterations;
+}
+
+/* The 2D graph of BUILD_UNDIRECTED_TDG on the cuts: columns are the first
+ * level's slabs, their subsets the second's. */
 static guint
 tdg_neighbours(const Lbd *s)
 {
   if (s->dim != 2)
     return 0;
-  guint ncols = (guint)s->parts[0], nrows = (guint)s->parts[1];
-  g_autofree guint64 *ycuts = g_new(guint64, (gsize)ncols * (nrows + 1));
-  for (guint c = 0; c < ncols; c++)
-    memcpy(ycuts + (gsize)c * (nrows + 1), s->cut[1] + (gsize)c * (nrows + 1),
-           sizeof(guint64) * (nrows + 1));
-  LbColumns p = {ncols, nrows, s->cut[0], ycuts};
+  LbColumns p = {(guint)s->parts[0], (guint)s->parts[1], s->cut[0], s->cut[1]};
   guint c = (guint)coord(s, (guint)s->me, s->order[0]);
   guint r = (guint)coord(s, (guint)s->me, s->order[1]);
   g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(guint));
-  lb_tdg_neighbours(&p, c * nrows + r, out);
+  lb_tdg_neighbours(&p, c * p.nrows + r, out);
   return out->len;
 }
 
@@ -390,80 +430,88 @@ compare_axes(gconstpointer a, gconstpointer b, gpointer data)
   return x < y ? -1 : x > y;
 }
 
+/* Every rank learns every piece's cuts: each sends the lower cut of its
+ * box at every level below the first (the first's are everyone's already). */
+static void
+gather_cuts(LbRank *self, Lbd *s)
+{
+  if (s->dim < 2)
+    return;
+  guint levels = s->dim - 1;
+  g_autofree guint32 *mine = g_new(guint32, levels);
+  LbdBox box = box_of(s, (guint)s->me);
+  for (guint l = 1; l < s->dim; l++)
+    mine[l - 1] = (guint32)box.lo[s->order[l]];
+  g_autofree guint32 *all = g_new(guint32, (gsize)s->ranks * levels);
+  lb_allgather(self, mine, sizeof(guint32) * levels, all);
+  for (guint r = 0; r < s->ranks; r++)
+    for (guint l = 1; l < s->dim; l++) {
+      guint64 *c = row(s, l, piece(s, r, l));
+      c[coord(s, r, s->order[l])] = all[(gsize)r * levels + l - 1];
+    }
+}
+
 static void
 lbd_balance(LbRank *self, gpointer state)
 {
   Lbd *s = state;
-  guint p = s->ranks;
 
   lb_phase_begin(self, PHASE_MESH);
-  g_autofree guint64 *loads = g_new(guint64, p);
   guint64 mine = mesh(self);
-  lb_allgather(self, &mine, sizeof mine, loads);
-  /* f along each axis; the smaller first, as the pseudocode chooses */
-  double f[3] = {0, 0, 0};
-  guint order[3] = {0, 1, 2};
-  g_autofree int *everyone = g_new(int, p);
-  for (guint r = 0; r < p; r++)
-    everyone[r] = (int)r;
+  /* the slabs' loads along every axis, in one allreduce */
+  guint64 total = 0;
+  for (guint a = 0; a < s->dim; a++)
+    total += s->procs[a];
+  g_autofree guint64 *slabs = g_new0(guint64, total);
+  guint64 at = 0;
   for (guint a = 0; a < s->dim; a++) {
-    g_autofree guint64 *slabs = g_new0(guint64, s->procs[a]);
-    for (guint r = 0; r < p; r++)
-      slabs[coord(s, r, a)] += loads[r];
-    f[a] = lbd_metric(slabs, (guint)s->procs[a]);
+    slabs[at + coord(s, (guint)s->me, a)] = mine;
+    at += s->procs[a];
   }
+  lb_allreduce_sum_u64(self, slabs, (guint)total);
+  double f[3] = {0, 0, 0};
+  at = 0;
+  for (guint a = 0; a < s->dim; a++) {
+    f[a] = lbd_metric(slabs + at, (guint)s->procs[a]);
+    at += s->procs[a];
+  }
+  /* the smaller metric first, as the pseudocode chooses */
+  guint order[3] = {0, 1, 2};
   g_qsort_with_data(order, (gint)s->dim, sizeof(guint), compare_axes, f);
   gboolean reordered = memcmp(order, s->order, sizeof(guint) * s->dim) != 0;
   g_autofree char *fz = s->dim == 3 ? g_strdup_printf(", f_z %.4f", f[2]) : g_strdup("");
   lb_narrate(self, "load %" G_GUINT64_FORMAT "; f_x %.4f, f_y %.4f%s; %c first%s", mine, f[0], f[1],
              fz, "xyz"[order[0]], reordered ? " (a new order: cuts start even)" : "");
   lb_metric_record(self, METRIC_FIRST_AXIS, order[0]);
+
+  lb_phase_begin(self, PHASE_SLABS);
   if (reordered) {
     /* a new hierarchy: start from its even cuts, moving the cells there */
-    lb_phase_begin(self, PHASE_SLABS);
+    g_autoptr(Lbd) old = lbd_copy(s);
     set_order(s, order);
-    repartition(self, s, everyone, p, TAG(3, 0), 0);
+    repartition(self, s, old, 0, TAG(3, 0), 0);
     mine = mesh(self);
-    lb_allgather(self, &mine, sizeof mine, loads);
   }
 
   /* level 0 across the domain, then each level inside its piece */
   static const guint phases[] = {PHASE_SLABS, PHASE_STRIPS, PHASE_BLOCKS};
   for (guint l = 0; l < s->dim; l++) {
-    lb_phase_begin(self, phases[l]);
-    guint n = p;
-    g_autofree int *members = l == 0 ? NULL : piece_members(s, l, &n);
-    g_autofree guint64 *piece_loads = NULL;
+    if (l > 0)
+      lb_phase_begin(self, phases[l]);
     g_autoptr(LbGroup) group = NULL;
     if (l > 0) {
-      /* the piece's loads, from the gathered ones; the group's own
-       * allgathers keep them as cells move */
-      piece_loads = g_new(guint64, n);
-      for (guint i = 0; i < n; i++)
-        piece_loads[i] = loads[members[i]];
-      group = lb_group_new(
-          self, (guint)(l == 1 ? 0 : s->parts[0]) + (guint)piece(s, (guint)s->me, l), members, n);
+      guint n = 0;
+      g_autofree int *members = piece_members(s, l, &n);
+      /* ids: level 1's pieces first, then level 2's */
+      guint id = (guint)(l == 1 ? 0 : s->parts[0]) + (guint)piece(s, (guint)s->me, l);
+      group = lb_group_new(self, id, members, n);
     }
-    guint iterations = balance_level(self, s, l, group, l == 0 ? everyone : members, n,
-                                     l == 0 ? loads : piece_loads);
+    guint iterations = balance_level(self, s, l, group, &mine);
     lb_metric_record(self, METRIC_ITER_X + s->order[l], iterations);
-    if (l > 0)
-      for (guint i = 0; i < n; i++)
-        loads[members[i]] = piece_loads[i];
   }
 
-  /* every rank learns every box: the cuts of the other slabs, and the
-   * graph's input */
   lb_phase_begin(self, PHASE_GRAPH);
-  LbdBox box = box_of(s, (guint)s->me);
-  lb_allgather(self, &box, sizeof box, s->boxes);
-  for (guint r = 0; r < p; r++)
-    for (guint l = 0; l < s->dim; l++) {
-      guint64 *c = cuts_of(s, r, l);
-      guint64 k = coord(s, r, s->order[l]);
-      c[k] = s->boxes[r].lo[s->order[l]];
-      c[k + 1] = s->boxes[r].hi[s->order[l]];
-    }
+  gather_cuts(self, s);
   lb_metric_record(self, METRIC_NEIGHBOURS, tdg_neighbours(s));
 }
 
