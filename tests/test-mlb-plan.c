@@ -1,6 +1,8 @@
-/* The arithmetic of MLB: Gray codes and edges, desired loads, spans and the
- * midpoint rule, checked against direct constructions. */
+/* The arithmetic of MLB: Gray codes and edges, desired loads, spans, the
+ * midpoint rule and phase 3 level by level, checked by hand and against
+ * direct constructions. */
 #include <glib.h>
+#include <string.h>
 
 #include "balancers/mlb/mlb-plan.h"
 
@@ -133,8 +135,300 @@ test_midpoint_rule(void)
       g_assert_cmpuint(mlb_desired_prefix(n, d, owner + 1, MLB_DESIRED_HALVING), >, i);
     }
   }
-  g_assert_cmpuint(mlb_phase3_rounds(10, TRUE), ==, 55);
-  g_assert_cmpuint(mlb_phase3_rounds(10, FALSE), ==, 10);
+  g_assert_cmpuint(mlb_phase3_rounds(10, MLB_PHASE3_LEVELS), ==, 55);
+  g_assert_cmpuint(mlb_phase3_rounds(10, MLB_PHASE3_LOCAL), ==, 45);
+  g_assert_cmpuint(mlb_phase3_rounds(10, MLB_PHASE3_FINEST), ==, 10);
+  g_assert_cmpuint(mlb_phase3_rounds(1, MLB_PHASE3_LEVELS), ==, 1);
+  g_assert_cmpuint(mlb_phase3_rounds(1, MLB_PHASE3_LOCAL), ==, 0);
+  g_assert_cmpuint(mlb_phase3_rounds(0, MLB_PHASE3_LOCAL), ==, 0);
+}
+
+/* A case: p = 2^d ranks, rank r starting with elements starts[r] ..
+ * starts[r + 1] - 1 of loads[]. */
+typedef struct {
+  guint d, p;
+  guint64 n;
+  guint64 *loads;
+  guint64 *first; /* p + 1 element indices */
+  MlbKey *starts; /* p + 1 keys */
+  MlbKey total;
+} Case;
+
+static void
+case_free(Case *c)
+{
+  g_free(c->loads);
+  g_free(c->first);
+  g_free(c->starts);
+  g_free(c);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Case, case_free)
+
+static Case *
+case_new(guint d, const guint64 *loads, guint64 n, const guint64 *counts)
+{
+  Case *c = g_new0(Case, 1);
+  c->d = d;
+  c->p = 1u << d;
+  c->n = n;
+  c->loads = g_memdup2(loads, sizeof(guint64) * MAX(n, 1));
+  c->first = g_new0(guint64, c->p + 1);
+  c->starts = g_new0(MlbKey, c->p + 1);
+  guint64 load = 0, i = 0;
+  for (guint r = 0; r < c->p; r++) {
+    c->first[r] = i;
+    c->starts[r] = (MlbKey){load, i};
+    for (guint64 j = 0; j < counts[r]; j++)
+      load += loads[i++];
+  }
+  g_assert_cmpuint(i, ==, n);
+  c->first[c->p] = n;
+  c->starts[c->p] = c->total = (MlbKey){load, n};
+  return c;
+}
+
+static Case *
+case_random(GRand *rand, guint d)
+{
+  guint p = 1u << d;
+  guint64 n = (guint64)g_rand_int_range(rand, 1, 4 * (gint32)p + 2);
+  g_autofree guint64 *loads = g_new(guint64, n);
+  gint32 kind = g_rand_int_range(rand, 0, 3);
+  for (guint64 i = 0; i < n; i++)
+    loads[i] = kind == 0                           ? (guint64)g_rand_int_range(rand, 0, 3)
+               : kind == 1                         ? (guint64)g_rand_int_range(rand, 1, 100)
+               : g_rand_int_range(rand, 0, 4) == 0 ? (guint64)g_rand_int_range(rand, 0, 100000)
+                                                   : (guint64)g_rand_int_range(rand, 0, 5);
+  /* random cut points: some ranks start empty, some with everything */
+  g_autofree guint64 *cuts = g_new(guint64, p + 1);
+  cuts[0] = 0;
+  cuts[p] = n;
+  for (guint r = 1; r < p; r++)
+    cuts[r] = (guint64)g_rand_int_range(rand, 0, (gint32)n + 1);
+  for (guint r = 1; r < p; r++) /* insertion sort of the inner cuts */
+    for (guint j = r; j > 1 && cuts[j - 1] > cuts[j]; j--) {
+      guint64 t = cuts[j];
+      cuts[j] = cuts[j - 1];
+      cuts[j - 1] = t;
+    }
+  g_autofree guint64 *counts = g_new(guint64, p);
+  for (guint r = 0; r < p; r++)
+    counts[r] = cuts[r + 1] - cuts[r];
+  return case_new(d, loads, n, counts);
+}
+
+/* The finest level from scratch, as `phase3 = finest` computes it: spans
+ * sent and received by every rank along every edge (index r * d + e). */
+static GPtrArray *
+reference_schedule(const Case *c, MlbDesired mode, gboolean received)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  g_autoptr(GPtrArray) held = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  g_autoptr(GPtrArray) sent = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  for (guint r = 0; r < c->p; r++) {
+    GArray *h = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
+    MlbSpan whole = {c->starts[r], c->starts[r + 1]};
+    if (mlb_key_cmp(whole.lo, whole.hi) < 0)
+      g_array_append_val(h, whole);
+    g_ptr_array_add(held, h);
+    for (guint e = 0; e < c->d; e++) {
+      g_ptr_array_add(sent, g_array_new(FALSE, FALSE, sizeof(MlbSpan)));
+      g_ptr_array_add(out, g_array_new(FALSE, FALSE, sizeof(MlbSpan)));
+    }
+  }
+  for (guint e = c->d; e-- > 0;) {
+    for (guint r = 0; r < c->p; r++)
+      mlb_spans_take(held->pdata[r], mlb_split_key(c->total, c->d, r, e, mode),
+                     mlb_in_left_half(r, e), sent->pdata[r * c->d + e]);
+    for (guint r = 0; r < c->p; r++) {
+      GArray *got = sent->pdata[mlb_partner(r, e) * c->d + e];
+      mlb_spans_add(held->pdata[r], (const MlbSpan *)got->data, got->len);
+      GArray *mine = received ? got : sent->pdata[r * c->d + e];
+      g_array_append_vals(out->pdata[r * c->d + e], mine->data, mine->len);
+    }
+  }
+  return out;
+}
+
+static GArray *
+merged_spans(const GArray *pieces)
+{
+  GArray *spans = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
+  for (guint i = 0; i < pieces->len; i++)
+    mlb_spans_add(spans, &g_array_index(pieces, MlbPiece, i).span, 1);
+  return spans;
+}
+
+static void
+assert_same_spans(const GArray *a, const GArray *b)
+{
+  g_assert_cmpuint(a->len, ==, b->len);
+  for (guint i = 0; i < a->len; i++) {
+    g_assert_cmpint(mlb_key_cmp(g_array_index(a, MlbSpan, i).lo, g_array_index(b, MlbSpan, i).lo),
+                    ==, 0);
+    g_assert_cmpint(mlb_key_cmp(g_array_index(a, MlbSpan, i).hi, g_array_index(b, MlbSpan, i).hi),
+                    ==, 0);
+  }
+}
+
+/* Where the block of 2^k ranks starting at rank `first` divides. */
+static MlbKey
+block_split(const Case *c, guint first, guint k)
+{
+  return c->starts[first + (1u << (k - 1))];
+}
+
+/* Phase 3 level by level for every rank at once, the exchanges played as
+ * the ranks play them: at each level, along each edge of the coarser
+ * level, every block sends the splits of what it sent (mlb_level_split_of),
+ * piece for piece what its partner computed it received; then each half
+ * follows its own keys and gets its sibling's transfer from the sibling
+ * (MLB_PHASE3_LEVELS), or follows both halves (MLB_PHASE3_LOCAL). Returns
+ * the finest level (p entries). */
+static MlbLevel *
+levels_schedule(const Case *c, MlbDesired mode, MlbPhase3 phase3)
+{
+  MlbLevel *node = g_new(MlbLevel, c->p);
+  for (guint r = 0; r < c->p; r++)
+    mlb_level_init(&node[r], c->d, c->d, r);
+  for (guint k = c->d; k >= 1; k--) {
+    for (guint e = c->d; e-- > k;) /* coarsest first: pass-through needs the coarser splits */
+      for (guint r = 0; r < c->p; r++) {
+        GArray *out = node[r].sent[e], *in = node[mlb_partner(r, e)].received[e];
+        g_assert_cmpuint(out->len, ==, in->len);
+        MlbKey own = block_split(c, (r >> k) << k, k);
+        for (guint i = 0; i < out->len; i++) {
+          MlbPiece *a = &g_array_index(out, MlbPiece, i), *b = &g_array_index(in, MlbPiece, i);
+          g_assert_cmpuint(a->origin, ==, b->origin);
+          g_assert_cmpint(mlb_key_cmp(a->span.lo, b->span.lo), ==, 0);
+          g_assert_cmpint(mlb_key_cmp(a->span.hi, b->span.hi), ==, 0);
+          b->split = mlb_level_split_of(&node[r], e, a, own);
+          g_assert_cmpint(mlb_key_cmp(b->split, block_split(c, b->origin, k)), ==, 0);
+        }
+      }
+    MlbLevel *half = g_new(MlbLevel, c->p);
+    for (guint r = 0; r < c->p; r++) {
+      guint first = (r >> k) << k, mine = (r >> (k - 1)) << (k - 1);
+      if (phase3 == MLB_PHASE3_LOCAL) {
+        MlbKey halves[3] = {c->starts[first], block_split(c, first, k),
+                            c->starts[first + (1u << k)]};
+        mlb_level_refine(&node[r], c->total, mode, halves, &half[r]);
+      } else {
+        mlb_level_begin(&half[r], &node[r], r, c->starts[mine], c->starts[mine + (1u << (k - 1))]);
+        for (guint e = c->d; e-- > k;)
+          mlb_level_cross(&half[r], &node[r], e, c->total, mode);
+        mlb_level_sibling(&half[r], c->total, mode);
+      }
+    }
+    if (phase3 != MLB_PHASE3_LOCAL)
+      for (guint r = 0; r < c->p; r++) {
+        GArray *from = half[mlb_partner(r, k - 1)].sent[k - 1];
+        mlb_level_take_sibling(&half[r], (const MlbPiece *)from->data, from->len, c->total, mode);
+      }
+    for (guint r = 0; r < c->p; r++)
+      mlb_level_clear(&node[r]);
+    g_free(node);
+    node = half;
+  }
+  return node;
+}
+
+/* By hand, unit loads so that keys are plain positions: 4 ranks start with
+ * 5, 1, 0 and 2 elements; desired 2 each, cuts at 2, 4 and 6. */
+static void
+test_levels_by_hand(void)
+{
+  guint64 loads[8] = {1, 1, 1, 1, 1, 1, 1, 1}, counts[4] = {5, 1, 0, 2};
+  g_autoptr(Case) c = case_new(2, loads, 8, counts);
+  /* Level 1: ranks 0 .. 1 hold [0, 6), ranks 2 .. 3 hold [6, 8): the first
+   * half sends [4, 6) along edge 1 (one piece, from block 0 .. 1). */
+  MlbLevel root, half[4];
+  mlb_level_init(&root, 2, 2, 0);
+  MlbKey halves[3] = {{0, 0}, {6, 6}, {8, 8}};
+  for (guint r = 0; r < 4; r++) {
+    root.r = r;
+    mlb_level_refine(&root, c->total, MLB_DESIRED_HALVING, halves, &half[r]);
+    g_assert_cmpuint(half[r].k, ==, 1);
+    GArray *moved = r < 2 ? half[r].sent[1] : half[r].received[1];
+    g_assert_cmpuint(moved->len, ==, 1);
+    g_assert_cmpuint(g_array_index(moved, MlbPiece, 0).span.lo.load, ==, 4);
+    g_assert_cmpuint(g_array_index(moved, MlbPiece, 0).span.hi.load, ==, 6);
+    g_assert_cmpuint(g_array_index(moved, MlbPiece, 0).origin, ==, 0);
+    g_assert_cmpuint((r < 2 ? half[r].received[1] : half[r].sent[1])->len, ==, 0);
+  }
+  mlb_level_clear(&root);
+  /* Level 1's exchange tells ranks 2 and 3 where block 0 .. 1 divides: 5. */
+  for (guint r = 2; r < 4; r++)
+    g_array_index(half[r].received[1], MlbPiece, 0).split = (MlbKey){5, 5};
+  /* Level 2. Rank 0 sends [4, 5) to rank 3 along edge 1, rank 1 sends
+   * [5, 6) to rank 2; then rank 0 sends [2, 4) to rank 1 along edge 0, and
+   * rank 3 hands rank 0's [4, 5) on to rank 2 (bit 0 of the receiver of a
+   * piece from rank o along edge 1: o_0 ^ o_1 ^ 1). */
+  static const struct {
+    guint r, e;
+    gboolean sent;
+    guint64 lo, hi;
+    guint origin;
+  } expect[] = {
+      {0, 1, TRUE, 4, 5, 0},  {0, 0, TRUE, 2, 4, 0},  {1, 1, TRUE, 5, 6, 1},
+      {1, 0, FALSE, 2, 4, 0}, {2, 1, FALSE, 5, 6, 1}, {2, 0, FALSE, 4, 5, 0},
+      {3, 1, FALSE, 4, 5, 0}, {3, 0, TRUE, 4, 5, 0},
+  };
+  guint pieces = 0;
+  for (guint r = 0; r < 4; r++) {
+    guint first = r & ~1u;
+    MlbKey quarters[3] = {c->starts[first], c->starts[first + 1], c->starts[first + 2]};
+    MlbLevel rank;
+    mlb_level_refine(&half[r], c->total, MLB_DESIRED_HALVING, quarters, &rank);
+    for (guint e = 0; e < 2; e++)
+      pieces += rank.sent[e]->len + rank.received[e]->len;
+    for (guint i = 0; i < G_N_ELEMENTS(expect); i++) {
+      if (expect[i].r != r)
+        continue;
+      GArray *list = expect[i].sent ? rank.sent[expect[i].e] : rank.received[expect[i].e];
+      g_assert_cmpuint(list->len, ==, 1);
+      MlbPiece got = g_array_index(list, MlbPiece, 0);
+      g_assert_cmpuint(got.span.lo.load, ==, expect[i].lo);
+      g_assert_cmpuint(got.span.hi.load, ==, expect[i].hi);
+      g_assert_cmpuint(got.origin, ==, expect[i].origin);
+    }
+    mlb_level_clear(&rank);
+    mlb_level_clear(&half[r]);
+  }
+  g_assert_cmpuint(pieces, ==, G_N_ELEMENTS(expect));
+}
+
+/* Level by level gives every rank the schedule the finest level computed
+ * from scratch gives it. */
+static void
+test_levels_random(void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed(5);
+  for (guint trial = 0; trial < 400; trial++) {
+    guint d = (guint)g_rand_int_range(rand, 1, 8);
+    MlbDesired mode = trial % 2 ? MLB_DESIRED_EVEN : MLB_DESIRED_HALVING;
+    g_autoptr(Case) c = case_random(rand, d);
+    g_autoptr(GPtrArray) sent = reference_schedule(c, mode, FALSE);
+    g_autoptr(GPtrArray) received = reference_schedule(c, mode, TRUE);
+    MlbLevel *finest =
+        levels_schedule(c, mode, trial % 4 < 2 ? MLB_PHASE3_LEVELS : MLB_PHASE3_LOCAL);
+    for (guint r = 0; r < c->p; r++) {
+      for (guint e = 0; e < d; e++) {
+        g_autoptr(GArray) s = merged_spans(finest[r].sent[e]);
+        g_autoptr(GArray) g = merged_spans(finest[r].received[e]);
+        g_autoptr(GArray) ref_s = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
+        g_autoptr(GArray) ref_g = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
+        GArray *rs = sent->pdata[r * d + e], *rg = received->pdata[r * d + e];
+        mlb_spans_add(ref_s, (const MlbSpan *)rs->data, rs->len);
+        mlb_spans_add(ref_g, (const MlbSpan *)rg->data, rg->len);
+        assert_same_spans(s, ref_s);
+        assert_same_spans(g, ref_g);
+      }
+      mlb_level_clear(&finest[r]);
+    }
+    g_free(finest);
+  }
 }
 
 int
@@ -145,5 +439,7 @@ main(int argc, char **argv)
   g_test_add_func("/mlb-plan/desired", test_desired);
   g_test_add_func("/mlb-plan/spans", test_spans);
   g_test_add_func("/mlb-plan/midpoint-rule", test_midpoint_rule);
+  g_test_add_func("/mlb-plan/levels-by-hand", test_levels_by_hand);
+  g_test_add_func("/mlb-plan/levels-random", test_levels_random);
   return g_test_run();
 }

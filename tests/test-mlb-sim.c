@@ -26,20 +26,25 @@ sim_result_clear(SimResult *r)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SimResult, sim_result_clear)
 
+/* loads, if not NULL, go to loads.txt beside the scenario. */
 static gboolean
-simulate(const char *ini, SimResult *out)
+simulate_with(const char *ini, const char *loads, gboolean narrate, SimResult *out)
 {
   g_autofree char *dir = g_dir_make_tmp("lbsim-test-XXXXXX", NULL);
   g_autofree char *path = g_build_filename(dir, "s.ini", NULL);
+  g_autofree char *loads_path = g_build_filename(dir, "loads.txt", NULL);
   g_assert_true(g_file_set_contents(path, ini, -1, NULL));
+  if (loads != NULL)
+    g_assert_true(g_file_set_contents(loads_path, loads, -1, NULL));
   g_autoptr(GError) error = NULL;
   out->scenario = lb_scenario_load(path, NULL, &error);
   g_assert_no_error(error);
-  LbRunnerOptions options = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE}};
+  LbRunnerOptions options = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE, .narrate = narrate}};
   g_autoptr(GPtrArray) results = NULL;
   int code = -1;
   gboolean ok = lb_runner_run(out->scenario, NULL, &options, &results, &code, &error);
   g_unlink(path);
+  g_unlink(loads_path);
   g_rmdir(dir);
   g_assert_no_error(error);
   g_assert_true(ok);
@@ -50,6 +55,12 @@ simulate(const char *ini, SimResult *out)
       json_object_get_array_member(json_node_get_object(json_parser_get_root(out->parser)), "runs");
   out->run = json_array_get_object_element(runs, json_array_get_length(runs) - 1);
   return TRUE;
+}
+
+static gboolean
+simulate(const char *ini, SimResult *out)
+{
+  return simulate_with(ini, NULL, FALSE, out);
 }
 
 static guint64 *
@@ -201,25 +212,35 @@ check_case(guint d, guint64 n, const char *pattern_keys, const char *distributio
   const LbScenario *sc = res.scenario;
   g_autofree guint64 *loads = element_loads(sc);
   MlbDesired mode = g_strrstr(mlb_keys, "even") ? MLB_DESIRED_EVEN : MLB_DESIRED_HALVING;
-  gboolean levels = g_strrstr(mlb_keys, "finest") == NULL;
+  MlbPhase3 phase3 = g_strrstr(mlb_keys, "finest")  ? MLB_PHASE3_FINEST
+                     : g_strrstr(mlb_keys, "local") ? MLB_PHASE3_LOCAL
+                                                    : MLB_PHASE3_LEVELS;
 
   JsonObject *summary = json_object_get_object_member(res.run, "summary");
   g_assert_cmpuint(int_member(summary, "schedule_steps"), <=, d);
   g_assert_cmpuint(phase_steps(res.run, "accumulate"), ==, d);
   g_assert_cmpuint(phase_steps(res.run, "desired"), ==, 0);
-  g_assert_cmpuint(phase_steps(res.run, "amounts"), ==, mlb_phase3_rounds(d, levels));
+  /* Level by level, a round of splits nobody needs (no block sent along
+   * that edge at the coarser level) is skipped. */
+  g_assert_cmpuint(phase_steps(res.run, "amounts"), <=, mlb_phase3_rounds(d, phase3));
+  if (phase3 == MLB_PHASE3_FINEST)
+    g_assert_cmpuint(phase_steps(res.run, "amounts"), ==, d);
   g_assert_cmpuint(phase_steps(res.run, "migrate"), ==, int_member(summary, "schedule_steps"));
 
   check_schedule(sc, res.run, loads, d, mode);
 
   JsonArray *final = json_object_get_array_member(res.run, "final_loads");
-  guint64 bottleneck = 0, total = 0;
+  guint64 bottleneck = 0, total = 0, heaviest = 0;
   for (guint r = 0; r < p; r++) {
     guint64 l = (guint64)json_array_get_int_element(final, r);
     bottleneck = MAX(bottleneck, l);
     total += l;
   }
+  for (guint64 i = 0; i < n; i++)
+    heaviest = MAX(heaviest, loads[i]);
   g_assert_cmpuint(bottleneck, >=, optimal_bottleneck(loads, n, p));
+  /* Every cut moves by at most half the element lying across it. */
+  g_assert_cmpuint(bottleneck, <=, (total + p - 1) / p + heaviest);
   gboolean unit = TRUE;
   for (guint64 i = 0; i < n; i++)
     unit = unit && loads[i] == 1;
@@ -230,6 +251,13 @@ check_case(guint d, guint64 n, const char *pattern_keys, const char *distributio
     }
 }
 
+/* The phase 3 modes, by turns. */
+static const char *const mlb_variants[] = {
+    "phase3 = levels", "phase3 = finest\ndesired = even",
+    "phase3 = local",  "phase3 = levels\ndesired = even",
+    "phase3 = finest", "phase3 = local\ndesired = even",
+};
+
 static void
 test_random_loads(void)
 {
@@ -238,7 +266,7 @@ test_random_loads(void)
     for (guint64 seed = 1; seed <= 6; seed++) {
       guint64 n = (guint64)(1u << d) * (seed % 3 == 0 ? 1 : 5 * seed);
       check_case(d, n, "pattern = random\nmin = 0\nmax = 50", "random",
-                 seed % 2 ? "phase3 = levels" : "phase3 = finest\ndesired = even", seed);
+                 mlb_variants[(d + seed) % G_N_ELEMENTS(mlb_variants)], seed);
     }
 }
 
@@ -248,10 +276,11 @@ test_heavy_elements(void)
   /* Few elements with big loads: pass-through and empty ranks. */
   for (guint d = 1; d <= 5; d++)
     for (guint64 seed = 1; seed <= 4; seed++)
-      check_case(d, (1u << d) / 2 + seed, "pattern = random\nmin = 0\nmax = 100000", "random", "",
-                 seed);
-  check_case(3, 64, "pattern = hotspots\nhotspots = 1\nwidth = 0.01\namplitude = 1e6\nbase = 0",
-             "block", "", 3);
+      check_case(d, (1u << d) / 2 + seed, "pattern = random\nmin = 0\nmax = 100000", "random",
+                 mlb_variants[(d + seed) % G_N_ELEMENTS(mlb_variants)], seed);
+  for (guint v = 0; v < G_N_ELEMENTS(mlb_variants); v++)
+    check_case(3, 64, "pattern = hotspots\nhotspots = 1\nwidth = 0.01\namplitude = 1e6\nbase = 0",
+               "block", mlb_variants[v], 3);
 }
 
 static void
@@ -267,7 +296,8 @@ static void
 test_step_counts(void)
 {
   /* p = 2 .. 4096: schedule within d steps, phase 1 in d, phase 3 in
-   * d(d+1)/2 (the paper's levels) or d (finest). */
+   * d(d+1)/2 (a ramp moves load along every edge of every level, so no
+   * round is skipped), and d(d-1)/2 with phase3 = local. */
   guint max_d = 12;
   for (guint d = 1; d <= max_d; d++) {
     guint p = 1u << d;
@@ -285,6 +315,15 @@ test_step_counts(void)
     g_assert_cmpuint(steps, >=, 1); /* a ramp is never balanced to start with */
     g_assert_cmpuint(phase_steps(res.run, "accumulate"), ==, d);
     g_assert_cmpuint(phase_steps(res.run, "amounts"), ==, d * (d + 1) / 2);
+    if (d <= 8) {
+      g_autofree char *local = g_strdup_printf("%s[mlb]\nphase3 = local\n", ini);
+      g_auto(SimResult) res2 = {0};
+      simulate(local, &res2);
+      g_assert_cmpuint(phase_steps(res2.run, "amounts"), ==, d * (d - 1) / 2);
+      g_assert_cmpuint(
+          int_member(json_object_get_object_member(res2.run, "summary"), "schedule_steps"), ==,
+          steps);
+    }
   }
 }
 

@@ -10,9 +10,12 @@
  *                 (hence the total and its own prefix);
  *   2 desired     local: desired loads by recursive halving (or even);
  *   3 amounts     the per-edge amounts for a unit load function, level by
- *                 level from the root: tree level l is an l-cube of blocks
- *                 and costs l exchanges (section 3.3), d(d+1)/2 in all;
- *                 `phase3 = finest` computes only the last level (d);
+ *                 level from the root (section 3.3): level l shares level
+ *                 l-1's schedule between the halves of its blocks, from
+ *                 the splits of the blocks whose keys crossed each edge,
+ *                 and learns its new edge from the sibling: l exchanges,
+ *                 d(d+1)/2 in all; `phase3 = local` computes the new edge
+ *                 (d(d-1)/2), `phase3 = finest` the last level alone (d);
  *   4 migrate     the schedule with the real elements, coarsest edge first,
  *                 one exchange per edge, keeping the loan variable.
  *
@@ -37,9 +40,11 @@ static const LbParamSpec mlb_params[] = {
     {"desired", LB_PARAM_CHOICE, "halving", 0, 0, "halving|even",
      "desired loads: recursive halving of the total, remainder to the first child (the paper), "
      "or an even split, the first T mod p ranks taking one more"},
-    {"phase3", LB_PARAM_CHOICE, "levels", 0, 0, "levels|finest",
-     "phase 3 rounds: every tree level l with l exchanges, d(d+1)/2 in all (the paper), or only "
-     "the finest level, d exchanges"},
+    {"phase3", LB_PARAM_CHOICE, "levels", 0, 0, "levels|local|finest",
+     "phase 3: each tree level from the coarser one, communicating along each of level l's l "
+     "edges, d(d+1)/2 rounds (section 3.3); local: the new edge of each level computed, not "
+     "communicated, d(d-1)/2 rounds (section 4); finest: only the finest level, from scratch, d "
+     "rounds"},
     {"sum-flops", LB_PARAM_DOUBLE, "1", 0, 1e9, NULL, "flops to add one element's load in phase 1"},
     {NULL},
 };
@@ -114,46 +119,179 @@ accumulate(LbRank *self, MlbRank *m, MlbKey mine)
             m->prefix.load);
 }
 
+/* Where rank r's block of 2^k ranks (k >= 1) divides into its halves. */
+static MlbKey
+block_split(const MlbRank *m, guint r, guint k)
+{
+  MlbKey lo = block_prefix(m, k - 1);
+  return mlb_in_left_half(r, k - 1) ? mlb_key_add(lo, m->block_sum[k - 1]) : lo;
+}
+
 static void
-amounts(LbRank *self, MlbRank *m, gboolean levels)
+narrate_amount(LbRank *self, const MlbRank *m, guint e)
 {
   guint r = (guint)lb_rank_id(self);
-  guint round = 0;
+  if (!mlb_key_is_zero(m->send[e]) || !mlb_key_is_zero(m->recv[e]))
+    lb_narrate(self,
+               "edge %u: send %" G_GUINT64_FORMAT " to / receive %" G_GUINT64_FORMAT
+               " from rank %u (cut at %" G_GUINT64_FORMAT ")",
+               e, m->send[e].load, m->recv[e].load, mlb_partner(r, e),
+               mlb_split_key(m->total, m->d, r, e, m->mode).load);
+}
+
+static MlbKey
+pieces_measure(const GArray *pieces)
+{
+  MlbKey sum = {0, 0};
+  for (guint i = 0; i < pieces->len; i++)
+    sum = mlb_key_add(sum, mlb_spans_measure(&g_array_index(pieces, MlbPiece, i).span, 1));
+  return sum;
+}
+
+/* One line per block of the level (told by its first rank). */
+static void
+narrate_level(LbRank *self, const MlbLevel *level, guint splits)
+{
+  guint r = (guint)lb_rank_id(self), size = 1u << level->k;
+  if ((r & (size - 1)) != 0)
+    return;
+  g_autoptr(GString) text = g_string_new(NULL);
+  for (guint e = level->d; e-- > level->k;) {
+    MlbKey out = pieces_measure(level->sent[e]), in = pieces_measure(level->received[e]);
+    if (!mlb_key_is_zero(out) || !mlb_key_is_zero(in))
+      g_string_append_printf(text,
+                             "; edge %u: send %" G_GUINT64_FORMAT " / receive %" G_GUINT64_FORMAT,
+                             e, out.load, in.load);
+  }
+  lb_narrate(self, "level %u, block of %u (ranks %u .. %u)%s%s; %u pieces go with their splits",
+             level->d - level->k, size, r, r + size - 1, text->len > 0 ? "" : ": nothing moves",
+             text->str, splits);
+}
+
+static guint
+pieces_sent(const MlbLevel *level)
+{
+  guint n = 0;
+  for (guint e = level->k; e < level->d; e++)
+    n += level->sent[e]->len;
+  return n;
+}
+
+/* Along each edge of `node`'s level, coarsest first, the splits of the
+ * pieces the block sent along it: the receiving block needs them to share
+ * what it received between its halves. */
+static void
+exchange_splits(LbRank *self, const MlbRank *m, MlbLevel *node, guint *round)
+{
+  guint r = node->r;
+  for (guint e = node->d; e-- > node->k; (*round)++) {
+    guint partner = mlb_partner(r, e);
+    GArray *out = node->sent[e], *in = node->received[e];
+    if (out->len > 0) {
+      g_autofree MlbKey *splits = g_new(MlbKey, out->len);
+      MlbKey own = block_split(m, r, node->k);
+      for (guint i = 0; i < out->len; i++)
+        splits[i] = mlb_level_split_of(node, e, &g_array_index(out, MlbPiece, i), own);
+      lb_phase_round(self, *round);
+      lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, *round), splits, out->len * sizeof(MlbKey),
+              8.0 + out->len * (double)sizeof(MlbKey));
+    }
+    if (in->len > 0) {
+      lb_phase_round(self, *round);
+      g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, *round));
+      g_assert_cmpuint(msg->len, ==, in->len * sizeof(MlbKey));
+      const MlbKey *splits = (const MlbKey *)msg->data;
+      for (guint i = 0; i < in->len; i++)
+        g_array_index(in, MlbPiece, i).split = splits[i];
+    }
+    lb_wait_sends(self);
+  }
+}
+
+/* The new edge of `half`'s level: what the sibling sends, from the
+ * sibling (a piece: its span and origin, 40 bytes). */
+static void
+exchange_sibling(LbRank *self, const MlbRank *m, MlbLevel *half, guint round)
+{
+  guint partner = mlb_partner(half->r, half->k);
+  GArray *out = half->sent[half->k];
+  lb_phase_round(self, round);
+  lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, round), out->data, out->len * sizeof(MlbPiece),
+          8.0 + out->len * 40.0);
+  g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, round));
+  mlb_level_take_sibling(half, (const MlbPiece *)msg->data, (guint)(msg->len / sizeof(MlbPiece)),
+                         m->total, m->mode);
+  lb_wait_sends(self);
+}
+
+/* Section 3.3: from the root down, level l's schedule from level l-1's and
+ * from what its exchanges brought: along the edges it shares with level
+ * l-1, the splits of the blocks whose keys crossed them; along its new
+ * edge, what the sibling sends (phase3 = levels), unless the block follows
+ * its sibling's keys too (phase3 = local). The finest level is every rank's
+ * own schedule. */
+static void
+amounts_levels(LbRank *self, MlbRank *m, MlbPhase3 mode)
+{
+  guint r = (guint)lb_rank_id(self), round = 0;
+  MlbLevel node;
+  mlb_level_init(&node, m->d, m->d, r);
+  for (guint k = m->d; k >= 1; k--) {
+    exchange_splits(self, m, &node, &round);
+    MlbKey lo = block_prefix(m, k), split = block_split(m, r, k);
+    MlbLevel half;
+    if (mode == MLB_PHASE3_LOCAL) {
+      MlbKey halves[3] = {lo, split, mlb_key_add(lo, m->block_sum[k])};
+      mlb_level_refine(&node, m->total, m->mode, halves, &half);
+    } else {
+      MlbKey mine = block_prefix(m, k - 1);
+      mlb_level_begin(&half, &node, r, mine, mlb_key_add(mine, m->block_sum[k - 1]));
+      for (guint e = m->d; e-- > k;)
+        mlb_level_cross(&half, &node, e, m->total, m->mode);
+      mlb_level_sibling(&half, m->total, m->mode);
+      exchange_sibling(self, m, &half, round++);
+    }
+    mlb_level_clear(&node);
+    node = half;
+    if (node.k > 0)
+      narrate_level(self, &node, pieces_sent(&node));
+  }
+  g_assert_cmpuint(round, ==, mlb_phase3_rounds(m->d, mode));
+  for (guint e = m->d; e-- > 0;) {
+    m->send[e] = pieces_measure(node.sent[e]);
+    m->recv[e] = pieces_measure(node.received[e]);
+    narrate_amount(self, m, e);
+  }
+  mlb_level_clear(&node);
+}
+
+/* `phase3 = finest`: the finest level from scratch, one exchange of spans
+ * per edge. */
+static void
+amounts_finest(LbRank *self, MlbRank *m)
+{
+  guint r = (guint)lb_rank_id(self);
   g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
   g_autoptr(GArray) moved = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
-  /* Level 0 (the root alone) exchanges nothing; it still gives p = 1 its
-   * only holding. */
-  for (guint level = levels && m->d > 0 ? 1 : m->d; level <= m->d; level++) {
-    guint k = m->d - level; /* blocks of 2^k ranks are the level's nodes */
-    MlbKey lo = block_prefix(m, k);
-    MlbSpan whole = {lo, mlb_key_add(lo, m->block_sum[k])};
-    g_array_set_size(held, 0);
-    if (mlb_key_cmp(whole.lo, whole.hi) < 0)
-      g_array_append_val(held, whole);
-    for (guint e = m->d; e-- > k;) {
-      guint partner = mlb_partner(r, e);
-      MlbKey split = mlb_split_key(m->total, m->d, r, e, m->mode);
-      g_array_set_size(moved, 0);
-      mlb_spans_take(held, split, mlb_in_left_half(r, e), moved);
-      lb_phase_round(self, round);
-      lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, round), moved->data,
-              moved->len * sizeof(MlbSpan), 8.0 + moved->len * (double)sizeof(MlbSpan));
-      g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, round));
-      guint n = (guint)(msg->len / sizeof(MlbSpan));
-      const MlbSpan *got = (const MlbSpan *)msg->data;
-      mlb_spans_add(held, got, n);
-      if (level == m->d) {
-        m->send[e] = mlb_spans_measure((const MlbSpan *)moved->data, moved->len);
-        m->recv[e] = mlb_spans_measure(got, n);
-        if (!mlb_key_is_zero(m->send[e]) || !mlb_key_is_zero(m->recv[e]))
-          lb_narrate(self,
-                     "edge %u: send %" G_GUINT64_FORMAT " to / receive %" G_GUINT64_FORMAT
-                     " from rank %u (cut at %" G_GUINT64_FORMAT ")",
-                     e, m->send[e].load, m->recv[e].load, partner, split.load);
-      }
-      round++;
-      lb_wait_sends(self);
-    }
+  MlbSpan whole = {m->prefix, mlb_key_add(m->prefix, m->block_sum[0])};
+  if (mlb_key_cmp(whole.lo, whole.hi) < 0)
+    g_array_append_val(held, whole);
+  for (guint e = m->d; e-- > 0;) {
+    guint partner = mlb_partner(r, e), round = m->d - 1 - e;
+    MlbKey split = mlb_split_key(m->total, m->d, r, e, m->mode);
+    g_array_set_size(moved, 0);
+    mlb_spans_take(held, split, mlb_in_left_half(r, e), moved);
+    lb_phase_round(self, round);
+    lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, round), moved->data,
+            moved->len * sizeof(MlbSpan), 8.0 + moved->len * (double)sizeof(MlbSpan));
+    g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, round));
+    guint n = (guint)(msg->len / sizeof(MlbSpan));
+    const MlbSpan *got = (const MlbSpan *)msg->data;
+    mlb_spans_add(held, got, n);
+    m->send[e] = mlb_spans_measure((const MlbSpan *)moved->data, moved->len);
+    m->recv[e] = mlb_spans_measure(got, n);
+    narrate_amount(self, m, e);
+    lb_wait_sends(self);
   }
   /* After the finest level a rank holds exactly its desired share. */
   MlbKey want_lo = mlb_desired_key(m->total, m->d, r, m->mode);
@@ -311,7 +449,11 @@ mlb_balance(LbRank *self, gpointer state)
                  mlb_desired_prefix(m.total.load, m.d, r, m.mode));
 
   lb_phase_begin(self, PHASE_AMOUNTS);
-  amounts(self, &m, strcmp(lb_params_get_string(params, "phase3"), "levels") == 0);
+  const char *phase3 = lb_params_get_string(params, "phase3");
+  if (strcmp(phase3, "finest") == 0)
+    amounts_finest(self, &m);
+  else
+    amounts_levels(self, &m, strcmp(phase3, "local") == 0 ? MLB_PHASE3_LOCAL : MLB_PHASE3_LEVELS);
 
   lb_phase_begin(self, PHASE_MIGRATE);
   migrate(self, &m);
