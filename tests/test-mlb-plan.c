@@ -1,6 +1,6 @@
 /* The arithmetic of MLB: Gray codes and edges, desired loads, spans, the
- * midpoint rule and phase 3 level by level, checked by hand and against
- * direct constructions. */
+ * midpoint rule, phase 3 level by level and phase 4's loans, checked by hand
+ * and against direct constructions. */
 #include <glib.h>
 #include <string.h>
 
@@ -431,6 +431,267 @@ test_levels_random(void)
   }
 }
 
+static MlbItem *
+case_items(const Case *c)
+{
+  MlbItem *items = g_new(MlbItem, MAX(c->n, 1));
+  guint64 pos = 0;
+  for (guint64 i = 0; i < c->n; i++) {
+    items[i] = (MlbItem){i, c->loads[i], pos};
+    pos += c->loads[i];
+  }
+  return items;
+}
+
+static int
+item_cmp(gconstpointer a, gconstpointer b)
+{
+  guint64 x = ((const MlbItem *)a)->id, y = ((const MlbItem *)b)->id;
+  return x < y ? -1 : x > y;
+}
+
+static void
+test_loan_pick(void)
+{
+  /* loads 4 9 2; from the high end the pieces weigh (2, 1), (11, 2),
+   * (15, 3); from the low end (4, 1), (13, 2), (15, 3). */
+  MlbItem items[] = {{0, 4, 0}, {1, 9, 4}, {2, 2, 13}};
+  g_assert_cmpuint(mlb_loan_pick(items, 3, TRUE, (MlbLoan){5, 1}), ==, 1); /* 3 below, 6 above */
+  g_assert_cmpuint(mlb_loan_pick(items, 3, TRUE, (MlbLoan){7, 1}), ==, 2); /* 5 below, 4 above */
+  g_assert_cmpuint(mlb_loan_pick(items, 3, TRUE, (MlbLoan){2, 1}), ==, 1); /* exact */
+  g_assert_cmpuint(mlb_loan_pick(items, 3, FALSE, (MlbLoan){8, 1}), ==, 1);
+  g_assert_cmpuint(mlb_loan_pick(items, 3, FALSE, (MlbLoan){9, 1}), ==, 2);
+  /* A tie on the load goes to the count: (13, 0) lies (2, -2) above
+   * (11, 2) and (2, 3) below (15, 3). */
+  g_assert_cmpuint(mlb_loan_pick(items, 3, TRUE, (MlbLoan){13, 0}), ==, 2);
+  g_assert_cmpuint(mlb_loan_pick(items, 3, TRUE, (MlbLoan){13, 5}), ==, 3);
+  /* Whatever the loan asks, a rank sends only what it holds. */
+  g_assert_cmpuint(mlb_loan_pick(items, 3, TRUE, (MlbLoan){1000, 0}), ==, 3);
+  g_assert_cmpuint(mlb_loan_pick(items, 3, FALSE, (MlbLoan){-5, 0}), ==, 0);
+  g_assert_cmpuint(mlb_loan_pick(items, 3, FALSE, (MlbLoan){0, 0}), ==, 0);
+  g_assert_cmpuint(mlb_loan_pick(items, 0, FALSE, (MlbLoan){7, 1}), ==, 0);
+  g_assert_cmpint(mlb_loan_cmp_abs((MlbLoan){-3, 0}, (MlbLoan){2, 9}), >, 0);
+  g_assert_cmpint(mlb_loan_cmp_abs((MlbLoan){0, -1}, (MlbLoan){0, 1}), ==, 0);
+}
+
+/* Phase 4 for every rank at once, coarsest edge first, with the amounts of
+ * the reference schedule; single: the paper's one loan variable read
+ * literally. Returns the final owner of every element. */
+static guint *
+run_phase4(const Case *c, MlbDesired mode, gboolean single, MlbLoans *final_loans)
+{
+  guint d = c->d, p = c->p;
+  g_autoptr(GPtrArray) sent = reference_schedule(c, mode, FALSE);
+  g_autoptr(GPtrArray) received = reference_schedule(c, mode, TRUE);
+  g_autofree MlbItem *all = case_items(c);
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  g_autofree MlbLoans *loans = g_new0(MlbLoans, p);
+  g_autofree MlbLoan *handed = g_new0(MlbLoan, p);
+  for (guint r = 0; r < p; r++) {
+    GArray *mine = g_array_new(FALSE, FALSE, sizeof(MlbItem));
+    g_array_append_vals(mine, all + c->first[r], (guint)(c->first[r + 1] - c->first[r]));
+    g_ptr_array_add(items, mine);
+    g_ptr_array_add(out, g_array_new(FALSE, FALSE, sizeof(MlbItem)));
+  }
+  for (guint e = d; e-- > 0;) {
+    for (guint r = 0; r < p; r++) {
+      GArray *mine = items->pdata[r], *piece = out->pdata[r];
+      g_array_set_size(piece, 0);
+      GArray *spans = sent->pdata[r * d + e];
+      MlbKey amount = mlb_spans_measure((const MlbSpan *)spans->data, spans->len);
+      if (mlb_key_is_zero(amount))
+        continue;
+      gboolean high = mlb_in_left_half(r, e);
+      guint n;
+      if (single) {
+        /* one variable, added to whatever the rank sends next */
+        MlbLoan target = {(gint64)amount.load + loans[r].low.load,
+                          (gint64)amount.count + loans[r].low.count};
+        n = mlb_loan_pick((const MlbItem *)mine->data, mine->len, high, target);
+        MlbLoan weight = {0, n};
+        for (guint i = 0; i < n; i++)
+          weight.load += (gint64)g_array_index(mine, MlbItem, high ? mine->len - 1 - i : i).load;
+        loans[r].low = (MlbLoan){target.load - weight.load, target.count - weight.count};
+      } else {
+        n = mlb_loan_send(&loans[r], high, amount, (const MlbItem *)mine->data, mine->len,
+                          &handed[r], NULL);
+      }
+      guint first = high ? mine->len - n : 0;
+      g_array_append_vals(piece, &g_array_index(mine, MlbItem, first), n);
+      g_array_remove_range(mine, first, n);
+    }
+    for (guint r = 0; r < p; r++) {
+      guint q = mlb_partner(r, e);
+      GArray *mine = items->pdata[r], *piece = out->pdata[q];
+      GArray *spans = received->pdata[r * d + e];
+      MlbKey expected = mlb_spans_measure((const MlbSpan *)spans->data, spans->len);
+      if (mlb_key_is_zero(expected)) {
+        g_assert_cmpuint(piece->len, ==, 0);
+        continue;
+      }
+      MlbKey got = {0, piece->len};
+      for (guint i = 0; i < piece->len; i++)
+        got.load += g_array_index(piece, MlbItem, i).load;
+      if (single) {
+        loans[r].low.load += (gint64)got.load - (gint64)expected.load;
+        loans[r].low.count += (gint64)got.count - (gint64)expected.count;
+      } else {
+        mlb_loan_receive(&loans[r], mlb_in_left_half(r, e), expected, got, handed[q]);
+      }
+      g_array_append_vals(mine, piece->data, piece->len);
+      g_array_sort(mine, item_cmp);
+    }
+  }
+  guint *owner = g_new(guint, MAX(c->n, 1));
+  for (guint r = 0; r < p; r++) {
+    GArray *mine = items->pdata[r];
+    for (guint i = 0; i < mine->len; i++)
+      owner[g_array_index(mine, MlbItem, i).id] = r;
+    if (final_loans != NULL)
+      final_loans[r] = loans[r];
+  }
+  return owner;
+}
+
+static gboolean
+owners_contiguous(const guint *owner, guint64 n)
+{
+  for (guint64 i = 1; i < n; i++)
+    if (owner[i] < owner[i - 1])
+      return FALSE;
+  return TRUE;
+}
+
+/* By hand: loads 20 9 1 5 9 on 4 ranks (one each, the last two on rank 3).
+ * Keys (load, count): T = (44, 5), desired cuts (11, 2), (22, 3), (33, 4). */
+static void
+test_loans_by_hand(void)
+{
+  guint64 loads[] = {20, 9, 1, 5, 9}, counts[] = {1, 1, 1, 2};
+  g_autoptr(Case) c = case_new(2, loads, 5, counts);
+  g_autofree MlbItem *items = case_items(c);
+  MlbLoans l0 = {{0, 0}, {0, 0}}, l1 = l0, l2 = l0, l3 = l0;
+  MlbLoan handed, aim;
+  /* Edge 1: rank 1 holds [(20, 1), (29, 2)) and must send what lies beyond
+   * (22, 3): (7, -1). Its element 9 is the closest piece ((2, 2) over,
+   * against (7, -1) short): right loan (7, -1) - (9, 1) = (-2, -2). */
+  g_assert_cmpuint(mlb_loan_send(&l1, TRUE, (MlbKey){7, (guint64)-1}, &items[1], 1, &handed, &aim),
+                   ==, 1);
+  g_assert_cmpint(aim.load, ==, 7);
+  g_assert_cmpint(l1.high.load, ==, -2);
+  g_assert_cmpint(l1.high.count, ==, -2);
+  g_assert_cmpint(handed.load, ==, 0);
+  /* Rank 2 got (9, 1) for (7, -1): (2, 2) more, at its left end. */
+  mlb_loan_receive(&l2, FALSE, (MlbKey){7, (guint64)-1}, (MlbKey){9, 1}, handed);
+  g_assert_cmpint(l2.low.load, ==, 2);
+  g_assert_cmpint(l2.low.count, ==, 2);
+  g_assert_cmpint(l2.high.load, ==, 0);
+  /* Edge 0: rank 0 must send (9, -1) of its element 20: keeping it is
+   * closer ((9, -1) short against (11, 2) over). */
+  g_assert_cmpuint(mlb_loan_send(&l0, TRUE, (MlbKey){9, (guint64)-1}, &items[0], 1, &handed, NULL),
+                   ==, 0);
+  g_assert_cmpint(l0.high.load, ==, 9);
+  mlb_loan_receive(&l1, FALSE, (MlbKey){9, (guint64)-1}, (MlbKey){0, 0}, handed);
+  g_assert_cmpint(l1.low.load, ==, -9);
+  /* Rank 1 ends empty, desired (11, 1): its two loans add up to it. */
+  g_assert_cmpint(l1.low.load + l1.high.load, ==, -11);
+  g_assert_cmpint(l1.low.count + l1.high.count, ==, -1);
+  /* Rank 3 sends (3, 1) from its left end: element 5 ((2, 0) over) rather
+   * than nothing ((3, 1) short). Rank 2 has nothing to send along edge 0:
+   * its left loan stays at its left end, it is not sent to the right. */
+  g_assert_cmpuint(mlb_loan_send(&l3, FALSE, (MlbKey){3, 1}, &items[3], 2, &handed, NULL), ==, 1);
+  g_assert_cmpint(l3.low.load, ==, -2);
+  mlb_loan_receive(&l2, TRUE, (MlbKey){3, 1}, (MlbKey){5, 1}, handed);
+  g_assert_cmpint(l2.high.load, ==, 2);
+  g_assert_cmpint(l2.low.load, ==, 2);
+  /* Rank 2 ends with 9 1 5 = 15 for a desired 11. The whole run agrees,
+   * and so does the midpoint rule. */
+  g_autofree guint *owner = run_phase4(c, MLB_DESIRED_HALVING, FALSE, NULL);
+  guint want[] = {0, 2, 2, 2, 3};
+  for (guint i = 0; i < 5; i++) {
+    g_assert_cmpuint(owner[i], ==, want[i]);
+    g_assert_cmpuint(owner[i], ==, mlb_owner(c->total, 2, MLB_DESIRED_HALVING, &items[i]));
+  }
+}
+
+/* The paper's single loan variable, read literally, breaks contiguity: 8
+ * ranks, loads 1 1 3 starting on ranks 2, 4 and 5. Rank 2 gets nothing of
+ * the load 1 promised by rank 5 along edge 2 (rank 5 keeps its element 3):
+ * the shortfall is at its right end, but one variable makes it aim at 0 on
+ * its next send, to rank 1 from its left end, so it keeps element 0 while
+ * element 1 goes on to rank 1. Kept per end, the loans agree with the
+ * midpoint rule. */
+static void
+test_single_loan_breaks(void)
+{
+  guint64 loads[] = {1, 1, 3}, counts[] = {0, 0, 1, 0, 1, 1, 0, 0};
+  g_autoptr(Case) c = case_new(3, loads, 3, counts);
+  g_autofree guint *single = run_phase4(c, MLB_DESIRED_HALVING, TRUE, NULL);
+  g_assert_cmpuint(single[0], ==, 2);
+  g_assert_cmpuint(single[1], ==, 1);
+  g_assert_false(owners_contiguous(single, 3));
+  g_autofree guint *two = run_phase4(c, MLB_DESIRED_HALVING, FALSE, NULL);
+  g_autofree MlbItem *items = case_items(c);
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpuint(two[i], ==, mlb_owner(c->total, 3, MLB_DESIRED_HALVING, &items[i]));
+  g_assert_cmpuint(two[0], ==, 0);
+  g_assert_cmpuint(two[1], ==, 1);
+  g_assert_cmpuint(two[2], ==, 4);
+}
+
+/* The load of the element whose key span holds cut strictly inside. */
+static guint64
+straddler(const Case *c, const MlbItem *items, MlbKey cut)
+{
+  for (guint64 i = 0; i < c->n; i++) {
+    MlbKey lo = {items[i].pos, i}, hi = {items[i].pos + items[i].load, i + 1};
+    if (mlb_key_cmp(lo, cut) < 0 && mlb_key_cmp(cut, hi) < 0)
+      return items[i].load;
+  }
+  return 0;
+}
+
+/* Random cases: the loans give every element to the rank the midpoint rule
+ * names, every rank's loans add up to what it holds beyond its desired
+ * load, and no rank is further from its desired load than half of each
+ * element lying across its two cuts. */
+static void
+test_loans_random(void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed(17);
+  guint broken_single = 0;
+  for (guint trial = 0; trial < 1500; trial++) {
+    guint d = (guint)g_rand_int_range(rand, 1, 7);
+    MlbDesired mode = trial % 3 ? MLB_DESIRED_HALVING : MLB_DESIRED_EVEN;
+    g_autoptr(Case) c = case_random(rand, d);
+    g_autofree MlbItem *items = case_items(c);
+    g_autofree MlbLoans *loans = g_new0(MlbLoans, c->p);
+    g_autofree guint *owner = run_phase4(c, mode, FALSE, loans);
+    g_autofree guint *single = run_phase4(c, mode, TRUE, NULL);
+    broken_single += !owners_contiguous(single, c->n);
+    g_autofree MlbKey *held = g_new0(MlbKey, c->p);
+    for (guint64 i = 0; i < c->n; i++) {
+      g_assert_cmpuint(owner[i], ==, mlb_owner(c->total, d, mode, &items[i]));
+      held[owner[i]] = mlb_key_add(held[owner[i]], (MlbKey){items[i].load, 1});
+    }
+    for (guint r = 0; r < c->p; r++) {
+      MlbKey lo = mlb_desired_key(c->total, d, r, mode),
+             hi = mlb_desired_key(c->total, d, r + 1, mode);
+      MlbKey want = mlb_key_sub(hi, lo);
+      g_assert_cmpint(loans[r].low.load + loans[r].high.load, ==,
+                      (gint64)held[r].load - (gint64)want.load);
+      g_assert_cmpint(loans[r].low.count + loans[r].high.count, ==,
+                      (gint64)held[r].count - (gint64)want.count);
+      guint64 slack = straddler(c, items, lo) / 2 + straddler(c, items, hi) / 2;
+      g_assert_cmpuint(held[r].load, <=, want.load + slack);
+      g_assert_cmpuint(held[r].load + slack, >=, want.load);
+    }
+  }
+  g_test_message("the single loan variable broke contiguity in %u of 1500 cases", broken_single);
+  g_assert_cmpuint(broken_single, >, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -441,5 +702,9 @@ main(int argc, char **argv)
   g_test_add_func("/mlb-plan/midpoint-rule", test_midpoint_rule);
   g_test_add_func("/mlb-plan/levels-by-hand", test_levels_by_hand);
   g_test_add_func("/mlb-plan/levels-random", test_levels_random);
+  g_test_add_func("/mlb-plan/loan-pick", test_loan_pick);
+  g_test_add_func("/mlb-plan/loans-by-hand", test_loans_by_hand);
+  g_test_add_func("/mlb-plan/single-loan-breaks", test_single_loan_breaks);
+  g_test_add_func("/mlb-plan/loans-random", test_loans_random);
   return g_test_run();
 }

@@ -215,6 +215,9 @@ check_case(guint d, guint64 n, const char *pattern_keys, const char *distributio
   MlbPhase3 phase3 = g_strrstr(mlb_keys, "finest")  ? MLB_PHASE3_FINEST
                      : g_strrstr(mlb_keys, "local") ? MLB_PHASE3_LOCAL
                                                     : MLB_PHASE3_LEVELS;
+  g_assert_cmpstr(
+      json_object_get_string_member(json_object_get_object_member(res.run, "params"), "phase4"), ==,
+      g_strrstr(mlb_keys, "midpoint") ? "midpoint" : "loan");
 
   JsonObject *summary = json_object_get_object_member(res.run, "summary");
   g_assert_cmpuint(int_member(summary, "schedule_steps"), <=, d);
@@ -251,11 +254,11 @@ check_case(guint d, guint64 n, const char *pattern_keys, const char *distributio
     }
 }
 
-/* The phase 3 modes, by turns. */
+/* Both phase 3 modes and both phase 4 rules, by turns. */
 static const char *const mlb_variants[] = {
-    "phase3 = levels", "phase3 = finest\ndesired = even",
-    "phase3 = local",  "phase3 = levels\ndesired = even",
-    "phase3 = finest", "phase3 = local\ndesired = even",
+    "phase3 = levels\nphase4 = loan", "phase3 = finest\nphase4 = midpoint\ndesired = even",
+    "phase3 = local\nphase4 = loan",  "phase3 = levels\nphase4 = midpoint\ndesired = even",
+    "phase3 = finest\nphase4 = loan", "phase3 = local\nphase4 = midpoint\ndesired = even",
 };
 
 static void
@@ -283,12 +286,137 @@ test_heavy_elements(void)
                "block", mlb_variants[v], 3);
 }
 
+/* The transfers of a run, as text, to compare two runs step by step. */
+static char *
+schedule_text(JsonObject *run)
+{
+  GString *text = g_string_new(NULL);
+  JsonArray *schedule = json_object_get_array_member(run, "schedule");
+  for (guint s = 0; s < json_array_get_length(schedule); s++) {
+    JsonObject *step = json_array_get_object_element(schedule, s);
+    JsonArray *transfers = json_object_get_array_member(step, "transfers");
+    for (guint t = 0; t < json_array_get_length(transfers); t++) {
+      JsonObject *x = json_array_get_object_element(transfers, t);
+      g_string_append_printf(text, "%u: %u -> %u %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT "\n",
+                             int_member(step, "step"), int_member(x, "src"), int_member(x, "dst"),
+                             json_object_get_int_member(x, "first"),
+                             json_object_get_int_member(x, "count"));
+    }
+  }
+  return g_string_free(text, FALSE);
+}
+
+/* The loan rule and the midpoint rule move the same elements at every
+ * step (README: each cut is decided by the rank that holds the element
+ * across it, by comparing its two parts; the loans make every other
+ * piece exact). */
+static char *
+rule_schedule(guint d, guint i, const char *pattern, const char *rule)
+{
+  g_autofree char *ini =
+      g_strdup_printf("[scenario]\nplatform = hypercube-%u.xml\nranks = %u\nseed = %u\n"
+                      "[workload]\nsize = %u\n%s\ndistribution = random\n"
+                      "[balancers]\nrun = mlb\n[mlb]\nphase4 = %s\n",
+                      1u << d, 1u << d, d + i, (3u << d) + i, pattern, rule);
+  g_auto(SimResult) res = {0};
+  simulate(ini, &res);
+  return schedule_text(res.run);
+}
+
+static void
+test_rules_agree(void)
+{
+  static const char *const patterns[] = {
+      "pattern = random\nmin = 0\nmax = 50",
+      "pattern = random\nmin = 0\nmax = 100000",
+      "pattern = hotspots\nhotspots = 2\nwidth = 0.01\namplitude = 1e5\nbase = 0",
+  };
+  for (guint d = 2; d <= 6; d += 2)
+    for (guint i = 0; i < G_N_ELEMENTS(patterns); i++) {
+      g_autofree char *by_loan = rule_schedule(d, i, patterns[i], "loan");
+      g_autofree char *by_midpoint = rule_schedule(d, i, patterns[i], "midpoint");
+      g_assert_cmpstr(by_loan, ==, by_midpoint);
+    }
+}
+
+/* The case found in review: one element of load 42 and 15 of load 0, one
+ * per rank on 16 ranks. Its midpoint (21, 0.5) lies before the root cut
+ * (21, 8) and after the cuts of ranks 1 .. 7, so it ends on rank 7 (one
+ * hop, along edge 2: rank 0's right loan 21, kept at the root cut, makes
+ * it aim at 10 + 21 = 31 and send the 42). The bottleneck stays 42, the
+ * optimum: a move without gain, which no rule based on desired loads
+ * avoids. */
+static void
+test_heavy_element_42(void)
+{
+  for (guint rule = 0; rule < 2; rule++) {
+    g_autofree char *ini = g_strdup_printf("[scenario]\nplatform = hypercube-16.xml\nranks = 16\n"
+                                           "[workload]\npattern = file\nfile = loads.txt\n"
+                                           "[balancers]\nrun = mlb\n[mlb]\nphase4 = %s\n",
+                                           rule ? "midpoint" : "loan");
+    g_auto(SimResult) res = {0};
+    simulate_with(ini, "42 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", rule == 0, &res);
+    g_autofree char *text = schedule_text(res.run);
+    /* the only transfer of element 0 */
+    g_assert_nonnull(strstr(text, "1: 0 -> 7 0+1\n"));
+    g_assert_true(strstr(text, " 0+") == strstr(text, "1: 0 -> 7 0+1\n") + 9);
+    g_assert_null(strstr(strstr(text, " 0+") + 1, " 0+"));
+    JsonArray *final = json_object_get_array_member(res.run, "final_loads");
+    for (guint r = 0; r < 16; r++)
+      g_assert_cmpint(json_array_get_int_element(final, r), ==, r == 7 ? 42 : 0);
+    if (rule == 0) {
+      JsonArray *story = json_object_get_array_member(res.run, "narration");
+      gboolean steered = FALSE;
+      for (guint i = 0; i < json_array_get_length(story); i++)
+        steered = steered || (strstr(json_array_get_string_element(story, i),
+                                     "rank 0: edge 2: phase 3 says send 10 to rank 7, right "
+                                     "loan 21 -> aim at 31;") != NULL);
+      g_assert_true(steered);
+    }
+  }
+}
+
+/* `lbsim explain mlb` shows the loans steering the amounts: some rank aims
+ * at phase 3's amount plus a loan that is not zero. */
+static void
+test_narration(void)
+{
+  g_auto(SimResult) res = {0};
+  simulate_with("[scenario]\nplatform = hypercube-8.xml\nranks = 8\n"
+                "[workload]\nsize = 24\npattern = step\nhigh = 9\nlow = 1\nat = 0.3\n"
+                "drift = 0\n[balancers]\nrun = mlb\n",
+                NULL, TRUE, &res);
+  JsonArray *story = json_object_get_array_member(res.run, "narration");
+  guint steered = 0, levels = 0;
+  for (guint i = 0; i < json_array_get_length(story); i++) {
+    const char *line = json_array_get_string_element(story, i);
+    const char *says = strstr(line, "phase 3 says send ");
+    levels += strstr(line, "level 2, block of 2") != NULL;
+    if (says == NULL)
+      continue;
+    guint64 amount = 0;
+    gint64 loan = 0, aim = 0;
+    char end[8];
+    g_assert_cmpint(sscanf(says,
+                           "phase 3 says send %" G_GUINT64_FORMAT
+                           " to rank %*u, %5s loan %" G_GINT64_FORMAT
+                           " -> aim at %" G_GINT64_FORMAT,
+                           &amount, end, &loan, &aim),
+                    ==, 4);
+    g_assert_cmpint(aim, ==, (gint64)amount + loan);
+    steered += loan != 0;
+  }
+  g_assert_cmpuint(steered, >=, 2);
+  g_assert_cmpuint(levels, ==, 4); /* one line per block of two */
+}
+
 static void
 test_unit_loads(void)
 {
   for (guint d = 1; d <= 6; d++) {
     check_case(d, 1000 + d, "pattern = uniform\nvalue = 1", "random", "", d);
-    check_case(d, 1000 + d, "pattern = uniform\nvalue = 1", "random", "desired = even", d);
+    check_case(d, 1000 + d, "pattern = uniform\nvalue = 1", "random",
+               "desired = even\nphase4 = midpoint", d);
   }
 }
 
@@ -335,5 +463,8 @@ main(int argc, char **argv)
   g_test_add_func("/mlb-sim/heavy-elements", test_heavy_elements);
   g_test_add_func("/mlb-sim/unit-loads", test_unit_loads);
   g_test_add_func("/mlb-sim/step-counts", test_step_counts);
+  g_test_add_func("/mlb-sim/rules-agree", test_rules_agree);
+  g_test_add_func("/mlb-sim/heavy-element-42", test_heavy_element_42);
+  g_test_add_func("/mlb-sim/narration", test_narration);
   return g_test_run();
 }

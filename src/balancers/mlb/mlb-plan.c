@@ -349,3 +349,97 @@ mlb_level_split_of(const MlbLevel *level, guint e, const MlbPiece *piece, MlbKey
     }
   g_assert_not_reached();
 }
+
+static MlbLoan
+loan_add(MlbLoan a, MlbLoan b)
+{
+  return (MlbLoan){a.load + b.load, a.count + b.count};
+}
+
+static MlbLoan
+loan_sub(MlbLoan a, MlbLoan b)
+{
+  return (MlbLoan){a.load - b.load, a.count - b.count};
+}
+
+/* A key measure as a signed difference: its count may have wrapped. */
+static MlbLoan
+loan_of(MlbKey k)
+{
+  return (MlbLoan){(gint64)k.load, (gint64)k.count};
+}
+
+static MlbLoan
+loan_abs(MlbLoan a)
+{
+  gboolean negative = a.load < 0 || (a.load == 0 && a.count < 0);
+  return negative ? (MlbLoan){-a.load, -a.count} : a;
+}
+
+int
+mlb_loan_cmp_abs(MlbLoan a, MlbLoan b)
+{
+  a = loan_abs(a);
+  b = loan_abs(b);
+  if (a.load != b.load)
+    return a.load < b.load ? -1 : 1;
+  if (a.count != b.count)
+    return a.count < b.count ? -1 : 1;
+  return 0;
+}
+
+static int
+loan_cmp(MlbLoan a, MlbLoan b)
+{
+  if (a.load != b.load)
+    return a.load < b.load ? -1 : 1;
+  if (a.count != b.count)
+    return a.count < b.count ? -1 : 1;
+  return 0;
+}
+
+guint
+mlb_loan_pick(const MlbItem *items, guint n, gboolean toward_high, MlbLoan target)
+{
+  /* Every element weighs (load, 1) > 0, so the pieces grow strictly with
+   * their length and the closest is one of the two around the target. */
+  MlbLoan piece = {0, 0};
+  for (guint taken = 0; taken < n; taken++) {
+    if (loan_cmp(piece, target) >= 0)
+      return taken;
+    const MlbItem *next = &items[toward_high ? n - 1 - taken : taken];
+    MlbLoan longer = {piece.load + (gint64)next->load, piece.count + 1};
+    if (loan_cmp(longer, target) >= 0)
+      return mlb_loan_cmp_abs(loan_sub(longer, target), loan_sub(target, piece)) < 0 ? taken + 1
+                                                                                     : taken;
+    piece = longer;
+  }
+  return n;
+}
+
+guint
+mlb_loan_send(MlbLoans *loans, gboolean toward_high, MlbKey amount, const MlbItem *items, guint n,
+              MlbLoan *handed, MlbLoan *aim)
+{
+  MlbLoan *loan = toward_high ? &loans->high : &loans->low;
+  MlbLoan target = loan_add(loan_of(amount), *loan);
+  guint taken = mlb_loan_pick(items, n, toward_high, target);
+  MlbLoan piece = {0, taken};
+  for (guint i = 0; i < taken; i++)
+    piece.load += (gint64)items[toward_high ? n - 1 - i : i].load;
+  *handed = *loan;
+  *loan = loan_sub(target, piece);
+  if (aim != NULL)
+    *aim = target;
+  return taken;
+}
+
+void
+mlb_loan_receive(MlbLoans *loans, gboolean from_high, MlbKey expected, MlbKey got, MlbLoan handed)
+{
+  MlbLoan at_cut = loan_sub(loan_sub(loan_of(got), loan_of(expected)), handed);
+  MlbLoan *near = from_high ? &loans->high : &loans->low;
+  MlbLoan *far = from_high ? &loans->low : &loans->high;
+  *near = loan_add(*near, at_cut);
+  *far = loan_add(*far, handed);
+}

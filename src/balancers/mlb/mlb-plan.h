@@ -184,4 +184,39 @@ typedef enum {
 
 guint mlb_phase3_rounds(guint d, MlbPhase3 mode);
 
+/* Phase 4's loan (section 3.4): a signed difference of keys. A rank keeps
+ * one for each end of what it holds: the keys it holds beyond (or short of)
+ * the divisible schedule next to the cut at its left end and at its right
+ * end. A loan taken at one end is repaid by sends from that end only; one
+ * variable for both ends breaks contiguity (README). */
+typedef struct {
+  gint64 load, count;
+} MlbLoan;
+
+typedef struct {
+  MlbLoan low, high;
+} MlbLoans;
+
+/* Signed comparison of |a| and |b| as keys (load first). */
+int mlb_loan_cmp_abs(MlbLoan a, MlbLoan b);
+
+/* How many elements from the end of items (sorted by id) that faces the
+ * partner (the last ones when toward_high) weigh, as a key, as close as
+ * possible to target: at least 0 and at most n, whatever the target. */
+guint mlb_loan_pick(const MlbItem *items, guint n, gboolean toward_high, MlbLoan target);
+
+/* Sends along one edge: the piece closest to amount plus the loan at the
+ * end facing the partner. That loan goes with the piece (*handed, for the
+ * receiver) and the difference between aim and piece becomes the new loan
+ * at that end. *aim (may be NULL) is what the rank aimed at. */
+guint mlb_loan_send(MlbLoans *loans, gboolean toward_high, MlbKey amount, const MlbItem *items,
+                    guint n, MlbLoan *handed, MlbLoan *aim);
+
+/* Receives along one edge: what came short or over the expected amount,
+ * less the loan the sender handed over, is at the end facing the cut (the
+ * high end when the sender is on the high side); the handed loan is at the
+ * far end. */
+void mlb_loan_receive(MlbLoans *loans, gboolean from_high, MlbKey expected, MlbKey got,
+                      MlbLoan handed);
+
 G_END_DECLS
