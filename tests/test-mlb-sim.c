@@ -26,20 +26,25 @@ sim_result_clear(SimResult *r)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SimResult, sim_result_clear)
 
+/* loads, if not NULL, go to loads.txt beside the scenario. */
 static gboolean
-simulate(const char *ini, SimResult *out)
+simulate_with(const char *ini, const char *loads, gboolean narrate, SimResult *out)
 {
   g_autofree char *dir = g_dir_make_tmp("lbsim-test-XXXXXX", NULL);
   g_autofree char *path = g_build_filename(dir, "s.ini", NULL);
+  g_autofree char *loads_path = g_build_filename(dir, "loads.txt", NULL);
   g_assert_true(g_file_set_contents(path, ini, -1, NULL));
+  if (loads != NULL)
+    g_assert_true(g_file_set_contents(loads_path, loads, -1, NULL));
   g_autoptr(GError) error = NULL;
   out->scenario = lb_scenario_load(path, NULL, &error);
   g_assert_no_error(error);
-  LbRunnerOptions options = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE}};
+  LbRunnerOptions options = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE, .narrate = narrate}};
   g_autoptr(GPtrArray) results = NULL;
   int code = -1;
   gboolean ok = lb_runner_run(out->scenario, NULL, &options, &results, &code, &error);
   g_unlink(path);
+  g_unlink(loads_path);
   g_rmdir(dir);
   g_assert_no_error(error);
   g_assert_true(ok);
@@ -50,6 +55,12 @@ simulate(const char *ini, SimResult *out)
       json_object_get_array_member(json_node_get_object(json_parser_get_root(out->parser)), "runs");
   out->run = json_array_get_object_element(runs, json_array_get_length(runs) - 1);
   return TRUE;
+}
+
+static gboolean
+simulate(const char *ini, SimResult *out)
+{
+  return simulate_with(ini, NULL, FALSE, out);
 }
 
 static guint64 *
@@ -201,25 +212,38 @@ check_case(guint d, guint64 n, const char *pattern_keys, const char *distributio
   const LbScenario *sc = res.scenario;
   g_autofree guint64 *loads = element_loads(sc);
   MlbDesired mode = g_strrstr(mlb_keys, "even") ? MLB_DESIRED_EVEN : MLB_DESIRED_HALVING;
-  gboolean levels = g_strrstr(mlb_keys, "finest") == NULL;
+  MlbPhase3 phase3 = g_strrstr(mlb_keys, "finest")  ? MLB_PHASE3_FINEST
+                     : g_strrstr(mlb_keys, "local") ? MLB_PHASE3_LOCAL
+                                                    : MLB_PHASE3_LEVELS;
+  g_assert_cmpstr(
+      json_object_get_string_member(json_object_get_object_member(res.run, "params"), "phase4"), ==,
+      g_strrstr(mlb_keys, "midpoint") ? "midpoint" : "loan");
 
   JsonObject *summary = json_object_get_object_member(res.run, "summary");
   g_assert_cmpuint(int_member(summary, "schedule_steps"), <=, d);
   g_assert_cmpuint(phase_steps(res.run, "accumulate"), ==, d);
   g_assert_cmpuint(phase_steps(res.run, "desired"), ==, 0);
-  g_assert_cmpuint(phase_steps(res.run, "amounts"), ==, mlb_phase3_rounds(d, levels));
+  /* Level by level, a round of splits nobody needs (no block sent along
+   * that edge at the coarser level) is skipped. */
+  g_assert_cmpuint(phase_steps(res.run, "amounts"), <=, mlb_phase3_rounds(d, phase3));
+  if (phase3 == MLB_PHASE3_FINEST)
+    g_assert_cmpuint(phase_steps(res.run, "amounts"), ==, d);
   g_assert_cmpuint(phase_steps(res.run, "migrate"), ==, int_member(summary, "schedule_steps"));
 
   check_schedule(sc, res.run, loads, d, mode);
 
   JsonArray *final = json_object_get_array_member(res.run, "final_loads");
-  guint64 bottleneck = 0, total = 0;
+  guint64 bottleneck = 0, total = 0, heaviest = 0;
   for (guint r = 0; r < p; r++) {
     guint64 l = (guint64)json_array_get_int_element(final, r);
     bottleneck = MAX(bottleneck, l);
     total += l;
   }
+  for (guint64 i = 0; i < n; i++)
+    heaviest = MAX(heaviest, loads[i]);
   g_assert_cmpuint(bottleneck, >=, optimal_bottleneck(loads, n, p));
+  /* Every cut moves by at most half the element lying across it. */
+  g_assert_cmpuint(bottleneck, <=, (total + p - 1) / p + heaviest);
   gboolean unit = TRUE;
   for (guint64 i = 0; i < n; i++)
     unit = unit && loads[i] == 1;
@@ -230,6 +254,13 @@ check_case(guint d, guint64 n, const char *pattern_keys, const char *distributio
     }
 }
 
+/* Both phase 3 modes and both phase 4 rules, by turns. */
+static const char *const mlb_variants[] = {
+    "phase3 = levels\nphase4 = loan", "phase3 = finest\nphase4 = midpoint\ndesired = even",
+    "phase3 = local\nphase4 = loan",  "phase3 = levels\nphase4 = midpoint\ndesired = even",
+    "phase3 = finest\nphase4 = loan", "phase3 = local\nphase4 = midpoint\ndesired = even",
+};
+
 static void
 test_random_loads(void)
 {
@@ -238,7 +269,7 @@ test_random_loads(void)
     for (guint64 seed = 1; seed <= 6; seed++) {
       guint64 n = (guint64)(1u << d) * (seed % 3 == 0 ? 1 : 5 * seed);
       check_case(d, n, "pattern = random\nmin = 0\nmax = 50", "random",
-                 seed % 2 ? "phase3 = levels" : "phase3 = finest\ndesired = even", seed);
+                 mlb_variants[(d + seed) % G_N_ELEMENTS(mlb_variants)], seed);
     }
 }
 
@@ -248,10 +279,135 @@ test_heavy_elements(void)
   /* Few elements with big loads: pass-through and empty ranks. */
   for (guint d = 1; d <= 5; d++)
     for (guint64 seed = 1; seed <= 4; seed++)
-      check_case(d, (1u << d) / 2 + seed, "pattern = random\nmin = 0\nmax = 100000", "random", "",
-                 seed);
-  check_case(3, 64, "pattern = hotspots\nhotspots = 1\nwidth = 0.01\namplitude = 1e6\nbase = 0",
-             "block", "", 3);
+      check_case(d, (1u << d) / 2 + seed, "pattern = random\nmin = 0\nmax = 100000", "random",
+                 mlb_variants[(d + seed) % G_N_ELEMENTS(mlb_variants)], seed);
+  for (guint v = 0; v < G_N_ELEMENTS(mlb_variants); v++)
+    check_case(3, 64, "pattern = hotspots\nhotspots = 1\nwidth = 0.01\namplitude = 1e6\nbase = 0",
+               "block", mlb_variants[v], 3);
+}
+
+/* The transfers of a run, as text, to compare two runs step by step. */
+static char *
+schedule_text(JsonObject *run)
+{
+  GString *text = g_string_new(NULL);
+  JsonArray *schedule = json_object_get_array_member(run, "schedule");
+  for (guint s = 0; s < json_array_get_length(schedule); s++) {
+    JsonObject *step = json_array_get_object_element(schedule, s);
+    JsonArray *transfers = json_object_get_array_member(step, "transfers");
+    for (guint t = 0; t < json_array_get_length(transfers); t++) {
+      JsonObject *x = json_array_get_object_element(transfers, t);
+      g_string_append_printf(text, "%u: %u -> %u %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT "\n",
+                             int_member(step, "step"), int_member(x, "src"), int_member(x, "dst"),
+                             json_object_get_int_member(x, "first"),
+                             json_object_get_int_member(x, "count"));
+    }
+  }
+  return g_string_free(text, FALSE);
+}
+
+/* The loan rule and the midpoint rule move the same elements at every
+ * step (README: each cut is decided by the rank that holds the element
+ * across it, by comparing its two parts; the loans make every other
+ * piece exact). */
+static char *
+rule_schedule(guint d, guint i, const char *pattern, const char *rule)
+{
+  g_autofree char *ini =
+      g_strdup_printf("[scenario]\nplatform = hypercube-%u.xml\nranks = %u\nseed = %u\n"
+                      "[workload]\nsize = %u\n%s\ndistribution = random\n"
+                      "[balancers]\nrun = mlb\n[mlb]\nphase4 = %s\n",
+                      1u << d, 1u << d, d + i, (3u << d) + i, pattern, rule);
+  g_auto(SimResult) res = {0};
+  simulate(ini, &res);
+  return schedule_text(res.run);
+}
+
+static void
+test_rules_agree(void)
+{
+  static const char *const patterns[] = {
+      "pattern = random\nmin = 0\nmax = 50",
+      "pattern = random\nmin = 0\nmax = 100000",
+      "pattern = hotspots\nhotspots = 2\nwidth = 0.01\namplitude = 1e5\nbase = 0",
+  };
+  for (guint d = 2; d <= 6; d += 2)
+    for (guint i = 0; i < G_N_ELEMENTS(patterns); i++) {
+      g_autofree char *by_loan = rule_schedule(d, i, patterns[i], "loan");
+      g_autofree char *by_midpoint = rule_schedule(d, i, patterns[i], "midpoint");
+      g_assert_cmpstr(by_loan, ==, by_midpoint);
+    }
+}
+
+/* The case found in review: one element of load 42 and 15 of load 0, one
+ * per rank on 16 ranks. Its midpoint (21, 0.5) lies before the root cut
+ * (21, 8) and after the cuts of ranks 1 .. 7, so it ends on rank 7 (one
+ * hop, along edge 2: rank 0's right loan 21, kept at the root cut, makes
+ * it aim at 10 + 21 = 31 and send the 42). The bottleneck stays 42, the
+ * optimum: a move without gain, which no rule based on desired loads
+ * avoids. */
+static void
+test_heavy_element_42(void)
+{
+  for (guint rule = 0; rule < 2; rule++) {
+    g_autofree char *ini = g_strdup_printf("[scenario]\nplatform = hypercube-16.xml\nranks = 16\n"
+                                           "[workload]\npattern = file\nfile = loads.txt\n"
+                                           "[balancers]\nrun = mlb\n[mlb]\nphase4 = %s\n",
+                                           rule ? "midpoint" : "loan");
+    g_auto(SimResult) res = {0};
+    simulate_with(ini, "42 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", rule == 0, &res);
+    g_autofree char *text = schedule_text(res.run);
+    /* the only transfer of element 0 */
+    g_assert_nonnull(strstr(text, "1: 0 -> 7 0+1\n"));
+    g_assert_true(strstr(text, " 0+") == strstr(text, "1: 0 -> 7 0+1\n") + 9);
+    g_assert_null(strstr(strstr(text, " 0+") + 1, " 0+"));
+    JsonArray *final = json_object_get_array_member(res.run, "final_loads");
+    for (guint r = 0; r < 16; r++)
+      g_assert_cmpint(json_array_get_int_element(final, r), ==, r == 7 ? 42 : 0);
+    if (rule == 0) {
+      JsonArray *story = json_object_get_array_member(res.run, "narration");
+      gboolean steered = FALSE;
+      for (guint i = 0; i < json_array_get_length(story); i++)
+        steered = steered || (strstr(json_array_get_string_element(story, i),
+                                     "rank 0: edge 2: phase 3 says send 10 to rank 7, right "
+                                     "loan 21 -> aim at 31;") != NULL);
+      g_assert_true(steered);
+    }
+  }
+}
+
+/* `lbsim explain mlb` shows the loans steering the amounts: some rank aims
+ * at phase 3's amount plus a loan that is not zero. */
+static void
+test_narration(void)
+{
+  g_auto(SimResult) res = {0};
+  simulate_with("[scenario]\nplatform = hypercube-8.xml\nranks = 8\n"
+                "[workload]\nsize = 24\npattern = step\nhigh = 9\nlow = 1\nat = 0.3\n"
+                "drift = 0\n[balancers]\nrun = mlb\n",
+                NULL, TRUE, &res);
+  JsonArray *story = json_object_get_array_member(res.run, "narration");
+  guint steered = 0, levels = 0;
+  for (guint i = 0; i < json_array_get_length(story); i++) {
+    const char *line = json_array_get_string_element(story, i);
+    const char *says = strstr(line, "phase 3 says send ");
+    levels += strstr(line, "level 2, block of 2") != NULL;
+    if (says == NULL)
+      continue;
+    guint64 amount = 0;
+    gint64 loan = 0, aim = 0;
+    char end[8];
+    g_assert_cmpint(sscanf(says,
+                           "phase 3 says send %" G_GUINT64_FORMAT
+                           " to rank %*u, %5s loan %" G_GINT64_FORMAT
+                           " -> aim at %" G_GINT64_FORMAT,
+                           &amount, end, &loan, &aim),
+                    ==, 4);
+    g_assert_cmpint(aim, ==, (gint64)amount + loan);
+    steered += loan != 0;
+  }
+  g_assert_cmpuint(steered, >=, 2);
+  g_assert_cmpuint(levels, ==, 4); /* one line per block of two */
 }
 
 static void
@@ -259,7 +415,8 @@ test_unit_loads(void)
 {
   for (guint d = 1; d <= 6; d++) {
     check_case(d, 1000 + d, "pattern = uniform\nvalue = 1", "random", "", d);
-    check_case(d, 1000 + d, "pattern = uniform\nvalue = 1", "random", "desired = even", d);
+    check_case(d, 1000 + d, "pattern = uniform\nvalue = 1", "random",
+               "desired = even\nphase4 = midpoint", d);
   }
 }
 
@@ -267,7 +424,8 @@ static void
 test_step_counts(void)
 {
   /* p = 2 .. 4096: schedule within d steps, phase 1 in d, phase 3 in
-   * d(d+1)/2 (the paper's levels) or d (finest). */
+   * d(d+1)/2 (a ramp moves load along every edge of every level, so no
+   * round is skipped), and d(d-1)/2 with phase3 = local. */
   guint max_d = 12;
   for (guint d = 1; d <= max_d; d++) {
     guint p = 1u << d;
@@ -285,6 +443,15 @@ test_step_counts(void)
     g_assert_cmpuint(steps, >=, 1); /* a ramp is never balanced to start with */
     g_assert_cmpuint(phase_steps(res.run, "accumulate"), ==, d);
     g_assert_cmpuint(phase_steps(res.run, "amounts"), ==, d * (d + 1) / 2);
+    if (d <= 8) {
+      g_autofree char *local = g_strdup_printf("%s[mlb]\nphase3 = local\n", ini);
+      g_auto(SimResult) res2 = {0};
+      simulate(local, &res2);
+      g_assert_cmpuint(phase_steps(res2.run, "amounts"), ==, d * (d - 1) / 2);
+      g_assert_cmpuint(
+          int_member(json_object_get_object_member(res2.run, "summary"), "schedule_steps"), ==,
+          steps);
+    }
   }
 }
 
@@ -296,5 +463,8 @@ main(int argc, char **argv)
   g_test_add_func("/mlb-sim/heavy-elements", test_heavy_elements);
   g_test_add_func("/mlb-sim/unit-loads", test_unit_loads);
   g_test_add_func("/mlb-sim/step-counts", test_step_counts);
+  g_test_add_func("/mlb-sim/rules-agree", test_rules_agree);
+  g_test_add_func("/mlb-sim/heavy-element-42", test_heavy_element_42);
+  g_test_add_func("/mlb-sim/narration", test_narration);
   return g_test_run();
 }

@@ -114,9 +114,109 @@ guint mlb_items_cut(const MlbItem *items, guint n, MlbKey split);
  * distributed schedule must reproduce. */
 guint mlb_owner(MlbKey total, guint d, MlbDesired mode, const MlbItem *item);
 
-/* Phase 3 communication rounds: the paper's per-level structure performs
- * l exchanges at tree level l (one per edge of the level's subcube):
- * d(d+1)/2 in all; "finest" computes only the last level: d. */
-guint mlb_phase3_rounds(guint d, gboolean levels);
+/* Phase 3 level by level (section 3.3). A piece is a span of keys that
+ * started on one block of the level (its origin) with the key where that
+ * block's two halves meet: what the next finer level needs to know to tell
+ * which half the keys started on. */
+typedef struct {
+  MlbSpan span;
+  guint origin; /* first rank of the block the keys started on */
+  MlbKey split; /* where the origin's halves meet, once known */
+} MlbPiece;
+
+#define MLB_MAX_D 32
+
+/* One node of a tree level: the block of 2^k ranks that holds rank r, the
+ * pieces it sends and receives along edges k .. d-1, in key order, one
+ * piece per origin, and the pieces it holds at the current point of the
+ * level. k = d is the root, which exchanges nothing. */
+typedef struct {
+  guint d, k, r;
+  GArray *sent[MLB_MAX_D], *received[MLB_MAX_D]; /* MlbPiece */
+  GArray *held;                                  /* MlbPiece */
+} MlbLevel;
+
+void mlb_level_init(MlbLevel *level, guint d, guint k, guint r);
+void mlb_level_clear(MlbLevel *level);
+
+/* The schedule of r's half of `node` (a block of 2^(k-1) ranks), edge by
+ * edge, from the node's schedule: mlb_level_begin with the keys the half
+ * started with, mlb_level_cross along each of the node's edges, coarsest
+ * first (the node's pieces received along it must carry their splits),
+ * then mlb_level_sibling, which puts in half->sent[k-1] what the half sends
+ * its sibling along the new edge, and mlb_level_take_sibling with what the
+ * sibling sends it. Along the node's edges the half sends what it holds
+ * beyond the cut, and of what the node receives along edge e it gets the
+ * keys whose origin o (first rank of their block of 2^(k-1)) has
+ * o_(k-1) ^ o_e ^ r_e = r_(k-1): after edge e a key's holder has the bits
+ * >= e of the rank it ends on and the lower bits of the rank it started on,
+ * all flipped when bit e of the two differ (crossing edge j flips bits
+ * 0 .. j). */
+void mlb_level_begin(MlbLevel *half, const MlbLevel *node, guint r, MlbKey lo, MlbKey hi);
+void mlb_level_cross(MlbLevel *half, const MlbLevel *node, guint e, MlbKey total, MlbDesired mode);
+void mlb_level_sibling(MlbLevel *half, MlbKey total, MlbDesired mode);
+void mlb_level_take_sibling(MlbLevel *half, const MlbPiece *pieces, guint n, MlbKey total,
+                            MlbDesired mode);
+
+/* Both halves at once, so that the new edge needs no message: the keys the
+ * node's halves started with are [halves[0], halves[1]) and [halves[1],
+ * halves[2]). Checks that the halves together send what the node sent. */
+void mlb_level_refine(const MlbLevel *node, MlbKey total, MlbDesired mode, const MlbKey halves[3],
+                      MlbLevel *half);
+
+/* The split of the block a piece that `level` sends along edge e started
+ * on: own_split if it is the level's own block, else the split that came
+ * with the piece along a coarser edge. */
+MlbKey mlb_level_split_of(const MlbLevel *level, guint e, const MlbPiece *piece, MlbKey own_split);
+
+/* Phase 3 communication rounds. "levels": level l communicates along each
+ * of its l edges, 1 + 2 + ... + d = d(d+1)/2 (section 3.3): along the edges
+ * it shares with level l-1, the splits of the blocks whose keys crossed
+ * them at level l-1; along the new edge, what the sibling sends. "local":
+ * the same without the new edge, which a block computes by following its
+ * sibling's keys too, d(d-1)/2 (section 4). "finest": the finest level
+ * from scratch, d. A round that no rank needs is skipped. */
+typedef enum {
+  MLB_PHASE3_LEVELS,
+  MLB_PHASE3_LOCAL,
+  MLB_PHASE3_FINEST,
+} MlbPhase3;
+
+guint mlb_phase3_rounds(guint d, MlbPhase3 mode);
+
+/* Phase 4's loan (section 3.4): a signed difference of keys. A rank keeps
+ * one for each end of what it holds: the keys it holds beyond (or short of)
+ * the divisible schedule next to the cut at its left end and at its right
+ * end. A loan taken at one end is repaid by sends from that end only; one
+ * variable for both ends breaks contiguity (README). */
+typedef struct {
+  gint64 load, count;
+} MlbLoan;
+
+typedef struct {
+  MlbLoan low, high;
+} MlbLoans;
+
+/* Signed comparison of |a| and |b| as keys (load first). */
+int mlb_loan_cmp_abs(MlbLoan a, MlbLoan b);
+
+/* How many elements from the end of items (sorted by id) that faces the
+ * partner (the last ones when toward_high) weigh, as a key, as close as
+ * possible to target: at least 0 and at most n, whatever the target. */
+guint mlb_loan_pick(const MlbItem *items, guint n, gboolean toward_high, MlbLoan target);
+
+/* Sends along one edge: the piece closest to amount plus the loan at the
+ * end facing the partner. That loan goes with the piece (*handed, for the
+ * receiver) and the difference between aim and piece becomes the new loan
+ * at that end. *aim (may be NULL) is what the rank aimed at. */
+guint mlb_loan_send(MlbLoans *loans, gboolean toward_high, MlbKey amount, const MlbItem *items,
+                    guint n, MlbLoan *handed, MlbLoan *aim);
+
+/* Receives along one edge: what came short or over the expected amount,
+ * less the loan the sender handed over, is at the end facing the cut (the
+ * high end when the sender is on the high side); the handed loan is at the
+ * far end. */
+void mlb_loan_receive(MlbLoans *loans, gboolean from_high, MlbKey expected, MlbKey got,
+                      MlbLoan handed);
 
 G_END_DECLS

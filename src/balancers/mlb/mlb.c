@@ -10,16 +10,21 @@
  *                 (hence the total and its own prefix);
  *   2 desired     local: desired loads by recursive halving (or even);
  *   3 amounts     the per-edge amounts for a unit load function, level by
- *                 level from the root: tree level l is an l-cube of blocks
- *                 and costs l exchanges (section 3.3), d(d+1)/2 in all;
- *                 `phase3 = finest` computes only the last level (d);
+ *                 level from the root (section 3.3): level l shares level
+ *                 l-1's schedule between the halves of its blocks, from
+ *                 the splits of the blocks whose keys crossed each edge,
+ *                 and learns its new edge from the sibling: l exchanges,
+ *                 d(d+1)/2 in all; `phase3 = local` computes the new edge
+ *                 (d(d-1)/2), `phase3 = finest` the last level alone (d);
  *   4 migrate     the schedule with the real elements, coarsest edge first,
- *                 one exchange per edge, keeping the loan variable.
+ *                 one exchange per edge (section 3.4): a rank sends the
+ *                 piece closest to the amount plus its loan at the end that
+ *                 faces the partner (`phase4 = loan`), or the elements
+ *                 whose midpoint lies beyond the cut (`phase4 = midpoint`).
  *
- * Amounts are spans of (load, count) keys; section 3.4's "piece as close as
- * possible to the optimal load" is made exact by sending the elements whose
- * midpoint lies beyond the cut, which keeps the array contiguous through
- * pass-through. */
+ * Amounts are spans of (load, count) keys. Both phase 4 rules give the same
+ * partition (README); the loan rule decides from amounts and loans alone.
+ */
 #include <string.h>
 #include <xbt/log.h>
 
@@ -37,14 +42,21 @@ static const LbParamSpec mlb_params[] = {
     {"desired", LB_PARAM_CHOICE, "halving", 0, 0, "halving|even",
      "desired loads: recursive halving of the total, remainder to the first child (the paper), "
      "or an even split, the first T mod p ranks taking one more"},
-    {"phase3", LB_PARAM_CHOICE, "levels", 0, 0, "levels|finest",
-     "phase 3 rounds: every tree level l with l exchanges, d(d+1)/2 in all (the paper), or only "
-     "the finest level, d exchanges"},
+    {"phase3", LB_PARAM_CHOICE, "levels", 0, 0, "levels|local|finest",
+     "phase 3: each tree level from the coarser one, communicating along each of level l's l "
+     "edges, d(d+1)/2 rounds (section 3.3); local: the new edge of each level computed, not "
+     "communicated, d(d-1)/2 rounds (section 4); finest: only the finest level, from scratch, d "
+     "rounds"},
+    {"phase4", LB_PARAM_CHOICE, "loan", 0, 0, "loan|midpoint",
+     "phase 4: send the piece closest to the amount plus the loan at the end facing the partner "
+     "(the paper), or the elements whose midpoint lies beyond the cut (same partition)"},
     {"sum-flops", LB_PARAM_DOUBLE, "1", 0, 1e9, NULL, "flops to add one element's load in phase 1"},
     {NULL},
 };
 
 #define TAG(phase, round) ((int)((phase) << 16 | (round)))
+/* The loan a piece takes along travels beside it. */
+#define TAG_LOAN(edge) TAG(PHASE_MIGRATE, MLB_MAX_D + (edge))
 
 typedef struct {
   guint d;
@@ -114,46 +126,179 @@ accumulate(LbRank *self, MlbRank *m, MlbKey mine)
             m->prefix.load);
 }
 
+/* Where rank r's block of 2^k ranks (k >= 1) divides into its halves. */
+static MlbKey
+block_split(const MlbRank *m, guint r, guint k)
+{
+  MlbKey lo = block_prefix(m, k - 1);
+  return mlb_in_left_half(r, k - 1) ? mlb_key_add(lo, m->block_sum[k - 1]) : lo;
+}
+
 static void
-amounts(LbRank *self, MlbRank *m, gboolean levels)
+narrate_amount(LbRank *self, const MlbRank *m, guint e)
 {
   guint r = (guint)lb_rank_id(self);
-  guint round = 0;
+  if (!mlb_key_is_zero(m->send[e]) || !mlb_key_is_zero(m->recv[e]))
+    lb_narrate(self,
+               "edge %u: send %" G_GUINT64_FORMAT " to / receive %" G_GUINT64_FORMAT
+               " from rank %u (cut at %" G_GUINT64_FORMAT ")",
+               e, m->send[e].load, m->recv[e].load, mlb_partner(r, e),
+               mlb_split_key(m->total, m->d, r, e, m->mode).load);
+}
+
+static MlbKey
+pieces_measure(const GArray *pieces)
+{
+  MlbKey sum = {0, 0};
+  for (guint i = 0; i < pieces->len; i++)
+    sum = mlb_key_add(sum, mlb_spans_measure(&g_array_index(pieces, MlbPiece, i).span, 1));
+  return sum;
+}
+
+/* One line per block of the level (told by its first rank). */
+static void
+narrate_level(LbRank *self, const MlbLevel *level, guint splits)
+{
+  guint r = (guint)lb_rank_id(self), size = 1u << level->k;
+  if ((r & (size - 1)) != 0)
+    return;
+  g_autoptr(GString) text = g_string_new(NULL);
+  for (guint e = level->d; e-- > level->k;) {
+    MlbKey out = pieces_measure(level->sent[e]), in = pieces_measure(level->received[e]);
+    if (!mlb_key_is_zero(out) || !mlb_key_is_zero(in))
+      g_string_append_printf(text,
+                             "; edge %u: send %" G_GUINT64_FORMAT " / receive %" G_GUINT64_FORMAT,
+                             e, out.load, in.load);
+  }
+  lb_narrate(self, "level %u, block of %u (ranks %u .. %u)%s%s; %u pieces go with their splits",
+             level->d - level->k, size, r, r + size - 1, text->len > 0 ? "" : ": nothing moves",
+             text->str, splits);
+}
+
+static guint
+pieces_sent(const MlbLevel *level)
+{
+  guint n = 0;
+  for (guint e = level->k; e < level->d; e++)
+    n += level->sent[e]->len;
+  return n;
+}
+
+/* Along each edge of `node`'s level, coarsest first, the splits of the
+ * pieces the block sent along it: the receiving block needs them to share
+ * what it received between its halves. */
+static void
+exchange_splits(LbRank *self, const MlbRank *m, MlbLevel *node, guint *round)
+{
+  guint r = node->r;
+  for (guint e = node->d; e-- > node->k; (*round)++) {
+    guint partner = mlb_partner(r, e);
+    GArray *out = node->sent[e], *in = node->received[e];
+    if (out->len > 0) {
+      g_autofree MlbKey *splits = g_new(MlbKey, out->len);
+      MlbKey own = block_split(m, r, node->k);
+      for (guint i = 0; i < out->len; i++)
+        splits[i] = mlb_level_split_of(node, e, &g_array_index(out, MlbPiece, i), own);
+      lb_phase_round(self, *round);
+      lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, *round), splits, out->len * sizeof(MlbKey),
+              8.0 + out->len * (double)sizeof(MlbKey));
+    }
+    if (in->len > 0) {
+      lb_phase_round(self, *round);
+      g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, *round));
+      g_assert_cmpuint(msg->len, ==, in->len * sizeof(MlbKey));
+      const MlbKey *splits = (const MlbKey *)msg->data;
+      for (guint i = 0; i < in->len; i++)
+        g_array_index(in, MlbPiece, i).split = splits[i];
+    }
+    lb_wait_sends(self);
+  }
+}
+
+/* The new edge of `half`'s level: what the sibling sends, from the
+ * sibling (a piece: its span and origin, 40 bytes). */
+static void
+exchange_sibling(LbRank *self, const MlbRank *m, MlbLevel *half, guint round)
+{
+  guint partner = mlb_partner(half->r, half->k);
+  GArray *out = half->sent[half->k];
+  lb_phase_round(self, round);
+  lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, round), out->data, out->len * sizeof(MlbPiece),
+          8.0 + out->len * 40.0);
+  g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, round));
+  mlb_level_take_sibling(half, (const MlbPiece *)msg->data, (guint)(msg->len / sizeof(MlbPiece)),
+                         m->total, m->mode);
+  lb_wait_sends(self);
+}
+
+/* Section 3.3: from the root down, level l's schedule from level l-1's and
+ * from what its exchanges brought: along the edges it shares with level
+ * l-1, the splits of the blocks whose keys crossed them; along its new
+ * edge, what the sibling sends (phase3 = levels), unless the block follows
+ * its sibling's keys too (phase3 = local). The finest level is every rank's
+ * own schedule. */
+static void
+amounts_levels(LbRank *self, MlbRank *m, MlbPhase3 mode)
+{
+  guint r = (guint)lb_rank_id(self), round = 0;
+  MlbLevel node;
+  mlb_level_init(&node, m->d, m->d, r);
+  for (guint k = m->d; k >= 1; k--) {
+    exchange_splits(self, m, &node, &round);
+    MlbKey lo = block_prefix(m, k), split = block_split(m, r, k);
+    MlbLevel half;
+    if (mode == MLB_PHASE3_LOCAL) {
+      MlbKey halves[3] = {lo, split, mlb_key_add(lo, m->block_sum[k])};
+      mlb_level_refine(&node, m->total, m->mode, halves, &half);
+    } else {
+      MlbKey mine = block_prefix(m, k - 1);
+      mlb_level_begin(&half, &node, r, mine, mlb_key_add(mine, m->block_sum[k - 1]));
+      for (guint e = m->d; e-- > k;)
+        mlb_level_cross(&half, &node, e, m->total, m->mode);
+      mlb_level_sibling(&half, m->total, m->mode);
+      exchange_sibling(self, m, &half, round++);
+    }
+    mlb_level_clear(&node);
+    node = half;
+    if (node.k > 0)
+      narrate_level(self, &node, pieces_sent(&node));
+  }
+  g_assert_cmpuint(round, ==, mlb_phase3_rounds(m->d, mode));
+  for (guint e = m->d; e-- > 0;) {
+    m->send[e] = pieces_measure(node.sent[e]);
+    m->recv[e] = pieces_measure(node.received[e]);
+    narrate_amount(self, m, e);
+  }
+  mlb_level_clear(&node);
+}
+
+/* `phase3 = finest`: the finest level from scratch, one exchange of spans
+ * per edge. */
+static void
+amounts_finest(LbRank *self, MlbRank *m)
+{
+  guint r = (guint)lb_rank_id(self);
   g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
   g_autoptr(GArray) moved = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
-  /* Level 0 (the root alone) exchanges nothing; it still gives p = 1 its
-   * only holding. */
-  for (guint level = levels && m->d > 0 ? 1 : m->d; level <= m->d; level++) {
-    guint k = m->d - level; /* blocks of 2^k ranks are the level's nodes */
-    MlbKey lo = block_prefix(m, k);
-    MlbSpan whole = {lo, mlb_key_add(lo, m->block_sum[k])};
-    g_array_set_size(held, 0);
-    if (mlb_key_cmp(whole.lo, whole.hi) < 0)
-      g_array_append_val(held, whole);
-    for (guint e = m->d; e-- > k;) {
-      guint partner = mlb_partner(r, e);
-      MlbKey split = mlb_split_key(m->total, m->d, r, e, m->mode);
-      g_array_set_size(moved, 0);
-      mlb_spans_take(held, split, mlb_in_left_half(r, e), moved);
-      lb_phase_round(self, round);
-      lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, round), moved->data,
-              moved->len * sizeof(MlbSpan), 8.0 + moved->len * (double)sizeof(MlbSpan));
-      g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, round));
-      guint n = (guint)(msg->len / sizeof(MlbSpan));
-      const MlbSpan *got = (const MlbSpan *)msg->data;
-      mlb_spans_add(held, got, n);
-      if (level == m->d) {
-        m->send[e] = mlb_spans_measure((const MlbSpan *)moved->data, moved->len);
-        m->recv[e] = mlb_spans_measure(got, n);
-        if (!mlb_key_is_zero(m->send[e]) || !mlb_key_is_zero(m->recv[e]))
-          lb_narrate(self,
-                     "edge %u: send %" G_GUINT64_FORMAT " to / receive %" G_GUINT64_FORMAT
-                     " from rank %u (cut at %" G_GUINT64_FORMAT ")",
-                     e, m->send[e].load, m->recv[e].load, partner, split.load);
-      }
-      round++;
-      lb_wait_sends(self);
-    }
+  MlbSpan whole = {m->prefix, mlb_key_add(m->prefix, m->block_sum[0])};
+  if (mlb_key_cmp(whole.lo, whole.hi) < 0)
+    g_array_append_val(held, whole);
+  for (guint e = m->d; e-- > 0;) {
+    guint partner = mlb_partner(r, e), round = m->d - 1 - e;
+    MlbKey split = mlb_split_key(m->total, m->d, r, e, m->mode);
+    g_array_set_size(moved, 0);
+    mlb_spans_take(held, split, mlb_in_left_half(r, e), moved);
+    lb_phase_round(self, round);
+    lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, round), moved->data,
+            moved->len * sizeof(MlbSpan), 8.0 + moved->len * (double)sizeof(MlbSpan));
+    g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, round));
+    guint n = (guint)(msg->len / sizeof(MlbSpan));
+    const MlbSpan *got = (const MlbSpan *)msg->data;
+    mlb_spans_add(held, got, n);
+    m->send[e] = mlb_spans_measure((const MlbSpan *)moved->data, moved->len);
+    m->recv[e] = mlb_spans_measure(got, n);
+    narrate_amount(self, m, e);
+    lb_wait_sends(self);
   }
   /* After the finest level a rank holds exactly its desired share. */
   MlbKey want_lo = mlb_desired_key(m->total, m->d, r, m->mode);
@@ -183,104 +328,183 @@ merge_items(GArray *items, const MlbItem *in, guint n)
   return out;
 }
 
-/* Sends the elements items[first .. first + n) through the shared units
- * helper: their ids and loads, and each run's first position. */
+/* Sends the elements piece[0 .. n) through the shared units helper: their
+ * ids and loads, and with the midpoint rule each run's first position. */
 static void
-send_piece(LbRank *self, guint partner, guint edge, guint round, const MlbItem *piece, guint n)
+send_piece(LbRank *self, guint partner, guint edge, guint round, const MlbItem *piece, guint n,
+           gboolean positions)
 {
   g_autofree LbUnit *units = g_new(LbUnit, MAX(n, 1));
-  g_autofree guint64 *positions = g_new(guint64, MAX(n, 1));
+  g_autofree guint64 *pos = g_new(guint64, MAX(n, 1));
   for (guint i = 0; i < n; i++) {
     units[i] = (LbUnit){piece[i].id, piece[i].load};
-    positions[i] = piece[i].pos;
+    pos[i] = piece[i].pos;
   }
-  lb_send_units(self, (int)partner, TAG(PHASE_MIGRATE, edge), round, units, n, positions);
+  lb_send_units(self, (int)partner, TAG(PHASE_MIGRATE, edge), round, units, n,
+                positions ? pos : NULL);
 }
 
 static GArray *
-receive_piece(LbRank *self, guint partner, guint edge, GArray *items, guint *got, guint64 *got_load)
+receive_piece(LbRank *self, guint partner, guint edge, GArray *items, gboolean positions,
+              MlbKey *got)
 {
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-  g_autoptr(GArray) positions = g_array_new(FALSE, FALSE, sizeof(guint64));
-  *got = lb_recv_units(self, (int)partner, TAG(PHASE_MIGRATE, edge), units, positions);
-  g_autofree MlbItem *in = g_new(MlbItem, MAX(*got, 1));
-  *got_load = 0;
-  for (guint i = 0; i < *got; i++) {
+  g_autoptr(GArray) pos = g_array_new(FALSE, FALSE, sizeof(guint64));
+  guint n =
+      lb_recv_units(self, (int)partner, TAG(PHASE_MIGRATE, edge), units, positions ? pos : NULL);
+  g_autofree MlbItem *in = g_new(MlbItem, MAX(n, 1));
+  *got = (MlbKey){0, n};
+  for (guint i = 0; i < n; i++) {
     const LbUnit *u = &g_array_index(units, LbUnit, i);
-    in[i] = (MlbItem){u->id, u->load, g_array_index(positions, guint64, i)};
-    *got_load += u->load;
+    in[i] = (MlbItem){u->id, u->load, positions ? g_array_index(pos, guint64, i) : 0};
+    got->load += u->load;
   }
-  return merge_items(items, in, *got);
+  return merge_items(items, in, n);
+}
+
+static const char *
+side(gboolean high)
+{
+  return high ? "right" : "left";
+}
+
+/* Section 3.4 with `phase4 = loan`: along each edge, coarsest first, the
+ * piece closest to phase 3's amount plus the loan at the end facing the
+ * partner. That loan goes with the piece; what the piece weighs beyond the
+ * aim stays as the loan at that end, for the finer edges. */
+static guint
+pick_by_loan(LbRank *self, MlbRank *m, MlbLoans *loans, guint e, const GArray *items,
+             MlbLoan *handed)
+{
+  gboolean high = mlb_in_left_half((guint)lb_rank_id(self), e);
+  MlbLoan before = high ? loans->high : loans->low, aim;
+  const MlbItem *all = (const MlbItem *)items->data;
+  guint n = mlb_loan_send(loans, high, m->send[e], all, items->len, handed, &aim);
+  guint64 held = 0, piece = 0;
+  for (guint i = 0; i < items->len; i++) {
+    held += all[i].load;
+    if (high ? i >= items->len - n : i < n)
+      piece += all[i].load;
+  }
+  MlbLoan after = high ? loans->high : loans->low;
+  lb_narrate(self,
+             "edge %u: phase 3 says send %" G_GUINT64_FORMAT
+             " to rank %u, %s loan %" G_GINT64_FORMAT " -> aim at %" G_GINT64_FORMAT
+             "%s; closest piece: %u elements of load %" G_GUINT64_FORMAT
+             "; loan now %" G_GINT64_FORMAT " at the %s end, %" G_GINT64_FORMAT " handed over",
+             e, m->send[e].load, mlb_partner((guint)lb_rank_id(self), e), side(high), before.load,
+             aim.load, aim.load < 0 || (guint64)aim.load > held ? " (beyond what I hold)" : "", n,
+             piece, after.load, side(high), handed->load);
+  return n;
 }
 
 static void
-migrate(LbRank *self, MlbRank *m)
+migrate(LbRank *self, MlbRank *m, gboolean loan_rule)
 {
   guint r = (guint)lb_rank_id(self);
   GArray *units = lb_rank_units(self);
   GArray *items = g_array_sized_new(FALSE, FALSE, sizeof(MlbItem), units->len);
   g_array_set_size(items, units->len);
-  guint64 pos = m->prefix.load;
+  guint64 pos = m->prefix.load; /* only the midpoint rule looks at positions */
   for (guint i = 0; i < units->len; i++) {
     const LbUnit *u = &g_array_index(units, LbUnit, i);
-    g_array_index(items, MlbItem, i) = (MlbItem){u->id, u->load, pos};
+    g_array_index(items, MlbItem, i) = (MlbItem){u->id, u->load, loan_rule ? 0 : pos};
     pos += u->load;
   }
 
-  gint64 loan = 0;
+  MlbLoans loans = {{0, 0}, {0, 0}};
+  gint64 loan = 0; /* the midpoint rule's bookkeeping: one variable */
   for (guint e = m->d; e-- > 0;) {
     guint partner = mlb_partner(r, e);
     guint round = m->d - 1 - e;
     gboolean left = mlb_in_left_half(r, e);
-    MlbKey split = mlb_split_key(m->total, m->d, r, e, m->mode);
-    guint cut = mlb_items_cut((const MlbItem *)items->data, items->len, split);
-    guint first = left ? cut : 0, n = left ? items->len - cut : cut;
-    const MlbItem *piece = &g_array_index(items, MlbItem, first);
-    if (mlb_key_is_zero(m->send[e])) {
-      /* Every element of positive extent overlaps the span phase 3 sent,
-       * so nothing can be left behind here. */
-      g_assert_cmpuint(n, ==, 0);
-    } else {
+    if (!mlb_key_is_zero(m->send[e])) {
+      guint n;
+      MlbLoan handed = {0, 0};
+      if (loan_rule) {
+        n = pick_by_loan(self, m, &loans, e, items, &handed);
+      } else {
+        MlbKey split = mlb_split_key(m->total, m->d, r, e, m->mode);
+        guint cut = mlb_items_cut((const MlbItem *)items->data, items->len, split);
+        n = left ? items->len - cut : cut;
+      }
+      guint first = left ? items->len - n : 0;
+      const MlbItem *piece = &g_array_index(items, MlbItem, first);
       guint64 piece_load = 0;
       for (guint i = 0; i < n; i++)
         piece_load += piece[i].load;
-      send_piece(self, partner, e, round, piece, n);
+      send_piece(self, partner, e, round, piece, n, !loan_rule);
+      if (loan_rule)
+        lb_send(self, (int)partner, TAG_LOAN(e), &handed, sizeof handed, sizeof handed);
       if (n > 0)
         lb_phase_round(self, round);
-      loan += (gint64)m->send[e].load - (gint64)piece_load;
-      lb_narrate(self,
-                 "edge %u: send %u elements (load %" G_GUINT64_FORMAT
-                 ", phase 3 said %" G_GUINT64_FORMAT ") to rank %u; loan %" G_GINT64_FORMAT,
-                 e, n, piece_load, m->send[e].load, partner, loan);
+      if (!loan_rule) {
+        loan += (gint64)m->send[e].load - (gint64)piece_load;
+        lb_narrate(self,
+                   "edge %u: send %u elements (load %" G_GUINT64_FORMAT
+                   ", phase 3 said %" G_GUINT64_FORMAT ") to rank %u; loan %" G_GINT64_FORMAT,
+                   e, n, piece_load, m->send[e].load, partner, loan);
+      }
       g_array_remove_range(items, first, n);
+    } else if (!loan_rule) {
+      /* Every element of positive extent overlaps the span phase 3 sent,
+       * so nothing can be left behind here. */
+      MlbKey split = mlb_split_key(m->total, m->d, r, e, m->mode);
+      guint cut = mlb_items_cut((const MlbItem *)items->data, items->len, split);
+      g_assert_cmpuint(left ? items->len - cut : cut, ==, 0);
     }
     if (!mlb_key_is_zero(m->recv[e])) {
-      guint got = 0;
-      guint64 got_load = 0;
-      items = receive_piece(self, partner, e, items, &got, &got_load);
-      loan += (gint64)got_load - (gint64)m->recv[e].load;
-      lb_narrate(self,
-                 "edge %u: received %u elements (load %" G_GUINT64_FORMAT
-                 ", phase 3 said %" G_GUINT64_FORMAT ") from rank %u; loan %" G_GINT64_FORMAT,
-                 e, got, got_load, m->recv[e].load, partner, loan);
+      MlbKey got;
+      items = receive_piece(self, partner, e, items, !loan_rule, &got);
+      if (loan_rule) {
+        g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG_LOAN(e));
+        MlbLoan handed;
+        g_assert_cmpuint(msg->len, ==, sizeof handed);
+        memcpy(&handed, msg->data, sizeof handed);
+        mlb_loan_receive(&loans, left, m->recv[e], got, handed);
+        lb_narrate(self,
+                   "edge %u: received %" G_GUINT64_FORMAT " elements of load %" G_GUINT64_FORMAT
+                   " from rank %u, phase 3 said %" G_GUINT64_FORMAT ", %" G_GINT64_FORMAT
+                   " of it its loan; loan now %" G_GINT64_FORMAT " left, %" G_GINT64_FORMAT
+                   " right",
+                   e, got.count, got.load, partner, m->recv[e].load, handed.load, loans.low.load,
+                   loans.high.load);
+      } else {
+        loan += (gint64)got.load - (gint64)m->recv[e].load;
+        lb_narrate(self,
+                   "edge %u: received %" G_GUINT64_FORMAT " elements (load %" G_GUINT64_FORMAT
+                   ", phase 3 said %" G_GUINT64_FORMAT ") from rank %u; loan %" G_GINT64_FORMAT,
+                   e, got.count, got.load, m->recv[e].load, partner, loan);
+      }
     }
     lb_wait_sends(self);
   }
 
-  /* The loan is what this rank holds beyond its desired load. */
-  guint64 held = 0;
+  /* The loans are what this rank holds beyond its desired load (and
+   * count). */
+  MlbKey held = {0, items->len};
   g_array_set_size(units, items->len);
   for (guint i = 0; i < items->len; i++) {
     const MlbItem *it = &g_array_index(items, MlbItem, i);
     g_array_index(units, LbUnit, i) = (LbUnit){it->id, it->load};
-    held += it->load;
+    held.load += it->load;
   }
-  guint64 desired = mlb_desired_prefix(m->total.load, m->d, r + 1, m->mode) -
-                    mlb_desired_prefix(m->total.load, m->d, r, m->mode);
-  g_assert_cmpint(loan, ==, (gint64)held - (gint64)desired);
-  XBT_DEBUG("holds load %" G_GUINT64_FORMAT " (desired %" G_GUINT64_FORMAT
-            "), loan %" G_GINT64_FORMAT,
-            held, desired, loan);
+  MlbKey desired = mlb_key_sub(mlb_desired_key(m->total, m->d, r + 1, m->mode),
+                               mlb_desired_key(m->total, m->d, r, m->mode));
+  gint64 excess = (gint64)held.load - (gint64)desired.load;
+  if (loan_rule) {
+    g_assert_cmpint(loans.low.load + loans.high.load, ==, excess);
+    g_assert_cmpint(loans.low.count + loans.high.count, ==,
+                    (gint64)held.count - (gint64)desired.count);
+    lb_narrate(self,
+               "holds load %" G_GUINT64_FORMAT " (desired %" G_GUINT64_FORMAT
+               "); loan %" G_GINT64_FORMAT " left + %" G_GINT64_FORMAT " right",
+               held.load, desired.load, loans.low.load, loans.high.load);
+  } else {
+    g_assert_cmpint(loan, ==, excess);
+  }
+  XBT_DEBUG("holds load %" G_GUINT64_FORMAT " (desired %" G_GUINT64_FORMAT ")", held.load,
+            desired.load);
   g_array_unref(items);
 }
 
@@ -311,10 +535,14 @@ mlb_balance(LbRank *self, gpointer state)
                  mlb_desired_prefix(m.total.load, m.d, r, m.mode));
 
   lb_phase_begin(self, PHASE_AMOUNTS);
-  amounts(self, &m, strcmp(lb_params_get_string(params, "phase3"), "levels") == 0);
+  const char *phase3 = lb_params_get_string(params, "phase3");
+  if (strcmp(phase3, "finest") == 0)
+    amounts_finest(self, &m);
+  else
+    amounts_levels(self, &m, strcmp(phase3, "local") == 0 ? MLB_PHASE3_LOCAL : MLB_PHASE3_LEVELS);
 
   lb_phase_begin(self, PHASE_MIGRATE);
-  migrate(self, &m);
+  migrate(self, &m, strcmp(lb_params_get_string(params, "phase4"), "loan") == 0);
 }
 
 /* The tree of sub-hypercubes of sections 3.1 and 3.2: accumulated
