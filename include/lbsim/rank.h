@@ -164,6 +164,8 @@ void lb_metric_record(LbRank *self, guint metric, double value);
 
 /* A note for `lbsim explain` (kept only when narration is on). */
 void lb_narrate(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/* Whether narration is kept: skip preparing what only lb_narrate uses. */
+gboolean lb_rank_narrating(const LbRank *self);
 
 /* Bytes a unit message carries besides the units: tags, counts, offsets. */
 #define LB_HEADER_BYTES 32.0

@@ -488,6 +488,12 @@ lb_metric_record(LbRank *self, guint metric, double value)
   *slot = def->combine == LB_COMBINE_MAX ? MAX(*slot, value) : *slot + value;
 }
 
+gboolean
+lb_rank_narrating(const LbRank *self)
+{
+  return self->run->options->narrate;
+}
+
 void
 lb_narrate(LbRank *self, const char *format, ...)
 {

@@ -260,7 +260,7 @@ amounts_levels(LbRank *self, MlbRank *m, MlbPhase3 mode)
     }
     mlb_level_clear(&node);
     node = half;
-    if (node.k > 0)
+    if (node.k > 0 && lb_rank_narrating(self))
       narrate_level(self, &node, pieces_sent(&node));
   }
   g_assert_cmpuint(round, ==, mlb_phase3_rounds(m->d, mode));
