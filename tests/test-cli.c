@@ -11,56 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-typedef struct {
-  int status;
-  char *out;
-  char *err;
-} Result;
-
-static void
-result_clear(Result *r)
-{
-  g_free(r->out);
-  g_free(r->err);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Result, result_clear)
-
-static const char *
-source_root(void)
-{
-  const char *root = g_getenv("LBSIM_SOURCE_ROOT");
-  g_assert_nonnull(root);
-  return root;
-}
-
-static void
-spawn_lbsim(Result *r, char **envp, va_list args)
-{
-  g_autoptr(GPtrArray) argv = g_ptr_array_new();
-  g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
-  const char *a;
-  while ((a = va_arg(args, const char *)) != NULL)
-    g_ptr_array_add(argv, (gpointer)a);
-  g_ptr_array_add(argv, NULL);
-  int wait_status = 0;
-  g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
-                             &r->out, &r->err, &wait_status, &error));
-  g_assert_no_error(error);
-  g_assert_true(WIFEXITED(wait_status));
-  r->status = WEXITSTATUS(wait_status);
-}
-
-/* Runs lbsim with NULL-terminated arguments from the source root. */
-static void
-lbsim(Result *r, ...)
-{
-  va_list args;
-  va_start(args, r);
-  spawn_lbsim(r, NULL, args);
-  va_end(args);
-}
+#include "lbsim-spawn.h"
 
 /* The same with an environment of its own. */
 static void
@@ -81,22 +32,6 @@ tmp_path(const char *name)
     tmp_dir = g_dir_make_tmp("lbsim-cli-XXXXXX", NULL);
   g_assert_nonnull(tmp_dir);
   return g_build_filename(tmp_dir, name, NULL);
-}
-
-static void
-remove_tree(const char *path)
-{
-  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
-      g_autofree char *child = g_build_filename(path, name, NULL);
-      remove_tree(child);
-    }
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
 }
 
 static void

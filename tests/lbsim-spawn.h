@@ -1,0 +1,78 @@
+/* What the tests that run the lbsim binary share: running it from the
+ * source root and collecting its exit status and output, and removing the
+ * folders they made. */
+#pragma once
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+
+typedef struct {
+  int status;
+  char *out;
+  char *err;
+} Result;
+
+static inline void
+result_clear(Result *r)
+{
+  g_free(r->out);
+  g_free(r->err);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Result, result_clear)
+
+static inline const char *
+source_root(void)
+{
+  const char *root = g_getenv("LBSIM_SOURCE_ROOT");
+  g_assert_nonnull(root);
+  return root;
+}
+
+/* Runs $LBSIM with the NULL-terminated arguments in args, in envp (NULL:
+ * this process's environment). */
+static inline void
+spawn_lbsim(Result *r, char **envp, va_list args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
+  const char *a;
+  while ((a = va_arg(args, const char *)) != NULL)
+    g_ptr_array_add(argv, (gpointer)a);
+  g_ptr_array_add(argv, NULL);
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
+                             &r->out, &r->err, &wait_status, &error));
+  g_assert_no_error(error);
+  g_assert_true(WIFEXITED(wait_status));
+  r->status = WEXITSTATUS(wait_status);
+}
+
+/* Runs lbsim with NULL-terminated arguments from the source root. */
+static inline void
+lbsim(Result *r, ...)
+{
+  va_list args;
+  va_start(args, r);
+  spawn_lbsim(r, NULL, args);
+  va_end(args);
+}
+
+static inline void
+remove_tree(const char *path)
+{
+  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
+    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+    const char *name;
+    while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
+      g_autofree char *child = g_build_filename(path, name, NULL);
+      remove_tree(child);
+    }
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
+}
