@@ -484,6 +484,17 @@ test_explain(void)
   g_assert_cmpint(huge.status, ==, 2);
   g_assert_nonnull(strstr(huge.err, "lbsim: the built-in example: [scenario] ranks: 32768 ranks"));
   g_assert_null(strstr(huge.err, "explain.ini"));
+
+  /* a balancer that does not run on the 1D array gets a small 2D field */
+  g_auto(Result) lbd = {0};
+  lbsim(&lbd, "explain", "lbd", NULL);
+  g_assert_cmpint(lbd.status, ==, 0);
+  g_assert_nonnull(strstr(lbd.out, "lbd on 8 ranks ("));
+  g_assert_nonnull(strstr(lbd.out, "field2d of 128 units"));
+  g_assert_nonnull(strstr(lbd.out, "Initial distribution (blocks 4x2;"));
+  g_assert_nonnull(strstr(lbd.out, "level 0 (x): metric"));
+  g_assert_nonnull(
+      strstr(lbd.out, "Final boxes (cells, half-open) and neighbours:\n  rank  0  [0, "));
 }
 
 /* Messages follow the user's locale (GLib's quotes in UTF-8), numbers do

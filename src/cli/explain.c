@@ -8,6 +8,7 @@
 #include "cli/runner.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
+#include "workloads/models.h"
 
 /* The built-in example: 3 elements per rank (24 on the default 8 ranks),
  * on the shipped hypercube that fits the ranks. */
@@ -50,6 +51,24 @@ load_text(const char *text, const LbScenarioOverrides *ov, GError **error)
   return NULL;
 }
 
+/* For balancers that do not run on the 1D array: a small 2D field with two
+ * hot spots, 4 x 4 cells per rank of the processor grid. */
+static const char small_field[] = "[scenario]\n"
+                                  "name = explain\n"
+                                  "platform = %s\n"
+                                  "ranks = %u\n"
+                                  "[workload]\n"
+                                  "model = field2d\n"
+                                  "size = %" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT "\n"
+                                  "pattern = hotspots\n"
+                                  "hotspots = 2\n"
+                                  "width = 0.12\n"
+                                  "amplitude = 60\n"
+                                  "base = 1\n"
+                                  "drift = 0\n"
+                                  "[balancers]\n"
+                                  "run = none\n";
+
 /* --ranks or --set scenario.ranks may change the ranks, and with them the
  * platform and the size: the second load has them right. */
 static LbScenario *
@@ -63,7 +82,13 @@ load_builtin(const LbScenarioOverrides *ov, GError **error)
       hosts *= 2;
     g_autofree char *name = g_strdup_printf("hypercube-%u.xml", hosts);
     g_autofree char *platform = g_build_filename(platforms, name, NULL);
-    g_autofree char *text = g_strdup_printf(small_case, platform, ranks, 3 * ranks);
+    const LbBalancer *b = ov->balancer != NULL ? lb_balancer_lookup(ov->balancer) : NULL;
+    guint64 grid[2] = {1, 1};
+    lb_grid_square_factors(ranks, 2, grid);
+    g_autofree char *text =
+        b == NULL || lb_balancer_supports(b, "array1d")
+            ? g_strdup_printf(small_case, platform, ranks, 3 * ranks)
+            : g_strdup_printf(small_field, platform, ranks, 4 * grid[0], 4 * grid[1]);
     g_autoptr(LbScenario) sc = load_text(text, ov, error);
     if (sc == NULL)
       return NULL;
@@ -126,6 +151,21 @@ print_story(const LbRunResult *run)
     g_print("    rank %2u -> rank %2u  units %" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT
             "  load %" G_GUINT64_FORMAT "\n",
             x->src, x->dst, x->first, x->first + x->count - 1, x->load);
+  }
+  if (run->partition != NULL && run->dim >= 2) {
+    g_print("\nFinal boxes (cells, half-open) and neighbours:\n");
+    for (guint r = 0; r < run->ranks; r++) {
+      const LbRankPart *part = &run->partition[r];
+      g_autoptr(GString) box = g_string_new(NULL);
+      for (guint a = 0; a < run->dim; a++)
+        g_string_append_printf(box, "%s[%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
+                               a ? " x " : "", part->lo[a], part->hi[a]);
+      g_autoptr(GString) near = g_string_new(NULL);
+      for (guint i = 0; i < part->nneighbours; i++)
+        g_string_append_printf(near, " %u", part->neighbours[i]);
+      g_print("  rank %2u  %s  load %5" G_GUINT64_FORMAT "  neighbours%s\n", r, box->str,
+              part->load, near->str);
+    }
   }
   g_print("\nFinal loads:");
   for (guint r = 0; r < run->ranks; r++)

@@ -365,11 +365,15 @@ balance_level(LbRank *self, Lbd *s, guint l, LbGroup *group, guint64 *mine)
   guint axis = s->order[l];
   guint parts = (guint)s->parts[l];
   gsize index = piece(s, (guint)s->me, l);
+  gsize row_bytes = sizeof(guint64) * (parts + 1);
   g_autofree guint64 *slabs = g_new(guint64, parts);
   g_autofree guint64 *cuts = g_new(guint64, parts + 1);
+  g_autofree guint64 *best = g_memdup2(row(s, l, index), row_bytes);
   g_autofree LbdBox *spans = g_new0(LbdBox, parts);
   guint64 k_me = coord(s, (guint)s->me, axis);
   guint iterations = 0;
+  double best_f = G_MAXDOUBLE;
+  gboolean back = FALSE; /* the last move went back to the best cuts */
   for (;;) {
     memset(slabs, 0, sizeof(guint64) * parts);
     slabs[k_me] = *mine;
@@ -378,25 +382,40 @@ balance_level(LbRank *self, Lbd *s, guint l, LbGroup *group, guint64 *mine)
     else
       lb_allreduce_sum_u64(self, slabs, parts);
     double f = lbd_metric(slabs, parts);
+    guint64 *now = row(s, l, index);
     lb_narrate(self, "level %u (%c): metric %.4f after %u redistributions", l, "xyz"[axis], f,
                iterations);
-    if (f <= tolerance || iterations == max_iterations)
+    if (back || f <= tolerance)
       break;
-    guint64 *now = row(s, l, index);
-    for (guint k = 0; k < parts; k++) {
-      spans[k].lo[axis] = now[k];
-      spans[k].hi[axis] = now[k + 1];
+    if (f < best_f) {
+      best_f = f;
+      memcpy(best, now, row_bytes);
     }
-    lbd_equalize_cuts(spans, slabs, parts, axis, 0, s->extent[axis], parts, cuts);
-    if (memcmp(cuts, now, sizeof(guint64) * (parts + 1)) == 0)
-      break; /* the estimate cannot do better */
+    if (iterations == max_iterations)
+      break;
+    if (f > best_f) {
+      /* the estimate made it worse (it assumes load spread evenly over
+       * each box, and can swing past the balance): go back to the best
+       * cuts seen, and stop */
+      memcpy(cuts, best, row_bytes);
+      back = TRUE;
+      lb_narrate(self, "level %u: worse than %.4f: back to those cuts", l, best_f);
+    } else {
+      for (guint k = 0; k < parts; k++) {
+        spans[k].lo[axis] = now[k];
+        spans[k].hi[axis] = now[k + 1];
+      }
+      lbd_equalize_cuts(spans, slabs, parts, axis, 0, s->extent[axis], parts, cuts);
+      if (memcmp(cuts, now, row_bytes) == 0)
+        break; /* the estimate cannot do better */
+    }
     /* the hierarchy as it was: this row's old cuts */
-    g_autofree guint64 *before = g_memdup2(now, sizeof(guint64) * (parts + 1));
+    g_autofree guint64 *before = g_memdup2(now, row_bytes);
     Lbd old = *s;
     old.alt_level = (int)l;
     old.alt_index = index;
     old.alt_row = before;
-    memcpy(now, cuts, sizeof(guint64) * (parts + 1));
+    memcpy(now, cuts, row_bytes);
     lb_phase_round(self, iterations);
     repartition(self, s, &old, l, TAG(l, iterations), iterations);
     *mine = mesh(self);
