@@ -232,13 +232,6 @@ meeting(const Lbd *s, guint l, gsize index, guint64 rank_part, const LbdBox *box
 }
 
 static int
-compare_units(gconstpointer a, gconstpointer b)
-{
-  guint64 x = ((const LbUnit *)a)->id, y = ((const LbUnit *)b)->id;
-  return x < y ? -1 : x > y;
-}
-
-static int
 compare_guint(gconstpointer a, gconstpointer b)
 {
   guint x = *(const guint *)a, y = *(const guint *)b;
@@ -304,10 +297,13 @@ repartition(LbRank *self, const Lbd *s, const Lbd *old, guint from, int tag, gui
     lb_send_units(self, (int)dst, tag, round, (const LbUnit *)piece_cells->data, piece_cells->len,
                   NULL);
   }
-  g_array_set_size(units, 0);
+  /* my new box's cells, each put where its id belongs (no sort) */
+  const LbWork *work = lb_rank_work(self);
+  guint64 cells_now = lbd_box_cells(&mine, s->dim);
+  g_autoptr(GArray) arrived = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   if (lbd_boxes_meet(&was, &mine, s->dim)) {
     LbdBox part = intersect(&was, &mine);
-    take_box(held, &was, &part, units);
+    take_box(held, &was, &part, arrived);
   }
   /* senders: the old boxes of my piece that meet my new box (the levels
    * above may have left the whole piece empty) */
@@ -317,9 +313,23 @@ repartition(LbRank *self, const Lbd *s, const Lbd *old, guint from, int tag, gui
     guint src = g_array_index(senders, guint, i);
     LbdBox theirs = box_of(old, src);
     if ((int)src != s->me && lbd_boxes_meet(&theirs, &mine, s->dim))
-      lb_recv_units(self, (int)src, tag, units, NULL);
+      lb_recv_units(self, (int)src, tag, arrived, NULL);
   }
-  g_array_sort(units, compare_units);
+  g_assert_cmpuint(arrived->len, ==, cells_now);
+  g_array_set_size(units, (guint)cells_now);
+  guint64 wx = mine.hi[0] - mine.lo[0], wy = mine.hi[1] - mine.lo[1];
+  guint64 nx = work->size[0], ny = s->dim > 1 ? work->size[1] : 1;
+  const LbUnit *in = (const LbUnit *)arrived->data;
+  for (guint i = 0; i < arrived->len;) {
+    /* a run along x: one place, one copy */
+    guint n = 1;
+    while (i + n < arrived->len && in[i + n].id == in[i].id + n)
+      n++;
+    guint64 id = in[i].id, x = id % nx, y = (id / nx) % ny, z = id / (nx * ny);
+    guint64 at = (x - mine.lo[0]) + wx * ((y - mine.lo[1]) + wy * (z - mine.lo[2]));
+    memcpy(&g_array_index(units, LbUnit, at), in + i, n * sizeof(LbUnit));
+    i += n;
+  }
   lb_wait_sends(self);
   g_assert_cmpuint(units->len, ==, lbd_box_cells(&mine, s->dim));
 }
