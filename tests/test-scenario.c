@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lbsim/scenario.h"
+#include "lbsim-spawn.h"
 
 typedef struct {
   char *dir;
@@ -21,22 +22,6 @@ fixture_setup(Fixture *f, gconstpointer data)
   g_assert_no_error(error);
   f->dir = g_canonicalize_filename(dir, NULL);
   f->cwd = g_get_current_dir();
-}
-
-static void
-remove_tree(const char *path)
-{
-  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
-      g_autofree char *child = g_build_filename(path, name, NULL);
-      remove_tree(child);
-    }
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
 }
 
 static void
@@ -1051,11 +1036,31 @@ static const LbBalancer only_1d = {
     .balance = only_1d_balance,
 };
 
+/* The order check: an order-keeping balancer on a model without an order
+ * is refused; on one with an order, or for a balancer that keeps none, not. */
+static void
+test_model_order(void)
+{
+  const LbModel *array = lb_model_lookup("array1d");
+  LbModel unordered = *array;
+  unordered.order = NULL;
+  const LbBalancer *mlb = lb_balancer_lookup("mlb"), *none = lb_balancer_lookup("none");
+  g_autofree char *refused = lb_balancer_refuses_model(mlb, &unordered);
+  g_assert_cmpstr(refused, ==, "mlb keeps the units in order, but model array1d has no order");
+  g_autofree char *fine = lb_balancer_refuses_model(mlb, array);
+  g_assert_null(fine);
+  g_autofree char *baseline = lb_balancer_refuses_model(none, &unordered);
+  g_assert_null(baseline);
+  g_autofree char *unsupported = lb_balancer_refuses_model(&only_1d, lb_model_lookup("field2d"));
+  g_assert_cmpstr(unsupported, ==, "only-1d does not run on model field2d (it supports: array1d)");
+}
+
 int
 main(int argc, char *argv[])
 {
   g_test_init(&argc, &argv, NULL);
   lb_balancer_register(&only_1d);
+  g_test_add_func("/scenario/model-order", test_model_order);
   g_test_add("/scenario/load/full", Fixture, NULL, fixture_setup, test_full, fixture_teardown);
   g_test_add("/scenario/load/defaults", Fixture, NULL, fixture_setup, test_defaults,
              fixture_teardown);

@@ -41,6 +41,10 @@ const LbBalancer *lb_balancer_lookup(const char *name);
 /* NULL-terminated, in registry order. */
 const LbBalancer *const *lb_balancers(void);
 gboolean lb_balancer_supports(const LbBalancer *balancer, const char *model);
+/* Why a balancer cannot run on a model (it does not support it, or it keeps
+ * an order the model does not have), or NULL when it can. */
+struct _LbModel;
+char *lb_balancer_refuses_model(const LbBalancer *balancer, const struct _LbModel *model);
 /* Adds a balancer to the registry (for tests and programs that link lbsim's
  * library with balancers of their own); its name must be new. */
 void lb_balancer_register(const LbBalancer *balancer);

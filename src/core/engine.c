@@ -215,19 +215,26 @@ rank_main(int argc, char *argv[])
   run->finished++;
 }
 
-/* After the run: every rank's box, load and neighbours, read from all ranks'
- * units (reports may read all of memory). */
-static void
-describe_partition(LbCoreRun *run, LbRunResult *result)
+/* After the run: the owner of every unit id, read from all ranks' units
+ * (reports may read all of memory). */
+static guint32 *
+final_owner(const LbCoreRun *run)
 {
-  const LbWork *work = run->work;
-  guint p = run->ranks;
-  g_autofree guint32 *owner = g_new(guint32, lb_work_total_units(work));
-  for (guint r = 0; r < p; r++) {
+  guint32 *owner = g_new(guint32, lb_work_total_units(run->work));
+  for (guint r = 0; r < run->ranks; r++) {
     const GArray *units = run->rank[r].units;
     for (guint i = 0; i < units->len; i++)
       owner[g_array_index(units, LbUnit, i).id] = r;
   }
+  return owner;
+}
+
+/* Every rank's box, load and neighbours after the run. */
+static void
+describe_partition(const LbCoreRun *run, const guint32 *owner, LbRunResult *result)
+{
+  const LbWork *work = run->work;
+  guint p = run->ranks;
   g_autofree guint64 *counts = g_new0(guint64, p);
   g_autoptr(GArray) touched = g_array_new(FALSE, FALSE, sizeof(guint));
   result->dim = work->dim;
@@ -481,20 +488,14 @@ release_stderr(const LbRunOptions *options, int saved)
 /* --pictures: the final partition, once every rank has passed the last
  * barrier (the units are where the last balancing step left them). */
 static gboolean
-picture_partition(const LbCoreRun *run, GError **error)
+picture_partition(const LbCoreRun *run, const guint32 *owner, GError **error)
 {
   const LbWork *work = run->work;
-  g_autofree guint32 *owner = g_new(guint32, work->cells);
   g_autofree guint64 *load = g_new0(guint64, work->cells);
-  memset(owner, 0xff, work->cells * sizeof *owner);
   for (guint r = 0; r < run->ranks; r++) {
     const GArray *units = run->rank[r].units;
-    for (guint i = 0; i < units->len; i++) {
-      const LbUnit *u = &g_array_index(units, LbUnit, i);
-      g_assert(u->id < work->cells);
-      owner[u->id] = r;
-      load[u->id] = u->load;
-    }
+    for (guint i = 0; i < units->len; i++)
+      load[g_array_index(units, LbUnit, i).id] = g_array_index(units, LbUnit, i).load;
   }
   guint last = run->nadaptations - 1;
   LbPartitionPicture picture = {
@@ -628,12 +629,14 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
                 brun->balancer->name, run->ranks - run->finished, run->ranks);
     return NULL;
   }
-  if (options->pictures_dir != NULL && !picture_partition(run, error))
+  g_autofree guint32 *owner =
+      options->pictures_dir != NULL || options->detail ? final_owner(run) : NULL;
+  if (options->pictures_dir != NULL && !picture_partition(run, owner, error))
     return NULL;
 
   LbRunResult *result = lb_metrics_collect(run);
   if (options->detail)
-    describe_partition(run, result);
+    describe_partition(run, owner, result);
   result->model = g_strdup(scenario->work->model->name);
   result->start = lb_work_describe_start(scenario->work, run->start);
   result->hosts = (guint)sg_host_count();

@@ -338,12 +338,10 @@ add_balancer(LbScenario *sc, GKeyFile *kf, const char *name, const char *origin,
   g_autoptr(GError) local = NULL;
   if (b->check != NULL && !b->check(sc->ranks, run->params, &local))
     return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, NULL, NULL, "%s", local->message);
-  const char *model = sc->work->model->name;
-  if (!lb_balancer_supports(b, model)) {
-    g_autofree char *models = g_strjoinv(", ", (char **)b->models);
-    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
-                "%s%s does not run on model %s (it supports: %s)", origin, name, model, models);
-  }
+  g_autofree char *why = lb_balancer_refuses_model(b, sc->work->model);
+  if (why != NULL)
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run", "%s%s", origin,
+                why);
   return TRUE;
 }
 
