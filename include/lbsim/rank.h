@@ -162,6 +162,19 @@ guint lb_recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positi
  * the table says. */
 void lb_metric_record(LbRank *self, guint metric, double value);
 
+/* The application's neighbour graph, when a balancer builds one (the task
+ * dependence graph of a partition into boxes): after this rank's balancing,
+ * its ghost exchange goes to these ranks, each getting faces (cell faces the
+ * two share) x ghost-depth x bytes-per-unit. A balancer that sets none
+ * leaves the application to find the ranks whose cells touch its own. Runs
+ * with --detail check the graph against the cells' adjacency. */
+typedef struct {
+  guint rank;
+  guint64 faces;
+} LbNeighbour;
+
+void lb_rank_set_neighbours(LbRank *self, const LbNeighbour *neighbours, guint n);
+
 /* A note for `lbsim explain` (kept only when narration is on). */
 void lb_narrate(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
 /* Whether narration is kept: skip preparing what only lb_narrate uses. */

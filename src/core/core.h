@@ -45,6 +45,7 @@ struct _LbRank {
   int id;
   sg_mailbox_t mailbox;
   GArray *units;
+  GArray *graph; /* LbNeighbour, ascending; NULL: not set this step */
   GQueue stash;
   GPtrArray *pending;
   guint adaptation;

@@ -101,40 +101,69 @@ compare_guint(gconstpointer a, gconstpointer b)
  * touch its own the shared boundary x ghost-depth x bytes-per-unit, then
  * receives as much from each. Who owns what is the application's own
  * knowledge of its partition, not the balancer's. */
+void
+lb_rank_set_neighbours(LbRank *self, const LbNeighbour *neighbours, guint n)
+{
+  if (self->graph == NULL)
+    self->graph = g_array_new(FALSE, FALSE, sizeof(LbNeighbour));
+  g_array_set_size(self->graph, 0);
+  g_array_append_vals(self->graph, neighbours, n);
+  for (guint i = 1; i < n; i++)
+    g_return_if_fail(neighbours[i - 1].rank < neighbours[i].rank);
+}
+
+/* The ranks whose cells touch this rank's, with the faces they share, in
+ * rank order: from the owner of every cell. */
+static void
+cell_neighbours(const LbWork *work, const guint32 *owner, guint r, const GArray *units,
+                guint64 *counts, GArray *out)
+{
+  g_autoptr(GArray) touched = g_array_new(FALSE, FALSE, sizeof(guint));
+  work->model->boundary(work, owner, r, (const LbUnit *)units->data, units->len, counts, touched);
+  g_array_sort(touched, compare_guint);
+  g_array_set_size(out, 0);
+  for (guint i = 0; i < touched->len; i++) {
+    guint q = g_array_index(touched, guint, i);
+    LbNeighbour n = {q, counts[q]};
+    g_array_append_val(out, n);
+    counts[q] = 0;
+  }
+}
+
+/* The application's ghost exchange: every neighbour gets the faces it
+ * shares with this rank x ghost-depth x bytes-per-unit, then as much comes
+ * back from each. The neighbours are the balancer's graph when it built
+ * one, else the ranks whose cells touch this rank's: the application's own
+ * knowledge of its partition. */
 static void
 exchange_ghosts(LbRank *self)
 {
   LbCoreRun *run = self->run;
   const LbWork *work = run->work;
-  guint64 *counts = run->ghost_counts;
-  const LbUnit *units = (const LbUnit *)self->units->data;
-  /* Actors do not interleave between blocking calls: the scratch counts
-   * are one rank's at a time. */
-  g_autoptr(GArray) neighbours = g_array_new(FALSE, FALSE, sizeof(guint));
-  work->model->boundary(work, run->owner, (guint)self->id, units, self->units->len, counts,
-                        neighbours);
-  /* in rank order, so that the messages go out in the same order every run */
-  g_array_sort(neighbours, compare_guint);
-  g_autoptr(GArray) faces = g_array_sized_new(FALSE, FALSE, sizeof(guint64), neighbours->len);
-  for (guint i = 0; i < neighbours->len; i++) {
-    guint q = g_array_index(neighbours, guint, i);
-    g_array_append_val(faces, counts[q]);
-    counts[q] = 0;
+  g_autoptr(GArray) found = NULL;
+  const GArray *graph = self->graph;
+  if (graph == NULL) {
+    /* Actors do not interleave between blocking calls: the scratch counts
+     * are one rank's at a time. */
+    found = g_array_new(FALSE, FALSE, sizeof(LbNeighbour));
+    cell_neighbours(work, run->owner, (guint)self->id, self->units, run->ghost_counts, found);
+    graph = found;
   }
+  const LbNeighbour *n = (const LbNeighbour *)graph->data;
   double *messages =
       lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_MESSAGES);
   double *bytes =
       lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_BYTES);
-  for (guint i = 0; i < neighbours->len; i++) {
-    double size =
-        (double)g_array_index(faces, guint64, i) * work->ghost_depth * work->bytes_per_unit;
+  /* in rank order, so that the messages go out in the same order every run */
+  for (guint i = 0; i < graph->len; i++) {
+    double size = (double)n[i].faces * work->ghost_depth * work->bytes_per_unit;
     guint8 token = 0;
-    lb_core_send(self, (int)g_array_index(neighbours, guint, i), LB_TAG_GHOST, &token, 1, size);
+    lb_core_send(self, (int)n[i].rank, LB_TAG_GHOST, &token, 1, size);
     *messages += 1;
     *bytes += size;
   }
-  for (guint i = 0; i < neighbours->len; i++)
-    lb_msg_free(lb_core_recv(self, (int)g_array_index(neighbours, guint, i), LB_TAG_GHOST));
+  for (guint i = 0; i < graph->len; i++)
+    lb_msg_free(lb_core_recv(self, (int)n[i].rank, LB_TAG_GHOST));
   lb_wait_sends(self);
 }
 
@@ -187,6 +216,7 @@ rank_main(int argc, char *argv[])
       break;
 
     double start = lb_now();
+    g_clear_pointer(&self->graph, g_array_unref);
     balancer->balance(self, state);
     lb_wait_sends(self);
     lb_rank_flush_phase(self);
@@ -229,14 +259,48 @@ final_owner(const LbCoreRun *run)
   return owner;
 }
 
-/* Every rank's box, load and neighbours after the run. */
-static void
+static gboolean
+neighbours_equal(const GArray *a, const GArray *b)
+{
+  if (a->len != b->len)
+    return FALSE;
+  for (guint i = 0; i < a->len; i++) {
+    const LbNeighbour *x = &g_array_index(a, LbNeighbour, i),
+                      *y = &g_array_index(b, LbNeighbour, i);
+    if (x->rank != y->rank || x->faces != y->faces)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The first neighbour the two lists disagree on. */
+static char *
+describe_difference(const GArray *built, const GArray *cells)
+{
+  const LbNeighbour *x = (const LbNeighbour *)built->data, *y = (const LbNeighbour *)cells->data;
+  guint i = 0, j = 0;
+  while (i < built->len && j < cells->len && x[i].rank == y[j].rank && x[i].faces == y[j].faces)
+    i++, j++;
+  if (i < built->len && (j == cells->len || x[i].rank < y[j].rank))
+    return g_strdup_printf("rank %u is in the graph but shares no cell face", x[i].rank);
+  if (j < cells->len && (i == built->len || y[j].rank < x[i].rank))
+    return g_strdup_printf("rank %u shares %" G_GUINT64_FORMAT
+                           " cell faces but is not in the graph",
+                           y[j].rank, y[j].faces);
+  return g_strdup_printf("rank %u: %" G_GUINT64_FORMAT " faces in the graph, %" G_GUINT64_FORMAT
+                         " shared",
+                         x[i].rank, x[i].faces, y[j].faces);
+}
+
+/* Every rank's box, load and neighbours after the run; a message if a
+ * balancer's neighbour graph is not the cells' adjacency. */
+static char *
 describe_partition(const LbCoreRun *run, const guint32 *owner, LbRunResult *result)
 {
   const LbWork *work = run->work;
   guint p = run->ranks;
   g_autofree guint64 *counts = g_new0(guint64, p);
-  g_autoptr(GArray) touched = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) touched = g_array_new(FALSE, FALSE, sizeof(LbNeighbour));
   result->dim = work->dim;
   result->partition = g_new0(LbRankPart, p);
   guint64 stride[3] = {1, work->size[0], work->size[0] * work->size[1]};
@@ -256,14 +320,18 @@ describe_partition(const LbCoreRun *run, const guint32 *owner, LbRunResult *resu
     }
     if (work->model->boundary == NULL)
       continue;
-    g_array_set_size(touched, 0);
-    work->model->boundary(work, owner, r, (const LbUnit *)units->data, units->len, counts, touched);
-    g_array_sort(touched, compare_guint);
+    cell_neighbours(work, owner, r, units, counts, touched);
     part->nneighbours = touched->len;
-    part->neighbours = g_memdup2(touched->data, sizeof(guint) * touched->len);
+    part->neighbours = g_new(guint, MAX(touched->len, 1));
     for (guint i = 0; i < touched->len; i++)
-      counts[g_array_index(touched, guint, i)] = 0;
+      part->neighbours[i] = g_array_index(touched, LbNeighbour, i).rank;
+    const GArray *graph = run->rank[r].graph;
+    if (graph != NULL && !neighbours_equal(graph, touched))
+      return g_strdup_printf("the neighbour graph '%s' built differs from the cells' adjacency "
+                             "at rank %u: %s",
+                             run->brun->balancer->name, r, describe_difference(graph, touched));
   }
+  return NULL;
 }
 
 static int
@@ -354,6 +422,7 @@ static void
 free_rank(LbRank *rank)
 {
   g_clear_pointer(&rank->units, g_array_unref);
+  g_clear_pointer(&rank->graph, g_array_unref);
   g_queue_clear_full(&rank->stash, g_free);
   g_clear_pointer(&rank->pending, g_ptr_array_unref);
 }
@@ -635,8 +704,12 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     return NULL;
 
   LbRunResult *result = lb_metrics_collect(run);
-  if (options->detail)
-    describe_partition(run, owner, result);
+  g_autofree char *wrong = options->detail ? describe_partition(run, owner, result) : NULL;
+  if (wrong != NULL) {
+    lb_run_result_free(result);
+    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT, "%s", wrong);
+    return NULL;
+  }
   result->model = g_strdup(scenario->work->model->name);
   result->start = lb_work_describe_start(scenario->work, run->start);
   result->hosts = (guint)sg_host_count();

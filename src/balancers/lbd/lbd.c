@@ -17,7 +17,8 @@
  *           the next axis (and in 3D, blocks inside each strip along the
  *           last);
  *   graph   the boxes are allgathered and every rank builds its neighbours
- *           with BUILD_UNDIRECTED_TDG (2D).
+ *           with BUILD_UNDIRECTED_TDG (2D; in 3D from the boxes that
+ *           touch its own), the graph of the application's ghost exchange.
  * Every rank computes the same cuts from the same gathered loads, so cuts
  * are never sent; cells are. */
 #include <string.h>
@@ -47,7 +48,7 @@ static const LbMetricSpec lbd_metrics[] = {
     {"first-axis", "", LB_AGGREGATE_LAST, LB_COMBINE_MAX, NULL,
      "the axis balanced first at the last step (0 x, 1 y, 2 z): the one with the smaller metric"},
     {"neighbours", "", LB_AGGREGATE_MAX, LB_COMBINE_MAX, NULL,
-     "the most neighbours any subset has in the task dependence graph (2D)"},
+     "the most neighbours any subset has in the task dependence graph"},
     {NULL},
 };
 
@@ -434,19 +435,70 @@ balance_level(LbRank *self, Lbd *s, guint l, LbGroup *group, guint64 *mine)
   return iterations;
 }
 
-/* The 2D graph of BUILD_UNDIRECTED_TDG on the cuts: columns are the first
- * level's slabs, their subsets the second's. */
-static guint
-tdg_neighbours(const Lbd *s)
+/* Cell faces two boxes share (0 unless they touch along one axis and
+ * overlap along the others). */
+static guint64
+shared_faces(const LbdBox *a, const LbdBox *b, guint dim)
 {
-  if (s->dim != 2)
-    return 0;
-  LbColumns p = {(guint)s->parts[0], (guint)s->parts[1], s->cut[0], s->cut[1]};
-  guint c = (guint)coord(s, (guint)s->me, s->order[0]);
-  guint r = (guint)coord(s, (guint)s->me, s->order[1]);
-  g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(guint));
-  lb_tdg_neighbours(&p, c * p.nrows + r, out);
-  return out->len;
+  guint64 faces = 1;
+  guint touching = 0;
+  for (guint i = 0; i < dim; i++) {
+    if (a->hi[i] == b->lo[i] || b->hi[i] == a->lo[i]) {
+      touching++;
+      continue;
+    }
+    guint64 lo = MAX(a->lo[i], b->lo[i]), hi = MIN(a->hi[i], b->hi[i]);
+    if (hi <= lo)
+      return 0;
+    faces *= hi - lo;
+  }
+  return touching == 1 ? faces : 0;
+}
+
+/* The application's neighbour graph. In 2D, BUILD_UNDIRECTED_TDG on the
+ * cuts: columns are the first level's slabs, their subsets the second's.
+ * In 3D, the boxes that meet mine grown by one cell along each axis in
+ * turn, found down the cut hierarchy. Each edge carries the faces the two
+ * boxes share; returns the number of neighbours. */
+static guint
+build_graph(LbRank *self, const Lbd *s)
+{
+  LbdBox mine = box_of(s, (guint)s->me);
+  g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(guint));
+  if (s->dim == 2) {
+    LbColumns p = {(guint)s->parts[0], (guint)s->parts[1], s->cut[0], s->cut[1]};
+    guint c = (guint)coord(s, (guint)s->me, s->order[0]);
+    guint r = (guint)coord(s, (guint)s->me, s->order[1]);
+    g_autoptr(GArray) subsets = g_array_new(FALSE, FALSE, sizeof(guint));
+    lb_tdg_neighbours(&p, c * p.nrows + r, subsets);
+    for (guint i = 0; i < subsets->len; i++) {
+      guint subset = g_array_index(subsets, guint, i);
+      guint q = (guint)((subset / p.nrows) * s->stride[s->order[0]] +
+                        (subset % p.nrows) * s->stride[s->order[1]]);
+      g_array_append_val(ranks, q);
+    }
+  } else if (lbd_box_cells(&mine, s->dim) > 0) {
+    for (guint a = 0; a < s->dim; a++) {
+      LbdBox grown = mine;
+      grown.lo[a] -= grown.lo[a] > 0;
+      grown.hi[a] += grown.hi[a] < s->extent[a];
+      meeting(s, 0, 0, 0, &grown, ranks);
+    }
+  }
+  g_array_sort(ranks, compare_guint);
+  g_autoptr(GArray) graph = g_array_new(FALSE, FALSE, sizeof(LbNeighbour));
+  for (guint i = 0; i < ranks->len; i++) {
+    guint q = g_array_index(ranks, guint, i);
+    if ((int)q == s->me ||
+        (graph->len > 0 && g_array_index(graph, LbNeighbour, graph->len - 1).rank == q))
+      continue;
+    LbdBox theirs = box_of(s, q);
+    LbNeighbour n = {q, shared_faces(&mine, &theirs, s->dim)};
+    g_assert(n.faces > 0);
+    g_array_append_val(graph, n);
+  }
+  lb_rank_set_neighbours(self, (const LbNeighbour *)graph->data, graph->len);
+  return graph->len;
 }
 
 static int
@@ -541,7 +593,7 @@ lbd_balance(LbRank *self, gpointer state)
 
   lb_phase_begin(self, PHASE_GRAPH);
   gather_cuts(self, s);
-  lb_metric_record(self, METRIC_NEIGHBOURS, tdg_neighbours(s));
+  lb_metric_record(self, METRIC_NEIGHBOURS, build_graph(self, s));
 }
 
 /* Each slab and strip runs its collectives in a group of its own, and
