@@ -28,7 +28,7 @@
 #include <string.h>
 #include <xbt/log.h>
 
-#include "balancers/mlb/mlb-plan.h"
+#include "balancers/mlb/mlb.h"
 #include "balancers/registry.h"
 
 XBT_LOG_EXTERNAL_CATEGORY(lb);
@@ -38,7 +38,7 @@ enum { PHASE_ACCUMULATE, PHASE_DESIRED, PHASE_AMOUNTS, PHASE_MIGRATE };
 
 static const char *const mlb_phases[] = {"accumulate", "desired", "amounts", "migrate", NULL};
 
-static const LbParamSpec mlb_params[] = {
+const LbParamSpec mlb_params[] = {
     {"desired", LB_PARAM_CHOICE, "halving", 0, 0, "halving|even",
      "desired loads: recursive halving of the total, remainder to the first child (the paper), "
      "or an even split, the first T mod p ranks taking one more"},
@@ -54,12 +54,13 @@ static const LbParamSpec mlb_params[] = {
     {NULL},
 };
 
-#define TAG(phase, round) ((int)((phase) << 16 | (round)))
+#define TAG(phase, round) (m->g->tag_base + (int)((phase) << 16 | (round)))
 /* The loan a piece takes along travels beside it. */
 #define TAG_LOAN(edge) TAG(PHASE_MIGRATE, MLB_MAX_D + (edge))
 
 typedef struct {
-  guint d;
+  const MlbGroup *g;
+  guint d, r; /* the group's hypercube dimension and my index in it */
   MlbDesired mode;
   MlbKey total, prefix;
   MlbKey block_sum[33]; /* load of my block of 2^k ranks */
@@ -67,8 +68,15 @@ typedef struct {
   MlbKey send[32], recv[32];
 } MlbRank;
 
-static guint
-log2_exact(guint p)
+/* The rank at index i of the group. */
+static int
+member(const MlbRank *m, guint i)
+{
+  return m->g->members != NULL ? m->g->members[i] : (int)i;
+}
+
+guint
+mlb_log2(guint p)
 {
   guint d = 0;
   while ((1u << d) < p)
@@ -101,14 +109,14 @@ block_prefix(const MlbRank *m, guint k)
 static void
 accumulate(LbRank *self, MlbRank *m, MlbKey mine)
 {
-  guint r = (guint)lb_rank_id(self);
+  guint r = m->r;
   MlbKey block = mine;
   m->block_sum[0] = mine;
   for (guint e = 0; e < m->d; e++) {
     guint partner = mlb_partner(r, e);
     lb_phase_round(self, e);
-    lb_send(self, (int)partner, TAG(PHASE_ACCUMULATE, e), &block, sizeof block, sizeof block);
-    g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_ACCUMULATE, e));
+    lb_send(self, member(m, partner), TAG(PHASE_ACCUMULATE, e), &block, sizeof block, sizeof block);
+    g_autoptr(LbMsg) msg = lb_recv(self, member(m, partner), TAG(PHASE_ACCUMULATE, e));
     MlbKey other;
     memcpy(&other, msg->data, sizeof other);
     m->left_add[e] = partner < r ? other : (MlbKey){0, 0};
@@ -137,7 +145,7 @@ block_split(const MlbRank *m, guint r, guint k)
 static void
 narrate_amount(LbRank *self, const MlbRank *m, guint e)
 {
-  guint r = (guint)lb_rank_id(self);
+  guint r = m->r;
   if (!mlb_key_is_zero(m->send[e]) || !mlb_key_is_zero(m->recv[e]))
     lb_narrate(self,
                "edge %u: send %" G_GUINT64_FORMAT " to / receive %" G_GUINT64_FORMAT
@@ -159,7 +167,7 @@ pieces_measure(const GArray *pieces)
 static void
 narrate_level(LbRank *self, const MlbLevel *level, guint splits)
 {
-  guint r = (guint)lb_rank_id(self), size = 1u << level->k;
+  guint r = level->r, size = 1u << level->k;
   if ((r & (size - 1)) != 0)
     return;
   g_autoptr(GString) text = g_string_new(NULL);
@@ -200,12 +208,12 @@ exchange_splits(LbRank *self, const MlbRank *m, MlbLevel *node, guint *round)
       for (guint i = 0; i < out->len; i++)
         splits[i] = mlb_level_split_of(node, e, &g_array_index(out, MlbPiece, i), own);
       lb_phase_round(self, *round);
-      lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, *round), splits, out->len * sizeof(MlbKey),
-              8.0 + out->len * (double)sizeof(MlbKey));
+      lb_send(self, member(m, partner), TAG(PHASE_AMOUNTS, *round), splits,
+              out->len * sizeof(MlbKey), 8.0 + out->len * (double)sizeof(MlbKey));
     }
     if (in->len > 0) {
       lb_phase_round(self, *round);
-      g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, *round));
+      g_autoptr(LbMsg) msg = lb_recv(self, member(m, partner), TAG(PHASE_AMOUNTS, *round));
       g_assert_cmpuint(msg->len, ==, in->len * sizeof(MlbKey));
       const MlbKey *splits = (const MlbKey *)msg->data;
       for (guint i = 0; i < in->len; i++)
@@ -223,9 +231,9 @@ exchange_sibling(LbRank *self, const MlbRank *m, MlbLevel *half, guint round)
   guint partner = mlb_partner(half->r, half->k);
   GArray *out = half->sent[half->k];
   lb_phase_round(self, round);
-  lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, round), out->data, out->len * sizeof(MlbPiece),
-          8.0 + out->len * 40.0);
-  g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, round));
+  lb_send(self, member(m, partner), TAG(PHASE_AMOUNTS, round), out->data,
+          out->len * sizeof(MlbPiece), 8.0 + out->len * 40.0);
+  g_autoptr(LbMsg) msg = lb_recv(self, member(m, partner), TAG(PHASE_AMOUNTS, round));
   mlb_level_take_sibling(half, (const MlbPiece *)msg->data, (guint)(msg->len / sizeof(MlbPiece)),
                          m->total, m->mode);
   lb_wait_sends(self);
@@ -240,7 +248,7 @@ exchange_sibling(LbRank *self, const MlbRank *m, MlbLevel *half, guint round)
 static void
 amounts_levels(LbRank *self, MlbRank *m, MlbPhase3 mode)
 {
-  guint r = (guint)lb_rank_id(self), round = 0;
+  guint r = m->r, round = 0;
   MlbLevel node;
   mlb_level_init(&node, m->d, m->d, r);
   for (guint k = m->d; k >= 1; k--) {
@@ -277,7 +285,7 @@ amounts_levels(LbRank *self, MlbRank *m, MlbPhase3 mode)
 static void
 amounts_finest(LbRank *self, MlbRank *m)
 {
-  guint r = (guint)lb_rank_id(self);
+  guint r = m->r;
   g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
   g_autoptr(GArray) moved = g_array_new(FALSE, FALSE, sizeof(MlbSpan));
   MlbSpan whole = {m->prefix, mlb_key_add(m->prefix, m->block_sum[0])};
@@ -289,9 +297,9 @@ amounts_finest(LbRank *self, MlbRank *m)
     g_array_set_size(moved, 0);
     mlb_spans_take(held, split, mlb_in_left_half(r, e), moved);
     lb_phase_round(self, round);
-    lb_send(self, (int)partner, TAG(PHASE_AMOUNTS, round), moved->data,
+    lb_send(self, member(m, partner), TAG(PHASE_AMOUNTS, round), moved->data,
             moved->len * sizeof(MlbSpan), 8.0 + moved->len * (double)sizeof(MlbSpan));
-    g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG(PHASE_AMOUNTS, round));
+    g_autoptr(LbMsg) msg = lb_recv(self, member(m, partner), TAG(PHASE_AMOUNTS, round));
     guint n = (guint)(msg->len / sizeof(MlbSpan));
     const MlbSpan *got = (const MlbSpan *)msg->data;
     mlb_spans_add(held, got, n);
@@ -328,38 +336,45 @@ merge_items(GArray *items, const MlbItem *in, guint n)
   return out;
 }
 
-/* Sends the elements piece[0 .. n) through the shared units helper: their
- * ids and loads, and with the midpoint rule each run's first position. */
+/* The group's movers: units move as units; ids and loads (and with the
+ * midpoint rule each run's first position) go through the shared units
+ * helper. */
 static void
-send_piece(LbRank *self, guint partner, guint edge, guint round, const MlbItem *piece, guint n,
+send_units(LbRank *self, int dst, int tag, guint round, const MlbItem *items, guint n,
            gboolean positions)
 {
   g_autofree LbUnit *units = g_new(LbUnit, MAX(n, 1));
   g_autofree guint64 *pos = g_new(guint64, MAX(n, 1));
   for (guint i = 0; i < n; i++) {
-    units[i] = (LbUnit){piece[i].id, piece[i].load};
-    pos[i] = piece[i].pos;
+    units[i] = (LbUnit){items[i].id, items[i].load};
+    pos[i] = items[i].pos;
   }
-  lb_send_units(self, (int)partner, TAG(PHASE_MIGRATE, edge), round, units, n,
-                positions ? pos : NULL);
+  lb_send_units(self, dst, tag, round, units, n, positions ? pos : NULL);
 }
 
-static GArray *
-receive_piece(LbRank *self, guint partner, guint edge, GArray *items, gboolean positions,
-              MlbKey *got)
+static void
+recv_units(LbRank *self, int src, int tag, GArray *into, gboolean positions)
 {
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   g_autoptr(GArray) pos = g_array_new(FALSE, FALSE, sizeof(guint64));
-  guint n =
-      lb_recv_units(self, (int)partner, TAG(PHASE_MIGRATE, edge), units, positions ? pos : NULL);
-  g_autofree MlbItem *in = g_new(MlbItem, MAX(n, 1));
-  *got = (MlbKey){0, n};
+  guint n = lb_recv_units(self, src, tag, units, positions ? pos : NULL);
   for (guint i = 0; i < n; i++) {
     const LbUnit *u = &g_array_index(units, LbUnit, i);
-    in[i] = (MlbItem){u->id, u->load, positions ? g_array_index(pos, guint64, i) : 0};
-    got->load += u->load;
+    MlbItem item = {u->id, u->load, positions ? g_array_index(pos, guint64, i) : 0};
+    g_array_append_val(into, item);
   }
-  return merge_items(items, in, n);
+}
+
+static GArray *
+receive_piece(LbRank *self, const MlbRank *m, guint partner, guint edge, GArray *items,
+              gboolean positions, MlbKey *got)
+{
+  g_autoptr(GArray) in = g_array_new(FALSE, FALSE, sizeof(MlbItem));
+  m->g->recv_items(self, member(m, partner), TAG(PHASE_MIGRATE, edge), in, positions);
+  *got = (MlbKey){0, in->len};
+  for (guint i = 0; i < in->len; i++)
+    got->load += g_array_index(in, MlbItem, i).load;
+  return merge_items(items, (const MlbItem *)in->data, in->len);
 }
 
 static const char *
@@ -376,7 +391,7 @@ static guint
 pick_by_loan(LbRank *self, MlbRank *m, MlbLoans *loans, guint e, const GArray *items,
              MlbLoan *handed)
 {
-  gboolean high = mlb_in_left_half((guint)lb_rank_id(self), e);
+  gboolean high = mlb_in_left_half(m->r, e);
   MlbLoan before = high ? loans->high : loans->low, aim;
   const MlbItem *all = (const MlbItem *)items->data;
   guint n = mlb_loan_send(loans, high, m->send[e], all, items->len, handed, &aim);
@@ -392,24 +407,24 @@ pick_by_loan(LbRank *self, MlbRank *m, MlbLoans *loans, guint e, const GArray *i
              " to rank %u, %s loan %" G_GINT64_FORMAT " -> aim at %" G_GINT64_FORMAT
              "%s; closest piece: %u elements of load %" G_GUINT64_FORMAT
              "; loan now %" G_GINT64_FORMAT " at the %s end, %" G_GINT64_FORMAT " handed over",
-             e, m->send[e].load, mlb_partner((guint)lb_rank_id(self), e), side(high), before.load,
-             aim.load, aim.load < 0 || (guint64)aim.load > held ? " (beyond what I hold)" : "", n,
-             piece, after.load, side(high), handed->load);
+             e, m->send[e].load, mlb_partner(m->r, e), side(high), before.load, aim.load,
+             aim.load < 0 || (guint64)aim.load > held ? " (beyond what I hold)" : "", n, piece,
+             after.load, side(high), handed->load);
   return n;
 }
 
-static void
-migrate(LbRank *self, MlbRank *m, gboolean loan_rule)
+/* Phase 4 on the items of my index (sorted by id, starting at my prefix);
+ * returns the items it holds at the end. */
+static GArray *
+migrate(LbRank *self, MlbRank *m, GArray *items)
 {
-  guint r = (guint)lb_rank_id(self);
-  GArray *units = lb_rank_units(self);
-  GArray *items = g_array_sized_new(FALSE, FALSE, sizeof(MlbItem), units->len);
-  g_array_set_size(items, units->len);
+  gboolean loan_rule = m->g->loan_rule;
+  guint r = m->r;
   guint64 pos = m->prefix.load; /* only the midpoint rule looks at positions */
-  for (guint i = 0; i < units->len; i++) {
-    const LbUnit *u = &g_array_index(units, LbUnit, i);
-    g_array_index(items, MlbItem, i) = (MlbItem){u->id, u->load, loan_rule ? 0 : pos};
-    pos += u->load;
+  for (guint i = 0; i < items->len; i++) {
+    MlbItem *it = &g_array_index(items, MlbItem, i);
+    it->pos = loan_rule ? 0 : pos;
+    pos += it->load;
   }
 
   MlbLoans loans = {{0, 0}, {0, 0}};
@@ -433,9 +448,10 @@ migrate(LbRank *self, MlbRank *m, gboolean loan_rule)
       guint64 piece_load = 0;
       for (guint i = 0; i < n; i++)
         piece_load += piece[i].load;
-      send_piece(self, partner, e, round, piece, n, !loan_rule);
+      m->g->send_items(self, member(m, partner), TAG(PHASE_MIGRATE, e), round, piece, n,
+                       !loan_rule);
       if (loan_rule)
-        lb_send(self, (int)partner, TAG_LOAN(e), &handed, sizeof handed, sizeof handed);
+        lb_send(self, member(m, partner), TAG_LOAN(e), &handed, sizeof handed, sizeof handed);
       if (n > 0)
         lb_phase_round(self, round);
       if (!loan_rule) {
@@ -455,9 +471,9 @@ migrate(LbRank *self, MlbRank *m, gboolean loan_rule)
     }
     if (!mlb_key_is_zero(m->recv[e])) {
       MlbKey got;
-      items = receive_piece(self, partner, e, items, !loan_rule, &got);
+      items = receive_piece(self, m, partner, e, items, !loan_rule, &got);
       if (loan_rule) {
-        g_autoptr(LbMsg) msg = lb_recv(self, (int)partner, TAG_LOAN(e));
+        g_autoptr(LbMsg) msg = lb_recv(self, member(m, partner), TAG_LOAN(e));
         MlbLoan handed;
         g_assert_cmpuint(msg->len, ==, sizeof handed);
         memcpy(&handed, msg->data, sizeof handed);
@@ -483,12 +499,8 @@ migrate(LbRank *self, MlbRank *m, gboolean loan_rule)
   /* The loans are what this rank holds beyond its desired load (and
    * count). */
   MlbKey held = {0, items->len};
-  g_array_set_size(units, items->len);
-  for (guint i = 0; i < items->len; i++) {
-    const MlbItem *it = &g_array_index(items, MlbItem, i);
-    g_array_index(units, LbUnit, i) = (LbUnit){it->id, it->load};
-    held.load += it->load;
-  }
+  for (guint i = 0; i < items->len; i++)
+    held.load += g_array_index(items, MlbItem, i).load;
   MlbKey desired = mlb_key_sub(mlb_desired_key(m->total, m->d, r + 1, m->mode),
                                mlb_desired_key(m->total, m->d, r, m->mode));
   gint64 excess = (gint64)held.load - (gint64)desired.load;
@@ -505,44 +517,77 @@ migrate(LbRank *self, MlbRank *m, gboolean loan_rule)
   }
   XBT_DEBUG("holds load %" G_GUINT64_FORMAT " (desired %" G_GUINT64_FORMAT ")", held.load,
             desired.load);
-  g_array_unref(items);
+  return items;
+}
+
+GArray *
+mlb_group_run(LbRank *self, const MlbGroup *g, GArray *items)
+{
+  MlbRank m = {.g = g, .d = g->d, .r = g->r, .mode = g->mode};
+  MlbKey mine = {0, items->len};
+  for (guint i = 0; i < items->len; i++)
+    mine.load += g_array_index(items, MlbItem, i).load;
+
+  accumulate(self, &m, mine); /* in phases[0], which the caller began */
+
+  lb_phase_begin(self, g->phases[PHASE_DESIRED]);
+  lb_narrate(self,
+             "total %" G_GUINT64_FORMAT ", my load %" G_GUINT64_FORMAT
+             " from prefix %" G_GUINT64_FORMAT ", desired %" G_GUINT64_FORMAT,
+             m.total.load, mine.load, m.prefix.load,
+             mlb_desired_prefix(m.total.load, m.d, m.r + 1, m.mode) -
+                 mlb_desired_prefix(m.total.load, m.d, m.r, m.mode));
+
+  lb_phase_begin(self, g->phases[PHASE_AMOUNTS]);
+  if (g->phase3 == MLB_PHASE3_FINEST)
+    amounts_finest(self, &m);
+  else
+    amounts_levels(self, &m, g->phase3);
+
+  lb_phase_begin(self, g->phases[PHASE_MIGRATE]);
+  return migrate(self, &m, items);
+}
+
+void
+mlb_group_options(MlbGroup *g, const LbParams *params)
+{
+  g->mode = strcmp(lb_params_get_string(params, "desired"), "even") == 0 ? MLB_DESIRED_EVEN
+                                                                         : MLB_DESIRED_HALVING;
+  const char *phase3 = lb_params_get_string(params, "phase3");
+  g->phase3 = strcmp(phase3, "finest") == 0  ? MLB_PHASE3_FINEST
+              : strcmp(phase3, "local") == 0 ? MLB_PHASE3_LOCAL
+                                             : MLB_PHASE3_LEVELS;
+  g->loan_rule = strcmp(lb_params_get_string(params, "phase4"), "loan") == 0;
 }
 
 static void
 mlb_balance(LbRank *self, gpointer state)
 {
   const LbParams *params = lb_rank_params(self);
-  MlbRank m = {0};
-  m.d = log2_exact((guint)lb_rank_count(self));
-  m.mode = strcmp(lb_params_get_string(params, "desired"), "even") == 0 ? MLB_DESIRED_EVEN
-                                                                        : MLB_DESIRED_HALVING;
+  MlbGroup g = {
+      .d = mlb_log2((guint)lb_rank_count(self)),
+      .r = (guint)lb_rank_id(self),
+      .phases = {PHASE_ACCUMULATE, PHASE_DESIRED, PHASE_AMOUNTS, PHASE_MIGRATE},
+      .send_items = send_units,
+      .recv_items = recv_units,
+  };
+  mlb_group_options(&g, params);
   GArray *units = lb_rank_units(self);
-  MlbKey mine = {0, units->len};
-  for (guint i = 0; i < units->len; i++)
-    mine.load += g_array_index(units, LbUnit, i).load;
-
   lb_phase_begin(self, PHASE_ACCUMULATE);
   lb_execute(self, lb_params_get_double(params, "sum-flops") * units->len);
-  accumulate(self, &m, mine);
-
-  lb_phase_begin(self, PHASE_DESIRED);
-  guint r = (guint)lb_rank_id(self);
-  lb_narrate(self,
-             "total %" G_GUINT64_FORMAT ", my load %" G_GUINT64_FORMAT
-             " from prefix %" G_GUINT64_FORMAT ", desired %" G_GUINT64_FORMAT,
-             m.total.load, mine.load, m.prefix.load,
-             mlb_desired_prefix(m.total.load, m.d, r + 1, m.mode) -
-                 mlb_desired_prefix(m.total.load, m.d, r, m.mode));
-
-  lb_phase_begin(self, PHASE_AMOUNTS);
-  const char *phase3 = lb_params_get_string(params, "phase3");
-  if (strcmp(phase3, "finest") == 0)
-    amounts_finest(self, &m);
-  else
-    amounts_levels(self, &m, strcmp(phase3, "local") == 0 ? MLB_PHASE3_LOCAL : MLB_PHASE3_LEVELS);
-
-  lb_phase_begin(self, PHASE_MIGRATE);
-  migrate(self, &m, strcmp(lb_params_get_string(params, "phase4"), "loan") == 0);
+  GArray *items = g_array_sized_new(FALSE, FALSE, sizeof(MlbItem), units->len);
+  for (guint i = 0; i < units->len; i++) {
+    const LbUnit *u = &g_array_index(units, LbUnit, i);
+    MlbItem item = {u->id, u->load, 0};
+    g_array_append_val(items, item);
+  }
+  items = mlb_group_run(self, &g, items);
+  g_array_set_size(units, items->len);
+  for (guint i = 0; i < items->len; i++) {
+    const MlbItem *it = &g_array_index(items, MlbItem, i);
+    g_array_index(units, LbUnit, i) = (LbUnit){it->id, it->load};
+  }
+  g_array_unref(items);
 }
 
 /* The tree of sub-hypercubes of sections 3.1 and 3.2: accumulated
@@ -550,7 +595,7 @@ mlb_balance(LbRank *self, gpointer state)
 static void
 mlb_explain(const LbExplainCase *c, GString *out)
 {
-  guint p = c->ranks, d = log2_exact(p);
+  guint p = c->ranks, d = mlb_log2(p);
   guint64 total = 0;
   for (guint r = 0; r < p; r++)
     total += c->initial_loads[r];
