@@ -15,13 +15,13 @@ typedef void (*MlbSendItems)(LbRank *self, int dst, int tag, guint round, const 
 typedef void (*MlbRecvItems)(LbRank *self, int src, int tag, GArray *into, gboolean positions);
 
 typedef struct {
-  guint d, r;          /* the group is a hypercube of 2^d; my index in it */
-  const int *members;  /* index -> rank, NULL when the group is every rank */
-  int tag_base;        /* added to MLB's tags (below 1 << 20 of them) */
-  guint phases[4];     /* the caller's phase of accumulate, desired, amounts, migrate */
-  MlbDesired mode;     /* `desired` */
-  MlbPhase3 phase3;    /* `phase3` */
-  gboolean loan_rule;  /* `phase4 = loan` */
+  guint d, r;         /* the group is a hypercube of 2^d; my index in it */
+  const int *members; /* index -> rank, NULL when the group is every rank */
+  int tag_base;       /* added to MLB's tags (below 1 << 20 of them) */
+  guint phases[4];    /* the caller's phase of accumulate, desired, amounts, migrate */
+  MlbDesired mode;    /* `desired` */
+  MlbPhase3 phase3;   /* `phase3` */
+  gboolean loan_rule; /* `phase4 = loan` */
   MlbSendItems send_items;
   MlbRecvItems recv_items;
 } MlbGroup;

@@ -1,0 +1,361 @@
+/* The cut hierarchy shared by lbd and mlb-nd (cuts.h). */
+#include <string.h>
+
+#include "balancers/lbd/cuts.h"
+#include "balancers/lbd/tdg.h"
+#include "lbsim/model.h"
+
+void
+lb_cuts_free(gpointer state)
+{
+  LbCuts *s = state;
+  for (guint l = 0; l < 3; l++)
+    g_free(s->cut[l]);
+  g_free(s);
+}
+
+/* Grid coordinate of rank r along axis a (the first axis fastest). */
+guint64
+lb_cuts_coord(const LbCuts *s, guint r, guint a)
+{
+  return (r / s->stride[a]) % s->procs[a];
+}
+
+/* The index of the piece of level l that rank r is in (levels above l). */
+gsize
+lb_cuts_piece(const LbCuts *s, guint r, guint l)
+{
+  gsize index = 0;
+  for (guint k = 0; k < l; k++)
+    index = index * s->parts[k] + lb_cuts_coord(s, r, s->order[k]);
+  return index;
+}
+
+static gsize
+pieces(const LbCuts *s, guint l)
+{
+  gsize n = 1;
+  for (guint k = 0; k < l; k++)
+    n *= s->parts[k];
+  return n;
+}
+
+guint64 *
+lb_cuts_row(const LbCuts *s, guint l, gsize index)
+{
+  if ((int)l == s->alt_level && index == s->alt_index)
+    return (guint64 *)s->alt_row;
+  return s->cut[l] + index * (s->parts[l] + 1);
+}
+
+/* Equal cuts everywhere: the processor grid's blocks. */
+static void
+uniform_cuts(LbCuts *s)
+{
+  for (guint l = 0; l < s->dim; l++) {
+    g_free(s->cut[l]);
+    gsize rows = pieces(s, l), w = s->parts[l] + 1;
+    s->cut[l] = g_new(guint64, rows * w);
+    for (gsize i = 0; i < rows; i++)
+      for (guint64 k = 0; k < w; k++)
+        s->cut[l][i * w + k] =
+            (guint64)(((unsigned __int128)s->extent[s->order[l]] * k) / s->parts[l]);
+  }
+}
+
+LbdBox
+lb_cuts_box(const LbCuts *s, guint r)
+{
+  LbdBox b = {{0, 0, 0}, {1, 1, 1}};
+  gsize index = 0;
+  for (guint l = 0; l < s->dim; l++) {
+    guint a = s->order[l];
+    guint64 k = lb_cuts_coord(s, r, a);
+    const guint64 *c = lb_cuts_row(s, l, index);
+    b.lo[a] = c[k];
+    b.hi[a] = c[k + 1];
+    index = index * s->parts[l] + k;
+  }
+  return b;
+}
+
+void
+lb_cuts_set_order(LbCuts *s, const guint *order)
+{
+  for (guint l = 0; l < s->dim; l++) {
+    s->order[l] = order[l];
+    s->parts[l] = s->procs[order[l]];
+  }
+  uniform_cuts(s);
+}
+
+/* A copy of the hierarchy (to remember the boxes cells move from). */
+LbCuts *
+lb_cuts_new(LbRank *self, gboolean last_fastest)
+{
+  const LbWork *work = lb_rank_work(self);
+  LbCuts *s = g_new0(LbCuts, 1);
+  s->alt_level = -1;
+  s->dim = work->dim;
+  s->ranks = (guint)lb_rank_count(self);
+  s->me = lb_rank_id(self);
+  for (guint a = 0; a < 3; a++) {
+    s->procs[a] = a < s->dim ? work->procs[a] : 1;
+    s->extent[a] = a < s->dim ? work->size[a] : 1;
+  }
+  guint64 stride = 1;
+  for (guint i = 0; i < 3; i++) {
+    guint a = last_fastest ? 2 - i : i;
+    s->stride[a] = stride;
+    stride *= s->procs[a];
+  }
+  guint order[3] = {0, 1, 2};
+  lb_cuts_set_order(s, order);
+  LbdBox mine = lb_cuts_box(s, (guint)s->me);
+  g_assert_cmpuint(lb_rank_units(self)->len, ==, lbd_box_cells(&mine, s->dim));
+  return s;
+}
+
+LbCuts *
+lb_cuts_copy(const LbCuts *s)
+{
+  LbCuts *c = g_memdup2(s, sizeof *s);
+  for (guint l = 0; l < s->dim; l++)
+    c->cut[l] = g_memdup2(s->cut[l], sizeof(guint64) * pieces(s, l) * (s->parts[l] + 1));
+  return c;
+}
+
+/* Appends the ranks whose boxes meet `box`, inside the piece of level
+ * `from` given by index and the coordinates fixed so far (rank_part). */
+static void
+meeting(const LbCuts *s, guint l, gsize index, guint64 rank_part, const LbdBox *box, GArray *out)
+{
+  if (l == s->dim) {
+    guint r = (guint)rank_part;
+    g_array_append_val(out, r);
+    return;
+  }
+  guint a = s->order[l];
+  const guint64 *c = lb_cuts_row(s, l, index);
+  for (guint64 k = 0; k < s->parts[l]; k++)
+    if (c[k] < c[k + 1] && c[k] < box->hi[a] && c[k + 1] > box->lo[a])
+      meeting(s, l + 1, index * s->parts[l] + k, rank_part + k * s->stride[a], box, out);
+}
+
+static int
+compare_guint(gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Appends to out the cells of `part` (a box inside `box`) from `cells`,
+ * the cells of `box` sorted by id: runs along the first axis. */
+static void
+take_box(const LbUnit *cells, const LbdBox *box, const LbdBox *part, GArray *out)
+{
+  guint64 wx = box->hi[0] - box->lo[0], wy = box->hi[1] - box->lo[1];
+  guint64 run = part->hi[0] - part->lo[0];
+  for (guint64 z = part->lo[2]; z < part->hi[2]; z++)
+    for (guint64 y = part->lo[1]; y < part->hi[1]; y++) {
+      guint64 first = (part->lo[0] - box->lo[0]) + wx * ((y - box->lo[1]) + wy * (z - box->lo[2]));
+      g_array_append_vals(out, cells + first, (guint)run);
+    }
+}
+
+static LbdBox
+intersect(const LbdBox *a, const LbdBox *b)
+{
+  LbdBox c;
+  for (guint i = 0; i < 3; i++) {
+    c.lo[i] = MAX(a->lo[i], b->lo[i]);
+    c.hi[i] = MAX(c.lo[i], MIN(a->hi[i], b->hi[i]));
+  }
+  return c;
+}
+
+/* The ranks of my piece of level `from` whose boxes under h meet `box`. */
+static void
+meeting_in_piece(const LbCuts *h, int me, guint from, const LbdBox *box, GArray *out)
+{
+  guint64 fixed = 0;
+  for (guint l = 0; l < from; l++)
+    fixed += lb_cuts_coord(h, (guint)me, h->order[l]) * h->stride[h->order[l]];
+  meeting(h, from, lb_cuts_piece(h, (guint)me, from), fixed, box, out);
+}
+
+/* Moves cells from the boxes of `old` to those of s, inside the piece of
+ * level `from` that holds this rank. A rank knows both hierarchies, so it
+ * knows whom to send which box of cells, and whom to expect cells from. */
+void
+lb_cuts_repartition(LbRank *self, const LbCuts *s, const LbCuts *old, guint from, int tag,
+                    guint round)
+{
+  GArray *units = lb_rank_units(self);
+  LbdBox was = lb_cuts_box(old, (guint)s->me), mine = lb_cuts_box(s, (guint)s->me);
+  g_autoptr(GArray) cells = g_array_copy(units);
+  const LbUnit *held = (const LbUnit *)cells->data;
+  g_autoptr(GArray) targets = g_array_new(FALSE, FALSE, sizeof(guint));
+  meeting_in_piece(s, s->me, from, &was, targets);
+  g_autoptr(GArray) piece_cells = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint i = 0; i < targets->len; i++) { /* ascending: runs repeat byte for byte */
+    guint dst = g_array_index(targets, guint, i);
+    LbdBox theirs = lb_cuts_box(s, dst);
+    if ((int)dst == s->me || !lbd_boxes_meet(&theirs, &was, s->dim))
+      continue;
+    LbdBox part = intersect(&was, &theirs);
+    g_array_set_size(piece_cells, 0);
+    take_box(held, &was, &part, piece_cells);
+    lb_send_units(self, (int)dst, tag, round, (const LbUnit *)piece_cells->data, piece_cells->len,
+                  NULL);
+  }
+  /* my new box's cells, each put where its id belongs (no sort) */
+  const LbWork *work = lb_rank_work(self);
+  guint64 cells_now = lbd_box_cells(&mine, s->dim);
+  g_autoptr(GArray) arrived = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  if (lbd_boxes_meet(&was, &mine, s->dim)) {
+    LbdBox part = intersect(&was, &mine);
+    take_box(held, &was, &part, arrived);
+  }
+  /* senders: the old boxes of my piece that meet my new box (the levels
+   * above may have left the whole piece empty) */
+  g_autoptr(GArray) senders = g_array_new(FALSE, FALSE, sizeof(guint));
+  meeting_in_piece(old, s->me, from, &mine, senders);
+  for (guint i = 0; i < senders->len; i++) {
+    guint src = g_array_index(senders, guint, i);
+    LbdBox theirs = lb_cuts_box(old, src);
+    if ((int)src != s->me && lbd_boxes_meet(&theirs, &mine, s->dim))
+      lb_recv_units(self, (int)src, tag, arrived, NULL);
+  }
+  g_assert_cmpuint(arrived->len, ==, cells_now);
+  g_array_set_size(units, (guint)cells_now);
+  guint64 wx = mine.hi[0] - mine.lo[0], wy = mine.hi[1] - mine.lo[1];
+  guint64 nx = work->size[0], ny = s->dim > 1 ? work->size[1] : 1;
+  const LbUnit *in = (const LbUnit *)arrived->data;
+  for (guint i = 0; i < arrived->len;) {
+    /* a run along x: one place, one copy */
+    guint n = 1;
+    while (i + n < arrived->len && in[i + n].id == in[i].id + n)
+      n++;
+    guint64 id = in[i].id, x = id % nx, y = (id / nx) % ny, z = id / (nx * ny);
+    guint64 at = (x - mine.lo[0]) + wx * ((y - mine.lo[1]) + wy * (z - mine.lo[2]));
+    memcpy(&g_array_index(units, LbUnit, at), in + i, n * sizeof(LbUnit));
+    i += n;
+  }
+  lb_wait_sends(self);
+  g_assert_cmpuint(units->len, ==, lbd_box_cells(&mine, s->dim));
+}
+
+/* The members of my piece of level l (ranks that share the coordinates of
+ * the levels above), ascending. */
+int *
+lb_cuts_piece_members(const LbCuts *s, guint l, guint *n)
+{
+  GArray *m = g_array_new(FALSE, FALSE, sizeof(int));
+  /* the free axes are the levels l and below */
+  guint64 base = 0;
+  for (guint k = 0; k < l; k++)
+    base += lb_cuts_coord(s, (guint)s->me, s->order[k]) * s->stride[s->order[k]];
+  guint64 count = 1;
+  for (guint k = l; k < s->dim; k++)
+    count *= s->parts[k];
+  for (guint64 i = 0; i < count; i++) {
+    guint64 rest = i, r = base;
+    for (guint k = l; k < s->dim; k++) {
+      r += (rest % s->parts[k]) * s->stride[s->order[k]];
+      rest /= s->parts[k];
+    }
+    int x = (int)r;
+    g_array_append_val(m, x);
+  }
+  g_array_sort(m, (GCompareFunc)compare_guint);
+  *n = m->len;
+  return (int *)g_array_free(m, FALSE);
+}
+
+/* Cell faces two boxes share (0 unless they touch along one axis and
+ * overlap along the others). */
+static guint64
+shared_faces(const LbdBox *a, const LbdBox *b, guint dim)
+{
+  guint64 faces = 1;
+  guint touching = 0;
+  for (guint i = 0; i < dim; i++) {
+    if (a->hi[i] == b->lo[i] || b->hi[i] == a->lo[i]) {
+      touching++;
+      continue;
+    }
+    guint64 lo = MAX(a->lo[i], b->lo[i]), hi = MIN(a->hi[i], b->hi[i]);
+    if (hi <= lo)
+      return 0;
+    faces *= hi - lo;
+  }
+  return touching == 1 ? faces : 0;
+}
+
+/* The application's neighbour graph. In 2D, BUILD_UNDIRECTED_TDG on the
+ * cuts: columns are the first level's slabs, their subsets the second's.
+ * In 3D, the boxes that meet mine grown by one cell along each axis in
+ * turn, found down the cut hierarchy. Each edge carries the faces the two
+ * boxes share; returns the number of neighbours. */
+guint
+lb_cuts_build_graph(LbRank *self, const LbCuts *s)
+{
+  LbdBox mine = lb_cuts_box(s, (guint)s->me);
+  g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(guint));
+  if (s->dim == 2) {
+    LbColumns p = {(guint)s->parts[0], (guint)s->parts[1], s->cut[0], s->cut[1]};
+    guint c = (guint)lb_cuts_coord(s, (guint)s->me, s->order[0]);
+    guint r = (guint)lb_cuts_coord(s, (guint)s->me, s->order[1]);
+    g_autoptr(GArray) subsets = g_array_new(FALSE, FALSE, sizeof(guint));
+    lb_tdg_neighbours(&p, c * p.nrows + r, subsets);
+    for (guint i = 0; i < subsets->len; i++) {
+      guint subset = g_array_index(subsets, guint, i);
+      guint q = (guint)((subset / p.nrows) * s->stride[s->order[0]] +
+                        (subset % p.nrows) * s->stride[s->order[1]]);
+      g_array_append_val(ranks, q);
+    }
+  } else if (lbd_box_cells(&mine, s->dim) > 0) {
+    for (guint a = 0; a < s->dim; a++) {
+      LbdBox grown = mine;
+      grown.lo[a] -= grown.lo[a] > 0;
+      grown.hi[a] += grown.hi[a] < s->extent[a];
+      meeting(s, 0, 0, 0, &grown, ranks);
+    }
+  }
+  g_array_sort(ranks, compare_guint);
+  g_autoptr(GArray) graph = g_array_new(FALSE, FALSE, sizeof(LbNeighbour));
+  for (guint i = 0; i < ranks->len; i++) {
+    guint q = g_array_index(ranks, guint, i);
+    if ((int)q == s->me ||
+        (graph->len > 0 && g_array_index(graph, LbNeighbour, graph->len - 1).rank == q))
+      continue;
+    LbdBox theirs = lb_cuts_box(s, q);
+    LbNeighbour n = {q, shared_faces(&mine, &theirs, s->dim)};
+    g_assert(n.faces > 0);
+    g_array_append_val(graph, n);
+  }
+  lb_rank_set_neighbours(self, (const LbNeighbour *)graph->data, graph->len);
+  return graph->len;
+}
+
+/* Every rank learns every piece's cuts: each sends the lower cut of its
+ * box at every level below the first (the first's are everyone's already). */
+void
+lb_cuts_gather(LbRank *self, LbCuts *s)
+{
+  if (s->dim < 2)
+    return;
+  guint levels = s->dim - 1;
+  g_autofree guint32 *mine = g_new(guint32, levels);
+  LbdBox box = lb_cuts_box(s, (guint)s->me);
+  for (guint l = 1; l < s->dim; l++)
+    mine[l - 1] = (guint32)box.lo[s->order[l]];
+  g_autofree guint32 *all = g_new(guint32, (gsize)s->ranks * levels);
+  lb_allgather(self, mine, sizeof(guint32) * levels, all);
+  for (guint r = 0; r < s->ranks; r++)
+    for (guint l = 1; l < s->dim; l++) {
+      guint64 *c = lb_cuts_row(s, l, lb_cuts_piece(s, r, l));
+      c[lb_cuts_coord(s, r, s->order[l])] = all[(gsize)r * levels + l - 1];
+    }
+}
