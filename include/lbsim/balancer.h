@@ -25,8 +25,10 @@ typedef struct {
   const char *const *models;   /* work models it supports, NULL-terminated */
   gboolean keeps_order;        /* result: contiguous pieces of the model's order, in rank order */
   gboolean owns_compute;       /* it runs the units' compute itself (loop scheduling) */
-  /* Checks what the parameters cannot check alone (e.g. p = 2^d). */
-  gboolean (*check)(guint ranks, const LbParams *params, GError **error);
+  LbStart start;               /* where units start when it keeps no order (default: native) */
+  /* Checks what the parameters cannot check alone (e.g. p = 2^d, a
+   * processor grid of powers of two); work is the scenario's model. */
+  gboolean (*check)(guint ranks, const LbWork *work, const LbParams *params, GError **error);
   /* Per-rank state that lives across adaptation steps: made before the
    * first step, freed after the last. Both may be NULL. */
   gpointer (*state_new)(LbRank *self);

@@ -21,6 +21,8 @@ typedef struct {
 typedef enum {
   LB_START_NATIVE, /* the model's own distribution (array1d's blocks, a field's processor grid) */
   LB_START_ORDER,  /* contiguous pieces of the model's total order (order-keeping balancers) */
+  LB_START_BLOCKS_LAST_FASTEST, /* a field's processor grid, ranks numbered with the last axis
+                                 * fastest (so that a slab is a run of consecutive ranks) */
 } LbStart;
 
 /* An instantiated model: the [workload] group read and checked. */

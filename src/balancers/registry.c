@@ -2,10 +2,7 @@
 #include "balancers/registry.h"
 
 static const LbBalancer *const registry[] = {
-    &lb_none_balancer,
-    &lb_mlb_balancer,
-    &lb_lbd_balancer,
-    NULL,
+    &lb_none_balancer, &lb_mlb_balancer, &lb_mlb_nd_balancer, &lb_lbd_balancer, NULL,
 };
 
 /* The table above plus balancers registered at run time (tests, and

@@ -4,4 +4,5 @@
 
 extern const LbBalancer lb_none_balancer;
 extern const LbBalancer lb_mlb_balancer;
+extern const LbBalancer lb_mlb_nd_balancer;
 extern const LbBalancer lb_lbd_balancer;

@@ -594,7 +594,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   gint64 wall_start = g_get_monotonic_time();
   const LbBalancerRun *brun = scenario->runs->pdata[index];
 
-  if (brun->balancer->check != NULL && !brun->balancer->check(scenario->ranks, brun->params, error))
+  if (brun->balancer->check != NULL &&
+      !brun->balancer->check(scenario->ranks, scenario->work, brun->params, error))
     return NULL;
 
   g_autoptr(LbCoreRun) run = g_new0(LbCoreRun, 1);

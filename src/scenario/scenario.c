@@ -37,7 +37,7 @@ lb_scenario_params(void)
 LbStart
 lb_scenario_start(const LbScenario *scenario, const LbBalancer *balancer)
 {
-  return balancer->keeps_order ? LB_START_ORDER : LB_START_NATIVE;
+  return balancer->keeps_order ? LB_START_ORDER : balancer->start;
 }
 
 const char *
@@ -335,13 +335,13 @@ add_balancer(LbScenario *sc, GKeyFile *kf, const char *name, const char *origin,
   g_ptr_array_add(sc->runs, run);
   if (!read_group(kf, sc->file, name, run->params, error))
     return FALSE;
-  g_autoptr(GError) local = NULL;
-  if (b->check != NULL && !b->check(sc->ranks, run->params, &local))
-    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, NULL, NULL, "%s", local->message);
   g_autofree char *why = lb_balancer_refuses_model(b, sc->work->model);
   if (why != NULL)
     return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run", "%s%s", origin,
                 why);
+  g_autoptr(GError) local = NULL;
+  if (b->check != NULL && !b->check(sc->ranks, sc->work, run->params, &local))
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, NULL, NULL, "%s", local->message);
   return TRUE;
 }
 

@@ -382,7 +382,7 @@ field3d_load(LbWork *work, const char *file, const char *dir, GError **error)
 }
 
 /* Native: the block of the processor grid at rank r's coordinates (the
- * first axis fastest, as for cells); in order: equal pieces of the linear
+ * first axis fastest, as for cells, or the last); in order: equal pieces of the linear
  * order. Units come sorted by id either way. */
 static void
 field_initial_units(const LbWork *work, guint rank, LbStart start, GArray *units)
@@ -394,7 +394,8 @@ field_initial_units(const LbWork *work, guint rank, LbStart start, GArray *units
   }
   guint64 lo[LB_MAX_DIM] = {0}, hi[LB_MAX_DIM] = {1, 1, 1};
   guint64 rest = rank;
-  for (guint a = 0; a < work->dim; a++) {
+  for (guint i = 0; i < work->dim; i++) {
+    guint a = start == LB_START_BLOCKS_LAST_FASTEST ? work->dim - 1 - i : i;
     guint64 c = rest % work->procs[a];
     rest /= work->procs[a];
     lo[a] = linear_bound(work->size[a], (guint)work->procs[a], (guint)c);
@@ -417,6 +418,8 @@ field_describe_start(const LbWork *work, LbStart start)
   if (start == LB_START_ORDER)
     return g_strdup("linear blocks (row-major)");
   g_autofree char *p = format_dims(work->procs, work->dim);
+  if (start == LB_START_BLOCKS_LAST_FASTEST)
+    return g_strdup_printf("blocks %s, ranks along the last axis first", p);
   return g_strdup_printf("blocks %s", p);
 }
 

@@ -236,7 +236,7 @@ lbd_balance(LbRank *self, gpointer state)
 #define LBD_MAX_RANKS 60000
 
 static gboolean
-lbd_check(guint ranks, const LbParams *params, GError **error)
+lbd_check(guint ranks, const LbWork *work, const LbParams *params, GError **error)
 {
   if (ranks > LBD_MAX_RANKS) {
     g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,

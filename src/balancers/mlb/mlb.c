@@ -85,7 +85,7 @@ mlb_log2(guint p)
 }
 
 static gboolean
-mlb_check(guint ranks, const LbParams *params, GError **error)
+mlb_check(guint ranks, const LbWork *work, const LbParams *params, GError **error)
 {
   if (ranks == 0 || (ranks & (ranks - 1)) != 0) {
     g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
@@ -123,7 +123,8 @@ accumulate(LbRank *self, MlbRank *m, MlbKey mine)
     lb_narrate(self,
                "edge %u: my block of %u has load %" G_GUINT64_FORMAT
                ", rank %u's has %" G_GUINT64_FORMAT " -> block of %u: %" G_GUINT64_FORMAT,
-               e, 1u << e, block.load, partner, other.load, 2u << e, block.load + other.load);
+               e, 1u << e, block.load, (guint)member(m, partner), other.load, 2u << e,
+               block.load + other.load);
     block = mlb_key_add(block, other);
     m->block_sum[e + 1] = block;
     lb_wait_sends(self);
@@ -150,7 +151,7 @@ narrate_amount(LbRank *self, const MlbRank *m, guint e)
     lb_narrate(self,
                "edge %u: send %" G_GUINT64_FORMAT " to / receive %" G_GUINT64_FORMAT
                " from rank %u (cut at %" G_GUINT64_FORMAT ")",
-               e, m->send[e].load, m->recv[e].load, mlb_partner(r, e),
+               e, m->send[e].load, m->recv[e].load, (guint)member(m, mlb_partner(r, e)),
                mlb_split_key(m->total, m->d, r, e, m->mode).load);
 }
 
@@ -165,7 +166,7 @@ pieces_measure(const GArray *pieces)
 
 /* One line per block of the level (told by its first rank). */
 static void
-narrate_level(LbRank *self, const MlbLevel *level, guint splits)
+narrate_level(LbRank *self, const MlbRank *m, const MlbLevel *level, guint splits)
 {
   guint r = level->r, size = 1u << level->k;
   if ((r & (size - 1)) != 0)
@@ -178,9 +179,9 @@ narrate_level(LbRank *self, const MlbLevel *level, guint splits)
                              "; edge %u: send %" G_GUINT64_FORMAT " / receive %" G_GUINT64_FORMAT,
                              e, out.load, in.load);
   }
-  lb_narrate(self, "level %u, block of %u (ranks %u .. %u)%s%s; %u pieces go with their splits",
-             level->d - level->k, size, r, r + size - 1, text->len > 0 ? "" : ": nothing moves",
-             text->str, splits);
+  lb_narrate(self, "level %u, block of %u (ranks %d .. %d)%s%s; %u pieces go with their splits",
+             level->d - level->k, size, member(m, r), member(m, r + size - 1),
+             text->len > 0 ? "" : ": nothing moves", text->str, splits);
 }
 
 static guint
@@ -269,7 +270,7 @@ amounts_levels(LbRank *self, MlbRank *m, MlbPhase3 mode)
     mlb_level_clear(&node);
     node = half;
     if (node.k > 0 && lb_rank_narrating(self))
-      narrate_level(self, &node, pieces_sent(&node));
+      narrate_level(self, m, &node, pieces_sent(&node));
   }
   g_assert_cmpuint(round, ==, mlb_phase3_rounds(m->d, mode));
   for (guint e = m->d; e-- > 0;) {
@@ -407,9 +408,9 @@ pick_by_loan(LbRank *self, MlbRank *m, MlbLoans *loans, guint e, const GArray *i
              " to rank %u, %s loan %" G_GINT64_FORMAT " -> aim at %" G_GINT64_FORMAT
              "%s; closest piece: %u elements of load %" G_GUINT64_FORMAT
              "; loan now %" G_GINT64_FORMAT " at the %s end, %" G_GINT64_FORMAT " handed over",
-             e, m->send[e].load, mlb_partner(m->r, e), side(high), before.load, aim.load,
-             aim.load < 0 || (guint64)aim.load > held ? " (beyond what I hold)" : "", n, piece,
-             after.load, side(high), handed->load);
+             e, m->send[e].load, (guint)member(m, mlb_partner(m->r, e)), side(high), before.load,
+             aim.load, aim.load < 0 || (guint64)aim.load > held ? " (beyond what I hold)" : "", n,
+             piece, after.load, side(high), handed->load);
   return n;
 }
 
@@ -459,7 +460,7 @@ migrate(LbRank *self, MlbRank *m, GArray *items)
         lb_narrate(self,
                    "edge %u: send %u elements (load %" G_GUINT64_FORMAT
                    ", phase 3 said %" G_GUINT64_FORMAT ") to rank %u; loan %" G_GINT64_FORMAT,
-                   e, n, piece_load, m->send[e].load, partner, loan);
+                   e, n, piece_load, m->send[e].load, (guint)member(m, partner), loan);
       }
       g_array_remove_range(items, first, n);
     } else if (!loan_rule) {
@@ -483,14 +484,14 @@ migrate(LbRank *self, MlbRank *m, GArray *items)
                    " from rank %u, phase 3 said %" G_GUINT64_FORMAT ", %" G_GINT64_FORMAT
                    " of it its loan; loan now %" G_GINT64_FORMAT " left, %" G_GINT64_FORMAT
                    " right",
-                   e, got.count, got.load, partner, m->recv[e].load, handed.load, loans.low.load,
-                   loans.high.load);
+                   e, got.count, got.load, (guint)member(m, partner), m->recv[e].load, handed.load,
+                   loans.low.load, loans.high.load);
       } else {
         loan += (gint64)got.load - (gint64)m->recv[e].load;
         lb_narrate(self,
                    "edge %u: received %" G_GUINT64_FORMAT " elements (load %" G_GUINT64_FORMAT
                    ", phase 3 said %" G_GUINT64_FORMAT ") from rank %u; loan %" G_GINT64_FORMAT,
-                   e, got.count, got.load, m->recv[e].load, partner, loan);
+                   e, got.count, got.load, m->recv[e].load, (guint)member(m, partner), loan);
       }
     }
     lb_wait_sends(self);
