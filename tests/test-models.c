@@ -178,7 +178,7 @@ test_determinism(void)
       "[scenario]\nplatform = t3e-512.xml\nranks = 32\nsteps = 4\nseed = %d\n"
       "[workload]\nmodel = field3d\nsize = 20x16x12\npattern = clusters\n"
       "clusters = 3\ninterval = 1\ngrowth = 0.05\n"
-      "[balancers]\nrun = none, mlb\n";
+      "[balancers]\nrun = none, mlb, mlb-nd, lbd\n";
   g_autofree char *t1 = g_strdup_printf(text, 9);
   g_autofree char *t2 = g_strdup_printf(text, 10);
   g_autofree char *a = document_of(t1);

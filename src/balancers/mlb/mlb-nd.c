@@ -106,54 +106,18 @@ mlb_nd_check_work(const LbWork *work, GError **error)
   return TRUE;
 }
 
-/* A block of 2^k consecutive ranks from `first` (a multiple of 2^k) is a
- * sub-hypercube under gray placement: its ranks' nodes share their high
- * bits, and the low k bits of rank first + i's node are gray(i), with the
- * top one flipped when bit k of first is set. Its leader is the rank on
- * the node whose low bits are 0, so that the leaders of neighbouring blocks
- * are neighbours too. */
-typedef struct {
-  guint first, k, flip;
-} Block;
-
-static Block
-block_of(guint first, guint size)
-{
-  Block b = {first, mlb_log2(size), 0};
-  if (b.k > 0)
-    b.flip = ((first >> b.k) & 1u) << (b.k - 1);
-  return b;
-}
-
-/* The node (low k bits) of rank first + i, and back. */
-static guint
-block_node(const Block *b, guint rank)
-{
-  guint i = rank - b->first;
-  return (i ^ (i >> 1)) ^ b->flip;
-}
-
-static guint
-block_rank(const Block *b, guint node)
-{
-  guint g = node ^ b->flip, i = 0;
-  for (; g != 0; g >>= 1)
-    i ^= g;
-  return b->first + i;
-}
-
 /* Sums the slices' loads into the block's leader along the block's
  * hypercube edges (a binomial tree of nodes: at edge e the nodes whose low
  * e bits are 0 and bit e is 1 send what they have gathered). */
 static void
-reduce_to_leader(LbRank *self, const Block *b, guint axis, guint64 *sums, guint n)
+reduce_to_leader(LbRank *self, const MlbBlock *b, guint axis, guint64 *sums, guint n)
 {
-  guint me = block_node(b, (guint)lb_rank_id(self));
+  guint me = mlb_block_node(b, (guint)lb_rank_id(self));
   g_autofree guint64 *in = g_new(guint64, MAX(n, 1));
   for (guint e = 0; e < b->k; e++) {
     if ((me & ((1u << e) - 1)) != 0)
       return;
-    guint peer = block_rank(b, me ^ (1u << e));
+    guint peer = mlb_block_rank(b, me ^ (1u << e));
     if (me & (1u << e)) {
       lb_phase_round(self, e);
       lb_send(self, (int)peer, TAG_SUMS(axis, e), sums, n * sizeof(guint64),
@@ -172,24 +136,24 @@ reduce_to_leader(LbRank *self, const Block *b, guint axis, guint64 *sums, guint 
 
 /* The leader's cuts reach every rank of its block, down the same tree. */
 static void
-broadcast_from_leader(LbRank *self, const Block *b, guint axis, guint64 *cuts, guint n,
+broadcast_from_leader(LbRank *self, const MlbBlock *b, guint axis, guint64 *cuts, guint n,
                       guint round0)
 {
-  guint me = block_node(b, (guint)lb_rank_id(self));
+  guint me = mlb_block_node(b, (guint)lb_rank_id(self));
   /* the reduction's tree backwards: I hear along the edge of my lowest
    * set bit, and pass on along the edges below it */
   guint e = b->k;
   if (me != 0) {
     e = (guint)__builtin_ctz(me);
     lb_phase_round(self, round0 + b->k - 1 - e);
-    g_autoptr(LbMsg) msg = lb_recv(self, (int)block_rank(b, me ^ (1u << e)), TAG_CUTS(axis, e));
+    g_autoptr(LbMsg) msg = lb_recv(self, (int)mlb_block_rank(b, me ^ (1u << e)), TAG_CUTS(axis, e));
     g_assert_cmpuint(msg->len, ==, n * sizeof(guint64));
     memcpy(cuts, msg->data, msg->len);
   }
   for (guint f = e; f-- > 0;) {
     lb_phase_round(self, round0 + b->k - 1 - f);
-    lb_send(self, (int)block_rank(b, me | (1u << f)), TAG_CUTS(axis, f), cuts, n * sizeof(guint64),
-            8.0 + n * (double)sizeof(guint64));
+    lb_send(self, (int)mlb_block_rank(b, me | (1u << f)), TAG_CUTS(axis, f), cuts,
+            n * sizeof(guint64), 8.0 + n * (double)sizeof(guint64));
   }
   lb_wait_sends(self);
 }
@@ -230,7 +194,7 @@ balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
   g_autofree int *members = lb_cuts_piece_members(s, l, &n);
   guint parts = (guint)s->parts[l];
   guint t = (guint)lb_cuts_coord(s, me, l);
-  Block block = block_of((guint)members[0] + t * (n / parts), n / parts);
+  MlbBlock block = mlb_block_of((guint)members[0] + t * (n / parts), n / parts);
   gsize index = lb_cuts_piece(s, me, l);
   guint64 *row = lb_cuts_row(s, l, index);
   guint64 lo = row[t], width = row[t + 1] - row[t];
@@ -249,13 +213,13 @@ balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
   gsize row_bytes = sizeof(guint64) * (parts + 1);
   g_autofree guint64 *before = g_memdup2(row, row_bytes);
   g_autofree guint64 *cuts = g_new(guint64, parts + 1);
-  gboolean leader = block_node(&block, me) == 0;
+  gboolean leader = mlb_block_node(&block, me) == 0;
   if (leader) {
     /* the leaders of my piece, one per strip, in strip order */
     g_autofree int *leaders = g_new(int, parts);
     for (guint i = 0; i < parts; i++) {
-      Block other = block_of((guint)members[0] + i * (n / parts), n / parts);
-      leaders[i] = (int)block_rank(&other, 0);
+      MlbBlock other = mlb_block_of((guint)members[0] + i * (n / parts), n / parts);
+      leaders[i] = (int)mlb_block_rank(&other, 0);
     }
     MlbGroup g = *options;
     g.d = mlb_log2(parts);

@@ -443,3 +443,31 @@ mlb_loan_receive(MlbLoans *loans, gboolean from_high, MlbKey expected, MlbKey go
   *near = loan_add(*near, at_cut);
   *far = loan_add(*far, handed);
 }
+
+MlbBlock
+mlb_block_of(guint first, guint size)
+{
+  MlbBlock b = {first, 0, 0};
+  while ((1u << b.k) < size)
+    b.k++;
+  g_return_val_if_fail((1u << b.k) == size && (first & (size - 1)) == 0, b);
+  if (b.k > 0)
+    b.flip = ((first >> b.k) & 1u) << (b.k - 1);
+  return b;
+}
+
+guint
+mlb_block_node(const MlbBlock *b, guint rank)
+{
+  guint i = rank - b->first;
+  return (i ^ (i >> 1)) ^ b->flip;
+}
+
+guint
+mlb_block_rank(const MlbBlock *b, guint node)
+{
+  guint g = node ^ b->flip, i = 0;
+  for (; g != 0; g >>= 1)
+    i ^= g;
+  return b->first + i;
+}

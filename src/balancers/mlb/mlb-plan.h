@@ -219,4 +219,19 @@ guint mlb_loan_send(MlbLoans *loans, gboolean toward_high, MlbKey amount, const 
 void mlb_loan_receive(MlbLoans *loans, gboolean from_high, MlbKey expected, MlbKey got,
                       MlbLoan handed);
 
+/* A block of 2^k consecutive ranks from `first` (a multiple of 2^k) is a
+ * sub-hypercube under gray placement: its ranks' nodes share their high
+ * bits, and the low k bits of rank first + i's node are gray(i), with the
+ * top one flipped when bit k of first is set. Its leader is the rank on
+ * the node whose low bits are 0 (node 0 of the block), so that the leaders
+ * of blocks that are MLB partners are hypercube neighbours too. */
+typedef struct {
+  guint first, k, flip;
+} MlbBlock;
+
+MlbBlock mlb_block_of(guint first, guint size);
+/* The node (low k bits) of a rank of the block, and the rank on a node. */
+guint mlb_block_node(const MlbBlock *b, guint rank);
+guint mlb_block_rank(const MlbBlock *b, guint node);
+
 G_END_DECLS
