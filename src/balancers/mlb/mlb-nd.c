@@ -188,26 +188,39 @@ static void
 balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
 {
   GArray *units = lb_rank_units(self);
-  const LbWork *work = lb_rank_work(self);
   guint me = (guint)s->me;
-  guint n = 0;
-  g_autofree int *members = lb_cuts_piece_members(s, l, &n);
+  /* my piece of this level: the ranks that share my coordinates along the
+   * axes before it, a run of n consecutive ranks */
+  guint n = 1;
+  for (guint k = l; k < s->dim; k++)
+    n *= (guint)s->parts[k];
+  guint first = me - me % n;
   guint parts = (guint)s->parts[l];
   guint t = (guint)lb_cuts_coord(s, me, l);
-  MlbBlock block = mlb_block_of((guint)members[0] + t * (n / parts), n / parts);
+  MlbBlock block = mlb_block_of(first + t * (n / parts), n / parts);
   gsize index = lb_cuts_piece(s, me, l);
   guint64 *row = lb_cuts_row(s, l, index);
   guint64 lo = row[t], width = row[t + 1] - row[t];
 
-  /* sums: my cells' loads per slice across the axis */
+  /* sums: my cells' loads per slice across the axis; the cells are my
+   * box's, the first axis fastest */
   lb_phase_begin(self, PHASE_SUMS);
   lb_execute(self, lb_params_get_double(lb_rank_params(self), "sum-flops") * units->len);
   g_autofree guint64 *sums = g_new0(guint64, MAX(width, 1));
-  guint64 stride = l == 0 ? 1 : l == 1 ? work->size[0] : work->size[0] * work->size[1];
-  for (guint i = 0; i < units->len; i++) {
-    const LbUnit *u = &g_array_index(units, LbUnit, i);
-    sums[(u->id / stride) % work->size[l] - lo] += u->load;
-  }
+  LbdBox box = lb_cuts_box(s, me);
+  g_assert_cmpuint(units->len, ==, lbd_box_cells(&box, s->dim));
+  const LbUnit *cell = (const LbUnit *)units->data;
+  guint64 w0 = box.hi[0] - box.lo[0];
+  for (guint64 z = 0; z < box.hi[2] - box.lo[2]; z++)
+    for (guint64 y = 0; y < box.hi[1] - box.lo[1]; y++) {
+      if (l == 0)
+        for (guint64 x = 0; x < w0; x++)
+          sums[x] += cell[x].load;
+      else
+        for (guint64 x = 0; x < w0; x++)
+          sums[l == 1 ? y : z] += cell[x].load;
+      cell += w0;
+    }
   reduce_to_leader(self, &block, l, sums, (guint)width);
 
   gsize row_bytes = sizeof(guint64) * (parts + 1);
@@ -218,7 +231,7 @@ balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
     /* the leaders of my piece, one per strip, in strip order */
     g_autofree int *leaders = g_new(int, parts);
     for (guint i = 0; i < parts; i++) {
-      MlbBlock other = mlb_block_of((guint)members[0] + i * (n / parts), n / parts);
+      MlbBlock other = mlb_block_of(first + i * (n / parts), n / parts);
       leaders[i] = (int)mlb_block_rank(&other, 0);
     }
     MlbGroup g = *options;
