@@ -82,6 +82,7 @@ typedef struct {
   int alt_level;
   gsize alt_index;
   const guint64 *alt_row;
+  GArray *held, *outgoing; /* repartition's scratch, kept from one move to the next */
 } Lbd;
 
 static void
@@ -90,6 +91,10 @@ lbd_free(gpointer state)
   Lbd *s = state;
   for (guint l = 0; l < 3; l++)
     g_free(s->cut[l]);
+  if (s->held != NULL)
+    g_array_unref(s->held);
+  if (s->outgoing != NULL)
+    g_array_unref(s->outgoing);
   g_free(s);
 }
 
@@ -173,6 +178,7 @@ static Lbd *
 lbd_copy(const Lbd *s)
 {
   Lbd *c = g_memdup2(s, sizeof *s);
+  c->held = c->outgoing = NULL;
   for (guint l = 0; l < s->dim; l++)
     c->cut[l] = g_memdup2(s->cut[l], sizeof(guint64) * pieces(s, l) * (s->parts[l] + 1));
   return c;
@@ -186,6 +192,8 @@ lbd_new(LbRank *self)
   const LbWork *work = lb_rank_work(self);
   Lbd *s = g_new0(Lbd, 1);
   s->alt_level = -1;
+  s->held = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  s->outgoing = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   s->dim = work->dim;
   s->ranks = (guint)lb_rank_count(self);
   s->me = lb_rank_id(self);
@@ -278,15 +286,17 @@ meeting_in_piece(const Lbd *h, int me, guint from, const LbdBox *box, GArray *ou
  * level `from` that holds this rank. A rank knows both hierarchies, so it
  * knows whom to send which box of cells, and whom to expect cells from. */
 static void
-repartition(LbRank *self, const Lbd *s, const Lbd *old, guint from, int tag, guint round)
+repartition(LbRank *self, Lbd *s, const Lbd *old, guint from, int tag, guint round)
 {
   GArray *units = lb_rank_units(self);
   LbdBox was = box_of(old, (guint)s->me), mine = box_of(s, (guint)s->me);
-  g_autoptr(GArray) cells = g_array_copy(units);
-  const LbUnit *held = (const LbUnit *)cells->data;
+  g_array_set_size(s->held, units->len);
+  if (units->len > 0)
+    memcpy(s->held->data, units->data, units->len * sizeof(LbUnit));
+  const LbUnit *held = (const LbUnit *)s->held->data;
   g_autoptr(GArray) targets = g_array_new(FALSE, FALSE, sizeof(guint));
   meeting_in_piece(s, s->me, from, &was, targets);
-  g_autoptr(GArray) piece_cells = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  GArray *piece_cells = s->outgoing;
   for (guint i = 0; i < targets->len; i++) { /* ascending: runs repeat byte for byte */
     guint dst = g_array_index(targets, guint, i);
     LbdBox theirs = box_of(s, dst);
@@ -301,7 +311,7 @@ repartition(LbRank *self, const Lbd *s, const Lbd *old, guint from, int tag, gui
   /* my new box's cells, each put where its id belongs (no sort) */
   const LbWork *work = lb_rank_work(self);
   guint64 cells_now = lbd_box_cells(&mine, s->dim);
-  g_autoptr(GArray) arrived = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  g_autoptr(GArray) arrived = g_array_sized_new(FALSE, FALSE, sizeof(LbUnit), (guint)cells_now);
   if (lbd_boxes_meet(&was, &mine, s->dim)) {
     LbdBox part = intersect(&was, &mine);
     take_box(held, &was, &part, arrived);
@@ -383,23 +393,26 @@ update_slabs(LbRank *self, const Lbd *s, guint l, LbGroup *group, const gboolean
     base += coord(s, (guint)s->me, s->order[k]) * s->stride[s->order[k]];
   int root = (int)base;
   if (moved[k_me] || s->me == root) {
+    /* the piece's ranks in ascending order (the grid's coordinates
+     * counted up, the first axis fastest), those of moved slabs and the root */
     g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(int));
-    if (!moved[0]) /* the root's slab is slab 0 */
-      g_array_append_val(members, root);
-    guint64 across = 1; /* ranks per slab in the piece: the levels below */
-    for (guint k = l + 1; k < s->dim; k++)
-      across *= s->parts[k];
-    for (guint k = 0; k < parts; k++)
-      for (guint64 i = 0; moved[k] && i < across; i++) {
-        guint64 rest = i, r = base + k * s->stride[axis];
-        for (guint m = l + 1; m < s->dim; m++) {
-          r += (rest % s->parts[m]) * s->stride[s->order[m]];
-          rest /= s->parts[m];
-        }
-        int x = (int)r;
-        g_array_append_val(members, x);
+    gboolean free_axis[3] = {FALSE, FALSE, FALSE};
+    for (guint k = l; k < s->dim; k++)
+      free_axis[s->order[k]] = TRUE;
+    guint64 c[3] = {0, 0, 0};
+    for (;;) {
+      if (moved[c[axis]] || (c[0] == 0 && c[1] == 0 && c[2] == 0)) {
+        int r = (int)(base + c[0] * s->stride[0] + c[1] * s->stride[1] + c[2] * s->stride[2]);
+        g_array_append_val(members, r);
       }
-    g_array_sort(members, (GCompareFunc)compare_guint);
+      guint a = 0;
+      while (a < s->dim && (!free_axis[a] || ++c[a] == s->procs[a])) {
+        c[a] = 0;
+        a++;
+      }
+      if (a == s->dim)
+        break;
+    }
     g_autofree guint64 *sums = g_new0(guint64, parts);
     if (moved[k_me])
       sums[k_me] = mine;
@@ -599,11 +612,16 @@ gather_cuts(LbRank *self, Lbd *s)
     mine[l - 1] = (guint32)box.lo[s->order[l]];
   g_autofree guint32 *all = g_new(guint32, (gsize)s->ranks * levels);
   lb_allgather(self, mine, sizeof(guint32) * levels, all);
-  for (guint r = 0; r < s->ranks; r++)
+  guint64 c[3] = {0, 0, 0}; /* rank r's grid coordinates, counted up (no divisions) */
+  for (guint r = 0; r < s->ranks; r++) {
+    gsize index = 0;
     for (guint l = 1; l < s->dim; l++) {
-      guint64 *c = row(s, l, piece(s, r, l));
-      c[coord(s, r, s->order[l])] = all[(gsize)r * levels + l - 1];
+      index = index * s->parts[l - 1] + c[s->order[l - 1]];
+      row(s, l, index)[c[s->order[l]]] = all[(gsize)r * levels + l - 1];
     }
+    for (guint a = 0; a < s->dim && ++c[a] == s->procs[a]; a++)
+      c[a] = 0;
+  }
 }
 
 static void
