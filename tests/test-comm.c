@@ -699,13 +699,19 @@ groups_balance(LbRank *self, gpointer state)
   gint32 from_bottom = id;
   lb_group_bcast(cols, 3, &from_bottom, sizeof from_bottom);
   g_assert_cmpint(from_bottom, ==, 12 + col);
+  guint64 column_sum[2] = {(guint64)id, 1};
+  lb_group_reduce_sum_u64(cols, 2, column_sum, 2);
+  if (lb_group_rank(cols) == 2) {
+    g_assert_cmpuint(column_sum[0], ==, (guint64)(24 + 4 * col));
+    g_assert_cmpuint(column_sum[1], ==, 4);
+  }
   lb_group_barrier(cube);
 }
 
-/* Messages of groups_balance: broadcasts n - 1, the others 2 (n - 1):
- * rows 4 x (3 + 6 + 6), halves 2 x (7 + 14 + 14), columns 4 x (6 + 3),
- * all ranks and the group of everyone 2 x 30. */
-#define GROUPS_MESSAGES (4 * 15 + 2 * 35 + 4 * 9 + 2 * 30)
+/* Messages of groups_balance: broadcasts and reduces n - 1, the others
+ * 2 (n - 1): rows 4 x (3 + 6 + 6), halves 2 x (7 + 14 + 14), columns
+ * 4 x (6 + 3 + 3), all ranks and the group of everyone 2 x 30. */
+#define GROUPS_MESSAGES (4 * 15 + 2 * 35 + 4 * 12 + 2 * 30)
 
 /* Master and workers on 1024 ranks: rank 0 hands out chunks and computes
  * some itself, answering requests between slices; workers ask with a

@@ -136,6 +136,9 @@ int lb_group_size(const LbGroup *group);
 void lb_group_barrier(LbGroup *group);
 void lb_group_allreduce_sum_u64(LbGroup *group, guint64 *values, guint n);
 void lb_group_allreduce_max_double(LbGroup *group, double *values, guint n);
+/* Element-wise sums reach root only (group rank; size - 1 messages up a
+ * binomial tree); other members' values are left partly summed. */
+void lb_group_reduce_sum_u64(LbGroup *group, int root, guint64 *values, guint n);
 void lb_group_bcast(LbGroup *group, int root, void *data, gsize len);
 void lb_group_allgather(LbGroup *group, const void *mine, gsize len, void *all);
 void *lb_group_allgatherv(LbGroup *group, const void *mine, gsize len, gsize *offsets);

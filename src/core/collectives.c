@@ -285,6 +285,14 @@ lb_group_allreduce_max_double(LbGroup *group, double *values, guint n)
 }
 
 void
+lb_group_reduce_sum_u64(LbGroup *group, int root, guint64 *values, guint n)
+{
+  g_assert(root >= 0 && (guint)root < group->size);
+  tree_reduce(group, root, values, n * sizeof(guint64), combine_sum_u64, next_tag(group));
+  lb_wait_sends(group->self);
+}
+
+void
 lb_group_bcast(LbGroup *group, int root, void *data, gsize len)
 {
   g_assert(root >= 0 && (guint)root < group->size);

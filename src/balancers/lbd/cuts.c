@@ -11,10 +11,14 @@ lb_cuts_free(gpointer state)
   LbCuts *s = state;
   for (guint l = 0; l < 3; l++)
     g_free(s->cut[l]);
+  if (s->held != NULL)
+    g_array_unref(s->held);
+  if (s->outgoing != NULL)
+    g_array_unref(s->outgoing);
   g_free(s);
 }
 
-/* Grid coordinate of rank r along axis a (the first axis fastest). */
+/* Grid coordinate of rank r along axis a. */
 guint64
 lb_cuts_coord(const LbCuts *s, guint r, guint a)
 {
@@ -96,6 +100,8 @@ lb_cuts_new(LbRank *self, gboolean last_fastest)
   const LbWork *work = lb_rank_work(self);
   LbCuts *s = g_new0(LbCuts, 1);
   s->alt_level = -1;
+  s->held = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  s->outgoing = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   s->dim = work->dim;
   s->ranks = (guint)lb_rank_count(self);
   s->me = lb_rank_id(self);
@@ -120,6 +126,7 @@ LbCuts *
 lb_cuts_copy(const LbCuts *s)
 {
   LbCuts *c = g_memdup2(s, sizeof *s);
+  c->held = c->outgoing = NULL;
   for (guint l = 0; l < s->dim; l++)
     c->cut[l] = g_memdup2(s->cut[l], sizeof(guint64) * pieces(s, l) * (s->parts[l] + 1));
   return c;
@@ -188,16 +195,17 @@ meeting_in_piece(const LbCuts *h, int me, guint from, const LbdBox *box, GArray 
  * level `from` that holds this rank. A rank knows both hierarchies, so it
  * knows whom to send which box of cells, and whom to expect cells from. */
 void
-lb_cuts_repartition(LbRank *self, const LbCuts *s, const LbCuts *old, guint from, int tag,
-                    guint round)
+lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag, guint round)
 {
   GArray *units = lb_rank_units(self);
   LbdBox was = lb_cuts_box(old, (guint)s->me), mine = lb_cuts_box(s, (guint)s->me);
-  g_autoptr(GArray) cells = g_array_copy(units);
-  const LbUnit *held = (const LbUnit *)cells->data;
+  g_array_set_size(s->held, units->len);
+  if (units->len > 0)
+    memcpy(s->held->data, units->data, units->len * sizeof(LbUnit));
+  const LbUnit *held = (const LbUnit *)s->held->data;
   g_autoptr(GArray) targets = g_array_new(FALSE, FALSE, sizeof(guint));
   meeting_in_piece(s, s->me, from, &was, targets);
-  g_autoptr(GArray) piece_cells = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  GArray *piece_cells = s->outgoing;
   for (guint i = 0; i < targets->len; i++) { /* ascending: runs repeat byte for byte */
     guint dst = g_array_index(targets, guint, i);
     LbdBox theirs = lb_cuts_box(s, dst);
@@ -212,7 +220,7 @@ lb_cuts_repartition(LbRank *self, const LbCuts *s, const LbCuts *old, guint from
   /* my new box's cells, each put where its id belongs (no sort) */
   const LbWork *work = lb_rank_work(self);
   guint64 cells_now = lbd_box_cells(&mine, s->dim);
-  g_autoptr(GArray) arrived = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  g_autoptr(GArray) arrived = g_array_sized_new(FALSE, FALSE, sizeof(LbUnit), (guint)cells_now);
   if (lbd_boxes_meet(&was, &mine, s->dim)) {
     LbdBox part = intersect(&was, &mine);
     take_box(held, &was, &part, arrived);
@@ -353,9 +361,24 @@ lb_cuts_gather(LbRank *self, LbCuts *s)
     mine[l - 1] = (guint32)box.lo[s->order[l]];
   g_autofree guint32 *all = g_new(guint32, (gsize)s->ranks * levels);
   lb_allgather(self, mine, sizeof(guint32) * levels, all);
-  for (guint r = 0; r < s->ranks; r++)
+  /* rank r's grid coordinates, counted up from the fastest axis (no
+   * divisions) */
+  guint fast[3] = {0, 1, 2};
+  for (guint i = 0; i < s->dim; i++)
+    for (guint j = i + 1; j < s->dim; j++)
+      if (s->stride[fast[j]] < s->stride[fast[i]]) {
+        guint t = fast[i];
+        fast[i] = fast[j];
+        fast[j] = t;
+      }
+  guint64 c[3] = {0, 0, 0};
+  for (guint r = 0; r < s->ranks; r++) {
+    gsize index = 0;
     for (guint l = 1; l < s->dim; l++) {
-      guint64 *c = lb_cuts_row(s, l, lb_cuts_piece(s, r, l));
-      c[lb_cuts_coord(s, r, s->order[l])] = all[(gsize)r * levels + l - 1];
+      index = index * s->parts[l - 1] + c[s->order[l - 1]];
+      lb_cuts_row(s, l, index)[c[s->order[l]]] = all[(gsize)r * levels + l - 1];
     }
+    for (guint i = 0; i < s->dim && ++c[fast[i]] == s->procs[fast[i]]; i++)
+      c[fast[i]] = 0;
+  }
 }

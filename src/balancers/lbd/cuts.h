@@ -25,6 +25,7 @@ typedef struct {
   int alt_level;
   gsize alt_index;
   const guint64 *alt_row;
+  GArray *held, *outgoing; /* repartition's scratch, kept from one move to the next */
 } LbCuts;
 
 /* The processor grid's even blocks, the levels along axes 0, 1, 2. With
@@ -53,7 +54,7 @@ int *lb_cuts_piece_members(const LbCuts *s, guint l, guint *n);
 /* Moves cells from the boxes of `old` to those of s, inside the piece of
  * level `from` that holds this rank: straight from each old box to each new
  * box it meets, one message per pair, in round `round`. */
-void lb_cuts_repartition(LbRank *self, const LbCuts *s, const LbCuts *old, guint from, int tag,
+void lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag,
                          guint round);
 /* Every rank learns every piece's cuts: an allgather of each rank's lower
  * cut at every level below the first (whose cuts all ranks must already

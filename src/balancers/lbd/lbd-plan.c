@@ -41,14 +41,13 @@ lbd_equalize_cuts(const LbdBox *boxes, const guint64 *loads, guint n, guint axis
     delta[b0 - lo] += d;
     delta[b1 - lo] -= d;
   }
-  /* prefix[x] = estimated load of [lo, lo + x) */
-  g_autofree double *prefix = g_new0(double, width + 1);
-  double density = 0;
+  /* prefix(x), the estimated load of [lo, lo + x), summed as the search
+   * advances (the same additions in the same order as a full prefix array) */
+  double total = 0, density = 0;
   for (gsize x = 0; x < width; x++) {
     density += delta[x];
-    prefix[x + 1] = prefix[x] + MAX(density, 0.0);
+    total += MAX(density, 0.0);
   }
-  double total = prefix[width];
   cuts[0] = lo;
   cuts[parts] = hi;
   if (total <= 0) { /* nothing to weigh: equal widths */
@@ -57,14 +56,22 @@ lbd_equalize_cuts(const LbdBox *boxes, const guint64 *loads, guint n, guint axis
     return;
   }
   gsize at = 0;
+  density = delta[0];
+  double here = 0, next = MAX(density, 0.0); /* prefix(at), prefix(at + 1) */
   for (guint k = 1; k < parts; k++) {
     double target = total * k / parts;
-    while (at < width && prefix[at + 1] < target)
+    while (at < width && next < target) {
       at++;
+      here = next;
+      if (at < width) {
+        density += delta[at];
+        next = here + MAX(density, 0.0);
+      }
+    }
     /* at is the last boundary below the target; at + 1 the first at or
      * above it: take the nearer */
     gsize best = at;
-    if (at < width && fabs(prefix[at + 1] - target) < fabs(target - prefix[at]))
+    if (at < width && fabs(next - target) < fabs(target - here))
       best = at + 1;
     cuts[k] = MAX(lo + best, cuts[k - 1]);
   }

@@ -84,13 +84,73 @@ mesh(LbRank *self)
   return load;
 }
 
+/* Group ids of the moved slabs' members at each level (level 1's and
+ * level 2's pieces take ids from 0 up). */
+#define MOVED_GROUP_ID(level) (LB_GROUP_ID_MAX - (level))
+
+/* After a move, only the slabs whose cuts moved have new loads: every rank
+ * of my piece knows which, and knows the others' loads already. The members
+ * of the moved slabs (and the piece's first rank, its root) reduce their
+ * loads to the root, which broadcasts the whole row: m - 1 + n - 1 messages
+ * for m members of moved slabs in a piece of n ranks, against 2(n - 1) for
+ * an allreduce of all, in the same 2 log2 steps; the sums are the same. */
+static void
+update_slabs(LbRank *self, const LbCuts *s, guint l, LbGroup *group, const gboolean *moved,
+             guint64 *slabs, guint64 mine)
+{
+  guint parts = (guint)s->parts[l], axis = s->order[l];
+  guint64 k_me = lb_cuts_coord(s, (guint)s->me, axis);
+  guint64 base = 0; /* the piece's first rank: coordinates 0 on the free axes */
+  for (guint k = 0; k < l; k++)
+    base += lb_cuts_coord(s, (guint)s->me, s->order[k]) * s->stride[s->order[k]];
+  int root = (int)base;
+  if (moved[k_me] || s->me == root) {
+    /* the piece's ranks in ascending order (the grid's coordinates
+     * counted up, the first axis fastest), those of moved slabs and the root */
+    g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(int));
+    gboolean free_axis[3] = {FALSE, FALSE, FALSE};
+    for (guint k = l; k < s->dim; k++)
+      free_axis[s->order[k]] = TRUE;
+    guint64 c[3] = {0, 0, 0};
+    for (;;) {
+      if (moved[c[axis]] || (c[0] == 0 && c[1] == 0 && c[2] == 0)) {
+        int r = (int)(base + c[0] * s->stride[0] + c[1] * s->stride[1] + c[2] * s->stride[2]);
+        g_array_append_val(members, r);
+      }
+      guint a = 0;
+      while (a < s->dim && (!free_axis[a] || ++c[a] == s->procs[a])) {
+        c[a] = 0;
+        a++;
+      }
+      if (a == s->dim)
+        break;
+    }
+    g_autofree guint64 *sums = g_new0(guint64, parts);
+    if (moved[k_me])
+      sums[k_me] = mine;
+    g_autoptr(LbGroup) movers =
+        lb_group_new(self, MOVED_GROUP_ID(l), (const int *)members->data, members->len);
+    lb_group_reduce_sum_u64(movers, 0, sums, parts);
+    if (s->me == root)
+      for (guint k = 0; k < parts; k++)
+        if (moved[k])
+          slabs[k] = sums[k];
+  }
+  if (group != NULL)
+    lb_group_bcast(group, 0, slabs, sizeof(guint64) * parts);
+  else
+    lb_bcast(self, root, slabs, sizeof(guint64) * parts);
+}
+
 /* One level's loop of the pseudocode inside my piece: while the metric is
  * above the tolerance, move the cuts, move the cells, mesh again. Every
  * box of a slab spans the slab's whole extent along the level's axis, so
- * the slabs' loads (an allreduce) are all the estimate needs. Returns the
- * iterations; *mine is the rank's load on return. */
+ * the slabs' loads are all the estimate needs: an allreduce the first time
+ * (unless known, the loads the mesh phase summed), then only the moved
+ * slabs' (update_slabs). Returns the iterations; *mine is the rank's load
+ * on return. */
 static guint
-balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, guint64 *mine)
+balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *known, guint64 *mine)
 {
   const LbParams *params = lb_rank_params(self);
   double tolerance = lb_params_get_double(params, "tolerance");
@@ -103,17 +163,32 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, guint64 *mine)
   g_autofree guint64 *cuts = g_new(guint64, parts + 1);
   g_autofree guint64 *best = g_memdup2(lb_cuts_row(s, l, index), row_bytes);
   g_autofree LbdBox *spans = g_new0(LbdBox, parts);
+  g_autofree gboolean *moved = g_new0(gboolean, parts);
   guint64 k_me = lb_cuts_coord(s, (guint)s->me, axis);
   guint iterations = 0;
   double best_f = G_MAXDOUBLE;
   gboolean back = FALSE; /* the last move went back to the best cuts */
+  if (known != NULL)
+    memcpy(slabs, known, sizeof(guint64) * parts);
   for (;;) {
-    memset(slabs, 0, sizeof(guint64) * parts);
-    slabs[k_me] = *mine;
-    if (group != NULL)
-      lb_group_allreduce_sum_u64(group, slabs, parts);
-    else
-      lb_allreduce_sum_u64(self, slabs, parts);
+    if (iterations > 0) {
+      guint count = 0;
+      for (guint k = 0; k < parts; k++)
+        count += moved[k];
+      if (count == parts)
+        known = NULL;
+      else if (count > 0)
+        update_slabs(self, s, l, group, moved, slabs, *mine);
+    }
+    if (known == NULL) {
+      memset(slabs, 0, sizeof(guint64) * parts);
+      slabs[k_me] = *mine;
+      if (group != NULL)
+        lb_group_allreduce_sum_u64(group, slabs, parts);
+      else
+        lb_allreduce_sum_u64(self, slabs, parts);
+    }
+    known = slabs;
     double f = lbd_metric(slabs, parts);
     guint64 *now = lb_cuts_row(s, l, index);
     lb_narrate(self, "level %u (%c): metric %.4f after %u redistributions", l, "xyz"[axis], f,
@@ -142,6 +217,8 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, guint64 *mine)
       if (memcmp(cuts, now, row_bytes) == 0)
         break; /* the estimate cannot do better */
     }
+    for (guint k = 0; k < parts; k++)
+      moved[k] = cuts[k] != now[k] || cuts[k + 1] != now[k + 1];
     /* the hierarchy as it was: this row's old cuts */
     g_autofree guint64 *before = g_memdup2(now, row_bytes);
     LbCuts old = *s;
@@ -201,12 +278,17 @@ lbd_balance(LbRank *self, gpointer state)
   lb_metric_record(self, METRIC_FIRST_AXIS, order[0]);
 
   lb_phase_begin(self, PHASE_SLABS);
+  /* the first level's slabs' loads, summed above for the current cuts */
+  const guint64 *known = slabs;
+  for (guint a = 0; a < order[0]; a++)
+    known += s->procs[a];
   if (reordered) {
     /* a new hierarchy: start from its even cuts, moving the cells there */
     g_autoptr(LbCuts) old = lb_cuts_copy(s);
     lb_cuts_set_order(s, order);
     lb_cuts_repartition(self, s, old, 0, TAG(3, 0), 0);
     mine = mesh(self);
+    known = NULL;
   }
 
   /* level 0 across the domain, then each level inside its piece */
@@ -222,7 +304,7 @@ lbd_balance(LbRank *self, gpointer state)
       guint id = (guint)(l == 1 ? 0 : s->parts[0]) + (guint)lb_cuts_piece(s, (guint)s->me, l);
       group = lb_group_new(self, id, members, n);
     }
-    guint iterations = balance_level(self, s, l, group, &mine);
+    guint iterations = balance_level(self, s, l, group, l == 0 ? known : NULL, &mine);
     lb_metric_record(self, METRIC_ITER_X + s->order[l], iterations);
   }
 
