@@ -1,0 +1,96 @@
+/* The decisions of ENZO's two dynamic load balancers for structured AMR
+ * (Z. Lan, V. E. Taylor and G. Bryan, "A novel dynamic load balancing
+ * scheme for parallel systems", J. Parallel Distrib. Comput. 62, 2002):
+ * the original scheme of its Fig. 3 and move+split of its Fig. 8, on the
+ * global grid information every rank holds (ENZO's "fake grids"). Pure
+ * arithmetic, free of messaging: every rank runs it on the same table and
+ * reaches the same moves and splits. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The geometry of a hierarchy: grids are boxes of interior cells in the
+ * index space of their level, with `ghost` cells added on every side. */
+typedef struct {
+  guint dim;       /* 2 or 3 */
+  guint factor;    /* refinement factor between levels */
+  guint ghost;     /* ghost cells per side */
+  guint min_cells; /* smallest interior a split may leave (cells) */
+} SamrGeometry;
+
+/* A grid as the global table holds it: the "fake" grid. */
+typedef struct {
+  guint owner;
+  guint level;
+  gint64 lo[3], hi[3]; /* interior, half-open; unused axes are [0, 1) */
+} SamrGrid;
+
+/* Interior cells, cells with ghosts, and the work per root step: cells
+ * with ghosts x factor^level substeps (the integration order of the
+ * paper's section 2.2). */
+guint64 samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid);
+guint64 samr_cells(const SamrGeometry *g, const SamrGrid *grid);
+guint64 samr_load(const SamrGeometry *g, const SamrGrid *grid);
+
+typedef enum {
+  SAMR_MOVE,
+  SAMR_SPLIT, /* a piece of a grid goes to `to` as a new grid */
+} SamrKind;
+
+/* One decision: a grid moves whole, or a piece of it (a new grid at the end
+ * of the table) moves. */
+typedef struct {
+  SamrKind kind;
+  guint grid;     /* index in the table */
+  guint from, to; /* ranks */
+  guint piece;    /* SPLIT: index of the new grid */
+  guint axis;     /* SPLIT: the axis cut */
+  gint64 at;      /* SPLIT: the cell plane; the piece is [at, hi) */
+  guint64 load;   /* the load that moved */
+  guint attempt;  /* move-split: which pass of the while loop, from 0 */
+} SamrAction;
+
+/* MaxProc and MinProc: the lowest-numbered rank among equals. */
+void samr_extremes(const guint64 *loads, guint p, guint *max_proc, guint *min_proc);
+
+/* Fig. 3: while MaxLoad > threshold x MinLoad, move the first grid (table
+ * order) on MaxProc whose load is below (MaxLoad - MinLoad) / 2 to MinProc;
+ * stop when no grid qualifies. Updates the owners in `grids` (SamrGrid)
+ * and `loads` (per rank), appends to actions (SamrAction). */
+void samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, double threshold,
+                   GArray *actions);
+
+typedef enum {
+  SAMR_READING_FIGURE, /* Fig. 8 as printed: the moving loop runs its course */
+  SAMR_READING_PROSE,  /* section 4's text: moving stops once the ratio is met */
+} SamrReading;
+
+/* Fig. 8: while MaxLoad > threshold x AvgLoad and not Done: the moving
+ * phase (at most as many moves as there are grids: the first grid on
+ * MaxProc whose load lies strictly between AvgLoad / threshold - MinLoad and
+ * AvgLoad x threshold - MinLoad moves to MinProc), then, while the ratio is
+ * still exceeded, the splitting phase: Done when (MaxProc, MinProc) repeats
+ * the last pair (the split still happens, as the figure has it); MaxProc's
+ * largest grid goes to MinProc whole if its load is at most AvgLoad -
+ * MinLoad, else it is cut along its longest interior axis at the cell
+ * plane that makes the piece's load closest to AvgLoad - MinLoad, leaving
+ * both parts at least min_cells interior cells (no cut possible: nothing
+ * happens, and the repeated pair ends the loop). Splits append grids to
+ * the table. */
+void samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p,
+                     double threshold, SamrReading reading, GArray *actions);
+
+/* The figure has no bound on its passes besides the repeated pair; a pass
+ * that moves grids back and forth without repeating its last pair could go
+ * on, so passes stop at this many (far beyond any case seen). */
+#define SAMR_MAX_ATTEMPTS(p, grids) (64u + 16u * ((p) + (grids)))
+
+/* The cut of a split: the plane `at` along `axis` whose piece [at, hi)
+ * has the load closest to `want` (the smaller piece on ties), both parts
+ * keeping min_cells. FALSE when no plane does. */
+gboolean samr_split_plane(const SamrGeometry *g, const SamrGrid *grid, guint64 want, guint *axis,
+                          gint64 *at);
+
+G_END_DECLS

@@ -1,0 +1,278 @@
+/* ENZO's original scheme and move+split on hand cases whose outcomes are
+ * worked out here from the paper's pseudocode (Fig. 3, Fig. 8), and on
+ * random hierarchies: cells conserved level by level, no split below the
+ * minimum size. */
+#include <glib.h>
+
+#include "balancers/samr/samr-plan.h"
+
+/* 2D, no ghosts, level 0: a grid of n x 1 cells has load n. */
+static const SamrGeometry flat = {2, 2, 0, 1};
+
+static void
+add_strip(GArray *grids, guint owner, gint64 n)
+{
+  SamrGrid g = {owner, 0, {0, 0, 0}, {n, 1, 1}};
+  g_array_append_val(grids, g);
+}
+
+static void
+loads_of(const SamrGeometry *geo, GArray *grids, guint p, guint64 *loads)
+{
+  for (guint r = 0; r < p; r++)
+    loads[r] = 0;
+  for (guint i = 0; i < grids->len; i++) {
+    const SamrGrid *g = &g_array_index(grids, SamrGrid, i);
+    loads[g->owner] += samr_load(geo, g);
+  }
+}
+
+/* The situation of the paper's Fig. 4 and Fig. 9: processor 0 holds two
+ * large grids (36 and 40), processor 2 is idle, processors 1 and 3 hold 12
+ * each; the average is 25. */
+static GArray *
+figure4(guint64 *loads)
+{
+  GArray *grids = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+  add_strip(grids, 0, 36); /* grid 0 */
+  add_strip(grids, 0, 40); /* grid 1 */
+  add_strip(grids, 1, 12);
+  add_strip(grids, 3, 12);
+  loads_of(&flat, grids, 4, loads);
+  return grids;
+}
+
+/* Fig. 3 with threshold 1.5: 76 > 1.5 x 0, and grid 0 (36) is below
+ * (76 - 0) / 2 = 38: it moves to processor 2. Then 40 > 1.5 x 12, but grid
+ * 1 (40) is not below (40 - 12) / 2 = 14: the original stops after one
+ * move, unbalanced. */
+static void
+test_figure4_original(void)
+{
+  guint64 loads[4];
+  g_autoptr(GArray) grids = figure4(loads);
+  g_autoptr(GArray) actions = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+  samr_original(&flat, grids, loads, 4, 1.5, actions);
+  g_assert_cmpuint(actions->len, ==, 1);
+  const SamrAction *a = &g_array_index(actions, SamrAction, 0);
+  g_assert_cmpint(a->kind, ==, SAMR_MOVE);
+  g_assert_cmpuint(a->grid, ==, 0);
+  g_assert_cmpuint(a->from, ==, 0);
+  g_assert_cmpuint(a->to, ==, 2);
+  g_assert_cmpuint(loads[0], ==, 40);
+  g_assert_cmpuint(loads[1], ==, 12);
+  g_assert_cmpuint(loads[2], ==, 36);
+  g_assert_cmpuint(loads[3], ==, 12);
+}
+
+/* Fig. 8 with threshold 1.2 on the same case (the paper's Fig. 9):
+ * attempt 0: no grid of processor 0 lies below 1.2 x 25 - 0 = 30, so grid 1
+ * (the largest) is split: the piece of 25 fills processor 2's hole;
+ * attempt 1: grid 1's rest (15) lies between 25 / 1.2 - 12 and 30 - 12 and
+ * moves to processor 1; then grid 0 is split and 13 fills processor 3's
+ * hole. Loads 23, 27, 25, 25: 27 <= 30, balanced in two attempts. */
+static void
+test_figure9_move_split(void)
+{
+  guint64 loads[4];
+  g_autoptr(GArray) grids = figure4(loads);
+  g_autoptr(GArray) actions = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+  samr_move_split(&flat, grids, loads, 4, 1.2, SAMR_READING_FIGURE, actions);
+  g_assert_cmpuint(actions->len, ==, 3);
+  const SamrAction *a = (const SamrAction *)actions->data;
+  g_assert_cmpint(a[0].kind, ==, SAMR_SPLIT);
+  g_assert_cmpuint(a[0].grid, ==, 1);
+  g_assert_cmpuint(a[0].to, ==, 2);
+  g_assert_cmpuint(a[0].load, ==, 25);
+  g_assert_cmpuint(a[0].piece, ==, 4);
+  g_assert_cmpuint(a[0].attempt, ==, 0);
+  g_assert_cmpint(a[1].kind, ==, SAMR_MOVE);
+  g_assert_cmpuint(a[1].grid, ==, 1);
+  g_assert_cmpuint(a[1].to, ==, 1);
+  g_assert_cmpuint(a[1].load, ==, 15);
+  g_assert_cmpuint(a[1].attempt, ==, 1);
+  g_assert_cmpint(a[2].kind, ==, SAMR_SPLIT);
+  g_assert_cmpuint(a[2].grid, ==, 0);
+  g_assert_cmpuint(a[2].to, ==, 3);
+  g_assert_cmpuint(a[2].load, ==, 13);
+  g_assert_cmpuint(a[2].attempt, ==, 1);
+  guint64 want[4] = {23, 27, 25, 25};
+  for (guint r = 0; r < 4; r++)
+    g_assert_cmpuint(loads[r], ==, want[r]);
+  g_assert_cmpuint(grids->len, ==, 6);
+}
+
+/* Section 4's example, average 10 on six processors: (20, 8, 8, 8, 8, 8)
+ * and (12, 12, 12, 12, 12, 0), threshold 1.5. Move-split acts on the first
+ * (20 / 10 = 2.0 > 1.5), not on the second (1.2); the original acts on both
+ * (20 / 8 = 2.5; 12 / 0). Loads come in grids of 5 and 4 so that a move is
+ * possible. */
+static GArray *
+example(gboolean second, guint64 *loads)
+{
+  GArray *grids = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+  for (guint r = 0; r < 6; r++) {
+    if (!second) {
+      for (guint k = 0; k < (r == 0 ? 4u : 1u); k++)
+        add_strip(grids, r, r == 0 ? 5 : 8);
+    } else if (r < 5) {
+      for (guint k = 0; k < 3; k++)
+        add_strip(grids, r, 4);
+    }
+  }
+  loads_of(&flat, grids, 6, loads);
+  return grids;
+}
+
+static void
+test_metric_example(void)
+{
+  for (int second = 0; second <= 1; second++) {
+    guint64 loads[6];
+    g_autoptr(GArray) grids = example(second, loads);
+    g_autoptr(GArray) ms = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+    samr_move_split(&flat, grids, loads, 6, 1.5, SAMR_READING_PROSE, ms);
+    g_autoptr(GArray) grids2 = example(second, loads);
+    g_autoptr(GArray) orig = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+    samr_original(&flat, grids2, loads, 6, 1.5, orig);
+    g_assert_cmpuint(orig->len, ==, 1); /* both: one move, then nothing qualifies */
+    if (second)
+      g_assert_cmpuint(ms->len, ==, 0);
+    else
+      g_assert_cmpuint(ms->len, ==, 1); /* prose: 20 -> 15 meets 1.5 x 10 */
+  }
+}
+
+/* The figure's moving loop does not look at the ratio again: on the first
+ * case above, after the first move (15 is not above 1.5 x 10) the figure
+ * still moves every qualifying grid, up to one move per grid of the table,
+ * where the prose stops. */
+static void
+test_figure_and_prose(void)
+{
+  guint64 loads[6];
+  g_autoptr(GArray) grids = example(FALSE, loads);
+  g_autoptr(GArray) fig = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+  samr_move_split(&flat, grids, loads, 6, 1.5, SAMR_READING_FIGURE, fig);
+  /* 9 grids: the loop makes its 9 moves (5s going round), then the ratio
+   * holds and the splitting phase is not entered */
+  g_assert_cmpuint(fig->len, ==, 9);
+  for (guint i = 0; i < fig->len; i++) {
+    const SamrAction *a = &g_array_index(fig, SamrAction, i);
+    g_assert_cmpint(a->kind, ==, SAMR_MOVE);
+    g_assert_cmpuint(a->load, ==, 5);
+  }
+  guint mx, mn;
+  samr_extremes(loads, 6, &mx, &mn);
+  g_assert_cmpfloat((double)loads[mx], <=, 1.5 * 10);
+
+  g_autoptr(GArray) grids2 = example(FALSE, loads);
+  g_autoptr(GArray) prose = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+  samr_move_split(&flat, grids2, loads, 6, 1.5, SAMR_READING_PROSE, prose);
+  g_assert_cmpuint(prose->len, ==, 1);
+  g_assert_cmpuint(loads[0], ==, 15);
+}
+
+/* The cut plane: 3D, ghosts 3, level 1 of factor 2, interior 10 x 4 x 4:
+ * a plane of the piece weighs (4 + 6)^2 x 2 = 200, a piece of w planes
+ * (w + 6) x 200. For 2500, w = 6 (2400) and w = 7 (2600) are as close:
+ * the smaller piece. min_cells 48 leaves w in 3 .. 7 (w x 16 >= 48). */
+static void
+test_split_plane(void)
+{
+  SamrGeometry geo = {3, 2, 3, 48};
+  SamrGrid grid = {0, 1, {0, 0, 0}, {10, 4, 4}};
+  guint axis = 9;
+  gint64 at = -1;
+  g_assert_true(samr_split_plane(&geo, &grid, 2500, &axis, &at));
+  g_assert_cmpuint(axis, ==, 0);
+  g_assert_cmpint(at, ==, 4);
+  g_assert_true(samr_split_plane(&geo, &grid, 0, &axis, &at));
+  g_assert_cmpint(at, ==, 7); /* the smallest piece allowed: 3 planes */
+  g_assert_true(samr_split_plane(&geo, &grid, 1000000, &axis, &at));
+  g_assert_cmpint(at, ==, 3); /* the largest: 7 planes */
+  SamrGrid tiny = {0, 0, {0, 0, 0}, {3, 2, 2}};
+  geo.min_cells = 8; /* 2 x 2 x 2: a cut of 3 planes leaves 4 cells on one side */
+  g_assert_false(samr_split_plane(&geo, &tiny, 10, &axis, &at));
+  SamrGrid longer = {0, 0, {0, 5, 0}, {2, 9, 2}};
+  g_assert_true(samr_split_plane(&geo, &longer, 0, &axis, &at));
+  g_assert_cmpuint(axis, ==, 1); /* the longest axis */
+  g_assert_cmpint(at, ==, 7);
+}
+
+/* Random hierarchies: whatever the threshold, both schemes conserve the
+ * interior cells of every level, keep the loads they report equal to the
+ * grids', never leave an interior below min_cells through a split, and
+ * move-split's splits only append grids. */
+static void
+test_random(void)
+{
+  GRand *rand = g_rand_new_with_seed(41);
+  SamrGeometry geo = {3, 2, 3, 8};
+  for (guint round = 0; round < 400; round++) {
+    guint p = 1 + (guint)g_rand_int_range(rand, 0, 40);
+    guint n = 1 + (guint)g_rand_int_range(rand, 0, 60);
+    g_autoptr(GArray) grids = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+    guint64 cells[4] = {0, 0, 0, 0};
+    for (guint i = 0; i < n; i++) {
+      SamrGrid g = {(guint)g_rand_int_range(rand, 0, (gint32)p),
+                    (guint)g_rand_int_range(rand, 0, 4),
+                    {0, 0, 0},
+                    {0, 0, 0}};
+      for (guint a = 0; a < 3; a++) {
+        g.lo[a] = g_rand_int_range(rand, 0, 50);
+        g.hi[a] = g.lo[a] + g_rand_int_range(rand, 2, 20);
+      }
+      cells[g.level] += samr_interior_cells(&geo, &g);
+      g_array_append_val(grids, g);
+    }
+    g_autofree guint64 *loads = g_new(guint64, p);
+    loads_of(&geo, grids, p, loads);
+    g_autoptr(GArray) actions = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+    double threshold = 1.1 + 0.1 * (round % 10);
+    if (round % 2 == 0)
+      samr_original(&geo, grids, loads, p, threshold, actions);
+    else
+      samr_move_split(&geo, grids, loads, p, threshold,
+                      round % 4 == 1 ? SAMR_READING_FIGURE : SAMR_READING_PROSE, actions);
+    guint64 after[4] = {0, 0, 0, 0};
+    for (guint i = 0; i < grids->len; i++) {
+      const SamrGrid *g = &g_array_index(grids, SamrGrid, i);
+      after[g->level] += samr_interior_cells(&geo, g);
+      g_assert_cmpuint(g->owner, <, p);
+      if (i >= n)
+        g_assert_cmpuint(samr_interior_cells(&geo, g), >=, geo.min_cells);
+    }
+    for (guint l = 0; l < 4; l++)
+      g_assert_cmpuint(after[l], ==, cells[l]);
+    g_autofree guint64 *check = g_new(guint64, p);
+    loads_of(&geo, grids, p, check);
+    for (guint r = 0; r < p; r++)
+      g_assert_cmpuint(check[r], ==, loads[r]);
+    guint splits = 0;
+    for (guint i = 0; i < actions->len; i++) {
+      const SamrAction *a = &g_array_index(actions, SamrAction, i);
+      if (a->kind == SAMR_SPLIT) {
+        g_assert_cmpuint(a->piece, ==, n + splits);
+        splits++;
+        const SamrGrid *rest = &g_array_index(grids, SamrGrid, a->grid);
+        g_assert_cmpuint(samr_interior_cells(&geo, rest), >=, geo.min_cells);
+      }
+    }
+    g_assert_cmpuint(grids->len, ==, n + splits);
+  }
+  g_rand_free(rand);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/samr/figure4-original", test_figure4_original);
+  g_test_add_func("/samr/figure9-move-split", test_figure9_move_split);
+  g_test_add_func("/samr/metric-example", test_metric_example);
+  g_test_add_func("/samr/figure-and-prose", test_figure_and_prose);
+  g_test_add_func("/samr/split-plane", test_split_plane);
+  g_test_add_func("/samr/random", test_random);
+  return g_test_run();
+}
