@@ -132,7 +132,7 @@ test_cuts_2d(gconstpointer data)
     LbUnit u = {id, 0};
     g_array_append_val(cells, u);
   }
-  lb_work_update(w, cells, 0);
+  lb_work_update(w, 0, cells, 0);
   const LbUnit *u = (const LbUnit *)cells->data;
   g_autofree guint64 *columns = g_new0(guint64, nx);
   for (guint64 id = 0; id < w->cells; id++)

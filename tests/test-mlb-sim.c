@@ -72,7 +72,7 @@ element_loads(const LbScenario *sc)
     LbUnit u = {i, 0};
     g_array_append_val(units, u);
   }
-  lb_work_update(sc->work, units, 0);
+  lb_work_update(sc->work, 0, units, 0);
   guint64 *loads = g_new(guint64, n);
   for (guint64 i = 0; i < n; i++)
     loads[i] = g_array_index(units, LbUnit, i).load;

@@ -134,7 +134,7 @@ field_case(gconstpointer data)
     g_array_append_val(cells, u);
   }
   for (guint s = 0; s < 3; s++) {
-    lb_work_update(w, cells, s);
+    lb_work_update(w, 0, cells, s);
     guint64 total = 0, heaviest = 0;
     for (guint i = 0; i < cells->len; i++) {
       total += g_array_index(cells, LbUnit, i).load;

@@ -354,7 +354,7 @@ test_file_pattern(Fixture *f, gconstpointer data)
     g_assert_cmpuint(units->len, ==, count[r]);
     if (units->len > 0)
       g_assert_cmpuint(g_array_index(units, LbUnit, 0).id, ==, first[r]);
-    lb_work_update(sc->work, units, 0);
+    lb_work_update(sc->work, r, units, 0);
     for (guint i = 0; i < units->len; i++)
       g_assert_cmpuint(g_array_index(units, LbUnit, i).load, ==, loads[first[r] + i]);
   }

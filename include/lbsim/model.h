@@ -62,9 +62,9 @@ struct _LbModel {
   void (*initial_units)(const LbWork *work, guint rank, LbStart start, GArray *units);
   /* Describes the initial distribution for reports ("blocks 4x4"). */
   char *(*describe_start)(const LbWork *work, LbStart start);
-  /* Sets the loads of a rank's units for an adaptation step; may create or
+  /* Sets the loads of rank's units for an adaptation step; may create or
    * remove units. NULL: loads from the pattern at each unit's cell. */
-  void (*update)(const LbWork *work, GArray *units, guint adaptation);
+  void (*update)(const LbWork *work, guint rank, GArray *units, guint adaptation);
   /* Units of the whole model, for reports; NULL: cells. */
   guint64 (*total_units)(const LbWork *work);
   /* Adds what a set of units conserves; NULL: one unit, its load, its id. */
@@ -75,6 +75,12 @@ struct _LbModel {
    * leaves 0. NULL: no ghost exchange. */
   void (*boundary)(const LbWork *work, const guint32 *owner, guint me, const LbUnit *units, gsize n,
                    guint64 *counts, GArray *touched);
+  /* Or the ghost exchange's neighbours from the model's own knowledge of
+   * who holds what (a grid hierarchy): appends LbNeighbour (rank, faces)
+   * in ascending rank order. NULL: boundary, if any. */
+  void (*neighbours)(const LbWork *work, guint me, const LbUnit *units, gsize n, GArray *out);
+  /* Simulated bytes of moving units; NULL: bytes-per-unit each. */
+  double (*bytes)(const LbWork *work, const LbUnit *units, gsize n);
 };
 
 const LbModel *lb_model_lookup(const char *name);
@@ -93,7 +99,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbWork, lb_work_free)
 
 void lb_work_initial_units(const LbWork *work, guint rank, LbStart start, GArray *units);
 char *lb_work_describe_start(const LbWork *work, LbStart start);
-void lb_work_update(const LbWork *work, GArray *units, guint adaptation);
+void lb_work_update(const LbWork *work, guint rank, GArray *units, guint adaptation);
 guint64 lb_work_total_units(const LbWork *work);
 void lb_work_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *into);
 /* Simulated bytes of moving units, and flops of computing them. */

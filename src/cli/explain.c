@@ -112,7 +112,7 @@ print_initial(const LbScenario *sc, LbStart start, guint64 *loads_by_rank)
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   for (guint r = 0; r < sc->ranks; r++) {
     lb_work_initial_units(sc->work, r, start, units);
-    lb_work_update(sc->work, units, 0);
+    lb_work_update(sc->work, r, units, 0);
     g_autoptr(GString) line = g_string_new(NULL);
     loads_by_rank[r] = 0;
     for (guint i = 0; i < units->len; i++) {

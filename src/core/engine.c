@@ -143,10 +143,13 @@ exchange_ghosts(LbRank *self)
   g_autoptr(GArray) found = NULL;
   const GArray *graph = self->graph;
   if (graph == NULL) {
-    /* Actors do not interleave between blocking calls: the scratch counts
-     * are one rank's at a time. */
     found = g_array_new(FALSE, FALSE, sizeof(LbNeighbour));
-    cell_neighbours(work, run->owner, (guint)self->id, self->units, run->ghost_counts, found);
+    if (work->model->neighbours != NULL)
+      work->model->neighbours(work, (guint)self->id, (const LbUnit *)self->units->data,
+                              self->units->len, found);
+    else /* Actors do not interleave between blocking calls: the scratch
+          * counts are one rank's at a time. */
+      cell_neighbours(work, run->owner, (guint)self->id, self->units, run->ghost_counts, found);
     graph = found;
   }
   const LbNeighbour *n = (const LbNeighbour *)graph->data;
@@ -206,7 +209,7 @@ rank_main(int argc, char *argv[])
 
   for (guint a = 0; a < run->nadaptations; a++) {
     self->adaptation = a;
-    lb_work_update(run->work, self->units, a);
+    lb_work_update(run->work, (guint)self->id, self->units, a);
     LbConserved *held = &lb_conserved_before(run, a)[self->id];
     memset(held, 0, sizeof *held);
     lb_work_conserve(run->work, (const LbUnit *)self->units->data, self->units->len, held);
@@ -657,7 +660,10 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->narration = g_ptr_array_new_with_free_func(g_free);
   run->adaptation_metrics = g_new0(double, (gsize)run->nadaptations * run->ndefs);
   if (lb_work_has_ghosts(run->work)) {
-    run->owner = g_new0(guint32, lb_work_total_units(run->work));
+    /* the owner map of the cells' adjacency (a model with neighbours of
+     * its own, whose units may split, needs none) */
+    if (run->work->model->boundary != NULL)
+      run->owner = g_new0(guint32, lb_work_total_units(run->work));
     run->ghost_counts = g_new0(guint64, p);
   }
 

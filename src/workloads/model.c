@@ -328,10 +328,10 @@ pattern_update(const LbWork *work, GArray *units, guint adaptation)
 }
 
 void
-lb_work_update(const LbWork *work, GArray *units, guint adaptation)
+lb_work_update(const LbWork *work, guint rank, GArray *units, guint adaptation)
 {
   if (work->model->update != NULL)
-    work->model->update(work, units, adaptation);
+    work->model->update(work, rank, units, adaptation);
   else
     pattern_update(work, units, adaptation);
 }
@@ -359,6 +359,8 @@ lb_work_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *
 double
 lb_work_bytes(const LbWork *work, const LbUnit *units, gsize n)
 {
+  if (work->model->bytes != NULL)
+    return work->model->bytes(work, units, n);
   return (double)n * work->bytes_per_unit;
 }
 
@@ -371,7 +373,8 @@ lb_work_flops(const LbWork *work, guint64 load)
 gboolean
 lb_work_has_ghosts(const LbWork *work)
 {
-  return work->model->boundary != NULL && work->ghost_depth > 0;
+  return (work->model->boundary != NULL || work->model->neighbours != NULL) &&
+         work->ghost_depth > 0;
 }
 
 gboolean
