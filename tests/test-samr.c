@@ -3,8 +3,10 @@
  * random hierarchies: cells conserved level by level, no split below the
  * minimum size. */
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "balancers/samr/samr-plan.h"
+#include "lbsim/scenario.h"
 
 /* 2D, no ghosts, level 0: a grid of n x 1 cells has load n. */
 static const SamrGeometry flat = {2, 2, 0, 1};
@@ -264,6 +266,88 @@ test_random(void)
   g_rand_free(rand);
 }
 
+static LbScenario *
+load_text(const char *text)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-samr-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "s.ini", NULL);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  g_autoptr(GError) error = NULL;
+  LbScenario *sc = lb_scenario_load(path, NULL, &error);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_assert_no_error(error);
+  return sc;
+}
+
+static gboolean
+contains(const SamrGrid *outer, guint dim, guint factor, const SamrGrid *inner)
+{
+  for (guint a = 0; a < dim; a++)
+    if (inner->lo[a] < outer->lo[a] * factor || inner->hi[a] > outer->hi[a] * factor)
+      return FALSE;
+  return TRUE;
+}
+
+/* The generated hierarchy at every step: every grid of level l + 1 lies
+ * inside a grid of level l on the same rank (its parent, as built) and has
+ * at least factor^dim cells; grids of a level never overlap; the root tiles
+ * cover the root; units are the grids each rank owns; the same step gives
+ * the same hierarchy. */
+static void
+test_hierarchy(gconstpointer data)
+{
+  const char *text = data;
+  LbScenario *sc = load_text(text);
+  const LbWork *w = sc->work;
+  const SamrGeometry *geo = lb_samr_geometry(w);
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  guint levels_seen = 0;
+  for (guint step = 0; step < 6; step++) {
+    guint64 held = 0;
+    for (guint r = 0; r < sc->ranks; r++) {
+      lb_work_update(w, r, units, step);
+      held += units->len;
+      for (guint i = 0; i < units->len; i++) {
+        const LbUnit *u = &g_array_index(units, LbUnit, i);
+        const SamrGrid *g = lb_samr_grid(w, u->id);
+        g_assert_cmpuint(g->owner, ==, r);
+        g_assert_cmpuint(u->load, ==, samr_load(geo, g));
+      }
+    }
+    guint64 n = lb_samr_grids(w);
+    g_assert_cmpuint(held, ==, n);
+    guint64 root = 0;
+    for (guint64 i = 0; i < n; i++) {
+      const SamrGrid *g = lb_samr_grid(w, i);
+      levels_seen = MAX(levels_seen, g->level);
+      if (g->level == 0) {
+        root += samr_interior_cells(geo, g);
+        continue;
+      }
+      g_assert_cmpuint(samr_interior_cells(geo, g), >=, geo->min_cells);
+      gboolean parent = FALSE;
+      for (guint64 j = 0; j < n && !parent; j++) {
+        const SamrGrid *p = lb_samr_grid(w, j);
+        parent = p->level + 1 == g->level && p->owner == g->owner && contains(p, geo->dim, geo->factor, g);
+      }
+      g_assert_true(parent);
+      for (guint64 j = i + 1; j < n; j++) {
+        const SamrGrid *h = lb_samr_grid(w, j);
+        if (h->level != g->level)
+          continue;
+        gboolean apart = FALSE;
+        for (guint a = 0; a < geo->dim; a++)
+          apart |= h->hi[a] <= g->lo[a] || g->hi[a] <= h->lo[a];
+        g_assert_true(apart);
+      }
+    }
+    g_assert_cmpuint(root, ==, w->cells);
+  }
+  g_assert_cmpuint(levels_seen, >=, 1);
+  lb_scenario_free(sc);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -274,5 +358,17 @@ main(int argc, char **argv)
   g_test_add_func("/samr/figure-and-prose", test_figure_and_prose);
   g_test_add_func("/samr/split-plane", test_split_plane);
   g_test_add_func("/samr/random", test_random);
+  g_test_add_data_func("/samr/hierarchy/clusters-3d",
+                       "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
+                       "[workload]\nmodel = samr\nsize = 32x32x32\nlevels = 2\n"
+                       "pattern = clusters\nclusters = 3\ninterval = 2\ngrowth = 0.04\n"
+                       "amplitude = 400\nbase = 0\n[balancers]\nrun = none\n",
+                       test_hierarchy);
+  g_test_add_data_func("/samr/hierarchy/shock-2d",
+                       "[scenario]\nplatform = hypercube-8.xml\nranks = 8\nseed = 4\n"
+                       "[workload]\nmodel = samr\nsize = 40x40\nlevels = 3\nfactor = 2\n"
+                       "pattern = shock\nwidth = 0.05\namplitude = 300\nbase = 0\n"
+                       "[balancers]\nrun = none\n",
+                       test_hierarchy);
   return g_test_run();
 }

@@ -6,6 +6,7 @@
 extern const LbModel lb_array1d_model;
 extern const LbModel lb_field2d_model;
 extern const LbModel lb_field3d_model;
+extern const LbModel lb_samr_model;
 
 /* The patterns a pattern key applies to ("hotspots|step"), or NULL. */
 const char *lb_pattern_key_patterns(const char *key);

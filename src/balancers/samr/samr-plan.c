@@ -2,39 +2,6 @@
  * (samr-plan.h). */
 #include "balancers/samr/samr-plan.h"
 
-guint64
-samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid)
-{
-  guint64 n = 1;
-  for (guint a = 0; a < g->dim; a++)
-    n *= (guint64)(grid->hi[a] - grid->lo[a]);
-  return n;
-}
-
-guint64
-samr_cells(const SamrGeometry *g, const SamrGrid *grid)
-{
-  guint64 n = 1;
-  for (guint a = 0; a < g->dim; a++)
-    n *= (guint64)(grid->hi[a] - grid->lo[a]) + 2u * g->ghost;
-  return n;
-}
-
-static guint64
-substeps(const SamrGeometry *g, guint level)
-{
-  guint64 s = 1;
-  for (guint l = 0; l < level; l++)
-    s *= g->factor;
-  return s;
-}
-
-guint64
-samr_load(const SamrGeometry *g, const SamrGrid *grid)
-{
-  return samr_cells(g, grid) * substeps(g, grid->level);
-}
-
 void
 samr_extremes(const guint64 *loads, guint p, guint *max_proc, guint *min_proc)
 {
@@ -109,7 +76,7 @@ samr_split_plane(const SamrGeometry *g, const SamrGrid *grid, guint64 want, guin
       across *= (guint64)(grid->hi[a] - grid->lo[a]);
       across_ghost *= (guint64)(grid->hi[a] - grid->lo[a]) + 2u * g->ghost;
     }
-  guint64 per_plane = across_ghost * substeps(g, grid->level);
+  guint64 per_plane = across_ghost * samr_substeps(g, grid->level);
   gboolean found = FALSE;
   guint64 best = 0;
   for (gint64 w = 1; w < extent; w++) {

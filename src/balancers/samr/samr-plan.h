@@ -9,30 +9,9 @@
 
 #include <glib.h>
 
+#include "workloads/samr.h"
+
 G_BEGIN_DECLS
-
-/* The geometry of a hierarchy: grids are boxes of interior cells in the
- * index space of their level, with `ghost` cells added on every side. */
-typedef struct {
-  guint dim;       /* 2 or 3 */
-  guint factor;    /* refinement factor between levels */
-  guint ghost;     /* ghost cells per side */
-  guint min_cells; /* smallest interior a split may leave (cells) */
-} SamrGeometry;
-
-/* A grid as the global table holds it: the "fake" grid. */
-typedef struct {
-  guint owner;
-  guint level;
-  gint64 lo[3], hi[3]; /* interior, half-open; unused axes are [0, 1) */
-} SamrGrid;
-
-/* Interior cells, cells with ghosts, and the work per root step: cells
- * with ghosts x factor^level substeps (the integration order of the
- * paper's section 2.2). */
-guint64 samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid);
-guint64 samr_cells(const SamrGeometry *g, const SamrGrid *grid);
-guint64 samr_load(const SamrGeometry *g, const SamrGrid *grid);
 
 typedef enum {
   SAMR_MOVE,

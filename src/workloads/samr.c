@@ -1,0 +1,602 @@
+/* The samr work model (samr.h). At every adaptation step the hierarchy is
+ * rebuilt from the pattern: the level-0 grids (the root domain's tiles,
+ * which keep the owners and splits balancing gave them) stay, and each
+ * finer level is clustered from the cells of the level above whose
+ * pattern load reaches that level's `refine` value, inside each parent
+ * grid (so a grid is always contained in its parent), by Berger and
+ * Rigoutsos' method. A new grid starts on its parent's owner. Units are the
+ * grids: id = index in the table, load = work per root step. */
+#include <string.h>
+
+#include "lbsim/rank.h"
+#include "workloads/models.h"
+#include "workloads/samr.h"
+
+#define SAMR_MAX_LEVELS 8
+
+typedef struct {
+  SamrGeometry geo;
+  guint levels;                    /* finest level */
+  guint64 refine[SAMR_MAX_LEVELS]; /* pattern load that refines a cell of level l */
+  double efficiency;               /* smallest fraction of flagged cells in a box */
+  guint64 root[3];
+  GArray *table; /* SamrGrid: the current hierarchy */
+  guint built;   /* the adaptation step it is for */
+} Samr;
+
+static const LbParamSpec samr_params[] = {
+    {"size", LB_PARAM_STRING, "32x32x32", 0, 0, NULL,
+     "samr: root domain cells NXxNYxNZ (3D) or NXxNY (2D)"},
+    {"procs", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "samr: the root domain's tiles, one level-0 grid per rank, PXxPY(xPZ) (default: the most "
+     "square factorisation of ranks)"},
+    {"factor", LB_PARAM_INT, "2", 2, 16, NULL, "samr: refinement factor between levels"},
+    {"levels", LB_PARAM_INT, "2", 0, SAMR_MAX_LEVELS - 1, NULL, "samr: finest refinement level"},
+    {"refine", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "samr: pattern loads at which a cell of level 0, 1, ... is refined, comma-separated "
+     "(default: base + amplitude x (l + 1) / (levels + 1) for hotspots, shock and clusters)"},
+    {"efficiency", LB_PARAM_DOUBLE, "0.7", 0.05, 1, NULL,
+     "samr: Berger-Rigoutsos: a box is kept once this fraction of its cells is flagged"},
+    {"min-cells", LB_PARAM_INT, "0", 0, 1e9, NULL,
+     "samr: smallest interior a split may leave, in cells (0: factor^dim, the paper's)"},
+    {"ghost", LB_PARAM_INT, "3", 0, 64, NULL,
+     "samr: ghost cells on every side of a grid (count in its work and size; the ghost "
+     "exchange's depth)"},
+    {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL,
+     "samr: bytes a cell of a moved grid carries (ghosts included)"},
+    {"flops-per-unit", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL,
+     "samr: flops per cell and substep in the compute step"},
+    {NULL},
+};
+
+static Samr *
+samr_of(const LbWork *work)
+{
+  return work->data;
+}
+
+guint64
+samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid)
+{
+  guint64 n = 1;
+  for (guint a = 0; a < g->dim; a++)
+    n *= (guint64)(grid->hi[a] - grid->lo[a]);
+  return n;
+}
+
+guint64
+samr_cells(const SamrGeometry *g, const SamrGrid *grid)
+{
+  guint64 n = 1;
+  for (guint a = 0; a < g->dim; a++)
+    n *= (guint64)(grid->hi[a] - grid->lo[a]) + 2u * g->ghost;
+  return n;
+}
+
+guint64
+samr_substeps(const SamrGeometry *g, guint level)
+{
+  guint64 s = 1;
+  for (guint l = 0; l < level; l++)
+    s *= g->factor;
+  return s;
+}
+
+guint64
+samr_load(const SamrGeometry *g, const SamrGrid *grid)
+{
+  return samr_cells(g, grid) * samr_substeps(g, grid->level);
+}
+
+const SamrGeometry *
+lb_samr_geometry(const LbWork *work)
+{
+  return &samr_of(work)->geo;
+}
+
+const SamrGrid *
+lb_samr_grid(const LbWork *work, guint64 id)
+{
+  return &g_array_index(samr_of(work)->table, SamrGrid, id);
+}
+
+guint64
+lb_samr_grids(const LbWork *work)
+{
+  return samr_of(work)->table->len;
+}
+
+void
+lb_samr_move(const LbWork *work, guint64 id, guint to)
+{
+  g_array_index(samr_of(work)->table, SamrGrid, id).owner = to;
+}
+
+void
+lb_samr_split(const LbWork *work, guint64 id, guint axis, gint64 at, guint64 piece_id, guint to)
+{
+  GArray *table = samr_of(work)->table;
+  if (table->len <= piece_id)
+    g_array_set_size(table, (guint)piece_id + 1);
+  SamrGrid *grid = &g_array_index(table, SamrGrid, id);
+  g_assert(at > grid->lo[axis] && at < grid->hi[axis]);
+  SamrGrid piece = *grid;
+  piece.lo[axis] = at;
+  piece.owner = to;
+  grid->hi[axis] = at;
+  g_array_index(table, SamrGrid, piece_id) = piece;
+}
+
+/* ---- clustering (Berger and Rigoutsos) ---- */
+
+/* Flags of a parent's cells, x fastest, and the box they cover. */
+typedef struct {
+  const guint8 *flags;
+  gint64 lo[3], n[3]; /* the parent's box: origin and extent */
+} Flags;
+
+static gboolean
+flagged(const Flags *f, const gint64 *c)
+{
+  return f->flags[(c[0] - f->lo[0]) + f->n[0] * ((c[1] - f->lo[1]) + f->n[1] * (c[2] - f->lo[2]))];
+}
+
+/* Counts of flagged cells per plane of box b along each axis; returns the
+ * flagged cells of b. */
+static guint64
+signatures(const Flags *f, const gint64 *lo, const gint64 *hi, guint64 *sig[3])
+{
+  for (guint a = 0; a < 3; a++)
+    memset(sig[a], 0, sizeof(guint64) * (gsize)(hi[a] - lo[a]));
+  guint64 count = 0;
+  gint64 c[3];
+  for (c[2] = lo[2]; c[2] < hi[2]; c[2]++)
+    for (c[1] = lo[1]; c[1] < hi[1]; c[1]++)
+      for (c[0] = lo[0]; c[0] < hi[0]; c[0]++)
+        if (flagged(f, c)) {
+          count++;
+          for (guint a = 0; a < 3; a++)
+            sig[a][c[a] - lo[a]]++;
+        }
+  return count;
+}
+
+/* Clusters the flagged cells of box [lo, hi) into boxes (appended as
+ * 6 gint64 each): shrink to the flags' bounding box; keep it if at least
+ * `efficiency` of it is flagged; else cut at the hole (an empty plane)
+ * nearest the middle, else at the strongest inflection of the signature
+ * (the largest change of its second difference's sign), else in the
+ * middle of the longest axis, and go on in both halves. */
+static void
+cluster(const Flags *f, guint dim, double efficiency, gint64 *lo, gint64 *hi, GArray *out)
+{
+  g_autofree guint64 *buf = g_new(guint64, (gsize)(hi[0] - lo[0] + hi[1] - lo[1] + hi[2] - lo[2]));
+  guint64 *sig[3] = {buf, buf + (hi[0] - lo[0]), buf + (hi[0] - lo[0]) + (hi[1] - lo[1])};
+  guint64 count = signatures(f, lo, hi, sig);
+  if (count == 0)
+    return;
+  gint64 blo[3], bhi[3];
+  for (guint a = 0; a < 3; a++) {
+    gint64 n = hi[a] - lo[a], s = 0, e = n;
+    while (sig[a][s] == 0)
+      s++;
+    while (sig[a][e - 1] == 0)
+      e--;
+    blo[a] = lo[a] + s;
+    bhi[a] = lo[a] + e;
+  }
+  guint64 volume = 1;
+  for (guint a = 0; a < 3; a++)
+    volume *= (guint64)(bhi[a] - blo[a]);
+  if ((double)count >= efficiency * (double)volume || volume == 1) {
+    gint64 box[6] = {blo[0], blo[1], blo[2], bhi[0], bhi[1], bhi[2]};
+    g_array_append_vals(out, box, 6);
+    return;
+  }
+  /* signatures of the tight box are the same planes, offset */
+  guint cut_axis = 0;
+  gint64 cut = -1, best = -1;
+  for (guint a = 0; a < dim; a++) { /* a hole nearest the middle */
+    gint64 n = bhi[a] - blo[a], mid = n / 2;
+    for (gint64 i = 1; i < n - 1; i++)
+      if (sig[a][blo[a] - lo[a] + i] == 0) {
+        gint64 d = i > mid ? i - mid : mid - i;
+        if (best < 0 || d < best) {
+          best = d;
+          cut = blo[a] + i;
+          cut_axis = a;
+        }
+      }
+  }
+  if (cut < 0) { /* the strongest inflection */
+    gint64 strength = 0;
+    for (guint a = 0; a < dim; a++) {
+      gint64 n = bhi[a] - blo[a];
+      const guint64 *s = sig[a] + (blo[a] - lo[a]);
+      for (gint64 i = 1; i + 2 < n; i++) {
+        gint64 d1 = (gint64)s[i - 1] - 2 * (gint64)s[i] + (gint64)s[i + 1];
+        gint64 d2 = (gint64)s[i] - 2 * (gint64)s[i + 1] + (gint64)s[i + 2];
+        if ((d1 < 0) != (d2 < 0)) {
+          gint64 k = d1 > d2 ? d1 - d2 : d2 - d1;
+          if (k > strength) {
+            strength = k;
+            cut = blo[a] + i + 1;
+            cut_axis = a;
+          }
+        }
+      }
+    }
+  }
+  if (cut < 0) { /* the middle of the longest axis */
+    for (guint a = 1; a < dim; a++)
+      if (bhi[a] - blo[a] > bhi[cut_axis] - blo[cut_axis])
+        cut_axis = a;
+    cut = blo[cut_axis] + (bhi[cut_axis] - blo[cut_axis]) / 2;
+  }
+  gint64 l2[3], h1[3];
+  memcpy(l2, blo, sizeof l2);
+  memcpy(h1, bhi, sizeof h1);
+  h1[cut_axis] = cut;
+  l2[cut_axis] = cut;
+  g_clear_pointer(&buf, g_free);
+  cluster(f, dim, efficiency, blo, h1, out);
+  cluster(f, dim, efficiency, l2, bhi, out);
+}
+
+/* The children of a parent grid: its cells flagged where the pattern's load
+ * at their centre reaches the level's refine value, clustered, refined. */
+static void
+children(const LbWork *work, const Samr *s, const SamrGrid *parent, GArray *table)
+{
+  guint dim = s->geo.dim;
+  guint64 size[3] = {1, 1, 1}, scale = samr_substeps(&s->geo, parent->level);
+  for (guint a = 0; a < dim; a++)
+    size[a] = s->root[a] * scale;
+  Flags f = {NULL, {0, 0, 0}, {1, 1, 1}};
+  guint64 cells = 1;
+  for (guint a = 0; a < 3; a++) {
+    f.lo[a] = parent->lo[a];
+    f.n[a] = parent->hi[a] - parent->lo[a];
+    cells *= (guint64)f.n[a];
+  }
+  g_autofree guint8 *flags = g_new0(guint8, cells);
+  f.flags = flags;
+  gboolean any = FALSE;
+  guint64 i = 0, index[3];
+  for (gint64 z = parent->lo[2]; z < parent->hi[2]; z++)
+    for (gint64 y = parent->lo[1]; y < parent->hi[1]; y++)
+      for (gint64 x = parent->lo[0]; x < parent->hi[0]; x++, i++) {
+        index[0] = (guint64)x;
+        index[1] = (guint64)y;
+        index[2] = (guint64)z;
+        guint64 id = index[0] + size[0] * (index[1] + size[1] * index[2]);
+        guint64 load = lb_pattern_load(&work->pattern, work->pattern_at, dim, index, size, id);
+        flags[i] = load >= s->refine[parent->level];
+        any |= flags[i];
+      }
+  if (!any)
+    return;
+  g_autoptr(GArray) boxes = g_array_new(FALSE, FALSE, sizeof(gint64));
+  gint64 lo[3], hi[3];
+  memcpy(lo, parent->lo, sizeof lo);
+  memcpy(hi, parent->hi, sizeof hi);
+  cluster(&f, dim, s->efficiency, lo, hi, boxes);
+  for (guint b = 0; b < boxes->len; b += 6) {
+    const gint64 *box = &g_array_index(boxes, gint64, b);
+    SamrGrid child = {parent->owner, parent->level + 1, {0, 0, 0}, {1, 1, 1}};
+    for (guint a = 0; a < dim; a++) {
+      child.lo[a] = box[a] * s->geo.factor;
+      child.hi[a] = box[3 + a] * s->geo.factor;
+    }
+    g_array_append_val(table, child);
+  }
+}
+
+/* The hierarchy of an adaptation step: the level-0 grids as they are, the
+ * finer levels anew, level by level in the table's order. */
+static void
+rebuild(const LbWork *work, Samr *s, guint adaptation)
+{
+  LbWork *mutable = (LbWork *)work;
+  if (work->pattern_at == NULL || work->pattern_at_adaptation != adaptation) {
+    lb_pattern_at_free(mutable->pattern_at);
+    mutable->pattern_at = lb_pattern_at_new(&work->pattern, work->dim, adaptation);
+    mutable->pattern_at_adaptation = adaptation;
+  }
+  GArray *table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+  for (guint i = 0; i < s->table->len; i++)
+    if (g_array_index(s->table, SamrGrid, i).level == 0)
+      g_array_append_val(table, g_array_index(s->table, SamrGrid, i));
+  guint first = 0;
+  for (guint level = 0; level < s->levels; level++) {
+    guint end = table->len;
+    for (guint i = first; i < end; i++) {
+      SamrGrid parent = g_array_index(table, SamrGrid, i);
+      children(work, s, &parent, table);
+    }
+    first = end;
+  }
+  g_array_unref(s->table);
+  s->table = table;
+  s->built = adaptation;
+}
+
+static void
+samr_update(const LbWork *work, guint rank, GArray *units, guint adaptation)
+{
+  Samr *s = samr_of(work);
+  if (s->built != adaptation)
+    rebuild(work, s, adaptation);
+  g_array_set_size(units, 0);
+  for (guint i = 0; i < s->table->len; i++) {
+    const SamrGrid *g = &g_array_index(s->table, SamrGrid, i);
+    if (g->owner == rank) {
+      LbUnit u = {i, samr_load(&s->geo, g)};
+      g_array_append_val(units, u);
+    }
+  }
+}
+
+/* Before the first step: the level-0 tiles only (update builds the rest). */
+static void
+samr_initial_units(const LbWork *work, guint rank, LbStart start, GArray *units)
+{
+  (void)start;
+  const Samr *s = samr_of(work);
+  for (guint i = 0; i < s->table->len; i++)
+    if (g_array_index(s->table, SamrGrid, i).owner == rank) {
+      LbUnit u = {i, 0};
+      g_array_append_val(units, u);
+    }
+}
+
+static char *
+samr_describe_start(const LbWork *work, LbStart start)
+{
+  (void)start;
+  GString *t = g_string_new("root tiles ");
+  for (guint a = 0; a < work->dim; a++)
+    g_string_append_printf(t, "%s%" G_GUINT64_FORMAT, a ? "x" : "", work->procs[a]);
+  g_string_append(t, ", finer grids on their parent's rank");
+  return g_string_free(t, FALSE);
+}
+
+static guint64
+samr_total_units(const LbWork *work)
+{
+  return samr_of(work)->table->len;
+}
+
+/* What a step conserves: interior cells, interior work, and a checksum of
+ * interior cells by level, which moves and splits keep. */
+static void
+samr_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *into)
+{
+  const Samr *s = samr_of(work);
+  for (gsize i = 0; i < n; i++) {
+    const SamrGrid *g = lb_samr_grid(work, units[i].id);
+    guint64 cells = samr_interior_cells(&s->geo, g);
+    into->count += cells;
+    into->load += cells * samr_substeps(&s->geo, g->level);
+    into->checksum += cells * lb_hash64(g->level + 1);
+  }
+}
+
+static double
+samr_bytes(const LbWork *work, const LbUnit *units, gsize n)
+{
+  const Samr *s = samr_of(work);
+  double bytes = 0;
+  for (gsize i = 0; i < n; i++)
+    bytes += (double)samr_cells(&s->geo, lb_samr_grid(work, units[i].id)) * work->bytes_per_unit;
+  return bytes;
+}
+
+static int
+compare_neighbours(gconstpointer a, gconstpointer b)
+{
+  const LbNeighbour *x = a, *y = b;
+  return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Faces two grids of one level share (0 unless they touch along one axis
+ * and overlap along the others). */
+static guint64
+shared_faces(const SamrGeometry *geo, const SamrGrid *a, const SamrGrid *b)
+{
+  guint64 faces = 1;
+  guint touching = 0;
+  for (guint i = 0; i < geo->dim; i++) {
+    if (a->hi[i] == b->lo[i] || b->hi[i] == a->lo[i]) {
+      touching++;
+      continue;
+    }
+    gint64 lo = MAX(a->lo[i], b->lo[i]), hi = MIN(a->hi[i], b->hi[i]);
+    if (hi <= lo)
+      return 0;
+    faces *= (guint64)(hi - lo);
+  }
+  return touching == 1 ? faces : 0;
+}
+
+/* The ghost exchange: every grid of mine with every grid of the same
+ * level on another rank that touches it, the shared faces once per
+ * substep of the level (faces x substeps), summed by rank. */
+static void
+samr_neighbours(const LbWork *work, guint me, const LbUnit *units, gsize n, GArray *out)
+{
+  const Samr *s = samr_of(work);
+  g_autoptr(GHashTable) by_rank = g_hash_table_new(NULL, NULL);
+  g_autoptr(GArray) list = g_array_new(FALSE, FALSE, sizeof(LbNeighbour));
+  for (gsize i = 0; i < n; i++) {
+    const SamrGrid *g = lb_samr_grid(work, units[i].id);
+    for (guint j = 0; j < s->table->len; j++) {
+      const SamrGrid *h = &g_array_index(s->table, SamrGrid, j);
+      if (h->owner == me || h->level != g->level)
+        continue;
+      guint64 faces = shared_faces(&s->geo, g, h) * samr_substeps(&s->geo, g->level);
+      if (faces == 0)
+        continue;
+      gpointer at = NULL;
+      if (g_hash_table_lookup_extended(by_rank, GUINT_TO_POINTER(h->owner + 1), NULL, &at)) {
+        g_array_index(list, LbNeighbour, GPOINTER_TO_UINT(at)).faces += faces;
+      } else {
+        LbNeighbour nb = {h->owner, faces};
+        g_hash_table_insert(by_rank, GUINT_TO_POINTER(h->owner + 1), GUINT_TO_POINTER(list->len));
+        g_array_append_val(list, nb);
+      }
+    }
+  }
+  g_array_sort(list, compare_neighbours);
+  g_array_append_vals(out, list->data, list->len);
+}
+
+static void
+samr_free(gpointer data)
+{
+  Samr *s = data;
+  g_array_unref(s->table);
+  g_free(s);
+}
+
+static gboolean fail(GError **error, const char *file, const char *key, const char *format, ...)
+    G_GNUC_PRINTF(4, 5);
+
+static gboolean
+fail(GError **error, const char *file, const char *key, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *text = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s: [workload] %s: %s", file, key,
+              text);
+  return FALSE;
+}
+
+static gboolean
+parse_dims(const char *text, guint64 *out, guint *dim)
+{
+  g_auto(GStrv) parts = g_strsplit(text, "x", -1);
+  guint n = g_strv_length(parts);
+  if (n < 2 || n > 3)
+    return FALSE;
+  for (guint a = 0; a < n; a++) {
+    char *end = NULL;
+    if (!g_ascii_isdigit(parts[a][0]))
+      return FALSE;
+    guint64 v = g_ascii_strtoull(parts[a], &end, 10);
+    if (*end != '\0' || v == 0 || v > 1u << 20)
+      return FALSE;
+    out[a] = v;
+  }
+  *dim = n;
+  return TRUE;
+}
+
+static gboolean
+samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
+{
+  (void)dir;
+  const LbParams *w = work->params;
+  g_autofree Samr *s = g_new0(Samr, 1);
+  guint64 root[3] = {1, 1, 1};
+  guint dim = 0;
+  const char *size = lb_params_get_string(w, "size");
+  if (!parse_dims(size, root, &dim))
+    return fail(error, file, "size", "'%s' is not NXxNY or NXxNYxNZ of positive integers", size);
+  work->dim = dim;
+  for (guint a = 0; a < 3; a++) {
+    work->size[a] = root[a];
+    s->root[a] = root[a];
+    work->procs[a] = 1;
+  }
+  work->cells = root[0] * root[1] * root[2];
+  s->geo.dim = dim;
+  s->geo.factor = (guint)lb_params_get_int(w, "factor");
+  s->geo.ghost = (guint)lb_params_get_int(w, "ghost");
+  guint min_cells = (guint)lb_params_get_int(w, "min-cells");
+  s->geo.min_cells = min_cells > 0 ? min_cells : (guint)samr_substeps(&s->geo, dim);
+  s->levels = (guint)lb_params_get_int(w, "levels");
+  s->efficiency = lb_params_get_double(w, "efficiency");
+  work->bytes_per_unit = lb_params_get_double(w, "bytes-per-unit");
+  work->flops_per_unit = lb_params_get_double(w, "flops-per-unit");
+  work->ghost_depth = s->geo.ghost;
+  if (lb_params_is_set(w, "refine")) {
+    g_auto(GStrv) parts = g_strsplit(lb_params_get_string(w, "refine"), ",", -1);
+    if (g_strv_length(parts) != s->levels)
+      return fail(error, file, "refine", "%u values for levels = %u (one per refined level)",
+                  g_strv_length(parts), s->levels);
+    for (guint l = 0; l < s->levels; l++) {
+      char *end = NULL;
+      g_strstrip(parts[l]);
+      s->refine[l] = g_ascii_strtoull(parts[l], &end, 10);
+      if (parts[l][0] == '\0' || !g_ascii_isdigit(parts[l][0]) || *end != '\0')
+        return fail(error, file, "refine", "'%s' is not a load (a non-negative integer)", parts[l]);
+    }
+  } else {
+    double base = (double)work->pattern.base, amp = work->pattern.amplitude;
+    if (work->pattern.kind != LB_PATTERN_HOTSPOTS && work->pattern.kind != LB_PATTERN_SHOCK &&
+        work->pattern.kind != LB_PATTERN_CLUSTERS && s->levels > 0)
+      return fail(error, file, "refine",
+                  "pattern %s needs refine = LOADS (the defaults follow base and amplitude of "
+                  "hotspots, shock and clusters)",
+                  lb_params_get_string(w, "pattern"));
+    for (guint l = 0; l < s->levels; l++)
+      s->refine[l] = (guint64)(base + amp * (l + 1) / (s->levels + 1));
+  }
+  if (lb_params_is_set(w, "procs")) {
+    const char *procs = lb_params_get_string(w, "procs");
+    guint pd = 0;
+    guint64 p[3] = {1, 1, 1};
+    if (!parse_dims(procs, p, &pd) || pd != dim)
+      return fail(error, file, "procs", "'%s' is not %s of positive integers", procs,
+                  dim == 2 ? "PXxPY" : "PXxPYxPZ");
+    if (p[0] * p[1] * p[2] != work->ranks)
+      return fail(error, file, "procs",
+                  "%s makes %" G_GUINT64_FORMAT " ranks, but [scenario] ranks is %u", procs,
+                  p[0] * p[1] * p[2], work->ranks);
+    memcpy(work->procs, p, sizeof p);
+  } else {
+    lb_grid_square_factors(work->ranks, dim, work->procs);
+  }
+  for (guint a = 0; a < dim; a++)
+    if (work->procs[a] > root[a])
+      return fail(error, file, lb_params_is_set(w, "procs") ? "procs" : "size",
+                  "%" G_GUINT64_FORMAT " tiles along axis %u, but the root has %" G_GUINT64_FORMAT
+                  " cells there",
+                  work->procs[a], a, root[a]);
+  /* the root tiles, one per rank, the first axis fastest */
+  s->table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+  for (guint r = 0; r < work->ranks; r++) {
+    SamrGrid g = {r, 0, {0, 0, 0}, {1, 1, 1}};
+    guint64 rest = r;
+    for (guint a = 0; a < dim; a++) {
+      guint64 c = rest % work->procs[a];
+      rest /= work->procs[a];
+      g.lo[a] = (gint64)(root[a] * c / work->procs[a]);
+      g.hi[a] = (gint64)(root[a] * (c + 1) / work->procs[a]);
+    }
+    g_array_append_val(s->table, g);
+  }
+  s->built = G_MAXUINT;
+  work->data = g_steal_pointer(&s);
+  return TRUE;
+}
+
+const LbModel lb_samr_model = {
+    .name = "samr",
+    .summary = "a structured AMR grid hierarchy rebuilt at every adaptation step; units are "
+               "grids (boxes of cells with ghost zones) that balancers move and split",
+    .params = samr_params,
+    .patterns = TRUE,
+    .load = samr_load_work,
+    .free_data = samr_free,
+    .initial_units = samr_initial_units,
+    .describe_start = samr_describe_start,
+    .update = samr_update,
+    .total_units = samr_total_units,
+    .conserve = samr_conserve,
+    .neighbours = samr_neighbours,
+    .bytes = samr_bytes,
+};

@@ -1,0 +1,55 @@
+/* The samr work model: a structured AMR grid hierarchy (a root domain
+ * of cells tiled into level-0 grids, finer levels clustered where a
+ * pattern flags cells), rebuilt at every adaptation step; units are grids.
+ * The grid table is the hierarchy's "real" data: its owners and boxes. A
+ * grid's owner changes it when the grid moves or splits; everything else
+ * reads it only through what ranks send each other. */
+#pragma once
+
+#include <glib.h>
+
+#include "lbsim/model.h"
+
+G_BEGIN_DECLS
+
+/* The geometry of a hierarchy: grids are boxes of interior cells in the
+ * index space of their level, with `ghost` cells added on every side. */
+typedef struct {
+  guint dim;       /* 2 or 3 */
+  guint factor;    /* refinement factor between levels */
+  guint ghost;     /* ghost cells per side */
+  guint min_cells; /* smallest interior a split may leave (cells) */
+} SamrGeometry;
+
+/* A grid as the global table holds it: the "fake" grid. */
+typedef struct {
+  guint owner;
+  guint level;
+  gint64 lo[3], hi[3]; /* interior, half-open; unused axes are [0, 1) */
+} SamrGrid;
+
+/* Interior cells, cells with ghosts, and the work per root step: cells
+ * with ghosts x factor^level substeps (the integration order of the
+ * paper's section 2.2). */
+guint64 samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid);
+guint64 samr_cells(const SamrGeometry *g, const SamrGrid *grid);
+guint64 samr_load(const SamrGeometry *g, const SamrGrid *grid);
+/* factor^level */
+guint64 samr_substeps(const SamrGeometry *g, guint level);
+
+/* The geometry and the grid of a unit id of a samr work (the table of the
+ * current adaptation step). */
+const SamrGeometry *lb_samr_geometry(const LbWork *work);
+const SamrGrid *lb_samr_grid(const LbWork *work, guint64 id);
+guint64 lb_samr_grids(const LbWork *work);
+/* The owner of a grid hands it over (the receiver holds it from now on). */
+void lb_samr_move(const LbWork *work, guint64 id, guint to);
+/* The owner of a grid cuts the piece [at, hi) along axis off it as grid
+ * piece_id (the next id of the table, in the order every rank computed)
+ * and hands it to `to`. */
+void lb_samr_split(const LbWork *work, guint64 id, guint axis, gint64 at, guint64 piece_id,
+                   guint to);
+
+extern const LbModel lb_samr_model;
+
+G_END_DECLS
