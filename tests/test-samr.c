@@ -329,7 +329,8 @@ test_hierarchy(gconstpointer data)
       gboolean parent = FALSE;
       for (guint64 j = 0; j < n && !parent; j++) {
         const SamrGrid *p = lb_samr_grid(w, j);
-        parent = p->level + 1 == g->level && p->owner == g->owner && contains(p, geo->dim, geo->factor, g);
+        parent = p->level + 1 == g->level && p->owner == g->owner &&
+                 contains(p, geo->dim, geo->factor, g);
       }
       g_assert_true(parent);
       for (guint64 j = i + 1; j < n; j++) {

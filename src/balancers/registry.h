@@ -6,3 +6,5 @@ extern const LbBalancer lb_none_balancer;
 extern const LbBalancer lb_mlb_balancer;
 extern const LbBalancer lb_mlb_nd_balancer;
 extern const LbBalancer lb_lbd_balancer;
+extern const LbBalancer lb_enzo_original_balancer;
+extern const LbBalancer lb_move_split_balancer;

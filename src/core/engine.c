@@ -209,6 +209,11 @@ rank_main(int argc, char *argv[])
 
   for (guint a = 0; a < run->nadaptations; a++) {
     self->adaptation = a;
+    /* A model that rebuilds what every rank shares (a grid hierarchy)
+     * does so once all ranks are done with the last step: regridding is
+     * collective. */
+    if (run->work->model->update != NULL && a > 0)
+      lb_barrier(self);
     lb_work_update(run->work, (guint)self->id, self->units, a);
     LbConserved *held = &lb_conserved_before(run, a)[self->id];
     memset(held, 0, sizeof *held);

@@ -1,0 +1,295 @@
+/* ENZO's dynamic load balancers for structured AMR, as Z. Lan, V. E. Taylor
+ * and G. Bryan describe them ("A novel dynamic load balancing scheme for
+ * parallel systems", J. Parallel Distrib. Comput. 62, 2002): the original
+ * scheme (Fig. 3) and move+split (Fig. 8), run as section 4 and Fig. 10
+ * have it. Every adaptation step:
+ *   gather  the global grid information ("fake grids": a grid's id, level
+ *           and box, 32 bytes) is replicated: every rank allgathers its
+ *           own grids' and builds the same table;
+ *   decide  every rank runs the scheme on that table and reaches the same
+ *           moves and splits (decide-flops per grid scanned);
+ *   move    the owner of each moving grid (or piece) sends its data to the
+ *           receiver, without waiting for the transfer; ranks go through
+ *           the decisions in order, so a rank not involved goes on at once
+ *           and a receiver waits only for what it receives. */
+#include <math.h>
+#include <string.h>
+#include <xbt/log.h>
+
+#include "balancers/registry.h"
+#include "balancers/samr/samr-plan.h"
+#include "lbsim/model.h"
+
+XBT_LOG_EXTERNAL_CATEGORY(lb);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_samr, lb, "ENZO's SAMR balancers");
+
+enum { PHASE_GATHER, PHASE_DECIDE, PHASE_MOVE };
+
+static const char *const samr_phases[] = {"gather", "decide", "move", NULL};
+
+enum {
+  METRIC_IMBALANCE_RATIO,
+  METRIC_AVG_STD,
+  METRIC_IDLE_PROCS,
+  METRIC_GRIDS_MOVED,
+  METRIC_GRIDS_SPLIT,
+  METRIC_GRIDS,
+};
+
+static const LbMetricSpec samr_metrics[] = {
+    {"imbalance-ratio", "ratio", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
+     "the paper's eq. 1: MaxLoad / AvgLoad after balancing, averaged over adaptations"},
+    {"avg-std", "ratio", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
+     "the paper's eq. 2 as lbsim reads it: the standard deviation (P - 1 in the denominator) of "
+     "L_i / AvgLoad after balancing, averaged over adaptations"},
+    {"idle-procs", "%", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
+     "the paper's eq. 3: percentage of ranks with no load after balancing, averaged over "
+     "adaptations"},
+    {"grids-moved", "grids", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL, "grids moved whole"},
+    {"grids-split", "grids", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
+     "grids split, a piece of each moving"},
+    {"grids", "grids", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
+     "grids of the hierarchy after balancing"},
+    {NULL},
+};
+
+static const LbParamSpec original_params[] = {
+    {"threshold", LB_PARAM_DOUBLE, "1.5", 1, 100, NULL,
+     "balance while MaxLoad > threshold x MinLoad (Fig. 3; 1.5 is ENZO's hard-coded value)"},
+    {"decide-flops", LB_PARAM_DOUBLE, "50", 0, 1e9, NULL,
+     "flops per grid the scheme scans on every rank"},
+    {NULL},
+};
+
+static const LbParamSpec move_split_params[] = {
+    {"threshold", LB_PARAM_DOUBLE, "1.2", 1, 100, NULL,
+     "balance while MaxLoad > threshold x AvgLoad (Fig. 8; the paper's experiments use 1.2)"},
+    {"reading", LB_PARAM_CHOICE, "figure", 0, 0, "figure|prose",
+     "the moving phase as Fig. 8 prints it (it runs its course), or as section 4's text says "
+     "(it stops once the ratio is met)"},
+    {"decide-flops", LB_PARAM_DOUBLE, "50", 0, 1e9, NULL,
+     "flops per grid the scheme scans on every rank"},
+    {NULL},
+};
+
+static const char *const samr_models[] = {"samr", NULL};
+
+#define TAG_MOVE(action) ((int)(0x100000 + (action)))
+
+/* A fake grid as it travels: id, level, box. */
+typedef struct {
+  guint32 id, level;
+  gint32 lo[3], hi[3];
+} FakeGrid;
+
+/* gather: every rank's grids, into one table indexed by id. */
+static GArray *
+gather(LbRank *self)
+{
+  const LbWork *work = lb_rank_work(self);
+  GArray *units = lb_rank_units(self);
+  g_autofree FakeGrid *mine = g_new0(FakeGrid, MAX(units->len, 1));
+  for (guint i = 0; i < units->len; i++) {
+    guint64 id = g_array_index(units, LbUnit, i).id;
+    const SamrGrid *g = lb_samr_grid(work, id); /* my own, real grid */
+    mine[i].id = (guint32)id;
+    mine[i].level = g->level;
+    for (guint a = 0; a < 3; a++) {
+      mine[i].lo[a] = (gint32)g->lo[a];
+      mine[i].hi[a] = (gint32)g->hi[a];
+    }
+  }
+  guint p = (guint)lb_rank_count(self);
+  g_autofree gsize *offsets = g_new(gsize, p + 1);
+  g_autofree FakeGrid *all = lb_allgatherv(self, mine, units->len * sizeof(FakeGrid), offsets);
+  guint n = (guint)(offsets[p] / sizeof(FakeGrid));
+  GArray *table = g_array_sized_new(FALSE, TRUE, sizeof(SamrGrid), n);
+  g_array_set_size(table, n);
+  for (guint r = 0; r < p; r++)
+    for (gsize o = offsets[r]; o < offsets[r + 1]; o += sizeof(FakeGrid)) {
+      const FakeGrid *f = (const FakeGrid *)((const guint8 *)all + o);
+      g_assert_cmpuint(f->id, <, n);
+      SamrGrid *g = &g_array_index(table, SamrGrid, f->id);
+      g->owner = r;
+      g->level = f->level;
+      for (guint a = 0; a < 3; a++) {
+        g->lo[a] = f->lo[a];
+        g->hi[a] = f->hi[a];
+      }
+    }
+  return table;
+}
+
+static void
+unit_set_load(GArray *units, guint64 id, guint64 load)
+{
+  for (guint i = 0; i < units->len; i++)
+    if (g_array_index(units, LbUnit, i).id == id) {
+      g_array_index(units, LbUnit, i).load = load;
+      return;
+    }
+  g_assert_not_reached();
+}
+
+static void
+unit_remove(GArray *units, guint64 id)
+{
+  for (guint i = 0; i < units->len; i++)
+    if (g_array_index(units, LbUnit, i).id == id) {
+      g_array_remove_index(units, i);
+      return;
+    }
+  g_assert_not_reached();
+}
+
+static int
+compare_units(gconstpointer a, gconstpointer b)
+{
+  guint64 x = ((const LbUnit *)a)->id, y = ((const LbUnit *)b)->id;
+  return x < y ? -1 : x > y;
+}
+
+/* move: the decisions in order; the owner sends, the receiver receives. */
+static void
+carry_out(LbRank *self, const GArray *actions)
+{
+  const LbWork *work = lb_rank_work(self);
+  const SamrGeometry *geo = lb_samr_geometry(work);
+  GArray *units = lb_rank_units(self);
+  guint me = (guint)lb_rank_id(self);
+  for (guint k = 0; k < actions->len; k++) {
+    const SamrAction *a = &g_array_index(actions, SamrAction, k);
+    if (a->from == me) {
+      guint64 id = a->kind == SAMR_MOVE ? a->grid : a->piece;
+      if (a->kind == SAMR_MOVE) {
+        lb_samr_move(work, a->grid, a->to);
+        unit_remove(units, a->grid);
+      } else {
+        lb_samr_split(work, a->grid, a->axis, a->at, a->piece, a->to);
+        unit_set_load(units, a->grid, samr_load(geo, lb_samr_grid(work, a->grid)));
+      }
+      LbUnit u = {id, samr_load(geo, lb_samr_grid(work, id))};
+      g_assert_cmpuint(u.load, ==, a->load);
+      lb_phase_round(self, a->attempt);
+      lb_send_units(self, (int)a->to, TAG_MOVE(k), a->attempt, &u, 1, NULL);
+    } else if (a->to == me) {
+      lb_recv_units(self, (int)a->from, TAG_MOVE(k), units, NULL);
+    }
+  }
+  g_array_sort(units, compare_units);
+  lb_wait_sends(self);
+}
+
+/* The paper's metrics on the loads after balancing. */
+static void
+record_quality(LbRank *self, const guint64 *loads, guint p, guint grids)
+{
+  double total = 0, max = 0;
+  guint idle = 0;
+  for (guint r = 0; r < p; r++) {
+    total += (double)loads[r];
+    max = MAX(max, (double)loads[r]);
+    idle += loads[r] == 0;
+  }
+  double avg = total / p;
+  double var = 0;
+  for (guint r = 0; r < p && avg > 0; r++) {
+    double d = (double)loads[r] / avg - 1.0;
+    var += d * d;
+  }
+  lb_metric_record(self, METRIC_IMBALANCE_RATIO, avg > 0 ? max / avg : 1.0);
+  lb_metric_record(self, METRIC_AVG_STD, p > 1 ? sqrt(var / (p - 1)) : 0.0);
+  lb_metric_record(self, METRIC_IDLE_PROCS, 100.0 * idle / p);
+  lb_metric_record(self, METRIC_GRIDS, grids);
+}
+
+static void
+balance(LbRank *self, gboolean move_split)
+{
+  const LbParams *params = lb_rank_params(self);
+  const LbWork *work = lb_rank_work(self);
+  const SamrGeometry *geo = lb_samr_geometry(work);
+  guint p = (guint)lb_rank_count(self);
+
+  lb_phase_begin(self, PHASE_GATHER);
+  g_autoptr(GArray) table = gather(self);
+
+  lb_phase_begin(self, PHASE_DECIDE);
+  g_autofree guint64 *loads = g_new0(guint64, p);
+  for (guint i = 0; i < table->len; i++) {
+    const SamrGrid *g = &g_array_index(table, SamrGrid, i);
+    loads[g->owner] += samr_load(geo, g);
+  }
+  g_autoptr(GArray) actions = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+  double threshold = lb_params_get_double(params, "threshold");
+  guint scanned = table->len;
+  if (move_split) {
+    SamrReading reading = strcmp(lb_params_get_string(params, "reading"), "prose") == 0
+                              ? SAMR_READING_PROSE
+                              : SAMR_READING_FIGURE;
+    samr_move_split(geo, table, loads, p, threshold, reading, actions);
+  } else {
+    samr_original(geo, table, loads, p, threshold, actions);
+  }
+  lb_execute(self, lb_params_get_double(params, "decide-flops") * scanned * (actions->len + 1));
+  guint moved = 0, split = 0;
+  for (guint k = 0; k < actions->len; k++) {
+    const SamrAction *a = &g_array_index(actions, SamrAction, k);
+    if (a->kind == SAMR_MOVE)
+      moved++;
+    else
+      split++;
+    if (a->from == (guint)lb_rank_id(self) || a->to == (guint)lb_rank_id(self))
+      lb_narrate(self, "%s grid %u (load %" G_GUINT64_FORMAT ") from rank %u to rank %u",
+                 a->kind == SAMR_MOVE ? "move" : "split off a piece of", a->grid, a->load, a->from,
+                 a->to);
+  }
+  lb_metric_record(self, METRIC_GRIDS_MOVED, moved);
+  lb_metric_record(self, METRIC_GRIDS_SPLIT, split);
+  record_quality(self, loads, p, table->len);
+
+  lb_phase_begin(self, PHASE_MOVE);
+  carry_out(self, actions);
+}
+
+static void
+original_balance(LbRank *self, gpointer state)
+{
+  (void)state;
+  balance(self, FALSE);
+}
+
+static void
+move_split_balance(LbRank *self, gpointer state)
+{
+  (void)state;
+  balance(self, TRUE);
+}
+
+#define CITE                                                                                       \
+  "Z. Lan, V. E. Taylor and G. Bryan, \"A novel dynamic load balancing scheme for parallel "       \
+  "systems\", Journal of Parallel and Distributed Computing 62, 2002"
+
+const LbBalancer lb_enzo_original_balancer = {
+    .name = "enzo-original",
+    .summary = "ENZO's original SAMR scheme: MaxProc sends its first grid smaller than half the "
+               "difference to MinProc, while MaxLoad > threshold x MinLoad",
+    .cite = CITE ", Fig. 3",
+    .params = original_params,
+    .phases = samr_phases,
+    .metrics = samr_metrics,
+    .models = samr_models,
+    .balance = original_balance,
+};
+
+const LbBalancer lb_move_split_balancer = {
+    .name = "move-split",
+    .summary = "ENZO with move+split: direct grid moves that fill MinProc up to the average, "
+               "then splits of MaxProc's largest grid, while MaxLoad > threshold x AvgLoad",
+    .cite = CITE ", Fig. 8",
+    .params = move_split_params,
+    .phases = samr_phases,
+    .metrics = samr_metrics,
+    .models = samr_models,
+    .balance = move_split_balance,
+};
