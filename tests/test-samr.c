@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 
 #include "balancers/samr/samr-plan.h"
+#include "cli/runner.h"
 #include "lbsim/scenario.h"
 
 /* 2D, no ghosts, level 0: a grid of n x 1 cells has load n. */
@@ -349,6 +350,52 @@ test_hierarchy(gconstpointer data)
   lb_scenario_free(sc);
 }
 
+static double
+metric(const LbRunResult *r, const char *name)
+{
+  double v = -1;
+  g_assert_true(lb_run_result_metric(r, name, &v));
+  return v;
+}
+
+/* Both schemes on a clustered hierarchy: every step conserves the cells of
+ * every level (the run checks it), move+split balances better than the
+ * original (the paper's finding, in direction), splits only in move+split,
+ * and the same scenario gives the same results. */
+static void
+test_schemes(void)
+{
+  static const char text[] =
+      "[scenario]\nplatform = hypercube-32.xml\nranks = 32\nseed = 5\nsteps = 12\n"
+      "[workload]\nmodel = samr\nsize = 32x32x32\nlevels = 2\npattern = clusters\n"
+      "clusters = 4\ninterval = 3\ngrowth = 0.03\namplitude = 400\nbase = 0\n"
+      "[balancers]\nrun = none, enzo-original, move-split\n";
+  GPtrArray *runs[2];
+  for (guint k = 0; k < 2; k++) {
+    LbScenario *sc = load_text(text);
+    LbRunnerOptions options = {.jobs = 2, .quiet = TRUE};
+    int code = -1;
+    g_autoptr(GError) error = NULL;
+    g_assert_true(lb_runner_run(sc, NULL, &options, &runs[k], &code, &error));
+    g_assert_no_error(error);
+    lb_scenario_free(sc);
+  }
+  const LbRunResult *none = runs[0]->pdata[0], *orig = runs[0]->pdata[1], *ms = runs[0]->pdata[2];
+  g_assert_cmpfloat(metric(ms, "imbalance-ratio"), <, metric(orig, "imbalance-ratio"));
+  g_assert_cmpfloat(ms->imbalance_after, <, none->imbalance_after);
+  g_assert_cmpfloat(metric(orig, "grids-split"), ==, 0);
+  g_assert_cmpfloat(metric(ms, "grids-split"), >, 0);
+  g_assert_cmpfloat(metric(ms, "idle-procs"), <=, metric(orig, "idle-procs"));
+  for (guint i = 0; i < 3; i++) {
+    const LbRunResult *a = runs[0]->pdata[i], *b = runs[1]->pdata[i];
+    g_assert_cmpfloat(a->imbalance_after, ==, b->imbalance_after);
+    g_assert_cmpfloat(a->total_time, ==, b->total_time);
+    g_assert_cmpuint(a->simulated_messages, ==, b->simulated_messages);
+  }
+  g_ptr_array_unref(runs[0]);
+  g_ptr_array_unref(runs[1]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -359,6 +406,7 @@ main(int argc, char **argv)
   g_test_add_func("/samr/figure-and-prose", test_figure_and_prose);
   g_test_add_func("/samr/split-plane", test_split_plane);
   g_test_add_func("/samr/random", test_random);
+  g_test_add_func("/samr/schemes", test_schemes);
   g_test_add_data_func("/samr/hierarchy/clusters-3d",
                        "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
                        "[workload]\nmodel = samr\nsize = 32x32x32\nlevels = 2\n"
