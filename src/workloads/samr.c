@@ -127,6 +127,15 @@ lb_samr_split(const LbWork *work, guint64 id, guint axis, gint64 at, guint64 pie
   g_array_index(table, SamrGrid, piece_id) = piece;
 }
 
+void
+lb_samr_set(const LbWork *work, guint64 id, const SamrGrid *grid)
+{
+  GArray *table = samr_of(work)->table;
+  if (table->len <= id)
+    g_array_set_size(table, (guint)id + 1);
+  g_array_index(table, SamrGrid, id) = *grid;
+}
+
 /* ---- clustering (Berger and Rigoutsos) ---- */
 
 /* Flags of a parent's cells, x fastest, and the box they cover. */

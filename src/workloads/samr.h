@@ -50,6 +50,11 @@ void lb_samr_move(const LbWork *work, guint64 id, guint to);
 void lb_samr_split(const LbWork *work, guint64 id, guint axis, gint64 at, guint64 piece_id,
                    guint to);
 
+/* The rank that held a grid's data sets it anew after balancing: its box
+ * and owner, for the grids it held and the pieces cut from them (ids past
+ * the table's end grow it). */
+void lb_samr_set(const LbWork *work, guint64 id, const SamrGrid *grid);
+
 extern const LbModel lb_samr_model;
 
 G_END_DECLS

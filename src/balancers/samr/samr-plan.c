@@ -158,19 +158,19 @@ average(const guint64 *loads, guint p)
   return (double)total / p;
 }
 
-void
+guint
 samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, double threshold,
                 SamrReading reading, GArray *actions)
 {
   gboolean done = FALSE;
   guint last_max = 0, last_min = 0;
-  guint cap = SAMR_MAX_ATTEMPTS(p, grids->len);
-  for (guint attempt = 0; !done && attempt < cap; attempt++) {
+  guint cap = SAMR_MAX_ATTEMPTS(p, grids->len), attempt = 0;
+  for (; !done && attempt < cap; attempt++) {
     guint mx, mn;
     samr_extremes(loads, p, &mx, &mn);
     double avg = average(loads, p);
     if (!((double)loads[mx] > threshold * avg))
-      return;
+      return attempt;
     /* the moving-grid phase: at most one move per grid of the table */
     for (guint j = 0; j < grids->len; j++) {
       if (reading == SAMR_READING_PROSE && !((double)loads[mx] > threshold * avg))
@@ -200,4 +200,5 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
       done = TRUE;
     }
   }
+  return attempt;
 }

@@ -57,9 +57,9 @@ typedef enum {
  * plane that makes the piece's load closest to AvgLoad - MinLoad, leaving
  * both parts at least min_cells interior cells (no cut possible: nothing
  * happens, and the repeated pair ends the loop). Splits append grids to
- * the table. */
-void samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p,
-                     double threshold, SamrReading reading, GArray *actions);
+ * the table. Returns the passes of the while loop ("attempts"). */
+guint samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p,
+                      double threshold, SamrReading reading, GArray *actions);
 
 /* The figure has no bound on its passes besides the repeated pair; a pass
  * that moves grids back and forth without repeating its last pair could go

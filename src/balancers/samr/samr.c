@@ -8,10 +8,11 @@
  *           own grids' and builds the same table;
  *   decide  every rank runs the scheme on that table and reaches the same
  *           moves and splits (decide-flops per grid scanned);
- *   move    the owner of each moving grid (or piece) sends its data to the
- *           receiver, without waiting for the transfer; ranks go through
- *           the decisions in order, so a rank not involved goes on at once
- *           and a receiver waits only for what it receives. */
+ *   move    every grid or piece that changed hands goes once, straight
+ *           from the rank that held its data to the rank that holds it
+ *           after the decisions (every rank knows both), without waiting
+ *           for the transfer: a rank not involved goes on at once and a
+ *           receiver waits only for what it receives. */
 #include <math.h>
 #include <string.h>
 #include <xbt/log.h>
@@ -34,6 +35,7 @@ enum {
   METRIC_GRIDS_MOVED,
   METRIC_GRIDS_SPLIT,
   METRIC_GRIDS,
+  METRIC_ATTEMPTS,
 };
 
 static const LbMetricSpec samr_metrics[] = {
@@ -50,6 +52,9 @@ static const LbMetricSpec samr_metrics[] = {
      "grids split, a piece of each moving"},
     {"grids", "grids", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
      "grids of the hierarchy after balancing"},
+    {"attempts", "passes", LB_AGGREGATE_MAX, LB_COMBINE_MAX, NULL,
+     "move-split: passes of Fig. 8's while loop (moving phase, then a split); the original: "
+     "moves, one per pass of Fig. 3's loop"},
     {NULL},
 };
 
@@ -120,28 +125,6 @@ gather(LbRank *self)
   return table;
 }
 
-static void
-unit_set_load(GArray *units, guint64 id, guint64 load)
-{
-  for (guint i = 0; i < units->len; i++)
-    if (g_array_index(units, LbUnit, i).id == id) {
-      g_array_index(units, LbUnit, i).load = load;
-      return;
-    }
-  g_assert_not_reached();
-}
-
-static void
-unit_remove(GArray *units, guint64 id)
-{
-  for (guint i = 0; i < units->len; i++)
-    if (g_array_index(units, LbUnit, i).id == id) {
-      g_array_remove_index(units, i);
-      return;
-    }
-  g_assert_not_reached();
-}
-
 static int
 compare_units(gconstpointer a, gconstpointer b)
 {
@@ -149,33 +132,63 @@ compare_units(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* move: the decisions in order; the owner sends, the receiver receives. */
+/* move: every grid (or piece) travels once, from the rank that held its
+ * data before the decisions to the rank that holds it after them: all
+ * ranks know both tables, so a grid that the decisions pass along
+ * (A to B, then B to C) goes straight from A to C, and a piece goes from
+ * the rank that held the grid it was cut from. One message per pair of
+ * ranks, sent without waiting; a rank waits only for what it receives. */
 static void
-carry_out(LbRank *self, const GArray *actions)
+carry_out(LbRank *self, const GArray *before, const GArray *after, const GArray *actions)
 {
   const LbWork *work = lb_rank_work(self);
   const SamrGeometry *geo = lb_samr_geometry(work);
   GArray *units = lb_rank_units(self);
-  guint me = (guint)lb_rank_id(self);
+  guint me = (guint)lb_rank_id(self), p = (guint)lb_rank_count(self);
+  guint n0 = before->len, n1 = after->len;
+  /* where each grid's data is before: its own owner, or for a piece the
+   * holder of the grid it was cut from */
+  g_autofree guint *source = g_new(guint, n1);
+  for (guint i = 0; i < n0; i++)
+    source[i] = g_array_index(before, SamrGrid, i).owner;
   for (guint k = 0; k < actions->len; k++) {
     const SamrAction *a = &g_array_index(actions, SamrAction, k);
-    if (a->from == me) {
-      guint64 id = a->kind == SAMR_MOVE ? a->grid : a->piece;
-      if (a->kind == SAMR_MOVE) {
-        lb_samr_move(work, a->grid, a->to);
-        unit_remove(units, a->grid);
-      } else {
-        lb_samr_split(work, a->grid, a->axis, a->at, a->piece, a->to);
-        unit_set_load(units, a->grid, samr_load(geo, lb_samr_grid(work, a->grid)));
-      }
-      LbUnit u = {id, samr_load(geo, lb_samr_grid(work, id))};
-      g_assert_cmpuint(u.load, ==, a->load);
-      lb_phase_round(self, a->attempt);
-      lb_send_units(self, (int)a->to, TAG_MOVE(k), a->attempt, &u, 1, NULL);
-    } else if (a->to == me) {
-      lb_recv_units(self, (int)a->from, TAG_MOVE(k), units, NULL);
+    if (a->kind == SAMR_SPLIT)
+      source[a->piece] = source[a->grid];
+  }
+  g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  g_autofree gboolean *from = g_new0(gboolean, p);
+  g_autoptr(GArray) kept = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint i = 0; i < n1; i++) {
+    const SamrGrid *g = &g_array_index(after, SamrGrid, i);
+    if (source[i] == me) {
+      lb_samr_set(work, i, g); /* the data I held, as it ends */
+      LbUnit u = {i, samr_load(geo, g)};
+      if (g->owner == me)
+        g_array_append_val(kept, u);
+    } else if (g->owner == me) {
+      from[source[i]] = TRUE;
     }
   }
+  for (guint q = 0; q < p; q++) {
+    if (q == me)
+      continue;
+    g_array_set_size(out, 0);
+    for (guint i = 0; i < n1; i++)
+      if (source[i] == me && g_array_index(after, SamrGrid, i).owner == q) {
+        LbUnit u = {i, samr_load(geo, &g_array_index(after, SamrGrid, i))};
+        g_array_append_val(out, u);
+      }
+    if (out->len > 0) {
+      lb_phase_round(self, 0);
+      lb_send_units(self, (int)q, TAG_MOVE(0), 0, (const LbUnit *)out->data, out->len, NULL);
+    }
+  }
+  g_array_set_size(units, 0);
+  g_array_append_vals(units, kept->data, kept->len);
+  for (guint q = 0; q < p; q++)
+    if (from[q])
+      lb_recv_units(self, (int)q, TAG_MOVE(0), units, NULL);
   g_array_sort(units, compare_units);
   lb_wait_sends(self);
 }
@@ -213,6 +226,7 @@ balance(LbRank *self, gboolean move_split)
 
   lb_phase_begin(self, PHASE_GATHER);
   g_autoptr(GArray) table = gather(self);
+  g_autoptr(GArray) before = g_array_copy(table);
 
   lb_phase_begin(self, PHASE_DECIDE);
   g_autofree guint64 *loads = g_new0(guint64, p);
@@ -227,9 +241,11 @@ balance(LbRank *self, gboolean move_split)
     SamrReading reading = strcmp(lb_params_get_string(params, "reading"), "prose") == 0
                               ? SAMR_READING_PROSE
                               : SAMR_READING_FIGURE;
-    samr_move_split(geo, table, loads, p, threshold, reading, actions);
+    lb_metric_record(self, METRIC_ATTEMPTS,
+                     samr_move_split(geo, table, loads, p, threshold, reading, actions));
   } else {
     samr_original(geo, table, loads, p, threshold, actions);
+    lb_metric_record(self, METRIC_ATTEMPTS, actions->len);
   }
   lb_execute(self, lb_params_get_double(params, "decide-flops") * scanned * (actions->len + 1));
   guint moved = 0, split = 0;
@@ -249,7 +265,7 @@ balance(LbRank *self, gboolean move_split)
   record_quality(self, loads, p, table->len);
 
   lb_phase_begin(self, PHASE_MOVE);
-  carry_out(self, actions);
+  carry_out(self, before, table, actions);
 }
 
 static void
