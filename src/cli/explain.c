@@ -69,6 +69,26 @@ static const char small_field[] = "[scenario]\n"
                                   "[balancers]\n"
                                   "run = none\n";
 
+/* For the balancers of grid hierarchies: a 2D root of 8 x 8 cells per rank
+ * with two hot spots refined twice. */
+static const char small_samr[] = "[scenario]\n"
+                                 "name = explain\n"
+                                 "platform = %s\n"
+                                 "ranks = %u\n"
+                                 "[workload]\n"
+                                 "model = samr\n"
+                                 "size = %" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT "\n"
+                                 "levels = 2\n"
+                                 "ghost = 1\n"
+                                 "pattern = hotspots\n"
+                                 "hotspots = 2\n"
+                                 "width = 0.08\n"
+                                 "amplitude = 90\n"
+                                 "base = 0\n"
+                                 "drift = 0\n"
+                                 "[balancers]\n"
+                                 "run = none\n";
+
 /* --ranks or --set scenario.ranks may change the ranks, and with them the
  * platform and the size: the second load has them right. */
 static LbScenario *
@@ -88,6 +108,8 @@ load_builtin(const LbScenarioOverrides *ov, GError **error)
     g_autofree char *text =
         b == NULL || lb_balancer_supports(b, "array1d")
             ? g_strdup_printf(small_case, platform, ranks, 3 * ranks)
+        : lb_balancer_supports(b, "samr")
+            ? g_strdup_printf(small_samr, platform, ranks, 8 * grid[0], 8 * grid[1])
             : g_strdup_printf(small_field, platform, ranks, 4 * grid[0], 4 * grid[1]);
     g_autoptr(LbScenario) sc = load_text(text, ov, error);
     if (sc == NULL)

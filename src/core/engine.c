@@ -727,7 +727,10 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     return NULL;
 
   LbRunResult *result = lb_metrics_collect(run);
-  g_autofree char *wrong = options->detail ? describe_partition(run, owner, result) : NULL;
+  /* boxes of cells: for models whose units are cells */
+  g_autofree char *wrong = options->detail && scenario->work->model->total_units == NULL
+                               ? describe_partition(run, owner, result)
+                               : NULL;
   if (wrong != NULL) {
     lb_run_result_free(result);
     g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT, "%s", wrong);

@@ -44,7 +44,7 @@ void
 samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, double threshold,
               GArray *actions)
 {
-  for (;;) {
+  for (guint pass = 0;;) {
     guint mx, mn;
     samr_extremes(loads, p, &mx, &mn);
     if (!((double)loads[mx] > threshold * (double)loads[mn]))
@@ -58,7 +58,7 @@ samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, dou
     }
     if (i == grids->len)
       return; /* no grid qualifies: the figure's loop would spin; the scheme stops */
-    move_grid(g, grids, i, mn, loads, 0, actions);
+    move_grid(g, grids, i, mn, loads, pass++, actions);
   }
 }
 

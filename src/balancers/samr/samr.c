@@ -255,10 +255,10 @@ balance(LbRank *self, gboolean move_split)
       moved++;
     else
       split++;
-    if (a->from == (guint)lb_rank_id(self) || a->to == (guint)lb_rank_id(self))
-      lb_narrate(self, "%s grid %u (load %" G_GUINT64_FORMAT ") from rank %u to rank %u",
-                 a->kind == SAMR_MOVE ? "move" : "split off a piece of", a->grid, a->load, a->from,
-                 a->to);
+    if (lb_rank_id(self) == 0) /* every rank decides the same: rank 0 tells */
+      lb_narrate(self, "pass %u: %s grid %u (load %" G_GUINT64_FORMAT ") from rank %u to rank %u",
+                 a->attempt, a->kind == SAMR_MOVE ? "move" : "split off a piece of", a->grid,
+                 a->load, a->from, a->to);
   }
   lb_metric_record(self, METRIC_GRIDS_MOVED, moved);
   lb_metric_record(self, METRIC_GRIDS_SPLIT, split);
