@@ -396,6 +396,48 @@ test_schemes(void)
   g_ptr_array_unref(runs[1]);
 }
 
+/* The Fig. 4 situation replayed from a hierarchy file through the real
+ * message protocol: the original stops at loads 40, 12, 36, 12 (ratio 1.6);
+ * move+split reaches 23, 27, 25, 25 (ratio 1.08) with two splits and a
+ * move, as the plan test works out. */
+static void
+test_replay(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-samr-XXXXXX", NULL);
+  g_autofree char *grids = g_build_filename(dir, "fig4.txt", NULL);
+  g_assert_true(g_file_set_contents(grids,
+                                    "# owner level x0 y0 x1 y1\n"
+                                    "0 0 0 0 36 1\n0 0 36 0 76 1\n1 0 76 0 88 1\n3 0 88 0 100 1\n",
+                                    -1, NULL));
+  g_autofree char *text = g_strdup_printf(
+      "[scenario]\nplatform = hypercube-4.xml\nranks = 4\nsteps = 1\n"
+      "[workload]\nmodel = samr\nsize = 100x1\nghost = 0\nmin-cells = 1\nhierarchy = %s\n"
+      "[balancers]\nrun = enzo-original, move-split\n",
+      grids);
+  LbScenario *sc = load_text(text);
+  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE};
+  int code = -1;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *results = NULL;
+  g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
+  const LbRunResult *orig = results->pdata[0], *ms = results->pdata[1];
+  g_assert_cmpfloat_with_epsilon(metric(orig, "imbalance-ratio"), 1.6, 1e-12);
+  g_assert_cmpfloat(metric(orig, "grids-moved"), ==, 1);
+  g_assert_cmpfloat_with_epsilon(metric(ms, "imbalance-ratio"), 1.08, 1e-12);
+  g_assert_cmpfloat(metric(ms, "grids-split"), ==, 2);
+  g_assert_cmpfloat(metric(ms, "grids-moved"), ==, 1);
+  g_assert_cmpfloat(metric(ms, "attempts"), ==, 2);
+  guint64 want_orig[4] = {40, 12, 36, 12}, want_ms[4] = {23, 27, 25, 25};
+  for (guint r = 0; r < 4; r++) {
+    g_assert_cmpuint(orig->final_loads[r], ==, want_orig[r]);
+    g_assert_cmpuint(ms->final_loads[r], ==, want_ms[r]);
+  }
+  g_ptr_array_unref(results);
+  lb_scenario_free(sc);
+  g_unlink(grids);
+  g_rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -407,6 +449,7 @@ main(int argc, char **argv)
   g_test_add_func("/samr/split-plane", test_split_plane);
   g_test_add_func("/samr/random", test_random);
   g_test_add_func("/samr/schemes", test_schemes);
+  g_test_add_func("/samr/replay", test_replay);
   g_test_add_data_func("/samr/hierarchy/clusters-3d",
                        "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
                        "[workload]\nmodel = samr\nsize = 32x32x32\nlevels = 2\n"

@@ -20,8 +20,10 @@ typedef struct {
   guint64 refine[SAMR_MAX_LEVELS]; /* pattern load that refines a cell of level l */
   double efficiency;               /* smallest fraction of flagged cells in a box */
   guint64 root[3];
-  GArray *table; /* SamrGrid: the current hierarchy */
-  guint built;   /* the adaptation step it is for */
+  GArray *table;         /* SamrGrid: the current hierarchy */
+  guint built;           /* the adaptation step it is for */
+  GPtrArray *sections;   /* hierarchy = FILE: a GArray of SamrGrid per section */
+  GArray *section_steps; /* guint: the first adaptation of each section */
 } Samr;
 
 static const LbParamSpec samr_params[] = {
@@ -42,6 +44,12 @@ static const LbParamSpec samr_params[] = {
     {"ghost", LB_PARAM_INT, "3", 0, 64, NULL,
      "samr: ghost cells on every side of a grid (count in its work and size; the ghost "
      "exchange's depth)"},
+    {"hierarchy", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "samr: FILE of grids to replay instead of generating them: OWNER LEVEL X0 Y0 Z0 X1 Y1 Z1 per "
+     "line (2D: X0 Y0 X1 Y1), '#' comments, 'step N' starting the hierarchy of adaptation N on"},
+    {"hierarchy", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "samr: FILE of grids to replay instead of generating them: OWNER LEVEL X0 Y0 Z0 X1 Y1 Z1 per "
+     "line (2D: X0 Y0 X1 Y1), '#' comments, 'step N' starting the hierarchy of adaptation N on"},
     {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL,
      "samr: bytes a cell of a moved grid carries (ghosts included)"},
     {"flops-per-unit", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL,
@@ -306,6 +314,17 @@ children(const LbWork *work, const Samr *s, const SamrGrid *parent, GArray *tabl
 static void
 rebuild(const LbWork *work, Samr *s, guint adaptation)
 {
+  if (s->sections != NULL) {
+    guint k = 0;
+    for (guint i = 0; i < s->section_steps->len; i++)
+      if (g_array_index(s->section_steps, guint, i) <= adaptation)
+        k = i;
+    GArray *grids = s->sections->pdata[k];
+    g_array_unref(s->table);
+    s->table = g_array_copy(grids);
+    s->built = adaptation;
+    return;
+  }
   LbWork *mutable = (LbWork *)work;
   if (work->pattern_at == NULL || work->pattern_at_adaptation != adaptation) {
     lb_pattern_at_free(mutable->pattern_at);
@@ -363,6 +382,8 @@ static char *
 samr_describe_start(const LbWork *work, LbStart start)
 {
   (void)start;
+  if (samr_of(work)->sections != NULL)
+    return g_strdup_printf("the grids of %s", lb_params_get_string(work->params, "hierarchy"));
   GString *t = g_string_new("root tiles ");
   for (guint a = 0; a < work->dim; a++)
     g_string_append_printf(t, "%s%" G_GUINT64_FORMAT, a ? "x" : "", work->procs[a]);
@@ -465,6 +486,10 @@ samr_free(gpointer data)
 {
   Samr *s = data;
   g_array_unref(s->table);
+  if (s->sections != NULL)
+    g_ptr_array_unref(s->sections);
+  if (s->section_steps != NULL)
+    g_array_unref(s->section_steps);
   g_free(s);
 }
 
@@ -503,10 +528,127 @@ parse_dims(const char *text, guint64 *out, guint *dim)
   return TRUE;
 }
 
+static void
+free_section(gpointer data)
+{
+  g_array_unref(data);
+}
+
+/* hierarchy = FILE: sections of grids, each checked against the root and
+ * its parents; errors name the file and line. */
+static gboolean
+read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError **error)
+{
+  const char *name = lb_params_get_string(work->params, "hierarchy");
+  g_autofree char *path =
+      g_path_is_absolute(name) ? g_strdup(name) : g_build_filename(dir, name, NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local = NULL;
+  if (!g_file_get_contents(path, &text, NULL, &local))
+    return fail(error, file, "hierarchy", "%s", local->message);
+  guint dim = s->geo.dim, width = 2 + 2 * dim;
+  s->sections = g_ptr_array_new_with_free_func(free_section);
+  s->section_steps = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *current = NULL;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (guint ln = 0; lines[ln] != NULL; ln++) {
+    char *line = lines[ln];
+    char *hash = strchr(line, '#');
+    if (hash != NULL)
+      *hash = '\0';
+    g_strstrip(line);
+    if (*line == '\0')
+      continue;
+    if (g_str_has_prefix(line, "step")) {
+      char *end = NULL;
+      guint64 step = g_ascii_strtoull(line + 4, &end, 10);
+      guint last = s->section_steps->len
+                       ? g_array_index(s->section_steps, guint, s->section_steps->len - 1)
+                       : 0;
+      if (end == line + 4 || *end != '\0' || step > G_MAXUINT32 ||
+          (s->section_steps->len > 0 && step <= last))
+        return fail(error, file, "hierarchy",
+                    "%s:%u: 'step N' with N larger than the last step's (%s)", path, ln + 1, line);
+      current = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+      g_ptr_array_add(s->sections, current);
+      guint st = (guint)step;
+      g_array_append_val(s->section_steps, st);
+      continue;
+    }
+    if (current == NULL) {
+      current = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+      g_ptr_array_add(s->sections, current);
+      guint zero = 0;
+      g_array_append_val(s->section_steps, zero);
+    }
+    g_auto(GStrv) f = g_strsplit_set(line, " \t", -1);
+    gint64 v[8];
+    guint n = 0;
+    for (guint i = 0; f[i] != NULL; i++) {
+      if (*f[i] == '\0')
+        continue;
+      char *end = NULL;
+      gint64 x = g_ascii_strtoll(f[i], &end, 10);
+      if (*end != '\0' || n == width)
+        return fail(error, file, "hierarchy",
+                    "%s:%u: a grid is %u integers (OWNER LEVEL and a box of %u corners)", path,
+                    ln + 1, width, dim);
+      v[n++] = x;
+    }
+    if (n != width)
+      return fail(error, file, "hierarchy", "%s:%u: %u numbers, a grid is %u (OWNER LEVEL %s)",
+                  path, ln + 1, n, width, dim == 3 ? "X0 Y0 Z0 X1 Y1 Z1" : "X0 Y0 X1 Y1");
+    if (v[0] < 0 || v[0] >= work->ranks)
+      return fail(error, file, "hierarchy",
+                  "%s:%u: owner %" G_GINT64_FORMAT " is not a rank (0 .. %u)", path, ln + 1, v[0],
+                  work->ranks - 1);
+    if (v[1] < 0 || v[1] >= SAMR_MAX_LEVELS)
+      return fail(error, file, "hierarchy", "%s:%u: level %" G_GINT64_FORMAT " is not in 0 .. %u",
+                  path, ln + 1, v[1], SAMR_MAX_LEVELS - 1);
+    SamrGrid g = {(guint)v[0], (guint)v[1], {0, 0, 0}, {1, 1, 1}};
+    guint64 scale = samr_substeps(&s->geo, g.level);
+    for (guint a = 0; a < dim; a++) {
+      g.lo[a] = v[2 + a];
+      g.hi[a] = v[2 + dim + a];
+      if (g.lo[a] < 0 || g.hi[a] <= g.lo[a] || (guint64)g.hi[a] > s->root[a] * scale)
+        return fail(error, file, "hierarchy",
+                    "%s:%u: the box [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") along axis %u "
+                    "is empty or leaves level %u's %" G_GUINT64_FORMAT " cells",
+                    path, ln + 1, g.lo[a], g.hi[a], a, g.level, s->root[a] * scale);
+    }
+    if (g.level > 0) {
+      gboolean inside = FALSE;
+      for (guint i = 0; i < current->len && !inside; i++) {
+        const SamrGrid *p = &g_array_index(current, SamrGrid, i);
+        if (p->level + 1 != g.level)
+          continue;
+        inside = TRUE;
+        for (guint a = 0; a < dim; a++)
+          inside &= g.lo[a] >= p->lo[a] * (gint64)s->geo.factor &&
+                    g.hi[a] <= p->hi[a] * (gint64)s->geo.factor;
+      }
+      if (!inside)
+        return fail(error, file, "hierarchy",
+                    "%s:%u: a grid of level %u must lie inside a grid of level %u listed before "
+                    "it",
+                    path, ln + 1, g.level, g.level - 1);
+    }
+    g_array_append_val(current, g);
+  }
+  for (guint i = 0; i < s->sections->len; i++)
+    if (((GArray *)s->sections->pdata[i])->len == 0)
+      return fail(error, file, "hierarchy", "%s: step %u has no grids", path,
+                  g_array_index(s->section_steps, guint, i));
+  if (s->sections->len == 0)
+    return fail(error, file, "hierarchy", "%s holds no grids", path);
+  if (g_array_index(s->section_steps, guint, 0) != 0)
+    return fail(error, file, "hierarchy", "%s: the first section must be step 0", path);
+  return TRUE;
+}
+
 static gboolean
 samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
 {
-  (void)dir;
   const LbParams *w = work->params;
   g_autofree Samr *s = g_new0(Samr, 1);
   guint64 root[3] = {1, 1, 1};
@@ -546,7 +688,8 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   } else {
     double base = (double)work->pattern.base, amp = work->pattern.amplitude;
     if (work->pattern.kind != LB_PATTERN_HOTSPOTS && work->pattern.kind != LB_PATTERN_SHOCK &&
-        work->pattern.kind != LB_PATTERN_CLUSTERS && s->levels > 0)
+        work->pattern.kind != LB_PATTERN_CLUSTERS && s->levels > 0 &&
+        !lb_params_is_set(w, "hierarchy"))
       return fail(error, file, "refine",
                   "pattern %s needs refine = LOADS (the defaults follow base and amplitude of "
                   "hotspots, shock and clusters)",
@@ -569,7 +712,7 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   } else {
     lb_grid_square_factors(work->ranks, dim, work->procs);
   }
-  for (guint a = 0; a < dim; a++)
+  for (guint a = 0; a < dim && !lb_params_is_set(w, "hierarchy"); a++)
     if (work->procs[a] > root[a])
       return fail(error, file, lb_params_is_set(w, "procs") ? "procs" : "size",
                   "%" G_GUINT64_FORMAT " tiles along axis %u, but the root has %" G_GUINT64_FORMAT
@@ -589,6 +732,15 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
     g_array_append_val(s->table, g);
   }
   s->built = G_MAXUINT;
+  if (lb_params_is_set(w, "hierarchy")) {
+    gboolean ok = read_hierarchy(work, s, file, dir, error);
+    if (ok) {
+      g_array_unref(s->table);
+      s->table = g_array_copy(s->sections->pdata[0]);
+    }
+    work->data = g_steal_pointer(&s);
+    return ok;
+  }
   work->data = g_steal_pointer(&s);
   return TRUE;
 }
