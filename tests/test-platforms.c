@@ -24,6 +24,7 @@ typedef enum {
   TOPOLOGY_TORUS,
   TOPOLOGY_FAT_TREE,
   TOPOLOGY_CLUSTER,
+  TOPOLOGY_FLAT, /* a homogeneous <cluster>: host link + backbone + host link */
 } Topology;
 
 /* The documented figures of each shipped file (platforms/README.md). */
@@ -57,9 +58,11 @@ static const PlatformCase cases[] = {
     {"fat-tree-1024.xml", TOPOLOGY_FAT_TREE, 1024, {32}, 2, 25e-6, 125e6},
     {"hetero-cluster-16.xml", TOPOLOGY_CLUSTER, 16, {0}, 3, 100e-6, 12.5e6},
     {"hetero-cluster-64.xml", TOPOLOGY_CLUSTER, 64, {0}, 3, 100e-6, 12.5e6},
+    {"origin2000-128.xml", TOPOLOGY_FLAT, 128, {0}, 3, 11e-6, 150e6},
 };
 
-static const char *const topology_names[] = {"hypercube", "torus", "fat-tree", "cluster"};
+static const char *const topology_names[] = {"hypercube", "torus", "fat-tree", "cluster",
+                                             "cluster"};
 
 static char *
 platforms_dir(void)
@@ -204,6 +207,7 @@ test_generator_stdout(void)
       {{"torus", "8", "8", "16", NULL}, "t3e-1024.xml"},
       {{"fat-tree", "1024", NULL}, "fat-tree-1024.xml"},
       {{"hetero-cluster", "64", NULL}, "hetero-cluster-64.xml"},
+      {{"origin2000", "128", NULL}, "origin2000-128.xml"},
   };
   const char *platgen = platgen_path();
   if (platgen == NULL)
@@ -443,6 +447,20 @@ check_cluster(const PlatformCase *c)
   }
 }
 
+/* The Origin2000: 100 MFLOPS everywhere, three links between any two. */
+static void
+check_flat(const PlatformCase *c)
+{
+  for (guint host = 0; host < c->hosts; host++)
+    g_assert_cmpfloat_with_epsilon(sg_host_get_speed(host_number(host)), 1e8, 1.0);
+  for (guint sample = 0; sample < 256; sample++) {
+    guint from = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
+    guint to = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
+    if (from != to)
+      assert_route(from, to, 3, c->near_latency);
+  }
+}
+
 /* Two messages, of 0 and MESSAGE_BYTES bytes, through one mailbox. */
 typedef struct {
   const char *mailbox;
@@ -543,6 +561,9 @@ check_platform(const PlatformCase *c)
     break;
   case TOPOLOGY_CLUSTER:
     check_cluster(c);
+    break;
+  case TOPOLOGY_FLAT:
+    check_flat(c);
     break;
   }
   check_messages(c);

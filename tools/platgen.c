@@ -43,6 +43,13 @@ typedef struct {
 #define FAT_TREE_BW "1Gbps"
 #define FAT_TREE_LAT "12.5us"
 
+/* SGI Origin2000 (250 MHz R10000) seen by MPI: host link + router network +
+ * host link. */
+#define ORIGIN_SPEED "100Mf"
+#define ORIGIN_BW "150MBps"
+#define ORIGIN_LAT "5us"
+#define ORIGIN_BB_LAT "1us"
+
 /* Switched Fast Ethernet; a route is host link + backbone + host link. */
 #define HETERO_SLOW_SPEED "1Gf"
 #define HETERO_FAST_SPEED "1.266Gf"
@@ -413,12 +420,69 @@ hetero_cluster_file_name(const guint *values)
   return g_strdup_printf("hetero-cluster-%u.xml", values[0]);
 }
 
+static gboolean
+parse_origin(char **args, guint *values, GError **error)
+{
+  return parse_number(args[0], "origin2000 processor count N", 2, 512, &values[0], error);
+}
+
+/* A flat cluster: the Origin's router network made distance nearly free
+ * (a router hop is tens of nanoseconds against microseconds of MPI), so
+ * every pair of processors costs the same. */
+static GString *
+generate_origin(const guint *values)
+{
+  guint hosts = values[0];
+  GString *xml = g_string_new(NULL);
+
+  append_header(xml);
+  g_string_append_printf(
+      xml,
+      "  <!-- SGI Origin2000-like machine of %u processors, the machine of Z. Lan,\n"
+      "       V. E. Taylor and G. Bryan's experiments (250 MHz R10000 nodes at NCSA).\n"
+      "       Nodes: the R10000 at 250 MHz issues two floating-point operations per\n"
+      "       cycle, 500 MFLOPS peak; we use 100 MFLOPS, a fifth of peak, as the\n"
+      "       sustained rate of an AMR code (our assumption, the same order of ratio\n"
+      "       as the other shipped machines, not a measurement).\n"
+      "       Network: two processors share a Hub, Hubs meet at routers joined in a\n"
+      "       (bristled) hypercube of CrayLink links of about 800 MB/s per direction\n"
+      "       (J. Laudon and D. Lenoski, \"The SGI Origin: A ccNUMA Highly Scalable\n"
+      "       Server\", ISCA 1997), where a router hop costs tens of nanoseconds. What\n"
+      "       a message sees is MPI's cost, about 10 us and 150 MB/s point to point\n"
+      "       (the order of figures reported for SGI's MPI on the Origin2000; our\n"
+      "       assumption), nearly independent of distance. So: a flat cluster, host\n"
+      "       link (5 us) + router network (1 us, non-blocking backbone %u x 150 MB/s)\n"
+      "       + host link (5 us): 11 us + S / 150 MB/s between any two processors.\n"
+      "       Written by lbsim-platgen; do not edit by hand. -->\n",
+      hosts, hosts);
+  append_config(xml);
+  g_string_append(xml, "  <zone id=\"world\" routing=\"Full\">\n");
+  append_prop(xml, "    ", "lbsim-topology", "cluster");
+  g_string_append_printf(
+      xml,
+      "    <cluster id=\"origin2000\" prefix=\"n\" suffix=\"\" radical=\"0-%u\"\n"
+      "             speed=\"" ORIGIN_SPEED "\" bw=\"" ORIGIN_BW "\" lat=\"" ORIGIN_LAT "\"\n"
+      "             bb_bw=\"%uMBps\" bb_lat=\"" ORIGIN_BB_LAT "\"\n"
+      "             sharing_policy=\"SPLITDUPLEX\"/>\n",
+      hosts - 1, hosts * 150);
+  g_string_append(xml, "  </zone>\n");
+  append_footer(xml);
+  return xml;
+}
+
+static char *
+origin_file_name(const guint *values)
+{
+  return g_strdup_printf("origin2000-%u.xml", values[0]);
+}
+
 static const Kind kinds[] = {
     {"hypercube", "D", 1, parse_hypercube, generate_hypercube, hypercube_file_name},
     {"torus", "X Y Z", 3, parse_torus, generate_torus, torus_file_name},
     {"fat-tree", "N", 1, parse_fat_tree, generate_fat_tree, fat_tree_file_name},
     {"hetero-cluster", "N", 1, parse_hetero_cluster, generate_hetero_cluster,
      hetero_cluster_file_name},
+    {"origin2000", "N", 1, parse_origin, generate_origin, origin_file_name},
 };
 
 /* What `all` writes besides every hypercube: the other files of platforms/. */
@@ -427,7 +491,7 @@ static const struct {
   guint values[3];
 } shipped[] = {
     {"torus", {8, 8, 8}},     {"torus", {8, 8, 16}},    {"fat-tree", {1024}},
-    {"hetero-cluster", {16}}, {"hetero-cluster", {64}},
+    {"hetero-cluster", {16}}, {"hetero-cluster", {64}}, {"origin2000", {128}},
 };
 
 static const Kind *
