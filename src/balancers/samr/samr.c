@@ -132,6 +132,17 @@ compare_units(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+static int
+by_owner(gconstpointer a, gconstpointer b, gpointer data)
+{
+  const GArray *after = data;
+  guint i = *(const guint *)a, j = *(const guint *)b;
+  guint x = g_array_index(after, SamrGrid, i).owner, y = g_array_index(after, SamrGrid, j).owner;
+  if (x != y)
+    return x < y ? -1 : 1;
+  return i < j ? -1 : i > j;
+}
+
 /* move: every grid (or piece) travels once, from the rank that held its
  * data before the decisions to the rank that holds it after them: all
  * ranks know both tables, so a grid that the decisions pass along
@@ -170,19 +181,25 @@ carry_out(LbRank *self, const GArray *before, const GArray *after, const GArray 
       from[source[i]] = TRUE;
     }
   }
-  for (guint q = 0; q < p; q++) {
-    if (q == me)
-      continue;
+  /* what I send, by destination then id: one message per destination */
+  g_autoptr(GArray) sends = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < n1; i++)
+    if (source[i] == me && g_array_index(after, SamrGrid, i).owner != me)
+      g_array_append_val(sends, i);
+  g_array_sort_with_data(sends, by_owner, (gpointer)after);
+  for (guint k = 0; k < sends->len;) {
+    guint q = g_array_index(after, SamrGrid, g_array_index(sends, guint, k)).owner;
     g_array_set_size(out, 0);
-    for (guint i = 0; i < n1; i++)
-      if (source[i] == me && g_array_index(after, SamrGrid, i).owner == q) {
-        LbUnit u = {i, samr_load(geo, &g_array_index(after, SamrGrid, i))};
-        g_array_append_val(out, u);
-      }
-    if (out->len > 0) {
-      lb_phase_round(self, 0);
-      lb_send_units(self, (int)q, TAG_MOVE(0), 0, (const LbUnit *)out->data, out->len, NULL);
+    for (; k < sends->len; k++) {
+      guint i = g_array_index(sends, guint, k);
+      const SamrGrid *g = &g_array_index(after, SamrGrid, i);
+      if (g->owner != q)
+        break;
+      LbUnit u = {i, samr_load(geo, g)};
+      g_array_append_val(out, u);
     }
+    lb_phase_round(self, 0);
+    lb_send_units(self, (int)q, TAG_MOVE(0), 0, (const LbUnit *)out->data, out->len, NULL);
   }
   g_array_set_size(units, 0);
   g_array_append_vals(units, kept->data, kept->len);
