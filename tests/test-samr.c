@@ -415,12 +415,38 @@ test_replay(void)
       "[balancers]\nrun = enzo-original, move-split\n",
       grids);
   LbScenario *sc = load_text(text);
-  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE};
+  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE, .run = {.detail = TRUE}};
   int code = -1;
   g_autoptr(GError) error = NULL;
   GPtrArray *results = NULL;
   g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
   const LbRunResult *orig = results->pdata[0], *ms = results->pdata[1];
+  /* --detail: the decisions and the grids they leave */
+  g_assert_nonnull(ms->events);
+  g_assert_cmpuint(ms->events->len, ==, 3);
+  const LbEvent *e = (const LbEvent *)ms->events->data;
+  g_assert_cmpint(e[0].kind, ==, LB_EVENT_SPLIT);
+  g_assert_cmpuint(e[0].unit, ==, 1);
+  g_assert_cmpuint(e[0].piece, ==, 4);
+  g_assert_cmpuint(e[0].to, ==, 2);
+  g_assert_cmpuint(e[0].load, ==, 25);
+  g_assert_cmpint(e[1].kind, ==, LB_EVENT_MOVE);
+  g_assert_cmpuint(e[1].load, ==, 15);
+  g_assert_cmpint(e[2].kind, ==, LB_EVENT_SPLIT);
+  g_assert_cmpuint(e[2].to, ==, 3);
+  g_assert_nonnull(ms->grids);
+  g_assert_cmpuint(ms->grids->len, ==, 6);
+  guint64 by_rank[4] = {0, 0, 0, 0};
+  gint64 cells = 0;
+  for (guint i = 0; i < ms->grids->len; i++) {
+    const LbGridPart *g = &g_array_index(ms->grids, LbGridPart, i);
+    by_rank[g->owner] += g->load;
+    cells += (g->hi[0] - g->lo[0]) * (g->hi[1] - g->lo[1]);
+  }
+  g_assert_cmpint(cells, ==, 100);
+  for (guint r = 0; r < 4; r++)
+    g_assert_cmpuint(by_rank[r], ==, ms->final_loads[r]);
+  g_assert_cmpuint(orig->events->len, ==, 1);
   g_assert_cmpfloat_with_epsilon(metric(orig, "imbalance-ratio"), 1.6, 1e-12);
   g_assert_cmpfloat(metric(orig, "grids-moved"), ==, 1);
   g_assert_cmpfloat_with_epsilon(metric(ms, "imbalance-ratio"), 1.08, 1e-12);

@@ -25,6 +25,27 @@ typedef enum {
                                  * fastest (so that a slab is a run of consecutive ranks) */
 } LbStart;
 
+/* A grid of a model whose units are grids, as --detail lists it. */
+typedef struct {
+  guint owner, level;
+  gint64 lo[3], hi[3]; /* half-open, in its level's cells; unused axes [0, 1) */
+  guint64 load;
+} LbGridPart;
+
+/* What happened to a unit in a balancing step, as --detail lists it. */
+typedef enum {
+  LB_EVENT_MOVE,  /* unit went whole from `from` to `to` */
+  LB_EVENT_SPLIT, /* a piece of unit (the new unit `piece`) went to `to` */
+} LbEventKind;
+
+typedef struct {
+  guint adaptation;
+  LbEventKind kind;
+  guint64 unit, piece;
+  guint from, to;
+  guint64 load;
+} LbEvent;
+
 /* An instantiated model: the [workload] group read and checked. */
 typedef struct {
   const LbModel *model;
@@ -79,6 +100,8 @@ struct _LbModel {
    * who holds what (a grid hierarchy): appends LbNeighbour (rank, faces)
    * in ascending rank order. NULL: boundary, if any. */
   void (*neighbours)(const LbWork *work, guint me, const LbUnit *units, gsize n, GArray *out);
+  /* The grids after the run, for --detail (models of grids); may be NULL. */
+  void (*grids)(const LbWork *work, GArray *out);
   /* Simulated bytes of moving units; NULL: bytes-per-unit each. */
   double (*bytes)(const LbWork *work, const LbUnit *units, gsize n);
 };

@@ -178,6 +178,11 @@ typedef struct {
 
 void lb_rank_set_neighbours(LbRank *self, const LbNeighbour *neighbours, guint n);
 
+/* Records a move or split of the current adaptation step for --detail
+ * (one rank records each: the decisions are everyone's). */
+void lb_record_event(LbRank *self, LbEventKind kind, guint64 unit, guint64 piece, guint from,
+                     guint to, guint64 load);
+
 /* A note for `lbsim explain` (kept only when narration is on). */
 void lb_narrate(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
 /* Whether narration is kept: skip preparing what only lb_narrate uses. */

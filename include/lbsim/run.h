@@ -93,6 +93,8 @@ typedef struct {
   GArray *transfers;     /* LbTransfer, with detail */
   guint dim;             /* of the model's cells */
   LbRankPart *partition; /* ranks entries, with detail; NULL otherwise */
+  GArray *grids;         /* LbGridPart, with detail, for models of grids */
+  GArray *events;        /* LbEvent, with detail, for balancers that record them */
   LbAdaptationResult *adaptations;
   GPtrArray *narration; /* strings, with narrate */
   /* wall-clock figures: the only part that differs between identical runs */

@@ -90,6 +90,7 @@ struct _LbCoreRun {
   guint32 *owner;        /* owner of every unit id, for the ghost exchange */
   guint64 *ghost_counts; /* scratch: faces shared with each rank */
   GArray *transfers;
+  GArray *events; /* LbEvent, with detail */
   GPtrArray *narration;
   guint finished; /* ranks that ran to the end: fewer means a deadlock */
   char *failure;

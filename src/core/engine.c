@@ -468,6 +468,7 @@ free_core_run(LbCoreRun *run)
   if (run->trace != NULL)
     fclose(run->trace);
   g_clear_pointer(&run->transfers, g_array_unref);
+  g_clear_pointer(&run->events, g_array_unref);
   g_clear_pointer(&run->narration, g_ptr_array_unref);
   g_free(run->failure);
   g_free(run);
@@ -673,6 +674,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->conserved_before = g_new0(LbConserved, 2 * (gsize)p);
   run->digests = g_new0(LbDigest, p);
   run->transfers = g_array_new(FALSE, FALSE, sizeof(LbTransfer));
+  run->events = g_array_new(FALSE, FALSE, sizeof(LbEvent));
   run->narration = g_ptr_array_new_with_free_func(g_free);
   run->adaptation_metrics = g_new0(double, (gsize)run->nadaptations * run->ndefs);
   if (lb_work_has_ghosts(run->work)) {
@@ -731,6 +733,11 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   g_autofree char *wrong = options->detail && scenario->work->model->total_units == NULL
                                ? describe_partition(run, owner, result)
                                : NULL;
+  if (options->detail && scenario->work->model->grids != NULL) {
+    result->dim = scenario->work->dim;
+    result->grids = g_array_new(FALSE, FALSE, sizeof(LbGridPart));
+    scenario->work->model->grids(scenario->work, result->grids);
+  }
   if (wrong != NULL) {
     lb_run_result_free(result);
     g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT, "%s", wrong);

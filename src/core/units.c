@@ -19,6 +19,17 @@ count_runs(const LbUnit *units, guint n)
   return runs;
 }
 
+void
+lb_record_event(LbRank *self, LbEventKind kind, guint64 unit, guint64 piece, guint from, guint to,
+                guint64 load)
+{
+  LbCoreRun *run = self->run;
+  if (!run->options->detail)
+    return;
+  LbEvent e = {self->adaptation, kind, unit, piece, from, to, load};
+  g_array_append_val(run->events, e);
+}
+
 /* Transfers are recorded as runs of consecutive ids. */
 static void
 record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n)

@@ -81,6 +81,8 @@ lb_run_result_free(LbRunResult *result)
   g_free(result->phases);
   g_free(result->final_loads);
   g_clear_pointer(&result->transfers, g_array_unref);
+  g_clear_pointer(&result->grids, g_array_unref);
+  g_clear_pointer(&result->events, g_array_unref);
   for (guint r = 0; result->partition != NULL && r < result->ranks; r++)
     g_free(result->partition[r].neighbours);
   g_free(result->partition);
@@ -148,8 +150,11 @@ lb_metrics_collect(LbCoreRun *run)
   lb_run_result_aggregate(res);
 
   res->final_loads = g_memdup2(run->load_after, sizeof(guint64) * run->ranks);
-  if (run->options->detail)
+  if (run->options->detail) {
     res->transfers = g_array_ref(run->transfers);
+    if (run->events->len > 0)
+      res->events = g_array_ref(run->events);
+  }
   if (run->options->narrate)
     res->narration = g_ptr_array_ref(run->narration);
   return res;

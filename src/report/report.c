@@ -58,6 +58,49 @@ write_schedule(LbJson *j, const LbRunResult *r)
   lb_json_end_array(j);
 }
 
+/* Grids: {"owner", "level", "box": [lo..., hi...], "load"}, the box with
+ * as many numbers per corner as the model has axes. */
+static void
+write_grids(LbJson *j, const LbRunResult *r)
+{
+  lb_json_begin_array(j, "grids", FALSE);
+  for (guint i = 0; i < r->grids->len; i++) {
+    const LbGridPart *g = &g_array_index(r->grids, LbGridPart, i);
+    lb_json_begin_compact_object(j, NULL);
+    lb_json_uint(j, "owner", g->owner);
+    lb_json_uint(j, "level", g->level);
+    lb_json_begin_array(j, "box", TRUE);
+    for (guint a = 0; a < r->dim; a++)
+      lb_json_uint(j, NULL, (guint64)g->lo[a]);
+    for (guint a = 0; a < r->dim; a++)
+      lb_json_uint(j, NULL, (guint64)g->hi[a]);
+    lb_json_end_array(j);
+    lb_json_uint(j, "load", g->load);
+    lb_json_end_object(j);
+  }
+  lb_json_end_array(j);
+}
+
+static void
+write_events(LbJson *j, const LbRunResult *r)
+{
+  lb_json_begin_array(j, "events", FALSE);
+  for (guint i = 0; i < r->events->len; i++) {
+    const LbEvent *e = &g_array_index(r->events, LbEvent, i);
+    lb_json_begin_compact_object(j, NULL);
+    lb_json_uint(j, "adaptation", e->adaptation);
+    lb_json_string(j, "kind", e->kind == LB_EVENT_MOVE ? "move" : "split");
+    lb_json_uint(j, "grid", e->unit);
+    if (e->kind == LB_EVENT_SPLIT)
+      lb_json_uint(j, "piece", e->piece);
+    lb_json_uint(j, "from", e->from);
+    lb_json_uint(j, "to", e->to);
+    lb_json_uint(j, "load", e->load);
+    lb_json_end_object(j);
+  }
+  lb_json_end_array(j);
+}
+
 static void
 write_partition(LbJson *j, const LbRunResult *r)
 {
@@ -143,6 +186,10 @@ write_run(LbJson *j, const LbRunResult *r)
     write_schedule(j, r);
   if (r->partition != NULL)
     write_partition(j, r);
+  if (r->grids != NULL)
+    write_grids(j, r);
+  if (r->events != NULL)
+    write_events(j, r);
 
   guint ndefs = r->metric_defs->len;
   lb_json_begin_array(j, "adaptations", FALSE);

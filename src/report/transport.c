@@ -141,6 +141,36 @@ lb_result_to_transport(const LbRunResult *r)
     }
     json_builder_end_array(b);
   }
+  if (r->grids != NULL) {
+    if (r->partition == NULL)
+      add_int(b, "dim", r->dim);
+    json_builder_set_member_name(b, "grids");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->grids->len; i++) {
+      const LbGridPart *g = &g_array_index(r->grids, LbGridPart, i);
+      json_builder_begin_array(b);
+      gint64 v[] = {g->owner, g->level, g->lo[0], g->lo[1],       g->lo[2],
+                    g->hi[0], g->hi[1], g->hi[2], (gint64)g->load};
+      for (guint k = 0; k < G_N_ELEMENTS(v); k++)
+        json_builder_add_int_value(b, v[k]);
+      json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+  }
+  if (r->events != NULL) {
+    json_builder_set_member_name(b, "events");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->events->len; i++) {
+      const LbEvent *e = &g_array_index(r->events, LbEvent, i);
+      json_builder_begin_array(b);
+      gint64 v[] = {e->adaptation, e->kind, (gint64)e->unit, (gint64)e->piece,
+                    e->from,       e->to,   (gint64)e->load};
+      for (guint k = 0; k < G_N_ELEMENTS(v); k++)
+        json_builder_add_int_value(b, v[k]);
+      json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+  }
   if (r->narration != NULL) {
     json_builder_set_member_name(b, "narration");
     json_builder_begin_array(b);
@@ -346,6 +376,51 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
       part->neighbours = g_new(guint, MAX(part->nneighbours, 1));
       for (guint i = 0; i < part->nneighbours; i++)
         part->neighbours[i] = (guint)json_array_get_int_element(x, fixed + i);
+    }
+  }
+  JsonNode *grids = json_object_get_member(o, "grids");
+  if (grids != NULL) {
+    if (!JSON_NODE_HOLDS_ARRAY(grids))
+      return bad(error, "grids");
+    gint64 dim = member_int(o, "dim");
+    if (dim < 1 || dim > 3)
+      return bad(error, "grids");
+    r->dim = (guint)dim;
+    JsonArray *t = json_node_get_array(grids);
+    r->grids = g_array_sized_new(FALSE, FALSE, sizeof(LbGridPart), json_array_get_length(t));
+    for (guint i = 0; i < json_array_get_length(t); i++) {
+      JsonArray *x = json_array_get_array_element(t, i);
+      if (x == NULL || json_array_get_length(x) != 9)
+        return bad(error, "grids");
+      LbGridPart g = {(guint)json_array_get_int_element(x, 0),
+                      (guint)json_array_get_int_element(x, 1),
+                      {json_array_get_int_element(x, 2), json_array_get_int_element(x, 3),
+                       json_array_get_int_element(x, 4)},
+                      {json_array_get_int_element(x, 5), json_array_get_int_element(x, 6),
+                       json_array_get_int_element(x, 7)},
+                      (guint64)json_array_get_int_element(x, 8)};
+      g_array_append_val(r->grids, g);
+    }
+  }
+  JsonNode *events = json_object_get_member(o, "events");
+  if (events != NULL) {
+    if (!JSON_NODE_HOLDS_ARRAY(events))
+      return bad(error, "events");
+    JsonArray *t = json_node_get_array(events);
+    r->events = g_array_sized_new(FALSE, FALSE, sizeof(LbEvent), json_array_get_length(t));
+    for (guint i = 0; i < json_array_get_length(t); i++) {
+      JsonArray *x = json_array_get_array_element(t, i);
+      if (x == NULL || json_array_get_length(x) != 7)
+        return bad(error, "events");
+      gint64 kind = json_array_get_int_element(x, 1);
+      if (kind != LB_EVENT_MOVE && kind != LB_EVENT_SPLIT)
+        return bad(error, "events");
+      LbEvent e = {
+          (guint)json_array_get_int_element(x, 0),   (LbEventKind)kind,
+          (guint64)json_array_get_int_element(x, 2), (guint64)json_array_get_int_element(x, 3),
+          (guint)json_array_get_int_element(x, 4),   (guint)json_array_get_int_element(x, 5),
+          (guint64)json_array_get_int_element(x, 6)};
+      g_array_append_val(r->events, e);
     }
   }
   JsonNode *narration = json_object_get_member(o, "narration");

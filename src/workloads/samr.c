@@ -482,6 +482,21 @@ samr_neighbours(const LbWork *work, guint me, const LbUnit *units, gsize n, GArr
 }
 
 static void
+samr_grids(const LbWork *work, GArray *out)
+{
+  const Samr *s = samr_of(work);
+  for (guint i = 0; i < s->table->len; i++) {
+    const SamrGrid *g = &g_array_index(s->table, SamrGrid, i);
+    LbGridPart part = {g->owner,
+                       g->level,
+                       {g->lo[0], g->lo[1], g->lo[2]},
+                       {g->hi[0], g->hi[1], g->hi[2]},
+                       samr_load(&s->geo, g)};
+    g_array_append_val(out, part);
+  }
+}
+
+static void
 samr_free(gpointer data)
 {
   Samr *s = data;
@@ -759,5 +774,6 @@ const LbModel lb_samr_model = {
     .total_units = samr_total_units,
     .conserve = samr_conserve,
     .neighbours = samr_neighbours,
+    .grids = samr_grids,
     .bytes = samr_bytes,
 };

@@ -340,7 +340,10 @@ balance(LbRank *self, gboolean move_split)
       moved++;
     else
       split++;
-    if (lb_rank_id(self) == 0) /* every rank decides the same: rank 0 tells */
+    if (lb_rank_id(self) == 0) /* every rank decides the same: rank 0 records */
+      lb_record_event(self, a->kind == SAMR_MOVE ? LB_EVENT_MOVE : LB_EVENT_SPLIT, a->grid,
+                      a->piece, a->from, a->to, a->load);
+    if (lb_rank_id(self) == 0)
       lb_narrate(self, "pass %u: %s grid %u (load %" G_GUINT64_FORMAT ") from rank %u to rank %u",
                  a->attempt, a->kind == SAMR_MOVE ? "move" : "split off a piece of", a->grid,
                  a->load, a->from, a->to);
