@@ -725,7 +725,9 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   }
   g_autofree guint32 *owner =
       options->pictures_dir != NULL || options->detail ? final_owner(run) : NULL;
-  if (options->pictures_dir != NULL && !picture_partition(run, owner, error))
+  /* partition pictures: of models whose units are cells */
+  if (options->pictures_dir != NULL && scenario->work->model->total_units == NULL &&
+      !picture_partition(run, owner, error))
     return NULL;
 
   LbRunResult *result = lb_metrics_collect(run);
