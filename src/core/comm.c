@@ -9,10 +9,94 @@
 
 #include "core/core.h"
 
+/* Message buffers come from free lists, one per power-of-two size class,
+ * kept for the whole process: millions of messages are each allocated by
+ * one rank and freed by another, and through glibc they kept its bins busy
+ * and fragmented for SimGrid's own small objects. A header before each
+ * message carries its class and the link that puts it in a stash. Under
+ * AddressSanitizer every buffer goes back to malloc, so that a use after
+ * free is still caught. */
+typedef struct {
+  GList link; /* in the receiver's stash; next buffer of a free list */
+  guint size_class;
+} MsgBlock;
+
+G_STATIC_ASSERT(sizeof(MsgBlock) % 16 == 0);
+
+#define MIN_CLASS_BYTES 64
+#define POOL_CLASSES 15 /* 64 B .. 1 MiB of data */
+#define UNPOOLED G_MAXUINT
+#if defined(__SANITIZE_ADDRESS__)
+#define POOLING FALSE
+#else
+#define POOLING TRUE
+#endif
+
+static GList *free_blocks[POOL_CLASSES];
+
+static MsgBlock *
+block_of(LbMsg *msg)
+{
+  return (MsgBlock *)msg - 1;
+}
+
+static guint
+size_class(gsize len)
+{
+  guint c = 0;
+  while (c < POOL_CLASSES && (gsize)MIN_CLASS_BYTES << c < len)
+    c++;
+  return c < POOL_CLASSES && POOLING ? c : UNPOOLED;
+}
+
+LbMsg *
+lb_msg_alloc(gsize len)
+{
+  guint c = size_class(len);
+  MsgBlock *block;
+  if (c != UNPOOLED && free_blocks[c] != NULL) {
+    block = (MsgBlock *)free_blocks[c]; /* the link is the header's first member */
+    free_blocks[c] = free_blocks[c]->next;
+  } else {
+    gsize capacity = c != UNPOOLED ? (gsize)MIN_CLASS_BYTES << c : len;
+    block = g_malloc(sizeof(MsgBlock) + sizeof(LbMsg) + capacity);
+    block->size_class = c;
+    block->link.data = block + 1;
+  }
+  block->link.next = block->link.prev = NULL;
+  LbMsg *msg = (LbMsg *)(block + 1);
+  msg->len = len;
+  return msg;
+}
+
 void
 lb_msg_free(LbMsg *msg)
 {
-  g_free(msg);
+  if (msg == NULL)
+    return;
+  MsgBlock *block = block_of(msg);
+  if (block->size_class == UNPOOLED) {
+    g_free(block);
+    return;
+  }
+  block->link.next = free_blocks[block->size_class];
+  free_blocks[block->size_class] = &block->link;
+}
+
+/* The stash holds messages by the link in their header: no list node to
+ * allocate. */
+static void
+stash_push(LbRank *self, LbMsg *msg)
+{
+  g_queue_push_tail_link(&self->stash, &block_of(msg)->link);
+}
+
+void
+lb_rank_clear_stash(LbRank *self)
+{
+  GList *l;
+  while ((l = g_queue_pop_head_link(&self->stash)) != NULL)
+    lb_msg_free(l->data);
 }
 
 int
@@ -58,17 +142,13 @@ lb_now(void)
 }
 
 void
-lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes)
+lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
 {
   g_assert(dst >= 0 && (guint)dst < self->run->ranks && dst != self->id);
   g_assert(tag >= 0);
-  LbMsg *msg = g_malloc(sizeof(LbMsg) + len);
   msg->src = self->id;
   msg->tag = tag;
-  msg->len = len;
   msg->sim_bytes = sim_bytes;
-  if (len > 0)
-    memcpy(msg->data, data, len);
   g_ptr_array_add(self->pending,
                   sg_mailbox_put_async(self->run->mailboxes[dst], msg, (long)sim_bytes));
   self->run->messages_all++;
@@ -77,6 +157,15 @@ lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double
     self->phase_bytes += sim_bytes;
   }
   lb_trace_send(self, dst, sim_bytes);
+}
+
+void
+lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes)
+{
+  LbMsg *msg = lb_msg_alloc(len);
+  if (len > 0)
+    memcpy(msg->data, data, len);
+  lb_core_send_msg(self, dst, tag, msg, sim_bytes);
 }
 
 void
@@ -116,7 +205,7 @@ find_in_stash(LbRank *self, int src, int tag, gboolean take)
     LbMsg *msg = l->data;
     if (matches(msg, src, tag)) {
       if (take)
-        g_queue_delete_link(&self->stash, l);
+        g_queue_unlink(&self->stash, l);
       return msg;
     }
   }
@@ -252,7 +341,7 @@ receive(LbRank *self, int src, int tag, double timeout)
       continue;
     if (matches(msg, src, tag))
       return msg;
-    g_queue_push_tail(&self->stash, msg);
+    stash_push(self, msg);
   }
 }
 
@@ -298,7 +387,7 @@ stash_until_match(LbRank *self, int src, int tag, gboolean block)
       break;
     if (give_to_request(self, msg))
       continue;
-    g_queue_push_tail(&self->stash, msg);
+    stash_push(self, msg);
     if (matches(msg, src, tag))
       found = msg;
   }
@@ -357,7 +446,7 @@ lb_test(LbRank *self, LbRequest *req, LbMsg **out)
     if (msg == NULL)
       return FALSE;
     if (!give_to_request(self, msg))
-      g_queue_push_tail(&self->stash, msg);
+      stash_push(self, msg);
   }
   *out = take_request_msg(req);
   return TRUE;
@@ -370,7 +459,7 @@ lb_wait(LbRank *self, LbRequest *req)
   while (!req->matched) {
     LbMsg *msg = next_arrival(self, -1);
     if (!give_to_request(self, msg))
-      g_queue_push_tail(&self->stash, msg);
+      stash_push(self, msg);
   }
   return take_request_msg(req);
 }
@@ -393,7 +482,7 @@ lb_wait_any(LbRank *self, LbRequest **reqs, guint n, LbMsg **out)
       }
     LbMsg *msg = next_arrival(self, -1);
     if (!give_to_request(self, msg))
-      g_queue_push_tail(&self->stash, msg);
+      stash_push(self, msg);
   }
 }
 

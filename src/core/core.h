@@ -124,3 +124,8 @@ void lb_trace_exec(LbRank *self, double flops);
 /* lb_send and lb_recv without the user tag range: for the core's tags. */
 void lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes);
 LbMsg *lb_core_recv(LbRank *self, int src, int tag);
+/* A message of len data bytes to fill and hand to lb_core_send_msg, which
+ * takes it (no copy); lb_msg_free gives it back. */
+LbMsg *lb_msg_alloc(gsize len);
+void lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes);
+void lb_rank_clear_stash(LbRank *self);

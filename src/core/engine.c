@@ -442,7 +442,7 @@ free_rank(LbRank *rank)
 {
   g_clear_pointer(&rank->units, g_array_unref);
   g_clear_pointer(&rank->graph, g_array_unref);
-  g_queue_clear_full(&rank->stash, g_free);
+  lb_rank_clear_stash(rank);
   g_clear_pointer(&rank->pending, g_ptr_array_unref);
 }
 

@@ -55,12 +55,16 @@ void
 lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
               const guint64 *positions)
 {
+  g_assert(tag >= 0 && tag <= LB_TAG_USER_MAX);
   guint runs = count_runs(units, n);
   UnitsHeader header = {n, runs, positions != NULL, 0};
   gsize len = sizeof header + n * sizeof(LbUnit) + (positions != NULL ? runs * sizeof(guint64) : 0);
-  g_autofree guint8 *data = g_malloc(len);
+  /* written straight into the message, which the receiver gets as is */
+  LbMsg *msg = lb_msg_alloc(len);
+  guint8 *data = msg->data;
   memcpy(data, &header, sizeof header);
-  memcpy(data + sizeof header, units, n * sizeof(LbUnit));
+  if (n > 0)
+    memcpy(data + sizeof header, units, n * sizeof(LbUnit));
   if (positions != NULL) {
     guint64 *starts = (guint64 *)(data + sizeof header + n * sizeof(LbUnit));
     guint k = 0;
@@ -71,8 +75,8 @@ lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *units, 
         g_assert(positions[i] == positions[i - 1] + units[i - 1].load);
     }
   }
-  lb_send(self, dst, tag, data, len,
-          LB_HEADER_BYTES + 16.0 * runs + lb_work_bytes(self->run->work, units, n));
+  lb_core_send_msg(self, dst, tag, msg,
+                   LB_HEADER_BYTES + 16.0 * runs + lb_work_bytes(self->run->work, units, n));
   if (n > 0)
     record_transfer(self, round, dst, units, n);
 }
