@@ -211,11 +211,8 @@ lb_pattern_max_load(const LbPattern *p)
   g_assert_not_reached();
 }
 
-static gboolean fail(GError **error, const char *file, const char *key, const char *format, ...)
-    G_GNUC_PRINTF(4, 5);
-
-static gboolean
-fail(GError **error, const char *file, const char *key, const char *format, ...)
+gboolean
+lb_workload_fail(GError **error, const char *file, const char *key, const char *format, ...)
 {
   va_list args;
   va_start(args, format);
@@ -241,9 +238,9 @@ lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, c
     return NULL;
   if (model->patterns && work->pattern.kind == LB_PATTERN_RANDOM &&
       work->pattern.min > work->pattern.max) {
-    fail(error, file, "min",
-         "min (%" G_GUINT64_FORMAT ") is larger than max (%" G_GUINT64_FORMAT ")",
-         work->pattern.min, work->pattern.max);
+    lb_workload_fail(error, file, "min",
+                     "min (%" G_GUINT64_FORMAT ") is larger than max (%" G_GUINT64_FORMAT ")",
+                     work->pattern.min, work->pattern.max);
     return NULL;
   }
   /* Every unit is held once (16 bytes), copied once while it moves, and has
@@ -251,18 +248,20 @@ lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, c
   double need = (double)work->cells * 40.0;
   double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
   if (have > 0 && need > have) {
-    fail(error, file, "size",
-         "%" G_GUINT64_FORMAT " units need about %.1f GiB, more than this machine's %.1f GiB",
-         work->cells, need / 0x1p30, have / 0x1p30);
+    lb_workload_fail(error, file, "size",
+                     "%" G_GUINT64_FORMAT
+                     " units need about %.1f GiB, more than this machine's %.1f GiB",
+                     work->cells, need / 0x1p30, have / 0x1p30);
     return NULL;
   }
   if (model->patterns) {
     double bound = (double)work->cells * lb_pattern_max_load(&work->pattern);
     if (bound >= 0x1p62) {
-      fail(error, file, "size",
-           "the total load may reach %.3g, beyond the 2^62 that lbsim's 64-bit load positions "
-           "hold; use fewer units or smaller loads",
-           bound);
+      lb_workload_fail(
+          error, file, "size",
+          "the total load may reach %.3g, beyond the 2^62 that lbsim's 64-bit load positions "
+          "hold; use fewer units or smaller loads",
+          bound);
       return NULL;
     }
   }

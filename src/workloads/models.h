@@ -8,6 +8,10 @@ extern const LbModel lb_field2d_model;
 extern const LbModel lb_field3d_model;
 extern const LbModel lb_samr_model;
 
+/* Sets an input error "FILE: [workload] KEY: ..." and returns FALSE. */
+gboolean lb_workload_fail(GError **error, const char *file, const char *key, const char *format,
+                          ...) G_GNUC_PRINTF(4, 5);
+
 /* The patterns a pattern key applies to ("hotspots|step"), or NULL. */
 const char *lb_pattern_key_patterns(const char *key);
 

@@ -508,21 +508,6 @@ samr_free(gpointer data)
   g_free(s);
 }
 
-static gboolean fail(GError **error, const char *file, const char *key, const char *format, ...)
-    G_GNUC_PRINTF(4, 5);
-
-static gboolean
-fail(GError **error, const char *file, const char *key, const char *format, ...)
-{
-  va_list args;
-  va_start(args, format);
-  g_autofree char *text = g_strdup_vprintf(format, args);
-  va_end(args);
-  g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s: [workload] %s: %s", file, key,
-              text);
-  return FALSE;
-}
-
 static gboolean
 parse_dims(const char *text, guint64 *out, guint *dim)
 {
@@ -560,7 +545,7 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
   g_autofree char *text = NULL;
   g_autoptr(GError) local = NULL;
   if (!g_file_get_contents(path, &text, NULL, &local))
-    return fail(error, file, "hierarchy", "%s", local->message);
+    return lb_workload_fail(error, file, "hierarchy", "%s", local->message);
   guint dim = s->geo.dim, width = 2 + 2 * dim;
   s->sections = g_ptr_array_new_with_free_func(free_section);
   s->section_steps = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -582,8 +567,9 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
                        : 0;
       if (end == line + 4 || *end != '\0' || step > G_MAXUINT32 ||
           (s->section_steps->len > 0 && step <= last))
-        return fail(error, file, "hierarchy",
-                    "%s:%u: 'step N' with N larger than the last step's (%s)", path, ln + 1, line);
+        return lb_workload_fail(error, file, "hierarchy",
+                                "%s:%u: 'step N' with N larger than the last step's (%s)", path,
+                                ln + 1, line);
       current = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
       g_ptr_array_add(s->sections, current);
       guint st = (guint)step;
@@ -605,31 +591,35 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
       char *end = NULL;
       gint64 x = g_ascii_strtoll(f[i], &end, 10);
       if (*end != '\0' || n == width)
-        return fail(error, file, "hierarchy",
-                    "%s:%u: a grid is %u integers (OWNER LEVEL and a box of %u corners)", path,
-                    ln + 1, width, dim);
+        return lb_workload_fail(
+            error, file, "hierarchy",
+            "%s:%u: a grid is %u integers (OWNER LEVEL and a box of %u corners)", path, ln + 1,
+            width, dim);
       v[n++] = x;
     }
     if (n != width)
-      return fail(error, file, "hierarchy", "%s:%u: %u numbers, a grid is %u (OWNER LEVEL %s)",
-                  path, ln + 1, n, width, dim == 3 ? "X0 Y0 Z0 X1 Y1 Z1" : "X0 Y0 X1 Y1");
+      return lb_workload_fail(error, file, "hierarchy",
+                              "%s:%u: %u numbers, a grid is %u (OWNER LEVEL %s)", path, ln + 1, n,
+                              width, dim == 3 ? "X0 Y0 Z0 X1 Y1 Z1" : "X0 Y0 X1 Y1");
     if (v[0] < 0 || v[0] >= work->ranks)
-      return fail(error, file, "hierarchy",
-                  "%s:%u: owner %" G_GINT64_FORMAT " is not a rank (0 .. %u)", path, ln + 1, v[0],
-                  work->ranks - 1);
+      return lb_workload_fail(error, file, "hierarchy",
+                              "%s:%u: owner %" G_GINT64_FORMAT " is not a rank (0 .. %u)", path,
+                              ln + 1, v[0], work->ranks - 1);
     if (v[1] < 0 || v[1] >= SAMR_MAX_LEVELS)
-      return fail(error, file, "hierarchy", "%s:%u: level %" G_GINT64_FORMAT " is not in 0 .. %u",
-                  path, ln + 1, v[1], SAMR_MAX_LEVELS - 1);
+      return lb_workload_fail(error, file, "hierarchy",
+                              "%s:%u: level %" G_GINT64_FORMAT " is not in 0 .. %u", path, ln + 1,
+                              v[1], SAMR_MAX_LEVELS - 1);
     SamrGrid g = {(guint)v[0], (guint)v[1], {0, 0, 0}, {1, 1, 1}};
     guint64 scale = samr_substeps(&s->geo, g.level);
     for (guint a = 0; a < dim; a++) {
       g.lo[a] = v[2 + a];
       g.hi[a] = v[2 + dim + a];
       if (g.lo[a] < 0 || g.hi[a] <= g.lo[a] || (guint64)g.hi[a] > s->root[a] * scale)
-        return fail(error, file, "hierarchy",
-                    "%s:%u: the box [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") along axis %u "
-                    "is empty or leaves level %u's %" G_GUINT64_FORMAT " cells",
-                    path, ln + 1, g.lo[a], g.hi[a], a, g.level, s->root[a] * scale);
+        return lb_workload_fail(error, file, "hierarchy",
+                                "%s:%u: the box [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                                ") along axis %u "
+                                "is empty or leaves level %u's %" G_GUINT64_FORMAT " cells",
+                                path, ln + 1, g.lo[a], g.hi[a], a, g.level, s->root[a] * scale);
     }
     if (g.level > 0) {
       gboolean inside = FALSE;
@@ -643,21 +633,22 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
                     g.hi[a] <= p->hi[a] * (gint64)s->geo.factor;
       }
       if (!inside)
-        return fail(error, file, "hierarchy",
-                    "%s:%u: a grid of level %u must lie inside a grid of level %u listed before "
-                    "it",
-                    path, ln + 1, g.level, g.level - 1);
+        return lb_workload_fail(
+            error, file, "hierarchy",
+            "%s:%u: a grid of level %u must lie inside a grid of level %u listed before "
+            "it",
+            path, ln + 1, g.level, g.level - 1);
     }
     g_array_append_val(current, g);
   }
   for (guint i = 0; i < s->sections->len; i++)
     if (((GArray *)s->sections->pdata[i])->len == 0)
-      return fail(error, file, "hierarchy", "%s: step %u has no grids", path,
-                  g_array_index(s->section_steps, guint, i));
+      return lb_workload_fail(error, file, "hierarchy", "%s: step %u has no grids", path,
+                              g_array_index(s->section_steps, guint, i));
   if (s->sections->len == 0)
-    return fail(error, file, "hierarchy", "%s holds no grids", path);
+    return lb_workload_fail(error, file, "hierarchy", "%s holds no grids", path);
   if (g_array_index(s->section_steps, guint, 0) != 0)
-    return fail(error, file, "hierarchy", "%s: the first section must be step 0", path);
+    return lb_workload_fail(error, file, "hierarchy", "%s: the first section must be step 0", path);
   return TRUE;
 }
 
@@ -670,7 +661,8 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   guint dim = 0;
   const char *size = lb_params_get_string(w, "size");
   if (!parse_dims(size, root, &dim))
-    return fail(error, file, "size", "'%s' is not NXxNY or NXxNYxNZ of positive integers", size);
+    return lb_workload_fail(error, file, "size",
+                            "'%s' is not NXxNY or NXxNYxNZ of positive integers", size);
   work->dim = dim;
   for (guint a = 0; a < 3; a++) {
     work->size[a] = root[a];
@@ -691,24 +683,27 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   if (lb_params_is_set(w, "refine")) {
     g_auto(GStrv) parts = g_strsplit(lb_params_get_string(w, "refine"), ",", -1);
     if (g_strv_length(parts) != s->levels)
-      return fail(error, file, "refine", "%u values for levels = %u (one per refined level)",
-                  g_strv_length(parts), s->levels);
+      return lb_workload_fail(error, file, "refine",
+                              "%u values for levels = %u (one per refined level)",
+                              g_strv_length(parts), s->levels);
     for (guint l = 0; l < s->levels; l++) {
       char *end = NULL;
       g_strstrip(parts[l]);
       s->refine[l] = g_ascii_strtoull(parts[l], &end, 10);
       if (parts[l][0] == '\0' || !g_ascii_isdigit(parts[l][0]) || *end != '\0')
-        return fail(error, file, "refine", "'%s' is not a load (a non-negative integer)", parts[l]);
+        return lb_workload_fail(error, file, "refine",
+                                "'%s' is not a load (a non-negative integer)", parts[l]);
     }
   } else {
     double base = (double)work->pattern.base, amp = work->pattern.amplitude;
     if (work->pattern.kind != LB_PATTERN_HOTSPOTS && work->pattern.kind != LB_PATTERN_SHOCK &&
         work->pattern.kind != LB_PATTERN_CLUSTERS && s->levels > 0 &&
         !lb_params_is_set(w, "hierarchy"))
-      return fail(error, file, "refine",
-                  "pattern %s needs refine = LOADS (the defaults follow base and amplitude of "
-                  "hotspots, shock and clusters)",
-                  lb_params_get_string(w, "pattern"));
+      return lb_workload_fail(
+          error, file, "refine",
+          "pattern %s needs refine = LOADS (the defaults follow base and amplitude of "
+          "hotspots, shock and clusters)",
+          lb_params_get_string(w, "pattern"));
     for (guint l = 0; l < s->levels; l++)
       s->refine[l] = (guint64)(base + amp * (l + 1) / (s->levels + 1));
   }
@@ -717,22 +712,23 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
     guint pd = 0;
     guint64 p[3] = {1, 1, 1};
     if (!parse_dims(procs, p, &pd) || pd != dim)
-      return fail(error, file, "procs", "'%s' is not %s of positive integers", procs,
-                  dim == 2 ? "PXxPY" : "PXxPYxPZ");
+      return lb_workload_fail(error, file, "procs", "'%s' is not %s of positive integers", procs,
+                              dim == 2 ? "PXxPY" : "PXxPYxPZ");
     if (p[0] * p[1] * p[2] != work->ranks)
-      return fail(error, file, "procs",
-                  "%s makes %" G_GUINT64_FORMAT " ranks, but [scenario] ranks is %u", procs,
-                  p[0] * p[1] * p[2], work->ranks);
+      return lb_workload_fail(error, file, "procs",
+                              "%s makes %" G_GUINT64_FORMAT " ranks, but [scenario] ranks is %u",
+                              procs, p[0] * p[1] * p[2], work->ranks);
     memcpy(work->procs, p, sizeof p);
   } else {
     lb_grid_square_factors(work->ranks, dim, work->procs);
   }
   for (guint a = 0; a < dim && !lb_params_is_set(w, "hierarchy"); a++)
     if (work->procs[a] > root[a])
-      return fail(error, file, lb_params_is_set(w, "procs") ? "procs" : "size",
-                  "%" G_GUINT64_FORMAT " tiles along axis %u, but the root has %" G_GUINT64_FORMAT
-                  " cells there",
-                  work->procs[a], a, root[a]);
+      return lb_workload_fail(error, file, lb_params_is_set(w, "procs") ? "procs" : "size",
+                              "%" G_GUINT64_FORMAT
+                              " tiles along axis %u, but the root has %" G_GUINT64_FORMAT
+                              " cells there",
+                              work->procs[a], a, root[a]);
   /* the root tiles, one per rank, the first axis fastest */
   s->table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
   for (guint r = 0; r < work->ranks; r++) {
