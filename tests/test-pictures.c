@@ -372,6 +372,50 @@ test_bad_folder(void)
   g_assert_null(strstr(r.err, "running"));
 }
 
+/* A SAMR scenario: the imbalance chart and the idle-processor chart (one
+ * line per SAMR balancer, none has no such metric), no partition pictures
+ * (its units are grids, not cells). */
+static void
+test_samr(void)
+{
+  g_autofree char *dir = tmp_path("samr-pictures");
+  g_autofree char *ini = tmp_path("samr.ini");
+  g_autofree char *text = g_strdup_printf(
+      "[scenario]\nname = samr-pictures\nplatform = %s/platforms/hypercube-16.xml\nranks = 16\n"
+      "seed = 2\nsteps = 6\n[workload]\nmodel = samr\nsize = 16x16x16\nlevels = 2\n"
+      "pattern = clusters\nclusters = 2\ninterval = 2\ngrowth = 0.03\namplitude = 300\nbase = 0\n"
+      "[balancers]\nrun = none, enzo-original, move-split\n",
+      g_getenv("LBSIM_SOURCE_ROOT"));
+  g_assert_true(g_file_set_contents(ini, text, -1, NULL));
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", ini, "--pictures", dir, NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  guint n = 0;
+  while (g_dir_read_name(d) != NULL)
+    n++;
+  g_assert_cmpuint(n, ==, 4);
+  g_autofree char *png = lb_pictures_file(dir, "samr-pictures", "idle", "png");
+  g_autofree char *svg = lb_pictures_file(dir, "samr-pictures", "idle", "svg");
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
+  g_assert_cmpuint(w, ==, 960);
+  g_assert_cmpuint(h, ==, 540);
+  assert_svg(svg, w, h);
+  /* two lines, the first two colours: enzo-original and move-split */
+  guint blue = 0, red = 0;
+  for (guint y = 0; y < h; y++)
+    for (guint x = 0; x < w; x++) {
+      guint32 c = pixel(s, x, y);
+      blue += c == 0x0072b2;
+      red += c == 0xd55e00;
+    }
+  g_assert_cmpuint(blue, >, 50);
+  g_assert_cmpuint(red, >, 50);
+  g_unlink(ini);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -385,6 +429,7 @@ main(int argc, char **argv)
   g_test_add_func("/pictures/imbalance-chart", test_imbalance_chart);
   g_test_add_func("/pictures/determinism", test_determinism);
   g_test_add_func("/pictures/models", test_models);
+  g_test_add_func("/pictures/samr", test_samr);
   g_test_add_func("/pictures/bad-folder", test_bad_folder);
   int status = g_test_run();
   remove_tree(tmp_dir);

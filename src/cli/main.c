@@ -291,6 +291,16 @@ check_pictures(const char *dir, const LbScenario *sc, gboolean *make, GError **e
   }
   g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "imbalance", "png"));
   g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "imbalance", "svg"));
+  gboolean idle = FALSE; /* a balancer that declares idle-procs */
+  for (guint i = 0; i < sc->runs->len; i++) {
+    const LbBalancer *b = ((const LbBalancerRun *)sc->runs->pdata[i])->balancer;
+    for (const LbMetricSpec *m = b->metrics; m != NULL && m->name != NULL; m++)
+      idle |= strcmp(m->name, "idle-procs") == 0;
+  }
+  if (idle) {
+    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "idle", "png"));
+    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "idle", "svg"));
+  }
   for (guint i = 0; i < names->len; i++)
     if (!check_output("--pictures", names->pdata[i], TRUE, error))
       return FALSE;
@@ -436,7 +446,9 @@ cmd_run(int argc, char **argv, gboolean check)
       return 1;
     }
   }
-  if (a.pictures != NULL && !lb_pictures_imbalance(a.pictures, sc->name, runs, &error)) {
+  if (a.pictures != NULL &&
+      (!lb_pictures_imbalance(a.pictures, sc->name, runs, &error) ||
+       (lb_pictures_has_idle(runs) && !lb_pictures_idle(a.pictures, sc->name, runs, &error)))) {
     print_error(error);
     return 1;
   }

@@ -1,6 +1,7 @@
 /* Pictures with cairo: every picture is drawn twice by the same function,
  * on an image surface (PNG) and on an SVG surface, so the two agree. */
 #include "report/pictures.h"
+#include "lbsim/balancer.h"
 
 #include <math.h>
 #include <string.h>
@@ -790,9 +791,33 @@ lb_pictures_partition(const char *dir, const LbPartitionPicture *picture, GError
 
 typedef struct {
   const char *scenario;
-  GPtrArray *results;
+  GPtrArray *results; /* the runs drawn (those with a value) */
   char *subtitle;
+  const char *title, *axis; /* after "SCENARIO: ", and the y axis */
+  double floor;             /* the best value: the axis starts there when it can */
+  int metric;               /* -1: imbalance after balancing; else a metric def index... */
+  const char *metric_name;  /* ...looked up by name in each run */
 } Chart;
+
+/* A run's value at a step, and its mean over the run. */
+static double
+chart_value(const Chart *c, const LbRunResult *run, guint step)
+{
+  if (c->metric_name == NULL)
+    return run->adaptations[step].imbalance_after;
+  int k = lb_metric_defs_find(run->metric_defs, c->metric_name);
+  return run->adaptation_metrics[(gsize)step * run->metric_defs->len + (guint)k];
+}
+
+static double
+chart_mean(const Chart *c, const LbRunResult *run)
+{
+  if (c->metric_name == NULL)
+    return run->imbalance_after;
+  double v = 0;
+  lb_run_result_metric(run, c->metric_name, &v);
+  return v;
+}
 
 static void
 draw_chart(cairo_t *cr, gconstpointer data)
@@ -802,22 +827,22 @@ draw_chart(cairo_t *cr, gconstpointer data)
   double left = 84, right = CHART_WIDTH - 190, top = 80, bottom = CHART_HEIGHT - 64;
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
-  g_autofree char *title = g_strdup_printf("%s: imbalance after balancing", c->scenario);
+  g_autofree char *title = g_strconcat(c->scenario, ": ", c->title, NULL);
   draw_titles(cr, CHART_WIDTH, title, c->subtitle, NULL);
 
   guint steps = 0;
-  double hi = 1, lo = 1;
+  double hi = c->floor, lo = c->floor;
   for (guint r = 0; r < results->len; r++) {
     const LbRunResult *run = results->pdata[r];
     steps = MAX(steps, run->nadaptations);
     for (guint s = 0; s < run->nadaptations; s++) {
-      hi = MAX(hi, run->adaptations[s].imbalance_after);
-      lo = MIN(lo, run->adaptations[s].imbalance_after);
+      hi = MAX(hi, chart_value(c, run, s));
+      lo = MIN(lo, chart_value(c, run, s));
     }
   }
   double y_step = nice_step(MAX(hi - lo, 1e-3), 6, FALSE);
-  /* max/avg is 1 at best: start there when every value allows it */
-  double y_lo = lo >= 1 ? 1 : floor(lo / y_step + 1e-9) * y_step;
+  /* start at the best value (1 for max/avg) when every value allows it */
+  double y_lo = lo >= c->floor ? c->floor : floor(lo / y_step + 1e-9) * y_step;
   double y_hi = MAX(ceil(hi / y_step - 1e-9) * y_step, y_lo + y_step);
   if (hi > y_hi - y_step * 0.2)
     y_hi += y_step;
@@ -860,7 +885,7 @@ draw_chart(cairo_t *cr, gconstpointer data)
   cairo_stroke(cr);
   set_font(cr, 12, TRUE);
   show_text(cr, (left + right) / 2, bottom + 28, 0.5, 0, "adaptation step");
-  show_rotated(cr, left - 60, (top + bottom) / 2, "imbalance after balancing (max/avg)");
+  show_rotated(cr, left - 60, (top + bottom) / 2, c->axis);
 
   cairo_save(cr);
   cairo_rectangle(cr, left, top, right - left, bottom - top);
@@ -871,13 +896,13 @@ draw_chart(cairo_t *cr, gconstpointer data)
     cairo_set_line_width(cr, 2.25);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     for (guint s = 0; s < run->nadaptations; s++)
-      cairo_line_to(cr, PX(s), PY(run->adaptations[s].imbalance_after));
+      cairo_line_to(cr, PX(s), PY(chart_value(c, run, s)));
     cairo_stroke(cr);
     if (run->nadaptations > 60)
       continue;
     for (guint s = 0; s < run->nadaptations; s++) {
       cairo_new_sub_path(cr);
-      cairo_arc(cr, PX(s), PY(run->adaptations[s].imbalance_after), 3.5, 0, 2 * G_PI);
+      cairo_arc(cr, PX(s), PY(chart_value(c, run, s)), 3.5, 0, 2 * G_PI);
     }
     cairo_fill_preserve(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -903,7 +928,7 @@ draw_chart(cairo_t *cr, gconstpointer data)
     set_rgb(cr, 0x202020);
     set_font(cr, 12, TRUE);
     show_text(cr, lx + 36, y, 0, 0.5, run->balancer);
-    g_autofree char *mean = g_strdup_printf("mean %.4f", run->imbalance_after);
+    g_autofree char *mean = g_strdup_printf("mean %.4f", chart_mean(c, run));
     set_rgb(cr, 0x606060);
     set_font(cr, 11, FALSE);
     show_text(cr, lx + 36, y + 16, 0, 0.5, mean);
@@ -920,7 +945,46 @@ lb_pictures_imbalance(const char *dir, const char *scenario, GPtrArray *results,
                       "after each step's balancing, one line per balancer",
                       first->model, first->ranks, first->ranks == 1 ? "" : "s", first->nadaptations,
                       first->nadaptations == 1 ? "" : "s");
-  Chart chart = {scenario, results, subtitle};
+  Chart chart = {scenario,
+                 results,
+                 subtitle,
+                 "imbalance after balancing",
+                 "imbalance after balancing (max/avg)",
+                 1,
+                 -1,
+                 NULL};
   return write_picture(dir, scenario, "imbalance", CHART_WIDTH, CHART_HEIGHT, draw_chart, &chart,
                        error);
+}
+
+gboolean
+lb_pictures_has_idle(GPtrArray *results)
+{
+  for (guint i = 0; i < results->len; i++) {
+    const LbRunResult *run = results->pdata[i];
+    if (lb_metric_defs_find(run->metric_defs, "idle-procs") >= 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+gboolean
+lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *results, GError **error)
+{
+  g_autoptr(GPtrArray) with = g_ptr_array_new();
+  for (guint i = 0; i < results->len; i++) {
+    const LbRunResult *run = results->pdata[i];
+    if (lb_metric_defs_find(run->metric_defs, "idle-procs") >= 0)
+      g_ptr_array_add(with, results->pdata[i]);
+  }
+  g_return_val_if_fail(with->len > 0, FALSE);
+  const LbRunResult *first = with->pdata[0];
+  g_autofree char *subtitle =
+      g_strdup_printf("%s, %u rank%s, %u adaptation step%s \xc2\xb7 percentage of ranks with no "
+                      "load after each step's balancing (the paper's eq. 3)",
+                      first->model, first->ranks, first->ranks == 1 ? "" : "s", first->nadaptations,
+                      first->nadaptations == 1 ? "" : "s");
+  Chart chart = {scenario, with, subtitle,    "idle processors", "idle processors (%)",
+                 0,        0,    "idle-procs"};
+  return write_picture(dir, scenario, "idle", CHART_WIDTH, CHART_HEIGHT, draw_chart, &chart, error);
 }

@@ -52,3 +52,10 @@ gboolean lb_pictures_partition(const char *dir, const LbPartitionPicture *pictur
  * every adaptation step, one line per run (LbRunResult) in order. */
 gboolean lb_pictures_imbalance(const char *dir, const char *scenario, GPtrArray *results,
                                GError **error);
+
+/* Whether any run declares idle-procs (the SAMR balancers), and
+ * DIR/SCENARIO.idle.png and .svg: that metric at every adaptation step,
+ * one line per run that has it. */
+gboolean lb_pictures_has_idle(GPtrArray *results);
+gboolean lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *results,
+                          GError **error);
