@@ -372,9 +372,9 @@ test_bad_folder(void)
   g_assert_null(strstr(r.err, "running"));
 }
 
-/* A SAMR scenario: the imbalance chart and the idle-processor chart (one
- * line per SAMR balancer, none has no such metric), no partition pictures
- * (its units are grids, not cells). */
+/* A SAMR scenario: the imbalance chart, the idle-processor chart (one line
+ * per SAMR balancer, none has no such metric) and each run's grids by
+ * owner instead of a partition of cells. */
 static void
 test_samr(void)
 {
@@ -395,7 +395,12 @@ test_samr(void)
   guint n = 0;
   while (g_dir_read_name(d) != NULL)
     n++;
-  g_assert_cmpuint(n, ==, 4);
+  g_assert_cmpuint(n, ==, 10);
+  g_autofree char *grids = lb_pictures_file(dir, "samr-pictures", "move-split.grids", "png");
+  g_autoptr(cairo_surface_t) gs = load_png(grids);
+  g_assert_cmpint(cairo_image_surface_get_width(gs), ==, 720);
+  g_autofree char *grids_svg = lb_pictures_file(dir, "samr-pictures", "move-split.grids", "svg");
+  assert_svg(grids_svg, 720, 720);
   g_autofree char *png = lb_pictures_file(dir, "samr-pictures", "idle", "png");
   g_autofree char *svg = lb_pictures_file(dir, "samr-pictures", "idle", "svg");
   g_autoptr(cairo_surface_t) s = load_png(png);

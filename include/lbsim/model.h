@@ -30,6 +30,7 @@ typedef struct {
   guint owner, level;
   gint64 lo[3], hi[3]; /* half-open, in its level's cells; unused axes [0, 1) */
   guint64 load;
+  guint64 scale; /* cells of its level per root cell along an axis (pictures) */
 } LbGridPart;
 
 /* What happened to a unit in a balancing step, as --detail lists it. */

@@ -606,6 +606,29 @@ picture_partition(const LbCoreRun *run, const guint32 *owner, GError **error)
   return FALSE;
 }
 
+static gboolean
+picture_grids(const LbCoreRun *run, GError **error)
+{
+  const LbWork *work = run->work;
+  g_autoptr(GArray) grids = g_array_new(FALSE, FALSE, sizeof(LbGridPart));
+  work->model->grids(work, grids);
+  LbGridsPicture picture = {
+      .scenario = run->scenario->name,
+      .balancer = run->brun->balancer->name,
+      .dim = work->dim,
+      .ranks = run->ranks,
+      .adaptation = run->nadaptations - 1,
+      .nadaptations = run->nadaptations,
+      .root = {work->size[0], work->size[1], work->size[2]},
+      .grids = grids,
+  };
+  g_autoptr(GError) local = NULL;
+  if (lb_pictures_grids(run->options->pictures_dir, &picture, &local))
+    return TRUE;
+  g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT, "%s", local->message);
+  return FALSE;
+}
+
 LbRunResult *
 lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *options,
                 GError **error)
@@ -725,9 +748,13 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   }
   g_autofree guint32 *owner =
       options->pictures_dir != NULL || options->detail ? final_owner(run) : NULL;
-  /* partition pictures: of models whose units are cells */
+  /* partition pictures: of models whose units are cells; grids: of models
+   * of grids */
   if (options->pictures_dir != NULL && scenario->work->model->total_units == NULL &&
       !picture_partition(run, owner, error))
+    return NULL;
+  if (options->pictures_dir != NULL && scenario->work->model->grids != NULL &&
+      !picture_grids(run, error))
     return NULL;
 
   LbRunResult *result = lb_metrics_collect(run);

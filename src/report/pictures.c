@@ -988,3 +988,70 @@ lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *results, GErr
                  0,        0,    "idle-procs"};
   return write_picture(dir, scenario, "idle", CHART_WIDTH, CHART_HEIGHT, draw_chart, &chart, error);
 }
+
+/* ---- the grids of a hierarchy ---- */
+
+#define GRIDS_SIZE 720
+
+/* A colour per rank, spread round the hue circle by the golden angle. */
+static guint32
+owner_colour(guint owner)
+{
+  double h = fmod(owner * 0.381966, 1.0) * 6.0, s = 0.55, v = 0.92;
+  int i = (int)h;
+  double f = h - i, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
+  double rgb[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
+  const double *c = rgb[i % 6];
+  return (guint32)(c[0] * 255) << 16 | (guint32)(c[1] * 255) << 8 | (guint32)(c[2] * 255);
+}
+
+static void
+draw_grids(cairo_t *cr, gconstpointer data)
+{
+  const LbGridsPicture *p = data;
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  g_autofree char *title = g_strdup_printf("%s \xc2\xb7 %s", p->scenario, p->balancer);
+  g_autofree char *subtitle = g_strdup_printf(
+      "grids after adaptation step %u (last of %u), coloured by owner%s", p->adaptation,
+      p->nadaptations, p->dim == 3 ? "; the slice z = NZ/2 of the root" : "");
+  draw_titles(cr, GRIDS_SIZE, title, subtitle, NULL);
+  double left = 40, top = 80, side = GRIDS_SIZE - 120;
+  double s = MIN(side / (double)p->root[0], side / (double)p->root[1]);
+  double w = s * (double)p->root[0], h = s * (double)p->root[1];
+  guint levels = 0;
+  for (guint i = 0; i < p->grids->len; i++)
+    levels = MAX(levels, g_array_index(p->grids, LbGridPart, i).level);
+  for (guint level = 0; level <= levels; level++)
+    for (guint i = 0; i < p->grids->len; i++) {
+      const LbGridPart *g = &g_array_index(p->grids, LbGridPart, i);
+      if (g->level != level)
+        continue;
+      double k = (double)g->scale;
+      if (p->dim == 3) { /* the mid-plane of the root, at this level's resolution */
+        double z = (double)p->root[2] / 2.0 * k;
+        if (z < (double)g->lo[2] || z >= (double)g->hi[2])
+          continue;
+      }
+      double x0 = left + s * (double)g->lo[0] / k, x1 = left + s * (double)g->hi[0] / k;
+      double y0 = top + h - s * (double)g->hi[1] / k, y1 = top + h - s * (double)g->lo[1] / k;
+      set_rgb(cr, owner_colour(g->owner));
+      cairo_rectangle(cr, x0, y0, x1 - x0, y1 - y0);
+      cairo_fill_preserve(cr);
+      set_rgb(cr, 0x202020);
+      cairo_set_line_width(cr, 0.5 + level);
+      cairo_stroke(cr);
+    }
+  set_rgb(cr, 0x404040);
+  cairo_set_line_width(cr, 1);
+  cairo_rectangle(cr, left - 0.5, top - 0.5, w + 1, h + 1);
+  cairo_stroke(cr);
+}
+
+gboolean
+lb_pictures_grids(const char *dir, const LbGridsPicture *picture, GError **error)
+{
+  g_autofree char *what = g_strdup_printf("%s.grids", picture->balancer);
+  return write_picture(dir, picture->scenario, what, GRIDS_SIZE, GRIDS_SIZE, draw_grids, picture,
+                       error);
+}

@@ -59,3 +59,17 @@ gboolean lb_pictures_imbalance(const char *dir, const char *scenario, GPtrArray 
 gboolean lb_pictures_has_idle(GPtrArray *results);
 gboolean lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *results,
                           GError **error);
+
+/* One run's grids after balancing (models of grids): a 2D hierarchy, or
+ * the slice of a 3D one through the middle of the root along z. */
+typedef struct {
+  const char *scenario, *balancer;
+  guint dim, ranks, adaptation, nadaptations;
+  guint64 root[3];     /* root cells per axis */
+  const GArray *grids; /* LbGridPart */
+} LbGridsPicture;
+
+/* DIR/SCENARIO.BALANCER.grids.png and .svg: every grid a rectangle
+ * coloured by its owner, finer levels drawn over coarser ones with
+ * stronger outlines. */
+gboolean lb_pictures_grids(const char *dir, const LbGridsPicture *picture, GError **error);

@@ -491,7 +491,8 @@ samr_grids(const LbWork *work, GArray *out)
                        g->level,
                        {g->lo[0], g->lo[1], g->lo[2]},
                        {g->hi[0], g->hi[1], g->hi[2]},
-                       samr_load(&s->geo, g)};
+                       samr_load(&s->geo, g),
+                       samr_substeps(&s->geo, g->level)};
     g_array_append_val(out, part);
   }
 }
