@@ -175,6 +175,27 @@ assert_svg(const char *path, guint width, guint height)
   g_free(root.height);
 }
 
+/* A 960 x 540 chart (PNG and SVG) whose first two lines are drawn: the
+ * first two colours of the palette (blue, vermillion). */
+static void
+assert_two_lines(const char *png, const char *svg)
+{
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
+  g_assert_cmpuint(w, ==, 960);
+  g_assert_cmpuint(h, ==, 540);
+  assert_svg(svg, w, h);
+  guint blue = 0, red = 0;
+  for (guint y = 0; y < h; y++)
+    for (guint x = 0; x < w; x++) {
+      guint32 c = pixel(s, x, y);
+      blue += c == 0x0072b2;
+      red += c == 0xd55e00;
+    }
+  g_assert_cmpuint(blue, >, 50);
+  g_assert_cmpuint(red, >, 50);
+}
+
 static void
 test_files(void)
 {
@@ -260,22 +281,7 @@ test_imbalance_chart(void)
   const char *dir = pictures("made", "2");
   g_autofree char *png = picture_file(dir, "imbalance", "png");
   g_autofree char *svg = picture_file(dir, "imbalance", "svg");
-  g_autoptr(cairo_surface_t) s = load_png(png);
-  guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
-  g_assert_cmpuint(w, ==, 960);
-  g_assert_cmpuint(h, ==, 540);
-  assert_svg(svg, w, h);
-  /* the lines are drawn in the first two colours of the palette (blue,
-   * vermillion) */
-  guint blue = 0, red = 0;
-  for (guint y = 0; y < h; y++)
-    for (guint x = 0; x < w; x++) {
-      guint32 c = pixel(s, x, y);
-      blue += c == 0x0072b2;
-      red += c == 0xd55e00;
-    }
-  g_assert_cmpuint(blue, >, 50);
-  g_assert_cmpuint(red, >, 50);
+  assert_two_lines(png, svg);
 }
 
 /* Same scenario and seed, same bytes, however many simulations at once. */
@@ -403,21 +409,7 @@ test_samr(void)
   assert_svg(grids_svg, 720, 720);
   g_autofree char *png = lb_pictures_file(dir, "samr-pictures", "idle", "png");
   g_autofree char *svg = lb_pictures_file(dir, "samr-pictures", "idle", "svg");
-  g_autoptr(cairo_surface_t) s = load_png(png);
-  guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
-  g_assert_cmpuint(w, ==, 960);
-  g_assert_cmpuint(h, ==, 540);
-  assert_svg(svg, w, h);
-  /* two lines, the first two colours: enzo-original and move-split */
-  guint blue = 0, red = 0;
-  for (guint y = 0; y < h; y++)
-    for (guint x = 0; x < w; x++) {
-      guint32 c = pixel(s, x, y);
-      blue += c == 0x0072b2;
-      red += c == 0xd55e00;
-    }
-  g_assert_cmpuint(blue, >, 50);
-  g_assert_cmpuint(red, >, 50);
+  assert_two_lines(png, svg); /* enzo-original and move-split */
   g_unlink(ini);
 }
 
