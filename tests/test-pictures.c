@@ -404,9 +404,9 @@ test_samr(void)
   g_assert_cmpuint(n, ==, 10);
   g_autofree char *grids = lb_pictures_file(dir, "samr-pictures", "move-split.grids", "png");
   g_autoptr(cairo_surface_t) gs = load_png(grids);
-  g_assert_cmpint(cairo_image_surface_get_width(gs), ==, 720);
+  g_assert_cmpint(cairo_image_surface_get_width(gs), ==, 1280);
   g_autofree char *grids_svg = lb_pictures_file(dir, "samr-pictures", "move-split.grids", "svg");
-  assert_svg(grids_svg, 720, 720);
+  assert_svg(grids_svg, 1280, 720);
   g_autofree char *png = lb_pictures_file(dir, "samr-pictures", "idle", "png");
   g_autofree char *svg = lb_pictures_file(dir, "samr-pictures", "idle", "svg");
   assert_two_lines(png, svg); /* enzo-original and move-split */

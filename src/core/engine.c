@@ -229,6 +229,13 @@ rank_main(int argc, char *argv[])
     LbConserved *held = &lb_conserved_before(run, a)[self->id];
     memset(held, 0, sizeof *held);
     lb_work_conserve(run->work, (const LbUnit *)self->units->data, self->units->len, held);
+    /* the grids as the last step's balancing finds them (rebuilt at the
+     * first rank's update), for the pictures */
+    if (a + 1 == run->nadaptations && run->options->pictures_dir != NULL &&
+        run->work->model->grids != NULL && run->grids_before == NULL) {
+      run->grids_before = g_array_new(FALSE, FALSE, sizeof(LbGridPart));
+      run->work->model->grids(run->work, run->grids_before);
+    }
     lb_loads_before(run, a)[self->id] = units_load(self->units);
     lb_barrier(self);
     if (run->failure != NULL)
@@ -469,6 +476,7 @@ free_core_run(LbCoreRun *run)
     fclose(run->trace);
   g_clear_pointer(&run->transfers, g_array_unref);
   g_clear_pointer(&run->events, g_array_unref);
+  g_clear_pointer(&run->grids_before, g_array_unref);
   g_clear_pointer(&run->narration, g_ptr_array_unref);
   g_free(run->failure);
   g_free(run);
@@ -621,6 +629,7 @@ picture_grids(const LbCoreRun *run, GError **error)
       .nadaptations = run->nadaptations,
       .root = {work->size[0], work->size[1], work->size[2]},
       .grids = grids,
+      .before = run->grids_before,
   };
   g_autoptr(GError) local = NULL;
   if (lb_pictures_grids(run->options->pictures_dir, &picture, &local))

@@ -991,7 +991,8 @@ lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *results, GErr
 
 /* ---- the grids of a hierarchy ---- */
 
-#define GRIDS_SIZE 720
+#define GRIDS_WIDTH 1280
+#define GRIDS_HEIGHT 720
 
 /* A colour per rank, spread round the hue circle by the golden angle. */
 static guint32
@@ -1005,26 +1006,19 @@ owner_colour(guint owner)
   return (guint32)(c[0] * 255) << 16 | (guint32)(c[1] * 255) << 8 | (guint32)(c[2] * 255);
 }
 
+/* One panel: the grids of a hierarchy in a square of `side` pixels. */
 static void
-draw_grids(cairo_t *cr, gconstpointer data)
+draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, double left, double top,
+                double side, const char *caption)
 {
-  const LbGridsPicture *p = data;
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  g_autofree char *title = g_strdup_printf("%s \xc2\xb7 %s", p->scenario, p->balancer);
-  g_autofree char *subtitle = g_strdup_printf(
-      "grids after adaptation step %u (last of %u), coloured by owner%s", p->adaptation,
-      p->nadaptations, p->dim == 3 ? "; the slice z = NZ/2 of the root" : "");
-  draw_titles(cr, GRIDS_SIZE, title, subtitle, NULL);
-  double left = 40, top = 80, side = GRIDS_SIZE - 120;
   double s = MIN(side / (double)p->root[0], side / (double)p->root[1]);
   double w = s * (double)p->root[0], h = s * (double)p->root[1];
   guint levels = 0;
-  for (guint i = 0; i < p->grids->len; i++)
-    levels = MAX(levels, g_array_index(p->grids, LbGridPart, i).level);
+  for (guint i = 0; i < grids->len; i++)
+    levels = MAX(levels, g_array_index(grids, LbGridPart, i).level);
   for (guint level = 0; level <= levels; level++)
-    for (guint i = 0; i < p->grids->len; i++) {
-      const LbGridPart *g = &g_array_index(p->grids, LbGridPart, i);
+    for (guint i = 0; i < grids->len; i++) {
+      const LbGridPart *g = &g_array_index(grids, LbGridPart, i);
       if (g->level != level)
         continue;
       double k = (double)g->scale;
@@ -1046,12 +1040,31 @@ draw_grids(cairo_t *cr, gconstpointer data)
   cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, left - 0.5, top - 0.5, w + 1, h + 1);
   cairo_stroke(cr);
+  set_font(cr, 12, TRUE);
+  show_text(cr, left + w / 2, top + h + 10, 0.5, 0, caption);
+}
+
+static void
+draw_grids(cairo_t *cr, gconstpointer data)
+{
+  const LbGridsPicture *p = data;
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  g_autofree char *title = g_strdup_printf("%s \xc2\xb7 %s", p->scenario, p->balancer);
+  g_autofree char *subtitle = g_strdup_printf(
+      "grids at adaptation step %u (last of %u), coloured by owner%s", p->adaptation,
+      p->nadaptations, p->dim == 3 ? "; the slice z = NZ/2 of the root" : "");
+  draw_titles(cr, GRIDS_WIDTH, title, subtitle, NULL);
+  double side = GRIDS_HEIGHT - 130;
+  if (p->before != NULL)
+    draw_grid_panel(cr, p, p->before, 40, 80, side, "before balancing");
+  draw_grid_panel(cr, p, p->grids, GRIDS_WIDTH / 2 + 20, 80, side, "after balancing");
 }
 
 gboolean
 lb_pictures_grids(const char *dir, const LbGridsPicture *picture, GError **error)
 {
   g_autofree char *what = g_strdup_printf("%s.grids", picture->balancer);
-  return write_picture(dir, picture->scenario, what, GRIDS_SIZE, GRIDS_SIZE, draw_grids, picture,
+  return write_picture(dir, picture->scenario, what, GRIDS_WIDTH, GRIDS_HEIGHT, draw_grids, picture,
                        error);
 }

@@ -65,11 +65,12 @@ gboolean lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *resu
 typedef struct {
   const char *scenario, *balancer;
   guint dim, ranks, adaptation, nadaptations;
-  guint64 root[3];     /* root cells per axis */
-  const GArray *grids; /* LbGridPart */
+  guint64 root[3];      /* root cells per axis */
+  const GArray *grids;  /* LbGridPart, after the last balancing */
+  const GArray *before; /* LbGridPart, as that balancing found them, or NULL */
 } LbGridsPicture;
 
 /* DIR/SCENARIO.BALANCER.grids.png and .svg: every grid a rectangle
  * coloured by its owner, finer levels drawn over coarser ones with
- * stronger outlines. */
+ * stronger outlines; before balancing on the left, after on the right. */
 gboolean lb_pictures_grids(const char *dir, const LbGridsPicture *picture, GError **error);
