@@ -115,27 +115,6 @@ lb_samr_grids(const LbWork *work)
 }
 
 void
-lb_samr_move(const LbWork *work, guint64 id, guint to)
-{
-  g_array_index(samr_of(work)->table, SamrGrid, id).owner = to;
-}
-
-void
-lb_samr_split(const LbWork *work, guint64 id, guint axis, gint64 at, guint64 piece_id, guint to)
-{
-  GArray *table = samr_of(work)->table;
-  if (table->len <= piece_id)
-    g_array_set_size(table, (guint)piece_id + 1);
-  SamrGrid *grid = &g_array_index(table, SamrGrid, id);
-  g_assert(at > grid->lo[axis] && at < grid->hi[axis]);
-  SamrGrid piece = *grid;
-  piece.lo[axis] = at;
-  piece.owner = to;
-  grid->hi[axis] = at;
-  g_array_index(table, SamrGrid, piece_id) = piece;
-}
-
-void
 lb_samr_set(const LbWork *work, guint64 id, const SamrGrid *grid)
 {
   GArray *table = samr_of(work)->table;

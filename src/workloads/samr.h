@@ -42,14 +42,6 @@ guint64 samr_substeps(const SamrGeometry *g, guint level);
 const SamrGeometry *lb_samr_geometry(const LbWork *work);
 const SamrGrid *lb_samr_grid(const LbWork *work, guint64 id);
 guint64 lb_samr_grids(const LbWork *work);
-/* The owner of a grid hands it over (the receiver holds it from now on). */
-void lb_samr_move(const LbWork *work, guint64 id, guint to);
-/* The owner of a grid cuts the piece [at, hi) along axis off it as grid
- * piece_id (the next id of the table, in the order every rank computed)
- * and hands it to `to`. */
-void lb_samr_split(const LbWork *work, guint64 id, guint axis, gint64 at, guint64 piece_id,
-                   guint to);
-
 /* The rank that held a grid's data sets it anew after balancing: its box
  * and owner, for the grids it held and the pieces cut from them (ids past
  * the table's end grow it). */

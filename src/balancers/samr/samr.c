@@ -235,12 +235,14 @@ record_quality(LbRank *self, const guint64 *loads, guint p, guint grids)
 
 /* Every rank runs the scheme on the same table and reaches the same
  * decisions. The simulator works them out once per table: a rank whose
- * table, loads and parameters equal the last rank's takes its result (its
- * time is still charged as decide-flops); any other input is decided
- * afresh. */
+ * table, geometry and parameters equal the last rank's takes its result
+ * (its time is still charged as decide-flops); any other input is decided
+ * afresh. Ranks read the shared result until they finish the step, and the
+ * next step's decisions come after the regridding, which waits for all. */
 typedef struct {
-  GArray *before, *after, *actions;
-  guint64 *loads_before, *loads;
+  GArray *before, *after, *actions; /* SamrGrid, SamrGrid, SamrAction */
+  guint64 *loads;                   /* per rank, after the decisions */
+  SamrGeometry geo;
   guint p, attempts;
   double threshold;
   gboolean move_split;
@@ -248,16 +250,6 @@ typedef struct {
 } Decision;
 
 static Decision last;
-
-static void
-forget(void)
-{
-  g_clear_pointer(&last.before, g_array_unref);
-  g_clear_pointer(&last.after, g_array_unref);
-  g_clear_pointer(&last.actions, g_array_unref);
-  g_clear_pointer(&last.loads_before, g_free);
-  g_clear_pointer(&last.loads, g_free);
-}
 
 static gboolean
 same_grids(const GArray *a, const GArray *b)
@@ -275,23 +267,33 @@ same_grids(const GArray *a, const GArray *b)
   return TRUE;
 }
 
+/* Takes the gathered table (it becomes the decision's "before"). */
 static const Decision *
-decide(const SamrGeometry *geo, const GArray *table, const guint64 *loads, guint p,
-       double threshold, gboolean move_split, SamrReading reading)
+decide(const SamrGeometry *geo, GArray *table, guint p, double threshold, gboolean move_split,
+       SamrReading reading)
 {
   if (last.before != NULL && last.p == p && last.threshold == threshold &&
       last.move_split == move_split && last.reading == reading &&
-      memcmp(last.loads_before, loads, sizeof(guint64) * p) == 0 && same_grids(last.before, table))
+      memcmp(&last.geo, geo, sizeof *geo) == 0 && same_grids(last.before, table)) {
+    g_array_unref(table);
     return &last;
-  forget();
+  }
+  g_clear_pointer(&last.before, g_array_unref);
+  g_clear_pointer(&last.after, g_array_unref);
+  g_clear_pointer(&last.actions, g_array_unref);
+  g_clear_pointer(&last.loads, g_free);
+  last.geo = *geo;
   last.p = p;
   last.threshold = threshold;
   last.move_split = move_split;
   last.reading = reading;
-  last.before = g_array_copy((GArray *)table);
-  last.after = g_array_copy((GArray *)table);
-  last.loads_before = g_memdup2(loads, sizeof(guint64) * p);
-  last.loads = g_memdup2(loads, sizeof(guint64) * p);
+  last.before = table;
+  last.after = g_array_copy(table);
+  last.loads = g_new0(guint64, p);
+  for (guint i = 0; i < table->len; i++) {
+    const SamrGrid *g = &g_array_index(table, SamrGrid, i);
+    last.loads[g->owner] += samr_load(geo, g);
+  }
   last.actions = g_array_new(FALSE, FALSE, sizeof(SamrAction));
   if (move_split) {
     last.attempts =
@@ -312,24 +314,15 @@ balance(LbRank *self, gboolean move_split)
   guint p = (guint)lb_rank_count(self);
 
   lb_phase_begin(self, PHASE_GATHER);
-  g_autoptr(GArray) table = gather(self);
-  g_autoptr(GArray) before = g_array_copy(table);
+  GArray *table = gather(self);
 
   lb_phase_begin(self, PHASE_DECIDE);
-  g_autofree guint64 *loads = g_new0(guint64, p);
-  for (guint i = 0; i < table->len; i++) {
-    const SamrGrid *g = &g_array_index(table, SamrGrid, i);
-    loads[g->owner] += samr_load(geo, g);
-  }
   double threshold = lb_params_get_double(params, "threshold");
   SamrReading reading = move_split && strcmp(lb_params_get_string(params, "reading"), "prose") == 0
                             ? SAMR_READING_PROSE
                             : SAMR_READING_FIGURE;
   guint scanned = table->len;
-  const Decision *d = decide(geo, table, loads, p, threshold, move_split, reading);
-  g_array_set_size(table, 0);
-  g_array_append_vals(table, d->after->data, d->after->len);
-  memcpy(loads, d->loads, sizeof(guint64) * p);
+  const Decision *d = decide(geo, table, p, threshold, move_split, reading);
   const GArray *actions = d->actions;
   lb_metric_record(self, METRIC_ATTEMPTS, d->attempts);
   lb_execute(self, lb_params_get_double(params, "decide-flops") * scanned * (actions->len + 1));
@@ -350,10 +343,10 @@ balance(LbRank *self, gboolean move_split)
   }
   lb_metric_record(self, METRIC_GRIDS_MOVED, moved);
   lb_metric_record(self, METRIC_GRIDS_SPLIT, split);
-  record_quality(self, loads, p, table->len);
+  record_quality(self, d->loads, p, d->after->len);
 
   lb_phase_begin(self, PHASE_MOVE);
-  carry_out(self, before, table, actions);
+  carry_out(self, d->before, d->after, actions);
 }
 
 static void
