@@ -271,8 +271,8 @@ static const LbParamSpec field_params[] = {
 };
 
 /* "2048x2048": exactly dim positive integers. */
-static gboolean
-parse_dims(const char *text, guint dim, guint64 *out)
+gboolean
+lb_parse_dims(const char *text, guint dim, guint64 *out)
 {
   g_auto(GStrv) parts = g_strsplit(text, "x", -1);
   if (g_strv_length(parts) != dim)
@@ -332,7 +332,7 @@ field_load(LbWork *work, guint dim, const char *file, const char *dir, GError **
   const char *size = lb_params_is_set(w, "size") ? lb_params_get_string(w, "size")
                      : dim == 2                  ? "256x256"
                                                  : "64x64x64";
-  if (!parse_dims(size, dim, work->size))
+  if (!lb_parse_dims(size, dim, work->size))
     return fail(error, LB_PARAM_ERROR_INVALID, file, "size",
                 "'%s' is not %s of positive integers (e.g. %s)", size,
                 dim == 2 ? "NXxNY" : "NXxNYxNZ", dim == 2 ? "2048x2048" : "256x256x256");
@@ -344,7 +344,7 @@ field_load(LbWork *work, guint dim, const char *file, const char *dir, GError **
   }
   if (lb_params_is_set(w, "procs")) {
     const char *procs = lb_params_get_string(w, "procs");
-    if (!parse_dims(procs, dim, work->procs))
+    if (!lb_parse_dims(procs, dim, work->procs))
       return fail(error, LB_PARAM_ERROR_INVALID, file, "procs",
                   "'%s' is not %s of positive integers", procs, dim == 2 ? "PXxPY" : "PXxPYxPZ");
     guint64 product = 1;

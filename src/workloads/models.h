@@ -8,6 +8,9 @@ extern const LbModel lb_field2d_model;
 extern const LbModel lb_field3d_model;
 extern const LbModel lb_samr_model;
 
+/* "2048x2048": exactly dim positive integers below 2^32. */
+gboolean lb_parse_dims(const char *text, guint dim, guint64 *out);
+
 /* Sets an input error "FILE: [workload] KEY: ..." and returns FALSE. */
 gboolean lb_workload_fail(GError **error, const char *file, const char *key, const char *format,
                           ...) G_GNUC_PRINTF(4, 5);

@@ -488,22 +488,19 @@ samr_free(gpointer data)
   g_free(s);
 }
 
+/* NXxNY or NXxNYxNZ, at most 2^20 cells along an axis of the root (its
+ * finer levels multiply that by factor^level); *dim gets 2 or 3. */
 static gboolean
 parse_dims(const char *text, guint64 *out, guint *dim)
 {
-  g_auto(GStrv) parts = g_strsplit(text, "x", -1);
-  guint n = g_strv_length(parts);
-  if (n < 2 || n > 3)
+  guint n = 1;
+  for (const char *c = text; *c != '\0'; c++)
+    n += *c == 'x';
+  if (n < 2 || n > 3 || !lb_parse_dims(text, n, out))
     return FALSE;
-  for (guint a = 0; a < n; a++) {
-    char *end = NULL;
-    if (!g_ascii_isdigit(parts[a][0]))
+  for (guint a = 0; a < n; a++)
+    if (out[a] > 1u << 20)
       return FALSE;
-    guint64 v = g_ascii_strtoull(parts[a], &end, 10);
-    if (*end != '\0' || v == 0 || v > 1u << 20)
-      return FALSE;
-    out[a] = v;
-  }
   *dim = n;
   return TRUE;
 }

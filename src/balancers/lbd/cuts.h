@@ -28,6 +28,10 @@ typedef struct {
   GArray *held, *outgoing; /* repartition's scratch, kept from one move to the next */
 } LbCuts;
 
+/* Balancers of this family run a group per slab and strip, and group ids
+ * are 16-bit: at most this many ranks. */
+#define LB_CUTS_MAX_RANKS 60000
+
 /* The processor grid's even blocks, the levels along axes 0, 1, 2. With
  * last_fastest, ranks are numbered with the last axis fastest (a slab is
  * a run of consecutive ranks), else with the first axis fastest (the

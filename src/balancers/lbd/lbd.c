@@ -313,18 +313,14 @@ lbd_balance(LbRank *self, gpointer state)
   lb_metric_record(self, METRIC_NEIGHBOURS, lb_cuts_build_graph(self, s));
 }
 
-/* Each slab and strip runs its collectives in a group of its own, and
- * group ids are 16-bit. */
-#define LBD_MAX_RANKS 60000
-
 static gboolean
 lbd_check(guint ranks, const LbWork *work, const LbParams *params, GError **error)
 {
-  if (ranks > LBD_MAX_RANKS) {
+  if (ranks > LB_CUTS_MAX_RANKS) {
     g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
                 "[scenario] ranks: lbd runs on at most %u ranks (one group per slab and strip); "
                 "%u is more",
-                LBD_MAX_RANKS, ranks);
+                LB_CUTS_MAX_RANKS, ranks);
     return FALSE;
   }
   return TRUE;

@@ -316,11 +316,11 @@ mlb_nd_check(guint ranks, const LbWork *work, const LbParams *params, GError **e
   (void)params;
   if (!mlb_nd_check_work(work, error))
     return FALSE;
-  if (ranks > 60000) {
+  if (ranks > LB_CUTS_MAX_RANKS) {
     g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
-                "[scenario] ranks: mlb-nd runs on at most 60000 ranks (one group per strip); "
-                "%u is more",
-                ranks);
+                "[scenario] ranks: mlb-nd runs on at most %u ranks (one group per strip); %u is "
+                "more",
+                LB_CUTS_MAX_RANKS, ranks);
     return FALSE;
   }
   return TRUE;
