@@ -33,6 +33,12 @@ typedef struct {
   guint64 scale; /* cells of its level per root cell along an axis (pictures) */
 } LbGridPart;
 
+/* Cell faces two half-open boxes of dim axes share: 0 unless they touch
+ * along one axis and overlap along the others (the ghost exchange's
+ * measure between two rectangular pieces). */
+guint64 lb_boxes_shared_faces(const gint64 *alo, const gint64 *ahi, const gint64 *blo,
+                              const gint64 *bhi, guint dim);
+
 /* What happened to a unit in a balancing step, as --detail lists it. */
 typedef enum {
   LB_EVENT_MOVE,  /* unit went whole from `from` to `to` */

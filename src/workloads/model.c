@@ -223,6 +223,25 @@ lb_workload_fail(GError **error, const char *file, const char *key, const char *
   return FALSE;
 }
 
+guint64
+lb_boxes_shared_faces(const gint64 *alo, const gint64 *ahi, const gint64 *blo, const gint64 *bhi,
+                      guint dim)
+{
+  guint64 faces = 1;
+  guint touching = 0;
+  for (guint i = 0; i < dim; i++) {
+    if (ahi[i] == blo[i] || bhi[i] == alo[i]) {
+      touching++;
+      continue;
+    }
+    gint64 lo = MAX(alo[i], blo[i]), hi = MIN(ahi[i], bhi[i]);
+    if (hi <= lo)
+      return 0;
+    faces *= (guint64)(hi - lo);
+  }
+  return touching == 1 ? faces : 0;
+}
+
 LbWork *
 lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, const char *file,
             const char *dir, GError **error)

@@ -408,26 +408,6 @@ compare_neighbours(gconstpointer a, gconstpointer b)
   return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Faces two grids of one level share (0 unless they touch along one axis
- * and overlap along the others). */
-static guint64
-shared_faces(const SamrGeometry *geo, const SamrGrid *a, const SamrGrid *b)
-{
-  guint64 faces = 1;
-  guint touching = 0;
-  for (guint i = 0; i < geo->dim; i++) {
-    if (a->hi[i] == b->lo[i] || b->hi[i] == a->lo[i]) {
-      touching++;
-      continue;
-    }
-    gint64 lo = MAX(a->lo[i], b->lo[i]), hi = MIN(a->hi[i], b->hi[i]);
-    if (hi <= lo)
-      return 0;
-    faces *= (guint64)(hi - lo);
-  }
-  return touching == 1 ? faces : 0;
-}
-
 /* The ghost exchange: every grid of mine with every grid of the same
  * level on another rank that touches it, the shared faces once per
  * substep of the level (faces x substeps), summed by rank. */
@@ -443,7 +423,8 @@ samr_neighbours(const LbWork *work, guint me, const LbUnit *units, gsize n, GArr
       const SamrGrid *h = &g_array_index(s->table, SamrGrid, j);
       if (h->owner == me || h->level != g->level)
         continue;
-      guint64 faces = shared_faces(&s->geo, g, h) * samr_substeps(&s->geo, g->level);
+      guint64 faces = lb_boxes_shared_faces(g->lo, g->hi, h->lo, h->hi, s->geo.dim) *
+                      samr_substeps(&s->geo, g->level);
       if (faces == 0)
         continue;
       gpointer at = NULL;

@@ -281,26 +281,6 @@ lb_cuts_piece_members(const LbCuts *s, guint l, guint *n)
   return (int *)g_array_free(m, FALSE);
 }
 
-/* Cell faces two boxes share (0 unless they touch along one axis and
- * overlap along the others). */
-static guint64
-shared_faces(const LbdBox *a, const LbdBox *b, guint dim)
-{
-  guint64 faces = 1;
-  guint touching = 0;
-  for (guint i = 0; i < dim; i++) {
-    if (a->hi[i] == b->lo[i] || b->hi[i] == a->lo[i]) {
-      touching++;
-      continue;
-    }
-    guint64 lo = MAX(a->lo[i], b->lo[i]), hi = MIN(a->hi[i], b->hi[i]);
-    if (hi <= lo)
-      return 0;
-    faces *= hi - lo;
-  }
-  return touching == 1 ? faces : 0;
-}
-
 /* The application's neighbour graph. In 2D, BUILD_UNDIRECTED_TDG on the
  * cuts: columns are the first level's slabs, their subsets the second's.
  * In 3D, the boxes that meet mine grown by one cell along each axis in
@@ -339,7 +319,10 @@ lb_cuts_build_graph(LbRank *self, const LbCuts *s)
         (graph->len > 0 && g_array_index(graph, LbNeighbour, graph->len - 1).rank == q))
       continue;
     LbdBox theirs = lb_cuts_box(s, q);
-    LbNeighbour n = {q, shared_faces(&mine, &theirs, s->dim)};
+    /* cell coordinates stay far below 2^63: the boxes read as signed */
+    LbNeighbour n = {q, lb_boxes_shared_faces((const gint64 *)mine.lo, (const gint64 *)mine.hi,
+                                              (const gint64 *)theirs.lo, (const gint64 *)theirs.hi,
+                                              s->dim)};
     g_assert(n.faces > 0);
     g_array_append_val(graph, n);
   }
