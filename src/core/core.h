@@ -9,10 +9,13 @@
 #include "lbsim/rank.h"
 #include "lbsim/run.h"
 
-/* A rank's units after balancing: what they conserve, and whether they are
- * one contiguous piece of the model's order. */
+/* A rank's units after balancing: what they conserve, their load (the
+ * units' loads: what a model conserves may differ, as grids that split gain
+ * ghost cells), and whether they are one contiguous piece of the model's
+ * order. */
 typedef struct {
   LbConserved conserved;
+  guint64 load;
   guint64 first_id, last_id;
   gboolean contiguous;
 } LbDigest;

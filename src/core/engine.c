@@ -36,6 +36,7 @@ digest_units(const LbWork *work, const GArray *units, LbDigest *digest)
   const LbUnit *u = (const LbUnit *)units->data;
   lb_work_conserve(work, u, units->len, &digest->conserved);
   for (guint i = 0; i < units->len; i++) {
+    digest->load += u[i].load;
     if (i == 0)
       digest->first_id = u[i].id;
     else if (u[i].id != digest->last_id + 1)
@@ -170,17 +171,6 @@ exchange_ghosts(LbRank *self)
   lb_wait_sends(self);
 }
 
-/* A rank's load: its units' loads (what a model conserves may differ:
- * grids that split gain ghost cells). */
-static guint64
-units_load(const GArray *units)
-{
-  guint64 load = 0;
-  for (guint i = 0; i < units->len; i++)
-    load += g_array_index(units, LbUnit, i).load;
-  return load;
-}
-
 static void
 note_owner(LbRank *self)
 {
@@ -226,9 +216,9 @@ rank_main(int argc, char *argv[])
     if (run->work->model->update != NULL && a > 0)
       lb_barrier(self);
     lb_work_update(run->work, (guint)self->id, self->units, a);
-    LbConserved *held = &lb_conserved_before(run, a)[self->id];
-    memset(held, 0, sizeof *held);
-    lb_work_conserve(run->work, (const LbUnit *)self->units->data, self->units->len, held);
+    LbDigest before;
+    digest_units(run->work, self->units, &before);
+    lb_conserved_before(run, a)[self->id] = before.conserved;
     /* the grids as the last step's balancing finds them (rebuilt at the
      * first rank's update), for the pictures */
     if (a + 1 == run->nadaptations && run->options->pictures_dir != NULL &&
@@ -236,7 +226,7 @@ rank_main(int argc, char *argv[])
       run->grids_before = g_array_new(FALSE, FALSE, sizeof(LbGridPart));
       run->work->model->grids(run->work, run->grids_before);
     }
-    lb_loads_before(run, a)[self->id] = units_load(self->units);
+    lb_loads_before(run, a)[self->id] = before.load;
     lb_barrier(self);
     if (run->failure != NULL)
       break;
@@ -248,7 +238,7 @@ rank_main(int argc, char *argv[])
     lb_rank_flush_phase(self);
     run->balance_max[a] = MAX(run->balance_max[a], lb_now() - start);
     digest_units(run->work, self->units, &run->digests[self->id]);
-    run->load_after[self->id] = units_load(self->units);
+    run->load_after[self->id] = run->digests[self->id].load;
     if (run->owner != NULL)
       note_owner(self);
 
