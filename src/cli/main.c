@@ -621,8 +621,9 @@ cmd_run_job(int argc, char **argv)
  * actor switches; beyond those 7 they went through the arena's bins, where
  * lbsim's large heap made every allocation slow (a tenth of a 4096-rank
  * run). The tcache's depth is a tunable read only at start-up, so lbsim
- * restarts itself once with a deep one, unless the tunable is already set,
- * under valgrind (the new process would escape it) or with sanitizers. */
+ * restarts itself once with a deep one before a simulating command, unless
+ * the tunable is already set, under valgrind (the new process would escape
+ * it) or with sanitizers. */
 static void
 deepen_malloc_cache(char **argv)
 {
@@ -645,7 +646,6 @@ deepen_malloc_cache(char **argv)
 int
 main(int argc, char **argv)
 {
-  deepen_malloc_cache(argv);
   /* Messages in the user's language and charset; numbers always with '.':
    * SimGrid reads "1.5Gf" with strtod, and the table, the message trace and
    * SimGrid's Paje trace are printed with printf. */
@@ -656,6 +656,10 @@ main(int argc, char **argv)
     return EXIT_INPUT;
   }
   const char *cmd = argv[1];
+  /* only the commands that simulate */
+  if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0 || strcmp(cmd, "run-job") == 0 ||
+      strcmp(cmd, "explain") == 0)
+    deepen_malloc_cache(argv);
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     g_print("lbsim %s\n", LB_VERSION);
     return 0;
