@@ -199,10 +199,12 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
 {
   GArray *units = lb_rank_units(self);
   LbdBox was = lb_cuts_box(old, (guint)s->me), mine = lb_cuts_box(s, (guint)s->me);
-  g_array_set_size(s->held, units->len);
-  if (units->len > 0)
-    memcpy(s->held->data, units->data, units->len * sizeof(LbUnit));
-  const LbUnit *held = (const LbUnit *)s->held->data;
+  /* the same box: both hierarchies are partitions, so no other box met
+   * mine before or meets it now, and nothing moves in or out */
+  if (memcmp(&was, &mine, sizeof was) == 0)
+    return;
+  /* units stay as they are until the end: they are what the sends copy */
+  const LbUnit *held = (const LbUnit *)units->data;
   g_autoptr(GArray) targets = g_array_new(FALSE, FALSE, sizeof(guint));
   meeting_in_piece(s, s->me, from, &was, targets);
   GArray *piece_cells = s->outgoing;
@@ -217,41 +219,59 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
     lb_send_units(self, (int)dst, tag, round, (const LbUnit *)piece_cells->data, piece_cells->len,
                   NULL);
   }
-  /* my new box's cells, each put where its id belongs (no sort) */
+  /* my new box's cells, each put where its id belongs (no sort): the ones
+   * I keep straight from the old array, the others as they arrive */
   const LbWork *work = lb_rank_work(self);
   guint64 cells_now = lbd_box_cells(&mine, s->dim);
-  g_autoptr(GArray) arrived = g_array_sized_new(FALSE, FALSE, sizeof(LbUnit), (guint)cells_now);
+  GArray *now = s->held;
+  g_array_set_size(now, (guint)cells_now);
+  guint64 wx = mine.hi[0] - mine.lo[0], wy = mine.hi[1] - mine.lo[1];
+  guint64 placed = 0;
   if (lbd_boxes_meet(&was, &mine, s->dim)) {
     LbdBox part = intersect(&was, &mine);
-    take_box(held, &was, &part, arrived);
+    guint64 owx = was.hi[0] - was.lo[0], owy = was.hi[1] - was.lo[1];
+    guint64 run = part.hi[0] - part.lo[0];
+    for (guint64 z = part.lo[2]; z < part.hi[2]; z++)
+      for (guint64 y = part.lo[1]; y < part.hi[1]; y++) {
+        guint64 from_at =
+            (part.lo[0] - was.lo[0]) + owx * ((y - was.lo[1]) + owy * (z - was.lo[2]));
+        guint64 to_at = (part.lo[0] - mine.lo[0]) + wx * ((y - mine.lo[1]) + wy * (z - mine.lo[2]));
+        memcpy(&g_array_index(now, LbUnit, to_at), held + from_at, run * sizeof(LbUnit));
+        placed += run;
+      }
   }
   /* senders: the old boxes of my piece that meet my new box (the levels
    * above may have left the whole piece empty) */
   g_autoptr(GArray) senders = g_array_new(FALSE, FALSE, sizeof(guint));
   meeting_in_piece(old, s->me, from, &mine, senders);
+  GArray *arrived = piece_cells;
+  guint64 nx = work->size[0], ny = s->dim > 1 ? work->size[1] : 1;
   for (guint i = 0; i < senders->len; i++) {
     guint src = g_array_index(senders, guint, i);
     LbdBox theirs = lb_cuts_box(old, src);
-    if ((int)src != s->me && lbd_boxes_meet(&theirs, &mine, s->dim))
-      lb_recv_units(self, (int)src, tag, arrived, NULL);
+    if ((int)src == s->me || !lbd_boxes_meet(&theirs, &mine, s->dim))
+      continue;
+    g_array_set_size(arrived, 0);
+    lb_recv_units(self, (int)src, tag, arrived, NULL);
+    const LbUnit *in = (const LbUnit *)arrived->data;
+    for (guint j = 0; j < arrived->len;) {
+      /* a run along x: one place, one copy */
+      guint n = 1;
+      while (j + n < arrived->len && in[j + n].id == in[j].id + n)
+        n++;
+      guint64 id = in[j].id, x = id % nx, y = (id / nx) % ny, z = id / (nx * ny);
+      guint64 at = (x - mine.lo[0]) + wx * ((y - mine.lo[1]) + wy * (z - mine.lo[2]));
+      g_assert(at + n <= cells_now);
+      memcpy(&g_array_index(now, LbUnit, at), in + j, n * sizeof(LbUnit));
+      placed += n;
+      j += n;
+    }
   }
-  g_assert_cmpuint(arrived->len, ==, cells_now);
-  g_array_set_size(units, (guint)cells_now);
-  guint64 wx = mine.hi[0] - mine.lo[0], wy = mine.hi[1] - mine.lo[1];
-  guint64 nx = work->size[0], ny = s->dim > 1 ? work->size[1] : 1;
-  const LbUnit *in = (const LbUnit *)arrived->data;
-  for (guint i = 0; i < arrived->len;) {
-    /* a run along x: one place, one copy */
-    guint n = 1;
-    while (i + n < arrived->len && in[i + n].id == in[i].id + n)
-      n++;
-    guint64 id = in[i].id, x = id % nx, y = (id / nx) % ny, z = id / (nx * ny);
-    guint64 at = (x - mine.lo[0]) + wx * ((y - mine.lo[1]) + wy * (z - mine.lo[2]));
-    memcpy(&g_array_index(units, LbUnit, at), in + i, n * sizeof(LbUnit));
-    i += n;
-  }
+  g_assert_cmpuint(placed, ==, cells_now);
   lb_wait_sends(self);
-  g_assert_cmpuint(units->len, ==, lbd_box_cells(&mine, s->dim));
+  /* the new array becomes the rank's; the old one the next scratch */
+  g_array_set_size(units, (guint)cells_now);
+  memcpy(units->data, now->data, cells_now * sizeof(LbUnit));
 }
 
 /* The members of my piece of level l (ranks that share the coordinates of
