@@ -1,0 +1,197 @@
+#include "balancers/sfc/sfc-plan.h"
+
+#include <math.h>
+
+/* From boundary *at with prefix *prefix (at most target), the boundary
+ * nearest to target (ties: the earliest, never before `floor`): loads
+ * come in order through get(i). Leaves *at and *prefix at the last
+ * boundary whose prefix is at most target, for the next, larger target. */
+static gsize
+nearest_boundary(const guint64 *loads, gsize n, gboolean backwards, double target, gsize floor,
+                 gsize *at, double *prefix)
+{
+#define LOAD(i) ((double)loads[backwards ? n - 1 - (i) : (i)])
+  while (*at < n && *prefix + LOAD(*at) <= target) {
+    *prefix += LOAD(*at);
+    (*at)++;
+  }
+  /* the earliest boundary with the same prefix: back over zero loads */
+  gsize first = *at;
+  while (first > floor && LOAD(first - 1) == 0)
+    first--;
+  if (*at < n && *prefix + LOAD(*at) - target < target - *prefix)
+    return *at + 1;
+  return first;
+#undef LOAD
+}
+
+void
+sfc_block(const guint64 *loads, gsize n, guint parts, gsize *cuts)
+{
+  double total = 0;
+  for (gsize i = 0; i < n; i++)
+    total += (double)loads[i];
+  cuts[0] = 0;
+  cuts[parts] = n;
+  gsize at = 0;
+  double prefix = 0;
+  for (guint k = 1; k < parts; k++)
+    cuts[k] = MAX(cuts[k - 1],
+                  nearest_boundary(loads, n, FALSE, total * k / parts, cuts[k - 1], &at, &prefix));
+}
+
+double
+sfc_max_unbalance(const guint64 *loads, guint p)
+{
+  double total = 0, worst = 0;
+  for (guint i = 0; i < p; i++)
+    total += (double)loads[i];
+  double avg = p > 0 ? total / p : 0;
+  for (guint i = 0; i < p; i++)
+    worst = MAX(worst, fabs((double)loads[i] - avg));
+  return worst;
+}
+
+void
+sfc_flows(const guint64 *loads, guint p, double *flow)
+{
+  double total = 0;
+  for (guint i = 0; i < p; i++)
+    total += (double)loads[i];
+  double prefix = 0;
+  flow[0] = 0;
+  for (guint b = 1; b <= p; b++) {
+    prefix += (double)loads[b - 1];
+    /* b * total / p, not a running sum of averages: the same value on
+     * every rank and no drift along the sequence */
+    flow[b] = prefix - total * b / p;
+  }
+}
+
+gsize
+sfc_prefix_nearest(const guint64 *loads, gsize n, double target)
+{
+  gsize at = 0;
+  double prefix = 0;
+  return target <= 0 ? 0 : nearest_boundary(loads, n, FALSE, target, 0, &at, &prefix);
+}
+
+gsize
+sfc_suffix_nearest(const guint64 *loads, gsize n, double target)
+{
+  gsize at = 0;
+  double prefix = 0;
+  return target <= 0 ? 0 : nearest_boundary(loads, n, TRUE, target, 0, &at, &prefix);
+}
+
+static double
+sum_of(const guint64 *loads, gsize n)
+{
+  double s = 0;
+  for (gsize i = 0; i < n; i++)
+    s += (double)loads[i];
+  return s;
+}
+
+/* Sends the piece nearest to the end's amount out of avail elements; the
+ * end stays open only if that piece was everything and fell short, and
+ * more can come. */
+static gsize
+send_end(const guint64 *loads, gsize avail, gboolean from_front, SfcEnd *end, gboolean inflow)
+{
+  if (!end->open || end->amount <= 0)
+    return 0;
+  gsize k = from_front ? sfc_prefix_nearest(loads, avail, end->amount)
+                       : sfc_suffix_nearest(loads, avail, end->amount);
+  end->amount -= sum_of(from_front ? loads : loads + avail - k, k);
+  end->open = k == avail && end->amount > 0 && inflow;
+  return k;
+}
+
+void
+sfc_round(const guint64 *loads, gsize n, SfcEnd *left, SfcEnd *right, gboolean inflow_left,
+          gboolean inflow_right, gsize *n_left, gsize *n_right)
+{
+  *n_left = send_end(loads, n, TRUE, left, inflow_right);
+  *n_right = send_end(loads + *n_left, n - *n_left, FALSE, right, inflow_left);
+}
+
+guint
+sfc_shift(GPtrArray *seqs, double threshold, guint64 *moved)
+{
+  guint p = seqs->len;
+  if (moved != NULL)
+    *moved = 0;
+  if (p < 2)
+    return 0;
+  g_autofree guint64 *loads = g_new0(guint64, p);
+  for (guint i = 0; i < p; i++) {
+    GArray *s = seqs->pdata[i];
+    for (guint j = 0; j < s->len; j++)
+      loads[i] += g_array_index(s, guint64, j);
+  }
+  g_autofree double *flow = g_new(double, p + 1);
+  sfc_flows(loads, p, flow);
+  /* boundary b (between P_{b-1} and P_b) is open while it still moves
+   * load; its sender's end holds the amount */
+  g_autofree gboolean *open = g_new0(gboolean, p + 1);
+  g_autofree SfcEnd *ends = g_new0(SfcEnd, 2 * p); /* P_i's left end 2i, right end 2i + 1 */
+  for (guint b = 1; b < p; b++) {
+    open[b] = fabs(flow[b]) > threshold;
+    if (flow[b] > 0)
+      ends[2 * (b - 1) + 1] = (SfcEnd){flow[b], open[b]};
+    else
+      ends[2 * b] = (SfcEnd){-flow[b], open[b]};
+  }
+  g_autofree gsize *to_left = g_new(gsize, p), *to_right = g_new(gsize, p);
+  guint rounds = 0;
+  for (;;) {
+    gboolean any = FALSE;
+    for (guint b = 1; b < p; b++)
+      any |= open[b];
+    if (!any)
+      break;
+    rounds++;
+    for (guint i = 0; i < p; i++) {
+      GArray *s = seqs->pdata[i];
+      /* inflow: a neighbour that still sends to me */
+      gboolean in_left = i > 0 && open[i] && flow[i] > 0;
+      gboolean in_right = i + 1 < p && open[i + 1] && flow[i + 1] < 0;
+      sfc_round((const guint64 *)s->data, s->len, &ends[2 * i], &ends[2 * i + 1], in_left,
+                in_right, &to_left[i], &to_right[i]);
+    }
+    for (guint b = 1; b < p; b++)
+      if (open[b])
+        open[b] = flow[b] > 0 ? ends[2 * (b - 1) + 1].open : ends[2 * b].open;
+    /* every piece leaves before any arrives: what comes in this round can
+     * go on in the next */
+    g_autoptr(GPtrArray) left_pieces = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    g_autoptr(GPtrArray) right_pieces =
+        g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    for (guint i = 0; i < p; i++) {
+      GArray *s = seqs->pdata[i];
+      GArray *l = g_array_new(FALSE, FALSE, sizeof(guint64));
+      GArray *r = g_array_new(FALSE, FALSE, sizeof(guint64));
+      g_array_append_vals(l, s->data, (guint)to_left[i]);
+      g_array_append_vals(r, &g_array_index(s, guint64, s->len - to_right[i]), (guint)to_right[i]);
+      g_array_remove_range(s, s->len - (guint)to_right[i], (guint)to_right[i]);
+      g_array_remove_range(s, 0, (guint)to_left[i]);
+      g_ptr_array_add(left_pieces, l);
+      g_ptr_array_add(right_pieces, r);
+      if (moved != NULL)
+        *moved += to_left[i] + to_right[i];
+    }
+    for (guint i = 0; i < p; i++) {
+      GArray *s = seqs->pdata[i];
+      if (i + 1 < p) { /* from the right neighbour, to my end */
+        GArray *l = left_pieces->pdata[i + 1];
+        g_array_append_vals(s, l->data, l->len);
+      }
+      if (i > 0) { /* from the left neighbour, to my front */
+        GArray *r = right_pieces->pdata[i - 1];
+        g_array_prepend_vals(s, r->data, r->len);
+      }
+    }
+  }
+  return rounds;
+}

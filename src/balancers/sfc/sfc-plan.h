@@ -1,0 +1,62 @@
+/* The arithmetic of space-filling-curve partitions with segment shifting
+ * (F. Baiardi, S. Chiti, P. Mori, L. Ricci, "Integrating load balancing and
+ * locality in the parallelization of irregular problems", Future
+ * Generation Computer Systems 17, 2001, section 3), free of messaging. The
+ * curve's sequence of hnodes is cut into segments, P_k holds the k-th;
+ * loads are integers. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The blocking strategy: cuts the sequence loads[0..n) into `parts`
+ * segments of consecutive elements, cut k at the element boundary whose
+ * prefix load is nearest to k / parts of the total (ties to the earlier
+ * boundary, never before cut k - 1). cuts has parts + 1 entries: cuts[0] =
+ * 0, cuts[parts] = n; segment k is [cuts[k], cuts[k + 1]). */
+void sfc_block(const guint64 *loads, gsize n, guint parts, gsize *cuts);
+
+/* max_unbalance: the largest |L_i - average| over the p loads. */
+double sfc_max_unbalance(const guint64 *loads, guint p);
+
+/* Unb(Pre_b) for every boundary b = 0 .. p: the global unbalance of
+ * P_0 .. P_{b-1}, sum of L_j - average over them (flow[0] = 0, flow[p] is 0
+ * up to rounding). Positive: the processes before b are overloaded and
+ * load should cross boundary b to the right; Unb(Suc_{b-1}) = -flow[b]. */
+void sfc_flows(const guint64 *loads, guint p, double *flow);
+
+/* The number of leading elements of loads[0..n) whose total is nearest to
+ * target (ties: fewer). */
+gsize sfc_prefix_nearest(const guint64 *loads, gsize n, double target);
+/* The number of trailing elements whose total is nearest to target. */
+gsize sfc_suffix_nearest(const guint64 *loads, gsize n, double target);
+
+/* What one end of a boundary still has to do in a shift. */
+typedef struct {
+  double amount;  /* load still to send (> 0) across it, or 0 */
+  gboolean open;  /* the boundary still exchanges a message every round */
+} SfcEnd;
+
+/* One rank's part of one round of a shift: with its sequence loads[0..n)
+ * and the amounts still to send to the left and to the right, the segment
+ * [0, *n_left) goes to P_{i-1} and [n - *n_right, n) to P_{i+1}, each the
+ * piece nearest to its amount (the left piece first, the right one from
+ * what is left). Amounts go down by what is sent. An end stays open while
+ * what it sent was all the rank had and fell short of the amount, and
+ * more can still come in over the other boundary (inflow_left: the left
+ * boundary still brings load; inflow_right likewise). */
+void sfc_round(const guint64 *loads, gsize n, SfcEnd *left, SfcEnd *right, gboolean inflow_left,
+               gboolean inflow_right, gsize *n_left, gsize *n_right);
+
+/* A whole shift, simulated without messages (for tests and teaching):
+ * seqs[i] holds P_i's loads (guint64) in curve order; threshold T. Every
+ * boundary whose |Unb(Pre_b)| exceeds T moves load, in rounds: in each
+ * round every rank sends what sfc_round says and receives what its
+ * neighbours send, which it can pass on from the next round on. Returns
+ * the rounds taken (0 when nothing moved); the sequences end as the
+ * ranks' new segments. moved (may be NULL) counts the elements sent,
+ * every hop counted. */
+guint sfc_shift(GPtrArray *seqs, double threshold, guint64 *moved);
+
+G_END_DECLS
