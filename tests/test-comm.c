@@ -188,9 +188,53 @@ invariant_child(gconstpointer data)
   g_print("%s\n", error->message);
 }
 
+/* A balancer that keeps an order of its own (here: ids backwards) and
+ * moves nothing breaks the range property on blocks in id order; with the
+ * ids' own order, nothing is wrong. */
+static guint64
+backwards_key(const LbWork *work, const LbParams *params, guint64 id)
+{
+  return 1000 - id;
+}
+
+static guint64
+forward_key(const LbWork *work, const LbParams *params, guint64 id)
+{
+  return 7 * id;
+}
+
+static void
+idle_balance(LbRank *self, gpointer state)
+{
+}
+
+static void
+range_child(gconstpointer data)
+{
+  test_balancer.keeps_order = FALSE;
+  test_balancer.order_key = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbRunResult) res = run_with(idle_balance, 4, 2, &error);
+  if (data == (gconstpointer)forward_key) {
+    g_assert_no_error(error);
+    g_print("range kept\n");
+    return;
+  }
+  g_assert_null(res);
+  g_assert_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT);
+  g_print("%s\n", error->message);
+}
+
 static void
 test_invariants(void)
 {
+  g_test_trap_subprocess("/comm/invariants/subprocess/range-broken", 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+  g_test_trap_assert_stdout("*range property violated by 'probe' at adaptation step 0: rank 1's "
+                            "segment starts at key 951, not after rank 0's, which ends at 1000*");
+  g_test_trap_subprocess("/comm/invariants/subprocess/range-kept", 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+  g_test_trap_assert_stdout("*range kept*");
   g_test_trap_subprocess("/comm/invariants/subprocess/lose", 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed();
   g_test_trap_assert_stdout("*conservation violated by 'probe' at adaptation step 0: 99 units "
@@ -585,6 +629,46 @@ bcastv_allgatherv_bytes(int p)
   return bytes + (p - 1) * (8.0 * p + total) + (p - 1) * 8.0 * p;
 }
 
+/* The shared allgatherv: the same blocks as lb_allgatherv, one block of
+ * memory for all ranks, and the same messages and bytes on the network. */
+static const guint8 *shared_seen;
+
+static void
+allgatherv_shared_balance(LbRank *self, gpointer state)
+{
+  int id = lb_rank_id(self), p = lb_rank_count(self);
+  lb_phase_begin(self, 0);
+  g_autofree guint8 *mine = g_malloc(uneven_len(id) + 1);
+  for (gsize i = 0; i < uneven_len(id); i++)
+    mine[i] = pattern_byte(id, i);
+  g_autofree gsize *offsets = g_new(gsize, p + 1);
+  g_autoptr(GBytes) all = lb_allgatherv_shared(self, mine, uneven_len(id), offsets);
+  gsize size = 0;
+  const guint8 *data = g_bytes_get_data(all, &size);
+  g_assert_cmpuint(size, ==, offsets[p]);
+  for (int r = 0; r < p; r++) {
+    g_assert_cmpuint(offsets[r + 1] - offsets[r], ==, uneven_len(r));
+    for (gsize i = 0; i < uneven_len(r); i++)
+      g_assert_cmpuint(data[offsets[r] + i], ==, pattern_byte(r, i));
+  }
+  if (shared_seen == NULL)
+    shared_seen = data;
+  g_assert_true(data == shared_seen);
+  g_autoptr(GBytes) empty = lb_allgatherv_shared(self, NULL, 0, offsets);
+  g_assert_cmpuint(g_bytes_get_size(empty), ==, 0);
+  for (int r = 0; r <= p; r++)
+    g_assert_cmpuint(offsets[r], ==, 0);
+}
+
+static void
+check_allgatherv_shared(const LbRunResult *res)
+{
+  /* two allgathers of p - 1 messages up and p - 1 down; the bytes of the
+   * bcastv test less its two broadcasts of 5000 and 0 bytes */
+  g_assert_cmpuint(res->phases[0].messages, ==, 4 * (7 - 1));
+  g_assert_cmpfloat(res->phases[0].bytes, ==, bcastv_allgatherv_bytes(7) - 6 * 5000.0);
+}
+
 /* ENZO-style: the most and least loaded rank; ties go to the lowest rank. */
 static void
 minloc_balance(LbRank *self, gpointer state)
@@ -957,6 +1041,8 @@ static const SimCase sim_cases[] = {
     {"timeout", "hypercube-16.xml", 4, timeout_balance, NULL},
     {"sliced", "hypercube-16.xml", 2, sliced_balance, NULL},
     {"bcastv", "hypercube-16.xml", 7, bcastv_allgatherv_balance, check_bcastv},
+    {"allgatherv-shared", "hypercube-16.xml", 7, allgatherv_shared_balance,
+     check_allgatherv_shared},
     {"minloc", "hypercube-16.xml", 7, minloc_balance, NULL},
     {"groups", "hypercube-16.xml", 16, groups_balance, check_groups},
     {"master-worker", "hypercube-1024.xml", 1024, master_worker_balance, NULL},
@@ -1005,6 +1091,10 @@ main(int argc, char **argv)
                        invariant_child);
   g_test_add_data_func("/comm/invariants/subprocess/deadlock", (gconstpointer)deadlock_balance,
                        invariant_child);
+  g_test_add_data_func("/comm/invariants/subprocess/range-broken", (gconstpointer)backwards_key,
+                       range_child);
+  g_test_add_data_func("/comm/invariants/subprocess/range-kept", (gconstpointer)forward_key,
+                       range_child);
   for (guint i = 0; i < G_N_ELEMENTS(sim_cases); i++) {
     g_autofree char *path = g_strdup_printf("/comm/%s", sim_cases[i].name);
     g_autofree char *child = g_strdup_printf("/comm/%s/subprocess", sim_cases[i].name);

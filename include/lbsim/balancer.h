@@ -35,6 +35,16 @@ typedef struct {
   void (*state_free)(gpointer state);
   /* Called on every rank at every adaptation step. */
   void (*balance)(LbRank *self, gpointer state);
+  /* Where units start when the balancer makes its own initial mapping
+   * (the input's decomposition, before the first step: no messages), or
+   * NULL for `start`. Called for every rank in turn, before the run. */
+  void (*initial_units)(const LbWork *work, const LbParams *params, guint ranks, guint rank,
+                        GArray *units);
+  char *(*describe_start)(const LbWork *work, const LbParams *params);
+  /* The position of a unit in the order the balancer keeps (a curve's
+   * order), or NULL. With it, every step checks the range property: each
+   * rank's units are one run of that order, the runs in rank order. */
+  guint64 (*order_key)(const LbWork *work, const LbParams *params, guint64 id);
   /* Family-specific teaching output for `lbsim explain`, or NULL. */
   void (*explain)(const LbExplainCase *c, GString *out);
 } LbBalancer;

@@ -108,6 +108,12 @@ void *lb_bcastv(LbRank *self, int root, const void *data, gsize len, gsize *out_
  * + 1 entries). */
 void *lb_allgatherv(LbRank *self, const void *mine, gsize len, gsize *offsets);
 
+/* As lb_allgatherv, but the gathered bytes are held once for all ranks:
+ * each gets a reference to the same immutable block (g_bytes_unref), after
+ * the same simulated messages, each charged the whole block (for large
+ * replicated tables, such as a replicated tree's roots). */
+GBytes *lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets);
+
 typedef struct {
   double value;
   int rank;

@@ -417,3 +417,62 @@ lb_allgather(LbRank *self, const void *mine, gsize len, void *all)
   LbGroup everyone_group = everyone(self);
   lb_group_allgather(&everyone_group, mine, len, all);
 }
+
+/* The broadcast of a shared block: each message carries a reference to
+ * the root's bytes (the network is charged all of them) instead of a copy,
+ * so that p ranks hold one block, not p. */
+static GBytes *
+tree_bcast_shared(LbGroup *g, GBytes *bytes, int tag)
+{
+  int p = (int)g->size, vr = (int)g->me;
+  int mask = 1;
+  while (mask < p) {
+    if (vr & mask) {
+      g_autoptr(LbMsg) msg = recv_from(g, vr - mask, tag);
+      g_assert(msg->len == sizeof bytes);
+      memcpy(&bytes, msg->data, sizeof bytes); /* the sender's reference is now mine */
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (vr + mask < p) {
+      GBytes *ref = g_bytes_ref(bytes);
+      lb_core_send(g->self, member(g, vr + mask), tag, &ref, sizeof ref,
+                   (double)g_bytes_get_size(bytes));
+    }
+  return bytes;
+}
+
+GBytes *
+lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets)
+{
+  LbGroup g = everyone(self);
+  int tag = next_tag(&g);
+  guint p = g.size;
+  g_autoptr(GByteArray) data = g_byte_array_new();
+  g_byte_array_append(data, mine, (guint)len);
+  g_autoptr(GArray) lens = g_array_new(FALSE, FALSE, sizeof(guint64));
+  guint64 mine_len = len;
+  g_array_append_val(lens, mine_len);
+  GBytes *wire = NULL;
+  if (tree_gather(&g, tag, data, lens)) {
+    g_autoptr(GByteArray) w = g_byte_array_new();
+    append_blocks(w, lens, data);
+    wire = g_byte_array_free_to_bytes(g_steal_pointer(&w));
+  }
+  wire = tree_bcast_shared(&g, wire, tag);
+  gsize head = p * sizeof(guint64), size = 0;
+  const guint8 *all = g_bytes_get_data(wire, &size);
+  offsets[0] = 0;
+  for (guint r = 0; r < p; r++) {
+    guint64 block;
+    memcpy(&block, all + r * sizeof(guint64), sizeof block);
+    offsets[r + 1] = offsets[r] + block;
+  }
+  g_assert(size == head + offsets[p]);
+  GBytes *out = g_bytes_new_from_bytes(wire, head, offsets[p]);
+  g_bytes_unref(wire);
+  lb_wait_sends(self);
+  return out;
+}

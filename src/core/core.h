@@ -18,6 +18,7 @@ typedef struct {
   guint64 load;
   guint64 first_id, last_id;
   gboolean contiguous;
+  guint64 key_min, key_max; /* the balancer's order keys, when it keeps an order of its own */
 } LbDigest;
 
 /* The ghost exchange's tag: the first of group id LB_GROUP_ID_MAX + 1,

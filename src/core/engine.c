@@ -28,8 +28,10 @@ G_DEFINE_QUARK(lb - run - error - quark, lb_run_error)
 #define SMALL_STACK_KIB 48
 #define BIG_RUN_RANKS 30000
 
+/* What a rank's units conserve and where they lie in the model's order;
+ * with brun, also in the order its balancer keeps. */
 static void
-digest_units(const LbWork *work, const GArray *units, LbDigest *digest)
+digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units, LbDigest *digest)
 {
   memset(digest, 0, sizeof *digest);
   digest->contiguous = TRUE;
@@ -42,6 +44,14 @@ digest_units(const LbWork *work, const GArray *units, LbDigest *digest)
     else if (u[i].id != digest->last_id + 1)
       digest->contiguous = FALSE;
     digest->last_id = u[i].id;
+  }
+  if (brun != NULL && brun->balancer->order_key != NULL) {
+    digest->key_min = G_MAXUINT64;
+    for (guint i = 0; i < units->len; i++) {
+      guint64 k = brun->balancer->order_key(work, brun->params, u[i].id);
+      digest->key_min = MIN(digest->key_min, k);
+      digest->key_max = MAX(digest->key_max, k);
+    }
   }
 }
 
@@ -71,6 +81,29 @@ check_step(LbCoreRun *run, guint adaptation)
                         run->brun->balancer->name, adaptation, after.count, before.count,
                         after.load, before.load, after.checksum, before.checksum);
     return;
+  }
+  if (run->brun->balancer->order_key != NULL) {
+    /* the range property: each rank's units are the keys from its least to
+     * its greatest, since no other rank's key falls in between (units
+     * are conserved, so every unit is on exactly one rank) */
+    gboolean any = FALSE;
+    guint64 last_max = 0;
+    guint last = 0;
+    for (guint r = 0; r < run->ranks; r++) {
+      const LbDigest *d = &run->digests[r];
+      if (d->conserved.count == 0)
+        continue;
+      if (any && d->key_min <= last_max) {
+        run->failure = g_strdup_printf(
+            "range property violated by '%s' at adaptation step %u: rank %u's segment starts at "
+            "key %" G_GUINT64_FORMAT ", not after rank %u's, which ends at %" G_GUINT64_FORMAT,
+            run->brun->balancer->name, adaptation, r, d->key_min, last, last_max);
+        return;
+      }
+      any = TRUE;
+      last_max = d->key_max;
+      last = r;
+    }
   }
   if (!run->brun->balancer->keeps_order)
     return;
@@ -217,7 +250,7 @@ rank_main(int argc, char *argv[])
       lb_barrier(self);
     lb_work_update(run->work, (guint)self->id, self->units, a);
     LbDigest before;
-    digest_units(run->work, self->units, &before);
+    digest_units(run->work, NULL, self->units, &before);
     lb_conserved_before(run, a)[self->id] = before.conserved;
     /* the grids as the last step's balancing finds them (rebuilt at the
      * first rank's update), for the pictures */
@@ -237,7 +270,7 @@ rank_main(int argc, char *argv[])
     lb_wait_sends(self);
     lb_rank_flush_phase(self);
     run->balance_max[a] = MAX(run->balance_max[a], lb_now() - start);
-    digest_units(run->work, self->units, &run->digests[self->id]);
+    digest_units(run->work, run->brun, self->units, &run->digests[self->id]);
     run->load_after[self->id] = run->digests[self->id].load;
     if (run->owner != NULL)
       note_owner(self);
@@ -721,7 +754,10 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     rank->pending = g_ptr_array_new();
     g_queue_init(&rank->stash);
     rank->units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-    lb_work_initial_units(run->work, r, run->start, rank->units);
+    if (brun->balancer->initial_units != NULL)
+      brun->balancer->initial_units(run->work, brun->params, p, r, rank->units);
+    else
+      lb_work_initial_units(run->work, r, run->start, rank->units);
     char name[32];
     g_snprintf(name, sizeof name, "rank-%u", r);
     sg_actor_t actor = sg_actor_init(name, hosts[r]);
@@ -745,8 +781,11 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
                 brun->balancer->name, run->ranks - run->finished, run->ranks);
     return NULL;
   }
-  g_autofree guint32 *owner =
-      options->pictures_dir != NULL || options->detail ? final_owner(run) : NULL;
+  /* the owner of every cell: for models whose units are cells */
+  g_autofree guint32 *owner = (options->pictures_dir != NULL || options->detail) &&
+                                      scenario->work->model->total_units == NULL
+                                  ? final_owner(run)
+                                  : NULL;
   /* partition pictures: of models whose units are cells; grids: of models
    * of grids */
   if (options->pictures_dir != NULL && scenario->work->model->total_units == NULL &&
@@ -772,7 +811,9 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     return NULL;
   }
   result->model = g_strdup(scenario->work->model->name);
-  result->start = lb_work_describe_start(scenario->work, run->start);
+  result->start = brun->balancer->describe_start != NULL
+                      ? brun->balancer->describe_start(scenario->work, brun->params)
+                      : lb_work_describe_start(scenario->work, run->start);
   result->hosts = (guint)sg_host_count();
   result->placement = g_steal_pointer(&placement);
   result->total_time = simgrid_get_clock();

@@ -157,15 +157,16 @@ sfc_shift(GPtrArray *seqs, double threshold, guint64 *moved)
       /* inflow: a neighbour that still sends to me */
       gboolean in_left = i > 0 && open[i] && flow[i] > 0;
       gboolean in_right = i + 1 < p && open[i + 1] && flow[i + 1] < 0;
-      sfc_round((const guint64 *)s->data, s->len, &ends[2 * i], &ends[2 * i + 1], in_left,
-                in_right, &to_left[i], &to_right[i]);
+      sfc_round((const guint64 *)s->data, s->len, &ends[2 * i], &ends[2 * i + 1], in_left, in_right,
+                &to_left[i], &to_right[i]);
     }
     for (guint b = 1; b < p; b++)
       if (open[b])
         open[b] = flow[b] > 0 ? ends[2 * (b - 1) + 1].open : ends[2 * b].open;
     /* every piece leaves before any arrives: what comes in this round can
      * go on in the next */
-    g_autoptr(GPtrArray) left_pieces = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    g_autoptr(GPtrArray) left_pieces =
+        g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     g_autoptr(GPtrArray) right_pieces =
         g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     for (guint i = 0; i < p; i++) {

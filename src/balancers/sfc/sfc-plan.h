@@ -34,8 +34,8 @@ gsize sfc_suffix_nearest(const guint64 *loads, gsize n, double target);
 
 /* What one end of a boundary still has to do in a shift. */
 typedef struct {
-  double amount;  /* load still to send (> 0) across it, or 0 */
-  gboolean open;  /* the boundary still exchanges a message every round */
+  double amount; /* load still to send (> 0) across it, or 0 */
+  gboolean open; /* the boundary still exchanges a message every round */
 } SfcEnd;
 
 /* One rank's part of one round of a shift: with its sequence loads[0..n)
