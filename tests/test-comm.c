@@ -669,6 +669,33 @@ check_allgatherv_shared(const LbRunResult *res)
   g_assert_cmpfloat(res->phases[0].bytes, ==, bcastv_allgatherv_bytes(7) - 6 * 5000.0);
 }
 
+/* Reduce-scatter: rank j gives j * 100 + r for every rank r; rank r gets
+ * the sum over j, 100 p (p - 1) / 2 + p r; twice, the second time with
+ * zeros except one rank's. */
+static void
+reduce_scatter_balance(LbRank *self, gpointer state)
+{
+  int id = lb_rank_id(self), p = lb_rank_count(self);
+  lb_phase_begin(self, 0);
+  g_autofree guint64 *v = g_new(guint64, p);
+  for (int r = 0; r < p; r++)
+    v[r] = (guint64)id * 100 + (guint64)r;
+  guint64 expect = 100 * (guint64)p * (guint64)(p - 1) / 2 + (guint64)p * (guint64)id;
+  g_assert_cmpuint(lb_reduce_scatter_sum_u64(self, v), ==, expect);
+  for (int r = 0; r < p; r++)
+    v[r] = id == 2 ? (guint64)r + 1 : 0;
+  g_assert_cmpuint(lb_reduce_scatter_sum_u64(self, v), ==, (guint64)id + 1);
+}
+
+static void
+check_reduce_scatter_16(const LbRunResult *res)
+{
+  /* recursive halving: log2 16 = 4 messages per rank per call */
+  g_assert_cmpuint(res->phases[0].messages, ==, 2 * 16 * 4);
+  /* each rank sends 8 + 4 + 2 + 1 values per call */
+  g_assert_cmpfloat(res->phases[0].bytes, ==, 2 * 16 * 15 * 8.0);
+}
+
 /* ENZO-style: the most and least loaded rank; ties go to the lowest rank. */
 static void
 minloc_balance(LbRank *self, gpointer state)
@@ -1044,6 +1071,8 @@ static const SimCase sim_cases[] = {
     {"allgatherv-shared", "hypercube-16.xml", 7, allgatherv_shared_balance,
      check_allgatherv_shared},
     {"minloc", "hypercube-16.xml", 7, minloc_balance, NULL},
+    {"reduce-scatter", "hypercube-16.xml", 16, reduce_scatter_balance, check_reduce_scatter_16},
+    {"reduce-scatter-7", "hypercube-16.xml", 7, reduce_scatter_balance, NULL},
     {"groups", "hypercube-16.xml", 16, groups_balance, check_groups},
     {"master-worker", "hypercube-1024.xml", 1024, master_worker_balance, NULL},
 };

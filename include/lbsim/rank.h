@@ -114,6 +114,12 @@ void *lb_allgatherv(LbRank *self, const void *mine, gsize len, gsize *offsets);
  * replicated tables, such as a replicated tree's roots). */
 GBytes *lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets);
 
+/* Each rank gives p values, one per rank; rank r gets the sum of every
+ * rank's value r (so that each learns, say, how many messages will reach
+ * it): recursive halving in log2 p steps when p is a power of two, else
+ * an allreduce of the whole vector. */
+guint64 lb_reduce_scatter_sum_u64(LbRank *self, const guint64 *values);
+
 typedef struct {
   double value;
   int rank;
@@ -165,6 +171,14 @@ void lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *un
 /* Receives units sent with lb_send_units and appends them to `into` (and
  * their positions to `positions` when not NULL); returns how many came. */
 guint lb_recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positions);
+
+/* As lb_send_units and lb_recv_units, with a word of the sender's for the
+ * receiver (a flag, a count) in the header that every unit message
+ * carries anyway. */
+void lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
+                        const guint64 *positions, guint32 word);
+guint lb_recv_units_word(LbRank *self, int src, int tag, GArray *into, GArray *positions,
+                         guint32 *word);
 
 /* Adds a value to one of the balancer's declared metrics (an index into its
  * metric table) for the current adaptation step; ranks' values combine as

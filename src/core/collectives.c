@@ -476,3 +476,37 @@ lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets)
   lb_wait_sends(self);
   return out;
 }
+
+guint64
+lb_reduce_scatter_sum_u64(LbRank *self, const guint64 *values)
+{
+  LbGroup g = everyone(self);
+  guint p = g.size, me = g.me;
+  if (p == 1)
+    return values[0];
+  if ((p & (p - 1)) != 0) { /* not a power of two: the whole sums, then mine */
+    g_autofree guint64 *all = g_memdup2(values, p * sizeof(guint64));
+    allreduce(&g, all, p * sizeof(guint64), combine_sum_u64);
+    return all[me];
+  }
+  /* recursive halving: each step keeps the half of the range that holds
+   * my entry, sends the other half to the partner that keeps it, and adds
+   * what that partner sends of mine */
+  int tag = next_tag(&g);
+  g_autofree guint64 *sums = g_memdup2(values, p * sizeof(guint64));
+  guint lo = 0, n = p;
+  for (guint half = p / 2; half > 0; half /= 2) {
+    guint partner = me ^ half;
+    gboolean upper = (me & half) != 0;
+    guint keep = upper ? lo + half : lo, give = upper ? lo : lo + half;
+    send_to(&g, (int)partner, tag, sums + give, half * sizeof(guint64));
+    g_autoptr(LbMsg) msg = recv_from(&g, (int)partner, tag);
+    g_assert(msg->len == half * sizeof(guint64));
+    combine_sum_u64(sums + keep, msg->data, msg->len);
+    lo = keep;
+    n = half;
+  }
+  g_assert(lo == me && n == 1);
+  lb_wait_sends(self);
+  return sums[me];
+}

@@ -7,7 +7,7 @@
 /* 16 bytes, so that the units after it stay aligned. */
 typedef struct {
   guint32 n, runs;
-  guint32 positions, reserved;
+  guint32 positions, word;
 } UnitsHeader;
 
 static guint
@@ -55,9 +55,16 @@ void
 lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
               const guint64 *positions)
 {
+  lb_send_units_word(self, dst, tag, round, units, n, positions, 0);
+}
+
+void
+lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
+                   const guint64 *positions, guint32 word)
+{
   g_assert(tag >= 0 && tag <= LB_TAG_USER_MAX);
   guint runs = count_runs(units, n);
-  UnitsHeader header = {n, runs, positions != NULL, 0};
+  UnitsHeader header = {n, runs, positions != NULL, word};
   gsize len = sizeof header + n * sizeof(LbUnit) + (positions != NULL ? runs * sizeof(guint64) : 0);
   /* written straight into the message, which the receiver gets as is */
   LbMsg *msg = lb_msg_alloc(len);
@@ -84,9 +91,17 @@ lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *units, 
 guint
 lb_recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positions)
 {
+  return lb_recv_units_word(self, src, tag, into, positions, NULL);
+}
+
+guint
+lb_recv_units_word(LbRank *self, int src, int tag, GArray *into, GArray *positions, guint32 *word)
+{
   g_autoptr(LbMsg) msg = lb_recv(self, src, tag);
   UnitsHeader header;
   memcpy(&header, msg->data, sizeof header);
+  if (word != NULL)
+    *word = header.word;
   const LbUnit *units = (const LbUnit *)(msg->data + sizeof header);
   g_array_append_vals(into, units, header.n);
   if (positions != NULL) {
