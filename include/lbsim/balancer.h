@@ -45,6 +45,11 @@ typedef struct {
    * order), or NULL. With it, every step checks the range property: each
    * rank's units are one run of that order, the runs in rank order. */
   guint64 (*order_key)(const LbWork *work, const LbParams *params, guint64 id);
+  /* The application's communication, when the family defines its own (the
+   * SFC family's collection of remote data), in place of the ghost
+   * exchange: runs on every rank after balancing, before the compute, and
+   * is timed and counted as the ghost exchange. NULL: the ghost exchange. */
+  void (*collect)(LbRank *self, gpointer state);
   /* Family-specific teaching output for `lbsim explain`, or NULL. */
   void (*explain)(const LbExplainCase *c, GString *out);
 } LbBalancer;

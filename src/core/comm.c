@@ -152,6 +152,8 @@ lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
   g_ptr_array_add(self->pending,
                   sg_mailbox_put_async(self->run->mailboxes[dst], msg, (long)sim_bytes));
   self->run->messages_all++;
+  self->sent_messages++;
+  self->sent_bytes += sim_bytes;
   if (self->phase >= 0) {
     self->phase_messages++;
     self->phase_bytes += sim_bytes;

@@ -57,6 +57,8 @@ struct _LbRank {
   double phase_start;
   guint64 phase_messages;
   double phase_bytes;
+  guint64 sent_messages; /* every message this rank sent, whatever the phase */
+  double sent_bytes;
   guint64 phase_rounds[LB_MAX_ROUNDS / 64];
   guint coll_seq;
   /* Non-blocking receives: unmatched LbRequests in posting order, and the

@@ -214,12 +214,23 @@ note_owner(LbRank *self)
 }
 
 static void
-application(LbRank *self)
+application(LbRank *self, gpointer state)
 {
   LbCoreRun *run = self->run;
   guint a = self->adaptation;
   double start = lb_now();
-  if (lb_work_has_ghosts(run->work)) {
+  if (run->brun->balancer->collect != NULL) {
+    guint64 messages = self->sent_messages;
+    double bytes = self->sent_bytes;
+    run->brun->balancer->collect(self, state);
+    lb_wait_sends(self);
+    *lb_adaptation_metric(run, a, run->first_app_def + LB_APP_GHOST_MESSAGES) +=
+        (double)(self->sent_messages - messages);
+    *lb_adaptation_metric(run, a, run->first_app_def + LB_APP_GHOST_BYTES) +=
+        self->sent_bytes - bytes;
+    double *ghost = lb_adaptation_metric(run, a, run->first_app_def + LB_APP_GHOST_TIME);
+    *ghost = MAX(*ghost, lb_now() - start);
+  } else if (lb_work_has_ghosts(run->work)) {
     exchange_ghosts(self);
     double *ghost = lb_adaptation_metric(run, a, run->first_app_def + LB_APP_GHOST_TIME);
     *ghost = MAX(*ghost, lb_now() - start);
@@ -286,7 +297,7 @@ rank_main(int argc, char *argv[])
         g_printerr("\r  %s: adaptation step %u/%u%s", balancer->name, a + 1, run->nadaptations,
                    a + 1 == run->nadaptations ? "\n" : "");
     }
-    application(self);
+    application(self, state);
   }
   lb_barrier(self);
   if (balancer->state_free != NULL)
