@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "balancers/sfc/curve.h"
 #include "lbsim-spawn.h"
 
 /* The same with an environment of its own. */
@@ -45,6 +46,7 @@ test_help(void)
   g_assert_cmpint(h.status, ==, 0);
   g_assert_nonnull(strstr(h.out, "run FILE"));
   g_assert_nonnull(strstr(h.out, "check FILE"));
+  g_assert_nonnull(strstr(h.out, "curve NAME"));
   lbsim(&rh, "run", "--help", NULL);
   g_assert_cmpint(rh.status, ==, 0);
   g_assert_nonnull(strstr(rh.out, "--ranks"));
@@ -53,6 +55,13 @@ test_help(void)
       g_regex_match_simple("--paje=FILE .*several balancers: FILE.BALANCER", rh.out, 0, 0));
   g_assert_true(g_regex_match_simple("--message-trace=FILE .*several balancers: FILE.BALANCER",
                                      rh.out, 0, 0));
+  g_auto(Result) ch = {0}, hc = {0};
+  lbsim(&ch, "curve", "--help", NULL);
+  g_assert_cmpint(ch.status, ==, 0);
+  g_assert_nonnull(strstr(ch.out, "--order=K"));
+  lbsim(&hc, "help", "curve", NULL);
+  g_assert_cmpint(hc.status, ==, 0);
+  g_assert_cmpstr(hc.out, ==, ch.out);
   lbsim(&bad, "frobnicate", NULL);
   g_assert_cmpint(bad.status, ==, 2);
   g_assert_nonnull(strstr(bad.err, "unknown command 'frobnicate'"));
@@ -778,6 +787,129 @@ test_run_job(void)
   g_assert_cmpint(missing.status, ==, 2);
 }
 
+/* The cells that `lbsim curve` printed, as text: one line each, dim whole
+ * numbers in [0, 2^order) each. */
+static GArray *
+curve_text_cells(const char *out, guint dim, guint order)
+{
+  GArray *cells = g_array_new(FALSE, FALSE, sizeof(guint32));
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  guint n = g_strv_length(lines);
+  g_assert_cmpuint(n, >, 0);
+  g_assert_cmpstr(lines[n - 1], ==, ""); /* a newline after the last line */
+  for (guint i = 0; i + 1 < n; i++) {
+    g_auto(GStrv) words = g_strsplit(lines[i], " ", -1);
+    g_assert_cmpuint(g_strv_length(words), ==, dim);
+    for (guint a = 0; a < dim; a++) {
+      guint64 v = 0;
+      g_assert_true(g_ascii_string_to_unsigned(words[a], 10, 0, (1u << order) - 1, &v, NULL));
+      guint32 c = (guint32)v;
+      g_array_append_val(cells, c);
+    }
+  }
+  return cells;
+}
+
+static void
+test_curve(void)
+{
+  const char *names[] = {"hilbert", "morton"};
+  const guint shapes[][2] = {{2, 1}, {2, 3}, {3, 1}, {3, 2}, {2, 8}};
+  for (guint k = 0; k < G_N_ELEMENTS(names); k++)
+    for (guint s = 0; s < G_N_ELEMENTS(shapes); s++) {
+      guint dim = shapes[s][0], order = shapes[s][1];
+      g_autofree char *dim_text = g_strdup_printf("%u", dim);
+      g_autofree char *order_text = g_strdup_printf("%u", order);
+      g_auto(Result) text = {0}, json = {0};
+      lbsim(&text, "curve", names[k], "--dim", dim_text, "--order", order_text, NULL);
+      g_assert_cmpint(text.status, ==, 0);
+      g_assert_cmpstr(text.err, ==, "");
+      g_autoptr(GArray) cells = curve_text_cells(text.out, dim, order);
+      guint64 ncells = (guint64)1 << (dim * order);
+      g_assert_cmpuint(cells->len, ==, ncells * dim);
+
+      /* every cell once, in the library's visit order */
+      g_autofree guint8 *seen = g_new0(guint8, ncells);
+      LbCurveKind kind;
+      g_assert_true(lb_curve_parse(names[k], &kind));
+      for (guint64 i = 0; i < ncells; i++) {
+        const guint32 *c = &g_array_index(cells, guint32, i * dim);
+        guint64 n = 0;
+        for (guint a = 0; a < dim; a++)
+          n = (n << order) | c[a];
+        g_assert_cmpuint(seen[n], ==, 0);
+        seen[n] = 1;
+        g_assert_cmpuint(lb_curve_index(kind, dim, order, c), ==, i);
+      }
+
+      lbsim(&json, "curve", names[k], "--json", "--order", order_text, "--dim", dim_text, NULL);
+      g_assert_cmpint(json.status, ==, 0);
+      g_autoptr(JsonParser) parser = json_parser_new();
+      g_autoptr(GError) error = NULL;
+      json_parser_load_from_data(parser, json.out, -1, &error);
+      g_assert_no_error(error);
+      JsonArray *visit = json_node_get_array(json_parser_get_root(parser));
+      g_assert_cmpuint(json_array_get_length(visit), ==, ncells);
+      for (guint i = 0; i < ncells; i++) {
+        JsonArray *cell = json_array_get_array_element(visit, i);
+        g_assert_cmpuint(json_array_get_length(cell), ==, dim);
+        for (guint a = 0; a < dim; a++)
+          g_assert_cmpint(json_array_get_int_element(cell, a), ==,
+                          g_array_index(cells, guint32, i * dim + a));
+      }
+    }
+  /* --dim is 2 unless given */
+  g_auto(Result) two = {0}, plain = {0};
+  lbsim(&two, "curve", "hilbert", "--dim", "2", "--order", "2", NULL);
+  lbsim(&plain, "curve", "hilbert", "--order=2", NULL);
+  g_assert_cmpint(plain.status, ==, 0);
+  g_assert_cmpstr(plain.out, ==, two.out);
+}
+
+static void
+test_curve_errors(void)
+{
+  const char *cases[][7] = {
+      {"curve", NULL},
+      {"curve", "--order", "2", NULL},
+      {"curve", "peano", "--order", "2", NULL},
+      {"curve", "hilbert", "morton", "--order", "2", NULL},
+      {"curve", "hilbert", NULL},
+      {"curve", "hilbert", "--order", "0", NULL},
+      {"curve", "hilbert", "--order", "13", NULL},
+      {"curve", "morton", "--dim", "3", "--order", "9", NULL},
+      {"curve", "morton", "--order", "-1", NULL},
+      {"curve", "morton", "--order", "2x", NULL},
+      {"curve", "hilbert", "--dim", "4", "--order", "2", NULL},
+      {"curve", "hilbert", "--dim", "1", "--order", "2", NULL},
+      {"curve", "hilbert", "--order", "2", "--bogus", NULL},
+      {"curve", "hilbert", "--order", NULL},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+    g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
+    for (guint j = 0; cases[i][j] != NULL; j++)
+      g_ptr_array_add(argv, (gpointer)cases[i][j]);
+    g_ptr_array_add(argv, NULL);
+    g_autofree char *out = NULL, *err = NULL;
+    int wait_status = 0;
+    g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
+                               NULL, &out, &err, &wait_status, NULL));
+    g_assert_true(WIFEXITED(wait_status));
+    g_assert_cmpint(WEXITSTATUS(wait_status), ==, 2);
+    g_assert_cmpstr(out, ==, "");
+    /* one line, naming lbsim */
+    g_assert_true(g_str_has_prefix(err, "lbsim: "));
+    g_assert_nonnull(strchr(err, '\n'));
+    g_assert_cmpstr(strchr(err, '\n'), ==, "\n");
+  }
+  g_auto(Result) unknown = {0}, order = {0};
+  lbsim(&unknown, "curve", "peano", "--order", "2", NULL);
+  g_assert_nonnull(strstr(unknown.err, "'peano'"));
+  lbsim(&order, "curve", "morton", "--dim", "3", "--order", "9", NULL);
+  g_assert_nonnull(strstr(order.err, "--order '9'"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -799,6 +931,8 @@ main(int argc, char **argv)
   g_test_add_func("/cli/traces", test_traces);
   g_test_add_func("/cli/check", test_check);
   g_test_add_func("/cli/run-job", test_run_job);
+  g_test_add_func("/cli/curve", test_curve);
+  g_test_add_func("/cli/curve-errors", test_curve_errors);
   add_shipped_scenarios();
   g_test_add_func("/cli/readme-tables", test_readme_tables);
   int status = g_test_run();

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "balancers/sfc/curve.h"
 #include "cli/explain.h"
 #include "cli/runner.h"
 #include "cli/job.h"
@@ -30,6 +31,8 @@ static const char usage_text[] =
     "  check FILE     run, then check the scenario's [expect] lines (exit 1 if one fails)\n"
     "  list [NAME]    balancers, their parameters, defaults and ranges\n"
     "  explain NAME [FILE]  narrate every phase of a balancer on a small case\n"
+    "  curve NAME --order K [--dim D]  the cells of a grid of 2^K per axis in the order\n"
+    "                 a space-filling curve (hilbert or morton) visits them\n"
     "  run-job JOB RESULT   run one job file (one balancer of a scenario) and write its\n"
     "                 typed result: the child side of run, for clusters\n"
     "  help [COMMAND] this text, or a command's options\n"
@@ -616,6 +619,129 @@ cmd_run_job(int argc, char **argv)
   return lb_job_execute(job, NULL, 0, &options, argv[2], NULL);
 }
 
+/* `lbsim curve` prints at most 2^CURVE_MAX_CELL_BITS cells. */
+#define CURVE_MAX_CELL_BITS 24
+
+/* Whole output lines go to stdout in large blocks: a curve of order 12
+ * has 16 million cells. */
+typedef struct {
+  char data[1 << 16];
+  gsize len;
+  int failed; /* the errno of the first failed write, or 0 */
+} OutBuffer;
+
+static void
+out_flush(OutBuffer *b)
+{
+  errno = 0;
+  if (b->failed == 0 && b->len > 0 && fwrite(b->data, 1, b->len, stdout) != b->len)
+    b->failed = errno != 0 ? errno : EIO;
+  b->len = 0;
+}
+
+static void
+out_text(OutBuffer *b, const char *text)
+{
+  gsize n = strlen(text);
+  if (b->len + n > sizeof b->data)
+    out_flush(b);
+  memcpy(b->data + b->len, text, n);
+  b->len += n;
+}
+
+static void
+out_number(OutBuffer *b, guint32 v)
+{
+  char digits[10];
+  guint n = 0;
+  do {
+    digits[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  if (b->len + n > sizeof b->data)
+    out_flush(b);
+  while (n > 0)
+    b->data[b->len++] = digits[--n];
+}
+
+static int
+cmd_curve(int argc, char **argv)
+{
+  g_autofree char *dim_text = NULL, *order_text = NULL;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+      {"dim", 0, 0, G_OPTION_ARG_STRING, &dim_text, "Dimensions of the grid: 2 (default) or 3",
+       "D"},
+      {"order", 0, 0, G_OPTION_ARG_STRING, &order_text,
+       "The grid has 2^K cells per axis: K from 1 to 12 in 2D, to 8 in 3D", "K"},
+      {"json", 0, 0, G_OPTION_ARG_NONE, &json, "A JSON array of coordinate arrays instead", NULL},
+      {NULL},
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new("hilbert|morton");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx, "Prints the cells of the 2^K x 2^K (x 2^K) grid in the order the curve visits them,\n"
+           "one cell a line, its coordinates (axis 0 first) separated by spaces.\n"
+           "Hilbert enters at the origin and leaves at (2^K - 1, 0[, 0]); Morton interleaves\n"
+           "the coordinates' bits, axis 0 the lowest of each group. See README.md.\n"
+           "Exit status: 0 done, 1 stdout could not be written, 2 bad input.");
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+  LbCurveKind kind;
+  if (argc != 2) {
+    g_printerr("lbsim: curve needs one curve name, hilbert or morton (see lbsim curve --help)\n");
+    return EXIT_INPUT;
+  }
+  if (!lb_curve_parse(argv[1], &kind)) {
+    g_printerr("lbsim: unknown curve '%s' (hilbert or morton)\n", argv[1]);
+    return EXIT_INPUT;
+  }
+  guint64 dim = 2, order = 0;
+  if (dim_text != NULL && !g_ascii_string_to_unsigned(dim_text, 10, 2, 3, &dim, NULL)) {
+    g_printerr("lbsim: --dim '%s': expected 2 or 3\n", dim_text);
+    return EXIT_INPUT;
+  }
+  guint max_order = CURVE_MAX_CELL_BITS / (guint)dim;
+  if (order_text == NULL) {
+    g_printerr("lbsim: curve needs --order K, from 1 to %u in %" G_GUINT64_FORMAT "D\n", max_order,
+               dim);
+    return EXIT_INPUT;
+  }
+  if (!g_ascii_string_to_unsigned(order_text, 10, 1, max_order, &order, NULL)) {
+    g_printerr("lbsim: --order '%s': expected a whole number from 1 to %u in %" G_GUINT64_FORMAT
+               "D\n",
+               order_text, max_order, dim);
+    return EXIT_INPUT;
+  }
+
+  g_autofree OutBuffer *out = g_new0(OutBuffer, 1);
+  guint64 cells = (guint64)1 << (dim * order);
+  out_text(out, json ? "[\n" : "");
+  for (guint64 i = 0; i < cells; i++) {
+    guint32 c[3];
+    lb_curve_coords(kind, (guint)dim, (guint)order, i, c);
+    out_text(out, json ? "  [" : "");
+    for (guint a = 0; a < dim; a++) {
+      if (a > 0)
+        out_text(out, json ? ", " : " ");
+      out_number(out, c[a]);
+    }
+    out_text(out, !json ? "\n" : i + 1 < cells ? "],\n" : "]\n");
+  }
+  out_text(out, json ? "]\n" : "");
+  out_flush(out);
+  if (out->failed == 0 && fflush(stdout) != 0)
+    out->failed = errno;
+  if (out->failed != 0) {
+    g_printerr("lbsim: cannot write stdout: %s\n", g_strerror(out->failed));
+    return 1;
+  }
+  return 0;
+}
+
 /* glibc keeps at most 7 freed blocks of each small size per thread (its
  * tcache). SimGrid frees its objects for a comm by the thousand between two
  * actor switches; beyond those 7 they went through the arena's bins, where
@@ -681,6 +807,8 @@ main(int argc, char **argv)
     return cmd_run_job(argc - 1, argv + 1);
   if (strcmp(cmd, "explain") == 0)
     return lb_cli_explain(argc - 1, argv + 1);
+  if (strcmp(cmd, "curve") == 0)
+    return cmd_curve(argc - 1, argv + 1);
   g_printerr("lbsim: unknown command '%s'\n\n%s", cmd, usage_text);
   return EXIT_INPUT;
 }

@@ -1,0 +1,182 @@
+/* Hilbert and Morton curves in 2D and 3D (curve.h). */
+#include "balancers/sfc/curve.h"
+
+#include <string.h>
+
+gboolean
+lb_curve_parse(const char *name, LbCurveKind *out)
+{
+  if (g_strcmp0(name, "hilbert") == 0)
+    *out = LB_CURVE_HILBERT;
+  else if (g_strcmp0(name, "morton") == 0)
+    *out = LB_CURVE_MORTON;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+const char *
+lb_curve_name(LbCurveKind kind)
+{
+  return kind == LB_CURVE_HILBERT ? "hilbert" : "morton";
+}
+
+guint
+lb_curve_max_order(guint dim)
+{
+  return LB_CURVE_MAX_BITS / dim;
+}
+
+/* The bits of x spread apart, bit i moved to bit dim * i: the 32 bits of x
+ * in 2D, its 21 low bits in 3D. */
+static guint64
+spread(guint dim, guint64 x)
+{
+  if (dim == 2) {
+    x &= 0xffffffffu;
+    x = (x | x << 16) & 0x0000ffff0000ffffull;
+    x = (x | x << 8) & 0x00ff00ff00ff00ffull;
+    x = (x | x << 4) & 0x0f0f0f0f0f0f0f0full;
+    x = (x | x << 2) & 0x3333333333333333ull;
+    return (x | x << 1) & 0x5555555555555555ull;
+  }
+  x &= 0x1fffffu;
+  x = (x | x << 32) & 0x001f00000000ffffull;
+  x = (x | x << 16) & 0x001f0000ff0000ffull;
+  x = (x | x << 8) & 0x100f00f00f00f00full;
+  x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+  return (x | x << 2) & 0x1249249249249249ull;
+}
+
+/* The inverse of spread: bit dim * i of x back to bit i. */
+static guint32
+gather(guint dim, guint64 x)
+{
+  if (dim == 2) {
+    x &= 0x5555555555555555ull;
+    x = (x | x >> 1) & 0x3333333333333333ull;
+    x = (x | x >> 2) & 0x0f0f0f0f0f0f0f0full;
+    x = (x | x >> 4) & 0x00ff00ff00ff00ffull;
+    x = (x | x >> 8) & 0x0000ffff0000ffffull;
+    return (guint32)((x | x >> 16) & 0xffffffffu);
+  }
+  x &= 0x1249249249249249ull;
+  x = (x | x >> 2) & 0x10c30c30c30c30c3ull;
+  x = (x | x >> 4) & 0x100f00f00f00f00full;
+  x = (x | x >> 8) & 0x001f0000ff0000ffull;
+  x = (x | x >> 16) & 0x001f00000000ffffull;
+  return (guint32)((x | x >> 32) & 0x1fffffu);
+}
+
+/* If axis a has bit q, reflect the bits below q of axis 0, else swap the
+ * bits below q of axes 0 and a; without branches, which the bits of
+ * coordinates would defeat. The step is its own inverse. */
+static inline void
+reflect_or_swap(guint32 *x, guint a, guint32 q, guint32 low)
+{
+  guint32 set = (guint32)0 - ((x[a] & q) != 0);
+  guint32 differ = (x[0] ^ x[a]) & low & ~set;
+  x[0] ^= (low & set) | differ;
+  x[a] ^= differ;
+}
+
+/* Skilling's transform of the coordinates x[0..dim) into the "transposed"
+ * Hilbert index: bit b of x[a] becomes bit dim * b + (dim - 1 - a) of the
+ * index. From the top level down, each level's sub-cube is reflected or
+ * has its axes swapped so that the curve inside it runs like the curve of
+ * order 1; then the levels' Gray codes are decoded into binary. */
+static inline void
+axes_to_transposed(guint dim, guint order, guint32 *x)
+{
+  for (guint b = order - 1; b > 0; b--) {
+    guint32 q = (guint32)1 << b, low = q - 1;
+    for (guint a = 0; a < dim; a++)
+      reflect_or_swap(x, a, q, low);
+  }
+  for (guint a = 1; a < dim; a++)
+    x[a] ^= x[a - 1];
+  guint32 flip = 0;
+  for (guint b = order - 1; b > 0; b--)
+    flip ^= (((guint32)1 << b) - 1) & ((guint32)0 - (x[dim - 1] >> b & 1));
+  for (guint a = 0; a < dim; a++)
+    x[a] ^= flip;
+}
+
+/* The inverse of axes_to_transposed, its steps undone in reverse order. */
+static inline void
+transposed_to_axes(guint dim, guint order, guint32 *x)
+{
+  guint32 flip = x[dim - 1] >> 1;
+  for (guint a = dim - 1; a > 0; a--)
+    x[a] ^= x[a - 1];
+  x[0] ^= flip;
+  for (guint b = 1; b < order; b++) {
+    guint32 q = (guint32)1 << b, low = q - 1;
+    for (guint a = dim; a-- > 0;)
+      reflect_or_swap(x, a, q, low);
+  }
+}
+
+static void
+check_args(guint dim, guint order)
+{
+  g_assert(dim == 2 || dim == 3);
+  g_assert(dim * order <= LB_CURVE_MAX_BITS);
+}
+
+guint64
+lb_curve_index(LbCurveKind kind, guint dim, guint order, const guint32 *c)
+{
+  check_args(dim, order);
+  guint32 x[3];
+  for (guint a = 0; a < dim; a++) {
+    g_assert((guint64)c[a] >> order == 0);
+    x[a] = c[a];
+  }
+  if (order == 0)
+    return 0;
+  guint64 index = 0;
+  if (kind == LB_CURVE_MORTON) {
+    for (guint a = 0; a < dim; a++)
+      index |= spread(dim, x[a]) << a;
+    return index;
+  }
+  /* a constant dim lets the compiler unroll the axes and keep them in registers */
+  if (dim == 2)
+    axes_to_transposed(2, order, x);
+  else
+    axes_to_transposed(3, order, x);
+  for (guint a = 0; a < dim; a++)
+    index |= spread(dim, x[a]) << (dim - 1 - a);
+  return index;
+}
+
+void
+lb_curve_coords(LbCurveKind kind, guint dim, guint order, guint64 index, guint32 *c)
+{
+  check_args(dim, order);
+  g_assert(order == 0 ? index == 0 : index >> (dim * order - 1) >> 1 == 0);
+  if (kind == LB_CURVE_MORTON) {
+    for (guint a = 0; a < dim; a++)
+      c[a] = gather(dim, index >> a);
+    return;
+  }
+  guint32 x[3];
+  for (guint a = 0; a < dim; a++)
+    x[a] = gather(dim, index >> (dim - 1 - a));
+  if (dim == 2)
+    transposed_to_axes(2, order, x);
+  else
+    transposed_to_axes(3, order, x);
+  memcpy(c, x, dim * sizeof *c);
+}
+
+/* Coarser curves being prefixes of finer ones, the cube's first cell is
+ * its position in the level's own curve, followed by zeros. */
+guint64
+lb_curve_cube_start(LbCurveKind kind, guint dim, guint order, guint level, const guint32 *c)
+{
+  check_args(dim, order);
+  g_assert(level <= order);
+  return lb_curve_index(kind, dim, level, c) << (dim * (order - level));
+}
