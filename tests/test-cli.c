@@ -662,6 +662,55 @@ test_traces(void)
   g_assert_false(g_file_test(both_messages, G_FILE_TEST_EXISTS));
 }
 
+/* placement = cost on the torus: the JSON names the construction, the
+ * message trace lists the hosts, and the bare replay uses them. */
+static void
+test_placement_cost(void)
+{
+  g_autofree char *json = tmp_path("cost.json");
+  g_autofree char *messages = tmp_path("cost.txt");
+  g_auto(Result) r = {0}, plain = {0};
+  lbsim(&r, "run", "-q", "scenarios/field3d-t3e-64.ini", "--balancer", "none", "--set",
+        "scenario.placement=cost", "--json", json, "--message-trace", messages, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
+  g_assert_cmpstr(
+      json_object_get_string_member(json_array_get_object_element(runs, 0), "placement"), ==,
+      "cost (snake)");
+
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(messages, &text, NULL, NULL));
+  g_autofree char *header = g_strndup(text, strcspn(text, "\n"));
+  g_assert_nonnull(strstr(header, " placement=cost hosts=n0,n1,n2,n3,n4,n5,n6,n7,n15,n14,"));
+  g_auto(GStrv) hosts = g_strsplit(strstr(header, "hosts=") + strlen("hosts="), ",", -1);
+  g_assert_cmpuint(g_strv_length(hosts), ==, 64);
+  guint sends = 0;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    sends += strstr(lines[i], " S ") != NULL;
+  const char *argv[] = {g_getenv("LBSIM_BARE_REPLAY"), messages, NULL};
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_assert_nonnull(argv[0]);
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &wait_status, NULL));
+  g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
+  g_autofree char *count = g_strdup_printf(" messages=%u ", sends);
+  g_assert_nonnull(strstr(out, count));
+
+  /* The torus without cost: rank r on host r, as before. */
+  g_autofree char *plain_json = tmp_path("plain.json");
+  lbsim(&plain, "run", "-q", "scenarios/field3d-t3e-64.ini", "--balancer", "none", "--json",
+        plain_json, NULL);
+  g_assert_cmpint(plain.status, ==, 0);
+  g_autoptr(JsonNode) plain_root = load_json(plain_json);
+  runs = json_object_get_array_member(json_node_get_object(plain_root), "runs");
+  g_assert_cmpstr(
+      json_object_get_string_member(json_array_get_object_element(runs, 0), "placement"), ==,
+      "linear");
+}
+
 static void
 test_check(void)
 {
@@ -929,6 +978,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/locale", test_locale);
   g_test_add_func("/cli/no-compute", test_no_compute);
   g_test_add_func("/cli/traces", test_traces);
+  g_test_add_func("/cli/placement-cost", test_placement_cost);
   g_test_add_func("/cli/check", test_check);
   g_test_add_func("/cli/run-job", test_run_job);
   g_test_add_func("/cli/curve", test_curve);

@@ -264,6 +264,32 @@ test_defaults(Fixture *f, gconstpointer data)
   g_assert_cmpuint(sc6->work->pattern.max, ==, 5);
 }
 
+/* Every placement by name, and `--set scenario.placement=cost`. */
+static void
+test_placements(Fixture *f, gconstpointer data)
+{
+  static const struct {
+    const char *text;
+    LbPlacement placement;
+  } names[] = {
+      {"auto", LB_PLACEMENT_AUTO},
+      {"linear", LB_PLACEMENT_LINEAR},
+      {"gray", LB_PLACEMENT_GRAY},
+      {"cost", LB_PLACEMENT_COST},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *text = g_strdup_printf(HEAD "placement = %s\n" RUN_NONE, names[i].text);
+    g_autofree char *path = write_file(f, "placement.ini", text);
+    g_autoptr(LbScenario) sc = load_ok(path, NULL);
+    g_assert_cmpint(sc->placement, ==, names[i].placement);
+  }
+  g_autofree char *path = write_file(f, "set.ini", HEAD "placement = gray\n" RUN_NONE);
+  const char *const sets[] = {"scenario.placement=cost", NULL};
+  LbScenarioOverrides ov = {.sets = sets};
+  g_autoptr(LbScenario) sc = load_ok(path, &ov);
+  g_assert_cmpint(sc->placement, ==, LB_PLACEMENT_COST);
+}
+
 static void
 test_comments(Fixture *f, gconstpointer data)
 {
@@ -633,7 +659,9 @@ static const ErrorCase error_cases[] = {
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "at", .detail = "out of range"},
     {"choice/placement", HEAD "placement = diagonal\n" RUN_NONE, .code = LB_SCENARIO_ERROR_INVALID,
      .group = "scenario", .key = "placement",
-     .detail = "'diagonal' is not one of: auto, linear, gray"},
+     .detail = "'diagonal' is not one of: auto, linear, gray, cost"},
+    {"choice/placement-case", HEAD "placement = Cost\n" RUN_NONE, .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "scenario", .key = "placement", .detail = "'Cost' is not one of"},
     {"choice/pattern", HEAD RUN_NONE "[workload]\npattern = gaussian\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "pattern",
      .detail = "'gaussian' is not one of"},
@@ -1148,6 +1176,8 @@ main(int argc, char *argv[])
   g_test_add_func("/scenario/model-order", test_model_order);
   g_test_add("/scenario/load/full", Fixture, NULL, fixture_setup, test_full, fixture_teardown);
   g_test_add("/scenario/load/defaults", Fixture, NULL, fixture_setup, test_defaults,
+             fixture_teardown);
+  g_test_add("/scenario/load/placements", Fixture, NULL, fixture_setup, test_placements,
              fixture_teardown);
   g_test_add("/scenario/load/comments", Fixture, NULL, fixture_setup, test_comments,
              fixture_teardown);

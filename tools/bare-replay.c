@@ -51,6 +51,7 @@ typedef struct {
   guint n_ranks;
   char *platform;
   gboolean gray;
+  GStrv hosts; /* rank r's host, when the trace names them */
   Rank *ranks;
   guint64 n_messages;
   double n_bytes;
@@ -67,6 +68,7 @@ trace_free(Trace *t)
     g_free(t->ranks[r].ops);
   g_free(t->ranks);
   g_free(t->platform);
+  g_strfreev(t->hosts);
   g_free(t);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Trace, trace_free)
@@ -85,7 +87,7 @@ parse_header(const char *path, const char *line, Trace *t, GError **error)
                 words[0] != NULL ? words[0] : "");
     return FALSE;
   }
-  const char *ranks = NULL, *placement = NULL;
+  const char *ranks = NULL, *placement = NULL, *hosts = NULL;
   for (guint i = 1; words[i] != NULL; i++) {
     /* Unknown keys are skipped so that later versions can add some. */
     if (g_str_has_prefix(words[i], "ranks="))
@@ -94,6 +96,8 @@ parse_header(const char *path, const char *line, Trace *t, GError **error)
       t->platform = g_strdup(words[i] + strlen("platform="));
     else if (g_str_has_prefix(words[i], "placement="))
       placement = words[i] + strlen("placement=");
+    else if (g_str_has_prefix(words[i], "hosts="))
+      hosts = words[i] + strlen("hosts=");
   }
   char *end = NULL;
   errno = 0;
@@ -106,11 +110,22 @@ parse_header(const char *path, const char *line, Trace *t, GError **error)
     g_set_error(error, BARE_ERROR, BARE_ERROR_TRACE, "%s:1: missing platform=", path);
     return FALSE;
   }
-  if (g_strcmp0(placement, "gray") != 0 && g_strcmp0(placement, "linear") != 0) {
+  /* The cost order depends on the platform's routes: lbsim lists its hosts. */
+  gboolean listed = g_strcmp0(placement, "cost") == 0;
+  if (!listed && g_strcmp0(placement, "gray") != 0 && g_strcmp0(placement, "linear") != 0) {
     g_set_error(error, BARE_ERROR, BARE_ERROR_TRACE,
-                "%s:1: placement= must be gray or linear, not '%s'", path,
+                "%s:1: placement= must be gray, linear or cost, not '%s'", path,
                 placement != NULL ? placement : "");
     return FALSE;
+  }
+  if (listed) {
+    t->hosts = g_strsplit(hosts != NULL ? hosts : "", ",", -1);
+    if (g_strv_length(t->hosts) != (guint)n) {
+      g_set_error(error, BARE_ERROR, BARE_ERROR_TRACE,
+                  "%s:1: placement=cost needs hosts= with one host name per rank (%ld), got %u",
+                  path, n, g_strv_length(t->hosts));
+      return FALSE;
+    }
   }
   t->n_ranks = (guint)n;
   t->gray = g_str_equal(placement, "gray");
@@ -364,8 +379,9 @@ main(int argc, char *argv[])
    * actors alive makes SimGrid complain. */
   g_autofree sg_host_t *hosts = g_new(sg_host_t, trace->n_ranks);
   for (guint r = 0; r < trace->n_ranks; r++) {
-    char name[32];
-    g_snprintf(name, sizeof name, "n%u", host_of_rank(r, trace->gray));
+    char number[32];
+    g_snprintf(number, sizeof number, "n%u", host_of_rank(r, trace->gray));
+    const char *name = trace->hosts != NULL ? trace->hosts[r] : number;
     hosts[r] = sg_host_by_name(name);
     if (hosts[r] == NULL) {
       fprintf(stderr, "lbsim-bare-replay: %s: platform %s has no host %s for rank %u\n", argv[1],

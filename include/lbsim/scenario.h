@@ -25,6 +25,7 @@ typedef enum {
   LB_PLACEMENT_AUTO,
   LB_PLACEMENT_LINEAR,
   LB_PLACEMENT_GRAY,
+  LB_PLACEMENT_COST,
 } LbPlacement;
 
 typedef enum {

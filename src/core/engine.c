@@ -9,12 +9,10 @@
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
-#include <simgrid/zone.h>
-#include <xbt/dict.h>
 #include <xbt/log.h>
-#include <xbt/sysdep.h>
 
 #include "core/core.h"
+#include "core/placement.h"
 #include "core/platform-check.h"
 #include "metrics/metrics.h"
 #include "report/pictures.h"
@@ -394,43 +392,6 @@ describe_partition(const LbCoreRun *run, const guint32 *owner, LbRunResult *resu
   return NULL;
 }
 
-static int
-natural_host_cmp(const void *a, const void *b)
-{
-  const char *x = sg_host_get_name(*(sg_host_t const *)a);
-  const char *y = sg_host_get_name(*(sg_host_t const *)b);
-  size_t lx = strcspn(x, "0123456789"), ly = strcspn(y, "0123456789");
-  int c = strncmp(x, y, MIN(lx, ly));
-  if (c != 0 || lx != ly)
-    return c != 0 ? c : (lx < ly ? -1 : 1);
-  long nx = strtol(x + lx, NULL, 10), ny = strtol(y + ly, NULL, 10);
-  if (nx != ny)
-    return nx < ny ? -1 : 1;
-  return strcmp(x, y);
-}
-
-static const char *
-platform_topology(void)
-{
-  sg_netzone_t root = sg_zone_get_root();
-  const char *value = sg_zone_get_property_value(root, "lbsim-topology");
-  if (value != NULL)
-    return value;
-  xbt_dict_t sons = xbt_dict_new_homogeneous(NULL);
-  sg_zone_get_sons(root, sons);
-  xbt_dict_cursor_t cursor = NULL;
-  char *key;
-  sg_netzone_t zone;
-  xbt_dict_foreach(sons, cursor, key, zone)
-  {
-    value = sg_zone_get_property_value(zone, "lbsim-topology");
-    if (value != NULL)
-      break;
-  }
-  xbt_dict_free(&sons);
-  return value;
-}
-
 static guint64
 peak_rss_kib(void)
 {
@@ -525,53 +486,6 @@ count_phases(const LbBalancer *balancer)
   while (balancer->phases[n] != NULL)
     n++;
   return n;
-}
-
-static gboolean
-place_ranks(LbCoreRun *run, sg_host_t **placed, char **placement_name, GError **error)
-{
-  const LbScenario *sc = run->scenario;
-  size_t nhosts = sg_host_count();
-  if (nhosts == 0) {
-    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT, "%s: [scenario] platform: %s has no host",
-                sc->file, sc->platform);
-    return FALSE;
-  }
-  if (nhosts < sc->ranks) {
-    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
-                "%s: [scenario] ranks: %u ranks need %u hosts, but platform %s has %zu", sc->file,
-                sc->ranks, sc->ranks, sc->platform, nhosts);
-    return FALSE;
-  }
-  sg_host_t *hosts = sg_host_list();
-  qsort(hosts, nhosts, sizeof(sg_host_t), natural_host_cmp);
-
-  LbPlacement placement = sc->placement;
-  if (placement == LB_PLACEMENT_AUTO) {
-    const char *topology = platform_topology();
-    placement = g_strcmp0(topology, "hypercube") == 0 ? LB_PLACEMENT_GRAY : LB_PLACEMENT_LINEAR;
-  }
-  guint needed = sc->ranks;
-  if (placement == LB_PLACEMENT_GRAY) {
-    needed = 1;
-    while (needed < sc->ranks)
-      needed <<= 1;
-  }
-  if (nhosts < needed) {
-    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
-                "%s: [scenario] placement: gray placement of %u ranks needs %u hosts, platform %s "
-                "has %zu",
-                sc->file, sc->ranks, needed, sc->platform, nhosts);
-    xbt_free(hosts);
-    return FALSE;
-  }
-  sg_host_t *out = g_new(sg_host_t, sc->ranks);
-  for (guint r = 0; r < sc->ranks; r++)
-    out[r] = hosts[placement == LB_PLACEMENT_GRAY ? (r ^ (r >> 1)) : r];
-  xbt_free(hosts);
-  *placed = out;
-  *placement_name = g_strdup(placement == LB_PLACEMENT_GRAY ? "gray" : "linear");
-  return TRUE;
 }
 
 static void
@@ -718,15 +632,20 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   set_stage(options, "routes");
   g_autofree sg_host_t *hosts = NULL;
   g_autofree char *placement = NULL;
-  gboolean placed = place_ranks(run, &hosts, &placement, error) &&
+  gboolean placed = lb_place_ranks(scenario, &hosts, &placement, error) &&
                     lb_platform_check_hosts(scenario, hosts, error);
   release_stderr(options, saved_stderr);
   set_stage(options, "simulation");
   if (!placed)
     return NULL;
-  if (run->trace != NULL)
-    fprintf(run->trace, "# lbsim-message-trace 1 ranks=%u platform=%s placement=%s\n", run->ranks,
-            scenario->platform, placement);
+  if (run->trace != NULL) {
+    /* A replay cannot work out the cost order: it gets the hosts. */
+    fprintf(run->trace, "# lbsim-message-trace 1 ranks=%u platform=%s placement=%.*s", run->ranks,
+            scenario->platform, (int)strcspn(placement, " "), placement);
+    for (guint r = 0; scenario->placement == LB_PLACEMENT_COST && r < run->ranks; r++)
+      fprintf(run->trace, "%s%s", r == 0 ? " hosts=" : ",", sg_host_get_name(hosts[r]));
+    fputc('\n', run->trace);
+  }
 
   guint p = run->ranks;
   run->mailboxes = g_new(sg_mailbox_t, p);

@@ -23,8 +23,11 @@ static const LbParamSpec scenario_params[] = {
     {"seed", LB_PARAM_INT, "1", 0, 9007199254740992.0, NULL, "seed of every random choice"},
     {"steps", LB_PARAM_INT, "1", 1, 100000, NULL,
      "adaptation steps: update loads, balance, compute"},
-    {"placement", LB_PARAM_CHOICE, "auto", 0, 0, "auto|linear|gray",
-     "rank r on host r (linear) or on host gray(r) (gray); auto: gray on hypercube platforms"},
+    {"placement", LB_PARAM_CHOICE, "auto", 0, 0, "auto|linear|gray|cost",
+     "rank r on host r (linear), on host gray(r) (gray), or on the r-th host of the SP order by "
+     "communication cost of Baiardi et al. (cost: Gray order on hypercubes, a snake on tori, leaf "
+     "order on fat trees, nearest route latency next elsewhere); auto: gray on hypercube "
+     "platforms"},
     {NULL},
 };
 
@@ -547,6 +550,7 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
   const char *placement = lb_params_get_string(s, "placement");
   sc->placement = strcmp(placement, "gray") == 0     ? LB_PLACEMENT_GRAY
                   : strcmp(placement, "linear") == 0 ? LB_PLACEMENT_LINEAR
+                  : strcmp(placement, "cost") == 0   ? LB_PLACEMENT_COST
                                                      : LB_PLACEMENT_AUTO;
   if (ov != NULL && ov->platform != NULL) {
     g_autofree char *cwd = g_get_current_dir();
