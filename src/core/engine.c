@@ -745,8 +745,11 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
                 brun->balancer->name, run->ranks - run->finished, run->ranks);
     return NULL;
   }
-  g_autofree guint32 *owner =
-      options->pictures_dir != NULL || options->detail ? final_owner(run) : NULL;
+  /* the owner of every cell: only models whose units are cells index by id */
+  g_autofree guint32 *owner = (options->pictures_dir != NULL || options->detail) &&
+                                      scenario->work->model->total_units == NULL
+                                  ? final_owner(run)
+                                  : NULL;
   /* partition pictures: of models whose units are cells; grids: of models
    * of grids */
   if (options->pictures_dir != NULL && scenario->work->model->total_units == NULL &&
