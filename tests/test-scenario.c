@@ -769,7 +769,7 @@ static const ErrorCase error_cases[] = {
      .detail = "move-split does not run on model field2d (it supports: samr)"},
     {"choice/model", HEAD RUN_NONE "[workload]\nmodel = mesh\n", .code = LB_SCENARIO_ERROR_INVALID,
      .group = "workload", .key = "model",
-     .detail = "unknown model 'mesh' (known: array1d, field2d, field3d, samr)"},
+     .detail = "unknown model 'mesh' (known: array1d, field2d, field3d, samr, htree)"},
     {"model/unsupported", HEAD "[balancers]\nrun = none, only-1d\n[workload]\nmodel = field2d\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
      .detail = "only-1d does not run on model field2d (it supports: array1d)"},

@@ -59,6 +59,21 @@ LbPatternAt *lb_pattern_at_new(const LbPattern *pattern, guint dim, guint adapta
 void lb_pattern_at_free(LbPatternAt *step);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbPatternAt, lb_pattern_at_free)
 
+/* A moving feature of a pattern at a step, for models that place elements
+ * where the load is rather than read loads per cell. */
+typedef struct {
+  double centre[LB_MAX_DIM];
+  double height; /* hot spot: its peak; cluster: the pattern's amplitude */
+  double radius; /* cluster: its radius at the step, < 0 before it appears; hot spot: 0 */
+} LbPatternSpot;
+
+/* The hot spots or clusters of a pattern at a step (0 for other patterns). */
+guint lb_pattern_at_spots(const LbPatternAt *step);
+LbPatternSpot lb_pattern_at_spot(const LbPatternAt *step, guint k);
+/* Shock: the front's position along its unit normal (dim values) at the
+ * step. */
+double lb_pattern_at_front(const LbPatternAt *step, double *normal);
+
 /* Load of the cell with integer coordinates index[0..dim) in a grid of
  * size[0..dim) cells (first axis fastest), whose linear id is id. */
 guint64 lb_pattern_load(const LbPattern *pattern, const LbPatternAt *step, guint dim,

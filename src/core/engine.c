@@ -711,7 +711,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
                 brun->balancer->name, run->ranks - run->finished, run->ranks);
     return NULL;
   }
-  /* the owner of every cell: for models whose units are cells */
+  /* the owner of every cell: only models whose units are cells index by id */
   g_autofree guint32 *owner = (options->pictures_dir != NULL || options->detail) &&
                                       scenario->work->model->total_units == NULL
                                   ? final_owner(run)

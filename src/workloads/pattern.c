@@ -142,6 +142,7 @@ lb_pattern_at_new(const LbPattern *p, guint dim, guint adaptation)
       Spot *s = &ps->spots[k];
       for (guint a = 0; a < dim; a++)
         s->centre[a] = unit_random(p->seed, STREAM_CLUSTER + a, k);
+      s->height = p->amplitude;
       double appear = (double)k * p->interval;
       s->radius = adaptation >= appear ? p->width + p->growth * (adaptation - appear) : -1.0;
     }
@@ -182,6 +183,31 @@ lb_pattern_at_free(LbPatternAt *ps)
   g_free(ps->bucket_start);
   g_free(ps->bucket_spots);
   g_free(ps);
+}
+
+guint
+lb_pattern_at_spots(const LbPatternAt *ps)
+{
+  return ps->nspots;
+}
+
+LbPatternSpot
+lb_pattern_at_spot(const LbPatternAt *ps, guint k)
+{
+  g_return_val_if_fail(k < ps->nspots, (LbPatternSpot){{0}});
+  const Spot *s = &ps->spots[k];
+  LbPatternSpot out = {{0}, s->height, s->radius};
+  for (guint a = 0; a < ps->dim; a++)
+    out.centre[a] = s->centre[a];
+  return out;
+}
+
+double
+lb_pattern_at_front(const LbPatternAt *ps, double *normal)
+{
+  for (guint a = 0; a < ps->dim; a++)
+    normal[a] = ps->normal[a];
+  return ps->front;
 }
 
 static double

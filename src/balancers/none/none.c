@@ -12,7 +12,7 @@ none_balance(LbRank *self, gpointer state)
 {
 }
 
-static const char *const none_models[] = {"array1d", "field2d", "field3d", "samr", NULL};
+static const char *const none_models[] = {"array1d", "field2d", "field3d", "samr", "htree", NULL};
 
 const LbBalancer lb_none_balancer = {
     .name = "none",
