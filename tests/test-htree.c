@@ -201,7 +201,7 @@ assert_tree_is_brute(const LbHtree *t, guint dim, guint min_level, guint max_lev
 static double *
 make_points(guint dim, gsize n, guint64 seed, double cx)
 {
-  double *p = g_new(double, n * dim);
+  double *p = g_new(double, n *dim);
   guint64 state = seed;
   for (gsize i = 0; i < n; i++)
     for (guint a = 0; a < dim; a++) {
@@ -209,7 +209,7 @@ make_points(guint dim, gsize n, guint64 seed, double cx)
       if (i % 3 == 0)
         u = cx + u / 64; /* a cluster */
       else if (i % 17 == 0)
-        u = 0.25;        /* duplicates, on an edge */
+        u = 0.25; /* duplicates, on an edge */
       p[i * dim + a] = u;
     }
   return p;
@@ -861,11 +861,12 @@ static const ErrorCase errors[] = {
     {"load", "load = variable\n", "load", "'variable' is not one of"},
     {"node-load", "node-load = -2\n", "node-load", "out of range"},
     {"node-load-max", "node-load-max = 5\n", "node-load-max", "applies to load per-node"},
-    {"node-load-max-below", "load = per-node\nnode-load = 10\nnode-load-max = 5\n",
-     "node-load-max", "5 is below node-load (10)"},
+    {"node-load-max-below", "load = per-node\nnode-load = 10\nnode-load-max = 5\n", "node-load-max",
+     "5 is below node-load (10)"},
     {"element-load", "load = per-node\nelement-load = 3\n", "element-load",
      "applies to load measured"},
-    {"element-load-range", "load = measured\nelement-load = 2000000\n", "element-load", "out of range"},
+    {"element-load-range", "load = measured\nelement-load = 2000000\n", "element-load",
+     "out of range"},
     {"bytes-per-unit", "bytes-per-unit = -1\n", "bytes-per-unit", "out of range"},
     {"bytes-per-element", "bytes-per-element = -1\n", "bytes-per-element", "out of range"},
     {"flops-per-unit", "flops-per-unit = -1\n", "flops-per-unit", "out of range"},

@@ -549,8 +549,8 @@ placer_init(Placer *pl, const LbWork *work, guint adaptation)
   pl->dim = work->dim;
   pl->seed = work->seed;
   g_autoptr(LbPatternAt) at = lb_pattern_at_new(p, work->dim, adaptation);
-  gboolean features =
-      p->kind == LB_PATTERN_HOTSPOTS || p->kind == LB_PATTERN_CLUSTERS || p->kind == LB_PATTERN_SHOCK;
+  gboolean features = p->kind == LB_PATTERN_HOTSPOTS || p->kind == LB_PATTERN_CLUSTERS ||
+                      p->kind == LB_PATTERN_SHOCK;
   pl->nspots = lb_pattern_at_spots(at);
   pl->spots = g_new0(LbPatternSpot, pl->nspots + 1);
   pl->cumulative = g_new0(double, pl->nspots + 1);
@@ -864,8 +864,8 @@ htree_bytes(const LbWork *work, const LbUnit *units, gsize n)
   gsize hint = 0;
   for (gsize i = 0; i < n; i++) {
     gsize at = 0;
-    guint64 own = find_near(h->tree, units[i].id, &hint, &at) ? lb_htree_own_elements(h->tree, at)
-                                                              : 0;
+    guint64 own =
+        find_near(h->tree, units[i].id, &hint, &at) ? lb_htree_own_elements(h->tree, at) : 0;
     bytes += work->bytes_per_unit + (double)own * h->bytes_per_element;
   }
   return bytes;

@@ -1,0 +1,460 @@
+/* The application's collection of remote data on an SFC partition of an
+ * H-tree (Baiardi, Chiti, Mori, Ricci 2001, sections 4 and 5.2-5.3): the
+ * seed's three strategies as messages.
+ *
+ * The stencil: every hnode computes (the seed's multigrid case), and needs
+ * across each of its faces the hnode that covers the neighbouring square
+ * of its own level: that square's hnode when the tree has it, else the
+ * leaf whose region holds it, which is the hnode with the greatest key not
+ * after the square's (no hnode's key falls between a leaf's and the keys
+ * of squares inside it). The owner of that hnode is the rank whose segment
+ * holds the square's key: the replicated tree tells every rank where the
+ * segments start.
+ *   request/answer     a rank asks the owner for every remote square it
+ *                      needs (`ra-batch` requests per message) and gets
+ *                      one answer message per request message;
+ *   fault prevention   owners push, unasked, every hnode to every rank
+ *                      whose segment meets the region across one of its
+ *                      faces (a safe superset: the owner does not know how
+ *                      deep the other side is), `merge` hnodes per message;
+ *   informed           first every rank sends each owner the squares it
+ *                      needs there (their depth and place), then owners
+ *                      push exactly the hnodes that cover them.
+ * Receivers learn how many messages reach them from a reduce-scatter of
+ * counts (the seed's implementation sends np - 1 synchronisation messages
+ * per rank instead, 16 million per exchange at 4096 ranks). Every rank
+ * checks that what it received covers every square it needed. */
+#include <string.h>
+
+#include "balancers/sfc/sfc-collect.h"
+#include "balancers/sfc/sfc.h"
+#include "lbsim/model.h"
+#include "workloads/htree.h"
+
+#define TAG_REQUEST 0x200
+#define TAG_ANSWER 0x201
+#define TAG_PUSH 0x202
+#define TAG_DEPTH 0x203
+
+/* A pushed or answered hnode: its id, bit 63 set when it is a leaf. */
+#define LEAF_BIT (G_GUINT64_CONSTANT(1) << 63)
+
+typedef struct {
+  guint64 id, key;
+} Square;
+
+static int
+compare_u64(gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int
+compare_squares(gconstpointer a, gconstpointer b)
+{
+  const Square *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The squares of the same level across each face of an hnode. */
+static guint
+face_squares(guint dim, guint64 id, guint64 *out)
+{
+  guint64 c[3];
+  guint level = lb_htree_decode(id, dim, c);
+  guint64 side = G_GUINT64_CONSTANT(1) << level;
+  guint n = 0;
+  for (guint a = 0; a < dim; a++)
+    for (int s = -1; s <= 1; s += 2) {
+      if ((s < 0 && c[a] == 0) || (s > 0 && c[a] + 1 == side))
+        continue;
+      guint64 d[3] = {c[0], c[1], c[2]};
+      d[a] = s < 0 ? c[a] - 1 : c[a] + 1;
+      out[n++] = lb_htree_id(dim, level, d);
+    }
+  return n;
+}
+
+/* The hnode of my segment that covers a square whose key is in it: the
+ * last with a key not after the square's. */
+static const SfcHnode *
+covering(const SfcView *v, guint64 key)
+{
+  const SfcHnode *h = (const SfcHnode *)v->seq->data;
+  guint lo = 0, hi = v->seq->len;
+  while (hi - lo > 1) {
+    guint mid = lo + (hi - lo) / 2;
+    if (h[mid].key <= key)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  g_assert(v->seq->len > 0 && h[lo].key <= key);
+  return &h[lo];
+}
+
+/* Whether the hnode at index i of my segment is a leaf: the next hnode in
+ * the sequence (mine or not) is not inside it. */
+static gboolean
+is_leaf(const SfcView *v, guint i, guint dim)
+{
+  const SfcHnode *h = (const SfcHnode *)v->seq->data;
+  if (i + 1 < v->seq->len)
+    return !lb_sfc_region_holds(dim, h[i].id, h[i + 1].id);
+  return v->last_is_leaf;
+}
+
+/* The squares this rank needs from others, sorted by key, with their
+ * owners. */
+static GArray *
+remote_needs(const SfcView *v, GArray *owners)
+{
+  g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(Square));
+  guint64 faces[6];
+  const SfcHnode *h = (const SfcHnode *)v->seq->data;
+  guint64 first = v->seq->len > 0 ? h[0].key : 0, last = v->seq->len > 0 ? h[v->seq->len - 1].key : 0;
+  for (guint i = 0; i < v->seq->len; i++) {
+    guint n = face_squares(v->dim, h[i].id, faces);
+    for (guint k = 0; k < n; k++) {
+      Square s = {faces[k], lb_sfc_key(v->curve, v->dim, v->order, faces[k])};
+      /* a square whose key is in my segment is covered by my own hnodes */
+      if (s.key >= first && s.key <= last)
+        continue;
+      /* ... and so is one past my last hnode that the next segment does
+       * not reach yet (my last hnode, a leaf, holds it) */
+      if (lb_sfc_owner(v->starts, v->p, s.key) == v->me)
+        continue;
+      g_array_append_val(all, s);
+    }
+  }
+  g_array_sort(all, compare_squares);
+  GArray *needs = g_array_new(FALSE, FALSE, sizeof(Square));
+  g_array_set_size(owners, 0);
+  for (guint i = 0; i < all->len; i++) {
+    const Square *s = &g_array_index(all, Square, i);
+    if (needs->len > 0 && g_array_index(needs, Square, needs->len - 1).id == s->id)
+      continue;
+    int owner = lb_sfc_owner(v->starts, v->p, s->key);
+    g_assert(owner >= 0 && owner != v->me);
+    g_array_append_val(needs, *s);
+    guint o = (guint)owner;
+    g_array_append_val(owners, o);
+  }
+  return needs;
+}
+
+static double
+data_bytes(const SfcView *v, guint n)
+{
+  return LB_HEADER_BYTES + n * (8.0 + v->bytes_per_hnode);
+}
+
+static double
+id_bytes(guint n)
+{
+  return LB_HEADER_BYTES + n * 8.0;
+}
+
+/* What arrived: ids with the leaf bit, for the coverage check. */
+static void
+keep_received(GArray *got, const LbMsg *msg)
+{
+  g_array_append_vals(got, msg->data, (guint)(msg->len / sizeof(guint64)));
+}
+
+/* Every needed square is covered by a received hnode (the square's own, or
+ * a leaf holding it); returns how many received hnodes covered nothing. */
+static guint64
+check_coverage(const SfcView *v, const GArray *needs, GArray *got)
+{
+  g_autoptr(GArray) received = g_array_new(FALSE, FALSE, sizeof(Square));
+  for (guint i = 0; i < got->len; i++) {
+    guint64 raw = g_array_index(got, guint64, i);
+    guint64 id = raw & ~LEAF_BIT;
+    Square s = {raw, lb_sfc_key(v->curve, v->dim, v->order, id)}; /* id with its leaf bit */
+    g_array_append_val(received, s);
+  }
+  g_array_sort(received, compare_squares);
+  g_autofree gboolean *used = g_new0(gboolean, MAX(received->len, 1));
+  const Square *r = (const Square *)received->data;
+  for (guint i = 0; i < needs->len; i++) {
+    const Square *s = &g_array_index(needs, Square, i);
+    /* the last received hnode with a key not after the square's */
+    guint lo = 0, hi = received->len;
+    while (lo < hi) {
+      guint mid = lo + (hi - lo) / 2;
+      if (r[mid].key <= s->key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    g_assert(lo > 0);
+    guint at = lo - 1;
+    guint64 id = r[at].id & ~LEAF_BIT;
+    gboolean leaf = (r[at].id & LEAF_BIT) != 0;
+    g_assert(lb_sfc_region_holds(v->dim, id, s->id) && (id == s->id || leaf));
+    used[at] = TRUE;
+  }
+  /* copies of one hnode (answers to squares it covers alike) count once */
+  guint64 useless = 0;
+  for (guint i = 0; i < received->len;) {
+    guint j = i;
+    gboolean any = FALSE;
+    while (j < received->len && r[j].id == r[i].id)
+      any |= used[j++];
+    useless += !any;
+    i = j;
+  }
+  return useless;
+}
+
+static guint64
+tagged(const SfcView *v, const SfcHnode *h)
+{
+  guint i = (guint)(h - (const SfcHnode *)v->seq->data);
+  return h->id | (is_leaf(v, i, v->dim) ? LEAF_BIT : 0);
+}
+
+static void
+request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
+{
+  g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) needs = remote_needs(v, owners);
+  guint batch = v->ra_batch;
+  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  /* requests go out per owner in batches; owners come in key order, so
+   * each owner's squares are one run */
+  guint sent = 0;
+  for (guint i = 0; i < needs->len;) {
+    guint owner = g_array_index(owners, guint, i), j = i;
+    while (j < needs->len && j - i < batch && g_array_index(owners, guint, j) == owner)
+      j++;
+    counts[owner]++;
+    i = j;
+  }
+  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  for (guint i = 0; i < needs->len;) {
+    guint owner = g_array_index(owners, guint, i), j = i;
+    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+    while (j < needs->len && j - i < batch && g_array_index(owners, guint, j) == owner) {
+      g_array_append_val(ids, g_array_index(needs, Square, j).id);
+      j++;
+    }
+    lb_send(self, (int)owner, TAG_REQUEST, ids->data, ids->len * sizeof(guint64),
+            id_bytes(ids->len));
+    out->control_messages++;
+    sent++;
+    i = j;
+  }
+  /* serve the requests that come, one answer message each */
+  for (guint64 k = 0; k < incoming; k++) {
+    g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_REQUEST);
+    guint n = (guint)(msg->len / sizeof(guint64));
+    g_autofree guint64 *answer = g_new(guint64, MAX(n, 1));
+    for (guint i = 0; i < n; i++) {
+      guint64 id;
+      memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
+      answer[i] = tagged(v, covering(v, lb_sfc_key(v->curve, v->dim, v->order, id)));
+    }
+    lb_send(self, msg->src, TAG_ANSWER, answer, n * sizeof(guint64), data_bytes(v, n));
+    out->data_messages++;
+    out->hnodes_sent += n;
+  }
+  g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+  for (guint k = 0; k < sent; k++) {
+    g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_ANSWER);
+    keep_received(got, msg);
+  }
+  out->needed = needs->len;
+  out->received = got->len;
+  out->useless = check_coverage(v, needs, got);
+}
+
+/* Pushes the lists of hnodes per destination in messages of `merge`. */
+static void
+push_lists(LbRank *self, const SfcView *v, GPtrArray *lists, SfcCollected *out)
+{
+  for (guint d = 0; d < v->p; d++) {
+    GArray *l = lists->pdata[d];
+    if (l == NULL)
+      continue;
+    for (guint i = 0; i < l->len; i += v->merge) {
+      guint n = MIN(v->merge, l->len - i);
+      lb_send(self, (int)d, TAG_PUSH, &g_array_index(l, guint64, i), n * sizeof(guint64),
+              data_bytes(v, n));
+      out->data_messages++;
+      out->hnodes_sent += n;
+    }
+  }
+}
+
+static guint64
+push_messages(const SfcView *v, GPtrArray *lists, guint64 *counts)
+{
+  guint64 total = 0;
+  for (guint d = 0; d < v->p; d++) {
+    GArray *l = lists->pdata[d];
+    counts[d] = l == NULL ? 0 : (l->len + v->merge - 1) / v->merge;
+    total += counts[d];
+  }
+  return total;
+}
+
+static void
+list_add(GPtrArray *lists, guint d, guint64 value)
+{
+  GArray *l = lists->pdata[d];
+  if (l == NULL)
+    lists->pdata[d] = l = g_array_new(FALSE, FALSE, sizeof(guint64));
+  if (l->len == 0 || g_array_index(l, guint64, l->len - 1) != value)
+    g_array_append_val(l, value);
+}
+
+static void
+free_list(gpointer l)
+{
+  if (l != NULL)
+    g_array_unref(l);
+}
+
+static void
+fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
+{
+  g_autoptr(GPtrArray) lists = g_ptr_array_new_full(v->p, free_list);
+  g_ptr_array_set_size(lists, (gint)v->p);
+  guint64 faces[6];
+  const SfcHnode *h = (const SfcHnode *)v->seq->data;
+  for (guint i = 0; i < v->seq->len; i++) {
+    guint n = face_squares(v->dim, h[i].id, faces);
+    guint64 tag = h[i].id | (is_leaf(v, i, v->dim) ? LEAF_BIT : 0);
+    for (guint k = 0; k < n; k++) {
+      /* every rank whose segment meets the square's subtree: the keys
+       * from the square's to the last of its region */
+      guint64 c[3];
+      guint level = lb_htree_decode(faces[k], v->dim, c);
+      guint64 lo = lb_sfc_key(v->curve, v->dim, v->order, faces[k]);
+      guint64 span = G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level));
+      guint64 hi = ((lo >> 5) + span) << 5;
+      int first = lb_sfc_owner(v->starts, v->p, lo), end = lb_sfc_owner(v->starts, v->p, hi - 1);
+      for (int d = first; d <= end; d++)
+        if (d != v->me)
+          list_add(lists, (guint)d, tag);
+    }
+  }
+  /* an hnode may reach a destination over several faces: once each */
+  for (guint d = 0; d < v->p; d++) {
+    GArray *l = lists->pdata[d];
+    if (l == NULL)
+      continue;
+    g_array_sort(l, (GCompareFunc)compare_u64);
+    guint w = 0;
+    for (guint i = 0; i < l->len; i++)
+      if (w == 0 || g_array_index(l, guint64, w - 1) != g_array_index(l, guint64, i))
+        g_array_index(l, guint64, w++) = g_array_index(l, guint64, i);
+    g_array_set_size(l, w);
+  }
+  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  push_messages(v, lists, counts);
+  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  push_lists(self, v, lists, out);
+  g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+  for (guint64 k = 0; k < incoming; k++) {
+    g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_PUSH);
+    keep_received(got, msg);
+  }
+  g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) needs = remote_needs(v, owners);
+  out->needed = needs->len;
+  out->received = got->len;
+  out->useless = check_coverage(v, needs, got);
+}
+
+static void
+informed(LbRank *self, const SfcView *v, SfcCollected *out)
+{
+  g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) needs = remote_needs(v, owners);
+  /* the depth and place of every square needed from each owner: one
+   * message per owner */
+  g_autoptr(GPtrArray) asks = g_ptr_array_new_full(v->p, free_list);
+  g_ptr_array_set_size(asks, (gint)v->p);
+  for (guint i = 0; i < needs->len; i++)
+    list_add(asks, g_array_index(owners, guint, i), g_array_index(needs, Square, i).id);
+  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  guint asked = 0;
+  for (guint d = 0; d < v->p; d++) {
+    counts[d] = asks->pdata[d] != NULL;
+    asked += (guint)counts[d];
+  }
+  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  for (guint d = 0; d < v->p; d++) {
+    GArray *l = asks->pdata[d];
+    if (l == NULL)
+      continue;
+    lb_send(self, (int)d, TAG_DEPTH, l->data, l->len * sizeof(guint64), id_bytes(l->len));
+    out->control_messages++;
+  }
+  /* push what each asker needs: the distinct hnodes covering its squares,
+   * `merge` per message, the first message telling how many follow */
+  for (guint64 k = 0; k < incoming; k++) {
+    g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_DEPTH);
+    guint n = (guint)(msg->len / sizeof(guint64));
+    g_autoptr(GArray) cover = g_array_new(FALSE, FALSE, sizeof(guint64));
+    for (guint i = 0; i < n; i++) {
+      guint64 id;
+      memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
+      guint64 t = tagged(v, covering(v, lb_sfc_key(v->curve, v->dim, v->order, id)));
+      if (cover->len == 0 || g_array_index(cover, guint64, cover->len - 1) != t)
+        g_array_append_val(cover, t);
+    }
+    guint messages = (cover->len + v->merge - 1) / v->merge;
+    for (guint i = 0; i < cover->len; i += v->merge) {
+      guint m = MIN(v->merge, cover->len - i);
+      g_autofree guint64 *buf = g_new(guint64, m + 1);
+      buf[0] = messages; /* a count word, then the hnodes */
+      memcpy(buf + 1, &g_array_index(cover, guint64, i), m * sizeof(guint64));
+      lb_send(self, msg->src, TAG_PUSH, buf, (m + 1) * sizeof(guint64),
+              data_bytes(v, m) + 8.0);
+      out->data_messages++;
+      out->hnodes_sent += m;
+    }
+  }
+  g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+  for (guint d = 0; d < v->p; d++) {
+    if (asks->pdata[d] == NULL)
+      continue;
+    guint64 expected = 1;
+    for (guint64 k = 0; k < expected; k++) {
+      g_autoptr(LbMsg) msg = lb_recv(self, (int)d, TAG_PUSH);
+      memcpy(&expected, msg->data, sizeof expected);
+      g_array_append_vals(got, msg->data + sizeof(guint64),
+                          (guint)(msg->len / sizeof(guint64) - 1));
+    }
+  }
+  out->needed = needs->len;
+  out->received = got->len;
+  out->useless = check_coverage(v, needs, got);
+}
+
+void
+lb_sfc_collect(LbRank *self, const SfcView *view, SfcStrategy strategy, SfcCollected *out)
+{
+  memset(out, 0, sizeof *out);
+  switch (strategy) {
+  case SFC_REQUEST_ANSWER:
+    request_answer(self, view, out);
+    break;
+  case SFC_FAULT_PREVENTION:
+    fault_prevention(self, view, out);
+    break;
+  case SFC_INFORMED:
+    informed(self, view, out);
+    break;
+  case SFC_NO_COLLECTION:
+    break;
+  }
+  lb_wait_sends(self);
+}

@@ -1,0 +1,50 @@
+/* The application's collection of remote data on an SFC partition of an
+ * H-tree: request/answer, fault prevention and informed fault prevention
+ * (collect.c). */
+#pragma once
+
+#include <glib.h>
+
+#include "balancers/sfc/curve.h"
+#include "lbsim/rank.h"
+
+G_BEGIN_DECLS
+
+/* An hnode of a rank's segment. */
+typedef struct {
+  guint64 key, id, load;
+} SfcHnode;
+
+typedef enum {
+  SFC_REQUEST_ANSWER,
+  SFC_FAULT_PREVENTION,
+  SFC_INFORMED,
+  SFC_NO_COLLECTION,
+} SfcStrategy;
+
+/* What a rank knows when it collects: its segment and the replicated
+ * tree's segment starts. */
+typedef struct {
+  LbCurveKind curve;
+  guint dim, order, p;
+  int me;
+  const GArray *seq;     /* SfcHnode, ascending keys */
+  const guint64 *starts; /* per rank, ascending (an empty rank: the next one's) */
+  gboolean last_is_leaf; /* my last hnode has no sub-spaces (the replicated tree says) */
+  guint merge, ra_batch; /* hnodes per pushed message, requests per request message */
+  double bytes_per_hnode;
+} SfcView;
+
+/* One rank's figures of one collection. */
+typedef struct {
+  guint64 control_messages; /* requests, depth lists */
+  guint64 data_messages;    /* answers and pushes */
+  guint64 hnodes_sent;
+  guint64 needed;   /* remote squares this rank needed */
+  guint64 received; /* hnodes it received */
+  guint64 useless;  /* distinct received hnodes that covered none of its squares */
+} SfcCollected;
+
+void lb_sfc_collect(LbRank *self, const SfcView *view, SfcStrategy strategy, SfcCollected *out);
+
+G_END_DECLS
