@@ -32,10 +32,10 @@ lb_record_event(LbRank *self, LbEventKind kind, guint64 unit, guint64 piece, gui
 
 /* Transfers are recorded as runs of consecutive ids. */
 static void
-record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n)
+record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n, double bytes)
 {
   LbCoreRun *run = self->run;
-  run->adaptation_results[self->adaptation].bytes_moved += lb_work_bytes(run->work, units, n);
+  run->adaptation_results[self->adaptation].bytes_moved += bytes;
   if (!run->options->detail)
     return;
   guint i = 0;
@@ -82,10 +82,10 @@ lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUnit *un
         g_assert(positions[i] == positions[i - 1] + units[i - 1].load);
     }
   }
-  lb_core_send_msg(self, dst, tag, msg,
-                   LB_HEADER_BYTES + 16.0 * runs + lb_work_bytes(self->run->work, units, n));
+  double bytes = lb_work_bytes(self->run->work, units, n);
+  lb_core_send_msg(self, dst, tag, msg, LB_HEADER_BYTES + 16.0 * runs + bytes);
   if (n > 0)
-    record_transfer(self, round, dst, units, n);
+    record_transfer(self, round, dst, units, n, bytes);
 }
 
 guint

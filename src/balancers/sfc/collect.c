@@ -115,7 +115,8 @@ remote_needs(const SfcView *v, GArray *owners)
   g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(Square));
   guint64 faces[6];
   const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  guint64 first = v->seq->len > 0 ? h[0].key : 0, last = v->seq->len > 0 ? h[v->seq->len - 1].key : 0;
+  guint64 first = v->seq->len > 0 ? h[0].key : 0,
+          last = v->seq->len > 0 ? h[v->seq->len - 1].key : 0;
   for (guint i = 0; i < v->seq->len; i++) {
     guint n = face_squares(v->dim, h[i].id, faces);
     for (guint k = 0; k < n; k++) {
@@ -416,8 +417,7 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
       g_autofree guint64 *buf = g_new(guint64, m + 1);
       buf[0] = messages; /* a count word, then the hnodes */
       memcpy(buf + 1, &g_array_index(cover, guint64, i), m * sizeof(guint64));
-      lb_send(self, msg->src, TAG_PUSH, buf, (m + 1) * sizeof(guint64),
-              data_bytes(v, m) + 8.0);
+      lb_send(self, msg->src, TAG_PUSH, buf, (m + 1) * sizeof(guint64), data_bytes(v, m) + 8.0);
       out->data_messages++;
       out->hnodes_sent += m;
     }

@@ -89,8 +89,7 @@ static const LbParamSpec sfc_params[] = {
      "across boundaries whose Unb exceeds it"},
     {"period", LB_PARAM_INT, "1", 1, 1000000, NULL,
      "adaptation steps between two load checks (the allgather of loads)"},
-    {"collect", LB_PARAM_CHOICE, "informed", 0, 0,
-     "request-answer|fault-prevention|informed|none",
+    {"collect", LB_PARAM_CHOICE, "informed", 0, 0, "request-answer|fault-prevention|informed|none",
      "how the application collects remote hnodes' data every step"},
     {"merge", LB_PARAM_INT, "15", 1, 1000000, NULL,
      "hnodes per pushed message (fault prevention, informed; the seed merged 15 points)"},
@@ -101,7 +100,6 @@ static const LbParamSpec sfc_params[] = {
 };
 
 static const char *const sfc_models[] = {"htree", NULL};
-
 
 typedef struct {
   LbCurveKind curve;
@@ -275,6 +273,8 @@ segment_load(const SfcState *st)
   return load;
 }
 
+#define KEY_UNKNOWN G_MAXUINT64
+
 #define TAG_SHIFT(round) (0x10000 + (int)(round))
 
 static void
@@ -297,9 +297,11 @@ recv_piece(LbRank *self, SfcState *st, int src, guint round, gboolean front)
   guint32 open = 0;
   lb_recv_units_word(self, src, TAG_SHIFT(round), got, NULL, &open);
   g_autoptr(GArray) piece = g_array_sized_new(FALSE, FALSE, sizeof(SfcHnode), got->len);
+  /* keys are worked out once the shift is over: most hnodes that pass
+   * through a rank leave it again in a later round */
   for (guint i = 0; i < got->len; i++) {
     const LbUnit *u = &g_array_index(got, LbUnit, i);
-    SfcHnode h = {lb_sfc_key(st->curve, st->dim, st->order, u->id), u->id, u->load};
+    SfcHnode h = {KEY_UNKNOWN, u->id, u->load};
     g_array_append_val(piece, h);
   }
   if (front)
@@ -335,8 +337,8 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
   }
   lb_narrate(self, "Unb(Pre) %.1f, Unb(Suc) %.1f (T %.1f): %s", me > 0 ? flow[me] : 0.0,
              me + 1 < p ? -flow[me + 1] : 0.0, threshold,
-             left.open    ? (right.open ? "send both ways" : "send left")
-             : right.open ? "send right"
+             left.open             ? (right.open ? "send both ways" : "send left")
+             : right.open          ? "send right"
              : in_left || in_right ? "receive"
                                    : "nothing to do");
   guint round = 0;
@@ -358,8 +360,8 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
     if (send_right)
       send_piece(self, st, me + 1, round, n - (guint)n_right, (guint)n_right, right.open);
     if (n_left + n_right > 0)
-      lb_narrate(self, "round %u: %zu hnodes to P_%d, %zu to P_%d", round, n_left, me - 1,
-                 n_right, me + 1);
+      lb_narrate(self, "round %u: %zu hnodes to P_%d, %zu to P_%d", round, n_left, me - 1, n_right,
+                 me + 1);
     *moved += n_left + n_right;
     g_array_remove_range(st->seq, n - (guint)n_right, (guint)n_right);
     g_array_remove_range(st->seq, 0, (guint)n_left);
@@ -370,6 +372,11 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
     round++;
   }
   lb_wait_sends(self);
+  for (guint i = 0; i < st->seq->len; i++) {
+    SfcHnode *h = &g_array_index(st->seq, SfcHnode, i);
+    if (h->key == KEY_UNKNOWN)
+      h->key = lb_sfc_key(st->curve, st->dim, st->order, h->id);
+  }
   return round;
 }
 
@@ -507,8 +514,8 @@ sfc_balance(LbRank *self, gpointer state)
     double threshold = lb_params_get_double(params, "threshold") * avg;
     double unbalance = sfc_max_unbalance(loads, p);
     lb_metric_record(self, METRIC_UNBALANCE_BEFORE, avg > 0 ? unbalance / avg : 0);
-    lb_narrate(self, "load %" G_GUINT64_FORMAT ", average %.1f: max_unbalance %.1f %s T %.1f",
-               mine, avg, unbalance, unbalance > threshold ? ">" : "<=", threshold);
+    lb_narrate(self, "load %" G_GUINT64_FORMAT ", average %.1f: max_unbalance %.1f %s T %.1f", mine,
+               avg, unbalance, unbalance > threshold ? ">" : "<=", threshold);
     if (unbalance > threshold) {
       lb_metric_record(self, METRIC_TRIGGERED, 1);
       lb_phase_begin(self, PHASE_SHIFT);
