@@ -351,10 +351,15 @@ lb_report_table(GPtrArray *results)
 static gboolean
 is_phase_def(const LbRunResult *run, const LbMetricDef *def)
 {
+  static const char *const kinds[] = {"steps", "messages", "bytes", "time"};
   for (guint i = 0; i < run->nphases; i++) {
     gsize n = strlen(run->phases[i].name);
-    if (strncmp(def->name, run->phases[i].name, n) == 0 && def->name[n] == '-')
-      return TRUE;
+    if (strncmp(def->name, run->phases[i].name, n) != 0 || def->name[n] != '-')
+      continue;
+    /* a phase's own four, not a declared metric that starts with its name */
+    for (guint k = 0; k < G_N_ELEMENTS(kinds); k++)
+      if (strcmp(def->name + n + 1, kinds[k]) == 0)
+        return TRUE;
   }
   return FALSE;
 }
