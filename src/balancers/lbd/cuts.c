@@ -5,12 +5,41 @@
 #include "balancers/lbd/tdg.h"
 #include "lbsim/model.h"
 
+struct _LbCutTable {
+  gint refs;
+  guint dim;
+  guint order[3];
+  guint64 parts[3], extent[3];
+  guint64 *cut[3];
+  guint32 *gathered; /* what an allgather brought (its cache key), or NULL */
+  gsize gathered_len;
+};
+
+static LbCutTable *
+table_ref(LbCutTable *t)
+{
+  g_atomic_int_inc(&t->refs);
+  return t;
+}
+
+static void
+table_unref(LbCutTable *t)
+{
+  if (t == NULL || !g_atomic_int_dec_and_test(&t->refs))
+    return;
+  for (guint l = 0; l < 3; l++)
+    g_free(t->cut[l]);
+  g_free(t->gathered);
+  g_free(t);
+}
+
 void
 lb_cuts_free(gpointer state)
 {
   LbCuts *s = state;
+  table_unref(s->table);
   for (guint l = 0; l < 3; l++)
-    g_free(s->cut[l]);
+    g_free(s->own[l]);
   if (s->held != NULL)
     g_array_unref(s->held);
   if (s->outgoing != NULL)
@@ -49,22 +78,72 @@ lb_cuts_row(const LbCuts *s, guint l, gsize index)
 {
   if ((int)l == s->alt_level && index == s->alt_index)
     return (guint64 *)s->alt_row;
-  return s->cut[l] + index * (s->parts[l] + 1);
+  if (index == s->own_index[l])
+    return s->own[l];
+  return s->table->cut[l] + index * (s->parts[l] + 1);
 }
 
-/* Equal cuts everywhere: the processor grid's blocks. */
+static gboolean
+same_shape(const LbCutTable *t, const LbCuts *s)
+{
+  return t->dim == s->dim && memcmp(t->order, s->order, sizeof t->order) == 0 &&
+         memcmp(t->parts, s->parts, sizeof t->parts) == 0 &&
+         memcmp(t->extent, s->extent, sizeof t->extent) == 0;
+}
+
+static LbCutTable *
+table_new(const LbCuts *s)
+{
+  LbCutTable *t = g_new0(LbCutTable, 1);
+  t->refs = 1;
+  t->dim = s->dim;
+  memcpy(t->order, s->order, sizeof t->order);
+  memcpy(t->parts, s->parts, sizeof t->parts);
+  memcpy(t->extent, s->extent, sizeof t->extent);
+  for (guint l = 0; l < s->dim; l++)
+    t->cut[l] = g_new(guint64, pieces(s, l) * (s->parts[l] + 1));
+  return t;
+}
+
+/* My pieces' rows, from the table. */
+static void
+take_own_rows(LbCuts *s)
+{
+  for (guint l = 0; l < s->dim; l++) {
+    gsize w = s->parts[l] + 1;
+    s->own_index[l] = lb_cuts_piece(s, (guint)s->me, l);
+    g_free(s->own[l]);
+    s->own[l] = g_memdup2(s->table->cut[l] + s->own_index[l] * w, w * sizeof(guint64));
+  }
+}
+
+/* Equal cuts everywhere, the processor grid's blocks: one table per shape
+ * for all ranks (the simulator's memory; every rank knows these cuts). */
+static GPtrArray *uniform_tables;
+
 static void
 uniform_cuts(LbCuts *s)
 {
-  for (guint l = 0; l < s->dim; l++) {
-    g_free(s->cut[l]);
-    gsize rows = pieces(s, l), w = s->parts[l] + 1;
-    s->cut[l] = g_new(guint64, rows * w);
-    for (gsize i = 0; i < rows; i++)
-      for (guint64 k = 0; k < w; k++)
-        s->cut[l][i * w + k] =
-            (guint64)(((unsigned __int128)s->extent[s->order[l]] * k) / s->parts[l]);
+  LbCutTable *t = NULL;
+  for (guint i = 0; uniform_tables != NULL && i < uniform_tables->len && t == NULL; i++)
+    if (same_shape(uniform_tables->pdata[i], s))
+      t = uniform_tables->pdata[i];
+  if (t == NULL) {
+    t = table_new(s);
+    for (guint l = 0; l < s->dim; l++) {
+      gsize rows = pieces(s, l), w = s->parts[l] + 1;
+      for (gsize i = 0; i < rows; i++)
+        for (guint64 k = 0; k < w; k++)
+          t->cut[l][i * w + k] =
+              (guint64)(((unsigned __int128)s->extent[s->order[l]] * k) / s->parts[l]);
+    }
+    if (uniform_tables == NULL)
+      uniform_tables = g_ptr_array_new();
+    g_ptr_array_add(uniform_tables, t); /* the list's reference, for the process */
   }
+  table_unref(s->table);
+  s->table = table_ref(t);
+  take_own_rows(s);
 }
 
 LbdBox
@@ -127,8 +206,9 @@ lb_cuts_copy(const LbCuts *s)
 {
   LbCuts *c = g_memdup2(s, sizeof *s);
   c->held = c->outgoing = NULL;
+  c->table = table_ref(s->table);
   for (guint l = 0; l < s->dim; l++)
-    c->cut[l] = g_memdup2(s->cut[l], sizeof(guint64) * pieces(s, l) * (s->parts[l] + 1));
+    c->own[l] = g_memdup2(s->own[l], sizeof(guint64) * (s->parts[l] + 1));
   return c;
 }
 
@@ -312,7 +392,8 @@ lb_cuts_build_graph(LbRank *self, const LbCuts *s)
   LbdBox mine = lb_cuts_box(s, (guint)s->me);
   g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(guint));
   if (s->dim == 2) {
-    LbColumns p = {(guint)s->parts[0], (guint)s->parts[1], s->cut[0], s->cut[1]};
+    /* after the gather, my rows are the table's */
+    LbColumns p = {(guint)s->parts[0], (guint)s->parts[1], s->table->cut[0], s->table->cut[1]};
     guint c = (guint)lb_cuts_coord(s, (guint)s->me, s->order[0]);
     guint r = (guint)lb_cuts_coord(s, (guint)s->me, s->order[1]);
     g_autoptr(GArray) subsets = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -350,6 +431,11 @@ lb_cuts_build_graph(LbRank *self, const LbCuts *s)
   return graph->len;
 }
 
+/* The table an allgather of lower cuts makes: every rank gets the same
+ * bytes and makes the same table, so the simulator makes it once and the
+ * ranks share it (the last one made is kept to compare with). */
+static LbCutTable *last_gathered;
+
 /* Every rank learns every piece's cuts: each sends the lower cut of its
  * box at every level below the first (the first's are everyone's already). */
 void
@@ -362,26 +448,49 @@ lb_cuts_gather(LbRank *self, LbCuts *s)
   LbdBox box = lb_cuts_box(s, (guint)s->me);
   for (guint l = 1; l < s->dim; l++)
     mine[l - 1] = (guint32)box.lo[s->order[l]];
-  g_autofree guint32 *all = g_new(guint32, (gsize)s->ranks * levels);
+  gsize n = (gsize)s->ranks * levels;
+  g_autofree guint32 *all = g_new(guint32, n);
   lb_allgather(self, mine, sizeof(guint32) * levels, all);
-  /* rank r's grid coordinates, counted up from the fastest axis (no
-   * divisions) */
-  guint fast[3] = {0, 1, 2};
-  for (guint i = 0; i < s->dim; i++)
-    for (guint j = i + 1; j < s->dim; j++)
-      if (s->stride[fast[j]] < s->stride[fast[i]]) {
-        guint t = fast[i];
-        fast[i] = fast[j];
-        fast[j] = t;
+  LbCutTable *t = last_gathered;
+  gsize w0 = s->parts[0] + 1;
+  if (t == NULL || !same_shape(t, s) || t->gathered_len != n ||
+      memcmp(t->gathered, all, n * sizeof(guint32)) != 0 ||
+      memcmp(t->cut[0], s->own[0], w0 * sizeof(guint64)) != 0) {
+    t = table_new(s);
+    /* the first level: mine, as everyone's */
+    memcpy(t->cut[0], s->own[0], w0 * sizeof(guint64));
+    /* rank r's grid coordinates, counted up from the fastest axis (no
+     * divisions) */
+    guint fast[3] = {0, 1, 2};
+    for (guint i = 0; i < s->dim; i++)
+      for (guint j = i + 1; j < s->dim; j++)
+        if (s->stride[fast[j]] < s->stride[fast[i]]) {
+          guint x = fast[i];
+          fast[i] = fast[j];
+          fast[j] = x;
+        }
+    guint64 c[3] = {0, 0, 0};
+    for (guint r = 0; r < s->ranks; r++) {
+      gsize index = 0;
+      for (guint l = 1; l < s->dim; l++) {
+        index = index * s->parts[l - 1] + c[s->order[l - 1]];
+        t->cut[l][index * (s->parts[l] + 1) + c[s->order[l]]] = all[(gsize)r * levels + l - 1];
       }
-  guint64 c[3] = {0, 0, 0};
-  for (guint r = 0; r < s->ranks; r++) {
-    gsize index = 0;
-    for (guint l = 1; l < s->dim; l++) {
-      index = index * s->parts[l - 1] + c[s->order[l - 1]];
-      lb_cuts_row(s, l, index)[c[s->order[l]]] = all[(gsize)r * levels + l - 1];
+      for (guint i = 0; i < s->dim && ++c[fast[i]] == s->procs[fast[i]]; i++)
+        c[fast[i]] = 0;
     }
-    for (guint i = 0; i < s->dim && ++c[fast[i]] == s->procs[fast[i]]; i++)
-      c[fast[i]] = 0;
+    /* the upper ends, which no rank's lower cut gives */
+    for (guint l = 1; l < s->dim; l++) {
+      gsize w = s->parts[l] + 1;
+      for (gsize i = 0; i < pieces(s, l); i++)
+        t->cut[l][i * w + s->parts[l]] = s->extent[s->order[l]];
+    }
+    t->gathered = g_steal_pointer(&all);
+    t->gathered_len = n;
+    table_unref(last_gathered);
+    last_gathered = t; /* the cache's reference */
   }
+  table_unref(s->table);
+  s->table = table_ref(t);
+  take_own_rows(s);
 }

@@ -12,12 +12,20 @@
 
 G_BEGIN_DECLS
 
+/* The rows of a whole hierarchy (level l: a row of parts[l] + 1 cuts per
+ * piece above it), immutable once made: ranks that know the same
+ * hierarchy (the even cuts of an order, or what an allgather brought them
+ * all) share one, and keep their own pieces' rows apart. */
+typedef struct _LbCutTable LbCutTable;
+
 typedef struct {
   guint dim;
   guint order[3];    /* the axis of each level */
   guint64 parts[3];  /* slabs per level: the processor grid along its axis */
   guint64 extent[3]; /* cells along each axis */
-  guint64 *cut[3];   /* level l: a row of parts[l] + 1 cuts per piece above it */
+  LbCutTable *table; /* every piece's rows as this rank last learnt them */
+  guint64 *own[3];   /* the rows of my pieces (one per level), as they move */
+  gsize own_index[3];
   guint ranks;
   guint64 procs[3], stride[3]; /* processor grid, rank = sum of coord x stride */
   int me;
@@ -46,7 +54,8 @@ LbCuts *lb_cuts_copy(const LbCuts *s);
 guint64 lb_cuts_coord(const LbCuts *s, guint r, guint a);
 /* The index of the piece of level l that rank r is in (levels above l). */
 gsize lb_cuts_piece(const LbCuts *s, guint r, guint l);
-/* Level l's row of parts[l] + 1 cuts in piece `index`. */
+/* Level l's row of parts[l] + 1 cuts in piece `index`: write only to the
+ * rows of the rank's own pieces. */
 guint64 *lb_cuts_row(const LbCuts *s, guint l, gsize index);
 /* New axes for the levels, with even cuts. */
 void lb_cuts_set_order(LbCuts *s, const guint *order);
