@@ -107,6 +107,22 @@ is_leaf(const SfcView *v, guint i, guint dim)
   return v->last_is_leaf;
 }
 
+/* Whether an hnode of that id is mine. */
+static gboolean
+mine(const SfcView *v, guint64 id)
+{
+  const LbUnit *u = (const LbUnit *)v->ids->data;
+  guint lo = 0, hi = v->ids->len;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (u[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < v->ids->len && u[lo].id == id;
+}
+
 /* The squares this rank needs from others, sorted by key, with their
  * owners. */
 static GArray *
@@ -120,6 +136,9 @@ remote_needs(const SfcView *v, GArray *owners)
   for (guint i = 0; i < v->seq->len; i++) {
     guint n = face_squares(v->dim, h[i].id, faces);
     for (guint k = 0; k < n; k++) {
+      /* most squares are hnodes of mine: no key to work out */
+      if (mine(v, faces[k]))
+        continue;
       Square s = {faces[k], lb_sfc_key(v->curve, v->dim, v->order, faces[k])};
       /* a square whose key is in my segment is covered by my own hnodes */
       if (s.key >= first && s.key <= last)

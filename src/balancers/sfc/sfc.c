@@ -574,6 +574,7 @@ sfc_collect(LbRank *self, gpointer state)
       .p = (guint)lb_rank_count(self),
       .me = lb_rank_id(self),
       .seq = st->seq,
+      .ids = lb_rank_units(self),
       .starts = st->starts,
       /* my last hnode has sub-spaces iff the next segment starts inside it */
       .last_is_leaf = st->seq->len == 0 || st->next_first_id == 0 ||
