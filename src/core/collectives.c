@@ -312,6 +312,20 @@ lb_group_allgather(LbGroup *group, const void *mine, gsize len, void *all)
   lb_wait_sends(group->self);
 }
 
+/* The offsets of the p blocks of an allgatherv from the lengths that head
+ * its data; returns the head's size. */
+static gsize
+read_offsets(const guint8 *all, guint p, gsize *offsets)
+{
+  offsets[0] = 0;
+  for (guint r = 0; r < p; r++) {
+    guint64 block;
+    memcpy(&block, all + r * sizeof(guint64), sizeof block);
+    offsets[r + 1] = offsets[r] + block;
+  }
+  return p * sizeof(guint64);
+}
+
 void *
 lb_group_allgatherv(LbGroup *group, const void *mine, gsize len, gsize *offsets)
 {
@@ -329,13 +343,7 @@ lb_group_allgatherv(LbGroup *group, const void *mine, gsize len, gsize *offsets)
   g_autoptr(LbMsg) msg = tree_bcast(group, 0, wire->data, wire->len, tag);
   const guint8 *all = msg != NULL ? msg->data : wire->data;
   gsize all_len = msg != NULL ? msg->len : wire->len;
-  gsize head = p * sizeof(guint64);
-  offsets[0] = 0;
-  for (guint r = 0; r < p; r++) {
-    guint64 block;
-    memcpy(&block, all + r * sizeof(guint64), sizeof block);
-    offsets[r + 1] = offsets[r] + block;
-  }
+  gsize head = read_offsets(all, p, offsets);
   g_assert(all_len == head + offsets[p]);
   guint8 *out = g_malloc(offsets[p] + 1);
   if (offsets[p] > 0)
@@ -462,14 +470,9 @@ lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets)
     wire = g_byte_array_free_to_bytes(g_steal_pointer(&w));
   }
   wire = tree_bcast_shared(&g, wire, tag);
-  gsize head = p * sizeof(guint64), size = 0;
+  gsize size = 0;
   const guint8 *all = g_bytes_get_data(wire, &size);
-  offsets[0] = 0;
-  for (guint r = 0; r < p; r++) {
-    guint64 block;
-    memcpy(&block, all + r * sizeof(guint64), sizeof block);
-    offsets[r + 1] = offsets[r] + block;
-  }
+  gsize head = read_offsets(all, p, offsets);
   g_assert(size == head + offsets[p]);
   GBytes *out = g_bytes_new_from_bytes(wire, head, offsets[p]);
   g_bytes_unref(wire);
