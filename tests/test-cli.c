@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "balancers/dls/chunks.h"
 #include "balancers/sfc/curve.h"
 #include "lbsim-spawn.h"
 
@@ -62,6 +63,14 @@ test_help(void)
   lbsim(&hc, "help", "curve", NULL);
   g_assert_cmpint(hc.status, ==, 0);
   g_assert_cmpstr(hc.out, ==, ch.out);
+  g_assert_nonnull(strstr(h.out, "chunks TECHNIQUE --iterations N --workers P"));
+  g_auto(Result) kh = {0}, hk = {0};
+  lbsim(&kh, "chunks", "--help", NULL);
+  g_assert_cmpint(kh.status, ==, 0);
+  g_assert_nonnull(strstr(kh.out, "--iterations=N"));
+  g_assert_nonnull(strstr(kh.out, "--set=dls.KEY=VALUE"));
+  lbsim(&hk, "help", "chunks", NULL);
+  g_assert_cmpstr(hk.out, ==, kh.out);
   lbsim(&bad, "frobnicate", NULL);
   g_assert_cmpint(bad.status, ==, 2);
   g_assert_nonnull(strstr(bad.err, "unknown command 'frobnicate'"));
@@ -959,6 +968,167 @@ test_curve_errors(void)
   g_assert_nonnull(strstr(order.err, "--order '9'"));
 }
 
+/* The chunks `lbsim chunks` printed as text: a size a line, and the
+ * worker after a space when by_worker. */
+static GArray *
+chunks_text(const char *out, gboolean by_worker, GArray *workers)
+{
+  GArray *sizes = g_array_new(FALSE, FALSE, sizeof(guint64));
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  guint n = g_strv_length(lines);
+  g_assert_cmpuint(n, >, 1);
+  g_assert_cmpstr(lines[n - 1], ==, "");
+  for (guint i = 0; i + 1 < n; i++) {
+    g_auto(GStrv) words = g_strsplit(lines[i], " ", -1);
+    g_assert_cmpuint(g_strv_length(words), ==, by_worker ? 2 : 1);
+    guint64 size = 0, worker = 0;
+    g_assert_true(g_ascii_string_to_unsigned(words[0], 10, 1, G_MAXUINT64, &size, NULL));
+    g_array_append_val(sizes, size);
+    if (by_worker) {
+      g_assert_true(g_ascii_string_to_unsigned(words[1], 10, 0, G_MAXUINT, &worker, NULL));
+      guint w = (guint)worker;
+      g_array_append_val(workers, w);
+    }
+  }
+  return sizes;
+}
+
+static void
+test_chunks(void)
+{
+  const char *names[] = {"stat", "ss", "fsc", "gss", "tss", "fac", "wf", "awf", "af"};
+  const char *weights[] = {NULL, "1,2,3,1,1,0.5,4"};
+  for (guint k = 0; k < G_N_ELEMENTS(names); k++)
+    for (guint v = 0; v < G_N_ELEMENTS(weights); v++) {
+      DlsTechnique t;
+      g_assert_true(dls_technique_parse(names[k], &t));
+      gboolean by_worker = dls_technique_by_worker(t);
+      g_auto(Result) text = {0}, json = {0};
+      const char *wopt = weights[v] != NULL ? "--weights" : NULL;
+      lbsim(&text, "chunks", names[k], "--iterations", "1000", "--workers", "7", "--set",
+            "dls.min-chunk=2", wopt, weights[v], NULL);
+      g_assert_cmpint(text.status, ==, 0);
+      g_assert_cmpstr(text.err, ==, "");
+      g_autoptr(GArray) workers = g_array_new(FALSE, FALSE, sizeof(guint));
+      g_autoptr(GArray) sizes = chunks_text(text.out, by_worker, workers);
+
+      lbsim(&json, "chunks", names[k], "--json", "--iterations=1000", "--workers=7",
+            "--min-chunk=2", wopt, weights[v], NULL);
+      g_assert_cmpint(json.status, ==, 0);
+      g_autoptr(JsonParser) parser = json_parser_new();
+      g_autoptr(GError) error = NULL;
+      json_parser_load_from_data(parser, json.out, -1, &error);
+      g_assert_no_error(error);
+      JsonArray *chunks = json_node_get_array(json_parser_get_root(parser));
+      g_assert_cmpuint(json_array_get_length(chunks), ==, sizes->len);
+
+      /* round-robin requests, the library's chunks, reported at 1/w a
+       * iteration for the adaptive ones, text and JSON alike */
+      double w[7] = {1, 1, 1, 1, 1, 1, 1};
+      if (weights[v] != NULL) {
+        g_auto(GStrv) parts = g_strsplit(weights[v], ",", -1);
+        for (guint i = 0; i < 7; i++)
+          w[i] = g_ascii_strtod(parts[i], NULL);
+      }
+      DlsChunkParams p = {2, 1, 1, w};
+      g_autoptr(DlsChunker) c = dls_chunker_new(t, 1000, 7, &p);
+      guint64 sum = 0;
+      for (guint i = 0; i < sizes->len; i++) {
+        guint64 size = g_array_index(sizes, guint64, i);
+        JsonObject *o = json_array_get_object_element(chunks, i);
+        g_assert_cmpuint(json_object_get_size(o), ==, 2);
+        g_assert_cmpint(json_object_get_int_member(o, "size"), ==, (gint64)size);
+        g_assert_cmpint(json_object_get_int_member(o, "worker"), ==, i % 7);
+        if (by_worker)
+          g_assert_cmpuint(g_array_index(workers, guint, i), ==, i % 7);
+        g_assert_cmpuint(dls_chunker_next(c, i % 7), ==, size);
+        dls_chunker_report(c, i % 7, size, (double)size / w[i % 7]);
+        sum += size;
+      }
+      g_assert_cmpuint(sum, ==, 1000);
+      g_assert_cmpuint(dls_chunker_remaining(c), ==, 0);
+    }
+
+  /* by hand: gss from R = 100 on 4 workers, ceil(R/4) */
+  g_auto(Result) gss = {0}, fsc = {0}, wf = {0};
+  lbsim(&gss, "chunks", "gss", "--iterations", "100", "--workers", "4", NULL);
+  g_assert_cmpstr(gss.out, ==, "25\n19\n14\n11\n8\n6\n5\n3\n3\n2\n1\n1\n1\n1\n");
+  /* fsc, N = 1000, P = 4, h = 0.5, sigma = 2: (707.107 / 9.41928)^(2/3) =
+   * 17.80: 55 chunks of 18, then 10 */
+  lbsim(&fsc, "chunks", "fsc", "--iterations", "1000", "--workers", "4", "--set", "dls.fsc-h=0.5",
+        "--set", "dls.fsc-sigma=2", NULL);
+  g_autoptr(GString) want = g_string_new(NULL);
+  for (guint i = 0; i < 55; i++)
+    g_string_append(want, "18\n");
+  g_string_append(want, "10\n");
+  g_assert_cmpstr(fsc.out, ==, want->str);
+  /* wf, weights 1, 1, 1, 3 (2/3, 2/3, 2/3, 2): ceil(2/3 * 12.5) = 9, 2 * 12.5 = 25 */
+  lbsim(&wf, "chunks", "wf", "--iterations", "100", "--workers", "4", "--weights", "1,1,1,3", NULL);
+  g_assert_true(g_str_has_prefix(wf.out, "9 0\n9 1\n9 2\n25 3\n4 0\n"));
+}
+
+static void
+test_chunks_errors(void)
+{
+  const char *cases[][12] = {
+      {"chunks", NULL},
+      {"chunks", "--iterations", "10", "--workers", "2", NULL},
+      {"chunks", "fac2", "--iterations", "10", "--workers", "2", NULL},
+      {"chunks", "fac", "gss", "--iterations", "10", "--workers", "2", NULL},
+      {"chunks", "fac", "--workers", "2", NULL},
+      {"chunks", "fac", "--iterations", "10", NULL},
+      {"chunks", "fac", "--iterations", "0", "--workers", "2", NULL},
+      {"chunks", "fac", "--iterations", "-3", "--workers", "2", NULL},
+      {"chunks", "fac", "--iterations", "1e3", "--workers", "2", NULL},
+      {"chunks", "fac", "--iterations", "9007199254740993", "--workers", "2", NULL},
+      {"chunks", "fac", "--iterations", "10", "--workers", "0", NULL},
+      {"chunks", "fac", "--iterations", "10", "--workers", "1048577", NULL},
+      {"chunks", "wf", "--iterations", "10", "--workers", "2", "--weights", "1,2,3", NULL},
+      {"chunks", "wf", "--iterations", "10", "--workers", "2", "--weights", "1,-2", NULL},
+      {"chunks", "wf", "--iterations", "10", "--workers", "2", "--weights", "1,x", NULL},
+      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--min-chunk", "0", NULL},
+      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.bogus=1", NULL},
+      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "mlb.desired=even", NULL},
+      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.fsc-h=abc", NULL},
+      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.technique=gss", NULL},
+      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.min-chunk", NULL},
+      {"chunks", "wf", "--iterations", "10", "--workers", "2", "--set", "dls.weights=1,2",
+       "--weights", "1,2", NULL},
+      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--bogus", NULL},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+    g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
+    for (guint j = 0; cases[i][j] != NULL; j++)
+      g_ptr_array_add(argv, (gpointer)cases[i][j]);
+    g_ptr_array_add(argv, NULL);
+    g_autofree char *out = NULL, *err = NULL;
+    int wait_status = 0;
+    g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
+                               NULL, &out, &err, &wait_status, NULL));
+    g_assert_true(WIFEXITED(wait_status));
+    g_assert_cmpint(WEXITSTATUS(wait_status), ==, 2);
+    g_assert_cmpstr(out, ==, "");
+    g_assert_true(g_str_has_prefix(err, "lbsim: "));
+    g_assert_nonnull(strchr(err, '\n'));
+    g_assert_cmpstr(strchr(err, '\n'), ==, "\n");
+  }
+  g_auto(Result) key = {0}, weights = {0}, value = {0}, name = {0};
+  lbsim(&key, "chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.bogus=1",
+        NULL);
+  g_assert_nonnull(strstr(key.err, "'bogus'"));
+  g_assert_nonnull(strstr(key.err, "fsc-sigma"));
+  lbsim(&weights, "chunks", "wf", "--iterations", "10", "--workers", "2", "--weights", "1,2,3",
+        NULL);
+  g_assert_nonnull(strstr(weights.err, "weights"));
+  lbsim(&value, "chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.fsc-h=abc",
+        NULL);
+  g_assert_nonnull(strstr(value.err, "fsc-h"));
+  g_assert_nonnull(strstr(value.err, "'abc'"));
+  lbsim(&name, "chunks", "fac2", "--iterations", "10", "--workers", "2", NULL);
+  g_assert_nonnull(strstr(name.err, "'fac2'"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -983,6 +1153,8 @@ main(int argc, char **argv)
   g_test_add_func("/cli/run-job", test_run_job);
   g_test_add_func("/cli/curve", test_curve);
   g_test_add_func("/cli/curve-errors", test_curve_errors);
+  g_test_add_func("/cli/chunks", test_chunks);
+  g_test_add_func("/cli/chunks-errors", test_chunks_errors);
   add_shipped_scenarios();
   g_test_add_func("/cli/readme-tables", test_readme_tables);
   int status = g_test_run();

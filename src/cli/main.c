@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "balancers/dls/chunks.h"
 #include "balancers/sfc/curve.h"
 #include "cli/explain.h"
 #include "cli/runner.h"
@@ -33,6 +34,8 @@ static const char usage_text[] =
     "  explain NAME [FILE]  narrate every phase of a balancer on a small case\n"
     "  curve NAME --order K [--dim D]  the cells of a grid of 2^K per axis in the order\n"
     "                 a space-filling curve (hilbert or morton) visits them\n"
+    "  chunks TECHNIQUE --iterations N --workers P  the chunk sizes a loop scheduling\n"
+    "                 technique (stat, ss, fsc, gss, tss, fac, wf, awf, af) hands out\n"
     "  run-job JOB RESULT   run one job file (one balancer of a scenario) and write its\n"
     "                 typed result: the child side of run, for clusters\n"
     "  help [COMMAND] this text, or a command's options\n"
@@ -650,9 +653,9 @@ out_text(OutBuffer *b, const char *text)
 }
 
 static void
-out_number(OutBuffer *b, guint32 v)
+out_number(OutBuffer *b, guint64 v)
 {
-  char digits[10];
+  char digits[20];
   guint n = 0;
   do {
     digits[n++] = (char)('0' + v % 10);
@@ -742,6 +745,183 @@ cmd_curve(int argc, char **argv)
   return 0;
 }
 
+/* Output of `lbsim chunks` has P lines at least: P up to 2^20. */
+#define CHUNKS_MAX_WORKERS (1u << 20)
+
+/* --set dls.KEY=VALUE, for the chunk keys other than the technique. */
+static gboolean
+chunks_set(LbParams *params, const char *set, GError **error)
+{
+  const char *eq = strchr(set, '=');
+  if (!g_str_has_prefix(set, "dls.") || eq == NULL || eq == set + strlen("dls.")) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "--set %s: expected dls.KEY=VALUE",
+                set);
+    return FALSE;
+  }
+  g_autofree char *key = g_strstrip(g_strndup(set + strlen("dls."), eq - set - strlen("dls.")));
+  if (strcmp(key, "technique") == 0) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "--set %s: the technique is the command's argument", set);
+    return FALSE;
+  }
+  g_autoptr(GError) local = NULL;
+  if (lb_params_set(params, key, eq + 1, &local))
+    return TRUE;
+  if (g_error_matches(local, LB_PARAM_ERROR, LB_PARAM_ERROR_UNKNOWN)) {
+    g_autoptr(GString) known = g_string_new(NULL);
+    for (const LbParamSpec *s = dls_chunk_params; s->name != NULL; s++)
+      if (strcmp(s->name, "technique") != 0)
+        g_string_append_printf(known, "%s%s", known->len ? ", " : "", s->name);
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_UNKNOWN,
+                "--set %s: unknown [dls] key '%s' (known: %s)", set, key, known->str);
+  } else {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "--set %s: [dls] %s: %s", set, key,
+                local->message);
+  }
+  return FALSE;
+}
+
+/* --weights and --min-chunk: the keys by another name, given once. */
+static gboolean
+chunks_option(LbParams *params, const char *option, const char *key, const char *value,
+              GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  if (value == NULL)
+    return TRUE;
+  if (lb_params_is_set(params, key)) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "%s and --set dls.%s both given: give one", option, key);
+    return FALSE;
+  }
+  if (!lb_params_set(params, key, value, &local)) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s %s: %s", option, value,
+                local->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static int
+cmd_chunks(int argc, char **argv)
+{
+  g_autofree char *n_text = NULL, *p_text = NULL, *weights = NULL, *min_chunk = NULL;
+  g_auto(GStrv) sets = NULL;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+      {"iterations", 0, 0, G_OPTION_ARG_STRING, &n_text, "The loop's iterations: 1 to 2^53", "N"},
+      {"workers", 0, 0, G_OPTION_ARG_STRING, &p_text, "The workers: 1 to 1048576", "P"},
+      {"weights", 0, 0, G_OPTION_ARG_STRING, &weights,
+       "Relative speeds, one per worker (the [dls] weights key; default: all equal)", "W0,W1,..."},
+      {"min-chunk", 0, 0, G_OPTION_ARG_STRING, &min_chunk,
+       "The smallest chunk but the last (the [dls] min-chunk key; default 1)", "M"},
+      {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+       "Set a [dls] key: min-chunk, fsc-h, fsc-sigma, weights (repeatable)", "dls.KEY=VALUE"},
+      {"json", 0, 0, G_OPTION_ARG_NONE, &json,
+       "A JSON array of {\"size\", \"worker\"} objects in order instead", NULL},
+      {NULL},
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new("stat|ss|fsc|gss|tss|fac|wf|awf|af");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx,
+      "Prints the chunks a dynamic loop scheduling technique hands out for a loop of N\n"
+      "iterations on P workers when requests come round-robin (worker 0, 1, ..., P-1, 0, ...),\n"
+      "one chunk a line: its size and, for wf, awf and af, whose sizes depend on who asks,\n"
+      "the requesting worker after a space. Each technique's formula: README.md, \"Dynamic\n"
+      "loop scheduling: chunk sizes\"; the simulator's dls balancer uses the same code.\n"
+      "awf and af adapt from measured chunk times. Here worker r runs an iteration in\n"
+      "1/w_r seconds (w: the weights) and reports each chunk as soon as it gets it: awf\n"
+      "then gives wf's chunks, and af, after one fac chunk, gives each requester its\n"
+      "share of what is left by speed (no spread is measured).\n"
+      "Exit status: 0 done, 1 stdout could not be written, 2 bad input.");
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+  DlsTechnique t;
+  if (argc != 2) {
+    g_printerr("lbsim: chunks needs one technique: stat, ss, fsc, gss, tss, fac, wf, awf or af "
+               "(see lbsim chunks --help)\n");
+    return EXIT_INPUT;
+  }
+  if (!dls_technique_parse(argv[1], &t)) {
+    g_printerr("lbsim: unknown technique '%s' (stat, ss, fsc, gss, tss, fac, wf, awf or af)\n",
+               argv[1]);
+    return EXIT_INPUT;
+  }
+  guint64 n = 0, p = 0;
+  if (n_text == NULL || p_text == NULL) {
+    g_printerr("lbsim: chunks needs --iterations N and --workers P\n");
+    return EXIT_INPUT;
+  }
+  if (!g_ascii_string_to_unsigned(n_text, 10, 1, (guint64)DLS_MAX_ITERATIONS, &n, NULL)) {
+    g_printerr("lbsim: --iterations '%s': expected a whole number from 1 to 2^53\n", n_text);
+    return EXIT_INPUT;
+  }
+  if (!g_ascii_string_to_unsigned(p_text, 10, 1, CHUNKS_MAX_WORKERS, &p, NULL)) {
+    g_printerr("lbsim: --workers '%s': expected a whole number from 1 to %u\n", p_text,
+               CHUNKS_MAX_WORKERS);
+    return EXIT_INPUT;
+  }
+  g_autoptr(LbParams) params = lb_params_new(dls_chunk_params);
+  for (guint i = 0; sets != NULL && sets[i] != NULL; i++)
+    if (!chunks_set(params, sets[i], &error)) {
+      print_error(error);
+      return EXIT_INPUT;
+    }
+  g_auto(DlsChunkParams) cp = {0};
+  if (!chunks_option(params, "--weights", "weights", weights, &error) ||
+      !chunks_option(params, "--min-chunk", "min-chunk", min_chunk, &error)) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+  if (!dls_chunk_params_read(&cp, params, (guint)p, NULL, &error)) {
+    g_printerr("lbsim: [dls] %s\n", error->message);
+    return EXIT_INPUT;
+  }
+
+  g_autoptr(DlsChunker) c = dls_chunker_new(t, n, (guint)p, &cp);
+  gboolean by_worker = dls_technique_by_worker(t);
+  g_autofree OutBuffer *out = g_new0(OutBuffer, 1);
+  out_text(out, json ? "[" : "");
+  guint64 printed = 0, idle = 0;
+  for (guint64 i = 0; dls_chunker_remaining(c) > 0; i++) {
+    guint w = (guint)(i % p);
+    guint64 size = dls_chunker_next(c, w);
+    /* only stat's served workers get nothing while iterations are left */
+    idle = size == 0 ? idle + 1 : 0;
+    g_assert(idle < p);
+    if (size == 0)
+      continue;
+    dls_chunker_report(c, w, size, (double)size / (cp.weights != NULL ? cp.weights[w] : 1.0));
+    if (json) {
+      out_text(out, printed++ > 0 ? ",\n  {\"size\": " : "\n  {\"size\": ");
+      out_number(out, size);
+      out_text(out, ", \"worker\": ");
+      out_number(out, w);
+      out_text(out, "}");
+    } else {
+      out_number(out, size);
+      if (by_worker) {
+        out_text(out, " ");
+        out_number(out, w);
+      }
+      out_text(out, "\n");
+    }
+  }
+  out_text(out, json ? "\n]\n" : "");
+  out_flush(out);
+  if (out->failed == 0 && fflush(stdout) != 0)
+    out->failed = errno;
+  if (out->failed != 0) {
+    g_printerr("lbsim: cannot write stdout: %s\n", g_strerror(out->failed));
+    return 1;
+  }
+  return 0;
+}
+
 /* glibc keeps at most 7 freed blocks of each small size per thread (its
  * tcache). SimGrid frees its objects for a comm by the thousand between two
  * actor switches; beyond those 7 they went through the arena's bins, where
@@ -809,6 +989,8 @@ main(int argc, char **argv)
     return lb_cli_explain(argc - 1, argv + 1);
   if (strcmp(cmd, "curve") == 0)
     return cmd_curve(argc - 1, argv + 1);
+  if (strcmp(cmd, "chunks") == 0)
+    return cmd_chunks(argc - 1, argv + 1);
   g_printerr("lbsim: unknown command '%s'\n\n%s", cmd, usage_text);
   return EXIT_INPUT;
 }

@@ -1,0 +1,397 @@
+/* Chunk sizes of dynamic loop scheduling (chunks.h). */
+#include "balancers/dls/chunks.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+static const char *const technique_names[DLS_N_TECHNIQUES] = {
+    "stat", "ss", "fsc", "gss", "tss", "fac", "wf", "awf", "af",
+};
+
+const LbParamSpec dls_chunk_params[] = {
+    DLS_CHUNK_PARAM_ROWS,
+    {NULL},
+};
+
+gboolean
+dls_technique_parse(const char *name, DlsTechnique *out)
+{
+  for (guint t = 0; t < DLS_N_TECHNIQUES; t++)
+    if (g_strcmp0(name, technique_names[t]) == 0) {
+      *out = (DlsTechnique)t;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+const char *
+dls_technique_name(DlsTechnique t)
+{
+  g_return_val_if_fail((guint)t < DLS_N_TECHNIQUES, NULL);
+  return technique_names[t];
+}
+
+gboolean
+dls_technique_by_worker(DlsTechnique t)
+{
+  return t == DLS_WF || t == DLS_AWF || t == DLS_AF;
+}
+
+static gboolean
+parse_weights(const char *text, guint workers, double **out, GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+  guint n = g_strv_length(parts);
+  if (n != workers) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "weights: %u value%s for %u worker%s (give one per worker)", n, n == 1 ? "" : "s",
+                workers, workers == 1 ? "" : "s");
+    return FALSE;
+  }
+  g_autofree double *w = g_new(double, workers);
+  for (guint i = 0; i < n; i++) {
+    char *value = g_strstrip(parts[i]);
+    char *end = NULL;
+    errno = 0;
+    w[i] = g_ascii_strtod(value, &end);
+    if (*value == '\0' || *end != '\0' || errno != 0 || !isfinite(w[i]) || w[i] <= 0) {
+      g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                  "weights: '%s' (worker %u) is not a positive number", value, i);
+      return FALSE;
+    }
+  }
+  *out = g_steal_pointer(&w);
+  return TRUE;
+}
+
+gboolean
+dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
+                      const double *speeds, GError **error)
+{
+  memset(p, 0, sizeof *p);
+  p->min_chunk = (guint64)lb_params_get_int(params, "min-chunk");
+  p->fsc_h = lb_params_get_double(params, "fsc-h");
+  p->fsc_sigma = lb_params_get_double(params, "fsc-sigma");
+  if (lb_params_is_set(params, "weights"))
+    return parse_weights(lb_params_get_string(params, "weights"), workers, &p->weights, error);
+  if (speeds != NULL)
+    p->weights = g_memdup2(speeds, workers * sizeof *speeds);
+  return TRUE;
+}
+
+void
+dls_chunk_params_clear(DlsChunkParams *p)
+{
+  g_clear_pointer(&p->weights, g_free);
+}
+
+/* What awf and af keep of one worker's reports. */
+typedef struct {
+  guint count;       /* reports */
+  double time;       /* sum of t */
+  double iterations; /* sum of k */
+  double late_time;  /* awf: sum of j t_j over its j-th report */
+  double late_iterations;
+  double mean; /* af: mean time per iteration, weighted by k (= time / iterations) */
+  double m2;   /* af: sum of k_c (t_c / k_c - mean)^2 */
+} Reports;
+
+struct _DlsChunker {
+  DlsTechnique technique;
+  guint workers;
+  guint64 n, min_chunk;
+  guint64 remaining, front, count;
+  double *weights;                   /* normalised to sum to workers */
+  guint64 *block_first, *block_size; /* stat; a block's size is 0 once handed out */
+  guint64 fixed;                     /* fsc */
+  guint64 tss_first, tss_delta;
+  guint64 batch_r; /* R at the current batch's start */
+  guint batch_left;
+  Reports *reports; /* awf, af: [workers] */
+  guint reported;   /* workers with reports whose time is positive */
+};
+
+/* ceil(x) for a size computed in doubles, where x within a relative 1e-9
+ * of a whole number is that number: normalised weights of equal workers
+ * are 1 only up to rounding, and wf must then give fac's chunks. */
+static guint64
+ceil_count(double x)
+{
+  if (!(x > 0))
+    return 0;
+  if (x >= DLS_MAX_ITERATIONS)
+    return G_MAXUINT64;
+  double r = round(x);
+  if (r > 0 && fabs(x - r) <= 1e-9 * r)
+    return (guint64)r;
+  return (guint64)ceil(x);
+}
+
+static void
+normalise(double *w, guint n)
+{
+  double sum = 0;
+  for (guint i = 0; i < n; i++)
+    sum += w[i];
+  for (guint i = 0; i < n; i++)
+    w[i] = w[i] * n / sum;
+}
+
+static void
+init_stat(DlsChunker *c)
+{
+  guint64 p = c->workers, left = c->n;
+  c->block_first = g_new(guint64, p);
+  c->block_size = g_new(guint64, p);
+  for (guint64 w = 0; w < p; w++) {
+    guint64 size = c->n / p + (w < c->n % p);
+    c->block_first[w] = c->n - left;
+    c->block_size[w] = MIN(MAX(size, c->min_chunk), left);
+    left -= c->block_size[w];
+  }
+}
+
+static guint64
+fsc_size(guint64 n, guint workers, double h, double sigma)
+{
+  double num = G_SQRT2 * (double)n * h;
+  double den = sigma * workers * sqrt(log(workers));
+  if (num == 0)
+    return 0;
+  if (den == 0)
+    return G_MAXUINT64;
+  return ceil_count(pow(num / den, 2.0 / 3.0));
+}
+
+static void
+init_tss(DlsChunker *c)
+{
+  guint64 p2 = 2 * (guint64)c->workers;
+  c->tss_first = (c->n + p2 - 1) / p2;
+  guint64 last = 1;
+  guint64 steps = (2 * c->n + c->tss_first + last - 1) / (c->tss_first + last);
+  c->tss_delta = steps > 1 && c->tss_first > last ? (c->tss_first - last) / (steps - 1) : 0;
+}
+
+DlsChunker *
+dls_chunker_new(DlsTechnique t, guint64 n, guint workers, const DlsChunkParams *params)
+{
+  g_return_val_if_fail((guint)t < DLS_N_TECHNIQUES, NULL);
+  g_return_val_if_fail(workers >= 1, NULL);
+  g_return_val_if_fail((double)n <= DLS_MAX_ITERATIONS, NULL);
+  g_return_val_if_fail(params != NULL, NULL);
+  for (guint i = 0; params->weights != NULL && i < workers; i++)
+    g_return_val_if_fail(params->weights[i] > 0 && isfinite(params->weights[i]), NULL);
+  DlsChunker *c = g_new0(DlsChunker, 1);
+  c->technique = t;
+  c->workers = workers;
+  c->n = c->remaining = n;
+  c->min_chunk = MAX(params->min_chunk, 1);
+  c->weights = g_new(double, workers);
+  for (guint i = 0; i < workers; i++)
+    c->weights[i] = params->weights != NULL ? params->weights[i] : 1.0;
+  normalise(c->weights, workers);
+  switch (t) {
+  case DLS_STAT:
+    init_stat(c);
+    break;
+  case DLS_FSC:
+    c->fixed = fsc_size(n, workers, params->fsc_h, params->fsc_sigma);
+    break;
+  case DLS_TSS:
+    init_tss(c);
+    break;
+  case DLS_AWF:
+  case DLS_AF:
+    c->reports = g_new0(Reports, workers);
+    break;
+  default:
+    break;
+  }
+  return c;
+}
+
+void
+dls_chunker_free(DlsChunker *c)
+{
+  if (c == NULL)
+    return;
+  g_free(c->weights);
+  g_free(c->block_first);
+  g_free(c->block_size);
+  g_free(c->reports);
+  g_free(c);
+}
+
+/* awf at a batch's start: the weights from every report so far. */
+static void
+awf_weights(DlsChunker *c)
+{
+  if (c->reported == 0)
+    return;
+  double measured = 0;
+  for (guint i = 0; i < c->workers; i++)
+    if (c->reports[i].time > 0)
+      measured += c->reports[i].late_time / c->reports[i].late_iterations;
+  double unmeasured = measured / c->reported;
+  g_autofree double *pi = g_new(double, c->workers);
+  double pibar = 0;
+  for (guint i = 0; i < c->workers; i++) {
+    const Reports *r = &c->reports[i];
+    pi[i] = r->time > 0 ? r->late_time / r->late_iterations : unmeasured;
+    pibar += pi[i];
+  }
+  pibar /= c->workers;
+  for (guint i = 0; i < c->workers; i++)
+    c->weights[i] = pibar / pi[i];
+  normalise(c->weights, c->workers);
+}
+
+/* af: K_i written as 2 T^2 R^2 / (mu_i (D + 2 T R + sqrt(D^2 + 4 D T R))),
+ * equal to the published form (multiply it by its conjugate) without its
+ * cancellation when D is much larger than T R. */
+static double
+af_size(const DlsChunker *c, guint worker)
+{
+  double mu_sum = 0, cv_sum = 0;
+  guint with_sigma = 0;
+  for (guint i = 0; i < c->workers; i++) {
+    const Reports *r = &c->reports[i];
+    if (r->time <= 0)
+      continue;
+    mu_sum += r->mean;
+    if (r->count >= 2) {
+      cv_sum += sqrt(r->m2 / (r->count - 1)) / r->mean;
+      with_sigma++;
+    }
+  }
+  double mu_pool = mu_sum / c->reported;
+  double cv_pool = with_sigma > 0 ? cv_sum / with_sigma : 0;
+  double d = 0, inv_t = 0, mu_i = 0;
+  for (guint i = 0; i < c->workers; i++) {
+    const Reports *r = &c->reports[i];
+    double mu = r->time > 0 ? r->mean : mu_pool;
+    double sigma = r->time > 0 && r->count >= 2 ? sqrt(r->m2 / (r->count - 1)) : cv_pool * mu;
+    d += sigma * sigma / mu;
+    inv_t += 1 / mu;
+    if (i == worker)
+      mu_i = mu;
+  }
+  double tr = (double)c->remaining / inv_t;
+  return 2 * tr * tr / (mu_i * (d + 2 * tr + sqrt(d * d + 4 * d * tr)));
+}
+
+/* The technique's size for this request, before min_chunk and R. */
+static guint64
+wanted(DlsChunker *c, guint worker)
+{
+  guint64 p = c->workers;
+  switch (c->technique) {
+  case DLS_SS:
+    return 1;
+  case DLS_FSC:
+    return c->fixed;
+  case DLS_GSS:
+    return (c->remaining + p - 1) / p;
+  case DLS_TSS: {
+    guint64 i = c->count;
+    if (c->tss_delta == 0)
+      return c->tss_first;
+    return i <= (c->tss_first - 1) / c->tss_delta ? c->tss_first - i * c->tss_delta : 1;
+  }
+  case DLS_AF:
+    if (c->reported > 0)
+      return ceil_count(af_size(c, worker));
+    G_GNUC_FALLTHROUGH;
+  case DLS_FAC:
+  case DLS_WF:
+  case DLS_AWF:
+    if (c->batch_left == 0) {
+      c->batch_r = c->remaining;
+      c->batch_left = c->workers;
+      if (c->technique == DLS_AWF)
+        awf_weights(c);
+    }
+    c->batch_left--;
+    if (c->technique == DLS_FAC || c->technique == DLS_AF)
+      return (c->batch_r + 2 * p - 1) / (2 * p);
+    return ceil_count(c->weights[worker] * (double)c->batch_r / (2.0 * p));
+  case DLS_STAT:
+    break;
+  }
+  g_assert_not_reached();
+}
+
+guint64
+dls_chunker_next_at(DlsChunker *c, guint worker, guint64 *first)
+{
+  g_return_val_if_fail(worker < c->workers, 0);
+  guint64 size = 0;
+  if (c->remaining == 0)
+    return 0;
+  if (c->technique == DLS_STAT) {
+    size = c->block_size[worker];
+    if (size == 0)
+      return 0;
+    c->block_size[worker] = 0;
+    if (first != NULL)
+      *first = c->block_first[worker];
+  } else {
+    size = wanted(c, worker); /* not inside MIN: it advances the batch */
+    size = MIN(MAX(size, c->min_chunk), c->remaining);
+    if (first != NULL)
+      *first = c->front;
+    c->front += size;
+  }
+  c->remaining -= size;
+  c->count++;
+  return size;
+}
+
+guint64
+dls_chunker_next(DlsChunker *c, guint worker)
+{
+  return dls_chunker_next_at(c, worker, NULL);
+}
+
+void
+dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds)
+{
+  g_return_if_fail(worker < c->workers);
+  g_return_if_fail(size >= 1 && seconds >= 0 && isfinite(seconds));
+  if (c->reports == NULL)
+    return;
+  Reports *r = &c->reports[worker];
+  double k = (double)size;
+  gboolean had_time = r->time > 0;
+  r->count++;
+  r->time += seconds;
+  r->iterations += k;
+  r->late_time += r->count * seconds;
+  r->late_iterations += r->count * k;
+  /* West's weighted update of the mean and the sum of squares */
+  double a = seconds / k, delta = a - r->mean;
+  r->mean += delta * k / r->iterations;
+  r->m2 += k * delta * (a - r->mean);
+  if (!had_time && r->time > 0)
+    c->reported++;
+}
+
+guint64
+dls_chunker_remaining(const DlsChunker *c)
+{
+  return c->remaining;
+}
+
+guint64
+dls_chunker_count(const DlsChunker *c)
+{
+  return c->count;
+}
+
+const double *
+dls_chunker_weights(const DlsChunker *c)
+{
+  return c->weights;
+}

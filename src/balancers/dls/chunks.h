@@ -1,0 +1,163 @@
+/* Chunk sizes of dynamic loop scheduling, as pure arithmetic: one scheduler
+ * object per loop hands out the next chunk of iterations to each request
+ * and, for the adaptive techniques, learns from the chunk times workers
+ * report. The balancer dls and `lbsim chunks` both use it. The techniques
+ * are those of R. Chaube, R. L. Cariño and I. Banicescu, "LB_Migrate: a
+ * dynamic load balancing library" (section 3.1), sized as DESIGN.md says.
+ *
+ * N iterations, P workers, R the iterations not yet scheduled. Every chunk
+ * is the technique's size below raised to min_chunk and then capped at R
+ * (so only a last chunk is ever below min_chunk), and the sizes sum to N.
+ *   stat  P blocks in worker order, the first N mod P of ceil(N/P)
+ *         iterations, the others of floor(N/P) (each raised to min_chunk,
+ *         capped at what the blocks before it leave); worker w gets block w
+ *         on its first request and nothing after.
+ *   ss    1.
+ *   fsc   ceil((sqrt(2) N h / (sigma P sqrt(ln P)))^(2/3)) for the whole
+ *         loop (C. P. Kruskal and A. Weiss, 1985); h = fsc_h, sigma =
+ *         fsc_sigma. P = 1 or sigma = 0 make it infinite: one chunk of R.
+ *   gss   ceil(R/P).
+ *   tss   F = ceil(N/2P), L = 1, n = ceil(2N/(F+L)), delta =
+ *         floor((F-L)/(n-1)) (0 when n = 1); chunk i (counting every chunk
+ *         from 0) is max(1, F - i delta). At large P, F - L < n - 1 and
+ *         delta is 0: every chunk is F.
+ *   fac   batches of P chunks (whoever asks); every chunk of a batch is
+ *         ceil(R_b/2P), R_b the R at the batch's start.
+ *   wf    fac's batches; requester r gets ceil(w_r R_b/2P), the weights w
+ *         normalised to sum to P.
+ *   awf   wf whose weights are measured: I. Banicescu, V. Velusamy and
+ *         J. Devaprasad, "On the scalability of dynamic scheduling
+ *         scientific applications with adaptive weighted factoring",
+ *         Cluster Computing 6, 2003. Worker i's weighted average time per
+ *         iteration, its j-th reported chunk (k_ij iterations in t_ij
+ *         seconds) weighing j, so that recent chunks count more:
+ *           pi_i = sum_j j t_ij / sum_j j k_ij,
+ *           pibar = (1/P) sum_i pi_i, rho_i = pibar / pi_i,
+ *           w_i = P rho_i / sum_k rho_k.
+ *         The paper updates the weights between the time steps of an
+ *         application; inside one loop they are updated at the start of
+ *         every batch from every report so far, as AWF-B does (R. L.
+ *         Cariño and I. Banicescu, "Dynamic load balancing with adaptive
+ *         factoring methods in scientific applications", The Journal of
+ *         Supercomputing 44, 2008). A worker without reports counts with
+ *         the mean pi of those with; before any report the weights are the
+ *         given ones (the first batch is wf's).
+ *   af    I. Banicescu and Z. Liu, "Adaptive factoring: a dynamic
+ *         scheduling method tuned to the rate of weight changes", High
+ *         Performance Computing Symposium 2000; I. Banicescu and
+ *         V. Velusamy, "Load balancing highly irregular computations with
+ *         the adaptive factoring", IPDPS 2002 (Heterogeneous Computing
+ *         Workshop). A request from worker i gets, with R now,
+ *           K_i = (D + 2 T R - sqrt(D^2 + 4 D T R)) / (2 mu_i),
+ *           D = sum_j sigma_j^2 / mu_j,  T = 1 / sum_j (1 / mu_j),
+ *         mu_j and sigma_j the mean and standard deviation of worker j's
+ *         time per iteration. They are estimated from j's reports (chunk c
+ *         of k_c iterations in t_c seconds; the mean time per iteration of
+ *         a chunk of k iterations has variance sigma^2 / k):
+ *           mu_j = sum_c t_c / sum_c k_c,
+ *           sigma_j^2 = sum_c k_c (t_c / k_c - mu_j)^2 / (C_j - 1),
+ *         C_j the number of its reports. A worker without reports counts
+ *         with the mean mu of those with; one with fewer than two with
+ *         sigma = mu times the mean sigma/mu of those with two or more (0
+ *         if none has). With sigma = 0 everywhere K_i = R (1/mu_i) T: the
+ *         worker's share of R by speed. Before any report: fac's batches.
+ * A worker whose reported times sum to 0 counts as without reports.
+ * Everything is deterministic: the same calls give the same chunks. */
+#pragma once
+
+#include <glib.h>
+
+#include "lbsim/params.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  DLS_STAT,
+  DLS_SS,
+  DLS_FSC,
+  DLS_GSS,
+  DLS_TSS,
+  DLS_FAC,
+  DLS_WF,
+  DLS_AWF,
+  DLS_AF,
+} DlsTechnique;
+
+#define DLS_N_TECHNIQUES 9
+
+/* Loops up to 2^53 iterations: every size computed in doubles is exact. */
+#define DLS_MAX_ITERATIONS 9007199254740992.0
+
+/* "stat", "ss", ...; FALSE for any other name. */
+gboolean dls_technique_parse(const char *name, DlsTechnique *out);
+const char *dls_technique_name(DlsTechnique t);
+/* TRUE when the size depends on who asks besides when (wf, awf, af). */
+gboolean dls_technique_by_worker(DlsTechnique t);
+
+typedef struct {
+  guint64 min_chunk; /* 0 counts as 1 */
+  double fsc_h;      /* fsc: scheduling overhead of a chunk */
+  double fsc_sigma;  /* fsc: standard deviation of an iteration's time, same unit */
+  double *weights;   /* wf, awf: [workers], positive, any scale; NULL: all equal */
+} DlsChunkParams;
+
+/* The [dls] keys of the chunk sizes. A table of the balancer includes them
+ * as its first rows: { DLS_CHUNK_PARAM_ROWS, {"other", ...}, {NULL} }.
+ * (clang-format cannot lay out a table in a macro.) */
+/* clang-format off */
+#define DLS_CHUNK_PARAM_ROWS                                                                       \
+    {"technique", LB_PARAM_CHOICE, "fac", 0, 0, "stat|ss|fsc|gss|tss|fac|wf|awf|af",               \
+     "the loop scheduling technique (chunk sizes: README, \"Dynamic loop scheduling: chunk "       \
+     "sizes\")"},                                                                                  \
+    {"min-chunk", LB_PARAM_INT, "1", 1, DLS_MAX_ITERATIONS, NULL,                                  \
+     "every chunk has at least this many iterations (but the last, if fewer are left)"},           \
+    {"fsc-h", LB_PARAM_DOUBLE, "1", 0, 1e12, NULL,                                                 \
+     "fsc: h, the overhead of scheduling one chunk (any time unit, the one of fsc-sigma)"},        \
+    {"fsc-sigma", LB_PARAM_DOUBLE, "1", 0, 1e12, NULL,                                             \
+     "fsc: sigma, the standard deviation of an iteration's time (the unit of fsc-h)"},             \
+    {"weights", LB_PARAM_STRING, NULL, 0, 0, NULL,                                                 \
+     "wf, awf (first batch): relative speeds w0,w1,... one per worker, positive, normalised to "   \
+     "sum to the number of workers (default: the hosts' speeds)"}
+/* clang-format on */
+
+/* The rows above and the end row. */
+extern const LbParamSpec dls_chunk_params[];
+
+/* Fills p from the chunk keys of params (a table holding
+ * DLS_CHUNK_PARAM_ROWS): the weights from the key, else speeds[workers]
+ * if not NULL, else NULL. The technique is not read here. Bad weights are
+ * an LB_PARAM_ERROR naming the key. */
+gboolean dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
+                               const double *speeds, GError **error);
+/* Frees the weights dls_chunk_params_read made. */
+void dls_chunk_params_clear(DlsChunkParams *p);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(DlsChunkParams, dls_chunk_params_clear)
+
+typedef struct _DlsChunker DlsChunker;
+
+/* A scheduler of n iterations (at most DLS_MAX_ITERATIONS) for workers >= 1
+ * workers; params (not NULL) is copied. */
+DlsChunker *dls_chunker_new(DlsTechnique t, guint64 n, guint workers, const DlsChunkParams *params);
+void dls_chunker_free(DlsChunker *c);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(DlsChunker, dls_chunker_free)
+
+/* The next chunk for a request from worker: its size, 0 when nothing is
+ * left for it (stat: also once it had its block). */
+guint64 dls_chunker_next(DlsChunker *c, guint worker);
+/* The same, and the chunk's first iteration in *first: chunks are ranges
+ * of consecutive iterations handed out from the front of the loop, except
+ * stat's blocks, which lie in worker order. */
+guint64 dls_chunker_next_at(DlsChunker *c, guint worker, guint64 *first);
+/* Worker's measured time for a finished chunk of size iterations (size >=
+ * 1, seconds >= 0). awf and af adapt from it; the others ignore it. */
+void dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds);
+
+/* R: the iterations not yet handed out. */
+guint64 dls_chunker_remaining(const DlsChunker *c);
+/* The chunks handed out so far. */
+guint64 dls_chunker_count(const DlsChunker *c);
+/* The weights in use, normalised to sum to the number of workers (awf:
+ * those of the current batch). */
+const double *dls_chunker_weights(const DlsChunker *c);
+
+G_END_DECLS
