@@ -2,11 +2,12 @@
  * procedure must do (Baiardi, Chiti, Mori, Ricci, "Integrating load
  * balancing and locality in the parallelization of irregular problems",
  * 2001), worked out here from the model's trees and the plan's arithmetic
- * (sfc-plan.c), without the balancer's messaging: the blocking of the
+ * (sfc-plan.c) without the balancer's messaging: the blocking of the
  * step-0 sequence, the new hnodes on the rank of their parent region, the
- * shifts. Then the range property over changing trees with every option, a
- * data collection small enough to count by hand, determinism, and a
- * balancer whose order disagrees with its distribution. */
+ * shifts and their messages. Then every option over changing trees, the
+ * range check with balancers of the test's own, a data collection small
+ * enough to count by hand, the three strategies against each other,
+ * determinism and the curves. (Input errors: tests/test-scenario.c.) */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -66,7 +67,7 @@ step_metric(const LbRunResult *r, guint step, const char *name)
 /* ---- what the balancer must do ---- */
 
 typedef struct {
-  guint64 key, id, load;
+  guint64 key, load;
 } Hnode;
 
 static int
@@ -89,8 +90,7 @@ curve_sequence(const LbWork *work, const LbHtree *tree, LbCurveKind curve)
   GArray *seq = g_array_new(FALSE, FALSE, sizeof(Hnode));
   for (gsize at = 0; at < lb_htree_size(tree); at++) {
     guint64 id = lb_htree_id_at(tree, at);
-    Hnode h = {lb_sfc_key(curve, work->dim, max_level(work), id), id,
-               lb_htree_load(work, tree, at)};
+    Hnode h = {lb_sfc_key(curve, work->dim, max_level(work), id), lb_htree_load(work, tree, at)};
     g_array_append_val(seq, h);
   }
   g_array_sort(seq, compare_keys);
@@ -792,6 +792,57 @@ test_ordering(gconstpointer data)
     g_ptr_array_unref(keep[k]);
 }
 
+/* The seed's multigrid case as shipped, four of its steps, under each
+ * strategy (the scenario runs informed): the same partition; request/answer
+ * a request and an answer per square; informed nothing useless, fault
+ * prevention some; the collection's messages informed < fault prevention <
+ * request/answer, and request/answer the most bytes. */
+static void
+test_poisson_strategies(void)
+{
+  static const char *const sets[][3] = {
+      {"sfc-shift.collect=request-answer", "scenario.steps=4", NULL},
+      {"sfc-shift.collect=fault-prevention", "scenario.steps=4", NULL},
+      {"sfc-shift.collect=informed", "scenario.steps=4", NULL},
+  };
+  g_autofree char *path =
+      g_build_filename(source_root(), "scenarios", "sfc-poisson-t3e-64.ini", NULL);
+  const LbRunResult *r[3];
+  GPtrArray *keep[3];
+  for (guint k = 0; k < 3; k++) {
+    LbScenarioOverrides ov = {.balancer = "sfc-shift", .sets = sets[k]};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(LbScenario) sc = lb_scenario_load(path, &ov, &error);
+    g_assert_no_error(error);
+    keep[k] = run_all(sc, &error);
+    g_assert_no_error(error);
+    r[k] = keep[k]->pdata[0];
+    g_assert_cmpuint(r[k]->nadaptations, ==, 4);
+  }
+  const LbRunResult *ra = r[0], *fp = r[1], *ifp = r[2];
+  g_test_message(
+      "messages %.0f %.0f %.0f, bytes %.0f %.0f %.0f, useless %.0f", metric(ra, "ghost-messages"),
+      metric(fp, "ghost-messages"), metric(ifp, "ghost-messages"), metric(ra, "ghost-bytes"),
+      metric(fp, "ghost-bytes"), metric(ifp, "ghost-bytes"), metric(fp, "collect-useless"));
+  for (guint k = 1; k < 3; k++)
+    g_assert_cmpmem(r[k]->final_loads, ra->ranks * sizeof(guint64), ra->final_loads,
+                    ra->ranks * sizeof(guint64));
+  double needed = metric(ra, "collect-hnodes-needed");
+  g_assert_cmpfloat(metric(fp, "collect-hnodes-needed"), ==, needed);
+  g_assert_cmpfloat(metric(ifp, "collect-hnodes-needed"), ==, needed);
+  g_assert_cmpfloat(metric(ra, "collect-control-messages"), ==, needed);
+  g_assert_cmpfloat(metric(ra, "collect-data-messages"), ==, needed);
+  g_assert_cmpfloat(metric(ra, "collect-useless"), ==, 0);
+  g_assert_cmpfloat(metric(fp, "collect-useless"), >, 0);
+  g_assert_cmpfloat(metric(ifp, "collect-useless"), ==, 0);
+  g_assert_cmpfloat(metric(ifp, "collect-data-messages"), <, metric(fp, "collect-data-messages"));
+  g_assert_cmpfloat(metric(fp, "collect-data-messages"), <, metric(ra, "collect-data-messages"));
+  g_assert_cmpfloat(metric(fp, "ghost-bytes"), <, metric(ra, "ghost-bytes"));
+  g_assert_cmpfloat(metric(ifp, "ghost-bytes"), <, metric(ra, "ghost-bytes"));
+  for (guint k = 0; k < 3; k++)
+    g_ptr_array_unref(keep[k]);
+}
+
 /* ---- determinism, and what the curve changes ---- */
 
 /* The JSON without its `measured` objects, the wall-clock figures. */
@@ -889,6 +940,7 @@ main(int argc, char **argv)
   }
   g_test_add_data_func("/sfc-sim/ordering/2d", ORDERING_2D, test_ordering);
   g_test_add_data_func("/sfc-sim/ordering/3d", ORDERING_3D, test_ordering);
+  g_test_add_func("/sfc-sim/poisson-strategies", test_poisson_strategies);
   g_test_add_func("/sfc-sim/determinism", test_determinism);
   g_test_add_func("/sfc-sim/curves", test_curves);
   return g_test_run();
