@@ -522,11 +522,10 @@ sfc_balance(LbRank *self, gpointer state)
       guint64 moved = 0;
       lb_metric_record(self, METRIC_ROUNDS, shift(self, st, loads, threshold, &moved));
       lb_metric_record(self, METRIC_HNODES_MOVED, (double)moved);
-      /* the loads after it, for the metric only (reading all ranks'
-       * memory is for metrics) */
-      guint64 now = segment_load(st);
-      lb_allgather(self, &now, sizeof now, loads);
-      unbalance = sfc_max_unbalance(loads, p);
+      /* the seed learns nothing after a shift: each rank records its own
+       * distance from the average, which the ranks combine by their
+       * maximum, without a message */
+      unbalance = fabs((double)segment_load(st) - avg);
     }
     lb_metric_record(self, METRIC_UNBALANCE_AFTER, avg > 0 ? unbalance / avg : 0);
   }
