@@ -34,7 +34,7 @@
 #define TAG_REQUEST 0x200
 #define TAG_ANSWER 0x201
 #define TAG_PUSH 0x202
-#define TAG_DEPTH 0x203
+#define TAG_DEPTH 0x203 /* once a step: TAG_OF's spacing leaves it to itself */
 
 /* A pushed or answered hnode: its id, bit 63 set when it is a leaf. */
 #define LEAF_BIT (G_GUINT64_CONSTANT(1) << 63)
@@ -238,64 +238,69 @@ tagged(const SfcView *v, const SfcHnode *h)
   return h->id | (is_leaf(v, i, v->dim) ? LEAF_BIT : 0);
 }
 
+/* Tags of operator op: each operator's exchange apart from the next's. */
+#define TAG_OF(base, op) ((int)(base) + 16 * (int)(op))
+
 static void
 request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
 {
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) needs = remote_needs(v, owners);
   guint batch = v->ra_batch;
-  g_autofree guint64 *counts = g_new0(guint64, v->p);
   /* requests go out per owner in batches; owners come in key order, so
-   * each owner's squares are one run */
-  guint sent = 0;
+   * each owner's squares are one run: the batches, as [from, to) */
+  g_autoptr(GArray) batches = g_array_new(FALSE, FALSE, sizeof(guint) * 2);
+  g_autofree guint64 *counts = g_new0(guint64, v->p);
   for (guint i = 0; i < needs->len;) {
     guint owner = g_array_index(owners, guint, i), j = i;
     while (j < needs->len && j - i < batch && g_array_index(owners, guint, j) == owner)
       j++;
     counts[owner]++;
+    guint range[2] = {i, j};
+    g_array_append_vals(batches, range, 1);
     i = j;
   }
+  /* the same requests every operator: how many reach me, once */
   guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
-  for (guint i = 0; i < needs->len;) {
-    guint owner = g_array_index(owners, guint, i), j = i;
-    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
-    while (j < needs->len && j - i < batch && g_array_index(owners, guint, j) == owner) {
-      g_array_append_val(ids, g_array_index(needs, Square, j).id);
-      j++;
+  for (guint op = 0; op < v->operators; op++) {
+    for (guint b = 0; b < batches->len; b++) {
+      const guint *range = (const guint *)batches->data + 2 * b;
+      g_autofree guint64 *ids = g_new(guint64, range[1] - range[0]);
+      for (guint j = range[0]; j < range[1]; j++)
+        ids[j - range[0]] = g_array_index(needs, Square, j).id;
+      lb_send(self, (int)g_array_index(owners, guint, range[0]), TAG_OF(TAG_REQUEST, op), ids,
+              (range[1] - range[0]) * sizeof(guint64), id_bytes(range[1] - range[0]));
+      out->control_messages++;
     }
-    lb_send(self, (int)owner, TAG_REQUEST, ids->data, ids->len * sizeof(guint64),
-            id_bytes(ids->len));
-    out->control_messages++;
-    sent++;
-    i = j;
-  }
-  /* serve the requests that come, one answer message each */
-  for (guint64 k = 0; k < incoming; k++) {
-    g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_REQUEST);
-    guint n = (guint)(msg->len / sizeof(guint64));
-    g_autofree guint64 *answer = g_new(guint64, MAX(n, 1));
-    for (guint i = 0; i < n; i++) {
-      guint64 id;
-      memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
-      answer[i] = tagged(v, covering(v, lb_sfc_key(v->curve, v->dim, v->order, id)));
+    /* serve the requests that come, one answer message each */
+    for (guint64 k = 0; k < incoming; k++) {
+      g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_REQUEST, op));
+      guint n = (guint)(msg->len / sizeof(guint64));
+      g_autofree guint64 *answer = g_new(guint64, MAX(n, 1));
+      for (guint i = 0; i < n; i++) {
+        guint64 id;
+        memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
+        answer[i] = tagged(v, covering(v, lb_sfc_key(v->curve, v->dim, v->order, id)));
+      }
+      lb_send(self, msg->src, TAG_OF(TAG_ANSWER, op), answer, n * sizeof(guint64),
+              data_bytes(v, n));
+      out->data_messages++;
+      out->hnodes_sent += n;
     }
-    lb_send(self, msg->src, TAG_ANSWER, answer, n * sizeof(guint64), data_bytes(v, n));
-    out->data_messages++;
-    out->hnodes_sent += n;
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+    for (guint k = 0; k < batches->len; k++) {
+      g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_ANSWER, op));
+      keep_received(got, msg);
+    }
+    out->needed += needs->len;
+    out->received += got->len;
+    out->useless += check_coverage(v, needs, got);
   }
-  g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
-  for (guint k = 0; k < sent; k++) {
-    g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_ANSWER);
-    keep_received(got, msg);
-  }
-  out->needed = needs->len;
-  out->received = got->len;
-  out->useless = check_coverage(v, needs, got);
 }
 
 /* Pushes the lists of hnodes per destination in messages of `merge`. */
 static void
-push_lists(LbRank *self, const SfcView *v, GPtrArray *lists, SfcCollected *out)
+push_lists(LbRank *self, const SfcView *v, GPtrArray *lists, int tag, SfcCollected *out)
 {
   for (guint d = 0; d < v->p; d++) {
     GArray *l = lists->pdata[d];
@@ -303,7 +308,7 @@ push_lists(LbRank *self, const SfcView *v, GPtrArray *lists, SfcCollected *out)
       continue;
     for (guint i = 0; i < l->len; i += v->merge) {
       guint n = MIN(v->merge, l->len - i);
-      lb_send(self, (int)d, TAG_PUSH, &g_array_index(l, guint64, i), n * sizeof(guint64),
+      lb_send(self, (int)d, tag, &g_array_index(l, guint64, i), n * sizeof(guint64),
               data_bytes(v, n));
       out->data_messages++;
       out->hnodes_sent += n;
@@ -311,16 +316,13 @@ push_lists(LbRank *self, const SfcView *v, GPtrArray *lists, SfcCollected *out)
   }
 }
 
-static guint64
+static void
 push_messages(const SfcView *v, GPtrArray *lists, guint64 *counts)
 {
-  guint64 total = 0;
   for (guint d = 0; d < v->p; d++) {
     GArray *l = lists->pdata[d];
     counts[d] = l == NULL ? 0 : (l->len + v->merge - 1) / v->merge;
-    total += counts[d];
   }
-  return total;
 }
 
 static void
@@ -378,18 +380,21 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
   }
   g_autofree guint64 *counts = g_new0(guint64, v->p);
   push_messages(v, lists, counts);
+  /* the same pushes every operator: how many reach me, once */
   guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
-  push_lists(self, v, lists, out);
-  g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
-  for (guint64 k = 0; k < incoming; k++) {
-    g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_PUSH);
-    keep_received(got, msg);
-  }
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) needs = remote_needs(v, owners);
-  out->needed = needs->len;
-  out->received = got->len;
-  out->useless = check_coverage(v, needs, got);
+  for (guint op = 0; op < v->operators; op++) {
+    push_lists(self, v, lists, TAG_OF(TAG_PUSH, op), out);
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+    for (guint64 k = 0; k < incoming; k++) {
+      g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
+      keep_received(got, msg);
+    }
+    out->needed += needs->len;
+    out->received += got->len;
+    out->useless += check_coverage(v, needs, got);
+  }
 }
 
 static void
@@ -398,17 +403,15 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) needs = remote_needs(v, owners);
   /* the depth and place of every square needed from each owner: one
-   * message per owner */
+   * message per owner, once for all the operators of the step (the
+   * paper's once per V-cycle) */
   g_autoptr(GPtrArray) asks = g_ptr_array_new_full(v->p, free_list);
   g_ptr_array_set_size(asks, (gint)v->p);
   for (guint i = 0; i < needs->len; i++)
     list_add(asks, g_array_index(owners, guint, i), g_array_index(needs, Square, i).id);
   g_autofree guint64 *counts = g_new0(guint64, v->p);
-  guint asked = 0;
-  for (guint d = 0; d < v->p; d++) {
+  for (guint d = 0; d < v->p; d++)
     counts[d] = asks->pdata[d] != NULL;
-    asked += (guint)counts[d];
-  }
   guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
   for (guint d = 0; d < v->p; d++) {
     GArray *l = asks->pdata[d];
@@ -417,45 +420,54 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
     lb_send(self, (int)d, TAG_DEPTH, l->data, l->len * sizeof(guint64), id_bytes(l->len));
     out->control_messages++;
   }
-  /* push what each asker needs: the distinct hnodes covering its squares,
-   * `merge` per message, the first message telling how many follow */
+  /* what each asker needs: the distinct hnodes covering its squares */
+  g_autoptr(GPtrArray) covers = g_ptr_array_new_full(v->p, free_list);
+  g_ptr_array_set_size(covers, (gint)v->p);
   for (guint64 k = 0; k < incoming; k++) {
     g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_DEPTH);
     guint n = (guint)(msg->len / sizeof(guint64));
-    g_autoptr(GArray) cover = g_array_new(FALSE, FALSE, sizeof(guint64));
     for (guint i = 0; i < n; i++) {
       guint64 id;
       memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
-      guint64 t = tagged(v, covering(v, lb_sfc_key(v->curve, v->dim, v->order, id)));
-      if (cover->len == 0 || g_array_index(cover, guint64, cover->len - 1) != t)
-        g_array_append_val(cover, t);
-    }
-    guint messages = (cover->len + v->merge - 1) / v->merge;
-    for (guint i = 0; i < cover->len; i += v->merge) {
-      guint m = MIN(v->merge, cover->len - i);
-      g_autofree guint64 *buf = g_new(guint64, m + 1);
-      buf[0] = messages; /* a count word, then the hnodes */
-      memcpy(buf + 1, &g_array_index(cover, guint64, i), m * sizeof(guint64));
-      lb_send(self, msg->src, TAG_PUSH, buf, (m + 1) * sizeof(guint64), data_bytes(v, m) + 8.0);
-      out->data_messages++;
-      out->hnodes_sent += m;
+      list_add(covers, (guint)msg->src,
+               tagged(v, covering(v, lb_sfc_key(v->curve, v->dim, v->order, id))));
     }
   }
-  g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
-  for (guint d = 0; d < v->p; d++) {
-    if (asks->pdata[d] == NULL)
-      continue;
-    guint64 expected = 1;
-    for (guint64 k = 0; k < expected; k++) {
-      g_autoptr(LbMsg) msg = lb_recv(self, (int)d, TAG_PUSH);
-      memcpy(&expected, msg->data, sizeof expected);
-      g_array_append_vals(got, msg->data + sizeof(guint64),
-                          (guint)(msg->len / sizeof(guint64) - 1));
+  for (guint op = 0; op < v->operators; op++) {
+    /* push, `merge` per message, the first word of each telling how many
+     * messages this push has */
+    for (guint d = 0; d < v->p; d++) {
+      GArray *cover = covers->pdata[d];
+      if (cover == NULL)
+        continue;
+      guint64 messages = (cover->len + v->merge - 1) / v->merge;
+      for (guint i = 0; i < cover->len; i += v->merge) {
+        guint m = MIN(v->merge, cover->len - i);
+        g_autofree guint64 *buf = g_new(guint64, m + 1);
+        buf[0] = messages;
+        memcpy(buf + 1, &g_array_index(cover, guint64, i), m * sizeof(guint64));
+        lb_send(self, (int)d, TAG_OF(TAG_PUSH, op), buf, (m + 1) * sizeof(guint64),
+                data_bytes(v, m) + 8.0);
+        out->data_messages++;
+        out->hnodes_sent += m;
+      }
     }
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+    for (guint d = 0; d < v->p; d++) {
+      if (asks->pdata[d] == NULL)
+        continue;
+      guint64 expected = 1;
+      for (guint64 k = 0; k < expected; k++) {
+        g_autoptr(LbMsg) msg = lb_recv(self, (int)d, TAG_OF(TAG_PUSH, op));
+        memcpy(&expected, msg->data, sizeof expected);
+        g_array_append_vals(got, msg->data + sizeof(guint64),
+                            (guint)(msg->len / sizeof(guint64) - 1));
+      }
+    }
+    out->needed += needs->len;
+    out->received += got->len;
+    out->useless += check_coverage(v, needs, got);
   }
-  out->needed = needs->len;
-  out->received = got->len;
-  out->useless = check_coverage(v, needs, got);
 }
 
 void

@@ -33,6 +33,7 @@ typedef struct {
   const guint64 *starts; /* per rank, ascending (an empty rank: the next one's) */
   gboolean last_is_leaf; /* my last hnode has no sub-spaces (the replicated tree says) */
   guint merge, ra_batch; /* hnodes per pushed message, requests per request message */
+  guint operators;       /* collections per step (the operators of a V-cycle) */
   double bytes_per_hnode;
 } SfcView;
 

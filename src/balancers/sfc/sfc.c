@@ -61,10 +61,12 @@ static const LbMetricSpec sfc_metrics[] = {
      "rounds of the shifts (more than one when a rank passes on load it received)"},
     {"hnodes-moved", "hnodes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
      "hnodes sent to a neighbour in the shifts, every hop counted"},
-    {"max-unbalance-before", "ratio", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
-     "max_unbalance / average load when the step's detection ran, before shifting"},
-    {"max-unbalance-after", "ratio", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
-     "max_unbalance / average load after the step's shift (as before when nothing shifted)"},
+    {"max-unbalance-before", "ratio", LB_AGGREGATE_MAX, LB_COMBINE_MAX, NULL,
+     "max_unbalance / average load when the detection ran, before shifting (the largest over "
+     "the steps)"},
+    {"max-unbalance-after", "ratio", LB_AGGREGATE_MAX, LB_COMBINE_MAX, NULL,
+     "max_unbalance / average load after the shift (as before when nothing shifted; the "
+     "largest over the steps)"},
     {"roots", "hnodes", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL,
      "private H-tree roots of all ranks: the replicated H-tree's leaves"},
     {"collect-control-messages", "messages", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
@@ -93,6 +95,9 @@ static const LbParamSpec sfc_params[] = {
      "how the application collects remote hnodes' data every step"},
     {"merge", LB_PARAM_INT, "15", 1, 1000000, NULL,
      "hnodes per pushed message (fault prevention, informed; the seed merged 15 points)"},
+    {"operators", LB_PARAM_INT, "1", 1, 1000, NULL,
+     "collections of remote data per adaptation step (the operators of a V-cycle; informed "
+     "fault prevention sends its depth lists once for all of them)"},
     {"ra-batch", LB_PARAM_INT, "1", 1, 1000000, NULL,
      "requests per request message, and hnodes per answer (1: a request and an answer per "
      "remote hnode, as the seed describes request/answer)"},
@@ -580,6 +585,7 @@ sfc_collect(LbRank *self, gpointer state)
                       !lb_sfc_region_holds(st->dim, h[st->seq->len - 1].id, st->next_first_id),
       .merge = (guint)lb_params_get_int(params, "merge"),
       .ra_batch = (guint)lb_params_get_int(params, "ra-batch"),
+      .operators = (guint)lb_params_get_int(params, "operators"),
       .bytes_per_hnode = lb_rank_work(self)->bytes_per_unit,
   };
   SfcCollected got;
