@@ -92,6 +92,47 @@ lb_hash64(guint64 x)
   return x ^ (x >> 31);
 }
 
+/* Bit interleaving for 2D and 3D location codes and curves: bit i of x
+ * moved to bit dim * i (the 32 low bits of x in 2D, its 21 low bits in
+ * 3D), and back. */
+static inline guint64
+lb_bits_spread(guint dim, guint64 x)
+{
+  if (dim == 2) {
+    x &= 0xffffffffull;
+    x = (x | x << 16) & 0x0000ffff0000ffffull;
+    x = (x | x << 8) & 0x00ff00ff00ff00ffull;
+    x = (x | x << 4) & 0x0f0f0f0f0f0f0f0full;
+    x = (x | x << 2) & 0x3333333333333333ull;
+    return (x | x << 1) & 0x5555555555555555ull;
+  }
+  x &= 0x1fffffull;
+  x = (x | x << 32) & 0x001f00000000ffffull;
+  x = (x | x << 16) & 0x001f0000ff0000ffull;
+  x = (x | x << 8) & 0x100f00f00f00f00full;
+  x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+  return (x | x << 2) & 0x1249249249249249ull;
+}
+
+static inline guint32
+lb_bits_gather(guint dim, guint64 x)
+{
+  if (dim == 2) {
+    x &= 0x5555555555555555ull;
+    x = (x | x >> 1) & 0x3333333333333333ull;
+    x = (x | x >> 2) & 0x0f0f0f0f0f0f0f0full;
+    x = (x | x >> 4) & 0x00ff00ff00ff00ffull;
+    x = (x | x >> 8) & 0x0000ffff0000ffffull;
+    return (guint32)((x | x >> 16) & 0xffffffffu);
+  }
+  x &= 0x1249249249249249ull;
+  x = (x | x >> 2) & 0x10c30c30c30c30c3ull;
+  x = (x | x >> 4) & 0x100f00f00f00f00full;
+  x = (x | x >> 8) & 0x001f0000ff0000ffull;
+  x = (x | x >> 16) & 0x001f00000000ffffull;
+  return (guint32)((x | x >> 32) & 0x1fffffu);
+}
+
 /* Whitespace-separated non-negative integers; a NUL byte is an error. */
 gboolean lb_read_integers(const char *path, GArray **values, GError **error);
 

@@ -102,30 +102,11 @@ static const LbParamSpec htree_params[] = {
 /* ---- location codes ---- */
 
 static guint64
-spread(guint64 x, guint dim)
-{
-  if (dim == 2) {
-    x &= 0xffffffffull;
-    x = (x | x << 16) & 0x0000ffff0000ffffull;
-    x = (x | x << 8) & 0x00ff00ff00ff00ffull;
-    x = (x | x << 4) & 0x0f0f0f0f0f0f0f0full;
-    x = (x | x << 2) & 0x3333333333333333ull;
-    return (x | x << 1) & 0x5555555555555555ull;
-  }
-  x &= 0x1fffffull;
-  x = (x | x << 32) & 0x001f00000000ffffull;
-  x = (x | x << 16) & 0x001f0000ff0000ffull;
-  x = (x | x << 8) & 0x100f00f00f00f00full;
-  x = (x | x << 4) & 0x10c30c30c30c30c3ull;
-  return (x | x << 2) & 0x1249249249249249ull;
-}
-
-static guint64
 morton(const guint64 *coords, guint dim)
 {
   guint64 m = 0;
   for (guint a = 0; a < dim; a++)
-    m |= spread(coords[a], dim) << a;
+    m |= lb_bits_spread(dim, coords[a]) << a;
   return m;
 }
 
@@ -143,11 +124,8 @@ lb_htree_decode(guint64 id, guint dim, guint64 *coords)
   guint top = 63 - (guint)__builtin_clzll(id);
   guint level = top / dim;
   guint64 m = id ^ (1ull << top);
-  for (guint a = 0; a < dim; a++) {
-    coords[a] = 0;
-    for (guint b = 0; b < level; b++)
-      coords[a] |= ((m >> (b * dim + a)) & 1) << b;
-  }
+  for (guint a = 0; a < dim; a++)
+    coords[a] = lb_bits_gather(dim, m >> a);
   return level;
 }
 

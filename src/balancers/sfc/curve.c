@@ -1,5 +1,6 @@
 /* Hilbert and Morton curves in 2D and 3D (curve.h). */
 #include "balancers/sfc/curve.h"
+#include "lbsim/workload.h"
 
 #include <string.h>
 
@@ -25,47 +26,6 @@ guint
 lb_curve_max_order(guint dim)
 {
   return LB_CURVE_MAX_BITS / dim;
-}
-
-/* The bits of x spread apart, bit i moved to bit dim * i: the 32 bits of x
- * in 2D, its 21 low bits in 3D. */
-static guint64
-spread(guint dim, guint64 x)
-{
-  if (dim == 2) {
-    x &= 0xffffffffu;
-    x = (x | x << 16) & 0x0000ffff0000ffffull;
-    x = (x | x << 8) & 0x00ff00ff00ff00ffull;
-    x = (x | x << 4) & 0x0f0f0f0f0f0f0f0full;
-    x = (x | x << 2) & 0x3333333333333333ull;
-    return (x | x << 1) & 0x5555555555555555ull;
-  }
-  x &= 0x1fffffu;
-  x = (x | x << 32) & 0x001f00000000ffffull;
-  x = (x | x << 16) & 0x001f0000ff0000ffull;
-  x = (x | x << 8) & 0x100f00f00f00f00full;
-  x = (x | x << 4) & 0x10c30c30c30c30c3ull;
-  return (x | x << 2) & 0x1249249249249249ull;
-}
-
-/* The inverse of spread: bit dim * i of x back to bit i. */
-static guint32
-gather(guint dim, guint64 x)
-{
-  if (dim == 2) {
-    x &= 0x5555555555555555ull;
-    x = (x | x >> 1) & 0x3333333333333333ull;
-    x = (x | x >> 2) & 0x0f0f0f0f0f0f0f0full;
-    x = (x | x >> 4) & 0x00ff00ff00ff00ffull;
-    x = (x | x >> 8) & 0x0000ffff0000ffffull;
-    return (guint32)((x | x >> 16) & 0xffffffffu);
-  }
-  x &= 0x1249249249249249ull;
-  x = (x | x >> 2) & 0x10c30c30c30c30c3ull;
-  x = (x | x >> 4) & 0x100f00f00f00f00full;
-  x = (x | x >> 8) & 0x001f0000ff0000ffull;
-  x = (x | x >> 16) & 0x001f00000000ffffull;
-  return (guint32)((x | x >> 32) & 0x1fffffu);
 }
 
 /* If axis a has bit q, reflect the bits below q of axis 0, else swap the
@@ -138,7 +98,7 @@ lb_curve_index(LbCurveKind kind, guint dim, guint order, const guint32 *c)
   guint64 index = 0;
   if (kind == LB_CURVE_MORTON) {
     for (guint a = 0; a < dim; a++)
-      index |= spread(dim, x[a]) << a;
+      index |= lb_bits_spread(dim, x[a]) << a;
     return index;
   }
   /* a constant dim lets the compiler unroll the axes and keep them in registers */
@@ -147,7 +107,7 @@ lb_curve_index(LbCurveKind kind, guint dim, guint order, const guint32 *c)
   else
     axes_to_transposed(3, order, x);
   for (guint a = 0; a < dim; a++)
-    index |= spread(dim, x[a]) << (dim - 1 - a);
+    index |= lb_bits_spread(dim, x[a]) << (dim - 1 - a);
   return index;
 }
 
@@ -158,12 +118,12 @@ lb_curve_coords(LbCurveKind kind, guint dim, guint order, guint64 index, guint32
   g_assert(order == 0 ? index == 0 : index >> (dim * order - 1) >> 1 == 0);
   if (kind == LB_CURVE_MORTON) {
     for (guint a = 0; a < dim; a++)
-      c[a] = gather(dim, index >> a);
+      c[a] = lb_bits_gather(dim, index >> a);
     return;
   }
   guint32 x[3];
   for (guint a = 0; a < dim; a++)
-    x[a] = gather(dim, index >> (dim - 1 - a));
+    x[a] = lb_bits_gather(dim, index >> (dim - 1 - a));
   if (dim == 2)
     transposed_to_axes(2, order, x);
   else
