@@ -136,6 +136,26 @@ lb_htree_id(guint dim, guint level, const guint64 *coords)
   return 1ull << (dim * level) | morton(coords, dim);
 }
 
+/* The inverse of spread: every dim-th bit from bit 0, packed. */
+static guint64
+compact(guint64 x, guint dim)
+{
+  if (dim == 2) {
+    x &= 0x5555555555555555ull;
+    x = (x | x >> 1) & 0x3333333333333333ull;
+    x = (x | x >> 2) & 0x0f0f0f0f0f0f0f0full;
+    x = (x | x >> 4) & 0x00ff00ff00ff00ffull;
+    x = (x | x >> 8) & 0x0000ffff0000ffffull;
+    return (x | x >> 16) & 0xffffffffull;
+  }
+  x &= 0x1249249249249249ull;
+  x = (x | x >> 2) & 0x10c30c30c30c30c3ull;
+  x = (x | x >> 4) & 0x100f00f00f00f00full;
+  x = (x | x >> 8) & 0x001f0000ff0000ffull;
+  x = (x | x >> 16) & 0x001f00000000ffffull;
+  return (x | x >> 32) & 0x1fffffull;
+}
+
 guint
 lb_htree_decode(guint64 id, guint dim, guint64 *coords)
 {
@@ -143,11 +163,8 @@ lb_htree_decode(guint64 id, guint dim, guint64 *coords)
   guint top = 63 - (guint)__builtin_clzll(id);
   guint level = top / dim;
   guint64 m = id ^ (1ull << top);
-  for (guint a = 0; a < dim; a++) {
-    coords[a] = 0;
-    for (guint b = 0; b < level; b++)
-      coords[a] |= ((m >> (b * dim + a)) & 1) << b;
-  }
+  for (guint a = 0; a < dim; a++)
+    coords[a] = compact(m >> a, dim);
   return level;
 }
 
@@ -856,6 +873,22 @@ htree_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *in
   }
 }
 
+static void
+htree_leaves(const LbWork *work, GArray *out)
+{
+  const LbHtree *t = htree_of(work)->tree;
+  for (gsize at = 0; at < t->n; at++) {
+    if (t->size[at] != 1)
+      continue;
+    LbLeaf leaf = {.id = lb_htree_id_at(t, at)};
+    guint64 c[LB_MAX_DIM] = {0};
+    leaf.level = lb_htree_decode(leaf.id, t->dim, c);
+    for (guint a = 0; a < t->dim; a++)
+      leaf.coords[a] = (guint32)c[a];
+    g_array_append_val(out, leaf);
+  }
+}
+
 static double
 htree_bytes(const LbWork *work, const LbUnit *units, gsize n)
 {
@@ -1026,5 +1059,6 @@ const LbModel lb_htree_model = {
     .update = htree_update,
     .total_units = htree_total_units,
     .conserve = htree_conserve,
+    .leaves = htree_leaves,
     .bytes = htree_bytes,
 };
