@@ -516,6 +516,76 @@ test_explain(void)
       strstr(lbd.out, "Final boxes (cells, half-open) and neighbours:\n  rank  0  [0, "));
 }
 
+/* The H-tree case, worked out by hand from the algorithm. Step 0's tree
+ * has 37 hnodes of load 1 on 8 ranks: average 4.625, and the blocking cuts
+ * at the boundaries nearest 4.625 k (ties to the earlier one): 5, 9, 14,
+ * 18, 23, 28, 32, so loads 5 4 5 4 5 5 4 5, max_unbalance 0.625 under
+ * T = 0.2 x 4.625. The Hilbert curve of the 16 x 16 finest grid visits the
+ * level-1 squares (0,0) (0,1) (1,1) (1,0) at positions 0, 64, 128, 192, and
+ * inside (0,0) the level-2 squares (0,0) (1,0) (1,1) (0,1): key = position
+ * x 32 + level. */
+static void
+test_explain_sfc(void)
+{
+  g_auto(Result) r = {0};
+  lbsim(&r, "explain", "sfc-shift", NULL);
+  g_test_message("%s%s", r.out, r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  const char *const expected[] = {
+      "sfc-shift on 8 ranks (",
+      "htree of 37 units",
+      "Initial distribution (blocks of the hilbert curve's hnode sequence",
+      "  rank  3    4 hnodes  load     4  [ 1 1 1 1 ]\n",
+      "  step 0: 37 hnodes, load 37\n    #0       0 L0(0,0)    #1       1 L1(0,0)    #2       2 "
+      "L2(0,0)*   #3     514 L2(1,0)*\n    #4    1026 L2(1,1)*   #5    1538 L2(0,1)*   #6    2049 "
+      "L1(0,1)",
+      "#19   4097 L1(1,1)",
+      "#32   6145 L1(1,0)",
+      "the blocking strategy's segments: P_0 #0-#4, P_1 #5-#8, P_2 #9-#13, P_3 #14-#17, P_4 "
+      "#18-#22, P_5 #23-#27, P_6 #28-#31, P_7 #32-#36\n",
+      "rank 1: step 0, segment before: 4 hnodes, load 4, keys 1538 .. 2051, L2(0,1) .. L3(0,4)",
+      "rank 0: load 5, average 4.625: max_unbalance 0.625 <= T 0.925",
+      /* P_1 holds L2(0,1) L1(0,1) L2(0,2) L3(0,4): the first and the second
+       * have parents elsewhere */
+      "rank 1: private roots (2): L2(0,1) L1(0,1)\n",
+      "replicated tree: the segments start at keys P_0 0, P_1 1538, P_2 2052, P_3 2307, P_4 3586, "
+      "P_5 5634, P_6 6020, P_7 6145\n",
+      /* step 1 starts from loads 13 11 0 2 5 1 0 5: Unb(Pre_i) is the sum of
+       * the loads before i less 4.625 i */
+      "rank 0: step 1, segment before: 13 hnodes",
+      "rank 1: step 1, segment before: 11 hnodes",
+      "rank 2: step 1, segment before: empty",
+      "rank 1: load 11, average 4.625: max_unbalance 8.375 > T 0.925",
+      "rank 1: Unb(Pre) 8.375, Unb(Suc) -14.750 (T 0.925): send right",
+      "rank 2: Unb(Pre) 14.750, Unb(Suc) -10.125 (T 0.925): send right",
+      "rank 4: Unb(Pre) 7.500, Unb(Suc) -7.875 (T 0.925): send right",
+      "rank 6: Unb(Pre) 4.250, Unb(Suc) 0.375 (T 0.925): receive",
+      "rank 7: Unb(Pre) -0.375, Unb(Suc) 0.000 (T 0.925): nothing to do",
+      /* the piece nearest 8.375 */
+      "rank 0: round 0: 8 hnodes to P_1: ",
+      /* P_1 has 11 of the 14.75 to send, then passes on 4 of the 8 it got */
+      "rank 1: round 0: 11 hnodes to P_2: ",
+      "rank 1: round 1: 4 hnodes to P_2: ",
+      /* P_3 sent its 2 of 7.5, then 5 of the 5.5 left (ties: fewer) */
+      "rank 3: round 0: 2 hnodes to P_4: ",
+      "rank 3: round 2: 5 hnodes to P_4: ",
+      /* P_4 sends 5 + 2 + 1 of 7.875 */
+      "rank 4: round 3: 1 hnode to P_5: ",
+      "rank 0: step 1, segment after: 5 hnodes, load 5, keys 0 .. 1026, L0(0,0) .. L2(1,1)",
+      "  adaptation step 1, round 0:\n    rank  0 -> rank  1  8 hnodes  load 8\n",
+      "  adaptation step 1, round 3:\n    rank  4 -> rank  5  1 hnode  load 1\n",
+      /* 13-8, 11+8-15, 0+15-10, 2+10-7, 5+7-8, 1+8-4, 0+4, 5 */
+      "Final loads: 5 4 5 5 4 5 4 5\n",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(expected); i++) {
+    g_test_message("expecting: %s", expected[i]);
+    g_assert_nonnull(strstr(r.out, expected[i]));
+  }
+  /* nothing shifts at step 0 */
+  g_assert_null(strstr(r.out, "step 0, segment after"));
+  g_assert_null(strstr(r.out, "adaptation step 0, round"));
+}
+
 /* Messages follow the user's locale (GLib's quotes in UTF-8), numbers do
  * not: SimGrid reads the platform's "1.266Gf", and the table, the CSV and
  * the message trace print with '.' under a locale that writes "1,5". */
@@ -1164,6 +1234,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/bad-platforms", test_bad_platforms);
   g_test_add_func("/cli/bad-settings", test_bad_settings);
   g_test_add_func("/cli/explain", test_explain);
+  g_test_add_func("/cli/explain-sfc", test_explain_sfc);
   g_test_add_func("/cli/set-pattern", test_set_pattern);
   g_test_add_func("/cli/json-utf8", test_json_utf8);
   g_test_add_func("/cli/locale", test_locale);

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "balancers/sfc/sfc.h"
 #include "lbsim/scenario.h"
 #include "report/pictures.h"
+#include "workloads/htree.h"
 #include "lbsim-spawn.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
@@ -413,6 +415,269 @@ test_samr(void)
   g_unlink(ini);
 }
 
+/* An H-tree on 8 ranks whose two hot spots move between the two steps:
+ * min-level 2 leaves squares of a quarter of the domain's side or less,
+ * max-level 6 squares of 1/64. */
+static const char htree_text[] = "[scenario]\n"
+                                 "name = htree-pictures\n"
+                                 "platform = hypercube-8.xml\n"
+                                 "ranks = 8\n"
+                                 "seed = 4\n"
+                                 "steps = 2\n"
+                                 "[workload]\n"
+                                 "model = htree\n"
+                                 "dim = 2\n"
+                                 "min-level = 2\n"
+                                 "max-level = 6\n"
+                                 "elements = 600\n"
+                                 "leaf-elements = 8\n"
+                                 "load = constant\n"
+                                 "pattern = hotspots\n"
+                                 "hotspots = 2\n"
+                                 "width = 0.06\n"
+                                 "amplitude = 100\n"
+                                 "base = 5\n"
+                                 "drift = 0.2\n"
+                                 "[balancers]\n"
+                                 "run = none, sfc-shift\n"
+                                 "[sfc-shift]\n"
+                                 "threshold = 0.05\n";
+
+/* Leaves whose squares are 1/32 of the side or more (18 pixels and more):
+ * the curve's stroke covers their centre's pixel in their owner's colour
+ * (the segments of a Hilbert curve between face-adjacent squares stay in
+ * them, so no other leaf's segment comes near). */
+#define HTREE_SAMPLE_LEVEL 5
+
+typedef struct {
+  guint64 key, id;
+  gsize at;
+} TreeLeaf;
+
+static int
+compare_tree_leaves(gconstpointer a, gconstpointer b)
+{
+  guint64 x = ((const TreeLeaf *)a)->key, y = ((const TreeLeaf *)b)->key;
+  return x < y ? -1 : x > y;
+}
+
+/* The tree's leaves of level HTREE_SAMPLE_LEVEL or less, in the Hilbert
+ * curve's order, the very first leaf (under the start's dot) left out. */
+static GArray *
+sampled_leaves(const LbHtree *tree, guint max_level)
+{
+  GArray *all = g_array_new(FALSE, FALSE, sizeof(TreeLeaf));
+  for (gsize at = 0; at < lb_htree_size(tree); at++) {
+    if (!lb_htree_is_leaf(tree, at))
+      continue;
+    guint64 id = lb_htree_id_at(tree, at);
+    TreeLeaf l = {lb_sfc_key(LB_CURVE_HILBERT, 2, max_level, id), id, at};
+    g_array_append_val(all, l);
+  }
+  g_array_sort(all, compare_tree_leaves);
+  GArray *sampled = g_array_new(FALSE, FALSE, sizeof(TreeLeaf));
+  for (guint i = 1; i < all->len; i++) {
+    guint64 c[3];
+    if (lb_htree_decode(g_array_index(all, TreeLeaf, i).id, 2, c) <= HTREE_SAMPLE_LEVEL)
+      g_array_append_val(sampled, g_array_index(all, TreeLeaf, i));
+  }
+  g_array_unref(all);
+  return sampled;
+}
+
+/* The colour at the centre of a leaf's square in a panel. */
+static guint32
+leaf_pixel(cairo_surface_t *s, guint panel, guint64 id)
+{
+  guint64 c[3];
+  guint level = lb_htree_decode(id, 2, c);
+  double side = 1.0 / (double)(1u << level), px, py;
+  lb_pictures_curve_point(panel, (c[0] + 0.5) * side, (c[1] + 0.5) * side, &px, &py);
+  return pixel(s, (guint)px, (guint)py);
+}
+
+static int
+rank_of_colour(guint32 colour, guint ranks)
+{
+  for (guint r = 0; r < ranks; r++)
+    if (lb_pictures_owner_colour(r) == colour)
+      return (int)r;
+  return -1;
+}
+
+/* The pictures of the H-tree scenario with up to six more arguments, made
+ * once per folder name. */
+static char *
+htree_run(const char *name, const char *jobs, const char *const *extra)
+{
+  g_autofree char *ini = tmp_path("htree-pictures.ini");
+  if (!g_file_test(ini, G_FILE_TEST_EXISTS))
+    g_assert_true(g_file_set_contents(ini, htree_text, -1, NULL));
+  char *dir = tmp_path(name);
+  if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+    return dir;
+  const char *x[7] = {NULL};
+  for (guint i = 0; extra != NULL && extra[i] != NULL; i++) {
+    g_assert_cmpuint(i, <, 6);
+    x[i] = extra[i];
+  }
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", "-j", jobs, ini, "--pictures", dir, x[0], x[1], x[2], x[3], x[4], x[5],
+        NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  return dir;
+}
+
+static LbScenario *
+htree_scenario(void)
+{
+  g_autofree char *ini = tmp_path("htree-pictures.ini");
+  g_autoptr(GError) error = NULL;
+  LbScenario *sc = lb_scenario_load(ini, NULL, &error);
+  g_assert_no_error(error);
+  return sc;
+}
+
+/* The curve pictures of an H-tree: one per run, 1280 x 720 in PNG and SVG,
+ * the same bytes from a second run. */
+static void
+test_htree_files(void)
+{
+  g_autofree char *dir = htree_run("htree", "2", NULL);
+  g_autofree char *again = htree_run("htree-again", "1", NULL);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  guint n = 0;
+  while (g_dir_read_name(d) != NULL)
+    n++;
+  g_assert_cmpuint(n, ==, 6); /* two curves and the imbalance chart, in PNG and SVG */
+  const char *const whats[] = {"none.curve", "sfc-shift.curve", "imbalance"};
+  const char *const exts[] = {"png", "svg"};
+  for (guint w = 0; w < G_N_ELEMENTS(whats); w++) {
+    g_autofree char *png = lb_pictures_file(dir, "htree-pictures", whats[w], "png");
+    g_autoptr(cairo_surface_t) s = load_png(png);
+    guint width = w < 2 ? 1280 : 960, height = w < 2 ? 720 : 540;
+    g_assert_cmpint(cairo_image_surface_get_width(s), ==, width);
+    g_assert_cmpint(cairo_image_surface_get_height(s), ==, height);
+    g_autofree char *svg = lb_pictures_file(dir, "htree-pictures", whats[w], "svg");
+    assert_svg(svg, width, height);
+    for (guint e = 0; e < G_N_ELEMENTS(exts); e++) {
+      g_autofree char *pa = lb_pictures_file(dir, "htree-pictures", whats[w], exts[e]);
+      g_autofree char *pb = lb_pictures_file(again, "htree-pictures", whats[w], exts[e]);
+      g_autofree char *ta = NULL, *tb = NULL;
+      gsize la = 0, lb = 0;
+      g_assert_true(g_file_get_contents(pa, &ta, &la, NULL));
+      g_assert_true(g_file_get_contents(pb, &tb, &lb, NULL));
+      g_assert_cmpmem(ta, la, tb, lb);
+    }
+  }
+}
+
+/* The rank that `none` leaves a hnode of the last step's tree on: the
+ * model starts the step-0 tree in equal counts of its pre-order, and a
+ * hnode new at step 1 starts where its deepest ancestor of step 0 was. */
+static guint
+none_owner(const LbHtree *step0, guint64 id)
+{
+  gsize at = 0, n = lb_htree_size(step0);
+  while (!lb_htree_find(step0, id, &at))
+    id = lb_htree_parent(id, 2);
+  guint owner = 0; /* rank r holds positions n r / 8 .. n (r + 1) / 8 - 1 */
+  for (guint r = 0; r < 8; r++)
+    if ((guint64)n * r / 8 <= at)
+      owner = r;
+  return owner;
+}
+
+/* none: every leaf's segment in the colour of its rank, the same before
+ * and after balancing. */
+static void
+test_htree_owners(void)
+{
+  const char *const extra[] = {"--balancer", "none", NULL};
+  g_autofree char *dir = htree_run("htree-none", "1", extra);
+  g_autoptr(LbScenario) first = htree_scenario();
+  g_autoptr(LbScenario) last = htree_scenario();
+  g_autoptr(GArray) none = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  lb_work_update(last->work, 0, none, 1); /* the tree of the last step */
+  g_autofree char *png = lb_pictures_file(dir, "htree-pictures", "none.curve", "png");
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  g_autoptr(GArray) leaves = sampled_leaves(lb_htree_of(last->work), 6);
+  g_assert_cmpuint(leaves->len, >=, 20);
+  guint ranks_seen = 0, new_leaves = 0, previous = G_MAXUINT;
+  for (guint i = 0; i < leaves->len; i++) {
+    guint64 id = g_array_index(leaves, TreeLeaf, i).id;
+    guint owner = none_owner(lb_htree_of(first->work), id);
+    new_leaves += !lb_htree_find(lb_htree_of(first->work), id, NULL);
+    for (guint panel = 0; panel < 2; panel++) {
+      guint32 c = leaf_pixel(s, panel, id);
+      g_test_message("leaf %u: rank %u, panel %u: %06x", i, owner, panel, c);
+      g_assert_cmphex(c, ==, lb_pictures_owner_colour(owner));
+    }
+    ranks_seen += owner != previous;
+    previous = owner;
+  }
+  g_assert_cmpuint(ranks_seen, >=, 4);
+  g_assert_cmpuint(new_leaves, >, 0); /* the step changed the tree */
+}
+
+/* sfc-shift after the hot spots moved: along the curve the ranks come in
+ * order (the range property) on both sides, and the shift changed some
+ * leaf's owner. */
+static void
+test_htree_shift(void)
+{
+  g_autofree char *dir = htree_run("htree", "2", NULL);
+  g_autoptr(LbScenario) sc = htree_scenario();
+  g_autoptr(GArray) none = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  lb_work_update(sc->work, 0, none, 1); /* the tree of the last step */
+  g_autoptr(GArray) leaves = sampled_leaves(lb_htree_of(sc->work), 6);
+  g_autofree char *png = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "png");
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  guint changed = 0;
+  for (guint panel = 0; panel < 2; panel++) {
+    int last = 0;
+    guint seen = 0;
+    for (guint i = 0; i < leaves->len; i++) {
+      guint64 id = g_array_index(leaves, TreeLeaf, i).id;
+      int r = rank_of_colour(leaf_pixel(s, panel, id), 8);
+      g_test_message("panel %u, leaf %u: rank %d", panel, i, r);
+      g_assert_cmpint(r, >=, last);
+      seen += r != last;
+      last = r;
+      if (panel == 1)
+        changed += leaf_pixel(s, 0, id) != leaf_pixel(s, 1, id);
+    }
+    g_assert_cmpuint(seen, >=, 4);
+  }
+  g_assert_cmpuint(changed, >, 0);
+}
+
+/* 3D: the leaves meeting the plane z = 1/2. */
+static void
+test_htree_3d(void)
+{
+  const char *const extra[] = {"--set", "workload.dim=3",         "--set", "workload.max-level=4",
+                               "--set", "sfc-shift.curve=morton", NULL};
+  g_autofree char *dir = htree_run("htree-3d", "2", extra);
+  g_autofree char *png = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "png");
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  g_assert_cmpint(cairo_image_surface_get_width(s), ==, 1280);
+  g_autofree char *svg = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "svg");
+  assert_svg(svg, 1280, 720);
+  /* the curve in owners' colours in both panels */
+  for (guint panel = 0; panel < 2; panel++) {
+    double x0, y0, x1, y1;
+    lb_pictures_curve_point(panel, 0, 1, &x0, &y0);
+    lb_pictures_curve_point(panel, 1, 0, &x1, &y1);
+    guint coloured = 0;
+    for (guint y = (guint)y0; y < (guint)y1; y++)
+      for (guint x = (guint)x0; x < (guint)x1; x++)
+        coloured += rank_of_colour(pixel(s, x, y), 8) >= 0;
+    g_assert_cmpuint(coloured, >, 1000);
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -428,6 +693,10 @@ main(int argc, char **argv)
   g_test_add_func("/pictures/models", test_models);
   g_test_add_func("/pictures/samr", test_samr);
   g_test_add_func("/pictures/bad-folder", test_bad_folder);
+  g_test_add_func("/pictures/htree-files", test_htree_files);
+  g_test_add_func("/pictures/htree-owners", test_htree_owners);
+  g_test_add_func("/pictures/htree-shift", test_htree_shift);
+  g_test_add_func("/pictures/htree-3d", test_htree_3d);
   int status = g_test_run();
   remove_tree(tmp_dir);
   g_free(scenario_path);

@@ -13,6 +13,8 @@ typedef struct {
   guint ranks;
   const LbParams *params;
   const guint64 *initial_loads; /* per rank, before the first balancing */
+  const LbWork *work;           /* the case's model (updating it to a step rebuilds that step) */
+  guint nadaptations;
 } LbExplainCase;
 
 typedef struct {

@@ -33,6 +33,14 @@ typedef struct {
   guint64 scale; /* cells of its level per root cell along an axis (pictures) */
 } LbGridPart;
 
+/* A leaf of a tree model's tree: its unit id, and its square (2D) or cube
+ * of side 2^-level at coords x 2^-level in [0,1)^dim. */
+typedef struct {
+  guint64 id;
+  guint level;
+  guint32 coords[3];
+} LbLeaf;
+
 /* Cell faces two half-open boxes of dim axes share: 0 unless they touch
  * along one axis and overlap along the others (the ghost exchange's
  * measure between two rectangular pieces). */
@@ -109,6 +117,9 @@ struct _LbModel {
   void (*neighbours)(const LbWork *work, guint me, const LbUnit *units, gsize n, GArray *out);
   /* The grids after the run, for --detail (models of grids); may be NULL. */
   void (*grids)(const LbWork *work, GArray *out);
+  /* The leaves of the tree the last update built, in any order, for the
+   * pictures of a curve through them (models of trees); may be NULL. */
+  void (*leaves)(const LbWork *work, GArray *out);
   /* Simulated bytes of moving units; NULL: bytes-per-unit each. */
   double (*bytes)(const LbWork *work, const LbUnit *units, gsize n);
 };

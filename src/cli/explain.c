@@ -89,6 +89,36 @@ static const char small_samr[] = "[scenario]\n"
                                  "[balancers]\n"
                                  "run = none\n";
 
+/* For the balancers of H-trees: a 2D tree over 6 elements per rank round
+ * one hot spot that moves by a quarter of the domain between the two
+ * adaptation steps; every hnode weighs 1 (the seed's multigrid case), and
+ * T is 20% of the average, above what the blocking leaves at step 0, so
+ * that only the move makes the segments shift. */
+static const char small_htree[] = "[scenario]\n"
+                                  "name = explain\n"
+                                  "platform = %s\n"
+                                  "ranks = %u\n"
+                                  "seed = 1\n"
+                                  "steps = 2\n"
+                                  "[workload]\n"
+                                  "model = htree\n"
+                                  "dim = 2\n"
+                                  "min-level = 1\n"
+                                  "max-level = 4\n"
+                                  "elements = %u\n"
+                                  "leaf-elements = 4\n"
+                                  "load = constant\n"
+                                  "pattern = hotspots\n"
+                                  "hotspots = 1\n"
+                                  "width = 0.08\n"
+                                  "amplitude = 100\n"
+                                  "base = 5\n"
+                                  "drift = 0.25\n"
+                                  "[balancers]\n"
+                                  "run = none\n"
+                                  "[sfc-shift]\n"
+                                  "threshold = 0.2\n";
+
 /* --ranks or --set scenario.ranks may change the ranks, and with them the
  * platform and the size: the second load has them right. */
 static LbScenario *
@@ -110,6 +140,8 @@ load_builtin(const LbScenarioOverrides *ov, GError **error)
             ? g_strdup_printf(small_case, platform, ranks, 3 * ranks)
         : lb_balancer_supports(b, "samr")
             ? g_strdup_printf(small_samr, platform, ranks, 8 * grid[0], 8 * grid[1])
+        : lb_balancer_supports(b, "htree")
+            ? g_strdup_printf(small_htree, platform, ranks, 6 * ranks)
             : g_strdup_printf(small_field, platform, ranks, 4 * grid[0], 4 * grid[1]);
     g_autoptr(LbScenario) sc = load_text(text, ov, error);
     if (sc == NULL)
@@ -125,15 +157,26 @@ load_builtin(const LbScenarioOverrides *ov, GError **error)
 }
 
 /* The units every rank starts with, in the balancer's starting
- * distribution, and their loads at the first adaptation step. */
+ * distribution, and their loads at the first adaptation step. Units of a
+ * tree (location codes) are counted, not named by their first and last
+ * id. */
 static void
-print_initial(const LbScenario *sc, LbStart start, guint64 *loads_by_rank)
+print_initial(const LbScenario *sc, const LbBalancerRun *brun, guint64 *loads_by_rank)
 {
-  g_autofree char *how = lb_work_describe_start(sc->work, start);
+  const LbBalancer *b = brun->balancer;
+  LbStart start = lb_scenario_start(sc, b);
+  g_autofree char *how = b->initial_units != NULL && b->describe_start != NULL
+                             ? b->describe_start(sc->work, brun->params)
+                             : lb_work_describe_start(sc->work, start);
+  gboolean tree = sc->work->model->leaves != NULL;
   g_print("Initial distribution (%s; unit loads by rank):\n", how);
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   for (guint r = 0; r < sc->ranks; r++) {
-    lb_work_initial_units(sc->work, r, start, units);
+    g_array_set_size(units, 0);
+    if (b->initial_units != NULL)
+      b->initial_units(sc->work, brun->params, sc->ranks, r, units);
+    else
+      lb_work_initial_units(sc->work, r, start, units);
     lb_work_update(sc->work, r, units, 0);
     g_autoptr(GString) line = g_string_new(NULL);
     loads_by_rank[r] = 0;
@@ -145,6 +188,9 @@ print_initial(const LbScenario *sc, LbStart start, guint64 *loads_by_rank)
     }
     if (units->len == 0)
       g_print("  rank %2u  no units\n", r);
+    else if (tree)
+      g_print("  rank %2u  %3u hnodes  load %5" G_GUINT64_FORMAT "  [%s%s ]\n", r, units->len,
+              loads_by_rank[r], line->str, line->len >= 60 ? " ..." : "");
     else
       g_print("  rank %2u  units %3" G_GUINT64_FORMAT " .. %3" G_GUINT64_FORMAT
               "  load %5" G_GUINT64_FORMAT "  [%s%s ]\n",
@@ -154,8 +200,45 @@ print_initial(const LbScenario *sc, LbStart start, guint64 *loads_by_rank)
   }
 }
 
+static int
+compare_transfers(gconstpointer a, gconstpointer b)
+{
+  const LbTransfer *x = a, *y = b;
+  if (x->adaptation != y->adaptation)
+    return x->adaptation < y->adaptation ? -1 : 1;
+  if (x->round != y->round)
+    return x->round < y->round ? -1 : 1;
+  if (x->src != y->src)
+    return x->src < y->src ? -1 : 1;
+  return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* The units of a tree move as many runs of ids as they have gaps: the
+ * schedule sums them per round and pair of ranks. */
 static void
-print_story(const LbRunResult *run)
+print_tree_schedule(GArray *transfers)
+{
+  g_autoptr(GArray) t = g_array_copy(transfers);
+  g_array_sort(t, compare_transfers);
+  for (guint i = 0; i < t->len;) {
+    const LbTransfer *x = &g_array_index(t, LbTransfer, i);
+    if (i == 0 || x->round != g_array_index(t, LbTransfer, i - 1).round ||
+        x->adaptation != g_array_index(t, LbTransfer, i - 1).adaptation)
+      g_print("  adaptation step %u, round %u:\n", x->adaptation, x->round);
+    guint64 count = 0, load = 0;
+    guint j = i;
+    for (; j < t->len && compare_transfers(x, &g_array_index(t, LbTransfer, j)) == 0; j++) {
+      count += g_array_index(t, LbTransfer, j).count;
+      load += g_array_index(t, LbTransfer, j).load;
+    }
+    g_print("    rank %2u -> rank %2u  %" G_GUINT64_FORMAT " hnode%s  load %" G_GUINT64_FORMAT "\n",
+            x->src, x->dst, count, count == 1 ? "" : "s", load);
+    i = j;
+  }
+}
+
+static void
+print_story(const LbRunResult *run, gboolean tree)
 {
   g_print("\nWhat every rank did, in simulated time:\n");
   for (guint i = 0; run->narration != NULL && i < run->narration->len; i++)
@@ -165,7 +248,9 @@ print_story(const LbRunResult *run)
   GArray *t = run->transfers;
   if (t == NULL || t->len == 0)
     g_print("  nothing moves\n");
-  for (guint i = 0; t != NULL && i < t->len; i++) {
+  else if (tree)
+    print_tree_schedule(t);
+  for (guint i = 0; !tree && t != NULL && i < t->len; i++) {
     const LbTransfer *x = &g_array_index(t, LbTransfer, i);
     if (i == 0 || x->round != g_array_index(t, LbTransfer, i - 1).round ||
         x->adaptation != g_array_index(t, LbTransfer, i - 1).adaptation)
@@ -258,13 +343,13 @@ lb_cli_explain(int argc, char **argv)
           sc->ranks, sc->platform, sc->work->model->name, lb_work_total_units(sc->work),
           brun->balancer->summary);
   g_autofree guint64 *loads = g_new0(guint64, sc->ranks);
-  print_initial(sc, lb_scenario_start(sc, brun->balancer), loads);
+  print_initial(sc, brun, loads);
   if (brun->balancer->explain != NULL) {
-    LbExplainCase c = {sc->ranks, brun->params, loads};
+    LbExplainCase c = {sc->ranks, brun->params, loads, sc->work, sc->nadaptations};
     g_autoptr(GString) out = g_string_new(NULL);
     brun->balancer->explain(&c, out);
     g_print("%s", out->str);
   }
-  print_story(run);
+  print_story(run, sc->work->model->leaves != NULL);
   return 0;
 }

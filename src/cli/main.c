@@ -291,10 +291,13 @@ check_pictures(const char *dir, const LbScenario *sc, gboolean *make, GError **e
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; i < sc->runs->len; i++) {
     const LbBalancerRun *run = sc->runs->pdata[i];
-    if (sc->work->model->total_units != NULL && sc->work->model->grids == NULL)
+    const LbModel *model = sc->work->model;
+    if (model->total_units != NULL && model->grids == NULL && model->leaves == NULL)
       continue;
     g_autofree char *what = g_strdup_printf("%s.%s", run->balancer->name,
-                                            sc->work->model->grids != NULL ? "grids" : "partition");
+                                            model->grids != NULL    ? "grids"
+                                            : model->leaves != NULL ? "curve"
+                                                                    : "partition");
     g_ptr_array_add(names, lb_pictures_file(dir, sc->name, what, "png"));
     g_ptr_array_add(names, lb_pictures_file(dir, sc->name, what, "svg"));
   }

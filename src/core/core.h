@@ -96,8 +96,9 @@ struct _LbCoreRun {
   guint32 *owner;        /* owner of every unit id, for the ghost exchange */
   guint64 *ghost_counts; /* scratch: faces shared with each rank */
   GArray *transfers;
-  GArray *events;       /* LbEvent, with detail */
-  GArray *grids_before; /* LbGridPart before the last balancing, for pictures */
+  GArray *events;        /* LbEvent, with detail */
+  GArray *grids_before;  /* LbGridPart before the last balancing, for pictures */
+  GArray **units_before; /* per rank, its LbUnit before the last balancing: curve pictures */
   GPtrArray *narration;
   guint finished; /* ranks that ran to the end: fewer means a deadlock */
   char *failure;

@@ -268,6 +268,10 @@ rank_main(int argc, char *argv[])
       run->grids_before = g_array_new(FALSE, FALSE, sizeof(LbGridPart));
       run->work->model->grids(run->work, run->grids_before);
     }
+    /* every rank's units as the last step's balancing finds them, for the
+     * picture of the curve through a tree's leaves */
+    if (a + 1 == run->nadaptations && run->units_before != NULL)
+      run->units_before[self->id] = g_array_copy(self->units);
     lb_loads_before(run, a)[self->id] = before.load;
     lb_barrier(self);
     if (run->failure != NULL)
@@ -472,6 +476,9 @@ free_core_run(LbCoreRun *run)
   g_clear_pointer(&run->transfers, g_array_unref);
   g_clear_pointer(&run->events, g_array_unref);
   g_clear_pointer(&run->grids_before, g_array_unref);
+  for (guint r = 0; r < run->ranks && run->units_before != NULL; r++)
+    g_clear_pointer(&run->units_before[r], g_array_unref);
+  g_free(run->units_before);
   g_clear_pointer(&run->narration, g_ptr_array_unref);
   g_free(run->failure);
   g_free(run);
@@ -586,6 +593,45 @@ picture_grids(const LbCoreRun *run, GError **error)
   return FALSE;
 }
 
+/* The curve a balancer keeps (its `curve` parameter), else Hilbert's. */
+static LbCurveKind
+curve_of_run(const LbBalancerRun *brun)
+{
+  LbCurveKind kind = LB_CURVE_HILBERT;
+  for (const LbParamSpec *s = brun->balancer->params; s != NULL && s->name != NULL; s++)
+    if (strcmp(s->name, "curve") == 0 &&
+        !lb_curve_parse(lb_params_get_string(brun->params, "curve"), &kind))
+      kind = LB_CURVE_HILBERT;
+  return kind;
+}
+
+static gboolean
+picture_curve(const LbCoreRun *run, GError **error)
+{
+  g_autofree const GArray **after = g_new(const GArray *, run->ranks);
+  for (guint r = 0; r < run->ranks; r++)
+    after[r] = run->rank[r].units;
+  guint last = run->nadaptations - 1;
+  LbCurvePicture picture = {
+      .scenario = run->scenario->name,
+      .balancer = run->brun->balancer->name,
+      .work = run->work,
+      .curve = curve_of_run(run->brun),
+      .ranks = run->ranks,
+      .adaptation = last,
+      .nadaptations = run->nadaptations,
+      .imbalance_before = run->adaptation_results[last].imbalance_before,
+      .imbalance_after = run->adaptation_results[last].imbalance_after,
+      .before = (const GArray *const *)run->units_before,
+      .after = after,
+  };
+  g_autoptr(GError) local = NULL;
+  if (lb_pictures_curve(run->options->pictures_dir, &picture, &local))
+    return TRUE;
+  g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT, "%s", local->message);
+  return FALSE;
+}
+
 LbRunResult *
 lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *options,
                 GError **error)
@@ -670,6 +716,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     run->ghost_counts = g_new0(guint64, p);
   }
 
+  if (options->pictures_dir != NULL && run->work->model->leaves != NULL)
+    run->units_before = g_new0(GArray *, p);
   for (guint r = 0; r < p; r++) {
     char name[32];
     g_snprintf(name, sizeof name, "rank-%u", r);
@@ -723,6 +771,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     return NULL;
   if (options->pictures_dir != NULL && scenario->work->model->grids != NULL &&
       !picture_grids(run, error))
+    return NULL;
+  if (run->units_before != NULL && !picture_curve(run, error))
     return NULL;
 
   LbRunResult *result = lb_metrics_collect(run);

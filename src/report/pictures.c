@@ -995,8 +995,8 @@ lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *results, GErr
 #define GRIDS_HEIGHT 720
 
 /* A colour per rank, spread round the hue circle by the golden angle. */
-static guint32
-owner_colour(guint owner)
+guint32
+lb_pictures_owner_colour(guint owner)
 {
   double h = fmod(owner * 0.381966, 1.0) * 6.0, s = 0.55, v = 0.92;
   int i = (int)h;
@@ -1029,7 +1029,7 @@ draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, doubl
       }
       double x0 = left + s * (double)g->lo[0] / k, x1 = left + s * (double)g->hi[0] / k;
       double y0 = top + h - s * (double)g->hi[1] / k, y1 = top + h - s * (double)g->lo[1] / k;
-      set_rgb(cr, owner_colour(g->owner));
+      set_rgb(cr, lb_pictures_owner_colour(g->owner));
       cairo_rectangle(cr, x0, y0, x1 - x0, y1 - y0);
       cairo_fill_preserve(cr);
       set_rgb(cr, 0x202020);
@@ -1066,5 +1066,295 @@ lb_pictures_grids(const char *dir, const LbGridsPicture *picture, GError **error
 {
   g_autofree char *what = g_strdup_printf("%s.grids", picture->balancer);
   return write_picture(dir, picture->scenario, what, GRIDS_WIDTH, GRIDS_HEIGHT, draw_grids, picture,
+                       error);
+}
+
+/* ---- a curve through the leaves of a tree ---- */
+
+#define CURVE_WIDTH 1280
+#define CURVE_HEIGHT 720
+#define CURVE_TOP 80
+#define CURVE_SIDE (CURVE_HEIGHT - 130)
+/* Leaves narrower than this get no outline: it would cover them. */
+#define OUTLINE_MIN_PX 2.0
+/* Centres closer than this to the last one drawn are passed over. */
+#define SKIP_PX 2.0
+
+/* A sort key and what it sorts. */
+typedef struct {
+  guint64 key, value;
+} Pair;
+
+/* A leaf drawn: the square [x, x + 1) x [y, y + 1) x 2^-level. */
+typedef struct {
+  guint32 x, y, level;
+  guint32 owner[2]; /* before, after */
+} CurveLeaf;
+
+typedef struct {
+  const LbCurvePicture *picture;
+  CurveLeaf *leaves; /* those drawn, in the curve's order */
+  gsize n, total;    /* drawn, and all the tree's leaves */
+  char *title, *subtitle, *details;
+} Curve;
+
+static void
+curve_clear(Curve *c)
+{
+  g_free(c->leaves);
+  g_free(c->title);
+  g_free(c->subtitle);
+  g_free(c->details);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Curve, curve_clear)
+
+#define DIGIT_BITS 11
+
+/* Least significant digit first, DIGIT_BITS a pass (the buckets' write
+ * fronts stay in cache), as many passes as the largest key needs;
+ * returns the buffer that holds the sorted pairs (a or spare). Stable. */
+static Pair *
+sort_pairs(Pair *a, Pair *spare, gsize n)
+{
+  guint64 top = 0;
+  for (gsize i = 0; i < n; i++)
+    top |= a[i].key;
+  gsize start[1u << DIGIT_BITS];
+  guint64 mask = (1u << DIGIT_BITS) - 1;
+  Pair *from = a, *to = spare;
+  for (guint shift = 0; shift < 64 && top >> shift != 0; shift += DIGIT_BITS) {
+    memset(start, 0, sizeof start);
+    for (gsize i = 0; i < n; i++)
+      start[(from[i].key >> shift) & mask]++;
+    gsize sum = 0;
+    for (guint d = 0; d <= mask; d++) {
+      gsize count = start[d];
+      start[d] = sum;
+      sum += count;
+    }
+    for (gsize i = 0; i < n; i++)
+      to[start[(from[i].key >> shift) & mask]++] = from[i];
+    Pair *swap = from;
+    from = to;
+    to = swap;
+  }
+  return from;
+}
+
+/* owner[leaf] for the leaves (sorted by id, value: their index): the
+ * rank that holds the unit of that id, from every rank's units sorted
+ * once and walked along with the leaves. held and spare have room for
+ * every unit. */
+static void
+owners_of(const Pair *leaves, gsize n, const GArray *const *units, guint ranks, Pair *held,
+          Pair *spare, guint32 *owner)
+{
+  gsize m = 0;
+  for (guint r = 0; r < ranks; r++)
+    for (guint i = 0; i < units[r]->len; i++)
+      held[m++] = (Pair){g_array_index(units[r], LbUnit, i).id, r};
+  const Pair *sorted = sort_pairs(held, spare, m);
+  gsize j = 0;
+  for (gsize i = 0; i < n; i++) {
+    while (j < m && sorted[j].key < leaves[i].key)
+      j++;
+    owner[leaves[i].value] =
+        j < m && sorted[j].key == leaves[i].key ? (guint32)sorted[j].value : LB_PICTURES_NOBODY;
+  }
+}
+
+static gsize
+count_units(const GArray *const *units, guint ranks)
+{
+  gsize m = 0;
+  for (guint r = 0; r < ranks; r++)
+    m += units[r]->len;
+  return m;
+}
+
+/* The leaves drawn (3D: those whose cube meets z = 1/2 from above, as the
+ * grids' slice), with their owners, in the order of their curve
+ * positions: leaves do not overlap, so the position of their first finest
+ * cell alone orders them as the curve's sequence of hnodes does. */
+static void
+collect_leaves(Curve *c)
+{
+  const LbCurvePicture *pic = c->picture;
+  const LbWork *work = pic->work;
+  guint dim = work->dim;
+  guint order = (guint)__builtin_ctzll(work->size[0]); /* the finest level */
+  g_autoptr(GArray) leaves = g_array_new(FALSE, FALSE, sizeof(LbLeaf));
+  work->model->leaves(work, leaves);
+  gsize n = c->total = leaves->len;
+  const LbLeaf *leaf = (const LbLeaf *)leaves->data;
+  gsize room = MAX(MAX(count_units(pic->before, pic->ranks), count_units(pic->after, pic->ranks)),
+                   MAX(n, 1));
+  g_autofree Pair *pairs = g_new(Pair, room);
+  g_autofree Pair *spare = g_new(Pair, room);
+  g_autofree Pair *by_id = g_new(Pair, MAX(n, 1));
+  for (gsize i = 0; i < n; i++)
+    pairs[i] = (Pair){leaf[i].id, i};
+  memcpy(by_id, sort_pairs(pairs, spare, n), n * sizeof(Pair));
+  g_autofree guint32 *before = g_new(guint32, MAX(n, 1));
+  g_autofree guint32 *after = g_new(guint32, MAX(n, 1));
+  owners_of(by_id, n, pic->before, pic->ranks, pairs, spare, before);
+  owners_of(by_id, n, pic->after, pic->ranks, pairs, spare, after);
+
+  gsize drawn = 0;
+  for (gsize i = 0; i < n; i++) {
+    const LbLeaf *l = &leaf[i];
+    if (dim == 3 && l->level > 0 && l->coords[2] != 1u << (l->level - 1))
+      continue;
+    pairs[drawn++] = (Pair){lb_curve_cube_start(pic->curve, dim, order, l->level, l->coords), i};
+  }
+  const Pair *by_key = sort_pairs(pairs, spare, drawn);
+  c->leaves = g_new(CurveLeaf, MAX(drawn, 1));
+  c->n = drawn;
+  for (gsize k = 0; k < drawn; k++) {
+    const LbLeaf *l = &leaf[by_key[k].value];
+    c->leaves[k] = (CurveLeaf){
+        .x = l->coords[0],
+        .y = l->coords[1],
+        .level = l->level,
+        .owner = {before[by_key[k].value], after[by_key[k].value]},
+    };
+  }
+}
+
+static void
+describe_curve(Curve *c)
+{
+  const LbCurvePicture *pic = c->picture;
+  const LbWork *work = pic->work;
+  c->title = g_strdup_printf("%s \xc2\xb7 %s", pic->scenario, pic->balancer);
+  g_autofree char *which =
+      work->dim == 3 ? g_strdup_printf("the %zu leaves (of %zu) that meet the plane z = 1/2, seen "
+                                       "along z",
+                                       c->n, c->total)
+                     : g_strdup_printf("the %zu leaves", c->n);
+  c->subtitle =
+      g_strdup_printf("the %s curve through %s of adaptation step %u (last of %u), "
+                      "each segment coloured by the owner of the leaf it leaves",
+                      lb_curve_name(pic->curve), which, pic->adaptation, pic->nadaptations);
+  c->details = g_strdup_printf(
+      "%s, %uD, %" G_GUINT64_FORMAT " finest cells per axis \xc2\xb7 %" G_GUINT64_FORMAT
+      " hnodes \xc2\xb7 %u rank%s \xc2\xb7 leaves under %.0f pixels wide are not outlined",
+      work->model->name, work->dim, work->size[0], lb_work_total_units(work), pic->ranks,
+      pic->ranks == 1 ? "" : "s", OUTLINE_MIN_PX);
+}
+
+void
+lb_pictures_curve_point(guint panel, double x, double y, double *px, double *py)
+{
+  double left = panel == 0 ? 40 : CURVE_WIDTH / 2 + 20;
+  *px = left + CURVE_SIDE * x;
+  *py = CURVE_TOP + CURVE_SIDE * (1 - y);
+}
+
+static void
+leaf_centre(const CurveLeaf *leaf, guint panel, double *px, double *py)
+{
+  double side = ldexp(1.0, -(int)leaf->level);
+  lb_pictures_curve_point(panel, (leaf->x + 0.5) * side, (leaf->y + 0.5) * side, px, py);
+}
+
+/* The curve in runs of one owner, a stroke each: from the run's first
+ * centre through its others to the next run's first. Centres closer than
+ * SKIP_PX to the last one drawn are passed over (the run's last is always
+ * drawn), so that a finely refined region costs its pixels, not its
+ * leaves. */
+static void
+draw_curve_line(cairo_t *cr, const Curve *c, guint panel)
+{
+  double mean_px = CURVE_SIDE / sqrt((double)MAX(c->n, 1));
+  cairo_set_line_width(cr, CLAMP(0.12 * mean_px, 1.0, 3.0));
+  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+  for (gsize i = 0; i < c->n;) {
+    guint32 owner = c->leaves[i].owner[panel];
+    gsize end = i + 1;
+    while (end < c->n && c->leaves[end].owner[panel] == owner)
+      end++;
+    double x, y, last_x, last_y;
+    leaf_centre(&c->leaves[i], panel, &last_x, &last_y);
+    cairo_move_to(cr, last_x, last_y);
+    for (gsize k = i + 1; k <= end && k < c->n; k++) {
+      leaf_centre(&c->leaves[k], panel, &x, &y);
+      if (k + 1 < end && fabs(x - last_x) < SKIP_PX && fabs(y - last_y) < SKIP_PX)
+        continue;
+      cairo_line_to(cr, x, y);
+      last_x = x;
+      last_y = y;
+    }
+    if (end - i == 1 && end == c->n) /* a lone last leaf: a dot */
+      cairo_line_to(cr, last_x, last_y);
+    set_rgb(cr, owner == LB_PICTURES_NOBODY ? 0x909090 : lb_pictures_owner_colour(owner));
+    cairo_stroke(cr);
+    i = end;
+  }
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+}
+
+static void
+draw_curve_panel(cairo_t *cr, const Curve *c, guint panel, const char *caption)
+{
+  double left, top;
+  lb_pictures_curve_point(panel, 0, 1, &left, &top);
+  cairo_save(cr);
+  cairo_rectangle(cr, left, top, CURVE_SIDE, CURVE_SIDE);
+  cairo_clip(cr);
+  for (gsize i = 0; i < c->n; i++) {
+    const CurveLeaf *leaf = &c->leaves[i];
+    double side = ldexp(1.0, -(int)leaf->level), w = side * CURVE_SIDE, x, y;
+    if (w < OUTLINE_MIN_PX)
+      continue;
+    lb_pictures_curve_point(panel, leaf->x * side, (leaf->y + 1) * side, &x, &y);
+    cairo_rectangle(cr, x, y, w, w);
+  }
+  set_rgb(cr, 0xb8b8b8);
+  cairo_set_line_width(cr, 0.5);
+  cairo_stroke(cr);
+  draw_curve_line(cr, c, panel);
+  if (c->n > 0) { /* where the curve starts */
+    double x, y;
+    leaf_centre(&c->leaves[0], panel, &x, &y);
+    cairo_arc(cr, x, y, 4, 0, 2 * G_PI);
+    set_rgb(cr, 0x202020);
+    cairo_fill(cr);
+  }
+  cairo_restore(cr);
+  set_rgb(cr, 0x404040);
+  cairo_set_line_width(cr, 1);
+  cairo_rectangle(cr, left - 0.5, top - 0.5, CURVE_SIDE + 1, CURVE_SIDE + 1);
+  cairo_stroke(cr);
+  set_font(cr, 12, TRUE);
+  show_text(cr, left + CURVE_SIDE / 2.0, top + CURVE_SIDE + 10, 0.5, 0, caption);
+}
+
+static void
+draw_curve(cairo_t *cr, gconstpointer data)
+{
+  const Curve *c = data;
+  const LbCurvePicture *pic = c->picture;
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  draw_titles(cr, CURVE_WIDTH, c->title, c->subtitle, c->details);
+  g_autofree char *before = g_strdup_printf(
+      "before balancing (after the tree's update): imbalance %.4f", pic->imbalance_before);
+  g_autofree char *after = g_strdup_printf("after balancing: imbalance %.4f", pic->imbalance_after);
+  draw_curve_panel(cr, c, 0, before);
+  draw_curve_panel(cr, c, 1, after);
+}
+
+gboolean
+lb_pictures_curve(const char *dir, const LbCurvePicture *picture, GError **error)
+{
+  g_return_val_if_fail(picture->work->model->leaves != NULL, FALSE);
+  g_auto(Curve) c = {.picture = picture};
+  collect_leaves(&c);
+  describe_curve(&c);
+  g_autofree char *what = g_strdup_printf("%s.curve", picture->balancer);
+  return write_picture(dir, picture->scenario, what, CURVE_WIDTH, CURVE_HEIGHT, draw_curve, &c,
                        error);
 }

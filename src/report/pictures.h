@@ -1,10 +1,12 @@
 /* Pictures of a run (--pictures DIR), drawn with cairo as PNG and SVG: the
- * final partition of one run over its work model, and the imbalance after
- * each adaptation step of every run of a scenario. */
+ * final partition of one run over its work model (its grids, for a model of
+ * grids; the curve through its tree's leaves, for a model of trees), and
+ * the imbalance after each adaptation step of every run of a scenario. */
 #pragma once
 
 #include "lbsim/model.h"
 #include "lbsim/run.h"
+#include "balancers/sfc/curve.h"
 
 #define LB_PICTURES_NOBODY G_MAXUINT32
 
@@ -74,3 +76,30 @@ typedef struct {
  * coloured by its owner, finer levels drawn over coarser ones with
  * stronger outlines; before balancing on the left, after on the right. */
 gboolean lb_pictures_grids(const char *dir, const LbGridsPicture *picture, GError **error);
+
+/* One run on a model of trees (htree): the curve through the leaves of
+ * the last step's tree, in the curve's order, before and after that
+ * step's balancing. */
+typedef struct {
+  const char *scenario, *balancer;
+  const LbWork *work;
+  LbCurveKind curve;
+  guint ranks, adaptation, nadaptations;
+  double imbalance_before, imbalance_after; /* max/avg at that step */
+  const GArray *const *before; /* per rank: its LbUnit after the model's update at that step */
+  const GArray *const *after;  /* per rank: its LbUnit after the balancing */
+} LbCurvePicture;
+
+/* Where the point (x, y) of the domain [0,1)^2 lands in a curve picture's
+ * panel: 0 before balancing (left), 1 after (right). */
+void lb_pictures_curve_point(guint panel, double x, double y, double *px, double *py);
+/* The colour of a rank's part in the pictures of grids and of curves
+ * (0xRRGGBB). */
+guint32 lb_pictures_owner_colour(guint owner);
+
+/* DIR/SCENARIO.BALANCER.curve.png and .svg: every leaf's square outlined
+ * (a 3D tree: the leaves that meet the plane z = 1/2, seen along z) and
+ * the curve through their centres in the curve's order, each segment in
+ * the colour of the owner of the leaf it leaves; before balancing on the
+ * left, after on the right. */
+gboolean lb_pictures_curve(const char *dir, const LbCurvePicture *picture, GError **error);

@@ -834,6 +834,22 @@ htree_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *in
   }
 }
 
+static void
+htree_leaves(const LbWork *work, GArray *out)
+{
+  const LbHtree *t = htree_of(work)->tree;
+  for (gsize at = 0; at < t->n; at++) {
+    if (t->size[at] != 1)
+      continue;
+    LbLeaf leaf = {.id = lb_htree_id_at(t, at)};
+    guint64 c[LB_MAX_DIM] = {0};
+    leaf.level = lb_htree_decode(leaf.id, t->dim, c);
+    for (guint a = 0; a < t->dim; a++)
+      leaf.coords[a] = (guint32)c[a];
+    g_array_append_val(out, leaf);
+  }
+}
+
 static double
 htree_bytes(const LbWork *work, const LbUnit *units, gsize n)
 {
@@ -1004,5 +1020,6 @@ const LbModel lb_htree_model = {
     .update = htree_update,
     .total_units = htree_total_units,
     .conserve = htree_conserve,
+    .leaves = htree_leaves,
     .bytes = htree_bytes,
 };

@@ -20,6 +20,7 @@
  * sequence cut into segments of loads nearest the average (the input's
  * decomposition, before any message). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <xbt/log.h>
 
@@ -278,6 +279,50 @@ segment_load(const SfcState *st)
   return load;
 }
 
+/* An hnode as a learner reads it: L, its level, and its coordinates in
+ * that level's grid. */
+static void
+append_hnode(GString *out, guint dim, guint64 id)
+{
+  guint64 c[3] = {0};
+  guint level = lb_htree_decode(id, dim, c);
+  g_string_append_printf(out, "L%u(%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, level, c[0], c[1]);
+  if (dim == 3)
+    g_string_append_printf(out, ",%" G_GUINT64_FORMAT, c[2]);
+  g_string_append_c(out, ')');
+}
+
+/* "first .. last" of n hnodes in curve order. */
+static void
+append_hnode_range(GString *out, guint dim, const SfcHnode *h, guint n)
+{
+  append_hnode(out, dim, h[0].id);
+  if (n > 1) {
+    g_string_append(out, " .. ");
+    append_hnode(out, dim, h[n - 1].id);
+  }
+}
+
+static void
+narrate_segment(LbRank *self, const SfcState *st, const char *when)
+{
+  if (!lb_rank_narrating(self))
+    return;
+  g_autoptr(GString) s = g_string_new(NULL);
+  guint n = st->seq->len;
+  const SfcHnode *h = (const SfcHnode *)st->seq->data;
+  if (n == 0)
+    g_string_append(s, "empty");
+  else {
+    g_string_append_printf(s,
+                           "%u hnode%s, load %" G_GUINT64_FORMAT ", keys %" G_GUINT64_FORMAT
+                           " .. %" G_GUINT64_FORMAT ", ",
+                           n, n == 1 ? "" : "s", segment_load(st), h[0].key, h[n - 1].key);
+    append_hnode_range(s, st->dim, h, n);
+  }
+  lb_narrate(self, "step %u, segment %s: %s", lb_rank_adaptation(self), when, s->str);
+}
+
 #define KEY_UNKNOWN G_MAXUINT64
 
 #define TAG_SHIFT(round) (0x10000 + (int)(round))
@@ -308,6 +353,12 @@ recv_piece(LbRank *self, SfcState *st, int src, guint round, gboolean front)
     const LbUnit *u = &g_array_index(got, LbUnit, i);
     SfcHnode h = {KEY_UNKNOWN, u->id, u->load};
     g_array_append_val(piece, h);
+  }
+  if (piece->len > 0 && lb_rank_narrating(self)) {
+    g_autoptr(GString) names = g_string_new(NULL);
+    append_hnode_range(names, st->dim, (const SfcHnode *)piece->data, piece->len);
+    lb_narrate(self, "round %u: %u hnode%s from P_%d: %s", round, piece->len,
+               piece->len == 1 ? "" : "s", src, names->str);
   }
   if (front)
     g_array_prepend_vals(st->seq, piece->data, piece->len);
@@ -340,7 +391,7 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
     else
       in_right = TRUE;
   }
-  lb_narrate(self, "Unb(Pre) %.1f, Unb(Suc) %.1f (T %.1f): %s", me > 0 ? flow[me] : 0.0,
+  lb_narrate(self, "Unb(Pre) %.3f, Unb(Suc) %.3f (T %.3f): %s", me > 0 ? flow[me] : 0.0,
              me + 1 < p ? -flow[me + 1] : 0.0, threshold,
              left.open             ? (right.open ? "send both ways" : "send left")
              : right.open          ? "send right"
@@ -364,9 +415,20 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
       send_piece(self, st, me - 1, round, 0, (guint)n_left, left.open);
     if (send_right)
       send_piece(self, st, me + 1, round, n - (guint)n_right, (guint)n_right, right.open);
-    if (n_left + n_right > 0)
-      lb_narrate(self, "round %u: %zu hnodes to P_%d, %zu to P_%d", round, n_left, me - 1, n_right,
-                 me + 1);
+    if (n_left + n_right > 0 && lb_rank_narrating(self)) {
+      g_autoptr(GString) s = g_string_new(NULL);
+      const SfcHnode *h = (const SfcHnode *)st->seq->data;
+      if (n_left > 0) {
+        g_string_append_printf(s, "%zu hnode%s to P_%d: ", n_left, n_left == 1 ? "" : "s", me - 1);
+        append_hnode_range(s, st->dim, h, (guint)n_left);
+      }
+      if (n_right > 0) {
+        g_string_append_printf(s, "%s%zu hnode%s to P_%d: ", n_left > 0 ? "; " : "", n_right,
+                               n_right == 1 ? "" : "s", me + 1);
+        append_hnode_range(s, st->dim, h + n - n_right, (guint)n_right);
+      }
+      lb_narrate(self, "round %u: %s", round, s->str);
+    }
     *moved += n_left + n_right;
     g_array_remove_range(st->seq, n - (guint)n_right, (guint)n_right);
     g_array_remove_range(st->seq, 0, (guint)n_left);
@@ -486,6 +548,21 @@ update_tree(LbRank *self, SfcState *st)
   for (guint r = 0; r < p; r++)
     g_assert(st->root_offsets[r + 1] - st->root_offsets[r] == counts[r] * sizeof(guint64));
   segment_starts(st, p, lb_rank_id(self));
+  if (lb_rank_narrating(self)) {
+    g_autoptr(GString) names = g_string_new(NULL);
+    for (guint i = 0; i < roots->len; i++) {
+      g_string_append_c(names, ' ');
+      append_hnode(names, st->dim, g_array_index(roots, guint64, i));
+    }
+    lb_narrate(self, "private roots (%u):%s", roots->len, names->str);
+    if (lb_rank_id(self) == 0) {
+      g_autoptr(GString) starts = g_string_new(NULL);
+      for (guint r = 0; r < p; r++)
+        g_string_append_printf(starts, "%s P_%u %" G_GUINT64_FORMAT, r ? "," : "", r,
+                               st->starts[r]);
+      lb_narrate(self, "replicated tree: the segments start at keys%s", starts->str);
+    }
+  }
   /* the replicated tree agrees with the real owners: it sends every hnode
    * of mine to me */
   int me = lb_rank_id(self);
@@ -506,6 +583,7 @@ sfc_balance(LbRank *self, gpointer state)
 
   lb_phase_begin(self, PHASE_KEYS);
   order_segment(self, st);
+  narrate_segment(self, st, "before");
 
   if (a % (guint)lb_params_get_int(params, "period") == 0) {
     lb_phase_begin(self, PHASE_DETECT);
@@ -519,14 +597,17 @@ sfc_balance(LbRank *self, gpointer state)
     double threshold = lb_params_get_double(params, "threshold") * avg;
     double unbalance = sfc_max_unbalance(loads, p);
     lb_metric_record(self, METRIC_UNBALANCE_BEFORE, avg > 0 ? unbalance / avg : 0);
-    lb_narrate(self, "load %" G_GUINT64_FORMAT ", average %.1f: max_unbalance %.1f %s T %.1f", mine,
+    lb_narrate(self, "load %" G_GUINT64_FORMAT ", average %.3f: max_unbalance %.3f %s T %.3f", mine,
                avg, unbalance, unbalance > threshold ? ">" : "<=", threshold);
     if (unbalance > threshold) {
       lb_metric_record(self, METRIC_TRIGGERED, 1);
       lb_phase_begin(self, PHASE_SHIFT);
       guint64 moved = 0;
-      lb_metric_record(self, METRIC_ROUNDS, shift(self, st, loads, threshold, &moved));
+      guint rounds = shift(self, st, loads, threshold, &moved);
+      lb_metric_record(self, METRIC_ROUNDS, rounds);
       lb_metric_record(self, METRIC_HNODES_MOVED, (double)moved);
+      if (rounds > 0)
+        narrate_segment(self, st, "after");
       /* the seed learns nothing after a shift: each rank records its own
        * distance from the average, which the ranks combine by their
        * maximum, without a message */
@@ -597,6 +678,109 @@ sfc_collect(LbRank *self, gpointer state)
   lb_metric_record(self, METRIC_COLLECT_USELESS, (double)got.useless);
 }
 
+/* Explain's tables are for small trees. */
+#define EXPLAIN_MAX_HNODES 256
+#define EXPLAIN_MAX_MAP 32
+
+/* The leaves of a 2D tree over its finest grid, each cell showing the
+ * number of its leaf in the curve's order; y upwards. */
+static void
+explain_map(const SfcHnode *seq, gsize n, const gboolean *leaf, guint order, GString *out)
+{
+  guint side = 1u << order;
+  g_autofree guint *cell = g_new0(guint, (gsize)side * side);
+  guint leaves = 0;
+  for (gsize i = 0; i < n; i++) {
+    if (!leaf[i])
+      continue;
+    guint64 c[3];
+    guint level = lb_htree_decode(seq[i].id, 2, c);
+    guint span = side >> level;
+    for (guint y = (guint)c[1] * span; y < ((guint)c[1] + 1) * span; y++)
+      for (guint x = (guint)c[0] * span; x < ((guint)c[0] + 1) * span; x++)
+        cell[(gsize)y * side + x] = leaves;
+    leaves++;
+  }
+  int width = leaves > 100 ? 4 : leaves > 10 ? 3 : 2;
+  g_string_append_printf(out,
+                         "    its %u leaves, numbered in the curve's order, over the %u x %u "
+                         "finest cells (y upwards):\n",
+                         leaves, side, side);
+  for (guint y = side; y-- > 0;) {
+    g_string_append(out, "    ");
+    for (guint x = 0; x < side; x++)
+      g_string_append_printf(out, "%*u", width, cell[(gsize)y * side + x]);
+    g_string_append_c(out, '\n');
+  }
+}
+
+/* The curve's sequence of every adaptation step's tree as the run met it
+ * (keys, hnodes, leaves), the blocking of step 0 and, in 2D, where the
+ * leaves lie in the curve's order. */
+static void
+sfc_explain(const LbExplainCase *c, GString *out)
+{
+  const LbWork *work = c->work;
+  LbCurveKind curve = curve_of(c->params);
+  guint dim = work->dim, order = max_level_of(work);
+  g_string_append_printf(
+      out,
+      "\nThe %s curve's sequence of hnodes at every adaptation step, as #position: key hnode.\n"
+      "The key is the curve position of the hnode's first cell in the finest grid (%u per axis)\n"
+      "times 32, plus the hnode's level, so that a parent comes just before its sub-spaces;\n"
+      "Ll(x,y) is the square at (x,y) of level l's grid, * a leaf.\n",
+      lb_curve_name(curve), 1u << order);
+  for (guint a = 0; a < c->nadaptations; a++) {
+    g_autoptr(GArray) none = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    lb_work_update(work, 0, none, a); /* builds the tree of step a */
+    const LbHtree *tree = lb_htree_of(work);
+    gsize n = lb_htree_size(tree);
+    g_autofree SfcHnode *seq = g_new(SfcHnode, MAX(n, 1));
+    guint64 total = 0;
+    for (gsize at = 0; at < n; at++) {
+      guint64 id = lb_htree_id_at(tree, at);
+      seq[at] = (SfcHnode){lb_sfc_key(curve, dim, order, id), id, lb_htree_load(work, tree, at)};
+      total += seq[at].load;
+    }
+    qsort(seq, n, sizeof(SfcHnode), compare_hnodes);
+    g_string_append_printf(out, "  step %u: %zu hnodes, load %" G_GUINT64_FORMAT "\n", a, n, total);
+    if (n > EXPLAIN_MAX_HNODES)
+      continue;
+    g_autofree gboolean *leaf = g_new(gboolean, MAX(n, 1));
+    for (gsize i = 0; i < n; i++) {
+      gsize at = 0;
+      leaf[i] = lb_htree_find(tree, seq[i].id, &at) && lb_htree_is_leaf(tree, at);
+      g_autoptr(GString) name = g_string_new(NULL);
+      append_hnode(name, dim, seq[i].id);
+      if (leaf[i])
+        g_string_append_c(name, '*');
+      gboolean last = i % 4 == 3 || i + 1 == n;
+      g_string_append_printf(out, "%s#%-3zu %5" G_GUINT64_FORMAT " %-*s", i % 4 ? "" : "    ", i,
+                             seq[i].key, last ? 0 : 11, name->str);
+      if (last)
+        g_string_append_c(out, '\n');
+    }
+    if (a == 0) {
+      g_autofree guint64 *loads = g_new(guint64, MAX(n, 1));
+      for (gsize i = 0; i < n; i++)
+        loads[i] = seq[i].load;
+      g_autofree gsize *cuts = g_new(gsize, c->ranks + 1);
+      sfc_block(loads, n, c->ranks, cuts);
+      g_string_append(out, "    the blocking strategy's segments:");
+      for (guint r = 0; r < c->ranks; r++) {
+        if (cuts[r] == cuts[r + 1])
+          g_string_append_printf(out, "%s P_%u none", r ? "," : "", r);
+        else
+          g_string_append_printf(out, "%s P_%u #%zu-#%zu", r ? "," : "", r, cuts[r],
+                                 cuts[r + 1] - 1);
+      }
+      g_string_append_c(out, '\n');
+    }
+    if (dim == 2 && (1u << order) <= EXPLAIN_MAX_MAP)
+      explain_map(seq, n, leaf, order, out);
+  }
+}
+
 static gboolean
 sfc_check(guint ranks, const LbWork *work, const LbParams *params, GError **error)
 {
@@ -622,4 +806,5 @@ const LbBalancer lb_sfc_shift_balancer = {
     .describe_start = sfc_describe_start,
     .order_key = sfc_order_key,
     .collect = sfc_collect,
+    .explain = sfc_explain,
 };
