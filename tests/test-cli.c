@@ -1015,6 +1015,28 @@ test_curve(void)
   g_assert_cmpstr(plain.out, ==, two.out);
 }
 
+/* lbsim with these arguments (NULL-terminated) is bad input: exit 2,
+ * nothing on stdout, one line on stderr that names lbsim. */
+static void
+assert_bad_input(const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
+  for (guint j = 0; args[j] != NULL; j++)
+    g_ptr_array_add(argv, (gpointer)args[j]);
+  g_ptr_array_add(argv, NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                             &out, &err, &wait_status, NULL));
+  g_assert_true(WIFEXITED(wait_status));
+  g_assert_cmpint(WEXITSTATUS(wait_status), ==, 2);
+  g_assert_cmpstr(out, ==, "");
+  g_assert_true(g_str_has_prefix(err, "lbsim: "));
+  g_assert_nonnull(strchr(err, '\n'));
+  g_assert_cmpstr(strchr(err, '\n'), ==, "\n");
+}
+
 static void
 test_curve_errors(void)
 {
@@ -1034,24 +1056,8 @@ test_curve_errors(void)
       {"curve", "hilbert", "--order", "2", "--bogus", NULL},
       {"curve", "hilbert", "--order", NULL},
   };
-  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    g_autoptr(GPtrArray) argv = g_ptr_array_new();
-    g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
-    for (guint j = 0; cases[i][j] != NULL; j++)
-      g_ptr_array_add(argv, (gpointer)cases[i][j]);
-    g_ptr_array_add(argv, NULL);
-    g_autofree char *out = NULL, *err = NULL;
-    int wait_status = 0;
-    g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
-                               NULL, &out, &err, &wait_status, NULL));
-    g_assert_true(WIFEXITED(wait_status));
-    g_assert_cmpint(WEXITSTATUS(wait_status), ==, 2);
-    g_assert_cmpstr(out, ==, "");
-    /* one line, naming lbsim */
-    g_assert_true(g_str_has_prefix(err, "lbsim: "));
-    g_assert_nonnull(strchr(err, '\n'));
-    g_assert_cmpstr(strchr(err, '\n'), ==, "\n");
-  }
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    assert_bad_input(cases[i]);
   g_auto(Result) unknown = {0}, order = {0};
   lbsim(&unknown, "curve", "peano", "--order", "2", NULL);
   g_assert_nonnull(strstr(unknown.err, "'peano'"));
@@ -1187,23 +1193,8 @@ test_chunks_errors(void)
        "--weights", "1,2", NULL},
       {"chunks", "fac", "--iterations", "10", "--workers", "2", "--bogus", NULL},
   };
-  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    g_autoptr(GPtrArray) argv = g_ptr_array_new();
-    g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
-    for (guint j = 0; cases[i][j] != NULL; j++)
-      g_ptr_array_add(argv, (gpointer)cases[i][j]);
-    g_ptr_array_add(argv, NULL);
-    g_autofree char *out = NULL, *err = NULL;
-    int wait_status = 0;
-    g_assert_true(g_spawn_sync(source_root(), (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
-                               NULL, &out, &err, &wait_status, NULL));
-    g_assert_true(WIFEXITED(wait_status));
-    g_assert_cmpint(WEXITSTATUS(wait_status), ==, 2);
-    g_assert_cmpstr(out, ==, "");
-    g_assert_true(g_str_has_prefix(err, "lbsim: "));
-    g_assert_nonnull(strchr(err, '\n'));
-    g_assert_cmpstr(strchr(err, '\n'), ==, "\n");
-  }
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    assert_bad_input(cases[i]);
   g_auto(Result) key = {0}, weights = {0}, value = {0}, name = {0};
   lbsim(&key, "chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.bogus=1",
         NULL);
