@@ -351,7 +351,8 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
   lb_wait_sends(self);
   /* the new array becomes the rank's; the old one the next scratch */
   g_array_set_size(units, (guint)cells_now);
-  memcpy(units->data, now->data, cells_now * sizeof(LbUnit));
+  if (cells_now > 0)
+    memcpy(units->data, now->data, cells_now * sizeof(LbUnit));
 }
 
 /* The members of my piece of level l (ranks that share the coordinates of
