@@ -10,12 +10,19 @@
 #include "workloads/models.h"
 
 static const LbModel *const registry[] = {
-    &lb_array1d_model, &lb_field2d_model, &lb_field3d_model, &lb_samr_model, &lb_htree_model, NULL,
+    &lb_array1d_model,
+    &lb_field2d_model,
+    &lb_field3d_model,
+    &lb_samr_model,
+    &lb_htree_model,
+    &lb_loop_model,
+    NULL,
 };
 
 static const LbParamSpec model_key[] = {
-    {"model", LB_PARAM_CHOICE, "array1d", 0, 0, "array1d|field2d|field3d|samr|htree",
-     "work model: a 1D load array, a 2D or 3D field of cells, a grid hierarchy, or an H-tree"},
+    {"model", LB_PARAM_CHOICE, "array1d", 0, 0, "array1d|field2d|field3d|samr|htree|loop",
+     "work model: a 1D load array, a 2D or 3D field of cells, a grid hierarchy, an H-tree, or a "
+     "parallel loop"},
     {NULL},
 };
 

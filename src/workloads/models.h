@@ -8,6 +8,7 @@ extern const LbModel lb_field2d_model;
 extern const LbModel lb_field3d_model;
 extern const LbModel lb_samr_model;
 extern const LbModel lb_htree_model;
+extern const LbModel lb_loop_model;
 
 /* "2048x2048": exactly dim positive integers below 2^32. */
 gboolean lb_parse_dims(const char *text, guint dim, guint64 *out);

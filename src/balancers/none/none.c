@@ -12,7 +12,8 @@ none_balance(LbRank *self, gpointer state)
 {
 }
 
-static const char *const none_models[] = {"array1d", "field2d", "field3d", "samr", "htree", NULL};
+static const char *const none_models[] = {"array1d", "field2d", "field3d", "samr",
+                                          "htree",   "loop",    NULL};
 
 const LbBalancer lb_none_balancer = {
     .name = "none",

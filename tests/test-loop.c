@@ -1,0 +1,422 @@
+/* The loop work model: each distribution's sample moments against its
+ * parameters, determinism, the cost file's errors, costs from a field
+ * against the field model's own loads, STAT's blocks, the AQR-like
+ * profile's shape, and a run of none with its conservation. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "cli/runner.h"
+#include "lbsim-spawn.h"
+#include "lbsim/model.h"
+#include "lbsim/scenario.h"
+
+#define DRAWS 100000
+
+static LbWork *
+make_work(const char *model, guint ranks, guint64 seed, const char *dir, const char *const *keys,
+          GError **error)
+{
+  const LbModel *m = lb_model_lookup(model);
+  LbParams *params = lb_params_new(lb_model_param_spec(m));
+  for (guint i = 0; keys[i] != NULL; i += 2)
+    g_assert_true(lb_params_set(params, keys[i], keys[i + 1], NULL));
+  return lb_work_new(m, params, seed, ranks, "test.ini", dir != NULL ? dir : ".", error);
+}
+
+static LbWork *
+loop_work(guint64 seed, const char *const *keys)
+{
+  g_autoptr(GError) error = NULL;
+  LbWork *w = make_work("loop", 1, seed, NULL, keys, &error);
+  g_assert_no_error(error);
+  return w;
+}
+
+/* Every unit's load at step `adaptation`, indexed by id, gathered from all
+ * ranks' starting units (each id asserted once). */
+static guint64 *
+loads_by_id(const LbWork *w, guint adaptation)
+{
+  guint64 n = lb_work_total_units(w);
+  guint64 *loads = g_new(guint64, n);
+  guint8 *seen = g_new0(guint8, n);
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint r = 0; r < w->ranks; r++) {
+    lb_work_initial_units(w, r, LB_START_NATIVE, units);
+    lb_work_update(w, r, units, adaptation);
+    for (guint i = 0; i < units->len; i++) {
+      LbUnit u = g_array_index(units, LbUnit, i);
+      g_assert_cmpuint(u.id, <, n);
+      g_assert_cmpuint(seen[u.id], ==, 0);
+      seen[u.id] = 1;
+      loads[u.id] = u.load;
+    }
+  }
+  for (guint64 id = 0; id < n; id++)
+    g_assert_cmpuint(seen[id], ==, 1);
+  g_free(seen);
+  return loads;
+}
+
+typedef struct {
+  double mean, var;
+  guint64 min, max;
+} Moments;
+
+static Moments
+moments(const guint64 *x, guint64 n)
+{
+  Moments m = {0, 0, G_MAXUINT64, 0};
+  for (guint64 i = 0; i < n; i++) {
+    m.mean += (double)x[i];
+    m.min = MIN(m.min, x[i]);
+    m.max = MAX(m.max, x[i]);
+  }
+  m.mean /= (double)n;
+  for (guint64 i = 0; i < n; i++)
+    m.var += ((double)x[i] - m.mean) * ((double)x[i] - m.mean);
+  m.var /= (double)(n - 1);
+  return m;
+}
+
+/* A distribution's expected mean and variance, and its kurtosis: the
+ * sample mean's standard error is sqrt(var / n), the sample variance's
+ * relative one sqrt((kurtosis - 1) / n). Both are allowed 5 standard
+ * errors (a chance below 10^-6 of a false failure for a fixed seed that
+ * could have been any). Rounding to integers adds 1/12 to a variance of
+ * 10^4 or more and moves no mean by more than 0.5. */
+typedef struct {
+  const char *name;
+  const char *keys[11];
+  double mean, var, kurtosis;
+} DistributionCase;
+
+static const DistributionCase distribution_cases[] = {
+    {"uniform",
+     {"cost", "uniform", "cost-min", "100", "cost-max", "1100", NULL},
+     600,
+     (1001.0 * 1001.0 - 1) / 12,
+     1.8},
+    {"normal", {"cost", "normal", "mean", "1000", "sd", "100", NULL}, 1000, 1e4, 3},
+    {"exponential", {"cost", "exponential", "mean", "1000", NULL}, 1000, 1e6, 9},
+    {"gamma", {"cost", "gamma", "mean", "1000", "shape", "2", NULL}, 1000, 1e6 / 2, 3 + 6.0 / 2},
+    {"gamma-below-1",
+     {"cost", "gamma", "mean", "1000", "shape", "0.5", NULL},
+     1000,
+     1e6 / 0.5,
+     3 + 6.0 / 0.5},
+    /* a mixture: var = sd^2 + s (1 - s) (m2 - m1)^2; kurtosis that of two
+     * points with shares p, q: (1 - 3pq) / pq = 3.25 (the modes' width
+     * changes it by less than 0.01) */
+    {"bimodal",
+     {"cost", "bimodal", "mean", "1000", "mean2", "5000", "sd", "100", "share", "0.2", NULL},
+     1800,
+     1e4 + 0.2 * 0.8 * 4000.0 * 4000.0,
+     3.25},
+};
+
+static void
+distribution_case(gconstpointer data)
+{
+  const DistributionCase *c = data;
+  const char *keys[14] = {"iterations", G_STRINGIFY(DRAWS)};
+  for (guint i = 0; c->keys[i] != NULL; i++)
+    keys[2 + i] = c->keys[i];
+  g_autoptr(LbWork) w = loop_work(11, keys);
+  g_assert_cmpuint(lb_work_total_units(w), ==, DRAWS);
+  g_autofree guint64 *x = loads_by_id(w, 0);
+  Moments m = moments(x, DRAWS);
+  double se_mean = sqrt(c->var / DRAWS), se_var = sqrt((c->kurtosis - 1) / DRAWS);
+  g_assert_cmpfloat(fabs(m.mean - c->mean), <=, 5 * se_mean + 0.5);
+  g_assert_cmpfloat(fabs(m.var / c->var - 1), <=, 5 * se_var);
+  if (strcmp(c->name, "uniform") == 0) {
+    g_assert_cmpuint(m.min, ==, 100); /* 10^5 draws of 1001 values reach both ends */
+    g_assert_cmpuint(m.max, ==, 1100);
+  }
+  if (strcmp(c->name, "bimodal") == 0) {
+    guint64 second = 0;
+    for (guint i = 0; i < DRAWS; i++)
+      second += x[i] > 3000;
+    g_assert_cmpfloat(fabs(second / (double)DRAWS - 0.2), <=, 5 * sqrt(0.16 / DRAWS));
+  }
+}
+
+static void
+test_constant(void)
+{
+  g_autoptr(LbWork) w =
+      loop_work(1, (const char *const[]){"iterations", "50", "mean", "1234.4", NULL});
+  g_autofree guint64 *x = loads_by_id(w, 0);
+  for (guint i = 0; i < 50; i++)
+    g_assert_cmpuint(x[i], ==, 1234);
+}
+
+/* Linear profiles: the ends, monotone, and the mean of an arithmetic
+ * sequence (the ends' average, within rounding). */
+static void
+test_linear(void)
+{
+  for (guint up = 0; up < 2; up++) {
+    g_autoptr(LbWork) w = loop_work(
+        1, (const char *const[]){"iterations", "1001", "cost", up ? "increasing" : "decreasing",
+                                 "cost-min", "10", "cost-max", "2010", NULL});
+    g_autofree guint64 *x = loads_by_id(w, 0);
+    g_assert_cmpuint(x[0], ==, up ? 10 : 2010);
+    g_assert_cmpuint(x[1000], ==, up ? 2010 : 10);
+    g_assert_cmpuint(x[500], ==, 1010);
+    for (guint i = 1; i < 1001; i++) {
+      if (up)
+        g_assert_cmpuint(x[i], ==, x[i - 1] + 2);
+      else
+        g_assert_cmpuint(x[i] + 2, ==, x[i - 1]);
+    }
+  }
+}
+
+/* Negative draws are clipped to 0, not folded or redrawn: a normal of
+ * mean 0 gives 0 about half the time. */
+static void
+test_clipping(void)
+{
+  g_autoptr(LbWork) w = loop_work(3, (const char *const[]){"iterations", "10000", "cost", "normal",
+                                                           "mean", "0", "sd", "100", NULL});
+  g_autofree guint64 *x = loads_by_id(w, 0);
+  guint zeros = 0;
+  for (guint i = 0; i < 10000; i++)
+    zeros += x[i] == 0;
+  /* P(Z < 0.005) = 0.502; 5 standard errors of a share of 10^4 */
+  g_assert_cmpfloat(fabs(zeros / 10000.0 - 0.502), <=, 5 * 0.005);
+}
+
+static void
+test_determinism(void)
+{
+  static const char *const costs[] = {"uniform", "normal",  "exponential",
+                                      "gamma",   "bimodal", "aqr"};
+  for (guint c = 0; c < G_N_ELEMENTS(costs); c++) {
+    const char *keys[] = {"iterations", "5000", "cost", costs[c], NULL};
+    g_autoptr(LbWork) a = loop_work(42, keys), b = loop_work(42, keys), d = loop_work(43, keys);
+    g_autofree guint64 *xa = loads_by_id(a, 0);
+    g_autofree guint64 *xb = loads_by_id(b, 0);
+    g_autofree guint64 *xd = loads_by_id(d, 0);
+    g_autofree guint64 *later = loads_by_id(a, 5);
+    g_assert_cmpmem(xa, 5000 * sizeof(guint64), xb, 5000 * sizeof(guint64));
+    g_assert_cmpmem(xa, 5000 * sizeof(guint64), later, 5000 * sizeof(guint64));
+    g_assert_true(memcmp(xa, xd, 5000 * sizeof(guint64)) != 0);
+  }
+}
+
+/* STAT's blocks: consecutive iterations in rank order, the first N mod P
+ * ranks one more; the same for the order start. */
+static void
+test_blocks(void)
+{
+  for (guint s = 0; s < 2; s++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(LbWork) w =
+        make_work("loop", 16, 1, NULL, (const char *const[]){"iterations", "10403", NULL}, &error);
+    g_assert_no_error(error);
+    g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    guint64 next = 0;
+    for (guint r = 0; r < 16; r++) {
+      lb_work_initial_units(w, r, s ? LB_START_ORDER : LB_START_NATIVE, units);
+      g_assert_cmpuint(units->len, ==, r < 10403 % 16 ? 651 : 650);
+      for (guint i = 0; i < units->len; i++)
+        g_assert_cmpuint(g_array_index(units, LbUnit, i).id, ==, next++);
+    }
+    g_assert_cmpuint(next, ==, 10403);
+  }
+}
+
+static char *
+write_in(const char *dir, const char *name, const char *text)
+{
+  char *path = g_build_filename(dir, name, NULL);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  return path;
+}
+
+static void
+test_file(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-loop-XXXXXX", NULL);
+  g_autofree char *good = write_in(dir, "good.txt", "5\n\n  17 \n0\n123456789\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbWork) w =
+      make_work("loop", 2, 1, dir,
+                (const char *const[]){"cost", "file", "cost-file", "good.txt", NULL}, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(lb_work_total_units(w), ==, 4);
+  g_autofree guint64 *x = loads_by_id(w, 0);
+  g_assert_cmpuint(x[0], ==, 5);
+  g_assert_cmpuint(x[1], ==, 17);
+  g_assert_cmpuint(x[2], ==, 0);
+  g_assert_cmpuint(x[3], ==, 123456789);
+
+  static const struct {
+    const char *text;
+    const char *extra[3];
+    const char *key, *detail;
+  } bad[] = {
+      {"1\n2\nabc\n", {NULL}, "cost-file", "bad.txt:3: 'abc'"},
+      {"1\n-5\n", {NULL}, "cost-file", "bad.txt:2: '-5'"},
+      {"1 2\n", {NULL}, "cost-file", "bad.txt:1: '1 2'"},
+      {"1\n2.5\n", {NULL}, "cost-file", "bad.txt:2:"},
+      {"\n\n", {NULL}, "cost-file", "holds no costs"},
+      {"1\n2\n3\n", {"iterations", "4", NULL}, "iterations", "holds 3 costs"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *path = write_in(dir, "bad.txt", bad[i].text);
+    const char *keys[8] = {"cost",          "file",          "cost-file", "bad.txt",
+                           bad[i].extra[0], bad[i].extra[1], NULL};
+    g_autoptr(GError) e = NULL;
+    g_autoptr(LbWork) none = make_work("loop", 1, 1, dir, keys, &e);
+    g_assert_null(none);
+    g_assert_error(e, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID);
+    g_autofree char *key = g_strdup_printf("test.ini: [workload] %s:", bad[i].key);
+    g_assert_nonnull(strstr(e->message, key));
+    g_assert_nonnull(strstr(e->message, bad[i].detail));
+    g_unlink(path);
+  }
+  g_autoptr(GError) missing = NULL;
+  g_assert_null(make_work("loop", 1, 1, dir,
+                          (const char *const[]){"cost", "file", "cost-file", "none.txt", NULL},
+                          &missing));
+  g_assert_nonnull(strstr(missing->message, "none.txt"));
+  g_unlink(good);
+  g_rmdir(dir);
+}
+
+/* cost = field: the field model's loads at step 0, cell by cell, with the
+ * same pattern keys and seed. */
+static void
+test_field(void)
+{
+  static const struct {
+    const char *model, *size;
+    const char *pattern[9];
+  } cases[] = {
+      {"field2d", "24x16", {"pattern", "hotspots", "hotspots", "2", "width", "0.1", NULL}},
+      {"field3d", "8x6x5", {"pattern", "shock", "angle", "10", "elevation", "20", NULL}},
+      {"field2d", "9x7", {"pattern", "random", "min", "3", "max", "90", NULL}},
+  };
+  for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+    const char *field_keys[12] = {"size", cases[c].size};
+    const char *loop_keys[14] = {"cost", "field", "field-size", cases[c].size};
+    for (guint i = 0; cases[c].pattern[i] != NULL; i++)
+      field_keys[2 + i] = loop_keys[4 + i] = cases[c].pattern[i];
+    g_autoptr(GError) error = NULL;
+    g_autoptr(LbWork) field = make_work(cases[c].model, 4, 9, NULL, field_keys, &error);
+    g_assert_no_error(error);
+    g_autoptr(LbWork) loop = make_work("loop", 3, 9, NULL, loop_keys, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(lb_work_total_units(loop), ==, field->cells);
+    g_autofree guint64 *a = loads_by_id(field, 0);
+    g_autofree guint64 *b = loads_by_id(loop, 0);
+    guint64 total = 0;
+    for (guint64 id = 0; id < field->cells; id++) {
+      g_assert_cmpuint(a[id], ==, b[id]);
+      total += a[id];
+    }
+    g_assert_cmpuint(total, >, field->cells); /* not a trivially equal field of zeros or ones */
+  }
+}
+
+/* The AQR-like profile: every cost is a 15-point rule's evaluations on
+ * 2k - 1 subintervals, capped; costs within a family grow with the
+ * difficulty (sharper features, tighter tolerances) towards the family's
+ * back; the whole is very irregular. */
+static void
+test_aqr(void)
+{
+  g_autoptr(LbWork) w =
+      loop_work(5, (const char *const[]){"cost", "aqr", "iterations", "10400", NULL});
+  g_autofree guint64 *x = loads_by_id(w, 0);
+  for (guint i = 0; i < 10400; i++) {
+    g_assert_cmpuint(x[i] % 15, ==, 0);
+    g_assert_cmpuint((x[i] / 15) % 2, ==, 1);
+    g_assert_cmpuint(x[i], <=, 15 * 1999);
+  }
+  Moments all = moments(x, 10400);
+  g_assert_cmpfloat(sqrt(all.var) / all.mean, >, 0.5);
+  g_assert_cmpuint(all.min, <, 100);
+  /* 8 families of 1300: each one's last tenth (the sharpest level) costs
+   * more than its first (the smoothest); the kink family gains least,
+   * about 1.4 times */
+  for (guint f = 0; f < 8; f++) {
+    Moments front = moments(x + f * 1300, 130), back = moments(x + f * 1300 + 1170, 130);
+    g_assert_cmpfloat(back.mean, >, 1.2 * front.mean);
+  }
+}
+
+/* none runs the loop end to end; the core checks the count, load and id
+ * checksum at every step. Every step executes the same loop. */
+static void
+test_none_run(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-loop-XXXXXX", NULL);
+  g_autofree char *path = write_in(dir, "s.ini",
+                                   "[scenario]\nplatform = hetero-cluster-16.xml\nranks = 16\n"
+                                   "steps = 3\nseed = 2\n[workload]\nmodel = loop\ncost = "
+                                   "exponential\niterations = 2000\n[balancers]\nrun = none\n");
+  g_autoptr(GError) error = NULL;
+  LbScenario *sc = lb_scenario_load(path, NULL, &error);
+  g_assert_no_error(error);
+  LbRunnerOptions options = {.jobs = 1, .quiet = TRUE};
+  g_autoptr(GPtrArray) results = NULL;
+  int code = -1;
+  g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
+  g_assert_no_error(error);
+  const LbRunResult *r = results->pdata[0];
+  g_autofree guint64 *x = loads_by_id(sc->work, 0);
+  guint64 total = 0, heaviest_block = 0;
+  for (guint b = 0; b < 16; b++) {
+    guint64 block = 0;
+    for (guint i = b * 125; i < (b + 1) * 125; i++)
+      block += x[i];
+    total += block;
+    heaviest_block = MAX(heaviest_block, block);
+  }
+  for (guint s = 0; s < 3; s++) {
+    g_assert_cmpuint(r->adaptations[s].total_load, ==, total);
+    g_assert_cmpuint(r->adaptations[s].max_load_after, ==, heaviest_block);
+  }
+  g_assert_cmpfloat(r->app_time, >, 0);
+  lb_scenario_free(sc);
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
+/* The shipped scenario's [expect] lines hold. */
+static void
+test_scenario_check(void)
+{
+  g_auto(Result) r = {0};
+  lbsim(&r, "check", "-q", "scenarios/loop-aqr-hetero-16.ini", NULL);
+  if (r.status != 0)
+    g_printerr("%s%s", r.out, r.err);
+  g_assert_cmpint(r.status, ==, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(distribution_cases); i++) {
+    g_autofree char *name = g_strdup_printf("/loop/distribution/%s", distribution_cases[i].name);
+    g_test_add_data_func(name, &distribution_cases[i], distribution_case);
+  }
+  g_test_add_func("/loop/constant", test_constant);
+  g_test_add_func("/loop/linear", test_linear);
+  g_test_add_func("/loop/clipping", test_clipping);
+  g_test_add_func("/loop/determinism", test_determinism);
+  g_test_add_func("/loop/blocks", test_blocks);
+  g_test_add_func("/loop/file", test_file);
+  g_test_add_func("/loop/field", test_field);
+  g_test_add_func("/loop/aqr", test_aqr);
+  g_test_add_func("/loop/none-run", test_none_run);
+  g_test_add_func("/loop/scenario-check", test_scenario_check);
+  return g_test_run();
+}
