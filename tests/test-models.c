@@ -352,12 +352,19 @@ life_free(gpointer state)
   g_free(state);
 }
 
-enum { METRIC_VISITS, METRIC_STEP, METRIC_UNITS };
+enum { METRIC_VISITS, METRIC_STEP, METRIC_UNITS, METRIC_UNITS_PER_RANK };
+
+static double
+units_per_rank(const double *step, guint ranks)
+{
+  return step[METRIC_UNITS] / ranks;
+}
 
 static const LbMetricSpec life_metrics[] = {
     {"visits", "calls", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL, "balance calls, all ranks"},
     {"step", "", LB_AGGREGATE_LAST, LB_COMBINE_MAX, NULL, "the adaptation step index"},
     {"units", "", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL, "units at start, all ranks"},
+    {"units-per-rank", "", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL, "derived", units_per_rank},
     {NULL},
 };
 
@@ -374,6 +381,8 @@ life_balance(LbRank *self, gpointer state)
   lb_metric_record(self, METRIC_UNITS, (double)s->units_at_start);
   /* owning the compute: the engine runs none after balancing */
   lb_execute(self, 1e6);
+  GArray *units = lb_rank_units(self);
+  lb_executed(self, (const LbUnit *)units->data, units->len);
 }
 
 static const LbParamSpec no_params[] = {{NULL}};
@@ -412,6 +421,7 @@ test_lifecycle(void)
   g_assert_cmpfloat(metric(r, "visits"), ==, 5 * 8);
   g_assert_cmpfloat(metric(r, "step"), ==, 4);
   g_assert_cmpfloat(metric(r, "units"), ==, 800);
+  g_assert_cmpfloat(metric(r, "units-per-rank"), ==, 100);
   g_assert_cmpfloat(metric(r, "compute-time"), ==, 0);
   g_assert_cmpfloat(r->app_time, ==, 0);
   /* the balancer's own compute is balancing time: 1e6 flops per step */
@@ -423,6 +433,59 @@ test_lifecycle(void)
   g_autofree char *again = lb_result_to_transport(back);
   g_assert_cmpstr(text_form, ==, again);
   g_assert_cmpfloat(metric(back, "visits"), ==, 40);
+}
+
+/* Owns the compute but rank 1 computes its first unit twice, rank 2 its
+ * last never: the core's check of every unit computed once catches it. */
+static void
+twice_balance(LbRank *self, gpointer state)
+{
+  GArray *units = lb_rank_units(self);
+  const LbUnit *u = (const LbUnit *)units->data;
+  guint n = units->len;
+  if (lb_rank_id(self) == 2)
+    n--;
+  lb_executed(self, u, n);
+  if (lb_rank_id(self) == 1)
+    lb_executed(self, u, 1);
+}
+
+static const LbBalancer twice_balancer = {
+    .name = "twice",
+    .summary = "computes a unit twice and another never",
+    .params = no_params,
+    .phases = no_phases,
+    .models = all_models,
+    .owns_compute = TRUE,
+    .balance = twice_balance,
+};
+
+static void
+test_computed_once(void)
+{
+  static const char text[] =
+      "[scenario]\nplatform = hypercube-16.xml\nranks = 4\n"
+      "[workload]\nsize = 400\npattern = uniform\n[balancers]\nrun = twice\n";
+  char *dir = NULL;
+  char *path = write_scenario(text, &dir);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbScenario) sc = lb_scenario_load(path, NULL, &error);
+  g_assert_no_error(error);
+  remove_scenario(path, dir);
+  LbRunOptions options = {0};
+  g_autoptr(LbRunResult) r = lb_run_simulate(sc, 0, &options, &error);
+  g_assert_null(r);
+  /* as many units, the same load (uniform), but not the same ids */
+  g_assert_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT);
+  g_assert_nonnull(strstr(error->message, "'twice' at adaptation step 0 computed 400 units"));
+  g_assert_nonnull(strstr(error->message, "id checksum"));
+}
+
+static void
+test_computed_once_subprocess(void)
+{
+  g_test_trap_subprocess("/models/computed-once/subprocess", 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
 }
 
 static void
@@ -438,6 +501,7 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   lb_balancer_register(&life_balancer);
+  lb_balancer_register(&twice_balancer);
   static const FieldCase cases[] = {
       {"field2d", "64x48", "hypercube-64.xml", 64},
       {"field2d", "40x30", "fat-tree-1024.xml", 64},
@@ -461,5 +525,7 @@ main(int argc, char **argv)
   g_test_add_func("/models/array1d-ghosts", test_array1d_ghosts);
   g_test_add_func("/models/lifecycle", test_lifecycle_subprocess);
   g_test_add_func("/models/lifecycle/subprocess", test_lifecycle);
+  g_test_add_func("/models/computed-once", test_computed_once_subprocess);
+  g_test_add_func("/models/computed-once/subprocess", test_computed_once);
   return g_test_run();
 }

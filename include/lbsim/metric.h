@@ -31,6 +31,10 @@ typedef struct {
    * balancer's phase table) rather than values recorded by the ranks. */
   const char *rounds_of;
   const char *help;
+  /* A value worked out at the end of each adaptation step from the step's
+   * values of the table's rows before it (indexed as the table) and the
+   * number of ranks, rather than recorded: a cost from a time, say. */
+  double (*derive)(const double *step, guint ranks);
 } LbMetricSpec;
 
 /* A metric of a run: a declared row, or one made for a phase or for the
@@ -43,6 +47,7 @@ typedef struct {
   int rounds_of; /* phase index, or -1 */
   char *help;
   char *json_name; /* name with '_' for '-' */
+  double (*derive)(const double *step, guint ranks);
 } LbMetricDef;
 
 void lb_metric_def_clear(LbMetricDef *def);

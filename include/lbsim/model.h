@@ -146,6 +146,9 @@ void lb_work_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConser
 /* Simulated bytes of moving units, and flops of computing them. */
 double lb_work_bytes(const LbWork *work, const LbUnit *units, gsize n);
 double lb_work_flops(const LbWork *work, guint64 load);
+/* The loop model's cost of every iteration, in iteration order (what each
+ * rank holds when a loop's data is replicated); NULL for other models. */
+const guint64 *lb_loop_costs(const LbWork *work);
 gboolean lb_work_has_ghosts(const LbWork *work);
 
 /* Which pattern keys apply to which patterns (for strict checking). */

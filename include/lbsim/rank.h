@@ -84,6 +84,19 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbRequest, lb_request_free)
 
 /* Waits until every send this rank started has been delivered. */
 void lb_wait_sends(LbRank *self);
+/* A balancer that owns the compute (loop scheduling) says which units it
+ * has computed, wherever they came from; each adaptation step's check wants
+ * every unit computed exactly once. */
+void lb_executed(LbRank *self, const LbUnit *units, gsize n);
+/* Ends the run with an error (the first one reported wins) once every rank
+ * has finished the step: an invariant of the balancer's own that broke. */
+void lb_rank_fail(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/* Bytes this rank has sent so far (every message, as the network carries
+ * them): what one call cost is the difference around it. */
+double lb_rank_sent_bytes(const LbRank *self);
+/* The peak speed (flops/s) of a rank's host, as the platform says: what a
+ * user knows of the nodes (relative speeds for weighted techniques). */
+double lb_rank_host_speed(const LbRank *self, int rank);
 /* Runs flops on the rank's host. */
 void lb_execute(LbRank *self, double flops);
 /* Runs flops in slices of slice_flops, calling between_cb (may be NULL)

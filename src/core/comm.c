@@ -5,6 +5,7 @@
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
+#include <simgrid/host.h>
 #include <simgrid/mailbox.h>
 
 #include "core/core.h"
@@ -569,12 +570,46 @@ lb_phase_round(LbRank *self, guint round)
 }
 
 void
+lb_executed(LbRank *self, const LbUnit *units, gsize n)
+{
+  LbConserved c = {0};
+  lb_work_conserve(self->run->work, units, n, &c);
+  self->executed.count += c.count;
+  self->executed.load += c.load;
+  self->executed.checksum += c.checksum;
+}
+
+void
+lb_rank_fail(LbRank *self, const char *format, ...)
+{
+  if (self->run->failure != NULL)
+    return;
+  va_list args;
+  va_start(args, format);
+  self->run->failure = g_strdup_vprintf(format, args);
+  va_end(args);
+}
+
+double
+lb_rank_sent_bytes(const LbRank *self)
+{
+  return self->sent_bytes;
+}
+
+double
+lb_rank_host_speed(const LbRank *self, int rank)
+{
+  g_assert(rank >= 0 && (guint)rank < self->run->ranks);
+  return sg_host_get_speed(self->run->rank[rank].host);
+}
+
+void
 lb_metric_record(LbRank *self, guint metric, double value)
 {
   LbCoreRun *run = self->run;
   g_assert(metric < run->first_phase_def);
   const LbMetricDef *def = &g_array_index(run->metric_defs, LbMetricDef, metric);
-  g_assert(def->rounds_of < 0);
+  g_assert(def->rounds_of < 0 && def->derive == NULL);
   double *slot = lb_adaptation_metric(run, self->adaptation, metric);
   *slot = def->combine == LB_COMBINE_MAX ? MAX(*slot, value) : *slot + value;
 }

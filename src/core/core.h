@@ -57,6 +57,8 @@ struct _LbRank {
   double phase_start;
   guint64 phase_messages;
   double phase_bytes;
+  sg_host_t host;
+  LbConserved executed;  /* units computed this step (balancers that own the compute) */
   guint64 sent_messages; /* every message this rank sent, whatever the phase */
   double sent_bytes;
   guint64 phase_rounds[LB_MAX_ROUNDS / 64];

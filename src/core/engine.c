@@ -59,6 +59,8 @@ digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units,
 static void
 check_step(LbCoreRun *run, guint adaptation)
 {
+  if (run->failure != NULL)
+    return;
   LbConserved after = {0}, before = {0};
   const LbConserved *held = lb_conserved_before(run, adaptation);
   for (guint r = 0; r < run->ranks; r++) {
@@ -79,6 +81,25 @@ check_step(LbCoreRun *run, guint adaptation)
                         run->brun->balancer->name, adaptation, after.count, before.count,
                         after.load, before.load, after.checksum, before.checksum);
     return;
+  }
+  if (run->brun->balancer->owns_compute) {
+    LbConserved done = {0};
+    for (guint r = 0; r < run->ranks; r++) {
+      done.count += run->rank[r].executed.count;
+      done.load += run->rank[r].executed.load;
+      done.checksum += run->rank[r].executed.checksum;
+    }
+    if (done.count != before.count || done.checksum != before.checksum ||
+        done.load != before.load) {
+      run->failure = g_strdup_printf(
+          "'%s' at adaptation step %u computed %" G_GUINT64_FORMAT
+          " units (expected each of %" G_GUINT64_FORMAT " once), total load %" G_GUINT64_FORMAT
+          " (expected %" G_GUINT64_FORMAT "), id checksum %016" G_GINT64_MODIFIER
+          "x (expected %016" G_GINT64_MODIFIER "x)",
+          run->brun->balancer->name, adaptation, done.count, before.count, done.load, before.load,
+          done.checksum, before.checksum);
+      return;
+    }
   }
   if (run->brun->balancer->order_key != NULL) {
     /* the range property: each rank's units are the keys from its least to
@@ -279,6 +300,7 @@ rank_main(int argc, char *argv[])
 
     double start = lb_now();
     g_clear_pointer(&self->graph, g_array_unref);
+    self->executed = (LbConserved){0};
     balancer->balance(self, state);
     lb_wait_sends(self);
     lb_rank_flush_phase(self);
@@ -728,6 +750,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     rank->run = run;
     rank->id = (int)r;
     rank->mailbox = run->mailboxes[r];
+    rank->host = hosts[r];
     rank->phase = -1;
     rank->pending = g_ptr_array_new();
     g_queue_init(&rank->stash);

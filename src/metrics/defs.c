@@ -53,7 +53,8 @@ add_def(GArray *defs, const char *name, const char *unit, LbAggregate aggregate,
                      combine,
                      rounds_of,
                      g_strdup(help),
-                     g_strdelimit(g_strdup(name), "-", '_')};
+                     g_strdelimit(g_strdup(name), "-", '_'),
+                     NULL};
   g_array_append_val(defs, def);
 }
 
@@ -66,6 +67,7 @@ lb_balancer_metric_defs(const LbBalancer *b)
     int phase = m->rounds_of != NULL ? phase_index(b, m->rounds_of) : -1;
     g_assert(m->rounds_of == NULL || phase >= 0);
     add_def(defs, m->name, m->unit, m->aggregate, m->combine, phase, m->help);
+    g_array_index(defs, LbMetricDef, defs->len - 1).derive = m->derive;
   }
   for (guint i = 0; b->phases[i] != NULL; i++) {
     const char *ph = b->phases[i];

@@ -61,6 +61,8 @@ lb_metrics_step(LbCoreRun *run, guint a)
     if (def->rounds_of >= 0)
       *lb_adaptation_metric(run, a, i) =
           count_rounds(&run->phase_totals[a * run->nphases + (guint)def->rounds_of]);
+    else if (def->derive != NULL)
+      *lb_adaptation_metric(run, a, i) = def->derive(lb_adaptation_metric(run, a, 0), run->ranks);
   }
   s->balance_time = run->balance_max[a];
 }

@@ -412,10 +412,6 @@ loop_load(LbWork *work, const char *file, const char *dir, GError **error)
     draw_costs(work, loop);
   }
   work->size[0] = work->cells;
-  if (work->cells < work->ranks)
-    return lb_workload_fail(error, file, "iterations",
-                            "%" G_GUINT64_FORMAT " iterations for %u ranks: every rank needs one",
-                            work->cells, work->ranks);
   double total = 0;
   for (guint64 i = 0; i < work->cells; i++)
     total += (double)loop->costs[i];
@@ -449,6 +445,15 @@ static char *
 loop_describe_start(const LbWork *work, LbStart start)
 {
   return g_strdup("blocks of consecutive iterations (STAT)");
+}
+
+const guint64 *
+lb_loop_costs(const LbWork *work)
+{
+  if (work->model != &lb_loop_model)
+    return NULL;
+  const Loop *loop = work->data;
+  return loop->costs;
 }
 
 static void

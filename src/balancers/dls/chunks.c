@@ -355,6 +355,25 @@ dls_chunker_next(DlsChunker *c, guint worker)
   return dls_chunker_next_at(c, worker, NULL);
 }
 
+guint64
+dls_chunker_next_capped(DlsChunker *c, guint worker, guint64 cap)
+{
+  g_return_val_if_fail(cap >= 1, 0);
+  guint64 first = 0, size = dls_chunker_next_at(c, worker, &first);
+  if (size <= cap)
+    return size;
+  /* the rest goes back: R grows again, and front-of-loop placement (which
+   * the caller does not use) would be off by it */
+  c->remaining += size - cap;
+  if (c->technique == DLS_STAT) {
+    c->block_size[worker] = size - cap;
+    c->block_first[worker] = first + cap;
+  } else {
+    c->front -= size - cap;
+  }
+  return cap;
+}
+
 void
 dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds)
 {

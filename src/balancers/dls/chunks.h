@@ -148,6 +148,9 @@ guint64 dls_chunker_next(DlsChunker *c, guint worker);
  * of consecutive iterations handed out from the front of the loop, except
  * stat's blocks, which lie in worker order. */
 guint64 dls_chunker_next_at(DlsChunker *c, guint worker, guint64 *first);
+/* As dls_chunker_next, capped at cap >= 1 iterations (what the place the
+ * chunk comes from holds): what the cap cuts off stays unscheduled. */
+guint64 dls_chunker_next_capped(DlsChunker *c, guint worker, guint64 cap);
 /* Worker's measured time for a finished chunk of size iterations (size >=
  * 1, seconds >= 0). awf and af adapt from it; the others ignore it. */
 void dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds);

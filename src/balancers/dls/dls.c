@@ -1,0 +1,719 @@
+/* Dynamic loop scheduling as R. Chaube, R. L. Cariño and I. Banicescu
+ * describe LB_Migrate ("LB_Migrate: a dynamic load balancing library",
+ * 2003): a foreman (the master) that also computes hands out chunks of a
+ * parallel loop's iterations, sized by a technique (chunks.c), to workers
+ * that ask for more before they run dry, and moves the data of iterations
+ * to whoever computes them. The balancer owns the compute: the iterations
+ * run inside the protocol, in slices of break-after iterations with a look
+ * at the messages between slices. Messages (the seed's names):
+ *   WRK  master -> worker: compute [start, start + size) (size 0: nothing
+ *        is left for you); from the worker's own data, or any data when
+ *        it is replicated;
+ *   REQ  worker -> master: more work please (or, once told nothing is
+ *        left, only a report), with the time of every chunk finished
+ *        since the last REQ (the adaptive techniques learn from them);
+ *   GET  master -> worker (GET strategy): fetch [start, start + size)
+ *        from rank src;
+ *   HLP  -> the data's owner: send [start, start + size) to rank dest
+ *        (from the worker in GET, from the master in GIVE);
+ *   GIV  owner -> worker: the iterations' data (their ids and costs);
+ *   RES  worker -> owner (distributed) or master (replicated): results;
+ *   END  master -> all: every iteration is computed. With replicated
+ *        data it carries every result, down a binomial tree (each rank
+ *        forwards it to its children), as the seed's final broadcast. */
+#include <string.h>
+
+#include "balancers/dls/chunks.h"
+#include "balancers/registry.h"
+#include "lbsim/model.h"
+
+enum { TAG_WRK = 1, TAG_REQ, TAG_GET, TAG_HLP, TAG_GIV, TAG_RES, TAG_END, NKINDS };
+
+static const char *const kind_names[] = {"", "WRK", "REQ", "GET", "HLP", "GIV", "RES", "END"};
+
+static const LbParamSpec dls_params[] = {
+    DLS_CHUNK_PARAM_ROWS,
+    {"strategy", LB_PARAM_CHOICE, "get", 0, 0, "get|give",
+     "distributed data: how a chunk of another rank's iterations reaches its worker: get (the "
+     "master tells the worker, which asks the owner) or give (the master tells the owner, which "
+     "sends)"},
+    {"data", LB_PARAM_CHOICE, "distributed", 0, 0, "distributed|replicated",
+     "distributed: each rank holds its block of iterations, results go back to the owner; "
+     "replicated: every rank holds all, results go to the master, which broadcasts them at the "
+     "end"},
+    {"foreman", LB_PARAM_INT, "0", 0, 1e7, NULL, "the master rank (it computes too)"},
+    {"request-when", LB_PARAM_INT, "0", 0, DLS_MAX_ITERATIONS, NULL,
+     "ask for the next chunk once fewer than this many iterations of the current one remain "
+     "(0: once only the last slice of break-after iterations remains)"},
+    {"break-after", LB_PARAM_INT, "0", 0, DLS_MAX_ITERATIONS, NULL,
+     "iterations between two looks at the messages (0: the seed's default, P looks per chunk, "
+     "2P on the master)"},
+    {"result-bytes", LB_PARAM_DOUBLE, "8", 0, 1e12, NULL, "bytes of one iteration's result"},
+    {"debug", LB_PARAM_INT, "0", 0, 4, NULL,
+     "trace on stderr, the seed's Table 1: 0 nothing, 1 sends, 2 receives, 3 sends, receives "
+     "and data migration, 4 also every call of the work routine"},
+    {NULL},
+};
+
+static const char *const dls_phases[] = {"loop", NULL};
+
+enum {
+  M_PARALLEL_TIME,
+  M_USEFUL_TIME,
+  M_ITERATIONS,
+  M_COST,
+  M_PERFORMANCE,
+  M_EFFECTIVENESS,
+  M_SPEEDUP,
+  M_EFFICIENCY,
+  M_OVERHEAD,
+  M_CHUNKS,
+  M_WRK,
+  M_REQ,
+  M_GET,
+  M_HLP,
+  M_GIV,
+  M_RES,
+  M_END,
+  M_MIGRATED,
+  M_MIGRATED_BYTES,
+  M_RESULT_BYTES,
+};
+
+static double
+derive_cost(const double *m, guint p)
+{
+  return p * m[M_PARALLEL_TIME];
+}
+
+static double
+derive_performance(const double *m, guint p)
+{
+  return m[M_PARALLEL_TIME] > 0 ? m[M_ITERATIONS] / m[M_PARALLEL_TIME] : 0;
+}
+
+static double
+derive_effectiveness(const double *m, guint p)
+{
+  double cost = p * m[M_PARALLEL_TIME];
+  return cost > 0 ? derive_performance(m, p) / cost : 0;
+}
+
+static double
+derive_speedup(const double *m, guint p)
+{
+  return m[M_PARALLEL_TIME] > 0 ? m[M_USEFUL_TIME] / m[M_PARALLEL_TIME] : 0;
+}
+
+static double
+derive_efficiency(const double *m, guint p)
+{
+  return derive_speedup(m, p) / p;
+}
+
+static double
+derive_overhead(const double *m, guint p)
+{
+  return p * m[M_PARALLEL_TIME] - m[M_USEFUL_TIME];
+}
+
+/* clang-format off */
+#define COUNT(name, what) \
+  {name, "messages", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL, what, NULL}
+/* clang-format on */
+
+static const LbMetricSpec dls_metrics[] = {
+    {"parallel-time", "s", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
+     "T_p = max t_r, t_r rank r's time in the loop (scheduling, migration, compute, results)",
+     NULL},
+    {"useful-time", "s", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL,
+     "T_1 = sum u_r, u_r rank r's time computing iterations", NULL},
+    {"iterations", "iterations", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL,
+     "W = N, the loop's size", NULL},
+    {"cost", "s", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL, "P x T_p", derive_cost},
+    {"performance", "iterations/s", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL, "W / T_p",
+     derive_performance},
+    {"effectiveness", "1/s^2", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
+     "(W / T_p) / (P x T_p): performance per cost", derive_effectiveness},
+    {"speedup", "ratio", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL, "T_1 / T_p", derive_speedup},
+    {"efficiency", "ratio", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL, "T_1 / T_p / P",
+     derive_efficiency},
+    {"overhead", "s", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
+     "T_o = P x T_p - T_1: time the P ranks spent other than computing", derive_overhead},
+    {"chunks", "chunks", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL, "chunks handed out", NULL},
+    COUNT("wrk-messages", "WRK: chunks of the worker's own (or replicated) data, and 'nothing left'"),
+    COUNT("req-messages", "REQ: requests and reports to the master"),
+    COUNT("get-messages", "GET: the master tells a worker where to fetch a chunk"),
+    COUNT("hlp-messages", "HLP: an owner is asked to send a chunk's data"),
+    COUNT("giv-messages", "GIV: a chunk's data to its worker"),
+    COUNT("res-messages", "RES: results back to the owner or the master"),
+    COUNT("end-messages", "END: the loop is over"),
+    {"migrated-iterations", "iterations", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "iterations computed away from the rank that holds their data", NULL},
+    {"migrated-bytes", "bytes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "bytes of the GIV messages (the iterations' data)", NULL},
+    {"result-bytes", "bytes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "bytes of results sent: RES messages and the final broadcast (replicated)", NULL},
+    {NULL},
+};
+
+typedef struct {
+  guint64 start, size, done;
+  int owner;       /* whose data: results go back there (distributed) */
+  LbUnit *units;   /* size units: ids and costs */
+  gboolean owned;  /* units allocated here (migrated or replicated) */
+  double computed; /* seconds spent computing it so far */
+} Chunk;
+
+typedef struct {
+  guint64 start, size;
+  gint32 peer; /* GET: the owner to fetch from; HLP: whom to send to */
+  gint32 pad;
+} Order;
+
+typedef struct {
+  guint64 size;
+  double seconds;
+} Report;
+
+typedef struct {
+  guint32 want; /* 1: more work; 0: a report only */
+  guint32 nreports;
+  Report reports[];
+} Request;
+
+typedef struct {
+  guint64 count, checksum;
+} Delivery;
+
+typedef struct {
+  LbRank *self;
+  int me, master;
+  guint p;
+  gboolean replicated, give;
+  guint64 request_when, break_after;
+  double result_bytes, fpu;
+  int debug;
+  const guint64 *costs; /* replicated: every iteration's */
+  guint64 own_lo, own_hi;
+  guint8 *result; /* own iterations (replicated master: all): results held */
+  guint64 results, results_needed;
+  GQueue chunks;       /* Chunk *, the first being computed */
+  guint incoming;      /* chunks promised (GET) whose data has not come */
+  gboolean requested;  /* a REQ unanswered */
+  gboolean no_more;    /* the master said nothing is left */
+  gboolean ended;      /* END received (the master: sent) */
+  GArray *reports;     /* Report: finished chunks the master has not heard of */
+  guint64 sent[NKINDS];
+  guint64 migrated;
+  double migrated_bytes, sent_result_bytes, useful;
+  /* the master */
+  DlsChunker *chunker;
+  guint64 *lo, *hi; /* distributed: every owner's unscheduled range */
+  guint64 n, completed;
+} Dls;
+
+static void handle(Dls *d, int src, int tag, gconstpointer data, GArray *units);
+static void forward_results(Dls *d, gconstpointer data);
+
+static void
+trace(Dls *d, gboolean show, const char *format, ...) G_GNUC_PRINTF(3, 4);
+
+static void
+trace(Dls *d, gboolean show, const char *format, ...)
+{
+  if (!show)
+    return;
+  va_list args;
+  va_start(args, format);
+  g_autofree char *text = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_printerr("dls %.9f rank %d: %s\n", lb_now(), d->me, text);
+}
+
+/* Table 1's levels */
+#define SHOW_SEND(d) ((d)->debug == 1 || (d)->debug >= 3)
+#define SHOW_RECV(d) ((d)->debug >= 2)
+#define SHOW_DATA(d) ((d)->debug >= 3)
+#define SHOW_WORK(d) ((d)->debug >= 4)
+
+/* A message to dst, or to this rank's own handler when dst is this rank
+ * (the master's orders to itself travel no network). */
+static void
+deliver(Dls *d, int dst, int tag, gconstpointer data, gsize len, double sim_bytes)
+{
+  if (dst == d->me) {
+    trace(d, SHOW_SEND(d), "%s to itself", kind_names[tag]);
+    handle(d, dst, tag, data, NULL);
+    return;
+  }
+  trace(d, SHOW_SEND(d), "SEND %s to %d (%.0f bytes)", kind_names[tag], dst, sim_bytes);
+  lb_send(d->self, dst, tag, data, len, sim_bytes);
+  d->sent[tag]++;
+}
+
+static void
+send_order(Dls *d, int dst, int tag, guint64 start, guint64 size, int peer)
+{
+  Order o = {start, size, peer, 0};
+  deliver(d, dst, tag, &o, sizeof o, LB_HEADER_BYTES);
+}
+
+static guint64
+slice_of(const Dls *d, const Chunk *c)
+{
+  if (d->break_after > 0)
+    return d->break_after;
+  guint64 checks = d->me == d->master ? 2 * (guint64)d->p : d->p;
+  return MAX((c->size + checks - 1) / checks, 1);
+}
+
+/* The master: the next chunk for worker w, sent as WRK, GET or HLP. */
+static void
+schedule(Dls *d, int w)
+{
+  guint64 size = 0, start = 0;
+  int src = w;
+  if (d->replicated) {
+    size = dls_chunker_next_at(d->chunker, (guint)w, &start);
+  } else if (dls_chunker_remaining(d->chunker) > 0) {
+    /* the worker's own iterations first, then the owner with most left */
+    if (d->hi[w] == d->lo[w])
+      for (guint r = 0; r < d->p; r++)
+        if (d->hi[r] - d->lo[r] > d->hi[src] - d->lo[src])
+          src = (int)r;
+    if (d->hi[src] > d->lo[src])
+      size = dls_chunker_next_capped(d->chunker, (guint)w, d->hi[src] - d->lo[src]);
+    if (size > 0 && src == w) {
+      start = d->lo[w];
+      d->lo[w] += size;
+    } else if (size > 0) {
+      d->hi[src] -= size;
+      start = d->hi[src];
+    }
+  }
+  if (size == 0 || src == w) {
+    send_order(d, w, TAG_WRK, start, size, src);
+    return;
+  }
+  if (d->give)
+    send_order(d, src, TAG_HLP, start, size, w);
+  else
+    send_order(d, w, TAG_GET, start, size, src);
+}
+
+/* The master hears of finished chunks (its own, or a REQ's). */
+static void
+master_note(Dls *d, int w, const Report *reports, guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    dls_chunker_report(d->chunker, (guint)w, reports[i].size, reports[i].seconds);
+    d->completed += reports[i].size;
+  }
+}
+
+static void
+enqueue(Dls *d, guint64 start, guint64 size, int owner, LbUnit *units, gboolean owned)
+{
+  Chunk *c = g_new0(Chunk, 1);
+  *c = (Chunk){start, size, 0, owner, units, owned, 0};
+  g_queue_push_tail(&d->chunks, c);
+}
+
+/* Units of [start, start + size) from what this rank holds. */
+static LbUnit *
+held_units(Dls *d, guint64 start, guint64 size, gboolean *owned)
+{
+  if (d->replicated) {
+    LbUnit *u = g_new(LbUnit, size);
+    for (guint64 i = 0; i < size; i++)
+      u[i] = (LbUnit){start + i, d->costs[start + i]};
+    *owned = TRUE;
+    return u;
+  }
+  g_assert(start >= d->own_lo && start + size <= d->own_hi);
+  *owned = FALSE;
+  return &g_array_index(lb_rank_units(d->self), LbUnit, start - d->own_lo);
+}
+
+static void
+mark_results(Dls *d, guint64 start, guint64 size, int from)
+{
+  guint64 base = d->replicated ? 0 : d->own_lo;
+  for (guint64 i = start; i < start + size; i++) {
+    if (i < base || i - base >= d->results_needed || d->result[i - base]) {
+      lb_rank_fail(d->self,
+                   "dls: rank %d got a result for iteration %" G_GUINT64_FORMAT
+                   " from rank %d that it %s",
+                   d->me, i, from, d->result[i - base] ? "already had" : "does not own");
+      return;
+    }
+    d->result[i - base] = 1;
+  }
+  d->results += size;
+}
+
+static void
+handle(Dls *d, int src, int tag, gconstpointer data, GArray *units)
+{
+  const Order *o = data;
+  switch (tag) {
+  case TAG_WRK: {
+    d->requested = FALSE;
+    if (o->size == 0) {
+      d->no_more = TRUE;
+      break;
+    }
+    gboolean owned;
+    LbUnit *u = held_units(d, o->start, o->size, &owned);
+    enqueue(d, o->start, o->size, d->me, u, owned);
+    break;
+  }
+  case TAG_REQ: {
+    const Request *r = data;
+    master_note(d, src, r->reports, r->nreports);
+    if (r->want)
+      schedule(d, src);
+    break;
+  }
+  case TAG_GET:
+    d->requested = FALSE;
+    d->incoming++;
+    trace(d, SHOW_DATA(d), "fetches %" G_GUINT64_FORMAT " iterations from %" G_GUINT64_FORMAT
+          " of rank %d", o->size, o->start, o->peer);
+    send_order(d, o->peer, TAG_HLP, o->start, o->size, d->me);
+    break;
+  case TAG_HLP: {
+    gboolean owned;
+    const LbUnit *u = held_units(d, o->start, o->size, &owned);
+    g_assert(!owned);
+    trace(d, SHOW_DATA(d) || SHOW_SEND(d),
+          "SEND GIV to %d: %" G_GUINT64_FORMAT " iterations from %" G_GUINT64_FORMAT, o->peer,
+          o->size, o->start);
+    double before = lb_rank_sent_bytes(d->self);
+    lb_send_units(d->self, o->peer, TAG_GIV, 0, u, (guint)o->size, NULL);
+    d->migrated_bytes += lb_rank_sent_bytes(d->self) - before;
+    d->migrated += o->size;
+    d->sent[TAG_GIV]++;
+    break;
+  }
+  case TAG_GIV: {
+    if (d->incoming > 0)
+      d->incoming--;
+    else
+      d->requested = FALSE;
+    const LbUnit *u = (const LbUnit *)units->data;
+    trace(d, SHOW_DATA(d), "holds %u iterations from %" G_GUINT64_FORMAT " of rank %d",
+          units->len, u[0].id, src);
+    enqueue(d, u[0].id, units->len, src, g_memdup2(u, units->len * sizeof(LbUnit)), TRUE);
+    break;
+  }
+  case TAG_RES:
+    mark_results(d, o->start, o->size, src);
+    break;
+  case TAG_END:
+    d->ended = TRUE;
+    if (d->replicated)
+      forward_results(d, data);
+    break;
+  default:
+    g_assert_not_reached();
+  }
+}
+
+/* Takes one message that a probe saw. */
+static void
+receive(Dls *d, const LbStatus *st)
+{
+  LbRank *self = d->self;
+  if (st->tag == TAG_GIV) {
+    g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    lb_recv_units(self, st->src, TAG_GIV, units, NULL);
+    trace(d, SHOW_RECV(d), "RECV GIV from %d", st->src);
+    handle(d, st->src, TAG_GIV, NULL, units);
+    return;
+  }
+  g_autoptr(LbMsg) m = lb_recv(self, st->src, st->tag);
+  trace(d, SHOW_RECV(d), "RECV %s from %d", kind_names[m->tag], m->src);
+  handle(d, m->src, m->tag, m->data, NULL);
+}
+
+static void
+serve_arrived(Dls *d)
+{
+  LbStatus st;
+  while (lb_iprobe(d->self, LB_ANY_SOURCE, LB_ANY_TAG, &st))
+    receive(d, &st);
+}
+
+/* Asks for more (or only reports) when the rules say so. */
+static void
+maybe_request(Dls *d)
+{
+  const Chunk *c = g_queue_peek_head(&d->chunks);
+  gboolean want = FALSE;
+  if (!d->requested && !d->no_more && d->incoming == 0 && g_queue_get_length(&d->chunks) <= 1) {
+    if (c == NULL)
+      want = TRUE;
+    else {
+      guint64 left = c->size - c->done;
+      want = d->request_when > 0 ? left < d->request_when : left <= slice_of(d, c);
+    }
+  }
+  gboolean report_only =
+      !want && d->no_more && c == NULL && d->incoming == 0 && d->reports->len > 0;
+  if (!want && !report_only)
+    return;
+  if (d->me == d->master) {
+    /* the master's reports went to the scheduler as its chunks ended */
+    if (want) {
+      d->requested = TRUE;
+      schedule(d, d->me);
+    }
+    return;
+  }
+  gsize len = sizeof(Request) + d->reports->len * sizeof(Report);
+  g_autofree Request *r = g_malloc(len);
+  r->want = want;
+  r->nreports = d->reports->len;
+  memcpy(r->reports, d->reports->data, d->reports->len * sizeof(Report));
+  g_array_set_size(d->reports, 0);
+  d->requested = want;
+  deliver(d, d->master, TAG_REQ, r, len, LB_HEADER_BYTES + 16.0 * r->nreports);
+}
+
+static void
+finish_chunk(Dls *d, Chunk *c)
+{
+  lb_executed(d->self, c->units, c->size);
+  Report rep = {c->size, c->computed};
+  if (d->me == d->master)
+    master_note(d, d->me, &rep, 1);
+  else
+    g_array_append_val(d->reports, rep);
+  int to = d->replicated ? d->master : c->owner;
+  if (to == d->me) {
+    mark_results(d, c->start, c->size, d->me);
+  } else {
+    Order o = {c->start, c->size, d->me, 0};
+    double bytes = LB_HEADER_BYTES + c->size * d->result_bytes;
+    d->sent_result_bytes += bytes;
+    deliver(d, to, TAG_RES, &o, sizeof o, bytes);
+  }
+  if (c->owned)
+    g_free(c->units);
+  g_free(c);
+}
+
+/* Computes the next slice of the first chunk, then looks at the messages. */
+static void
+compute_slice(Dls *d)
+{
+  Chunk *c = g_queue_peek_head(&d->chunks);
+  if (c->done == 0)
+    maybe_request(d);
+  guint64 n = MIN(slice_of(d, c), c->size - c->done);
+  guint64 load = 0;
+  for (guint64 i = 0; i < n; i++)
+    load += c->units[c->done + i].load;
+  trace(d, SHOW_WORK(d), "work routine: %" G_GUINT64_FORMAT " iterations from %" G_GUINT64_FORMAT,
+        n, c->start + c->done);
+  double t0 = lb_now();
+  lb_execute(d->self, lb_work_flops(lb_rank_work(d->self), load));
+  double spent = lb_now() - t0;
+  c->computed += spent;
+  d->useful += spent;
+  c->done += n;
+  if (c->done == c->size) {
+    g_queue_pop_head(&d->chunks);
+    finish_chunk(d, c);
+  }
+  maybe_request(d);
+  serve_arrived(d);
+}
+
+static gboolean
+finished(Dls *d)
+{
+  if (d->me == d->master && !d->ended && d->completed == d->n &&
+      (!d->replicated || d->results == d->n)) {
+    d->ended = TRUE;
+    if (d->replicated)
+      forward_results(d, NULL);
+    else
+      for (guint r = 0; r < d->p; r++)
+        if ((int)r != d->me)
+          send_order(d, (int)r, TAG_END, 0, 0, d->me);
+  }
+  /* a request is always answered, even when the loop is over */
+  return d->ended && g_queue_is_empty(&d->chunks) && !d->requested && d->incoming == 0 &&
+         d->results == d->results_needed;
+}
+
+static guint64
+delivery_checksum(guint64 id)
+{
+  return id * G_GUINT64_CONSTANT(0x9E3779B97F4A7C15);
+}
+
+/* Replicated data: END carries every result from the master down a
+ * binomial tree; each rank checks that they are all there and forwards
+ * them to its children (data NULL: the master starts it). */
+static void
+forward_results(Dls *d, gconstpointer data)
+{
+  guint v = (guint)((d->me - d->master + (int)d->p) % (int)d->p);
+  Delivery got = {0};
+  if (data != NULL) {
+    memcpy(&got, data, sizeof got);
+  } else {
+    for (guint64 i = 0; i < d->n; i++)
+      if (d->result[i]) {
+        got.count++;
+        got.checksum += delivery_checksum(i);
+      }
+  }
+  guint64 want = 0;
+  for (guint64 i = 0; i < d->n; i++)
+    want += delivery_checksum(i);
+  if (got.count != d->n || got.checksum != want)
+    lb_rank_fail(d->self,
+                 "dls: rank %d has %" G_GUINT64_FORMAT " of the loop's %" G_GUINT64_FORMAT
+                 " results at the end",
+                 d->me, got.count, d->n);
+  guint mask = 1;
+  while (mask < d->p && !(v & mask))
+    mask <<= 1;
+  double bytes = LB_HEADER_BYTES + d->n * d->result_bytes;
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (v + mask < d->p) {
+      d->sent_result_bytes += bytes;
+      deliver(d, (int)((v + mask + (guint)d->master) % d->p), TAG_END, &got, sizeof got, bytes);
+    }
+}
+
+static void
+dls_balance(LbRank *self, gpointer state)
+{
+  const LbParams *params = lb_rank_params(self);
+  const LbWork *work = lb_rank_work(self);
+  GArray *mine = lb_rank_units(self);
+  Dls dd = {0}, *d = &dd;
+  d->self = self;
+  d->me = lb_rank_id(self);
+  d->p = (guint)lb_rank_count(self);
+  d->master = (int)lb_params_get_int(params, "foreman");
+  d->replicated = strcmp(lb_params_get_string(params, "data"), "replicated") == 0;
+  d->give = strcmp(lb_params_get_string(params, "strategy"), "give") == 0;
+  d->request_when = (guint64)lb_params_get_int(params, "request-when");
+  d->break_after = (guint64)lb_params_get_int(params, "break-after");
+  d->result_bytes = lb_params_get_double(params, "result-bytes");
+  d->debug = (int)lb_params_get_int(params, "debug");
+  d->costs = lb_loop_costs(work);
+  d->n = lb_work_total_units(work);
+  d->reports = g_array_new(FALSE, FALSE, sizeof(Report));
+  g_queue_init(&d->chunks);
+  d->own_lo = mine->len > 0 ? g_array_index(mine, LbUnit, 0).id : 0;
+  d->own_hi = d->own_lo + mine->len;
+  d->results_needed = d->replicated ? (d->me == d->master ? d->n : 0) : mine->len;
+  d->result = g_new0(guint8, MAX(d->results_needed, 1));
+  lb_phase_begin(self, 0);
+  double start = lb_now();
+
+  if (d->me == d->master) {
+    g_auto(DlsChunkParams) cp = {0};
+    g_autofree double *speeds = g_new(double, d->p);
+    for (guint r = 0; r < d->p; r++)
+      speeds[r] = lb_rank_host_speed(self, (int)r);
+    g_autoptr(GError) error = NULL;
+    gboolean ok = dls_chunk_params_read(&cp, params, d->p, speeds, &error);
+    g_assert(ok); /* the scenario's check read them already */
+    DlsTechnique t;
+    dls_technique_parse(lb_params_get_string(params, "technique"), &t);
+    d->chunker = dls_chunker_new(t, d->n, d->p, &cp);
+    /* every owner's block, as the loop model lays them out: the master
+     * knows the initial distribution, as LB_Migrate's caller gives it */
+    d->lo = g_new(guint64, d->p);
+    d->hi = g_new(guint64, d->p);
+    for (guint r = 0; r < d->p; r++) {
+      d->lo[r] = r * (d->n / d->p) + MIN((guint64)r, d->n % d->p);
+      d->hi[r] = (r + 1) * (d->n / d->p) + MIN((guint64)r + 1, d->n % d->p);
+    }
+    g_assert(d->replicated || (d->lo[d->me] == d->own_lo && d->hi[d->me] == d->own_hi));
+    /* the first chunks go out unasked, in rank order */
+    for (guint r = 0; r < d->p; r++) {
+      if ((int)r == d->me)
+        d->requested = TRUE;
+      schedule(d, (int)r);
+    }
+  } else {
+    d->requested = TRUE; /* the master's first chunk is on its way */
+  }
+
+  while (!finished(d)) {
+    if (!g_queue_is_empty(&d->chunks)) {
+      compute_slice(d);
+      continue;
+    }
+    maybe_request(d);
+    if (finished(d))
+      break;
+    LbStatus st;
+    lb_probe(self, LB_ANY_SOURCE, LB_ANY_TAG, &st);
+    receive(d, &st);
+  }
+  lb_wait_sends(self);
+
+  lb_metric_record(self, M_PARALLEL_TIME, lb_now() - start);
+  lb_metric_record(self, M_USEFUL_TIME, d->useful);
+  for (guint k = TAG_WRK; k <= TAG_END; k++)
+    lb_metric_record(self, M_WRK + k - TAG_WRK, (double)d->sent[k]);
+  lb_metric_record(self, M_MIGRATED, (double)d->migrated);
+  lb_metric_record(self, M_MIGRATED_BYTES, d->migrated_bytes);
+  lb_metric_record(self, M_RESULT_BYTES, d->sent_result_bytes);
+  if (d->me == d->master) {
+    lb_metric_record(self, M_ITERATIONS, (double)d->n);
+    lb_metric_record(self, M_CHUNKS, (double)dls_chunker_count(d->chunker));
+    dls_chunker_free(d->chunker);
+    g_free(d->lo);
+    g_free(d->hi);
+  }
+  g_free(d->result);
+  g_array_unref(d->reports);
+}
+
+static gboolean
+dls_check(guint ranks, const LbWork *work, const LbParams *params, GError **error)
+{
+  if ((guint64)lb_params_get_int(params, "foreman") >= ranks) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "[dls] foreman: rank %" G_GINT64_FORMAT " does not exist (%u ranks)",
+                lb_params_get_int(params, "foreman"), ranks);
+    return FALSE;
+  }
+  if ((double)lb_work_total_units(work) > DLS_MAX_ITERATIONS) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "[dls] the loop has more than 2^53 iterations");
+    return FALSE;
+  }
+  g_auto(DlsChunkParams) cp = {0};
+  return dls_chunk_params_read(&cp, params, ranks, NULL, error);
+}
+
+static const char *const dls_models[] = {"loop", NULL};
+
+const LbBalancer lb_dls_balancer = {
+    .name = "dls",
+    .summary = "dynamic loop scheduling: LB_Migrate's master/worker protocol with chunk-size "
+               "techniques, GET or GIVE migration, distributed or replicated data",
+    .cite = "R. Chaube, R. L. Cari\xc3\xb1o and I. Banicescu, \"LB_Migrate: a dynamic load "
+            "balancing library\", 2003",
+    .params = dls_params,
+    .phases = dls_phases,
+    .metrics = dls_metrics,
+    .models = dls_models,
+    .keeps_order = FALSE,
+    .owns_compute = TRUE,
+    .check = dls_check,
+    .balance = dls_balance,
+};
