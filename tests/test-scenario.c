@@ -507,6 +507,46 @@ test_override_balancer(Fixture *f, gconstpointer data)
   g_assert_cmpuint(sc3->runs->len, ==, 1);
 }
 
+/* NAME:VARIANT: the base group, then the variant key, then the variant's
+ * group; labels name the runs, [expect] and --set use them. */
+static void
+test_variants(Fixture *f, gconstpointer data)
+{
+  g_autofree char *path =
+      write_file(f, "v.ini",
+                 HEAD "[workload]\nmodel = loop\niterations = 100\n"
+                      "[balancers]\nrun = dls:stat, dls:fac, dls:mine, none:again\n"
+                      "[dls]\nbreak-after = 7\ntechnique = gss\n"
+                      "[dls:fac]\nrequest-when = 3\n"
+                      "[dls:mine]\ntechnique = af\nbreak-after = 9\n"
+                      "[none:again]\n"
+                      "[expect]\ndls:fac.cost-improvement > 0\n");
+  const char *const sets[] = {"dls:stat.break-after=2", NULL};
+  LbScenarioOverrides ov = {.sets = sets};
+  g_autoptr(LbScenario) sc = load_ok(path, &ov);
+  g_assert_cmpuint(sc->runs->len, ==, 4);
+  const char *labels[] = {"dls:stat", "dls:fac", "dls:mine"};
+  const char *techniques[] = {"stat", "fac", "af"};
+  const gint64 breaks[] = {2, 7, 9};
+  for (guint i = 0; i < 3; i++) {
+    g_assert_cmpstr(run_at(sc, i)->label, ==, labels[i]);
+    g_assert_true(run_at(sc, i)->balancer == lb_balancer_lookup("dls"));
+    g_assert_cmpstr(lb_params_get_string(run_at(sc, i)->params, "technique"), ==, techniques[i]);
+    g_assert_cmpint(lb_params_get_int(run_at(sc, i)->params, "break-after"), ==, breaks[i]);
+  }
+  g_assert_cmpint(lb_params_get_int(run_at(sc, 1)->params, "request-when"), ==, 3);
+  g_assert_cmpint(lb_params_get_int(run_at(sc, 0)->params, "request-when"), ==, 0);
+  /* a balancer without a variant key: the group alone makes the variant */
+  g_assert_cmpstr(run_at(sc, 3)->label, ==, "none:again");
+  g_assert_true(run_at(sc, 3)->balancer == lb_balancer_lookup("none"));
+  g_assert_cmpuint(sc->expects->len, ==, 1);
+
+  LbScenarioOverrides one = {.balancer = "dls:af"};
+  g_autoptr(LbScenario) sc2 = load_ok(path, &one);
+  g_assert_cmpstr(run_at(sc2, 0)->label, ==, "dls:af");
+  g_assert_cmpstr(lb_params_get_string(run_at(sc2, 0)->params, "technique"), ==, "af");
+}
+
 static void
 test_override_sets(Fixture *f, gconstpointer data)
 {
@@ -760,6 +800,21 @@ static const ErrorCase error_cases[] = {
     {"loop/iterations", HEAD RUN_NONE "[workload]\nmodel = loop\niterations = 0\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "iterations",
      .detail = "out of range"},
+    {"variant/not-a-technique", HEAD "[workload]\nmodel = loop\n[balancers]\nrun = dls:fca\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
+     .detail = "'fca' is not a value of [dls] technique, and no group [dls:fca]"},
+    {"variant/no-group", HEAD "[balancers]\nrun = mlb:x\n", .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "balancers", .key = "run", .detail = "no group [mlb:x]"},
+    {"variant/empty", HEAD "[balancers]\nrun = mlb:\n", .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "balancers", .key = "run", .detail = "a variant is NAME:VARIANT"},
+    {"variant/twice", HEAD "[workload]\nmodel = loop\n[balancers]\nrun = dls:ss, dls:ss\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
+     .detail = "'dls:ss' is listed twice"},
+    {"variant/bad-key",
+     HEAD "[workload]\nmodel = loop\n[balancers]\nrun = dls:x\n[dls:x]\nspeed = 2\n",
+     .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "dls:x", .key = "speed"},
+    {"dls/foreman", HEAD "[workload]\nmodel = loop\n[balancers]\nrun = dls\n[dls]\nforeman = 16\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .detail = "[dls] foreman: rank 16 does not exist"},
     {"loop/cost", HEAD RUN_NONE "[workload]\nmodel = loop\ncost = weibull\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "cost", .detail = "weibull"},
     {"loop/mean", HEAD RUN_NONE "[workload]\nmodel = loop\ncost = normal\nmean = -1\n",
@@ -1333,6 +1388,8 @@ main(int argc, char *argv[])
   g_test_add("/scenario/override/balancer", Fixture, NULL, fixture_setup, test_override_balancer,
              fixture_teardown);
   g_test_add("/scenario/override/sets", Fixture, NULL, fixture_setup, test_override_sets,
+             fixture_teardown);
+  g_test_add("/scenario/load/variants", Fixture, NULL, fixture_setup, test_variants,
              fixture_teardown);
   g_test_add("/scenario/error/unreadable", Fixture, NULL, fixture_setup, test_error_unreadable,
              fixture_teardown);

@@ -8,6 +8,8 @@
 
 G_BEGIN_DECLS
 
+struct _LbRunResult;
+
 /* What `lbsim explain` gives a balancer's explain hook. */
 typedef struct {
   guint ranks;
@@ -28,6 +30,11 @@ typedef struct {
   gboolean keeps_order;        /* result: contiguous pieces of the model's order, in rank order */
   gboolean owns_compute;       /* it runs the units' compute itself (loop scheduling) */
   LbStart start;               /* where units start when it keeps no order (default: native) */
+  /* `run = NAME:VARIANT` runs the balancer again under another label: its
+   * parameters are [NAME]'s, then this key set to VARIANT when VARIANT is
+   * one of its values (dls:fac), then [NAME:VARIANT]'s. NULL: a variant
+   * needs its group. */
+  const char *variant_key;
   /* Checks what the parameters cannot check alone (e.g. p = 2^d, a
    * processor grid of powers of two); work is the scenario's model. */
   gboolean (*check)(guint ranks, const LbWork *work, const LbParams *params, GError **error);
@@ -52,6 +59,9 @@ typedef struct {
    * exchange: runs on every rank after balancing, before the compute, and
    * is timed and counted as the ghost exchange. NULL: the ghost exchange. */
   void (*collect)(LbRank *self, gpointer state);
+  /* Once every run of a scenario is done: fills the metrics of result that
+   * compare it with the others (all[n], result among them), or NULL. */
+  void (*relate)(struct _LbRunResult *result, struct _LbRunResult *const *all, guint n);
   /* Family-specific teaching output for `lbsim explain`, or NULL. */
   void (*explain)(const LbExplainCase *c, GString *out);
 } LbBalancer;

@@ -70,7 +70,7 @@ typedef struct {
   double balance_time, app_time;
 } LbAdaptationResult;
 
-typedef struct {
+typedef struct _LbRunResult {
   char *balancer;
   LbParams *params;
   char *model;

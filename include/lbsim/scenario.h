@@ -48,6 +48,7 @@ typedef struct {
 typedef struct {
   const LbBalancer *balancer;
   LbParams *params;
+  char *label; /* as `run` lists it: the name, or NAME:VARIANT */
 } LbBalancerRun;
 
 /* Command-line changes applied before checking. */
@@ -83,6 +84,9 @@ const LbParamSpec *lb_scenario_params(void);
 
 /* Where a balancer starts from on the scenario's model. */
 LbStart lb_scenario_start(const LbScenario *scenario, const LbBalancer *balancer);
+
+/* The balancer a run label (NAME or NAME:VARIANT) names, or NULL. */
+const LbBalancer *lb_balancer_of_label(const char *label);
 
 /* Where platform files are looked for after the scenario's own folder. */
 const char *lb_platform_dir(void);

@@ -339,8 +339,8 @@ lb_cli_explain(int argc, char **argv)
   }
   const LbRunResult *run = results->pdata[0];
   const LbBalancerRun *brun = sc->runs->pdata[0];
-  g_print("%s on %u ranks (%s), %s of %" G_GUINT64_FORMAT " units\n%s\n\n", brun->balancer->name,
-          sc->ranks, sc->platform, sc->work->model->name, lb_work_total_units(sc->work),
+  g_print("%s on %u ranks (%s), %s of %" G_GUINT64_FORMAT " units\n%s\n\n", brun->label, sc->ranks,
+          sc->platform, sc->work->model->name, lb_work_total_units(sc->work),
           brun->balancer->summary);
   g_autofree guint64 *loads = g_new0(guint64, sc->ranks);
   print_initial(sc, brun, loads);

@@ -141,8 +141,7 @@ lb_job_execute(const LbJob *job, const LbScenario *loaded, guint index, const Lb
   int code = 2;
   g_autoptr(LbRunResult) result = NULL;
   if (sc != NULL) {
-    g_assert(g_strcmp0(((LbBalancerRun *)sc->runs->pdata[index])->balancer->name, job->balancer) ==
-             0);
+    g_assert(g_strcmp0(((LbBalancerRun *)sc->runs->pdata[index])->label, job->balancer) == 0);
     result = lb_run_simulate(sc, index, options, &error);
     if (result == NULL)
       code = g_error_matches(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3

@@ -294,7 +294,7 @@ check_pictures(const char *dir, const LbScenario *sc, gboolean *make, GError **e
     const LbModel *model = sc->work->model;
     if (model->total_units != NULL && model->grids == NULL && model->leaves == NULL)
       continue;
-    g_autofree char *what = g_strdup_printf("%s.%s", run->balancer->name,
+    g_autofree char *what = g_strdup_printf("%s.%s", run->label,
                                             model->grids != NULL    ? "grids"
                                             : model->leaves != NULL ? "curve"
                                                                     : "partition");
@@ -340,8 +340,7 @@ check_outputs(const RunArgs *a, const LbScenario *sc, gboolean *make_pictures, G
       continue;
     for (guint i = 0; i < sc->runs->len; i++) {
       const LbBalancerRun *run = sc->runs->pdata[i];
-      g_autofree char *name =
-          lb_runner_trace_name(traces[t][1], run->balancer->name, sc->runs->len);
+      g_autofree char *name = lb_runner_trace_name(traces[t][1], run->label, sc->runs->len);
       if (!check_output(traces[t][0], name, FALSE, error))
         return FALSE;
     }

@@ -131,13 +131,25 @@ static LbJob *
 job_of(const LbScenario *sc, const LbScenarioOverrides *ov, guint index, const char *dir)
 {
   const LbBalancerRun *brun = sc->runs->pdata[index];
-  g_autoptr(LbJob) job = lb_job_new(sc->file, ov, brun->balancer->name);
+  g_autoptr(LbJob) job = lb_job_new(sc->file, ov, brun->label);
   g_autofree char *data = lb_job_to_data(job);
   g_autofree char *path = g_strdup_printf("%s/run-%u.job", dir, index);
   g_file_set_contents(path, data, -1, NULL);
   LbJob *back = lb_job_from_data(data, NULL);
   g_assert(back != NULL);
   return back;
+}
+
+/* The metrics that compare a run with the scenario's others. */
+static void
+relate(GPtrArray *results)
+{
+  for (guint i = 0; i < results->len; i++) {
+    LbRunResult *r = results->pdata[i];
+    const LbBalancer *b = lb_balancer_of_label(r->balancer);
+    if (b->relate != NULL)
+      b->relate(r, (LbRunResult *const *)results->pdata, results->len);
+  }
 }
 
 gboolean
@@ -161,6 +173,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     }
     *results = g_ptr_array_new_with_free_func((GDestroyNotify)lb_run_result_free);
     g_ptr_array_add(*results, result);
+    relate(*results);
     *exit_code = 0;
     return TRUE;
   }
@@ -192,7 +205,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
       started[next] = g_get_monotonic_time();
       if (!options->quiet)
         g_printerr("lbsim: [%u/%u] %s: running\n", next + 1, n,
-                   ((LbBalancerRun *)sc->runs->pdata[next])->balancer->name);
+                   ((LbBalancerRun *)sc->runs->pdata[next])->label);
       next++;
       running++;
     }
@@ -213,7 +226,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     pids[index] = 0;
     running--;
     done++;
-    const char *name = ((LbBalancerRun *)sc->runs->pdata[index])->balancer->name;
+    const char *name = ((LbBalancerRun *)sc->runs->pdata[index])->label;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
       if (!options->quiet)
         g_printerr("lbsim: [%u/%u] %s: done in %.1f s\n", index + 1, n, name,
@@ -265,6 +278,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     g_ptr_array_add(out, result);
   }
   remove_dir(dir);
+  relate(out);
   *results = g_steal_pointer(&out);
   *exit_code = 0;
   return TRUE;

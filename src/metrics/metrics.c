@@ -111,7 +111,7 @@ lb_metrics_collect(LbCoreRun *run)
 {
   LbRunResult *res = g_new0(LbRunResult, 1);
   const LbBalancer *b = run->brun->balancer;
-  res->balancer = g_strdup(b->name);
+  res->balancer = g_strdup(run->brun->label);
   res->params = lb_params_copy(run->brun->params);
   res->ranks = run->ranks;
   res->nadaptations = run->nadaptations;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lbsim/balancer.h"
+#include "lbsim/scenario.h"
 #include "metrics/metrics.h"
 #include "report/report.h"
 
@@ -241,7 +242,7 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
   if (member_int(o, "version") != TRANSPORT_VERSION)
     return bad(error, "version");
   const char *name = member_string(o, "balancer");
-  const LbBalancer *balancer = name != NULL ? lb_balancer_lookup(name) : NULL;
+  const LbBalancer *balancer = name != NULL ? lb_balancer_of_label(name) : NULL;
   if (balancer == NULL)
     return bad(error, "balancer");
   r->balancer = g_strdup(name);

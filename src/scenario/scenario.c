@@ -70,6 +70,7 @@ balancer_run_free(gpointer data)
 {
   LbBalancerRun *run = data;
   lb_params_free(run->params);
+  g_free(run->label);
   g_free(run);
 }
 
@@ -182,10 +183,10 @@ preprocess(const char *file, const char *text, GPtrArray *expects, GError **erro
 static gboolean
 apply_override(GKeyFile *kf, const char *file, const char *set, GError **error)
 {
-  gsize group_len = strspn(set, NAME_CHARS);
+  gsize group_len = strspn(set, NAME_CHARS ":");
   gboolean expect = group_len == strlen("expect") && g_str_has_prefix(set, "expect");
   const char *key = set + group_len + (set[group_len] == '.');
-  gsize key_len = strspn(key, expect ? NAME_CHARS "." : NAME_CHARS);
+  gsize key_len = strspn(key, expect ? NAME_CHARS ".:" : NAME_CHARS);
   const char *eq = key + key_len;
   while (*eq == ' ' || *eq == '\t')
     eq++;
@@ -310,17 +311,28 @@ read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GHashTable *set_key
 }
 
 static gboolean
-runs_balancer(const LbScenario *sc, const LbBalancer *b)
+runs_label(const LbScenario *sc, const char *label)
 {
   for (guint i = 0; i < sc->runs->len; i++)
-    if (((LbBalancerRun *)sc->runs->pdata[i])->balancer == b)
+    if (strcmp(((LbBalancerRun *)sc->runs->pdata[i])->label, label) == 0)
       return TRUE;
   return FALSE;
 }
 
-static gboolean
-add_balancer(LbScenario *sc, GKeyFile *kf, const char *name, const char *origin, GError **error)
+/* The balancer a label (NAME or NAME:VARIANT) names, or NULL. */
+const LbBalancer *
+lb_balancer_of_label(const char *label)
 {
+  g_autofree char *name = g_strndup(label, strcspn(label, ":"));
+  return lb_balancer_lookup(name);
+}
+
+static gboolean
+add_balancer(LbScenario *sc, GKeyFile *kf, const char *label, const char *origin, GError **error)
+{
+  const char *colon = strchr(label, ':');
+  g_autofree char *name = g_strndup(label, colon != NULL ? (gsize)(colon - label) : strlen(label));
+  const char *variant = colon != NULL ? colon + 1 : NULL;
   const LbBalancer *b = lb_balancer_lookup(name);
   if (b == NULL) {
     g_autoptr(GString) known = g_string_new(NULL);
@@ -329,15 +341,35 @@ add_balancer(LbScenario *sc, GKeyFile *kf, const char *name, const char *origin,
     return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
                 "%sunknown balancer '%s' (known: %s)", origin, name, known->str);
   }
-  if (runs_balancer(sc, b))
+  if (variant != NULL && (*variant == '\0' || variant[strspn(variant, NAME_CHARS)] != '\0'))
     return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
-                "'%s' is listed twice", name);
+                "%s'%s': a variant is NAME:VARIANT, VARIANT made of letters, digits, '-' and '_'",
+                origin, label);
+  if (runs_label(sc, label))
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
+                "'%s' is listed twice", label);
   LbBalancerRun *run = g_new0(LbBalancerRun, 1);
   run->balancer = b;
   run->params = lb_params_new(b->params);
+  run->label = g_strdup(label);
   g_ptr_array_add(sc->runs, run);
   if (!read_group(kf, sc->file, name, run->params, error))
     return FALSE;
+  if (variant != NULL) {
+    gboolean keyed =
+        b->variant_key != NULL && lb_params_set(run->params, b->variant_key, variant, NULL);
+    if (!keyed && !g_key_file_has_group(kf, label)) {
+      g_autofree char *why = b->variant_key != NULL
+                                 ? g_strdup_printf("'%s' is not a value of [%s] %s, and ", variant,
+                                                   name, b->variant_key)
+                                 : g_strdup("");
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
+                  "%s'%s': %sno group [%s] gives the variant's parameters", origin, label, why,
+                  label);
+    }
+    if (!read_group(kf, sc->file, label, run->params, error))
+      return FALSE;
+  }
   g_autofree char *why = lb_balancer_refuses_model(b, sc->work->model);
   if (why != NULL)
     return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run", "%s%s", origin,
@@ -383,8 +415,8 @@ read_balancers(LbScenario *sc, GKeyFile *kf, const LbScenarioOverrides *ov, GErr
   /* the group of a balancer that does not run is checked all the same */
   g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
   for (guint i = 0; groups[i] != NULL; i++) {
-    const LbBalancer *b = lb_balancer_lookup(groups[i]);
-    if (b == NULL || runs_balancer(sc, b))
+    const LbBalancer *b = lb_balancer_of_label(groups[i]);
+    if (b == NULL || runs_label(sc, groups[i]))
       continue;
     g_autoptr(LbParams) unused = lb_params_new(b->params);
     if (!read_group(kf, sc->file, groups[i], unused, error))
@@ -430,7 +462,7 @@ add_expect(LbScenario *sc, const char *key, const char *value, guint line, GErro
     return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key, "%s", local->message);
   e->line = line;
   g_ptr_array_add(sc->expects, e);
-  const LbBalancer *b = lb_balancer_lookup(e->balancer);
+  const LbBalancer *b = lb_balancer_of_label(e->balancer);
   if (b == NULL)
     return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key, "unknown balancer '%s'",
                 e->balancer);
@@ -471,11 +503,11 @@ check_groups(GKeyFile *kf, const char *file, GError **error)
   for (gsize i = 0; i < n; i++) {
     const char *g = groups[i];
     if (strcmp(g, "scenario") == 0 || strcmp(g, "workload") == 0 || strcmp(g, "balancers") == 0 ||
-        strcmp(g, "expect") == 0 || lb_balancer_lookup(g) != NULL)
+        strcmp(g, "expect") == 0 || lb_balancer_of_label(g) != NULL)
       continue;
     return fail(error, LB_SCENARIO_ERROR_UNKNOWN_GROUP, file, g, NULL,
                 "unknown group (known: scenario, workload, balancers, expect, or a balancer's "
-                "name)");
+                "name, or NAME:VARIANT)");
   }
   return TRUE;
 }

@@ -26,6 +26,8 @@
 #include "balancers/dls/chunks.h"
 #include "balancers/registry.h"
 #include "lbsim/model.h"
+#include "lbsim/run.h"
+#include "lbsim/scenario.h"
 
 enum { TAG_WRK = 1, TAG_REQ, TAG_GET, TAG_HLP, TAG_GIV, TAG_RES, TAG_END, NKINDS };
 
@@ -78,6 +80,7 @@ enum {
   M_MIGRATED,
   M_MIGRATED_BYTES,
   M_RESULT_BYTES,
+  M_COST_IMPROVEMENT,
 };
 
 static double
@@ -128,8 +131,8 @@ static const LbMetricSpec dls_metrics[] = {
      NULL},
     {"useful-time", "s", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL,
      "T_1 = sum u_r, u_r rank r's time computing iterations", NULL},
-    {"iterations", "iterations", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL,
-     "W = N, the loop's size", NULL},
+    {"iterations", "iterations", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL, "W = N, the loop's size",
+     NULL},
     {"cost", "s", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL, "P x T_p", derive_cost},
     {"performance", "iterations/s", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL, "W / T_p",
      derive_performance},
@@ -141,7 +144,8 @@ static const LbMetricSpec dls_metrics[] = {
     {"overhead", "s", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
      "T_o = P x T_p - T_1: time the P ranks spent other than computing", derive_overhead},
     {"chunks", "chunks", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL, "chunks handed out", NULL},
-    COUNT("wrk-messages", "WRK: chunks of the worker's own (or replicated) data, and 'nothing left'"),
+    COUNT("wrk-messages",
+          "WRK: chunks of the worker's own (or replicated) data, and 'nothing left'"),
     COUNT("req-messages", "REQ: requests and reports to the master"),
     COUNT("get-messages", "GET: the master tells a worker where to fetch a chunk"),
     COUNT("hlp-messages", "HLP: an owner is asked to send a chunk's data"),
@@ -154,6 +158,10 @@ static const LbMetricSpec dls_metrics[] = {
      "bytes of the GIV messages (the iterations' data)", NULL},
     {"result-bytes", "bytes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
      "bytes of results sent: RES messages and the final broadcast (replicated)", NULL},
+    {"cost-improvement", "%", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
+     "the seed's percent improvement in cost over STAT, 100 (cost_STAT - cost) / cost_STAT, "
+     "against the scenario's dls run with technique = stat (0 when it runs none)",
+     NULL},
     {NULL},
 };
 
@@ -198,12 +206,12 @@ typedef struct {
   guint64 own_lo, own_hi;
   guint8 *result; /* own iterations (replicated master: all): results held */
   guint64 results, results_needed;
-  GQueue chunks;       /* Chunk *, the first being computed */
-  guint incoming;      /* chunks promised (GET) whose data has not come */
-  gboolean requested;  /* a REQ unanswered */
-  gboolean no_more;    /* the master said nothing is left */
-  gboolean ended;      /* END received (the master: sent) */
-  GArray *reports;     /* Report: finished chunks the master has not heard of */
+  GQueue chunks;      /* Chunk *, the first being computed */
+  guint incoming;     /* chunks promised (GET) whose data has not come */
+  gboolean requested; /* a REQ unanswered */
+  gboolean no_more;   /* the master said nothing is left */
+  gboolean ended;     /* END received (the master: sent) */
+  GArray *reports;    /* Report: finished chunks the master has not heard of */
   guint64 sent[NKINDS];
   guint64 migrated;
   double migrated_bytes, sent_result_bytes, useful;
@@ -216,8 +224,7 @@ typedef struct {
 static void handle(Dls *d, int src, int tag, gconstpointer data, GArray *units);
 static void forward_results(Dls *d, gconstpointer data);
 
-static void
-trace(Dls *d, gboolean show, const char *format, ...) G_GNUC_PRINTF(3, 4);
+static void trace(Dls *d, gboolean show, const char *format, ...) G_GNUC_PRINTF(3, 4);
 
 static void
 trace(Dls *d, gboolean show, const char *format, ...)
@@ -379,8 +386,9 @@ handle(Dls *d, int src, int tag, gconstpointer data, GArray *units)
   case TAG_GET:
     d->requested = FALSE;
     d->incoming++;
-    trace(d, SHOW_DATA(d), "fetches %" G_GUINT64_FORMAT " iterations from %" G_GUINT64_FORMAT
-          " of rank %d", o->size, o->start, o->peer);
+    trace(d, SHOW_DATA(d),
+          "fetches %" G_GUINT64_FORMAT " iterations from %" G_GUINT64_FORMAT " of rank %d", o->size,
+          o->start, o->peer);
     send_order(d, o->peer, TAG_HLP, o->start, o->size, d->me);
     break;
   case TAG_HLP: {
@@ -403,8 +411,8 @@ handle(Dls *d, int src, int tag, gconstpointer data, GArray *units)
     else
       d->requested = FALSE;
     const LbUnit *u = (const LbUnit *)units->data;
-    trace(d, SHOW_DATA(d), "holds %u iterations from %" G_GUINT64_FORMAT " of rank %d",
-          units->len, u[0].id, src);
+    trace(d, SHOW_DATA(d), "holds %u iterations from %" G_GUINT64_FORMAT " of rank %d", units->len,
+          u[0].id, src);
     enqueue(d, u[0].id, units->len, src, g_memdup2(u, units->len * sizeof(LbUnit)), TRUE);
     break;
   }
@@ -700,6 +708,30 @@ dls_check(guint ranks, const LbWork *work, const LbParams *params, GError **erro
   return dls_chunk_params_read(&cp, params, ranks, NULL, error);
 }
 
+/* Improvement in cost over the scenario's STAT run (the first dls run with
+ * technique = stat), per step and over the run. */
+static void
+dls_relate(LbRunResult *r, LbRunResult *const *all, guint n)
+{
+  const LbRunResult *stat = NULL;
+  for (guint i = 0; i < n && stat == NULL; i++)
+    if (lb_balancer_of_label(all[i]->balancer) == &lb_dls_balancer &&
+        strcmp(lb_params_get_string(all[i]->params, "technique"), "stat") == 0 &&
+        all[i]->nadaptations == r->nadaptations)
+      stat = all[i];
+  if (stat == NULL)
+    return;
+  guint ndefs = r->metric_defs->len;
+  for (guint s = 0; s < r->nadaptations; s++) {
+    double base = stat->adaptation_metrics[(gsize)s * ndefs + M_COST];
+    double cost = r->adaptation_metrics[(gsize)s * ndefs + M_COST];
+    r->adaptation_metrics[(gsize)s * ndefs + M_COST_IMPROVEMENT] =
+        base > 0 ? 100 * (base - cost) / base : 0;
+  }
+  double base = stat->metrics[M_COST];
+  r->metrics[M_COST_IMPROVEMENT] = base > 0 ? 100 * (base - r->metrics[M_COST]) / base : 0;
+}
+
 static const char *const dls_models[] = {"loop", NULL};
 
 const LbBalancer lb_dls_balancer = {
@@ -714,6 +746,8 @@ const LbBalancer lb_dls_balancer = {
     .models = dls_models,
     .keeps_order = FALSE,
     .owns_compute = TRUE,
+    .variant_key = "technique",
     .check = dls_check,
     .balance = dls_balance,
+    .relate = dls_relate,
 };
