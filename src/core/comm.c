@@ -142,6 +142,23 @@ lb_now(void)
   return simgrid_get_clock();
 }
 
+/* A rank that sends without ever waiting (a loop scheduler's master
+ * answering requests) would keep every finished send alive in SimGrid,
+ * whose bookkeeping then grows with each: past this many pending sends,
+ * the finished ones are let go (a test does not advance simulated time). */
+#define LB_REAP_SENDS 64
+
+static void
+reap_sends(LbRank *self)
+{
+  guint kept = 0;
+  for (guint i = 0; i < self->pending->len; i++)
+    if (!sg_comm_test(self->pending->pdata[i]))
+      self->pending->pdata[kept++] = self->pending->pdata[i];
+  g_ptr_array_set_size(self->pending, kept);
+  self->reap_at = 2 * kept; /* sends still in flight: not before twice as many */
+}
+
 void
 lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
 {
@@ -150,6 +167,8 @@ lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
   msg->src = self->id;
   msg->tag = tag;
   msg->sim_bytes = sim_bytes;
+  if (self->pending->len >= MAX(self->reap_at, LB_REAP_SENDS))
+    reap_sends(self);
   g_ptr_array_add(self->pending,
                   sg_mailbox_put_async(self->run->mailboxes[dst], msg, (long)sim_bytes));
   self->run->messages_all++;
