@@ -358,6 +358,10 @@ test_input_errors(void)
   expect_input_error(bad_set, "expected GROUP.KEY=VALUE");
   const char *spaced_set[] = {"--set", "scenario. ranks=8", NULL};
   expect_input_error(spaced_set, "--set scenario. ranks=8: expected GROUP.KEY=VALUE");
+  const char *bad_background[] = {"--set", "scenario.background=n0-n3:0", NULL};
+  expect_input_error(bad_background, "[scenario] background: 'n0-n3:0': the share '0' is not");
+  const char *no_host[] = {"--set", "scenario.background=n0:0.5,n1024:0.5", NULL};
+  expect_input_error(no_host, "[scenario] background: no host 'n1024' on platform");
   const char *bracket_set[] = {"--set", "[scenario].ranks=8", NULL};
   expect_input_error(bracket_set, "--set [scenario].ranks=8: expected GROUP.KEY=VALUE");
   /* 0 is not "not given", and no count is negative */

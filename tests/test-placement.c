@@ -72,6 +72,7 @@ static const Case cases[] = {
     {"fat-tree-1024", "fat-tree-1024.xml", 1024, 1024, "cost (leaf order)", EXPECT_LINEAR, {0}},
     {"origin2000-128", "origin2000-128.xml", 128, 128, "cost (latency)", EXPECT_LINEAR, {0}},
     {"hetero-cluster-16", "hetero-cluster-16.xml", 16, 16, "cost (latency)", EXPECT_LINEAR, {0}},
+    {"hetero-cluster-64", "hetero-cluster-64.xml", 64, 64, "cost (latency)", EXPECT_LINEAR, {0}},
     {"line", NULL, 5, 5, "cost (latency)", EXPECT_WRITTEN, {0, 3, 1, 4, 2}},
     {"line-3-ranks", NULL, 3, 5, "cost (latency)", EXPECT_WRITTEN, {0, 3, 1}},
 };

@@ -19,6 +19,16 @@
 #define LOAD_SECONDS_LIMIT 6.0
 #define TIME_FILE_ENV "LBSIM_TEST_PLATFORMS_TIME_FILE"
 
+/* The heterogeneous cluster (platforms/README.md): 16 hosts per Fast
+ * Ethernet edge switch, a gigabit uplink from each switch to the core. */
+#define SWITCH_HOSTS 16
+#define HOST_LINK_LATENCY 45e-6
+#define HOST_LINK_BANDWIDTH 12.5e6 /* 100 Mb/s */
+#define EDGE_SWITCH_LATENCY 10e-6
+#define UPLINK_LATENCY 2.5e-6
+#define UPLINK_BANDWIDTH 125e6 /* 1 Gb/s */
+#define CORE_LATENCY 5e-6
+
 typedef enum {
   TOPOLOGY_HYPERCUBE,
   TOPOLOGY_TORUS,
@@ -57,6 +67,7 @@ static const PlatformCase cases[] = {
     {"t3e-1024.xml", TOPOLOGY_TORUS, 1024, {8, 8, 16}, 1, 10e-6, 300e6},
     {"fat-tree-1024.xml", TOPOLOGY_FAT_TREE, 1024, {32}, 2, 25e-6, 125e6},
     {"hetero-cluster-16.xml", TOPOLOGY_CLUSTER, 16, {0}, 3, 100e-6, 12.5e6},
+    {"hetero-cluster-32.xml", TOPOLOGY_CLUSTER, 32, {0}, 3, 100e-6, 12.5e6},
     {"hetero-cluster-64.xml", TOPOLOGY_CLUSTER, 64, {0}, 3, 100e-6, 12.5e6},
     {"origin2000-128.xml", TOPOLOGY_FLAT, 128, {0}, 3, 11e-6, 150e6},
 };
@@ -429,21 +440,47 @@ check_fat_tree(const PlatformCase *c)
 }
 
 static void
+assert_names(GStrv names, const char *const *expected)
+{
+  guint n = 0;
+
+  while (expected[n] != NULL)
+    n++;
+  g_assert_cmpuint(g_strv_length(names), ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpstr(names[i], ==, expected[i]);
+}
+
+/* Every pair: within an edge switch host link, switch, host link; between
+ * switches also both uplinks, the core and the other edge switch. */
+static void
 check_cluster(const PlatformCase *c)
 {
-  for (guint host = 0; host < c->hosts; host++) {
-    double speed = host < c->hosts / 2 ? 1.0e9 : 1.266e9;
-    guint next = (host + 1) % c->hosts;
-    g_auto(GStrv) names = route_names(host, next);
-    g_autofree char *up = g_strdup_printf("n%u_link_UP", host);
-    g_autofree char *down = g_strdup_printf("n%u_link_DOWN", next);
+  double near = 2 * HOST_LINK_LATENCY + EDGE_SWITCH_LATENCY;
+  double far = near + 2 * UPLINK_LATENCY + CORE_LATENCY + EDGE_SWITCH_LATENCY;
 
-    g_assert_cmpfloat_with_epsilon(sg_host_get_speed(host_number(host)), speed, 1.0);
-    assert_route(host, next, 3, c->near_latency);
-    g_assert_cmpstr(names[0], ==, up);
-    g_assert_cmpstr(names[1], ==, "backbone");
-    g_assert_cmpstr(names[2], ==, down);
-    assert_route(host, (host + c->hosts / 2) % c->hosts, 3, c->near_latency);
+  g_assert_cmpfloat_with_epsilon(near, c->near_latency, EPSILON);
+  for (guint from = 0; from < c->hosts; from++) {
+    double speed = from < c->hosts / 2 ? 1.0e9 : 1.266e9;
+    guint s = from / SWITCH_HOSTS;
+    g_autofree char *up = g_strdup_printf("n%u_link_UP", from);
+    g_autofree char *edge_switch = g_strdup_printf("edge%u_switch", s);
+    g_autofree char *uplink = g_strdup_printf("edge%u_uplink_UP", s);
+
+    g_assert_cmpfloat_with_epsilon(sg_host_get_speed(host_number(from)), speed, 1.0);
+    for (guint to = 0; to < c->hosts; to++) {
+      guint t = to / SWITCH_HOSTS;
+      g_autofree char *down = g_strdup_printf("n%u_link_DOWN", to);
+      g_autofree char *other_switch = g_strdup_printf("edge%u_switch", t);
+      g_autofree char *downlink = g_strdup_printf("edge%u_uplink_DOWN", t);
+      g_auto(GStrv) names = route_names(from, to);
+      const char *same[] = {up, edge_switch, down, NULL};
+      const char *across[] = {up,       edge_switch,  uplink, "core_switch",
+                              downlink, other_switch, down,   NULL};
+
+      assert_names(names, s == t ? same : across);
+      assert_route(from, to, s == t ? 3 : 7, s == t ? near : far);
+    }
   }
 }
 
@@ -584,6 +621,93 @@ test_load(gconstpointer data)
   g_test_trap_assert_passed();
 }
 
+/* One message of MESSAGE_BYTES; flows started together share links. */
+typedef struct {
+  char mailbox[32];
+  double arrival;
+} Flow;
+
+static void
+flow_sender_cb(int argc, char **argv)
+{
+  static int payload;
+  const Flow *flow = sg_actor_self_get_data();
+
+  sg_mailbox_put(sg_mailbox_by_name(flow->mailbox), &payload, (long)MESSAGE_BYTES);
+}
+
+static void
+flow_receiver_cb(int argc, char **argv)
+{
+  Flow *flow = sg_actor_self_get_data();
+
+  sg_mailbox_get(sg_mailbox_by_name(flow->mailbox));
+  flow->arrival = simgrid_get_clock();
+}
+
+static void
+start_flow(Flow *flow, guint from, guint to)
+{
+  sg_actor_t sender = sg_actor_init("sender", host_number(from));
+  sg_actor_t receiver = sg_actor_init("receiver", host_number(to));
+
+  g_snprintf(flow->mailbox, sizeof flow->mailbox, "flow-%u-%u", from, to);
+  sg_actor_set_data(sender, flow);
+  sg_actor_set_data(receiver, flow);
+  sg_actor_start(sender, flow_sender_cb, 0, NULL);
+  sg_actor_start(receiver, flow_receiver_cb, 0, NULL);
+}
+
+/* On hetero-cluster-64.xml, all at once: every host of edge switch 0 sends
+ * to one of switch 1, so 16 flows share switch 0's uplink, 1 Gb/s, and
+ * each gets 1/16 of it (7.8 MB/s, below its host link's 12.5 MB/s); one
+ * host of switch 2 sends to one of switch 3 alone, limited by its host
+ * link; four pairs within switch 2 likewise, without the uplink's
+ * latency. */
+static void
+check_uplink(void)
+{
+  double near = 2 * HOST_LINK_LATENCY + EDGE_SWITCH_LATENCY;
+  double far = near + 2 * UPLINK_LATENCY + CORE_LATENCY + EDGE_SWITCH_LATENCY;
+  Flow shared[SWITCH_HOSTS], alone, within[4];
+
+  load_platform("hetero-cluster-64.xml");
+  for (guint s = 0; s < 4; s++) {
+    g_autofree char *up = g_strdup_printf("edge%u_uplink_UP", s);
+    g_autofree char *down = g_strdup_printf("edge%u_uplink_DOWN", s);
+    g_assert_cmpfloat_with_epsilon(sg_link_get_bandwidth(sg_link_by_name(up)), UPLINK_BANDWIDTH,
+                                   1.0);
+    g_assert_cmpfloat_with_epsilon(sg_link_get_bandwidth(sg_link_by_name(down)), UPLINK_BANDWIDTH,
+                                   1.0);
+    g_assert_cmpfloat_with_epsilon(sg_link_get_latency(sg_link_by_name(up)), UPLINK_LATENCY,
+                                   EPSILON);
+  }
+  for (guint i = 0; i < SWITCH_HOSTS; i++)
+    start_flow(&shared[i], i, SWITCH_HOSTS + i);
+  start_flow(&alone, 2 * SWITCH_HOSTS, 3 * SWITCH_HOSTS);
+  for (guint i = 0; i < G_N_ELEMENTS(within); i++)
+    start_flow(&within[i], 2 * SWITCH_HOSTS + 1 + i, 2 * SWITCH_HOSTS + 5 + i);
+  simgrid_run();
+  for (guint i = 0; i < SWITCH_HOSTS; i++)
+    g_assert_cmpfloat_with_epsilon(shared[i].arrival,
+                                   far + MESSAGE_BYTES / (UPLINK_BANDWIDTH / SWITCH_HOSTS), 1e-9);
+  g_assert_cmpfloat_with_epsilon(alone.arrival, far + MESSAGE_BYTES / HOST_LINK_BANDWIDTH, 1e-9);
+  for (guint i = 0; i < G_N_ELEMENTS(within); i++)
+    g_assert_cmpfloat_with_epsilon(within[i].arrival, near + MESSAGE_BYTES / HOST_LINK_BANDWIDTH,
+                                   1e-9);
+}
+
+static void
+test_uplink(void)
+{
+  if (g_test_subprocess()) {
+    check_uplink();
+    return;
+  }
+  g_test_trap_subprocess(NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+}
+
 static void
 test_load_time(void)
 {
@@ -648,6 +772,7 @@ main(int argc, char **argv)
     g_autofree char *path = g_strdup_printf("/platforms/load/%s", stem);
     g_test_add_data_func(path, &cases[i], test_load);
   }
+  g_test_add_func("/platforms/uplink/hetero-cluster-64", test_uplink);
   g_test_add_func("/platforms/load-time/hypercube-16384", test_load_time);
 
   return g_test_run();

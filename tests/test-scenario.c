@@ -207,6 +207,8 @@ test_defaults(Fixture *f, gconstpointer data)
   g_assert_cmpuint(sc->seed, ==, 1);
   g_assert_cmpuint(sc->nadaptations, ==, 1);
   g_assert_cmpint(sc->placement, ==, LB_PLACEMENT_AUTO);
+  g_assert_null(sc->background);
+  g_assert_cmpuint(sc->loads->len, ==, 0);
   const LbPattern *a = &sc->work->pattern;
   g_assert_cmpuint(a->seed, ==, 1);
   g_assert_cmpuint(sc->work->cells, ==, 65536);
@@ -1175,6 +1177,64 @@ static const ErrorCase error_cases[] = {
      .detail = "'many' is not an integer"},
     {"set/unknown-group", HEAD RUN_NONE, .set = "workloads.size=4",
      .code = LB_SCENARIO_ERROR_UNKNOWN_GROUP, .group = "workloads"},
+    {"background/share-zero", HEAD "background = n0:0\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "'n0:0': the share '0' is not a number in (0, 1]"},
+    {"background/share-above-one", HEAD "background = n0-n3:1.01\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "the share '1.01' is not a number in (0, 1]"},
+    {"background/share-negative", HEAD "background = n0:-0.5\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "the share '-0.5'"},
+    {"background/share-nan", HEAD "background = n0:nan\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "the share 'nan'"},
+    {"background/share-missing", HEAD "background = n0:@1-2\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "the share ''"},
+    {"background/share-words", HEAD "background = n0:half\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "the share 'half'"},
+    {"background/no-colon", HEAD "background = n0\n" RUN_NONE, .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "scenario", .key = "background", .detail = "'n0': expected HOSTS:SHARE[@START-END]"},
+    {"background/no-host", HEAD "background = :0.5\n" RUN_NONE, .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "scenario", .key = "background", .detail = "no host before ':'"},
+    {"background/end-before-start", HEAD "background = n1:0.5@2-1\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "'n1:0.5@2-1': the load must end after it starts (END > START)"},
+    {"background/end-equals-start", HEAD "background = n1:0.5@1.5-1.5\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "END > START"},
+    {"background/no-dash", HEAD "background = n1:0.5@1\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "expected @START-END or @START-"},
+    {"background/negative-start", HEAD "background = n1:0.5@-1-2\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "expected @START-END or @START-"},
+    {"background/bad-end", HEAD "background = n1:0.5@1-soon\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "expected @START-END or @START-"},
+    {"background/infinite-end", HEAD "background = n1:0.5@1-inf\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "expected @START-END or @START-"},
+    {"background/empty-entry", HEAD "background = n0:0.5,,n1:0.5\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "entry 2 of the list is empty"},
+    {"background/trailing-comma", HEAD "background = n0:0.5,\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "entry 2 of the list is empty"},
+    {"background/backwards-range", HEAD "background = n7-n3:0.5\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "the range n7-n3 runs backwards"},
+    {"background/overlap", HEAD "background = n0-n3:0.5, n2:0.25@1-2\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "n2 is loaded twice at once, by 'n0-n3:0.5' and by 'n2:0.25@1-2'"},
+    {"background/overlap-open-end", HEAD "background = n5:0.5@3-, n5:0.5@1-4\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "n5 is loaded twice at once, by 'n5:0.5@3-' and by 'n5:0.5@1-4'"},
+    {"background/set", HEAD RUN_NONE, .set = "scenario.background=n0:2",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "the share '2'"},
 };
 
 static void
@@ -1271,6 +1331,103 @@ test_expect_parse(void)
     g_assert_nonnull(strstr(error->message, bad[i].key));
   }
   lb_expect_free(NULL);
+}
+
+/* ---- [scenario] background ---- */
+
+static void
+assert_load(const GArray *loads, guint i, const char *host, double share, double start, double end,
+            guint entry)
+{
+  g_assert_cmpuint(i, <, loads->len);
+  const LbBackground *load = &g_array_index(loads, LbBackground, i);
+  g_assert_cmpstr(load->host, ==, host);
+  g_assert_cmpfloat(load->share, ==, share);
+  g_assert_cmpfloat(load->start, ==, start);
+  g_assert_cmpfloat(load->end, ==, end);
+  g_assert_cmpuint(load->entry, ==, entry);
+}
+
+static GArray *
+parse_ok(const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  GArray *loads = lb_background_parse(text, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(loads);
+  return loads;
+}
+
+static void
+test_background_parse(void)
+{
+  g_autoptr(GArray) example = parse_ok("n0-n3:0.5, n9:0.25@0.5-2.0");
+  g_assert_cmpuint(example->len, ==, 5);
+  for (guint i = 0; i < 4; i++) {
+    g_autofree char *host = g_strdup_printf("n%u", i);
+    assert_load(example, i, host, 0.5, 0, INFINITY, 0);
+  }
+  assert_load(example, 4, "n9", 0.25, 0.5, 2.0, 1);
+
+  g_autoptr(GArray) open_end = parse_ok("  node-7 : 1 @ 1e-3- ");
+  g_assert_cmpuint(open_end->len, ==, 1);
+  assert_load(open_end, 0, "node-7", 1, 1e-3, INFINITY, 0);
+
+  /* a range keeps its prefix, dashes and all; one name with a dash is a name */
+  g_autoptr(GArray) prefixed = parse_ok("rack-2-h9-rack-2-h11:.75@.5-1,rack-3:0.1");
+  g_assert_cmpuint(prefixed->len, ==, 4);
+  assert_load(prefixed, 0, "rack-2-h9", 0.75, 0.5, 1, 0);
+  assert_load(prefixed, 2, "rack-2-h11", 0.75, 0.5, 1, 0);
+  assert_load(prefixed, 3, "rack-3", 0.1, 0, INFINITY, 1);
+
+  /* different prefixes, or a leading zero: not a range, one name */
+  g_autoptr(GArray) names = parse_ok("a1-b2:0.5,n01-n03:0.5,n3-n3:0.5");
+  g_assert_cmpuint(names->len, ==, 3);
+  assert_load(names, 0, "a1-b2", 0.5, 0, INFINITY, 0);
+  assert_load(names, 1, "n01-n03", 0.5, 0, INFINITY, 1);
+  assert_load(names, 2, "n3", 0.5, 0, INFINITY, 2);
+
+  /* one host loaded one period after another: meeting ends do not overlap */
+  g_autoptr(GArray) successive = parse_ok("n1:0.5@0-1, n1:0.25@1-2, n1:0.75@2-");
+  g_assert_cmpuint(successive->len, ==, 3);
+  assert_load(successive, 1, "n1", 0.25, 1, 2, 1);
+
+  g_autoptr(GArray) none = parse_ok("   ");
+  g_assert_cmpuint(none->len, ==, 0);
+
+  static const char *const bad[] = {
+      "n0",        "n0:0",    "n0:1.5",      "n0:0.5@",        "n0:0.5@1",     "n0:0.5@2-1",
+      "n0:0.5,",   ",n0:0.5", "n0:0.5@1-2x", "n2-n1:0.5",      "n0:0.5;n1:.5", "n0:0.5,n0:0.5",
+      "n0:0.5@-1", "n0:inf",  "n0:0.5@nan-", "n0:0.5@0-1e999",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autoptr(GError) error = NULL;
+    GArray *loads = lb_background_parse(bad[i], &error);
+    g_assert_null(loads);
+    g_assert_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID);
+    g_test_message("%s: %s", bad[i], error->message);
+  }
+}
+
+static void
+test_background_load(Fixture *f, gconstpointer data)
+{
+  g_autofree char *path =
+      write_file(f, "bg.ini", HEAD "background = n0-n1:0.5 , n3:0.25@1-2  ; busy\n" RUN_NONE);
+  g_autoptr(LbScenario) sc = load_ok(path, NULL);
+  g_assert_cmpstr(sc->background, ==, "n0-n1:0.5 , n3:0.25@1-2");
+  g_assert_cmpuint(sc->loads->len, ==, 3);
+  assert_load(sc->loads, 0, "n0", 0.5, 0, INFINITY, 0);
+  assert_load(sc->loads, 1, "n1", 0.5, 0, INFINITY, 0);
+  assert_load(sc->loads, 2, "n3", 0.25, 1, 2, 1);
+
+  /* --set replaces it */
+  const char *const sets[] = {"scenario.background=n2:0.5@3-", NULL};
+  LbScenarioOverrides ov = {.sets = sets};
+  g_autoptr(LbScenario) set = load_ok(path, &ov);
+  g_assert_cmpstr(set->background, ==, "n2:0.5@3-");
+  g_assert_cmpuint(set->loads->len, ==, 1);
+  assert_load(set->loads, 0, "n2", 0.5, 3, INFINITY, 0);
 }
 
 static gboolean
@@ -1398,6 +1555,9 @@ main(int argc, char *argv[])
     g_autofree char *name = g_strdup_printf("/scenario/error/%s", error_cases[i].name);
     g_test_add(name, Fixture, &error_cases[i], fixture_setup, test_error, fixture_teardown);
   }
+  g_test_add_func("/scenario/background/parse", test_background_parse);
+  g_test_add("/scenario/background/load", Fixture, NULL, fixture_setup, test_background_load,
+             fixture_teardown);
   g_test_add_func("/scenario/expect/parse", test_expect_parse);
   g_test_add_func("/scenario/expect/holds", test_expect_holds);
   return g_test_run();

@@ -50,12 +50,22 @@ typedef struct {
 #define ORIGIN_LAT "5us"
 #define ORIGIN_BB_LAT "1us"
 
-/* Switched Fast Ethernet; a route is host link + backbone + host link. */
+/* Fast Ethernet edge switches with gigabit uplinks to a core switch: host
+ * link + edge switch + host link within a switch, and uplink + core +
+ * uplink + the other edge switch more between switches. */
 #define HETERO_SLOW_SPEED "1Gf"
 #define HETERO_FAST_SPEED "1.266Gf"
 #define HETERO_BW "100Mbps"
 #define HETERO_LAT "45us"
-#define HETERO_BB_LAT "10us"
+#define HETERO_SWITCH_LAT "10us"
+#define HETERO_UPLINK_BW "1Gbps"
+#define HETERO_UPLINK_LAT "2.5us"
+#define HETERO_CORE_LAT "5us"
+#define HETERO_SWITCH_HOSTS 16
+/* Every route is written out (SimGrid 3.32 computes no route through a
+ * router before the simulation starts, and lbsim asks for routes before
+ * it): (N/16)^2 between switches and 16^2 + 32 in each. */
+#define HETERO_MAX_HOSTS 1024
 
 static GQuark
 platgen_error_quark(void)
@@ -357,7 +367,7 @@ fat_tree_file_name(const guint *values)
 static gboolean
 parse_hetero_cluster(char **args, guint *values, GError **error)
 {
-  if (!parse_number(args[0], "hetero-cluster host count N", 2, MAX_HOSTS, &values[0], error))
+  if (!parse_number(args[0], "hetero-cluster host count N", 2, HETERO_MAX_HOSTS, &values[0], error))
     return FALSE;
   if (values[0] % 2 != 0) {
     g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_USAGE,
@@ -368,47 +378,148 @@ parse_hetero_cluster(char **args, guint *values, GError **error)
   return TRUE;
 }
 
-/* Explicit hosts in a Cluster zone, since one <cluster> has one speed. */
+static void
+append_route(GString *xml, const char *indent, const char *element, const char *src,
+             const char *dst, const char *gateways, const char *const *links)
+{
+  g_string_append_printf(xml, "%s<%s src=\"%s\" dst=\"%s\"%s symmetrical=\"NO\">", indent, element,
+                         src, dst, gateways);
+  for (; *links != NULL; links++) {
+    gsize len = strlen(*links);
+    /* a split-duplex link is named with its direction, as SimGrid names its halves */
+    if (g_str_has_suffix(*links, "_UP") || g_str_has_suffix(*links, "_DOWN")) {
+      gsize stem = len - (g_str_has_suffix(*links, "_UP") ? 3 : 5);
+      g_string_append_printf(xml, "<link_ctn id=\"%.*s\" direction=\"%s\"/>", (int)stem, *links,
+                             *links + stem + 1);
+    } else {
+      g_string_append_printf(xml, "<link_ctn id=\"%s\"/>", *links);
+    }
+  }
+  g_string_append_printf(xml, "</%s>\n", element);
+}
+
+/* One edge switch: its hosts, their links, and every route among them and
+ * to and from the switch's gateway router. */
+static void
+append_edge_switch(GString *xml, guint hosts, guint edge, guint switches)
+{
+  guint first = edge * HETERO_SWITCH_HOSTS;
+  guint last = MIN(hosts, first + HETERO_SWITCH_HOSTS) - 1;
+  g_autofree char *gateway = g_strdup_printf("edge%u_gw", edge);
+  g_autofree char *edge_switch = g_strdup_printf("edge%u_switch", edge);
+
+  g_string_append_printf(xml, "    <zone id=\"edge%u\" routing=\"Full\">\n", edge);
+  for (guint i = first; i <= last; i++)
+    g_string_append_printf(xml, "      <host id=\"n%u\" speed=\"%s\"/>\n", i,
+                           i < hosts / 2 ? HETERO_SLOW_SPEED : HETERO_FAST_SPEED);
+  if (switches > 1)
+    g_string_append_printf(xml, "      <router id=\"%s\"/>\n", gateway);
+  for (guint i = first; i <= last; i++)
+    g_string_append_printf(xml,
+                           "      <link id=\"n%u_link\" bandwidth=\"" HETERO_BW
+                           "\" latency=\"" HETERO_LAT "\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                           i);
+  /* non-blocking: as fast as all its ports together */
+  g_string_append_printf(
+      xml, "      <link id=\"%s\" bandwidth=\"%uMbps\" latency=\"" HETERO_SWITCH_LAT "\"/>\n",
+      edge_switch, (last - first + 1) * 100 + (switches > 1 ? 1000 : 0));
+  for (guint i = first; i <= last; i++) {
+    g_autofree char *host = g_strdup_printf("n%u", i);
+    g_autofree char *up = g_strdup_printf("n%u_link_UP", i);
+    for (guint j = first; j <= last; j++) {
+      g_autofree char *peer = g_strdup_printf("n%u", j);
+      g_autofree char *down = g_strdup_printf("n%u_link_DOWN", j);
+      const char *links[] = {up, edge_switch, down, NULL};
+      append_route(xml, "      ", "route", host, peer, "", links);
+    }
+  }
+  for (guint i = first; i <= last && switches > 1; i++) {
+    g_autofree char *host = g_strdup_printf("n%u", i);
+    g_autofree char *up = g_strdup_printf("n%u_link_UP", i);
+    g_autofree char *down = g_strdup_printf("n%u_link_DOWN", i);
+    const char *out[] = {up, edge_switch, NULL};
+    const char *in[] = {edge_switch, down, NULL};
+    append_route(xml, "      ", "route", host, gateway, "", out);
+    append_route(xml, "      ", "route", gateway, host, "", in);
+  }
+  g_string_append(xml, "    </zone>\n");
+}
+
+/* Explicit hosts, since one <cluster> has one speed, in one zone per edge
+ * switch under a zone that joins the switches through their uplinks and
+ * the core switch. */
 static GString *
 generate_hetero_cluster(const guint *values)
 {
   guint hosts = values[0];
+  guint switches = (hosts + HETERO_SWITCH_HOSTS - 1) / HETERO_SWITCH_HOSTS;
   GString *xml = g_string_new(NULL);
 
   append_header(xml);
   g_string_append_printf(
       xml,
-      "  <!-- Heterogeneous cluster of %u PCs on one switched Fast Ethernet: n0..n%u\n"
-      "       run at 1.0 GHz and n%u..n%u at 1.266 GHz (Pentium III class).\n"
+      "  <!-- Heterogeneous cluster of %u PCs: n0..n%u run at 1.0 GHz and n%u..n%u at\n"
+      "       1.266 GHz (Pentium III class), on Fast Ethernet edge switches with\n"
+      "       gigabit uplinks to a core switch: the kind of Linux cluster of\n"
+      "       R. Chaube, R. L. Cariño and I. Banicescu, \"LB_Migrate: a dynamic load\n"
+      "       balancing library\" (nodes of 1.0 and 1.266 GHz Pentium III, \"fast\n"
+      "       Ethernet switched with gigabit Ethernet uplinks\").\n"
       "       Representative figures of the class, not of one machine:\n"
       "       Nodes: one flop per cycle, the Pentium III's x87 double-precision peak,\n"
       "       so 1 and 1.266 GFLOPS; what matters to load balancing is their ratio.\n"
-      "       Links: 100 Mb/s full duplex from each host to the switch, the Fast\n"
-      "       Ethernet line rate.\n"
+      "       Edge switches: %u hosts each, in host order (edge switch e holds\n"
+      "       n%ue..n%ue+%u). A switch of the period had 24 or 48 Fast Ethernet ports\n"
+      "       and one or two gigabit uplinks; %u, a power of two, fills whole\n"
+      "       switches at the shipped sizes. Each host has 100 Mb/s full duplex to\n"
+      "       its switch, the Fast Ethernet line rate.\n"
+      "       Uplinks: 1 Gb/s full duplex from each edge switch to the core switch,\n"
+      "       shared by the switch's hosts: the only links where traffic between\n"
+      "       switches can queue (switches are non-blocking: an edge switch carries\n"
+      "       the sum of its port rates, the core switch 1 Gb/s per uplink).\n"
       "       Latency: MPI over TCP on switched Fast Ethernet costs about 100 us one\n"
-      "       way. A route is host link + backbone + host link, so each host link\n"
-      "       has 45 us (the TCP/IP stack and NIC of one end) and the backbone 10 us\n"
-      "       (the switch): 100 us + S / 100 Mb/s between any two hosts.\n"
-      "       Backbone: the switch is non-blocking, %u x 100 Mb/s.\n"
-      "       Written by lbsim-platgen; do not edit by hand. -->\n",
-      hosts, hosts / 2 - 1, hosts / 2, hosts - 1, hosts);
+      "       way: 45 us per host link (the TCP/IP stack and NIC of one end) and\n"
+      "       10 us for the edge switch, so 100 us + S / 100 Mb/s within a switch.\n"
+      "       Between switches a message also crosses two uplinks (2.5 us each), the\n"
+      "       gigabit core switch (5 us) and the other edge switch (10 us): 120 us.\n"
+      "       A message from a host to itself goes to its switch and back (100 us).\n",
+      hosts, hosts / 2 - 1, hosts / 2, hosts - 1, HETERO_SWITCH_HOSTS, HETERO_SWITCH_HOSTS,
+      HETERO_SWITCH_HOSTS, HETERO_SWITCH_HOSTS - 1, HETERO_SWITCH_HOSTS);
+  if (switches == 1)
+    g_string_append(xml, "       This cluster fits on one edge switch: no message crosses an "
+                         "uplink.\n");
+  else
+    g_string_append_printf(xml, "       This cluster has %u edge switches.\n", switches);
+  g_string_append(xml, "       Written by lbsim-platgen; do not edit by hand. -->\n");
   append_config(xml);
-  g_string_append(xml, "  <zone id=\"world\" routing=\"Cluster\">\n");
+  g_string_append(xml, "  <zone id=\"world\" routing=\"Full\">\n");
   append_prop(xml, "    ", "lbsim-topology", "cluster");
-  for (guint i = 0; i < hosts; i++)
-    g_string_append_printf(xml, "    <host id=\"n%u\" speed=\"%s\"/>\n", i,
-                           i < hosts / 2 ? HETERO_SLOW_SPEED : HETERO_FAST_SPEED);
-  for (guint i = 0; i < hosts; i++)
-    g_string_append_printf(xml,
-                           "    <link id=\"n%u_link\" bandwidth=\"" HETERO_BW
-                           "\" latency=\"" HETERO_LAT "\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                           i);
-  for (guint i = 0; i < hosts; i++)
+  for (guint e = 0; e < switches; e++)
+    append_edge_switch(xml, hosts, e, switches);
+  if (switches > 1) {
+    for (guint e = 0; e < switches; e++)
+      g_string_append_printf(xml,
+                             "    <link id=\"edge%u_uplink\" bandwidth=\"" HETERO_UPLINK_BW
+                             "\" latency=\"" HETERO_UPLINK_LAT
+                             "\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                             e);
     g_string_append_printf(
-        xml, "    <host_link id=\"n%u\" up=\"n%u_link_UP\" down=\"n%u_link_DOWN\"/>\n", i, i, i);
-  g_string_append_printf(
-      xml, "    <backbone id=\"backbone\" bandwidth=\"%uMbps\" latency=\"" HETERO_BB_LAT "\"/>\n",
-      hosts * 100);
+        xml,
+        "    <link id=\"core_switch\" bandwidth=\"%uGbps\" latency=\"" HETERO_CORE_LAT "\"/>\n",
+        switches);
+  }
+  for (guint a = 0; a < switches; a++)
+    for (guint b = 0; b < switches; b++) {
+      if (a == b)
+        continue;
+      g_autofree char *src = g_strdup_printf("edge%u", a);
+      g_autofree char *dst = g_strdup_printf("edge%u", b);
+      g_autofree char *gateways =
+          g_strdup_printf(" gw_src=\"edge%u_gw\" gw_dst=\"edge%u_gw\"", a, b);
+      g_autofree char *up = g_strdup_printf("edge%u_uplink_UP", a);
+      g_autofree char *down = g_strdup_printf("edge%u_uplink_DOWN", b);
+      const char *links[] = {up, "core_switch", down, NULL};
+      append_route(xml, "    ", "zoneRoute", src, dst, gateways, links);
+    }
   g_string_append(xml, "  </zone>\n");
   append_footer(xml);
   return xml;
@@ -491,7 +602,8 @@ static const struct {
   guint values[3];
 } shipped[] = {
     {"torus", {8, 8, 8}},     {"torus", {8, 8, 16}},    {"fat-tree", {1024}},
-    {"hetero-cluster", {16}}, {"hetero-cluster", {64}}, {"origin2000", {128}},
+    {"hetero-cluster", {16}}, {"hetero-cluster", {32}}, {"hetero-cluster", {64}},
+    {"origin2000", {128}},
 };
 
 static const Kind *
@@ -589,8 +701,9 @@ main(int argc, char **argv)
                "  torus X Y Z        X x Y x Z 3D torus (each size >= 2), Cray T3E-900 figures\n"
                "  fat-tree N         gigabit Ethernet fat tree, N = k^2 (two levels) or k^3\n"
                "                     (three levels), e.g. 1024\n"
-               "  hetero-cluster N   switched Fast Ethernet cluster, N even: half 1.0 GHz and\n"
-               "                     half 1.266 GHz nodes\n"
+               "  hetero-cluster N   Fast Ethernet cluster, 16 hosts per edge switch, gigabit\n"
+               "                     uplinks to a core switch; N even, at most 1024: half\n"
+               "                     1.0 GHz and half 1.266 GHz nodes\n"
                "  all DIR            write every platform shipped in platforms/ into DIR\n"
                "\n"
                "Hosts are named n0..n(p-1). The figures and their sources are in\n"

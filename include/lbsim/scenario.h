@@ -59,6 +59,16 @@ typedef struct {
   const char *const *sets; /* "group.key=value", NULL-terminated */
 } LbScenarioOverrides;
 
+/* A competing load on one host, from [scenario] background: from start to
+ * end (simulated seconds; end INFINITY: to the end of the run) it leaves
+ * the rank on the host share of the host's speed. */
+typedef struct {
+  char *host;
+  double share; /* in (0, 1] */
+  double start, end;
+  guint entry; /* the list entry it comes from, from 0 */
+} LbBackground;
+
 typedef struct {
   char *file;
   char *name;
@@ -68,6 +78,8 @@ typedef struct {
   guint64 seed;
   guint nadaptations; /* adaptation steps */
   LbPlacement placement;
+  char *background; /* [scenario] background as given, or NULL */
+  GArray *loads;    /* LbBackground, one per host and entry, in the list's order */
   LbWork *work;
   GPtrArray *runs;    /* LbBalancerRun */
   GPtrArray *expects; /* LbExpect */
@@ -90,6 +102,12 @@ const LbBalancer *lb_balancer_of_label(const char *label);
 
 /* Where platform files are looked for after the scenario's own folder. */
 const char *lb_platform_dir(void);
+
+/* [scenario] background, "HOSTS:SHARE[@START-END], ...": one LbBackground
+ * per host of each entry (HOSTS a name or a range nA-nB), or NULL with an
+ * error (LB_SCENARIO_ERROR_INVALID) that names the entry. Empty text: no
+ * load. */
+GArray *lb_background_parse(const char *text, GError **error);
 
 /* "mlb.schedule-steps <= 10" as key and value of [expect]. */
 gboolean lb_expect_parse(const char *key, const char *value, LbExpect **out, GError **error);

@@ -11,6 +11,7 @@
 #include <simgrid/mailbox.h>
 #include <xbt/log.h>
 
+#include "core/background.h"
 #include "core/core.h"
 #include "core/placement.h"
 #include "core/platform-check.h"
@@ -701,7 +702,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   g_autofree sg_host_t *hosts = NULL;
   g_autofree char *placement = NULL;
   gboolean placed = lb_place_ranks(scenario, &hosts, &placement, error) &&
-                    lb_platform_check_hosts(scenario, hosts, error);
+                    lb_platform_check_hosts(scenario, hosts, error) &&
+                    lb_background_check(scenario, error);
   release_stderr(options, saved_stderr);
   set_stage(options, "simulation");
   if (!placed)
@@ -765,6 +767,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     sg_actor_set_data(actor, rank);
     sg_actor_start(actor, rank_main, 0, NULL);
   }
+  lb_background_start(scenario);
 
   gint64 run_start = g_get_monotonic_time();
   simgrid_run();

@@ -254,6 +254,8 @@ lb_report_document(const LbScenario *sc, GPtrArray *results)
   lb_json_begin_object(&j, "platform");
   lb_json_string(&j, "file", sc->platform);
   lb_json_uint(&j, "hosts", results->len > 0 ? ((LbRunResult *)results->pdata[0])->hosts : 0);
+  if (sc->background != NULL)
+    lb_json_string(&j, "background", sc->background);
   lb_json_end_object(&j);
   lb_json_uint(&j, "ranks", sc->ranks);
   lb_json_begin_array(&j, "runs", FALSE);

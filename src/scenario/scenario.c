@@ -28,6 +28,10 @@ static const LbParamSpec scenario_params[] = {
      "communication cost of Baiardi et al. (cost: Gray order on hypercubes, a snake on tori, leaf "
      "order on fat trees, nearest route latency next elsewhere); auto: gray on hypercube "
      "platforms"},
+    {"background", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "competing load on some hosts: a comma-separated list of HOSTS:SHARE[@START-END], HOSTS a "
+     "host name or a range nA-nB, SHARE in (0, 1] the fraction of the host's speed its rank keeps "
+     "from START to END simulated seconds (default: the whole run; @START-: to its end)"},
     {NULL},
 };
 
@@ -59,6 +63,8 @@ lb_scenario_free(LbScenario *sc)
   g_free(sc->name);
   g_free(sc->description);
   g_free(sc->platform);
+  g_free(sc->background);
+  g_clear_pointer(&sc->loads, g_array_unref);
   lb_work_free(sc->work);
   g_clear_pointer(&sc->runs, g_ptr_array_unref);
   g_clear_pointer(&sc->expects, g_ptr_array_unref);
@@ -584,6 +590,15 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
                   : strcmp(placement, "linear") == 0 ? LB_PLACEMENT_LINEAR
                   : strcmp(placement, "cost") == 0   ? LB_PLACEMENT_COST
                                                      : LB_PLACEMENT_AUTO;
+  const char *background =
+      lb_params_is_set(s, "background") ? lb_params_get_string(s, "background") : "";
+  sc->loads = lb_background_parse(background, &local);
+  if (sc->loads == NULL) {
+    fail(error, LB_SCENARIO_ERROR_INVALID, path, "scenario", "background", "%s", local->message);
+    return NULL;
+  }
+  if (sc->loads->len > 0)
+    sc->background = g_strstrip(g_strdup(background));
   if (ov != NULL && ov->platform != NULL) {
     g_autofree char *cwd = g_get_current_dir();
     if (!resolve_platform(sc, cwd, ov->platform, "--platform: ", error))
