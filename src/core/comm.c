@@ -143,20 +143,20 @@ lb_now(void)
 }
 
 /* A rank that sends without ever waiting (a loop scheduler's master
- * answering requests) would keep every finished send alive in SimGrid,
- * whose bookkeeping then grows with each: past this many pending sends,
- * the finished ones are let go (a test does not advance simulated time). */
-#define LB_REAP_SENDS 64
+ * answering requests) leaves every finished send on SimGrid's list of its
+ * activities, which each later completion scans: past this many pending
+ * sends, the finished ones are waited for (a wait with no time to wait
+ * takes them off that list, which a test would not do). */
+#define LB_REAP_SENDS 256
 
 static void
 reap_sends(LbRank *self)
 {
-  guint kept = 0;
-  for (guint i = 0; i < self->pending->len; i++)
-    if (!sg_comm_test(self->pending->pdata[i]))
-      self->pending->pdata[kept++] = self->pending->pdata[i];
-  g_ptr_array_set_size(self->pending, kept);
-  self->reap_at = 2 * kept; /* sends still in flight: not before twice as many */
+  GPtrArray *p = self->pending;
+  ssize_t i;
+  while (p->len > 0 && (i = sg_comm_wait_any_for((sg_comm_t *)p->pdata, p->len, 0.0)) >= 0)
+    g_ptr_array_remove_index_fast(p, (guint)i);
+  self->reap_at = 2 * p->len; /* sends still in flight: not before twice as many */
 }
 
 void
