@@ -128,8 +128,8 @@ static const LbMetricSpec dls_metrics[] = {
      NULL},
     {"useful-time", "s", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL,
      "T_1 = sum u_r, u_r rank r's time computing iterations", NULL},
-    {"iterations", "iterations", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL,
-     "W = N, the loop's size", NULL},
+    {"iterations", "iterations", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL, "W = N, the loop's size",
+     NULL},
     {"cost", "s", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL, "P x T_p", derive_cost},
     {"performance", "iterations/s", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL, "W / T_p",
      derive_performance},
@@ -141,7 +141,8 @@ static const LbMetricSpec dls_metrics[] = {
     {"overhead", "s", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
      "T_o = P x T_p - T_1: time the P ranks spent other than computing", derive_overhead},
     {"chunks", "chunks", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL, "chunks handed out", NULL},
-    COUNT("wrk-messages", "WRK: chunks of the worker's own (or replicated) data, and 'nothing left'"),
+    COUNT("wrk-messages",
+          "WRK: chunks of the worker's own (or replicated) data, and 'nothing left'"),
     COUNT("req-messages", "REQ: requests and reports to the master"),
     COUNT("get-messages", "GET: the master tells a worker where to fetch a chunk"),
     COUNT("hlp-messages", "HLP: an owner is asked to send a chunk's data"),
@@ -198,12 +199,12 @@ typedef struct {
   guint64 own_lo, own_hi;
   guint8 *result; /* own iterations (replicated master: all): results held */
   guint64 results, results_needed;
-  GQueue chunks;       /* Chunk *, the first being computed */
-  guint incoming;      /* chunks promised (GET) whose data has not come */
-  gboolean requested;  /* a REQ unanswered */
-  gboolean no_more;    /* the master said nothing is left */
-  gboolean ended;      /* END received (the master: sent) */
-  GArray *reports;     /* Report: finished chunks the master has not heard of */
+  GQueue chunks;      /* Chunk *, the first being computed */
+  guint incoming;     /* chunks promised (GET) whose data has not come */
+  gboolean requested; /* a REQ unanswered */
+  gboolean no_more;   /* the master said nothing is left */
+  gboolean ended;     /* END received (the master: sent) */
+  GArray *reports;    /* Report: finished chunks the master has not heard of */
   guint64 sent[NKINDS];
   guint64 migrated;
   double migrated_bytes, sent_result_bytes, useful;
@@ -216,8 +217,7 @@ typedef struct {
 static void handle(Dls *d, int src, int tag, gconstpointer data, GArray *units);
 static void forward_results(Dls *d, gconstpointer data);
 
-static void
-trace(Dls *d, gboolean show, const char *format, ...) G_GNUC_PRINTF(3, 4);
+static void trace(Dls *d, gboolean show, const char *format, ...) G_GNUC_PRINTF(3, 4);
 
 static void
 trace(Dls *d, gboolean show, const char *format, ...)
@@ -379,8 +379,9 @@ handle(Dls *d, int src, int tag, gconstpointer data, GArray *units)
   case TAG_GET:
     d->requested = FALSE;
     d->incoming++;
-    trace(d, SHOW_DATA(d), "fetches %" G_GUINT64_FORMAT " iterations from %" G_GUINT64_FORMAT
-          " of rank %d", o->size, o->start, o->peer);
+    trace(d, SHOW_DATA(d),
+          "fetches %" G_GUINT64_FORMAT " iterations from %" G_GUINT64_FORMAT " of rank %d", o->size,
+          o->start, o->peer);
     send_order(d, o->peer, TAG_HLP, o->start, o->size, d->me);
     break;
   case TAG_HLP: {
@@ -403,8 +404,8 @@ handle(Dls *d, int src, int tag, gconstpointer data, GArray *units)
     else
       d->requested = FALSE;
     const LbUnit *u = (const LbUnit *)units->data;
-    trace(d, SHOW_DATA(d), "holds %u iterations from %" G_GUINT64_FORMAT " of rank %d",
-          units->len, u[0].id, src);
+    trace(d, SHOW_DATA(d), "holds %u iterations from %" G_GUINT64_FORMAT " of rank %d", units->len,
+          u[0].id, src);
     enqueue(d, u[0].id, units->len, src, g_memdup2(u, units->len * sizeof(LbUnit)), TRUE);
     break;
   }
