@@ -640,7 +640,10 @@ dls_balance(LbRank *self, gpointer state)
       d->lo[r] = r * (d->n / d->p) + MIN((guint64)r, d->n % d->p);
       d->hi[r] = (r + 1) * (d->n / d->p) + MIN((guint64)r + 1, d->n % d->p);
     }
-    g_assert(d->replicated || (d->lo[d->me] == d->own_lo && d->hi[d->me] == d->own_hi));
+    /* a master without iterations (P > N) has own_lo 0; its empty block
+     * starts at N */
+    g_assert(d->replicated || (d->hi[d->me] - d->lo[d->me] == mine->len &&
+                               (mine->len == 0 || d->lo[d->me] == d->own_lo)));
     /* the first chunks go out unasked, in rank order */
     for (guint r = 0; r < d->p; r++) {
       if ((int)r == d->me)
