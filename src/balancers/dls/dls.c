@@ -701,7 +701,11 @@ dls_check(guint ranks, const LbWork *work, const LbParams *params, GError **erro
     return FALSE;
   }
   g_auto(DlsChunkParams) cp = {0};
-  return dls_chunk_params_read(&cp, params, ranks, NULL, error);
+  if (!dls_chunk_params_read(&cp, params, ranks, NULL, error)) {
+    g_prefix_error(error, "[dls] "); /* the chunk keys' errors name the key only */
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static const char *const dls_models[] = {"loop", NULL};
