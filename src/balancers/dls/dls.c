@@ -647,7 +647,10 @@ dls_balance(LbRank *self, gpointer state)
       d->lo[r] = r * (d->n / d->p) + MIN((guint64)r, d->n % d->p);
       d->hi[r] = (r + 1) * (d->n / d->p) + MIN((guint64)r + 1, d->n % d->p);
     }
-    g_assert(d->replicated || (d->lo[d->me] == d->own_lo && d->hi[d->me] == d->own_hi));
+    /* a master without iterations (P > N) has own_lo 0; its empty block
+     * starts at N */
+    g_assert(d->replicated || (d->hi[d->me] - d->lo[d->me] == mine->len &&
+                               (mine->len == 0 || d->lo[d->me] == d->own_lo)));
     /* the first chunks go out unasked, in rank order */
     for (guint r = 0; r < d->p; r++) {
       if ((int)r == d->me)
@@ -705,7 +708,11 @@ dls_check(guint ranks, const LbWork *work, const LbParams *params, GError **erro
     return FALSE;
   }
   g_auto(DlsChunkParams) cp = {0};
-  return dls_chunk_params_read(&cp, params, ranks, NULL, error);
+  if (!dls_chunk_params_read(&cp, params, ranks, NULL, error)) {
+    g_prefix_error(error, "[dls] "); /* the chunk keys' errors name the key only */
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* Improvement in cost over the scenario's STAT run (the first dls run with
