@@ -153,9 +153,11 @@ static void
 reap_sends(LbRank *self)
 {
   GPtrArray *p = self->pending;
-  ssize_t i;
-  while (p->len > 0 && (i = sg_comm_wait_any_for((sg_comm_t *)p->pdata, p->len, 0.0)) >= 0)
-    g_ptr_array_remove_index_fast(p, (guint)i);
+  /* the finished ones at the front (sends finish about in order); a wait
+   * for all that times out keeps the others (a wait for any would drop a
+   * reference to each) */
+  gsize done = sg_comm_wait_all_for((sg_comm_t *)p->pdata, p->len, 0.0);
+  g_ptr_array_remove_range(p, 0, (guint)done);
   self->reap_at = 2 * p->len; /* sends still in flight: not before twice as many */
 }
 

@@ -58,7 +58,7 @@ struct _LbRank {
   guint64 phase_messages;
   double phase_bytes;
   sg_host_t host;
-  guint reap_at; /* pending sends that make a send let the finished ones go */
+  guint reap_at;         /* pending sends that make a send let the finished ones go */
   LbConserved executed;  /* units computed this step (balancers that own the compute) */
   guint64 sent_messages; /* every message this rank sent, whatever the phase */
   double sent_bytes;
