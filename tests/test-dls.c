@@ -778,6 +778,42 @@ test_hetero(void)
       }
 }
 
+/* Equal hosts and equal iterations, but other jobs take three quarters of
+ * two hosts from 0.2 s on: STAT's blocks on those hosts take about 4 times
+ * as long, while the adaptive techniques, which learn each worker's time
+ * per iteration from its reports, must cost less than STAT. */
+static void
+test_perturbed(void)
+{
+  static const char *const runs[] = {"stat", "stat", "awf", "af", "fac"};
+  double stat = 0, calm = 0;
+  for (guint i = 0; i < G_N_ELEMENTS(runs); i++) {
+    g_autofree char *text = g_strdup_printf(
+        "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 2\n%s"
+        "[workload]\nmodel = loop\ncost = constant\nmean = 1000\niterations = 4000\n"
+        "flops-per-unit = 1e4\n[balancers]\nrun = dls\n[dls]\ntechnique = %s\n",
+        i == 0 ? "" : "background = n5:0.25@0.2-, n11:0.25@0.2-\n", runs[i]);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(LbRunResult) r = run_text(text, NULL, &error);
+    g_assert_no_error(error);
+    double cost = metric(r, "cost");
+    g_test_message("%s%s: cost %.4f s", runs[i], i == 0 ? " (no load)" : "", cost);
+    if (i == 0)
+      calm = cost;
+    else if (i == 1)
+      stat = cost;
+    else
+      g_assert_cmpfloat(cost, <, stat);
+  }
+  /* the load took effect: a block of 250 iterations of 1e7 flops takes
+   * 250 s alone on a 10 MFLOPS host; from 0.2 s on at a quarter of its
+   * speed, 0.2 + 249.8 x 4 = 999.4 s (plus the messages' microseconds) */
+  g_assert_cmpfloat(calm / 16, >=, 250);
+  g_assert_cmpfloat(calm / 16, <, 250.01);
+  g_assert_cmpfloat(stat / 16, >=, 999.4);
+  g_assert_cmpfloat(stat / 16, <, 999.41);
+}
+
 /* ---- through the lbsim binary ---- */
 
 static char *
@@ -992,6 +1028,7 @@ main(int argc, char **argv)
   g_test_add_func("/dls/ss-one-worker", test_ss_one_worker);
   g_test_add_func("/dls/chunk-sizes", test_chunk_sizes);
   g_test_add_func("/dls/hetero", test_hetero);
+  g_test_add_func("/dls/perturbed", test_perturbed);
   g_test_add_func("/dls/determinism", test_determinism);
   g_test_add_func("/dls/debug-levels", test_debug_levels);
   g_test_add_func("/dls/errors", test_errors);
