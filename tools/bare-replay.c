@@ -308,10 +308,12 @@ rank_actor(int argc, char *argv[])
        * ones go, as lbsim does: SimGrid scans a list of them at every
        * completion otherwise (the same wait with no time to wait). */
       if (n_pending >= MAX(reap_at, 256)) {
-        guint done = (guint)sg_comm_wait_all_for(pending, n_pending, 0.0);
-        memmove(pending, pending + done, (n_pending - done) * sizeof *pending);
-        n_pending -= done;
-        reap_at = 2 * n_pending;
+        guint kept = 0;
+        for (guint i = 0; i < n_pending; i++)
+          if (sg_comm_wait_all_for(&pending[i], 1, 0.0) == 0)
+            pending[kept++] = pending[i];
+        n_pending = kept;
+        reap_at = 2 * kept;
       }
       /* The payload is the sender's Rank: SimGrid wants a valid pointer, and
        * this one needs no freeing and names the sender in a debugger. */
