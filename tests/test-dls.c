@@ -825,22 +825,6 @@ write_case(const char *dir, const Case *c)
   return path;
 }
 
-/* The JSON without its `measured` objects, the wall-clock figures. */
-static char *
-without_measured(const char *json)
-{
-  GString *out = g_string_new(NULL);
-  const char *at = json, *m;
-  while ((m = strstr(at, "\"measured\": {")) != NULL) {
-    g_string_append_len(out, at, m - at);
-    const char *end = strchr(m, '}');
-    g_assert_nonnull(end);
-    at = end + 1;
-  }
-  g_string_append(out, at);
-  return g_string_free(out, FALSE);
-}
-
 /* lbsim run on the case with extra --set options; the JSON in *json, the
  * trace in r->err. */
 static void
@@ -878,7 +862,7 @@ test_determinism(void)
     lbsim_case(&other, dir, &cases[i], "dls.debug=4", "scenario.seed=6", &json[2]);
     for (guint k = 0; k < 3; k++) {
       g_assert_nonnull(strstr(json[k], "\"measured\": {"));
-      char *cut = without_measured(json[k]);
+      char *cut = json_without_measured(json[k]);
       g_free(json[k]);
       json[k] = cut;
     }

@@ -845,22 +845,6 @@ test_poisson_strategies(void)
 
 /* ---- determinism, and what the curve changes ---- */
 
-/* The JSON without its `measured` objects, the wall-clock figures. */
-static char *
-without_measured(const char *json)
-{
-  GString *out = g_string_new(NULL);
-  const char *at = json, *m;
-  while ((m = strstr(at, "\"measured\": {")) != NULL) {
-    g_string_append_len(out, at, m - at);
-    const char *end = strchr(m, '}');
-    g_assert_nonnull(end);
-    at = end + 1;
-  }
-  g_string_append(out, at);
-  return g_string_free(out, FALSE);
-}
-
 static void
 test_determinism(void)
 {
@@ -879,7 +863,7 @@ test_determinism(void)
     g_autofree char *raw = NULL;
     g_assert_true(g_file_get_contents(out, &raw, NULL, NULL));
     g_assert_nonnull(strstr(raw, "\"measured\": {"));
-    json[k] = without_measured(raw);
+    json[k] = json_without_measured(raw);
     g_unlink(out);
   }
   g_assert_cmpstr(json[0], ==, json[1]);
