@@ -19,31 +19,12 @@
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
 #include "report/report.h"
+#include "simgrid-start.h"
 
 #define FLOPS 1e9
 #define EPSILON 1e-9
 #define SLOW 1.0e9   /* n0..n7 of hetero-cluster-16.xml */
 #define FAST 1.266e9 /* n8..n15 */
-
-static char *
-platform_path(const char *file)
-{
-  const char *root = g_getenv("LBSIM_SOURCE_ROOT");
-  if (root != NULL)
-    return g_build_filename(root, "platforms", file, NULL);
-  return g_build_filename(g_test_get_dir(G_TEST_DIST), "..", "platforms", file, NULL);
-}
-
-static void
-start_simgrid(const char *path)
-{
-  static char name[] = "test-background";
-  char *argv[] = {name, NULL};
-  int argc = 1;
-  xbt_log_control_set("root.thres:warning");
-  simgrid_init(&argc, argv);
-  simgrid_load_platform(path);
-}
 
 static void
 in_subprocess(void (*body)(void))

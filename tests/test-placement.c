@@ -16,6 +16,7 @@
 
 #include "core/placement.h"
 #include "lbsim/run.h"
+#include "simgrid-start.h"
 
 typedef enum {
   EXPECT_GRAY,    /* P_r = n<gray(r)> */
@@ -76,26 +77,6 @@ static const Case cases[] = {
     {"line", NULL, 5, 5, "cost (latency)", EXPECT_WRITTEN, {0, 3, 1, 4, 2}},
     {"line-3-ranks", NULL, 3, 5, "cost (latency)", EXPECT_WRITTEN, {0, 3, 1}},
 };
-
-static char *
-platform_path(const char *file)
-{
-  const char *root = g_getenv("LBSIM_SOURCE_ROOT");
-  if (root != NULL)
-    return g_build_filename(root, "platforms", file, NULL);
-  return g_build_filename(g_test_get_dir(G_TEST_DIST), "..", "platforms", file, NULL);
-}
-
-static void
-start_simgrid(const char *path)
-{
-  static char name[] = "test-placement";
-  char *argv[] = {name, NULL};
-  int argc = 1;
-  xbt_log_control_set("root.thres:warning");
-  simgrid_init(&argc, argv);
-  simgrid_load_platform(path);
-}
 
 /* Written in the subprocess's own folder, removed after loading. */
 static char *
