@@ -484,7 +484,8 @@ maybe_request(Dls *d)
   g_autofree Request *r = g_malloc(len);
   r->want = want;
   r->nreports = d->reports->len;
-  memcpy(r->reports, d->reports->data, d->reports->len * sizeof(Report));
+  if (d->reports->len > 0)
+    memcpy(r->reports, d->reports->data, d->reports->len * sizeof(Report));
   g_array_set_size(d->reports, 0);
   d->requested = want;
   deliver(d, d->master, TAG_REQ, r, len, LB_HEADER_BYTES + 16.0 * r->nreports);
