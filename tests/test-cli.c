@@ -518,6 +518,33 @@ test_explain(void)
   g_assert_nonnull(strstr(lbd.out, "level 0 (x): metric"));
   g_assert_nonnull(
       strstr(lbd.out, "Final boxes (cells, half-open) and neighbours:\n  rank  0  [0, "));
+
+  /* loop scheduling gets a loop; the narrated chunks (fac, 4 ranks, 24
+   * iterations) tile [0, 24), the first batch of four chunks of
+   * ceil(24 / 8) = 3 goes out unasked, each rank's from its own block */
+  g_auto(Result) dls = {0};
+  lbsim(&dls, "explain", "dls", "--ranks", "4", NULL);
+  g_assert_cmpint(dls.status, ==, 0);
+  g_assert_nonnull(strstr(dls.out, "loop of 24 units"));
+  for (guint k = 0; k < 4; k++) {
+    g_autofree char *first = g_strdup_printf(
+        "first chunk, unasked, for rank %u: chunk %u, 3 iterations [%u, %u), its own data", k,
+        k + 1, 6 * k, 6 * k + 3);
+    g_assert_nonnull(strstr(dls.out, first));
+  }
+  guint8 covered[24] = {0};
+  guint chunks = 0;
+  for (const char *at = dls.out; (at = strstr(at, " iterations [")) != NULL; chunks++) {
+    unsigned lo = 0, hi = 0;
+    g_assert_cmpint(sscanf(at, " iterations [%u, %u)", &lo, &hi), ==, 2);
+    g_assert_cmpuint(hi, <=, 24);
+    for (unsigned i = lo; i < hi; i++)
+      covered[i]++;
+    at++;
+  }
+  g_assert_cmpuint(chunks, >=, 4);
+  for (guint i = 0; i < 24; i++)
+    g_assert_cmpuint(covered[i], ==, 1);
 }
 
 /* The H-tree case, worked out by hand from the algorithm. Step 0's tree

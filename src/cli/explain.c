@@ -119,6 +119,23 @@ static const char small_htree[] = "[scenario]\n"
                                   "[sfc-shift]\n"
                                   "threshold = 0.2\n";
 
+/* For loop scheduling: 6 iterations per rank whose costs grow along the
+ * loop (the last rank's block costs most), on hosts of equal speed, the
+ * techniques' chunks one per line. */
+static const char small_loop[] = "[scenario]\n"
+                                 "name = explain\n"
+                                 "platform = %s\n"
+                                 "ranks = %u\n"
+                                 "[workload]\n"
+                                 "model = loop\n"
+                                 "iterations = %u\n"
+                                 "cost = increasing\n"
+                                 "cost-min = 10\n"
+                                 "cost-max = 200\n"
+                                 "flops-per-unit = 1e5\n"
+                                 "[balancers]\n"
+                                 "run = none\n";
+
 /* --ranks or --set scenario.ranks may change the ranks, and with them the
  * platform and the size: the second load has them right. */
 static LbScenario *
@@ -142,6 +159,8 @@ load_builtin(const LbScenarioOverrides *ov, GError **error)
             ? g_strdup_printf(small_samr, platform, ranks, 8 * grid[0], 8 * grid[1])
         : lb_balancer_supports(b, "htree")
             ? g_strdup_printf(small_htree, platform, ranks, 6 * ranks)
+        : lb_balancer_supports(b, "loop")
+            ? g_strdup_printf(small_loop, platform, ranks, 6 * ranks)
             : g_strdup_printf(small_field, platform, ranks, 4 * grid[0], 4 * grid[1]);
     g_autoptr(LbScenario) sc = load_text(text, ov, error);
     if (sc == NULL)

@@ -219,6 +219,7 @@ typedef struct {
   DlsChunker *chunker;
   guint64 *lo, *hi; /* distributed: every owner's unscheduled range */
   guint64 n, completed;
+  gboolean first_round; /* handing out the first chunks, unasked */
 } Dls;
 
 static void handle(Dls *d, int src, int tag, gconstpointer data, GArray *units);
@@ -298,6 +299,23 @@ schedule(Dls *d, int w)
       d->hi[src] -= size;
       start = d->hi[src];
     }
+  }
+  if (lb_rank_narrating(d->self)) {
+    const char *who = d->first_round ? "first chunk, unasked, for"
+                      : w == d->me   ? "the master's own request,"
+                                     : "REQ from";
+    if (size == 0)
+      lb_narrate(d->self, "%s rank %d: nothing left, WRK of size 0", who, w);
+    else
+      lb_narrate(d->self,
+                 "%s rank %d: chunk %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                 " iterations [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                 "), %s; %" G_GUINT64_FORMAT " left unscheduled",
+                 who, w, dls_chunker_count(d->chunker), size, start, start + size,
+                 src == w  ? (d->replicated ? "WRK" : "its own data: WRK")
+                 : d->give ? "another rank's data: HLP to the owner, which sends GIV"
+                           : "another rank's data: GET, then HLP to the owner and GIV back",
+                 dls_chunker_remaining(d->chunker));
   }
   if (size == 0 || src == w) {
     send_order(d, w, TAG_WRK, start, size, src);
@@ -653,11 +671,13 @@ dls_balance(LbRank *self, gpointer state)
     g_assert(d->replicated || (d->hi[d->me] - d->lo[d->me] == mine->len &&
                                (mine->len == 0 || d->lo[d->me] == d->own_lo)));
     /* the first chunks go out unasked, in rank order */
+    d->first_round = TRUE;
     for (guint r = 0; r < d->p; r++) {
       if ((int)r == d->me)
         d->requested = TRUE;
       schedule(d, (int)r);
     }
+    d->first_round = FALSE;
   } else {
     d->requested = TRUE; /* the master's first chunk is on its way */
   }
