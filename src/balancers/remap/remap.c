@@ -68,7 +68,8 @@ remap_plan(LbRank *self, const GArray *units, guint64 *bounds)
       count = words[1];
     }
     if (count > 0 && first != bounds[r])
-      lb_rank_fail(self, "scratch-remap: rank %u's piece starts at id %" G_GUINT64_FORMAT
+      lb_rank_fail(self,
+                   "scratch-remap: rank %u's piece starts at id %" G_GUINT64_FORMAT
                    ", not %" G_GUINT64_FORMAT ": the units are not contiguous pieces of the order",
                    r, first, bounds[r]);
     for (guint64 i = 0; i < count; i++) {
@@ -163,7 +164,8 @@ const LbBalancer lb_scratch_remap_balancer = {
     .name = "scratch-remap",
     .summary = "gather every load to one rank, cut the order optimally, move everything there",
     .cite = "A. Pinar and C. Aykanat, \"Fast optimal load balancing algorithms for 1D "
-            "partitioning\", JPDC 64(8), 2004 (the chains-on-chains problem; here its exact bisection with a greedy probe)",
+            "partitioning\", JPDC 64(8), 2004 (the chains-on-chains problem; here its exact "
+            "bisection with a greedy probe)",
     .params = remap_params,
     .phases = remap_phases,
     .metrics = remap_metrics,
