@@ -97,6 +97,14 @@ double lb_rank_sent_bytes(const LbRank *self);
 /* The peak speed (flops/s) of a rank's host, as the platform says: what a
  * user knows of the nodes (relative speeds for weighted techniques). */
 double lb_rank_host_speed(const LbRank *self, int rank);
+/* The ranks next to `rank` on the machine, ascending; returns how many.
+ * Two ranks are neighbours when the route between their hosts has at most
+ * h links, h the least hop count that leaves the graph connected: one
+ * link on a hypercube or a torus; on clusters and fat trees, whose ranks
+ * talk through switches, every rank. Made once per run from SimGrid's
+ * routes (the route from the lower rank's host to the higher's), p (p - 1)
+ * / 2 of them: meant for hundreds or a few thousand ranks. */
+guint lb_rank_machine_neighbours(LbRank *self, int rank, const guint **neighbours);
 /* Runs flops on the rank's host. */
 void lb_execute(LbRank *self, double flops);
 /* Runs flops in slices of slice_flops, calling between_cb (may be NULL)

@@ -2,9 +2,17 @@
 #include "balancers/registry.h"
 
 static const LbBalancer *const registry[] = {
-    &lb_none_balancer,      &lb_mlb_balancer,           &lb_mlb_nd_balancer,
-    &lb_lbd_balancer,       &lb_enzo_original_balancer, &lb_move_split_balancer,
-    &lb_sfc_shift_balancer, &lb_dls_balancer,           NULL,
+    &lb_none_balancer,
+    &lb_mlb_balancer,
+    &lb_mlb_nd_balancer,
+    &lb_lbd_balancer,
+    &lb_enzo_original_balancer,
+    &lb_move_split_balancer,
+    &lb_sfc_shift_balancer,
+    &lb_dls_balancer,
+    &lb_scratch_remap_balancer,
+    &lb_diffusion_balancer,
+    NULL,
 };
 
 /* The table above plus balancers registered at run time (tests, and

@@ -104,6 +104,10 @@ struct _LbCoreRun {
   GArray **units_before; /* per rank, its LbUnit before the last balancing: curve pictures */
   GPtrArray *narration;
   guint finished; /* ranks that ran to the end: fewer means a deadlock */
+  /* The machine graph (lb_rank_machine_neighbours), made on first use:
+   * rank r's neighbours are machine_adj[machine_offsets[r] ..
+   * machine_offsets[r + 1] - 1]. */
+  guint *machine_offsets, *machine_adj;
   char *failure;
 };
 

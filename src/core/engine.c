@@ -492,6 +492,8 @@ free_core_run(LbCoreRun *run)
   g_free(run->digests);
   g_free(run->owner);
   g_free(run->ghost_counts);
+  g_free(run->machine_offsets);
+  g_free(run->machine_adj);
   g_free(run->adaptation_metrics);
   g_clear_pointer(&run->metric_defs, g_array_unref);
   if (run->trace != NULL)
