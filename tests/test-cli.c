@@ -775,6 +775,110 @@ test_traces(void)
 
 /* placement = cost on the torus: the JSON names the construction, the
  * message trace lists the hosts, and the bare replay uses them. */
+/* One host's "phase" states from pj_dump, in time order. */
+typedef struct {
+  double start, end;
+  char *value;
+} PajeState;
+
+static void
+paje_state_clear(gpointer data)
+{
+  g_free(((PajeState *)data)->value);
+}
+
+/* The --paje trace as pajeng reads it: every rank's host goes through
+ * sync, balance, mlb's four phases, sync, application at every step, with
+ * no gap, and the longest stay of any rank in a phase is the phase's time
+ * in the JSON (the longest any rank spent there), the longest in
+ * application the step's app_time. */
+static void
+test_paje_states(void)
+{
+  g_autofree char *pj_dump = g_find_program_in_path("pj_dump");
+  if (pj_dump == NULL) {
+    g_test_skip("pj_dump (Debian package pajeng, tools/install-deps) is not installed");
+    return;
+  }
+  g_autofree char *paje = tmp_path("states.trace");
+  g_autofree char *json = tmp_path("states.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", "scenarios/mlb-teach-16.ini", "--balancer", "mlb", "--set",
+        "scenario.steps=3", "--set", "workload.pattern=hotspots", "--paje", paje, "--json", json,
+        NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  const char *argv[] = {pj_dump, "-l", "9", paje, NULL};
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &wait_status, NULL));
+  g_test_message("%s", err);
+  g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
+  g_assert_cmpstr(err, ==, "");
+
+  /* State, HOST, phase, START, END, DURATION, DEPTH, VALUE */
+  g_autoptr(GHashTable) hosts =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++) {
+    g_auto(GStrv) f = g_strsplit(lines[i], ", ", -1);
+    if (g_strv_length(f) != 8 || strcmp(f[0], "State") != 0 || strcmp(f[2], "phase") != 0)
+      continue;
+    GArray *states = g_hash_table_lookup(hosts, f[1]);
+    if (states == NULL) {
+      states = g_array_new(FALSE, FALSE, sizeof(PajeState));
+      g_array_set_clear_func(states, paje_state_clear);
+      g_hash_table_insert(hosts, g_strdup(f[1]), states);
+    }
+    PajeState st = {g_ascii_strtod(f[3], NULL), g_ascii_strtod(f[4], NULL), g_strdup(f[7])};
+    g_array_append_val(states, st);
+  }
+  g_assert_cmpuint(g_hash_table_size(hosts), ==, 16);
+
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *run = json_array_get_object_element(
+      json_object_get_array_member(json_node_get_object(root), "runs"), 0);
+  JsonArray *steps = json_object_get_array_member(run, "adaptations");
+  g_assert_cmpuint(json_array_get_length(steps), ==, 3);
+  static const char *const cycle[] = {"sync",    "balance", "accumulate", "desired",
+                                      "amounts", "migrate", "sync",       "application"};
+  const guint per_step = G_N_ELEMENTS(cycle);
+  double longest[3][G_N_ELEMENTS(cycle)] = {{0}};
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, hosts);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    GArray *states = value;
+    g_test_message("host %s: %u states", (const char *)key, states->len);
+    /* the three steps, then the final sync */
+    g_assert_cmpuint(states->len, ==, 3 * per_step + 1);
+    const PajeState *s = (const PajeState *)states->data;
+    g_assert_cmpfloat(s[0].start, ==, 0);
+    for (guint i = 0; i < states->len; i++) {
+      const char *expected = i < 3 * per_step ? cycle[i % per_step] : "sync";
+      g_assert_cmpstr(s[i].value, ==, expected);
+      g_assert_cmpfloat(s[i].end, >=, s[i].start);
+      if (i > 0)
+        g_assert_cmpfloat(s[i].start, ==, s[i - 1].end);
+      if (i < 3 * per_step)
+        longest[i / per_step][i % per_step] =
+            MAX(longest[i / per_step][i % per_step], s[i].end - s[i].start);
+    }
+  }
+  for (guint a = 0; a < 3; a++) {
+    JsonObject *step = json_array_get_object_element(steps, a);
+    JsonObject *metrics = json_object_get_object_member(step, "metrics");
+    for (guint k = 2; k < 6; k++) {
+      g_autofree char *name = g_strdup_printf("%s_time", cycle[k]);
+      g_assert_cmpfloat_with_epsilon(longest[a][k], json_object_get_double_member(metrics, name),
+                                     2e-9);
+    }
+    g_assert_cmpfloat(longest[a][2], >, 0);
+    g_assert_cmpfloat_with_epsilon(longest[a][7], json_object_get_double_member(step, "app_time"),
+                                   2e-9);
+  }
+}
+
 static void
 test_placement_cost(void)
 {
@@ -1262,6 +1366,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/locale", test_locale);
   g_test_add_func("/cli/no-compute", test_no_compute);
   g_test_add_func("/cli/traces", test_traces);
+  g_test_add_func("/cli/paje-states", test_paje_states);
   g_test_add_func("/cli/placement-cost", test_placement_cost);
   g_test_add_func("/cli/check", test_check);
   g_test_add_func("/cli/run-job", test_run_job);

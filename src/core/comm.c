@@ -589,6 +589,7 @@ lb_phase_begin(LbRank *self, guint phase)
   lb_rank_flush_phase(self);
   self->phase = (int)phase;
   self->phase_start = lb_now();
+  lb_trace_paje_state(self, self->run->brun->balancer->phases[phase]);
 }
 
 void

@@ -136,6 +136,14 @@ void lb_trace_recv(LbRank *self, int src);
 void lb_trace_wait(LbRank *self);
 void lb_trace_exec(LbRank *self, double flops);
 
+/* Paje (--paje): every rank's host is in one state of "phase" at a time:
+ * one of these three, or the name of the balancer phase it is in. */
+#define LB_PAJE_SYNC "sync"               /* the core's barriers and model updates */
+#define LB_PAJE_BALANCE "balance"         /* balancing, outside a named phase */
+#define LB_PAJE_APPLICATION "application" /* ghost exchange and compute */
+void lb_trace_paje_declare(const LbCoreRun *run);
+void lb_trace_paje_state(LbRank *self, const char *value);
+
 /* lb_send and lb_recv without the user tag range: for the core's tags. */
 void lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes);
 LbMsg *lb_core_recv(LbRank *self, int src, int tag);

@@ -239,6 +239,7 @@ application(LbRank *self, gpointer state)
   LbCoreRun *run = self->run;
   guint a = self->adaptation;
   double start = lb_now();
+  lb_trace_paje_state(self, LB_PAJE_APPLICATION);
   if (run->brun->balancer->collect != NULL) {
     guint64 messages = self->sent_messages;
     double bytes = self->sent_bytes;
@@ -274,6 +275,7 @@ rank_main(int argc, char *argv[])
 
   for (guint a = 0; a < run->nadaptations; a++) {
     self->adaptation = a;
+    lb_trace_paje_state(self, LB_PAJE_SYNC);
     /* A model that rebuilds what every rank shares (a grid hierarchy)
      * does so once all ranks are done with the last step: regridding is
      * collective. */
@@ -302,9 +304,11 @@ rank_main(int argc, char *argv[])
     double start = lb_now();
     g_clear_pointer(&self->graph, g_array_unref);
     self->executed = (LbConserved){0};
+    lb_trace_paje_state(self, LB_PAJE_BALANCE);
     balancer->balance(self, state);
     lb_wait_sends(self);
     lb_rank_flush_phase(self);
+    lb_trace_paje_state(self, LB_PAJE_SYNC);
     run->balance_max[a] = MAX(run->balance_max[a], lb_now() - start);
     digest_units(run->work, run->brun, self->units, &run->digests[self->id]);
     run->load_after[self->id] = run->digests[self->id].load;
@@ -324,6 +328,7 @@ rank_main(int argc, char *argv[])
     }
     application(self, state);
   }
+  lb_trace_paje_state(self, LB_PAJE_SYNC);
   lb_barrier(self);
   if (balancer->state_free != NULL)
     balancer->state_free(state);
@@ -719,6 +724,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     fputc('\n', run->trace);
   }
 
+  lb_trace_paje_declare(run);
   guint p = run->ranks;
   run->mailboxes = g_new(sg_mailbox_t, p);
   run->rank = g_new0(LbRank, p);
