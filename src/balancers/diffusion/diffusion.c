@@ -129,8 +129,7 @@ migrate(LbRank *self, const guint *nb, guint deg, double *remaining)
       }
       g_array_sort(out, diffusion_by_id);
       lb_phase_round(self, MIN(round, 255u));
-      lb_send_units(self, (int)nb[k], TAG_UNITS, round, (const LbUnit *)out->data, out->len,
-                    NULL);
+      lb_send_units(self, (int)nb[k], TAG_UNITS, round, (const LbUnit *)out->data, out->len, NULL);
       remaining[k] -= sent;
       moved += out->len;
     }
