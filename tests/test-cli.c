@@ -940,6 +940,28 @@ test_check(void)
   g_assert_cmpint(fail.status, ==, 1);
   g_assert_nonnull(strstr(fail.out, "FAIL  mlb.schedule-steps < 2 (actual 4)"));
   g_assert_nonnull(strstr(fail.out, " failed"));
+
+  /* several scenarios: a header each, the highest exit status; an
+   * expectation of a balancer one of them does not run is skipped there */
+  g_auto(Result) two = {0}, one_fails = {0}, missing = {0}, written = {0};
+  lbsim(&two, "check", "-q", "scenarios/mlb-teach-16.ini", "scenarios/loop-aqr-hetero-16.ini",
+        NULL);
+  g_assert_cmpint(two.status, ==, 0);
+  g_assert_nonnull(strstr(two.out, "== scenarios/mlb-teach-16.ini\n"));
+  g_assert_nonnull(strstr(two.out, "\n== scenarios/loop-aqr-hetero-16.ini\n"));
+  lbsim(&one_fails, "check", "-q", "scenarios/mlb-teach-16.ini", "scenarios/loop-aqr-hetero-16.ini",
+        "--set", "expect.mlb.imbalance-after=< 1", NULL);
+  g_assert_cmpint(one_fails.status, ==, 1);
+  g_assert_nonnull(strstr(one_fails.out, "FAIL  mlb.imbalance-after < 1"));
+  g_assert_nonnull(strstr(one_fails.out, "SKIP  mlb.imbalance-after < 1"));
+  g_assert_nonnull(strstr(one_fails.out, "0 failed, 1 skipped"));
+  lbsim(&missing, "check", "-q", "scenarios/mlb-teach-16.ini", "nowhere.ini", NULL);
+  g_assert_cmpint(missing.status, ==, 2);
+  g_assert_nonnull(strstr(missing.out, " 0 failed"));
+  lbsim(&written, "check", "-q", "--json", "x.json", "scenarios/mlb-teach-16.ini",
+        "scenarios/loop-aqr-hetero-16.ini", NULL);
+  g_assert_cmpint(written.status, ==, 2);
+  g_assert_nonnull(strstr(written.err, "writes no files"));
 }
 
 /* A shipped scenario runs and its [expect] holds. */
