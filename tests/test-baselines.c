@@ -9,6 +9,7 @@
 #include "balancers/remap/remap-plan.h"
 #include "cli/runner.h"
 #include "report/report.h"
+#include "sim-result.h"
 #include "lbsim/scenario.h"
 
 /* best[k][i]: the least bottleneck of the first i loads in k pieces. */
@@ -86,63 +87,6 @@ test_remap_optimal(void)
       }
   guint64 zeros[5] = {0};
   check_plan(zeros, 5, 3);
-}
-
-typedef struct {
-  LbScenario *scenario;
-  JsonParser *parser;
-  JsonObject *run; /* the last run */
-} SimResult;
-
-static void
-sim_result_clear(SimResult *r)
-{
-  lb_scenario_free(r->scenario);
-  g_clear_object(&r->parser);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SimResult, sim_result_clear)
-
-static void
-simulate(const char *ini, SimResult *out)
-{
-  g_autofree char *dir = g_dir_make_tmp("lbsim-test-XXXXXX", NULL);
-  g_autofree char *path = g_build_filename(dir, "s.ini", NULL);
-  g_assert_true(g_file_set_contents(path, ini, -1, NULL));
-  g_autoptr(GError) error = NULL;
-  out->scenario = lb_scenario_load(path, NULL, &error);
-  g_assert_no_error(error);
-  LbRunnerOptions options = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE}};
-  g_autoptr(GPtrArray) results = NULL;
-  int code = -1;
-  gboolean ok = lb_runner_run(out->scenario, NULL, &options, &results, &code, &error);
-  g_unlink(path);
-  g_rmdir(dir);
-  g_assert_no_error(error);
-  g_assert_true(ok);
-  g_autofree char *doc = lb_report_document(out->scenario, results);
-  out->parser = json_parser_new();
-  g_assert_true(json_parser_load_from_data(out->parser, doc, -1, NULL));
-  JsonArray *runs =
-      json_object_get_array_member(json_node_get_object(json_parser_get_root(out->parser)), "runs");
-  out->run = json_array_get_object_element(runs, json_array_get_length(runs) - 1);
-}
-
-/* Every unit's load at the first step, in the model's order. */
-static guint64 *
-element_loads(const LbScenario *sc, guint64 *n)
-{
-  *n = lb_work_total_units(sc->work);
-  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-  for (guint64 i = 0; i < *n; i++) {
-    LbUnit u = {i, 0};
-    g_array_append_val(units, u);
-  }
-  lb_work_update(sc->work, 0, units, 0);
-  guint64 *loads = g_new(guint64, *n);
-  for (guint64 i = 0; i < *n; i++)
-    loads[i] = g_array_index(units, LbUnit, i).load;
-  return loads;
 }
 
 static guint64
