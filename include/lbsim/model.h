@@ -146,10 +146,33 @@ void lb_work_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConser
 /* Simulated bytes of moving units, and flops of computing them. */
 double lb_work_bytes(const LbWork *work, const LbUnit *units, gsize n);
 double lb_work_flops(const LbWork *work, guint64 load);
-/* The loop model's cost of every iteration, in iteration order (what each
- * rank holds when a loop's data is replicated); NULL for other models. */
-const guint64 *lb_loop_costs(const LbWork *work);
+/* The loop model's cost of every iteration at an adaptation step, in
+ * iteration order (what each rank holds when a loop's data is
+ * replicated); NULL for other models. */
+const guint64 *lb_loop_costs(const LbWork *work, guint adaptation);
 gboolean lb_work_has_ghosts(const LbWork *work);
+
+/* A view of a field as another model's workload, for balancers that do
+ * not run on fields, so that every family can be compared on one
+ * workload: the same domain, pattern keys and seed, as the units of the
+ * balancer's model (src/workloads/adapt.c). */
+typedef struct {
+  const char *to;    /* the model the field is seen as */
+  const char *group; /* the scenario's group of the view's own keys, "as-samr" */
+  const char *keeps; /* what the view keeps of the workload, for help and README */
+} LbAdapter;
+
+/* The view that lets a balancer of the given models (NULL-terminated) run on
+ * a workload of model `from`, or NULL. */
+const LbAdapter *lb_adapter_for(const LbModel *from, const char *const *models);
+const LbAdapter *lb_adapter_by_group(const char *group);
+/* Every view; returns their number. */
+guint lb_adapters(const LbAdapter **out);
+/* The view of a field: params (the target model's, holding the view
+ * group's keys; taken) completed with what the view takes from the field.
+ * Errors name the view's group. */
+LbWork *lb_adapter_build(const LbAdapter *adapter, const LbWork *field, LbParams *params,
+                         const char *file, const char *dir, GError **error);
 
 /* Which pattern keys apply to which patterns (for strict checking). */
 gboolean lb_pattern_key_applies(const char *key, const char *pattern, gboolean *is_pattern_key);

@@ -73,7 +73,8 @@ typedef struct {
 typedef struct _LbRunResult {
   char *balancer;
   LbParams *params;
-  char *model;
+  char *model; /* the model of the units it balanced */
+  char *view;  /* NULL, or how they came from the scenario's workload ("field2d seen as htree") */
   char *start; /* the initial distribution the balancer started from */
   guint ranks, nadaptations, hosts;
   char *placement;

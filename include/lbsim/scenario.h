@@ -49,6 +49,10 @@ typedef struct {
   const LbBalancer *balancer;
   LbParams *params;
   char *label; /* as `run` lists it: the name, or NAME:VARIANT */
+  /* what it runs on: the scenario's workload, or a view of it for a
+   * balancer of another model (adapter then non-NULL; owned by the scenario) */
+  const LbWork *work;
+  const LbAdapter *adapter;
 } LbBalancerRun;
 
 /* Command-line changes applied before checking. */
@@ -82,6 +86,7 @@ typedef struct {
   GArray *loads;    /* LbBackground, one per host and entry, in the list's order */
   LbWork *work;
   GPtrArray *runs;    /* LbBalancerRun */
+  GPtrArray *views;   /* LbWork: views of work that runs use, at most one per adapter */
   GPtrArray *expects; /* LbExpect */
 } LbScenario;
 

@@ -185,18 +185,18 @@ print_initial(const LbScenario *sc, const LbBalancerRun *brun, guint64 *loads_by
   const LbBalancer *b = brun->balancer;
   LbStart start = lb_scenario_start(sc, b);
   g_autofree char *how = b->initial_units != NULL && b->describe_start != NULL
-                             ? b->describe_start(sc->work, brun->params)
-                             : lb_work_describe_start(sc->work, start);
-  gboolean tree = sc->work->model->leaves != NULL;
+                             ? b->describe_start(brun->work, brun->params)
+                             : lb_work_describe_start(brun->work, start);
+  gboolean tree = brun->work->model->leaves != NULL;
   g_print("Initial distribution (%s; unit loads by rank):\n", how);
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   for (guint r = 0; r < sc->ranks; r++) {
     g_array_set_size(units, 0);
     if (b->initial_units != NULL)
-      b->initial_units(sc->work, brun->params, sc->ranks, r, units);
+      b->initial_units(brun->work, brun->params, sc->ranks, r, units);
     else
-      lb_work_initial_units(sc->work, r, start, units);
-    lb_work_update(sc->work, r, units, 0);
+      lb_work_initial_units(brun->work, r, start, units);
+    lb_work_update(brun->work, r, units, 0);
     g_autoptr(GString) line = g_string_new(NULL);
     loads_by_rank[r] = 0;
     for (guint i = 0; i < units->len; i++) {
@@ -344,10 +344,11 @@ lb_cli_explain(int argc, char **argv)
     g_printerr("lbsim: %s\n", error->message);
     return 2;
   }
-  if (sc->ranks > 64 || lb_work_total_units(sc->work) > 4096)
+  const LbBalancerRun *brun = sc->runs->pdata[0];
+  if (sc->ranks > 64 || lb_work_total_units(brun->work) > 4096)
     g_printerr("lbsim: explain is meant for small cases; %u ranks and %" G_GUINT64_FORMAT
                " units make a long story\n",
-               sc->ranks, lb_work_total_units(sc->work));
+               sc->ranks, lb_work_total_units(brun->work));
 
   LbRunnerOptions ro = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE, .narrate = TRUE}};
   g_autoptr(GPtrArray) results = NULL;
@@ -357,18 +358,17 @@ lb_cli_explain(int argc, char **argv)
     return code;
   }
   const LbRunResult *run = results->pdata[0];
-  const LbBalancerRun *brun = sc->runs->pdata[0];
   g_print("%s on %u ranks (%s), %s of %" G_GUINT64_FORMAT " units\n%s\n\n", brun->label, sc->ranks,
-          sc->platform, sc->work->model->name, lb_work_total_units(sc->work),
+          sc->platform, brun->work->model->name, lb_work_total_units(brun->work),
           brun->balancer->summary);
   g_autofree guint64 *loads = g_new0(guint64, sc->ranks);
   print_initial(sc, brun, loads);
   if (brun->balancer->explain != NULL) {
-    LbExplainCase c = {sc->ranks, brun->params, loads, sc->work, sc->nadaptations};
+    LbExplainCase c = {sc->ranks, brun->params, loads, brun->work, sc->nadaptations};
     g_autoptr(GString) out = g_string_new(NULL);
     brun->balancer->explain(&c, out);
     g_print("%s", out->str);
   }
-  print_story(run, sc->work->model->leaves != NULL);
+  print_story(run, brun->work->model->leaves != NULL);
   return 0;
 }

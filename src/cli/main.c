@@ -293,7 +293,7 @@ check_pictures(const char *dir, const LbScenario *sc, gboolean *make, GError **e
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; i < sc->runs->len; i++) {
     const LbBalancerRun *run = sc->runs->pdata[i];
-    const LbModel *model = sc->work->model;
+    const LbModel *model = run->work->model;
     if (model->total_units != NULL && model->grids == NULL && model->leaves == NULL)
       continue;
     g_autofree char *what = g_strdup_printf("%s.%s", run->label,
@@ -512,7 +512,9 @@ run_one(RunArgs *args, const char *path, gboolean check, guint ranks, guint jobs
     g_autoptr(GString) starts = g_string_new(NULL);
     for (guint i = 0; i < runs->len; i++) {
       const LbRunResult *r = runs->pdata[i];
-      g_string_append_printf(starts, "%s%s from %s", i ? "; " : "", r->balancer, r->start);
+      g_string_append_printf(starts, "%s%s from %s%s%s%s", i ? "; " : "", r->balancer, r->start,
+                             r->view != NULL ? " (on the " : "", r->view != NULL ? r->view : "",
+                             r->view != NULL ? ")" : "");
     }
     g_print("%s: %u ranks on %s, %s of %" G_GUINT64_FORMAT " units, %u adaptation step%s\n"
             "starting distribution: %s\n\n%s\n%s",

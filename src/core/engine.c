@@ -671,7 +671,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   const LbBalancerRun *brun = scenario->runs->pdata[index];
 
   if (brun->balancer->check != NULL &&
-      !brun->balancer->check(scenario->ranks, scenario->work, brun->params, error))
+      !brun->balancer->check(scenario->ranks, brun->work, brun->params, error))
     return NULL;
 
   g_autoptr(LbCoreRun) run = g_new0(LbCoreRun, 1);
@@ -681,7 +681,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->ranks = scenario->ranks;
   run->nadaptations = scenario->nadaptations;
   run->nphases = count_phases(brun->balancer);
-  run->work = scenario->work;
+  run->work = brun->work;
   run->start = lb_scenario_start(scenario, brun->balancer);
   run->metric_defs = lb_balancer_metric_defs(brun->balancer);
   run->ndefs = run->metric_defs->len;
@@ -795,15 +795,15 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   }
   /* the owner of every cell: only models whose units are cells index by id */
   g_autofree guint32 *owner = (options->pictures_dir != NULL || options->detail) &&
-                                      scenario->work->model->total_units == NULL
+                                      brun->work->model->total_units == NULL
                                   ? final_owner(run)
                                   : NULL;
   /* partition pictures: of models whose units are cells; grids: of models
    * of grids */
-  if (options->pictures_dir != NULL && scenario->work->model->total_units == NULL &&
+  if (options->pictures_dir != NULL && brun->work->model->total_units == NULL &&
       !picture_partition(run, owner, error))
     return NULL;
-  if (options->pictures_dir != NULL && scenario->work->model->grids != NULL &&
+  if (options->pictures_dir != NULL && brun->work->model->grids != NULL &&
       !picture_grids(run, error))
     return NULL;
   if (run->units_before != NULL && !picture_curve(run, error))
@@ -811,23 +811,25 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
 
   LbRunResult *result = lb_metrics_collect(run);
   /* boxes of cells: for models whose units are cells */
-  g_autofree char *wrong = options->detail && scenario->work->model->total_units == NULL
+  g_autofree char *wrong = options->detail && brun->work->model->total_units == NULL
                                ? describe_partition(run, owner, result)
                                : NULL;
-  if (options->detail && scenario->work->model->grids != NULL) {
-    result->dim = scenario->work->dim;
+  if (options->detail && brun->work->model->grids != NULL) {
+    result->dim = brun->work->dim;
     result->grids = g_array_new(FALSE, FALSE, sizeof(LbGridPart));
-    scenario->work->model->grids(scenario->work, result->grids);
+    brun->work->model->grids(brun->work, result->grids);
   }
   if (wrong != NULL) {
     lb_run_result_free(result);
     g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT, "%s", wrong);
     return NULL;
   }
-  result->model = g_strdup(scenario->work->model->name);
+  result->model = g_strdup(brun->work->model->name);
+  if (brun->adapter != NULL)
+    result->view = g_strdup_printf("%s seen as %s", scenario->work->model->name, brun->adapter->to);
   result->start = brun->balancer->describe_start != NULL
-                      ? brun->balancer->describe_start(scenario->work, brun->params)
-                      : lb_work_describe_start(scenario->work, run->start);
+                      ? brun->balancer->describe_start(brun->work, brun->params)
+                      : lb_work_describe_start(brun->work, run->start);
   result->hosts = (guint)sg_host_count();
   result->placement = g_steal_pointer(&placement);
   result->total_time = simgrid_get_clock();

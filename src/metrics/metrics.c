@@ -76,6 +76,7 @@ lb_run_result_free(LbRunResult *result)
   lb_params_free(result->params);
   g_free(result->placement);
   g_free(result->model);
+  g_free(result->view);
   g_free(result->start);
   g_clear_pointer(&result->metric_defs, g_array_unref);
   g_free(result->metrics);

@@ -145,6 +145,8 @@ write_run(LbJson *j, const LbRunResult *r)
   lb_json_string(j, "placement", r->placement);
   lb_json_uint(j, "hosts", r->hosts);
   lb_json_string(j, "model", r->model);
+  if (r->view != NULL)
+    lb_json_string(j, "view", r->view);
   lb_json_string(j, "start", r->start);
   lb_json_begin_object(j, "summary");
   lb_json_double(j, "imbalance_before", r->imbalance_before);

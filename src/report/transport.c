@@ -44,6 +44,8 @@ lb_result_to_transport(const LbRunResult *r)
   add_int(b, "version", TRANSPORT_VERSION);
   add_string(b, "balancer", r->balancer);
   add_string(b, "model", r->model);
+  if (r->view != NULL)
+    add_string(b, "view", r->view);
   add_string(b, "start", r->start);
   add_string(b, "placement", r->placement);
   add_int(b, "ranks", r->ranks);
@@ -247,6 +249,7 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
     return bad(error, "balancer");
   r->balancer = g_strdup(name);
   r->model = g_strdup(member_string(o, "model"));
+  r->view = g_strdup(member_string(o, "view"));
   r->start = g_strdup(member_string(o, "start"));
   r->placement = g_strdup(member_string(o, "placement"));
   gint64 ranks = member_int(o, "ranks"), steps = member_int(o, "steps");

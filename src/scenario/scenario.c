@@ -65,8 +65,9 @@ lb_scenario_free(LbScenario *sc)
   g_free(sc->platform);
   g_free(sc->background);
   g_clear_pointer(&sc->loads, g_array_unref);
-  lb_work_free(sc->work);
   g_clear_pointer(&sc->runs, g_ptr_array_unref);
+  g_clear_pointer(&sc->views, g_ptr_array_unref);
+  lb_work_free(sc->work);
   g_clear_pointer(&sc->expects, g_ptr_array_unref);
   g_free(sc);
 }
@@ -333,6 +334,29 @@ lb_balancer_of_label(const char *label)
   return lb_balancer_lookup(name);
 }
 
+/* The view of the workload an adapter makes, built once per scenario from
+ * the adapter's group. */
+static const LbWork *
+view_of(LbScenario *sc, GKeyFile *kf, const LbAdapter *adapter, GError **error)
+{
+  const LbModel *to = lb_model_lookup(adapter->to);
+  for (guint i = 0; i < sc->views->len; i++)
+    if (((const LbWork *)sc->views->pdata[i])->model == to)
+      return sc->views->pdata[i];
+  g_autoptr(LbParams) params = lb_params_new(lb_model_param_spec(to));
+  if (!read_group(kf, sc->file, adapter->group, params, error))
+    return NULL;
+  g_autofree char *dir = g_path_get_dirname(sc->file);
+  g_autoptr(GError) local = NULL;
+  LbWork *view = lb_adapter_build(adapter, sc->work, g_steal_pointer(&params), sc->file, dir, &local);
+  if (view == NULL) {
+    g_set_error_literal(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID, local->message);
+    return NULL;
+  }
+  g_ptr_array_add(sc->views, view);
+  return view;
+}
+
 static gboolean
 add_balancer(LbScenario *sc, GKeyFile *kf, const char *label, const char *origin, GError **error)
 {
@@ -376,12 +400,21 @@ add_balancer(LbScenario *sc, GKeyFile *kf, const char *label, const char *origin
     if (!read_group(kf, sc->file, label, run->params, error))
       return FALSE;
   }
+  run->work = sc->work;
   g_autofree char *why = lb_balancer_refuses_model(b, sc->work->model);
+  run->adapter = why != NULL ? lb_adapter_for(sc->work->model, b->models) : NULL;
+  if (run->adapter != NULL) {
+    run->work = view_of(sc, kf, run->adapter, error);
+    if (run->work == NULL)
+      return FALSE;
+    g_clear_pointer(&why, g_free);
+    why = lb_balancer_refuses_model(b, run->work->model);
+  }
   if (why != NULL)
     return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run", "%s%s", origin,
                 why);
   g_autoptr(GError) local = NULL;
-  if (b->check != NULL && !b->check(sc->ranks, sc->work, run->params, &local))
+  if (b->check != NULL && !b->check(sc->ranks, run->work, run->params, &local))
     return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, NULL, NULL, "%s", local->message);
   return TRUE;
 }
@@ -390,6 +423,7 @@ static gboolean
 read_balancers(LbScenario *sc, GKeyFile *kf, const LbScenarioOverrides *ov, GError **error)
 {
   sc->runs = g_ptr_array_new_with_free_func(balancer_run_free);
+  sc->views = g_ptr_array_new_with_free_func((GDestroyNotify)lb_work_free);
   if (g_key_file_has_group(kf, "balancers")) {
     gsize n = 0;
     g_auto(GStrv) keys = g_key_file_get_keys(kf, "balancers", &n, NULL);
@@ -418,9 +452,17 @@ read_balancers(LbScenario *sc, GKeyFile *kf, const LbScenarioOverrides *ov, GErr
       return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "balancers", "run",
                   "names no balancer");
   }
-  /* the group of a balancer that does not run is checked all the same */
+  /* the group of a balancer or view that does not run is checked all the
+   * same */
   g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
   for (guint i = 0; groups[i] != NULL; i++) {
+    const LbAdapter *view = lb_adapter_by_group(groups[i]);
+    if (view != NULL) {
+      g_autoptr(LbParams) unused = lb_params_new(lb_model_param_spec(lb_model_lookup(view->to)));
+      if (!read_group(kf, sc->file, groups[i], unused, error))
+        return FALSE;
+      continue;
+    }
     const LbBalancer *b = lb_balancer_of_label(groups[i]);
     if (b == NULL || runs_label(sc, groups[i]))
       continue;
@@ -509,11 +551,12 @@ check_groups(GKeyFile *kf, const char *file, GError **error)
   for (gsize i = 0; i < n; i++) {
     const char *g = groups[i];
     if (strcmp(g, "scenario") == 0 || strcmp(g, "workload") == 0 || strcmp(g, "balancers") == 0 ||
-        strcmp(g, "expect") == 0 || lb_balancer_of_label(g) != NULL)
+        strcmp(g, "expect") == 0 || lb_balancer_of_label(g) != NULL ||
+        lb_adapter_by_group(g) != NULL)
       continue;
     return fail(error, LB_SCENARIO_ERROR_UNKNOWN_GROUP, file, g, NULL,
-                "unknown group (known: scenario, workload, balancers, expect, or a balancer's "
-                "name, or NAME:VARIANT)");
+                "unknown group (known: scenario, workload, balancers, expect, a balancer's "
+                "name, NAME:VARIANT, or a view of a field: as-htree, as-samr, as-loop)");
   }
   return TRUE;
 }

@@ -1,8 +1,8 @@
 /* The parallel loop: N independent iterations whose costs are drawn once,
- * when the scenario is read, from a distribution, a file, the cells of a
- * field, or an adaptive quadrature profile. Every adaptation step executes
- * the same loop again. Iteration i is the unit with id i; its load is its
- * cost in work units. */
+ * when the scenario is read, from a distribution, a file, or an adaptive
+ * quadrature profile, or are the cells of a field at each adaptation step.
+ * Every adaptation step executes the loop again. Iteration i is the unit
+ * with id i; its load is its cost in work units. */
 #include <math.h>
 #include <string.h>
 
@@ -38,7 +38,12 @@ static const char *const cost_names[] = {
 
 typedef struct {
   CostKind kind;
-  guint64 *costs; /* one per iteration */
+  guint64 *costs; /* one per iteration (cost field: at step 0) */
+  /* cost field: the costs at each adaptation step, made when a rank first
+   * asks for them (guint64 arrays, indexed by step; NULL: not yet) */
+  GPtrArray *steps;
+  guint dim;
+  guint64 size[LB_MAX_DIM];
 } Loop;
 
 static const LbParamSpec loop_params[] = {
@@ -66,7 +71,8 @@ static const LbParamSpec loop_params[] = {
      "loop, cost file: one cost per line (blank lines skipped), relative to the scenario"},
     {"field-size", LB_PARAM_STRING, "128x128", 0, 0, NULL,
      "loop, cost field: the field's cells NXxNY or NXxNYxNZ; one iteration per cell in the "
-     "field's linear order, costs from the pattern keys at step 0"},
+     "field's linear order, costing the cell's load under the pattern keys at each adaptation "
+     "step"},
     {"aqr-families", LB_PARAM_INT, "8", 1, 8, NULL,
      "loop, cost aqr: integrand families (the first this many of the eight)"},
     {"aqr-levels", LB_PARAM_INT, "10", 1, 20, NULL,
@@ -255,6 +261,28 @@ read_cost_file(LbWork *work, Loop *loop, const char *file, const char *dir, GErr
   return TRUE;
 }
 
+/* The field's cells' loads at an adaptation step, in its linear order. */
+static guint64 *
+field_costs_at(const LbWork *work, Loop *loop, guint adaptation)
+{
+  if (adaptation < loop->steps->len && loop->steps->pdata[adaptation] != NULL)
+    return loop->steps->pdata[adaptation];
+  guint64 *costs = g_new(guint64, work->cells);
+  g_autoptr(LbPatternAt) at = lb_pattern_at_new(&work->pattern, loop->dim, adaptation);
+  const guint64 *size = loop->size;
+  guint64 index[LB_MAX_DIM];
+  for (guint64 id = 0; id < work->cells; id++) {
+    index[0] = id % size[0];
+    index[1] = (id / size[0]) % size[1];
+    index[2] = id / (size[0] * size[1]);
+    costs[id] = lb_pattern_load(&work->pattern, at, loop->dim, index, size, id);
+  }
+  if (adaptation >= loop->steps->len)
+    g_ptr_array_set_size(loop->steps, (gint)adaptation + 1);
+  loop->steps->pdata[adaptation] = costs;
+  return costs;
+}
+
 static gboolean
 field_costs(LbWork *work, Loop *loop, const char *file, GError **error)
 {
@@ -279,15 +307,10 @@ field_costs(LbWork *work, Loop *loop, const char *file, GError **error)
                             " cells",
                             lb_params_get_int(w, "iterations"), cells);
   work->cells = cells;
-  loop->costs = g_new(guint64, cells);
-  g_autoptr(LbPatternAt) at = lb_pattern_at_new(&work->pattern, dim, 0);
-  guint64 index[LB_MAX_DIM];
-  for (guint64 id = 0; id < cells; id++) {
-    index[0] = id % size[0];
-    index[1] = (id / size[0]) % size[1];
-    index[2] = id / (size[0] * size[1]);
-    loop->costs[id] = lb_pattern_load(&work->pattern, at, dim, index, size, id);
-  }
+  loop->dim = dim;
+  memcpy(loop->size, size, sizeof size);
+  loop->steps = g_ptr_array_new_with_free_func(g_free);
+  loop->costs = field_costs_at(work, loop, 0);
   return TRUE;
 }
 
@@ -320,7 +343,10 @@ static void
 loop_free(gpointer data)
 {
   Loop *loop = data;
-  g_free(loop->costs);
+  if (loop->steps != NULL)
+    g_ptr_array_unref(loop->steps); /* holds costs */
+  else
+    g_free(loop->costs);
   g_free(loop);
 }
 
@@ -448,21 +474,21 @@ loop_describe_start(const LbWork *work, LbStart start)
 }
 
 const guint64 *
-lb_loop_costs(const LbWork *work)
+lb_loop_costs(const LbWork *work, guint adaptation)
 {
   if (work->model != &lb_loop_model)
     return NULL;
-  const Loop *loop = work->data;
-  return loop->costs;
+  Loop *loop = work->data;
+  return loop->kind == COST_FIELD ? field_costs_at(work, loop, adaptation) : loop->costs;
 }
 
 static void
 loop_update(const LbWork *work, guint rank, GArray *units, guint adaptation)
 {
-  const Loop *loop = work->data;
+  const guint64 *costs = lb_loop_costs(work, adaptation);
   LbUnit *u = (LbUnit *)units->data;
   for (guint i = 0; i < units->len; i++)
-    u[i].load = loop->costs[u[i].id];
+    u[i].load = costs[u[i].id];
 }
 
 const LbModel lb_loop_model = {

@@ -637,7 +637,7 @@ dls_balance(LbRank *self, gpointer state)
   d->break_after = (guint64)lb_params_get_int(params, "break-after");
   d->result_bytes = lb_params_get_double(params, "result-bytes");
   d->debug = (int)lb_params_get_int(params, "debug");
-  d->costs = lb_loop_costs(work);
+  d->costs = lb_loop_costs(work, lb_rank_adaptation(self));
   d->n = lb_work_total_units(work);
   d->reports = g_array_new(FALSE, FALSE, sizeof(Report));
   g_queue_init(&d->chunks);
