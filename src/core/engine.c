@@ -794,10 +794,10 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     return NULL;
   }
   /* the owner of every cell: only models whose units are cells index by id */
-  g_autofree guint32 *owner = (options->pictures_dir != NULL || options->detail) &&
-                                      brun->work->model->total_units == NULL
-                                  ? final_owner(run)
-                                  : NULL;
+  g_autofree guint32 *owner =
+      (options->pictures_dir != NULL || options->detail) && brun->work->model->total_units == NULL
+          ? final_owner(run)
+          : NULL;
   /* partition pictures: of models whose units are cells; grids: of models
    * of grids */
   if (options->pictures_dir != NULL && brun->work->model->total_units == NULL &&

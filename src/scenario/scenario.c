@@ -348,7 +348,8 @@ view_of(LbScenario *sc, GKeyFile *kf, const LbAdapter *adapter, GError **error)
     return NULL;
   g_autofree char *dir = g_path_get_dirname(sc->file);
   g_autoptr(GError) local = NULL;
-  LbWork *view = lb_adapter_build(adapter, sc->work, g_steal_pointer(&params), sc->file, dir, &local);
+  LbWork *view =
+      lb_adapter_build(adapter, sc->work, g_steal_pointer(&params), sc->file, dir, &local);
   if (view == NULL) {
     g_set_error_literal(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID, local->message);
     return NULL;

@@ -58,28 +58,27 @@ lb_adapters(const LbAdapter **out)
   return G_N_ELEMENTS(field_views);
 }
 
-static gboolean
-view_fail(GError **error, const char *file, const LbAdapter *a, const char *key,
-          const char *format, ...) G_GNUC_PRINTF(5, 6);
+static gboolean view_fail(GError **error, const char *file, const LbAdapter *a, const char *key,
+                          const char *format, ...) G_GNUC_PRINTF(5, 6);
 
 static gboolean
-view_fail(GError **error, const char *file, const LbAdapter *a, const char *key,
-          const char *format, ...)
+view_fail(GError **error, const char *file, const LbAdapter *a, const char *key, const char *format,
+          ...)
 {
   va_list args;
   va_start(args, format);
   g_autofree char *text = g_strdup_vprintf(format, args);
   va_end(args);
-  g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s: [%s] %s: %s", file, a->group,
-              key, text);
+  g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s: [%s] %s: %s", file, a->group, key,
+              text);
   return FALSE;
 }
 
 /* A key the view takes from the field (from_key) or sets itself (NULL):
  * the user may not give it. */
 static gboolean
-derive(LbParams *params, const LbAdapter *a, const char *file, const char *key,
-       const char *value, const char *from_key, GError **error)
+derive(LbParams *params, const LbAdapter *a, const char *file, const char *key, const char *value,
+       const char *from_key, GError **error)
 {
   if (lb_params_is_set(params, key) && from_key != NULL)
     return view_fail(error, file, a, key, "taken from the workload ([workload] %s); set it there",
@@ -94,8 +93,8 @@ derive(LbParams *params, const LbAdapter *a, const char *file, const char *key,
 }
 
 static gboolean
-derive_number(LbParams *params, const LbAdapter *a, const char *file, const char *key,
-              double value, const char *from_key, GError **error)
+derive_number(LbParams *params, const LbAdapter *a, const char *file, const char *key, double value,
+              const char *from_key, GError **error)
 {
   char text[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_dtostr(text, sizeof text, value);
@@ -154,6 +153,13 @@ htree_keys(const LbWork *field, LbParams *params, const LbAdapter *a, const char
   guint level = 0;
   while (level < 31 && (G_GUINT64_CONSTANT(1) << level) < longest)
     level++;
+  LbPatternKind k = field->pattern.kind;
+  if (k != LB_PATTERN_HOTSPOTS && k != LB_PATTERN_CLUSTERS && k != LB_PATTERN_SHOCK &&
+      k != LB_PATTERN_UNIFORM)
+    return view_fail(error, file, a, "pattern",
+                     "the H-tree places its elements as the field's load lies for the patterns "
+                     "hotspots, clusters, shock and uniform, not %s",
+                     lb_params_get_string(field->params, "pattern"));
   guint limit = field->dim == 2 ? LB_HTREE_MAX_LEVEL_2D : LB_HTREE_MAX_LEVEL_3D;
   if (!derive_number(params, a, file, "dim", field->dim, "model", error) ||
       !derive_number(params, a, file, "max-level", MIN(level, limit), "size", error) ||
@@ -222,8 +228,7 @@ lb_adapter_build(const LbAdapter *a, const LbWork *field, LbParams *params, cons
       !derive(p, a, file, "pattern", lb_params_get_string(field->params, "pattern"), "pattern",
               error))
     return NULL;
-  if (!derive_number(p, a, file, "flops-per-unit", field->flops_per_unit, "flops-per-unit",
-                     error))
+  if (!derive_number(p, a, file, "flops-per-unit", field->flops_per_unit, "flops-per-unit", error))
     return NULL;
   if (to != &lb_loop_model &&
       !derive_number(p, a, file, "bytes-per-unit", field->bytes_per_unit, "bytes-per-unit", error))
@@ -247,10 +252,10 @@ lb_adapter_build(const LbAdapter *a, const LbWork *field, LbParams *params, cons
     /* the model names [workload]; the keys came from the view's group or
      * the field's */
     g_autofree char *prefix = g_strdup_printf("%s: [workload] ", file);
-    const char *msg = g_str_has_prefix(local->message, prefix) ? local->message + strlen(prefix)
-                                                               : local->message;
-    g_set_error(error, local->domain, local->code, "%s: [%s] (the workload seen as %s) %s", file,
-                a->group, a->to, msg);
+    const char *msg =
+        g_str_has_prefix(local->message, prefix) ? local->message + strlen(prefix) : local->message;
+    g_set_error(error, local->domain, local->code, "%s: [%s] %s (the workload seen as %s)", file,
+                a->group, msg, a->to);
     return NULL;
   }
   return view;
