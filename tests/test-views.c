@@ -213,8 +213,8 @@ test_compare(void)
   simulate(HEAD "[balancers]\nrun = none, mlb, lbd, sfc-shift, move-split, dls\n"
                 "[as-htree]\nelements = 4000\n",
            &r);
-  JsonArray *runs = json_object_get_array_member(
-      json_node_get_object(json_parser_get_root(r.parser)), "runs");
+  JsonArray *runs =
+      json_object_get_array_member(json_node_get_object(json_parser_get_root(r.parser)), "runs");
   static const char *const want[][2] = {
       {"none", NULL},
       {"mlb", NULL},
@@ -227,8 +227,7 @@ test_compare(void)
   for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
     JsonObject *run = json_array_get_object_element(runs, i);
     g_assert_cmpstr(json_object_get_string_member(run, "balancer"), ==, want[i][0]);
-    g_assert_cmpstr(json_object_get_string_member_with_default(run, "view", NULL), ==,
-                    want[i][1]);
+    g_assert_cmpstr(json_object_get_string_member_with_default(run, "view", NULL), ==, want[i][1]);
     JsonObject *summary = json_object_get_object_member(run, "summary");
     double before = json_object_get_double_member(summary, "imbalance_before");
     double after = json_object_get_double_member(summary, "imbalance_after");
