@@ -236,6 +236,41 @@ test_compare(void)
   }
 }
 
+static double
+ghost_bytes(const char *order)
+{
+  g_autofree char *text = g_strdup_printf(
+      "[scenario]\nplatform = hypercube-64.xml\nranks = 64\nseed = 2\nsteps = 2\n"
+      "[workload]\nmodel = field2d\nsize = 128x128\npattern = hotspots\nhotspots = 2\n"
+      "width = 0.1\namplitude = 50\nbase = 10\ndrift = 0.05\n"
+      "[balancers]\nrun = mlb\n[mlb]\norder = %s\n",
+      order);
+  g_auto(SimResult) r = {0};
+  simulate(text, &r);
+  JsonObject *metrics = json_object_get_object_member(r.run, "metrics");
+  JsonObject *summary = json_object_get_object_member(r.run, "summary");
+  /* balanced all the same */
+  g_assert_cmpfloat(json_object_get_double_member(summary, "imbalance_after"), <, 1.1);
+  g_autofree char *start = g_strdup(json_object_get_string_member(r.run, "start"));
+  g_assert_nonnull(strstr(start, strcmp(order, "row-major") == 0 ? "row-major" : order));
+  return json_object_get_double_member(metrics, "ghost_bytes");
+}
+
+/* mlb on a field in a curve's order: every rank holds a run of the curve
+ * (the engine checks it at every step through mlb's order key), which is
+ * compact where a run of rows is a strip: 256 cells are two rows of 128
+ * (about 256 shared faces each side) but near a 16 x 16 square along the
+ * curve (about 64 per side). */
+static void
+test_mlb_curve(void)
+{
+  double rows = ghost_bytes("row-major");
+  double hilbert = ghost_bytes("hilbert");
+  double morton = ghost_bytes("morton");
+  g_assert_cmpfloat(hilbert, <, rows / 2);
+  g_assert_cmpfloat(morton, <, rows / 2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -245,5 +280,6 @@ main(int argc, char **argv)
   g_test_add_func("/views/samr", test_samr);
   g_test_add_func("/views/errors", test_errors);
   g_test_add_func("/views/compare", test_compare);
+  g_test_add_func("/views/mlb-curve", test_mlb_curve);
   return g_test_run();
 }

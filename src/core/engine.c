@@ -36,13 +36,16 @@ digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units,
   digest->contiguous = TRUE;
   const LbUnit *u = (const LbUnit *)units->data;
   lb_work_conserve(work, u, units->len, &digest->conserved);
+  /* an order-keeping balancer with its own order: positions are its keys */
+  gboolean keyed = brun != NULL && brun->balancer->keeps_order && brun->balancer->order_key != NULL;
   for (guint i = 0; i < units->len; i++) {
     digest->load += u[i].load;
+    guint64 at = keyed ? brun->balancer->order_key(work, brun->params, u[i].id) : u[i].id;
     if (i == 0)
-      digest->first_id = u[i].id;
-    else if (u[i].id != digest->last_id + 1)
+      digest->first_id = at;
+    else if (at != digest->last_id + 1)
       digest->contiguous = FALSE;
-    digest->last_id = u[i].id;
+    digest->last_id = at;
   }
   if (brun != NULL && brun->balancer->order_key != NULL) {
     digest->key_min = G_MAXUINT64;

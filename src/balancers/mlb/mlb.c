@@ -30,6 +30,7 @@
 
 #include "balancers/mlb/mlb.h"
 #include "balancers/registry.h"
+#include "balancers/sfc/curve.h"
 
 XBT_LOG_EXTERNAL_CATEGORY(lb);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_mlb, lb, "Multilevel Load Balancing");
@@ -38,19 +39,50 @@ enum { PHASE_ACCUMULATE, PHASE_DESIRED, PHASE_AMOUNTS, PHASE_MIGRATE };
 
 static const char *const mlb_phases[] = {"accumulate", "desired", "amounts", "migrate", NULL};
 
-const LbParamSpec mlb_params[] = {
-    {"desired", LB_PARAM_CHOICE, "halving", 0, 0, "halving|even",
-     "desired loads: recursive halving of the total, remainder to the first child (the paper), "
-     "or an even split, the first T mod p ranks taking one more"},
-    {"phase3", LB_PARAM_CHOICE, "levels", 0, 0, "levels|local|finest",
-     "phase 3: each tree level from the coarser one, communicating along each of level l's l "
-     "edges, d(d+1)/2 rounds (section 3.3); local: the new edge of each level computed, not "
-     "communicated, d(d-1)/2 rounds (section 4); finest: only the finest level, from scratch, d "
-     "rounds"},
-    {"phase4", LB_PARAM_CHOICE, "loan", 0, 0, "loan|midpoint",
-     "phase 4: send the piece closest to the amount plus the loan at the end facing the partner "
-     "(the paper), or the elements whose midpoint lies beyond the cut (same partition)"},
-    {"sum-flops", LB_PARAM_DOUBLE, "1", 0, 1e9, NULL, "flops to add one element's load in phase 1"},
+/* Shared with mlb-nd; 1D MLB adds the order it linearises a field in. */
+#define MLB_PARAMS                                                                                 \
+  {"desired",                                                                                      \
+   LB_PARAM_CHOICE,                                                                                \
+   "halving",                                                                                      \
+   0,                                                                                              \
+   0,                                                                                              \
+   "halving|even",                                                                                 \
+   "desired loads: recursive halving of the total, remainder to the first child (the paper), "     \
+   "or an even split, the first T mod p ranks taking one more"},                                   \
+      {"phase3",                                                                                   \
+       LB_PARAM_CHOICE,                                                                            \
+       "levels",                                                                                   \
+       0,                                                                                          \
+       0,                                                                                          \
+       "levels|local|finest",                                                                      \
+       "phase 3: each tree level from the coarser one, communicating along each of level l's l "   \
+       "edges, d(d+1)/2 rounds (section 3.3); local: the new edge of each level computed, not "    \
+       "communicated, d(d-1)/2 rounds (section 4); finest: only the finest level, from scratch, "  \
+       "d "                                                                                        \
+       "rounds"},                                                                                  \
+      {"phase4",                                                                                   \
+       LB_PARAM_CHOICE,                                                                            \
+       "loan",                                                                                     \
+       0,                                                                                          \
+       0,                                                                                          \
+       "loan|midpoint",                                                                            \
+       "phase 4: send the piece closest to the amount plus the loan at the end facing the "        \
+       "partner "                                                                                  \
+       "(the paper), or the elements whose midpoint lies beyond the cut (same partition)"},        \
+      {"sum-flops",                                                                                \
+       LB_PARAM_DOUBLE,                                                                            \
+       "1",                                                                                        \
+       0,                                                                                          \
+       1e9,                                                                                        \
+       NULL,                                                                                       \
+       "flops to add one element's load in phase 1"},
+
+const LbParamSpec mlb_params[] = {MLB_PARAMS{NULL}};
+
+static const LbParamSpec mlb_1d_params[] = {
+    MLB_PARAMS{"order", LB_PARAM_CHOICE, "row-major", 0, 0, "row-major|hilbert|morton",
+               "a field's cells as a 1D array: row-major, or along a Hilbert or Morton curve over "
+               "the smallest square (cube) of 2^K cells per axis that holds the field"},
     {NULL},
 };
 
@@ -87,6 +119,13 @@ mlb_log2(guint p)
 static gboolean
 mlb_check(guint ranks, const LbWork *work, const LbParams *params, GError **error)
 {
+  if (work->dim < 2 && lb_params_is_set(params, "order") &&
+      strcmp(lb_params_get_string(params, "order"), "row-major") != 0) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "[mlb] order: %s orders a field's cells; the 1D array has one order",
+                lb_params_get_string(params, "order"));
+    return FALSE;
+  }
   if (ranks == 0 || (ranks & (ranks - 1)) != 0) {
     g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
                 "[scenario] ranks: mlb runs on a hypercube of p = 2^d ranks; %u is not a power "
@@ -337,6 +376,115 @@ merge_items(GArray *items, const MlbItem *in, guint n)
   return out;
 }
 
+/* `order = hilbert|morton`: a field's cells numbered along the curve over
+ * the smallest 2^K grid that holds the field, skipping cells outside it.
+ * MLB runs on those positions; units travel under their cell ids. One
+ * table per curve and field shape, shared by every rank. */
+typedef struct {
+  LbCurveKind kind;
+  guint dim;
+  guint64 size[3];
+  guint64 *pos;  /* by cell id */
+  guint64 *cell; /* by position */
+} CurveOrder;
+
+static int
+by_curve_key(gconstpointer a, gconstpointer b)
+{
+  const guint64 *x = a, *y = b;
+  return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static const CurveOrder *
+curve_order(const LbWork *work, const LbParams *params)
+{
+  if (work->dim < 2)
+    return NULL;
+  LbCurveKind kind;
+  if (!lb_curve_parse(lb_params_get_string(params, "order"), &kind))
+    return NULL;                   /* row-major */
+  static GPtrArray *tables = NULL; /* CurveOrder, for the process's life */
+  if (tables == NULL)
+    tables = g_ptr_array_new();
+  for (guint i = 0; i < tables->len; i++) {
+    const CurveOrder *t = tables->pdata[i];
+    if (t->kind == kind && t->dim == work->dim && memcmp(t->size, work->size, sizeof t->size) == 0)
+      return t;
+  }
+  CurveOrder *t = g_new0(CurveOrder, 1);
+  t->kind = kind;
+  t->dim = work->dim;
+  memcpy(t->size, work->size, sizeof t->size);
+  guint k = 0;
+  for (guint a = 0; a < work->dim; a++)
+    while ((G_GUINT64_CONSTANT(1) << k) < work->size[a])
+      k++;
+  guint64 n = work->cells;
+  g_autofree guint64 *pairs = g_new(guint64, 2 * n); /* curve key, cell id */
+  for (guint64 id = 0; id < n; id++) {
+    guint32 c[3] = {(guint32)(id % work->size[0]), (guint32)(id / work->size[0] % work->size[1]),
+                    (guint32)(id / (work->size[0] * work->size[1]))};
+    pairs[2 * id] = lb_curve_index(kind, work->dim, k, c);
+    pairs[2 * id + 1] = id;
+  }
+  qsort(pairs, n, 2 * sizeof *pairs, by_curve_key);
+  t->pos = g_new(guint64, n);
+  t->cell = g_new(guint64, n);
+  for (guint64 i = 0; i < n; i++) {
+    t->cell[i] = pairs[2 * i + 1];
+    t->pos[pairs[2 * i + 1]] = i;
+  }
+  g_ptr_array_add(tables, t);
+  return t;
+}
+
+static guint64
+mlb_order_key(const LbWork *work, const LbParams *params, guint64 id)
+{
+  const CurveOrder *t = curve_order(work, params);
+  return t != NULL ? t->pos[id] : id;
+}
+
+/* Equal contiguous pieces of the order, as the model makes them of its
+ * own. */
+static void
+mlb_initial_units(const LbWork *work, const LbParams *params, guint ranks, guint rank,
+                  GArray *units)
+{
+  const CurveOrder *t = curve_order(work, params);
+  if (t == NULL) {
+    lb_work_initial_units(work, rank, LB_START_ORDER, units);
+    return;
+  }
+  guint64 lo = (guint64)(((unsigned __int128)work->cells * rank) / ranks);
+  guint64 hi = (guint64)(((unsigned __int128)work->cells * (rank + 1)) / ranks);
+  g_array_set_size(units, 0);
+  for (guint64 i = lo; i < hi; i++) {
+    LbUnit u = {t->cell[i], 0};
+    g_array_append_val(units, u);
+  }
+}
+
+static char *
+mlb_describe_start(const LbWork *work, const LbParams *params)
+{
+  const CurveOrder *t = curve_order(work, params);
+  if (t == NULL)
+    return lb_work_describe_start(work, LB_START_ORDER);
+  return g_strdup_printf("linear blocks (%s curve)", lb_curve_name(t->kind));
+}
+
+/* The curve mlb runs on, NULL for mlb-nd (its items are rows and cells
+ * of its own) and row-major. */
+static const CurveOrder *
+curve_order_of(LbRank *self)
+{
+  const LbParams *params = lb_rank_params(self);
+  if (lb_param_spec_find(lb_params_spec(params), "order") == NULL)
+    return NULL;
+  return curve_order(lb_rank_work(self), params);
+}
+
 /* The group's movers: units move as units; ids and loads (and with the
  * midpoint rule each run's first position) go through the shared units
  * helper. */
@@ -346,8 +494,9 @@ send_units(LbRank *self, int dst, int tag, guint round, const MlbItem *items, gu
 {
   g_autofree LbUnit *units = g_new(LbUnit, MAX(n, 1));
   g_autofree guint64 *pos = g_new(guint64, MAX(n, 1));
+  const CurveOrder *t = curve_order_of(self);
   for (guint i = 0; i < n; i++) {
-    units[i] = (LbUnit){items[i].id, items[i].load};
+    units[i] = (LbUnit){t != NULL ? t->cell[items[i].id] : items[i].id, items[i].load};
     pos[i] = items[i].pos;
   }
   lb_send_units(self, dst, tag, round, units, n, positions ? pos : NULL);
@@ -359,9 +508,11 @@ recv_units(LbRank *self, int src, int tag, GArray *into, gboolean positions)
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   g_autoptr(GArray) pos = g_array_new(FALSE, FALSE, sizeof(guint64));
   guint n = lb_recv_units(self, src, tag, units, positions ? pos : NULL);
+  const CurveOrder *t = curve_order_of(self);
   for (guint i = 0; i < n; i++) {
     const LbUnit *u = &g_array_index(units, LbUnit, i);
-    MlbItem item = {u->id, u->load, positions ? g_array_index(pos, guint64, i) : 0};
+    MlbItem item = {t != NULL ? t->pos[u->id] : u->id, u->load,
+                    positions ? g_array_index(pos, guint64, i) : 0};
     g_array_append_val(into, item);
   }
 }
@@ -577,16 +728,17 @@ mlb_balance(LbRank *self, gpointer state)
   lb_phase_begin(self, PHASE_ACCUMULATE);
   lb_execute(self, lb_params_get_double(params, "sum-flops") * units->len);
   GArray *items = g_array_sized_new(FALSE, FALSE, sizeof(MlbItem), units->len);
+  const CurveOrder *t = curve_order(lb_rank_work(self), params);
   for (guint i = 0; i < units->len; i++) {
     const LbUnit *u = &g_array_index(units, LbUnit, i);
-    MlbItem item = {u->id, u->load, 0};
+    MlbItem item = {t != NULL ? t->pos[u->id] : u->id, u->load, 0};
     g_array_append_val(items, item);
   }
   items = mlb_group_run(self, &g, items);
   g_array_set_size(units, items->len);
   for (guint i = 0; i < items->len; i++) {
     const MlbItem *it = &g_array_index(items, MlbItem, i);
-    g_array_index(units, LbUnit, i) = (LbUnit){it->id, it->load};
+    g_array_index(units, LbUnit, i) = (LbUnit){t != NULL ? t->cell[it->id] : it->id, it->load};
   }
   g_array_unref(items);
 }
@@ -641,11 +793,14 @@ const LbBalancer lb_mlb_balancer = {
     .cite = "D. J. Quinlan and M. Berndt, \"MLB: Multilevel Load Balancing for Structured Grid "
             "Applications\", Eighth SIAM Conference on Parallel Processing for Scientific "
             "Computing, 1997",
-    .params = mlb_params,
+    .params = mlb_1d_params,
     .phases = mlb_phases,
     .metrics = mlb_metrics,
     .models = mlb_models,
     .keeps_order = TRUE,
+    .initial_units = mlb_initial_units,
+    .describe_start = mlb_describe_start,
+    .order_key = mlb_order_key,
     .check = mlb_check,
     .balance = mlb_balance,
     .explain = mlb_explain,
