@@ -395,8 +395,26 @@ by_curve_key(gconstpointer a, gconstpointer b)
   return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
+static const CurveOrder *curve_order_build(const LbWork *work, const LbParams *params);
+
+/* Asked for every unit of every rank at each step (the order key): the
+ * last answer is kept for its work and params. */
 static const CurveOrder *
 curve_order(const LbWork *work, const LbParams *params)
+{
+  static const LbWork *last_work = NULL;
+  static const LbParams *last_params = NULL;
+  static const CurveOrder *last = NULL;
+  if (work != last_work || params != last_params) {
+    last = curve_order_build(work, params);
+    last_work = work;
+    last_params = params;
+  }
+  return last;
+}
+
+static const CurveOrder *
+curve_order_build(const LbWork *work, const LbParams *params)
 {
   if (work->dim < 2)
     return NULL;
