@@ -405,7 +405,8 @@ curve_order(const LbWork *work, const LbParams *params)
   static const LbWork *last_work = NULL;
   static const LbParams *last_params = NULL;
   static const CurveOrder *last = NULL;
-  if (work != last_work || params != last_params) {
+  if (work != last_work || params != last_params ||
+      (last != NULL && memcmp(last->size, work->size, sizeof last->size) != 0)) {
     last = curve_order_build(work, params);
     last_work = work;
     last_params = params;
