@@ -20,6 +20,7 @@
 #include "lbsim-spawn.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
+#include "sfc-bound.h"
 #include "workloads/htree.h"
 
 static LbScenario *
@@ -291,7 +292,10 @@ plan_run(const LbScenario *sc, LbCurveKind curve, double threshold, guint period
       sp->triggered = unbalance > t;
       if (sp->triggered) {
         g_autoptr(GPtrArray) again = copy_seqs(seqs);
+        g_autofree double *slack = g_new(double, p + 1);
+        sfc_bound_slack(seqs, t, slack);
         sp->rounds = sfc_shift(seqs, t, &sp->moved);
+        sfc_bound_check(seqs, slack);
         guint rounds = 0;
         guint64 moved = 0;
         sp->messages = shift_messages(again, t, &rounds, &moved);
@@ -349,6 +353,15 @@ static const PlanCase plan_cases[] = {
     {"2d-hilbert-16-poisson", 2, 16, 2,
      "refine = poisson\nmin-level = 5\nmax-level = 10\ntolerance = 3e-8\ntolerance-decay = 0.2\n",
      "curve = hilbert\nthreshold = 0.01\n", TRUE},
+    /* measured loads with no node load: the inner hnodes weigh nothing,
+     * the leaves 42 per element, and the hot spots drift at step 1, so
+     * load passes through ranks whose segments start with a parent of no
+     * load */
+    {"2d-hilbert-64-measured", 2, 64, 2,
+     "max-level = 6\nelements = 3000\nload = measured\nnode-load = 0\nelement-load = 42\n"
+     "pattern = hotspots\nhotspots = 8\nwidth = 0.04\namplitude = 400\nbase = 20\n"
+     "drift = 0.02\n",
+     "curve = hilbert\n", TRUE},
     /* 12 ranks, and a check every other step */
     {"2d-hilbert-12-period", 2, 12, 3,
      "max-level = 10\nelements = 8000\nload = measured\npattern = clusters\nclusters = 3\n"

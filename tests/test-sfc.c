@@ -1,11 +1,13 @@
 /* The arithmetic of SFC partitions with segment shifting: blocking, the
  * unbalance of the processes before and after each boundary, the pieces a
  * round sends, whole shifts on hand cases (load passed through several
- * ranks) and on random ones. */
+ * ranks, also behind hnodes of no load) and on random ones, whose
+ * boundaries must end as near their shares as the pieces allow. */
 #include <math.h>
 #include <glib.h>
 
 #include "balancers/sfc/sfc-plan.h"
+#include "sfc-bound.h"
 
 /* The smallest bottleneck of a partition into p contiguous parts, by
  * dynamic programming over every cut (small cases only). */
@@ -230,6 +232,77 @@ test_shift_nearest_piece(void)
   g_assert_cmpuint(seq_load(seqs, 1), ==, 4);
 }
 
+/* Pass-through behind an hnode of no load (a parent whose sub-spaces
+ * follow it, under measured loads): P_1 holds 0, 1, 1, 1 of four ranks
+ * with the average 3, and 6 must cross both boundaries 1 and 2. Round 1:
+ * P_1 sends its three 1s on, the nearest piece to 6, and keeps the 0; it
+ * has sent all its load and falls short, so boundary 2 stays open and
+ * round 2 passes on 3 of what P_0 sent, the 0 with them. Every rank ends
+ * at the average. Mirrored, the same right to left. */
+static void
+test_shift_zero_load_pass_through(void)
+{
+  const guint64 p0[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, p1[4] = {0, 1, 1, 1};
+  for (guint mirrored = 0; mirrored < 2; mirrored++) {
+    g_autoptr(GPtrArray) seqs = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    for (guint i = 0; i < 4; i++)
+      g_ptr_array_add(seqs, g_array_new(FALSE, FALSE, sizeof(guint64)));
+    GArray *heavy = seqs->pdata[mirrored ? 3 : 0], *light = seqs->pdata[mirrored ? 2 : 1];
+    g_array_append_vals(heavy, p0, 9);
+    for (guint j = 0; j < 4; j++) /* mirrored: 1, 1, 1, 0 */
+      g_array_append_val(light, p1[mirrored ? 3 - j : j]);
+    guint rounds = sfc_shift(seqs, 0.5, NULL);
+    g_assert_cmpuint(rounds, >=, 2);
+    for (guint i = 0; i < 4; i++)
+      g_assert_cmpuint(seq_load(seqs, i), ==, 3);
+  }
+}
+
+/* A shift checked against tests/sfc-bound.h, with T = t_share x the
+ * average. Returns the rounds. */
+static guint
+shift_within_bound(GPtrArray *seqs, double t_share)
+{
+  guint p = seqs->len;
+  double total = 0;
+  for (guint i = 0; i < p; i++)
+    total += (double)seq_load(seqs, i);
+  double threshold = t_share * total / p;
+  g_autofree double *slack = g_new(double, p + 1);
+  sfc_bound_slack(seqs, threshold, slack);
+  guint rounds = sfc_shift(seqs, threshold, NULL);
+  sfc_bound_check(seqs, slack);
+  return rounds;
+}
+
+/* Random sequences shaped like an H-tree's measured loads (hnodes of no
+ * load among multiples of 42, hot spots of many hnodes, empty ranks), so
+ * that load passes through several ranks: every boundary ends as near its
+ * target as the pieces allow. */
+static void
+test_shift_bound(void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed(17);
+  guint passed_on = 0;
+  for (guint trial = 0; trial < 500; trial++) {
+    guint p = (guint)g_rand_int_range(rand, 2, 33);
+    g_autoptr(GPtrArray) seqs = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    for (guint i = 0; i < p; i++) {
+      GArray *s = g_array_new(FALSE, FALSE, sizeof(guint64));
+      gboolean hot = g_rand_int_range(rand, 0, 6) == 0;
+      guint n = (guint)g_rand_int_range(rand, 0, hot ? 120 : 12);
+      for (guint j = 0; j < n; j++) {
+        guint64 v =
+            g_rand_int_range(rand, 0, 3) == 0 ? 0 : 42 * (guint64)g_rand_int_range(rand, 1, 9);
+        g_array_append_val(s, v);
+      }
+      g_ptr_array_add(seqs, s);
+    }
+    passed_on += shift_within_bound(seqs, trial % 3 == 0 ? 0.001 : 0.05) > 1;
+  }
+  g_assert_cmpuint(passed_on, >, 100);
+}
+
 /* Random shifts keep the sequence (concatenated in rank order, the same
  * elements in the same order), end within one of the average on unit
  * loads, and take at most p - 1 rounds. */
@@ -290,5 +363,7 @@ main(int argc, char **argv)
   g_test_add_func("/sfc/shift/both-ways", test_shift_both_ways);
   g_test_add_func("/sfc/shift/nearest-piece", test_shift_nearest_piece);
   g_test_add_func("/sfc/shift/random", test_shift_random);
+  g_test_add_func("/sfc/shift/zero-load-pass-through", test_shift_zero_load_pass_through);
+  g_test_add_func("/sfc/shift/bound", test_shift_bound);
   return g_test_run();
 }

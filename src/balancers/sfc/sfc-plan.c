@@ -94,8 +94,11 @@ sum_of(const guint64 *loads, gsize n)
 }
 
 /* Sends the piece nearest to the end's amount out of avail elements; the
- * end stays open only if that piece was everything and fell short, and
- * more can come. */
+ * end stays open only if that piece held all the load there was and fell
+ * short, and more can come. All the load, not all the elements: the
+ * nearest piece leaves zero-load hnodes (parents before their sub-spaces)
+ * behind, and closing the end on them would stop the load passing
+ * through the rank. */
 static gsize
 send_end(const guint64 *loads, gsize avail, gboolean from_front, SfcEnd *end, gboolean inflow)
 {
@@ -103,8 +106,9 @@ send_end(const guint64 *loads, gsize avail, gboolean from_front, SfcEnd *end, gb
     return 0;
   gsize k = from_front ? sfc_prefix_nearest(loads, avail, end->amount)
                        : sfc_suffix_nearest(loads, avail, end->amount);
-  end->amount -= sum_of(from_front ? loads : loads + avail - k, k);
-  end->open = k == avail && end->amount > 0 && inflow;
+  double sent = sum_of(from_front ? loads : loads + avail - k, k);
+  end->amount -= sent;
+  end->open = sent == sum_of(loads, avail) && end->amount > 0 && inflow;
   return k;
 }
 

@@ -43,9 +43,12 @@ typedef struct {
  * [0, *n_left) goes to P_{i-1} and [n - *n_right, n) to P_{i+1}, each the
  * piece nearest to its amount (the left piece first, the right one from
  * what is left). Amounts go down by what is sent. An end stays open while
- * what it sent was all the rank had and fell short of the amount, and
- * more can still come in over the other boundary (inflow_left: the left
- * boundary still brings load; inflow_right likewise). */
+ * what it sent was all the load the rank had (hnodes of no load may stay)
+ * and fell short of the amount, and more can still come in over the other
+ * boundary (inflow_left: the left boundary still brings load;
+ * inflow_right likewise). Each boundary thus ends at the hnode boundary
+ * of the whole sequence nearest to its amount, among those it can
+ * reach. */
 void sfc_round(const guint64 *loads, gsize n, SfcEnd *left, SfcEnd *right, gboolean inflow_left,
                gboolean inflow_right, gsize *n_left, gsize *n_right);
 
