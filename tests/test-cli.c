@@ -496,10 +496,10 @@ test_explain(void)
   lbsim(&sixteen, "explain", "mlb", "--ranks", "16", NULL);
   g_assert_cmpint(sixteen.status, ==, 0);
   g_assert_nonnull(strstr(sixteen.out, "mlb on 16 ranks ("));
-  g_assert_nonnull(strstr(sixteen.out, "/hypercube-16.xml), array1d of 48 units"));
+  g_assert_nonnull(strstr(sixteen.out, "(hypercube-16.xml), array1d of 48 units"));
   lbsim(&set, "explain", "mlb", "--set", "scenario.ranks=32", NULL);
   g_assert_cmpint(set.status, ==, 0);
-  g_assert_nonnull(strstr(set.out, "/hypercube-32.xml), array1d of 96 units"));
+  g_assert_nonnull(strstr(set.out, "(hypercube-32.xml), array1d of 96 units"));
   lbsim(&twelve, "explain", "mlb", "--ranks", "12", NULL);
   g_assert_cmpint(twelve.status, ==, 2);
   g_assert_true(g_str_has_prefix(twelve.err, "lbsim: the built-in example: [scenario] ranks: "));
@@ -507,6 +507,51 @@ test_explain(void)
   g_assert_cmpint(huge.status, ==, 2);
   g_assert_nonnull(strstr(huge.err, "lbsim: the built-in example: [scenario] ranks: 32768 ranks"));
   g_assert_null(strstr(huge.err, "explain.ini"));
+
+  /* --loads: one element per value, in blocks over the ranks; one rank
+   * per value by default. 1 2 3 4 5 6 on 2 ranks: 6 and 15. */
+  g_auto(Result) given = {0}, spread = {0};
+  lbsim(&given, "explain", "mlb", "--loads", "5,1,7,3,0,8,2,6", NULL);
+  g_assert_cmpint(given.status, ==, 0);
+  g_assert_true(
+      g_str_has_prefix(given.out, "mlb on 8 ranks (hypercube-8.xml), array1d of 8 units\n"));
+  g_assert_nonnull(strstr(given.out, "  rank  4  units   4 ..   4  load     0  [ 0 ]\n"));
+  lbsim(&spread, "explain", "mlb", "--loads", "1, 2,3,4,5,6", "--ranks", "2", NULL);
+  g_assert_cmpint(spread.status, ==, 0);
+  g_assert_nonnull(strstr(spread.out, "  rank  0  units   0 ..   2  load     6  [ 1 2 3 ]\n"
+                                      "  rank  1  units   3 ..   5  load    15  [ 4 5 6 ]\n"));
+  g_autofree char *many = g_strnfill(2 * 1025 - 1, '1');
+  for (gsize i = 1; i < 2 * 1025 - 1; i += 2)
+    many[i] = ',';
+  const struct {
+    const char *balancer, *loads, *more, *error;
+  } bad_loads[] = {
+      {"mlb", "", NULL, "--loads: no loads;"},
+      {"mlb", "5,,1", NULL, "--loads: load 1 is empty"},
+      {"mlb", "5,x,1,2", NULL, "--loads: load 1 is 'x', not a whole number from 0 to 4294967295"},
+      {"mlb", "5,1.5", NULL, "--loads: load 1 is '1.5', not a whole number"},
+      {"mlb", "5,-3", NULL, "--loads: load 1 is '-3': loads are not negative"},
+      {"mlb", "4294967296,1", NULL, "--loads: load 0 is '4294967296', not a whole number"},
+      {"mlb", many, NULL, "--loads: 1025 loads, more than the 1024 explain takes"},
+      {"mlb", "1,2,3", NULL,
+       "--loads: 3 loads: one rank per load is the default only for a "
+       "power of two"},
+      {"mlb", "1,2", "--ranks=4", "--loads: 2 loads for 4 ranks: give at least one load per rank"},
+      {"lbd", "1,2", NULL,
+       "--loads: the loads are those of the 1D array's elements, and lbd "
+       "runs on field2d, field3d"},
+      {"mlb", "1,2", "scenarios/mlb-teach-16.ini", "--loads: it makes the case itself"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(bad_loads); i++) {
+    g_auto(Result) b = {0};
+    lbsim(&b, "explain", bad_loads[i].balancer, "--loads", bad_loads[i].loads, bad_loads[i].more,
+          NULL);
+    g_test_message("%s", b.err);
+    g_assert_cmpint(b.status, ==, 2);
+    g_assert_true(g_str_has_prefix(b.err, "lbsim: "));
+    g_assert_nonnull(strstr(b.err, bad_loads[i].error));
+    g_assert_cmpstr(b.out, ==, "");
+  }
 
   /* a balancer that does not run on the 1D array gets a small 2D field */
   g_auto(Result) lbd = {0};
@@ -527,20 +572,27 @@ test_explain(void)
   g_assert_cmpint(dls.status, ==, 0);
   g_assert_nonnull(strstr(dls.out, "loop of 24 units"));
   for (guint k = 0; k < 4; k++) {
+    /* the master's own chunk is an order to itself, no message */
+    g_autofree char *to = k == 0 ? g_strdup("itself (no message)") : g_strdup_printf("rank %u", k);
     g_autofree char *first = g_strdup_printf(
-        "first chunk, unasked, for rank %u: chunk %u, 3 iterations [%u, %u), its own data", k,
-        k + 1, 6 * k, 6 * k + 3);
+        "first chunk, unasked, for rank %u: chunk %u, 3 iterations [%u, %u) (fac, batch 1, "
+        "R_b = 24: ceil(R_b / 2P) = ceil(24 / 8) = 3); its own data: WRK to %s; %u left "
+        "unscheduled",
+        k, k + 1, 6 * k, 6 * k + 3, to, 21 - 3 * k);
     g_assert_nonnull(strstr(dls.out, first));
   }
   guint8 covered[24] = {0};
   guint chunks = 0;
-  for (const char *at = dls.out; (at = strstr(at, " iterations [")) != NULL; chunks++) {
-    unsigned lo = 0, hi = 0;
-    g_assert_cmpint(sscanf(at, " iterations [%u, %u)", &lo, &hi), ==, 2);
+  g_autoptr(GRegex) chunk = g_regex_new(" iterations? \\[(\\d+), (\\d+)\\)", 0, 0, NULL);
+  g_autoptr(GMatchInfo) match = NULL;
+  for (g_regex_match(chunk, dls.out, 0, &match); g_match_info_matches(match);
+       g_match_info_next(match, NULL), chunks++) {
+    g_autofree char *lo_text = g_match_info_fetch(match, 1),
+                    *hi_text = g_match_info_fetch(match, 2);
+    guint64 lo = g_ascii_strtoull(lo_text, NULL, 10), hi = g_ascii_strtoull(hi_text, NULL, 10);
     g_assert_cmpuint(hi, <=, 24);
-    for (unsigned i = lo; i < hi; i++)
+    for (guint64 i = lo; i < hi; i++)
       covered[i]++;
-    at++;
   }
   g_assert_cmpuint(chunks, >=, 4);
   for (guint i = 0; i < 24; i++)
@@ -587,21 +639,24 @@ test_explain_sfc(void)
       "rank 1: step 1, segment before: 11 hnodes",
       "rank 2: step 1, segment before: empty",
       "rank 1: load 11, average 4.625: max_unbalance 8.375 > T 0.925",
-      "rank 1: Unb(Pre) 8.375, Unb(Suc) -14.750 (T 0.925): send right",
-      "rank 2: Unb(Pre) 14.750, Unb(Suc) -10.125 (T 0.925): send right",
-      "rank 4: Unb(Pre) 7.500, Unb(Suc) -7.875 (T 0.925): send right",
-      "rank 6: Unb(Pre) 4.250, Unb(Suc) 0.375 (T 0.925): receive",
+      "rank 1: Unb(Pre) 8.375, Unb(Suc) -14.750 (T 0.925): receive from P_0, send 14.750 to P_2",
+      "rank 2: Unb(Pre) 14.750, Unb(Suc) -10.125 (T 0.925): receive from P_1, send 10.125 to P_3",
+      "rank 4: Unb(Pre) 7.500, Unb(Suc) -7.875 (T 0.925): receive from P_3, send 7.875 to P_5",
+      "rank 6: Unb(Pre) 4.250, Unb(Suc) 0.375 (T 0.925): receive from P_5",
       "rank 7: Unb(Pre) -0.375, Unb(Suc) 0.000 (T 0.925): nothing to do",
       /* the piece nearest 8.375 */
-      "rank 0: round 0: 8 hnodes to P_1: ",
-      /* P_1 has 11 of the 14.75 to send, then passes on 4 of the 8 it got */
-      "rank 1: round 0: 11 hnodes to P_2: ",
-      "rank 1: round 1: 4 hnodes to P_2: ",
+      "rank 0: round 0: 8 hnodes (load 8 of 8.375 to send) to P_1: ",
+      /* P_1 has 11 of the 14.75 to send, then passes on 4 of the 8 it got
+       * (4 is nearer 3.75 than 3) */
+      "rank 1: round 0: 11 hnodes (load 11 of 14.750 to send, all I had: stays open) to P_2: ",
+      "rank 1: round 1: 4 hnodes (load 4 of 3.750 to send) to P_2: ",
       /* P_3 sent its 2 of 7.5, then 5 of the 5.5 left (ties: fewer) */
-      "rank 3: round 0: 2 hnodes to P_4: ",
-      "rank 3: round 2: 5 hnodes to P_4: ",
+      "rank 3: round 0: 2 hnodes (load 2 of 7.500 to send, all I had: stays open) to P_4: ",
+      "rank 3: round 2: 5 hnodes (load 5 of 5.500 to send) to P_4: ",
       /* P_4 sends 5 + 2 + 1 of 7.875 */
-      "rank 4: round 3: 1 hnode to P_5: ",
+      "rank 4: round 3: 1 hnode (load 1 of 0.875 to send) to P_5: ",
+      /* every hop counted: 5 + 2 + 1 */
+      "rank 4: shift over after 4 rounds: I sent 8 hnodes on (a hop each)",
       "rank 0: step 1, segment after: 5 hnodes, load 5, keys 0 .. 1026, L0(0,0) .. L2(1,1)",
       "  adaptation step 1, round 0:\n    rank  0 -> rank  1  8 hnodes  load 8\n",
       "  adaptation step 1, round 3:\n    rank  4 -> rank  5  1 hnode  load 1\n",

@@ -29,18 +29,23 @@ static const char small_case[] = "[scenario]\n"
 #define BUILTIN "the built-in example"
 #define LARGEST_HYPERCUBE 16384
 
+/* The scenario text, and with --loads the loads file it names (loads.txt
+ * beside it). */
 static LbScenario *
-load_text(const char *text, const LbScenarioOverrides *ov, GError **error)
+load_text(const char *text, const char *loads, const LbScenarioOverrides *ov, GError **error)
 {
   g_autofree char *dir = g_dir_make_tmp("lbsim-explain-XXXXXX", error);
   if (dir == NULL)
     return NULL;
   g_autofree char *path = g_build_filename(dir, "explain.ini", NULL);
+  g_autofree char *loads_path = g_build_filename(dir, "loads.txt", NULL);
   g_autoptr(GError) local = NULL;
   LbScenario *sc = NULL;
-  if (g_file_set_contents(path, text, -1, &local))
+  if (g_file_set_contents(path, text, -1, &local) &&
+      (loads == NULL || g_file_set_contents(loads_path, loads, -1, &local)))
     sc = lb_scenario_load(path, ov, &local);
   g_unlink(path);
+  g_unlink(loads_path);
   g_rmdir(dir);
   if (sc != NULL)
     return sc;
@@ -136,10 +141,72 @@ static const char small_loop[] = "[scenario]\n"
                                  "[balancers]\n"
                                  "run = none\n";
 
+/* With --loads: one element per load given, in blocks over the ranks. */
+static const char given_loads[] = "[scenario]\n"
+                                  "name = explain\n"
+                                  "platform = %s\n"
+                                  "ranks = %u\n"
+                                  "[workload]\n"
+                                  "pattern = file\n"
+                                  "file = loads.txt\n"
+                                  "[balancers]\n"
+                                  "run = none\n";
+
+/* explain is for small cases: a story of more loads than this is no lesson */
+#define MAX_LOADS 1024
+#define MAX_LOAD G_MAXUINT32
+
+static gboolean bad_loads(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+static gboolean
+bad_loads(GError **error, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *text = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT, "--loads: %s", text);
+  return FALSE;
+}
+
+/* "5,1,7" -> "5 1 7\n" (the file pattern's form), and how many. */
+static gboolean
+parse_loads(const char *text, char **file, guint *count, GError **error)
+{
+  g_auto(GStrv) items = g_strsplit(text, ",", -1);
+  guint n = g_strv_length(items);
+  if (n == 0 || (n == 1 && *g_strstrip(items[0]) == '\0'))
+    return bad_loads(error, "no loads; give whole numbers separated by commas, as in "
+                            "--loads 5,1,7,3,0,8,2,6");
+  if (n > MAX_LOADS)
+    return bad_loads(error,
+                     "%u loads, more than the %u explain takes (it is meant for small "
+                     "cases; run a scenario with pattern = file for more)",
+                     n, MAX_LOADS);
+  g_autoptr(GString) out = g_string_new(NULL);
+  for (guint i = 0; i < n; i++) {
+    const char *item = g_strstrip(items[i]);
+    guint64 v = 0;
+    if (*item == '\0')
+      return bad_loads(error, "load %u is empty ('%s')", i, text);
+    if (*item == '-' && g_ascii_isdigit(item[1]))
+      return bad_loads(error, "load %u is '%s': loads are not negative", i, item);
+    if (!g_ascii_isdigit(*item) || !g_ascii_string_to_unsigned(item, 10, 0, MAX_LOAD, &v, NULL))
+      return bad_loads(error, "load %u is '%s', not a whole number from 0 to %u", i, item,
+                       MAX_LOAD);
+    g_string_append_printf(out, "%s%" G_GUINT64_FORMAT, i ? " " : "", v);
+  }
+  g_string_append_c(out, '\n');
+  *file = g_string_free(g_steal_pointer(&out), FALSE);
+  *count = n;
+  return TRUE;
+}
+
 /* --ranks or --set scenario.ranks may change the ranks, and with them the
- * platform and the size: the second load has them right. */
+ * platform and the size: the second load has them right. loads: the file
+ * of --loads, or NULL for the built-in example of the balancer's model. */
 static LbScenario *
-load_builtin(const LbScenarioOverrides *ov, GError **error)
+load_builtin(const LbScenarioOverrides *ov, const char *loads, GError **error)
 {
   g_autofree char *platforms = g_canonicalize_filename(lb_platform_dir(), NULL);
   guint ranks = ov->ranks > 0 ? (guint)ov->ranks : 8;
@@ -153,7 +220,8 @@ load_builtin(const LbScenarioOverrides *ov, GError **error)
     guint64 grid[2] = {1, 1};
     lb_grid_square_factors(ranks, 2, grid);
     g_autofree char *text =
-        b == NULL || lb_balancer_supports(b, "array1d")
+        loads != NULL ? g_strdup_printf(given_loads, platform, ranks)
+        : b == NULL || lb_balancer_supports(b, "array1d")
             ? g_strdup_printf(small_case, platform, ranks, 3 * ranks)
         : lb_balancer_supports(b, "samr")
             ? g_strdup_printf(small_samr, platform, ranks, 8 * grid[0], 8 * grid[1])
@@ -162,7 +230,7 @@ load_builtin(const LbScenarioOverrides *ov, GError **error)
         : lb_balancer_supports(b, "loop")
             ? g_strdup_printf(small_loop, platform, ranks, 6 * ranks)
             : g_strdup_printf(small_field, platform, ranks, 4 * grid[0], 4 * grid[1]);
-    g_autoptr(LbScenario) sc = load_text(text, ov, error);
+    g_autoptr(LbScenario) sc = load_text(text, loads, ov, error);
     if (sc == NULL)
       return NULL;
     if (sc->ranks == ranks) {
@@ -305,24 +373,71 @@ print_story(const LbRunResult *run, gboolean tree)
   g_print("%" G_GUINT64_FORMAT " messages\n", run->messages);
 }
 
+/* --loads: the file the case reads, and the ranks unless --ranks gives
+ * them (one per load, which MLB's hypercube needs to be a power of two). */
+static gboolean
+prepare_loads(const char *text, const char *name, gboolean scenario, guint *ranks, char **file,
+              GError **error)
+{
+  if (scenario)
+    return bad_loads(error, "it makes the case itself; give either --loads or a scenario "
+                            "(whose [workload] may read loads with pattern = file)");
+  g_auto(GStrv) label = g_strsplit(name, ":", 2);
+  const LbBalancer *b = lb_balancer_lookup(label[0]);
+  if (b != NULL && !lb_balancer_supports(b, "array1d")) {
+    g_autofree char *models = g_strjoinv(", ", (char **)b->models);
+    return bad_loads(error, "the loads are those of the 1D array's elements, and %s runs on %s",
+                     b->name, models);
+  }
+  guint n = 0;
+  if (!parse_loads(text, file, &n, error))
+    return FALSE;
+  if (*ranks == 0 && (n & (n - 1)) != 0) {
+    g_clear_pointer(file, g_free);
+    return bad_loads(error,
+                     "%u loads: one rank per load is the default only for a power of two "
+                     "(the hypercubes MLB needs); give --ranks R, R from 1 to %u",
+                     n, n);
+  }
+  if (*ranks == 0)
+    *ranks = n;
+  if (*ranks > n) {
+    g_clear_pointer(file, g_free);
+    return bad_loads(error, "%u loads for %u ranks: give at least one load per rank", n, *ranks);
+  }
+  return TRUE;
+}
+
+/* The built-in cases read the shipped platforms: their name is enough,
+ * and keeps the story the same wherever lbsim is. */
+static const char *
+platform_name(const LbScenario *sc, gboolean builtin)
+{
+  const char *slash = strrchr(sc->platform, G_DIR_SEPARATOR);
+  return builtin && slash != NULL ? slash + 1 : sc->platform;
+}
+
 int
 lb_cli_explain(int argc, char **argv)
 {
-  g_autofree char *ranks_text = NULL;
+  g_autofree char *ranks_text = NULL, *loads_text = NULL;
   g_auto(GStrv) sets = NULL;
   GOptionEntry entries[] = {
       {"ranks", 'p', 0, G_OPTION_ARG_STRING, &ranks_text, "Override [scenario] ranks", "N"},
+      {"loads", 'l', 0, G_OPTION_ARG_STRING, &loads_text,
+       "The case: one 1D array element per load, in blocks over the ranks (default: one rank "
+       "per load, a power of two)",
+       "L0,L1,..."},
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a key (repeatable)",
        "GROUP.KEY=VALUE"},
       {NULL},
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new("BALANCER [SCENARIO.ini]");
   g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_summary(ctx,
-                               "Runs one balancer on a small case (unless a scenario is given: "
-                               "8 ranks or --ranks,\n3 elements per rank, on the hypercube that "
-                               "fits) and narrates every phase:\nthe loads, the messages, the "
-                               "schedule.");
+  g_option_context_set_summary(
+      ctx, "Runs one balancer on a small case (unless a scenario is given: 8 ranks or --ranks,\n"
+           "3 elements per rank, on the hypercube that fits; with --loads, those elements)\n"
+           "and narrates every phase: the loads, the decisions, the messages, the schedule.");
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
     g_printerr("lbsim: %s\n", error->message);
@@ -337,9 +452,15 @@ lb_cli_explain(int argc, char **argv)
     g_printerr("lbsim: %s\n", error->message);
     return 2;
   }
+  g_autofree char *loads_file = NULL;
+  if (loads_text != NULL &&
+      !prepare_loads(loads_text, argv[1], argc == 3, &ranks, &loads_file, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return 2;
+  }
   LbScenarioOverrides ov = {(gint)ranks, NULL, argv[1], (const char *const *)sets};
   g_autoptr(LbScenario) sc =
-      argc == 3 ? lb_scenario_load(argv[2], &ov, &error) : load_builtin(&ov, &error);
+      argc == 3 ? lb_scenario_load(argv[2], &ov, &error) : load_builtin(&ov, loads_file, &error);
   if (sc == NULL) {
     g_printerr("lbsim: %s\n", error->message);
     return 2;
@@ -359,7 +480,7 @@ lb_cli_explain(int argc, char **argv)
   }
   const LbRunResult *run = results->pdata[0];
   g_print("%s on %u ranks (%s), %s of %" G_GUINT64_FORMAT " units\n%s\n\n", brun->label, sc->ranks,
-          sc->platform, brun->work->model->name, lb_work_total_units(brun->work),
+          platform_name(sc, argc == 2), brun->work->model->name, lb_work_total_units(brun->work),
           brun->balancer->summary);
   g_autofree guint64 *loads = g_new0(guint64, sc->ranks);
   print_initial(sc, brun, loads);

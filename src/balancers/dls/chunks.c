@@ -110,6 +110,20 @@ struct _DlsChunker {
   guint batch_left;
   Reports *reports; /* awf, af: [workers] */
   guint reported;   /* workers with reports whose time is positive */
+  guint batches;    /* fac, wf, awf, af: batches begun */
+  /* how the last chunk's size came about, for dls_chunker_describe_last */
+  struct {
+    guint worker;
+    guint64 r;        /* R when it was asked for */
+    guint64 wanted;   /* the technique's size */
+    double exact;     /* af's K_i, wf's and awf's w_i R_b / 2P, before ceil */
+    guint64 batch_r;  /* batched: R_b */
+    guint batch;      /* batched: which batch, from 1 */
+    guint64 index;    /* tss: the chunk's index i */
+    gboolean adapted; /* af: from the reports (else fac's batches) */
+    guint64 size;     /* after min_chunk and R */
+    guint64 cap;      /* dls_chunker_next_capped's cap when it cut, else 0 */
+  } last;
 };
 
 /* ceil(x) for a size computed in doubles, where x within a relative 1e-9
@@ -287,6 +301,8 @@ static guint64
 wanted(DlsChunker *c, guint worker)
 {
   guint64 p = c->workers;
+  c->last.index = c->count;
+  c->last.adapted = FALSE;
   switch (c->technique) {
   case DLS_SS:
     return 1;
@@ -301,8 +317,11 @@ wanted(DlsChunker *c, guint worker)
     return i <= (c->tss_first - 1) / c->tss_delta ? c->tss_first - i * c->tss_delta : 1;
   }
   case DLS_AF:
-    if (c->reported > 0)
-      return ceil_count(af_size(c, worker));
+    if (c->reported > 0) {
+      c->last.adapted = TRUE;
+      c->last.exact = af_size(c, worker);
+      return ceil_count(c->last.exact);
+    }
     G_GNUC_FALLTHROUGH;
   case DLS_FAC:
   case DLS_WF:
@@ -310,13 +329,17 @@ wanted(DlsChunker *c, guint worker)
     if (c->batch_left == 0) {
       c->batch_r = c->remaining;
       c->batch_left = c->workers;
+      c->batches++;
       if (c->technique == DLS_AWF)
         awf_weights(c);
     }
     c->batch_left--;
+    c->last.batch_r = c->batch_r;
+    c->last.batch = c->batches;
     if (c->technique == DLS_FAC || c->technique == DLS_AF)
       return (c->batch_r + 2 * p - 1) / (2 * p);
-    return ceil_count(c->weights[worker] * (double)c->batch_r / (2.0 * p));
+    c->last.exact = c->weights[worker] * (double)c->batch_r / (2.0 * p);
+    return ceil_count(c->last.exact);
   case DLS_STAT:
     break;
   }
@@ -328,6 +351,10 @@ dls_chunker_next_at(DlsChunker *c, guint worker, guint64 *first)
 {
   g_return_val_if_fail(worker < c->workers, 0);
   guint64 size = 0;
+  c->last.worker = worker;
+  c->last.r = c->remaining;
+  c->last.cap = 0;
+  c->last.wanted = c->last.size = 0;
   if (c->remaining == 0)
     return 0;
   if (c->technique == DLS_STAT) {
@@ -339,11 +366,15 @@ dls_chunker_next_at(DlsChunker *c, guint worker, guint64 *first)
       *first = c->block_first[worker];
   } else {
     size = wanted(c, worker); /* not inside MIN: it advances the batch */
+    c->last.wanted = size;
     size = MIN(MAX(size, c->min_chunk), c->remaining);
     if (first != NULL)
       *first = c->front;
     c->front += size;
   }
+  if (c->technique == DLS_STAT)
+    c->last.wanted = size;
+  c->last.size = size;
   c->remaining -= size;
   c->count++;
   return size;
@@ -365,6 +396,7 @@ dls_chunker_next_capped(DlsChunker *c, guint worker, guint64 cap)
   /* the rest goes back: R grows again, and front-of-loop placement (which
    * the caller does not use) would be off by it */
   c->remaining += size - cap;
+  c->last.cap = cap;
   if (c->technique == DLS_STAT) {
     c->block_size[worker] = size - cap;
     c->block_first[worker] = first + cap;
@@ -413,4 +445,72 @@ const double *
 dls_chunker_weights(const DlsChunker *c)
 {
   return c->weights;
+}
+
+char *
+dls_chunker_describe_last(const DlsChunker *c)
+{
+  GString *out = g_string_new(technique_names[c->technique]);
+  guint64 p = c->workers, r = c->last.r;
+  if (c->last.size == 0) {
+    g_string_append(out, r == 0 ? ": nothing is left" : ": this worker's block went out already");
+    return g_string_free(out, FALSE);
+  }
+  switch (c->technique) {
+  case DLS_STAT:
+    g_string_append_printf(out, ": worker %u's block", c->last.worker);
+    break;
+  case DLS_SS:
+    g_string_append(out, ": 1");
+    break;
+  case DLS_FSC:
+    g_string_append_printf(out, ": the fixed size %" G_GUINT64_FORMAT, c->last.wanted);
+    break;
+  case DLS_GSS:
+    g_string_append_printf(out,
+                           ": ceil(R / P) = ceil(%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT
+                           ") = %" G_GUINT64_FORMAT,
+                           r, p, c->last.wanted);
+    break;
+  case DLS_TSS:
+    g_string_append_printf(out,
+                           ": chunk i = %" G_GUINT64_FORMAT
+                           ", max(1, F - i delta), F = %" G_GUINT64_FORMAT
+                           ", delta = %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT,
+                           c->last.index, c->tss_first, c->tss_delta, c->last.wanted);
+    break;
+  case DLS_AF:
+    if (c->last.adapted) {
+      g_string_append_printf(
+          out, ": K_%u = %.3f from the reports, R = %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT,
+          c->last.worker, c->last.exact, r, c->last.wanted);
+      break;
+    }
+    G_GNUC_FALLTHROUGH;
+  case DLS_FAC:
+    g_string_append_printf(out,
+                           "%s, batch %u, R_b = %" G_GUINT64_FORMAT
+                           ": ceil(R_b / 2P) = ceil(%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT
+                           ") = %" G_GUINT64_FORMAT,
+                           c->technique == DLS_AF ? " before any report: fac's" : "", c->last.batch,
+                           c->last.batch_r, c->last.batch_r, 2 * p, c->last.wanted);
+    break;
+  case DLS_WF:
+  case DLS_AWF:
+    g_string_append_printf(out,
+                           ", batch %u, R_b = %" G_GUINT64_FORMAT
+                           ": ceil(w_%u R_b / 2P) = ceil(%.3f) = %" G_GUINT64_FORMAT,
+                           c->last.batch, c->last.batch_r, c->last.worker, c->last.exact,
+                           c->last.wanted);
+    break;
+  }
+  guint64 raised = MAX(c->last.wanted, c->min_chunk);
+  if (raised > c->last.wanted)
+    g_string_append_printf(out, ", raised to min-chunk %" G_GUINT64_FORMAT, c->min_chunk);
+  if (c->last.size < raised)
+    g_string_append_printf(out, ", cut to the %" G_GUINT64_FORMAT " left (R)", c->last.size);
+  if (c->last.cap > 0)
+    g_string_append_printf(out, ", cut to %" G_GUINT64_FORMAT ", all its source has left",
+                           c->last.cap);
+  return g_string_free(out, FALSE);
 }

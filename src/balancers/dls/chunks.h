@@ -162,5 +162,9 @@ guint64 dls_chunker_count(const DlsChunker *c);
 /* The weights in use, normalised to sum to the number of workers (awf:
  * those of the current batch). */
 const double *dls_chunker_weights(const DlsChunker *c);
+/* How the size of the last chunk asked for came about, from the values the
+ * technique used ("fac, batch 2, R_b = 24: ceil(R_b / 2P) = ceil(24 / 16) =
+ * 2, cut to 1, all its source has left"), for narration. */
+char *dls_chunker_describe_last(const DlsChunker *c);
 
 G_END_DECLS

@@ -276,6 +276,60 @@ slice_of(const Dls *d, const Chunk *c)
   return MAX((c->size + checks - 1) / checks, 1);
 }
 
+/* "WRK to rank 3", or "WRK to itself (no message)" when the master is the
+ * receiver. */
+static char *
+order_to(const Dls *d, const char *kind, int from, int to)
+{
+  if (from == to)
+    return g_strdup_printf("%s to itself (no message)", kind);
+  if (from == d->me)
+    return g_strdup_printf("%s to rank %d", kind, to);
+  return g_strdup_printf("%s rank %d -> rank %d", kind, from, to);
+}
+
+/* The master's story of one chunk: its number and size, why that size,
+ * the iterations, whose data, and the messages that carry it. */
+static void
+narrate_chunk(Dls *d, int w, int src, guint64 start, guint64 size)
+{
+  const char *who = d->first_round ? "first chunk, unasked, for"
+                    : w == d->me   ? "the master's own request,"
+                                   : "REQ from";
+  if (size == 0) {
+    g_autofree char *wrk = order_to(d, "WRK", d->me, w);
+    lb_narrate(d->self, "%s rank %d: nothing left for it, %s of size 0", who, w, wrk);
+    return;
+  }
+  g_autofree char *why = dls_chunker_describe_last(d->chunker);
+  g_autofree char *how = NULL;
+  if (d->replicated) {
+    g_autofree char *wrk = order_to(d, "WRK", d->me, w);
+    g_autofree char *res = order_to(d, "RES", w, d->me);
+    how = g_strdup_printf("every rank holds the data: %s, then %s", wrk, res);
+  } else if (src == w) {
+    g_autofree char *wrk = order_to(d, "WRK", d->me, w);
+    how = g_strdup_printf("its own data: %s", wrk);
+  } else if (d->give) {
+    g_autofree char *hlp = order_to(d, "HLP", d->me, src);
+    g_autofree char *giv = order_to(d, "GIV", src, w);
+    g_autofree char *res = order_to(d, "RES", w, src);
+    how = g_strdup_printf("rank %d's data: %s, %s (the data), %s", src, hlp, giv, res);
+  } else {
+    g_autofree char *get = order_to(d, "GET", d->me, w);
+    g_autofree char *hlp = order_to(d, "HLP", w, src);
+    g_autofree char *giv = order_to(d, "GIV", src, w);
+    g_autofree char *res = order_to(d, "RES", w, src);
+    how = g_strdup_printf("rank %d's data: %s, %s, %s (the data), %s", src, get, hlp, giv, res);
+  }
+  lb_narrate(d->self,
+             "%s rank %d: chunk %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+             " iteration%s [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+             ") (%s); %s; %" G_GUINT64_FORMAT " left unscheduled",
+             who, w, dls_chunker_count(d->chunker), size, size == 1 ? "" : "s", start, start + size,
+             why, how, dls_chunker_remaining(d->chunker));
+}
+
 /* The master: the next chunk for worker w, sent as WRK, GET or HLP. */
 static void
 schedule(Dls *d, int w)
@@ -300,23 +354,8 @@ schedule(Dls *d, int w)
       start = d->hi[src];
     }
   }
-  if (lb_rank_narrating(d->self)) {
-    const char *who = d->first_round ? "first chunk, unasked, for"
-                      : w == d->me   ? "the master's own request,"
-                                     : "REQ from";
-    if (size == 0)
-      lb_narrate(d->self, "%s rank %d: nothing left, WRK of size 0", who, w);
-    else
-      lb_narrate(d->self,
-                 "%s rank %d: chunk %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
-                 " iterations [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
-                 "), %s; %" G_GUINT64_FORMAT " left unscheduled",
-                 who, w, dls_chunker_count(d->chunker), size, start, start + size,
-                 src == w  ? (d->replicated ? "WRK" : "its own data: WRK")
-                 : d->give ? "another rank's data: HLP to the owner, which sends GIV"
-                           : "another rank's data: GET, then HLP to the owner and GIV back",
-                 dls_chunker_remaining(d->chunker));
-  }
+  if (lb_rank_narrating(d->self))
+    narrate_chunk(d, w, src, start, size);
   if (size == 0 || src == w) {
     send_order(d, w, TAG_WRK, start, size, src);
     return;

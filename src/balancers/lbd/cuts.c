@@ -429,6 +429,19 @@ lb_cuts_build_graph(LbRank *self, const LbCuts *s)
     g_array_append_val(graph, n);
   }
   lb_rank_set_neighbours(self, (const LbNeighbour *)graph->data, graph->len);
+  if (lb_rank_narrating(self)) {
+    g_autoptr(GString) text = g_string_new(NULL);
+    for (guint a = 0; a < s->dim; a++)
+      g_string_append_printf(text, "%s[%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
+                             a ? " x " : "my box ", mine.lo[a], mine.hi[a]);
+    g_string_append_printf(text, ": %u neighbour%s", graph->len, graph->len == 1 ? "" : "s");
+    for (guint i = 0; i < graph->len; i++) {
+      const LbNeighbour *n = &g_array_index(graph, LbNeighbour, i);
+      g_string_append_printf(text, "%s rank %u (%" G_GUINT64_FORMAT " face%s)", i ? "," : ":",
+                             n->rank, n->faces, n->faces == 1 ? "" : "s");
+    }
+    lb_narrate(self, "%s", text->str);
+  }
   return graph->len;
 }
 
@@ -436,6 +449,21 @@ lb_cuts_build_graph(LbRank *self, const LbCuts *s)
  * bytes and makes the same table, so the simulator makes it once and the
  * ranks share it (the last one made is kept to compare with). */
 static LbCutTable *last_gathered;
+
+char *
+lb_cuts_describe_piece(const LbCuts *s, guint l)
+{
+  if (l == 0)
+    return g_strdup("the whole domain");
+  LbdBox box = lb_cuts_box(s, (guint)s->me);
+  GString *out = g_string_new("inside");
+  for (guint k = 0; k < l; k++) {
+    guint a = s->order[k];
+    g_string_append_printf(out, "%s %c in [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
+                           k ? "," : "", "xyz"[a], box.lo[a], box.hi[a]);
+  }
+  return g_string_free(out, FALSE);
+}
 
 /* Every rank learns every piece's cuts: each sends the lower cut of its
  * box at every level below the first (the first's are everyone's already). */

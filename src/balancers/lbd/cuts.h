@@ -64,6 +64,11 @@ LbdBox lb_cuts_box(const LbCuts *s, guint r);
  * the levels above), ascending. */
 int *lb_cuts_piece_members(const LbCuts *s, guint l, guint *n);
 
+/* For narration: the piece of level l this rank is in, "the whole domain"
+ * at level 0, else its range along the axes of the levels above ("inside
+ * x in [4, 9)"). */
+char *lb_cuts_describe_piece(const LbCuts *s, guint l);
+
 /* Moves cells from the boxes of `old` to those of s, inside the piece of
  * level `from` that holds this rank: straight from each old box to each new
  * box it meets, one message per pair, in round `round`. */

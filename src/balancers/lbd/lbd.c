@@ -192,6 +192,32 @@ equalize_row(const guint64 *now, const guint64 *slabs, guint parts, guint axis, 
   memcpy(e->cuts, cuts, sizeof(guint64) * (parts + 1));
 }
 
+/* " 0 4 8 12 16" */
+static char *
+describe_row(const guint64 *row, guint n)
+{
+  GString *out = g_string_new(NULL);
+  for (guint k = 0; k < n; k++)
+    g_string_append_printf(out, " %" G_GUINT64_FORMAT, row[k]);
+  return g_string_free(out, FALSE);
+}
+
+/* Level l's cuts move from row to cuts: the whole rows, then each cut that
+ * moved, from where to where. */
+static void
+narrate_cuts(LbRank *self, guint l, guint axis, const guint64 *row, const guint64 *cuts,
+             guint parts, const char *why)
+{
+  g_autofree char *from = describe_row(row, parts + 1), *to = describe_row(cuts, parts + 1);
+  g_autoptr(GString) moves = g_string_new(NULL);
+  for (guint k = 1; k < parts; k++)
+    if (row[k] != cuts[k])
+      g_string_append_printf(moves, "%scut %u %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT,
+                             moves->len ? ", " : "", k, row[k], cuts[k]);
+  lb_narrate(self, "level %u (%c): %scuts%s ->%s (%s)", l, "xyz"[axis], why, from, to,
+             moves -> str);
+}
+
 /* One level's loop of the pseudocode inside my piece: while the metric is
  * above the tolerance, move the cuts, move the cells, mesh again. Every
  * box of a slab spans the slab's whole extent along the level's axis, so
@@ -218,6 +244,11 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
   guint iterations = 0;
   double best_f = G_MAXDOUBLE;
   gboolean back = FALSE; /* the last move went back to the best cuts */
+  /* every rank of the piece decides the same: its first one tells */
+  gboolean teller = lb_rank_narrating(self) && lb_cuts_coord(s, (guint)s->me, axis) == 0;
+  for (guint k = l + 1; k < s->dim; k++)
+    teller = teller && lb_cuts_coord(s, (guint)s->me, s->order[k]) == 0;
+  g_autofree char *piece = teller ? lb_cuts_describe_piece(s, l) : NULL;
   if (known != NULL)
     memcpy(slabs, known, sizeof(guint64) * parts);
   for (;;) {
@@ -241,27 +272,47 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
     known = slabs;
     double f = lbd_metric(slabs, parts);
     guint64 *now = lb_cuts_row(s, l, index);
-    lb_narrate(self, "level %u (%c): metric %.4f after %u redistributions", l, "xyz"[axis], f,
-               iterations);
+    if (teller) {
+      g_autofree char *loads = describe_row(slabs, parts);
+      lb_narrate(self,
+                 "level %u (%c): metric %.4f %s tolerance %g after %u redistribution%s%s; %s: "
+                 "slabs' loads%s",
+                 l, "xyz"[axis], f, f <= tolerance ? "<=" : ">", tolerance, iterations,
+                 iterations == 1 ? "" : "s", back ? ", back at the best cuts: stop" : "", piece,
+                 loads);
+    }
     if (back || f <= tolerance)
       break;
     if (f < best_f) {
       best_f = f;
       memcpy(best, now, row_bytes);
     }
-    if (iterations == max_iterations)
+    if (iterations == max_iterations) {
+      if (teller)
+        lb_narrate(self, "level %u (%c): %u redistributions, the most allowed: stop", l,
+                   "xyz"[axis], iterations);
       break;
+    }
     if (f > best_f) {
       /* the estimate made it worse (it assumes load spread evenly over
        * each box, and can swing past the balance): go back to the best
        * cuts seen, and stop */
       memcpy(cuts, best, row_bytes);
       back = TRUE;
-      lb_narrate(self, "level %u: worse than %.4f: back to those cuts", l, best_f);
+      if (teller) {
+        g_autofree char *why = g_strdup_printf("worse than %.4f: back to those ", best_f);
+        narrate_cuts(self, l, axis, now, cuts, parts, why);
+      }
     } else {
       equalize_row(now, slabs, parts, axis, s->extent[axis], spans, cuts);
-      if (memcmp(cuts, now, row_bytes) == 0)
+      if (memcmp(cuts, now, row_bytes) == 0) {
+        if (teller)
+          lb_narrate(self, "level %u (%c): the estimate leaves the cuts where they are: stop", l,
+                     "xyz"[axis]);
         break; /* the estimate cannot do better */
+      }
+      if (teller)
+        narrate_cuts(self, l, axis, now, cuts, parts, "equal estimated loads: ");
     }
     for (guint k = 0; k < parts; k++)
       moved[k] = cuts[k] != now[k] || cuts[k + 1] != now[k + 1];
@@ -318,9 +369,18 @@ lbd_balance(LbRank *self, gpointer state)
   guint order[3] = {0, 1, 2};
   g_qsort_with_data(order, (gint)s->dim, sizeof(guint), compare_axes, f);
   gboolean reordered = memcmp(order, s->order, sizeof(guint) * s->dim) != 0;
-  g_autofree char *fz = s->dim == 3 ? g_strdup_printf(", f_z %.4f", f[2]) : g_strdup("");
-  lb_narrate(self, "load %" G_GUINT64_FORMAT "; f_x %.4f, f_y %.4f%s; %c first%s", mine, f[0], f[1],
-             fz, "xyz"[order[0]], reordered ? " (a new order: cuts start even)" : "");
+  if (s->me == 0 && lb_rank_narrating(self)) {
+    g_autoptr(GString) metrics = g_string_new(NULL);
+    at = 0;
+    for (guint a = 0; a < s->dim; a++) {
+      g_autofree char *loads = describe_row(slabs + at, (guint)s->procs[a]);
+      g_string_append_printf(metrics, "%sslabs along %c%s: f_%c %.4f", a ? "; " : "", "xyz"[a],
+                             loads, "xyz"[a], f[a]);
+      at += s->procs[a];
+    }
+    lb_narrate(self, "%s; %c first (the smaller metric)%s", metrics->str, "xyz"[order[0]],
+               reordered ? ", a new order: the cuts start even" : "");
+  }
   lb_metric_record(self, METRIC_FIRST_AXIS, order[0]);
 
   lb_phase_begin(self, PHASE_SLABS);

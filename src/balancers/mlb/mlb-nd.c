@@ -227,6 +227,26 @@ balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
   g_autofree guint64 *before = g_memdup2(row, row_bytes);
   g_autofree guint64 *cuts = g_new(guint64, parts + 1);
   gboolean leader = mlb_block_node(&block, me) == 0;
+  if (leader && lb_rank_narrating(self)) {
+    /* what this strip brings to 1D MLB: its slices' loads */
+    g_autofree char *piece = lb_cuts_describe_piece(s, l);
+    g_autoptr(GString) loads = g_string_new(NULL);
+    guint64 total = 0;
+    for (guint64 i = 0; i < width; i++) {
+      g_string_append_printf(loads, " %" G_GUINT64_FORMAT, sums[i]);
+      total += sums[i];
+    }
+    guint last = block.first + (1u << block.k) - 1;
+    g_autofree char *who = last > block.first
+                               ? g_strdup_printf("ranks %u .. %u, I lead", block.first, last)
+                               : g_strdup_printf("rank %u", block.first);
+    lb_narrate(self,
+               "axis %c, %s: %s %u of %u (%s) holds slices [%" G_GUINT64_FORMAT
+               ", %" G_GUINT64_FORMAT "), their loads summed across it%s (total %" G_GUINT64_FORMAT
+               ")",
+               "xyz"[l], piece, l == 0 ? "strip" : "block", t, parts, who, lo, lo + width,
+               loads->str, total);
+  }
   if (leader) {
     /* the leaders of my piece, one per strip, in strip order */
     g_autofree int *leaders = g_new(int, parts);
@@ -271,9 +291,9 @@ balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
       lb_metric_record(self, METRIC_IMBALANCE_X,
                        total > 0 ? (double)most * parts / (double)total - 1.0 : 0.0);
     lb_narrate(self,
-               "axis %c: my strip held slices %" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT
-               ", now %" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT,
-               "xyz"[l], lo, lo + width, cuts[t], cuts[t + 1]);
+               "axis %c: my %s held slices [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+               "), now [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
+               "xyz"[l], l == 0 ? "strip" : "block", lo, lo + width, cuts[t], cuts[t + 1]);
     g_array_unref(items);
   } else {
     lb_phase_begin(self, PHASE_CUTS);

@@ -16,6 +16,21 @@ samr_extremes(const guint64 *loads, guint p, guint *max_proc, guint *min_proc)
   *min_proc = lo;
 }
 
+static void note(GPtrArray *notes, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+/* A line of the story, told from the scheme's own variables as it decides
+ * (notes NULL: no story). */
+static void
+note(GPtrArray *notes, const char *format, ...)
+{
+  if (notes == NULL)
+    return;
+  va_list args;
+  va_start(args, format);
+  g_ptr_array_add(notes, g_strdup_vprintf(format, args));
+  va_end(args);
+}
+
 static SamrGrid *
 grid_at(GArray *grids, guint i)
 {
@@ -42,13 +57,18 @@ move_grid(const SamrGeometry *g, GArray *grids, guint i, guint to, guint64 *load
 
 void
 samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, double threshold,
-              GArray *actions)
+              GArray *actions, GPtrArray *notes)
 {
   for (guint pass = 0;;) {
     guint mx, mn;
     samr_extremes(loads, p, &mx, &mn);
-    if (!((double)loads[mx] > threshold * (double)loads[mn]))
+    if (!((double)loads[mx] > threshold * (double)loads[mn])) {
+      note(notes,
+           "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "), MinProc %u (%" G_GUINT64_FORMAT
+           "): MaxLoad <= %g x MinLoad = %.2f: balanced, done",
+           pass, mx, loads[mx], mn, loads[mn], threshold, threshold * (double)loads[mn]);
       return;
+    }
     double limit = (double)(loads[mx] - loads[mn]) / 2.0;
     guint i = 0;
     for (; i < grids->len; i++) {
@@ -56,9 +76,25 @@ samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, dou
       if (grid->owner == mx && (double)samr_load(g, grid) < limit)
         break;
     }
-    if (i == grids->len)
-      return; /* no grid qualifies: the figure's loop would spin; the scheme stops */
-    move_grid(g, grids, i, mn, loads, pass++, actions);
+    if (i == grids->len) {
+      /* no grid qualifies: the figure's loop would spin; the scheme stops */
+      note(notes,
+           "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "), MinProc %u (%" G_GUINT64_FORMAT
+           "): MaxLoad > %g x MinLoad = %.2f, but no grid of rank %u is below (MaxLoad - "
+           "MinLoad) / 2 = %.2f: the scheme stops",
+           pass, mx, loads[mx], mn, loads[mn], threshold, threshold * (double)loads[mn], mx, limit);
+      return;
+    }
+    guint64 max_load = loads[mx], min_load = loads[mn];
+    move_grid(g, grids, i, mn, loads, pass, actions);
+    note(notes,
+         "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "), MinProc %u (%" G_GUINT64_FORMAT
+         "): MaxLoad > %g x MinLoad = %.2f; grid %u (%" G_GUINT64_FORMAT
+         "), the first of rank %u below (MaxLoad - MinLoad) / 2 = %.2f, moves to rank %u: "
+         "now %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT,
+         pass, mx, max_load, mn, min_load, threshold, threshold * (double)min_load, i,
+         samr_load(g, grid_at(grids, i)), mx, limit, mn, loads[mx], loads[mn]);
+    pass++;
   }
 }
 
@@ -99,7 +135,7 @@ samr_split_plane(const SamrGeometry *g, const SamrGrid *grid, guint64 want, guin
  * Returns whether anything moved. */
 static gboolean
 split_phase(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, guint mx, guint mn,
-            guint attempt, GArray *actions)
+            guint attempt, GArray *actions, GPtrArray *notes)
 {
   guint64 total = 0;
   for (guint r = 0; r < p; r++)
@@ -115,17 +151,30 @@ split_phase(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, guint
       largest_load = load;
     }
   }
-  if (largest == G_MAXUINT)
+  if (largest == G_MAXUINT) {
+    note(notes, "pass %u: split: rank %u holds no grid: nothing to split", attempt, mx);
     return FALSE;
+  }
   if ((double)largest_load <= hole) {
     move_grid(g, grids, largest, mn, loads, attempt, actions);
+    note(notes,
+         "pass %u: split: rank %u's largest grid %u (%" G_GUINT64_FORMAT
+         ") fits MinProc %u's hole AvgLoad - MinLoad = %.2f: it moves whole; now %" G_GUINT64_FORMAT
+         " and %" G_GUINT64_FORMAT,
+         attempt, mx, largest, largest_load, mn, hole, loads[mx], loads[mn]);
     return TRUE;
   }
   guint axis = 0;
   gint64 at = 0;
   guint64 want = hole > 0 ? (guint64)(hole + 0.5) : 0;
-  if (!samr_split_plane(g, grid_at(grids, largest), want, &axis, &at))
+  if (!samr_split_plane(g, grid_at(grids, largest), want, &axis, &at)) {
+    note(notes,
+         "pass %u: split: rank %u's largest grid %u (%" G_GUINT64_FORMAT
+         ") is above the hole %.2f but cannot be cut (both parts need %u cells): nothing "
+         "happens",
+         attempt, mx, largest, largest_load, hole, g->min_cells);
     return FALSE;
+  }
   SamrGrid piece = *grid_at(grids, largest);
   piece.lo[axis] = at;
   piece.owner = mn;
@@ -146,6 +195,13 @@ split_phase(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, guint
                   .attempt = attempt};
   g_array_append_val(grids, piece);
   g_array_append_val(actions, a);
+  note(notes,
+       "pass %u: split: rank %u's largest grid %u (%" G_GUINT64_FORMAT
+       ") is above MinProc %u's hole AvgLoad - MinLoad = %.2f: cut along %c at %" G_GINT64_FORMAT
+       ", the piece (grid %u, %" G_GUINT64_FORMAT ") goes to rank %u, %" G_GUINT64_FORMAT
+       " stays; now %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT,
+       attempt, mx, largest, before, mn, hole, "xyz"[axis], at, a.piece, moved, mn, after,
+       loads[mx], loads[mn]);
   return TRUE;
 }
 
@@ -160,7 +216,7 @@ average(const guint64 *loads, guint p)
 
 guint
 samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, double threshold,
-                SamrReading reading, GArray *actions)
+                SamrReading reading, GArray *actions, GPtrArray *notes)
 {
   gboolean done = FALSE;
   guint last_max = 0, last_min = 0;
@@ -169,12 +225,28 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
     guint mx, mn;
     samr_extremes(loads, p, &mx, &mn);
     double avg = average(loads, p);
-    if (!((double)loads[mx] > threshold * avg))
+    if (!((double)loads[mx] > threshold * avg)) {
+      note(notes,
+           "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "): MaxLoad <= %g x AvgLoad %.2f = %.2f: "
+           "balanced, done",
+           attempt, mx, loads[mx], threshold, avg, threshold * avg);
       return attempt;
+    }
+    note(notes,
+         "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "), MinProc %u (%" G_GUINT64_FORMAT
+         "): MaxLoad > %g x AvgLoad %.2f = %.2f: the moving phase",
+         attempt, mx, loads[mx], mn, loads[mn], threshold, avg, threshold * avg);
     /* the moving-grid phase: at most one move per grid of the table */
-    for (guint j = 0; j < grids->len; j++) {
-      if (reading == SAMR_READING_PROSE && !((double)loads[mx] > threshold * avg))
+    guint j = 0;
+    for (; j < grids->len; j++) {
+      gboolean holds = !((double)loads[mx] > threshold * avg);
+      if (reading == SAMR_READING_PROSE && holds) {
+        note(notes,
+             "pass %u: MaxProc %u (%" G_GUINT64_FORMAT ") <= %.2f: the ratio holds, the moving "
+             "phase stops (section 4's text)",
+             attempt, mx, loads[mx], threshold * avg);
         break;
+      }
       double low = avg / threshold - (double)loads[mn], high = avg * threshold - (double)loads[mn];
       guint i = 0;
       for (; i < grids->len; i++) {
@@ -183,22 +255,51 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
         if (grid->owner == mx && load > low && load < high)
           break;
       }
-      if (i == grids->len)
+      if (i == grids->len) {
+        note(notes,
+             "pass %u: no grid of MaxProc %u (%" G_GUINT64_FORMAT
+             ") lies in (AvgLoad / %g - MinLoad, AvgLoad x %g - MinLoad) = (%.2f, %.2f) for "
+             "MinProc %u (%" G_GUINT64_FORMAT "): the moving phase ends",
+             attempt, mx, loads[mx], threshold, threshold, low, high, mn, loads[mn]);
         break;
+      }
+      guint64 max_load = loads[mx], min_load = loads[mn];
+      guint from = mx, to = mn;
       move_grid(g, grids, i, mn, loads, attempt, actions);
+      note(notes,
+           "pass %u: move grid %u (%" G_GUINT64_FORMAT ") from MaxProc %u (%" G_GUINT64_FORMAT
+           ") to MinProc %u (%" G_GUINT64_FORMAT
+           "): it lies in (%.2f, %.2f); now %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT "%s",
+           attempt, i, samr_load(g, grid_at(grids, i)), from, max_load, to, min_load, low, high,
+           loads[from], loads[to],
+           holds ? " (the ratio held already: Fig. 8's loop moves on regardless)" : "");
       samr_extremes(loads, p, &mx, &mn);
       avg = average(loads, p);
     }
+    if (j == grids->len)
+      note(notes, "pass %u: the moving phase made its %u moves, one per grid", attempt, j);
     /* the splitting-grid phase */
     if ((double)loads[mx] > threshold * avg) {
-      if (mx == last_max && mn == last_min)
+      gboolean repeated = mx == last_max && mn == last_min;
+      note(notes,
+           "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "), MinProc %u (%" G_GUINT64_FORMAT
+           "): MaxLoad > %g x AvgLoad %.2f = %.2f: the splitting phase%s",
+           attempt, mx, loads[mx], mn, loads[mn], threshold, avg, threshold * avg,
+           repeated ? "; the pair repeats the last one: Done after it" : "");
+      if (repeated)
         done = TRUE;
       last_max = mx;
       last_min = mn;
-      split_phase(g, grids, loads, p, mx, mn, attempt, actions);
+      split_phase(g, grids, loads, p, mx, mn, attempt, actions, notes);
     } else {
+      note(notes,
+           "pass %u: MaxProc %u (%" G_GUINT64_FORMAT ") <= %g x AvgLoad %.2f = %.2f: no split, "
+           "done",
+           attempt, mx, loads[mx], threshold, avg, threshold * avg);
       done = TRUE;
     }
   }
+  if (!done)
+    note(notes, "stopped after %u passes (the guard)", attempt);
   return attempt;
 }

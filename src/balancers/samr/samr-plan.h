@@ -31,7 +31,10 @@ typedef struct {
   guint attempt;  /* move-split: which pass of the while loop, from 0 */
 } SamrAction;
 
-/* MaxProc and MinProc: the lowest-numbered rank among equals. */
+/* Both schemes below tell, when notes is not NULL, every test they make
+ * and what it decided, one line (a string) a decision, appended to notes.
+ *
+ * MaxProc and MinProc: the lowest-numbered rank among equals. */
 void samr_extremes(const guint64 *loads, guint p, guint *max_proc, guint *min_proc);
 
 /* Fig. 3: while MaxLoad > threshold x MinLoad, move the first grid (table
@@ -39,7 +42,7 @@ void samr_extremes(const guint64 *loads, guint p, guint *max_proc, guint *min_pr
  * stop when no grid qualifies. Updates the owners in `grids` (SamrGrid)
  * and `loads` (per rank), appends to actions (SamrAction). */
 void samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, double threshold,
-                   GArray *actions);
+                   GArray *actions, GPtrArray *notes);
 
 typedef enum {
   SAMR_READING_FIGURE, /* Fig. 8 as printed: the moving loop runs its course */
@@ -59,7 +62,7 @@ typedef enum {
  * happens, and the repeated pair ends the loop). Splits append grids to
  * the table. Returns the passes of the while loop ("attempts"). */
 guint samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p,
-                      double threshold, SamrReading reading, GArray *actions);
+                      double threshold, SamrReading reading, GArray *actions, GPtrArray *notes);
 
 /* The figure has no bound on its passes besides the repeated pair; a pass
  * that moves grids back and forth without repeating its last pair could go

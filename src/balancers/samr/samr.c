@@ -69,9 +69,9 @@ static const LbParamSpec original_params[] = {
 static const LbParamSpec move_split_params[] = {
     {"threshold", LB_PARAM_DOUBLE, "1.2", 1, 100, NULL,
      "balance while MaxLoad > threshold x AvgLoad (Fig. 8; the paper's experiments use 1.2)"},
-    {"reading", LB_PARAM_CHOICE, "figure", 0, 0, "figure|prose",
-     "the moving phase as Fig. 8 prints it (it runs its course), or as section 4's text says "
-     "(it stops once the ratio is met)"},
+    {"reading", LB_PARAM_CHOICE, "prose", 0, 0, "figure|prose",
+     "the moving phase as section 4's text says (it stops once the ratio is met), or as Fig. 8 "
+     "prints it (it runs its course, moving grids back and forth once the ratio holds)"},
     {"decide-flops", LB_PARAM_DOUBLE, "50", 0, 1e9, NULL,
      "flops per grid the scheme scans on every rank"},
     {NULL},
@@ -241,6 +241,7 @@ record_quality(LbRank *self, const guint64 *loads, guint p, guint grids)
  * next step's decisions come after the regridding, which waits for all. */
 typedef struct {
   GArray *before, *after, *actions; /* SamrGrid, SamrGrid, SamrAction */
+  GPtrArray *notes;                 /* the scheme's story, when narrating */
   guint64 *loads;                   /* per rank, after the decisions */
   SamrGeometry geo;
   guint p, attempts;
@@ -270,17 +271,19 @@ same_grids(const GArray *a, const GArray *b)
 /* Takes the gathered table (it becomes the decision's "before"). */
 static const Decision *
 decide(const SamrGeometry *geo, GArray *table, guint p, double threshold, gboolean move_split,
-       SamrReading reading)
+       SamrReading reading, gboolean narrate)
 {
   if (last.before != NULL && last.p == p && last.threshold == threshold &&
       last.move_split == move_split && last.reading == reading &&
-      memcmp(&last.geo, geo, sizeof *geo) == 0 && same_grids(last.before, table)) {
+      (last.notes != NULL || !narrate) && memcmp(&last.geo, geo, sizeof *geo) == 0 &&
+      same_grids(last.before, table)) {
     g_array_unref(table);
     return &last;
   }
   g_clear_pointer(&last.before, g_array_unref);
   g_clear_pointer(&last.after, g_array_unref);
   g_clear_pointer(&last.actions, g_array_unref);
+  g_clear_pointer(&last.notes, g_ptr_array_unref);
   g_clear_pointer(&last.loads, g_free);
   last.geo = *geo;
   last.p = p;
@@ -295,11 +298,13 @@ decide(const SamrGeometry *geo, GArray *table, guint p, double threshold, gboole
     last.loads[g->owner] += samr_load(geo, g);
   }
   last.actions = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+  if (narrate)
+    last.notes = g_ptr_array_new_with_free_func(g_free);
   if (move_split) {
-    last.attempts =
-        samr_move_split(geo, last.after, last.loads, p, threshold, reading, last.actions);
+    last.attempts = samr_move_split(geo, last.after, last.loads, p, threshold, reading,
+                                    last.actions, last.notes);
   } else {
-    samr_original(geo, last.after, last.loads, p, threshold, last.actions);
+    samr_original(geo, last.after, last.loads, p, threshold, last.actions, last.notes);
     last.attempts = last.actions->len;
   }
   return &last;
@@ -322,7 +327,8 @@ balance(LbRank *self, gboolean move_split)
                             ? SAMR_READING_PROSE
                             : SAMR_READING_FIGURE;
   guint scanned = table->len;
-  const Decision *d = decide(geo, table, p, threshold, move_split, reading);
+  const Decision *d =
+      decide(geo, table, p, threshold, move_split, reading, lb_rank_narrating(self));
   const GArray *actions = d->actions;
   lb_metric_record(self, METRIC_ATTEMPTS, d->attempts);
   lb_execute(self, lb_params_get_double(params, "decide-flops") * scanned * (actions->len + 1));
@@ -336,11 +342,10 @@ balance(LbRank *self, gboolean move_split)
     if (lb_rank_id(self) == 0) /* every rank decides the same: rank 0 records */
       lb_record_event(self, a->kind == SAMR_MOVE ? LB_EVENT_MOVE : LB_EVENT_SPLIT, a->grid,
                       a->piece, a->from, a->to, a->load);
-    if (lb_rank_id(self) == 0)
-      lb_narrate(self, "pass %u: %s grid %u (load %" G_GUINT64_FORMAT ") from rank %u to rank %u",
-                 a->attempt, a->kind == SAMR_MOVE ? "move" : "split off a piece of", a->grid,
-                 a->load, a->from, a->to);
   }
+  /* and rank 0 tells how the scheme decided */
+  for (guint k = 0; lb_rank_id(self) == 0 && d->notes != NULL && k < d->notes->len; k++)
+    lb_narrate(self, "%s", (const char *)d->notes->pdata[k]);
   lb_metric_record(self, METRIC_GRIDS_MOVED, moved);
   lb_metric_record(self, METRIC_GRIDS_SPLIT, split);
   record_quality(self, d->loads, p, d->after->len);

@@ -391,12 +391,21 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
     else
       in_right = TRUE;
   }
-  lb_narrate(self, "Unb(Pre) %.3f, Unb(Suc) %.3f (T %.3f): %s", me > 0 ? flow[me] : 0.0,
-             me + 1 < p ? -flow[me + 1] : 0.0, threshold,
-             left.open             ? (right.open ? "send both ways" : "send left")
-             : right.open          ? "send right"
-             : in_left || in_right ? "receive"
-                                   : "nothing to do");
+  if (lb_rank_narrating(self)) {
+    g_autoptr(GString) what = g_string_new(NULL);
+    if (left.open)
+      g_string_append_printf(what, "send %.3f to P_%d", left.amount, me - 1);
+    if (in_left)
+      g_string_append_printf(what, "receive from P_%d", me - 1);
+    if (right.open)
+      g_string_append_printf(what, "%ssend %.3f to P_%d", what->len ? ", " : "", right.amount,
+                             me + 1);
+    if (in_right)
+      g_string_append_printf(what, "%sreceive from P_%d", what->len ? ", " : "", me + 1);
+    lb_narrate(self, "Unb(Pre) %.3f, Unb(Suc) %.3f (T %.3f): %s", me > 0 ? flow[me] : 0.0,
+               me + 1 < p ? -flow[me + 1] : 0.0, threshold,
+               what->len ? what->str : "nothing to do");
+  }
   guint round = 0;
   *moved = 0;
   g_autoptr(GArray) seq_loads = g_array_new(FALSE, FALSE, sizeof(guint64));
@@ -408,6 +417,7 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
     for (guint i = 0; i < n; i++)
       g_array_index(seq_loads, guint64, i) = g_array_index(st->seq, SfcHnode, i).load;
     gboolean send_left = left.open, send_right = right.open;
+    double owed_left = left.amount, owed_right = right.amount;
     gsize n_left = 0, n_right = 0;
     sfc_round((const guint64 *)seq_loads->data, n, &left, &right, in_left, in_right, &n_left,
               &n_right);
@@ -418,13 +428,25 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
     if (n_left + n_right > 0 && lb_rank_narrating(self)) {
       g_autoptr(GString) s = g_string_new(NULL);
       const SfcHnode *h = (const SfcHnode *)st->seq->data;
+      const guint64 *l = (const guint64 *)seq_loads->data;
       if (n_left > 0) {
-        g_string_append_printf(s, "%zu hnode%s to P_%d: ", n_left, n_left == 1 ? "" : "s", me - 1);
+        guint64 load = 0;
+        for (gsize i = 0; i < n_left; i++)
+          load += l[i];
+        g_string_append_printf(
+            s, "%zu hnode%s (load %" G_GUINT64_FORMAT " of %.3f to send%s) to P_%d: ", n_left,
+            n_left == 1 ? "" : "s", load, owed_left, left.open ? ", all I had: stays open" : "",
+            me - 1);
         append_hnode_range(s, st->dim, h, (guint)n_left);
       }
       if (n_right > 0) {
-        g_string_append_printf(s, "%s%zu hnode%s to P_%d: ", n_left > 0 ? "; " : "", n_right,
-                               n_right == 1 ? "" : "s", me + 1);
+        guint64 load = 0;
+        for (gsize i = n - n_right; i < n; i++)
+          load += l[i];
+        g_string_append_printf(
+            s, "%s%zu hnode%s (load %" G_GUINT64_FORMAT " of %.3f to send%s) to P_%d: ",
+            n_left > 0 ? "; " : "", n_right, n_right == 1 ? "" : "s", load, owed_right,
+            right.open ? ", all I had: stays open" : "", me + 1);
         append_hnode_range(s, st->dim, h + n - n_right, (guint)n_right);
       }
       lb_narrate(self, "round %u: %s", round, s->str);
@@ -439,6 +461,10 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
     round++;
   }
   lb_wait_sends(self);
+  if (round > 0 && lb_rank_narrating(self))
+    lb_narrate(self,
+               "shift over after %u round%s: I sent %" G_GUINT64_FORMAT " hnode%s on (a hop each)",
+               round, round == 1 ? "" : "s", *moved, *moved == 1 ? "" : "s");
   for (guint i = 0; i < st->seq->len; i++) {
     SfcHnode *h = &g_array_index(st->seq, SfcHnode, i);
     if (h->key == KEY_UNKNOWN)
