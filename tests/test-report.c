@@ -118,8 +118,8 @@ report_file(const char *dir, const char *base)
 static char *
 unescape(const char *text)
 {
-  static const char *const entities[][2] = {
-      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&apos;", "'"}, {"&amp;", "&"}};
+  static const char *const entities[][2] = {{"&lt;", "<"},  {"&gt;", ">"},   {"&quot;", "\""},
+                                            {"&#39;", "'"}, {"&apos;", "'"}, {"&amp;", "&"}};
   GString *out = g_string_new(NULL);
   for (const char *c = text; *c != '\0';) {
     gboolean done = FALSE;
@@ -200,8 +200,7 @@ check_summary(const char *html, JsonArray *runs)
       g_assert_cmpstr(keys->pdata[c], ==, columns[c]);
       assert_close(g_ascii_strtod(values->pdata[c], NULL), member_double(summary, columns[c]));
     }
-    g_autofree char *after =
-        g_strdup_printf("%.4f", member_double(summary, "imbalance_after"));
+    g_autofree char *after = g_strdup_printf("%.4f", member_double(summary, "imbalance_after"));
     g_assert_cmpstr(texts->pdata[1], ==, after);
   }
 }
@@ -227,8 +226,8 @@ series_group(const char *svg, const char *name)
 
 typedef struct {
   guint style;
-  GArray *x, *y;    /* data-x, data-y: the numbers drawn */
-  GArray *px, *py;  /* the path's points */
+  GArray *x, *y;   /* data-x, data-y: the numbers drawn */
+  GArray *px, *py; /* the path's points */
 } Line;
 
 static void
@@ -359,8 +358,10 @@ check_phase_chart(const char *html, JsonArray *runs)
     JsonArray *phases = json_object_get_array_member(run, "phases");
     g_autofree char *group = series_group(svg, series->pdata[i]);
     g_autoptr(GPtrArray) names = all_matches(group, "data-segment=\"([^\"]*)\"", 1);
-    g_autoptr(GPtrArray) values = all_matches(group, "data-segment=\"[^\"]*\" data-value=\"([^\"]*)\"", 1);
-    g_autoptr(GPtrArray) widths = all_matches(group, "data-value=\"[^\"]*\" x=\"[^\"]*\" y=\"[^\"]*\" width=\"([^\"]*)\"", 1);
+    g_autoptr(GPtrArray) values =
+        all_matches(group, "data-segment=\"[^\"]*\" data-value=\"([^\"]*)\"", 1);
+    g_autoptr(GPtrArray) widths =
+        all_matches(group, "data-value=\"[^\"]*\" x=\"[^\"]*\" y=\"[^\"]*\" width=\"([^\"]*)\"", 1);
     g_assert_cmpuint(names->len, ==, json_array_get_length(phases));
     g_assert_cmpuint(widths->len, ==, names->len);
     for (guint k = 0; k < names->len; k++) {
@@ -437,7 +438,8 @@ test_run_files(void)
   check_phase_chart(html, runs);
 
   /* a picture of each run, inline, its ids its own */
-  g_autoptr(GPtrArray) pictures = all_matches(html, "<figure class=\"picture\" data-balancer=\"([^\"]*)\"", 1);
+  g_autoptr(GPtrArray) pictures =
+      all_matches(html, "<figure class=\"picture\" data-balancer=\"([^\"]*)\"", 1);
   g_assert_cmpuint(pictures->len, ==, NBALANCERS);
   g_autoptr(GPtrArray) ids = all_matches(html, "\\bid=\"([^\"]*)\"", 1);
   g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);

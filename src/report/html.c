@@ -36,7 +36,7 @@ typedef struct {
   const char *balancer, *placement, *model, *start;
   JsonObject *params, *metrics; /* may be NULL */
   double summary[NFIELDS];
-  GArray *phases;        /* Phase */
+  GArray *phases;         /* Phase */
   GArray *before, *after; /* imbalance per adaptation step */
 } Run;
 
@@ -317,8 +317,7 @@ sweep_name(const char *scenario)
 }
 
 static gboolean
-parse_sweep(LbHtmlDoc *doc, const char *source, JsonObject *root, JsonObject *sweep,
-            GError **error)
+parse_sweep(LbHtmlDoc *doc, const char *source, JsonObject *root, JsonObject *sweep, GError **error)
 {
   JsonArray *vary, *runs;
   if (!read_string(source, sweep, "scenario", "sweep", TRUE, &doc->sweep_scenario, error) ||
@@ -612,7 +611,8 @@ declares(const Run *r, const char *json_name)
   return r->metrics != NULL && json_object_has_member(r->metrics, json_name);
 }
 
-/* The terminal table's nine columns. */
+/* How the page heads the summary's fields (all but bytes: the columns of
+ * the terminal's table). */
 static const char *const summary_heads[NFIELDS] = {
     "imb before", "imb after", "steps", "messages", "bytes", "moved", "balance", "app", "total"};
 static const char *const summary_help[NFIELDS] = {
@@ -687,14 +687,16 @@ static const char style_sheet[] =
 static void
 page_start(GString *out, const LbHtmlDoc *doc, const char *title)
 {
-  g_string_append(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+  g_string_append(out,
+                  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
   g_string_append_printf(out, "<meta name=\"generator\" content=\"lbsim ");
   esc(out, doc->version);
   g_string_append(out, "\">\n<title>");
   esc(out, title);
-  g_string_append_printf(out, " \xc2\xb7 lbsim report</title>\n<style>\n%s</style>\n</head>\n"
-                              "<body>\n<main>\n",
+  g_string_append_printf(out,
+                         " \xc2\xb7 lbsim report</title>\n<style>\n%s</style>\n</head>\n"
+                         "<body>\n<main>\n",
                          style_sheet);
 }
 
@@ -1144,7 +1146,8 @@ params_text(GString *out, JsonObject *params)
   g_autoptr(GList) members = json_object_get_members(params);
   for (GList *l = members; l != NULL; l = l->next) {
     g_autofree char *value = canonical(json_object_get_member(params, l->data));
-    g_autofree char *pair = g_strdup_printf("%s = %s", (char *)l->data, value != NULL ? value : "?");
+    g_autofree char *pair =
+        g_strdup_printf("%s = %s", (char *)l->data, value != NULL ? value : "?");
     if (l != members)
       g_string_append(out, ", ");
     esc(out, pair);
@@ -1388,7 +1391,10 @@ sweep_header(GString *out, const LbHtmlDoc *doc, GPtrArray *balancers)
   g_string_append(out, ": a sweep</h1>\n<p class=\"lead\">");
   g_autoptr(GString) lead = g_string_new(NULL);
   for (guint v = 0; v < doc->vary->len; v++)
-    g_string_append_printf(lead, "%s%s", v == 0 ? "" : v + 1 < doc->vary->len ? ", " : " and ",
+    g_string_append_printf(lead, "%s%s",
+                           v == 0                   ? ""
+                           : v + 1 < doc->vary->len ? ", "
+                                                    : " and ",
                            ((const Vary *)doc->vary->pdata[v])->name);
   g_string_append_printf(lead, " varied, %u balancer%s", balancers->len,
                          balancers->len == 1 ? "" : "s");
@@ -1526,8 +1532,8 @@ write_manifest(Out *o, const char *json_base, gboolean pictures_drawn, GError **
 {
   const LbHtmlDoc *doc = o->doc;
   g_autoptr(GKeyFile) kf = g_key_file_new();
-  g_autofree char *sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)doc->json,
-                                                     doc->length);
+  g_autofree char *sha =
+      g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)doc->json, doc->length);
   g_key_file_set_string(kf, "report", "kind", doc->kind);
   g_key_file_set_string(kf, "report", "name", doc->name);
   g_key_file_set_string(kf, "report", "json", json_base);
@@ -1571,8 +1577,8 @@ lb_html_write(const LbHtmlDoc *doc, const LbHtmlOptions *options, GError **error
   Out o = {doc, options->dir, files};
   g_auto(Manifest) old = {0};
   gboolean had = manifest_load(options->dir, &old);
-  g_autofree char *sha = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)doc->json,
-                                                     doc->length);
+  g_autofree char *sha =
+      g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)doc->json, doc->length);
   /* lbsim run --report has just drawn the pictures (source NULL); a
    * report made again from the same JSON text in the same folder finds
    * them there */
@@ -1594,8 +1600,9 @@ lb_html_write(const LbHtmlDoc *doc, const LbHtmlOptions *options, GError **error
     g_ptr_array_add(files, g_strdup(json_base));
   }
   g_autoptr(GString) page = g_string_new(NULL);
-  if (strcmp(doc->kind, "sweep") == 0 ? !sweep_page(&o, page, json_base, error)
-                                      : !run_page(&o, page, pictures, drawn, local, json_base, error))
+  if (strcmp(doc->kind, "sweep") == 0
+          ? !sweep_page(&o, page, json_base, error)
+          : !run_page(&o, page, pictures, drawn, local, json_base, error))
     return FALSE;
   if (!put_file(&o, PAGE, page->str, page->len, error) ||
       !write_manifest(&o, json_base, drawn && local, error))

@@ -181,9 +181,9 @@ lb_plot_segment(LbPlot *plot, const char *name, double value)
 /* Segments get colours of their own, apart from the series' (Tol's
  * colour-blind-safe "bright" and "muted" sets); past sixteen names they
  * repeat, and the names written in the segments that hold them tell. */
-static const guint32 segment_colours[] = {0x4477aa, 0xee6677, 0x228833, 0xccbb44, 0x66ccee, 0xaa3377,
-                                          0xbbbbbb, 0x332288, 0x88ccee, 0x44aa99, 0x117733, 0x999933,
-                                          0xddcc77, 0xcc6677, 0x882255, 0xaa4499};
+static const guint32 segment_colours[] = {
+    0x4477aa, 0xee6677, 0x228833, 0xccbb44, 0x66ccee, 0xaa3377, 0xbbbbbb, 0x332288,
+    0x88ccee, 0x44aa99, 0x117733, 0x999933, 0xddcc77, 0xcc6677, 0x882255, 0xaa4499};
 
 /* A series' colour: the --pictures charts' seven, then the segments'. */
 static guint32
@@ -200,7 +200,7 @@ typedef struct {
   GString *out;
   cairo_t *cr; /* for text widths only */
   const LbPlot *plot;
-  double factor; /* value units per drawn unit */
+  double factor;    /* value units per drawn unit */
   const char *unit; /* of the drawn values, or NULL */
   char *value_label;
   double v_lo, v_hi, v_step; /* the value axis */
@@ -298,8 +298,8 @@ value_range(Svg *s, double lo, double hi)
     }
   }
   s->unit = unit;
-  s->value_label = unit != NULL ? g_strdup_printf("%s (%s)", p->value_label, unit)
-                                : g_strdup(p->value_label);
+  s->value_label =
+      unit != NULL ? g_strdup_printf("%s (%s)", p->value_label, unit) : g_strdup(p->value_label);
   lo *= s->factor;
   hi *= s->factor;
   double floor_v = p->floor * s->factor;
@@ -488,16 +488,16 @@ put_marker(GString *out, guint style, double x, double y)
     put_px(out, x);
     g_string_append_c(out, ',');
     put_px(out, y - r * 1.3);
-    g_string_append_printf(out, " l%.2f,%.2f l%.2f,%.2f l%.2f,%.2f Z ", r * 1.3, r * 1.3,
-                           -r * 1.3, r * 1.3, -r * 1.3, -r * 1.3);
+    g_string_append_printf(out, " l%.2f,%.2f l%.2f,%.2f l%.2f,%.2f Z ", r * 1.3, r * 1.3, -r * 1.3,
+                           r * 1.3, -r * 1.3, -r * 1.3);
     break;
   default: /* circle */
     g_string_append(out, "M");
     put_px(out, x - r);
     g_string_append_c(out, ',');
     put_px(out, y);
-    g_string_append_printf(out, " a%.1f,%.1f 0 1,0 %.1f,0 a%.1f,%.1f 0 1,0 %.1f,0 Z ", r, r,
-                           2 * r, r, r, -2 * r);
+    g_string_append_printf(out, " a%.1f,%.1f 0 1,0 %.1f,0 a%.1f,%.1f 0 1,0 %.1f,0 Z ", r, r, 2 * r,
+                           r, r, -2 * r);
   }
 }
 
@@ -563,7 +563,8 @@ value_grid(Svg *s, gboolean vertical)
       put_segment(grid, x, s->top, x, s->bottom);
       put_segment(ticks, x, s->bottom, x, s->bottom + 5);
     } else {
-      double y = round(s->bottom - (s->bottom - s->top) * (v - s->v_lo) / (s->v_hi - s->v_lo)) + 0.5;
+      double y =
+          round(s->bottom - (s->bottom - s->top) * (v - s->v_lo) / (s->v_hi - s->v_lo)) + 0.5;
       put_segment(grid, s->left, y, s->right, y);
       put_segment(ticks, s->left - 5, y, s->left, y);
     }
@@ -696,9 +697,9 @@ draw_lines(Svg *s)
   frame(s);
   put_text(s, (s->left + s->right) / 2, s->bottom + 42, "middle",
            "font-weight=\"bold\" fill=\"#202020\"", p->x_label);
-  g_autofree char *rotate = g_strdup_printf(
-      "font-weight=\"bold\" fill=\"#202020\" transform=\"rotate(-90 %d %d)\"", 18,
-      (int)((s->top + s->bottom) / 2));
+  g_autofree char *rotate =
+      g_strdup_printf("font-weight=\"bold\" fill=\"#202020\" transform=\"rotate(-90 %d %d)\"", 18,
+                      (int)((s->top + s->bottom) / 2));
   put_text(s, 18, (s->top + s->bottom) / 2, "middle", rotate, s->value_label);
 
   g_string_append_printf(out, "<clipPath id=\"%s-clip\"><rect x=\"", p->id);
@@ -713,8 +714,8 @@ draw_lines(Svg *s)
   for (guint i = 0; i < p->series->len; i++) {
     const Series *se = p->series->pdata[i];
     g_autofree char *name = g_markup_escape_text(se->name, -1);
-    g_string_append_printf(out, "<g class=\"series\" data-series=\"%s\" clip-path=\"url(#%s-clip)\">\n",
-                           name, p->id);
+    g_string_append_printf(
+        out, "<g class=\"series\" data-series=\"%s\" clip-path=\"url(#%s-clip)\">\n", name, p->id);
     for (guint l = 0; l < se->lines->len; l++)
       draw_line(s, se->lines->pdata[l], series_colour(i));
     g_string_append(out, "</g>\n");
@@ -752,9 +753,11 @@ draw_bars(Svg *s)
     double sum = 0;
     for (guint k = 0; k < se->values->len; k++) {
       double v = g_array_index(se->values, double, k);
-      double x0 = s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
+      double x0 =
+          s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
       sum += v;
-      double x1 = s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
+      double x1 =
+          s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
       guint colour = 0;
       for (guint c = 0; c < p->segment_names->len; c++)
         if (p->segment_names->pdata[c] == se->segments->pdata[k])
@@ -781,7 +784,8 @@ draw_bars(Svg *s)
       double luma = 0.299 * (rgb >> 16) + 0.587 * (rgb >> 8 & 0xff) + 0.114 * (rgb & 0xff);
       if (text_width(s->cr, label, TICK_SIZE, FALSE) + 8 <= x1 - x0)
         put_text(s, (x0 + x1) / 2, y + BAR_HEIGHT / 2.0 + 4, "middle",
-                 luma < 140 ? "font-size=\"11\" fill=\"#ffffff\"" : "font-size=\"11\" fill=\"#202020\"",
+                 luma < 140 ? "font-size=\"11\" fill=\"#ffffff\""
+                            : "font-size=\"11\" fill=\"#202020\"",
                  label);
     }
     double end = s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
