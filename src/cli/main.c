@@ -12,10 +12,12 @@
 #include "balancers/dls/chunks.h"
 #include "balancers/sfc/curve.h"
 #include "cli/explain.h"
+#include "cli/report-page.h"
 #include "cli/runner.h"
 #include "cli/job.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
+#include "report/html.h"
 #include "report/pictures.h"
 #include "report/report.h"
 
@@ -30,6 +32,7 @@ static const char usage_text[] =
     "Commands:\n"
     "  run FILE       run the scenario's balancers, print a table (and JSON/CSV)\n"
     "  check FILE     run, then check the scenario's [expect] lines (exit 1 if one fails)\n"
+    "  report JSON DIR  an HTML page of a run's or a sweep's JSON (as run --report DIR)\n"
     "  list [NAME]    balancers, their parameters, defaults and ranges\n"
     "  explain NAME [FILE | --loads L0,L1,...]  narrate every phase and decision of a\n"
     "                 balancer on a small case (--loads: those 1D array elements)\n"
@@ -57,6 +60,8 @@ typedef struct {
   char *message_trace;
   char *paje;
   char *pictures;
+  char *report;
+  gboolean force;
   char **cfg;
   char **log;
   gboolean verbose;
@@ -75,6 +80,7 @@ run_args_clear(RunArgs *a)
   g_free(a->message_trace);
   g_free(a->paje);
   g_free(a->pictures);
+  g_free(a->report);
   g_strfreev(a->cfg);
   g_strfreev(a->log);
 }
@@ -109,6 +115,12 @@ run_context(const char *command, RunArgs *a)
        "Draw each run's final partition and the scenario's imbalance per step, as PNG and SVG, "
        "in DIR (made if missing)",
        "DIR"},
+      {"report", 0, 0, G_OPTION_ARG_FILENAME, &a->report,
+       "Write an HTML report in DIR (made if missing): index.html with the summary, the "
+       "partitions, imbalance per step and time per phase, each chart's numbers as CSV beside it",
+       "DIR"},
+      {"force", 0, 0, G_OPTION_ARG_NONE, &a->force,
+       "With --report: replace a report of another scenario (or not made by lbsim) in DIR", NULL},
       {"cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg, "Pass a SimGrid --cfg setting",
        "KEY:VALUE"},
       {"log", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->log,
@@ -325,7 +337,8 @@ check_pictures(const char *dir, const LbScenario *sc, gboolean *make, GError **e
 /* Every file the run will write, checked before it starts: a bad path is
  * bad input, not an hour of simulation thrown away. */
 static gboolean
-check_outputs(const RunArgs *a, const LbScenario *sc, gboolean *make_pictures, GError **error)
+check_outputs(const RunArgs *a, const LbScenario *sc, gboolean *make_pictures,
+              gboolean *make_report, GError **error)
 {
   if (a->json != NULL && a->csv != NULL && strcmp(a->json, a->csv) == 0) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
@@ -335,7 +348,9 @@ check_outputs(const RunArgs *a, const LbScenario *sc, gboolean *make_pictures, G
   }
   if ((a->json != NULL && !check_output("--json", a->json, TRUE, error)) ||
       (a->csv != NULL && !check_output("--csv", a->csv, TRUE, error)) ||
-      (a->pictures != NULL && !check_pictures(a->pictures, sc, make_pictures, error)))
+      (a->pictures != NULL && !check_pictures(a->pictures, sc, make_pictures, error)) ||
+      (a->report != NULL &&
+       !lb_html_check_folder(a->report, "--report", "run", sc->name, a->force, make_report, error)))
     return FALSE;
   const char *const traces[][2] = {{"--paje", a->paje}, {"--message-trace", a->message_trace}};
   for (guint t = 0; t < G_N_ELEMENTS(traces); t++) {
@@ -399,10 +414,10 @@ static int run_one(RunArgs *args, const char *path, gboolean check, guint ranks,
 static int
 check_many(RunArgs *a, int argc, char **argv, guint ranks, guint jobs)
 {
-  if (a->json != NULL || a->csv != NULL || a->pictures != NULL || a->paje != NULL ||
-      a->message_trace != NULL) {
+  if (a->json != NULL || a->csv != NULL || a->pictures != NULL || a->report != NULL ||
+      a->paje != NULL || a->message_trace != NULL) {
     g_printerr("lbsim: check of several scenarios writes no files: give one scenario with "
-               "--json, --csv, --pictures, --paje or --message-trace\n");
+               "--json, --csv, --pictures, --report, --paje or --message-trace\n");
     return EXIT_INPUT;
   }
   int worst = 0;
@@ -457,16 +472,20 @@ run_one(RunArgs *args, const char *path, gboolean check, guint ranks, guint jobs
     g_printerr("lbsim: --no-fork runs one balancer: add --balancer NAME\n");
     return EXIT_INPUT;
   }
-  gboolean make_pictures = FALSE;
-  if (!check_outputs(&a, sc, &make_pictures, &error)) {
+  gboolean make_pictures = FALSE, make_report = FALSE;
+  if (!check_outputs(&a, sc, &make_pictures, &make_report, &error)) {
     print_error(error);
     return EXIT_INPUT;
   }
-  if (make_pictures && g_mkdir(a.pictures, 0777) != 0 && errno != EEXIST) {
-    int errsv = errno;
-    g_printerr("lbsim: --pictures %s: cannot make the folder: %s\n", a.pictures, g_strerror(errsv));
-    return EXIT_INPUT;
-  }
+  const char *const made[][2] = {{"--pictures", make_pictures ? a.pictures : NULL},
+                                 {"--report", make_report ? a.report : NULL}};
+  for (guint i = 0; i < G_N_ELEMENTS(made); i++)
+    if (made[i][1] != NULL && g_mkdir(made[i][1], 0777) != 0 && errno != EEXIST) {
+      int errsv = errno;
+      g_printerr("lbsim: %s %s: cannot make the folder: %s\n", made[i][0], made[i][1],
+                 g_strerror(errsv));
+      return EXIT_INPUT;
+    }
   LbRunnerOptions ro = {0};
   ro.in_process = a.no_fork;
   ro.jobs = jobs > 0 ? jobs : (guint)g_get_num_processors();
@@ -474,7 +493,8 @@ run_one(RunArgs *args, const char *path, gboolean check, guint ranks, guint jobs
   ro.run.detail = a.detail;
   ro.run.message_trace = a.message_trace;
   ro.run.paje_trace = a.paje;
-  ro.run.pictures_dir = a.pictures;
+  /* the report shows the pictures; without --pictures they go beside it */
+  ro.run.pictures_dir = a.pictures != NULL ? a.pictures : a.report;
   ro.run.cfg = (const char *const *)a.cfg;
   ro.run.log = (const char *const *)a.log;
   ro.run.verbose = a.verbose;
@@ -486,9 +506,16 @@ run_one(RunArgs *args, const char *path, gboolean check, guint ranks, guint jobs
     return code;
   }
 
-  if (a.json != NULL) {
-    g_autofree char *doc = lb_report_document(sc, runs);
-    if (!write_output(a.json, doc, &error)) {
+  g_autofree char *doc = a.json != NULL || a.report != NULL ? lb_report_document(sc, runs) : NULL;
+  if (a.json != NULL && !write_output(a.json, doc, &error)) {
+    print_error(error);
+    return 1;
+  }
+  if (a.report != NULL) {
+    g_autoptr(LbHtmlDoc) page = lb_html_doc_parse(doc, strlen(doc), "the run's JSON", &error);
+    g_assert_no_error(error); /* lbsim's own JSON */
+    LbHtmlOptions options = {.dir = a.report, .pictures_dir = ro.run.pictures_dir};
+    if (!lb_html_write(page, &options, &error)) {
       print_error(error);
       return 1;
     }
@@ -1034,6 +1061,8 @@ main(int argc, char **argv)
     return cmd_run_job(argc - 1, argv + 1);
   if (strcmp(cmd, "explain") == 0)
     return lb_cli_explain(argc - 1, argv + 1);
+  if (strcmp(cmd, "report") == 0)
+    return lb_cli_report(argc - 1, argv + 1);
   if (strcmp(cmd, "curve") == 0)
     return cmd_curve(argc - 1, argv + 1);
   if (strcmp(cmd, "chunks") == 0)

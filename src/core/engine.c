@@ -585,7 +585,7 @@ picture_partition(const LbCoreRun *run, const guint32 *owner, GError **error)
   guint last = run->nadaptations - 1;
   LbPartitionPicture picture = {
       .scenario = run->scenario->name,
-      .balancer = run->brun->balancer->name,
+      .balancer = run->brun->label,
       .work = work,
       .ranks = run->ranks,
       .adaptation = last,
@@ -610,7 +610,7 @@ picture_grids(const LbCoreRun *run, GError **error)
   work->model->grids(work, grids);
   LbGridsPicture picture = {
       .scenario = run->scenario->name,
-      .balancer = run->brun->balancer->name,
+      .balancer = run->brun->label,
       .dim = work->dim,
       .ranks = run->ranks,
       .adaptation = run->nadaptations - 1,
@@ -647,7 +647,7 @@ picture_curve(const LbCoreRun *run, GError **error)
   guint last = run->nadaptations - 1;
   LbCurvePicture picture = {
       .scenario = run->scenario->name,
-      .balancer = run->brun->balancer->name,
+      .balancer = run->brun->label,
       .work = run->work,
       .curve = curve_of_run(run->brun),
       .ranks = run->ranks,

@@ -67,10 +67,14 @@ set_rgb(cairo_t *cr, guint32 rgb)
 static const guint32 line_colours[] = {0x0072b2, 0xd55e00, 0x009e73, 0xcc79a7,
                                        0xe69f00, 0x56b4e9, 0x000000};
 
-/* A tick spacing of 1, 2, 2.5 or 5 times a power of ten giving at most
- * about `count` ticks over span (whole numbers only when integral). */
-static double
-nice_step(double span, guint count, gboolean integral)
+guint32
+lb_pictures_line_colour(guint index)
+{
+  return line_colours[index % G_N_ELEMENTS(line_colours)];
+}
+
+double
+lb_pictures_nice_step(double span, guint count, gboolean integral)
 {
   double raw = span > 0 ? span / count : 1;
   double magnitude = pow(10, floor(log10(raw)));
@@ -81,8 +85,8 @@ nice_step(double span, guint count, gboolean integral)
   return step;
 }
 
-static char *
-format_tick(double v, double step)
+char *
+lb_pictures_format_tick(double v, double step)
 {
   int decimals = 0;
   while (decimals < 6 && fabs(step * pow(10, decimals) - round(step * pow(10, decimals))) > 1e-6)
@@ -454,11 +458,11 @@ draw_cell_ticks(cairo_t *cr, double start, double across, double length, guint64
                 gboolean vertical, const char *name)
 {
   set_font(cr, 11, FALSE);
-  double step = nice_step((double)n, length >= 400 ? 8 : 4, TRUE);
+  double step = lb_pictures_nice_step((double)n, length >= 400 ? 8 : 4, TRUE);
   cairo_set_line_width(cr, 1);
   for (double v = 0; v <= (double)n + 1e-9; v += step) {
     double at = length * v / (double)n;
-    g_autofree char *label = format_tick(v, step);
+    g_autofree char *label = lb_pictures_format_tick(v, step);
     set_rgb(cr, 0x404040);
     if (vertical) {
       double y = round(start - at) + 0.5;
@@ -503,14 +507,14 @@ draw_colour_bar(cairo_t *cr, const Plane *p)
 
   set_font(cr, 11, FALSE);
   double span = (double)(p->hi - p->lo);
-  double step = nice_step(span, 6, TRUE);
+  double step = lb_pictures_nice_step(span, 6, TRUE);
   double first = ceil(p->lo / step) * step, last = floor(p->hi / step) * step;
   for (double v = first; v <= last + 1e-9; v += step) {
     double y = round(bottom - height * (v - p->lo) / span) + 0.5;
     cairo_move_to(cr, x + COLOUR_BAR_WIDTH, y);
     cairo_line_to(cr, x + COLOUR_BAR_WIDTH + 5, y);
     cairo_stroke(cr);
-    g_autofree char *label = format_tick(v, step);
+    g_autofree char *label = lb_pictures_format_tick(v, step);
     show_text(cr, x + COLOUR_BAR_WIDTH + 8, y, 0, 0.5, label);
   }
   /* the ends, the smallest and largest load shown, unless a tick is there */
@@ -668,7 +672,7 @@ draw_strip(cairo_t *cr, const Plane *p)
   const LbPictureLayout *l = &p->layout;
   guint k = l->cell_px;
   double x0 = l->map_x, top = l->map_y, bottom = top + BARS_HEIGHT;
-  double step = nice_step((double)p->hi, 5, TRUE);
+  double step = lb_pictures_nice_step((double)p->hi, 5, TRUE);
   double y_max = ceil((double)p->hi / step) * step;
   set_font(cr, 11, FALSE);
   cairo_set_line_width(cr, 1);
@@ -682,7 +686,7 @@ draw_strip(cairo_t *cr, const Plane *p)
     cairo_move_to(cr, x0 - 5, y);
     cairo_line_to(cr, x0, y);
     cairo_stroke(cr);
-    g_autofree char *label = format_tick(v, step);
+    g_autofree char *label = lb_pictures_format_tick(v, step);
     show_text(cr, x0 - 8, y, 1, 0.5, label);
   }
   set_font(cr, 12, TRUE);
@@ -840,7 +844,7 @@ draw_chart(cairo_t *cr, gconstpointer data)
       lo = MIN(lo, chart_value(c, run, s));
     }
   }
-  double y_step = nice_step(MAX(hi - lo, 1e-3), 6, FALSE);
+  double y_step = lb_pictures_nice_step(MAX(hi - lo, 1e-3), 6, FALSE);
   /* start at the best value (1 for max/avg) when every value allows it */
   double y_lo = lo >= c->floor ? c->floor : floor(lo / y_step + 1e-9) * y_step;
   double y_hi = MAX(ceil(hi / y_step - 1e-9) * y_step, y_lo + y_step);
@@ -867,17 +871,17 @@ draw_chart(cairo_t *cr, gconstpointer data)
     cairo_move_to(cr, left - 5, y);
     cairo_line_to(cr, left, y);
     cairo_stroke(cr);
-    g_autofree char *label = format_tick(v, y_step);
+    g_autofree char *label = lb_pictures_format_tick(v, y_step);
     show_text(cr, left - 8, y, 1, 0.5, label);
   }
-  double x_step = nice_step(MAX(steps - 1.0, 1), 10, TRUE);
+  double x_step = lb_pictures_nice_step(MAX(steps - 1.0, 1), 10, TRUE);
   for (double v = 0; v <= steps - 1.0 + 1e-9; v += x_step) {
     double x = round(PX(v)) + 0.5;
     set_rgb(cr, 0x404040);
     cairo_move_to(cr, x, bottom);
     cairo_line_to(cr, x, bottom + 5);
     cairo_stroke(cr);
-    g_autofree char *label = format_tick(v, x_step);
+    g_autofree char *label = lb_pictures_format_tick(v, x_step);
     show_text(cr, x, bottom + 8, 0.5, 0, label);
   }
   set_rgb(cr, 0x404040);

@@ -44,6 +44,15 @@ void lb_pictures_layout(const LbWork *work, LbPictureLayout *layout);
 void lb_pictures_cell_pixel(const LbPictureLayout *layout, guint64 x, guint64 y, guint *px,
                             guint *py);
 
+/* A tick spacing of 1, 2, 2.5 or 5 times a power of ten giving at most
+ * about `count` ticks over span (whole numbers only when integral), and a
+ * tick's label with as many decimals as the spacing needs. */
+double lb_pictures_nice_step(double span, guint count, gboolean integral);
+char *lb_pictures_format_tick(double v, double step);
+/* The colour of the index-th line of a chart (0xRRGGBB): colour-blind
+ * safe, distinct for the first seven. */
+guint32 lb_pictures_line_colour(guint index);
+
 /* DIR/SCENARIO.WHAT.EXT, a `/` in the scenario's name written `_`. */
 char *lb_pictures_file(const char *dir, const char *scenario, const char *what, const char *ext);
 

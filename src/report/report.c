@@ -268,8 +268,8 @@ lb_report_document(const LbScenario *sc, GPtrArray *results)
   return g_string_free(out, FALSE);
 }
 
-static char *
-human_bytes(double b)
+char *
+lb_report_bytes(double b)
 {
   static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   guint u = 0;
@@ -280,8 +280,8 @@ human_bytes(double b)
   return u == 0 ? g_strdup_printf("%.0f B", b) : g_strdup_printf("%.1f %s", b, units[u]);
 }
 
-static char *
-human_time(double s)
+char *
+lb_report_seconds(double s)
 {
   if (s == 0)
     return g_strdup("0");
@@ -292,13 +292,13 @@ human_time(double s)
   return g_strdup_printf("%.3f s", s);
 }
 
-static char *
-human_value(const LbMetricDef *def, double v)
+char *
+lb_report_metric_value(const LbMetricDef *def, double v)
 {
   if (strcmp(def->unit, "s") == 0)
-    return human_time(v);
+    return lb_report_seconds(v);
   if (strcmp(def->unit, "bytes") == 0)
-    return human_bytes(v);
+    return lb_report_bytes(v);
   if (strcmp(def->unit, "rounds") == 0 || strcmp(def->unit, "messages") == 0)
     return g_strdup_printf("%.0f", v);
   return g_strdup_printf("%.4g%s%s", v, *def->unit != '\0' ? " " : "", def->unit);
@@ -323,10 +323,10 @@ lb_report_table(GPtrArray *results)
                                ? g_strdup_printf("%.0f", steps)
                                : g_strdup("-"));
     g_ptr_array_add(cells, g_strdup_printf("%" G_GUINT64_FORMAT, run->messages));
-    g_ptr_array_add(cells, human_bytes(run->bytes_moved));
-    g_ptr_array_add(cells, human_time(run->balance_time));
-    g_ptr_array_add(cells, human_time(run->app_time));
-    g_ptr_array_add(cells, human_time(run->total_time));
+    g_ptr_array_add(cells, lb_report_bytes(run->bytes_moved));
+    g_ptr_array_add(cells, lb_report_seconds(run->balance_time));
+    g_ptr_array_add(cells, lb_report_seconds(run->app_time));
+    g_ptr_array_add(cells, lb_report_seconds(run->total_time));
   }
   g_autofree gsize *width = g_new0(gsize, ncol);
   for (guint i = 0; i < cells->len; i++)
@@ -378,8 +378,8 @@ lb_report_phases(GPtrArray *results)
       g_string_append_printf(out, "%s phases:\n", run->balancer);
       for (guint i = 0; i < run->nphases; i++) {
         const LbPhaseResult *p = &run->phases[i];
-        g_autofree char *bytes = human_bytes(p->bytes);
-        g_autofree char *time = human_time(p->time);
+        g_autofree char *bytes = lb_report_bytes(p->bytes);
+        g_autofree char *time = lb_report_seconds(p->time);
         g_string_append_printf(out,
                                "  %-12s %4u steps  %9" G_GUINT64_FORMAT " messages  %10s  %10s\n",
                                p->name, p->rounds, p->messages, bytes, time);
@@ -397,7 +397,7 @@ lb_report_phases(GPtrArray *results)
       if ((g_str_has_prefix(def->name, "ghost") || strcmp(def->name, "compute-time") == 0) &&
           ghosts == 0)
         continue;
-      g_autofree char *value = human_value(def, run->metrics[i]);
+      g_autofree char *value = lb_report_metric_value(def, run->metrics[i]);
       g_string_append_printf(other, "%s%s %s", other->len ? ", " : "", def->name, value);
     }
     if (other->len > 0)

@@ -17,6 +17,12 @@ char *lb_report_csv(GPtrArray *results);
  * run's other declared metrics. */
 char *lb_report_phases(GPtrArray *results);
 
+/* The table's formats: bytes in B, KiB, MiB...; seconds in us, ms or s;
+ * a declared metric's value after its unit. */
+char *lb_report_bytes(double bytes);
+char *lb_report_seconds(double seconds);
+char *lb_report_metric_value(const LbMetricDef *def, double value);
+
 /* A run's result as the child hands it to its parent (json-glib), and back
  * into the same typed structure. */
 char *lb_result_to_transport(const LbRunResult *result);

@@ -1,0 +1,72 @@
+#include "cli/report-page.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+
+#include "report/html.h"
+
+#define EXIT_INPUT 2
+
+int
+lb_cli_report(int argc, char **argv)
+{
+  gboolean force = FALSE;
+  g_autofree char *pictures = NULL;
+  GOptionEntry entries[] = {
+      {"force", 0, 0, G_OPTION_ARG_NONE, &force,
+       "Replace a report of another scenario (or not made by lbsim) in DIR", NULL},
+      {"pictures", 0, 0, G_OPTION_ARG_FILENAME, &pictures,
+       "Show the partition pictures that lbsim run --pictures PICTURES drew for this JSON",
+       "PICTURES"},
+      {NULL},
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new("RESULTS.json DIR");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx, "Writes DIR/index.html, one self-contained page (no script, no network), from\n"
+           "the JSON of lbsim run -o (the page of lbsim run --report: summary, imbalance\n"
+           "per step, time per phase) or of lbsim sweep (time and imbalance against every\n"
+           "varied parameter), with each chart as SVG and its numbers as CSV beside it.\n"
+           "DIR is made if missing; a DIR that holds the report of another scenario is\n"
+           "refused unless --force. The partition pictures are shown when DIR holds them\n"
+           "for the same JSON (lbsim run --report DIR) or --pictures names them.\n"
+           "Exit status: 0 done, 1 a file could not be written, 2 bad input.");
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return EXIT_INPUT;
+  }
+  if (argc != 3) {
+    g_printerr("lbsim: report needs a JSON file and a folder (see lbsim report --help)\n");
+    return EXIT_INPUT;
+  }
+  const char *source = argv[1], *dir = argv[2];
+  if (pictures != NULL && !g_file_test(pictures, G_FILE_TEST_IS_DIR)) {
+    g_printerr("lbsim: --pictures %s: not a folder\n", pictures);
+    return EXIT_INPUT;
+  }
+  g_autofree char *json = NULL;
+  gsize length = 0;
+  if (!g_file_get_contents(source, &json, &length, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return EXIT_INPUT;
+  }
+  g_autoptr(LbHtmlDoc) doc = lb_html_doc_parse(json, length, source, &error);
+  gboolean make = FALSE;
+  if (doc == NULL || !lb_html_check_folder(dir, "report folder", lb_html_doc_kind(doc),
+                                           lb_html_doc_name(doc), force, &make, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return EXIT_INPUT;
+  }
+  if (make && g_mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    int errsv = errno;
+    g_printerr("lbsim: report folder %s: cannot make it: %s\n", dir, g_strerror(errsv));
+    return EXIT_INPUT;
+  }
+  LbHtmlOptions options = {.dir = dir, .pictures_dir = pictures, .source = source};
+  if (!lb_html_write(doc, &options, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return 1;
+  }
+  return 0;
+}

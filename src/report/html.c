@@ -1,0 +1,1613 @@
+/* The report page, from lbsim's JSON (never from the typed results), so
+ * that lbsim run --report and lbsim report FILE.json make the same page
+ * out of the same numbers. */
+#include "report/html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "lbsim/balancer.h"
+#include "lbsim/scenario.h"
+#include "report/pictures.h"
+#include "report/plots.h"
+#include "report/report.h"
+
+G_DEFINE_QUARK(lb - html - error - quark, lb_html_error)
+
+#define MANIFEST "lbsim-report.ini"
+#define PAGE "index.html"
+
+/* The summary's fields, in the order of the terminal table's columns. */
+enum { IMB_BEFORE, IMB_AFTER, STEPS, MESSAGES, BYTES, MOVED, BALANCE, APP, TOTAL, NFIELDS };
+static const char *const summary_fields[NFIELDS] = {
+    "imbalance_before", "imbalance_after", "schedule_steps", "messages",  "bytes",
+    "bytes_moved",      "balance_time",    "app_time",       "total_time"};
+
+typedef struct {
+  const char *name;
+  double steps, messages, bytes, time;
+} Phase;
+
+/* One element of a JSON "runs" array (a sweep's "result"). */
+typedef struct {
+  const char *balancer, *placement, *model, *start;
+  JsonObject *params, *metrics; /* may be NULL */
+  double summary[NFIELDS];
+  GArray *phases;         /* Phase */
+  GArray *before, *after; /* imbalance per adaptation step */
+} Run;
+
+typedef struct {
+  char **point; /* the canonical value of every varied parameter */
+  const char *balancer;
+  Run *run;          /* NULL: the run failed... */
+  const char *error; /* ...with this message */
+} SweepRun;
+
+typedef struct {
+  char *name;
+  GPtrArray *values; /* canonical strings, in the sweep's order */
+} Vary;
+
+struct _LbHtmlDoc {
+  JsonParser *parser; /* owns every JsonObject and string below */
+  char *json;
+  gsize length;
+  const char *kind, *version;
+  char *name;
+  /* a run's */
+  JsonObject *scenario, *platform; /* platform may be NULL */
+  gint64 ranks;
+  /* a sweep's */
+  const char *sweep_scenario;
+  GPtrArray *vary; /* Vary */
+  gint64 runs_total;
+  GPtrArray *sweep_runs; /* SweepRun */
+  GPtrArray *runs;       /* Run: a run's, or every sweep result */
+};
+
+/* ---- reading the JSON ---- */
+
+static void
+run_free(gpointer data)
+{
+  Run *r = data;
+  g_array_unref(r->phases);
+  g_array_unref(r->before);
+  g_array_unref(r->after);
+  g_free(r);
+}
+
+static void
+vary_free(gpointer data)
+{
+  Vary *v = data;
+  g_free(v->name);
+  g_ptr_array_unref(v->values);
+  g_free(v);
+}
+
+static void
+sweep_run_free(gpointer data)
+{
+  SweepRun *s = data;
+  g_strfreev(s->point);
+  g_free(s);
+}
+
+void
+lb_html_doc_free(LbHtmlDoc *doc)
+{
+  if (doc == NULL)
+    return;
+  g_clear_object(&doc->parser);
+  g_free(doc->json);
+  g_free(doc->name);
+  g_clear_pointer(&doc->vary, g_ptr_array_unref);
+  g_clear_pointer(&doc->sweep_runs, g_ptr_array_unref);
+  g_clear_pointer(&doc->runs, g_ptr_array_unref);
+  g_free(doc);
+}
+
+const char *
+lb_html_doc_kind(const LbHtmlDoc *doc)
+{
+  return doc->kind;
+}
+
+const char *
+lb_html_doc_name(const LbHtmlDoc *doc)
+{
+  return doc->name;
+}
+
+static gboolean G_GNUC_PRINTF(4, 5)
+    bad(GError **error, const char *source, const char *where, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *what = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error(error, LB_HTML_ERROR, LB_HTML_ERROR_INPUT, "%s: %s%s%s", source, where,
+              *where != '\0' ? ": " : "", what);
+  return FALSE;
+}
+
+static JsonNode *
+node_of(JsonObject *o, const char *key)
+{
+  return json_object_has_member(o, key) ? json_object_get_member(o, key) : NULL;
+}
+
+static gboolean
+read_object(const char *source, JsonObject *o, const char *key, const char *where, gboolean needed,
+            JsonObject **out, GError **error)
+{
+  JsonNode *n = node_of(o, key);
+  *out = NULL;
+  if (n == NULL && !needed)
+    return TRUE;
+  if (n == NULL || !JSON_NODE_HOLDS_OBJECT(n))
+    return bad(error, source, where, "\"%s\" should be an object", key);
+  *out = json_node_get_object(n);
+  return TRUE;
+}
+
+static gboolean
+read_array(const char *source, JsonObject *o, const char *key, const char *where, JsonArray **out,
+           GError **error)
+{
+  JsonNode *n = node_of(o, key);
+  if (n == NULL || !JSON_NODE_HOLDS_ARRAY(n))
+    return bad(error, source, where, "\"%s\" should be an array", key);
+  *out = json_node_get_array(n);
+  return TRUE;
+}
+
+/* A string member; absent, when not needed: "". */
+static gboolean
+read_string(const char *source, JsonObject *o, const char *key, const char *where, gboolean needed,
+            const char **out, GError **error)
+{
+  JsonNode *n = node_of(o, key);
+  *out = "";
+  if (n == NULL && !needed)
+    return TRUE;
+  if (n == NULL || json_node_get_value_type(n) != G_TYPE_STRING)
+    return bad(error, source, where, "\"%s\" should be a string", key);
+  *out = json_node_get_string(n);
+  return TRUE;
+}
+
+static gboolean
+node_number(JsonNode *n, double *out)
+{
+  if (n != NULL && JSON_NODE_HOLDS_NULL(n)) { /* lbsim writes a non-finite value as null */
+    *out = NAN;
+    return TRUE;
+  }
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n))
+    return FALSE;
+  GType t = json_node_get_value_type(n);
+  if (t == G_TYPE_INT64)
+    *out = (double)json_node_get_int(n);
+  else if (t == G_TYPE_DOUBLE)
+    *out = json_node_get_double(n);
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+read_number(const char *source, JsonObject *o, const char *key, const char *where, double *out,
+            GError **error)
+{
+  if (node_number(node_of(o, key), out))
+    return TRUE;
+  return bad(error, source, where, "\"%s\" should be a number", key);
+}
+
+/* A value of a sweep's point as text: how it is matched and shown. */
+static char *
+canonical(JsonNode *n)
+{
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n))
+    return NULL;
+  GType t = json_node_get_value_type(n);
+  if (t == G_TYPE_STRING)
+    return g_strdup(json_node_get_string(n));
+  if (t == G_TYPE_INT64)
+    return g_strdup_printf("%" G_GINT64_FORMAT, json_node_get_int(n));
+  if (t == G_TYPE_BOOLEAN)
+    return g_strdup(json_node_get_boolean(n) ? "true" : "false");
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.15g", json_node_get_double(n)));
+}
+
+static Run *
+parse_run(const char *source, JsonObject *o, const char *where, GError **error)
+{
+  g_autoptr(GArray) phases = g_array_new(FALSE, FALSE, sizeof(Phase));
+  g_autoptr(GArray) before = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) after = g_array_new(FALSE, FALSE, sizeof(double));
+  Run r = {0};
+  JsonObject *summary;
+  JsonArray *adaptations;
+  if (!read_string(source, o, "balancer", where, TRUE, &r.balancer, error) ||
+      !read_string(source, o, "model", where, FALSE, &r.model, error) ||
+      !read_string(source, o, "placement", where, FALSE, &r.placement, error) ||
+      !read_string(source, o, "start", where, FALSE, &r.start, error) ||
+      !read_object(source, o, "params", where, FALSE, &r.params, error) ||
+      !read_object(source, o, "metrics", where, FALSE, &r.metrics, error) ||
+      !read_object(source, o, "summary", where, TRUE, &summary, error) ||
+      !read_array(source, o, "adaptations", where, &adaptations, error))
+    return NULL;
+  g_autofree char *in_summary = g_strdup_printf("%s.summary", where);
+  for (guint f = 0; f < NFIELDS; f++)
+    if (!read_number(source, summary, summary_fields[f], in_summary, &r.summary[f], error))
+      return NULL;
+  if (node_of(o, "phases") != NULL) {
+    JsonArray *a;
+    if (!read_array(source, o, "phases", where, &a, error))
+      return NULL;
+    for (guint i = 0; i < json_array_get_length(a); i++) {
+      g_autofree char *at = g_strdup_printf("%s.phases[%u]", where, i);
+      JsonNode *n = json_array_get_element(a, i);
+      if (!JSON_NODE_HOLDS_OBJECT(n))
+        return bad(error, source, at, "should be an object"), NULL;
+      JsonObject *po = json_node_get_object(n);
+      Phase p;
+      if (!read_string(source, po, "name", at, TRUE, &p.name, error) ||
+          !read_number(source, po, "steps", at, &p.steps, error) ||
+          !read_number(source, po, "messages", at, &p.messages, error) ||
+          !read_number(source, po, "bytes", at, &p.bytes, error) ||
+          !read_number(source, po, "time", at, &p.time, error))
+        return NULL;
+      g_array_append_val(phases, p);
+    }
+  }
+  for (guint i = 0; i < json_array_get_length(adaptations); i++) {
+    g_autofree char *at = g_strdup_printf("%s.adaptations[%u]", where, i);
+    JsonNode *n = json_array_get_element(adaptations, i);
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+      return bad(error, source, at, "should be an object"), NULL;
+    double b, a;
+    if (!read_number(source, json_node_get_object(n), "imbalance_before", at, &b, error) ||
+        !read_number(source, json_node_get_object(n), "imbalance_after", at, &a, error))
+      return NULL;
+    g_array_append_val(before, b);
+    g_array_append_val(after, a);
+  }
+  Run *run = g_memdup2(&r, sizeof r);
+  run->phases = g_steal_pointer(&phases);
+  run->before = g_steal_pointer(&before);
+  run->after = g_steal_pointer(&after);
+  return run;
+}
+
+static gboolean
+parse_runs(LbHtmlDoc *doc, const char *source, JsonArray *runs, GError **error)
+{
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    g_autofree char *at = g_strdup_printf("runs[%u]", i);
+    JsonNode *n = json_array_get_element(runs, i);
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+      return bad(error, source, at, "should be an object");
+    Run *r = parse_run(source, json_node_get_object(n), at, error);
+    if (r == NULL)
+      return FALSE;
+    g_ptr_array_add(doc->runs, r);
+  }
+  if (doc->runs->len == 0)
+    return bad(error, source, "runs", "no run");
+  return TRUE;
+}
+
+/* A sweep names its scenario file: the report takes its base name. */
+static char *
+sweep_name(const char *scenario)
+{
+  g_autofree char *base = g_path_get_basename(scenario);
+  if (g_str_has_suffix(base, ".ini") && strlen(base) > 4)
+    base[strlen(base) - 4] = '\0';
+  return g_steal_pointer(&base);
+}
+
+static gboolean
+parse_sweep(LbHtmlDoc *doc, const char *source, JsonObject *root, JsonObject *sweep, GError **error)
+{
+  JsonArray *vary, *runs;
+  if (!read_string(source, sweep, "scenario", "sweep", TRUE, &doc->sweep_scenario, error) ||
+      !read_array(source, sweep, "vary", "sweep", &vary, error) ||
+      !read_array(source, root, "runs", "", &runs, error))
+    return FALSE;
+  double total = 0;
+  if (node_of(sweep, "runs_total") != NULL &&
+      !read_number(source, sweep, "runs_total", "sweep", &total, error))
+    return FALSE;
+  doc->runs_total = isfinite(total) ? (gint64)total : 0;
+  doc->name = sweep_name(doc->sweep_scenario);
+  doc->vary = g_ptr_array_new_with_free_func(vary_free);
+  doc->sweep_runs = g_ptr_array_new_with_free_func(sweep_run_free);
+  guint nvary = json_array_get_length(vary);
+  if (nvary == 0)
+    return bad(error, source, "sweep.vary", "no parameter");
+  for (guint i = 0; i < nvary; i++) {
+    g_autofree char *at = g_strdup_printf("sweep.vary[%u]", i);
+    JsonNode *n = json_array_get_element(vary, i);
+    const char *name;
+    JsonArray *values;
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+      return bad(error, source, at, "should be an object");
+    if (!read_string(source, json_node_get_object(n), "name", at, TRUE, &name, error) ||
+        !read_array(source, json_node_get_object(n), "values", at, &values, error))
+      return FALSE;
+    Vary *v = g_new0(Vary, 1);
+    v->name = g_strdup(name);
+    v->values = g_ptr_array_new_null_terminated(0, g_free, TRUE);
+    g_ptr_array_add(doc->vary, v);
+    for (guint k = 0; k < json_array_get_length(values); k++) {
+      char *value = canonical(json_array_get_element(values, k));
+      if (value == NULL)
+        return bad(error, source, at, "values[%u] should be a number or a string", k);
+      g_ptr_array_add(v->values, value);
+    }
+  }
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    g_autofree char *at = g_strdup_printf("runs[%u]", i);
+    JsonNode *n = json_array_get_element(runs, i);
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+      return bad(error, source, at, "should be an object");
+    JsonObject *o = json_node_get_object(n), *point, *result;
+    SweepRun *s = g_new0(SweepRun, 1);
+    s->point = g_new0(char *, nvary + 1);
+    g_ptr_array_add(doc->sweep_runs, s);
+    if (!read_object(source, o, "point", at, TRUE, &point, error) ||
+        !read_string(source, o, "balancer", at, TRUE, &s->balancer, error) ||
+        !read_object(source, o, "result", at, FALSE, &result, error))
+      return FALSE;
+    for (guint v = 0; v < nvary; v++) {
+      const Vary *vy = doc->vary->pdata[v];
+      s->point[v] = canonical(node_of(point, vy->name));
+      guint found = 0;
+      if (s->point[v] == NULL ||
+          !g_ptr_array_find_with_equal_func(vy->values, s->point[v], g_str_equal, &found))
+        return bad(error, source, at, "point \"%s\" should be one of sweep.vary's values",
+                   vy->name);
+    }
+    if (result == NULL) {
+      if (!read_string(source, o, "error", at, TRUE, &s->error, error))
+        return FALSE;
+      continue;
+    }
+    g_autofree char *in_result = g_strdup_printf("%s.result", at);
+    s->run = parse_run(source, result, in_result, error);
+    if (s->run == NULL)
+      return FALSE;
+    g_ptr_array_add(doc->runs, s->run);
+  }
+  if (doc->sweep_runs->len == 0)
+    return bad(error, source, "runs", "no run");
+  return TRUE;
+}
+
+LbHtmlDoc *
+lb_html_doc_parse(const char *json, gsize length, const char *source, GError **error)
+{
+  g_autoptr(LbHtmlDoc) doc = g_new0(LbHtmlDoc, 1);
+  doc->json = g_strndup(json, length);
+  doc->length = length;
+  doc->parser = json_parser_new_immutable();
+  doc->runs = g_ptr_array_new_with_free_func(run_free);
+  g_autoptr(GError) local = NULL;
+  if (!json_parser_load_from_data(doc->parser, json, (gssize)length, &local)) {
+    bad(error, source, "", "not JSON: %s", local->message);
+    return NULL;
+  }
+  JsonNode *root = json_parser_get_root(doc->parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
+    bad(error, source, "", "not lbsim's JSON (an object with \"runs\")");
+    return NULL;
+  }
+  JsonObject *o = json_node_get_object(root), *sweep;
+  JsonArray *runs;
+  if (!read_string(source, o, "lbsim", "", TRUE, &doc->version, error) ||
+      !read_object(source, o, "sweep", "", FALSE, &sweep, error))
+    return NULL;
+  if (sweep != NULL) {
+    doc->kind = "sweep";
+    if (!parse_sweep(doc, source, o, sweep, error))
+      return NULL;
+    return g_steal_pointer(&doc);
+  }
+  doc->kind = "run";
+  const char *name;
+  double ranks;
+  if (!read_object(source, o, "scenario", "", TRUE, &doc->scenario, error) ||
+      !read_string(source, doc->scenario, "name", "scenario", TRUE, &name, error) ||
+      !read_object(source, o, "platform", "", FALSE, &doc->platform, error) ||
+      !read_number(source, o, "ranks", "", &ranks, error) ||
+      !read_array(source, o, "runs", "", &runs, error) || !parse_runs(doc, source, runs, error))
+    return NULL;
+  doc->name = g_strdup(name);
+  doc->ranks = isfinite(ranks) ? (gint64)ranks : 0;
+  return g_steal_pointer(&doc);
+}
+
+/* ---- the folder ---- */
+
+typedef struct {
+  char *kind, *name, *json_sha256;
+  gboolean pictures_drawn; /* the run of that JSON drew its pictures in the folder */
+  char **files;
+} Manifest;
+
+static void
+manifest_clear(Manifest *m)
+{
+  g_free(m->kind);
+  g_free(m->name);
+  g_free(m->json_sha256);
+  g_strfreev(m->files);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Manifest, manifest_clear)
+
+static gboolean
+manifest_load(const char *dir, Manifest *m)
+{
+  g_autofree char *path = g_build_filename(dir, MANIFEST, NULL);
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL))
+    return FALSE;
+  m->kind = g_key_file_get_string(kf, "report", "kind", NULL);
+  m->name = g_key_file_get_string(kf, "report", "name", NULL);
+  m->json_sha256 = g_key_file_get_string(kf, "report", "json-sha256", NULL);
+  m->files = g_key_file_get_string_list(kf, "report", "files", NULL, NULL);
+  m->pictures_drawn = g_key_file_get_boolean(kf, "report", "pictures-drawn", NULL);
+  return m->kind != NULL && m->name != NULL;
+}
+
+static gboolean
+folder_error(GError **error, const char *option, const char *dir, int errsv)
+{
+  g_set_error(error, LB_HTML_ERROR, LB_HTML_ERROR_OUTPUT, "%s %s: cannot write: %s", option, dir,
+              g_strerror(errsv));
+  return FALSE;
+}
+
+gboolean
+lb_html_check_folder(const char *dir, const char *option, const char *kind, const char *name,
+                     gboolean force, gboolean *make, GError **error)
+{
+  GStatBuf st;
+  *make = FALSE;
+  if (*dir == '\0')
+    return folder_error(error, option, dir, ENOENT);
+  if (g_stat(dir, &st) != 0) {
+    if (errno != ENOENT)
+      return folder_error(error, option, dir, errno);
+    g_autofree char *trimmed = g_strdup(dir);
+    for (gsize n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--)
+      trimmed[n - 1] = '\0';
+    g_autofree char *parent = g_path_get_dirname(trimmed);
+    if (g_access(parent, W_OK | X_OK) != 0)
+      return folder_error(error, option, dir, errno);
+    *make = TRUE;
+    return TRUE;
+  }
+  if (!S_ISDIR(st.st_mode))
+    return folder_error(error, option, dir, ENOTDIR);
+  if (g_access(dir, W_OK | X_OK) != 0)
+    return folder_error(error, option, dir, errno);
+  if (force)
+    return TRUE;
+  g_auto(Manifest) m = {0};
+  if (manifest_load(dir, &m)) {
+    if (strcmp(m.kind, kind) == 0 && strcmp(m.name, name) == 0)
+      return TRUE;
+    g_set_error(error, LB_HTML_ERROR, LB_HTML_ERROR_FOLDER,
+                "%s %s: holds the report of the %s of %s, not of the %s of %s: give another "
+                "folder, or --force to replace it",
+                option, dir, m.kind, m.name, kind, name);
+    return FALSE;
+  }
+  g_autofree char *page = g_build_filename(dir, PAGE, NULL);
+  if (g_file_test(page, G_FILE_TEST_EXISTS)) {
+    g_set_error(error, LB_HTML_ERROR, LB_HTML_ERROR_FOLDER,
+                "%s %s: its %s was not written by lbsim: give another folder, or --force to "
+                "replace it",
+                option, dir, PAGE);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- text ---- */
+
+static void
+esc(GString *out, const char *text)
+{
+  g_autofree char *e = g_markup_escape_text(text, -1);
+  g_string_append(out, e);
+}
+
+static void
+number(GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  if (isfinite(v))
+    g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.10g", v));
+}
+
+/* A field of a CSV row, quoted when it must be. */
+static void
+csv_field(GString *out, const char *text)
+{
+  if (strpbrk(text, ",\"\n\r") == NULL) {
+    g_string_append(out, text);
+    return;
+  }
+  g_string_append_c(out, '"');
+  for (const char *c = text; *c != '\0'; c++) {
+    if (*c == '"')
+      g_string_append_c(out, '"');
+    g_string_append_c(out, *c);
+  }
+  g_string_append_c(out, '"');
+}
+
+static void
+csv_number(GString *out, double v)
+{
+  g_string_append_c(out, ',');
+  number(out, v);
+}
+
+/* NAME.WHAT.EXT, a `/` in the name written `_` (as the pictures' files). */
+static char *
+file_name(const char *name, const char *what, const char *ext)
+{
+  g_autofree char *path = lb_pictures_file("", name, what, ext);
+  return g_path_get_basename(path);
+}
+
+/* A file name as a relative link: a `:` (a variant's label) would read as
+ * a scheme. */
+static char *
+href(const char *base)
+{
+  return g_uri_escape_string(base, NULL, FALSE);
+}
+
+static void
+put_link(GString *out, const char *base, const char *text)
+{
+  g_autofree char *h = href(base);
+  g_string_append_printf(out, "<a href=\"%s\">", h);
+  esc(out, text);
+  g_string_append(out, "</a>");
+}
+
+/* A table cell that shows text and carries the JSON's number. */
+static void
+value_cell(GString *out, const char *key, double v, const char *text)
+{
+  g_string_append(out, "<td data-key=\"");
+  esc(out, key);
+  g_string_append(out, "\" data-value=\"");
+  number(out, v);
+  g_string_append(out, "\">");
+  esc(out, isfinite(v) ? text : "\xe2\x80\x93");
+  g_string_append(out, "</td>");
+}
+
+static gboolean
+declares(const Run *r, const char *json_name)
+{
+  return r->metrics != NULL && json_object_has_member(r->metrics, json_name);
+}
+
+/* How the page heads the summary's fields (all but bytes: the columns of
+ * the terminal's table). */
+static const char *const summary_heads[NFIELDS] = {
+    "imb before", "imb after", "steps", "messages", "bytes", "moved", "balance", "app", "total"};
+static const char *const summary_help[NFIELDS] = {
+    "max/avg load before balancing, mean over the adaptation steps",
+    "max/avg load after balancing, mean over the adaptation steps",
+    "communication rounds of the schedule (balancers that declare them)",
+    "balancer messages, all steps",
+    "bytes of all balancer messages",
+    "bytes of the work units moved",
+    "simulated time spent balancing",
+    "simulated time of the application's steps",
+    "simulated time of the whole run"};
+
+static void
+summary_cells(GString *out, const Run *r)
+{
+  const double *v = r->summary;
+  for (guint f = 0; f < NFIELDS; f++) {
+    if (f == BYTES) /* in the CSV, not in the terminal's table */
+      continue;
+    g_autofree char *text = NULL;
+    switch (f) {
+    case IMB_BEFORE:
+    case IMB_AFTER:
+      text = g_strdup_printf("%.4f", v[f]);
+      break;
+    case STEPS:
+      text = declares(r, "schedule_steps") ? g_strdup_printf("%.0f", v[f]) : g_strdup("-");
+      break;
+    case MESSAGES:
+      text = g_strdup_printf("%.0f", v[f]);
+      break;
+    case MOVED:
+      text = lb_report_bytes(v[f]);
+      break;
+    default:
+      text = lb_report_seconds(v[f]);
+    }
+    value_cell(out, summary_fields[f], v[f], text);
+  }
+}
+
+static void
+summary_head(GString *out)
+{
+  for (guint f = 0; f < NFIELDS; f++)
+    if (f != BYTES)
+      g_string_append_printf(out, "<th scope=\"col\" title=\"%s\">%s</th>", summary_help[f],
+                             summary_heads[f]);
+}
+
+static const char style_sheet[] =
+    "body{font-family:sans-serif;color:#202020;background:#f6f6f4;margin:0}\n"
+    "main{max-width:1200px;margin:0 auto;padding:8px 24px 32px;background:#fff}\n"
+    "h1{font-size:1.6em;margin:16px 0 4px}h2{font-size:1.25em;margin:28px 0 8px;"
+    "border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:1.05em;margin:20px 0 6px}\n"
+    "p.lead{color:#505050;margin:0 0 12px}nav a{margin-right:14px}\n"
+    "table{border-collapse:collapse;margin:6px 0;font-size:0.92em}\n"
+    "th,td{border:1px solid #d8d8d8;padding:3px 8px}thead th{background:#eef1f5}\n"
+    "table.numbers td{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "tbody th{text-align:left}table.facts th{background:#f4f4f4}\n"
+    "tbody tr:nth-child(even){background:#fafafa}\n"
+    "figure{margin:10px 0 18px}figure svg{max-width:100%;height:auto;display:block;"
+    "border:1px solid #e4e4e4}\n"
+    "figcaption{font-size:0.9em;color:#505050;margin-top:4px}\n"
+    "div.pictures{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));"
+    "gap:12px}\n"
+    "p.files,p.note{font-size:0.9em;color:#505050}td.error{text-align:left;color:#a00000}\n"
+    "footer{font-size:0.85em;color:#707070;margin-top:32px;border-top:1px solid #ddd;"
+    "padding-top:8px}\n";
+
+static void
+page_start(GString *out, const LbHtmlDoc *doc, const char *title)
+{
+  g_string_append(out,
+                  "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+  g_string_append_printf(out, "<meta name=\"generator\" content=\"lbsim ");
+  esc(out, doc->version);
+  g_string_append(out, "\">\n<title>");
+  esc(out, title);
+  g_string_append_printf(out,
+                         " \xc2\xb7 lbsim report</title>\n<style>\n%s</style>\n</head>\n"
+                         "<body>\n<main>\n",
+                         style_sheet);
+}
+
+static void
+page_end(GString *out, const LbHtmlDoc *doc, const char *json_base)
+{
+  g_string_append(out, "<footer>Made by lbsim ");
+  esc(out, doc->version);
+  g_string_append(out, " from ");
+  put_link(out, json_base, json_base);
+  g_string_append(out, ". This page needs no network and runs no script: its charts are SVG "
+                       "inside it, and the numbers of each chart are in the CSV file linked "
+                       "under it.</footer>\n</main>\n</body>\n</html>\n");
+}
+
+static void
+fact(GString *out, const char *name, const char *value)
+{
+  g_string_append_printf(out, "<tr><th scope=\"row\">%s</th><td>", name);
+  esc(out, value);
+  g_string_append(out, "</td></tr>\n");
+}
+
+static void
+fact_node(GString *out, const char *name, JsonObject *o, const char *key)
+{
+  JsonNode *n = o != NULL ? node_of(o, key) : NULL;
+  g_autofree char *value = canonical(n);
+  if (value != NULL)
+    fact(out, name, value);
+}
+
+/* ---- the files a report writes ---- */
+
+typedef struct {
+  const LbHtmlDoc *doc;
+  const char *dir;
+  GPtrArray *files; /* base names written, in order */
+} Out;
+
+static gboolean
+put_file(Out *o, const char *base, const char *text, gsize length, GError **error)
+{
+  g_autofree char *path = g_build_filename(o->dir, base, NULL);
+  g_autoptr(GError) local = NULL;
+  if (!g_file_set_contents(path, text, (gssize)length, &local)) {
+    g_set_error(error, LB_HTML_ERROR, LB_HTML_ERROR_OUTPUT, "cannot write %s: %s", path,
+                local->message);
+    return FALSE;
+  }
+  g_ptr_array_add(o->files, g_strdup(base));
+  return TRUE;
+}
+
+/* A chart in the page, and beside it as an SVG file and its numbers as
+ * CSV. */
+static gboolean
+put_chart(Out *o, GString *page, const LbPlot *plot, const char *what, const char *caption,
+          const GString *csv, GError **error)
+{
+  g_autofree char *svg_base = file_name(o->doc->name, what, "svg");
+  g_autofree char *csv_base = file_name(o->doc->name, what, "csv");
+  g_autofree char *svg = lb_plot_svg(plot, TRUE);
+  g_autofree char *inline_svg = lb_plot_svg(plot, FALSE);
+  if (!put_file(o, svg_base, svg, strlen(svg), error) ||
+      !put_file(o, csv_base, csv->str, csv->len, error))
+    return FALSE;
+  g_string_append_printf(page, "<figure>\n%s<figcaption>", inline_svg);
+  esc(page, caption);
+  g_string_append(page, " Numbers: ");
+  put_link(page, csv_base, csv_base);
+  g_string_append(page, " \xc2\xb7 chart: ");
+  put_link(page, svg_base, svg_base);
+  g_string_append(page, "</figcaption>\n</figure>\n");
+  return TRUE;
+}
+
+/* ---- a run's page ---- */
+
+static void
+run_header(GString *out, const LbHtmlDoc *doc)
+{
+  const Run *first = doc->runs->pdata[0];
+  g_string_append(out, "<header>\n<h1>");
+  esc(out, doc->name);
+  g_string_append(out, "</h1>\n<p class=\"lead\">");
+  g_autoptr(GString) lead = g_string_new(NULL);
+  g_string_append_printf(lead, "%u balancer%s on %" G_GINT64_FORMAT " rank%s", doc->runs->len,
+                         doc->runs->len == 1 ? "" : "s", doc->ranks, doc->ranks == 1 ? "" : "s");
+  if (*first->model != '\0')
+    g_string_append_printf(lead, ", model %s", first->model);
+  esc(out, lead->str);
+  g_string_append(out, "</p>\n</header>\n<nav><a href=\"#summary-section\">Summary</a>"
+                       "<a href=\"#imbalance-section\">Imbalance per step</a>"
+                       "<a href=\"#phases-section\">Time per phase</a>"
+                       "<a href=\"#pictures-section\">Partitions</a>"
+                       "<a href=\"#metrics-section\">Declared metrics</a>"
+                       "<a href=\"#balancers-section\">Balancers</a></nav>\n"
+                       "<h2 id=\"setup-section\">Scenario</h2>\n<table class=\"facts\" "
+                       "id=\"setup\">\n");
+  fact(out, "scenario", doc->name);
+  fact_node(out, "scenario file", doc->scenario, "file");
+  fact_node(out, "platform", doc->platform, "file");
+  fact_node(out, "hosts", doc->platform, "hosts");
+  fact_node(out, "background traffic", doc->platform, "background");
+  g_autofree char *ranks = g_strdup_printf("%" G_GINT64_FORMAT, doc->ranks);
+  fact(out, "ranks", ranks);
+  fact_node(out, "model", doc->scenario, "model");
+  fact_node(out, "work units", doc->scenario, "elements");
+  fact_node(out, "adaptation steps", doc->scenario, "steps");
+  fact_node(out, "seed", doc->scenario, "seed");
+  fact(out, "lbsim", doc->version);
+  g_string_append(out, "</table>\n");
+}
+
+static void
+summary_csv(GString *csv, GPtrArray *runs, GPtrArray *metric_names)
+{
+  g_string_append(csv, "balancer");
+  for (guint f = 0; f < NFIELDS; f++)
+    g_string_append_printf(csv, ",%s", summary_fields[f]);
+  for (guint m = 0; m < metric_names->len; m++)
+    g_string_append_printf(csv, ",%s", (char *)metric_names->pdata[m]);
+  g_string_append_c(csv, '\n');
+  for (guint i = 0; i < runs->len; i++) {
+    const Run *r = runs->pdata[i];
+    csv_field(csv, r->balancer);
+    for (guint f = 0; f < NFIELDS; f++)
+      csv_number(csv, r->summary[f]);
+    for (guint m = 0; m < metric_names->len; m++) {
+      double v;
+      if (declares(r, metric_names->pdata[m]) &&
+          node_number(json_object_get_member(r->metrics, metric_names->pdata[m]), &v))
+        csv_number(csv, v);
+      else
+        g_string_append_c(csv, ',');
+    }
+    g_string_append_c(csv, '\n');
+  }
+}
+
+/* Every declared metric of any run but schedule_steps (a column of the
+ * summary), in first-seen order. */
+static GPtrArray *
+metric_names(GPtrArray *runs)
+{
+  GPtrArray *names = g_ptr_array_new();
+  for (guint i = 0; i < runs->len; i++) {
+    const Run *r = runs->pdata[i];
+    if (r->metrics == NULL)
+      continue;
+    g_autoptr(GList) members = json_object_get_members(r->metrics);
+    for (GList *l = members; l != NULL; l = l->next)
+      if (strcmp(l->data, "schedule_steps") != 0 &&
+          !g_ptr_array_find_with_equal_func(names, l->data, g_str_equal, NULL))
+        g_ptr_array_add(names, l->data);
+  }
+  return names;
+}
+
+/* A declared metric as the terminal shows it, after the unit its
+ * balancer declares (a raw number for a balancer this lbsim lacks). */
+static char *
+metric_text(const Run *r, const char *json_name, double v, char **help)
+{
+  const LbBalancer *b = lb_balancer_of_label(r->balancer);
+  if (b != NULL) {
+    g_autoptr(GArray) defs = lb_balancer_metric_defs(b);
+    for (guint i = 0; i < defs->len; i++) {
+      const LbMetricDef *d = &g_array_index(defs, LbMetricDef, i);
+      if (strcmp(d->json_name, json_name) == 0) {
+        if (*help == NULL)
+          *help = g_strdup(d->help);
+        return lb_report_metric_value(d, v);
+      }
+    }
+  }
+  return g_strdup_printf("%.6g", v);
+}
+
+static gboolean
+run_summary(Out *o, GString *out, GError **error)
+{
+  const LbHtmlDoc *doc = o->doc;
+  g_string_append(out, "<h2 id=\"summary-section\">Summary</h2>\n<p>One row per balancer, as "
+                       "<code>lbsim run</code> prints it: imbalances are means over the "
+                       "adaptation steps, the rest sums.</p>\n<table class=\"numbers\" "
+                       "id=\"summary\">\n<thead><tr><th scope=\"col\">balancer</th>");
+  summary_head(out);
+  g_string_append(out, "</tr></thead>\n<tbody>\n");
+  for (guint i = 0; i < doc->runs->len; i++) {
+    const Run *r = doc->runs->pdata[i];
+    g_string_append(out, "<tr data-balancer=\"");
+    esc(out, r->balancer);
+    g_string_append(out, "\"><th scope=\"row\">");
+    esc(out, r->balancer);
+    g_string_append(out, "</th>");
+    summary_cells(out, r);
+    g_string_append(out, "</tr>\n");
+  }
+  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers, with every declared "
+                       "metric: ");
+  g_autoptr(GPtrArray) names = metric_names(doc->runs);
+  g_autoptr(GString) csv = g_string_new(NULL);
+  summary_csv(csv, doc->runs, names);
+  g_autofree char *csv_base = file_name(doc->name, "summary", "csv");
+  put_link(out, csv_base, csv_base);
+  g_string_append(out, "</p>\n");
+  return put_file(o, csv_base, csv->str, csv->len, error);
+}
+
+static void
+run_metrics(GString *out, const LbHtmlDoc *doc)
+{
+  g_autoptr(GPtrArray) names = metric_names(doc->runs);
+  g_autofree char *csv_base = file_name(doc->name, "summary", "csv");
+  g_string_append(out, "<h2 id=\"metrics-section\">Declared metrics</h2>\n<p>What each balancer "
+                       "(and the application step) declares besides the summary; a dash where a "
+                       "balancer has no such metric.</p>\n<table class=\"numbers\" "
+                       "id=\"metrics\">\n<thead><tr><th scope=\"col\">metric</th>");
+  for (guint i = 0; i < doc->runs->len; i++) {
+    g_string_append(out, "<th scope=\"col\">");
+    esc(out, ((const Run *)doc->runs->pdata[i])->balancer);
+    g_string_append(out, "</th>");
+  }
+  g_string_append(out, "</tr></thead>\n<tbody>\n");
+  for (guint m = 0; m < names->len; m++) {
+    const char *name = names->pdata[m];
+    g_autoptr(GString) cells = g_string_new(NULL);
+    g_autofree char *help = NULL;
+    for (guint i = 0; i < doc->runs->len; i++) {
+      const Run *r = doc->runs->pdata[i];
+      double v;
+      if (!declares(r, name) || !node_number(json_object_get_member(r->metrics, name), &v)) {
+        g_string_append(cells, "<td>-</td>");
+        continue;
+      }
+      g_autofree char *text = metric_text(r, name, v, &help);
+      value_cell(cells, name, v, text);
+    }
+    g_string_append(out, "<tr data-metric=\"");
+    esc(out, name);
+    g_string_append(out, "\"><th scope=\"row\"");
+    if (help != NULL) {
+      g_string_append(out, " title=\"");
+      esc(out, help);
+      g_string_append(out, "\"");
+    }
+    g_string_append(out, ">");
+    esc(out, name);
+    g_string_append_printf(out, "</th>%s</tr>\n", cells->str);
+  }
+  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers: ");
+  put_link(out, csv_base, csv_base);
+  g_string_append(out, "</p>\n");
+}
+
+/* The points of a line that have a value (lbsim writes null for none). */
+static void
+finite_points(const GArray *y, GArray *xs, GArray *ys)
+{
+  for (guint s = 0; s < y->len; s++) {
+    double v = g_array_index(y, double, s), x = s;
+    if (!isfinite(v))
+      continue;
+    g_array_append_val(xs, x);
+    g_array_append_val(ys, v);
+  }
+}
+
+static gboolean
+run_imbalance(Out *o, GString *out, GError **error)
+{
+  const LbHtmlDoc *doc = o->doc;
+  g_autoptr(LbPlot) plot =
+      lb_plot_new(LB_PLOT_LINES, "imbalance-steps", "Imbalance per adaptation step");
+  lb_plot_x_axis(plot, "adaptation step", LB_PLOT_INTEGER, NULL);
+  lb_plot_value_axis(plot, "imbalance (max/avg load)", 1, FALSE);
+  lb_plot_style(plot, 0, "after balancing");
+  lb_plot_style(plot, 1, "before balancing");
+  g_autoptr(GString) csv = g_string_new("balancer,step,imbalance_before,imbalance_after\n");
+  for (guint i = 0; i < doc->runs->len; i++) {
+    const Run *r = doc->runs->pdata[i];
+    lb_plot_series(plot, r->balancer);
+    const GArray *lines[2] = {r->before, r->after};
+    for (guint l = 0; l < 2; l++) { /* before first: the line after balancing over it */
+      g_autoptr(GArray) xs = g_array_new(FALSE, FALSE, sizeof(double));
+      g_autoptr(GArray) ys = g_array_new(FALSE, FALSE, sizeof(double));
+      finite_points(lines[l], xs, ys);
+      lb_plot_line(plot, l == 0 ? 1 : 0, xs->len, (double *)xs->data, (double *)ys->data);
+    }
+    for (guint s = 0; s < r->after->len; s++) {
+      csv_field(csv, r->balancer);
+      g_string_append_printf(csv, ",%u", s);
+      csv_number(csv, g_array_index(r->before, double, s));
+      csv_number(csv, g_array_index(r->after, double, s));
+      g_string_append_c(csv, '\n');
+    }
+  }
+  g_string_append(out, "<h2 id=\"imbalance-section\">Imbalance per adaptation step</h2>\n");
+  return put_chart(o, out, plot, "imbalance-steps",
+                   "The largest rank's load over the mean load at every adaptation step: dashed "
+                   "as the step found it (after the model's update), solid after the balancer's "
+                   "work; 1 is perfect balance.",
+                   csv, error);
+}
+
+static gboolean
+run_phases(Out *o, GString *out, GError **error)
+{
+  const LbHtmlDoc *doc = o->doc;
+  g_autoptr(LbPlot) plot =
+      lb_plot_new(LB_PLOT_BARS, "phase-times", "Time per phase, summed over the steps");
+  lb_plot_value_axis(plot, "simulated time", 0, TRUE);
+  g_autoptr(GString) csv = g_string_new("balancer,phase,steps,messages,bytes,time\n");
+  for (guint i = 0; i < doc->runs->len; i++) {
+    const Run *r = doc->runs->pdata[i];
+    lb_plot_series(plot, r->balancer);
+    for (guint k = 0; k < r->phases->len; k++) {
+      const Phase *p = &g_array_index(r->phases, Phase, k);
+      lb_plot_segment(plot, p->name, isfinite(p->time) ? p->time : 0);
+      csv_field(csv, r->balancer);
+      g_string_append_c(csv, ',');
+      csv_field(csv, p->name);
+      csv_number(csv, p->steps);
+      csv_number(csv, p->messages);
+      csv_number(csv, p->bytes);
+      csv_number(csv, p->time);
+      g_string_append_c(csv, '\n');
+    }
+  }
+  g_string_append(out, "<h2 id=\"phases-section\">Time per phase</h2>\n");
+  return put_chart(o, out, plot, "phase-times",
+                   "The simulated time of each of a balancer's phases, summed over the "
+                   "adaptation steps, one bar per balancer; balancers without phases have no "
+                   "bar.",
+                   csv, error);
+}
+
+/* A cairo SVG inside the page: its ids (glyphs, clips, images) prefixed,
+ * since every picture numbers its own from 1 and ids are the page's. */
+static void
+inline_picture(GString *out, const char *svg, const char *prefix)
+{
+  const char *at = strstr(svg, "<svg");
+  if (at == NULL)
+    return;
+  g_string_append(out, "<svg class=\"picture\"");
+  at += strlen("<svg");
+  static const char *const refs[] = {"id=\"", "href=\"#", "url(#"};
+  while (*at != '\0') {
+    const char *next = NULL;
+    guint which = 0;
+    for (guint k = 0; k < G_N_ELEMENTS(refs); k++) {
+      const char *m = strstr(at, refs[k]);
+      if (m != NULL && (next == NULL || m < next)) {
+        next = m;
+        which = k;
+      }
+    }
+    if (next == NULL) {
+      g_string_append(out, at);
+      break;
+    }
+    next += strlen(refs[which]);
+    g_string_append_len(out, at, next - at);
+    g_string_append(out, prefix);
+    at = next;
+  }
+}
+
+static const char *const picture_kinds[] = {"partition", "grids", "curve"};
+
+/* The pictures in pictures_dir: drawn there by the run of this JSON
+ * (drawn), or found there; links to them when they are the folder's. */
+static void
+run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gboolean local)
+{
+  const LbHtmlDoc *doc = o->doc;
+  g_string_append(out, "<h2 id=\"pictures-section\">Final partitions</h2>\n");
+  if (pictures_dir == NULL) {
+    g_string_append(out, "<p class=\"note\">No pictures: <code>lbsim run --report</code> draws "
+                         "them; <code>lbsim report</code> adds those of <code>lbsim run "
+                         "--pictures DIR</code> with <code>--pictures DIR</code>.</p>\n");
+    return;
+  }
+  g_autoptr(GString) figures = g_string_new(NULL);
+  guint n = 0;
+  for (guint i = 0; i < doc->runs->len; i++) {
+    const Run *r = doc->runs->pdata[i];
+    for (guint k = 0; k < G_N_ELEMENTS(picture_kinds); k++) {
+      g_autofree char *what = g_strdup_printf("%s.%s", r->balancer, picture_kinds[k]);
+      g_autofree char *path = lb_pictures_file(pictures_dir, doc->name, what, "svg");
+      g_autofree char *svg = NULL;
+      if (!g_file_get_contents(path, &svg, NULL, NULL))
+        continue;
+      g_string_append(figures, "<figure class=\"picture\" data-balancer=\"");
+      esc(figures, r->balancer);
+      g_string_append(figures, "\">\n");
+      g_autofree char *prefix = g_strdup_printf("pic%u-", n++);
+      inline_picture(figures, svg, prefix);
+      g_string_append(figures, "<figcaption>");
+      esc(figures, r->balancer);
+      if (local) {
+        g_autofree char *svg_base = file_name(doc->name, what, "svg");
+        g_autofree char *png_base = file_name(doc->name, what, "png");
+        g_string_append(figures, ": ");
+        put_link(figures, svg_base, "SVG");
+        g_ptr_array_add(o->files, g_strdup(svg_base));
+        g_autofree char *png = g_build_filename(o->dir, png_base, NULL);
+        if (g_file_test(png, G_FILE_TEST_EXISTS)) {
+          g_string_append(figures, " \xc2\xb7 ");
+          put_link(figures, png_base, "PNG");
+          g_ptr_array_add(o->files, g_strdup(png_base));
+        }
+      }
+      g_string_append(figures, "</figcaption>\n</figure>\n");
+    }
+  }
+  if (n == 0 && drawn) {
+    const Run *first = doc->runs->pdata[0];
+    g_string_append(out, "<p class=\"note\">lbsim draws no pictures of this model (");
+    esc(out, first->model);
+    g_string_append(out, ").</p>\n");
+    return;
+  }
+  if (n == 0) {
+    g_string_append(out, "<p class=\"note\">No pictures of these runs in ");
+    esc(out, pictures_dir);
+    g_string_append(out, ".</p>\n");
+    return;
+  }
+  g_string_append(out, "<p>Each balancer's partition after the last adaptation step, drawn by "
+                       "lbsim's pictures (as <code>--pictures</code> draws them).</p>\n"
+                       "<div class=\"pictures\">\n");
+  g_string_append(out, figures->str);
+  g_string_append(out, "</div>\n");
+}
+
+static void
+params_text(GString *out, JsonObject *params)
+{
+  if (params == NULL || json_object_get_size(params) == 0) {
+    g_string_append(out, "none");
+    return;
+  }
+  g_autoptr(GList) members = json_object_get_members(params);
+  for (GList *l = members; l != NULL; l = l->next) {
+    g_autofree char *value = canonical(json_object_get_member(params, l->data));
+    g_autofree char *pair =
+        g_strdup_printf("%s = %s", (char *)l->data, value != NULL ? value : "?");
+    if (l != members)
+      g_string_append(out, ", ");
+    esc(out, pair);
+  }
+}
+
+static void
+run_balancers(GString *out, const LbHtmlDoc *doc)
+{
+  g_string_append(out, "<h2 id=\"balancers-section\">Balancers</h2>\n<table id=\"balancers\">\n"
+                       "<thead><tr><th scope=\"col\">balancer</th><th scope=\"col\">starting "
+                       "distribution</th><th scope=\"col\">placement</th><th "
+                       "scope=\"col\">parameters</th></tr></thead>\n<tbody>\n");
+  for (guint i = 0; i < doc->runs->len; i++) {
+    const Run *r = doc->runs->pdata[i];
+    g_string_append(out, "<tr><th scope=\"row\">");
+    esc(out, r->balancer);
+    g_string_append(out, "</th><td>");
+    esc(out, r->start);
+    g_string_append(out, "</td><td>");
+    esc(out, r->placement);
+    g_string_append(out, "</td><td>");
+    params_text(out, r->params);
+    g_string_append(out, "</td></tr>\n");
+  }
+  g_string_append(out, "</tbody>\n</table>\n");
+}
+
+static gboolean
+run_page(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gboolean local,
+         const char *json_base, GError **error)
+{
+  page_start(out, o->doc, o->doc->name);
+  run_header(out, o->doc);
+  if (!run_summary(o, out, error) || !run_imbalance(o, out, error) || !run_phases(o, out, error))
+    return FALSE;
+  run_pictures(o, out, pictures_dir, drawn, local);
+  run_metrics(out, o->doc);
+  run_balancers(out, o->doc);
+  page_end(out, o->doc, json_base);
+  return TRUE;
+}
+
+/* ---- a sweep's page ---- */
+
+static gboolean
+parse_value(const char *text, double *v)
+{
+  char *end = NULL;
+  *v = g_ascii_strtod(text, &end);
+  return end != text && *end == '\0' && isfinite(*v);
+}
+
+/* How a varied parameter's values lie along x: as numbers (on a log2
+ * axis when they are powers of two or spread over a factor of 8 or more,
+ * as rank counts are), or, when one is not a number, as labels in the
+ * sweep's order. */
+static LbPlotScale
+value_scale(const Vary *v, double *xs)
+{
+  gboolean numeric = TRUE, integral = TRUE, powers = v->values->len > 2;
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
+  for (guint k = 0; k < v->values->len; k++) {
+    numeric = numeric && parse_value(v->values->pdata[k], &xs[k]);
+    if (!numeric)
+      break;
+    integral = integral && xs[k] == floor(xs[k]);
+    powers = powers && xs[k] >= 1 && xs[k] == exp2(round(log2(xs[k])));
+    lo = MIN(lo, xs[k]);
+    hi = MAX(hi, xs[k]);
+  }
+  if (!numeric) {
+    for (guint k = 0; k < v->values->len; k++)
+      xs[k] = k;
+    return LB_PLOT_CATEGORIES;
+  }
+  if (lo > 0 && (powers || hi / lo >= 8))
+    return LB_PLOT_LOG2;
+  return integral ? LB_PLOT_INTEGER : LB_PLOT_LINEAR;
+}
+
+static guint
+value_index(const Vary *v, const char *value)
+{
+  guint k = 0;
+  g_ptr_array_find_with_equal_func(v->values, value, g_str_equal, &k);
+  return k;
+}
+
+/* The other parameters' values of a run: "a = 1, b = x" (empty with one
+ * parameter). */
+static char *
+others_text(const LbHtmlDoc *doc, const SweepRun *s, guint skip)
+{
+  GString *t = g_string_new(NULL);
+  for (guint v = 0; v < doc->vary->len; v++) {
+    if (v == skip)
+      continue;
+    g_string_append_printf(t, "%s%s = %s", t->len ? ", " : "",
+                           ((const Vary *)doc->vary->pdata[v])->name, s->point[v]);
+  }
+  return g_string_free(t, FALSE);
+}
+
+/* Orders runs by their other parameters' value indices. */
+static int
+compare_others(const SweepRun *a, const SweepRun *b, const LbHtmlDoc *doc, guint skip)
+{
+  for (guint v = 0; v < doc->vary->len; v++) {
+    if (v == skip)
+      continue;
+    guint ia = value_index(doc->vary->pdata[v], a->point[v]);
+    guint ib = value_index(doc->vary->pdata[v], b->point[v]);
+    if (ia != ib)
+      return ia < ib ? -1 : 1;
+  }
+  return 0;
+}
+
+static GPtrArray *
+sweep_balancers(const LbHtmlDoc *doc)
+{
+  GPtrArray *names = g_ptr_array_new_null_terminated(0, NULL, TRUE);
+  for (guint i = 0; i < doc->sweep_runs->len; i++) {
+    const SweepRun *s = doc->sweep_runs->pdata[i];
+    if (!g_ptr_array_find_with_equal_func(names, s->balancer, g_str_equal, NULL))
+      g_ptr_array_add(names, (gpointer)s->balancer);
+  }
+  return names;
+}
+
+typedef struct {
+  const char *what, *title, *axis;
+  guint field;
+  double floor;
+  gboolean seconds;
+} SweepMeasure;
+
+static const SweepMeasure sweep_measures[] = {
+    {"time", "Total time", "total simulated time", TOTAL, 0, TRUE},
+    {"imbalance", "Imbalance after balancing", "imbalance after balancing (max/avg, mean)",
+     IMB_AFTER, 1, FALSE},
+};
+
+/* One chart: a measure against parameter v, one series per balancer, a
+ * line per combination of the other parameters' values. */
+static gboolean
+sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *balancers,
+            GError **error)
+{
+  const LbHtmlDoc *doc = o->doc;
+  const Vary *vary = doc->vary->pdata[v];
+  g_autofree double *xs = g_new(double, MAX(vary->values->len, 1));
+  LbPlotScale scale = value_scale(vary, xs);
+  g_autofree char *safe = g_strdup(vary->name);
+  g_strcanon(safe, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", '_');
+  g_autofree char *what = g_strdup_printf("vs-%s.%s", safe, m->what);
+  g_autofree char *id = g_strdup_printf("vs-%s-%s", safe, m->what);
+  g_autofree char *title = g_strdup_printf("%s against %s", m->title, vary->name);
+  g_autoptr(LbPlot) plot = lb_plot_new(LB_PLOT_LINES, id, title);
+  lb_plot_x_axis(plot, vary->name, scale, (const char *const *)vary->values->pdata);
+  lb_plot_value_axis(plot, m->axis, m->floor, m->seconds);
+
+  /* the combinations of the other parameters, in the sweep's order */
+  g_autoptr(GPtrArray) combos = g_ptr_array_new();
+  for (guint i = 0; i < doc->sweep_runs->len; i++) {
+    const SweepRun *s = doc->sweep_runs->pdata[i];
+    guint k = 0;
+    while (k < combos->len && compare_others(combos->pdata[k], s, doc, v) < 0)
+      k++;
+    if (k == combos->len || compare_others(combos->pdata[k], s, doc, v) != 0)
+      g_ptr_array_insert(combos, (gint)k, (gpointer)s);
+  }
+  if (doc->vary->len > 1)
+    for (guint c = 0; c < combos->len; c++) {
+      g_autofree char *label = others_text(doc, combos->pdata[c], v);
+      lb_plot_style(plot, c, label);
+    }
+
+  g_autoptr(GString) csv = g_string_new("balancer");
+  for (guint k = 0; k < doc->vary->len; k++)
+    if (k != v)
+      g_string_append_printf(csv, ",%s", ((const Vary *)doc->vary->pdata[k])->name);
+  g_string_append_printf(csv, ",%s,%s\n", vary->name, summary_fields[m->field]);
+  for (guint b = 0; b < balancers->len; b++) {
+    lb_plot_series(plot, balancers->pdata[b]);
+    for (guint c = 0; c < combos->len; c++) {
+      /* this line's runs, by their x */
+      g_autoptr(GArray) x = g_array_new(FALSE, FALSE, sizeof(double));
+      g_autoptr(GArray) y = g_array_new(FALSE, FALSE, sizeof(double));
+      for (guint i = 0; i < doc->sweep_runs->len; i++) {
+        const SweepRun *s = doc->sweep_runs->pdata[i];
+        if (s->run == NULL || strcmp(s->balancer, balancers->pdata[b]) != 0 ||
+            compare_others(s, combos->pdata[c], doc, v) != 0 ||
+            !isfinite(s->run->summary[m->field]))
+          continue;
+        double px = xs[value_index(vary, s->point[v])], py = s->run->summary[m->field];
+        guint at = 0;
+        while (at < x->len && g_array_index(x, double, at) <= px)
+          at++;
+        g_array_insert_val(x, at, px);
+        g_array_insert_val(y, at, py);
+      }
+      if (x->len == 0)
+        continue;
+      lb_plot_line(plot, c, x->len, (double *)x->data, (double *)y->data);
+      for (guint k = 0; k < x->len; k++) {
+        csv_field(csv, balancers->pdata[b]);
+        const SweepRun *s = combos->pdata[c];
+        for (guint q = 0; q < doc->vary->len; q++)
+          if (q != v) {
+            g_string_append_c(csv, ',');
+            csv_field(csv, s->point[q]);
+          }
+        g_string_append_c(csv, ',');
+        double px = g_array_index(x, double, k);
+        if (scale == LB_PLOT_CATEGORIES)
+          csv_field(csv, vary->values->pdata[(guint)px]);
+        else
+          number(csv, px);
+        csv_number(csv, g_array_index(y, double, k));
+        g_string_append_c(csv, '\n');
+      }
+    }
+  }
+  g_autofree char *caption =
+      doc->vary->len > 1
+          ? g_strdup_printf("%s of every run against %s: a colour per balancer, a line style per "
+                            "combination of the other parameters' values.",
+                            m->title, vary->name)
+          : g_strdup_printf("%s of every run against %s, a line per balancer.", m->title,
+                            vary->name);
+  return put_chart(o, out, plot, what, caption, csv, error);
+}
+
+static void
+sweep_header(GString *out, const LbHtmlDoc *doc, GPtrArray *balancers)
+{
+  g_string_append(out, "<header>\n<h1>");
+  esc(out, doc->name);
+  g_string_append(out, ": a sweep</h1>\n<p class=\"lead\">");
+  g_autoptr(GString) lead = g_string_new(NULL);
+  for (guint v = 0; v < doc->vary->len; v++)
+    g_string_append_printf(lead, "%s%s",
+                           v == 0                   ? ""
+                           : v + 1 < doc->vary->len ? ", "
+                                                    : " and ",
+                           ((const Vary *)doc->vary->pdata[v])->name);
+  g_string_append_printf(lead, " varied, %u balancer%s", balancers->len,
+                         balancers->len == 1 ? "" : "s");
+  esc(out, lead->str);
+  g_string_append(out, "</p>\n</header>\n<h2 id=\"setup-section\">Sweep</h2>\n"
+                       "<table class=\"facts\" id=\"setup\">\n");
+  fact(out, "scenario", doc->sweep_scenario);
+  for (guint v = 0; v < doc->vary->len; v++) {
+    const Vary *vy = doc->vary->pdata[v];
+    g_autofree char *values = g_strjoinv(", ", (char **)vy->values->pdata);
+    g_autofree char *name = g_strdup_printf("varied: %s", vy->name);
+    g_autofree char *escaped = g_markup_escape_text(name, -1);
+    fact(out, escaped, values);
+  }
+  guint failed = 0;
+  for (guint i = 0; i < doc->sweep_runs->len; i++)
+    failed += ((const SweepRun *)doc->sweep_runs->pdata[i])->run == NULL;
+  g_autofree char *runs =
+      doc->runs_total > 0
+          ? g_strdup_printf("%u of %" G_GINT64_FORMAT, doc->sweep_runs->len, doc->runs_total)
+          : g_strdup_printf("%u", doc->sweep_runs->len);
+  fact(out, "runs", runs);
+  if (failed > 0) {
+    g_autofree char *f = g_strdup_printf("%u", failed);
+    fact(out, "failed runs", f);
+  }
+  g_autofree char *names = g_strjoinv(", ", (char **)balancers->pdata);
+  fact(out, "balancers", names);
+  const Run *first = doc->runs->len > 0 ? doc->runs->pdata[0] : NULL;
+  if (first != NULL && *first->model != '\0')
+    fact(out, "model", first->model);
+  fact(out, "lbsim", doc->version);
+  g_string_append(out, "</table>\n");
+}
+
+static gboolean
+sweep_table(Out *o, GString *out, GError **error)
+{
+  const LbHtmlDoc *doc = o->doc;
+  g_autoptr(GString) csv = g_string_new(NULL);
+  g_string_append(out, "<h2 id=\"runs-section\">Every run</h2>\n<table class=\"numbers\" "
+                       "id=\"summary\">\n<thead><tr>");
+  for (guint v = 0; v < doc->vary->len; v++) {
+    const char *name = ((const Vary *)doc->vary->pdata[v])->name;
+    g_string_append(out, "<th scope=\"col\">");
+    esc(out, name);
+    g_string_append(out, "</th>");
+    csv_field(csv, name);
+    g_string_append_c(csv, ',');
+  }
+  g_string_append(out, "<th scope=\"col\">balancer</th>");
+  summary_head(out);
+  g_string_append(out, "</tr></thead>\n<tbody>\n");
+  g_string_append(csv, "balancer");
+  for (guint f = 0; f < NFIELDS; f++)
+    g_string_append_printf(csv, ",%s", summary_fields[f]);
+  g_string_append(csv, ",error\n");
+  for (guint i = 0; i < doc->sweep_runs->len; i++) {
+    const SweepRun *s = doc->sweep_runs->pdata[i];
+    g_string_append(out, "<tr data-balancer=\"");
+    esc(out, s->balancer);
+    g_string_append(out, "\">");
+    for (guint v = 0; v < doc->vary->len; v++) {
+      g_string_append(out, "<td>");
+      esc(out, s->point[v]);
+      g_string_append(out, "</td>");
+      csv_field(csv, s->point[v]);
+      g_string_append_c(csv, ',');
+    }
+    g_string_append(out, "<th scope=\"row\">");
+    esc(out, s->balancer);
+    g_string_append(out, "</th>");
+    csv_field(csv, s->balancer);
+    if (s->run != NULL) {
+      summary_cells(out, s->run);
+      for (guint f = 0; f < NFIELDS; f++)
+        csv_number(csv, s->run->summary[f]);
+      g_string_append_c(csv, ',');
+    } else {
+      g_string_append_printf(out, "<td class=\"error\" colspan=\"%d\">failed: ", NFIELDS - 1);
+      esc(out, s->error);
+      g_string_append(out, "</td>");
+      for (guint f = 0; f < NFIELDS; f++)
+        g_string_append_c(csv, ',');
+      g_string_append_c(csv, ',');
+      csv_field(csv, s->error);
+    }
+    g_string_append(out, "</tr>\n");
+    g_string_append_c(csv, '\n');
+  }
+  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers: ");
+  g_autofree char *csv_base = file_name(doc->name, "sweep-runs", "csv");
+  put_link(out, csv_base, csv_base);
+  g_string_append(out, "</p>\n");
+  return put_file(o, csv_base, csv->str, csv->len, error);
+}
+
+static gboolean
+sweep_page(Out *o, GString *out, const char *json_base, GError **error)
+{
+  const LbHtmlDoc *doc = o->doc;
+  g_autofree char *title = g_strdup_printf("%s: a sweep", doc->name);
+  g_autoptr(GPtrArray) balancers = sweep_balancers(doc);
+  page_start(out, doc, title);
+  sweep_header(out, doc, balancers);
+  g_string_append(out, "<h2 id=\"curves-section\">Curves</h2>\n<p>Each run's summary against "
+                       "each varied parameter: the total simulated time and the imbalance after "
+                       "balancing (its mean over the adaptation steps).</p>\n");
+  for (guint v = 0; v < doc->vary->len; v++) {
+    g_string_append(out, "<h3>");
+    esc(out, ((const Vary *)doc->vary->pdata[v])->name);
+    g_string_append(out, "</h3>\n");
+    for (guint m = 0; m < G_N_ELEMENTS(sweep_measures); m++)
+      if (!sweep_chart(o, out, v, &sweep_measures[m], balancers, error))
+        return FALSE;
+  }
+  if (!sweep_table(o, out, error))
+    return FALSE;
+  page_end(out, doc, json_base);
+  return TRUE;
+}
+
+/* ---- writing it all ---- */
+
+static gboolean
+same_file(const char *a, const char *b)
+{
+  GStatBuf sa, sb;
+  return g_stat(a, &sa) == 0 && g_stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+static gboolean
+write_manifest(Out *o, const char *json_base, gboolean pictures_drawn, GError **error)
+{
+  const LbHtmlDoc *doc = o->doc;
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  g_autofree char *sha =
+      g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)doc->json, doc->length);
+  g_key_file_set_string(kf, "report", "kind", doc->kind);
+  g_key_file_set_string(kf, "report", "name", doc->name);
+  g_key_file_set_string(kf, "report", "json", json_base);
+  g_key_file_set_string(kf, "report", "json-sha256", sha);
+  g_key_file_set_boolean(kf, "report", "pictures-drawn", pictures_drawn);
+  g_ptr_array_add(o->files, g_strdup(MANIFEST));
+  g_key_file_set_string_list(kf, "report", "files", (const char *const *)o->files->pdata,
+                             o->files->len);
+  gsize length = 0;
+  g_autofree char *text = g_key_file_to_data(kf, &length, NULL);
+  g_autofree char *path = g_build_filename(o->dir, MANIFEST, NULL);
+  g_autoptr(GError) local = NULL;
+  if (g_file_set_contents(path, text, (gssize)length, &local))
+    return TRUE;
+  g_set_error(error, LB_HTML_ERROR, LB_HTML_ERROR_OUTPUT, "cannot write %s: %s", path,
+              local->message);
+  return FALSE;
+}
+
+/* The files of the report replaced that this one did not write: only
+ * plain names the old list holds, never the JSON just read. */
+static void
+remove_stale(Out *o, const Manifest *old, const char *source)
+{
+  for (guint i = 0; old->files != NULL && old->files[i] != NULL; i++) {
+    const char *base = old->files[i];
+    if (*base == '\0' || *base == '.' || strchr(base, '/') != NULL ||
+        g_ptr_array_find_with_equal_func(o->files, base, g_str_equal, NULL))
+      continue;
+    g_autofree char *path = g_build_filename(o->dir, base, NULL);
+    if (source != NULL && same_file(path, source))
+      continue;
+    g_unlink(path);
+  }
+}
+
+gboolean
+lb_html_write(const LbHtmlDoc *doc, const LbHtmlOptions *options, GError **error)
+{
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+  Out o = {doc, options->dir, files};
+  g_auto(Manifest) old = {0};
+  gboolean had = manifest_load(options->dir, &old);
+  g_autofree char *sha =
+      g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)doc->json, doc->length);
+  /* lbsim run --report has just drawn the pictures (source NULL); a
+   * report made again from the same JSON text in the same folder finds
+   * them there */
+  const char *pictures = options->pictures_dir;
+  gboolean drawn = pictures != NULL && options->source == NULL;
+  if (pictures == NULL && had && old.pictures_drawn && strcmp(old.kind, doc->kind) == 0 &&
+      strcmp(old.name, doc->name) == 0 && g_strcmp0(old.json_sha256, sha) == 0) {
+    pictures = options->dir;
+    drawn = TRUE;
+  }
+  gboolean local = pictures != NULL && same_file(pictures, options->dir);
+
+  g_autofree char *json_base = file_name(doc->name, doc->kind, "json");
+  g_autofree char *json_path = g_build_filename(options->dir, json_base, NULL);
+  if (options->source == NULL || !same_file(options->source, json_path)) {
+    if (!put_file(&o, json_base, doc->json, doc->length, error))
+      return FALSE;
+  } else {
+    g_ptr_array_add(files, g_strdup(json_base));
+  }
+  g_autoptr(GString) page = g_string_new(NULL);
+  if (strcmp(doc->kind, "sweep") == 0
+          ? !sweep_page(&o, page, json_base, error)
+          : !run_page(&o, page, pictures, drawn, local, json_base, error))
+    return FALSE;
+  if (!put_file(&o, PAGE, page->str, page->len, error) ||
+      !write_manifest(&o, json_base, drawn && local, error))
+    return FALSE;
+  if (had)
+    remove_stale(&o, &old, options->source);
+  return TRUE;
+}

@@ -1,0 +1,853 @@
+/* Charts as SVG text: axes with round ticks, a legend, series as groups
+ * that carry their numbers. Text is measured with cairo's toy font API in
+ * the same sans-serif a browser picks, to lay out margins and legends. */
+#include "report/plots.h"
+#include "report/pictures.h"
+
+#include <math.h>
+#include <string.h>
+#include <cairo.h>
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_t, cairo_destroy)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
+
+#define WIDTH 1000
+#define LINES_HEIGHT 440
+#define TOP 48
+#define FONT_SIZE 12
+#define TICK_SIZE 11
+#define TITLE_SIZE 15
+#define BAR_HEIGHT 24
+#define BAR_GAP 14
+#define LEGEND_MAX 300
+#define MARKERS_MAX 60 /* points per line beyond which markers would hide the line */
+
+typedef struct {
+  guint style;
+  GArray *x, *y;
+} Line;
+
+typedef struct {
+  char *name;
+  GPtrArray *lines;    /* Line */
+  GPtrArray *segments; /* names, owned by the plot's segment list */
+  GArray *values;      /* double per segment */
+} Series;
+
+struct _LbPlot {
+  LbPlotKind kind;
+  char *id, *title, *x_label, *value_label;
+  LbPlotScale scale;
+  GPtrArray *categories;
+  double floor;
+  gboolean seconds;
+  GPtrArray *style_labels; /* by style index; NULL: not listed */
+  GPtrArray *series;
+  GPtrArray *segment_names; /* every segment name, in first-seen order */
+};
+
+static void
+line_free(gpointer data)
+{
+  Line *l = data;
+  g_array_unref(l->x);
+  g_array_unref(l->y);
+  g_free(l);
+}
+
+static void
+series_free(gpointer data)
+{
+  Series *s = data;
+  g_free(s->name);
+  g_ptr_array_unref(s->lines);
+  g_ptr_array_unref(s->segments);
+  g_array_unref(s->values);
+  g_free(s);
+}
+
+LbPlot *
+lb_plot_new(LbPlotKind kind, const char *id, const char *title)
+{
+  LbPlot *p = g_new0(LbPlot, 1);
+  p->kind = kind;
+  p->id = g_strdup(id);
+  p->title = g_strdup(title);
+  p->x_label = g_strdup("");
+  p->value_label = g_strdup("");
+  p->scale = LB_PLOT_LINEAR;
+  p->categories = g_ptr_array_new_with_free_func(g_free);
+  p->style_labels = g_ptr_array_new_with_free_func(g_free);
+  p->series = g_ptr_array_new_with_free_func(series_free);
+  p->segment_names = g_ptr_array_new_with_free_func(g_free);
+  return p;
+}
+
+void
+lb_plot_free(LbPlot *plot)
+{
+  if (plot == NULL)
+    return;
+  g_free(plot->id);
+  g_free(plot->title);
+  g_free(plot->x_label);
+  g_free(plot->value_label);
+  g_ptr_array_unref(plot->categories);
+  g_ptr_array_unref(plot->style_labels);
+  g_ptr_array_unref(plot->series);
+  g_ptr_array_unref(plot->segment_names);
+  g_free(plot);
+}
+
+void
+lb_plot_x_axis(LbPlot *plot, const char *label, LbPlotScale scale, const char *const *categories)
+{
+  g_free(plot->x_label);
+  plot->x_label = g_strdup(label);
+  plot->scale = scale;
+  g_ptr_array_set_size(plot->categories, 0);
+  for (guint i = 0; categories != NULL && categories[i] != NULL; i++)
+    g_ptr_array_add(plot->categories, g_strdup(categories[i]));
+}
+
+void
+lb_plot_value_axis(LbPlot *plot, const char *label, double floor, gboolean seconds)
+{
+  g_free(plot->value_label);
+  plot->value_label = g_strdup(label);
+  plot->floor = floor;
+  plot->seconds = seconds;
+}
+
+void
+lb_plot_style(LbPlot *plot, guint style, const char *label)
+{
+  if (plot->style_labels->len <= style)
+    g_ptr_array_set_size(plot->style_labels, style + 1);
+  g_free(plot->style_labels->pdata[style]);
+  plot->style_labels->pdata[style] = g_strdup(label);
+}
+
+void
+lb_plot_series(LbPlot *plot, const char *name)
+{
+  Series *s = g_new0(Series, 1);
+  s->name = g_strdup(name);
+  s->lines = g_ptr_array_new_with_free_func(line_free);
+  s->segments = g_ptr_array_new();
+  s->values = g_array_new(FALSE, FALSE, sizeof(double));
+  g_ptr_array_add(plot->series, s);
+}
+
+static Series *
+current(const LbPlot *plot)
+{
+  g_return_val_if_fail(plot->series->len > 0, NULL);
+  return plot->series->pdata[plot->series->len - 1];
+}
+
+void
+lb_plot_line(LbPlot *plot, guint style, guint n, const double *x, const double *y)
+{
+  g_return_if_fail(plot->kind == LB_PLOT_LINES);
+  Line *l = g_new0(Line, 1);
+  l->style = style;
+  l->x = g_array_sized_new(FALSE, FALSE, sizeof(double), n);
+  l->y = g_array_sized_new(FALSE, FALSE, sizeof(double), n);
+  g_array_append_vals(l->x, x, n);
+  g_array_append_vals(l->y, y, n);
+  g_ptr_array_add(current(plot)->lines, l);
+}
+
+void
+lb_plot_segment(LbPlot *plot, const char *name, double value)
+{
+  g_return_if_fail(plot->kind == LB_PLOT_BARS);
+  const char *known = NULL;
+  for (guint i = 0; i < plot->segment_names->len && known == NULL; i++)
+    if (strcmp(plot->segment_names->pdata[i], name) == 0)
+      known = plot->segment_names->pdata[i];
+  if (known == NULL) {
+    known = g_strdup(name);
+    g_ptr_array_add(plot->segment_names, (gpointer)known);
+  }
+  Series *s = current(plot);
+  g_ptr_array_add(s->segments, (gpointer)known);
+  g_array_append_val(s->values, value);
+}
+
+/* ---- writing ---- */
+
+/* Segments get colours of their own, apart from the series' (Tol's
+ * colour-blind-safe "bright" and "muted" sets); past sixteen names they
+ * repeat, and the names written in the segments that hold them tell. */
+static const guint32 segment_colours[] = {
+    0x4477aa, 0xee6677, 0x228833, 0xccbb44, 0x66ccee, 0xaa3377, 0xbbbbbb, 0x332288,
+    0x88ccee, 0x44aa99, 0x117733, 0x999933, 0xddcc77, 0xcc6677, 0x882255, 0xaa4499};
+
+/* A series' colour: the --pictures charts' seven, then the segments'. */
+static guint32
+series_colour(guint index)
+{
+  return index < 7 ? lb_pictures_line_colour(index)
+                   : segment_colours[(index - 7) % G_N_ELEMENTS(segment_colours)];
+}
+
+static const char *const dashes[] = {NULL, "7 4", "2 3", "9 3 2 3", "14 4"};
+#define NSTYLES 5
+
+typedef struct {
+  GString *out;
+  cairo_t *cr; /* for text widths only */
+  const LbPlot *plot;
+  double factor;    /* value units per drawn unit */
+  const char *unit; /* of the drawn values, or NULL */
+  char *value_label;
+  double v_lo, v_hi, v_step; /* the value axis */
+  double x_lo, x_hi;         /* lines: the x axis, in axis units (log2 for LOG2) */
+  double left, right, top, bottom;
+  guint width, height;
+} Svg;
+
+static void
+svg_clear(Svg *s)
+{
+  g_free(s->value_label);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Svg, svg_clear)
+
+static double
+text_width(cairo_t *cr, const char *text, double size, gboolean bold)
+{
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, size);
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, text, &e);
+  return e.x_advance;
+}
+
+/* A number in an attribute: every digit the JSON has (it prints ten). */
+static void
+put_number(GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.10g", v));
+}
+
+/* A coordinate, to a hundredth of a pixel. */
+static void
+put_px(GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd(buf, sizeof buf, "%.2f", fabs(v) < 0.005 ? 0.0 : v);
+  g_string_append(out, buf);
+}
+
+static void
+put_text(Svg *s, double x, double y, const char *anchor, const char *extra, const char *text)
+{
+  g_autofree char *escaped = g_markup_escape_text(text, -1);
+  g_string_append(s->out, "<text x=\"");
+  put_px(s->out, x);
+  g_string_append(s->out, "\" y=\"");
+  put_px(s->out, y);
+  g_string_append_printf(s->out, "\" text-anchor=\"%s\"%s%s>%s</text>\n", anchor,
+                         extra != NULL ? " " : "", extra != NULL ? extra : "", escaped);
+}
+
+static void
+put_segment(GString *out, double x0, double y0, double x1, double y1)
+{
+  g_string_append(out, "M");
+  put_px(out, x0);
+  g_string_append_c(out, ',');
+  put_px(out, y0);
+  g_string_append(out, " L");
+  put_px(out, x1);
+  g_string_append_c(out, ',');
+  put_px(out, y1);
+  g_string_append_c(out, ' ');
+}
+
+static void
+put_colour(GString *out, guint32 rgb)
+{
+  g_string_append_printf(out, "#%06x", rgb & 0xffffff);
+}
+
+/* ---- the value axis ---- */
+
+static void
+value_range(Svg *s, double lo, double hi)
+{
+  const LbPlot *p = s->plot;
+  s->factor = 1;
+  const char *unit = NULL;
+  if (p->seconds) {
+    double top = MAX(fabs(lo), fabs(hi));
+    if (top >= 1 || top == 0) {
+      unit = "s";
+    } else if (top >= 1e-3) {
+      s->factor = 1e3;
+      unit = "ms";
+    } else {
+      s->factor = 1e6;
+      unit = "\xc2\xb5s";
+    }
+  }
+  s->unit = unit;
+  s->value_label =
+      unit != NULL ? g_strdup_printf("%s (%s)", p->value_label, unit) : g_strdup(p->value_label);
+  lo *= s->factor;
+  hi *= s->factor;
+  double floor_v = p->floor * s->factor;
+  gboolean from_floor = lo >= floor_v;
+  double base = from_floor ? floor_v : lo;
+  double span = hi - base > 0 ? hi - base : fabs(hi) > 0 ? fabs(hi) : 1;
+  s->v_step = lb_pictures_nice_step(span, 6, FALSE);
+  s->v_lo = from_floor ? floor_v : floor(lo / s->v_step + 1e-9) * s->v_step;
+  s->v_hi = ceil(hi / s->v_step - 1e-9) * s->v_step;
+  if (s->v_hi <= s->v_lo + s->v_step * 1e-6)
+    s->v_hi = s->v_lo + s->v_step;
+}
+
+/* Every value the plot draws, in its units. */
+static void
+value_extent(const LbPlot *p, double *lo, double *hi)
+{
+  *lo = G_MAXDOUBLE;
+  *hi = -G_MAXDOUBLE;
+  for (guint i = 0; i < p->series->len; i++) {
+    const Series *se = p->series->pdata[i];
+    for (guint l = 0; l < se->lines->len; l++) {
+      const Line *line = se->lines->pdata[l];
+      for (guint k = 0; k < line->y->len; k++) {
+        *lo = MIN(*lo, g_array_index(line->y, double, k));
+        *hi = MAX(*hi, g_array_index(line->y, double, k));
+      }
+    }
+    double sum = 0; /* a bar reaches the sum of its segments */
+    for (guint k = 0; k < se->values->len; k++)
+      sum += g_array_index(se->values, double, k);
+    if (se->values->len > 0) {
+      *lo = MIN(*lo, MIN(sum, 0));
+      *hi = MAX(*hi, sum);
+    }
+  }
+  if (*lo > *hi)
+    *lo = *hi = p->floor;
+}
+
+/* The value axis' ticks: its start (the floor, 1 for an imbalance, is
+ * worth a tick) and the multiples of the step above it. */
+static GArray *
+value_ticks(const Svg *s)
+{
+  GArray *ticks = g_array_new(FALSE, FALSE, sizeof(double));
+  g_array_append_val(ticks, s->v_lo);
+  double v = ceil(s->v_lo / s->v_step - 1e-9) * s->v_step;
+  if (v - s->v_lo < 0.4 * s->v_step)
+    v += s->v_step;
+  for (; v <= s->v_hi + s->v_step * 1e-6; v += s->v_step)
+    g_array_append_val(ticks, v);
+  return ticks;
+}
+
+/* The widest tick label of the value axis. */
+static double
+value_ticks_width(Svg *s)
+{
+  double w = 0;
+  g_autoptr(GArray) ticks = value_ticks(s);
+  for (guint i = 0; i < ticks->len; i++) {
+    g_autofree char *label = lb_pictures_format_tick(g_array_index(ticks, double, i), s->v_step);
+    w = MAX(w, text_width(s->cr, label, TICK_SIZE, FALSE));
+  }
+  return w;
+}
+
+/* ---- lines ---- */
+
+static double
+x_axis_value(const Svg *s, double x)
+{
+  return s->plot->scale == LB_PLOT_LOG2 ? log2(x) : x;
+}
+
+static double
+px_x(const Svg *s, double x)
+{
+  return s->left + (s->right - s->left) * (x_axis_value(s, x) - s->x_lo) / (s->x_hi - s->x_lo);
+}
+
+static double
+px_y(const Svg *s, double v)
+{
+  return s->bottom - (s->bottom - s->top) * (v * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
+}
+
+static void
+x_range(Svg *s)
+{
+  const LbPlot *p = s->plot;
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
+  for (guint i = 0; i < p->series->len; i++) {
+    const Series *se = p->series->pdata[i];
+    for (guint l = 0; l < se->lines->len; l++) {
+      const Line *line = se->lines->pdata[l];
+      for (guint k = 0; k < line->x->len; k++) {
+        double x = x_axis_value(s, g_array_index(line->x, double, k));
+        lo = MIN(lo, x);
+        hi = MAX(hi, x);
+      }
+    }
+  }
+  if (p->scale == LB_PLOT_CATEGORIES) {
+    lo = -0.5;
+    hi = MAX(p->categories->len, 1) - 0.5;
+  } else if (lo > hi) {
+    lo = 0;
+    hi = 1;
+  } else if (lo == hi) {
+    lo -= 0.5;
+    hi += 0.5;
+  } else {
+    double pad = (hi - lo) * 0.03;
+    lo -= pad;
+    hi += pad;
+  }
+  s->x_lo = lo;
+  s->x_hi = hi;
+}
+
+/* The ticks of the x axis: where (pixels) and their labels. */
+static void
+x_ticks(Svg *s, GArray *at, GPtrArray *labels)
+{
+  const LbPlot *p = s->plot;
+  if (p->scale == LB_PLOT_CATEGORIES) {
+    for (guint i = 0; i < p->categories->len; i++) {
+      double x = s->left + (s->right - s->left) * (i - s->x_lo) / (s->x_hi - s->x_lo);
+      g_array_append_val(at, x);
+      g_ptr_array_add(labels, g_strdup(p->categories->pdata[i]));
+    }
+  } else if (p->scale == LB_PLOT_LOG2) {
+    double first = ceil(s->x_lo - 1e-9), last = floor(s->x_hi + 1e-9);
+    double every = MAX(1, ceil((last - first + 1) / 9));
+    for (double e = first; e <= last; e += every) {
+      double v = exp2(e), x = px_x(s, v);
+      g_array_append_val(at, x);
+      g_ptr_array_add(labels, v >= 1 ? g_strdup_printf("%.0f", v) : g_strdup_printf("%g", v));
+    }
+  } else {
+    double step = lb_pictures_nice_step(s->x_hi - s->x_lo, 9, p->scale == LB_PLOT_INTEGER);
+    for (double v = ceil(s->x_lo / step - 1e-9) * step; v <= s->x_hi + 1e-9; v += step) {
+      double x = px_x(s, v);
+      g_array_append_val(at, x);
+      g_ptr_array_add(labels, lb_pictures_format_tick(v, step));
+    }
+  }
+}
+
+/* A marker of a style centred on (x, y), as path data. */
+static void
+put_marker(GString *out, guint style, double x, double y)
+{
+  double r = 3.5;
+  switch (style % NSTYLES) {
+  case 1: /* square */
+    g_string_append(out, "M");
+    put_px(out, x - r);
+    g_string_append_c(out, ',');
+    put_px(out, y - r);
+    g_string_append_printf(out, " h%.1f v%.1f h%.1f Z ", 2 * r, 2 * r, -2 * r);
+    break;
+  case 2: /* triangle, point up */
+  case 4: /* point down */
+  {
+    double d = style % NSTYLES == 2 ? 1 : -1, h = r * 1.2;
+    g_string_append(out, "M");
+    put_px(out, x);
+    g_string_append_c(out, ',');
+    put_px(out, y - d * h);
+    g_string_append(out, " L");
+    put_px(out, x + h);
+    g_string_append_c(out, ',');
+    put_px(out, y + d * h * 0.8);
+    g_string_append(out, " L");
+    put_px(out, x - h);
+    g_string_append_c(out, ',');
+    put_px(out, y + d * h * 0.8);
+    g_string_append(out, " Z ");
+    break;
+  }
+  case 3: /* diamond */
+    g_string_append(out, "M");
+    put_px(out, x);
+    g_string_append_c(out, ',');
+    put_px(out, y - r * 1.3);
+    g_string_append_printf(out, " l%.2f,%.2f l%.2f,%.2f l%.2f,%.2f Z ", r * 1.3, r * 1.3, -r * 1.3,
+                           r * 1.3, -r * 1.3, -r * 1.3);
+    break;
+  default: /* circle */
+    g_string_append(out, "M");
+    put_px(out, x - r);
+    g_string_append_c(out, ',');
+    put_px(out, y);
+    g_string_append_printf(out, " a%.1f,%.1f 0 1,0 %.1f,0 a%.1f,%.1f 0 1,0 %.1f,0 Z ", r, r, 2 * r,
+                           r, r, -2 * r);
+  }
+}
+
+static void
+put_dash(GString *out, guint style)
+{
+  const char *dash = dashes[style % NSTYLES];
+  if (dash != NULL)
+    g_string_append_printf(out, " stroke-dasharray=\"%s\"", dash);
+}
+
+static void
+put_numbers(GString *out, const char *attribute, const GArray *values)
+{
+  g_string_append_printf(out, " %s=\"", attribute);
+  for (guint k = 0; k < values->len; k++) {
+    if (k > 0)
+      g_string_append_c(out, ' ');
+    put_number(out, g_array_index(values, double, k));
+  }
+  g_string_append_c(out, '"');
+}
+
+static void
+draw_line(Svg *s, const Line *line, guint32 colour)
+{
+  GString *out = s->out;
+  g_string_append_printf(out, "<path class=\"line\" data-style=\"%u\"", line->style);
+  put_numbers(out, "data-x", line->x);
+  put_numbers(out, "data-y", line->y);
+  g_string_append(out, " d=\"");
+  for (guint k = 0; k < line->x->len; k++) {
+    g_string_append(out, k == 0 ? "M" : " L");
+    put_px(out, px_x(s, g_array_index(line->x, double, k)));
+    g_string_append_c(out, ',');
+    put_px(out, px_y(s, g_array_index(line->y, double, k)));
+  }
+  g_string_append(out, "\" fill=\"none\" stroke=\"");
+  put_colour(out, colour);
+  g_string_append(out, "\" stroke-width=\"2.25\" stroke-linejoin=\"round\"");
+  put_dash(out, line->style);
+  g_string_append(out, "/>\n");
+  if (line->x->len > MARKERS_MAX)
+    return;
+  g_string_append(out, "<path class=\"markers\" d=\"");
+  for (guint k = 0; k < line->x->len; k++)
+    put_marker(out, line->style, px_x(s, g_array_index(line->x, double, k)),
+               px_y(s, g_array_index(line->y, double, k)));
+  g_string_append(out, "\" fill=\"");
+  put_colour(out, colour);
+  g_string_append(out, "\" stroke=\"#ffffff\" stroke-width=\"1\"/>\n");
+}
+
+static void
+value_grid(Svg *s, gboolean vertical)
+{
+  g_autoptr(GString) grid = g_string_new(NULL), ticks = g_string_new(NULL);
+  g_autoptr(GArray) at = value_ticks(s);
+  for (guint i = 0; i < at->len; i++) {
+    double v = g_array_index(at, double, i);
+    if (vertical) {
+      double x = round(s->left + (s->right - s->left) * (v - s->v_lo) / (s->v_hi - s->v_lo)) + 0.5;
+      put_segment(grid, x, s->top, x, s->bottom);
+      put_segment(ticks, x, s->bottom, x, s->bottom + 5);
+    } else {
+      double y =
+          round(s->bottom - (s->bottom - s->top) * (v - s->v_lo) / (s->v_hi - s->v_lo)) + 0.5;
+      put_segment(grid, s->left, y, s->right, y);
+      put_segment(ticks, s->left - 5, y, s->left, y);
+    }
+  }
+  g_string_append_printf(s->out, "<path class=\"grid\" d=\"%s\" stroke=\"#e4e4e4\"/>\n", grid->str);
+  g_string_append_printf(s->out, "<path class=\"ticks\" d=\"%s\" stroke=\"#404040\"/>\n",
+                         ticks->str);
+  g_string_append_printf(s->out, "<g class=\"tick-labels\" font-size=\"%d\" fill=\"#404040\">\n",
+                         TICK_SIZE);
+  for (guint i = 0; i < at->len; i++) {
+    double v = g_array_index(at, double, i);
+    g_autofree char *label = lb_pictures_format_tick(v, s->v_step);
+    if (vertical)
+      put_text(s, round(s->left + (s->right - s->left) * (v - s->v_lo) / (s->v_hi - s->v_lo)),
+               s->bottom + 19, "middle", NULL, label);
+    else
+      put_text(s, s->left - 8,
+               round(s->bottom - (s->bottom - s->top) * (v - s->v_lo) / (s->v_hi - s->v_lo)) + 4,
+               "end", NULL, label);
+  }
+  g_string_append(s->out, "</g>\n");
+}
+
+static void
+frame(Svg *s)
+{
+  g_string_append(s->out, "<rect class=\"frame\" x=\"");
+  put_px(s->out, s->left - 0.5);
+  g_string_append(s->out, "\" y=\"");
+  put_px(s->out, s->top - 0.5);
+  g_string_append(s->out, "\" width=\"");
+  put_px(s->out, s->right - s->left + 1);
+  g_string_append(s->out, "\" height=\"");
+  put_px(s->out, s->bottom - s->top + 1);
+  g_string_append(s->out, "\" fill=\"none\" stroke=\"#404040\"/>\n");
+}
+
+static double
+legend_width(Svg *s)
+{
+  const LbPlot *p = s->plot;
+  double w = 0;
+  for (guint i = 0; i < p->series->len; i++)
+    w = MAX(w, text_width(s->cr, ((Series *)p->series->pdata[i])->name, FONT_SIZE, TRUE));
+  for (guint i = 0; i < p->style_labels->len; i++)
+    if (p->style_labels->pdata[i] != NULL)
+      w = MAX(w, text_width(s->cr, p->style_labels->pdata[i], FONT_SIZE, FALSE));
+  for (guint i = 0; i < p->segment_names->len; i++)
+    w = MAX(w, text_width(s->cr, p->segment_names->pdata[i], FONT_SIZE, FALSE));
+  return MIN(w + 44, LEGEND_MAX);
+}
+
+/* The legend, right of the plot: the series' colours, then what each
+ * labelled line style means. Its height is returned. */
+static double
+lines_legend(Svg *s, double x, double y)
+{
+  const LbPlot *p = s->plot;
+  GString *out = s->out;
+  double y0 = y;
+  g_string_append_printf(out, "<g class=\"legend\" font-size=\"%d\">\n", FONT_SIZE);
+  for (guint i = 0; i < p->series->len; i++, y += 22) {
+    const Series *se = p->series->pdata[i];
+    guint32 colour = series_colour(i);
+    g_string_append(out, "<path d=\"");
+    put_segment(out, x, y, x + 28, y);
+    g_string_append(out, "\" stroke=\"");
+    put_colour(out, colour);
+    g_string_append(out, "\" stroke-width=\"2.25\"/>\n<path d=\"");
+    put_marker(out, 0, x + 14, y);
+    g_string_append(out, "\" fill=\"");
+    put_colour(out, colour);
+    g_string_append(out, "\" stroke=\"#ffffff\"/>\n");
+    put_text(s, x + 36, y + 4, "start", "font-weight=\"bold\" fill=\"#202020\"", se->name);
+  }
+  gboolean gap = FALSE;
+  for (guint i = 0; i < p->style_labels->len; i++) {
+    if (p->style_labels->pdata[i] == NULL)
+      continue;
+    if (!gap)
+      y += 10;
+    gap = TRUE;
+    g_string_append(out, "<path d=\"");
+    put_segment(out, x, y, x + 28, y);
+    g_string_append(out, "\" stroke=\"#505050\" stroke-width=\"2\"");
+    put_dash(out, i);
+    g_string_append(out, "/>\n<path d=\"");
+    put_marker(out, i, x + 14, y);
+    g_string_append(out, "\" fill=\"#505050\" stroke=\"#ffffff\"/>\n");
+    put_text(s, x + 36, y + 4, "start", "fill=\"#404040\"", p->style_labels->pdata[i]);
+    y += 22;
+  }
+  g_string_append(out, "</g>\n");
+  return y - y0;
+}
+
+static void
+draw_lines(Svg *s)
+{
+  const LbPlot *p = s->plot;
+  GString *out = s->out;
+  double legend = legend_width(s);
+  guint entries = p->series->len, styles = 0;
+  for (guint i = 0; i < p->style_labels->len; i++)
+    styles += p->style_labels->pdata[i] != NULL;
+  /* a long legend makes the chart taller, never leaves it */
+  s->height = (guint)MAX(LINES_HEIGHT, TOP + 8 + 22 * (entries + styles) + (styles ? 10 : 0) + 16);
+  s->top = TOP;
+  s->left = 30 + value_ticks_width(s) + 14;
+  s->right = s->width - 24 - legend;
+  s->bottom = s->height - 56;
+  x_range(s);
+
+  value_grid(s, FALSE);
+  g_autoptr(GArray) at = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+  x_ticks(s, at, labels);
+  g_string_append(out, "<path class=\"ticks\" d=\"");
+  for (guint i = 0; i < at->len; i++) {
+    double x = round(g_array_index(at, double, i)) + 0.5;
+    put_segment(out, x, s->bottom, x, s->bottom + 5);
+  }
+  g_string_append(out, "\" stroke=\"#404040\"/>\n");
+  g_string_append_printf(out, "<g class=\"tick-labels\" font-size=\"%d\" fill=\"#404040\">\n",
+                         TICK_SIZE);
+  for (guint i = 0; i < at->len; i++)
+    put_text(s, round(g_array_index(at, double, i)), s->bottom + 19, "middle", NULL,
+             labels->pdata[i]);
+  g_string_append(out, "</g>\n");
+  frame(s);
+  put_text(s, (s->left + s->right) / 2, s->bottom + 42, "middle",
+           "font-weight=\"bold\" fill=\"#202020\"", p->x_label);
+  g_autofree char *rotate =
+      g_strdup_printf("font-weight=\"bold\" fill=\"#202020\" transform=\"rotate(-90 %d %d)\"", 18,
+                      (int)((s->top + s->bottom) / 2));
+  put_text(s, 18, (s->top + s->bottom) / 2, "middle", rotate, s->value_label);
+
+  g_string_append_printf(out, "<clipPath id=\"%s-clip\"><rect x=\"", p->id);
+  put_px(out, s->left - 6);
+  g_string_append(out, "\" y=\"");
+  put_px(out, s->top - 6);
+  g_string_append(out, "\" width=\"");
+  put_px(out, s->right - s->left + 12);
+  g_string_append(out, "\" height=\"");
+  put_px(out, s->bottom - s->top + 12);
+  g_string_append(out, "\"/></clipPath>\n");
+  for (guint i = 0; i < p->series->len; i++) {
+    const Series *se = p->series->pdata[i];
+    g_autofree char *name = g_markup_escape_text(se->name, -1);
+    g_string_append_printf(
+        out, "<g class=\"series\" data-series=\"%s\" clip-path=\"url(#%s-clip)\">\n", name, p->id);
+    for (guint l = 0; l < se->lines->len; l++)
+      draw_line(s, se->lines->pdata[l], series_colour(i));
+    g_string_append(out, "</g>\n");
+  }
+  lines_legend(s, s->right + 20, s->top + 8);
+}
+
+/* ---- bars ---- */
+
+static void
+draw_bars(Svg *s)
+{
+  const LbPlot *p = s->plot;
+  GString *out = s->out;
+  double names = 0;
+  for (guint i = 0; i < p->series->len; i++)
+    names = MAX(names, text_width(s->cr, ((Series *)p->series->pdata[i])->name, FONT_SIZE, TRUE));
+  double legend = legend_width(s);
+  s->top = TOP;
+  s->left = 16 + names + 12;
+  s->right = s->width - 24 - legend - 70; /* room for the totals after the longest bar */
+  s->bottom = s->top + p->series->len * (BAR_HEIGHT + BAR_GAP) + BAR_GAP;
+
+  value_grid(s, TRUE);
+  frame(s);
+  put_text(s, (s->left + s->right) / 2, s->bottom + 42, "middle",
+           "font-weight=\"bold\" fill=\"#202020\"", s->value_label);
+  for (guint i = 0; i < p->series->len; i++) {
+    const Series *se = p->series->pdata[i];
+    double y = s->top + BAR_GAP + i * (BAR_HEIGHT + BAR_GAP);
+    put_text(s, s->left - 10, y + BAR_HEIGHT / 2.0 + 4, "end",
+             "font-weight=\"bold\" fill=\"#202020\"", se->name);
+    g_autofree char *name = g_markup_escape_text(se->name, -1);
+    g_string_append_printf(out, "<g class=\"series\" data-series=\"%s\">\n", name);
+    double sum = 0;
+    for (guint k = 0; k < se->values->len; k++) {
+      double v = g_array_index(se->values, double, k);
+      double x0 =
+          s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
+      sum += v;
+      double x1 =
+          s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
+      guint colour = 0;
+      for (guint c = 0; c < p->segment_names->len; c++)
+        if (p->segment_names->pdata[c] == se->segments->pdata[k])
+          colour = c;
+      g_autofree char *segment = g_markup_escape_text(se->segments->pdata[k], -1);
+      g_string_append_printf(out, "<rect class=\"segment\" data-segment=\"%s\" data-value=\"",
+                             segment);
+      put_number(out, v);
+      g_string_append(out, "\" x=\"");
+      put_px(out, x0);
+      g_string_append(out, "\" y=\"");
+      put_px(out, y);
+      g_string_append(out, "\" width=\"");
+      put_px(out, x1 - x0);
+      g_string_append_printf(out, "\" height=\"%d\" fill=\"", BAR_HEIGHT);
+      put_colour(out, segment_colours[colour % G_N_ELEMENTS(segment_colours)]);
+      g_string_append(out, "\" stroke=\"#ffffff\" stroke-width=\"0.5\"><title>");
+      g_autofree char *tip = g_strdup_printf("%s %s: %.6g", se->name,
+                                             (const char *)se->segments->pdata[k], v * s->factor);
+      g_autofree char *escaped = g_markup_escape_text(tip, -1);
+      g_string_append_printf(out, "%s</title></rect>\n", escaped);
+      const char *label = se->segments->pdata[k];
+      guint32 rgb = segment_colours[colour % G_N_ELEMENTS(segment_colours)];
+      double luma = 0.299 * (rgb >> 16) + 0.587 * (rgb >> 8 & 0xff) + 0.114 * (rgb & 0xff);
+      if (text_width(s->cr, label, TICK_SIZE, FALSE) + 8 <= x1 - x0)
+        put_text(s, (x0 + x1) / 2, y + BAR_HEIGHT / 2.0 + 4, "middle",
+                 luma < 140 ? "font-size=\"11\" fill=\"#ffffff\""
+                            : "font-size=\"11\" fill=\"#202020\"",
+                 label);
+    }
+    double end = s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_autofree char *total =
+        se->values->len == 0
+            ? g_strdup("no phases")
+            : g_strdup_printf("%s%s%s", g_ascii_formatd(buf, sizeof buf, "%.4g", sum * s->factor),
+                              s->unit != NULL ? " " : "", s->unit != NULL ? s->unit : "");
+    put_text(s, end + 6, y + BAR_HEIGHT / 2.0 + 4, "start", "fill=\"#404040\"", total);
+    g_string_append(out, "</g>\n");
+  }
+  /* the segments' colours */
+  double x = s->right + 90, y = s->top + 8;
+  g_string_append_printf(out, "<g class=\"legend\" font-size=\"%d\">\n", FONT_SIZE);
+  for (guint c = 0; c < p->segment_names->len; c++, y += 20) {
+    g_string_append(out, "<rect x=\"");
+    put_px(out, x);
+    g_string_append(out, "\" y=\"");
+    put_px(out, y - 6);
+    g_string_append(out, "\" width=\"12\" height=\"12\" fill=\"");
+    put_colour(out, segment_colours[c % G_N_ELEMENTS(segment_colours)]);
+    g_string_append(out, "\"/>\n");
+    put_text(s, x + 18, y + 4, "start", "fill=\"#202020\"", p->segment_names->pdata[c]);
+  }
+  g_string_append(out, "</g>\n");
+  s->height = (guint)MAX(s->bottom + 60, y + 10);
+}
+
+char *
+lb_plot_svg(const LbPlot *plot, gboolean standalone)
+{
+  g_autoptr(cairo_surface_t) surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+  g_autoptr(cairo_t) cr = cairo_create(surface);
+  g_autoptr(GString) body = g_string_new(NULL);
+  g_auto(Svg) s = {.out = body, .cr = cr, .plot = plot, .width = WIDTH, .height = LINES_HEIGHT};
+  double lo, hi;
+  value_extent(plot, &lo, &hi);
+  value_range(&s, lo, hi);
+  if (plot->kind == LB_PLOT_LINES)
+    draw_lines(&s);
+  else
+    draw_bars(&s);
+
+  GString *out = g_string_new(NULL);
+  if (standalone)
+    g_string_append(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  g_autofree char *title = g_markup_escape_text(plot->title, -1);
+  g_autofree char *id = g_markup_escape_text(plot->id, -1);
+  g_string_append_printf(out,
+                         "<svg %sclass=\"plot\" id=\"%s\" width=\"%u\" height=\"%u\" "
+                         "viewBox=\"0 0 %u %u\" role=\"img\" aria-labelledby=\"%s-title\" "
+                         "font-family=\"sans-serif\" font-size=\"%d\">\n"
+                         "<title id=\"%s-title\">%s</title>\n"
+                         "<rect width=\"%u\" height=\"%u\" fill=\"#ffffff\"/>\n",
+                         standalone ? "xmlns=\"http://www.w3.org/2000/svg\" " : "", id, s.width,
+                         s.height, s.width, s.height, id, FONT_SIZE, id, title, s.width, s.height);
+  g_string_append_printf(out,
+                         "<text x=\"16\" y=\"26\" font-size=\"%d\" font-weight=\"bold\" "
+                         "fill=\"#202020\">%s</text>\n",
+                         TITLE_SIZE, title);
+  g_string_append(out, body->str);
+  g_string_append(out, "</svg>\n");
+  return g_string_free(out, FALSE);
+}

@@ -1,0 +1,1028 @@
+/* --report and lbsim report through the lbsim binary: the page's tables
+ * and charts against the JSON they come from, the CSV beside them, links
+ * that resolve, the folder rules, escaping, a sweep's curves, and the page
+ * rendered by headless Chromium (no console message, the same numbers in
+ * its DOM, a screenshot that is not blank). */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <cairo.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "lbsim-spawn.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
+
+/* A field whose hot spots drift, on 16 ranks: none keeps its blocks, mlb
+ * and lbd have phases; small enough to take a fraction of a second. */
+static const char scenario_text[] = "[scenario]\n"
+                                    "name = report-16\n"
+                                    "platform = hypercube-16.xml\n"
+                                    "ranks = 16\n"
+                                    "seed = 3\n"
+                                    "steps = 4\n"
+                                    "[workload]\n"
+                                    "model = field2d\n"
+                                    "size = 64x32\n"
+                                    "pattern = hotspots\n"
+                                    "hotspots = 4\n"
+                                    "width = 0.08\n"
+                                    "amplitude = 300\n"
+                                    "base = 20\n"
+                                    "drift = 0.05\n"
+                                    "[balancers]\n"
+                                    "run = none, mlb, lbd\n";
+
+static const char *const balancers[] = {"none", "mlb", "lbd"};
+#define NBALANCERS G_N_ELEMENTS(balancers)
+
+/* The summary's columns in the page (the terminal table's). */
+static const char *const columns[] = {"imbalance_before", "imbalance_after", "schedule_steps",
+                                      "messages",         "bytes_moved",     "balance_time",
+                                      "app_time",         "total_time"};
+
+static char *tmp_dir;
+static char *scenario_path;
+
+static char *
+tmp_path(const char *name)
+{
+  return g_build_filename(tmp_dir, name, NULL);
+}
+
+static char *
+read_text(const char *path)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_file_get_contents(path, &text, NULL, &error);
+  g_assert_no_error(error);
+  return g_steal_pointer(&text);
+}
+
+static JsonParser *
+parse_json(const char *path)
+{
+  JsonParser *p = json_parser_new();
+  g_autoptr(GError) error = NULL;
+  json_parser_load_from_file(p, path, &error);
+  g_assert_no_error(error);
+  return p;
+}
+
+static JsonArray *
+runs_of(JsonParser *p)
+{
+  return json_object_get_array_member(json_node_get_object(json_parser_get_root(p)), "runs");
+}
+
+static double
+member_double(JsonObject *o, const char *key)
+{
+  g_assert_true(json_object_has_member(o, key));
+  return json_node_get_double(json_object_get_member(o, key));
+}
+
+static void
+assert_close(double a, double b)
+{
+  g_assert_cmpfloat_with_epsilon(a, b, 1e-9 * MAX(1, fabs(b)));
+}
+
+/* The report of the scenario made by lbsim run --report (and its -o JSON),
+ * once per folder name. */
+static const char *
+run_report(const char *name)
+{
+  g_autofree char *dir = tmp_path(name);
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_autofree char *json = g_strconcat(dir, ".json", NULL);
+    g_auto(Result) r = {0};
+    lbsim(&r, "run", "-q", "-j", "2", scenario_path, "--report", dir, "-o", json, NULL);
+    g_test_message("%s", r.err);
+    g_assert_cmpint(r.status, ==, 0);
+  }
+  return g_intern_string(dir);
+}
+
+static char *
+report_file(const char *dir, const char *base)
+{
+  return g_build_filename(dir, base, NULL);
+}
+
+/* ---- reading the page (lbsim's file or Chromium's DOM) ---- */
+
+static char *
+unescape(const char *text)
+{
+  static const char *const entities[][2] = {{"&lt;", "<"},  {"&gt;", ">"},   {"&quot;", "\""},
+                                            {"&#39;", "'"}, {"&apos;", "'"}, {"&amp;", "&"}};
+  GString *out = g_string_new(NULL);
+  for (const char *c = text; *c != '\0';) {
+    gboolean done = FALSE;
+    for (guint e = 0; e < G_N_ELEMENTS(entities) && !done; e++)
+      if (g_str_has_prefix(c, entities[e][0])) {
+        g_string_append(out, entities[e][1]);
+        c += strlen(entities[e][0]);
+        done = TRUE;
+      }
+    if (!done)
+      g_string_append_c(out, *c++);
+  }
+  return g_string_free(out, FALSE);
+}
+
+/* The text from the element that opens with `<TAG ... id="ID"` to its
+ * closing tag (tables and SVG charts do not nest their own kind). */
+static char *
+element(const char *html, const char *tag, const char *id)
+{
+  g_autofree char *pattern = g_strdup_printf("<%s\\b[^>]*\\bid=\"%s\".*?</%s>", tag, id, tag);
+  g_autoptr(GRegex) re = g_regex_new(pattern, G_REGEX_DOTALL, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  if (!g_regex_match(re, html, 0, &m))
+    return NULL;
+  return g_match_info_fetch(m, 0);
+}
+
+/* Every match of pattern in text: group `group` of each. */
+static GPtrArray *
+all_matches(const char *text, const char *pattern, int group)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GRegex) re = g_regex_new(pattern, G_REGEX_DOTALL, 0, NULL);
+  g_assert_nonnull(re);
+  g_autoptr(GMatchInfo) m = NULL;
+  for (g_regex_match(re, text, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL))
+    g_ptr_array_add(out, g_match_info_fetch(m, group));
+  return out;
+}
+
+static GArray *
+numbers(const char *text)
+{
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(double));
+  g_auto(GStrv) words = g_strsplit_set(text, " ,", -1);
+  for (guint i = 0; words[i] != NULL; i++) {
+    if (*words[i] == '\0')
+      continue;
+    char *end = NULL;
+    double v = g_ascii_strtod(words[i], &end);
+    g_assert_true(*end == '\0');
+    g_array_append_val(out, v);
+  }
+  return out;
+}
+
+/* The summary table's rows against the runs of the JSON, in order: every
+ * cell's number, and the imbalances as the terminal prints them. */
+static void
+check_summary(const char *html, JsonArray *runs)
+{
+  g_autofree char *table = element(html, "table", "summary");
+  g_assert_nonnull(table);
+  g_autoptr(GPtrArray) rows = all_matches(table, "<tr data-balancer=\"([^\"]*)\">(.*?)</tr>", 0);
+  g_assert_cmpuint(rows->len, ==, json_array_get_length(runs));
+  for (guint i = 0; i < rows->len; i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    JsonObject *summary = json_object_get_object_member(run, "summary");
+    g_autoptr(GPtrArray) name = all_matches(rows->pdata[i], "data-balancer=\"([^\"]*)\"", 1);
+    g_autofree char *balancer = unescape(name->pdata[0]);
+    g_assert_cmpstr(balancer, ==, json_object_get_string_member(run, "balancer"));
+    g_autoptr(GPtrArray) keys = all_matches(rows->pdata[i], "<td data-key=\"([^\"]*)\"", 1);
+    g_autoptr(GPtrArray) values = all_matches(rows->pdata[i], "data-value=\"([^\"]*)\"", 1);
+    g_autoptr(GPtrArray) texts = all_matches(rows->pdata[i], "data-value=\"[^\"]*\">([^<]*)<", 1);
+    g_assert_cmpuint(keys->len, ==, G_N_ELEMENTS(columns));
+    for (guint c = 0; c < G_N_ELEMENTS(columns); c++) {
+      g_assert_cmpstr(keys->pdata[c], ==, columns[c]);
+      assert_close(g_ascii_strtod(values->pdata[c], NULL), member_double(summary, columns[c]));
+    }
+    g_autofree char *after = g_strdup_printf("%.4f", member_double(summary, "imbalance_after"));
+    g_assert_cmpstr(texts->pdata[1], ==, after);
+  }
+}
+
+/* A chart's series: their names, in order. */
+static GPtrArray *
+series_of(const char *svg)
+{
+  return all_matches(svg, "<g class=\"series\" data-series=\"([^\"]*)\"", 1);
+}
+
+/* The text of one series' group. */
+static char *
+series_group(const char *svg, const char *name)
+{
+  g_autofree char *quoted = g_regex_escape_string(name, -1);
+  g_autofree char *pattern =
+      g_strdup_printf("<g class=\"series\" data-series=\"%s\"[^>]*>(.*?)</g>", quoted);
+  g_autoptr(GPtrArray) m = all_matches(svg, pattern, 1);
+  g_assert_cmpuint(m->len, ==, 1);
+  return g_strdup(m->pdata[0]);
+}
+
+typedef struct {
+  guint style;
+  GArray *x, *y;   /* data-x, data-y: the numbers drawn */
+  GArray *px, *py; /* the path's points */
+} Line;
+
+static void
+line_free(gpointer data)
+{
+  Line *l = data;
+  g_array_unref(l->x);
+  g_array_unref(l->y);
+  g_array_unref(l->px);
+  g_array_unref(l->py);
+  g_free(l);
+}
+
+static GPtrArray *
+lines_of(const char *group)
+{
+  GPtrArray *lines = g_ptr_array_new_with_free_func(line_free);
+  g_autoptr(GPtrArray) paths = all_matches(group, "<path class=\"line\"[^>]*>", 0);
+  for (guint i = 0; i < paths->len; i++) {
+    g_autoptr(GPtrArray) style = all_matches(paths->pdata[i], "data-style=\"([0-9]+)\"", 1);
+    g_autoptr(GPtrArray) x = all_matches(paths->pdata[i], "data-x=\"([^\"]*)\"", 1);
+    g_autoptr(GPtrArray) y = all_matches(paths->pdata[i], "data-y=\"([^\"]*)\"", 1);
+    g_autoptr(GPtrArray) d = all_matches(paths->pdata[i], " d=\"([^\"]*)\"", 1);
+    g_assert_cmpuint(style->len * x->len * y->len * d->len, ==, 1);
+    Line *l = g_new0(Line, 1);
+    l->style = (guint)g_ascii_strtoull(style->pdata[0], NULL, 10);
+    l->x = numbers(x->pdata[0]);
+    l->y = numbers(y->pdata[0]);
+    g_autofree char *coords = g_strdelimit(g_strdup(d->pdata[0]), "ML", ' ');
+    g_autoptr(GArray) xy = numbers(coords);
+    g_assert_cmpuint(xy->len % 2, ==, 0);
+    l->px = g_array_new(FALSE, FALSE, sizeof(double));
+    l->py = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint k = 0; k < xy->len; k += 2) {
+      g_array_append_val(l->px, g_array_index(xy, double, k));
+      g_array_append_val(l->py, g_array_index(xy, double, k + 1));
+    }
+    g_assert_cmpuint(l->px->len, ==, l->x->len);
+    g_assert_cmpuint(l->y->len, ==, l->x->len);
+    g_ptr_array_add(lines, l);
+  }
+  return lines;
+}
+
+/* The points' pixels follow their numbers through one affine map per
+ * axis for the whole chart (log2 of x when log_x), and a larger value is
+ * drawn higher. */
+static void
+check_geometry(GPtrArray *all_lines, gboolean log_x)
+{
+  double v0 = NAN, p0 = 0, v1 = NAN, p1 = 0, x0 = NAN, q0 = 0, x1 = NAN, q1 = 0;
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < all_lines->len; i++) {
+      const Line *l = all_lines->pdata[i];
+      for (guint k = 0; k < l->x->len; k++) {
+        double x = g_array_index(l->x, double, k), y = g_array_index(l->y, double, k);
+        double px = g_array_index(l->px, double, k), py = g_array_index(l->py, double, k);
+        if (log_x)
+          x = log2(x);
+        if (pass == 0) { /* the extremes fix the maps */
+          if (isnan(v0) || y < v0)
+            v0 = y, p0 = py;
+          if (isnan(v1) || y > v1)
+            v1 = y, p1 = py;
+          if (isnan(x0) || x < x0)
+            x0 = x, q0 = px;
+          if (isnan(x1) || x > x1)
+            x1 = x, q1 = px;
+          continue;
+        }
+        if (v1 > v0)
+          g_assert_cmpfloat_with_epsilon(py, p0 + (y - v0) * (p1 - p0) / (v1 - v0), 0.05);
+        if (x1 > x0)
+          g_assert_cmpfloat_with_epsilon(px, q0 + (x - x0) * (q1 - q0) / (x1 - x0), 0.05);
+      }
+    }
+  g_assert_true(v1 > v0);
+  g_assert_cmpfloat(p1, <, p0);
+  g_assert_cmpfloat(q1, >, q0);
+}
+
+/* The imbalance chart: a series per run, named and ordered as the JSON's
+ * runs, with a line before (style 1) and after (style 0) balancing that
+ * draws the JSON's values at every step. */
+static void
+check_imbalance_chart(const char *html, JsonArray *runs)
+{
+  g_autofree char *svg = element(html, "svg", "imbalance-steps");
+  g_assert_nonnull(svg);
+  g_autoptr(GPtrArray) series = series_of(svg);
+  g_assert_cmpuint(series->len, ==, json_array_get_length(runs));
+  g_autoptr(GPtrArray) everything = g_ptr_array_new();
+  g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+  for (guint i = 0; i < series->len; i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    g_assert_cmpstr(series->pdata[i], ==, json_object_get_string_member(run, "balancer"));
+    JsonArray *steps = json_object_get_array_member(run, "adaptations");
+    g_autofree char *group = series_group(svg, series->pdata[i]);
+    GPtrArray *lines = lines_of(group);
+    g_ptr_array_add(keep, lines);
+    g_assert_cmpuint(lines->len, ==, 2);
+    for (guint l = 0; l < lines->len; l++) {
+      const Line *line = lines->pdata[l];
+      const char *key = line->style == 0 ? "imbalance_after" : "imbalance_before";
+      g_assert_cmpuint(line->x->len, ==, json_array_get_length(steps));
+      for (guint s = 0; s < line->x->len; s++) {
+        g_assert_cmpfloat(g_array_index(line->x, double, s), ==, s);
+        assert_close(g_array_index(line->y, double, s),
+                     member_double(json_array_get_object_element(steps, s), key));
+      }
+      g_ptr_array_add(everything, (gpointer)line);
+    }
+    g_assert_cmpuint(((Line *)lines->pdata[0])->style + ((Line *)lines->pdata[1])->style, ==, 1);
+  }
+  check_geometry(everything, FALSE);
+}
+
+/* The phase chart: a bar per run, a segment per phase with its time. */
+static void
+check_phase_chart(const char *html, JsonArray *runs)
+{
+  g_autofree char *svg = element(html, "svg", "phase-times");
+  g_assert_nonnull(svg);
+  g_autoptr(GPtrArray) series = series_of(svg);
+  g_assert_cmpuint(series->len, ==, json_array_get_length(runs));
+  for (guint i = 0; i < series->len; i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    JsonArray *phases = json_object_get_array_member(run, "phases");
+    g_autofree char *group = series_group(svg, series->pdata[i]);
+    g_autoptr(GPtrArray) names = all_matches(group, "data-segment=\"([^\"]*)\"", 1);
+    g_autoptr(GPtrArray) values =
+        all_matches(group, "data-segment=\"[^\"]*\" data-value=\"([^\"]*)\"", 1);
+    g_autoptr(GPtrArray) widths =
+        all_matches(group, "data-value=\"[^\"]*\" x=\"[^\"]*\" y=\"[^\"]*\" width=\"([^\"]*)\"", 1);
+    g_assert_cmpuint(names->len, ==, json_array_get_length(phases));
+    g_assert_cmpuint(widths->len, ==, names->len);
+    for (guint k = 0; k < names->len; k++) {
+      JsonObject *p = json_array_get_object_element(phases, k);
+      g_assert_cmpstr(names->pdata[k], ==, json_object_get_string_member(p, "name"));
+      assert_close(g_ascii_strtod(values->pdata[k], NULL), member_double(p, "time"));
+      g_assert_cmpfloat(g_ascii_strtod(widths->pdata[k], NULL), >=, 0);
+    }
+  }
+}
+
+/* ---- the files ---- */
+
+/* Every CSV line split at commas (lbsim's names here have none). */
+static GPtrArray *
+csv_rows(const char *path)
+{
+  g_autofree char *text = read_text(path);
+  GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (*lines[i] != '\0')
+      g_ptr_array_add(rows, g_strsplit(lines[i], ",", -1));
+  return rows;
+}
+
+static guint
+column(char **head, const char *name)
+{
+  for (guint c = 0; head[c] != NULL; c++)
+    if (strcmp(head[c], name) == 0)
+      return c;
+  g_assert_not_reached();
+}
+
+/* Every link and source of the page is a file of the folder or an image
+ * inside it (the pictures' heat maps), none goes to the network, and
+ * there is no script. */
+static void
+check_links(const char *dir, const char *html)
+{
+  g_autoptr(GPtrArray) refs =
+      all_matches(html, "\\b(?:href|src)=\"(?!data:image/png;base64,)([^\"#][^\"]*)\"", 1);
+  g_assert_cmpuint(refs->len, >, 0);
+  for (guint i = 0; i < refs->len; i++) {
+    g_autofree char *name = g_uri_unescape_string(refs->pdata[i], NULL);
+    g_assert_nonnull(name);
+    g_assert_null(strchr(name, '/'));
+    g_autofree char *path = report_file(dir, name);
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+      g_error("the page links %s, which is not in %s", name, dir);
+  }
+  g_autoptr(GRegex) remote =
+      g_regex_new("(?:href|src)=\"(?:https?:|//)|url\\(['\"]?(?:https?:|//)|@import|<script|"
+                  "<link\\b|<img\\b|<iframe\\b",
+                  G_REGEX_CASELESS, 0, NULL);
+  g_assert_false(g_regex_match(remote, html, 0, NULL));
+}
+
+static void
+test_run_files(void)
+{
+  const char *dir = run_report("run");
+  g_autofree char *json_path = g_strconcat(dir, ".json", NULL);
+  g_autoptr(JsonParser) json = parse_json(json_path);
+  JsonArray *runs = runs_of(json);
+  g_assert_cmpuint(json_array_get_length(runs), ==, NBALANCERS);
+  g_autofree char *page = report_file(dir, "index.html");
+  g_autofree char *html = read_text(page);
+
+  check_links(dir, html);
+  check_summary(html, runs);
+  check_imbalance_chart(html, runs);
+  check_phase_chart(html, runs);
+
+  /* a picture of each run, inline, its ids its own */
+  g_autoptr(GPtrArray) pictures =
+      all_matches(html, "<figure class=\"picture\" data-balancer=\"([^\"]*)\"", 1);
+  g_assert_cmpuint(pictures->len, ==, NBALANCERS);
+  g_autoptr(GPtrArray) ids = all_matches(html, "\\bid=\"([^\"]*)\"", 1);
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; i < ids->len; i++) {
+    if (g_hash_table_contains(seen, ids->pdata[i]))
+      g_error("the id %s is used twice", (char *)ids->pdata[i]);
+    g_hash_table_add(seen, ids->pdata[i]);
+  }
+  g_autoptr(GPtrArray) uses = all_matches(html, "(?:href=\"#|url\\(#)([^\")]*)", 1);
+  for (guint i = 0; i < uses->len; i++)
+    if (!g_hash_table_contains(seen, uses->pdata[i]))
+      g_error("#%s is used but never defined", (char *)uses->pdata[i]);
+
+  /* the CSV: exactly the JSON's numbers */
+  g_autofree char *steps_csv = report_file(dir, "report-16.imbalance-steps.csv");
+  g_autoptr(GPtrArray) rows = csv_rows(steps_csv);
+  char **head = rows->pdata[0];
+  guint row = 1;
+  for (guint i = 0; i < NBALANCERS; i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    JsonArray *steps = json_object_get_array_member(run, "adaptations");
+    for (guint s = 0; s < json_array_get_length(steps); s++, row++) {
+      char **r = rows->pdata[row];
+      JsonObject *a = json_array_get_object_element(steps, s);
+      g_assert_cmpstr(r[column(head, "balancer")], ==, balancers[i]);
+      g_assert_cmpuint(g_ascii_strtoull(r[column(head, "step")], NULL, 10), ==, s);
+      assert_close(g_ascii_strtod(r[column(head, "imbalance_before")], NULL),
+                   member_double(a, "imbalance_before"));
+      assert_close(g_ascii_strtod(r[column(head, "imbalance_after")], NULL),
+                   member_double(a, "imbalance_after"));
+    }
+  }
+  g_assert_cmpuint(row, ==, rows->len);
+
+  g_autofree char *summary_csv = report_file(dir, "report-16.summary.csv");
+  g_autoptr(GPtrArray) srows = csv_rows(summary_csv);
+  g_assert_cmpuint(srows->len, ==, NBALANCERS + 1);
+  for (guint i = 0; i < NBALANCERS; i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    JsonObject *summary = json_object_get_object_member(run, "summary");
+    JsonObject *metrics = json_object_get_object_member(run, "metrics");
+    char **r = srows->pdata[i + 1];
+    g_assert_cmpstr(r[0], ==, balancers[i]);
+    for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
+      assert_close(g_ascii_strtod(r[column(srows->pdata[0], columns[c])], NULL),
+                   member_double(summary, columns[c]));
+    g_autoptr(GList) names = json_object_get_members(metrics);
+    for (GList *l = names; l != NULL; l = l->next)
+      assert_close(g_ascii_strtod(r[column(srows->pdata[0], l->data)], NULL),
+                   member_double(metrics, l->data));
+  }
+
+  g_autofree char *phases_csv = report_file(dir, "report-16.phase-times.csv");
+  g_autoptr(GPtrArray) prows = csv_rows(phases_csv);
+  guint nphases = 0;
+  for (guint i = 0; i < NBALANCERS; i++)
+    nphases += json_array_get_length(
+        json_object_get_array_member(json_array_get_object_element(runs, i), "phases"));
+  g_assert_cmpuint(prows->len, ==, nphases + 1);
+
+  /* the list of files: every one there, and everything there listed */
+  g_autoptr(GKeyFile) manifest = g_key_file_new();
+  g_autofree char *manifest_path = report_file(dir, "lbsim-report.ini");
+  g_assert_true(g_key_file_load_from_file(manifest, manifest_path, G_KEY_FILE_NONE, NULL));
+  g_auto(GStrv) files = g_key_file_get_string_list(manifest, "report", "files", NULL, NULL);
+  g_assert_nonnull(files);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  guint present = 0;
+  for (const char *name; (name = g_dir_read_name(d)) != NULL; present++)
+    g_assert_true(g_strv_contains((const char *const *)files, name));
+  g_assert_cmpuint(present, ==, g_strv_length(files));
+  /* the JSON beside the page is the one -o wrote, but for wall clocks */
+  g_autofree char *copy_path = report_file(dir, "report-16.run.json");
+  g_autofree char *copy = read_text(copy_path);
+  g_autofree char *original = read_text(json_path);
+  g_autofree char *a = json_without_measured(copy), *b = json_without_measured(original);
+  g_assert_cmpstr(a, ==, b);
+}
+
+/* The same JSON makes the same page: lbsim report of the run's JSON in
+ * its own folder rewrites it byte for byte and keeps the pictures; in a
+ * new folder, the page is the same but for the pictures, twice alike. */
+static void
+test_determinism(void)
+{
+  const char *dir = run_report("again");
+  g_autofree char *page = report_file(dir, "index.html");
+  g_autofree char *before = read_text(page);
+  g_autofree char *json = report_file(dir, "report-16.run.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "report", json, dir, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *after = read_text(page);
+  g_assert_cmpstr(before, ==, after);
+  g_autofree char *picture = report_file(dir, "report-16.mlb.partition.svg");
+  g_assert_true(g_file_test(picture, G_FILE_TEST_IS_REGULAR));
+
+  g_autofree char *elsewhere = tmp_path("elsewhere");
+  g_autofree char *texts[2] = {NULL, NULL};
+  for (guint i = 0; i < 2; i++) {
+    g_auto(Result) again = {0};
+    lbsim(&again, "report", json, elsewhere, NULL);
+    g_assert_cmpint(again.status, ==, 0);
+    g_autofree char *other = report_file(elsewhere, "index.html");
+    texts[i] = read_text(other);
+  }
+  g_assert_cmpstr(texts[0], ==, texts[1]);
+  g_assert_null(strstr(texts[0], "class=\"picture\""));
+  g_assert_nonnull(strstr(texts[0], "No pictures"));
+  /* with --pictures, the pictures are back and the page is the first */
+  g_auto(Result) with = {0};
+  lbsim(&with, "report", json, elsewhere, "--pictures", dir, NULL);
+  g_assert_cmpint(with.status, ==, 0);
+  g_autofree char *other = report_file(elsewhere, "index.html");
+  g_autofree char *text = read_text(other);
+  g_autoptr(GPtrArray) pictures = all_matches(text, "<figure class=\"picture\"", 0);
+  g_assert_cmpuint(pictures->len, ==, NBALANCERS);
+}
+
+/* A folder holds one report: another scenario's is refused before
+ * anything runs, and replaced with --force, its files gone. */
+static void
+test_folder(void)
+{
+  const char *dir = run_report("folder");
+  g_autofree char *other = tmp_path("other.ini");
+  g_autoptr(GString) text = g_string_new(scenario_text);
+  g_string_replace(text, "name = report-16", "name = other-16", 1);
+  g_string_replace(text, "run = none, mlb, lbd", "run = none", 1);
+  g_assert_true(g_file_set_contents(other, text->str, -1, NULL));
+  g_auto(Result) refused = {0};
+  lbsim(&refused, "run", "-q", other, "--report", dir, NULL);
+  g_assert_cmpint(refused.status, ==, 2);
+  g_assert_nonnull(strstr(refused.err, "holds the report of the run of report-16"));
+  g_assert_nonnull(strstr(refused.err, "--force"));
+  g_assert_null(strstr(refused.out, "balancer")); /* nothing ran */
+
+  g_auto(Result) forced = {0};
+  lbsim(&forced, "run", "-q", other, "--report", dir, "--force", NULL);
+  g_assert_cmpint(forced.status, ==, 0);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  for (const char *name; (name = g_dir_read_name(d)) != NULL;)
+    if (g_str_has_prefix(name, "report-16"))
+      g_error("%s of the replaced report is left", name);
+  g_autofree char *page = report_file(dir, "index.html");
+  g_autofree char *html = read_text(page);
+  g_assert_nonnull(strstr(html, "<h1>other-16</h1>"));
+
+  /* the same scenario again: no --force needed */
+  g_auto(Result) same = {0};
+  lbsim(&same, "run", "-q", other, "--report", dir, NULL);
+  g_assert_cmpint(same.status, ==, 0);
+
+  /* a page not made by lbsim, a file, a folder whose parent is missing */
+  g_autofree char *foreign = tmp_path("foreign");
+  g_assert_cmpint(g_mkdir(foreign, 0777), ==, 0);
+  g_autofree char *foreign_page = report_file(foreign, "index.html");
+  g_assert_true(g_file_set_contents(foreign_page, "<p>mine</p>", -1, NULL));
+  g_autofree char *missing = tmp_path("no/such/dir");
+  const char *const bad[] = {foreign, other, missing};
+  const char *const says[] = {"was not written by lbsim", "Not a directory", "No such file"};
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_auto(Result) r = {0};
+    lbsim(&r, "run", "-q", other, "--report", bad[i], NULL);
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, says[i]));
+  }
+  g_autofree char *kept = read_text(foreign_page);
+  g_assert_cmpstr(kept, ==, "<p>mine</p>");
+}
+
+/* Text from the JSON is escaped wherever the page shows it. */
+static void
+test_escape(void)
+{
+  const char *dir = run_report("escape");
+  g_autofree char *json = report_file(dir, "report-16.run.json");
+  g_autofree char *text = read_text(json);
+  g_autoptr(GString) s = g_string_new(text);
+  g_string_replace(s, "\"name\": \"report-16\"", "\"name\": \"x<b>&amp;\\\"y\"", 1);
+  g_string_replace(s, "\"balancer\": \"mlb\"", "\"balancer\": \"m<i>'\"", 0);
+  g_autofree char *odd = tmp_path("odd.json");
+  g_assert_true(g_file_set_contents(odd, s->str, -1, NULL));
+  g_autofree char *out = tmp_path("odd");
+  g_auto(Result) r = {0};
+  lbsim(&r, "report", odd, out, NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *page = report_file(out, "index.html");
+  g_autofree char *html = read_text(page);
+  g_assert_null(strstr(html, "<b>"));
+  g_assert_null(strstr(html, "<i>"));
+  g_assert_nonnull(strstr(html, "<h1>x&lt;b&gt;&amp;amp;&quot;y</h1>"));
+  g_assert_nonnull(strstr(html, "data-series=\"m&lt;i&gt;&apos;\""));
+  /* the files are named after the scenario as the pictures are: / as _ */
+  g_autofree char *csv = report_file(out, "x<b>&amp;\"y.summary.csv");
+  g_assert_true(g_file_test(csv, G_FILE_TEST_IS_REGULAR));
+  check_links(out, html);
+}
+
+/* JSON that is not lbsim's is bad input that names the file and where. */
+static void
+test_bad_json(void)
+{
+  static const char *const cases[][2] = {
+      {"not json", "not JSON"},
+      {"[1, 2]", "not lbsim's JSON"},
+      {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": [{}]}",
+       "runs[0]: \"balancer\" should be a string"},
+      {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
+       "[{\"balancer\": \"b\", \"summary\": {}, \"adaptations\": []}]}",
+       "runs[0].summary: \"imbalance_before\" should be a number"},
+      {"{\"lbsim\": \"0\", \"sweep\": {\"scenario\": \"s.ini\", \"vary\": [{\"name\": \"ranks\", "
+       "\"values\": [2]}]}, \"runs\": [{\"point\": {\"ranks\": 4}, \"balancer\": \"b\"}]}",
+       "runs[0]: point \"ranks\" should be one of sweep.vary's values"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *name = g_strdup_printf("bad-%u.json", i);
+    g_autofree char *path = tmp_path(name);
+    g_assert_true(g_file_set_contents(path, cases[i][0], -1, NULL));
+    g_autofree char *out = tmp_path("bad-out");
+    g_auto(Result) r = {0};
+    lbsim(&r, "report", path, out, NULL);
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, path));
+    if (strstr(r.err, cases[i][1]) == NULL)
+      g_error("case %u: %s", i, r.err);
+    g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  }
+}
+
+/* ---- a sweep ---- */
+
+static const guint sweep_ranks[] = {4, 8, 16};
+static const char *const sweep_amplitudes[] = {"100", "300"};
+
+static char *
+sweep_run_path(guint p, guint a)
+{
+  g_autofree char *name = g_strdup_printf("sweep-%u-%s.json", sweep_ranks[p], sweep_amplitudes[a]);
+  return tmp_path(name);
+}
+
+/* A sweep's JSON as lbsim sweep writes it, put together from runs of the
+ * scenario at every point. */
+static const char *
+sweep_json(void)
+{
+  g_autofree char *path = tmp_path("sweep.json");
+  if (g_file_test(path, G_FILE_TEST_EXISTS))
+    return g_intern_string(path);
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "lbsim");
+  json_builder_add_string_value(b, "test");
+  json_builder_set_member_name(b, "sweep");
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "scenario");
+  json_builder_add_string_value(b, scenario_path);
+  json_builder_set_member_name(b, "vary");
+  json_builder_begin_array(b);
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "name");
+  json_builder_add_string_value(b, "ranks");
+  json_builder_set_member_name(b, "values");
+  json_builder_begin_array(b);
+  for (guint p = 0; p < G_N_ELEMENTS(sweep_ranks); p++)
+    json_builder_add_int_value(b, sweep_ranks[p]);
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "name");
+  json_builder_add_string_value(b, "workload.amplitude");
+  json_builder_set_member_name(b, "values");
+  json_builder_begin_array(b);
+  for (guint a = 0; a < G_N_ELEMENTS(sweep_amplitudes); a++)
+    json_builder_add_string_value(b, sweep_amplitudes[a]);
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "runs_total");
+  json_builder_add_int_value(b, G_N_ELEMENTS(sweep_ranks) * G_N_ELEMENTS(sweep_amplitudes) *
+                                    NBALANCERS);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "runs");
+  json_builder_begin_array(b);
+  g_autoptr(GPtrArray) parsers = g_ptr_array_new_with_free_func(g_object_unref);
+  for (guint p = 0; p < G_N_ELEMENTS(sweep_ranks); p++)
+    for (guint a = 0; a < G_N_ELEMENTS(sweep_amplitudes); a++) {
+      g_autofree char *out = sweep_run_path(p, a);
+      g_autofree char *ranks = g_strdup_printf("%u", sweep_ranks[p]);
+      g_autofree char *set = g_strdup_printf("workload.amplitude=%s", sweep_amplitudes[a]);
+      g_auto(Result) r = {0};
+      lbsim(&r, "run", "-q", "-j", "2", scenario_path, "--ranks", ranks, "--set", set, "-o", out,
+            NULL);
+      g_assert_cmpint(r.status, ==, 0);
+      JsonParser *parser = parse_json(out);
+      g_ptr_array_add(parsers, parser);
+      JsonArray *runs = runs_of(parser);
+      for (guint i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *run = json_array_get_object_element(runs, i);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "point");
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "ranks");
+        json_builder_add_int_value(b, sweep_ranks[p]);
+        json_builder_set_member_name(b, "workload.amplitude");
+        json_builder_add_string_value(b, sweep_amplitudes[a]);
+        json_builder_end_object(b);
+        json_builder_set_member_name(b, "balancer");
+        json_builder_add_string_value(b, json_object_get_string_member(run, "balancer"));
+        json_builder_set_member_name(b, "result");
+        json_builder_add_value(b, json_node_copy(json_array_get_element(runs, i)));
+        json_builder_end_object(b);
+      }
+    }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  json_generator_set_root(gen, root);
+  json_generator_set_pretty(gen, TRUE);
+  g_autoptr(GError) error = NULL;
+  json_generator_to_file(gen, path, &error);
+  g_assert_no_error(error);
+  return g_intern_string(path);
+}
+
+static double
+summary_of(guint p, guint a, const char *balancer, const char *key)
+{
+  g_autofree char *path = sweep_run_path(p, a);
+  g_autoptr(JsonParser) parser = parse_json(path);
+  JsonArray *runs = runs_of(parser);
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    if (strcmp(json_object_get_string_member(run, "balancer"), balancer) == 0)
+      return member_double(json_object_get_object_member(run, "summary"), key);
+  }
+  g_assert_not_reached();
+}
+
+/* A sweep chart against one parameter: a series per balancer, a line
+ * per value of the other, through the runs' values in the parameter's
+ * order. */
+static void
+check_sweep_chart(const char *html, const char *id, gboolean by_ranks, const char *key)
+{
+  g_autofree char *svg = element(html, "svg", id);
+  g_assert_nonnull(svg);
+  g_autoptr(GPtrArray) series = series_of(svg);
+  g_assert_cmpuint(series->len, ==, NBALANCERS);
+  g_autoptr(GPtrArray) everything = g_ptr_array_new();
+  g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+  guint nlines = by_ranks ? G_N_ELEMENTS(sweep_amplitudes) : G_N_ELEMENTS(sweep_ranks);
+  guint npoints = by_ranks ? G_N_ELEMENTS(sweep_ranks) : G_N_ELEMENTS(sweep_amplitudes);
+  for (guint b = 0; b < NBALANCERS; b++) {
+    g_assert_cmpstr(series->pdata[b], ==, balancers[b]);
+    g_autofree char *group = series_group(svg, balancers[b]);
+    GPtrArray *lines = lines_of(group);
+    g_ptr_array_add(keep, lines);
+    g_assert_cmpuint(lines->len, ==, nlines);
+    for (guint l = 0; l < nlines; l++) {
+      const Line *line = lines->pdata[l];
+      g_assert_cmpuint(line->style, ==, l);
+      g_assert_cmpuint(line->x->len, ==, npoints);
+      for (guint k = 0; k < npoints; k++) {
+        guint p = by_ranks ? k : l, a = by_ranks ? l : k;
+        double x = by_ranks ? sweep_ranks[p] : g_ascii_strtod(sweep_amplitudes[a], NULL);
+        g_assert_cmpfloat(g_array_index(line->x, double, k), ==, x);
+        assert_close(g_array_index(line->y, double, k), summary_of(p, a, balancers[b], key));
+      }
+      g_ptr_array_add(everything, (gpointer)line);
+    }
+  }
+  check_geometry(everything, by_ranks);
+}
+
+static const char *
+sweep_report(void)
+{
+  g_autofree char *dir = tmp_path("sweep");
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_auto(Result) r = {0};
+    lbsim(&r, "report", sweep_json(), dir, NULL);
+    g_test_message("%s", r.err);
+    g_assert_cmpint(r.status, ==, 0);
+  }
+  return g_intern_string(dir);
+}
+
+static void
+test_sweep(void)
+{
+  const char *dir = sweep_report();
+  g_autofree char *page = report_file(dir, "index.html");
+  g_autofree char *html = read_text(page);
+  check_links(dir, html);
+  check_sweep_chart(html, "vs-ranks-time", TRUE, "total_time");
+  check_sweep_chart(html, "vs-ranks-imbalance", TRUE, "imbalance_after");
+  check_sweep_chart(html, "vs-workload.amplitude-time", FALSE, "total_time");
+  check_sweep_chart(html, "vs-workload.amplitude-imbalance", FALSE, "imbalance_after");
+  /* the table: a row per run, in the sweep's order */
+  g_autoptr(JsonParser) sweep = parse_json(sweep_json());
+  JsonArray *runs = runs_of(sweep);
+  g_autoptr(JsonArray) results = json_array_new();
+  for (guint i = 0; i < json_array_get_length(runs); i++)
+    json_array_add_element(results, json_node_copy(json_object_get_member(
+                                        json_array_get_object_element(runs, i), "result")));
+  check_summary(html, results);
+  /* a chart's CSV: balancer, the other parameter, the parameter, the value */
+  g_autofree char *csv = report_file(dir, "report-16.vs-ranks.time.csv");
+  g_autoptr(GPtrArray) rows = csv_rows(csv);
+  g_assert_cmpuint(rows->len, ==, 1 + json_array_get_length(runs));
+  char **head = rows->pdata[0];
+  g_assert_cmpstr(head[0], ==, "balancer");
+  g_assert_cmpstr(head[1], ==, "workload.amplitude");
+  g_assert_cmpstr(head[2], ==, "ranks");
+  g_assert_cmpstr(head[3], ==, "total_time");
+  char **first = rows->pdata[1];
+  g_assert_cmpstr(first[0], ==, balancers[0]);
+  g_assert_cmpstr(first[1], ==, sweep_amplitudes[0]);
+  g_assert_cmpstr(first[2], ==, "4");
+  assert_close(g_ascii_strtod(first[3], NULL), summary_of(0, 0, balancers[0], "total_time"));
+}
+
+/* ---- in a browser ---- */
+
+static char *
+chromium_path(void)
+{
+  char *path = g_find_program_in_path("chromium");
+  return path != NULL ? path : g_find_program_in_path("chromium-browser");
+}
+
+/* Chromium's console messages (it logs every one, whatever its level, as
+ * a CONSOLE line): the page has no script, so any is a fault. */
+static guint
+console_messages(const char *log)
+{
+  guint n = 0;
+  g_auto(GStrv) lines = g_strsplit(log, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (strstr(lines[i], ":CONSOLE") != NULL) {
+      g_test_message("console: %s", lines[i]);
+      n++;
+    }
+  return n;
+}
+
+/* Renders page headless: its DOM after loading, its log, a screenshot. */
+static void
+render(const char *page, const char *screenshot, char **dom, char **log)
+{
+  g_autofree char *chromium = chromium_path();
+  g_autofree char *uri = g_filename_to_uri(page, NULL, NULL);
+  g_autofree char *profile = tmp_path("chromium-profile");
+  g_autofree char *profile_arg = g_strconcat("--user-data-dir=", profile, NULL);
+  g_autofree char *shot_arg = g_strconcat("--screenshot=", screenshot, NULL);
+  const char *argv[] = {chromium,
+                        "--headless",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--disable-dev-shm-usage",
+                        "--no-first-run",
+                        "--hide-scrollbars",
+                        "--enable-logging=stderr",
+                        "--v=0",
+                        profile_arg,
+                        "--window-size=1280,2000",
+                        shot_arg,
+                        "--dump-dom",
+                        uri,
+                        NULL};
+  int status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, dom, log,
+                             &status, &error));
+  g_assert_no_error(error);
+  if (!g_spawn_check_wait_status(status, NULL))
+    g_error("chromium failed: %s", *log);
+}
+
+/* Not blank: many colours, and much of it neither the page's white nor
+ * its margin's grey. */
+static void
+check_screenshot(const char *path)
+{
+  g_autoptr(cairo_surface_t) s = cairo_image_surface_create_from_png(path);
+  g_assert_cmpint(cairo_surface_status(s), ==, CAIRO_STATUS_SUCCESS);
+  int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+  g_assert_cmpint(w, ==, 1280);
+  g_assert_cmpint(h, ==, 2000);
+  const guint8 *data = cairo_image_surface_get_data(s);
+  int stride = cairo_image_surface_get_stride(s);
+  g_autoptr(GHashTable) colours = g_hash_table_new(g_direct_hash, g_direct_equal);
+  guint64 inked = 0;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      guint32 px = ((const guint32 *)(gconstpointer)(data + (gsize)y * stride))[x] & 0xffffff;
+      g_hash_table_add(colours, GUINT_TO_POINTER(px));
+      inked += px != 0xffffff && px != 0xf6f6f4;
+    }
+  g_test_message("screenshot: %u colours, %.1f%% inked", g_hash_table_size(colours),
+                 100.0 * inked / ((double)w * h));
+  g_assert_cmpuint(g_hash_table_size(colours), >=, 200);
+  g_assert_cmpfloat(inked, >, 0.05 * w * h);
+}
+
+static void
+test_browser(void)
+{
+  g_autofree char *chromium = chromium_path();
+  if (chromium == NULL) {
+    g_test_skip("chromium is not installed (tools/install-deps installs it): the page is not "
+                "rendered");
+    return;
+  }
+  const char *dir = run_report("run");
+  g_autofree char *json_path = g_strconcat(dir, ".json", NULL);
+  g_autoptr(JsonParser) json = parse_json(json_path);
+  JsonArray *runs = runs_of(json);
+  g_autofree char *page = report_file(dir, "index.html");
+  g_autofree char *shot = tmp_path("report.png");
+  g_autofree char *dom = NULL, *log = NULL;
+  render(page, shot, &dom, &log);
+  g_assert_cmpuint(console_messages(log), ==, 0);
+  check_summary(dom, runs);
+  check_imbalance_chart(dom, runs);
+  check_phase_chart(dom, runs);
+  g_autoptr(GPtrArray) pictures = all_matches(dom, "<figure class=\"picture\"", 0);
+  g_assert_cmpuint(pictures->len, ==, NBALANCERS);
+  check_screenshot(shot);
+  /* kept where the build can show it */
+  g_autofree char *kept = g_build_filename(g_get_current_dir(), "report-screenshot.png", NULL);
+  gsize length = 0;
+  g_autofree char *bytes = NULL;
+  g_assert_true(g_file_get_contents(shot, &bytes, &length, NULL));
+  if (g_file_set_contents(kept, bytes, (gssize)length, NULL))
+    g_test_message("screenshot: %s", kept);
+
+  /* The sweep's page, with a script that logs twice: those two are
+   * caught (the detection works), and the page itself logs nothing. One
+   * start of Chromium less: it takes seconds. */
+  const char *sweep_dir = sweep_report();
+  g_autofree char *sweep_page = report_file(sweep_dir, "index.html");
+  g_autofree char *sweep_html = read_text(sweep_page);
+  g_autoptr(GString) broken = g_string_new(sweep_html);
+  g_assert_cmpuint(g_string_replace(broken, "</main>",
+                                    "<script>console.error('injected'); nowhere();</script></main>",
+                                    1),
+                   ==, 1);
+  g_autofree char *broken_page = report_file(sweep_dir, "broken.html");
+  g_assert_true(g_file_set_contents(broken_page, broken->str, -1, NULL));
+  g_autofree char *dom2 = NULL, *log2 = NULL;
+  g_autofree char *shot2 = tmp_path("sweep.png");
+  render(broken_page, shot2, &dom2, &log2);
+  g_unlink(broken_page);
+  g_assert_cmpuint(console_messages(log2), ==, 2);
+  check_sweep_chart(dom2, "vs-ranks-time", TRUE, "total_time");
+  check_sweep_chart(dom2, "vs-workload.amplitude-imbalance", FALSE, "imbalance_after");
+  check_screenshot(shot2);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_autoptr(GError) error = NULL;
+  tmp_dir = g_dir_make_tmp("lbsim-report-XXXXXX", &error);
+  g_assert_no_error(error);
+  scenario_path = tmp_path("report-16.ini");
+  g_assert_true(g_file_set_contents(scenario_path, scenario_text, -1, NULL));
+  g_test_add_func("/report/run-files", test_run_files);
+  g_test_add_func("/report/determinism", test_determinism);
+  g_test_add_func("/report/folder", test_folder);
+  g_test_add_func("/report/escape", test_escape);
+  g_test_add_func("/report/bad-json", test_bad_json);
+  g_test_add_func("/report/sweep", test_sweep);
+  g_test_add_func("/report/browser", test_browser);
+  int status = g_test_run();
+  remove_tree(tmp_dir);
+  g_free(scenario_path);
+  g_free(tmp_dir);
+  return status;
+}
