@@ -133,8 +133,8 @@ test_values(void)
     g_autofree char *joined = g_strjoinv(" ", (char **)v->pdata);
     g_assert_cmpstr(joined, ==, good[i].joined);
   }
-  static const char *const bad[] = {"1:2:0", "2:1:1", "1:2:-0.5", "1,,2", "",
-                                    "1,2,1", "0:1:0.0000000000000000001", "1:3:1,2"};
+  static const char *const bad[] = {
+      "1:2:0", "2:1:1", "1:2:-0.5", "1,,2", "", "1,2,1", "0:1:0.0000000000000000001", "1:3:1,2"};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_autoptr(GError) e = NULL;
     g_autoptr(GPtrArray) v = lb_sweep_values_parse(bad[i], &e);
@@ -171,8 +171,8 @@ test_order(void)
   g_assert_cmpint(json_object_get_int_member(sweep, "runs_total"), ==, total);
   JsonArray *vary = json_object_get_array_member(sweep, "vary");
   g_assert_cmpuint(json_array_get_length(vary), ==, 2);
-  g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(vary, 1), "name"),
-                  ==, "workload.high");
+  g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(vary, 1), "name"), ==,
+                  "workload.high");
   JsonArray *runs = runs_of(root);
   g_assert_cmpuint(json_array_get_length(runs), ==, total);
   guint k = 0;
@@ -267,8 +267,8 @@ test_related(void)
     }
     /* gss improves on STAT: the related metric was filled in */
     JsonObject *gss = json_array_get_object_element(runs, 2 * p + 1);
-    JsonObject *metrics = json_object_get_object_member(
-        json_object_get_object_member(gss, "result"), "metrics");
+    JsonObject *metrics =
+        json_object_get_object_member(json_object_get_object_member(gss, "result"), "metrics");
     g_assert_cmpfloat(json_object_get_double_member(metrics, "cost_improvement"), >, 0);
   }
 }
@@ -367,8 +367,8 @@ test_emit_merge(void)
   g_autofree char *state = tmp_path("cluster.d");
   g_autofree char *jobs = tmp_path("jobs.txt");
   g_auto(Result) e = {0};
-  lbsim(&e, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml",
-        "--vary", "workload.high=3,10", "-o", json, "--emit-jobs", jobs, NULL);
+  lbsim(&e, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml", "--vary",
+        "workload.high=3,10", "-o", json, "--emit-jobs", jobs, NULL);
   g_assert_cmpint(e.status, ==, 0);
   g_assert_false(g_file_test(json, G_FILE_TEST_EXISTS));
   g_autofree char *text = read_text(jobs);
@@ -469,8 +469,7 @@ test_refuse(void)
   g_assert_nonnull(strstr(s.err, "--force"));
   g_autofree char *after = read_text(json);
   g_assert_cmpstr(before, ==, after);
-  lbsim(&forced, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "-q", "--force",
-        NULL);
+  lbsim(&forced, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "-q", "--force", NULL);
   g_assert_cmpint(forced.status, ==, 0);
   g_autoptr(JsonNode) root = load_json(json);
   g_assert_cmpuint(json_array_get_length(runs_of(root)), ==, 4);

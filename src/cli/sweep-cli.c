@@ -36,8 +36,7 @@ print_error(const GError *error)
   g_printerr("lbsim: %s\n", error->message);
 }
 
-static gboolean G_GNUC_PRINTF(2, 3)
-state_error(GError **error, const char *format, ...)
+static gboolean G_GNUC_PRINTF(2, 3) state_error(GError **error, const char *format, ...)
 {
   va_list args;
   va_start(args, format);
@@ -101,9 +100,9 @@ check_json(const char *path, const LbSweep *sw, GError **error)
   const char *id = json_parser_load_from_file(parser, path, NULL) ? definition_of(parser) : NULL;
   if (g_strcmp0(id, sw->id) == 0)
     return TRUE;
-  return state_error(error,
-                     "%s exists and holds %s: give another -o, or --force to replace it", path,
-                     id != NULL ? "another sweep's results" : "something else than a sweep's results");
+  return state_error(
+      error, "%s exists and holds %s: give another -o, or --force to replace it", path,
+      id != NULL ? "another sweep's results" : "something else than a sweep's results");
 }
 
 /* A CSV output: one that starts with this sweep's columns. */
@@ -265,10 +264,9 @@ show_progress(guint done, guint total, guint finished, guint todo, gint64 start)
 {
   gint64 elapsed = g_get_monotonic_time() - start;
   g_autofree char *spent = clock_text(elapsed);
-  g_autofree char *left = finished > 0 ? clock_text(elapsed * (todo - finished) / finished)
-                                       : g_strdup("?");
-  g_printerr("\r\033[Klbsim: %u/%u runs done, %s elapsed, about %s left", done, total, spent,
-             left);
+  g_autofree char *left =
+      finished > 0 ? clock_text(elapsed * (todo - finished) / finished) : g_strdup("?");
+  g_printerr("\r\033[Klbsim: %u/%u runs done, %s elapsed, about %s left", done, total, spent, left);
 }
 
 static void
@@ -760,9 +758,9 @@ lb_cli_merge(int argc, char **argv)
   } else if (a.csv != NULL && strcmp(a.csv, json) == 0) {
     g_printerr("lbsim: --csv %s: give a file other than the JSON's\n", a.csv);
     code = EXIT_INPUT;
-  } else if (!a.force && ((strcmp(json, "-") != 0 && !check_json(json, sw, &error)) ||
-                          (a.csv != NULL && strcmp(a.csv, "-") != 0 &&
-                           !check_csv(a.csv, sw, &error)))) {
+  } else if (!a.force &&
+             ((strcmp(json, "-") != 0 && !check_json(json, sw, &error)) ||
+              (a.csv != NULL && strcmp(a.csv, "-") != 0 && !check_csv(a.csv, sw, &error)))) {
     print_error(error);
     code = EXIT_INPUT;
   } else {

@@ -17,8 +17,7 @@ G_DEFINE_QUARK(lb - sweep - error - quark, lb_sweep_error)
 #define MAX_DIGITS 18
 #define ID_CHARS 16
 
-static gboolean G_GNUC_PRINTF(3, 4)
-fail(GError **error, LbSweepError code, const char *format, ...)
+static gboolean G_GNUC_PRINTF(3, 4) fail(GError **error, LbSweepError code, const char *format, ...)
 {
   va_list args;
   va_start(args, format);
@@ -407,8 +406,8 @@ digest(const char *text)
 }
 
 static gboolean
-add_run(LbSweep *sw, guint point, const PointOverrides *o, const LbScenario *sc,
-        const char *label, const char *scenario_digest)
+add_run(LbSweep *sw, guint point, const PointOverrides *o, const LbScenario *sc, const char *label,
+        const char *scenario_digest)
 {
   LbScenarioOverrides ov = {o->ranks, o->platform != NULL ? sc->platform : NULL, NULL,
                             (const char *const *)o->sets->pdata};
@@ -506,8 +505,8 @@ definition_text(const LbSweep *sw)
   g_key_file_set_integer(kf, "runs", "count", (gint)sw->runs->len);
   for (guint i = 0; i < sw->runs->len; i++) {
     g_autofree char *key = g_strdup_printf("run%u", i + 1);
-    g_autofree char *value =
-        g_strdup_printf("%s %u %s", run_at(sw, i)->id, run_at(sw, i)->point, run_at(sw, i)->balancer);
+    g_autofree char *value = g_strdup_printf("%s %u %s", run_at(sw, i)->id, run_at(sw, i)->point,
+                                             run_at(sw, i)->balancer);
     g_key_file_set_string(kf, "runs", key, value);
   }
   return g_key_file_to_data(kf, NULL, NULL);
@@ -581,9 +580,9 @@ static gboolean
 read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
 {
   if (g_key_file_get_integer(kf, "sweep", "format", error) != FORMAT)
-    return error != NULL && *error != NULL ? FALSE
-                                           : fail(error, LB_SWEEP_ERROR_STATE,
-                                                  "made by another version of lbsim");
+    return error != NULL && *error != NULL
+               ? FALSE
+               : fail(error, LB_SWEEP_ERROR_STATE, "made by another version of lbsim");
   if ((sw->scenario = get_escaped(kf, "sweep", "scenario", error)) == NULL ||
       (sw->name = get_escaped(kf, "sweep", "name", error)) == NULL)
     return FALSE;
@@ -618,9 +617,9 @@ read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
   sw->npoints = count_points(sw);
   gint nruns = g_key_file_get_integer(kf, "runs", "count", error);
   if (nruns < 0 || nruns > MAX_RUNS)
-    return error != NULL && *error != NULL ? FALSE
-                                           : fail(error, LB_SWEEP_ERROR_STATE,
-                                                  "[runs] count: out of range");
+    return error != NULL && *error != NULL
+               ? FALSE
+               : fail(error, LB_SWEEP_ERROR_STATE, "[runs] count: out of range");
   for (gint i = 1; i <= nruns; i++) {
     g_autofree char *key = g_strdup_printf("run%d", i);
     g_autofree char *text = g_key_file_get_string(kf, "runs", key, error);
@@ -740,8 +739,7 @@ lb_sweep_document(const LbSweep *sw, LbRunResult *const *results)
     lb_json_begin_compact_object(&j, "point");
     for (guint a = 0; a < sw->axes->len; a++)
       if (!is_balancer_axis(axis(sw, a)))
-        write_value(&j, axis(sw, a)->name, axis(sw, a)->name,
-                    lb_sweep_value(sw, run->point, a));
+        write_value(&j, axis(sw, a)->name, axis(sw, a)->name, lb_sweep_value(sw, run->point, a));
     lb_json_end_object(&j);
     lb_json_string(&j, "balancer", run->balancer);
     lb_report_write_run(&j, "result", results[i]);
