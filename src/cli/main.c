@@ -15,6 +15,7 @@
 #include "cli/report-page.h"
 #include "cli/runner.h"
 #include "cli/job.h"
+#include "cli/sweep.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
 #include "report/html.h"
@@ -40,8 +41,12 @@ static const char usage_text[] =
     "                 a space-filling curve (hilbert or morton) visits them\n"
     "  chunks TECHNIQUE --iterations N --workers P  the chunk sizes a loop scheduling\n"
     "                 technique (stat, ss, fsc, gss, tss, fac, wf, awf, af) hands out\n"
+    "  sweep FILE --vary NAME=LIST ...  run the scenario at every point of a cross\n"
+    "                 product of key values (resumable; JSON and CSV as runs finish)\n"
+    "  sweep FILE ... --emit-jobs JOBS  write one command per run instead, for a cluster\n"
+    "  merge DIR      gather a sweep's results (run elsewhere) into its JSON and CSV\n"
     "  run-job JOB RESULT   run one job file (one balancer of a scenario) and write its\n"
-    "                 typed result: the child side of run, for clusters\n"
+    "                 typed result: the child side of run and sweep, for clusters\n"
     "  help [COMMAND] this text, or a command's options\n"
     "\n"
     "Options: --help, --version. See README.md for scenario files and the JSON format.\n";
@@ -1038,7 +1043,7 @@ main(int argc, char **argv)
   const char *cmd = argv[1];
   /* only the commands that simulate */
   if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0 || strcmp(cmd, "run-job") == 0 ||
-      strcmp(cmd, "explain") == 0)
+      strcmp(cmd, "explain") == 0 || strcmp(cmd, "sweep") == 0)
     deepen_malloc_cache(argv);
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     g_print("lbsim %s\n", LB_VERSION);
@@ -1059,6 +1064,10 @@ main(int argc, char **argv)
     return cmd_list(argc - 1, argv + 1);
   if (strcmp(cmd, "run-job") == 0)
     return cmd_run_job(argc - 1, argv + 1);
+  if (strcmp(cmd, "sweep") == 0)
+    return lb_cli_sweep(argc - 1, argv + 1);
+  if (strcmp(cmd, "merge") == 0)
+    return lb_cli_merge(argc - 1, argv + 1);
   if (strcmp(cmd, "explain") == 0)
     return lb_cli_explain(argc - 1, argv + 1);
   if (strcmp(cmd, "report") == 0)

@@ -33,23 +33,21 @@ lb_runner_parse_count(const char *option, const char *text, guint *value, GError
   return TRUE;
 }
 
-/* The child side of one job: its own traces, then the job's result. The
- * child has the scenario already; the job's written form is left in dir
- * for `lbsim run-job`. */
-G_GNUC_NORETURN static void
-child_main(const LbScenario *sc, const LbJob *job, guint index, guint runs,
-           const LbRunnerOptions *options, const char *dir)
+pid_t
+lb_runner_spawn(const LbJob *job, const LbScenario *sc, guint index, const LbRunOptions *options,
+                const char *dir, const char *tag, const char *result)
 {
-  LbRunOptions run_options = options->run;
-  g_autofree char *trace = lb_runner_trace_name(options->run.message_trace, job->balancer, runs);
-  g_autofree char *paje = lb_runner_trace_name(options->run.paje_trace, job->balancer, runs);
-  g_autofree char *stage = g_strdup_printf("%s/run-%u.stage", dir, index);
-  g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, index);
-  g_autofree char *err = g_strdup_printf("%s/run-%u.err", dir, index);
-  run_options.message_trace = trace;
-  run_options.paje_trace = paje;
+  pid_t pid = fork();
+  if (pid != 0)
+    return pid;
+  /* a sweep's parent catches these to stop its children; a child just dies */
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  LbRunOptions run_options = *options;
+  g_autofree char *stage = g_strdup_printf("%s/%s.stage", dir, tag);
+  g_autofree char *err = g_strdup_printf("%s/%s.err", dir, tag);
   run_options.stage_file = stage;
-  int code = lb_job_execute(job, sc, index, &run_options, out, err);
+  int code = lb_job_execute(job, sc, index, &run_options, result, err);
   fflush(NULL);
   _exit(code);
 }
@@ -57,9 +55,9 @@ child_main(const LbScenario *sc, const LbJob *job, guint index, guint runs,
 /* SimGrid's words from the log of a child it aborted: the first critical
  * line (else the first error), without its prefixes. */
 static char *
-simgrid_message(const char *dir, guint index)
+simgrid_message(const char *dir, const char *tag)
 {
-  g_autofree char *path = g_strdup_printf("%s/run-%u.stage.log", dir, index);
+  g_autofree char *path = g_strdup_printf("%s/%s.stage.log", dir, tag);
   g_autofree char *text = NULL;
   if (!g_file_get_contents(path, &text, NULL, NULL))
     return NULL;
@@ -82,35 +80,56 @@ simgrid_message(const char *dir, guint index)
 /* The error of a child that died before it could report one: an input
  * error if SimGrid aborted it while reading the settings or the platform. */
 static char *
-stage_failure(const LbScenario *sc, const LbRunnerOptions *options, const char *dir, guint index,
-              int status)
+stage_failure(const char *file, const char *platform, const LbRunOptions *options, const char *dir,
+              const char *tag, int status)
 {
-  g_autofree char *path = g_strdup_printf("%s/run-%u.stage", dir, index);
+  g_autofree char *path = g_strdup_printf("%s/%s.stage", dir, tag);
   g_autofree char *stage = NULL;
   if (!g_file_get_contents(path, &stage, NULL, NULL))
     return NULL;
-  g_autofree char *said = simgrid_message(dir, index);
+  g_autofree char *said = simgrid_message(dir, tag);
   if (said == NULL)
     said = WIFSIGNALED(status) ? g_strdup_printf("it crashed (signal %d: %s)", WTERMSIG(status),
                                                  g_strsignal(WTERMSIG(status)))
                                : g_strdup_printf("it failed (exit status %d)", WEXITSTATUS(status));
   if (strcmp(stage, "settings") == 0) {
     g_autoptr(GString) given = g_string_new(NULL);
-    for (guint i = 0; options->run.cfg != NULL && options->run.cfg[i] != NULL; i++)
-      g_string_append_printf(given, "%s--cfg %s", given->len ? ", " : "", options->run.cfg[i]);
-    for (guint i = 0; options->run.log != NULL && options->run.log[i] != NULL; i++)
-      g_string_append_printf(given, "%s--log %s", given->len ? ", " : "", options->run.log[i]);
+    for (guint i = 0; options->cfg != NULL && options->cfg[i] != NULL; i++)
+      g_string_append_printf(given, "%s--cfg %s", given->len ? ", " : "", options->cfg[i]);
+    for (guint i = 0; options->log != NULL && options->log[i] != NULL; i++)
+      g_string_append_printf(given, "%s--log %s", given->len ? ", " : "", options->log[i]);
     return g_strdup_printf("SimGrid rejects %s: %s", given->len ? given->str : "its settings",
                            said);
   }
   if (strcmp(stage, "platform") == 0)
-    return g_strdup_printf("%s: [scenario] platform: SimGrid could not load %s: %s", sc->file,
-                           sc->platform, said);
+    return g_strdup_printf("%s: [scenario] platform: SimGrid could not load %s: %s", file, platform,
+                           said);
   if (strcmp(stage, "routes") == 0)
     return g_strdup_printf("%s: [scenario] platform: %s: SimGrid failed looking up the routes "
                            "between the ranks' hosts: %s",
-                           sc->file, sc->platform, said);
+                           file, platform, said);
   return NULL;
+}
+
+char *
+lb_runner_failure(const char *file, const char *platform, const LbRunOptions *options,
+                  const char *dir, const char *tag, const char *name, int status, int *code)
+{
+  g_autofree char *err = g_strdup_printf("%s/%s.err", dir, tag);
+  char *text = NULL;
+  if (WIFEXITED(status) && g_file_get_contents(err, &text, NULL, NULL)) {
+    *code = WEXITSTATUS(status);
+    return text;
+  }
+  if ((text = stage_failure(file, platform, options, dir, tag, status)) != NULL) {
+    *code = 2;
+    return text;
+  }
+  *code = 1;
+  return WIFSIGNALED(status)
+             ? g_strdup_printf("the %s run crashed (signal %d: %s)", name, WTERMSIG(status),
+                               g_strsignal(WTERMSIG(status)))
+             : g_strdup_printf("the %s run failed (exit status %d)", name, WEXITSTATUS(status));
 }
 
 static void
@@ -140,15 +159,13 @@ job_of(const LbScenario *sc, const LbScenarioOverrides *ov, guint index, const c
   return back;
 }
 
-/* The metrics that compare a run with the scenario's others. */
-static void
-relate(GPtrArray *results)
+void
+lb_runner_relate(LbRunResult *const *results, guint n)
 {
-  for (guint i = 0; i < results->len; i++) {
-    LbRunResult *r = results->pdata[i];
-    const LbBalancer *b = lb_balancer_of_label(r->balancer);
+  for (guint i = 0; i < n; i++) {
+    const LbBalancer *b = lb_balancer_of_label(results[i]->balancer);
     if (b->relate != NULL)
-      b->relate(r, (LbRunResult *const *)results->pdata, results->len);
+      b->relate(results[i], results, n);
   }
 }
 
@@ -173,7 +190,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     }
     *results = g_ptr_array_new_with_free_func((GDestroyNotify)lb_run_result_free);
     g_ptr_array_add(*results, result);
-    relate(*results);
+    lb_runner_relate((LbRunResult *const *)(*results)->pdata, (*results)->len);
     *exit_code = 0;
     return TRUE;
   }
@@ -191,15 +208,19 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
   fflush(NULL);
   while (done < n) {
     while (failure == 0 && running < jobs && next < n) {
-      pid_t pid = fork();
+      g_autoptr(LbJob) job = job_of(sc, ov, next, dir);
+      LbRunOptions run_options = options->run;
+      g_autofree char *trace = lb_runner_trace_name(options->run.message_trace, job->balancer, n);
+      g_autofree char *paje = lb_runner_trace_name(options->run.paje_trace, job->balancer, n);
+      g_autofree char *tag = g_strdup_printf("run-%u", next);
+      g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, next);
+      run_options.message_trace = trace;
+      run_options.paje_trace = paje;
+      pid_t pid = lb_runner_spawn(job, sc, next, &run_options, dir, tag, out);
       if (pid < 0) {
         failure = 1;
         failure_text = g_strdup_printf("fork: %s", g_strerror(errno));
         break;
-      }
-      if (pid == 0) {
-        g_autoptr(LbJob) job = job_of(sc, ov, next, dir);
-        child_main(sc, job, next, n, options, dir);
       }
       pids[next] = pid;
       started[next] = g_get_monotonic_time();
@@ -234,22 +255,9 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
       continue;
     }
     if (failure == 0) {
-      g_autofree char *err = g_strdup_printf("%s/run-%u.err", dir, index);
-      g_autofree char *text = NULL;
-      if (WIFEXITED(status) && g_file_get_contents(err, &text, NULL, NULL)) {
-        failure = WEXITSTATUS(status);
-        failure_text = g_steal_pointer(&text);
-      } else if ((text = stage_failure(sc, options, dir, index, status)) != NULL) {
-        failure = 2;
-        failure_text = g_steal_pointer(&text);
-      } else {
-        failure = 1;
-        failure_text =
-            WIFSIGNALED(status)
-                ? g_strdup_printf("the %s run crashed (signal %d: %s)", name, WTERMSIG(status),
-                                  g_strsignal(WTERMSIG(status)))
-                : g_strdup_printf("the %s run failed (exit status %d)", name, WEXITSTATUS(status));
-      }
+      g_autofree char *tag = g_strdup_printf("run-%u", index);
+      failure_text = lb_runner_failure(sc->file, sc->platform, &options->run, dir, tag, name,
+                                       status, &failure);
       for (guint i = 0; i < n; i++)
         if (pids[i] > 0)
           kill(pids[i], SIGTERM);
@@ -278,7 +286,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     g_ptr_array_add(out, result);
   }
   remove_dir(dir);
-  relate(out);
+  lb_runner_relate((LbRunResult *const *)out->pdata, out->len);
   *results = g_steal_pointer(&out);
   *exit_code = 0;
   return TRUE;

@@ -3,6 +3,9 @@
  * time; results come back typed, in scenario order. */
 #pragma once
 
+#include <sys/types.h>
+
+#include "cli/job.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
 
@@ -26,3 +29,22 @@ char *lb_runner_trace_name(const char *base, const char *balancer, guint runs);
 /* A --ranks or --jobs value: a whole number from 1 to G_MAXINT (0 is not
  * "the default"). */
 gboolean lb_runner_parse_count(const char *option, const char *text, guint *value, GError **error);
+
+/* Forks a child that simulates job and writes its typed result to result.
+ * sc is the job's scenario when the caller has loaded it (index: the job's
+ * run in it), else NULL: the child loads the job. The child leaves its
+ * error text and the stage it reached in dir/TAG.err and dir/TAG.stage.
+ * Returns the child's pid, or -1 (errno) if fork failed. */
+pid_t lb_runner_spawn(const LbJob *job, const LbScenario *sc, guint index,
+                      const LbRunOptions *options, const char *dir, const char *tag,
+                      const char *result);
+
+/* Why the child of tag (the name balancer's run of scenario file on
+ * platform) ended with status, which is not success: the message, and
+ * *code: 2 input, 3 invariant, 1 anything else. */
+char *lb_runner_failure(const char *file, const char *platform, const LbRunOptions *options,
+                        const char *dir, const char *tag, const char *name, int status, int *code);
+
+/* The metrics that compare a run with the others of its scenario (dls's
+ * improvement over STAT), filled in for each of the n results. */
+void lb_runner_relate(LbRunResult *const *results, guint n);

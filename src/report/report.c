@@ -136,10 +136,10 @@ write_metric(LbJson *j, const LbMetricDef *def, double value)
     lb_json_double(j, def->json_name, value);
 }
 
-static void
-write_run(LbJson *j, const LbRunResult *r)
+void
+lb_report_write_run(LbJson *j, const char *key, const LbRunResult *r)
 {
-  lb_json_begin_object(j, NULL);
+  lb_json_begin_object(j, key);
   lb_json_string(j, "balancer", r->balancer);
   write_params(j, r->params);
   lb_json_string(j, "placement", r->placement);
@@ -262,7 +262,7 @@ lb_report_document(const LbScenario *sc, GPtrArray *results)
   lb_json_uint(&j, "ranks", sc->ranks);
   lb_json_begin_array(&j, "runs", FALSE);
   for (guint i = 0; i < results->len; i++)
-    write_run(&j, results->pdata[i]);
+    lb_report_write_run(&j, NULL, results->pdata[i]);
   lb_json_end_array(&j);
   lb_json_end_object(&j);
   return g_string_free(out, FALSE);
@@ -414,8 +414,32 @@ csv_double(GString *out, double v)
   g_string_append_printf(out, ",%s", buf);
 }
 
+/* A cell that holds a comma, a quote or a line break is quoted (RFC 4180). */
+static void
+csv_text(GString *out, const char *text)
+{
+  if (strpbrk(text, ",\"\r\n") == NULL) {
+    g_string_append(out, text);
+    return;
+  }
+  g_string_append_c(out, '"');
+  for (const char *c = text; *c != '\0'; c++) {
+    if (*c == '"')
+      g_string_append_c(out, '"');
+    g_string_append_c(out, *c);
+  }
+  g_string_append_c(out, '"');
+}
+
 char *
 lb_report_csv(GPtrArray *results)
+{
+  return lb_report_csv_lead(results, 0, NULL, NULL);
+}
+
+char *
+lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
+                   const char *const *cells)
 {
   static const char *const fields[] = {"imbalance_before", "imbalance_after", "schedule_steps",
                                        "messages",         "bytes",           "bytes_moved",
@@ -433,7 +457,12 @@ lb_report_csv(GPtrArray *results)
         g_ptr_array_add(columns, (gpointer)name);
     }
   }
-  GString *out = g_string_new("balancer");
+  GString *out = g_string_new(NULL);
+  for (guint c = 0; c < nlead; c++) {
+    csv_text(out, names[c]);
+    g_string_append_c(out, ',');
+  }
+  g_string_append(out, "balancer");
   for (guint c = 0; c < G_N_ELEMENTS(fields); c++)
     g_string_append_printf(out, ",%s", fields[c]);
   for (guint c = 0; c < columns->len; c++)
@@ -441,6 +470,10 @@ lb_report_csv(GPtrArray *results)
   g_string_append_c(out, '\n');
   for (guint r = 0; r < results->len; r++) {
     const LbRunResult *run = results->pdata[r];
+    for (guint c = 0; c < nlead; c++) {
+      csv_text(out, cells[(gsize)r * nlead + c]);
+      g_string_append_c(out, ',');
+    }
     g_string_append(out, run->balancer);
     for (guint c = 0; c < G_N_ELEMENTS(fields); c++) {
       double v = 0;

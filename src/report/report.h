@@ -4,15 +4,24 @@
 
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
+#include "report/json-writer.h"
 
 /* The whole document: the scenario, the platform and every run (LbRunResult),
  * in scenario order. */
 char *lb_report_document(const LbScenario *scenario, GPtrArray *results);
 
+/* One run's object, as an element of the document's `runs` (key NULL) or
+ * as a member (a sweep's `result`). */
+void lb_report_write_run(LbJson *j, const char *key, const LbRunResult *result);
+
 /* One row per run: the numbers a user compares first. */
 char *lb_report_table(GPtrArray *results);
 /* The common summary and every declared metric of any run, one row per run. */
 char *lb_report_csv(GPtrArray *results);
+/* The same with nlead columns first (a sweep's varied keys): names heads
+ * them and row r starts with cells[r * nlead] .. cells[r * nlead + nlead - 1]. */
+char *lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
+                         const char *const *cells);
 /* Steps, messages, bytes and time of every phase of every run, then each
  * run's other declared metrics. */
 char *lb_report_phases(GPtrArray *results);

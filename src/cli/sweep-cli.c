@@ -1,0 +1,792 @@
+/* lbsim sweep and lbsim merge: a sweep's jobs run here (forked, up to -j at
+ * a time) or written down for a cluster, and their results gathered into
+ * one document. */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/runner.h"
+#include "cli/sweep.h"
+#include "report/report.h"
+
+#define EXIT_INPUT 2
+/* missing runs listed by name, at most */
+#define MAX_LISTED 20
+/* the documents are rewritten after a run unless writing them took more
+ * than 1/WRITE_SHARE of the time since they were last written */
+#define WRITE_SHARE 20
+
+/* the signal (SIGINT, SIGTERM) that asked the sweep to stop, or 0 */
+static volatile sig_atomic_t stop_signal;
+
+static void
+stop_cb(int sig)
+{
+  stop_signal = sig;
+}
+
+static void
+print_error(const GError *error)
+{
+  g_printerr("lbsim: %s\n", error->message);
+}
+
+static gboolean G_GNUC_PRINTF(2, 3) state_error(GError **error, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *text = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error_literal(error, LB_SWEEP_ERROR, LB_SWEEP_ERROR_STATE, text);
+  return FALSE;
+}
+
+static void
+results_free(LbRunResult **results, guint n)
+{
+  for (guint i = 0; results != NULL && i < n; i++)
+    lb_run_result_free(results[i]);
+  g_free(results);
+}
+
+static char *
+default_json(const LbSweep *sw)
+{
+  g_autofree char *name = g_strdup(sw->name);
+  g_strdelimit(name, G_DIR_SEPARATOR_S, '_');
+  return g_strdup_printf("%s-sweep.json", name);
+}
+
+static char *
+default_state(const char *json)
+{
+  gsize n = strlen(json);
+  if (n > strlen(".json") && g_str_has_suffix(json, ".json"))
+    return g_strdup_printf("%.*s.d", (int)(n - strlen(".json")), json);
+  return g_strdup_printf("%s.d", json);
+}
+
+/* ---- what may be replaced ---- */
+
+static const char *
+definition_of(JsonParser *parser)
+{
+  JsonNode *root = json_parser_get_root(parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root))
+    return NULL;
+  JsonObject *doc = json_node_get_object(root);
+  JsonNode *sweep = json_object_get_member(doc, "sweep");
+  if (sweep == NULL || !JSON_NODE_HOLDS_OBJECT(sweep))
+    return NULL;
+  JsonNode *id = json_object_get_member(json_node_get_object(sweep), "definition");
+  if (id == NULL || !JSON_NODE_HOLDS_VALUE(id) || json_node_get_value_type(id) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string(id);
+}
+
+/* A JSON output may replace nothing but this sweep's own: one whose
+ * `definition` is this sweep's. */
+static gboolean
+check_json(const char *path, const LbSweep *sw, GError **error)
+{
+  if (!g_file_test(path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_autoptr(JsonParser) parser = json_parser_new();
+  const char *id = json_parser_load_from_file(parser, path, NULL) ? definition_of(parser) : NULL;
+  if (g_strcmp0(id, sw->id) == 0)
+    return TRUE;
+  return state_error(
+      error, "%s exists and holds %s: give another -o, or --force to replace it", path,
+      id != NULL ? "another sweep's results" : "something else than a sweep's results");
+}
+
+/* A CSV output: one that starts with this sweep's columns. */
+static gboolean
+check_csv(const char *path, const LbSweep *sw, GError **error)
+{
+  g_autofree char *text = NULL;
+  if (!g_file_test(path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  g_autoptr(GString) head = g_string_new(NULL);
+  for (guint a = 0; a < sw->axes->len; a++) {
+    const LbSweepAxis *x = sw->axes->pdata[a];
+    if (strcmp(x->name, "balancer") != 0)
+      g_string_append_printf(head, "%s,", x->name);
+  }
+  g_string_append(head, "balancer,");
+  if (g_file_get_contents(path, &text, NULL, NULL) && g_str_has_prefix(text, head->str))
+    return TRUE;
+  return state_error(error,
+                     "%s exists and is not this sweep's CSV: give another --csv, or --force to "
+                     "replace it",
+                     path);
+}
+
+/* The state folder: this sweep's, a new one, or (--force) another's. */
+static gboolean
+check_state(const char *dir, const LbSweep *sw, gboolean force, GError **error)
+{
+  g_autofree char *ini = g_build_filename(dir, "sweep.ini", NULL);
+  g_autofree char *text = NULL;
+  if (g_file_get_contents(ini, &text, NULL, NULL)) {
+    if (force || strcmp(text, sw->definition) == 0)
+      return TRUE;
+    return state_error(error,
+                       "%s holds another sweep's runs (other keys, values, balancers or scenario "
+                       "contents): give another -o or --state, or --force to make it this sweep's "
+                       "(the results of runs the two share are kept)",
+                       dir);
+  }
+  if (!g_file_test(dir, G_FILE_TEST_EXISTS))
+    return TRUE;
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR))
+    return state_error(error, "--state %s: not a folder", dir);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, error);
+  if (d == NULL)
+    return FALSE;
+  if (force || g_dir_read_name(d) == NULL)
+    return TRUE;
+  return state_error(error,
+                     "%s is not empty and holds no sweep.ini: give another -o or --state, or "
+                     "--force to use it",
+                     dir);
+}
+
+/* ---- results ---- */
+
+static char *
+run_file(const char *dir, const LbSweepRun *run, const char *suffix)
+{
+  g_autofree char *name = g_strconcat(run->id, suffix, NULL);
+  return g_build_filename(dir, name, NULL);
+}
+
+static LbRunResult *
+read_result(const char *path, const LbSweepRun *run, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local = NULL;
+  if (!g_file_get_contents(path, &text, NULL, error))
+    return NULL;
+  LbRunResult *result = lb_result_from_transport(text, &local);
+  if (result == NULL) {
+    state_error(error, "%s: not a run's result: %s", path, local->message);
+    return NULL;
+  }
+  if (strcmp(result->balancer, run->balancer) != 0) {
+    state_error(error, "%s: a result of %s, where the sweep expects %s", path, result->balancer,
+                run->balancer);
+    lb_run_result_free(result);
+    return NULL;
+  }
+  return result;
+}
+
+/* The results kept in the state folder; the rest runs again. */
+static guint
+read_kept(const char *dir, const LbSweep *sw, LbRunResult **results, gboolean quiet)
+{
+  guint kept = 0;
+  for (guint i = 0; i < sw->runs->len; i++) {
+    g_autofree char *path = run_file(dir, sw->runs->pdata[i], ".result");
+    g_autoptr(GError) error = NULL;
+    if (!g_file_test(path, G_FILE_TEST_EXISTS))
+      continue;
+    results[i] = read_result(path, sw->runs->pdata[i], &error);
+    if (results[i] != NULL)
+      kept++;
+    else if (!quiet)
+      g_printerr("lbsim: %s: running it again\n", error->message);
+  }
+  return kept;
+}
+
+/* ---- the documents, rewritten as runs finish ---- */
+
+typedef struct {
+  const LbSweep *sweep;
+  LbRunResult *const *results;
+  const char *json, *csv;
+  gint64 written, cost; /* when they were last written, and how long that took */
+} Outputs;
+
+static gboolean
+write_text(const char *path, const char *text, GError **error)
+{
+  if (strcmp(path, "-") == 0) {
+    if (fputs(text, stdout) >= 0 && fflush(stdout) == 0)
+      return TRUE;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write stdout: %s",
+                g_strerror(errno));
+    return FALSE;
+  }
+  return g_file_set_contents(path, text, -1, error);
+}
+
+static gboolean
+write_outputs(Outputs *o, gboolean now, GError **error)
+{
+  gint64 start = g_get_monotonic_time();
+  if (!now && start - o->written < WRITE_SHARE * o->cost)
+    return TRUE;
+  g_autofree char *doc = lb_sweep_document(o->sweep, o->results);
+  if (!write_text(o->json, doc, error))
+    return FALSE;
+  if (o->csv != NULL) {
+    g_autofree char *csv = lb_sweep_csv(o->sweep, o->results);
+    if (!write_text(o->csv, csv, error))
+      return FALSE;
+  }
+  o->written = g_get_monotonic_time();
+  o->cost = o->written - start;
+  return TRUE;
+}
+
+/* ---- running ---- */
+
+static char *
+clock_text(gint64 us)
+{
+  gint64 s = us / G_USEC_PER_SEC;
+  if (s >= 3600)
+    return g_strdup_printf("%" G_GINT64_FORMAT ":%02d:%02d", s / 3600, (int)(s / 60 % 60),
+                           (int)(s % 60));
+  return g_strdup_printf("%d:%02d", (int)(s / 60), (int)(s % 60));
+}
+
+static void
+show_progress(guint done, guint total, guint finished, guint todo, gint64 start)
+{
+  gint64 elapsed = g_get_monotonic_time() - start;
+  g_autofree char *spent = clock_text(elapsed);
+  g_autofree char *left =
+      finished > 0 ? clock_text(elapsed * (todo - finished) / finished) : g_strdup("?");
+  g_printerr("\r\033[Klbsim: %u/%u runs done, %s elapsed, about %s left", done, total, spent, left);
+}
+
+static void
+remove_scratch(const char *dir, const LbSweepRun *run)
+{
+  static const char *const suffixes[] = {".err", ".stage", ".stage.log"};
+  for (guint s = 0; s < G_N_ELEMENTS(suffixes); s++) {
+    g_autofree char *path = run_file(dir, run, suffixes[s]);
+    g_unlink(path);
+  }
+}
+
+typedef struct {
+  const LbSweep *sweep;
+  LbRunResult **results;
+  const char *state;
+  guint jobs;
+  gboolean quiet;
+} Sweeping;
+
+/* The missing runs, up to jobs at a time. A failed run is named and the
+ * others go on; a stop signal ends the running children, keeps what is
+ * done, and is raised again once the documents are written. */
+static int
+run_missing(const Sweeping *s, Outputs *out)
+{
+  const LbSweep *sw = s->sweep;
+  guint n = sw->runs->len;
+  g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < n; i++)
+    if (s->results[i] == NULL)
+      g_array_append_val(todo, i);
+  gboolean show = !s->quiet && isatty(STDERR_FILENO);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp("lbsim-sweep-XXXXXX", &error);
+  if (tmp == NULL) {
+    print_error(error);
+    return 1;
+  }
+  struct sigaction sa = {0}, old_int, old_term;
+  sa.sa_handler = stop_cb;
+  sigemptyset(&sa.sa_mask);
+  stop_signal = 0;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+
+  g_autofree pid_t *pids = g_new0(pid_t, MAX(todo->len, 1));
+  guint next = 0, running = 0, finished = 0, failed = 0, done = n - todo->len;
+  int worst = 0;
+  gboolean fatal = FALSE, stopping = FALSE;
+  gint64 start = g_get_monotonic_time();
+  const LbRunOptions options = {0};
+  fflush(NULL);
+  if (show)
+    show_progress(done, n, 0, todo->len, start);
+  for (;;) {
+    if (stop_signal != 0 && !stopping) {
+      stopping = TRUE;
+      for (guint k = 0; k < next; k++)
+        if (pids[k] > 0)
+          kill(pids[k], SIGTERM);
+    }
+    while (!stopping && !fatal && running < s->jobs && next < todo->len) {
+      const LbSweepRun *run = sw->runs->pdata[g_array_index(todo, guint, next)];
+      g_autofree char *job = run_file(s->state, run, ".job");
+      g_autofree char *result = run_file(s->state, run, ".result");
+      g_autofree char *data = lb_job_to_data(run->job);
+      if (!g_file_set_contents(job, data, -1, &error)) {
+        fatal = TRUE;
+        break;
+      }
+      pid_t pid = lb_runner_spawn(run->job, NULL, 0, &options, tmp, run->id, result);
+      if (pid < 0) {
+        g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno), "fork: %s",
+                    g_strerror(errno));
+        fatal = TRUE;
+        break;
+      }
+      pids[next++] = pid;
+      running++;
+    }
+    if (running == 0)
+      break;
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR)
+        continue;
+      break;
+    }
+    guint k = 0;
+    while (k < next && pids[k] != pid)
+      k++;
+    if (k == next)
+      continue;
+    pids[k] = 0;
+    running--;
+    guint i = g_array_index(todo, guint, k);
+    const LbSweepRun *run = sw->runs->pdata[i];
+    g_autofree char *what = lb_sweep_describe(sw, run);
+    g_autoptr(GError) local = NULL;
+    g_autofree char *text = NULL;
+    int code = 0;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      g_autofree char *result = run_file(s->state, run, ".result");
+      s->results[i] = read_result(result, run, &local);
+      if (s->results[i] == NULL) {
+        code = 1;
+        text = g_strdup(local->message);
+      }
+    } else if (stop_signal != 0 && WIFSIGNALED(status)) {
+      remove_scratch(tmp, run);
+      continue; /* stopped, not failed */
+    } else {
+      text = lb_runner_failure(sw->scenario, run->platform, &options, tmp, run->id, run->balancer,
+                               status, &code);
+    }
+    remove_scratch(tmp, run);
+    finished++;
+    done++;
+    if (code != 0) {
+      g_printerr("%slbsim: %s failed: %s\n", show ? "\r\033[K" : "", what, text);
+      worst = MAX(worst, code);
+      failed++;
+    }
+    if (!fatal && !write_outputs(out, FALSE, &error))
+      fatal = TRUE;
+    if (show)
+      show_progress(done, n, finished, todo->len, start);
+  }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  g_rmdir(tmp);
+  if (show)
+    g_printerr("\r\033[K");
+  if (!fatal && !write_outputs(out, TRUE, &error))
+    fatal = TRUE;
+  if (fatal) {
+    print_error(error);
+    return 1;
+  }
+  if (stop_signal != 0) {
+    g_printerr("lbsim: stopped with %u of %u runs done (kept in %s): the same command runs the "
+               "others\n",
+               done, n, s->state);
+    signal(stop_signal, SIG_DFL);
+    raise(stop_signal);
+    return 1;
+  }
+  g_autofree char *spent = clock_text(g_get_monotonic_time() - start);
+  if (failed > 0)
+    g_printerr("lbsim: %u of %u runs failed (named above) and are missing from %s: the same "
+               "command runs them again\n",
+               failed, n, out->json);
+  else if (!s->quiet)
+    g_printerr("lbsim: %u runs done in %s: %s%s%s\n", finished, spent, out->json,
+               out->csv != NULL ? ", " : "", out->csv != NULL ? out->csv : "");
+  return worst;
+}
+
+/* A word the shell reads back as it is. */
+static char *
+shell_word(const char *text)
+{
+  const char *safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=+-,@%";
+  if (*text != '\0' && strspn(text, safe) == strlen(text))
+    return g_strdup(text);
+  return g_shell_quote(text);
+}
+
+/* --emit-jobs: a job file per missing run in the state folder, and a line
+ * per missing run in file: a command that runs it wherever the folder is
+ * seen under the same path. */
+static int
+emit_jobs(const Sweeping *s, const char *file, const char *json)
+{
+  const LbSweep *sw = s->sweep;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *exe = g_file_read_link("/proc/self/exe", &error);
+  if (exe == NULL) {
+    print_error(error);
+    return 1;
+  }
+  g_autofree char *state = g_canonicalize_filename(s->state, NULL);
+  g_autofree char *exe_word = shell_word(exe);
+  g_autoptr(GString) lines = g_string_new(NULL);
+  guint missing = 0;
+  for (guint i = 0; i < sw->runs->len; i++) {
+    if (s->results[i] != NULL)
+      continue;
+    const LbSweepRun *run = sw->runs->pdata[i];
+    g_autofree char *job = run_file(state, run, ".job");
+    g_autofree char *result = run_file(state, run, ".result");
+    g_autofree char *data = lb_job_to_data(run->job);
+    if (!g_file_set_contents(job, data, -1, &error)) {
+      print_error(error);
+      return 1;
+    }
+    g_autofree char *job_word = shell_word(job);
+    g_autofree char *result_word = shell_word(result);
+    g_string_append_printf(lines, "%s run-job %s %s\n", exe_word, job_word, result_word);
+    missing++;
+  }
+  if (!write_text(file, lines->str, &error)) {
+    print_error(error);
+    return 1;
+  }
+  if (!s->quiet)
+    g_printerr("lbsim: %u jobs in %s (%u of %u runs done already); run them, then: lbsim merge "
+               "-o %s %s\n",
+               missing, file, sw->runs->len - missing, sw->runs->len, json, s->state);
+  return 0;
+}
+
+typedef struct {
+  char **vary;
+  char *platform;
+  char **sets;
+  char *json;
+  char *csv;
+  char *state;
+  char *jobs;
+  char *emit;
+  gboolean force;
+  gboolean quiet;
+} SweepArgs;
+
+static void
+sweep_args_clear(SweepArgs *a)
+{
+  g_strfreev(a->vary);
+  g_free(a->platform);
+  g_strfreev(a->sets);
+  g_free(a->json);
+  g_free(a->csv);
+  g_free(a->state);
+  g_free(a->jobs);
+  g_free(a->emit);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SweepArgs, sweep_args_clear)
+
+int
+lb_cli_sweep(int argc, char **argv)
+{
+  g_auto(SweepArgs) a = {0};
+  GOptionEntry entries[] = {
+      {"vary", 'V', 0, G_OPTION_ARG_STRING_ARRAY, &a.vary,
+       "Vary a key over a list (a,b,c) or a range (START:END:STEP, end included); NAME: ranks, "
+       "platform, seed, steps, balancer or GROUP.KEY (repeatable: the cross product)",
+       "NAME=LIST"},
+      {"platform", 0, 0, G_OPTION_ARG_FILENAME, &a.platform,
+       "Override [scenario] platform; {NAME} is the point's value of a varied NAME, e.g. "
+       "hypercube-{ranks}.xml",
+       "PATTERN"},
+      {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &a.sets,
+       "Override a key at every point (repeatable)", "GROUP.KEY=VALUE"},
+      {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a.json,
+       "The results as JSON (default: NAME-sweep.json, NAME the scenario's)", "FILE"},
+      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "The results as CSV, one row per run", "FILE"},
+      {"state", 0, 0, G_OPTION_ARG_FILENAME, &a.state,
+       "Keep each run's job and result here (default: the JSON file's name, .json replaced by "
+       ".d)",
+       "DIR"},
+      {"jobs", 'j', 0, G_OPTION_ARG_STRING, &a.jobs,
+       "Simulations at once (default: the number of processors)", "N"},
+      {"emit-jobs", 0, 0, G_OPTION_ARG_FILENAME, &a.emit,
+       "Run nothing: write one command per missing run to FILE (for GNU parallel or a Slurm "
+       "job array), then gather the results with lbsim merge",
+       "FILE"},
+      {"force", 0, 0, G_OPTION_ARG_NONE, &a.force,
+       "Replace outputs and a state folder made by another sweep", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress or summary on stderr", NULL},
+      {NULL},
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new("SCENARIO.ini");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx,
+      "Runs the scenario's balancers at every point of the cross product of the --vary lists,\n"
+      "up to -j at a time, each run in its own process. The JSON and CSV files are rewritten\n"
+      "as runs finish; each run's result is kept in the state folder, so the same command\n"
+      "after an interruption runs only what is missing. See README.md, \"Sweeps\".\n"
+      "Exit status: 0 done, 1 a run failed otherwise, 2 bad input, 3 a run broke an invariant.");
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+  if (argc != 2) {
+    g_printerr("lbsim: sweep needs exactly one scenario file (see lbsim sweep --help)\n");
+    return EXIT_INPUT;
+  }
+  guint jobs = 0;
+  if (a.jobs != NULL && !lb_runner_parse_count("--jobs", a.jobs, &jobs, &error)) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+  if (a.json != NULL && strcmp(a.json, "-") == 0) {
+    g_printerr("lbsim: -o -: a sweep rewrites its JSON as runs finish: give a file\n");
+    return EXIT_INPUT;
+  }
+  if (a.emit != NULL && a.csv != NULL) {
+    g_printerr("lbsim: --emit-jobs runs nothing: give --csv to lbsim merge\n");
+    return EXIT_INPUT;
+  }
+  g_autoptr(LbSweep) sw = lb_sweep_new(argv[1], (const char *const *)a.vary, a.platform,
+                                       (const char *const *)a.sets, &error);
+  if (sw == NULL) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+  g_autofree char *json = a.json != NULL ? g_strdup(a.json) : default_json(sw);
+  g_autofree char *state = a.state != NULL ? g_strdup(a.state) : default_state(json);
+  if (a.csv != NULL && (strcmp(a.csv, json) == 0 || strcmp(a.csv, "-") == 0)) {
+    g_printerr("lbsim: --csv %s: give a file other than the JSON's\n", a.csv);
+    return EXIT_INPUT;
+  }
+  if (!check_state(state, sw, a.force, &error) ||
+      (a.emit == NULL && !a.force &&
+       (!check_json(json, sw, &error) || (a.csv != NULL && !check_csv(a.csv, sw, &error))))) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+  g_autofree char *ini = g_build_filename(state, "sweep.ini", NULL);
+  if (g_mkdir_with_parents(state, 0777) != 0) {
+    int errsv = errno;
+    g_printerr("lbsim: cannot make %s: %s\n", state, g_strerror(errsv));
+    return 1;
+  }
+  if (!g_file_set_contents(ini, sw->definition, -1, &error)) {
+    print_error(error);
+    return 1;
+  }
+  guint n = sw->runs->len;
+  LbRunResult **results = g_new0(LbRunResult *, n);
+  guint kept = read_kept(state, sw, results, a.quiet);
+  Sweeping s = {sw, results, state, jobs > 0 ? jobs : (guint)g_get_num_processors(), a.quiet};
+  int code = 0;
+  if (a.emit != NULL) {
+    code = emit_jobs(&s, a.emit, json);
+  } else {
+    if (!a.quiet)
+      g_printerr("lbsim: %u runs, %u reused from %s\n", n, kept, state);
+    Outputs out = {sw, results, json, a.csv, 0, 0};
+    if (!write_outputs(&out, TRUE, &error)) {
+      print_error(error);
+      code = 1;
+    } else if (kept < n) {
+      code = run_missing(&s, &out);
+    }
+  }
+  results_free(results, n);
+  return code;
+}
+
+/* ---- merge ---- */
+
+typedef struct {
+  char *json;
+  char *csv;
+  gboolean partial;
+  gboolean force;
+  gboolean quiet;
+} MergeArgs;
+
+static void
+merge_args_clear(MergeArgs *a)
+{
+  g_free(a->json);
+  g_free(a->csv);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(MergeArgs, merge_args_clear)
+
+/* The sweep the arguments belong to: the sweep.ini of each folder given
+ * and of the folder of each result file given, all the same. */
+static LbSweep *
+merge_definition(int argc, char **argv, GError **error)
+{
+  g_autoptr(LbSweep) sw = NULL;
+  const char *from = NULL;
+  for (int i = 1; i < argc; i++) {
+    gboolean dir = g_file_test(argv[i], G_FILE_TEST_IS_DIR);
+    if (!dir && !g_file_test(argv[i], G_FILE_TEST_IS_REGULAR)) {
+      state_error(error, "%s: no such file or folder", argv[i]);
+      return NULL;
+    }
+    g_autofree char *folder = dir ? g_strdup(argv[i]) : g_path_get_dirname(argv[i]);
+    g_autofree char *ini = g_build_filename(folder, "sweep.ini", NULL);
+    if (!dir && !g_file_test(ini, G_FILE_TEST_EXISTS))
+      continue;
+    g_autoptr(LbSweep) here = lb_sweep_read(folder, error);
+    if (here == NULL)
+      return NULL;
+    if (sw == NULL) {
+      sw = g_steal_pointer(&here);
+      from = argv[i];
+    } else if (strcmp(sw->definition, here->definition) != 0) {
+      state_error(error, "%s and %s belong to different sweeps (their sweep.ini differ)", from,
+                  argv[i]);
+      return NULL;
+    }
+  }
+  if (sw == NULL)
+    state_error(error, "no sweep.ini next to the result files: give the sweep's state folder too");
+  return g_steal_pointer(&sw);
+}
+
+static gboolean
+merge_results(const LbSweep *sw, int argc, char **argv, LbRunResult **results, GError **error)
+{
+  g_autoptr(GHashTable) by_id = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; i < sw->runs->len; i++)
+    g_hash_table_insert(by_id, ((LbSweepRun *)sw->runs->pdata[i])->id, GUINT_TO_POINTER(i + 1));
+  for (int a = 1; a < argc; a++) {
+    if (g_file_test(argv[a], G_FILE_TEST_IS_DIR)) {
+      for (guint i = 0; i < sw->runs->len; i++) {
+        g_autofree char *path = run_file(argv[a], sw->runs->pdata[i], ".result");
+        if (results[i] != NULL || !g_file_test(path, G_FILE_TEST_EXISTS))
+          continue;
+        if ((results[i] = read_result(path, sw->runs->pdata[i], error)) == NULL)
+          return FALSE;
+      }
+      continue;
+    }
+    g_autofree char *base = g_path_get_basename(argv[a]);
+    g_autofree char *id = g_str_has_suffix(base, ".result")
+                              ? g_strndup(base, strlen(base) - strlen(".result"))
+                              : NULL;
+    guint i = GPOINTER_TO_UINT(id != NULL ? g_hash_table_lookup(by_id, id) : NULL);
+    if (i == 0)
+      return state_error(error,
+                         "%s: not a result of this sweep (ID.result, ID one of its sweep.ini's "
+                         "runs)",
+                         argv[a]);
+    if (results[i - 1] == NULL &&
+        (results[i - 1] = read_result(argv[a], sw->runs->pdata[i - 1], error)) == NULL)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+int
+lb_cli_merge(int argc, char **argv)
+{
+  g_auto(MergeArgs) a = {0};
+  GOptionEntry entries[] = {
+      {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a.json,
+       "The results as JSON (default: NAME-sweep.json, NAME the scenario's)", "FILE"},
+      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "The results as CSV, one row per run", "FILE"},
+      {"partial", 0, 0, G_OPTION_ARG_NONE, &a.partial,
+       "Write the runs there are when some are missing (still named)", NULL},
+      {"force", 0, 0, G_OPTION_ARG_NONE, &a.force, "Replace outputs made by another sweep", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No summary on stderr", NULL},
+      {NULL},
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new("STATE-DIR|RUN.result ...");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx, "Gathers the results of a sweep's jobs (lbsim sweep --emit-jobs, each job run with\n"
+           "lbsim run-job) into the JSON and CSV that lbsim sweep writes. Give the state folder,\n"
+           "or result files with the state folder (its sweep.ini holds the sweep's order).\n"
+           "Exit status: 0 done, 1 runs are missing (named; --partial writes the others),\n"
+           "2 bad input.");
+  g_autoptr(GError) error = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+  if (argc < 2) {
+    g_printerr("lbsim: merge needs the sweep's state folder or result files (see lbsim merge "
+               "--help)\n");
+    return EXIT_INPUT;
+  }
+  g_autoptr(LbSweep) sw = merge_definition(argc, argv, &error);
+  if (sw == NULL) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+  guint n = sw->runs->len;
+  LbRunResult **results = g_new0(LbRunResult *, n);
+  int code = 0;
+  guint missing = 0;
+  g_autofree char *json = a.json != NULL ? g_strdup(a.json) : default_json(sw);
+  if (!merge_results(sw, argc, argv, results, &error)) {
+    print_error(error);
+    code = EXIT_INPUT;
+  } else if (a.csv != NULL && strcmp(a.csv, json) == 0) {
+    g_printerr("lbsim: --csv %s: give a file other than the JSON's\n", a.csv);
+    code = EXIT_INPUT;
+  } else if (!a.force &&
+             ((strcmp(json, "-") != 0 && !check_json(json, sw, &error)) ||
+              (a.csv != NULL && strcmp(a.csv, "-") != 0 && !check_csv(a.csv, sw, &error)))) {
+    print_error(error);
+    code = EXIT_INPUT;
+  } else {
+    for (guint i = 0; i < n; i++) {
+      if (results[i] != NULL)
+        continue;
+      if (++missing <= MAX_LISTED) {
+        g_autofree char *what = lb_sweep_describe(sw, sw->runs->pdata[i]);
+        g_printerr("lbsim: missing: %s (%s.result)\n", what,
+                   ((LbSweepRun *)sw->runs->pdata[i])->id);
+      }
+    }
+    if (missing > MAX_LISTED)
+      g_printerr("lbsim: ... and %u more\n", missing - MAX_LISTED);
+    Outputs out = {sw, results, json, a.csv, 0, 0};
+    if (missing > 0 && !a.partial) {
+      g_printerr("lbsim: %u of %u runs missing: nothing written (--partial writes the others)\n",
+                 missing, n);
+      code = 1;
+    } else if (!write_outputs(&out, TRUE, &error)) {
+      print_error(error);
+      code = 1;
+    } else if (!a.quiet) {
+      g_printerr("lbsim: %u of %u runs in %s\n", n - missing, n, json);
+    }
+  }
+  results_free(results, n);
+  return code;
+}

@@ -1,0 +1,77 @@
+/* Sweeps: the cross product of varied scenario keys, one job per point and
+ * balancer, each job's result kept in a state folder so that a sweep can
+ * stop and resume, or be spread over a cluster and merged. */
+#pragma once
+
+#include "cli/job.h"
+#include "lbsim/run.h"
+
+#define LB_SWEEP_ERROR (lb_sweep_error_quark())
+GQuark lb_sweep_error_quark(void);
+
+typedef enum {
+  LB_SWEEP_ERROR_INPUT, /* a --vary, --platform or --set, or a point that does not load */
+  LB_SWEEP_ERROR_STATE, /* a state folder or an output that is not this sweep's */
+} LbSweepError;
+
+typedef struct {
+  char *name;        /* ranks, platform, seed, steps, balancer or GROUP.KEY */
+  GPtrArray *values; /* char *, as written */
+} LbSweepAxis;
+
+typedef struct {
+  guint point;    /* in the cross product of the axes other than balancer */
+  char *balancer; /* a label of the scenario's run list */
+  char *id;       /* hex digest of the job and the scenario file's bytes */
+  LbJob *job;     /* NULL when read back from a state folder */
+  char *platform; /* the resolved platform (for messages); NULL when read back */
+} LbSweepRun;
+
+typedef struct {
+  char *scenario;   /* absolute */
+  char *name;       /* the scenario's, at the first point */
+  char *platform;   /* the --platform pattern, or NULL */
+  char **sets;      /* the fixed --set overrides, or NULL */
+  GPtrArray *axes;  /* LbSweepAxis, in the order given */
+  guint npoints;    /* of the axes other than balancer; the last varies fastest */
+  GPtrArray *runs;  /* LbSweepRun, in the cross product's order */
+  char *definition; /* the text of STATE/sweep.ini */
+  char *id;         /* hex digest of the definition */
+} LbSweep;
+
+/* A --vary list: values separated by commas, each a value as written or a
+ * range START:END:STEP of decimal numbers (END included when reached),
+ * counted in integers of the finest precision among the three and printed
+ * with it: 1.1:2.0:0.1 gives the ten values 1.1 .. 2.0. Returns the values
+ * (char *), or NULL with LB_SWEEP_ERROR_INPUT. */
+GPtrArray *lb_sweep_values_parse(const char *text, GError **error);
+
+/* The sweep of scenario over every --vary NAME=LIST of vary, with the
+ * platform pattern ({NAME} is the point's value of NAME) and the fixed
+ * overrides sets. Loads the scenario of every point first: an error names
+ * the point. */
+LbSweep *lb_sweep_new(const char *scenario, const char *const *vary, const char *platform,
+                      const char *const *sets, GError **error);
+/* The sweep a state folder holds (its sweep.ini), for merging. */
+LbSweep *lb_sweep_read(const char *dir, GError **error);
+void lb_sweep_free(LbSweep *sweep);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbSweep, lb_sweep_free)
+
+/* The value of axis (not the balancer axis) at point. */
+const char *lb_sweep_value(const LbSweep *sweep, guint point, guint axis);
+/* "ranks=16 move-split.threshold=1.1 balancer=move-split" */
+char *lb_sweep_describe(const LbSweep *sweep, const LbSweepRun *run);
+
+/* The documents, from results[i] for runs->pdata[i] (NULL: not done). A
+ * run whose balancer relates it to the others of its point (dls and its
+ * improvement over STAT) is left out until its point is complete; the
+ * related metrics of complete points are filled in. JSON: the sweep's
+ * definition, then one {"point", "balancer", "result"} per run in the
+ * cross product's order, "result" as in lbsim run's `runs`. CSV: the
+ * varied values, then lbsim run's columns. */
+char *lb_sweep_document(const LbSweep *sweep, LbRunResult *const *results);
+char *lb_sweep_csv(const LbSweep *sweep, LbRunResult *const *results);
+
+/* The commands: lbsim sweep and lbsim merge. */
+int lb_cli_sweep(int argc, char **argv);
+int lb_cli_merge(int argc, char **argv);

@@ -1,0 +1,588 @@
+/* lbsim sweep and lbsim merge: the values of --vary, the cross product and
+ * its order, results equal to lbsim run's at each point, resumption after
+ * a kill, the emit / run-job / merge round trip, and what is refused. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/sweep.h"
+#include "lbsim-spawn.h"
+
+#define TEACH "scenarios/mlb-teach-16.ini"
+#define DLS "scenarios/dls-aqr-hetero-32.ini"
+
+static char *tmp_dir;
+
+static char *
+tmp_path(const char *name)
+{
+  if (tmp_dir == NULL)
+    tmp_dir = g_dir_make_tmp("lbsim-sweep-XXXXXX", NULL);
+  g_assert_nonnull(tmp_dir);
+  return g_build_filename(tmp_dir, name, NULL);
+}
+
+static char *
+read_text(const char *path)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, &error));
+  g_assert_no_error(error);
+  return g_steal_pointer(&text);
+}
+
+static JsonNode *
+load_json(const char *path)
+{
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GError) error = NULL;
+  json_parser_load_from_file(parser, path, &error);
+  g_assert_no_error(error);
+  return json_node_copy(json_parser_get_root(parser));
+}
+
+/* A node as compact text without its `measured` objects. */
+static void
+drop_measured(JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_OBJECT(node)) {
+    JsonObject *o = json_node_get_object(node);
+    if (json_object_has_member(o, "measured"))
+      json_object_remove_member(o, "measured");
+    g_autoptr(GList) members = json_object_get_values(o);
+    for (GList *m = members; m != NULL; m = m->next)
+      drop_measured(m->data);
+  } else if (JSON_NODE_HOLDS_ARRAY(node)) {
+    JsonArray *a = json_node_get_array(node);
+    for (guint i = 0; i < json_array_get_length(a); i++)
+      drop_measured(json_array_get_element(a, i));
+  }
+}
+
+static char *
+canonical(JsonNode *node)
+{
+  g_autoptr(JsonNode) copy = json_node_copy(node);
+  drop_measured(copy);
+  return json_to_string(copy, FALSE);
+}
+
+static JsonArray *
+runs_of(JsonNode *root)
+{
+  return json_object_get_array_member(json_node_get_object(root), "runs");
+}
+
+static guint
+count_results(const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL)
+    n += g_str_has_suffix(name, ".result");
+  return n;
+}
+
+/* The unsigned number after `key` in text (a message of lbsim's). */
+static guint
+number_before(const char *text, const char *key)
+{
+  const char *at = strstr(text, key);
+  g_assert_nonnull(at);
+  while (at > text && g_ascii_isdigit(at[-1]))
+    at--;
+  return (guint)g_ascii_strtoull(at, NULL, 10);
+}
+
+static void
+test_values(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) tenths = lb_sweep_values_parse("1.1:2.0:0.1", &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(tenths->len, ==, 10);
+  for (guint k = 0; k < 10; k++) {
+    g_autofree char *expected = g_strdup_printf("%u.%u", (11 + k) / 10, (11 + k) % 10);
+    g_assert_cmpstr(tenths->pdata[k], ==, expected);
+  }
+  static const struct {
+    const char *text;
+    const char *joined;
+  } good[] = {
+      {"16,64, 256 ,1024", "16 64 256 1024"},
+      {"5:1:-2", "5 3 1"},
+      {"0.05:0.2:0.05", "0.05 0.10 0.15 0.20"},
+      {"1:2:0.3", "1.0 1.3 1.6 1.9"},
+      {"-1:1:1", "-1 0 1"},
+      {"7:7:3", "7"},
+      {"1:3:1,10", "1 2 3 10"},
+      {"dls:stat,dls:gss", "dls:stat dls:gss"},
+      {"1:2", "1:2"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(good); i++) {
+    g_autoptr(GPtrArray) v = lb_sweep_values_parse(good[i].text, &error);
+    g_assert_no_error(error);
+    g_ptr_array_add(v, NULL);
+    g_autofree char *joined = g_strjoinv(" ", (char **)v->pdata);
+    g_assert_cmpstr(joined, ==, good[i].joined);
+  }
+  static const char *const bad[] = {
+      "1:2:0", "2:1:1", "1:2:-0.5", "1,,2", "", "1,2,1", "0:1:0.0000000000000000001", "1:3:1,2"};
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autoptr(GError) e = NULL;
+    g_autoptr(GPtrArray) v = lb_sweep_values_parse(bad[i], &e);
+    g_assert_null(v);
+    g_assert_error(e, LB_SWEEP_ERROR, LB_SWEEP_ERROR_INPUT);
+  }
+}
+
+static const char *const ranks[] = {"8", "16"};
+static const char *const highs[] = {"3", "10"};
+static const char *const teach_balancers[] = {"none", "mlb"};
+
+/* The teach scenario over ranks (platform from a pattern) and workload.high. */
+static void
+sweep_teach(Result *r, const char *json, const char *csv, const char *jobs)
+{
+  lbsim(r, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml", "--vary",
+        "workload.high=3,10", "-o", json, "--csv", csv, "-j", jobs, NULL);
+}
+
+static void
+test_order(void)
+{
+  g_autofree char *json = tmp_path("order.json");
+  g_autofree char *csv = tmp_path("order.csv");
+  g_auto(Result) r = {0};
+  sweep_teach(&r, json, csv, "2");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.err, "8 runs, 0 reused"));
+  g_assert_null(strchr(r.err, '\r')); /* no progress line off a terminal */
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *sweep = json_object_get_object_member(json_node_get_object(root), "sweep");
+  guint total = G_N_ELEMENTS(ranks) * G_N_ELEMENTS(highs) * G_N_ELEMENTS(teach_balancers);
+  g_assert_cmpint(json_object_get_int_member(sweep, "runs_total"), ==, total);
+  JsonArray *vary = json_object_get_array_member(sweep, "vary");
+  g_assert_cmpuint(json_array_get_length(vary), ==, 2);
+  g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(vary, 1), "name"), ==,
+                  "workload.high");
+  JsonArray *runs = runs_of(root);
+  g_assert_cmpuint(json_array_get_length(runs), ==, total);
+  guint k = 0;
+  for (guint a = 0; a < G_N_ELEMENTS(ranks); a++)
+    for (guint b = 0; b < G_N_ELEMENTS(highs); b++)
+      for (guint c = 0; c < G_N_ELEMENTS(teach_balancers); c++, k++) {
+        JsonObject *run = json_array_get_object_element(runs, k);
+        JsonObject *point = json_object_get_object_member(run, "point");
+        g_assert_cmpint(json_object_get_int_member(point, "ranks"), ==, atoi(ranks[a]));
+        g_assert_cmpstr(json_object_get_string_member(point, "workload.high"), ==, highs[b]);
+        g_assert_cmpstr(json_object_get_string_member(run, "balancer"), ==, teach_balancers[c]);
+        JsonObject *result = json_object_get_object_member(run, "result");
+        /* the platform of the pattern: one host per rank */
+        g_assert_cmpint(json_object_get_int_member(result, "hosts"), ==, atoi(ranks[a]));
+      }
+}
+
+/* Each run of the sweep is the run lbsim run gives at its point, in JSON
+ * and in CSV (the point's values first). */
+static void
+test_equals_run(void)
+{
+  g_autofree char *json = tmp_path("equal.json");
+  g_autofree char *csv = tmp_path("equal.csv");
+  g_auto(Result) r = {0};
+  sweep_teach(&r, json, csv, "1");
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonArray *runs = runs_of(root);
+  g_autofree char *csv_text = read_text(csv);
+  g_auto(GStrv) rows = g_strsplit(csv_text, "\n", -1);
+  guint k = 0;
+  for (guint a = 0; a < G_N_ELEMENTS(ranks); a++)
+    for (guint b = 0; b < G_N_ELEMENTS(highs); b++) {
+      g_autofree char *one = tmp_path("one.json");
+      g_autofree char *one_csv = tmp_path("one.csv");
+      g_autofree char *platform = g_strdup_printf("platforms/hypercube-%s.xml", ranks[a]);
+      g_autofree char *set = g_strdup_printf("workload.high=%s", highs[b]);
+      g_auto(Result) single = {0};
+      lbsim(&single, "run", "-q", TEACH, "--ranks", ranks[a], "--platform", platform, "--set", set,
+            "-o", one, "--csv", one_csv, NULL);
+      g_assert_cmpint(single.status, ==, 0);
+      g_autoptr(JsonNode) doc = load_json(one);
+      JsonArray *want = runs_of(doc);
+      g_autofree char *single_csv = read_text(one_csv);
+      g_auto(GStrv) want_rows = g_strsplit(single_csv, "\n", -1);
+      if (k == 0) {
+        g_autofree char *head = g_strdup_printf("ranks,workload.high,%s", want_rows[0]);
+        g_assert_cmpstr(rows[0], ==, head);
+      }
+      g_assert_cmpuint(json_array_get_length(want), ==, G_N_ELEMENTS(teach_balancers));
+      for (guint c = 0; c < json_array_get_length(want); c++, k++) {
+        JsonObject *run = json_array_get_object_element(runs, k);
+        g_autofree char *got = canonical(json_object_get_member(run, "result"));
+        g_autofree char *expected = canonical(json_array_get_element(want, c));
+        g_assert_cmpstr(got, ==, expected);
+        g_autofree char *row = g_strdup_printf("%s,%s,%s", ranks[a], highs[b], want_rows[c + 1]);
+        g_assert_cmpstr(rows[k + 1], ==, row);
+      }
+    }
+  g_assert_cmpuint(k, ==, json_array_get_length(runs));
+}
+
+/* dls relates each run to the point's STAT run: the same figures as
+ * lbsim run of the same balancers, with balancer varied. */
+static void
+test_related(void)
+{
+  g_autofree char *json = tmp_path("related.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "sweep", DLS, "--vary", "balancer=dls:stat,dls:gss", "--vary",
+        "workload.iterations=5200,10400", "-o", json, "-q", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.err, ==, "");
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonArray *runs = runs_of(root);
+  g_assert_cmpuint(json_array_get_length(runs), ==, 4);
+  static const char *const iterations[] = {"5200", "10400"};
+  for (guint p = 0; p < G_N_ELEMENTS(iterations); p++) {
+    g_autofree char *one = tmp_path("related-one.json");
+    g_autofree char *set = g_strdup_printf("workload.iterations=%s", iterations[p]);
+    g_auto(Result) single = {0};
+    lbsim(&single, "run", "-q", DLS, "--set", "balancers.run=dls:stat, dls:gss", "--set", set, "-o",
+          one, NULL);
+    g_assert_cmpint(single.status, ==, 0);
+    g_autoptr(JsonNode) doc = load_json(one);
+    for (guint c = 0; c < 2; c++) {
+      JsonObject *run = json_array_get_object_element(runs, 2 * p + c);
+      g_autofree char *got = canonical(json_object_get_member(run, "result"));
+      g_autofree char *expected = canonical(json_array_get_element(runs_of(doc), c));
+      g_assert_cmpstr(got, ==, expected);
+    }
+    /* gss improves on STAT: the related metric was filled in */
+    JsonObject *gss = json_array_get_object_element(runs, 2 * p + 1);
+    JsonObject *metrics =
+        json_object_get_object_member(json_object_get_object_member(gss, "result"), "metrics");
+    g_assert_cmpfloat(json_object_get_double_member(metrics, "cost_improvement"), >, 0);
+  }
+}
+
+static void
+new_group(gpointer data)
+{
+  (void)data;
+  setpgid(0, 0);
+}
+
+/* A sweep killed (with its children, as a node that dies) after its first
+ * result, started again: it reuses what was kept, runs only the rest, and
+ * ends with the document of a sweep never interrupted. */
+static void
+test_resume(void)
+{
+  g_autofree char *whole = tmp_path("whole.json");
+  g_autofree char *json = tmp_path("resumed.json");
+  g_autofree char *state = tmp_path("resumed.d");
+  g_auto(Result) w = {0};
+  lbsim(&w, "sweep", TEACH, "--vary", "workload.high=2:9:1", "-o", whole, "-j", "2", NULL);
+  g_assert_cmpint(w.status, ==, 0);
+  guint total = number_before(w.err, " runs, 0 reused");
+  g_assert_cmpuint(total, ==, 8 * 2);
+
+  const char *argv[] = {g_getenv("LBSIM"),
+                        "sweep",
+                        TEACH,
+                        "--vary",
+                        "workload.high=2:9:1",
+                        "-o",
+                        json,
+                        "-j",
+                        "1",
+                        NULL};
+  GPid pid = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_async(source_root(), (char **)argv, NULL,
+                              G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL, new_group,
+                              NULL, &pid, &error));
+  g_assert_no_error(error);
+  gint64 deadline = g_get_monotonic_time() + 120 * G_USEC_PER_SEC;
+  while (count_results(state) == 0 && g_get_monotonic_time() < deadline)
+    g_usleep(2000);
+  kill(-pid, SIGKILL);
+  int status = 0;
+  g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+  g_assert_true(WIFSIGNALED(status));
+  g_usleep(100000); /* the group's children too */
+  guint kept = count_results(state);
+  g_assert_cmpuint(kept, >=, 1);
+  g_assert_cmpuint(kept, <, total);
+
+  g_auto(Result) again = {0};
+  lbsim(&again, "sweep", TEACH, "--vary", "workload.high=2:9:1", "-o", json, "-j", "1", NULL);
+  g_assert_cmpint(again.status, ==, 0);
+  g_autofree char *reused = g_strdup_printf("%u runs, %u reused", total, kept);
+  g_assert_nonnull(strstr(again.err, reused));
+  g_assert_cmpuint(number_before(again.err, " runs done in"), ==, total - kept);
+  g_autofree char *a = read_text(whole);
+  g_autofree char *b = read_text(json);
+  g_autofree char *a_fixed = json_without_measured(a);
+  g_autofree char *b_fixed = json_without_measured(b);
+  g_assert_cmpstr(a_fixed, ==, b_fixed);
+}
+
+static void
+run_lines(char **lines, guint from, guint to)
+{
+  for (guint i = from; i < to; i++) {
+    int status = 0;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *quoted = g_shell_quote(lines[i]);
+    g_autofree char *sh = g_strdup_printf("sh -c %s", quoted);
+    g_assert_true(g_spawn_command_line_sync(sh, NULL, NULL, &status, &error));
+    g_assert_no_error(error);
+    g_assert_true(g_spawn_check_wait_status(status, NULL));
+  }
+}
+
+/* The jobs emitted for a cluster, run in two halves as two nodes would,
+ * then merged: the local sweep's document. Before the second half, merge
+ * names every missing run. */
+static void
+test_emit_merge(void)
+{
+  g_autofree char *local = tmp_path("local.json");
+  g_autofree char *local_csv = tmp_path("local.csv");
+  g_auto(Result) l = {0};
+  sweep_teach(&l, local, local_csv, "2");
+  g_assert_cmpint(l.status, ==, 0);
+
+  g_autofree char *json = tmp_path("cluster.json");
+  g_autofree char *csv = tmp_path("cluster.csv");
+  g_autofree char *state = tmp_path("cluster.d");
+  g_autofree char *jobs = tmp_path("jobs.txt");
+  g_auto(Result) e = {0};
+  lbsim(&e, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml", "--vary",
+        "workload.high=3,10", "-o", json, "--emit-jobs", jobs, NULL);
+  g_assert_cmpint(e.status, ==, 0);
+  g_assert_false(g_file_test(json, G_FILE_TEST_EXISTS));
+  g_autofree char *text = read_text(jobs);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  guint n = g_strv_length(lines) - 1;
+  g_assert_cmpuint(n, ==, 8);
+  g_assert_cmpstr(lines[n], ==, "");
+  for (guint i = 0; i < n; i++) {
+    g_auto(GStrv) words = g_strsplit(lines[i], " ", -1);
+    g_assert_cmpuint(g_strv_length(words), ==, 4);
+    g_assert_true(g_path_is_absolute(words[0]));
+    g_assert_cmpstr(words[1], ==, "run-job");
+    g_assert_true(g_path_is_absolute(words[2]) && g_str_has_suffix(words[2], ".job"));
+    g_assert_true(g_path_is_absolute(words[3]) && g_str_has_suffix(words[3], ".result"));
+  }
+
+  run_lines(lines, 0, n / 2);
+  g_auto(Result) part = {0};
+  lbsim(&part, "merge", "-o", json, state, NULL);
+  g_assert_cmpint(part.status, ==, 1);
+  g_assert_false(g_file_test(json, G_FILE_TEST_EXISTS));
+  for (guint i = n / 2; i < n; i++) {
+    g_auto(GStrv) words = g_strsplit(lines[i], " ", -1);
+    g_autofree char *base = g_path_get_basename(words[3]);
+    g_assert_nonnull(strstr(part.err, base));
+  }
+  for (guint i = 0; i < n / 2; i++) {
+    g_auto(GStrv) words = g_strsplit(lines[i], " ", -1);
+    g_autofree char *base = g_path_get_basename(words[3]);
+    g_assert_null(strstr(part.err, base));
+  }
+  g_auto(Result) partial = {0};
+  lbsim(&partial, "merge", "--partial", "-o", json, state, NULL);
+  g_assert_cmpint(partial.status, ==, 0);
+  g_autoptr(JsonNode) half = load_json(json);
+  g_assert_cmpuint(json_array_get_length(runs_of(half)), ==, n / 2);
+
+  run_lines(lines, n / 2, n);
+  g_auto(Result) m = {0};
+  lbsim(&m, "merge", "-o", json, "--csv", csv, state, NULL);
+  g_assert_cmpint(m.status, ==, 0);
+  g_autofree char *a = read_text(local);
+  g_autofree char *b = read_text(json);
+  g_autofree char *a_fixed = json_without_measured(a);
+  g_autofree char *b_fixed = json_without_measured(b);
+  g_assert_cmpstr(a_fixed, ==, b_fixed);
+  g_autofree char *a_csv = read_text(local_csv);
+  g_autofree char *b_csv = read_text(csv);
+  g_assert_cmpstr(a_csv, ==, b_csv);
+
+  /* the result files themselves, as copied back from nodes, with the
+   * state folder for the sweep's definition */
+  g_autofree char *again = tmp_path("files.json");
+  g_autoptr(GPtrArray) args = g_ptr_array_new();
+  g_ptr_array_add(args, (gpointer)g_getenv("LBSIM"));
+  g_ptr_array_add(args, "merge");
+  g_ptr_array_add(args, "-o");
+  g_ptr_array_add(args, again);
+  g_auto(GStrv) results = g_new0(char *, n + 1);
+  for (guint i = 0; i < n; i++) {
+    g_auto(GStrv) words = g_strsplit(lines[i], " ", -1);
+    results[i] = g_strdup(words[3]);
+    g_ptr_array_add(args, results[i]);
+  }
+  g_ptr_array_add(args, NULL);
+  int status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(source_root(), (char **)args->pdata, NULL,
+                             G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                             NULL, NULL, &status, &error));
+  g_assert_no_error(error);
+  g_assert_true(g_spawn_check_wait_status(status, NULL));
+  g_autofree char *c = read_text(again);
+  g_autofree char *c_fixed = json_without_measured(c);
+  g_assert_cmpstr(a_fixed, ==, c_fixed);
+
+  /* emitted again: only what is missing, here nothing */
+  g_auto(Result) e2 = {0};
+  lbsim(&e2, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml",
+        "--vary", "workload.high=3,10", "-o", json, "--emit-jobs", jobs, NULL);
+  g_assert_cmpint(e2.status, ==, 0);
+  g_autofree char *none = read_text(jobs);
+  g_assert_cmpstr(none, ==, "");
+}
+
+/* Outputs of something else are not replaced without --force; a state
+ * folder of another sweep neither. */
+static void
+test_refuse(void)
+{
+  g_autofree char *json = tmp_path("taken.json");
+  g_auto(Result) run = {0}, s = {0}, forced = {0}, other = {0};
+  lbsim(&run, "run", "-q", TEACH, "-o", json, NULL);
+  g_assert_cmpint(run.status, ==, 0);
+  g_autofree char *before = read_text(json);
+  lbsim(&s, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "-q", NULL);
+  g_assert_cmpint(s.status, ==, 2);
+  g_assert_nonnull(strstr(s.err, "--force"));
+  g_autofree char *after = read_text(json);
+  g_assert_cmpstr(before, ==, after);
+  lbsim(&forced, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "-q", "--force", NULL);
+  g_assert_cmpint(forced.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  g_assert_cmpuint(json_array_get_length(runs_of(root)), ==, 4);
+  /* the same outputs for other values */
+  lbsim(&other, "sweep", TEACH, "--vary", "workload.high=3,5", "-o", json, "-q", NULL);
+  g_assert_cmpint(other.status, ==, 2);
+  g_assert_nonnull(strstr(other.err, "another sweep"));
+}
+
+static void
+test_errors(void)
+{
+  static const struct {
+    const char *vary, *platform, *says;
+  } cases[] = {
+      {"mlb.threshold=1,2", NULL, "at mlb.threshold=1: "},
+      {"workload.size=64,0", NULL, "at workload.size=0: "},
+      {"workload.size=1:10:0", NULL, "the step is 0"},
+      {"frobnicate=1", NULL, "unknown name 'frobnicate'"},
+      {"ranks=8,x", NULL, "'x'"},
+      {"balancer=mlb,nonesuch", NULL, "unknown balancer 'nonesuch'"},
+      {"ranks=8,16", "hypercube-{rank}.xml", "{rank}"},
+      {"ranks=8,16", "nonesuch-{ranks}.xml", "at ranks=8: "},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *json = tmp_path("error.json");
+    g_auto(Result) r = {0};
+    if (cases[i].platform != NULL)
+      lbsim(&r, "sweep", TEACH, "--vary", cases[i].vary, "--platform", cases[i].platform, "-o",
+            json, NULL);
+    else
+      lbsim(&r, "sweep", TEACH, "--vary", cases[i].vary, "-o", json, NULL);
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, cases[i].says));
+    g_assert_false(g_file_test(json, G_FILE_TEST_EXISTS)); /* nothing ran */
+  }
+  g_auto(Result) help = {0}, merge_help = {0}, twice = {0}, both = {0};
+  lbsim(&help, "help", "sweep", NULL);
+  g_assert_cmpint(help.status, ==, 0);
+  g_assert_nonnull(strstr(help.out, "--vary=NAME=LIST"));
+  g_assert_nonnull(strstr(help.out, "--emit-jobs=FILE"));
+  lbsim(&merge_help, "merge", "--help", NULL);
+  g_assert_cmpint(merge_help.status, ==, 0);
+  g_assert_nonnull(strstr(merge_help.out, "--partial"));
+  lbsim(&twice, "sweep", TEACH, "--vary", "seed=1,2", "--vary", "scenario.seed=3", NULL);
+  g_assert_cmpint(twice.status, ==, 2);
+  lbsim(&both, "sweep", TEACH, "--vary", "workload.high=1,2", "--set", "workload.high=3", NULL);
+  g_assert_cmpint(both.status, ==, 2);
+}
+
+/* A run that fails is named; the others are done and written. */
+static void
+test_failure(void)
+{
+  g_autofree char *json = tmp_path("failing.json");
+  g_autofree char *state = tmp_path("failing.d");
+  g_autofree char *jobs = tmp_path("failing.txt");
+  g_auto(Result) e = {0}, r = {0};
+  lbsim(&e, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "--emit-jobs", jobs, NULL);
+  g_assert_cmpint(e.status, ==, 0);
+  /* the second run's result cannot be written: its name is a folder */
+  g_autofree char *ini = g_build_filename(state, "sweep.ini", NULL);
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  g_assert_true(g_key_file_load_from_file(kf, ini, G_KEY_FILE_NONE, NULL));
+  g_autofree char *run2 = g_key_file_get_string(kf, "runs", "run2", NULL);
+  g_assert_nonnull(run2);
+  g_autofree char *id = g_strndup(run2, strcspn(run2, " "));
+  g_autofree char *name = g_strconcat(id, ".result", NULL);
+  g_autofree char *blocked = g_build_filename(state, name, NULL);
+  g_assert_cmpint(g_mkdir(blocked, 0777), ==, 0);
+  lbsim(&r, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, NULL);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "workload.high=3 balancer=mlb failed"));
+  g_autoptr(JsonNode) root = load_json(json);
+  g_assert_cmpuint(json_array_get_length(runs_of(root)), ==, 3);
+}
+
+/* Without -o: NAME-sweep.json and NAME-sweep.d in the working folder. */
+static void
+test_default_names(void)
+{
+  g_autofree char *dir = tmp_path("cwd");
+  g_assert_cmpint(g_mkdir(dir, 0777), ==, 0);
+  g_autofree char *scenario = g_build_filename(source_root(), TEACH, NULL);
+  const char *argv[] = {g_getenv("LBSIM"), "sweep", scenario, "--vary", "seed=1,2", "-q", NULL};
+  int status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(dir, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+                             &status, &error));
+  g_assert_no_error(error);
+  g_assert_true(g_spawn_check_wait_status(status, NULL));
+  g_autofree char *json = g_build_filename(dir, "mlb-teach-16-sweep.json", NULL);
+  g_autofree char *ini = g_build_filename(dir, "mlb-teach-16-sweep.d", "sweep.ini", NULL);
+  g_assert_true(g_file_test(json, G_FILE_TEST_IS_REGULAR));
+  g_assert_true(g_file_test(ini, G_FILE_TEST_IS_REGULAR));
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/sweep/values", test_values);
+  g_test_add_func("/sweep/order", test_order);
+  g_test_add_func("/sweep/equals-run", test_equals_run);
+  g_test_add_func("/sweep/related", test_related);
+  g_test_add_func("/sweep/resume", test_resume);
+  g_test_add_func("/sweep/emit-merge", test_emit_merge);
+  g_test_add_func("/sweep/refuse", test_refuse);
+  g_test_add_func("/sweep/errors", test_errors);
+  g_test_add_func("/sweep/failure", test_failure);
+  g_test_add_func("/sweep/default-names", test_default_names);
+  int status = g_test_run();
+  if (tmp_dir != NULL)
+    remove_tree(tmp_dir);
+  return status;
+}
