@@ -33,7 +33,7 @@ typedef struct {
 
 /* One element of a JSON "runs" array (a sweep's "result"). */
 typedef struct {
-  const char *balancer, *placement, *model, *start;
+  const char *balancer, *placement, *model, *view, *start;
   JsonObject *params, *metrics; /* may be NULL */
   double summary[NFIELDS];
   GArray *phases;         /* Phase */
@@ -239,6 +239,7 @@ parse_run(const char *source, JsonObject *o, const char *where, GError **error)
   if (!read_string(source, o, "balancer", where, TRUE, &r.balancer, error) ||
       !read_string(source, o, "model", where, FALSE, &r.model, error) ||
       !read_string(source, o, "placement", where, FALSE, &r.placement, error) ||
+      !read_string(source, o, "view", where, FALSE, &r.view, error) ||
       !read_string(source, o, "start", where, FALSE, &r.start, error) ||
       !read_object(source, o, "params", where, FALSE, &r.params, error) ||
       !read_object(source, o, "metrics", where, FALSE, &r.metrics, error) ||
@@ -1167,6 +1168,11 @@ run_balancers(GString *out, const LbHtmlDoc *doc)
     esc(out, r->balancer);
     g_string_append(out, "</th><td>");
     esc(out, r->start);
+    if (*r->view != '\0') {
+      g_string_append(out, " (on the ");
+      esc(out, r->view);
+      g_string_append(out, ")");
+    }
     g_string_append(out, "</td><td>");
     esc(out, r->placement);
     g_string_append(out, "</td><td>");
