@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -76,6 +77,17 @@ spawn_lbsim(Result *r, char **envp, va_list args)
   strip_asan_notes(r->err);
   g_assert_true(WIFEXITED(wait_status));
   r->status = WEXITSTATUS(wait_status);
+}
+
+/* A JSON file's document (a copy the caller frees). */
+static inline JsonNode *
+load_json(const char *path)
+{
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GError) error = NULL;
+  json_parser_load_from_file(parser, path, &error);
+  g_assert_no_error(error);
+  return json_node_copy(json_parser_get_root(parser));
 }
 
 /* Runs lbsim with NULL-terminated arguments from the source root. */

@@ -100,16 +100,6 @@ test_list(void)
 #define SMALL                                                                                      \
   "--ranks", "16", "--platform", "platforms/hypercube-16.xml", "--set", "workload.size=5000"
 
-static JsonNode *
-load_json(const char *path)
-{
-  g_autoptr(JsonParser) parser = json_parser_new();
-  g_autoptr(GError) error = NULL;
-  json_parser_load_from_file(parser, path, &error);
-  g_assert_no_error(error);
-  return json_node_copy(json_parser_get_root(parser));
-}
-
 static void
 test_run_json(void)
 {

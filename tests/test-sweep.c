@@ -37,16 +37,6 @@ read_text(const char *path)
   return g_steal_pointer(&text);
 }
 
-static JsonNode *
-load_json(const char *path)
-{
-  g_autoptr(JsonParser) parser = json_parser_new();
-  g_autoptr(GError) error = NULL;
-  json_parser_load_from_file(parser, path, &error);
-  g_assert_no_error(error);
-  return json_node_copy(json_parser_get_root(parser));
-}
-
 /* A node as compact text without its `measured` objects. */
 static void
 drop_measured(JsonNode *node)

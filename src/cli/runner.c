@@ -159,6 +159,21 @@ job_of(const LbScenario *sc, const LbScenarioOverrides *ov, guint index, const c
   return back;
 }
 
+gint
+lb_runner_reap(pid_t *pids, guint n, int *status)
+{
+  for (;;) {
+    pid_t pid = waitpid(-1, status, 0);
+    if (pid < 0)
+      return errno == EINTR ? LB_RUNNER_INTERRUPTED : -1;
+    for (guint k = 0; k < n; k++)
+      if (pids[k] == pid) {
+        pids[k] = 0;
+        return (gint)k;
+      }
+  }
+}
+
 void
 lb_runner_relate(LbRunResult *const *results, guint n)
 {
@@ -233,18 +248,12 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     if (running == 0)
       break;
     int status = 0;
-    pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR)
-        continue;
-      break;
-    }
-    guint index = 0;
-    while (index < n && pids[index] != pid)
-      index++;
-    if (index == n)
+    gint reaped = lb_runner_reap(pids, n, &status);
+    if (reaped == LB_RUNNER_INTERRUPTED)
       continue;
-    pids[index] = 0;
+    if (reaped < 0)
+      break;
+    guint index = (guint)reaped;
     running--;
     done++;
     const char *name = ((LbBalancerRun *)sc->runs->pdata[index])->label;

@@ -45,6 +45,13 @@ pid_t lb_runner_spawn(const LbJob *job, const LbScenario *sc, guint index,
 char *lb_runner_failure(const char *file, const char *platform, const LbRunOptions *options,
                         const char *dir, const char *tag, const char *name, int status, int *code);
 
+/* Waits for one child of pids[0..n) (0: an empty slot) to end: returns
+ * its index, its slot cleared and its wait status in *status;
+ * LB_RUNNER_INTERRUPTED when a signal came first (the caller decides
+ * whether to go on waiting), or -1 when no child is left. */
+#define LB_RUNNER_INTERRUPTED (-2)
+gint lb_runner_reap(pid_t *pids, guint n, int *status);
+
 /* The metrics that compare a run with the others of its scenario (dls's
  * improvement over STAT), filled in for each of the n results. */
 void lb_runner_relate(LbRunResult *const *results, guint n);

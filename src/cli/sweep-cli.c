@@ -351,18 +351,12 @@ run_missing(const Sweeping *s, Outputs *out)
     if (running == 0)
       break;
     int status = 0;
-    pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR)
-        continue;
-      break;
-    }
-    guint k = 0;
-    while (k < next && pids[k] != pid)
-      k++;
-    if (k == next)
+    gint reaped = lb_runner_reap(pids, next, &status);
+    if (reaped == LB_RUNNER_INTERRUPTED)
       continue;
-    pids[k] = 0;
+    if (reaped < 0)
+      break;
+    guint k = (guint)reaped;
     running--;
     guint i = g_array_index(todo, guint, k);
     const LbSweepRun *run = sw->runs->pdata[i];

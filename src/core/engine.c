@@ -29,6 +29,8 @@ G_DEFINE_QUARK(lb - run - error - quark, lb_run_error)
 
 /* What a rank's units conserve and where they lie in the model's order;
  * with brun, also in the order its balancer keeps. */
+typedef guint64 (*LbOrderKey)(const LbWork *work, const LbParams *params, guint64 id);
+
 static void
 digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units, LbDigest *digest)
 {
@@ -36,24 +38,22 @@ digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units,
   digest->contiguous = TRUE;
   const LbUnit *u = (const LbUnit *)units->data;
   lb_work_conserve(work, u, units->len, &digest->conserved);
-  /* an order-keeping balancer with its own order: positions are its keys */
-  gboolean keyed = brun != NULL && brun->balancer->keeps_order && brun->balancer->order_key != NULL;
+  /* a balancer's own order: the range property on its keys, and for one
+   * that keeps its order, the positions are its keys */
+  LbOrderKey key = brun != NULL ? brun->balancer->order_key : NULL;
+  gboolean keyed = key != NULL && brun->balancer->keeps_order;
+  digest->key_min = key != NULL ? G_MAXUINT64 : 0;
   for (guint i = 0; i < units->len; i++) {
     digest->load += u[i].load;
-    guint64 at = keyed ? brun->balancer->order_key(work, brun->params, u[i].id) : u[i].id;
+    guint64 k = key != NULL ? key(work, brun->params, u[i].id) : 0;
+    digest->key_min = MIN(digest->key_min, k);
+    digest->key_max = MAX(digest->key_max, k);
+    guint64 at = keyed ? k : u[i].id;
     if (i == 0)
       digest->first_id = at;
     else if (at != digest->last_id + 1)
       digest->contiguous = FALSE;
     digest->last_id = at;
-  }
-  if (brun != NULL && brun->balancer->order_key != NULL) {
-    digest->key_min = G_MAXUINT64;
-    for (guint i = 0; i < units->len; i++) {
-      guint64 k = brun->balancer->order_key(work, brun->params, u[i].id);
-      digest->key_min = MIN(digest->key_min, k);
-      digest->key_max = MAX(digest->key_max, k);
-    }
   }
 }
 

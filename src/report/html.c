@@ -544,23 +544,6 @@ number(GString *out, double v)
     g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.10g", v));
 }
 
-/* A field of a CSV row, quoted when it must be. */
-static void
-csv_field(GString *out, const char *text)
-{
-  if (strpbrk(text, ",\"\n\r") == NULL) {
-    g_string_append(out, text);
-    return;
-  }
-  g_string_append_c(out, '"');
-  for (const char *c = text; *c != '\0'; c++) {
-    if (*c == '"')
-      g_string_append_c(out, '"');
-    g_string_append_c(out, *c);
-  }
-  g_string_append_c(out, '"');
-}
-
 static void
 csv_number(GString *out, double v)
 {
@@ -824,7 +807,7 @@ summary_csv(GString *csv, GPtrArray *runs, GPtrArray *metric_names)
   g_string_append_c(csv, '\n');
   for (guint i = 0; i < runs->len; i++) {
     const Run *r = runs->pdata[i];
-    csv_field(csv, r->balancer);
+    lb_report_csv_text(csv, r->balancer);
     for (guint f = 0; f < NFIELDS; f++)
       csv_number(csv, r->summary[f]);
     for (guint m = 0; m < metric_names->len; m++) {
@@ -990,7 +973,7 @@ run_imbalance(Out *o, GString *out, GError **error)
       lb_plot_line(plot, l == 0 ? 1 : 0, xs->len, (double *)xs->data, (double *)ys->data);
     }
     for (guint s = 0; s < r->after->len; s++) {
-      csv_field(csv, r->balancer);
+      lb_report_csv_text(csv, r->balancer);
       g_string_append_printf(csv, ",%u", s);
       csv_number(csv, g_array_index(r->before, double, s));
       csv_number(csv, g_array_index(r->after, double, s));
@@ -1019,9 +1002,9 @@ run_phases(Out *o, GString *out, GError **error)
     for (guint k = 0; k < r->phases->len; k++) {
       const Phase *p = &g_array_index(r->phases, Phase, k);
       lb_plot_segment(plot, p->name, isfinite(p->time) ? p->time : 0);
-      csv_field(csv, r->balancer);
+      lb_report_csv_text(csv, r->balancer);
       g_string_append_c(csv, ',');
-      csv_field(csv, p->name);
+      lb_report_csv_text(csv, p->name);
       csv_number(csv, p->steps);
       csv_number(csv, p->messages);
       csv_number(csv, p->bytes);
@@ -1361,17 +1344,17 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
         continue;
       lb_plot_line(plot, c, x->len, (double *)x->data, (double *)y->data);
       for (guint k = 0; k < x->len; k++) {
-        csv_field(csv, balancers->pdata[b]);
+        lb_report_csv_text(csv, balancers->pdata[b]);
         const SweepRun *s = combos->pdata[c];
         for (guint q = 0; q < doc->vary->len; q++)
           if (q != v) {
             g_string_append_c(csv, ',');
-            csv_field(csv, s->point[q]);
+            lb_report_csv_text(csv, s->point[q]);
           }
         g_string_append_c(csv, ',');
         double px = g_array_index(x, double, k);
         if (scale == LB_PLOT_CATEGORIES)
-          csv_field(csv, vary->values->pdata[(guint)px]);
+          lb_report_csv_text(csv, vary->values->pdata[(guint)px]);
         else
           number(csv, px);
         csv_number(csv, g_array_index(y, double, k));
@@ -1448,7 +1431,7 @@ sweep_table(Out *o, GString *out, GError **error)
     g_string_append(out, "<th scope=\"col\">");
     esc(out, name);
     g_string_append(out, "</th>");
-    csv_field(csv, name);
+    lb_report_csv_text(csv, name);
     g_string_append_c(csv, ',');
   }
   g_string_append(out, "<th scope=\"col\">balancer</th>");
@@ -1467,13 +1450,13 @@ sweep_table(Out *o, GString *out, GError **error)
       g_string_append(out, "<td>");
       esc(out, s->point[v]);
       g_string_append(out, "</td>");
-      csv_field(csv, s->point[v]);
+      lb_report_csv_text(csv, s->point[v]);
       g_string_append_c(csv, ',');
     }
     g_string_append(out, "<th scope=\"row\">");
     esc(out, s->balancer);
     g_string_append(out, "</th>");
-    csv_field(csv, s->balancer);
+    lb_report_csv_text(csv, s->balancer);
     if (s->run != NULL) {
       summary_cells(out, s->run);
       for (guint f = 0; f < NFIELDS; f++)
@@ -1486,7 +1469,7 @@ sweep_table(Out *o, GString *out, GError **error)
       for (guint f = 0; f < NFIELDS; f++)
         g_string_append_c(csv, ',');
       g_string_append_c(csv, ',');
-      csv_field(csv, s->error);
+      lb_report_csv_text(csv, s->error);
     }
     g_string_append(out, "</tr>\n");
     g_string_append_c(csv, '\n');

@@ -414,9 +414,8 @@ csv_double(GString *out, double v)
   g_string_append_printf(out, ",%s", buf);
 }
 
-/* A cell that holds a comma, a quote or a line break is quoted (RFC 4180). */
-static void
-csv_text(GString *out, const char *text)
+void
+lb_report_csv_text(GString *out, const char *text)
 {
   if (strpbrk(text, ",\"\r\n") == NULL) {
     g_string_append(out, text);
@@ -459,7 +458,7 @@ lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
   }
   GString *out = g_string_new(NULL);
   for (guint c = 0; c < nlead; c++) {
-    csv_text(out, names[c]);
+    lb_report_csv_text(out, names[c]);
     g_string_append_c(out, ',');
   }
   g_string_append(out, "balancer");
@@ -471,7 +470,7 @@ lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
   for (guint r = 0; r < results->len; r++) {
     const LbRunResult *run = results->pdata[r];
     for (guint c = 0; c < nlead; c++) {
-      csv_text(out, cells[(gsize)r * nlead + c]);
+      lb_report_csv_text(out, cells[(gsize)r * nlead + c]);
       g_string_append_c(out, ',');
     }
     g_string_append(out, run->balancer);

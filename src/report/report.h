@@ -20,6 +20,9 @@ char *lb_report_table(GPtrArray *results);
 char *lb_report_csv(GPtrArray *results);
 /* The same with nlead columns first (a sweep's varied keys): names heads
  * them and row r starts with cells[r * nlead] .. cells[r * nlead + nlead - 1]. */
+/* Appends a CSV cell: quoted (RFC 4180) when it holds a comma, a quote or
+ * a line break. */
+void lb_report_csv_text(GString *out, const char *text);
 char *lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
                          const char *const *cells);
 /* Steps, messages, bytes and time of every phase of every run, then each

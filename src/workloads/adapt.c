@@ -111,25 +111,9 @@ size_text(const LbWork *field)
   return g_string_free(s, FALSE);
 }
 
-/* The field's total load at step 0. */
+/* A workload's total load at step 0, as its ranks would hold it. */
 static guint64
-field_total(const LbWork *field)
-{
-  g_autoptr(LbPatternAt) at = lb_pattern_at_new(&field->pattern, field->dim, 0);
-  guint64 index[LB_MAX_DIM] = {0}, size[LB_MAX_DIM] = {1, 1, 1}, total = 0;
-  memcpy(size, field->size, field->dim * sizeof *size);
-  for (guint64 id = 0; id < field->cells; id++) {
-    index[0] = id % size[0];
-    index[1] = (id / size[0]) % size[1];
-    index[2] = id / (size[0] * size[1]);
-    total += lb_pattern_load(&field->pattern, at, field->dim, index, size, id);
-  }
-  return total;
-}
-
-/* A view's total load at step 0, as its ranks would hold it. */
-static guint64
-view_total(const LbWork *view)
+work_total(const LbWork *view)
 {
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   guint64 total = 0;
@@ -178,7 +162,7 @@ htree_keys(const LbWork *field, LbParams *params, const LbAdapter *a, const char
     g_assert_no_error(local);
   }
   guint64 elements = (guint64)lb_params_get_int(params, "elements");
-  guint64 total = field_total(field);
+  guint64 total = work_total(field);
   guint64 per = MAX(1, (guint64)llround((double)total / (double)elements));
   if (!derive_number(params, a, file, "element-load", (double)per, NULL, error) ||
       !derive(params, a, file, "node-load", "0", NULL, error))
@@ -244,7 +228,7 @@ lb_adapter_build(const LbAdapter *a, const LbWork *field, LbParams *params, cons
     /* a hierarchy's load is cells x substeps, not the pattern's load: its
      * flops per unit make the step-0 work the field's, so that times
      * compare */
-    guint64 work = view_total(view), want = field_total(field);
+    guint64 work = work_total(view), want = work_total(field);
     if (work > 0)
       view->flops_per_unit = field->flops_per_unit * (double)want / (double)work;
   }
