@@ -106,9 +106,12 @@ send_end(const guint64 *loads, gsize avail, gboolean from_front, SfcEnd *end, gb
     return 0;
   gsize k = from_front ? sfc_prefix_nearest(loads, avail, end->amount)
                        : sfc_suffix_nearest(loads, avail, end->amount);
-  double sent = sum_of(from_front ? loads : loads + avail - k, k);
-  end->amount -= sent;
-  end->open = sent == sum_of(loads, avail) && end->amount > 0 && inflow;
+  end->amount -= sum_of(from_front ? loads : loads + avail - k, k);
+  /* what stays holds no load: the first load it holds ends the look */
+  gboolean emptied = TRUE;
+  for (gsize i = from_front ? k : 0; emptied && i < (from_front ? avail : avail - k); i++)
+    emptied = loads[i] == 0;
+  end->open = emptied && end->amount > 0 && inflow;
   return k;
 }
 
