@@ -824,6 +824,67 @@ groups_balance(LbRank *self, gpointer state)
  * 4 x (6 + 3 + 3), all ranks and the group of everyone 2 x 30. */
 #define GROUPS_MESSAGES (4 * 15 + 2 * 35 + 4 * 12 + 2 * 30)
 
+/* Units sent as spans of the sender's array and received in place: the
+ * same message as lb_send_units of the gathered units (content, run count,
+ * bytes), and lb_rank_swap_units hands the new set over without loss. Rank
+ * 0 of 2 sends its last five units as two spans out of order (two runs),
+ * once each way; rank 1 keeps the first copy. */
+static void
+unit_spans_balance(LbRank *self, gpointer state)
+{
+  lb_phase_begin(self, 0);
+  GArray *units = lb_rank_units(self);
+  if (lb_rank_id(self) == 0) {
+    g_assert_cmpuint(units->len, >=, 8);
+    const LbUnit *u = (const LbUnit *)units->data;
+    gsize n = units->len;
+    const LbUnitSpan spans[] = {{n - 2, 2}, {n, 0}, {n - 5, 3}};
+    lb_send_unit_spans(self, 1, 5, 0, u, spans, G_N_ELEMENTS(spans));
+    g_autoptr(GArray) gathered = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    g_array_append_vals(gathered, u + n - 2, 2);
+    g_array_append_vals(gathered, u + n - 5, 3);
+    lb_send_units(self, 1, 6, 0, (const LbUnit *)gathered->data, gathered->len, NULL);
+    lb_wait_sends(self);
+    g_autoptr(GArray) kept = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    g_array_append_vals(kept, u, (guint)n - 5);
+    guint before = units->len;
+    GArray *swapped = g_steal_pointer(&kept);
+    lb_rank_swap_units(self, &swapped);
+    g_assert_true(swapped == units); /* the old set comes back */
+    g_assert_cmpuint(lb_rank_units(self)->len, ==, before - 5);
+    g_array_unref(swapped);
+  } else {
+    const LbUnit *in;
+    guint n;
+    g_autoptr(LbMsg) first = lb_recv_units_in_place(self, 0, 5, &in, &n);
+    g_autoptr(GArray) second = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    lb_recv_units(self, 0, 6, second, NULL);
+    g_assert_cmpuint(n, ==, 5);
+    g_assert_cmpuint(second->len, ==, 5);
+    g_assert_cmpmem(in, n * sizeof(LbUnit), second->data, second->len * sizeof(LbUnit));
+    g_assert_cmpuint(in[0].id + 1, ==, in[1].id);
+    g_assert_cmpuint(in[2].id + 3, ==, in[0].id); /* two runs, the later first */
+    g_assert_cmpuint(first->len, ==, 16 + n * sizeof(LbUnit));
+    /* rank 0's ids are below mine: they go first, in order */
+    g_autoptr(GArray) now = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    g_array_append_vals(now, in + 2, 3);
+    g_array_append_vals(now, in, 2);
+    g_array_append_vals(now, units->data, units->len);
+    GArray *mine = g_steal_pointer(&now);
+    lb_rank_swap_units(self, &mine);
+    g_array_unref(mine);
+  }
+}
+
+/* Both unit messages carry the same network bytes. */
+static void
+check_unit_spans(const LbRunResult *res)
+{
+  g_assert_cmpuint(res->phases[0].messages, ==, 2);
+  g_assert_cmpfloat(res->phases[0].bytes, >, 0);
+  g_assert_cmpfloat(res->bytes_moved, ==, res->phases[0].bytes - 2 * (LB_HEADER_BYTES + 32.0));
+}
+
 /* Master and workers on 1024 ranks: rank 0 hands out chunks and computes
  * some itself, answering requests between slices; workers ask with a
  * request and wait for CHUNK or END with wildcard receives, in three ways. */
@@ -1074,6 +1135,7 @@ static const SimCase sim_cases[] = {
     {"reduce-scatter", "hypercube-16.xml", 16, reduce_scatter_balance, check_reduce_scatter_16},
     {"reduce-scatter-7", "hypercube-16.xml", 7, reduce_scatter_balance, NULL},
     {"groups", "hypercube-16.xml", 16, groups_balance, check_groups},
+    {"unit-spans", "hypercube-16.xml", 2, unit_spans_balance, check_unit_spans},
     {"master-worker", "hypercube-1024.xml", 1024, master_worker_balance, NULL},
 };
 

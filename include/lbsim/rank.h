@@ -42,6 +42,9 @@ const LbWork *lb_rank_work(const LbRank *self);
 
 /* The rank's work units, sorted by id when a balancer returns. */
 GArray *lb_rank_units(LbRank *self);
+/* Makes *units (of LbUnit) the rank's units and hands back the old array
+ * in its place: a balancer that builds the new set apart needs no copy. */
+void lb_rank_swap_units(LbRank *self, GArray **units);
 
 /* Asynchronous send: data is copied; sim_bytes is what the network carries;
  * tag in 0 .. LB_TAG_USER_MAX. */
@@ -192,6 +195,20 @@ void lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *un
 /* Receives units sent with lb_send_units and appends them to `into` (and
  * their positions to `positions` when not NULL); returns how many came. */
 guint lb_recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positions);
+
+/* A run of units: units[at .. at + n). */
+typedef struct {
+  gsize at, n;
+} LbUnitSpan;
+/* As lb_send_units (no positions) for the spans of `units`, one after
+ * another, copied straight into the message: a box of cells, say, without
+ * gathering it first. */
+void lb_send_unit_spans(LbRank *self, int dst, int tag, guint round, const LbUnit *units,
+                        const LbUnitSpan *spans, guint n_spans);
+/* Receives units sent with lb_send_units (no positions) or
+ * lb_send_unit_spans without copying them: *units points at the n units
+ * inside the returned message, which the caller frees. */
+LbMsg *lb_recv_units_in_place(LbRank *self, int src, int tag, const LbUnit **units, guint *n);
 
 /* As lb_send_units and lb_recv_units, with a word of the sender's for the
  * receiver (a flag, a count) in the header that every unit message

@@ -136,6 +136,15 @@ lb_rank_units(LbRank *self)
   return self->units;
 }
 
+void
+lb_rank_swap_units(LbRank *self, GArray **units)
+{
+  g_assert(g_array_get_element_size(*units) == sizeof(LbUnit));
+  GArray *old = self->units;
+  self->units = *units;
+  *units = old;
+}
+
 double
 lb_now(void)
 {

@@ -58,22 +58,55 @@ lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *units, 
   lb_send_units_word(self, dst, tag, round, units, n, positions, 0);
 }
 
+/* The header, the network's bytes and the report's record of a message
+ * whose n units are already written after the header. */
+static void
+send_written(LbRank *self, int dst, int tag, guint round, LbMsg *msg, guint n, guint runs,
+             gboolean positions, guint32 word)
+{
+  UnitsHeader header = {n, runs, positions, word};
+  memcpy(msg->data, &header, sizeof header);
+  const LbUnit *units = (const LbUnit *)(msg->data + sizeof header);
+  double bytes = lb_work_bytes(self->run->work, units, n);
+  lb_core_send_msg(self, dst, tag, msg, LB_HEADER_BYTES + 16.0 * runs + bytes);
+  if (n > 0)
+    record_transfer(self, round, dst, units, n, bytes);
+}
+
+void
+lb_send_unit_spans(LbRank *self, int dst, int tag, guint round, const LbUnit *units,
+                   const LbUnitSpan *spans, guint n_spans)
+{
+  g_assert(tag >= 0 && tag <= LB_TAG_USER_MAX);
+  gsize n = 0;
+  for (guint i = 0; i < n_spans; i++)
+    n += spans[i].n;
+  g_assert(n <= G_MAXUINT32);
+  LbMsg *msg = lb_msg_alloc(sizeof(UnitsHeader) + n * sizeof(LbUnit));
+  LbUnit *out = (LbUnit *)(msg->data + sizeof(UnitsHeader));
+  for (guint i = 0; i < n_spans; i++) {
+    memcpy(out, units + spans[i].at, spans[i].n * sizeof(LbUnit));
+    out += spans[i].n;
+  }
+  const LbUnit *written = (const LbUnit *)(msg->data + sizeof(UnitsHeader));
+  send_written(self, dst, tag, round, msg, (guint)n, count_runs(written, (guint)n), FALSE, 0);
+}
+
 void
 lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
                    const guint64 *positions, guint32 word)
 {
   g_assert(tag >= 0 && tag <= LB_TAG_USER_MAX);
   guint runs = count_runs(units, n);
-  UnitsHeader header = {n, runs, positions != NULL, word};
-  gsize len = sizeof header + n * sizeof(LbUnit) + (positions != NULL ? runs * sizeof(guint64) : 0);
+  gsize len =
+      sizeof(UnitsHeader) + n * sizeof(LbUnit) + (positions != NULL ? runs * sizeof(guint64) : 0);
   /* written straight into the message, which the receiver gets as is */
   LbMsg *msg = lb_msg_alloc(len);
   guint8 *data = msg->data;
-  memcpy(data, &header, sizeof header);
   if (n > 0)
-    memcpy(data + sizeof header, units, n * sizeof(LbUnit));
+    memcpy(data + sizeof(UnitsHeader), units, n * sizeof(LbUnit));
   if (positions != NULL) {
-    guint64 *starts = (guint64 *)(data + sizeof header + n * sizeof(LbUnit));
+    guint64 *starts = (guint64 *)(data + sizeof(UnitsHeader) + n * sizeof(LbUnit));
     guint k = 0;
     for (guint i = 0; i < n; i++) {
       if (i == 0 || units[i].id != units[i - 1].id + 1)
@@ -82,10 +115,19 @@ lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUnit *un
         g_assert(positions[i] == positions[i - 1] + units[i - 1].load);
     }
   }
-  double bytes = lb_work_bytes(self->run->work, units, n);
-  lb_core_send_msg(self, dst, tag, msg, LB_HEADER_BYTES + 16.0 * runs + bytes);
-  if (n > 0)
-    record_transfer(self, round, dst, units, n, bytes);
+  send_written(self, dst, tag, round, msg, n, runs, positions != NULL, word);
+}
+
+LbMsg *
+lb_recv_units_in_place(LbRank *self, int src, int tag, const LbUnit **units, guint *n)
+{
+  LbMsg *msg = lb_recv(self, src, tag);
+  UnitsHeader header;
+  memcpy(&header, msg->data, sizeof header);
+  g_assert(!header.positions);
+  *units = (const LbUnit *)(msg->data + sizeof header);
+  *n = header.n;
+  return msg;
 }
 
 guint

@@ -42,8 +42,8 @@ lb_cuts_free(gpointer state)
     g_free(s->own[l]);
   if (s->held != NULL)
     g_array_unref(s->held);
-  if (s->outgoing != NULL)
-    g_array_unref(s->outgoing);
+  if (s->spans != NULL)
+    g_array_unref(s->spans);
   g_free(s);
 }
 
@@ -180,7 +180,7 @@ lb_cuts_new(LbRank *self, gboolean last_fastest)
   LbCuts *s = g_new0(LbCuts, 1);
   s->alt_level = -1;
   s->held = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-  s->outgoing = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  s->spans = g_array_new(FALSE, FALSE, sizeof(LbUnitSpan));
   s->dim = work->dim;
   s->ranks = (guint)lb_rank_count(self);
   s->me = lb_rank_id(self);
@@ -205,7 +205,7 @@ LbCuts *
 lb_cuts_copy(const LbCuts *s)
 {
   LbCuts *c = g_memdup2(s, sizeof *s);
-  c->held = c->outgoing = NULL;
+  c->held = c->spans = NULL;
   c->table = table_ref(s->table);
   for (guint l = 0; l < s->dim; l++)
     c->own[l] = g_memdup2(s->own[l], sizeof(guint64) * (s->parts[l] + 1));
@@ -236,17 +236,19 @@ compare_guint(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Appends to out the cells of `part` (a box inside `box`) from `cells`,
- * the cells of `box` sorted by id: runs along the first axis. */
+/* The spans of `cells` (the cells of `box`, sorted by id) that hold
+ * `part`, a box inside `box`: runs along the first axis. */
 static void
-take_box(const LbUnit *cells, const LbdBox *box, const LbdBox *part, GArray *out)
+box_spans(const LbdBox *box, const LbdBox *part, GArray *out)
 {
   guint64 wx = box->hi[0] - box->lo[0], wy = box->hi[1] - box->lo[1];
   guint64 run = part->hi[0] - part->lo[0];
+  g_array_set_size(out, 0);
   for (guint64 z = part->lo[2]; z < part->hi[2]; z++)
     for (guint64 y = part->lo[1]; y < part->hi[1]; y++) {
-      guint64 first = (part->lo[0] - box->lo[0]) + wx * ((y - box->lo[1]) + wy * (z - box->lo[2]));
-      g_array_append_vals(out, cells + first, (guint)run);
+      LbUnitSpan span = {
+          (part->lo[0] - box->lo[0]) + wx * ((y - box->lo[1]) + wy * (z - box->lo[2])), run};
+      g_array_append_val(out, span);
     }
 }
 
@@ -274,7 +276,7 @@ meeting_in_piece(const LbCuts *h, int me, guint from, const LbdBox *box, GArray 
 /* Moves cells from the boxes of `old` to those of s, inside the piece of
  * level `from` that holds this rank. A rank knows both hierarchies, so it
  * knows whom to send which box of cells, and whom to expect cells from. */
-void
+gboolean
 lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag, guint round)
 {
   GArray *units = lb_rank_units(self);
@@ -282,22 +284,21 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
   /* the same box: both hierarchies are partitions, so no other box met
    * mine before or meets it now, and nothing moves in or out */
   if (memcmp(&was, &mine, sizeof was) == 0)
-    return;
+    return FALSE;
   /* units stay as they are until the end: they are what the sends copy */
   const LbUnit *held = (const LbUnit *)units->data;
   g_autoptr(GArray) targets = g_array_new(FALSE, FALSE, sizeof(guint));
   meeting_in_piece(s, s->me, from, &was, targets);
-  GArray *piece_cells = s->outgoing;
+  GArray *spans = s->spans;
   for (guint i = 0; i < targets->len; i++) { /* ascending: runs repeat byte for byte */
     guint dst = g_array_index(targets, guint, i);
     LbdBox theirs = lb_cuts_box(s, dst);
     if ((int)dst == s->me || !lbd_boxes_meet(&theirs, &was, s->dim))
       continue;
     LbdBox part = intersect(&was, &theirs);
-    g_array_set_size(piece_cells, 0);
-    take_box(held, &was, &part, piece_cells);
-    lb_send_units(self, (int)dst, tag, round, (const LbUnit *)piece_cells->data, piece_cells->len,
-                  NULL);
+    box_spans(&was, &part, spans);
+    lb_send_unit_spans(self, (int)dst, tag, round, held, (const LbUnitSpan *)spans->data,
+                       spans->len);
   }
   /* my new box's cells, each put where its id belongs (no sort): the ones
    * I keep straight from the old array, the others as they arrive */
@@ -324,20 +325,19 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
    * above may have left the whole piece empty) */
   g_autoptr(GArray) senders = g_array_new(FALSE, FALSE, sizeof(guint));
   meeting_in_piece(old, s->me, from, &mine, senders);
-  GArray *arrived = piece_cells;
   guint64 nx = work->size[0], ny = s->dim > 1 ? work->size[1] : 1;
   for (guint i = 0; i < senders->len; i++) {
     guint src = g_array_index(senders, guint, i);
     LbdBox theirs = lb_cuts_box(old, src);
     if ((int)src == s->me || !lbd_boxes_meet(&theirs, &mine, s->dim))
       continue;
-    g_array_set_size(arrived, 0);
-    lb_recv_units(self, (int)src, tag, arrived, NULL);
-    const LbUnit *in = (const LbUnit *)arrived->data;
-    for (guint j = 0; j < arrived->len;) {
+    const LbUnit *in;
+    guint arrived;
+    g_autoptr(LbMsg) msg = lb_recv_units_in_place(self, (int)src, tag, &in, &arrived);
+    for (guint j = 0; j < arrived;) {
       /* a run along x: one place, one copy */
       guint n = 1;
-      while (j + n < arrived->len && in[j + n].id == in[j].id + n)
+      while (j + n < arrived && in[j + n].id == in[j].id + n)
         n++;
       guint64 id = in[j].id, x = id % nx, y = (id / nx) % ny, z = id / (nx * ny);
       guint64 at = (x - mine.lo[0]) + wx * ((y - mine.lo[1]) + wy * (z - mine.lo[2]));
@@ -350,9 +350,8 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
   g_assert_cmpuint(placed, ==, cells_now);
   lb_wait_sends(self);
   /* the new array becomes the rank's; the old one the next scratch */
-  g_array_set_size(units, (guint)cells_now);
-  if (cells_now > 0)
-    memcpy(units->data, now->data, cells_now * sizeof(LbUnit));
+  lb_rank_swap_units(self, &s->held);
+  return TRUE;
 }
 
 /* The members of my piece of level l (ranks that share the coordinates of

@@ -33,7 +33,8 @@ typedef struct {
   int alt_level;
   gsize alt_index;
   const guint64 *alt_row;
-  GArray *held, *outgoing; /* repartition's scratch, kept from one move to the next */
+  GArray *held;  /* repartition's scratch: the next units, kept from one move to the next */
+  GArray *spans; /* and the spans of a box sent (LbUnitSpan) */
 } LbCuts;
 
 /* Balancers of this family run a group per slab and strip, and group ids
@@ -71,9 +72,10 @@ char *lb_cuts_describe_piece(const LbCuts *s, guint l);
 
 /* Moves cells from the boxes of `old` to those of s, inside the piece of
  * level `from` that holds this rank: straight from each old box to each new
- * box it meets, one message per pair, in round `round`. */
-void lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag,
-                         guint round);
+ * box it meets, one message per pair, in round `round`. FALSE when this
+ * rank's box stayed as it was (nothing moved in or out). */
+gboolean lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag,
+                             guint round);
 /* Every rank learns every piece's cuts: an allgather of each rank's lower
  * cut at every level below the first (whose cuts all ranks must already
  * share). */
