@@ -56,6 +56,9 @@ void lb_pattern_clear(LbPattern *pattern);
 typedef struct _LbPatternAt LbPatternAt;
 
 LbPatternAt *lb_pattern_at_new(const LbPattern *pattern, guint dim, guint adaptation);
+/* Readies it for many loads on a grid of size[0..dim) cells (tables along
+ * each axis): the loads are the same, only faster. */
+void lb_pattern_at_prepare(LbPatternAt *step, const LbPattern *pattern, const guint64 *size);
 void lb_pattern_at_free(LbPatternAt *step);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbPatternAt, lb_pattern_at_free)
 

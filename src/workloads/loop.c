@@ -270,6 +270,7 @@ field_costs_at(const LbWork *work, Loop *loop, guint adaptation)
   guint64 *costs = g_new(guint64, work->cells);
   g_autoptr(LbPatternAt) at = lb_pattern_at_new(&work->pattern, loop->dim, adaptation);
   const guint64 *size = loop->size;
+  lb_pattern_at_prepare(at, &work->pattern, size);
   guint64 index[LB_MAX_DIM];
   for (guint64 id = 0; id < work->cells; id++) {
     index[0] = id % size[0];

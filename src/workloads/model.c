@@ -331,6 +331,7 @@ pattern_update(const LbWork *work, GArray *units, guint adaptation)
     lb_pattern_at_free(mutable->pattern_at);
     mutable->pattern_at = lb_pattern_at_new(&work->pattern, work->dim, adaptation);
     mutable->pattern_at_adaptation = adaptation;
+    lb_pattern_at_prepare(mutable->pattern_at, &work->pattern, work->size);
   }
   const LbPatternAt *cached = work->pattern_at;
   LbUnit *u = (LbUnit *)units->data;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define BUCKETS 4096
 
@@ -36,6 +37,12 @@ struct _LbPatternAt {
    * spot order, so that sums are added in the same order as without them */
   guint *bucket_start; /* BUCKETS + 1 */
   guint *bucket_spots;
+  /* hotspots on a grid of `table_size` cells, per spot and axis (spot k,
+   * axis a, index i at (k * dim + a) * row + i, row the largest size):
+   * each cell centre's squared distance in widths and its factor */
+  guint64 table_size[LB_MAX_DIM];
+  gsize table_row;
+  double *table_z2, *table_factor;
   double front; /* shock: position of the front along the normal */
   double edge;  /* step: position of the edge along the first axis */
   double normal[LB_MAX_DIM];
@@ -180,6 +187,8 @@ lb_pattern_at_free(LbPatternAt *ps)
   if (ps == NULL)
     return;
   g_free(ps->spots);
+  g_free(ps->table_z2);
+  g_free(ps->table_factor);
   g_free(ps->bucket_start);
   g_free(ps->bucket_spots);
   g_free(ps);
@@ -216,31 +225,86 @@ centre_of(guint64 index, guint64 size)
   return ((double)index + 0.5) / (double)size;
 }
 
+/* A hot spot's contribution is separable: height x the product over the
+ * axes of exp(-z_a^2 / 2), z_a the distance along axis a in widths. It is
+ * computed as that product (not as one exp of the sum), so that a table of
+ * the factors along each axis gives the same doubles as computing them. */
+static double
+axis_z2(const LbPattern *p, const Spot *s, guint a, guint64 index, guint64 size)
+{
+  double z = circle_distance(centre_of(index, size), s->centre[a]) / p->width;
+  return z * z;
+}
+
+/* Tables are made for grids of at most this many entries (spots x the sum
+ * of the sizes); others compute each factor. */
+#define TABLE_MAX_ENTRIES (1u << 22)
+
+void
+lb_pattern_at_prepare(LbPatternAt *ps, const LbPattern *p, const guint64 *size)
+{
+  if (p->kind != LB_PATTERN_HOTSPOTS || ps->nspots == 0)
+    return;
+  gsize row = 0;
+  for (guint a = 0; a < ps->dim; a++)
+    row = MAX(row, (gsize)size[a]);
+  if (ps->table_z2 != NULL && memcmp(ps->table_size, size, ps->dim * sizeof(guint64)) == 0)
+    return;
+  g_clear_pointer(&ps->table_z2, g_free);
+  g_clear_pointer(&ps->table_factor, g_free);
+  gsize entries = (gsize)ps->nspots * ps->dim * row;
+  if (row > TABLE_MAX_ENTRIES || entries > TABLE_MAX_ENTRIES)
+    return;
+  ps->table_z2 = g_new(double, entries);
+  ps->table_factor = g_new(double, entries);
+  ps->table_row = row;
+  for (guint a = 0; a < ps->dim; a++)
+    ps->table_size[a] = size[a];
+  for (guint k = 0; k < ps->nspots; k++)
+    for (guint a = 0; a < ps->dim; a++) {
+      gsize at = ((gsize)k * ps->dim + a) * row;
+      for (guint64 i = 0; i < size[a]; i++) {
+        double z2 = axis_z2(p, &ps->spots[k], a, i, size[a]);
+        ps->table_z2[at + i] = z2;
+        ps->table_factor[at + i] = exp(-0.5 * z2);
+      }
+    }
+}
+
+static gboolean
+has_table(const LbPatternAt *ps, guint dim, const guint64 *size)
+{
+  if (ps->table_z2 == NULL)
+    return FALSE;
+  for (guint a = 0; a < dim; a++)
+    if (ps->table_size[a] != size[a])
+      return FALSE;
+  return TRUE;
+}
+
 static guint64
 hotspots_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *index,
               const guint64 *size)
 {
-  double x[LB_MAX_DIM];
-  for (guint a = 0; a < dim; a++)
-    x[a] = centre_of(index[a], size[a]);
-  guint b = MIN((guint)(x[0] * BUCKETS), BUCKETS - 1);
+  guint b = MIN((guint)(centre_of(index[0], size[0]) * BUCKETS), BUCKETS - 1);
+  gboolean table = has_table(ps, dim, size);
   double load = (double)p->base;
   for (guint i = ps->bucket_start[b]; i < ps->bucket_start[b + 1]; i++) {
-    const Spot *s = &ps->spots[ps->bucket_spots[i]];
-    double z2;
-    if (dim == 1) {
-      double z = circle_distance(x[0], s->centre[0]) / p->width;
-      z2 = z * z;
-    } else {
-      z2 = 0;
-      for (guint a = 0; a < dim; a++) {
-        double z = circle_distance(x[a], s->centre[a]) / p->width;
-        z2 += z * z;
-      }
+    guint k = ps->bucket_spots[i];
+    const Spot *s = &ps->spots[k];
+    double z2a[LB_MAX_DIM], z2 = 0;
+    for (guint a = 0; a < dim; a++) {
+      z2a[a] = table ? ps->table_z2[((gsize)k * dim + a) * ps->table_row + index[a]]
+                     : axis_z2(p, s, a, index[a], size[a]);
+      z2 += z2a[a];
     }
     if (z2 > s->reach2)
       continue;
-    load += s->height * exp(-0.5 * z2);
+    double c = s->height;
+    for (guint a = 0; a < dim; a++)
+      c *= table ? ps->table_factor[((gsize)k * dim + a) * ps->table_row + index[a]]
+                 : exp(-0.5 * z2a[a]);
+    load += c;
   }
   return (guint64)llround(load);
 }

@@ -259,6 +259,7 @@ children(const LbWork *work, const Samr *s, const SamrGrid *parent, GArray *tabl
   f.flags = flags;
   gboolean any = FALSE;
   guint64 i = 0, index[3];
+  lb_pattern_at_prepare(work->pattern_at, &work->pattern, size);
   for (gint64 z = parent->lo[2]; z < parent->hi[2]; z++)
     for (gint64 y = parent->lo[1]; y < parent->hi[1]; y++)
       for (gint64 x = parent->lo[0]; x < parent->hi[0]; x++, i++) {
