@@ -1026,7 +1026,8 @@ run_shrunk(const char *path)
   g_assert_cmpint(r.status, ==, 0);
   g_autoptr(JsonNode) root = load_json(json);
   JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
-  g_autoptr(LbScenario) sc = lb_scenario_load(path, NULL, NULL);
+  g_autofree char *full = g_build_filename(source_root(), path, NULL);
+  g_autoptr(LbScenario) sc = lb_scenario_load(full, NULL, NULL);
   g_assert_nonnull(sc);
   g_assert_cmpuint(json_array_get_length(runs), ==, sc->runs->len);
 }
