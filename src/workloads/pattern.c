@@ -236,24 +236,26 @@ axis_z2(const LbPattern *p, const Spot *s, guint a, guint64 index, guint64 size)
   return z * z;
 }
 
-/* Tables are made for grids of at most this many entries (spots x the sum
- * of the sizes); others compute each factor. */
-#define TABLE_MAX_ENTRIES (1u << 22)
+/* Tables are made for grids of two or three axes, of at most this many
+ * entries (spots x axes x the largest size); others compute each factor.
+ * Along one axis a table would save no exp, only memory the size of the
+ * array. */
+#define TABLE_MAX_ENTRIES (1u << 20)
 
 void
 lb_pattern_at_prepare(LbPatternAt *ps, const LbPattern *p, const guint64 *size)
 {
-  if (p->kind != LB_PATTERN_HOTSPOTS || ps->nspots == 0)
+  if (p->kind != LB_PATTERN_HOTSPOTS || ps->nspots == 0 || ps->dim < 2)
     return;
-  gsize row = 0;
-  for (guint a = 0; a < ps->dim; a++)
-    row = MAX(row, (gsize)size[a]);
   if (ps->table_z2 != NULL && memcmp(ps->table_size, size, ps->dim * sizeof(guint64)) == 0)
     return;
   g_clear_pointer(&ps->table_z2, g_free);
   g_clear_pointer(&ps->table_factor, g_free);
+  gsize row = 0;
+  for (guint a = 0; a < ps->dim; a++)
+    row = MAX(row, (gsize)size[a]);
   gsize entries = (gsize)ps->nspots * ps->dim * row;
-  if (row > TABLE_MAX_ENTRIES || entries > TABLE_MAX_ENTRIES)
+  if (entries > TABLE_MAX_ENTRIES)
     return;
   ps->table_z2 = g_new(double, entries);
   ps->table_factor = g_new(double, entries);
