@@ -333,7 +333,7 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
       continue;
     const LbUnit *in;
     guint arrived;
-    g_autoptr(LbMsg) msg = lb_recv_units_in_place(self, (int)src, tag, &in, &arrived);
+    LbMsg *msg = lb_recv_units_in_place(self, (int)src, tag, &in, &arrived);
     for (guint j = 0; j < arrived;) {
       /* a run along x: one place, one copy */
       guint n = 1;
@@ -346,6 +346,7 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
       placed += n;
       j += n;
     }
+    lb_msg_free(msg); /* the units were in it */
   }
   g_assert_cmpuint(placed, ==, cells_now);
   lb_wait_sends(self);
