@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lbsim/scenario.h"
@@ -59,39 +60,64 @@ lb_fuzz_write(const char *name, const uint8_t *data, size_t size)
 #define FUZZ_MAX_UNITS 65536
 #define FUZZ_MAX_LEVEL 10
 
-static gboolean
-number_above(GKeyFile *kf, const char *group, const char *key, double limit)
+/* NXxNY(xNZ): the product, from the first number on */
+static double
+product_of(const char *text)
 {
-  g_autofree char *text = g_key_file_get_value(kf, group, key, NULL);
-  if (text == NULL)
-    return FALSE;
-  /* NXxNY(xNZ): the product */
   double product = 1;
   g_auto(GStrv) parts = g_strsplit_set(text, "xX*", -1);
   for (guint i = 0; parts[i] != NULL; i++) {
     double v = g_ascii_strtod(g_strstrip(parts[i]), NULL);
     product *= v > 1 ? v : 1;
   }
-  return product > limit;
+  return product;
 }
 
 static gboolean
+value_too_big(const char *group, const char *key, const char *value)
+{
+  if (strcmp(group, "scenario") == 0)
+    return strcmp(key, "ranks") == 0 && product_of(value) > 4096;
+  static const char *const groups[] = {"workload", "as-htree", "as-samr", "as-loop"};
+  gboolean sized = FALSE;
+  for (guint g = 0; g < G_N_ELEMENTS(groups); g++)
+    sized = sized || strcmp(group, groups[g]) == 0;
+  if (!sized)
+    return FALSE;
+  static const char *const units[] = {"size", "field-size", "elements", "iterations"};
+  for (guint k = 0; k < G_N_ELEMENTS(units); k++)
+    if (strcmp(key, units[k]) == 0)
+      return product_of(value) > FUZZ_MAX_UNITS;
+  return (strcmp(key, "max-level") == 0 && product_of(value) > FUZZ_MAX_LEVEL) ||
+         (strcmp(key, "levels") == 0 && product_of(value) > 3) ||
+         (strcmp(key, "factor") == 0 && product_of(value) > 4);
+}
+
+/* Every "KEY = VALUE" line under its [GROUP], read loosely (not with
+ * GKeyFile, which refuses lines lbsim reads, such as [expect]'s), and up
+ * to the first NUL byte only, as far as lbsim reads a file before it
+ * rejects it. */
+static gboolean
 too_big(const uint8_t *data, size_t size)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new();
-  if (!g_key_file_load_from_data(kf, (const char *)data, size, G_KEY_FILE_NONE, NULL))
-    return FALSE;
-  static const char *const groups[] = {"workload", "as-htree", "as-samr", "as-loop"};
-  static const char *const units[] = {"size", "field-size", "elements", "iterations"};
-  for (guint g = 0; g < G_N_ELEMENTS(groups); g++) {
-    for (guint k = 0; k < G_N_ELEMENTS(units); k++)
-      if (number_above(kf, groups[g], units[k], FUZZ_MAX_UNITS))
-        return TRUE;
-    if (number_above(kf, groups[g], "max-level", FUZZ_MAX_LEVEL) ||
-        number_above(kf, groups[g], "levels", 3) || number_above(kf, groups[g], "factor", 4))
+  g_autofree char *text = g_strndup((const char *)data, size);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_autofree char *group = g_strdup("");
+  for (guint i = 0; lines[i] != NULL; i++) {
+    char *line = g_strstrip(lines[i]);
+    if (*line == '[') {
+      g_free(group);
+      group = g_strndup(line + 1, strcspn(line + 1, "]"));
+      continue;
+    }
+    char *eq = strchr(line, '=');
+    if (eq == NULL)
+      continue;
+    *eq = '\0';
+    if (value_too_big(group, g_strstrip(line), eq + 1))
       return TRUE;
   }
-  return number_above(kf, "scenario", "ranks", 4096);
+  return FALSE;
 }
 
 gboolean

@@ -303,9 +303,9 @@ test_poisson_hand(void)
   double root = (10 + exact(0, 0) - 2 * c) / 4;
   g_assert_cmpfloat(fabs(root - 2.49067), <, 1e-5);
   g_assert_cmpfloat(fabs(lb_htree_poisson_surplus(0, 0, 0) - root), <, 1e-12);
-  g_autoptr(LbHtree) whole = lb_htree_new_poisson(0, 1, 2.5);
+  g_autoptr(LbHtree) whole = lb_htree_new_poisson(0, 1, 2.5, G_MAXSIZE);
   g_assert_cmpuint(lb_htree_size(whole), ==, 1);
-  g_autoptr(LbHtree) split = lb_htree_new_poisson(0, 1, 2.4);
+  g_autoptr(LbHtree) split = lb_htree_new_poisson(0, 1, 2.4, G_MAXSIZE);
   g_assert_cmpuint(lb_htree_size(split), ==, 5);
   /* tolerance 1, two levels: of the four level-1 squares only the one at
    * (1, 1) exceeds it */
@@ -313,7 +313,7 @@ test_poisson_hand(void)
   g_assert_cmpfloat(surplus_here(1, 0, 0), <, 1);
   g_assert_cmpfloat(surplus_here(1, 1, 0), <, 1);
   g_assert_cmpfloat(surplus_here(1, 0, 1), <, 1);
-  g_autoptr(LbHtree) t = lb_htree_new_poisson(0, 2, 1.0);
+  g_autoptr(LbHtree) t = lb_htree_new_poisson(0, 2, 1.0, G_MAXSIZE);
   g_assert_cmpuint(lb_htree_size(t), ==, 9);
   gsize at = 0;
   g_assert_true(lb_htree_find(t, lb_htree_id(2, 1, (guint64[]){1, 1}), &at));
@@ -327,6 +327,22 @@ test_poisson_hand(void)
   for (gsize i = 0; i < lb_htree_size(t); i++)
     g_assert_cmpuint(lb_htree_own_elements(t, i), ==, 1);
   g_assert_cmpuint(lb_htree_elements(t, 0), ==, 9);
+}
+
+/* Tolerance 0 refines every square: 1 + 4 + 16 + 64 = 85 hnodes down to
+ * level 3. A budget of 85 stops the build (NULL), 86 lets it through. */
+static void
+test_poisson_budget(void)
+{
+  g_assert_null(lb_htree_new_poisson(0, 3, 0, 85));
+  g_assert_null(lb_htree_new_poisson(0, 3, 0, 1));
+  g_autoptr(LbHtree) full = lb_htree_new_poisson(0, 3, 0, 86);
+  g_assert_nonnull(full);
+  g_assert_cmpuint(lb_htree_size(full), ==, 85);
+  /* a larger tolerance makes a smaller tree, under the same budget */
+  g_autoptr(LbHtree) some = lb_htree_new_poisson(0, 3, 1.0, 86);
+  g_assert_nonnull(some);
+  g_assert_cmpuint(lb_htree_size(some), <, 85);
 }
 
 /* The tolerance decays: grids are added, never removed, and each step's
@@ -359,7 +375,7 @@ test_poisson_grows(void)
       }
     }
     const LbHtree *t = lb_htree_of(sc->work);
-    g_autoptr(LbHtree) direct = lb_htree_new_poisson(1, 10, 1e-3 * pow(0.3, s));
+    g_autoptr(LbHtree) direct = lb_htree_new_poisson(1, 10, 1e-3 * pow(0.3, s), G_MAXSIZE);
     g_assert_cmpuint(lb_htree_size(direct), ==, lb_htree_size(t));
     for (gsize i = 0; i < lb_htree_size(t); i++)
       g_assert_cmpuint(lb_htree_id_at(direct, i), ==, lb_htree_id_at(t, i));
@@ -938,6 +954,7 @@ main(int argc, char **argv)
   g_test_add_func("/htree/points/prune", test_points_prune);
   g_test_add_func("/htree/poisson/corner", test_poisson_corner);
   g_test_add_func("/htree/poisson/hand", test_poisson_hand);
+  g_test_add_func("/htree/poisson/budget", test_poisson_budget);
   g_test_add_func("/htree/poisson/grows", test_poisson_grows);
   static const char *const names[] = {"hotspots-2d", "clusters-3d", "shock-2d", "poisson"};
   for (guint i = 0; i < G_N_ELEMENTS(changing); i++) {

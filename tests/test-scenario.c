@@ -1286,6 +1286,38 @@ test_error_unreadable(Fixture *f, gconstpointer data)
   g_assert_true(g_str_has_prefix(error2->message, f->dir));
 }
 
+/* A NUL byte would end the text where it is, and what follows (an [expect]
+ * group here) would go unseen: the scenario and the SAMR hierarchy file it
+ * names are refused, with the line. */
+static void
+test_error_nul_byte(Fixture *f, gconstpointer data)
+{
+  (void)data;
+  static const char scenario[] =
+      HEAD RUN_NONE "# a comment\0with a NUL\n[expect]\nnone.messages > 0\n";
+  g_autofree char *path = g_build_filename(f->dir, "nul.ini", NULL);
+  g_assert_true(g_file_set_contents(path, scenario, sizeof scenario - 1, NULL));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbScenario) sc = lb_scenario_load(path, NULL, &error);
+  g_assert_null(sc);
+  g_assert_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_PARSE);
+  g_autofree char *where = g_strdup_printf("%s:6: a NUL byte", path);
+  g_assert_cmpstr(strstr(error->message, where), ==, error->message);
+
+  static const char hierarchy[] = "0 0 0 0 16 16\n1 1 0\0 0 8 8\n";
+  g_autofree char *h = g_build_filename(f->dir, "h.txt", NULL);
+  g_assert_true(g_file_set_contents(h, hierarchy, sizeof hierarchy - 1, NULL));
+  g_autofree char *with_h = write_file(
+      f, "samr.ini", HEAD RUN_NONE "[workload]\nmodel = samr\nsize = 16x16\nhierarchy = h.txt\n");
+  g_autoptr(GError) error2 = NULL;
+  g_autoptr(LbScenario) sc2 = lb_scenario_load(with_h, NULL, &error2);
+  g_assert_null(sc2);
+  g_assert_error(error2, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID);
+  g_test_message("%s", error2->message);
+  g_assert_nonnull(strstr(error2->message, "[workload] hierarchy: "));
+  g_assert_nonnull(strstr(error2->message, "h.txt:2: a NUL byte"));
+}
+
 /* ---- [expect] lines ---- */
 
 static void
@@ -1552,6 +1584,8 @@ main(int argc, char *argv[])
   g_test_add("/scenario/override/sets", Fixture, NULL, fixture_setup, test_override_sets,
              fixture_teardown);
   g_test_add("/scenario/load/variants", Fixture, NULL, fixture_setup, test_variants,
+             fixture_teardown);
+  g_test_add("/scenario/error/nul-byte", Fixture, NULL, fixture_setup, test_error_nul_byte,
              fixture_teardown);
   g_test_add("/scenario/error/unreadable", Fixture, NULL, fixture_setup, test_error_unreadable,
              fixture_teardown);

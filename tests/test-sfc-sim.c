@@ -107,7 +107,8 @@ tree_at(const LbWork *work, guint step)
   if (strcmp(lb_params_get_string(w, "refine"), "poisson") == 0)
     return lb_htree_new_poisson(min, max_level(work),
                                 lb_params_get_double(w, "tolerance") *
-                                    pow(lb_params_get_double(w, "tolerance-decay"), step));
+                                    pow(lb_params_get_double(w, "tolerance-decay"), step),
+                                G_MAXSIZE);
   guint64 n = lb_htree_work_elements(work);
   g_autofree double *points = g_new(double, n * work->dim);
   lb_htree_place(work, step, points);

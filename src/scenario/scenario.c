@@ -568,9 +568,19 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
   g_autoptr(LbScenario) sc = g_new0(LbScenario, 1);
   sc->file = g_strdup(path);
   g_autofree char *text = NULL;
+  gsize length = 0;
   g_autoptr(GError) local = NULL;
-  if (!g_file_get_contents(path, &text, NULL, &local)) {
+  if (!g_file_get_contents(path, &text, &length, &local)) {
     fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
+    return NULL;
+  }
+  /* the rest would be cut off unseen, [expect] lines and all */
+  if (strlen(text) != length) {
+    guint line = 1;
+    for (const char *c = text; *c != '\0'; c++)
+      line += *c == '\n';
+    g_autofree char *where = g_strdup_printf("%s:%u", path, line);
+    fail(error, LB_SCENARIO_ERROR_PARSE, where, NULL, NULL, "a NUL byte (is this a text file?)");
     return NULL;
   }
   g_autoptr(GPtrArray) expect_lines = g_ptr_array_new_with_free_func(g_free);

@@ -9,6 +9,7 @@
 #include "workloads/htree.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,6 +40,7 @@ typedef struct {
   gboolean poisson;
   guint64 elements, leaf_elements;
   double tolerance, decay;
+  gsize budget; /* refine = poisson: hnodes a tree may have (the machine's memory) */
   LoadCase load;
   guint64 node_load, node_load_max, element_load;
   double bytes_per_element;
@@ -442,12 +444,15 @@ typedef struct {
   LbHtree *tree;
   guint min_level;
   double tolerance;
+  gsize budget; /* hnodes at most: past it the build stops */
 } PoissonBuild;
 
 static void
 split_poisson(PoissonBuild *b, guint level, guint64 x, guint64 y)
 {
   LbHtree *t = b->tree;
+  if (t->n >= b->budget)
+    return;
   guint64 coords[2] = {x, y};
   gsize at = push(t, level, morton(coords, 2), 1);
   if (level < t->max_level &&
@@ -458,19 +463,26 @@ split_poisson(PoissonBuild *b, guint level, guint64 x, guint64 y)
   t->count[at] = t->size[at]; /* one point per hnode of the subtree */
 }
 
+/* NULL (and `reuse` freed) when the tree would have more than `budget`
+ * hnodes: a small tolerance refines every square down to max-level, 4^l
+ * of them at level l. */
 static LbHtree *
-poisson_tree(guint min_level, guint max_level, double tolerance, LbHtree *reuse)
+poisson_tree(guint min_level, guint max_level, double tolerance, gsize budget, LbHtree *reuse)
 {
-  PoissonBuild b = {tree_new(2, max_level, 1, reuse), min_level, tolerance};
+  PoissonBuild b = {tree_new(2, max_level, 1, reuse), min_level, tolerance, budget};
   split_poisson(&b, 0, 0, 0);
+  if (b.tree->n >= budget) {
+    lb_htree_free(b.tree);
+    return NULL;
+  }
   return b.tree;
 }
 
 LbHtree *
-lb_htree_new_poisson(guint min_level, guint max_level, double tolerance)
+lb_htree_new_poisson(guint min_level, guint max_level, double tolerance, gsize budget)
 {
   g_return_val_if_fail(max_level <= LB_HTREE_MAX_LEVEL_2D, NULL);
-  return poisson_tree(min_level, max_level, tolerance, NULL);
+  return poisson_tree(min_level, max_level, tolerance, MIN(budget, G_MAXUINT32), NULL);
 }
 
 /* ---- where the elements are ---- */
@@ -669,7 +681,7 @@ build_step(const LbWork *work, Htree *h, guint adaptation, LbHtree *reuse)
 {
   if (h->poisson)
     return poisson_tree(h->min_level, h->max_level, h->tolerance * pow(h->decay, adaptation),
-                        reuse);
+                        h->budget, reuse);
   Placer pl;
   placer_init(&pl, work, adaptation);
   if (h->codes == NULL) {
@@ -697,6 +709,15 @@ rebuild(const LbWork *work, Htree *h, guint adaptation)
     recycled = g_steal_pointer(&h->tree);
   }
   LbHtree *next = build_step(work, h, adaptation, recycled);
+  if (next == NULL) {
+    /* the tolerance shrinks step by step: step 0's tree fitted (it was
+     * checked at load), this one does not, and nothing can run on */
+    g_printerr("lbsim: [workload] tolerance: the tree of step %u would have %zu hnodes or more, "
+               "about 64 bytes each, more than this machine's memory; raise tolerance or "
+               "tolerance-decay, or lower max-level\n",
+               adaptation, h->budget);
+    exit(EXIT_FAILURE);
+  }
   h->previous = h->tree;
   h->tree = next;
   h->built = adaptation;
@@ -992,15 +1013,21 @@ htree_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   work->cells = 0;
   if (!check_keys(work, h, file, error))
     return FALSE;
+  /* a tree over the machine's memory is refused while it is being built:
+   * tolerance 0 would otherwise refine all 4^max-level squares */
+  double have = physical_bytes();
+  h->budget = have > 0 ? (gsize)MIN(have / 64, (double)G_MAXUINT32) : G_MAXUINT32;
   h->tree = build_step(work, h, 0, NULL);
   h->built = 0;
-  double have = physical_bytes(), need = (double)h->tree->n * 64;
-  if (have > 0 && need > have) {
+  if (h->tree == NULL || (have > 0 && (double)h->tree->n * 64 > have)) {
     g_autofree char *text = g_strdup_printf(
-        "the tree of step 0 has %zu hnodes, about %.1f GiB, more than this machine's %.1f GiB",
-        h->tree->n, need / 0x1p30, have / 0x1p30);
+        "the tree of step 0 would have %zu hnodes or more, about %.1f GiB, more than this "
+        "machine's %.1f GiB",
+        h->tree != NULL ? h->tree->n : h->budget,
+        (double)(h->tree != NULL ? h->tree->n : h->budget) * 64 / 0x1p30, have / 0x1p30);
+    const char *key = h->poisson ? "tolerance" : "max-level";
     htree_free(g_steal_pointer(&h));
-    return lb_workload_fail(error, file, "max-level", "%s", text);
+    return lb_workload_fail(error, file, key, "%s", text);
   }
   work->data = g_steal_pointer(&h);
   return TRUE;

@@ -48,8 +48,10 @@ LbHtree *lb_htree_new_points(guint dim, guint min_level, guint max_level, guint6
                              const double *points, gsize n);
 /* The seed's multigrid case: squares of ]0,1[^2 split while their surplus
  * (lb_htree_poisson_surplus) exceeds tolerance, up to max_level, and
- * always below min_level. Every hnode computes one point: its element. */
-LbHtree *lb_htree_new_poisson(guint min_level, guint max_level, double tolerance);
+ * always below min_level. Every hnode computes one point: its element.
+ * NULL when the tree would have `budget` hnodes or more (the build stops
+ * there). */
+LbHtree *lb_htree_new_poisson(guint min_level, guint max_level, double tolerance, gsize budget);
 void lb_htree_free(LbHtree *tree);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbHtree, lb_htree_free)
 

@@ -503,8 +503,16 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
       g_path_is_absolute(name) ? g_strdup(name) : g_build_filename(dir, name, NULL);
   g_autofree char *text = NULL;
   g_autoptr(GError) local = NULL;
-  if (!g_file_get_contents(path, &text, NULL, &local))
+  gsize length = 0;
+  if (!g_file_get_contents(path, &text, &length, &local))
     return lb_workload_fail(error, file, "hierarchy", "%s", local->message);
+  if (strlen(text) != length) {
+    guint line = 1;
+    for (const char *c = text; *c != '\0'; c++)
+      line += *c == '\n';
+    return lb_workload_fail(error, file, "hierarchy", "%s:%u: a NUL byte (is this a text file?)",
+                            path, line);
+  }
   guint dim = s->geo.dim, width = 2 + 2 * dim;
   s->sections = g_ptr_array_new_with_free_func(free_section);
   s->section_steps = g_array_new(FALSE, FALSE, sizeof(guint));
