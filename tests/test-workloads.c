@@ -655,6 +655,51 @@ test_hotspots_skip_exact(void)
             g_assert_cmpuint(lb_pattern_load(&p, ps, dim, index, size, id), ==, want);
             g_assert_cmpuint(lb_pattern_load(&p, tabled, dim, index, size, id), ==, want);
           }
+      /* in batches: the whole grid in order, a box row by row (runs that
+       * end inside a row, and a run that ends where the next row starts),
+       * and the box's units shuffled */
+      guint64 lo[3] = {size[0] / 3, dim >= 2 ? 1 : 0, 0};
+      guint64 hi[3] = {dim == 1 ? size[0] : size[0] - 2, size[1], dim == 3 ? size[2] / 2 : 1};
+      g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+      g_autoptr(GArray) box = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+      g_autoptr(GArray) want = g_array_new(FALSE, FALSE, sizeof(guint64));
+      g_autoptr(GArray) box_want = g_array_new(FALSE, FALSE, sizeof(guint64));
+      for (index[2] = 0; index[2] < size[2]; index[2]++)
+        for (index[1] = 0; index[1] < size[1]; index[1]++)
+          for (index[0] = 0; index[0] < size[0]; index[0]++) {
+            LbUnit u = {index[0] + size[0] * (index[1] + size[1] * index[2]), 0};
+            guint64 w = naive_hotspots(&p, dim, index, size, step);
+            g_array_append_val(all, u);
+            g_array_append_val(want, w);
+            gboolean inside = TRUE;
+            for (guint a = 0; a < 3; a++)
+              inside = inside && index[a] >= lo[a] && index[a] < hi[a];
+            if (inside) {
+              g_array_append_val(box, u);
+              g_array_append_val(box_want, w);
+            }
+          }
+      for (guint pass = 0; pass < 3; pass++) {
+        GArray *units = pass == 0 ? all : box, *wanted = pass == 0 ? want : box_want;
+        if (pass == 2) /* the box's units reversed pairwise: no run left */
+          for (guint i = 0; i + 1 < units->len - 1 - i; i += 2) {
+            guint j = units->len - 1 - i;
+            LbUnit t = g_array_index(units, LbUnit, i);
+            g_array_index(units, LbUnit, i) = g_array_index(units, LbUnit, j);
+            g_array_index(units, LbUnit, j) = t;
+            guint64 tw = g_array_index(wanted, guint64, i);
+            g_array_index(wanted, guint64, i) = g_array_index(wanted, guint64, j);
+            g_array_index(wanted, guint64, j) = tw;
+          }
+        for (guint t = 0; t < 2; t++) {
+          for (guint i = 0; i < units->len; i++)
+            g_array_index(units, LbUnit, i).load = G_MAXUINT64;
+          lb_pattern_load_units(&p, t ? tabled : ps, dim, size, (LbUnit *)units->data, units->len);
+          for (guint i = 0; i < units->len; i++)
+            g_assert_cmpuint(g_array_index(units, LbUnit, i).load, ==,
+                             g_array_index(wanted, guint64, i));
+        }
+      }
       /* tables made for another grid are not used for this one */
       guint64 other[3] = {size[0] + 1, size[1], size[2]};
       g_autoptr(LbPatternAt) elsewhere = lb_pattern_at_new(&p, dim, step);

@@ -81,6 +81,10 @@ double lb_pattern_at_front(const LbPatternAt *step, double *normal);
  * size[0..dim) cells (first axis fastest), whose linear id is id. */
 guint64 lb_pattern_load(const LbPattern *pattern, const LbPatternAt *step, guint dim,
                         const guint64 *index, const guint64 *size, guint64 id);
+/* The loads of n units of that grid, from their ids: each what
+ * lb_pattern_load gives its cell, faster on runs of consecutive ids. */
+void lb_pattern_load_units(const LbPattern *pattern, const LbPatternAt *step, guint dim,
+                           const guint64 *size, LbUnit *units, gsize n);
 
 /* An upper bound of any cell's load at any step (for the 2^62 check). */
 double lb_pattern_max_load(const LbPattern *pattern);

@@ -333,21 +333,8 @@ pattern_update(const LbWork *work, GArray *units, guint adaptation)
     mutable->pattern_at_adaptation = adaptation;
     lb_pattern_at_prepare(mutable->pattern_at, &work->pattern, work->size);
   }
-  const LbPatternAt *cached = work->pattern_at;
-  LbUnit *u = (LbUnit *)units->data;
-  guint64 index[LB_MAX_DIM] = {0};
-  for (guint i = 0; i < units->len; i++) {
-    guint64 id = u[i].id;
-    if (work->dim == 1) {
-      index[0] = id;
-    } else {
-      index[0] = id % work->size[0];
-      index[1] = (id / work->size[0]) % work->size[1];
-      if (work->dim == 3)
-        index[2] = id / (work->size[0] * work->size[1]);
-    }
-    u[i].load = lb_pattern_load(&work->pattern, cached, work->dim, index, work->size, id);
-  }
+  lb_pattern_load_units(&work->pattern, work->pattern_at, work->dim, work->size,
+                        (LbUnit *)units->data, units->len);
 }
 
 void

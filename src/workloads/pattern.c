@@ -37,6 +37,7 @@ struct _LbPatternAt {
    * spot order, so that sums are added in the same order as without them */
   guint *bucket_start; /* BUCKETS + 1 */
   guint *bucket_spots;
+  guint *spot_first, *spot_span; /* spot k is in buckets first + [0, span), wrapping */
   /* hotspots on a grid of `table_size` cells, per spot and axis (spot k,
    * axis a, index i at (k * dim + a) * row + i, row the largest size):
    * each cell centre's squared distance in widths and its factor */
@@ -97,8 +98,8 @@ static void
 fill_buckets(LbPatternAt *ps, double width)
 {
   ps->bucket_start = g_new0(guint, BUCKETS + 1);
-  g_autofree guint *first = g_new(guint, ps->nspots);
-  g_autofree guint *span = g_new(guint, ps->nspots);
+  guint *first = ps->spot_first = g_new(guint, ps->nspots);
+  guint *span = ps->spot_span = g_new(guint, ps->nspots);
   for (guint k = 0; k < ps->nspots; k++) {
     /* a bucket of slack on each side covers rounding at bucket edges */
     double reach = width * sqrt(ps->spots[k].reach2) * (1 + 1e-9);
@@ -191,6 +192,8 @@ lb_pattern_at_free(LbPatternAt *ps)
   g_free(ps->table_factor);
   g_free(ps->bucket_start);
   g_free(ps->bucket_spots);
+  g_free(ps->spot_first);
+  g_free(ps->spot_span);
   g_free(ps);
 }
 
@@ -309,6 +312,93 @@ hotspots_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint6
     load += c;
   }
   return (guint64)llround(load);
+}
+
+/* A cell's linear id (first axis fastest) to its coordinates. */
+static void
+index_of(guint64 id, guint dim, const guint64 *size, guint64 *index)
+{
+  if (dim == 1) {
+    index[0] = id;
+    return;
+  }
+  index[0] = id % size[0];
+  index[1] = (id / size[0]) % size[1];
+  if (dim == 3)
+    index[2] = id / (size[0] * size[1]);
+}
+
+/* hotspots_load with the tables, for the units' cells: the same operations
+ * in the same order for each cell, so the same doubles. Units that follow
+ * each other along a row of the first axis (a box's cells row by row) are
+ * taken as one run, spot by spot in spot order over the run's cells; for
+ * each cell a spot counts when hotspots_load would count it: it is in the
+ * cell's bucket, and its z^2 is within its reach (adding +0.0 otherwise
+ * leaves the sum as it is). Along a row, a spot whose z^2 over the other
+ * axes alone is past its reach is past it at every cell (adding z_0^2 >= 0
+ * cannot round below it) and is left out of the row. */
+static void
+hotspots_table_units(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *size,
+                     LbUnit *units, gsize n)
+{
+  gsize longest = (gsize)MIN((guint64)n, size[0]);
+  g_autofree double *loads = g_new(double, longest);
+  g_autofree guint *bucket = g_new(guint, longest);
+  guint64 index[LB_MAX_DIM] = {0};
+  for (gsize i = 0; i < n;) {
+    index_of(units[i].id, dim, size, index);
+    /* the run: consecutive ids up to the row's end */
+    gsize len = 1;
+    while (i + len < n && units[i + len].id == units[i].id + len && index[0] + len < size[0])
+      len++;
+    for (gsize x = 0; x < len; x++) {
+      loads[x] = (double)p->base;
+      bucket[x] = MIN((guint)(centre_of(index[0] + x, size[0]) * BUCKETS), BUCKETS - 1);
+    }
+    for (guint k = 0; k < ps->nspots; k++) {
+      const Spot *s = &ps->spots[k];
+      const double *z2_x = ps->table_z2 + (gsize)k * dim * ps->table_row + index[0];
+      const double *factor_x = ps->table_factor + (gsize)k * dim * ps->table_row + index[0];
+      double z2_y = z2_x[ps->table_row + index[1] - index[0]];
+      double factor_y = factor_x[ps->table_row + index[1] - index[0]];
+      double z2_z = 0, factor_z = 1;
+      if (dim == 3) {
+        z2_z = z2_x[2 * ps->table_row + index[2] - index[0]];
+        factor_z = factor_x[2 * ps->table_row + index[2] - index[0]];
+      }
+      if ((dim == 3 ? z2_y + z2_z : z2_y) > s->reach2)
+        continue;
+      guint first = ps->spot_first[k], span = ps->spot_span[k];
+      for (gsize x = 0; x < len; x++) {
+        double z2 = z2_x[x] + z2_y;
+        double c = s->height * factor_x[x] * factor_y;
+        if (dim == 3) {
+          z2 += z2_z;
+          c *= factor_z;
+        }
+        gboolean counts = ((bucket[x] - first) & (BUCKETS - 1)) < span && z2 <= s->reach2;
+        loads[x] += counts ? c : 0.0;
+      }
+    }
+    for (gsize x = 0; x < len; x++)
+      units[i + x].load = (guint64)llround(loads[x]);
+    i += len;
+  }
+}
+
+void
+lb_pattern_load_units(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *size,
+                      LbUnit *units, gsize n)
+{
+  if (p->kind == LB_PATTERN_HOTSPOTS && has_table(ps, dim, size)) {
+    hotspots_table_units(p, ps, dim, size, units, n);
+    return;
+  }
+  guint64 index[LB_MAX_DIM] = {0};
+  for (gsize i = 0; i < n; i++) {
+    index_of(units[i].id, dim, size, index);
+    units[i].load = lb_pattern_load(p, ps, dim, index, size, units[i].id);
+  }
 }
 
 static guint64
