@@ -277,7 +277,8 @@ meeting_in_piece(const LbCuts *h, int me, guint from, const LbdBox *box, GArray 
  * level `from` that holds this rank. A rank knows both hierarchies, so it
  * knows whom to send which box of cells, and whom to expect cells from. */
 gboolean
-lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag, guint round)
+lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag, guint round,
+                    guint64 *load)
 {
   GArray *units = lb_rank_units(self);
   LbdBox was = lb_cuts_box(old, (guint)s->me), mine = lb_cuts_box(s, (guint)s->me);
@@ -307,7 +308,7 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
   GArray *now = s->held;
   g_array_set_size(now, (guint)cells_now);
   guint64 wx = mine.hi[0] - mine.lo[0], wy = mine.hi[1] - mine.lo[1];
-  guint64 placed = 0;
+  guint64 placed = 0, sum = 0;
   if (lbd_boxes_meet(&was, &mine, s->dim)) {
     LbdBox part = intersect(&was, &mine);
     guint64 owx = was.hi[0] - was.lo[0], owy = was.hi[1] - was.lo[1];
@@ -318,6 +319,8 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
             (part.lo[0] - was.lo[0]) + owx * ((y - was.lo[1]) + owy * (z - was.lo[2]));
         guint64 to_at = (part.lo[0] - mine.lo[0]) + wx * ((y - mine.lo[1]) + wy * (z - mine.lo[2]));
         memcpy(&g_array_index(now, LbUnit, to_at), held + from_at, run * sizeof(LbUnit));
+        for (guint64 i = 0; i < run; i++)
+          sum += held[from_at + i].load;
         placed += run;
       }
   }
@@ -337,8 +340,9 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
     for (guint j = 0; j < arrived;) {
       /* a run along x: one place, one copy */
       guint n = 1;
+      sum += in[j].load;
       while (j + n < arrived && in[j + n].id == in[j].id + n)
-        n++;
+        sum += in[j + n++].load;
       guint64 id = in[j].id, x = id % nx, y = (id / nx) % ny, z = id / (nx * ny);
       guint64 at = (x - mine.lo[0]) + wx * ((y - mine.lo[1]) + wy * (z - mine.lo[2]));
       g_assert(at + n <= cells_now);
@@ -352,6 +356,8 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
   lb_wait_sends(self);
   /* the new array becomes the rank's; the old one the next scratch */
   lb_rank_swap_units(self, &s->held);
+  if (load != NULL)
+    *load = sum;
   return TRUE;
 }
 

@@ -72,16 +72,17 @@ lbd_new(LbRank *self)
   return lb_cuts_new(self, FALSE); /* the model's own blocks: where every rank starts */
 }
 
-/* MESH: the rank recounts its subset's load. When its cells are those it
- * last counted (`unchanged`, their load then), the count takes the same
- * simulated time and the simulator reuses the sum. */
+/* MESH: the rank recounts its subset's load. When the simulator already
+ * has the sum of its cells (`known`: their load when it last counted them,
+ * or the sum the repartition added up as it placed them), the count takes
+ * the same simulated time and the sum is reused. */
 static guint64
-mesh(LbRank *self, const guint64 *unchanged)
+mesh(LbRank *self, const guint64 *known)
 {
   GArray *units = lb_rank_units(self);
   lb_execute(self, lb_params_get_double(lb_rank_params(self), "mesh-flops") * units->len);
-  if (unchanged != NULL)
-    return *unchanged;
+  if (known != NULL)
+    return *known;
   guint64 load = 0;
   for (guint i = 0; i < units->len; i++)
     load += g_array_index(units, LbUnit, i).load;
@@ -115,15 +116,25 @@ update_slabs(LbRank *self, const LbCuts *s, guint l, LbGroup *group, const gbool
     gboolean free_axis[3] = {FALSE, FALSE, FALSE};
     for (guint k = l; k < s->dim; k++)
       free_axis[s->order[k]] = TRUE;
-    guint64 c[3] = {0, 0, 0};
+    /* the moved slabs' coordinates along the axis, the only ones visited */
+    g_autofree guint64 *along = g_new(guint64, parts);
+    guint64 n_moved = 0;
+    for (guint k = 0; k < parts; k++)
+      if (moved[k])
+        along[n_moved++] = k;
+    if (!moved[0]) /* the root: the piece's first rank */
+      g_array_append_val(members, root);
+    guint64 d[3] = {0, 0, 0}; /* along `axis` an index into along */
     for (;;) {
-      if (moved[c[axis]] || (c[0] == 0 && c[1] == 0 && c[2] == 0)) {
-        int r = (int)(base + c[0] * s->stride[0] + c[1] * s->stride[1] + c[2] * s->stride[2]);
-        g_array_append_val(members, r);
-      }
+      guint64 r = base;
+      for (guint a = 0; a < s->dim; a++)
+        if (free_axis[a])
+          r += (a == axis ? along[d[a]] : d[a]) * s->stride[a];
+      int rank = (int)r;
+      g_array_append_val(members, rank);
       guint a = 0;
-      while (a < s->dim && (!free_axis[a] || ++c[a] == s->procs[a])) {
-        c[a] = 0;
+      while (a < s->dim && (!free_axis[a] || ++d[a] == (a == axis ? n_moved : s->procs[a]))) {
+        d[a] = 0;
         a++;
       }
       if (a == s->dim)
@@ -165,11 +176,11 @@ equalize_row(const guint64 *now, const guint64 *slabs, guint parts, guint axis, 
              LbdBox *spans, guint64 *cuts)
 {
   gsize n = 2 * (gsize)parts + 1;
+  /* a few cuts and loads pick the slot; the whole input is compared */
   guint64 h = lb_hash64(((guint64)axis << 32) ^ parts ^ (extent << 8));
-  for (guint k = 0; k <= parts; k++)
-    h = lb_hash64(h ^ now[k]);
-  for (guint k = 0; k < parts; k++)
-    h = lb_hash64(h ^ slabs[k]);
+  for (guint k = 0; k < parts; k += MAX(parts / 4, 1))
+    h = lb_hash64(h ^ now[k + 1] ^ lb_hash64(slabs[k]));
+  h = lb_hash64(h ^ slabs[parts - 1]);
   Equalized *e = &equalized[h % G_N_ELEMENTS(equalized)];
   if (e->input != NULL && e->axis == axis && e->parts == parts && e->extent == extent &&
       memcmp(e->input, now, sizeof(guint64) * (parts + 1)) == 0 &&
@@ -328,8 +339,9 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
     old.alt_row = before;
     memcpy(now, cuts, row_bytes);
     lb_phase_round(self, iterations);
-    gboolean changed = lb_cuts_repartition(self, s, &old, l, TAG(l, iterations), iterations);
-    *mine = mesh(self, changed ? NULL : mine);
+    guint64 placed = *mine; /* the box unchanged: the same cells */
+    lb_cuts_repartition(self, s, &old, l, TAG(l, iterations), iterations, &placed);
+    *mine = mesh(self, &placed);
     iterations++;
   }
   return iterations;
@@ -396,8 +408,8 @@ lbd_balance(LbRank *self, gpointer state)
     /* a new hierarchy: start from its even cuts, moving the cells there */
     g_autoptr(LbCuts) old = lb_cuts_copy(s);
     lb_cuts_set_order(s, order);
-    gboolean changed = lb_cuts_repartition(self, s, old, 0, TAG(3, 0), 0);
-    mine = mesh(self, changed ? NULL : &mine);
+    lb_cuts_repartition(self, s, old, 0, TAG(3, 0), 0, &mine);
+    mine = mesh(self, &mine);
     known = NULL;
   }
 

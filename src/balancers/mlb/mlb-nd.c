@@ -309,7 +309,7 @@ balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
   memcpy(row, cuts, row_bytes);
   if (memcmp(before, cuts, row_bytes) != 0) {
     lb_phase_round(self, 0);
-    lb_cuts_repartition(self, s, &old, l, TAG_CELLS(l), 0);
+    lb_cuts_repartition(self, s, &old, l, TAG_CELLS(l), 0, NULL);
   }
 }
 
