@@ -463,9 +463,9 @@ split_poisson(PoissonBuild *b, guint level, guint64 x, guint64 y)
   t->count[at] = t->size[at]; /* one point per hnode of the subtree */
 }
 
-/* NULL (and `reuse` freed) when the tree would have more than `budget`
- * hnodes: a small tolerance refines every square down to max-level, 4^l
- * of them at level l. */
+/* NULL (and `reuse` freed) when the tree would have `budget` hnodes or
+ * more: a small tolerance refines every square down to max-level, 4^l of
+ * them at level l. */
 static LbHtree *
 poisson_tree(guint min_level, guint max_level, double tolerance, gsize budget, LbHtree *reuse)
 {
@@ -1020,11 +1020,11 @@ htree_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   h->tree = build_step(work, h, 0, NULL);
   h->built = 0;
   if (h->tree == NULL || (have > 0 && (double)h->tree->n * 64 > have)) {
+    gsize n = h->tree != NULL ? h->tree->n : h->budget;
     g_autofree char *text = g_strdup_printf(
-        "the tree of step 0 would have %zu hnodes or more, about %.1f GiB, more than this "
-        "machine's %.1f GiB",
-        h->tree != NULL ? h->tree->n : h->budget,
-        (double)(h->tree != NULL ? h->tree->n : h->budget) * 64 / 0x1p30, have / 0x1p30);
+        "the tree of step 0 %s %zu hnodes%s, about %.1f GiB, more than this machine's %.1f GiB",
+        h->tree != NULL ? "has" : "would have", n, h->tree != NULL ? "" : " or more",
+        (double)n * 64 / 0x1p30, have / 0x1p30);
     const char *key = h->poisson ? "tolerance" : "max-level";
     htree_free(g_steal_pointer(&h));
     return lb_workload_fail(error, file, key, "%s", text);
