@@ -142,5 +142,9 @@ lb_bits_gather(guint dim, guint64 x)
 
 /* Whitespace-separated non-negative integers; a NUL byte is an error. */
 gboolean lb_read_integers(const char *path, GArray **values, GError **error);
+/* The line (from 1) of the first NUL byte in text[0 .. length), 0 when
+ * there is none: a file lbsim reads as text is refused there, since a C
+ * string would end at it and what follows would go unread. */
+guint lb_text_nul_line(const char *text, gsize length);
 
 G_END_DECLS

@@ -575,11 +575,9 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
     return NULL;
   }
   /* the rest would be cut off unseen, [expect] lines and all */
-  if (strlen(text) != length) {
-    guint line = 1;
-    for (const char *c = text; *c != '\0'; c++)
-      line += *c == '\n';
-    g_autofree char *where = g_strdup_printf("%s:%u", path, line);
+  guint nul = lb_text_nul_line(text, length);
+  if (nul != 0) {
+    g_autofree char *where = g_strdup_printf("%s:%u", path, nul);
     fail(error, LB_SCENARIO_ERROR_PARSE, where, NULL, NULL, "a NUL byte (is this a text file?)");
     return NULL;
   }

@@ -233,8 +233,10 @@ read_cost_file(LbWork *work, Loop *loop, const char *file, const char *dir, GErr
   g_autoptr(GError) local = NULL;
   if (!g_file_get_contents(path, &text, &length, &local))
     return lb_workload_fail(error, file, "cost-file", "%s", local->message);
-  if (strlen(text) != length)
-    return lb_workload_fail(error, file, "cost-file", "%s: a NUL byte", path);
+  guint nul = lb_text_nul_line(text, length);
+  if (nul != 0)
+    return lb_workload_fail(error, file, "cost-file", "%s:%u: a NUL byte (is this a text file?)",
+                            path, nul);
   g_autoptr(GArray) costs = g_array_new(FALSE, FALSE, sizeof(guint64));
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++) {

@@ -387,6 +387,18 @@ lb_work_has_ghosts(const LbWork *work)
          work->ghost_depth > 0;
 }
 
+guint
+lb_text_nul_line(const char *text, gsize length)
+{
+  const char *nul = memchr(text, '\0', length);
+  if (nul == NULL)
+    return 0;
+  guint line = 1;
+  for (const char *c = text; c < nul; c++)
+    line += *c == '\n';
+  return line;
+}
+
 gboolean
 lb_read_integers(const char *path, GArray **values, GError **error)
 {
@@ -394,10 +406,10 @@ lb_read_integers(const char *path, GArray **values, GError **error)
   gsize length = 0;
   if (!g_file_get_contents(path, &text, &length, error))
     return FALSE;
-  if (strlen(text) != length) {
+  guint nul = lb_text_nul_line(text, length);
+  if (nul != 0) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                "%s: byte %zu: a NUL byte (expected whitespace-separated integers)", path,
-                strlen(text) + 1);
+                "%s:%u: a NUL byte (expected whitespace-separated integers)", path, nul);
     return FALSE;
   }
   g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(guint64));

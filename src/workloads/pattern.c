@@ -357,14 +357,16 @@ hotspots_table_units(const LbPattern *p, const LbPatternAt *ps, guint dim, const
     }
     for (guint k = 0; k < ps->nspots; k++) {
       const Spot *s = &ps->spots[k];
-      const double *z2_x = ps->table_z2 + (gsize)k * dim * ps->table_row + index[0];
-      const double *factor_x = ps->table_factor + (gsize)k * dim * ps->table_row + index[0];
-      double z2_y = z2_x[ps->table_row + index[1] - index[0]];
-      double factor_y = factor_x[ps->table_row + index[1] - index[0]];
+      /* spot k's tables: axis a's row starts at a x table_row */
+      gsize row = ps->table_row;
+      const double *z2_k = ps->table_z2 + (gsize)k * dim * row;
+      const double *factor_k = ps->table_factor + (gsize)k * dim * row;
+      const double *z2_x = z2_k + index[0], *factor_x = factor_k + index[0];
+      double z2_y = z2_k[row + index[1]], factor_y = factor_k[row + index[1]];
       double z2_z = 0, factor_z = 1;
       if (dim == 3) {
-        z2_z = z2_x[2 * ps->table_row + index[2] - index[0]];
-        factor_z = factor_x[2 * ps->table_row + index[2] - index[0]];
+        z2_z = z2_k[2 * row + index[2]];
+        factor_z = factor_k[2 * row + index[2]];
       }
       if ((dim == 3 ? z2_y + z2_z : z2_y) > s->reach2)
         continue;

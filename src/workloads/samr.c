@@ -506,13 +506,10 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
   gsize length = 0;
   if (!g_file_get_contents(path, &text, &length, &local))
     return lb_workload_fail(error, file, "hierarchy", "%s", local->message);
-  if (strlen(text) != length) {
-    guint line = 1;
-    for (const char *c = text; *c != '\0'; c++)
-      line += *c == '\n';
+  guint nul = lb_text_nul_line(text, length);
+  if (nul != 0)
     return lb_workload_fail(error, file, "hierarchy", "%s:%u: a NUL byte (is this a text file?)",
-                            path, line);
-  }
+                            path, nul);
   guint dim = s->geo.dim, width = 2 + 2 * dim;
   s->sections = g_ptr_array_new_with_free_func(free_section);
   s->section_steps = g_array_new(FALSE, FALSE, sizeof(guint));

@@ -276,7 +276,7 @@ meeting_in_piece(const LbCuts *h, int me, guint from, const LbdBox *box, GArray 
 /* Moves cells from the boxes of `old` to those of s, inside the piece of
  * level `from` that holds this rank. A rank knows both hierarchies, so it
  * knows whom to send which box of cells, and whom to expect cells from. */
-gboolean
+void
 lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag, guint round,
                     guint64 *load)
 {
@@ -285,7 +285,7 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
   /* the same box: both hierarchies are partitions, so no other box met
    * mine before or meets it now, and nothing moves in or out */
   if (memcmp(&was, &mine, sizeof was) == 0)
-    return FALSE;
+    return;
   /* units stay as they are until the end: they are what the sends copy */
   const LbUnit *held = (const LbUnit *)units->data;
   g_autoptr(GArray) targets = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -358,7 +358,6 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
   lb_rank_swap_units(self, &s->held);
   if (load != NULL)
     *load = sum;
-  return TRUE;
 }
 
 /* The members of my piece of level l (ranks that share the coordinates of

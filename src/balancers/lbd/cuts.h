@@ -72,12 +72,12 @@ char *lb_cuts_describe_piece(const LbCuts *s, guint l);
 
 /* Moves cells from the boxes of `old` to those of s, inside the piece of
  * level `from` that holds this rank: straight from each old box to each new
- * box it meets, one message per pair, in round `round`. FALSE when this
- * rank's box stayed as it was (nothing moved in or out); else TRUE, and
- * when `load` is not NULL the sum of the loads of the cells it holds now,
- * added up as they were put in place. */
-gboolean lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag,
-                             guint round, guint64 *load);
+ * box it meets, one message per pair, in round `round`. When the rank's
+ * box changed and `load` is not NULL, *load is set to the sum of the loads
+ * of the cells it holds now, added up as they were put in place; a box
+ * that stayed moves nothing and leaves *load as it was. */
+void lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag,
+                         guint round, guint64 *load);
 /* Every rank learns every piece's cuts: an allgather of each rank's lower
  * cut at every level below the first (whose cuts all ranks must already
  * share). */

@@ -72,17 +72,23 @@ lbd_new(LbRank *self)
   return lb_cuts_new(self, FALSE); /* the model's own blocks: where every rank starts */
 }
 
-/* MESH: the rank recounts its subset's load. When the simulator already
- * has the sum of its cells (`known`: their load when it last counted them,
- * or the sum the repartition added up as it placed them), the count takes
- * the same simulated time and the sum is reused. */
-static guint64
-mesh(LbRank *self, const guint64 *known)
+/* MESH's simulated time: the rank recounts its subset's load. After a
+ * move the simulator has the sum already (lb_cuts_repartition adds it up
+ * as it places the cells, and a box that stayed keeps its load), so only
+ * the time is taken there. */
+static void
+mesh_time(LbRank *self)
 {
+  lb_execute(self,
+             lb_params_get_double(lb_rank_params(self), "mesh-flops") * lb_rank_units(self)->len);
+}
+
+/* MESH at the start of a step, when the loads have changed. */
+static guint64
+mesh(LbRank *self)
+{
+  mesh_time(self);
   GArray *units = lb_rank_units(self);
-  lb_execute(self, lb_params_get_double(lb_rank_params(self), "mesh-flops") * units->len);
-  if (known != NULL)
-    return *known;
   guint64 load = 0;
   for (guint i = 0; i < units->len; i++)
     load += g_array_index(units, LbUnit, i).load;
@@ -339,9 +345,8 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
     old.alt_row = before;
     memcpy(now, cuts, row_bytes);
     lb_phase_round(self, iterations);
-    guint64 placed = *mine; /* the box unchanged: the same cells */
-    lb_cuts_repartition(self, s, &old, l, TAG(l, iterations), iterations, &placed);
-    *mine = mesh(self, &placed);
+    lb_cuts_repartition(self, s, &old, l, TAG(l, iterations), iterations, mine);
+    mesh_time(self);
     iterations++;
   }
   return iterations;
@@ -363,7 +368,7 @@ lbd_balance(LbRank *self, gpointer state)
   LbCuts *s = state;
 
   lb_phase_begin(self, PHASE_MESH);
-  guint64 mine = mesh(self, NULL);
+  guint64 mine = mesh(self);
   /* the slabs' loads along every axis, in one allreduce */
   guint64 total = 0;
   for (guint a = 0; a < s->dim; a++)
@@ -409,7 +414,7 @@ lbd_balance(LbRank *self, gpointer state)
     g_autoptr(LbCuts) old = lb_cuts_copy(s);
     lb_cuts_set_order(s, order);
     lb_cuts_repartition(self, s, old, 0, TAG(3, 0), 0, &mine);
-    mine = mesh(self, &mine);
+    mesh_time(self);
     known = NULL;
   }
 
