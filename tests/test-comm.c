@@ -669,6 +669,42 @@ check_allgatherv_shared(const LbRunResult *res)
   g_assert_cmpfloat(res->phases[0].bytes, ==, bcastv_allgatherv_bytes(7) - 6 * 5000.0);
 }
 
+/* The shared allgather: the same bytes as lb_allgather, one block of
+ * memory for all ranks, and the same messages and bytes on the network. */
+static const guint8 *gathered_seen;
+
+static void
+allgather_shared_balance(LbRank *self, gpointer state)
+{
+  int id = lb_rank_id(self), p = lb_rank_count(self);
+  lb_phase_begin(self, 0);
+  guint32 mine[3] = {(guint32)id, (guint32)(id * id), 7};
+  g_autofree guint32 *plain = g_new(guint32, 3 * (gsize)p);
+  lb_allgather(self, mine, sizeof mine, plain);
+  for (int r = 0; r < p; r++)
+    g_assert_cmpuint(plain[3 * r + 1], ==, (guint32)(r * r));
+  g_autoptr(GBytes) shared = lb_allgather_shared(self, mine, sizeof mine);
+  gsize size = 0;
+  const guint8 *data = g_bytes_get_data(shared, &size);
+  g_assert_cmpmem(data, size, plain, 3 * (gsize)p * sizeof(guint32));
+  if (gathered_seen == NULL)
+    gathered_seen = data;
+  g_assert_true(data == gathered_seen);
+}
+
+/* Each of the two allgathers: p - 1 messages up the binomial tree, each
+ * member's subtree's blocks, and p - 1 of all p blocks down. */
+static void
+check_allgather_shared(const LbRunResult *res)
+{
+  int p = 7;
+  double block = 3 * sizeof(guint32), up = 0;
+  for (int v = 1; v < p; v++)
+    up += MIN(v & -v, p - v) * block;
+  g_assert_cmpuint(res->phases[0].messages, ==, 2 * 2 * (p - 1));
+  g_assert_cmpfloat(res->phases[0].bytes, ==, 2 * (up + (p - 1) * p * block));
+}
+
 /* Reduce-scatter: rank j gives j * 100 + r for every rank r; rank r gets
  * the sum over j, 100 p (p - 1) / 2 + p r; twice, the second time with
  * zeros except one rank's. */
@@ -824,51 +860,71 @@ groups_balance(LbRank *self, gpointer state)
  * 4 x (6 + 3 + 3), all ranks and the group of everyone 2 x 30. */
 #define GROUPS_MESSAGES (4 * 15 + 2 * 35 + 4 * 12 + 2 * 30)
 
-/* Units sent as spans of the sender's array and received in place: the
- * same message as lb_send_units of the gathered units (content, run count,
- * bytes), and lb_rank_swap_units hands the new set over without loss. Rank
- * 0 of 2 sends its last five units as two spans out of order (two runs),
- * once each way; rank 1 keeps the first copy. */
+/* Units sent by reference, as spans of the sender's old units: the same
+ * network bytes, runs and record as lb_send_units of the gathered units,
+ * and the receiver reads them after the sender has let its share go (the
+ * message's reference keeps them). Rank 0 of 2 shares its units, sends its
+ * last five as two spans out of order (two runs), once each way, keeps the
+ * others, and lets the share go at once: a message holds it, so it does
+ * not come back. A share that no message holds comes back to be reused. */
 static void
 unit_spans_balance(LbRank *self, gpointer state)
 {
   lb_phase_begin(self, 0);
-  GArray *units = lb_rank_units(self);
   if (lb_rank_id(self) == 0) {
-    g_assert_cmpuint(units->len, >=, 8);
-    const LbUnit *u = (const LbUnit *)units->data;
-    gsize n = units->len;
-    const LbUnitSpan spans[] = {{n - 2, 2}, {n, 0}, {n - 5, 3}};
-    lb_send_unit_spans(self, 1, 5, 0, u, spans, G_N_ELEMENTS(spans));
+    GArray *before = lb_rank_units(self);
+    guint n = before->len, shared = 0;
+    g_assert_cmpuint(n, >=, 8);
+    LbUnitShare *share = lb_rank_share_units(self, g_array_new(FALSE, FALSE, sizeof(LbUnit)));
+    const LbUnit *u = lb_unit_share_units(share, &shared);
+    g_assert_true(u == (const LbUnit *)before->data);
+    g_assert_cmpuint(shared, ==, n);
+    g_assert_cmpuint(lb_rank_units(self)->len, ==, 0);
+    const LbUnitSpan spans[] = {
+        {n - 2, 2, u[n - 2].id}, {n, 0, G_MAXUINT64}, {n - 5, 3, u[n - 5].id}};
+    lb_send_unit_spans(self, 1, 5, 0, share, spans, G_N_ELEMENTS(spans));
     g_autoptr(GArray) gathered = g_array_new(FALSE, FALSE, sizeof(LbUnit));
     g_array_append_vals(gathered, u + n - 2, 2);
     g_array_append_vals(gathered, u + n - 5, 3);
     lb_send_units(self, 1, 6, 0, (const LbUnit *)gathered->data, gathered->len, NULL);
+    g_array_append_vals(lb_rank_units(self), u, n - 5);
+    g_assert_null(lb_unit_share_release(share)); /* the first message holds it */
     lb_wait_sends(self);
-    g_autoptr(GArray) kept = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-    g_array_append_vals(kept, u, (guint)n - 5);
-    guint before = units->len;
-    GArray *swapped = g_steal_pointer(&kept);
-    lb_rank_swap_units(self, &swapped);
-    g_assert_true(swapped == units); /* the old set comes back */
-    g_assert_cmpuint(lb_rank_units(self)->len, ==, before - 5);
-    g_array_unref(swapped);
+    GArray *kept = lb_rank_units(self);
+    LbUnitShare *again = lb_rank_share_units(self, g_array_new(FALSE, FALSE, sizeof(LbUnit)));
+    GArray *back = lb_unit_share_release(again);
+    g_assert_true(back == kept);
+    lb_rank_swap_units(self, &back);
+    g_assert_cmpuint(lb_rank_units(self)->len, ==, n - 5);
+    g_assert_cmpuint(back->len, ==, 0);
+    g_array_unref(back);
   } else {
+    GArray *units = lb_rank_units(self);
     const LbUnit *in;
-    guint n;
-    g_autoptr(LbMsg) first = lb_recv_units_in_place(self, 0, 5, &in, &n);
+    const LbUnitSpan *runs;
+    guint n_runs;
+    g_autoptr(LbMsg) first = lb_recv_unit_spans(self, 0, 5, &in, &runs, &n_runs);
     g_autoptr(GArray) second = g_array_new(FALSE, FALSE, sizeof(LbUnit));
     lb_recv_units(self, 0, 6, second, NULL);
-    g_assert_cmpuint(n, ==, 5);
+    g_assert_cmpuint(n_runs, ==, 3);
+    g_assert_cmpuint(first->len, ==, 24 + 3 * sizeof(LbUnitSpan)); /* a header, the spans */
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    for (guint i = 0; i < n_runs; i++) {
+      if (runs[i].n > 0)
+        g_assert_cmpuint(in[runs[i].at].id, ==, runs[i].id);
+      g_array_append_vals(got, in + runs[i].at, (guint)runs[i].n);
+    }
+    g_assert_cmpuint(got->len, ==, 5);
     g_assert_cmpuint(second->len, ==, 5);
-    g_assert_cmpmem(in, n * sizeof(LbUnit), second->data, second->len * sizeof(LbUnit));
-    g_assert_cmpuint(in[0].id + 1, ==, in[1].id);
-    g_assert_cmpuint(in[2].id + 3, ==, in[0].id); /* two runs, the later first */
-    g_assert_cmpuint(first->len, ==, 16 + n * sizeof(LbUnit));
+    g_assert_cmpmem(got->data, got->len * sizeof(LbUnit), second->data,
+                    second->len * sizeof(LbUnit));
+    const LbUnit *g = (const LbUnit *)got->data;
+    g_assert_cmpuint(g[0].id + 1, ==, g[1].id);
+    g_assert_cmpuint(g[2].id + 3, ==, g[0].id); /* two runs, the later first */
     /* rank 0's ids are below mine: they go first, in order */
     g_autoptr(GArray) now = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-    g_array_append_vals(now, in + 2, 3);
-    g_array_append_vals(now, in, 2);
+    g_array_append_vals(now, g + 2, 3);
+    g_array_append_vals(now, g, 2);
     g_array_append_vals(now, units->data, units->len);
     GArray *mine = g_steal_pointer(&now);
     lb_rank_swap_units(self, &mine);
@@ -1131,6 +1187,7 @@ static const SimCase sim_cases[] = {
     {"bcastv", "hypercube-16.xml", 7, bcastv_allgatherv_balance, check_bcastv},
     {"allgatherv-shared", "hypercube-16.xml", 7, allgatherv_shared_balance,
      check_allgatherv_shared},
+    {"allgather-shared", "hypercube-16.xml", 7, allgather_shared_balance, check_allgather_shared},
     {"minloc", "hypercube-16.xml", 7, minloc_balance, NULL},
     {"reduce-scatter", "hypercube-16.xml", 16, reduce_scatter_balance, check_reduce_scatter_16},
     {"reduce-scatter-7", "hypercube-16.xml", 7, reduce_scatter_balance, NULL},

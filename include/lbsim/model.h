@@ -143,6 +143,17 @@ char *lb_work_describe_start(const LbWork *work, LbStart start);
 void lb_work_update(const LbWork *work, guint rank, GArray *units, guint adaptation);
 guint64 lb_work_total_units(const LbWork *work);
 void lb_work_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *into);
+/* Whether lb_work_conserve is the default, unit by unit with
+ * lb_conserve_unit (a pass over the units may then do it on the way). */
+gboolean lb_work_conserves_units(const LbWork *work);
+/* The default of what a unit conserves: itself, its load, its id. */
+static inline void
+lb_conserve_unit(LbConserved *into, const LbUnit *unit)
+{
+  into->count++;
+  into->load += unit->load;
+  into->checksum += lb_hash64(unit->id);
+}
 /* Simulated bytes of moving units, and flops of computing them. */
 double lb_work_bytes(const LbWork *work, const LbUnit *units, gsize n);
 double lb_work_flops(const LbWork *work, guint64 load);

@@ -138,6 +138,12 @@ void *lb_allgatherv(LbRank *self, const void *mine, gsize len, gsize *offsets);
  * replicated tables, such as a replicated tree's roots). */
 GBytes *lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets);
 
+/* As lb_allgather, but the p * len gathered bytes are held once for all
+ * ranks (rank r's at offset r * len): each gets a reference to the same
+ * immutable block (g_bytes_unref), after the same simulated messages and
+ * bytes as lb_allgather's. */
+GBytes *lb_allgather_shared(LbRank *self, const void *mine, gsize len);
+
 /* Each rank gives p values, one per rank; rank r gets the sum of every
  * rank's value r (so that each learns, say, how many messages will reach
  * it): recursive halving in log2 p steps when p is a power of two, else
@@ -196,19 +202,39 @@ void lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *un
  * their positions to `positions` when not NULL); returns how many came. */
 guint lb_recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positions);
 
-/* A run of units: units[at .. at + n). */
+/* A run of units: units[at .. at + n), the first with id `id`. */
 typedef struct {
   gsize at, n;
+  guint64 id;
 } LbUnitSpan;
-/* As lb_send_units (no positions) for the spans of `units`, one after
- * another, copied straight into the message: a box of cells, say, without
- * gathering it first. */
-void lb_send_unit_spans(LbRank *self, int dst, int tag, guint round, const LbUnit *units,
+
+/* A rank's old set of units, which messages can carry by reference
+ * (lb_send_unit_spans) instead of a copy: nobody changes it while one
+ * does, and the last holder frees it. */
+typedef struct _LbUnitShare LbUnitShare;
+/* Takes the rank's units out as a share that the caller holds, and gives
+ * the rank `fresh` (emptied; not the rank's own array) to fill in their
+ * place. */
+LbUnitShare *lb_rank_share_units(LbRank *self, GArray *fresh);
+/* The share's units (and their number, if n is not NULL): read only. */
+const LbUnit *lb_unit_share_units(const LbUnitShare *share, guint *n);
+/* Drops the caller's hold on share. Returns its array for the caller to
+ * reuse when nobody else held it; otherwise NULL (a message's holder frees
+ * it when done). */
+GArray *lb_unit_share_release(LbUnitShare *share);
+/* As lb_send_units (no positions; the same network bytes, runs and record)
+ * for the spans of a share's units, one after another: the message carries
+ * a reference to the share, not a copy, and the receiver reads the units
+ * from it. Each span must be a run of consecutive ids from its `id`: the
+ * runs are counted from the spans alone, without reading the units (a
+ * receiver checks what it places). */
+void lb_send_unit_spans(LbRank *self, int dst, int tag, guint round, LbUnitShare *share,
                         const LbUnitSpan *spans, guint n_spans);
-/* Receives units sent with lb_send_units (no positions) or
- * lb_send_unit_spans without copying them: *units points at the n units
- * inside the returned message, which the caller frees. */
-LbMsg *lb_recv_units_in_place(LbRank *self, int src, int tag, const LbUnit **units, guint *n);
+/* Receives what lb_send_unit_spans sent: *units is the sender's array and
+ * *spans the runs of it sent, to read until the returned message is freed
+ * (which drops its reference). */
+LbMsg *lb_recv_unit_spans(LbRank *self, int src, int tag, const LbUnit **units,
+                          const LbUnitSpan **spans, guint *n_spans);
 
 /* As lb_send_units and lb_recv_units, with a word of the sender's for the
  * receiver (a flag, a count) in the header that every unit message

@@ -480,6 +480,24 @@ lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets)
   return out;
 }
 
+GBytes *
+lb_allgather_shared(LbRank *self, const void *mine, gsize len)
+{
+  LbGroup g = everyone(self);
+  int tag = next_tag(&g);
+  GByteArray *data = g_byte_array_new();
+  g_byte_array_append(data, mine, (guint)len);
+  GBytes *all = NULL;
+  if (tree_gather(&g, tag, data, NULL))
+    all = g_byte_array_free_to_bytes(data);
+  else
+    g_byte_array_unref(data);
+  all = tree_bcast_shared(&g, all, tag);
+  g_assert(g_bytes_get_size(all) == (gsize)g.size * len);
+  lb_wait_sends(self);
+  return all;
+}
+
 guint64
 lb_reduce_scatter_sum_u64(LbRank *self, const guint64 *values)
 {

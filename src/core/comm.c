@@ -18,7 +18,9 @@
  * AddressSanitizer every buffer goes back to malloc, so that a use after
  * free is still caught. */
 typedef struct {
-  GList link; /* in the receiver's stash; next buffer of a free list */
+  GList link;          /* in the receiver's stash; next buffer of a free list */
+  GDestroyNotify drop; /* what freeing the message releases (a reference it carries) */
+  gpointer drop_data;
   guint size_class;
 } MsgBlock;
 
@@ -65,6 +67,7 @@ lb_msg_alloc(gsize len)
     block->link.data = block + 1;
   }
   block->link.next = block->link.prev = NULL;
+  block->drop = NULL;
   LbMsg *msg = (LbMsg *)(block + 1);
   msg->len = len;
   return msg;
@@ -76,12 +79,22 @@ lb_msg_free(LbMsg *msg)
   if (msg == NULL)
     return;
   MsgBlock *block = block_of(msg);
+  if (block->drop != NULL)
+    block->drop(block->drop_data);
   if (block->size_class == UNPOOLED) {
     g_free(block);
     return;
   }
   block->link.next = free_blocks[block->size_class];
   free_blocks[block->size_class] = &block->link;
+}
+
+void
+lb_msg_set_drop(LbMsg *msg, GDestroyNotify drop, gpointer data)
+{
+  MsgBlock *block = block_of(msg);
+  block->drop = drop;
+  block->drop_data = data;
 }
 
 /* The stash holds messages by the link in their header: no list node to

@@ -150,5 +150,8 @@ LbMsg *lb_core_recv(LbRank *self, int src, int tag);
 /* A message of len data bytes to fill and hand to lb_core_send_msg, which
  * takes it (no copy); lb_msg_free gives it back. */
 LbMsg *lb_msg_alloc(gsize len);
+/* Freeing msg (whoever frees it, received or left in a stash) calls
+ * drop(data): for a reference the message carries. */
+void lb_msg_set_drop(LbMsg *msg, GDestroyNotify drop, gpointer data);
 void lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes);
 void lb_rank_clear_stash(LbRank *self);

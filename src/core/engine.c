@@ -37,7 +37,10 @@ digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units,
   memset(digest, 0, sizeof *digest);
   digest->contiguous = TRUE;
   const LbUnit *u = (const LbUnit *)units->data;
-  lb_work_conserve(work, u, units->len, &digest->conserved);
+  /* what the units conserve: the default's in the pass below */
+  gboolean by_unit = lb_work_conserves_units(work);
+  if (!by_unit)
+    lb_work_conserve(work, u, units->len, &digest->conserved);
   /* a balancer's own order: the range property on its keys, and for one
    * that keeps its order, the positions are its keys */
   LbOrderKey key = brun != NULL ? brun->balancer->order_key : NULL;
@@ -45,6 +48,8 @@ digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units,
   digest->key_min = key != NULL ? G_MAXUINT64 : 0;
   for (guint i = 0; i < units->len; i++) {
     digest->load += u[i].load;
+    if (by_unit)
+      lb_conserve_unit(&digest->conserved, u + i);
     guint64 k = key != NULL ? key(work, brun->params, u[i].id) : 0;
     digest->key_min = MIN(digest->key_min, k);
     digest->key_max = MAX(digest->key_max, k);

@@ -51,6 +51,22 @@ record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n
   }
 }
 
+/* record_transfer of the units of spans, one after another. */
+static void
+record_transfer_spans(LbRank *self, guint round, int dst, const LbUnit *units,
+                      const LbUnitSpan *spans, guint n_spans, double bytes)
+{
+  LbCoreRun *run = self->run;
+  if (!run->options->detail) {
+    run->adaptation_results[self->adaptation].bytes_moved += bytes;
+    return;
+  }
+  g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint i = 0; i < n_spans; i++)
+    g_array_append_vals(all, units + spans[i].at, (guint)spans[i].n);
+  record_transfer(self, round, dst, (const LbUnit *)all->data, all->len, bytes);
+}
+
 void
 lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
               const guint64 *positions)
@@ -71,25 +87,6 @@ send_written(LbRank *self, int dst, int tag, guint round, LbMsg *msg, guint n, g
   lb_core_send_msg(self, dst, tag, msg, LB_HEADER_BYTES + 16.0 * runs + bytes);
   if (n > 0)
     record_transfer(self, round, dst, units, n, bytes);
-}
-
-void
-lb_send_unit_spans(LbRank *self, int dst, int tag, guint round, const LbUnit *units,
-                   const LbUnitSpan *spans, guint n_spans)
-{
-  g_assert(tag >= 0 && tag <= LB_TAG_USER_MAX);
-  gsize n = 0;
-  for (guint i = 0; i < n_spans; i++)
-    n += spans[i].n;
-  g_assert(n <= G_MAXUINT32);
-  LbMsg *msg = lb_msg_alloc(sizeof(UnitsHeader) + n * sizeof(LbUnit));
-  LbUnit *out = (LbUnit *)(msg->data + sizeof(UnitsHeader));
-  for (guint i = 0; i < n_spans; i++) {
-    memcpy(out, units + spans[i].at, spans[i].n * sizeof(LbUnit));
-    out += spans[i].n;
-  }
-  const LbUnit *written = (const LbUnit *)(msg->data + sizeof(UnitsHeader));
-  send_written(self, dst, tag, round, msg, (guint)n, count_runs(written, (guint)n), FALSE, 0);
 }
 
 void
@@ -118,15 +115,122 @@ lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUnit *un
   send_written(self, dst, tag, round, msg, n, runs, positions != NULL, word);
 }
 
+/* A rank's old units, which messages carry by reference. */
+struct _LbUnitShare {
+  gatomicrefcount refs;
+  GArray *units;
+  const LbUnit *data; /* units' own, which nobody changes while shared */
+  guint len;
+};
+
+LbUnitShare *
+lb_rank_share_units(LbRank *self, GArray *fresh)
+{
+  g_assert(fresh != self->units);
+  g_array_set_size(fresh, 0);
+  LbUnitShare *share = g_new(LbUnitShare, 1);
+  g_atomic_ref_count_init(&share->refs);
+  share->units = fresh;
+  lb_rank_swap_units(self, &share->units);
+  share->data = (const LbUnit *)share->units->data;
+  share->len = share->units->len;
+  return share;
+}
+
+const LbUnit *
+lb_unit_share_units(const LbUnitShare *share, guint *n)
+{
+  if (n != NULL)
+    *n = share->len;
+  return share->data;
+}
+
+static void
+share_unref(gpointer data)
+{
+  LbUnitShare *share = data;
+  if (!g_atomic_ref_count_dec(&share->refs))
+    return;
+  g_array_unref(share->units);
+  g_free(share);
+}
+
+GArray *
+lb_unit_share_release(LbUnitShare *share)
+{
+  if (share == NULL)
+    return NULL;
+  if (!g_atomic_ref_count_compare(&share->refs, 1)) {
+    share_unref(share); /* a message still holds it: its last holder frees it */
+    return NULL;
+  }
+  GArray *units = share->units;
+  g_free(share);
+  return units;
+}
+
+/* What a message of lb_send_unit_spans holds; its spans follow. */
+typedef struct {
+  LbUnitShare *share;
+  const LbUnit *units; /* the share's */
+  guint64 n_spans;
+} SpansHeader;
+
+G_STATIC_ASSERT(sizeof(SpansHeader) % 8 == 0);
+
+void
+lb_send_unit_spans(LbRank *self, int dst, int tag, guint round, LbUnitShare *share,
+                   const LbUnitSpan *spans, guint n_spans)
+{
+  g_assert(tag >= 0 && tag <= LB_TAG_USER_MAX);
+  guint len;
+  const LbUnit *units = lb_unit_share_units(share, &len);
+  /* each span a run of consecutive ids, as the caller promises: the
+   * message's runs are the spans, less those that go on where the one
+   * before ended */
+  gsize n = 0;
+  guint runs = 0;
+  guint64 next = G_MAXUINT64; /* the id that would continue the last run */
+  for (guint i = 0; i < n_spans; i++) {
+    if (spans[i].n == 0)
+      continue;
+    g_assert(spans[i].at + spans[i].n <= len);
+    runs += spans[i].id != next;
+    next = spans[i].id + spans[i].n;
+    n += spans[i].n;
+  }
+  g_assert(n <= G_MAXUINT32);
+  LbMsg *msg = lb_msg_alloc(sizeof(SpansHeader) + n_spans * sizeof(LbUnitSpan));
+  SpansHeader header = {share, units, n_spans};
+  memcpy(msg->data, &header, sizeof header);
+  memcpy(msg->data + sizeof header, spans, n_spans * sizeof(LbUnitSpan));
+  g_atomic_ref_count_inc(&share->refs);
+  lb_msg_set_drop(msg, share_unref, share);
+  double bytes = 0;
+  if (self->run->work->model->bytes == NULL) {
+    bytes = lb_work_bytes(self->run->work, NULL, n);
+  } else { /* the model's bytes of the units, gathered as the receiver gets them */
+    g_autoptr(GArray) all = g_array_sized_new(FALSE, FALSE, sizeof(LbUnit), (guint)n);
+    for (guint i = 0; i < n_spans; i++)
+      g_array_append_vals(all, units + spans[i].at, (guint)spans[i].n);
+    bytes = lb_work_bytes(self->run->work, (const LbUnit *)all->data, n);
+  }
+  lb_core_send_msg(self, dst, tag, msg, LB_HEADER_BYTES + 16.0 * runs + bytes);
+  record_transfer_spans(self, round, dst, units, spans, n_spans, bytes);
+}
+
 LbMsg *
-lb_recv_units_in_place(LbRank *self, int src, int tag, const LbUnit **units, guint *n)
+lb_recv_unit_spans(LbRank *self, int src, int tag, const LbUnit **units, const LbUnitSpan **spans,
+                   guint *n_spans)
 {
   LbMsg *msg = lb_recv(self, src, tag);
-  UnitsHeader header;
+  SpansHeader header;
+  g_assert(msg->len >= sizeof header);
   memcpy(&header, msg->data, sizeof header);
-  g_assert(!header.positions);
-  *units = (const LbUnit *)(msg->data + sizeof header);
-  *n = header.n;
+  g_assert(msg->len == sizeof header + header.n_spans * sizeof(LbUnitSpan));
+  *units = header.units;
+  *spans = (const LbUnitSpan *)(msg->data + sizeof header);
+  *n_spans = (guint)header.n_spans;
   return msg;
 }
 

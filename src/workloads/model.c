@@ -359,11 +359,14 @@ lb_work_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *
     work->model->conserve(work, units, n, into);
     return;
   }
-  for (gsize i = 0; i < n; i++) {
-    into->count++;
-    into->load += units[i].load;
-    into->checksum += lb_hash64(units[i].id);
-  }
+  for (gsize i = 0; i < n; i++)
+    lb_conserve_unit(into, units + i);
+}
+
+gboolean
+lb_work_conserves_units(const LbWork *work)
+{
+  return work->model->conserve == NULL;
 }
 
 double

@@ -11,8 +11,7 @@ struct _LbCutTable {
   guint order[3];
   guint64 parts[3], extent[3];
   guint64 *cut[3];
-  guint32 *gathered; /* what an allgather brought (its cache key), or NULL */
-  gsize gathered_len;
+  GBytes *gathered; /* what an allgather brought (its cache key), or NULL */
 };
 
 static LbCutTable *
@@ -29,7 +28,8 @@ table_unref(LbCutTable *t)
     return;
   for (guint l = 0; l < 3; l++)
     g_free(t->cut[l]);
-  g_free(t->gathered);
+  if (t->gathered != NULL)
+    g_bytes_unref(t->gathered);
   g_free(t);
 }
 
@@ -40,10 +40,13 @@ lb_cuts_free(gpointer state)
   table_unref(s->table);
   for (guint l = 0; l < 3; l++)
     g_free(s->own[l]);
-  if (s->held != NULL)
-    g_array_unref(s->held);
+  GArray *spare = lb_unit_share_release(s->sent);
+  if (spare != NULL)
+    g_array_unref(spare);
   if (s->spans != NULL)
     g_array_unref(s->spans);
+  if (s->peers != NULL)
+    g_array_unref(s->peers);
   g_free(s);
 }
 
@@ -179,8 +182,8 @@ lb_cuts_new(LbRank *self, gboolean last_fastest)
   const LbWork *work = lb_rank_work(self);
   LbCuts *s = g_new0(LbCuts, 1);
   s->alt_level = -1;
-  s->held = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   s->spans = g_array_new(FALSE, FALSE, sizeof(LbUnitSpan));
+  s->peers = g_array_new(FALSE, FALSE, sizeof(guint));
   s->dim = work->dim;
   s->ranks = (guint)lb_rank_count(self);
   s->me = lb_rank_id(self);
@@ -205,7 +208,8 @@ LbCuts *
 lb_cuts_copy(const LbCuts *s)
 {
   LbCuts *c = g_memdup2(s, sizeof *s);
-  c->held = c->spans = NULL;
+  c->sent = NULL;
+  c->spans = c->peers = NULL;
   c->table = table_ref(s->table);
   for (guint l = 0; l < s->dim; l++)
     c->own[l] = g_memdup2(s->own[l], sizeof(guint64) * (s->parts[l] + 1));
@@ -237,17 +241,19 @@ compare_guint(gconstpointer a, gconstpointer b)
 }
 
 /* The spans of `cells` (the cells of `box`, sorted by id) that hold
- * `part`, a box inside `box`: runs along the first axis. */
+ * `part`, a box inside `box`: runs along the first axis, with their ids in
+ * a field of `extent` cells. */
 static void
-box_spans(const LbdBox *box, const LbdBox *part, GArray *out)
+box_spans(const LbdBox *box, const LbdBox *part, const guint64 *extent, GArray *out)
 {
   guint64 wx = box->hi[0] - box->lo[0], wy = box->hi[1] - box->lo[1];
   guint64 run = part->hi[0] - part->lo[0];
   g_array_set_size(out, 0);
   for (guint64 z = part->lo[2]; z < part->hi[2]; z++)
     for (guint64 y = part->lo[1]; y < part->hi[1]; y++) {
-      LbUnitSpan span = {
-          (part->lo[0] - box->lo[0]) + wx * ((y - box->lo[1]) + wy * (z - box->lo[2])), run};
+      LbUnitSpan span = {(part->lo[0] - box->lo[0]) +
+                             wx * ((y - box->lo[1]) + wy * (z - box->lo[2])),
+                         run, part->lo[0] + extent[0] * (y + extent[1] * z)};
       g_array_append_val(out, span);
     }
 }
@@ -280,15 +286,20 @@ void
 lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int tag, guint round,
                     guint64 *load)
 {
-  GArray *units = lb_rank_units(self);
   LbdBox was = lb_cuts_box(old, (guint)s->me), mine = lb_cuts_box(s, (guint)s->me);
   /* the same box: both hierarchies are partitions, so no other box met
    * mine before or meets it now, and nothing moves in or out */
   if (memcmp(&was, &mine, sizeof was) == 0)
     return;
-  /* units stay as they are until the end: they are what the sends copy */
-  const LbUnit *held = (const LbUnit *)units->data;
-  g_autoptr(GArray) targets = g_array_new(FALSE, FALSE, sizeof(guint));
+  /* my units go out as a share that the messages refer to (no copy), and
+   * stay as they are until every receiver has read them: the array of the
+   * move before is reused for the new units when no message holds it */
+  GArray *fresh = lb_unit_share_release(s->sent);
+  s->sent =
+      lb_rank_share_units(self, fresh != NULL ? fresh : g_array_new(FALSE, FALSE, sizeof(LbUnit)));
+  const LbUnit *held = lb_unit_share_units(s->sent, NULL);
+  GArray *targets = s->peers;
+  g_array_set_size(targets, 0);
   meeting_in_piece(s, s->me, from, &was, targets);
   GArray *spans = s->spans;
   for (guint i = 0; i < targets->len; i++) { /* ascending: runs repeat byte for byte */
@@ -297,15 +308,15 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
     if ((int)dst == s->me || !lbd_boxes_meet(&theirs, &was, s->dim))
       continue;
     LbdBox part = intersect(&was, &theirs);
-    box_spans(&was, &part, spans);
-    lb_send_unit_spans(self, (int)dst, tag, round, held, (const LbUnitSpan *)spans->data,
+    box_spans(&was, &part, s->extent, spans);
+    lb_send_unit_spans(self, (int)dst, tag, round, s->sent, (const LbUnitSpan *)spans->data,
                        spans->len);
   }
   /* my new box's cells, each put where its id belongs (no sort): the ones
    * I keep straight from the old array, the others as they arrive */
   const LbWork *work = lb_rank_work(self);
   guint64 cells_now = lbd_box_cells(&mine, s->dim);
-  GArray *now = s->held;
+  GArray *now = lb_rank_units(self);
   g_array_set_size(now, (guint)cells_now);
   guint64 wx = mine.hi[0] - mine.lo[0], wy = mine.hi[1] - mine.lo[1];
   guint64 placed = 0, sum = 0;
@@ -326,7 +337,8 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
   }
   /* senders: the old boxes of my piece that meet my new box (the levels
    * above may have left the whole piece empty) */
-  g_autoptr(GArray) senders = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *senders = s->peers;
+  g_array_set_size(senders, 0);
   meeting_in_piece(old, s->me, from, &mine, senders);
   guint64 nx = work->size[0], ny = s->dim > 1 ? work->size[1] : 1;
   for (guint i = 0; i < senders->len; i++) {
@@ -335,27 +347,30 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
     if ((int)src == s->me || !lbd_boxes_meet(&theirs, &mine, s->dim))
       continue;
     const LbUnit *in;
-    guint arrived;
-    LbMsg *msg = lb_recv_units_in_place(self, (int)src, tag, &in, &arrived);
-    for (guint j = 0; j < arrived;) {
+    const LbUnitSpan *runs;
+    guint n_runs;
+    LbMsg *msg = lb_recv_unit_spans(self, (int)src, tag, &in, &runs, &n_runs);
+    for (guint j = 0; j < n_runs; j++) {
       /* a run along x: one place, one copy */
-      guint n = 1;
-      sum += in[j].load;
-      while (j + n < arrived && in[j + n].id == in[j].id + n)
-        sum += in[j + n++].load;
-      guint64 id = in[j].id, x = id % nx, y = (id / nx) % ny, z = id / (nx * ny);
+      const LbUnit *run = in + runs[j].at;
+      gsize n = runs[j].n;
+      if (n == 0)
+        continue;
+      guint64 id = runs[j].id, x = id % nx, y = (id / nx) % ny, z = id / (nx * ny);
       guint64 at = (x - mine.lo[0]) + wx * ((y - mine.lo[1]) + wy * (z - mine.lo[2]));
       g_assert(at + n <= cells_now);
-      memcpy(&g_array_index(now, LbUnit, at), in + j, n * sizeof(LbUnit));
+      LbUnit *to = &g_array_index(now, LbUnit, at);
+      memcpy(to, run, n * sizeof(LbUnit));
+      /* a run from its id, as the sender promised */
+      g_assert(to[0].id == id && to[n - 1].id == id + (n - 1));
+      for (gsize k = 0; k < n; k++)
+        sum += to[k].load;
       placed += n;
-      j += n;
     }
-    lb_msg_free(msg); /* the units were in it */
+    lb_msg_free(msg); /* and with it the reference to the sender's units */
   }
   g_assert_cmpuint(placed, ==, cells_now);
   lb_wait_sends(self);
-  /* the new array becomes the rank's; the old one the next scratch */
-  lb_rank_swap_units(self, &s->held);
   if (load != NULL)
     *load = sum;
 }
@@ -451,8 +466,9 @@ lb_cuts_build_graph(LbRank *self, const LbCuts *s)
 }
 
 /* The table an allgather of lower cuts makes: every rank gets the same
- * bytes and makes the same table, so the simulator makes it once and the
- * ranks share it (the last one made is kept to compare with). */
+ * bytes (one block, lb_allgather_shared) and makes the same table, so the
+ * simulator makes it once and the ranks share it (the last one made is
+ * kept to compare with: the same block, or the same bytes again). */
 static LbCutTable *last_gathered;
 
 char *
@@ -482,13 +498,17 @@ lb_cuts_gather(LbRank *self, LbCuts *s)
   LbdBox box = lb_cuts_box(s, (guint)s->me);
   for (guint l = 1; l < s->dim; l++)
     mine[l - 1] = (guint32)box.lo[s->order[l]];
-  gsize n = (gsize)s->ranks * levels;
-  g_autofree guint32 *all = g_new(guint32, n);
-  lb_allgather(self, mine, sizeof(guint32) * levels, all);
+  g_autoptr(GBytes) gathered = lb_allgather_shared(self, mine, sizeof(guint32) * levels);
+  const guint32 *all = g_bytes_get_data(gathered, NULL);
   LbCutTable *t = last_gathered;
   gsize w0 = s->parts[0] + 1;
-  if (t == NULL || !same_shape(t, s) || t->gathered_len != n ||
-      memcmp(t->gathered, all, n * sizeof(guint32)) != 0 ||
+  if (t != NULL && t->gathered != gathered && same_shape(t, s) &&
+      g_bytes_equal(t->gathered, gathered)) {
+    /* the same bytes in a new block: the block compared with from now on */
+    g_bytes_unref(t->gathered);
+    t->gathered = g_bytes_ref(gathered);
+  }
+  if (t == NULL || t->gathered != gathered || !same_shape(t, s) ||
       memcmp(t->cut[0], s->own[0], w0 * sizeof(guint64)) != 0) {
     t = table_new(s);
     /* the first level: mine, as everyone's */
@@ -519,8 +539,7 @@ lb_cuts_gather(LbRank *self, LbCuts *s)
       for (gsize i = 0; i < pieces(s, l); i++)
         t->cut[l][i * w + s->parts[l]] = s->extent[s->order[l]];
     }
-    t->gathered = g_steal_pointer(&all);
-    t->gathered_len = n;
+    t->gathered = g_bytes_ref(gathered);
     table_unref(last_gathered);
     last_gathered = t; /* the cache's reference */
   }

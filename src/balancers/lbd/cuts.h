@@ -33,8 +33,9 @@ typedef struct {
   int alt_level;
   gsize alt_index;
   const guint64 *alt_row;
-  GArray *held;  /* repartition's scratch: the next units, kept from one move to the next */
-  GArray *spans; /* and the spans of a box sent (LbUnitSpan) */
+  LbUnitShare *sent; /* the units the last move sent from (its messages read them) */
+  GArray *spans;     /* repartition's scratch: the spans of a box sent (LbUnitSpan) */
+  GArray *peers;     /* and the ranks it sends to, then receives from (guint) */
 } LbCuts;
 
 /* Balancers of this family run a group per slab and strip, and group ids

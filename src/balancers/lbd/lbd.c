@@ -105,9 +105,15 @@ mesh(LbRank *self)
  * loads to the root, which broadcasts the whole row: m - 1 + n - 1 messages
  * for m members of moved slabs in a piece of n ranks, against 2(n - 1) for
  * an allreduce of all, in the same 2 log2 steps; the sums are the same. */
+typedef struct {
+  GArray *members; /* int */
+  guint64 *along;  /* parts */
+  guint64 *sums;   /* parts */
+} UpdateScratch;
+
 static void
 update_slabs(LbRank *self, const LbCuts *s, guint l, LbGroup *group, const gboolean *moved,
-             guint64 *slabs, guint64 mine)
+             guint64 *slabs, guint64 mine, UpdateScratch *scratch)
 {
   guint parts = (guint)s->parts[l], axis = s->order[l];
   guint64 k_me = lb_cuts_coord(s, (guint)s->me, axis);
@@ -118,12 +124,13 @@ update_slabs(LbRank *self, const LbCuts *s, guint l, LbGroup *group, const gbool
   if (moved[k_me] || s->me == root) {
     /* the piece's ranks in ascending order (the grid's coordinates
      * counted up, the first axis fastest), those of moved slabs and the root */
-    g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(int));
+    GArray *members = scratch->members;
+    g_array_set_size(members, 0);
     gboolean free_axis[3] = {FALSE, FALSE, FALSE};
     for (guint k = l; k < s->dim; k++)
       free_axis[s->order[k]] = TRUE;
     /* the moved slabs' coordinates along the axis, the only ones visited */
-    g_autofree guint64 *along = g_new(guint64, parts);
+    guint64 *along = scratch->along;
     guint64 n_moved = 0;
     for (guint k = 0; k < parts; k++)
       if (moved[k])
@@ -146,7 +153,8 @@ update_slabs(LbRank *self, const LbCuts *s, guint l, LbGroup *group, const gbool
       if (a == s->dim)
         break;
     }
-    g_autofree guint64 *sums = g_new0(guint64, parts);
+    guint64 *sums = scratch->sums;
+    memset(sums, 0, sizeof(guint64) * parts);
     if (moved[k_me])
       sums[k_me] = mine;
     g_autoptr(LbGroup) movers =
@@ -261,6 +269,11 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
   g_autofree guint64 *best = g_memdup2(lb_cuts_row(s, l, index), row_bytes);
   g_autofree LbdBox *spans = g_new0(LbdBox, parts);
   g_autofree gboolean *moved = g_new0(gboolean, parts);
+  g_autofree guint64 *before = g_new(guint64, parts + 1);
+  g_autofree guint64 *along = g_new(guint64, parts);
+  g_autofree guint64 *sums = g_new(guint64, parts);
+  g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(int));
+  UpdateScratch scratch = {members, along, sums};
   guint64 k_me = lb_cuts_coord(s, (guint)s->me, axis);
   guint iterations = 0;
   double best_f = G_MAXDOUBLE;
@@ -280,7 +293,7 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
       if (count == parts)
         known = NULL;
       else if (count > 0)
-        update_slabs(self, s, l, group, moved, slabs, *mine);
+        update_slabs(self, s, l, group, moved, slabs, *mine, &scratch);
     }
     if (known == NULL) {
       memset(slabs, 0, sizeof(guint64) * parts);
@@ -338,7 +351,7 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
     for (guint k = 0; k < parts; k++)
       moved[k] = cuts[k] != now[k] || cuts[k + 1] != now[k + 1];
     /* the hierarchy as it was: this row's old cuts */
-    g_autofree guint64 *before = g_memdup2(now, row_bytes);
+    memcpy(before, now, row_bytes);
     LbCuts old = *s;
     old.alt_level = (int)l;
     old.alt_index = index;
