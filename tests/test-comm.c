@@ -705,6 +705,43 @@ check_allgather_shared(const LbRunResult *res)
   g_assert_cmpfloat(res->phases[0].bytes, ==, 2 * (up + (p - 1) * p * block));
 }
 
+/* A group whose members are a shared block: the odd ranks of 16, with
+ * the block made once for all, give the same sums in the same messages as
+ * the group that copies its members; each is told its place by a search
+ * of the block. */
+static GBytes *odd_ranks;
+
+static void
+group_shared_balance(LbRank *self, gpointer state)
+{
+  int id = lb_rank_id(self);
+  lb_phase_begin(self, 0);
+  if (id % 2 == 0)
+    return;
+  int members[8];
+  for (int i = 0; i < 8; i++)
+    members[i] = 2 * i + 1;
+  if (odd_ranks == NULL)
+    odd_ranks = g_bytes_new(members, sizeof members);
+  g_autoptr(LbGroup) copied = lb_group_new(self, 1, members, 8);
+  g_autoptr(LbGroup) shared = lb_group_new_shared(self, 2, odd_ranks);
+  g_assert_cmpint(lb_group_rank(shared), ==, id / 2);
+  g_assert_cmpint(lb_group_rank(shared), ==, lb_group_rank(copied));
+  guint64 a[2] = {(guint64)id, 1}, b[2] = {(guint64)id, 1};
+  lb_group_allreduce_sum_u64(copied, a, 2);
+  lb_group_allreduce_sum_u64(shared, b, 2);
+  g_assert_cmpuint(a[0], ==, 64); /* 1 + 3 + ... + 15 */
+  g_assert_cmpuint(a[1], ==, 8);
+  g_assert_cmpmem(a, sizeof a, b, sizeof b);
+}
+
+static void
+check_group_shared(const LbRunResult *res)
+{
+  g_assert_cmpuint(res->phases[0].messages, ==, 2 * 2 * (8 - 1));
+  g_clear_pointer(&odd_ranks, g_bytes_unref);
+}
+
 /* Reduce-scatter: rank j gives j * 100 + r for every rank r; rank r gets
  * the sum over j, 100 p (p - 1) / 2 + p r; twice, the second time with
  * zeros except one rank's. */
@@ -1192,6 +1229,7 @@ static const SimCase sim_cases[] = {
     {"reduce-scatter", "hypercube-16.xml", 16, reduce_scatter_balance, check_reduce_scatter_16},
     {"reduce-scatter-7", "hypercube-16.xml", 7, reduce_scatter_balance, NULL},
     {"groups", "hypercube-16.xml", 16, groups_balance, check_groups},
+    {"group-shared", "hypercube-16.xml", 16, group_shared_balance, check_group_shared},
     {"unit-spans", "hypercube-16.xml", 2, unit_spans_balance, check_unit_spans},
     {"master-worker", "hypercube-1024.xml", 1024, master_worker_balance, NULL},
 };

@@ -171,6 +171,9 @@ typedef struct _LbGroup LbGroup;
 #define LB_GROUP_ID_MAX 0xfffe
 
 LbGroup *lb_group_new(LbRank *self, guint id, const int *members, guint n);
+/* As lb_group_new, with the members (ascending ints) in a block the group
+ * holds a reference to instead of a copy: one block for all its ranks. */
+LbGroup *lb_group_new_shared(LbRank *self, guint id, GBytes *members);
 void lb_group_free(LbGroup *group);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbGroup, lb_group_free)
 int lb_group_rank(const LbGroup *group);

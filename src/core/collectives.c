@@ -3,6 +3,7 @@
  * a group; the all-ranks collectives use the group of everyone. Members
  * call a group's collectives in the same order, so a per-group sequence
  * number in the tag tells the rounds apart. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -22,7 +23,8 @@ G_STATIC_ASSERT((ALL_RANKS_TAG_BASE & LB_TAG_USER_MAX) == 0);
 
 struct _LbGroup {
   LbRank *self;
-  int *members; /* NULL: every rank, in rank order */
+  int *members;   /* NULL: every rank, in rank order */
+  GBytes *shared; /* members' block, when the group does not own them */
   guint size, me;
   guint tag_base, seq_mask;
   guint *seq; /* the group of everyone counts in its rank, so that every
@@ -222,25 +224,54 @@ combine_maxloc(void *into, const void *from, gsize len)
       a[i] = b[i];
 }
 
+static LbGroup *
+group_alloc(LbRank *self, guint id, int *members, guint n, guint me)
+{
+  g_assert(me < n);
+  LbGroup *g = g_new0(LbGroup, 1);
+  g->self = self;
+  g->members = members;
+  g->size = n;
+  g->me = me;
+  g->tag_base = GROUP_TAG_BASE | id << GROUP_SEQ_BITS;
+  g->seq_mask = GROUP_SEQ_MASK;
+  g->seq = &g->own_seq;
+  return g;
+}
+
 LbGroup *
 lb_group_new(LbRank *self, guint id, const int *members, guint n)
 {
   g_assert(id <= LB_GROUP_ID_MAX && n > 0);
-  LbGroup *g = g_new0(LbGroup, 1);
-  g->self = self;
-  g->members = g_memdup2(members, n * sizeof(int));
-  g->size = n;
-  g->me = G_MAXUINT;
+  guint me = G_MAXUINT;
   for (guint i = 0; i < n; i++) {
     g_assert(members[i] >= 0 && (guint)members[i] < self->run->ranks);
     g_assert(i == 0 || members[i - 1] < members[i]);
     if (members[i] == self->id)
-      g->me = i;
+      me = i;
   }
-  g_assert(g->me != G_MAXUINT);
-  g->tag_base = GROUP_TAG_BASE | id << GROUP_SEQ_BITS;
-  g->seq_mask = GROUP_SEQ_MASK;
-  g->seq = &g->own_seq;
+  return group_alloc(self, id, g_memdup2(members, n * sizeof(int)), n, me);
+}
+
+static int
+compare_int(gconstpointer a, gconstpointer b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
+LbGroup *
+lb_group_new_shared(LbRank *self, guint id, GBytes *members)
+{
+  gsize size = 0;
+  const int *m = g_bytes_get_data(members, &size);
+  guint n = (guint)(size / sizeof(int));
+  g_assert(id <= LB_GROUP_ID_MAX && n > 0 && size == n * sizeof(int));
+  g_assert(m[0] >= 0 && (guint)m[n - 1] < self->run->ranks);
+  const int *mine = bsearch(&self->id, m, n, sizeof(int), compare_int);
+  g_assert(mine != NULL);
+  LbGroup *g = group_alloc(self, id, (int *)m /* read only */, n, (guint)(mine - m));
+  g->shared = g_bytes_ref(members);
   return g;
 }
 
@@ -249,7 +280,10 @@ lb_group_free(LbGroup *group)
 {
   if (group == NULL)
     return;
-  g_free(group->members);
+  if (group->shared != NULL)
+    g_bytes_unref(group->shared);
+  else
+    g_free(group->members);
   g_free(group);
 }
 

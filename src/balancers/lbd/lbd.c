@@ -106,10 +106,87 @@ mesh(LbRank *self)
  * for m members of moved slabs in a piece of n ranks, against 2(n - 1) for
  * an allreduce of all, in the same 2 log2 steps; the sums are the same. */
 typedef struct {
-  GArray *members; /* int */
-  guint64 *along;  /* parts */
-  guint64 *sums;   /* parts */
+  guint64 *along; /* parts */
+  guint64 *sums;  /* parts */
 } UpdateScratch;
+
+/* The ranks of the moved slabs of the piece of level l that starts at rank
+ * `base`, and that first rank (the root), ascending. Every rank of the
+ * piece lists the same, so the simulator lists each once and the ranks'
+ * groups share it (a small table of recent lists, compared whole). */
+typedef struct {
+  guint dim, l, parts;
+  guint order[3];
+  guint64 base, procs[3], stride[3];
+  gboolean *moved;
+  GBytes *members;
+} Movers;
+
+static Movers movers_listed[61];
+
+static GBytes *
+movers(const LbCuts *s, guint l, guint64 base, const gboolean *moved, guint64 *along)
+{
+  guint parts = (guint)s->parts[l], axis = s->order[l];
+  guint64 h = lb_hash64(base ^ ((guint64)l << 40) ^ ((guint64)parts << 48));
+  for (guint k = 0; k < parts; k++)
+    h = lb_hash64(h ^ ((guint64)moved[k] << (k % 64)));
+  Movers *m = &movers_listed[h % G_N_ELEMENTS(movers_listed)];
+  if (m->members != NULL && m->dim == s->dim && m->l == l && m->parts == parts && m->base == base &&
+      memcmp(m->order, s->order, sizeof m->order) == 0 &&
+      memcmp(m->procs, s->procs, sizeof m->procs) == 0 &&
+      memcmp(m->stride, s->stride, sizeof m->stride) == 0 &&
+      memcmp(m->moved, moved, sizeof(gboolean) * parts) == 0)
+    return g_bytes_ref(m->members);
+  /* the piece's ranks in ascending order (the grid's coordinates counted
+   * up, the first axis fastest), those of moved slabs and the root */
+  g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(int));
+  gboolean free_axis[3] = {FALSE, FALSE, FALSE};
+  for (guint k = l; k < s->dim; k++)
+    free_axis[s->order[k]] = TRUE;
+  /* the moved slabs' coordinates along the axis, the only ones visited */
+  guint64 n_moved = 0;
+  for (guint k = 0; k < parts; k++)
+    if (moved[k])
+      along[n_moved++] = k;
+  if (!moved[0]) { /* the root: the piece's first rank */
+    int root = (int)base;
+    g_array_append_val(members, root);
+  }
+  guint64 d[3] = {0, 0, 0}; /* along `axis` an index into along */
+  for (;;) {
+    guint64 r = base;
+    for (guint a = 0; a < s->dim; a++)
+      if (free_axis[a])
+        r += (a == axis ? along[d[a]] : d[a]) * s->stride[a];
+    int rank = (int)r;
+    g_array_append_val(members, rank);
+    guint a = 0;
+    while (a < s->dim && (!free_axis[a] || ++d[a] == (a == axis ? n_moved : s->procs[a]))) {
+      d[a] = 0;
+      a++;
+    }
+    if (a == s->dim)
+      break;
+  }
+  if (m->members != NULL)
+    g_bytes_unref(m->members);
+  if (m->parts != parts) {
+    g_free(m->moved);
+    m->moved = g_new(gboolean, parts);
+  }
+  m->dim = s->dim;
+  m->l = l;
+  m->parts = parts;
+  m->base = base;
+  memcpy(m->order, s->order, sizeof m->order);
+  memcpy(m->procs, s->procs, sizeof m->procs);
+  memcpy(m->stride, s->stride, sizeof m->stride);
+  memcpy(m->moved, moved, sizeof(gboolean) * parts);
+  guint n = members->len;
+  m->members = g_bytes_new_take(g_array_free(g_steal_pointer(&members), FALSE), n * sizeof(int));
+  return g_bytes_ref(m->members);
+}
 
 static void
 update_slabs(LbRank *self, const LbCuts *s, guint l, LbGroup *group, const gboolean *moved,
@@ -122,44 +199,13 @@ update_slabs(LbRank *self, const LbCuts *s, guint l, LbGroup *group, const gbool
     base += lb_cuts_coord(s, (guint)s->me, s->order[k]) * s->stride[s->order[k]];
   int root = (int)base;
   if (moved[k_me] || s->me == root) {
-    /* the piece's ranks in ascending order (the grid's coordinates
-     * counted up, the first axis fastest), those of moved slabs and the root */
-    GArray *members = scratch->members;
-    g_array_set_size(members, 0);
-    gboolean free_axis[3] = {FALSE, FALSE, FALSE};
-    for (guint k = l; k < s->dim; k++)
-      free_axis[s->order[k]] = TRUE;
-    /* the moved slabs' coordinates along the axis, the only ones visited */
-    guint64 *along = scratch->along;
-    guint64 n_moved = 0;
-    for (guint k = 0; k < parts; k++)
-      if (moved[k])
-        along[n_moved++] = k;
-    if (!moved[0]) /* the root: the piece's first rank */
-      g_array_append_val(members, root);
-    guint64 d[3] = {0, 0, 0}; /* along `axis` an index into along */
-    for (;;) {
-      guint64 r = base;
-      for (guint a = 0; a < s->dim; a++)
-        if (free_axis[a])
-          r += (a == axis ? along[d[a]] : d[a]) * s->stride[a];
-      int rank = (int)r;
-      g_array_append_val(members, rank);
-      guint a = 0;
-      while (a < s->dim && (!free_axis[a] || ++d[a] == (a == axis ? n_moved : s->procs[a]))) {
-        d[a] = 0;
-        a++;
-      }
-      if (a == s->dim)
-        break;
-    }
+    g_autoptr(GBytes) members = movers(s, l, base, moved, scratch->along);
     guint64 *sums = scratch->sums;
     memset(sums, 0, sizeof(guint64) * parts);
     if (moved[k_me])
       sums[k_me] = mine;
-    g_autoptr(LbGroup) movers =
-        lb_group_new(self, MOVED_GROUP_ID(l), (const int *)members->data, members->len);
-    lb_group_reduce_sum_u64(movers, 0, sums, parts);
+    g_autoptr(LbGroup) group_of_movers = lb_group_new_shared(self, MOVED_GROUP_ID(l), members);
+    lb_group_reduce_sum_u64(group_of_movers, 0, sums, parts);
     if (s->me == root)
       for (guint k = 0; k < parts; k++)
         if (moved[k])
@@ -272,8 +318,7 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
   g_autofree guint64 *before = g_new(guint64, parts + 1);
   g_autofree guint64 *along = g_new(guint64, parts);
   g_autofree guint64 *sums = g_new(guint64, parts);
-  g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(int));
-  UpdateScratch scratch = {members, along, sums};
+  UpdateScratch scratch = {along, sums};
   guint64 k_me = lb_cuts_coord(s, (guint)s->me, axis);
   guint iterations = 0;
   double best_f = G_MAXDOUBLE;
