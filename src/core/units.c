@@ -51,7 +51,8 @@ record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n
   }
 }
 
-/* record_transfer of the units of spans, one after another. */
+/* record_transfer of the units of spans, one after another; with the
+ * units at hand, checks that each span starts at the id it carries. */
 static void
 record_transfer_spans(LbRank *self, guint round, int dst, const LbUnit *units,
                       const LbUnitSpan *spans, guint n_spans, double bytes)
@@ -62,8 +63,10 @@ record_transfer_spans(LbRank *self, guint round, int dst, const LbUnit *units,
     return;
   }
   g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-  for (guint i = 0; i < n_spans; i++)
+  for (guint i = 0; i < n_spans; i++) {
+    g_assert(spans[i].n == 0 || units[spans[i].at].id == spans[i].id);
     g_array_append_vals(all, units + spans[i].at, (guint)spans[i].n);
+  }
   record_transfer(self, round, dst, (const LbUnit *)all->data, all->len, bytes);
 }
 
