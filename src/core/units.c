@@ -30,7 +30,8 @@ lb_record_event(LbRank *self, LbEventKind kind, guint64 unit, guint64 piece, gui
   g_array_append_val(run->events, e);
 }
 
-/* Transfers are recorded as runs of consecutive ids. */
+/* Transfers are recorded as runs of consecutive ids (units are read in
+ * --detail runs only). */
 static void
 record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n, double bytes)
 {
@@ -49,25 +50,6 @@ record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n
     g_array_append_val(run->transfers, t);
     i = j + 1;
   }
-}
-
-/* record_transfer of the units of spans, one after another; with the
- * units at hand, checks that each span starts at the id it carries. */
-static void
-record_transfer_spans(LbRank *self, guint round, int dst, const LbUnit *units,
-                      const LbUnitSpan *spans, guint n_spans, double bytes)
-{
-  LbCoreRun *run = self->run;
-  if (!run->options->detail) {
-    run->adaptation_results[self->adaptation].bytes_moved += bytes;
-    return;
-  }
-  g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-  for (guint i = 0; i < n_spans; i++) {
-    g_assert(spans[i].n == 0 || units[spans[i].at].id == spans[i].id);
-    g_array_append_vals(all, units + spans[i].at, (guint)spans[i].n);
-  }
-  record_transfer(self, round, dst, (const LbUnit *)all->data, all->len, bytes);
 }
 
 void
@@ -122,7 +104,9 @@ lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUnit *un
 struct _LbUnitShare {
   gatomicrefcount refs;
   GArray *units;
-  const LbUnit *data; /* units' own, which nobody changes while shared */
+  /* units' data and length (unchanged while shared), here so that a send
+   * reads this block only, not the array's header too */
+  const LbUnit *data;
   guint len;
 };
 
@@ -175,7 +159,7 @@ lb_unit_share_release(LbUnitShare *share)
 /* What a message of lb_send_unit_spans holds; its spans follow. */
 typedef struct {
   LbUnitShare *share;
-  const LbUnit *units; /* the share's */
+  const LbUnit *units; /* the share's: the receiver need not read the share */
   guint64 n_spans;
 } SpansHeader;
 
@@ -209,17 +193,22 @@ lb_send_unit_spans(LbRank *self, int dst, int tag, guint round, LbUnitShare *sha
   memcpy(msg->data + sizeof header, spans, n_spans * sizeof(LbUnitSpan));
   g_atomic_ref_count_inc(&share->refs);
   lb_msg_set_drop(msg, share_unref, share);
-  double bytes = 0;
-  if (self->run->work->model->bytes == NULL) {
-    bytes = lb_work_bytes(self->run->work, NULL, n);
-  } else { /* the model's bytes of the units, gathered as the receiver gets them */
-    g_autoptr(GArray) all = g_array_sized_new(FALSE, FALSE, sizeof(LbUnit), (guint)n);
-    for (guint i = 0; i < n_spans; i++)
+  /* the units one after another, as the receiver gets them, only where
+   * they are read: a model's own bytes, or the record of a --detail run
+   * (which checks each span's id) */
+  const LbWork *work = self->run->work;
+  g_autoptr(GArray) all = NULL;
+  if (work->model->bytes != NULL || self->run->options->detail) {
+    all = g_array_sized_new(FALSE, FALSE, sizeof(LbUnit), (guint)n);
+    for (guint i = 0; i < n_spans; i++) {
+      g_assert(spans[i].n == 0 || units[spans[i].at].id == spans[i].id);
       g_array_append_vals(all, units + spans[i].at, (guint)spans[i].n);
-    bytes = lb_work_bytes(self->run->work, (const LbUnit *)all->data, n);
+    }
   }
+  const LbUnit *in_order = all != NULL ? (const LbUnit *)all->data : NULL;
+  double bytes = lb_work_bytes(work, in_order, n);
   lb_core_send_msg(self, dst, tag, msg, LB_HEADER_BYTES + 16.0 * runs + bytes);
-  record_transfer_spans(self, round, dst, units, spans, n_spans, bytes);
+  record_transfer(self, round, dst, in_order, (guint)n, bytes);
 }
 
 LbMsg *

@@ -502,14 +502,16 @@ lb_cuts_gather(LbRank *self, LbCuts *s)
   const guint32 *all = g_bytes_get_data(gathered, NULL);
   LbCutTable *t = last_gathered;
   gsize w0 = s->parts[0] + 1;
-  if (t != NULL && t->gathered != gathered && same_shape(t, s) &&
-      g_bytes_equal(t->gathered, gathered)) {
-    /* the same bytes in a new block: the block compared with from now on */
+  gboolean same = t != NULL && same_shape(t, s) &&
+                  (t->gathered == gathered || g_bytes_equal(t->gathered, gathered)) &&
+                  memcmp(t->cut[0], s->own[0], w0 * sizeof(guint64)) == 0;
+  if (same && t->gathered != gathered) {
+    /* the same bytes in a new block (the first rank of a step): the
+     * other ranks compare pointers with it */
     g_bytes_unref(t->gathered);
     t->gathered = g_bytes_ref(gathered);
   }
-  if (t == NULL || t->gathered != gathered || !same_shape(t, s) ||
-      memcmp(t->cut[0], s->own[0], w0 * sizeof(guint64)) != 0) {
+  if (!same) {
     t = table_new(s);
     /* the first level: mine, as everyone's */
     memcpy(t->cut[0], s->own[0], w0 * sizeof(guint64));

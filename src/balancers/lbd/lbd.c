@@ -99,17 +99,6 @@ mesh(LbRank *self)
  * level 2's pieces take ids from 0 up). */
 #define MOVED_GROUP_ID(level) (LB_GROUP_ID_MAX - (level))
 
-/* After a move, only the slabs whose cuts moved have new loads: every rank
- * of my piece knows which, and knows the others' loads already. The members
- * of the moved slabs (and the piece's first rank, its root) reduce their
- * loads to the root, which broadcasts the whole row: m - 1 + n - 1 messages
- * for m members of moved slabs in a piece of n ranks, against 2(n - 1) for
- * an allreduce of all, in the same 2 log2 steps; the sums are the same. */
-typedef struct {
-  guint64 *along; /* parts */
-  guint64 *sums;  /* parts */
-} UpdateScratch;
-
 /* The ranks of the moved slabs of the piece of level l that starts at rank
  * `base`, and that first rank (the root), ascending. Every rank of the
  * piece lists the same, so the simulator lists each once and the ranks'
@@ -125,7 +114,7 @@ typedef struct {
 static Movers movers_listed[61];
 
 static GBytes *
-movers(const LbCuts *s, guint l, guint64 base, const gboolean *moved, guint64 *along)
+movers(const LbCuts *s, guint l, guint64 base, const gboolean *moved)
 {
   guint parts = (guint)s->parts[l], axis = s->order[l];
   guint64 h = lb_hash64(base ^ ((guint64)l << 40) ^ ((guint64)parts << 48));
@@ -145,6 +134,7 @@ movers(const LbCuts *s, guint l, guint64 base, const gboolean *moved, guint64 *a
   for (guint k = l; k < s->dim; k++)
     free_axis[s->order[k]] = TRUE;
   /* the moved slabs' coordinates along the axis, the only ones visited */
+  g_autofree guint64 *along = g_new(guint64, parts);
   guint64 n_moved = 0;
   for (guint k = 0; k < parts; k++)
     if (moved[k])
@@ -188,9 +178,15 @@ movers(const LbCuts *s, guint l, guint64 base, const gboolean *moved, guint64 *a
   return g_bytes_ref(m->members);
 }
 
+/* After a move, only the slabs whose cuts moved have new loads: every rank
+ * of my piece knows which, and knows the others' loads already. The members
+ * of the moved slabs (and the piece's first rank, its root) reduce their
+ * loads to the root, which broadcasts the whole row: m - 1 + n - 1 messages
+ * for m members of moved slabs in a piece of n ranks, against 2(n - 1) for
+ * an allreduce of all, in the same 2 log2 steps; the sums are the same. */
 static void
 update_slabs(LbRank *self, const LbCuts *s, guint l, LbGroup *group, const gboolean *moved,
-             guint64 *slabs, guint64 mine, UpdateScratch *scratch)
+             guint64 *slabs, guint64 mine, guint64 *sums)
 {
   guint parts = (guint)s->parts[l], axis = s->order[l];
   guint64 k_me = lb_cuts_coord(s, (guint)s->me, axis);
@@ -199,8 +195,7 @@ update_slabs(LbRank *self, const LbCuts *s, guint l, LbGroup *group, const gbool
     base += lb_cuts_coord(s, (guint)s->me, s->order[k]) * s->stride[s->order[k]];
   int root = (int)base;
   if (moved[k_me] || s->me == root) {
-    g_autoptr(GBytes) members = movers(s, l, base, moved, scratch->along);
-    guint64 *sums = scratch->sums;
+    g_autoptr(GBytes) members = movers(s, l, base, moved);
     memset(sums, 0, sizeof(guint64) * parts);
     if (moved[k_me])
       sums[k_me] = mine;
@@ -316,9 +311,7 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
   g_autofree LbdBox *spans = g_new0(LbdBox, parts);
   g_autofree gboolean *moved = g_new0(gboolean, parts);
   g_autofree guint64 *before = g_new(guint64, parts + 1);
-  g_autofree guint64 *along = g_new(guint64, parts);
-  g_autofree guint64 *sums = g_new(guint64, parts);
-  UpdateScratch scratch = {along, sums};
+  g_autofree guint64 *sums = g_new(guint64, parts); /* update_slabs' */
   guint64 k_me = lb_cuts_coord(s, (guint)s->me, axis);
   guint iterations = 0;
   double best_f = G_MAXDOUBLE;
@@ -338,7 +331,7 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
       if (count == parts)
         known = NULL;
       else if (count > 0)
-        update_slabs(self, s, l, group, moved, slabs, *mine, &scratch);
+        update_slabs(self, s, l, group, moved, slabs, *mine, sums);
     }
     if (known == NULL) {
       memset(slabs, 0, sizeof(guint64) * parts);
