@@ -620,6 +620,39 @@ naive_hotspots(const LbPattern *p, guint dim, const guint64 *index, const guint6
   return (guint64)llround(load);
 }
 
+/* lb_round_load is llround for every double a load can be: halves (up,
+ * away from zero), the doubles next to them, the edge at 2^52 where the
+ * short path ends, and random magnitudes; outside its range it falls back. */
+static void
+test_round_load(void)
+{
+  double edges[] = {0.0,
+                    0.5,
+                    1.5,
+                    2.5,
+                    0.49999999999999994,
+                    nextafter(0.5, 1.0),
+                    nextafter(1.5, 0.0),
+                    nextafter(2.5, 3.0),
+                    4503599627370495.5,
+                    nextafter(0x1p52, 0.0),
+                    0x1p52,
+                    0x1p52 + 1.0,
+                    0x1p62,
+                    -0.5,
+                    -2.5,
+                    -1e-300};
+  for (guint i = 0; i < G_N_ELEMENTS(edges); i++)
+    g_assert_cmpuint(lb_round_load(edges[i]), ==, (guint64)llround(edges[i]));
+  g_autoptr(GRand) rand = g_rand_new_with_seed(11);
+  for (guint i = 0; i < 200000; i++) {
+    double v = ldexp(g_rand_double(rand), g_rand_int_range(rand, -4, 60));
+    double half = floor(v) + 0.5; /* and the half next to it, exactly */
+    g_assert_cmpuint(lb_round_load(v), ==, (guint64)llround(v));
+    g_assert_cmpuint(lb_round_load(half), ==, (guint64)llround(half));
+  }
+}
+
 static void
 test_hotspots_skip_exact(void)
 {
@@ -955,6 +988,7 @@ main(int argc, char *argv[])
              tmp_dir_teardown);
   g_test_add("/workloads/read-integers/errors", TmpDir, NULL, tmp_dir_setup,
              test_read_integers_errors, tmp_dir_teardown);
+  g_test_add_func("/workloads/round-load", test_round_load);
   g_test_add_func("/workloads/hotspots/skip-exact", test_hotspots_skip_exact);
   g_test_add_func("/workloads/hotspots/many", test_hotspots_many);
   g_test_add_func("/workloads/shock", test_shock);

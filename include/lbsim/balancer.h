@@ -29,6 +29,7 @@ typedef struct {
   const char *const *models;   /* work models it supports, NULL-terminated */
   gboolean keeps_order;        /* result: contiguous pieces of the model's order, in rank order */
   gboolean owns_compute;       /* it runs the units' compute itself (loop scheduling) */
+  gboolean sets_neighbours;    /* every rank, every step: lb_rank_set_neighbours (no owner map) */
   LbStart start;               /* where units start when it keeps no order (default: native) */
   /* `run = NAME:VARIANT` runs the balancer again under another label: its
    * parameters are [NAME]'s, then this key set to VARIANT when VARIANT is

@@ -42,6 +42,11 @@ const LbWork *lb_rank_work(const LbRank *self);
 
 /* The rank's work units, sorted by id when a balancer returns. */
 GArray *lb_rank_units(LbRank *self);
+/* The sum of the loads of the units this rank held when the current
+ * step's balancing began: the core adds them up as it checks what the
+ * step conserves, so a balancer that counts its load first (and charges
+ * the time of counting) needs no pass of its own. */
+guint64 lb_rank_step_load(const LbRank *self);
 /* Makes *units (of LbUnit) the rank's units and hands back the old array
  * in its place: a balancer that builds the new set apart needs no copy. */
 void lb_rank_swap_units(LbRank *self, GArray **units);

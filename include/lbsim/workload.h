@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <math.h>
 
 G_BEGIN_DECLS
 
@@ -88,6 +89,18 @@ void lb_pattern_load_units(const LbPattern *pattern, const LbPatternAt *step, gu
 
 /* An upper bound of any cell's load at any step (for the 2^62 check). */
 double lb_pattern_max_load(const LbPattern *pattern);
+
+/* llround(v) as a load, without the library call on the common path:
+ * for 0 <= v < 2^52, v minus its truncation is exact, so comparing it with
+ * one half rounds halves away from zero exactly as llround does. */
+static inline guint64
+lb_round_load(double v)
+{
+  if (!(v >= 0 && v < 0x1p52))
+    return (guint64)llround(v);
+  guint64 t = (guint64)v;
+  return t + (v - (double)t >= 0.5);
+}
 
 /* A 64-bit mixer (splitmix64's finaliser): seeded loads, id checksums. */
 static inline guint64

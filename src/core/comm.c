@@ -149,6 +149,12 @@ lb_rank_units(LbRank *self)
   return self->units;
 }
 
+guint64
+lb_rank_step_load(const LbRank *self)
+{
+  return lb_loads_before(self->run, self->adaptation)[self->id];
+}
+
 void
 lb_rank_swap_units(LbRank *self, GArray **units)
 {

@@ -31,6 +31,31 @@ G_DEFINE_QUARK(lb - run - error - quark, lb_run_error)
  * with brun, also in the order its balancer keeps. */
 typedef guint64 (*LbOrderKey)(const LbWork *work, const LbParams *params, guint64 id);
 
+/* The common case, no order of the balancer's own: one pass that the
+ * compiler specialises for whether the default conserved sums are taken
+ * on the way (by_unit is a constant at each call). */
+static inline void
+digest_plain(const LbUnit *u, guint n, gboolean by_unit, LbDigest *digest)
+{
+  guint64 load = 0;
+  LbConserved conserved = {0};
+  gboolean contiguous = TRUE;
+  for (guint i = 0; i < n; i++) {
+    load += u[i].load;
+    if (by_unit)
+      lb_conserve_unit(&conserved, u + i);
+    contiguous &= i == 0 || u[i].id == u[i - 1].id + 1;
+  }
+  digest->load = load;
+  digest->contiguous = contiguous;
+  if (n > 0) {
+    digest->first_id = u[0].id;
+    digest->last_id = u[n - 1].id;
+  }
+  if (by_unit)
+    digest->conserved = conserved;
+}
+
 static void
 digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units, LbDigest *digest)
 {
@@ -44,13 +69,20 @@ digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units,
   /* a balancer's own order: the range property on its keys, and for one
    * that keeps its order, the positions are its keys */
   LbOrderKey key = brun != NULL ? brun->balancer->order_key : NULL;
-  gboolean keyed = key != NULL && brun->balancer->keeps_order;
-  digest->key_min = key != NULL ? G_MAXUINT64 : 0;
+  if (key == NULL) {
+    if (by_unit)
+      digest_plain(u, units->len, TRUE, digest);
+    else
+      digest_plain(u, units->len, FALSE, digest);
+    return;
+  }
+  gboolean keyed = brun->balancer->keeps_order;
+  digest->key_min = G_MAXUINT64;
   for (guint i = 0; i < units->len; i++) {
     digest->load += u[i].load;
     if (by_unit)
       lb_conserve_unit(&digest->conserved, u + i);
-    guint64 k = key != NULL ? key(work, brun->params, u[i].id) : 0;
+    guint64 k = key(work, brun->params, u[i].id);
     digest->key_min = MIN(digest->key_min, k);
     digest->key_max = MAX(digest->key_max, k);
     guint64 at = keyed ? k : u[i].id;
@@ -209,9 +241,12 @@ exchange_ghosts(LbRank *self)
     if (work->model->neighbours != NULL)
       work->model->neighbours(work, (guint)self->id, (const LbUnit *)self->units->data,
                               self->units->len, found);
-    else /* Actors do not interleave between blocking calls: the scratch
-          * counts are one rank's at a time. */
+    else {
+      /* Actors do not interleave between blocking calls: the scratch
+       * counts are one rank's at a time. */
+      g_assert(run->owner != NULL); /* a balancer that sets_neighbours set none */
       cell_neighbours(work, run->owner, (guint)self->id, self->units, run->ghost_counts, found);
+    }
     graph = found;
   }
   const LbNeighbour *n = (const LbNeighbour *)graph->data;
@@ -751,7 +786,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   if (lb_work_has_ghosts(run->work)) {
     /* the owner map of the cells' adjacency (a model with neighbours of
      * its own, whose units may split, needs none) */
-    if (run->work->model->boundary != NULL)
+    if (run->work->model->boundary != NULL && !brun->balancer->sets_neighbours)
       run->owner = g_new0(guint32, lb_work_total_units(run->work));
     run->ghost_counts = g_new0(guint64, p);
   }

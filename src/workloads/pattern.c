@@ -44,6 +44,9 @@ struct _LbPatternAt {
   guint64 table_size[LB_MAX_DIM];
   gsize table_row;
   double *table_z2, *table_factor;
+  /* per spot, table_row + 1 counts: of the first axis' indices below i,
+   * how many are within the spot's reach along that axis alone */
+  guint32 *table_near_x;
   double front; /* shock: position of the front along the normal */
   double edge;  /* step: position of the edge along the first axis */
   double normal[LB_MAX_DIM];
@@ -190,6 +193,7 @@ lb_pattern_at_free(LbPatternAt *ps)
   g_free(ps->spots);
   g_free(ps->table_z2);
   g_free(ps->table_factor);
+  g_free(ps->table_near_x);
   g_free(ps->bucket_start);
   g_free(ps->bucket_spots);
   g_free(ps->spot_first);
@@ -254,6 +258,7 @@ lb_pattern_at_prepare(LbPatternAt *ps, const LbPattern *p, const guint64 *size)
     return;
   g_clear_pointer(&ps->table_z2, g_free);
   g_clear_pointer(&ps->table_factor, g_free);
+  g_clear_pointer(&ps->table_near_x, g_free);
   gsize row = 0;
   for (guint a = 0; a < ps->dim; a++)
     row = MAX(row, (gsize)size[a]);
@@ -274,6 +279,14 @@ lb_pattern_at_prepare(LbPatternAt *ps, const LbPattern *p, const guint64 *size)
         ps->table_factor[at + i] = exp(-0.5 * z2);
       }
     }
+  ps->table_near_x = g_new(guint32, (gsize)ps->nspots * (row + 1));
+  for (guint k = 0; k < ps->nspots; k++) {
+    const double *z2_x = ps->table_z2 + (gsize)k * ps->dim * row;
+    guint32 *near = ps->table_near_x + (gsize)k * (row + 1);
+    near[0] = 0;
+    for (guint64 i = 0; i < size[0]; i++)
+      near[i + 1] = near[i] + (z2_x[i] <= ps->spots[k].reach2);
+  }
 }
 
 static gboolean
@@ -311,7 +324,7 @@ hotspots_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint6
                  : exp(-0.5 * z2a[a]);
     load += c;
   }
-  return (guint64)llround(load);
+  return lb_round_load(load);
 }
 
 /* A cell's linear id (first axis fastest) to its coordinates. */
@@ -336,7 +349,8 @@ index_of(guint64 id, guint dim, const guint64 *size, guint64 *index)
  * cell's bucket, and its z^2 is within its reach (adding +0.0 otherwise
  * leaves the sum as it is). Along a row, a spot whose z^2 over the other
  * axes alone is past its reach is past it at every cell (adding z_0^2 >= 0
- * cannot round below it) and is left out of the row. */
+ * cannot round below it) and is left out of the row; so is one whose z^2
+ * along x alone is past its reach at every cell of the run. */
 static void
 hotspots_table_units(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *size,
                      LbUnit *units, gsize n)
@@ -370,6 +384,10 @@ hotspots_table_units(const LbPattern *p, const LbPatternAt *ps, guint dim, const
       }
       if ((dim == 3 ? z2_y + z2_z : z2_y) > s->reach2)
         continue;
+      /* nor can it count at a cell out of reach along x alone */
+      const guint32 *near = ps->table_near_x + (gsize)k * (row + 1);
+      if (near[index[0] + len] == near[index[0]])
+        continue;
       guint first = ps->spot_first[k], span = ps->spot_span[k];
       for (gsize x = 0; x < len; x++) {
         double z2 = z2_x[x] + z2_y;
@@ -383,7 +401,7 @@ hotspots_table_units(const LbPattern *p, const LbPatternAt *ps, guint dim, const
       }
     }
     for (gsize x = 0; x < len; x++)
-      units[i + x].load = (guint64)llround(loads[x]);
+      units[i + x].load = lb_round_load(loads[x]);
     i += len;
   }
 }
@@ -420,7 +438,7 @@ clusters_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint6
     if (d2 <= s->radius * s->radius)
       load += p->amplitude;
   }
-  return (guint64)llround(load);
+  return lb_round_load(load);
 }
 
 static guint64
@@ -431,7 +449,7 @@ shock_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *
   for (guint a = 0; a < dim; a++)
     along += ps->normal[a] * centre_of(index[a], size[a]);
   double z = (along - ps->front) / p->width;
-  return (guint64)llround((double)p->base + p->amplitude * exp(-0.5 * z * z));
+  return lb_round_load((double)p->base + p->amplitude * exp(-0.5 * z * z));
 }
 
 guint64
@@ -449,7 +467,7 @@ lb_pattern_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guin
     if (size[0] == 1)
       return p->from;
     double t = (double)index[0] / (double)(size[0] - 1);
-    return (guint64)llround((double)p->from + t * ((double)p->to - (double)p->from));
+    return lb_round_load((double)p->from + t * ((double)p->to - (double)p->from));
   }
   case LB_PATTERN_STEP:
     return centre_of(index[0], size[0]) < ps->edge ? p->high : p->low;

@@ -83,16 +83,13 @@ mesh_time(LbRank *self)
              lb_params_get_double(lb_rank_params(self), "mesh-flops") * lb_rank_units(self)->len);
 }
 
-/* MESH at the start of a step, when the loads have changed. */
+/* MESH at the start of a step, when the loads have changed: the sum of
+ * the rank's own units, which the core has counted already. */
 static guint64
 mesh(LbRank *self)
 {
   mesh_time(self);
-  GArray *units = lb_rank_units(self);
-  guint64 load = 0;
-  for (guint i = 0; i < units->len; i++)
-    load += g_array_index(units, LbUnit, i).load;
-  return load;
+  return lb_rank_step_load(self);
 }
 
 /* Group ids of the moved slabs' members at each level (level 1's and
@@ -514,6 +511,7 @@ const LbBalancer lb_lbd_balancer = {
     .phases = lbd_phases,
     .metrics = lbd_metrics,
     .models = lbd_models,
+    .sets_neighbours = TRUE,
     .check = lbd_check,
     .state_new = lbd_new,
     .state_free = lb_cuts_free,

@@ -357,6 +357,7 @@ const LbBalancer lb_mlb_nd_balancer = {
     .phases = mlb_nd_phases,
     .metrics = mlb_nd_metrics,
     .models = mlb_nd_models,
+    .sets_neighbours = TRUE,
     .start = LB_START_BLOCKS_LAST_FASTEST,
     .check = mlb_nd_check,
     .state_new = mlb_nd_new,
