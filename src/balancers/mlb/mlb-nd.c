@@ -213,12 +213,15 @@ balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
   guint64 w0 = box.hi[0] - box.lo[0];
   for (guint64 z = 0; z < box.hi[2] - box.lo[2]; z++)
     for (guint64 y = 0; y < box.hi[1] - box.lo[1]; y++) {
-      if (l == 0)
+      if (l == 0) {
         for (guint64 x = 0; x < w0; x++)
           sums[x] += cell[x].load;
-      else
+      } else {
+        guint64 along = 0; /* the row's sum, kept out of memory */
         for (guint64 x = 0; x < w0; x++)
-          sums[l == 1 ? y : z] += cell[x].load;
+          along += cell[x].load;
+        sums[l == 1 ? y : z] += along;
+      }
       cell += w0;
     }
   reduce_to_leader(self, &block, l, sums, (guint)width);
