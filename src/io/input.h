@@ -7,13 +7,13 @@
 #include <glib.h>
 
 typedef enum {
-  LB_INPUT_SCENARIO,     /* a scenario or job file */
-  LB_INPUT_PLATFORM,     /* SimGrid's platform XML */
-  LB_INPUT_LOADS,        /* whitespace-separated integers: loads or counts */
-  LB_INPUT_HIERARCHY,    /* a SAMR grid hierarchy */
-  LB_INPUT_COSTS,        /* a loop's iteration costs */
-  LB_INPUT_RESULT,       /* lbsim's JSON: a run's, a sweep's, a child's */
-  LB_INPUT_SWEEP_STATE,  /* a file of a sweep's state folder */
+  LB_INPUT_SCENARIO,    /* a scenario or job file */
+  LB_INPUT_PLATFORM,    /* SimGrid's platform XML */
+  LB_INPUT_LOADS,       /* whitespace-separated integers: loads or counts */
+  LB_INPUT_HIERARCHY,   /* a SAMR grid hierarchy */
+  LB_INPUT_COSTS,       /* a loop's iteration costs */
+  LB_INPUT_RESULT,      /* lbsim's JSON: a run's, a sweep's, a child's */
+  LB_INPUT_SWEEP_STATE, /* a file of a sweep's state folder */
   LB_INPUT_KINDS,
 } LbInputKind;
 
