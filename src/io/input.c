@@ -135,6 +135,23 @@ read_bounded(int fd, gsize max, char **text, gsize *length, int *errsv)
   return TRUE;
 }
 
+static GArray *files_read;
+
+const GArray *
+lb_input_files(void)
+{
+  if (files_read == NULL)
+    files_read = g_array_new(FALSE, FALSE, sizeof(LbInputFile));
+  return files_read;
+}
+
+static void
+remember(const char *path, LbInputKind kind)
+{
+  LbInputFile f = {kind, g_strdup(path)};
+  g_array_append_val((GArray *)lb_input_files(), f);
+}
+
 gboolean
 lb_input_read(const char *path, LbInputKind kind, char **text, gsize *length, GError **error)
 {
@@ -161,6 +178,7 @@ lb_input_read(const char *path, LbInputKind kind, char **text, gsize *length, GE
   }
   if (length != NULL)
     *length = len;
+  remember(path, kind);
   return TRUE;
 }
 

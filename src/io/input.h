@@ -38,6 +38,14 @@ gboolean lb_input_read(const char *path, LbInputKind kind, char **text, gsize *l
  * be read as such: for a look at what a file is before deciding. */
 gboolean lb_input_read_prefix(const char *path, gsize max, char **text, gsize *length);
 
+/* Every file this process has read through lb_input_read, in order
+ * (kind, then path: what a command checks its outputs against). */
+typedef struct {
+  LbInputKind kind;
+  char *path;
+} LbInputFile;
+const GArray *lb_input_files(void);
+
 /* The deepest nesting of '[' and '{' in JSON text, outside strings: a
  * parser that recurses is given only text within LB_INPUT_JSON_DEPTH. */
 guint lb_input_json_depth(const char *text, gsize length);
