@@ -22,7 +22,7 @@ make_work(const char *model, guint ranks, guint64 seed, const char *dir, const c
   LbParams *params = lb_params_new(lb_model_param_spec(m));
   for (guint i = 0; keys[i] != NULL; i += 2)
     g_assert_true(lb_params_set(params, keys[i], keys[i + 1], NULL));
-  return lb_work_new(m, params, seed, ranks, "test.ini", dir != NULL ? dir : ".", error);
+  return lb_work_new(m, params, seed, ranks, 1, "test.ini", dir != NULL ? dir : ".", error);
 }
 
 static LbWork *

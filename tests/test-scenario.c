@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lbsim/scenario.h"
 #include "lbsim-spawn.h"
@@ -1239,6 +1240,74 @@ static const ErrorCase error_cases[] = {
     {"background/set", HEAD RUN_NONE, .set = "scenario.background=n0:2",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
      .detail = "the share '2'"},
+    {"background/hex-share", HEAD "background = n0:0x1p-1\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "the share '0x1p-1' is not a number"},
+    {"background/hex-time", HEAD "background = n0:0.5@0x10-\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "background",
+     .detail = "expected @START-END"},
+    /* numbers are finite decimals: what else strtod reads would pass the
+     * load and then fail or mislead every run */
+    {"expect/nan", HEAD RUN_NONE "[expect]\nnone.messages <= nan\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.messages",
+     .detail = "'none.messages <= nan' does not compare with a number"},
+    {"expect/inf", HEAD RUN_NONE "[expect]\nnone.messages < inf\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.messages",
+     .detail = "does not compare with a number"},
+    {"expect/hex", HEAD RUN_NONE "[expect]\nnone.messages == 0x1p3\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.messages",
+     .detail = "'none.messages == 0x1p3'"},
+    {"expect/set-infinity", HEAD RUN_NONE, .set = "expect.none.messages=>= -infinity",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.messages",
+     .detail = "does not compare with a number"},
+    {"bad-number/hex", HEAD RUN_NONE "[workload]\npattern = hotspots\nwidth = 0x1p-5\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "width",
+     .detail = "'0x1p-5' is not a number"},
+    {"bad-number/set-inf", HEAD RUN_NONE "[workload]\npattern = hotspots\n",
+     .set = "workload.amplitude=inf", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload",
+     .key = "amplitude", .detail = "'inf' is not a number"},
+    {"bad-number/set-nan", HEAD RUN_NONE, .set = "scenario.steps=nan",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "steps",
+     .detail = "'nan' is not an integer"},
+    {"bad-number/no-digits", HEAD RUN_NONE "[workload]\npattern = hotspots\nwidth = .e5\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "width",
+     .detail = "'.e5' is not a number"},
+    /* 2^53 + 1 is 2^53 as a double */
+    {"range/seed-2^53+1", HEAD "seed = 9007199254740993\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "seed",
+     .detail = "9007199254740993 is out of range 0 .. 9007199254740992"},
+    {"range/seed-2^63", HEAD "seed = 9223372036854775808\n" RUN_NONE,
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "scenario", .key = "seed",
+     .detail = "not an integer"},
+    {"run/empty-item", HEAD "[balancers]\nrun = none,,mlb\n", .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "balancers", .key = "run", .detail = "item 2 of the list is empty"},
+    {"run/trailing-comma", HEAD "[balancers]\nrun = none;\n", .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "balancers", .key = "run", .detail = "item 2 of the list is empty"},
+    {"run/set-empty-item", HEAD RUN_NONE, .set = "balancers.run=,none",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
+     .detail = "item 1 of the list is empty"},
+    {"workload/file-folder", HEAD RUN_NONE "[workload]\npattern = file\nfile = loads\n",
+     .aux_name = "loads/inside.txt", .aux_text = "1 2 3\n", .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "workload", .key = "file", .detail = "loads: a folder, not a regular file"},
+    {"samr/hierarchy-folder",
+     HEAD RUN_NONE "[workload]\nmodel = samr\nsize = 16x16\nhierarchy = grids\n",
+     .aux_name = "grids/inside.txt", .aux_text = "0 0 0 0 16 16\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "hierarchy",
+     .detail = "grids: a folder, not a regular file"},
+    {"loop/cost-file-folder",
+     HEAD RUN_NONE "[workload]\nmodel = loop\ncost = file\ncost-file = costs\n",
+     .aux_name = "costs/inside.txt", .aux_text = "1\n", .code = LB_SCENARIO_ERROR_INVALID,
+     .group = "workload", .key = "cost-file", .detail = "costs: a folder, not a regular file"},
+    {"memory/htree-elements",
+     HEAD RUN_NONE "[workload]\nmodel = htree\nelements = 1000000000\nleaf-elements = 0\n"
+                   "max-level = 24\npattern = uniform\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "elements",
+     .detail = "more than this machine's"},
+    {"memory/samr-levels",
+     HEAD RUN_NONE "[workload]\nmodel = samr\nsize = 64x64x64\nlevels = 7\nfactor = 16\n"
+                   "pattern = hotspots\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "levels",
+     .detail = "more than this machine's"},
 };
 
 static void
@@ -1316,6 +1385,68 @@ test_error_nul_byte(Fixture *f, gconstpointer data)
   g_test_message("%s", error2->message);
   g_assert_nonnull(strstr(error2->message, "[workload] hierarchy: "));
   g_assert_nonnull(strstr(error2->message, "h.txt:2: a NUL byte"));
+}
+
+/* A FIFO named as a workload's file is refused at once, not opened and
+ * waited on. */
+static void
+test_error_fifo(Fixture *f, gconstpointer data)
+{
+  (void)data;
+  static const struct {
+    const char *workload, *key;
+  } cases[] = {
+      {"pattern = file\nfile = pipe\n", "file"},
+      {"model = samr\nsize = 16x16\nhierarchy = pipe\n", "hierarchy"},
+      {"model = loop\ncost = file\ncost-file = pipe\n", "cost-file"},
+  };
+  g_autofree char *pipe = g_build_filename(f->dir, "pipe", NULL);
+  g_assert_cmpint(mkfifo(pipe, 0600), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *text = g_strconcat(HEAD RUN_NONE "[workload]\n", cases[i].workload, NULL);
+    g_autofree char *path = write_file(f, "fifo.ini", text);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(LbScenario) sc = lb_scenario_load(path, NULL, &error);
+    g_assert_null(sc);
+    g_assert_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID);
+    g_autofree char *where =
+        g_strdup_printf("%s: [workload] %s: %s: a FIFO", path, cases[i].key, pipe);
+    g_assert_cmpstr(strstr(error->message, where), ==, error->message);
+  }
+}
+
+/* An editor's UTF-8 byte-order mark before the first group is no part of
+ * its name; seeds reach exactly 2^53. */
+static void
+test_bom_and_seed(Fixture *f, gconstpointer data)
+{
+  (void)data;
+  g_autofree char *path =
+      write_file(f, "bom.ini", "\xef\xbb\xbf" HEAD "seed = 9007199254740992\n" RUN_NONE);
+  g_autoptr(LbScenario) sc = load_ok(path, NULL);
+  g_assert_cmpuint(sc->ranks, ==, 16);
+  g_assert_cmpuint(sc->seed, ==, G_GUINT64_CONSTANT(9007199254740992));
+  /* only at the very start */
+  g_autofree char *late = write_file(f, "late.ini", HEAD RUN_NONE "\xef\xbb\xbf[expect]\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbScenario) none = lb_scenario_load(late, NULL, &error);
+  g_assert_null(none);
+  g_assert_nonnull(error);
+}
+
+/* What a scenario may need: its work's estimate and, per balancer run,
+ * LB_STEP_BYTES a step. */
+static void
+test_memory(Fixture *f, gconstpointer data)
+{
+  (void)data;
+  g_autofree char *path = write_file(f, "m.ini",
+                                     HEAD "steps = 100000\n[balancers]\nrun = none, mlb\n"
+                                          "[workload]\nsize = 1000\n");
+  g_autoptr(LbScenario) sc = load_ok(path, NULL);
+  g_assert_cmpfloat(sc->work->memory, ==, 1000 * 40.0);
+  g_assert_cmpfloat(sc->memory, ==, 1000 * 40.0 + 100000 * 2 * 1024.0);
+  g_assert_cmpfloat(lb_machine_memory(), >, 0);
 }
 
 /* ---- [expect] lines ---- */
@@ -1589,6 +1720,11 @@ main(int argc, char *argv[])
              fixture_teardown);
   g_test_add("/scenario/error/unreadable", Fixture, NULL, fixture_setup, test_error_unreadable,
              fixture_teardown);
+  g_test_add("/scenario/error/fifo", Fixture, NULL, fixture_setup, test_error_fifo,
+             fixture_teardown);
+  g_test_add("/scenario/load/bom-and-seed", Fixture, NULL, fixture_setup, test_bom_and_seed,
+             fixture_teardown);
+  g_test_add("/scenario/load/memory", Fixture, NULL, fixture_setup, test_memory, fixture_teardown);
   for (guint i = 0; i < G_N_ELEMENTS(error_cases); i++) {
     g_autofree char *name = g_strdup_printf("/scenario/error/%s", error_cases[i].name);
     g_test_add(name, Fixture, &error_cases[i], fixture_setup, test_error, fixture_teardown);

@@ -367,7 +367,7 @@ array1d_work(guint ranks, guint64 seed, const char *const *keys, const char *dir
   LbParams *params = lb_params_new(lb_model_param_spec(model));
   for (guint i = 0; keys[i] != NULL; i += 2)
     g_assert_true(lb_params_set(params, keys[i], keys[i + 1], NULL));
-  return lb_work_new(model, params, seed, ranks, "test.ini", dir != NULL ? dir : ".", error);
+  return lb_work_new(model, params, seed, ranks, 1, "test.ini", dir != NULL ? dir : ".", error);
 }
 
 /* bounds[r] .. bounds[r + 1] is what rank r starts with. */
@@ -848,7 +848,7 @@ field_work(const char *model, guint ranks, const char *const *keys)
   for (guint i = 0; keys[i] != NULL; i += 2)
     g_assert_true(lb_params_set(params, keys[i], keys[i + 1], NULL));
   g_autoptr(GError) error = NULL;
-  LbWork *w = lb_work_new(m, params, 1, ranks, "test.ini", ".", &error);
+  LbWork *w = lb_work_new(m, params, 1, ranks, 1, "test.ini", ".", &error);
   g_assert_no_error(error);
   return w;
 }

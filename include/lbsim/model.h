@@ -67,6 +67,10 @@ typedef struct {
   LbParams *params;
   guint64 seed;
   guint ranks;
+  guint steps; /* adaptation steps the scenario runs */
+  /* bytes the model and its units may need at most, estimated (and checked
+   * against lb_machine_memory) before anything large is built */
+  double memory;
   LbPattern pattern;
   guint dim;
   guint64 size[LB_MAX_DIM];  /* cells per axis, first axis fastest in the linear order */
@@ -132,11 +136,24 @@ const LbModel *const *lb_models(void);
 const LbParamSpec *lb_model_param_spec(const LbModel *model);
 
 /* Reads [workload] values (already parsed against lb_model_param_spec)
- * into a new work instance. */
-LbWork *lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks,
+ * into a new work instance for a run of `steps` adaptation steps. A work
+ * that would not fit in lb_machine_memory() is an input error. */
+LbWork *lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, guint steps,
                     const char *file, const char *dir, GError **error);
 void lb_work_free(LbWork *work);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbWork, lb_work_free)
+
+/* The bytes lbsim may use: the machine's physical memory, or less where
+ * a limit (ulimit -v or -d, a memory cgroup) says so; 0 if unknown. */
+double lb_machine_memory(void);
+/* bytes in GiB for a message: "61.2 GiB", or "1.24e+18 GiB" past 10^4. */
+char *lb_gib_text(double bytes);
+/* What the core keeps of a unit: held once (16 bytes), copied once while
+ * it moves, and an owner slot for the ghost exchange. */
+#define LB_UNIT_BYTES 40.0
+/* What a balancer run keeps per adaptation step (its step results, phase
+ * totals and metrics), rounded up. */
+#define LB_STEP_BYTES 1024.0
 
 void lb_work_initial_units(const LbWork *work, guint rank, LbStart start, GArray *units);
 char *lb_work_describe_start(const LbWork *work, LbStart start);

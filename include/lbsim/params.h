@@ -52,6 +52,14 @@ const char *lb_params_get_string(const LbParams *params, const char *name);
  * without default). */
 const char *lb_params_get_text(const LbParams *params, const char *name);
 
+/* The length of the decimal number at the start of text: [+-] digits
+ * [. digits] [e [+-] digits], digits on at least one side of the point;
+ * 0 when there is none. What else g_ascii_strtod reads (hex floats, inf,
+ * nan) is no number in a scenario. */
+gsize lb_decimal_span(const char *text);
+/* text, blanks around it allowed, is one finite decimal number. */
+gboolean lb_parse_decimal(const char *text, double *value);
+
 /* "int", "0 .. 100", "halving | even" and friends, for help and README tables. */
 char *lb_param_spec_describe_type(const LbParamSpec *spec);
 

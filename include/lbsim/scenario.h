@@ -88,6 +88,9 @@ typedef struct {
   GPtrArray *runs;    /* LbBalancerRun */
   GPtrArray *views;   /* LbWork: views of work that runs use, at most one per adapter */
   GPtrArray *expects; /* LbExpect */
+  /* bytes the run may need at most: the work's and views' estimates and
+   * what every balancer run keeps per step (checked at load) */
+  double memory;
 } LbScenario;
 
 LbScenario *lb_scenario_load(const char *path, const LbScenarioOverrides *overrides,

@@ -81,13 +81,13 @@ add_hosts(const char *hosts, const char *entry, LbBackground load, GArray *out, 
 static gboolean
 parse_time(const char **text, double *value)
 {
-  char *end = NULL;
   if (!g_ascii_isdigit(**text) && **text != '.')
     return FALSE;
-  *value = g_ascii_strtod(*text, &end);
-  if (end == *text || !isfinite(*value))
+  gsize span = lb_decimal_span(*text);
+  g_autofree char *number = g_strndup(*text, span);
+  if (span == 0 || !lb_parse_decimal(number, value))
     return FALSE;
-  *text = end;
+  *text += span;
   return TRUE;
 }
 
@@ -101,9 +101,8 @@ parse_entry(const char *entry, guint index, GArray *out, GError **error)
   const char *at = strchr(colon + 1, '@');
   g_autofree char *share_text =
       g_strstrip(at != NULL ? g_strndup(colon + 1, (gsize)(at - colon - 1)) : g_strdup(colon + 1));
-  char *end = NULL;
-  double share = g_ascii_strtod(share_text, &end);
-  if (*share_text == '\0' || *end != '\0' || !(share > 0 && share <= 1))
+  double share = 0;
+  if (!lb_parse_decimal(share_text, &share) || !(share > 0 && share <= 1))
     return fail(error, "'%s': the share '%s' is not a number in (0, 1]", entry, share_text);
 
   double start = 0, stop = INFINITY;

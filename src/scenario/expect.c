@@ -1,6 +1,5 @@
 /* [expect] lines: "BALANCER.METRIC OP VALUE", the regression checks that
  * `lbsim check` enforces. */
-#include <errno.h>
 #include <string.h>
 
 #include "lbsim/scenario.h"
@@ -55,14 +54,11 @@ lb_expect_parse(const char *key, const char *value, LbExpect **out, GError **err
     return FALSE;
   }
   const char *number = v + strlen(operators[i].text);
-  char *end = NULL;
-  errno = 0;
-  double bound = g_ascii_strtod(number, &end);
-  while (end != NULL && g_ascii_isspace(*end))
-    end++;
-  if (end == number || errno != 0 || *end != '\0') {
+  double bound = 0;
+  /* nan, inf or a hex float would be read, then fail every run */
+  if (!lb_parse_decimal(number, &bound)) {
     g_set_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID,
-                "'%s %s' does not compare with a number", key, v);
+                "'%s %s' does not compare with a number (a finite decimal: 2.5, 1e-3)", key, v);
     return FALSE;
   }
   g_autofree char *number_text = g_strstrip(g_strdup(number));

@@ -29,6 +29,52 @@ choice_allowed(const char *choices, const char *value)
   return g_strv_contains((const char *const *)options, value);
 }
 
+gsize
+lb_decimal_span(const char *text)
+{
+  const char *p = text;
+  if (*p == '+' || *p == '-')
+    p++;
+  gsize before = strspn(p, "0123456789");
+  p += before;
+  gsize after = 0;
+  if (*p == '.') {
+    after = strspn(p + 1, "0123456789");
+    if (before + after > 0)
+      p += 1 + after;
+  }
+  if (before + after == 0)
+    return 0;
+  if (*p == 'e' || *p == 'E') {
+    const char *e = p + 1;
+    if (*e == '+' || *e == '-')
+      e++;
+    gsize digits = strspn(e, "0123456789");
+    if (digits > 0)
+      p = e + digits;
+  }
+  return (gsize)(p - text);
+}
+
+gboolean
+lb_parse_decimal(const char *text, double *value)
+{
+  while (g_ascii_isspace(*text))
+    text++;
+  gsize span = lb_decimal_span(text);
+  const char *rest = text + span;
+  while (g_ascii_isspace(*rest))
+    rest++;
+  if (span == 0 || *rest != '\0')
+    return FALSE;
+  errno = 0;
+  double v = g_ascii_strtod(text, NULL);
+  if (errno != 0 || !isfinite(v))
+    return FALSE;
+  *value = v;
+  return TRUE;
+}
+
 /* Parses and range-checks value; on success *canonical is the text to keep. */
 static gboolean
 parse_value(const LbParamSpec *spec, const char *value, char **canonical, GError **error)
@@ -44,7 +90,9 @@ parse_value(const LbParamSpec *spec, const char *value, char **canonical, GError
       g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "'%s' is not an integer", text);
       return FALSE;
     }
-    if ((double)v < spec->min || (double)v > spec->max) {
+    /* the bounds are integers below 2^53, exact as doubles: compared as
+     * integers, 2^53 + 1 is not taken for 2^53 */
+    if (v < (gint64)spec->min || v > (gint64)spec->max) {
       g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s is out of range %.0f .. %.0f",
                   text, spec->min, spec->max);
       return FALSE;
@@ -53,10 +101,10 @@ parse_value(const LbParamSpec *spec, const char *value, char **canonical, GError
     return TRUE;
   }
   case LB_PARAM_DOUBLE: {
-    errno = 0;
-    double v = g_ascii_strtod(text, &end);
-    if (*text == '\0' || *end != '\0' || errno != 0 || !isfinite(v)) {
-      g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "'%s' is not a number", text);
+    double v = 0;
+    if (!lb_parse_decimal(text, &v)) {
+      g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                  "'%s' is not a number (a finite decimal: 2.5, 1e-3)", text);
       return FALSE;
     }
     if (v < spec->min || v > spec->max) {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/input.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
 #include "workloads/models.h"
@@ -305,7 +306,8 @@ read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GHashTable *set_key
       !check_pattern_keys(kf, sc->file, lb_params_get_string(w, "pattern"), set_keys, error))
     return FALSE;
   g_autoptr(GError) local = NULL;
-  sc->work = lb_work_new(model, g_steal_pointer(&w), sc->seed, sc->ranks, sc->file, dir, &local);
+  sc->work = lb_work_new(model, g_steal_pointer(&w), sc->seed, sc->ranks, sc->nadaptations,
+                         sc->file, dir, &local);
   if (sc->work == NULL) {
     g_set_error_literal(error, LB_SCENARIO_ERROR,
                         g_error_matches(local, LB_PARAM_ERROR, LB_PARAM_ERROR_MISSING)
@@ -442,10 +444,14 @@ read_balancers(LbScenario *sc, GKeyFile *kf, const LbScenarioOverrides *ov, GErr
       return fail(error, LB_SCENARIO_ERROR_MISSING, sc->file, "balancers", "run",
                   "missing: name the balancers to run, e.g. run = none, mlb");
     g_auto(GStrv) names = g_strsplit_set(list, ";,", -1);
-    for (guint i = 0; names[i] != NULL; i++) {
-      g_strstrip(names[i]);
+    guint named = 0;
+    for (guint i = 0; names[i] != NULL; i++)
+      named += *g_strstrip(names[i]) != '\0';
+    for (guint i = 0; named > 0 && names[i] != NULL; i++) {
+      /* "a,,b" or a trailing comma: a name left out by mistake */
       if (*names[i] == '\0')
-        continue;
+        return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "balancers", "run",
+                    "item %u of the list is empty", i + 1);
       if (!add_balancer(sc, kf, names[i], "", error))
         return FALSE;
     }
@@ -544,6 +550,26 @@ read_expects(LbScenario *sc, GKeyFile *kf, GPtrArray *lines, GError **error)
   return TRUE;
 }
 
+/* Each work checked its own estimate; the steps come on top of them all. */
+static gboolean
+check_memory(LbScenario *sc, GError **error)
+{
+  double works = sc->work->memory;
+  for (guint i = 0; i < sc->views->len; i++)
+    works += ((const LbWork *)sc->views->pdata[i])->memory;
+  double steps = (double)sc->nadaptations * sc->runs->len * LB_STEP_BYTES;
+  sc->memory = works + steps;
+  double have = lb_machine_memory();
+  if (have > 0 && sc->memory > have) {
+    g_autofree char *needs = lb_gib_text(sc->memory), *has = lb_gib_text(have);
+    return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "scenario", "steps",
+                "%u steps of %u balancer runs and the workload need about %s, more than this "
+                "machine's %s",
+                sc->nadaptations, sc->runs->len, needs, has);
+  }
+  return TRUE;
+}
+
 static gboolean
 check_groups(GKeyFile *kf, const char *file, GError **error)
 {
@@ -570,19 +596,25 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
   g_autofree char *text = NULL;
   gsize length = 0;
   g_autoptr(GError) local = NULL;
-  if (!g_file_get_contents(path, &text, &length, &local)) {
-    fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
+  if (!lb_input_read(path, LB_INPUT_SCENARIO, &text, &length, &local)) {
+    g_set_error_literal(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_PARSE, local->message);
     return NULL;
   }
+  /* an editor's UTF-8 byte-order mark is no part of the first group's name */
+  const char *body = text;
+  if (length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+    body += 3;
+    length -= 3;
+  }
   /* the rest would be cut off unseen, [expect] lines and all */
-  guint nul = lb_text_nul_line(text, length);
+  guint nul = lb_text_nul_line(body, length);
   if (nul != 0) {
     g_autofree char *where = g_strdup_printf("%s:%u", path, nul);
     fail(error, LB_SCENARIO_ERROR_PARSE, where, NULL, NULL, "a NUL byte (is this a text file?)");
     return NULL;
   }
   g_autoptr(GPtrArray) expect_lines = g_ptr_array_new_with_free_func(g_free);
-  g_autofree char *clean = preprocess(path, text, expect_lines, error);
+  g_autofree char *clean = preprocess(path, body, expect_lines, error);
   if (clean == NULL)
     return NULL;
   g_autoptr(GKeyFile) kf = g_key_file_new();
@@ -666,7 +698,8 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
 
   if (!read_workload(sc, kf, dir, set_keys, error))
     return NULL;
-  if (!read_balancers(sc, kf, ov, error) || !read_expects(sc, kf, expect_lines, error))
+  if (!read_balancers(sc, kf, ov, error) || !check_memory(sc, error) ||
+      !read_expects(sc, kf, expect_lines, error))
     return NULL;
   return g_steal_pointer(&sc);
 }

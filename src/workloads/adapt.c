@@ -223,7 +223,8 @@ lb_adapter_build(const LbAdapter *a, const LbWork *field, LbParams *params, cons
   if (!ok)
     return NULL;
   g_autoptr(GError) local = NULL;
-  LbWork *view = lb_work_new(to, g_steal_pointer(&p), field->seed, field->ranks, file, dir, &local);
+  LbWork *view = lb_work_new(to, g_steal_pointer(&p), field->seed, field->ranks, field->steps, file,
+                             dir, &local);
   if (view != NULL && to == &lb_samr_model) {
     /* a hierarchy's load is cells x substeps, not the pattern's load: its
      * flops per unit make the step-0 work the field's, so that times

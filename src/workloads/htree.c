@@ -709,15 +709,9 @@ rebuild(const LbWork *work, Htree *h, guint adaptation)
     recycled = g_steal_pointer(&h->tree);
   }
   LbHtree *next = build_step(work, h, adaptation, recycled);
-  if (next == NULL) {
-    /* the tolerance shrinks step by step: step 0's tree fitted (it was
-     * checked at load), this one does not, and nothing can run on */
-    g_printerr("lbsim: [workload] tolerance: the tree of step %u would have %zu hnodes or more, "
-               "about 64 bytes each, more than this machine's memory; raise tolerance or "
-               "tolerance-decay, or lower max-level\n",
-               adaptation, h->budget);
-    exit(EXIT_FAILURE);
-  }
+  /* the load built the last step's tree, the largest (the tolerance only
+   * shrinks), within the budget */
+  g_assert(next != NULL);
   h->previous = h->tree;
   h->tree = next;
   h->built = adaptation;
@@ -909,15 +903,9 @@ applies_only(const LbParams *w, const char *file, const char *key, const char *g
                           current);
 }
 
-static double
-physical_bytes(void)
-{
-  return (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-}
-
 /* The cross-key checks the table cannot make. */
 static gboolean
-check_keys(const LbWork *work, const Htree *h, const char *file, GError **error)
+check_keys(LbWork *work, const Htree *h, const char *file, GError **error)
 {
   const LbParams *w = work->params;
   guint cap = h->dim == 2 ? LB_HTREE_MAX_LEVEL_2D : LB_HTREE_MAX_LEVEL_3D;
@@ -958,25 +946,46 @@ check_keys(const LbWork *work, const Htree *h, const char *file, GError **error)
     return lb_workload_fail(error, file, "node-load-max",
                             "%" G_GUINT64_FORMAT " is below node-load (%" G_GUINT64_FORMAT ")",
                             h->node_load_max, h->node_load);
-  double have = physical_bytes();
-  /* the elements' codes and the sort's second buffer */
-  double need = h->poisson ? 0 : (double)h->elements * 16;
-  if (have > 0 && need > have)
-    return lb_workload_fail(error, file, "elements",
-                            "%" G_GUINT64_FORMAT
-                            " elements need about %.1f GiB, more than this machine's %.1f GiB",
-                            h->elements, need / 0x1p30, have / 0x1p30);
-  /* two trees, and a unit on some rank, per hnode of the full tree down to
-   * min-level */
+  /* every hnode above min-level splits, whatever the elements; refine =
+   * poisson's tree is known only once built (under a budget) */
+  double full = lb_htree_full_hnodes(h->dim, h->min_level);
+  g_autofree char *full_what =
+      g_strdup_printf("%u makes %.3g hnodes, which need", h->min_level, full);
+  if (!lb_work_check_memory(work, full * LB_HTREE_HNODE_BYTES, file, "min-level", full_what, error))
+    return FALSE;
+  if (h->poisson)
+    return TRUE;
+  double hnodes =
+      lb_htree_max_hnodes(h->dim, h->min_level, h->max_level, h->elements, h->leaf_elements);
+  g_autofree char *what = g_strdup_printf(
+      "%" G_GUINT64_FORMAT " elements and their tree (up to %.3g hnodes with max-level %u and "
+      "leaf-elements %" G_GUINT64_FORMAT ") need",
+      h->elements, hnodes, h->max_level, h->leaf_elements);
+  return lb_work_check_memory(
+      work, (double)h->elements * LB_HTREE_ELEMENT_BYTES + hnodes * LB_HTREE_HNODE_BYTES, file,
+      "elements", what, error);
+}
+
+double
+lb_htree_full_hnodes(guint dim, guint level)
+{
   double full = 0;
-  for (guint l = 0; l <= h->min_level; l++)
-    full += ldexp(1.0, (int)(h->dim * l));
-  if (have > 0 && full * 64 > have)
-    return lb_workload_fail(error, file, "min-level",
-                            "%u makes %.3g hnodes, about %.3g GiB, more than this machine's "
-                            "%.1f GiB",
-                            h->min_level, full, full * 64 / 0x1p30, have / 0x1p30);
-  return TRUE;
+  for (guint l = 0; l <= level; l++)
+    full += ldexp(1.0, (int)(dim * l));
+  return full;
+}
+
+double
+lb_htree_max_hnodes(guint dim, guint min_level, guint max_level, guint64 elements,
+                    guint64 leaf_elements)
+{
+  double internal = 0;
+  double split = floor((double)elements / ((double)leaf_elements + 1));
+  for (guint l = 0; l < max_level; l++) {
+    double level = ldexp(1.0, (int)(dim * l));
+    internal += l < min_level ? level : MIN(level, split);
+  }
+  return 1 + ldexp(internal, (int)dim);
 }
 
 static gboolean
@@ -1015,20 +1024,32 @@ htree_load_work(LbWork *work, const char *file, const char *dir, GError **error)
     return FALSE;
   /* a tree over the machine's memory is refused while it is being built:
    * tolerance 0 would otherwise refine all 4^max-level squares */
-  double have = physical_bytes();
-  h->budget = have > 0 ? (gsize)MIN(have / 64, (double)G_MAXUINT32) : G_MAXUINT32;
+  double have = lb_machine_memory();
+  h->budget = have > 0 ? (gsize)MIN(have / LB_HTREE_HNODE_BYTES, (double)G_MAXUINT32) : G_MAXUINT32;
   h->tree = build_step(work, h, 0, NULL);
   h->built = 0;
-  if (h->tree == NULL || (have > 0 && (double)h->tree->n * 64 > have)) {
-    gsize n = h->tree != NULL ? h->tree->n : h->budget;
+  /* the tolerance shrinks step by step, and the tree of a smaller one
+   * holds the tree of a larger: the last step's is the largest, and it
+   * must fit before the run starts rather than stop it on the way */
+  guint last = work->steps > 0 ? work->steps - 1 : 0;
+  g_autoptr(LbHtree) largest = NULL;
+  if (h->tree != NULL && h->poisson && last > 0 && h->decay < 1)
+    largest = build_step(work, h, last, NULL);
+  const LbHtree *check = last > 0 && h->poisson && h->decay < 1 ? largest : h->tree;
+  if (check == NULL || (have > 0 && (double)check->n * LB_HTREE_HNODE_BYTES > have)) {
+    gsize n = check != NULL ? check->n : h->budget;
+    guint step = h->tree == NULL ? 0 : last;
     g_autofree char *text = g_strdup_printf(
-        "the tree of step 0 %s %zu hnodes%s, about %.1f GiB, more than this machine's %.1f GiB",
-        h->tree != NULL ? "has" : "would have", n, h->tree != NULL ? "" : " or more",
-        (double)n * 64 / 0x1p30, have / 0x1p30);
-    const char *key = h->poisson ? "tolerance" : "max-level";
+        "the tree of step %u %s %zu hnodes%s, about %.1f GiB, more than this machine's %.1f GiB%s",
+        step, check != NULL ? "has" : "would have", n, check != NULL ? "" : " or more",
+        (double)n * LB_HTREE_HNODE_BYTES / 0x1p30, have / 0x1p30,
+        step > 0 ? "; raise tolerance or tolerance-decay, run fewer steps, or lower max-level"
+                 : "");
+    const char *key = h->poisson ? (step > 0 ? "tolerance-decay" : "tolerance") : "max-level";
     htree_free(g_steal_pointer(&h));
     return lb_workload_fail(error, file, key, "%s", text);
   }
+  work->memory = MAX(work->memory, (double)check->n * LB_HTREE_HNODE_BYTES);
   work->data = g_steal_pointer(&h);
   return TRUE;
 }

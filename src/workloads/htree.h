@@ -77,6 +77,24 @@ double lb_htree_poisson_solution(double x, double y);
  * u at its four corners| of square (x, y) of level `level`. */
 double lb_htree_poisson_surplus(guint level, guint64 x, guint64 y);
 
+/* ---- what a tree may cost ---- */
+
+/* What a run keeps per hnode: two trees (the step's and the last) of 16
+ * bytes an hnode with room to grow, and a unit on some rank. */
+#define LB_HTREE_HNODE_BYTES (64.0 + LB_UNIT_BYTES)
+/* Per element (refine = elements): its code and the sort's other buffer. */
+#define LB_HTREE_ELEMENT_BYTES 16.0
+
+/* The most hnodes a tree over `elements` points can have (leaf_elements,
+ * min_level and max_level as for lb_htree_new_points): below min-level
+ * every node splits; from there a level's internal nodes are disjoint
+ * regions holding more than leaf_elements points each; an internal node
+ * has 2^dim children. */
+double lb_htree_max_hnodes(guint dim, guint min_level, guint max_level, guint64 elements,
+                           guint64 leaf_elements);
+/* Hnodes of the full tree down to level `level`. */
+double lb_htree_full_hnodes(guint dim, guint level);
+
 /* ---- the model ---- */
 
 /* The tree of the last adaptation step the work was updated to (step 0

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "io/input.h"
 #include "workloads/models.h"
 
 typedef enum {
@@ -231,7 +232,7 @@ read_cost_file(LbWork *work, Loop *loop, const char *file, const char *dir, GErr
   g_autofree char *text = NULL;
   gsize length = 0;
   g_autoptr(GError) local = NULL;
-  if (!g_file_get_contents(path, &text, &length, &local))
+  if (!lb_input_read(path, LB_INPUT_COSTS, &text, &length, &local))
     return lb_workload_fail(error, file, "cost-file", "%s", local->message);
   guint nul = lb_text_nul_line(text, length);
   if (nul != 0)
@@ -283,6 +284,13 @@ field_costs_at(const LbWork *work, Loop *loop, guint adaptation)
   if (adaptation >= loop->steps->len)
     g_ptr_array_set_size(loop->steps, (gint)adaptation + 1);
   loop->steps->pdata[adaptation] = costs;
+  /* the ranks are all at this step or the last (regridding waits for
+   * them all): older steps go, or a long run would keep every step */
+  for (guint a = 0; a + 1 < adaptation; a++) {
+    if (loop->steps->pdata[a] == loop->costs)
+      loop->costs = NULL;
+    g_clear_pointer(&loop->steps->pdata[a], g_free);
+  }
   return costs;
 }
 
@@ -312,9 +320,23 @@ field_costs(LbWork *work, Loop *loop, const char *file, GError **error)
   work->cells = cells;
   loop->dim = dim;
   memcpy(loop->size, size, sizeof size);
+  g_autofree char *what =
+      g_strdup_printf("%" G_GUINT64_FORMAT " iterations, with the costs of two steps, need", cells);
+  if (!lb_work_check_memory(work, (double)cells * (LB_UNIT_BYTES + 2 * sizeof(guint64)), file,
+                            "field-size", what, error))
+    return FALSE;
   loop->steps = g_ptr_array_new_with_free_func(g_free);
   loop->costs = field_costs_at(work, loop, 0);
   return TRUE;
+}
+
+/* Each iteration is a unit and has its cost. */
+static gboolean
+check_iterations(LbWork *work, const char *file, const char *key, GError **error)
+{
+  g_autofree char *what = g_strdup_printf("%" G_GUINT64_FORMAT " iterations need", work->cells);
+  return lb_work_check_memory(work, (double)work->cells * (LB_UNIT_BYTES + sizeof(guint64)), file,
+                              key, what, error);
 }
 
 /* Keys of another cost, and pattern keys without cost = field, are
@@ -431,13 +453,16 @@ loop_load(LbWork *work, const char *file, const char *dir, GError **error)
                             "%" G_GINT64_FORMAT " is larger than cost-max (%" G_GINT64_FORMAT ")",
                             lb_params_get_int(w, "cost-min"), lb_params_get_int(w, "cost-max"));
   if (loop->kind == COST_FILE) {
-    if (!read_cost_file(work, loop, file, dir, error))
+    if (!read_cost_file(work, loop, file, dir, error) ||
+        !check_iterations(work, file, "cost-file", error))
       return FALSE;
   } else if (loop->kind == COST_FIELD) {
     if (!field_costs(work, loop, file, error))
       return FALSE;
   } else {
     work->cells = (guint64)lb_params_get_int(w, "iterations");
+    if (!check_iterations(work, file, "iterations", error))
+      return FALSE;
     draw_costs(work, loop);
   }
   work->size[0] = work->cells;

@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "io/input.h"
 #include "workloads/models.h"
 
 static const LbModel *const registry[] = {
@@ -249,15 +251,70 @@ lb_boxes_shared_faces(const gint64 *alo, const gint64 *ahi, const gint64 *blo, c
   return touching == 1 ? faces : 0;
 }
 
+/* A limit in bytes from a cgroup's file, or 0 when it says none. */
+static double
+cgroup_limit(const char *path)
+{
+  g_autofree char *text = NULL;
+  if (!lb_input_read_prefix(path, 64, &text, NULL))
+    return 0;
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull(text, &end, 10);
+  /* "max", or cgroup v1's page-rounded 2^63 */
+  return end == text || v >= (guint64)1 << 62 ? 0 : (double)v;
+}
+
+double
+lb_machine_memory(void)
+{
+  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  static const int limits[] = {RLIMIT_AS, RLIMIT_DATA};
+  for (guint i = 0; i < G_N_ELEMENTS(limits); i++) {
+    struct rlimit rl;
+    if (getrlimit(limits[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      have = have > 0 ? MIN(have, (double)rl.rlim_cur) : (double)rl.rlim_cur;
+  }
+  static const char *const cgroups[] = {"/sys/fs/cgroup/memory.max",
+                                        "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+  for (guint i = 0; i < G_N_ELEMENTS(cgroups); i++) {
+    double limit = cgroup_limit(cgroups[i]);
+    if (limit > 0)
+      have = have > 0 ? MIN(have, limit) : limit;
+  }
+  return MAX(have, 0);
+}
+
+char *
+lb_gib_text(double bytes)
+{
+  double gib = bytes / 0x1p30;
+  return gib < 1e4 ? g_strdup_printf("%.1f GiB", gib) : g_strdup_printf("%.3g GiB", gib);
+}
+
+gboolean
+lb_work_check_memory(LbWork *work, double need, const char *file, const char *key, const char *what,
+                     GError **error)
+{
+  work->memory = MAX(work->memory, need);
+  double have = lb_machine_memory();
+  if (have > 0 && need > have) {
+    g_autofree char *needs = lb_gib_text(need), *has = lb_gib_text(have);
+    return lb_workload_fail(error, file, key, "%s about %s, more than this machine's %s", what,
+                            needs, has);
+  }
+  return TRUE;
+}
+
 LbWork *
-lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, const char *file,
-            const char *dir, GError **error)
+lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, guint steps,
+            const char *file, const char *dir, GError **error)
 {
   g_autoptr(LbWork) work = g_new0(LbWork, 1);
   work->model = model;
   work->params = params;
   work->seed = seed;
   work->ranks = ranks;
+  work->steps = steps;
   if (model->patterns)
     read_pattern(&work->pattern, params, seed);
   if (!model->load(work, file, dir, error))
@@ -269,16 +326,11 @@ lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, c
                      work->pattern.min, work->pattern.max);
     return NULL;
   }
-  /* Every unit is held once (16 bytes), copied once while it moves, and has
-   * an owner slot for the ghost exchange. */
-  double need = (double)work->cells * 40.0;
-  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  if (have > 0 && need > have) {
-    lb_workload_fail(error, file, "size",
-                     "%" G_GUINT64_FORMAT
-                     " units need about %.1f GiB, more than this machine's %.1f GiB",
-                     work->cells, need / 0x1p30, have / 0x1p30);
-    return NULL;
+  /* a model whose units are not its cells made its own estimate */
+  if (work->memory == 0) {
+    g_autofree char *what = g_strdup_printf("%" G_GUINT64_FORMAT " units need", work->cells);
+    if (!lb_work_check_memory(work, (double)work->cells * LB_UNIT_BYTES, file, "size", what, error))
+      return NULL;
   }
   if (model->patterns) {
     double bound = (double)work->cells * lb_pattern_max_load(&work->pattern);
@@ -407,7 +459,7 @@ lb_read_integers(const char *path, GArray **values, GError **error)
 {
   g_autofree char *text = NULL;
   gsize length = 0;
-  if (!g_file_get_contents(path, &text, &length, error))
+  if (!lb_input_read(path, LB_INPUT_LOADS, &text, &length, error))
     return FALSE;
   guint nul = lb_text_nul_line(text, length);
   if (nul != 0) {

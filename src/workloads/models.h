@@ -17,6 +17,12 @@ gboolean lb_parse_dims(const char *text, guint dim, guint64 *out);
 gboolean lb_workload_fail(GError **error, const char *file, const char *key, const char *format,
                           ...) G_GNUC_PRINTF(4, 5);
 
+/* Records need (bytes) as the work's estimate; when it is more than the
+ * machine's memory, an input error "FILE: [workload] KEY: WHAT about X GiB,
+ * more than this machine's Y GiB" (what ends in its verb: "... need"). */
+gboolean lb_work_check_memory(LbWork *work, double need, const char *file, const char *key,
+                              const char *what, GError **error);
+
 /* The patterns a pattern key applies to ("hotspots|step"), or NULL. */
 const char *lb_pattern_key_patterns(const char *key);
 

@@ -6,8 +6,10 @@
  * grid (so a grid is always contained in its parent), by Berger and
  * Rigoutsos' method. A new grid starts on its parent's owner. Units are the
  * grids: id = index in the table, load = work per root step. */
+#include <math.h>
 #include <string.h>
 
+#include "io/input.h"
 #include "lbsim/rank.h"
 #include "workloads/models.h"
 #include "workloads/samr.h"
@@ -470,6 +472,20 @@ samr_free(gpointer data)
   g_free(s);
 }
 
+void
+lb_samr_bounds(const SamrGeometry *g, double root_cells, guint levels, guint ranks, double *grids,
+               double *flags)
+{
+  *grids = ranks;
+  *flags = 0;
+  double cells = root_cells;
+  for (guint l = 0; l < levels; l++) {
+    *grids += cells;
+    *flags = cells;
+    cells *= pow(g->factor, g->dim);
+  }
+}
+
 /* NXxNY or NXxNYxNZ, at most 2^20 cells along an axis of the root (its
  * finer levels multiply that by factor^level); *dim gets 2 or 3. */
 static gboolean
@@ -504,7 +520,7 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
   g_autofree char *text = NULL;
   g_autoptr(GError) local = NULL;
   gsize length = 0;
-  if (!g_file_get_contents(path, &text, &length, &local))
+  if (!lb_input_read(path, LB_INPUT_HIERARCHY, &text, &length, &local))
     return lb_workload_fail(error, file, "hierarchy", "%s", local->message);
   guint nul = lb_text_nul_line(text, length);
   if (nul != 0)
@@ -693,6 +709,17 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
                               " tiles along axis %u, but the root has %" G_GUINT64_FORMAT
                               " cells there",
                               work->procs[a], a, root[a]);
+  if (!lb_params_is_set(w, "hierarchy")) {
+    double grids = 0, flags = 0;
+    lb_samr_bounds(&s->geo, (double)work->cells, s->levels, work->ranks, &grids, &flags);
+    g_autofree char *what = g_strdup_printf(
+        "%u levels refined by %u may make up to %.3g grids, flagging up to %.3g cells of level "
+        "%u at once, which need",
+        s->levels, s->geo.factor, grids, flags, s->levels > 0 ? s->levels - 1 : 0);
+    if (!lb_work_check_memory(work, grids * LB_SAMR_GRID_BYTES + flags, file, "levels", what,
+                              error))
+      return FALSE;
+  }
   /* the root tiles, one per rank, the first axis fastest */
   s->table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
   for (guint r = 0; r < work->ranks; r++) {
@@ -709,6 +736,14 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   s->built = G_MAXUINT;
   if (lb_params_is_set(w, "hierarchy")) {
     gboolean ok = read_hierarchy(work, s, file, dir, error);
+    guint most = 0;
+    for (guint i = 0; ok && i < s->sections->len; i++)
+      most = MAX(most, ((GArray *)s->sections->pdata[i])->len);
+    if (ok) {
+      g_autofree char *what = g_strdup_printf("its steps of up to %u grids need", most);
+      ok = lb_work_check_memory(work, (double)most * LB_SAMR_GRID_BYTES, file, "hierarchy", what,
+                                error);
+    }
     if (ok) {
       g_array_unref(s->table);
       s->table = g_array_copy(s->sections->pdata[0]);

@@ -47,6 +47,18 @@ guint64 lb_samr_grids(const LbWork *work);
  * the table's end grow it). */
 void lb_samr_set(const LbWork *work, guint64 id, const SamrGrid *grid);
 
+/* What a run keeps per grid: its entry in the table and in the table
+ * being rebuilt, a unit on some rank, and its box while clustering. */
+#define LB_SAMR_GRID_BYTES (2.0 * sizeof(SamrGrid) + LB_UNIT_BYTES + 6 * sizeof(gint64))
+
+/* The most a hierarchy generated down to level `levels` over a root of
+ * root_cells cells tiled for `ranks` may hold: every cell of a level
+ * refined, each finer box holding at least one flagged cell of its
+ * parent's level (*grids), and the flags of the largest parent, one byte
+ * a cell of level levels - 1 (*flags). */
+void lb_samr_bounds(const SamrGeometry *g, double root_cells, guint levels, guint ranks,
+                    double *grids, double *flags);
+
 extern const LbModel lb_samr_model;
 
 G_END_DECLS
