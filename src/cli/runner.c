@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/job.h"
+#include "cli/preflight.h"
 #include "core/platform-check.h"
 #include "report/report.h"
 
@@ -190,10 +191,8 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
 {
   guint n = sc->runs->len;
   guint jobs = MAX(options->jobs, 1);
-  if (!lb_platform_check_xml(sc, error)) {
-    *exit_code = 2;
+  if (!lb_preflight(sc, &options->run, exit_code, error))
     return FALSE;
-  }
   if (options->in_process) {
     g_return_val_if_fail(n == 1, FALSE);
     LbRunResult *result = lb_run_simulate(sc, 0, &options->run, error);

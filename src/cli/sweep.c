@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "cli/preflight.h"
 #include "cli/runner.h"
 #include "core/platform-check.h"
 #include "report/report.h"
@@ -441,7 +442,8 @@ add_point(LbSweep *sw, guint point, char **scenario_digest, GError **error)
     ov.balancer = balancers != NULL ? balancers->values->pdata[l] : NULL;
     g_autoptr(GError) local = NULL;
     g_autoptr(LbScenario) sc = lb_scenario_load(sw->scenario, &ov, &local);
-    if (sc != NULL && !lb_platform_check_xml(sc, &local))
+    int code = 0;
+    if (sc != NULL && !lb_preflight(sc, NULL, &code, &local))
       g_clear_pointer(&sc, lb_scenario_free);
     if (sc == NULL) {
       if (*where == '\0')

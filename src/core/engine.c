@@ -10,6 +10,7 @@
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
 #include <xbt/log.h>
+#include <xbt/sysdep.h>
 
 #include "core/background.h"
 #include "core/core.h"
@@ -705,6 +706,106 @@ picture_curve(const LbCoreRun *run, GError **error)
   return FALSE;
 }
 
+/* SimGrid works a platform's routes out when it seals it, as the
+ * simulation starts: until then some zones (Vivaldi, a cluster inside a
+ * zone, bypass routes) have none to look up. An actor alone at time 0
+ * places the ranks and checks their hosts, and only then starts them. */
+typedef struct {
+  LbCoreRun *run; /* run->rank NULL: a check alone */
+  int saved_stderr;
+  char *placement;
+  GError *error;
+} SetUp;
+
+static void
+set_up_clear(SetUp *setup)
+{
+  g_free(setup->placement);
+  g_clear_error(&setup->error);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SetUp, set_up_clear)
+
+static void
+start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement)
+{
+  const LbScenario *sc = run->scenario;
+  if (run->trace != NULL) {
+    /* A replay cannot work out the cost order: it gets the hosts. */
+    fprintf(run->trace, "# lbsim-message-trace 1 ranks=%u platform=%s placement=%.*s", run->ranks,
+            sc->platform, (int)strcspn(placement, " "), placement);
+    for (guint r = 0; sc->placement == LB_PLACEMENT_COST && r < run->ranks; r++)
+      fprintf(run->trace, "%s%s", r == 0 ? " hosts=" : ",", sg_host_get_name(hosts[r]));
+    fputc('\n', run->trace);
+  }
+  for (guint r = 0; r < run->ranks; r++) {
+    LbRank *rank = &run->rank[r];
+    rank->host = hosts[r];
+    char name[32];
+    g_snprintf(name, sizeof name, "rank-%u", r);
+    sg_actor_t actor = sg_actor_init(name, hosts[r]);
+    sg_actor_set_data(actor, rank);
+    sg_actor_start(actor, rank_main, 0, NULL);
+  }
+  lb_background_start(sc);
+}
+
+static void
+set_up_main(int argc, char *argv[])
+{
+  (void)argc;
+  (void)argv;
+  SetUp *setup = sg_actor_self_get_data();
+  LbCoreRun *run = setup->run;
+  g_autofree sg_host_t *hosts = NULL;
+  gboolean placed = lb_place_ranks(run->scenario, &hosts, &setup->placement, &setup->error) &&
+                    lb_platform_check_hosts(run->scenario, hosts, &setup->error) &&
+                    lb_background_check(run->scenario, &setup->error);
+  release_stderr(run->options, setup->saved_stderr);
+  set_stage(run->options, "simulation");
+  if (placed && run->rank != NULL)
+    start_ranks(run, hosts, setup->placement);
+}
+
+/* Starts SimGrid with the run's settings and platform, and the set-up
+ * actor, which runs when simgrid_run() is called. */
+static void
+load_platform(SetUp *setup)
+{
+  const LbScenario *sc = setup->run->scenario;
+  const LbRunOptions *options = setup->run->options;
+  set_stage(options, "settings");
+  init_simgrid(sc, options);
+  set_stage(options, "platform");
+  simgrid_load_platform(sc->platform);
+  set_stage(options, "routes");
+  if (sg_host_count() == 0) {
+    g_set_error(&setup->error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
+                "%s: [scenario] platform: %s has no host", sc->file, sc->platform);
+    release_stderr(options, setup->saved_stderr);
+    set_stage(options, "simulation");
+    return;
+  }
+  sg_host_t *all = sg_host_list();
+  sg_actor_t actor = sg_actor_init("lbsim-set-up", all[0]);
+  xbt_free(all);
+  sg_actor_set_data(actor, setup);
+  sg_actor_start(actor, set_up_main, 0, NULL);
+}
+
+gboolean
+lb_run_check_platform(const LbScenario *scenario, const LbRunOptions *options, GError **error)
+{
+  LbCoreRun run = {.scenario = scenario, .options = options, .ranks = scenario->ranks};
+  g_auto(SetUp) setup = {.run = &run, .saved_stderr = capture_stderr(options)};
+  load_platform(&setup);
+  simgrid_run();
+  if (setup.error == NULL)
+    return TRUE;
+  g_propagate_error(error, g_steal_pointer(&setup.error));
+  return FALSE;
+}
+
 LbRunResult *
 lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *options,
                 GError **error)
@@ -743,29 +844,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     }
   }
 
-  int saved_stderr = capture_stderr(options);
-  set_stage(options, "settings");
-  init_simgrid(scenario, options);
-  set_stage(options, "platform");
-  simgrid_load_platform(scenario->platform);
-  set_stage(options, "routes");
-  g_autofree sg_host_t *hosts = NULL;
-  g_autofree char *placement = NULL;
-  gboolean placed = lb_place_ranks(scenario, &hosts, &placement, error) &&
-                    lb_platform_check_hosts(scenario, hosts, error) &&
-                    lb_background_check(scenario, error);
-  release_stderr(options, saved_stderr);
-  set_stage(options, "simulation");
-  if (!placed)
-    return NULL;
-  if (run->trace != NULL) {
-    /* A replay cannot work out the cost order: it gets the hosts. */
-    fprintf(run->trace, "# lbsim-message-trace 1 ranks=%u platform=%s placement=%.*s", run->ranks,
-            scenario->platform, (int)strcspn(placement, " "), placement);
-    for (guint r = 0; scenario->placement == LB_PLACEMENT_COST && r < run->ranks; r++)
-      fprintf(run->trace, "%s%s", r == 0 ? " hosts=" : ",", sg_host_get_name(hosts[r]));
-    fputc('\n', run->trace);
-  }
+  g_auto(SetUp) setup = {.run = run, .saved_stderr = capture_stderr(options)};
+  load_platform(&setup);
 
   lb_trace_paje_declare(run);
   guint p = run->ranks;
@@ -803,7 +883,6 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     rank->run = run;
     rank->id = (int)r;
     rank->mailbox = run->mailboxes[r];
-    rank->host = hosts[r];
     rank->phase = -1;
     rank->pending = g_ptr_array_new();
     g_queue_init(&rank->stash);
@@ -812,17 +891,15 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
       brun->balancer->initial_units(run->work, brun->params, p, r, rank->units);
     else
       lb_work_initial_units(run->work, r, run->start, rank->units);
-    char name[32];
-    g_snprintf(name, sizeof name, "rank-%u", r);
-    sg_actor_t actor = sg_actor_init(name, hosts[r]);
-    sg_actor_set_data(actor, rank);
-    sg_actor_start(actor, rank_main, 0, NULL);
   }
-  lb_background_start(scenario);
 
   gint64 run_start = g_get_monotonic_time();
   simgrid_run();
   gint64 run_end = g_get_monotonic_time();
+  if (setup.error != NULL) {
+    g_propagate_error(error, g_steal_pointer(&setup.error));
+    return NULL;
+  }
 
   if (run->failure != NULL) {
     g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT, "%s", run->failure);
@@ -874,7 +951,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
                       ? brun->balancer->describe_start(brun->work, brun->params)
                       : lb_work_describe_start(brun->work, run->start);
   result->hosts = (guint)sg_host_count();
-  result->placement = g_steal_pointer(&placement);
+  result->placement = g_steal_pointer(&setup.placement);
   result->total_time = simgrid_get_clock();
   result->simulated_messages = run->messages_all;
   result->sim_wall_seconds = (double)(run_end - run_start) / 1e6;
