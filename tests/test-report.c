@@ -648,24 +648,49 @@ test_bad_json(void)
       {"not json", "not JSON"},
       {"[1, 2]", "not lbsim's JSON"},
       {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": [{}]}",
-       "runs[0]: \"balancer\" should be a string"},
+       "runs[0].balancer: missing, expected a string"},
       {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
        "[{\"balancer\": \"b\", \"summary\": {}, \"adaptations\": []}]}",
-       "runs[0].summary: \"imbalance_before\" should be a number"},
+       "runs[0].summary.imbalance_before: missing, expected a number"},
+      {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"\"}, \"ranks\": 2, \"runs\": []}",
+       "scenario.name: empty"},
+      {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2.5, \"runs\": []}",
+       "ranks: expected a whole number from 1 to 1048576"},
+      {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
+       "[{\"balancer\": \"b\", \"summary\": {}, \"adaptations\": [], \"final_loads\": [1]}]}",
+       "runs[0].final_loads: 1 entries, expected one per rank (2)"},
+      {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
+       "[{\"balancer\": \"b\", \"summary\": {}, \"adaptations\": [], \"final_loads\": [1, "
+       "-1]}]}",
+       "runs[0].final_loads[1]: expected a whole number from 0 to"},
+      {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
+       "[{\"balancer\": \"b\", \"summary\": {\"imbalance_before\": 1, \"imbalance_after\": 1, "
+       "\"schedule_steps\": -1}, \"adaptations\": []}]}",
+       "runs[0].summary.schedule_steps: expected a whole number from 0 to"},
+      {"{\"lbsim\": \"0\", \"sweep\": {\"scenario\": \"s.ini\", \"runs_total\": -5, "
+       "\"vary\": []}, \"runs\": []}",
+       "sweep.runs_total: expected a whole number from 0 to"},
       {"{\"lbsim\": \"0\", \"sweep\": {\"scenario\": \"s.ini\", \"vary\": [{\"name\": \"ranks\", "
        "\"values\": [2]}]}, \"runs\": [{\"point\": {\"ranks\": 4}, \"balancer\": \"b\"}]}",
        "runs[0]: point \"ranks\" should be one of sweep.vary's values"},
+      {"{\"lbsim\": \"0\", \"sweep\": {\"scenario\": \"s.ini\", \"vary\": [{\"name\": \"ranks\", "
+       "\"values\": [2]}, {\"name\": \"ranks\", \"values\": [4]}]}, \"runs\": []}",
+       "sweep.vary[1].name: \"ranks\" is varied twice"},
   };
-  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+  /* json-glib would recurse once per level */
+  g_autofree char *deep = g_strnfill(100000, '[');
+  for (guint i = 0; i <= G_N_ELEMENTS(cases); i++) {
+    const char *text = i < G_N_ELEMENTS(cases) ? cases[i][0] : deep;
+    const char *says = i < G_N_ELEMENTS(cases) ? cases[i][1] : "nested more than 64 deep";
     g_autofree char *name = g_strdup_printf("bad-%u.json", i);
     g_autofree char *path = tmp_path(name);
-    g_assert_true(g_file_set_contents(path, cases[i][0], -1, NULL));
+    g_assert_true(g_file_set_contents(path, text, -1, NULL));
     g_autofree char *out = tmp_path("bad-out");
     g_auto(Result) r = {0};
     lbsim(&r, "report", path, out, NULL);
     g_assert_cmpint(r.status, ==, 2);
     g_assert_nonnull(strstr(r.err, path));
-    if (strstr(r.err, cases[i][1]) == NULL)
+    if (strstr(r.err, says) == NULL)
       g_error("case %u: %s", i, r.err);
     g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
   }

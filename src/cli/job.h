@@ -18,11 +18,29 @@ LbJob *lb_job_new(const char *scenario, const LbScenarioOverrides *overrides, co
 void lb_job_free(LbJob *job);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbJob, lb_job_free)
 
+#define LB_JOB_ERROR (lb_job_error_quark())
+GQuark lb_job_error_quark(void);
+
+typedef enum {
+  LB_JOB_ERROR_PARSE,   /* a line that is not one of a job file */
+  LB_JOB_ERROR_INVALID, /* a bad value */
+  LB_JOB_ERROR_MISSING, /* scenario or balancer */
+} LbJobError;
+
 /* A job as a GLib key file: [job] scenario, balancer, and optionally ranks,
- * platform, set1, set2, ... (one GROUP.KEY=VALUE each); text that is not
- * UTF-8 goes under KEY-bytes with C escapes. */
+ * platform, set1, set2, ... (one GROUP.KEY=VALUE each, numbered from 1);
+ * text that is not UTF-8 goes under KEY-bytes with C escapes. */
 char *lb_job_to_data(const LbJob *job);
+
+/* Reads a job as strictly as a scenario is read: another group or key, a
+ * repeated one, a gap in the set lines, a set line that is not
+ * GROUP.KEY=VALUE or a bad ranks is an error naming name and the line.
+ * Whether the overrides' keys exist is checked when the job is loaded. */
+LbJob *lb_job_parse(const char *name, const char *data, gsize length, GError **error);
+/* The same, of lb_job_to_data's text ("the job" in errors). */
 LbJob *lb_job_from_data(const char *data, GError **error);
+/* The same, of a file (a scenario's size cap). */
+LbJob *lb_job_from_file(const char *path, GError **error);
 
 /* The scenario of a job: its file with its overrides, running only its
  * balancer. */

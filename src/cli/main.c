@@ -676,25 +676,31 @@ static int
 cmd_run_job(int argc, char **argv)
 {
   if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    g_print("Usage: lbsim run-job JOB.ini RESULT.json\n\nRuns one job (a [job] group with "
-            "scenario, balancer and optionally ranks,\nplatform and set = GROUP.KEY=VALUE;...) "
-            "and writes its typed result.\nExit status: 0 done, 2 bad input, 3 a run broke an "
-            "invariant.\n");
+    g_print("Usage: lbsim run-job JOB.ini RESULT.json\n\n"
+            "Runs one job, one balancer of a scenario, and writes its typed result (for\n"
+            "lbsim merge). A job file holds one [job] group, for example:\n\n"
+            "  [job]\n"
+            "  scenario = s.ini\n"
+            "  balancer = mlb\n"
+            "  ranks = 16\n"
+            "  set1 = workload.size=128\n"
+            "  set2 = workload.high=20\n\n"
+            "scenario (a path from the current folder) and balancer are required; ranks,\n"
+            "platform and set1, set2, ... are optional. Each setN holds one GROUP.KEY=VALUE,\n"
+            "as --set of lbsim run, numbered from 1 without gaps. Any other group or key, a\n"
+            "repeated one or a bad value is an error naming the line.\n"
+            "Exit status: 0 done, 1 the result could not be written, 2 bad input, 3 a run\n"
+            "broke an invariant.\n");
     return 0;
   }
   if (argc != 3) {
     g_printerr("lbsim: run-job needs a job file and a result file (see lbsim run-job --help)\n");
     return EXIT_INPUT;
   }
-  g_autofree char *data = NULL;
   g_autoptr(GError) error = NULL;
-  if (!g_file_get_contents(argv[1], &data, NULL, &error)) {
-    print_error(error);
-    return EXIT_INPUT;
-  }
-  g_autoptr(LbJob) job = lb_job_from_data(data, &error);
+  g_autoptr(LbJob) job = lb_job_from_file(argv[1], &error);
   if (job == NULL) {
-    g_printerr("lbsim: %s: %s\n", argv[1], error->message);
+    print_error(error);
     return EXIT_INPUT;
   }
   LbRunOptions options = {0};

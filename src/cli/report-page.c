@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 
+#include "io/input.h"
 #include "report/html.h"
 
 #define EXIT_INPUT 2
@@ -47,7 +48,7 @@ lb_cli_report(int argc, char **argv)
   }
   g_autofree char *json = NULL;
   gsize length = 0;
-  if (!g_file_get_contents(source, &json, &length, &error)) {
+  if (!lb_input_read(source, LB_INPUT_RESULT, &json, &length, &error)) {
     g_printerr("lbsim: %s\n", error->message);
     return EXIT_INPUT;
   }

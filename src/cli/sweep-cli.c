@@ -12,6 +12,7 @@
 
 #include "cli/runner.h"
 #include "cli/sweep.h"
+#include "io/input.h"
 #include "report/report.h"
 
 #define EXIT_INPUT 2
@@ -171,7 +172,7 @@ read_result(const char *path, const LbSweepRun *run, GError **error)
 {
   g_autofree char *text = NULL;
   g_autoptr(GError) local = NULL;
-  if (!g_file_get_contents(path, &text, NULL, error))
+  if (!lb_input_read(path, LB_INPUT_RESULT, &text, NULL, error))
     return NULL;
   LbRunResult *result = lb_result_from_transport(text, &local);
   if (result == NULL) {

@@ -9,6 +9,8 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "io/input.h"
+#include "io/output.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
 #include "report/pictures.h"
@@ -136,6 +138,24 @@ static gboolean G_GNUC_PRINTF(4, 5)
   return FALSE;
 }
 
+/* where.key, the field's name in messages */
+static char *
+field(const char *where, const char *key)
+{
+  return *where != '\0' ? g_strdup_printf("%s.%s", where, key) : g_strdup(key);
+}
+
+static gboolean G_GNUC_PRINTF(5, 6) bad_field(GError **error, const char *source, const char *where,
+                                              const char *key, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *what = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_autofree char *name = field(where, key);
+  return bad(error, source, name, "%s", what);
+}
+
 static JsonNode *
 node_of(JsonObject *o, const char *key)
 {
@@ -151,7 +171,8 @@ read_object(const char *source, JsonObject *o, const char *key, const char *wher
   if (n == NULL && !needed)
     return TRUE;
   if (n == NULL || !JSON_NODE_HOLDS_OBJECT(n))
-    return bad(error, source, where, "\"%s\" should be an object", key);
+    return bad_field(error, source, where, key, "%sexpected an object",
+                     n == NULL ? "missing, " : "");
   *out = json_node_get_object(n);
   return TRUE;
 }
@@ -162,12 +183,14 @@ read_array(const char *source, JsonObject *o, const char *key, const char *where
 {
   JsonNode *n = node_of(o, key);
   if (n == NULL || !JSON_NODE_HOLDS_ARRAY(n))
-    return bad(error, source, where, "\"%s\" should be an array", key);
+    return bad_field(error, source, where, key, "%sexpected an array",
+                     n == NULL ? "missing, " : "");
   *out = json_node_get_array(n);
   return TRUE;
 }
 
-/* A string member; absent, when not needed: "". */
+/* A string member; absent, when not needed: "". A needed one is not
+ * empty: the scenario's name names the report's files. */
 static gboolean
 read_string(const char *source, JsonObject *o, const char *key, const char *where, gboolean needed,
             const char **out, GError **error)
@@ -176,9 +199,12 @@ read_string(const char *source, JsonObject *o, const char *key, const char *wher
   *out = "";
   if (n == NULL && !needed)
     return TRUE;
-  if (n == NULL || json_node_get_value_type(n) != G_TYPE_STRING)
-    return bad(error, source, where, "\"%s\" should be a string", key);
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING)
+    return bad_field(error, source, where, key, "%sexpected a string",
+                     n == NULL ? "missing, " : "");
   *out = json_node_get_string(n);
+  if (needed && **out == '\0')
+    return bad_field(error, source, where, key, "empty");
   return TRUE;
 }
 
@@ -201,13 +227,44 @@ node_number(JsonNode *n, double *out)
   return TRUE;
 }
 
+/* Every whole number a double holds exactly. */
+#define MAX_WHOLE 9007199254740992.0
+
+/* A number lbsim writes: 0 or more and finite, or null (lbsim's
+ * non-finite value). */
 static gboolean
-read_number(const char *source, JsonObject *o, const char *key, const char *where, double *out,
+read_amount(const char *source, JsonObject *o, const char *key, const char *where, double *out,
             GError **error)
 {
-  if (node_number(node_of(o, key), out))
+  JsonNode *n = node_of(o, key);
+  if (node_number(n, out) && (isnan(*out) || (isfinite(*out) && *out >= 0)))
     return TRUE;
-  return bad(error, source, where, "\"%s\" should be a number", key);
+  return bad_field(error, source, where, key, "%sexpected a number, 0 or more, or null",
+                   n == NULL ? "missing, " : "");
+}
+
+static gboolean
+whole(JsonNode *n, double min, double max, double *out)
+{
+  return n != NULL && !JSON_NODE_HOLDS_NULL(n) && node_number(n, out) && *out >= min &&
+         *out <= max && *out == floor(*out);
+}
+
+static gboolean
+read_whole(const char *source, JsonObject *o, const char *key, const char *where, double min,
+           double max, double *out, GError **error)
+{
+  JsonNode *n = node_of(o, key);
+  if (whole(n, min, max, out))
+    return TRUE;
+  return bad_field(error, source, where, key, "%sexpected a whole number from %.0f to %.0f",
+                   n == NULL ? "missing, " : "", min, max);
+}
+
+static double
+max_ranks(void)
+{
+  return lb_param_spec_find(lb_scenario_params(), "ranks")->max;
 }
 
 /* A value of a sweep's point as text: how it is matched and shown. */
@@ -227,8 +284,44 @@ canonical(JsonNode *n)
   return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.15g", json_node_get_double(n)));
 }
 
+/* A run's loads at the end, one per rank: ranks of them when the
+ * document says how many (0: a sweep's run, whose ranks may vary). */
+static gboolean
+check_final_loads(const char *source, JsonObject *o, const char *where, gint64 ranks,
+                  GError **error)
+{
+  if (node_of(o, "final_loads") == NULL)
+    return TRUE;
+  JsonArray *loads;
+  if (!read_array(source, o, "final_loads", where, &loads, error))
+    return FALSE;
+  guint n = json_array_get_length(loads);
+  if (ranks > 0 && n != (guint64)ranks)
+    return bad_field(error, source, where, "final_loads",
+                     "%u entries, expected one per rank (%" G_GINT64_FORMAT ")", n, ranks);
+  if (n == 0 || n > max_ranks())
+    return bad_field(error, source, where, "final_loads",
+                     "%u entries, expected one per rank (1 to %.0f)", n, max_ranks());
+  for (guint i = 0; i < n; i++) {
+    double v;
+    if (!whole(json_array_get_element(loads, i), 0, MAX_WHOLE, &v)) {
+      g_autofree char *at = g_strdup_printf("final_loads[%u]", i);
+      return bad_field(error, source, where, at, "expected a whole number from 0 to %.0f",
+                       MAX_WHOLE);
+    }
+  }
+  return TRUE;
+}
+
+/* The summary's counts; its other fields are amounts. */
+static gboolean
+is_count(guint f)
+{
+  return f == STEPS || f == MESSAGES;
+}
+
 static Run *
-parse_run(const char *source, JsonObject *o, const char *where, GError **error)
+parse_run(const char *source, JsonObject *o, const char *where, gint64 ranks, GError **error)
 {
   g_autoptr(GArray) phases = g_array_new(FALSE, FALSE, sizeof(Phase));
   g_autoptr(GArray) before = g_array_new(FALSE, FALSE, sizeof(double));
@@ -244,11 +337,15 @@ parse_run(const char *source, JsonObject *o, const char *where, GError **error)
       !read_object(source, o, "params", where, FALSE, &r.params, error) ||
       !read_object(source, o, "metrics", where, FALSE, &r.metrics, error) ||
       !read_object(source, o, "summary", where, TRUE, &summary, error) ||
-      !read_array(source, o, "adaptations", where, &adaptations, error))
+      !read_array(source, o, "adaptations", where, &adaptations, error) ||
+      !check_final_loads(source, o, where, ranks, error))
     return NULL;
-  g_autofree char *in_summary = g_strdup_printf("%s.summary", where);
+  g_autofree char *in_summary = field(where, "summary");
   for (guint f = 0; f < NFIELDS; f++)
-    if (!read_number(source, summary, summary_fields[f], in_summary, &r.summary[f], error))
+    if (is_count(f)
+            ? !read_whole(source, summary, summary_fields[f], in_summary, 0, MAX_WHOLE,
+                          &r.summary[f], error)
+            : !read_amount(source, summary, summary_fields[f], in_summary, &r.summary[f], error))
       return NULL;
   if (node_of(o, "phases") != NULL) {
     JsonArray *a;
@@ -258,14 +355,14 @@ parse_run(const char *source, JsonObject *o, const char *where, GError **error)
       g_autofree char *at = g_strdup_printf("%s.phases[%u]", where, i);
       JsonNode *n = json_array_get_element(a, i);
       if (!JSON_NODE_HOLDS_OBJECT(n))
-        return bad(error, source, at, "should be an object"), NULL;
+        return bad(error, source, at, "expected an object"), NULL;
       JsonObject *po = json_node_get_object(n);
       Phase p;
       if (!read_string(source, po, "name", at, TRUE, &p.name, error) ||
-          !read_number(source, po, "steps", at, &p.steps, error) ||
-          !read_number(source, po, "messages", at, &p.messages, error) ||
-          !read_number(source, po, "bytes", at, &p.bytes, error) ||
-          !read_number(source, po, "time", at, &p.time, error))
+          !read_whole(source, po, "steps", at, 0, MAX_WHOLE, &p.steps, error) ||
+          !read_whole(source, po, "messages", at, 0, MAX_WHOLE, &p.messages, error) ||
+          !read_amount(source, po, "bytes", at, &p.bytes, error) ||
+          !read_amount(source, po, "time", at, &p.time, error))
         return NULL;
       g_array_append_val(phases, p);
     }
@@ -274,10 +371,10 @@ parse_run(const char *source, JsonObject *o, const char *where, GError **error)
     g_autofree char *at = g_strdup_printf("%s.adaptations[%u]", where, i);
     JsonNode *n = json_array_get_element(adaptations, i);
     if (!JSON_NODE_HOLDS_OBJECT(n))
-      return bad(error, source, at, "should be an object"), NULL;
+      return bad(error, source, at, "expected an object"), NULL;
     double b, a;
-    if (!read_number(source, json_node_get_object(n), "imbalance_before", at, &b, error) ||
-        !read_number(source, json_node_get_object(n), "imbalance_after", at, &a, error))
+    if (!read_amount(source, json_node_get_object(n), "imbalance_before", at, &b, error) ||
+        !read_amount(source, json_node_get_object(n), "imbalance_after", at, &a, error))
       return NULL;
     g_array_append_val(before, b);
     g_array_append_val(after, a);
@@ -296,8 +393,8 @@ parse_runs(LbHtmlDoc *doc, const char *source, JsonArray *runs, GError **error)
     g_autofree char *at = g_strdup_printf("runs[%u]", i);
     JsonNode *n = json_array_get_element(runs, i);
     if (!JSON_NODE_HOLDS_OBJECT(n))
-      return bad(error, source, at, "should be an object");
-    Run *r = parse_run(source, json_node_get_object(n), at, error);
+      return bad(error, source, at, "expected an object");
+    Run *r = parse_run(source, json_node_get_object(n), at, doc->ranks, error);
     if (r == NULL)
       return FALSE;
     g_ptr_array_add(doc->runs, r);
@@ -327,9 +424,10 @@ parse_sweep(LbHtmlDoc *doc, const char *source, JsonObject *root, JsonObject *sw
     return FALSE;
   double total = 0;
   if (node_of(sweep, "runs_total") != NULL &&
-      !read_number(source, sweep, "runs_total", "sweep", &total, error))
+      !read_whole(source, sweep, "runs_total", "sweep", json_array_get_length(runs), MAX_WHOLE,
+                  &total, error))
     return FALSE;
-  doc->runs_total = isfinite(total) ? (gint64)total : 0;
+  doc->runs_total = (gint64)total;
   doc->name = sweep_name(doc->sweep_scenario);
   doc->vary = g_ptr_array_new_with_free_func(vary_free);
   doc->sweep_runs = g_ptr_array_new_with_free_func(sweep_run_free);
@@ -342,18 +440,23 @@ parse_sweep(LbHtmlDoc *doc, const char *source, JsonObject *root, JsonObject *sw
     const char *name;
     JsonArray *values;
     if (!JSON_NODE_HOLDS_OBJECT(n))
-      return bad(error, source, at, "should be an object");
+      return bad(error, source, at, "expected an object");
     if (!read_string(source, json_node_get_object(n), "name", at, TRUE, &name, error) ||
         !read_array(source, json_node_get_object(n), "values", at, &values, error))
       return FALSE;
+    for (guint k = 0; k < i; k++)
+      if (strcmp(((const Vary *)doc->vary->pdata[k])->name, name) == 0)
+        return bad_field(error, source, at, "name", "\"%s\" is varied twice", name);
     Vary *v = g_new0(Vary, 1);
     v->name = g_strdup(name);
     v->values = g_ptr_array_new_null_terminated(0, g_free, TRUE);
     g_ptr_array_add(doc->vary, v);
+    if (json_array_get_length(values) == 0)
+      return bad_field(error, source, at, "values", "no value");
     for (guint k = 0; k < json_array_get_length(values); k++) {
       char *value = canonical(json_array_get_element(values, k));
       if (value == NULL)
-        return bad(error, source, at, "values[%u] should be a number or a string", k);
+        return bad(error, source, at, "values[%u]: expected a number or a string", k);
       g_ptr_array_add(v->values, value);
     }
   }
@@ -361,7 +464,7 @@ parse_sweep(LbHtmlDoc *doc, const char *source, JsonObject *root, JsonObject *sw
     g_autofree char *at = g_strdup_printf("runs[%u]", i);
     JsonNode *n = json_array_get_element(runs, i);
     if (!JSON_NODE_HOLDS_OBJECT(n))
-      return bad(error, source, at, "should be an object");
+      return bad(error, source, at, "expected an object");
     JsonObject *o = json_node_get_object(n), *point, *result;
     SweepRun *s = g_new0(SweepRun, 1);
     s->point = g_new0(char *, nvary + 1);
@@ -385,7 +488,7 @@ parse_sweep(LbHtmlDoc *doc, const char *source, JsonObject *root, JsonObject *sw
       continue;
     }
     g_autofree char *in_result = g_strdup_printf("%s.result", at);
-    s->run = parse_run(source, result, in_result, error);
+    s->run = parse_run(source, result, in_result, 0, error);
     if (s->run == NULL)
       return FALSE;
     g_ptr_array_add(doc->runs, s->run);
@@ -398,6 +501,12 @@ parse_sweep(LbHtmlDoc *doc, const char *source, JsonObject *root, JsonObject *sw
 LbHtmlDoc *
 lb_html_doc_parse(const char *json, gsize length, const char *source, GError **error)
 {
+  /* json-glib recurses once per level */
+  if (lb_input_json_depth(json, length) > LB_INPUT_JSON_DEPTH) {
+    bad(error, source, "", "not lbsim's JSON: arrays and objects nested more than %d deep",
+        LB_INPUT_JSON_DEPTH);
+    return NULL;
+  }
   g_autoptr(LbHtmlDoc) doc = g_new0(LbHtmlDoc, 1);
   doc->json = g_strndup(json, length);
   doc->length = length;
@@ -430,11 +539,12 @@ lb_html_doc_parse(const char *json, gsize length, const char *source, GError **e
   if (!read_object(source, o, "scenario", "", TRUE, &doc->scenario, error) ||
       !read_string(source, doc->scenario, "name", "scenario", TRUE, &name, error) ||
       !read_object(source, o, "platform", "", FALSE, &doc->platform, error) ||
-      !read_number(source, o, "ranks", "", &ranks, error) ||
-      !read_array(source, o, "runs", "", &runs, error) || !parse_runs(doc, source, runs, error))
+      !read_whole(source, o, "ranks", "", 1, max_ranks(), &ranks, error))
     return NULL;
   doc->name = g_strdup(name);
-  doc->ranks = isfinite(ranks) ? (gint64)ranks : 0;
+  doc->ranks = (gint64)ranks;
+  if (!read_array(source, o, "runs", "", &runs, error) || !parse_runs(doc, source, runs, error))
+    return NULL;
   return g_steal_pointer(&doc);
 }
 

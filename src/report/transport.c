@@ -3,7 +3,10 @@
  * structure. Doubles travel with 17 digits, so nothing is rounded on the
  * way; the user's document is formatted later, from the typed result. */
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
+
+#include "io/input.h"
 
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
@@ -192,88 +195,347 @@ lb_result_to_transport(const LbRunResult *r)
   return json_generator_to_data(gen, NULL);
 }
 
-static gboolean
-bad(GError **error, const char *what)
+/* The reader trusts nothing: every member is checked for its type and
+ * range, and every count against the arrays it counts, before anything
+ * is allocated from it. Errors name the member: "final_loads[3]". */
+
+static gboolean G_GNUC_PRINTF(3, 4) bad(GError **error, const char *field, const char *format, ...)
 {
-  g_set_error(error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
-              "a run's result is malformed: %s", what);
+  va_list args;
+  va_start(args, format);
+  g_autofree char *what = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error(error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA, "%s: %s", field, what);
   return FALSE;
 }
 
-/* Member `key` of o as an array of exactly n elements, or NULL. */
-static JsonArray *
-array_of(JsonObject *o, const char *key, guint n)
+/* Below 2^64: a double that converts to a guint64. */
+#define BELOW_2_64 18446744073709551616.0
+
+static gboolean
+node_int(JsonNode *n, gint64 min, gint64 max, gint64 *out)
 {
-  JsonNode *node = json_object_get_member(o, key);
-  if (node == NULL || !JSON_NODE_HOLDS_ARRAY(node))
-    return NULL;
-  JsonArray *a = json_node_get_array(node);
-  return json_array_get_length(a) == n ? a : NULL;
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_INT64)
+    return FALSE;
+  *out = json_node_get_int(n);
+  return *out >= min && *out <= max;
 }
 
 static gboolean
-read_doubles(JsonObject *o, const char *key, double *out, guint n, GError **error)
+node_double(JsonNode *n, double *out)
 {
-  JsonArray *a = array_of(o, key, n);
-  if (a == NULL)
-    return bad(error, key);
-  for (guint i = 0; i < n; i++)
-    out[i] = json_array_get_double_element(a, i);
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n))
+    return FALSE;
+  GType t = json_node_get_value_type(n);
+  if (t == G_TYPE_INT64)
+    *out = (double)json_node_get_int(n);
+  else if (t == G_TYPE_DOUBLE)
+    *out = json_node_get_double(n);
+  else
+    return FALSE;
+  return isfinite(*out);
+}
+
+static gboolean
+int_field(JsonNode *n, const char *field, gint64 min, gint64 max, gint64 *out, GError **error)
+{
+  if (node_int(n, min, max, out))
+    return TRUE;
+  return bad(error, field,
+             "%sexpected a whole number from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT,
+             n == NULL ? "missing, " : "", min, max);
+}
+
+static gboolean
+double_field(JsonNode *n, const char *field, double *out, GError **error)
+{
+  if (node_double(n, out))
+    return TRUE;
+  return bad(error, field, "%sexpected a finite number", n == NULL ? "missing, " : "");
+}
+
+/* A count lbsim keeps as a guint64 but writes as a double. */
+static gboolean
+count_field(JsonNode *n, const char *field, guint64 *out, GError **error)
+{
+  double v;
+  if (node_double(n, &v) && v >= 0 && v < BELOW_2_64) {
+    *out = (guint64)v;
+    return TRUE;
+  }
+  return bad(error, field, "%sexpected a number from 0 to 2^64", n == NULL ? "missing, " : "");
+}
+
+static gboolean
+member_int(JsonObject *o, const char *key, gint64 min, gint64 max, gint64 *out, GError **error)
+{
+  return int_field(json_object_get_member(o, key), key, min, max, out, error);
+}
+
+/* NULL with the error set when the member is missing or not a string and
+ * needed; NULL without one when it is missing and not needed. */
+static const char *
+member_string(JsonObject *o, const char *key, gboolean needed, GError **error)
+{
+  JsonNode *n = json_object_get_member(o, key);
+  if (n == NULL && !needed)
+    return NULL;
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING) {
+    bad(error, key, "%sexpected a string", n == NULL ? "missing, " : "");
+    return NULL;
+  }
+  return json_node_get_string(n);
+}
+
+/* Member key of o as an array of exactly n elements (what: what they
+ * are, in the message). */
+static JsonArray *
+array_of(JsonObject *o, const char *key, guint64 n, const char *what, GError **error)
+{
+  JsonNode *node = json_object_get_member(o, key);
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY(node)) {
+    bad(error, key, "%sexpected an array", node == NULL ? "missing, " : "");
+    return NULL;
+  }
+  JsonArray *a = json_node_get_array(node);
+  if (json_array_get_length(a) != n) {
+    bad(error, key, "%u entries, expected %" G_GUINT64_FORMAT " (%s)", json_array_get_length(a), n,
+        what);
+    return NULL;
+  }
+  return a;
+}
+
+/* Element i of a, an array of n elements (n 0: any length). */
+static JsonArray *
+row_of(JsonArray *a, guint i, const char *key, guint min, guint max, GError **error)
+{
+  JsonNode *n = json_array_get_element(a, i);
+  guint len = JSON_NODE_HOLDS_ARRAY(n) ? json_array_get_length(json_node_get_array(n)) : 0;
+  if (JSON_NODE_HOLDS_ARRAY(n) && len >= min && len <= max)
+    return json_node_get_array(n);
+  g_autofree char *at = g_strdup_printf("%s[%u]", key, i);
+  if (min == max)
+    bad(error, at, "expected an array of %u numbers", min);
+  else
+    bad(error, at, "expected an array of %u numbers or more", min);
+  return NULL;
+}
+
+/* The whole numbers of a row into out, each in [min, max]. */
+static gboolean
+row_ints(JsonArray *row, const char *key, guint i, guint from, guint n, gint64 min, gint64 max,
+         gint64 *out, GError **error)
+{
+  for (guint k = 0; k < n; k++) {
+    if (node_int(json_array_get_element(row, from + k), min, max, &out[k]))
+      continue;
+    g_autofree char *at = g_strdup_printf("%s[%u][%u]", key, i, from + k);
+    return int_field(json_array_get_element(row, from + k), at, min, max, &out[k], error);
+  }
   return TRUE;
 }
 
-static const char *
-member_string(JsonObject *o, const char *key)
+static gboolean
+read_doubles(JsonObject *o, const char *key, double *out, guint n, const char *what, GError **error)
 {
-  JsonNode *n = json_object_get_member(o, key);
-  return n != NULL && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
-             ? json_node_get_string(n)
-             : NULL;
+  JsonArray *a = array_of(o, key, n, what, error);
+  if (a == NULL)
+    return FALSE;
+  for (guint i = 0; i < n; i++) {
+    g_autofree char *at = g_strdup_printf("%s[%u]", key, i);
+    if (!double_field(json_array_get_element(a, i), at, &out[i], error))
+      return FALSE;
+  }
+  return TRUE;
 }
 
-static gint64
-member_int(JsonObject *o, const char *key)
+static gboolean
+read_optional_array(JsonObject *o, const char *key, JsonArray **out, GError **error)
 {
   JsonNode *n = json_object_get_member(o, key);
-  return n != NULL && JSON_NODE_HOLDS_VALUE(n) ? json_node_get_int(n) : -1;
+  *out = NULL;
+  if (n == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY(n))
+    return bad(error, key, "expected an array");
+  *out = json_node_get_array(n);
+  return TRUE;
+}
+
+static gboolean
+read_params(JsonObject *o, const LbBalancer *balancer, LbRunResult *r, GError **error)
+{
+  r->params = lb_params_new(balancer->params);
+  JsonNode *params = json_object_get_member(o, "params");
+  if (params == NULL || !JSON_NODE_HOLDS_OBJECT(params))
+    return bad(error, "params", "%sexpected an object", params == NULL ? "missing, " : "");
+  JsonObject *p = json_node_get_object(params);
+  g_autoptr(GList) members = json_object_get_members(p);
+  for (GList *l = members; l != NULL; l = l->next) {
+    g_autofree char *at = g_strdup_printf("params.%s", (const char *)l->data);
+    JsonNode *n = json_object_get_member(p, l->data);
+    if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING)
+      return bad(error, at, "expected a string");
+    g_autoptr(GError) local = NULL;
+    if (!lb_params_set(r->params, l->data, json_node_get_string(n), &local))
+      return bad(error, at, "%s", local->message);
+  }
+  return TRUE;
+}
+
+static gboolean
+read_detail(JsonObject *o, LbRunResult *r, GError **error)
+{
+  JsonArray *t;
+  if (!read_optional_array(o, "transfers", &t, error))
+    return FALSE;
+  if (t != NULL) {
+    r->transfers = g_array_sized_new(FALSE, FALSE, sizeof(LbTransfer), json_array_get_length(t));
+    for (guint i = 0; i < json_array_get_length(t); i++) {
+      JsonArray *x = row_of(t, i, "transfers", 7, 7, error);
+      gint64 v[7];
+      if (x == NULL || !row_ints(x, "transfers", i, 0, 4, 0, G_MAXUINT32, v, error) ||
+          !row_ints(x, "transfers", i, 4, 3, 0, G_MAXINT64, v + 4, error))
+        return FALSE;
+      LbTransfer tr = {(guint)v[0],   (guint)v[1],   (guint)v[2],  (guint)v[3],
+                       (guint64)v[4], (guint64)v[5], (guint64)v[6]};
+      g_array_append_val(r->transfers, tr);
+    }
+  }
+  JsonNode *partition = json_object_get_member(o, "partition");
+  JsonArray *grids;
+  if (!read_optional_array(o, "grids", &grids, error))
+    return FALSE;
+  if (partition != NULL || grids != NULL) {
+    gint64 dim;
+    if (!member_int(o, "dim", 1, 3, &dim, error))
+      return FALSE;
+    r->dim = (guint)dim;
+  }
+  if (partition != NULL) {
+    JsonArray *parts = array_of(o, "partition", r->ranks, "one per rank", error);
+    if (parts == NULL)
+      return FALSE;
+    r->partition = g_new0(LbRankPart, r->ranks);
+    guint fixed = 2 * r->dim + 1;
+    for (guint rank = 0; rank < r->ranks; rank++) {
+      JsonArray *x = row_of(parts, rank, "partition", fixed, G_MAXUINT, error);
+      gint64 v[7];
+      if (x == NULL || !row_ints(x, "partition", rank, 0, fixed, 0, G_MAXINT64, v, error))
+        return FALSE;
+      LbRankPart *part = &r->partition[rank];
+      for (guint a = 0; a < r->dim; a++) {
+        part->lo[a] = (guint64)v[a];
+        part->hi[a] = (guint64)v[r->dim + a];
+      }
+      part->load = (guint64)v[2 * r->dim];
+      part->nneighbours = json_array_get_length(x) - fixed;
+      part->neighbours = g_new(guint, MAX(part->nneighbours, 1));
+      for (guint i = 0; i < part->nneighbours; i++) {
+        gint64 n;
+        if (!row_ints(x, "partition", rank, fixed + i, 1, 0, G_MAXUINT32, &n, error))
+          return FALSE;
+        part->neighbours[i] = (guint)n;
+      }
+    }
+  }
+  if (grids != NULL) {
+    r->grids = g_array_sized_new(FALSE, FALSE, sizeof(LbGridPart), json_array_get_length(grids));
+    for (guint i = 0; i < json_array_get_length(grids); i++) {
+      JsonArray *x = row_of(grids, i, "grids", 9, 9, error);
+      gint64 v[9];
+      if (x == NULL || !row_ints(x, "grids", i, 0, 2, 0, G_MAXUINT32, v, error) ||
+          !row_ints(x, "grids", i, 2, 6, G_MININT64, G_MAXINT64, v + 2, error) ||
+          !row_ints(x, "grids", i, 8, 1, 0, G_MAXINT64, v + 8, error))
+        return FALSE;
+      LbGridPart g = {
+          (guint)v[0], (guint)v[1], {v[2], v[3], v[4]}, {v[5], v[6], v[7]}, (guint64)v[8]};
+      g_array_append_val(r->grids, g);
+    }
+  }
+  JsonArray *events;
+  if (!read_optional_array(o, "events", &events, error))
+    return FALSE;
+  if (events != NULL) {
+    r->events = g_array_sized_new(FALSE, FALSE, sizeof(LbEvent), json_array_get_length(events));
+    for (guint i = 0; i < json_array_get_length(events); i++) {
+      JsonArray *x = row_of(events, i, "events", 7, 7, error);
+      gint64 v[7];
+      if (x == NULL || !row_ints(x, "events", i, 0, 1, 0, G_MAXUINT32, v, error) ||
+          !row_ints(x, "events", i, 1, 1, LB_EVENT_MOVE, LB_EVENT_SPLIT, v + 1, error) ||
+          !row_ints(x, "events", i, 2, 2, 0, G_MAXINT64, v + 2, error) ||
+          !row_ints(x, "events", i, 4, 2, 0, G_MAXUINT32, v + 4, error) ||
+          !row_ints(x, "events", i, 6, 1, 0, G_MAXINT64, v + 6, error))
+        return FALSE;
+      LbEvent e = {(guint)v[0], (LbEventKind)v[1], (guint64)v[2], (guint64)v[3],
+                   (guint)v[4], (guint)v[5],       (guint64)v[6]};
+      g_array_append_val(r->events, e);
+    }
+  }
+  JsonArray *narration;
+  if (!read_optional_array(o, "narration", &narration, error))
+    return FALSE;
+  if (narration != NULL) {
+    r->narration = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < json_array_get_length(narration); i++) {
+      JsonNode *n = json_array_get_element(narration, i);
+      if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING) {
+        g_autofree char *at = g_strdup_printf("narration[%u]", i);
+        return bad(error, at, "expected a string");
+      }
+      g_ptr_array_add(r->narration, g_strdup(json_node_get_string(n)));
+    }
+  }
+  return TRUE;
 }
 
 static gboolean
 read_result(JsonObject *o, LbRunResult *r, GError **error)
 {
-  if (member_int(o, "version") != TRANSPORT_VERSION)
-    return bad(error, "version");
-  const char *name = member_string(o, "balancer");
-  const LbBalancer *balancer = name != NULL ? lb_balancer_of_label(name) : NULL;
+  gint64 version;
+  if (!member_int(o, "version", TRANSPORT_VERSION, TRANSPORT_VERSION, &version, error))
+    return FALSE;
+  const char *name = member_string(o, "balancer", TRUE, error);
+  if (name == NULL)
+    return FALSE;
+  const LbBalancer *balancer = lb_balancer_of_label(name);
   if (balancer == NULL)
-    return bad(error, "balancer");
+    return bad(error, "balancer", "'%s' is not a balancer of this lbsim", name);
   r->balancer = g_strdup(name);
-  r->model = g_strdup(member_string(o, "model"));
-  r->view = g_strdup(member_string(o, "view"));
-  r->start = g_strdup(member_string(o, "start"));
-  r->placement = g_strdup(member_string(o, "placement"));
-  gint64 ranks = member_int(o, "ranks"), steps = member_int(o, "steps");
-  if (r->model == NULL || r->start == NULL || r->placement == NULL || ranks < 1 || steps < 1 ||
-      ranks > G_MAXINT32 || steps > G_MAXINT32)
-    return bad(error, "run description");
+  const char *model = member_string(o, "model", TRUE, error);
+  const char *start = model != NULL ? member_string(o, "start", TRUE, error) : NULL;
+  const char *placement = start != NULL ? member_string(o, "placement", TRUE, error) : NULL;
+  if (placement == NULL)
+    return FALSE;
+  const char *view = member_string(o, "view", FALSE, error);
+  if (view == NULL && json_object_has_member(o, "view"))
+    return FALSE;
+  r->model = g_strdup(model);
+  r->start = g_strdup(start);
+  r->placement = g_strdup(placement);
+  r->view = g_strdup(view);
+  gint64 max_ranks = (gint64)lb_param_spec_find(lb_scenario_params(), "ranks")->max;
+  gint64 ranks, steps, hosts, simulated, peak;
+  if (!member_int(o, "ranks", 1, max_ranks, &ranks, error) ||
+      !member_int(o, "steps", 1, G_MAXINT32, &steps, error) ||
+      !member_int(o, "hosts", 1, G_MAXINT32, &hosts, error) ||
+      !member_int(o, "simulated_messages", 0, G_MAXINT64, &simulated, error) ||
+      !member_int(o, "peak_rss_kib", 0, G_MAXINT64, &peak, error))
+    return FALSE;
   r->ranks = (guint)ranks;
   r->nadaptations = (guint)steps;
-  r->hosts = (guint)member_int(o, "hosts");
-
-  r->params = lb_params_new(balancer->params);
-  JsonNode *params = json_object_get_member(o, "params");
-  if (params == NULL || !JSON_NODE_HOLDS_OBJECT(params))
-    return bad(error, "params");
-  g_autoptr(GList) members = json_object_get_members(json_node_get_object(params));
-  for (GList *l = members; l != NULL; l = l->next) {
-    const char *value = member_string(json_node_get_object(params), l->data);
-    if (value == NULL || !lb_params_set(r->params, l->data, value, NULL))
-      return bad(error, "params");
-  }
+  r->hosts = (guint)hosts;
+  r->simulated_messages = (guint64)simulated;
+  r->peak_rss_kib = (guint64)peak;
+  if (!read_params(o, balancer, r, error))
+    return FALSE;
 
   double summary[8];
-  if (!read_doubles(o, "summary", summary, G_N_ELEMENTS(summary), error))
+  if (!read_doubles(o, "summary", summary, G_N_ELEMENTS(summary), "the run's summary", error))
     return FALSE;
+  if (summary[2] < 0 || summary[2] >= BELOW_2_64)
+    return bad(error, "summary[2]", "expected a number of messages from 0 to 2^64");
   r->imbalance_before = summary[0];
   r->imbalance_after = summary[1];
   r->messages = (guint64)summary[2];
@@ -282,178 +544,112 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
   r->balance_time = summary[5];
   r->app_time = summary[6];
   r->total_time = summary[7];
-  r->simulated_messages = (guint64)member_int(o, "simulated_messages");
 
+  /* the steps are counted against an array before anything is allocated */
+  JsonArray *adaptations = array_of(o, "adaptations", r->nadaptations, "one per step", error);
+  if (adaptations == NULL)
+    return FALSE;
   r->metric_defs = lb_balancer_metric_defs(balancer);
   guint ndefs = r->metric_defs->len;
-  JsonArray *names = array_of(o, "metric_names", ndefs);
+  JsonArray *names = array_of(o, "metric_names", ndefs, "the balancer's metrics", error);
   if (names == NULL)
-    return bad(error, "metric_names");
-  for (guint i = 0; i < ndefs; i++)
-    if (g_strcmp0(json_array_get_string_element(names, i),
-                  g_array_index(r->metric_defs, LbMetricDef, i).name) != 0)
-      return bad(error, "metric_names");
-  r->adaptation_metrics = g_new0(double, (gsize)r->nadaptations *ndefs);
-  if (!read_doubles(o, "step_metrics", r->adaptation_metrics, r->nadaptations * ndefs, error))
+    return FALSE;
+  for (guint i = 0; i < ndefs; i++) {
+    JsonNode *n = json_array_get_element(names, i);
+    const char *def = g_array_index(r->metric_defs, LbMetricDef, i).name;
+    if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING ||
+        strcmp(json_node_get_string(n), def) != 0) {
+      g_autofree char *at = g_strdup_printf("metric_names[%u]", i);
+      return bad(error, at, "expected \"%s\"", def);
+    }
+  }
+  gsize nmetrics = (gsize)r->nadaptations * ndefs;
+  JsonArray *step_metrics = array_of(o, "step_metrics", nmetrics, "steps x metrics", error);
+  if (step_metrics == NULL)
+    return FALSE;
+  r->adaptation_metrics = g_new0(double, MAX(nmetrics, 1));
+  if (!read_doubles(o, "step_metrics", r->adaptation_metrics, (guint)nmetrics, "steps x metrics",
+                    error))
     return FALSE;
   lb_run_result_aggregate(r);
 
   guint nphases = 0;
   while (balancer->phases[nphases] != NULL)
     nphases++;
-  JsonArray *phases = array_of(o, "phases", nphases);
+  JsonArray *phases = array_of(o, "phases", nphases, "the balancer's phases", error);
   if (phases == NULL)
-    return bad(error, "phases");
+    return FALSE;
   r->nphases = nphases;
-  r->phases = g_new0(LbPhaseResult, nphases);
+  r->phases = g_new0(LbPhaseResult, MAX(nphases, 1));
   for (guint i = 0; i < nphases; i++) {
-    JsonArray *p = json_array_get_array_element(phases, i);
-    if (p == NULL || json_array_get_length(p) != 4)
-      return bad(error, "phases");
-    r->phases[i] =
-        (LbPhaseResult){balancer->phases[i], (guint)json_array_get_int_element(p, 0),
-                        (guint64)json_array_get_int_element(p, 1),
-                        json_array_get_double_element(p, 2), json_array_get_double_element(p, 3)};
+    JsonArray *p = row_of(phases, i, "phases", 4, 4, error);
+    gint64 v[2];
+    double d[2];
+    g_autofree char *bytes = g_strdup_printf("phases[%u][2]", i);
+    g_autofree char *time = g_strdup_printf("phases[%u][3]", i);
+    if (p == NULL || !row_ints(p, "phases", i, 0, 1, 0, G_MAXUINT32, v, error) ||
+        !row_ints(p, "phases", i, 1, 1, 0, G_MAXINT64, v + 1, error) ||
+        !double_field(json_array_get_element(p, 2), bytes, &d[0], error) ||
+        !double_field(json_array_get_element(p, 3), time, &d[1], error))
+      return FALSE;
+    r->phases[i] = (LbPhaseResult){balancer->phases[i], (guint)v[0], (guint64)v[1], d[0], d[1]};
   }
 
-  JsonArray *loads = array_of(o, "final_loads", r->ranks);
+  JsonArray *loads = array_of(o, "final_loads", r->ranks, "one per rank", error);
   if (loads == NULL)
-    return bad(error, "final_loads");
+    return FALSE;
   r->final_loads = g_new(guint64, r->ranks);
-  for (guint i = 0; i < r->ranks; i++)
-    r->final_loads[i] = (guint64)json_array_get_int_element(loads, i);
+  for (guint i = 0; i < r->ranks; i++) {
+    gint64 v = 0;
+    g_autofree char *at = g_strdup_printf("final_loads[%u]", i);
+    if (!int_field(json_array_get_element(loads, i), at, 0, G_MAXINT64, &v, error))
+      return FALSE;
+    r->final_loads[i] = (guint64)v;
+  }
 
-  JsonArray *adaptations = array_of(o, "adaptations", r->nadaptations);
-  if (adaptations == NULL)
-    return bad(error, "adaptations");
   r->adaptations = g_new0(LbAdaptationResult, r->nadaptations);
   for (guint s = 0; s < r->nadaptations; s++) {
-    JsonArray *a = json_array_get_array_element(adaptations, s);
-    if (a == NULL || json_array_get_length(a) != 10)
-      return bad(error, "adaptations");
-    double v[10];
-    for (guint i = 0; i < 10; i++)
-      v[i] = json_array_get_double_element(a, i);
+    JsonArray *a = row_of(adaptations, s, "adaptations", 10, 10, error);
+    if (a == NULL)
+      return FALSE;
+    double v[10] = {0};
+    guint64 c[4];
+    for (guint i = 0; i < 10; i++) {
+      g_autofree char *at = g_strdup_printf("adaptations[%u][%u]", s, i);
+      JsonNode *n = json_array_get_element(a, i);
+      if (i >= 2 && i <= 5 ? !count_field(n, at, &c[i - 2], error)
+                           : !double_field(n, at, &v[i], error))
+        return FALSE;
+    }
     r->adaptations[s] =
-        (LbAdaptationResult){v[0],          v[1], (guint64)v[2], (guint64)v[3], (guint64)v[4],
-                             (guint64)v[5], v[6], v[7],          v[8],          v[9]};
+        (LbAdaptationResult){v[0], v[1], c[0], c[1], c[2], c[3], v[6], v[7], v[8], v[9]};
   }
-
-  JsonNode *transfers = json_object_get_member(o, "transfers");
-  if (transfers != NULL) {
-    if (!JSON_NODE_HOLDS_ARRAY(transfers))
-      return bad(error, "transfers");
-    JsonArray *t = json_node_get_array(transfers);
-    r->transfers = g_array_sized_new(FALSE, FALSE, sizeof(LbTransfer), json_array_get_length(t));
-    for (guint i = 0; i < json_array_get_length(t); i++) {
-      JsonArray *x = json_array_get_array_element(t, i);
-      if (x == NULL || json_array_get_length(x) != 7)
-        return bad(error, "transfers");
-      LbTransfer tr = {
-          (guint)json_array_get_int_element(x, 0),   (guint)json_array_get_int_element(x, 1),
-          (guint)json_array_get_int_element(x, 2),   (guint)json_array_get_int_element(x, 3),
-          (guint64)json_array_get_int_element(x, 4), (guint64)json_array_get_int_element(x, 5),
-          (guint64)json_array_get_int_element(x, 6)};
-      g_array_append_val(r->transfers, tr);
-    }
-  }
-  JsonNode *partition = json_object_get_member(o, "partition");
-  if (partition != NULL) {
-    gint64 dim = member_int(o, "dim");
-    JsonArray *parts = array_of(o, "partition", r->ranks);
-    if (parts == NULL || dim < 1 || dim > 3)
-      return bad(error, "partition");
-    r->dim = (guint)dim;
-    r->partition = g_new0(LbRankPart, r->ranks);
-    for (guint rank = 0; rank < r->ranks; rank++) {
-      JsonArray *x = json_array_get_array_element(parts, rank);
-      guint fixed = 2 * r->dim + 1;
-      if (x == NULL || json_array_get_length(x) < fixed)
-        return bad(error, "partition");
-      LbRankPart *part = &r->partition[rank];
-      for (guint a = 0; a < r->dim; a++) {
-        part->lo[a] = (guint64)json_array_get_int_element(x, a);
-        part->hi[a] = (guint64)json_array_get_int_element(x, r->dim + a);
-      }
-      part->load = (guint64)json_array_get_int_element(x, 2 * r->dim);
-      part->nneighbours = json_array_get_length(x) - fixed;
-      part->neighbours = g_new(guint, MAX(part->nneighbours, 1));
-      for (guint i = 0; i < part->nneighbours; i++)
-        part->neighbours[i] = (guint)json_array_get_int_element(x, fixed + i);
-    }
-  }
-  JsonNode *grids = json_object_get_member(o, "grids");
-  if (grids != NULL) {
-    if (!JSON_NODE_HOLDS_ARRAY(grids))
-      return bad(error, "grids");
-    gint64 dim = member_int(o, "dim");
-    if (dim < 1 || dim > 3)
-      return bad(error, "grids");
-    r->dim = (guint)dim;
-    JsonArray *t = json_node_get_array(grids);
-    r->grids = g_array_sized_new(FALSE, FALSE, sizeof(LbGridPart), json_array_get_length(t));
-    for (guint i = 0; i < json_array_get_length(t); i++) {
-      JsonArray *x = json_array_get_array_element(t, i);
-      if (x == NULL || json_array_get_length(x) != 9)
-        return bad(error, "grids");
-      LbGridPart g = {(guint)json_array_get_int_element(x, 0),
-                      (guint)json_array_get_int_element(x, 1),
-                      {json_array_get_int_element(x, 2), json_array_get_int_element(x, 3),
-                       json_array_get_int_element(x, 4)},
-                      {json_array_get_int_element(x, 5), json_array_get_int_element(x, 6),
-                       json_array_get_int_element(x, 7)},
-                      (guint64)json_array_get_int_element(x, 8)};
-      g_array_append_val(r->grids, g);
-    }
-  }
-  JsonNode *events = json_object_get_member(o, "events");
-  if (events != NULL) {
-    if (!JSON_NODE_HOLDS_ARRAY(events))
-      return bad(error, "events");
-    JsonArray *t = json_node_get_array(events);
-    r->events = g_array_sized_new(FALSE, FALSE, sizeof(LbEvent), json_array_get_length(t));
-    for (guint i = 0; i < json_array_get_length(t); i++) {
-      JsonArray *x = json_array_get_array_element(t, i);
-      if (x == NULL || json_array_get_length(x) != 7)
-        return bad(error, "events");
-      gint64 kind = json_array_get_int_element(x, 1);
-      if (kind != LB_EVENT_MOVE && kind != LB_EVENT_SPLIT)
-        return bad(error, "events");
-      LbEvent e = {
-          (guint)json_array_get_int_element(x, 0),   (LbEventKind)kind,
-          (guint64)json_array_get_int_element(x, 2), (guint64)json_array_get_int_element(x, 3),
-          (guint)json_array_get_int_element(x, 4),   (guint)json_array_get_int_element(x, 5),
-          (guint64)json_array_get_int_element(x, 6)};
-      g_array_append_val(r->events, e);
-    }
-  }
-  JsonNode *narration = json_object_get_member(o, "narration");
-  if (narration != NULL) {
-    if (!JSON_NODE_HOLDS_ARRAY(narration))
-      return bad(error, "narration");
-    JsonArray *n = json_node_get_array(narration);
-    r->narration = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < json_array_get_length(n); i++)
-      g_ptr_array_add(r->narration, g_strdup(json_array_get_string_element(n, i)));
-  }
+  if (!read_detail(o, r, error))
+    return FALSE;
   double measured[2];
-  if (!read_doubles(o, "measured", measured, 2, error))
+  if (!read_doubles(o, "measured", measured, 2, "wall and simulation seconds", error))
     return FALSE;
   r->wall_seconds = measured[0];
   r->sim_wall_seconds = measured[1];
-  r->peak_rss_kib = (guint64)member_int(o, "peak_rss_kib");
   return TRUE;
 }
 
 LbRunResult *
 lb_result_from_transport(const char *text, GError **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new();
-  if (!json_parser_load_from_data(parser, text, -1, error))
+  gsize length = strlen(text);
+  /* json-glib recurses once per level */
+  if (lb_input_json_depth(text, length) > LB_INPUT_JSON_DEPTH) {
+    g_set_error(error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+                "arrays and objects nested more than %d deep", LB_INPUT_JSON_DEPTH);
+    return NULL;
+  }
+  g_autoptr(JsonParser) parser = json_parser_new_immutable();
+  if (!json_parser_load_from_data(parser, text, (gssize)length, error))
     return NULL;
   JsonNode *root = json_parser_get_root(parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
-    bad(error, "not an object");
+    g_set_error(error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA, "not a JSON object");
     return NULL;
   }
   g_autoptr(LbRunResult) r = g_new0(LbRunResult, 1);

@@ -1,0 +1,31 @@
+/* libFuzzer target: lbsim's JSON as lbsim report and lbsim merge read it,
+ * a run's or a sweep's (lbsim report RESULT.json DIR) and a run's typed
+ * result (a sweep's RUN.result). */
+#include <stdlib.h>
+
+#include "report/html.h"
+#include "report/report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+one_of_or_abort(gboolean ok, const GError *error)
+{
+  if (ok == (error != NULL) || (error != NULL && error->message[0] == '\0'))
+    abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbHtmlDoc) doc = lb_html_doc_parse((const char *)data, size, "r.json", &error);
+  one_of_or_abort(doc != NULL, error);
+  if (doc != NULL && (lb_html_doc_kind(doc) == NULL || lb_html_doc_name(doc) == NULL))
+    abort();
+  g_clear_error(&error);
+  g_autofree char *text = g_strndup((const char *)data, size);
+  g_autoptr(LbRunResult) result = lb_result_from_transport(text, &error);
+  one_of_or_abort(result != NULL, error);
+  return 0;
+}
