@@ -252,6 +252,62 @@ test_points_prune(void)
   g_assert_true(lb_htree_find(b, middle, NULL));
 }
 
+/* ---- what a tree may cost ---- */
+
+/* The bound by hand: 3D, min-level 1, max-level 5, 1000 elements of at
+ * most 9 a leaf: levels 0 .. 4 hold at most 1, 8, 64, 100 and 100
+ * internal hnodes (1000 / 10 from level 3 on), each with 8 children. */
+static void
+test_max_hnodes(void)
+{
+  g_assert_cmpfloat(lb_htree_max_hnodes(3, 1, 5, 1000, 9), ==, 1 + 8 * (1 + 8 + 64 + 100 + 100));
+  g_assert_cmpfloat(lb_htree_full_hnodes(2, 3), ==, 1 + 4 + 16 + 64);
+  g_assert_cmpfloat(lb_htree_full_hnodes(3, 2), ==, 1 + 8 + 64);
+  /* one point in each of the 64 finest cells, one a leaf: the full tree,
+   * which the bound reaches */
+  double p[64 * 2];
+  for (guint i = 0; i < 64; i++) {
+    p[2 * i] = ((i % 8) + 0.5) / 8;
+    p[2 * i + 1] = ((i / 8) + 0.5) / 8;
+  }
+  g_autoptr(LbHtree) full = lb_htree_new_points(2, 0, 3, 0, p, 64);
+  g_assert_cmpuint(lb_htree_size(full), ==, 85);
+  g_assert_cmpfloat(lb_htree_max_hnodes(2, 0, 3, 64, 0), ==, 85);
+  /* no tree of clustered and duplicate points passes it */
+  for (guint dim = 2; dim <= 3; dim++) {
+    gsize n = 2000;
+    g_autofree double *pts = make_points(dim, n, 11 + dim, 0.3);
+    for (guint64 leaf = 0; leaf <= 16; leaf += 4)
+      for (guint min = 0; min <= 2; min++) {
+        guint max = dim == 2 ? 12 : 8;
+        g_autoptr(LbHtree) t = lb_htree_new_points(dim, min, max, leaf, pts, n);
+        g_assert_cmpfloat((double)lb_htree_size(t), <=,
+                          lb_htree_max_hnodes(dim, min, max, n, leaf));
+      }
+  }
+}
+
+/* The work's estimate: the elements' codes and the bound's hnodes; with
+ * refine = poisson, the tree of the last step (the largest), which the
+ * load builds. */
+static void
+test_memory_estimate(void)
+{
+  g_autoptr(LbScenario) sc = load_ok(4, 1,
+                                     "dim = 3\nmin-level = 1\nmax-level = 5\nelements = 1000\n"
+                                     "leaf-elements = 9\n");
+  g_assert_cmpfloat(sc->work->memory, ==, 1000 * 16.0 + (1 + 8 * 273) * (64.0 + 40.0));
+  /* four steps: the last has tolerance 1e-3 x 0.3^3 */
+  g_autoptr(LbScenario) poisson = load_ok(4, 1,
+                                          "refine = poisson\nmin-level = 1\nmax-level = 10\n"
+                                          "tolerance = 1e-3\ntolerance-decay = 0.3\n");
+  g_autoptr(LbHtree) first = lb_htree_new_poisson(1, 10, 1e-3, G_MAXSIZE);
+  g_autoptr(LbHtree) last = lb_htree_new_poisson(1, 10, 1e-3 * pow(0.3, 3), G_MAXSIZE);
+  g_assert_cmpuint(lb_htree_size(last), >, lb_htree_size(first));
+  g_assert_cmpuint(lb_htree_size(lb_htree_of(poisson->work)), ==, lb_htree_size(first));
+  g_assert_cmpfloat(poisson->work->memory, ==, lb_htree_size(last) * (64.0 + 40.0));
+}
+
 /* ---- the multigrid case ---- */
 
 /* h of boundary condition (2), written with exponentials. */
@@ -950,6 +1006,8 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/htree/codes", test_codes);
+  g_test_add_func("/htree/memory/max-hnodes", test_max_hnodes);
+  g_test_add_func("/htree/memory/estimate", test_memory_estimate);
   g_test_add_func("/htree/points/brute-force", test_points_brute);
   g_test_add_func("/htree/points/prune", test_points_prune);
   g_test_add_func("/htree/poisson/corner", test_poisson_corner);

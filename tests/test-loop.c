@@ -324,6 +324,42 @@ test_field(void)
   }
 }
 
+/* The estimate: a unit and a cost per iteration, two steps' costs over a
+ * field; and a field's costs stay right step after step while the old
+ * steps are dropped. */
+static void
+test_memory(void)
+{
+  g_autoptr(LbWork) drawn = loop_work(1, (const char *const[]){"iterations", "1000", NULL});
+  g_assert_cmpfloat(drawn->memory, ==, 1000 * (40.0 + 8));
+  const char *const field_keys[] = {"size", "24x16", "pattern", "hotspots", "drift", "0.1", NULL};
+  const char *const loop_keys[] = {"cost",     "field", "field-size", "24x16", "pattern",
+                                   "hotspots", "drift", "0.1",        NULL};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbWork) field = make_work("field2d", 4, 9, NULL, field_keys, &error);
+  g_assert_no_error(error);
+  g_autoptr(LbWork) loop = make_work("loop", 3, 9, NULL, loop_keys, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(loop->memory, ==, 24 * 16 * (40.0 + 16));
+  g_autofree guint64 *first = loads_by_id(field, 0);
+  g_autofree guint64 *last = NULL;
+  gboolean moved = FALSE;
+  for (guint step = 0; step < 6; step++) {
+    g_autofree guint64 *a = loads_by_id(field, step);
+    g_autofree guint64 *b = loads_by_id(loop, step);
+    for (guint64 id = 0; id < field->cells; id++) {
+      g_assert_cmpuint(a[id], ==, b[id]);
+      moved |= a[id] != first[id];
+    }
+    /* a rank still at the last step reads its costs */
+    for (guint64 id = 0; last != NULL && id < field->cells; id++)
+      g_assert_cmpuint(lb_loop_costs(loop, step - 1)[id], ==, last[id]);
+    g_free(last);
+    last = g_steal_pointer(&a);
+  }
+  g_assert_true(moved);
+}
+
 /* The AQR-like profile: every cost is a 15-point rule's evaluations on
  * 2k - 1 subintervals, capped; costs within a family grow with the
  * difficulty (sharper features, tighter tolerances) towards the family's
@@ -416,6 +452,7 @@ main(int argc, char **argv)
   g_test_add_func("/loop/file", test_file);
   g_test_add_func("/loop/field", test_field);
   g_test_add_func("/loop/aqr", test_aqr);
+  g_test_add_func("/loop/memory", test_memory);
   g_test_add_func("/loop/none-run", test_none_run);
   g_test_add_func("/loop/scenario-check", test_scenario_check);
   return g_test_run();

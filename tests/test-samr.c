@@ -8,6 +8,7 @@
 #include "balancers/samr/samr-plan.h"
 #include "cli/runner.h"
 #include "lbsim/scenario.h"
+#include "workloads/samr.h"
 
 /* 2D, no ghosts, level 0: a grid of n x 1 cells has load n. */
 static const SamrGeometry flat = {2, 2, 0, 1};
@@ -284,6 +285,35 @@ load_text(const char *text)
   return sc;
 }
 
+/* The bound by hand, and a generated hierarchy within it at every step. */
+static void
+test_memory(void)
+{
+  SamrGeometry g = {3, 2, 1, 8};
+  double grids = 0, flags = 0;
+  lb_samr_bounds(&g, 1000, 3, 8, &grids, &flags);
+  g_assert_cmpfloat(grids, ==, 8 + 1000 + 8000 + 64000);
+  g_assert_cmpfloat(flags, ==, 64000);
+  lb_samr_bounds(&g, 1000, 0, 8, &grids, &flags);
+  g_assert_cmpfloat(grids, ==, 8);
+  g_assert_cmpfloat(flags, ==, 0);
+
+  g_autoptr(LbScenario) sc = load_text("[scenario]\nplatform = hypercube-8.xml\nranks = 8\n"
+                                       "seed = 4\n[workload]\nmodel = samr\nsize = 40x40\n"
+                                       "levels = 3\nfactor = 2\npattern = shock\nwidth = 0.05\n"
+                                       "amplitude = 300\nbase = 0\n[balancers]\nrun = none\n");
+  double cells = 1600;
+  double most = 8 + cells + 4 * cells + 16 * cells;
+  g_assert_cmpfloat(sc->work->memory, ==,
+                    most * (2.0 * sizeof(SamrGrid) + 40 + 6 * sizeof(gint64)) + 16 * cells);
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint step = 0; step < 4; step++) {
+    lb_work_update(sc->work, 0, units, step);
+    g_assert_cmpuint(lb_samr_grids(sc->work), >, 8);
+    g_assert_cmpfloat(lb_samr_grids(sc->work), <=, most);
+  }
+}
+
 static gboolean
 contains(const SamrGrid *outer, guint dim, guint factor, const SamrGrid *inner)
 {
@@ -534,6 +564,7 @@ main(int argc, char **argv)
   g_test_add_func("/samr/random", test_random);
   g_test_add_func("/samr/schemes", test_schemes);
   g_test_add_func("/samr/replay", test_replay);
+  g_test_add_func("/samr/memory", test_memory);
   g_test_add_func("/samr/no-thrashing", test_no_thrashing);
   g_test_add_data_func("/samr/hierarchy/clusters-3d",
                        "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
