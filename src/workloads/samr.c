@@ -669,6 +669,8 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
     for (guint l = 0; l < s->levels; l++) {
       char *end = NULL;
       g_strstrip(parts[l]);
+      if (parts[l][0] == '\0')
+        return lb_workload_fail(error, file, "refine", "item %u of the list is empty", l + 1);
       s->refine[l] = g_ascii_strtoull(parts[l], &end, 10);
       if (parts[l][0] == '\0' || !g_ascii_isdigit(parts[l][0]) || *end != '\0')
         return lb_workload_fail(error, file, "refine",
