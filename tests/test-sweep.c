@@ -340,6 +340,164 @@ run_lines(char **lines, guint from, guint to)
   }
 }
 
+/* A result spoiled one member at a time, as a node's copy could come
+ * back: merge refuses it (status 2) naming the file and the member, and
+ * writes nothing. */
+typedef void (*Spoil)(JsonObject *o);
+
+static void
+spoil_version(JsonObject *o)
+{
+  json_object_set_int_member(o, "version", 2);
+}
+
+static void
+spoil_ranks(JsonObject *o)
+{
+  json_object_set_int_member(o, "ranks", -5);
+}
+
+static void
+spoil_steps(JsonObject *o)
+{
+  json_object_set_int_member(o, "steps", G_MAXINT32);
+}
+
+static void
+spoil_final_loads(JsonObject *o)
+{
+  json_array_remove_element(json_object_get_array_member(o, "final_loads"), 0);
+}
+
+static void
+spoil_load(JsonObject *o)
+{
+  JsonArray *loads = json_object_get_array_member(o, "final_loads");
+  json_array_remove_element(loads, 3);
+  json_array_add_string_element(loads, "40");
+}
+
+static void
+spoil_messages(JsonObject *o)
+{
+  JsonArray *summary = json_object_get_array_member(o, "summary");
+  json_array_remove_element(summary, 7);
+  json_array_remove_element(summary, 6);
+  json_array_remove_element(summary, 5);
+  json_array_remove_element(summary, 4);
+  json_array_remove_element(summary, 3);
+  json_array_remove_element(summary, 2);
+  json_array_add_double_element(summary, -1);
+  for (guint i = 3; i < 8; i++)
+    json_array_add_double_element(summary, 0);
+}
+
+static void
+spoil_phase(JsonObject *o)
+{
+  JsonArray *phases = json_object_get_array_member(o, "phases");
+  json_array_remove_element(phases, 0);
+  json_array_add_string_element(phases, "x");
+}
+
+static void
+spoil_balancer(JsonObject *o)
+{
+  json_object_remove_member(o, "balancer");
+}
+
+static void
+spoil_max_load(JsonObject *o)
+{
+  JsonArray *a = json_array_get_array_element(json_object_get_array_member(o, "adaptations"), 0);
+  JsonArray *row = json_array_new();
+  for (guint i = 0; i < json_array_get_length(a); i++)
+    json_array_add_double_element(row, i == 3 ? 1e300 : json_array_get_double_element(a, i));
+  json_array_remove_element(json_object_get_array_member(o, "adaptations"), 0);
+  json_array_add_array_element(json_object_get_array_member(o, "adaptations"), row);
+}
+
+static void
+spoil_param(JsonObject *o)
+{
+  json_object_set_int_member(json_object_get_object_member(o, "params"), "phase4", 1);
+}
+
+static void
+spoil_partition(JsonObject *o)
+{
+  json_object_set_array_member(o, "partition", json_array_new());
+}
+
+static void
+test_merge_malformed(void)
+{
+  static const struct {
+    Spoil spoil;
+    const char *says;
+  } cases[] = {
+      {spoil_version, "version: expected a whole number from 1 to 1"},
+      {spoil_ranks, "ranks: expected a whole number from 1 to 1048576"},
+      {spoil_steps, "adaptations: 1 entries, expected 2147483647 (one per step)"},
+      {spoil_final_loads, "final_loads: 15 entries, expected 16 (one per rank)"},
+      {spoil_load, "final_loads[15]: expected a whole number from 0 to"},
+      {spoil_messages, "summary[2]: expected a number of messages from 0 to 2^64"},
+      {spoil_phase, "phases[3]: expected an array of 4 numbers"},
+      {spoil_balancer, "balancer: missing, expected a string"},
+      {spoil_max_load, "adaptations[0][3]: expected a number from 0 to 2^64"},
+      {spoil_param, "params.phase4: expected a string"},
+      {spoil_partition, "dim: missing, expected a whole number from 1 to 3"},
+      {NULL, "nested more than 64 deep"},
+  };
+  g_autofree char *json = tmp_path("malformed.json");
+  g_autofree char *jobs = tmp_path("malformed-jobs.txt");
+  g_autofree char *state = tmp_path("malformed.d");
+  g_auto(Result) e = {0};
+  lbsim(&e, "sweep", TEACH, "--vary", "workload.high=3", "-o", json, "--emit-jobs", jobs, NULL);
+  g_assert_cmpint(e.status, ==, 0);
+  g_autofree char *text = read_text(jobs);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  guint mlb = 0;
+  for (; lines[mlb] != NULL && lines[mlb][0] != '\0'; mlb++) {
+    g_auto(GStrv) words = g_strsplit(lines[mlb], " ", -1);
+    g_autofree char *job = read_text(words[2]);
+    if (strstr(job, "balancer=mlb\n") != NULL)
+      break;
+  }
+  g_assert_true(lines[mlb] != NULL && lines[mlb][0] != '\0');
+  run_lines(lines, mlb, mlb + 1);
+  g_auto(GStrv) words = g_strsplit(lines[mlb], " ", -1);
+  const char *result = words[3];
+  g_autofree char *good = read_text(result);
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *bad = NULL;
+    if (cases[i].spoil != NULL) {
+      g_autoptr(JsonParser) parser = json_parser_new();
+      g_autoptr(GError) error = NULL;
+      json_parser_load_from_data(parser, good, -1, &error);
+      g_assert_no_error(error);
+      cases[i].spoil(json_node_get_object(json_parser_get_root(parser)));
+      bad = json_to_string(json_parser_get_root(parser), FALSE);
+    } else {
+      g_autofree char *deep = g_strnfill(1000, '[');
+      bad = g_strdup_printf("{\"version\": %s", deep);
+    }
+    g_assert_true(g_file_set_contents(result, bad, -1, NULL));
+    g_auto(Result) m = {0};
+    lbsim(&m, "merge", "--partial", "-o", json, state, NULL);
+    g_assert_cmpint(m.status, ==, 2);
+    g_assert_nonnull(strstr(m.err, result));
+    if (strstr(m.err, cases[i].says) == NULL)
+      g_error("case %u: %s", i, m.err);
+    g_assert_false(g_file_test(json, G_FILE_TEST_EXISTS));
+  }
+  g_assert_true(g_file_set_contents(result, good, -1, NULL));
+  g_auto(Result) m = {0};
+  lbsim(&m, "merge", "--partial", "-o", json, state, NULL);
+  g_assert_cmpint(m.status, ==, 0);
+  g_assert_true(g_file_test(json, G_FILE_TEST_EXISTS));
+}
+
 /* The jobs emitted for a cluster, run in two halves as two nodes would,
  * then merged: the local sweep's document. Before the second half, merge
  * names every missing run. */
@@ -567,6 +725,7 @@ main(int argc, char **argv)
   g_test_add_func("/sweep/related", test_related);
   g_test_add_func("/sweep/resume", test_resume);
   g_test_add_func("/sweep/emit-merge", test_emit_merge);
+  g_test_add_func("/sweep/merge-malformed", test_merge_malformed);
   g_test_add_func("/sweep/refuse", test_refuse);
   g_test_add_func("/sweep/errors", test_errors);
   g_test_add_func("/sweep/failure", test_failure);
