@@ -1,0 +1,248 @@
+#include "cli/signals.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+/* temporary files at once: one result, one output being written */
+#define MAX_FILES 8
+
+G_DEFINE_QUARK(lb - signals - error - quark, lb_signals_error)
+
+typedef enum { ROLE_ALONE, ROLE_PARENT, ROLE_CHILD } Role;
+
+/* Everything below is shared with the thread that takes the signals. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static gboolean started;
+static Role role;
+static int caught;
+static pid_t *children;
+static guint nchildren;
+static char *files[MAX_FILES];
+static pid_t parent_pid;
+static char *parent_dir;
+
+static void
+remove_files(void)
+{
+  for (guint i = 0; i < MAX_FILES; i++)
+    if (files[i] != NULL)
+      g_unlink(files[i]);
+}
+
+static void
+remove_dir(const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_unlink(path);
+  }
+  g_rmdir(dir);
+}
+
+/* A child ends by the signal itself, as a parent that kills it expects. */
+static void
+die_by(int sig)
+{
+  signal(sig, SIG_DFL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+  raise(sig);
+  _exit(128 + sig);
+}
+
+static gpointer
+take_cb(gpointer data)
+{
+  const sigset_t *set = data;
+  for (;;) {
+    int sig = 0;
+    if (sigwait(set, &sig) != 0)
+      continue;
+    pthread_mutex_lock(&lock);
+    if (role == ROLE_PARENT) {
+      if (caught == 0)
+        caught = sig;
+      for (guint k = 0; k < nchildren; k++)
+        if (children[k] > 0)
+          kill(children[k], SIGTERM);
+      pthread_mutex_unlock(&lock);
+      continue;
+    }
+    /* the lock stays held: nothing registers a file from now on */
+    remove_files();
+    if (role == ROLE_CHILD) {
+      if (parent_dir != NULL && getppid() != parent_pid)
+        remove_dir(parent_dir);
+      die_by(sig);
+    }
+    static const char line[] = "lbsim: interrupted\n";
+    if (write(STDERR_FILENO, line, sizeof line - 1) < 0) {
+      /* nowhere left to say it */
+    }
+    _exit(128 + sig);
+  }
+  return NULL;
+}
+
+/* Blocks set in this thread (threads made later inherit that) and starts
+ * the thread that takes them. */
+static void
+take(const sigset_t *set)
+{
+  static sigset_t taken;
+  taken = *set;
+  pthread_sigmask(SIG_BLOCK, &taken, NULL);
+  g_thread_unref(g_thread_new("lbsim-signals", take_cb, &taken));
+  started = TRUE;
+}
+
+static void
+start(void)
+{
+  if (started)
+    return;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  struct sigaction hup;
+  if (sigaction(SIGHUP, NULL, &hup) != 0 || hup.sa_handler != SIG_IGN)
+    sigaddset(&set, SIGHUP);
+  take(&set);
+}
+
+void
+lb_signals_alone(void)
+{
+  pthread_mutex_lock(&lock);
+  if (role != ROLE_CHILD) {
+    start();
+    role = ROLE_ALONE;
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+void
+lb_signals_watch(pid_t *pids, guint n)
+{
+  pthread_mutex_lock(&lock);
+  start();
+  role = ROLE_PARENT;
+  children = pids;
+  nchildren = n;
+  pthread_mutex_unlock(&lock);
+}
+
+int
+lb_signals_unwatch(void)
+{
+  pthread_mutex_lock(&lock);
+  role = ROLE_ALONE;
+  children = NULL;
+  nchildren = 0;
+  int sig = caught;
+  pthread_mutex_unlock(&lock);
+  return sig;
+}
+
+int
+lb_signals_caught(void)
+{
+  pthread_mutex_lock(&lock);
+  int sig = caught;
+  pthread_mutex_unlock(&lock);
+  return sig;
+}
+
+void
+lb_signals_child_started(pid_t *slot, pid_t pid)
+{
+  pthread_mutex_lock(&lock);
+  *slot = pid;
+  int sig = caught;
+  pthread_mutex_unlock(&lock);
+  if (sig != 0)
+    kill(pid, SIGTERM);
+}
+
+void
+lb_signals_child_ended(pid_t *slot)
+{
+  pthread_mutex_lock(&lock);
+  *slot = 0;
+  pthread_mutex_unlock(&lock);
+}
+
+void
+lb_signals_in_child(pid_t parent, const char *dir)
+{
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &stop, NULL);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  /* the parent may have died before the line above */
+  if (getppid() != parent)
+    _exit(128 + SIGTERM);
+  /* the fork may have caught the parent's taking thread holding the lock;
+   * that thread is not here, and nor are its files */
+  static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+  lock = fresh;
+  memset(files, 0, sizeof files);
+  role = ROLE_CHILD;
+  caught = 0;
+  children = NULL;
+  nchildren = 0;
+  parent_pid = parent;
+  parent_dir = g_strdup(dir);
+  sigset_t term;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  take(&term);
+}
+
+int
+lb_signals_mkstemp(char *tmpl, int flags, int mode)
+{
+  pthread_mutex_lock(&lock);
+  int fd = g_mkstemp_full(tmpl, flags, mode);
+  int errsv = errno;
+  if (fd >= 0) {
+    guint i = 0;
+    while (i < MAX_FILES && files[i] != NULL)
+      i++;
+    g_assert(i < MAX_FILES);
+    files[i] = g_strdup(tmpl);
+  }
+  pthread_mutex_unlock(&lock);
+  errno = errsv;
+  return fd;
+}
+
+void
+lb_signals_forget(const char *path)
+{
+  pthread_mutex_lock(&lock);
+  for (guint i = 0; i < MAX_FILES; i++)
+    if (files[i] != NULL && strcmp(files[i], path) == 0)
+      g_clear_pointer(&files[i], g_free);
+  pthread_mutex_unlock(&lock);
+}
+
+int
+lb_signals_error(int sig, GError **error)
+{
+  g_set_error_literal(error, LB_SIGNALS_ERROR, LB_SIGNALS_ERROR_INTERRUPTED, "interrupted");
+  return 128 + sig;
+}
