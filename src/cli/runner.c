@@ -10,6 +10,7 @@
 
 #include "cli/job.h"
 #include "cli/preflight.h"
+#include "cli/signals.h"
 #include "core/platform-check.h"
 #include "report/report.h"
 
@@ -34,16 +35,19 @@ lb_runner_parse_count(const char *option, const char *text, guint *value, GError
   return TRUE;
 }
 
-pid_t
+gboolean
 lb_runner_spawn(const LbJob *job, const LbScenario *sc, guint index, const LbRunOptions *options,
-                const char *dir, const char *tag, const char *result)
+                const char *dir, const char *tag, const char *result, pid_t *slot)
 {
+  pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid != 0)
-    return pid;
-  /* a sweep's parent catches these to stop its children; a child just dies */
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
+  if (pid < 0)
+    return FALSE;
+  if (pid > 0) {
+    lb_signals_child_started(slot, pid);
+    return TRUE;
+  }
+  lb_signals_in_child(parent, dir);
   LbRunOptions run_options = *options;
   g_autofree char *stage = g_strdup_printf("%s/%s.stage", dir, tag);
   g_autofree char *err = g_strdup_printf("%s/%s.err", dir, tag);
@@ -145,6 +149,15 @@ remove_dir(const char *dir)
   g_rmdir(dir);
 }
 
+/* The end of the forked runs: their folder removed, then signals end the
+ * process again. Returns the signal that came meanwhile, or 0. */
+static int
+finish(const char *dir)
+{
+  remove_dir(dir);
+  return lb_signals_unwatch();
+}
+
 /* A run's job, through its written form (kept in dir), as a cluster's
  * would go. */
 static LbJob *
@@ -164,14 +177,24 @@ gint
 lb_runner_reap(pid_t *pids, guint n, int *status)
 {
   for (;;) {
-    pid_t pid = waitpid(-1, status, 0);
-    if (pid < 0)
-      return errno == EINTR ? LB_RUNNER_INTERRUPTED : -1;
-    for (guint k = 0; k < n; k++)
-      if (pids[k] == pid) {
-        pids[k] = 0;
-        return (gint)k;
-      }
+    siginfo_t info = {0};
+    /* WNOWAIT: the child stays a zombie, its pid not reused, until its
+     * slot is cleared */
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    gint found = -1;
+    for (guint k = 0; k < n && found < 0; k++)
+      if (pids[k] == info.si_pid)
+        found = (gint)k;
+    if (found >= 0)
+      lb_signals_child_ended(&pids[found]);
+    while (waitpid(info.si_pid, status, 0) < 0 && errno == EINTR)
+      ;
+    if (found >= 0)
+      return found;
   }
 }
 
@@ -195,6 +218,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     return FALSE;
   if (options->in_process) {
     g_return_val_if_fail(n == 1, FALSE);
+    lb_signals_alone();
     LbRunResult *result = lb_run_simulate(sc, 0, &options->run, error);
     if (result == NULL) {
       *exit_code = g_error_matches(*error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3
@@ -208,12 +232,15 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     *exit_code = 0;
     return TRUE;
   }
+  g_autofree pid_t *pids = g_new0(pid_t, n);
+  /* before the folder is made: a signal from here on is only kept */
+  lb_signals_watch(pids, n);
   g_autofree char *dir = g_dir_make_tmp("lbsim-XXXXXX", error);
   if (dir == NULL) {
+    lb_signals_unwatch();
     *exit_code = 1;
     return FALSE;
   }
-  g_autofree pid_t *pids = g_new0(pid_t, n);
   g_autofree gint64 *started = g_new0(gint64, n);
   guint next = 0, running = 0, done = 0;
   int failure = 0;
@@ -221,7 +248,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
 
   fflush(NULL);
   while (done < n) {
-    while (failure == 0 && running < jobs && next < n) {
+    while (failure == 0 && lb_signals_caught() == 0 && running < jobs && next < n) {
       g_autoptr(LbJob) job = job_of(sc, ov, next, dir);
       LbRunOptions run_options = options->run;
       g_autofree char *trace = lb_runner_trace_name(options->run.message_trace, job->balancer, n);
@@ -230,13 +257,11 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
       g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, next);
       run_options.message_trace = trace;
       run_options.paje_trace = paje;
-      pid_t pid = lb_runner_spawn(job, sc, next, &run_options, dir, tag, out);
-      if (pid < 0) {
+      if (!lb_runner_spawn(job, sc, next, &run_options, dir, tag, out, &pids[next])) {
         failure = 1;
         failure_text = g_strdup_printf("fork: %s", g_strerror(errno));
         break;
       }
-      pids[next] = pid;
       started[next] = g_get_monotonic_time();
       if (!options->quiet)
         g_printerr("lbsim: [%u/%u] %s: running\n", next + 1, n,
@@ -248,13 +273,13 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
       break;
     int status = 0;
     gint reaped = lb_runner_reap(pids, n, &status);
-    if (reaped == LB_RUNNER_INTERRUPTED)
-      continue;
     if (reaped < 0)
       break;
     guint index = (guint)reaped;
     running--;
     done++;
+    if (lb_signals_caught() != 0)
+      continue; /* stopped, not failed */
     const char *name = ((LbBalancerRun *)sc->runs->pdata[index])->label;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
       if (!options->quiet)
@@ -271,12 +296,15 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
           kill(pids[i], SIGTERM);
     }
   }
-
-  if (failure != 0) {
+  if (failure != 0 || lb_signals_caught() != 0) {
+    int sig = finish(dir);
+    if (sig != 0) {
+      *exit_code = lb_signals_error(sig, error);
+      return FALSE;
+    }
     *exit_code = failure;
     g_set_error(error, LB_RUN_ERROR, failure == 3 ? LB_RUN_ERROR_INVARIANT : LB_RUN_ERROR_INPUT,
                 "%s", failure_text);
-    remove_dir(dir);
     return FALSE;
   }
   g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func((GDestroyNotify)lb_run_result_free);
@@ -287,13 +315,17 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     if (g_file_get_contents(path, &text, NULL, error))
       result = lb_result_from_transport(text, error);
     if (result == NULL) {
+      finish(dir);
       *exit_code = 1;
-      remove_dir(dir);
       return FALSE;
     }
     g_ptr_array_add(out, result);
   }
-  remove_dir(dir);
+  int sig = finish(dir);
+  if (sig != 0) {
+    *exit_code = lb_signals_error(sig, error);
+    return FALSE;
+  }
   lb_runner_relate((LbRunResult *const *)out->pdata, out->len);
   *results = g_steal_pointer(&out);
   *exit_code = 0;

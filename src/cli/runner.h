@@ -34,10 +34,12 @@ gboolean lb_runner_parse_count(const char *option, const char *text, guint *valu
  * sc is the job's scenario when the caller has loaded it (index: the job's
  * run in it), else NULL: the child loads the job. The child leaves its
  * error text and the stage it reached in dir/TAG.err and dir/TAG.stage.
- * Returns the child's pid, or -1 (errno) if fork failed. */
-pid_t lb_runner_spawn(const LbJob *job, const LbScenario *sc, guint index,
-                      const LbRunOptions *options, const char *dir, const char *tag,
-                      const char *result);
+ * Call it between lb_signals_watch and lb_signals_unwatch, slot one of
+ * the watched ones: it gets the child's pid. FALSE (errno) if fork
+ * failed. */
+gboolean lb_runner_spawn(const LbJob *job, const LbScenario *sc, guint index,
+                         const LbRunOptions *options, const char *dir, const char *tag,
+                         const char *result, pid_t *slot);
 
 /* Why the child of tag (the name balancer's run of scenario file on
  * platform) ended with status, which is not success: the message, and
@@ -46,10 +48,8 @@ char *lb_runner_failure(const char *file, const char *platform, const LbRunOptio
                         const char *dir, const char *tag, const char *name, int status, int *code);
 
 /* Waits for one child of pids[0..n) (0: an empty slot) to end: returns
- * its index, its slot cleared and its wait status in *status;
- * LB_RUNNER_INTERRUPTED when a signal came first (the caller decides
- * whether to go on waiting), or -1 when no child is left. */
-#define LB_RUNNER_INTERRUPTED (-2)
+ * its index, its slot cleared and its wait status in *status, or -1 when
+ * no child is left. */
 gint lb_runner_reap(pid_t *pids, guint n, int *status);
 
 /* The metrics that compare a run with the others of its scenario (dls's

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/runner.h"
+#include "cli/signals.h"
 #include "cli/sweep.h"
 #include "io/input.h"
 #include "report/report.h"
@@ -21,15 +22,6 @@
 /* the documents are rewritten after a run unless writing them took more
  * than 1/WRITE_SHARE of the time since they were last written */
 #define WRITE_SHARE 20
-
-/* the signal (SIGINT, SIGTERM) that asked the sweep to stop, or 0 */
-static volatile sig_atomic_t stop_signal;
-
-static void
-stop_cb(int sig)
-{
-  stop_signal = sig;
-}
 
 static void
 print_error(const GError *error)
@@ -289,8 +281,9 @@ typedef struct {
 } Sweeping;
 
 /* The missing runs, up to jobs at a time. A failed run is named and the
- * others go on; a stop signal ends the running children, keeps what is
- * done, and is raised again once the documents are written. */
+ * others go on; a stop signal ends the running children and keeps what is
+ * done: the documents are written, then the exit status says which
+ * signal. */
 static int
 run_missing(const Sweeping *s, Outputs *out)
 {
@@ -302,19 +295,14 @@ run_missing(const Sweeping *s, Outputs *out)
       g_array_append_val(todo, i);
   gboolean show = !s->quiet && isatty(STDERR_FILENO);
   g_autoptr(GError) error = NULL;
+  g_autofree pid_t *pids = g_new0(pid_t, MAX(todo->len, 1));
+  lb_signals_watch(pids, todo->len);
   g_autofree char *tmp = g_dir_make_tmp("lbsim-sweep-XXXXXX", &error);
   if (tmp == NULL) {
+    lb_signals_unwatch();
     print_error(error);
     return 1;
   }
-  struct sigaction sa = {0}, old_int, old_term;
-  sa.sa_handler = stop_cb;
-  sigemptyset(&sa.sa_mask);
-  stop_signal = 0;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-
-  g_autofree pid_t *pids = g_new0(pid_t, MAX(todo->len, 1));
   guint next = 0, running = 0, finished = 0, failed = 0, done = n - todo->len;
   int worst = 0;
   gboolean fatal = FALSE, stopping = FALSE;
@@ -324,12 +312,7 @@ run_missing(const Sweeping *s, Outputs *out)
   if (show)
     show_progress(done, n, 0, todo->len, start);
   for (;;) {
-    if (stop_signal != 0 && !stopping) {
-      stopping = TRUE;
-      for (guint k = 0; k < next; k++)
-        if (pids[k] > 0)
-          kill(pids[k], SIGTERM);
-    }
+    stopping = lb_signals_caught() != 0;
     while (!stopping && !fatal && running < s->jobs && next < todo->len) {
       const LbSweepRun *run = sw->runs->pdata[g_array_index(todo, guint, next)];
       g_autofree char *job = run_file(s->state, run, ".job");
@@ -339,22 +322,19 @@ run_missing(const Sweeping *s, Outputs *out)
         fatal = TRUE;
         break;
       }
-      pid_t pid = lb_runner_spawn(run->job, NULL, 0, &options, tmp, run->id, result);
-      if (pid < 0) {
+      if (!lb_runner_spawn(run->job, NULL, 0, &options, tmp, run->id, result, &pids[next])) {
         g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno), "fork: %s",
                     g_strerror(errno));
         fatal = TRUE;
         break;
       }
-      pids[next++] = pid;
+      next++;
       running++;
     }
     if (running == 0)
       break;
     int status = 0;
     gint reaped = lb_runner_reap(pids, next, &status);
-    if (reaped == LB_RUNNER_INTERRUPTED)
-      continue;
     if (reaped < 0)
       break;
     guint k = (guint)reaped;
@@ -372,7 +352,7 @@ run_missing(const Sweeping *s, Outputs *out)
         code = 1;
         text = g_strdup(local->message);
       }
-    } else if (stop_signal != 0 && WIFSIGNALED(status)) {
+    } else if (lb_signals_caught() != 0) {
       remove_scratch(tmp, run);
       continue; /* stopped, not failed */
     } else {
@@ -392,9 +372,8 @@ run_missing(const Sweeping *s, Outputs *out)
     if (show)
       show_progress(done, n, finished, todo->len, start);
   }
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
   g_rmdir(tmp);
+  int sig = lb_signals_unwatch();
   if (show)
     g_printerr("\r\033[K");
   if (!fatal && !write_outputs(out, TRUE, &error))
@@ -403,13 +382,11 @@ run_missing(const Sweeping *s, Outputs *out)
     print_error(error);
     return 1;
   }
-  if (stop_signal != 0) {
-    g_printerr("lbsim: stopped with %u of %u runs done (kept in %s): the same command runs the "
-               "others\n",
-               done, n, s->state);
-    signal(stop_signal, SIG_DFL);
-    raise(stop_signal);
-    return 1;
+  if (sig != 0) {
+    g_clear_error(&error);
+    int code = lb_signals_error(sig, &error);
+    print_error(error);
+    return code;
   }
   g_autofree char *spent = clock_text(g_get_monotonic_time() - start);
   if (failed > 0)

@@ -9,6 +9,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "cli/signals.h"
+
 #define PROC_MAGIC 0x9fa0
 #define SYSFS_MAGIC 0x62656572
 
@@ -218,8 +220,10 @@ output_free(LbOutput *out)
 {
   if (out->stream != NULL)
     fclose(out->stream);
-  if (out->tmp != NULL)
+  if (out->tmp != NULL) {
     g_unlink(out->tmp);
+    lb_signals_forget(out->tmp);
+  }
   g_free(out->path);
   g_free(out->target);
   g_free(out->tmp);
@@ -241,7 +245,7 @@ make_temporary(const char *target, char **tmp)
   g_autofree char *dir = parent_of(target);
   g_autofree char *base = g_path_get_basename(target);
   *tmp = g_strdup_printf("%s/.%s.lbsim-XXXXXX", dir, base);
-  int fd = g_mkstemp_full(*tmp, O_WRONLY | O_CLOEXEC, 0600);
+  int fd = lb_signals_mkstemp(*tmp, O_WRONLY | O_CLOEXEC, 0600);
   if (fd < 0) {
     int errsv = errno;
     g_clear_pointer(tmp, g_free);
@@ -341,10 +345,12 @@ lb_output_commit(LbOutput *out, GError **error)
     out->stream = NULL;
   }
   if (errsv == 0 && out->tmp != NULL) {
-    if (g_rename(out->tmp, out->target) != 0)
+    if (g_rename(out->tmp, out->target) != 0) {
       errsv = errno;
-    else
+    } else {
+      lb_signals_forget(out->tmp);
       g_clear_pointer(&out->tmp, g_free);
+    }
   }
   if (errsv == 0) {
     output_free(out);
