@@ -667,6 +667,11 @@ test_bad_json(void)
        "[{\"balancer\": \"b\", \"summary\": {\"imbalance_before\": 1, \"imbalance_after\": 1, "
        "\"schedule_steps\": -1}, \"adaptations\": []}]}",
        "runs[0].summary.schedule_steps: expected a whole number from 0 to"},
+      /* a chart's axis up to the largest double would never end */
+      {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
+       "[{\"balancer\": \"b\", \"summary\": {\"imbalance_before\": 1.7e308}, \"adaptations\": "
+       "[]}]}",
+       "runs[0].summary.imbalance_before: expected a number from 0 to 1e+300, or null"},
       {"{\"lbsim\": \"0\", \"sweep\": {\"scenario\": \"s.ini\", \"runs_total\": -5, "
        "\"vary\": []}, \"runs\": []}",
        "sweep.runs_total: expected a whole number from 0 to"},

@@ -230,17 +230,21 @@ node_number(JsonNode *n, double *out)
 /* Every whole number a double holds exactly. */
 #define MAX_WHOLE 9007199254740992.0
 
-/* A number lbsim writes: 0 or more and finite, or null (lbsim's
+/* Far above any time, size or ratio a run measures, and far enough below
+ * the largest double that a chart's axis up to it stays finite. */
+#define MAX_AMOUNT 1e300
+
+/* A number lbsim writes: from 0 to MAX_AMOUNT, or null (lbsim's
  * non-finite value). */
 static gboolean
 read_amount(const char *source, JsonObject *o, const char *key, const char *where, double *out,
             GError **error)
 {
   JsonNode *n = node_of(o, key);
-  if (node_number(n, out) && (isnan(*out) || (isfinite(*out) && *out >= 0)))
+  if (node_number(n, out) && (isnan(*out) || (*out >= 0 && *out <= MAX_AMOUNT)))
     return TRUE;
-  return bad_field(error, source, where, key, "%sexpected a number, 0 or more, or null",
-                   n == NULL ? "missing, " : "");
+  return bad_field(error, source, where, key, "%sexpected a number from 0 to %g, or null",
+                   n == NULL ? "missing, " : "", MAX_AMOUNT);
 }
 
 static gboolean
