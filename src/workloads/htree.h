@@ -79,11 +79,15 @@ double lb_htree_poisson_surplus(guint level, guint64 x, guint64 y);
 
 /* ---- what a tree may cost ---- */
 
-/* What a run keeps per hnode: two trees (the step's and the last) of 16
- * bytes an hnode with room to grow, and a unit on some rank. */
-#define LB_HTREE_HNODE_BYTES (64.0 + LB_UNIT_BYTES)
-/* Per element (refine = elements): its code and the sort's other buffer. */
-#define LB_HTREE_ELEMENT_BYTES 16.0
+/* lbsim's own process keeps what the load built (the elements' codes and
+ * the tree of step 0), and the process of a balancer run, which rebuilds
+ * the tree at every later step, its own copy besides. Per hnode: a run's
+ * two trees (the step's and the last) of 16 bytes with room to grow and
+ * its unit on some rank, and the loaded tree with room to grow. */
+#define LB_HTREE_HNODE_BYTES (64.0 + LB_UNIT_BYTES + 32.0)
+/* Per element (refine = elements): its code and the sort's other buffer,
+ * 16 bytes, in both processes. */
+#define LB_HTREE_ELEMENT_BYTES 32.0
 
 /* The most hnodes a tree over `elements` points can have (leaf_elements,
  * min_level and max_level as for lb_htree_new_points): below min-level

@@ -320,9 +320,10 @@ field_costs(LbWork *work, Loop *loop, const char *file, GError **error)
   work->cells = cells;
   loop->dim = dim;
   memcpy(loop->size, size, sizeof size);
+  /* step 0's costs in lbsim's process, two steps' in a run's */
   g_autofree char *what =
       g_strdup_printf("%" G_GUINT64_FORMAT " iterations, with the costs of two steps, need", cells);
-  if (!lb_work_check_memory(work, (double)cells * (LB_UNIT_BYTES + 2 * sizeof(guint64)), file,
+  if (!lb_work_check_memory(work, (double)cells * (LB_UNIT_BYTES + 3 * sizeof(guint64)), file,
                             "field-size", what, error))
     return FALSE;
   loop->steps = g_ptr_array_new_with_free_func(g_free);

@@ -326,10 +326,12 @@ lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, g
                      work->pattern.min, work->pattern.max);
     return NULL;
   }
-  /* a model whose units are not its cells made its own estimate */
+  /* a model whose units are not its cells made its own estimate; a
+   * pattern file's loads stay in lbsim's process, shared by the runs' */
   if (work->memory == 0) {
     g_autofree char *what = g_strdup_printf("%" G_GUINT64_FORMAT " units need", work->cells);
-    if (!lb_work_check_memory(work, (double)work->cells * LB_UNIT_BYTES, file, "size", what, error))
+    double need = (double)work->cells * LB_UNIT_BYTES + (double)work->pattern.file_len * 8;
+    if (!lb_work_check_memory(work, need, file, "size", what, error))
       return NULL;
   }
   if (model->patterns) {
