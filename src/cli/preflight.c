@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/runner.h"
+#include "cli/signals.h"
 #include "core/platform-check.h"
 
 #define TAG "preflight"
@@ -42,8 +43,6 @@ remove_files(const char *dir)
 static G_GNUC_NORETURN void
 check_in_child(const LbScenario *sc, const LbRunOptions *options, const char *dir)
 {
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
   g_autofree char *log = g_strdup_printf("%s/" TAG ".log", dir);
   int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd >= 0) {
@@ -79,24 +78,37 @@ lb_preflight(const LbScenario *sc, const LbRunOptions *options, int *exit_code, 
   if (passed != NULL && g_hash_table_contains(passed, key))
     return TRUE;
 
+  pid_t child = 0;
+  lb_signals_watch(&child, 1);
   g_autofree char *dir = g_dir_make_tmp("lbsim-XXXXXX", error);
   if (dir == NULL) {
+    lb_signals_unwatch();
     *exit_code = 1;
     return FALSE;
   }
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid == 0)
+  if (pid == 0) {
+    lb_signals_in_child(parent, dir);
     check_in_child(sc, options, dir);
+  }
   if (pid < 0) {
+    lb_signals_unwatch();
     *exit_code = 1;
     g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT, "fork: %s", g_strerror(errno));
     remove_files(dir);
     return FALSE;
   }
+  lb_signals_child_started(&child, pid);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
+  lb_runner_reap(&child, 1, &status);
+  int sig = lb_signals_unwatch();
+  if (sig != 0) {
+    remove_files(dir);
+    *exit_code = lb_signals_error(sig, error);
+    return FALSE;
+  }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     remove_files(dir);
     if (passed == NULL)

@@ -545,6 +545,8 @@ lb_cli_sweep(int argc, char **argv)
     g_printerr("lbsim: --emit-jobs runs nothing: give --csv to lbsim merge\n");
     return EXIT_INPUT;
   }
+  /* a stop from here on prints one line and leaves no temporary file */
+  lb_signals_alone();
   g_autoptr(LbSweep) sw = lb_sweep_new(argv[1], (const char *const *)a.vary, a.platform,
                                        (const char *const *)a.sets, &error);
   if (sw == NULL) {
