@@ -213,7 +213,8 @@ lb_input_json_depth(const char *text, gsize length)
     } else if (c == '"') {
       in_string = TRUE;
     } else if (c == '[' || c == '{') {
-      deepest = MAX(deepest, ++depth);
+      depth++;
+      deepest = MAX(deepest, depth);
     } else if ((c == ']' || c == '}') && depth > 0) {
       depth--;
     }
