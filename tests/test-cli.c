@@ -408,7 +408,7 @@ static const struct {
                    "<host id=\"n1\" speed=\"1Gf\"/></zone>\n"
                    "<zone id=\"b\" routing=\"Full\"><host id=\"n2\" speed=\"1Gf\"/>"
                    "<host id=\"n3\" speed=\"1Gf\"/></zone>\n</zone></platform>\n",
-     "no-zone-route.xml: SimGrid failed looking up the routes between the ranks' hosts"},
+     "no-zone-route.xml: no route from host n0 to host n1"},
     {"speed-0",
      PLATFORM_HEAD "<zone id=\"a\" routing=\"Full\">\n"
                    "<host id=\"n0\" speed=\"1Gf\"/><host id=\"n1\" speed=\"1Gf\"/>\n"
