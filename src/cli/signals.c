@@ -6,9 +6,11 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-/* temporary files at once: one result, one output being written */
+/* temporary files and folders at once: an output being written, the
+ * folder of files a run makes */
 #define MAX_FILES 8
 
 G_DEFINE_QUARK(lb - signals - error - quark, lb_signals_error)
@@ -26,24 +28,33 @@ static char *files[MAX_FILES];
 static pid_t parent_pid;
 static char *parent_dir;
 
+/* A file, or a folder with everything in it (symbolic links not
+ * followed). */
+static void
+remove_tree(const char *path)
+{
+  GStatBuf st;
+  if (g_lstat(path, &st) != 0)
+    return;
+  if (S_ISDIR(st.st_mode)) {
+    g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
+    const char *name;
+    while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+      g_autofree char *inner = g_build_filename(path, name, NULL);
+      remove_tree(inner);
+    }
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
+}
+
 static void
 remove_files(void)
 {
   for (guint i = 0; i < MAX_FILES; i++)
     if (files[i] != NULL)
-      g_unlink(files[i]);
-}
-
-static void
-remove_dir(const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-    g_autofree char *path = g_build_filename(dir, name, NULL);
-    g_unlink(path);
-  }
-  g_rmdir(dir);
+      remove_tree(files[i]);
 }
 
 /* A child ends by the signal itself, as a parent that kills it expects. */
@@ -81,7 +92,7 @@ take_cb(gpointer data)
     remove_files();
     if (role == ROLE_CHILD) {
       if (parent_dir != NULL && getppid() != parent_pid)
-        remove_dir(parent_dir);
+        remove_tree(parent_dir);
       die_by(sig);
     }
     static const char line[] = "lbsim: interrupted\n";
@@ -212,22 +223,39 @@ lb_signals_in_child(pid_t parent, const char *dir)
   take(&term);
 }
 
+/* Under the lock. */
+static void
+add_file(const char *path)
+{
+  guint i = 0;
+  while (i < MAX_FILES && files[i] != NULL)
+    i++;
+  g_assert(i < MAX_FILES);
+  files[i] = g_strdup(path);
+}
+
 int
 lb_signals_mkstemp(char *tmpl, int flags, int mode)
 {
   pthread_mutex_lock(&lock);
   int fd = g_mkstemp_full(tmpl, flags, mode);
   int errsv = errno;
-  if (fd >= 0) {
-    guint i = 0;
-    while (i < MAX_FILES && files[i] != NULL)
-      i++;
-    g_assert(i < MAX_FILES);
-    files[i] = g_strdup(tmpl);
-  }
+  if (fd >= 0)
+    add_file(tmpl);
   pthread_mutex_unlock(&lock);
   errno = errsv;
   return fd;
+}
+
+char *
+lb_signals_make_dir(const char *tmpl, GError **error)
+{
+  pthread_mutex_lock(&lock);
+  char *dir = g_dir_make_tmp(tmpl, error);
+  if (dir != NULL)
+    add_file(dir);
+  pthread_mutex_unlock(&lock);
+  return dir;
 }
 
 void
