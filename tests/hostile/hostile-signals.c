@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,8 +54,8 @@ slow_scenario(const HostileCase *hc)
   g_assert_cmpint(g_mkdir(tmp, 0700), ==, 0);
 }
 
-/* One field of /proc/PID/stat, counted from 1 as in proc(5); FALSE when
- * the process is gone. */
+/* The fields of /proc/PID/stat from the third on (FIELD numbers them as
+ * proc(5) does); FALSE when the process is gone. */
 static gboolean
 stat_fields(pid_t pid, char ***fields)
 {
@@ -157,6 +158,8 @@ spawn(const HostileCase *hc, Spawned *s, SpawnFlags flags, const char *const *ar
   s->pid = fork();
   g_assert_cmpint(s->pid, >=, 0);
   if (s->pid == 0) {
+    /* a case that fails leaves no simulation running */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (s->group)
       setpgid(0, 0);
     sigset_t none;
