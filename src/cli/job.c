@@ -88,6 +88,18 @@ static gboolean G_GNUC_PRINTF(5, 6)
 
 #define KNOWN_KEYS "scenario, balancer, ranks, platform, set1, set2, ..."
 
+/* Text of the file quoted in a message: its first 60 characters, as
+ * UTF-8 (a -bytes value need not be). */
+static char *
+excerpt(const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid(text, -1);
+  if (g_utf8_strlen(valid, -1) <= 60)
+    return g_steal_pointer(&valid);
+  g_autofree char *start = g_utf8_substring(valid, 0, 60);
+  return g_strconcat(start, "...", NULL);
+}
+
 /* N of setN: digits without a leading zero; 0 when name is not one. */
 static guint
 set_number(const char *name)
@@ -110,6 +122,13 @@ known_key(const char *name)
       strcmp(key, "platform") != 0 && (plain != NULL || strcmp(key, "ranks") != 0))
     return NULL;
   return g_strdup(key);
+}
+
+/* name:LINE, the line of key */
+static char *
+line_of(const char *name, GHashTable *lines, const char *key)
+{
+  return g_strdup_printf("%s:%u", name, GPOINTER_TO_UINT(g_hash_table_lookup(lines, key)));
 }
 
 static int
@@ -136,10 +155,11 @@ scan_lines(const char *name, const char *data, GHashTable *lines, GError **error
     if (!g_utf8_validate(line, -1, NULL))
       return fail(error, LB_JOB_ERROR_PARSE, where, NULL,
                   "not UTF-8 (a path that is not is written KEY-bytes, with C escapes)");
+    g_autofree char *shown = excerpt(line);
     if (*line == '[') {
       if (strcmp(line, "[" GROUP "]") != 0)
         return fail(error, LB_JOB_ERROR_PARSE, where, NULL,
-                    "%s: unknown group (a job file holds one [" GROUP "] group)", line);
+                    "%s: unknown group (a job file holds one [" GROUP "] group)", shown);
       if (group != 0)
         return fail(error, LB_JOB_ERROR_PARSE, where, NULL,
                     "[" GROUP "]: the group is repeated (first on line %u)", group);
@@ -148,13 +168,14 @@ scan_lines(const char *name, const char *data, GHashTable *lines, GError **error
     }
     const char *eq = strchr(line, '=');
     if (eq == NULL || eq == line)
-      return fail(error, LB_JOB_ERROR_PARSE, where, NULL, "'%s': expected KEY = VALUE", line);
+      return fail(error, LB_JOB_ERROR_PARSE, where, NULL, "'%s': expected KEY = VALUE", shown);
     if (group == 0)
       return fail(error, LB_JOB_ERROR_PARSE, where, NULL, "a key before the [" GROUP "] group");
     g_autofree char *key = g_strchomp(g_strndup(line, (gsize)(eq - line)));
     g_autofree char *plain = known_key(key);
+    g_autofree char *key_shown = excerpt(key);
     if (plain == NULL)
-      return fail(error, LB_JOB_ERROR_PARSE, where, key,
+      return fail(error, LB_JOB_ERROR_PARSE, where, key_shown,
                   strcmp(key, "set") == 0
                       ? "unknown key (one override a line: set1 = GROUP.KEY=VALUE, set2 = ...)"
                       : "unknown key (known: " KNOWN_KEYS ")");
@@ -175,8 +196,7 @@ scan_lines(const char *name, const char *data, GHashTable *lines, GError **error
     if (n == k + 1)
       continue;
     g_autofree char *key = g_strdup_printf("set%u", n);
-    g_autofree char *where =
-        g_strdup_printf("%s:%u", name, GPOINTER_TO_UINT(g_hash_table_lookup(lines, key)));
+    g_autofree char *where = line_of(name, lines, key);
     return fail(error, LB_JOB_ERROR_PARSE, where, key,
                 "no set%u before it (set lines are numbered from 1, without gaps)", k + 1);
   }
@@ -205,8 +225,7 @@ is_override(const char *set)
 static char *
 value_of(const char *name, GKeyFile *kf, GHashTable *lines, const char *key, GError **error)
 {
-  g_autofree char *where =
-      g_strdup_printf("%s:%u", name, GPOINTER_TO_UINT(g_hash_table_lookup(lines, key)));
+  g_autofree char *where = line_of(name, lines, key);
   g_autofree char *bytes = g_strdup_printf("%s-bytes", key);
   gboolean escaped = g_key_file_has_key(kf, GROUP, bytes, NULL);
   g_autoptr(GError) local = NULL;
@@ -263,10 +282,10 @@ lb_job_parse(const char *name, const char *data, gsize length, GError **error)
     g_strstrip(ranks);
     gint64 max = (gint64)lb_param_spec_find(lb_scenario_params(), "ranks")->max, n = 0;
     if (!g_ascii_string_to_signed(ranks, 10, 1, max, &n, NULL)) {
-      g_autofree char *where =
-          g_strdup_printf("%s:%u", name, GPOINTER_TO_UINT(g_hash_table_lookup(lines, "ranks")));
+      g_autofree char *where = line_of(name, lines, "ranks");
+      g_autofree char *shown = excerpt(ranks);
       fail(error, LB_JOB_ERROR_INVALID, where, "ranks",
-           "'%s': expected a whole number from 1 to %" G_GINT64_FORMAT, ranks, max);
+           "'%s': expected a whole number from 1 to %" G_GINT64_FORMAT, shown, max);
       return NULL;
     }
     job->ranks = (gint)n;
@@ -284,12 +303,12 @@ lb_job_parse(const char *name, const char *data, gsize length, GError **error)
       return NULL;
     g_ptr_array_add(sets, value);
     if (!is_override(value)) {
-      g_autofree char *where =
-          g_strdup_printf("%s:%u", name, GPOINTER_TO_UINT(g_hash_table_lookup(lines, key)));
+      g_autofree char *where = line_of(name, lines, key);
+      g_autofree char *shown = excerpt(value);
       fail(error, LB_JOB_ERROR_INVALID, where, key,
            "'%s': expected GROUP.KEY=VALUE, GROUP and KEY made of letters, digits, '-' and '_' "
            "(as --set takes)",
-           value);
+           shown);
       return NULL;
     }
   }
