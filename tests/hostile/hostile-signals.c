@@ -34,8 +34,9 @@ typedef struct {
 } Spawned;
 
 typedef enum {
-  SPAWN_GROUP = 1 << 0, /* in a process group of its own, as a terminal's job */
-  SPAWN_NOHUP = 1 << 1, /* SIGHUP ignored, as nohup starts it */
+  SPAWN_GROUP = 1 << 0,      /* in a process group of its own, as a terminal's job */
+  SPAWN_NOHUP = 1 << 1,      /* SIGHUP ignored, as nohup starts it */
+  SPAWN_BACKGROUND = 1 << 2, /* SIGINT ignored, as a script starts `lbsim ... &` */
 } SpawnFlags;
 
 /* A field2d scenario of two balancers (none, mlb) that runs for minutes,
@@ -137,8 +138,8 @@ processes_in(const char *dir)
 }
 
 /* Starts $LBSIM with args in the case's folder, its tmp folder as TMPDIR
- * and the stop signals at their defaults, as a shell's foreground job has
- * them. */
+ * and the stop signals at their defaults (as a shell's foreground job has
+ * them) unless flags say otherwise. */
 static void
 spawn(const HostileCase *hc, Spawned *s, SpawnFlags flags, const char *const *args)
 {
@@ -165,7 +166,7 @@ spawn(const HostileCase *hc, Spawned *s, SpawnFlags flags, const char *const *ar
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGINT, SIG_DFL);
+    signal(SIGINT, (flags & SPAWN_BACKGROUND) != 0 ? SIG_IGN : SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, (flags & SPAWN_NOHUP) != 0 ? SIG_IGN : SIG_DFL);
     if (chdir(hc->dir) != 0 || freopen(out, "w", stdout) == NULL ||
@@ -267,7 +268,7 @@ stop_mid_run(const HostileCase *hc, Spawned *s, guint n, int sig)
 /* run and check: an old JSON output keeps its content, the tmp folder is
  * left empty. */
 static void
-stop_run(const char *command, int sig, gboolean group)
+stop_run(const char *command, int sig, SpawnFlags flags)
 {
   g_autoptr(HostileCase) hc = hostile_case_new();
   slow_scenario(hc);
@@ -275,7 +276,7 @@ stop_run(const char *command, int sig, gboolean group)
   hostile_snapshot(hc);
   g_auto(Spawned) s = {0};
   const char *const args[] = {command, "-q", "-j", "2", "-o", "old.json", "s.ini", NULL};
-  spawn(hc, &s, group ? SPAWN_GROUP : 0, args);
+  spawn(hc, &s, flags, args);
   stop_mid_run(hc, &s, 2, sig);
   hostile_assert_unchanged(hc);
 }
@@ -283,20 +284,21 @@ stop_run(const char *command, int sig, gboolean group)
 static void
 run_sigterm(void)
 {
-  stop_run("run", SIGTERM, FALSE);
+  stop_run("run", SIGTERM, 0);
 }
 
 static void
 run_sighup(void)
 {
-  stop_run("run", SIGHUP, FALSE);
+  stop_run("run", SIGHUP, 0);
 }
 
-/* SIGINT to lbsim alone, not through a terminal */
+/* SIGINT to lbsim alone, not through a terminal, and started with SIGINT
+ * ignored as a script's background job: kill -INT is still a stop. */
 static void
 check_sigint(void)
 {
-  stop_run("check", SIGINT, FALSE);
+  stop_run("check", SIGINT, SPAWN_BACKGROUND);
 }
 
 /* The children see the Ctrl-C too, and SimGrid would answer it: they must
@@ -304,7 +306,7 @@ check_sigint(void)
 static void
 run_ctrl_c(void)
 {
-  stop_run("run", SIGINT, TRUE);
+  stop_run("run", SIGINT, SPAWN_GROUP);
 }
 
 /* Progress lines go before the one line the stop prints. */
