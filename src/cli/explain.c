@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "cli/options.h"
 #include "cli/runner.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
@@ -439,10 +440,13 @@ lb_cli_explain(int argc, char **argv)
            "3 elements per rank, on the hypercube that fits; with --loads, those elements)\n"
            "and narrates every phase: the loads, the decisions, the messages, the schedule.");
   g_autoptr(GError) error = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+  g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (parsed == NULL) {
     g_printerr("lbsim: %s\n", error->message);
     return 2;
   }
+  argc = (int)g_strv_length(parsed);
+  argv = parsed;
   if (argc < 2 || argc > 3) {
     g_printerr("lbsim: explain needs a balancer name and at most one scenario\n");
     return 2;

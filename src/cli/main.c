@@ -14,10 +14,14 @@
 #include "cli/explain.h"
 #include "cli/report-page.h"
 #include "cli/runner.h"
+#include "cli/signals.h"
 #include "cli/job.h"
+#include "cli/options.h"
 #include "cli/sweep.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
+#include "io/input.h"
+#include "io/output.h"
 #include "report/html.h"
 #include "report/pictures.h"
 #include "report/report.h"
@@ -92,10 +96,13 @@ run_args_clear(RunArgs *a)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 
+/* run's and check's options, with the closing NULL entry */
+#define RUN_OPTIONS 19
+
 static GOptionContext *
-run_context(const char *command, RunArgs *a)
+run_context(const char *command, RunArgs *a, GOptionEntry *out)
 {
-  GOptionEntry entries[] = {
+  const GOptionEntry entries[] = {
       {"ranks", 'p', 0, G_OPTION_ARG_STRING, &a->ranks, "Override [scenario] ranks", "N"},
       {"platform", 0, 0, G_OPTION_ARG_FILENAME, &a->platform,
        "Override [scenario] platform (relative to the working directory, then platforms/)", "XML"},
@@ -134,10 +141,12 @@ run_context(const char *command, RunArgs *a)
        "Show SimGrid's messages and lbsim's per-step log (simulated time stamps)", NULL},
       {NULL},
   };
+  G_STATIC_ASSERT(G_N_ELEMENTS(entries) == RUN_OPTIONS);
+  memcpy(out, entries, sizeof entries);
   g_autofree char *param = g_strdup_printf("%s SCENARIO.ini%s", command,
                                            strcmp(command, "check") == 0 ? " [MORE.ini ...]" : "");
   GOptionContext *ctx = g_option_context_new(param);
-  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_add_main_entries(ctx, out, NULL);
   g_option_context_set_summary(
       ctx, strcmp(command, "check") == 0
                ? "Runs each scenario, then checks every line of its [expect] group: one\n"
@@ -149,166 +158,14 @@ run_context(const char *command, RunArgs *a)
   return ctx;
 }
 
-static gboolean
-io_error(GError **error, const char *path, int errsv)
+/* The picture files a run will write in dir: each run's final partition
+ * (of models whose units are cells, grids or a curve), and with summary
+ * (--pictures) the imbalance per step and, when a balancer declares
+ * idle-procs, the idle processors. */
+static GPtrArray *
+picture_files(const char *dir, const LbScenario *sc, gboolean summary)
 {
-  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv), "cannot write %s: %s", path,
-              g_strerror(errsv));
-  return FALSE;
-}
-
-static gboolean
-write_all(int fd, const char *text)
-{
-  gsize left = strlen(text);
-  while (left > 0) {
-    ssize_t n = write(fd, text, left);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return FALSE;
-    text += n;
-    left -= (gsize)n;
-  }
-  return TRUE;
-}
-
-static gboolean
-write_in_place(const char *path, const char *text, GError **error)
-{
-  int fd = g_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0)
-    return io_error(error, path, errno);
-  gboolean ok = write_all(fd, text);
-  int errsv = errno;
-  if (close(fd) != 0 && ok) {
-    ok = FALSE;
-    errsv = errno;
-  }
-  return ok || io_error(error, path, errsv);
-}
-
-/* A temporary file next to target, renamed over it: readers see the old
- * file or the new one, never half of one. */
-static gboolean
-replace_file(const char *path, const char *target, const char *text, GError **error)
-{
-  g_autofree char *tmp = g_strdup_printf("%s.XXXXXX", target);
-  int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0666);
-  if (fd < 0)
-    return io_error(error, path, errno);
-  gboolean ok = write_all(fd, text) && fsync(fd) == 0;
-  int errsv = errno;
-  if (close(fd) != 0 && ok) {
-    ok = FALSE;
-    errsv = errno;
-  }
-  if (ok && g_rename(tmp, target) != 0) {
-    ok = FALSE;
-    errsv = errno;
-  }
-  if (!ok)
-    g_unlink(tmp);
-  return ok || io_error(error, path, errsv);
-}
-
-/* "-" is stdout. A regular file, or the one a symlink points to, is
- * replaced atomically; anything else (a FIFO, /dev/null, a dangling
- * symlink) is written in place, never replaced. */
-static gboolean
-write_output(const char *path, const char *text, GError **error)
-{
-  if (strcmp(path, "-") == 0) {
-    if (fputs(text, stdout) < 0 || fflush(stdout) != 0)
-      return io_error(error, "stdout", errno);
-    return TRUE;
-  }
-  GStatBuf st;
-  if (g_stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-    g_autofree char *target = realpath(path, NULL);
-    return replace_file(path, target != NULL ? target : path, text, error);
-  }
-  if (g_lstat(path, &st) != 0 && errno == ENOENT)
-    return replace_file(path, path, text, error);
-  return write_in_place(path, text, error);
-}
-
-/* Before anything runs: can path be written? With replace (--json, --csv)
- * a regular file is replaced through its folder, otherwise it is opened. */
-static gboolean
-check_output(const char *option, const char *path, gboolean replace, GError **error)
-{
-  if (replace && strcmp(path, "-") == 0)
-    return TRUE;
-  GStatBuf st;
-  int errsv = 0;
-  if (*path == '\0') {
-    errsv = ENOENT;
-  } else if (g_stat(path, &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      errsv = EISDIR;
-    } else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
-      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                  "%s %s: not a regular file, a FIFO or a character device", option, path);
-      return FALSE;
-    } else if (S_ISREG(st.st_mode) && replace) {
-      g_autofree char *target = realpath(path, NULL);
-      g_autofree char *dir = g_path_get_dirname(target != NULL ? target : path);
-      if (g_access(dir, W_OK | X_OK) != 0)
-        errsv = errno;
-    } else if (g_access(path, W_OK) != 0) {
-      errsv = errno;
-    }
-  } else if (errno == ENOENT) {
-    g_autofree char *dir = g_path_get_dirname(path);
-    if (g_access(dir, W_OK | X_OK) != 0)
-      errsv = errno;
-  } else {
-    errsv = errno;
-  }
-  if (errsv == 0)
-    return TRUE;
-  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv), "%s %s: cannot write: %s",
-              option, path, g_strerror(errsv));
-  return FALSE;
-}
-
-/* --pictures DIR: a folder to write into, or a new one whose parent folder
- * can be written (it is made once every check has passed: a typo in a
- * deeper path stays an error). The files it will hold are checked like
- * the other outputs. */
-static gboolean
-check_pictures(const char *dir, const LbScenario *sc, gboolean *make, GError **error)
-{
-  GStatBuf st;
-  int errsv = 0;
-  *make = FALSE;
-  if (*dir == '\0') {
-    errsv = ENOENT;
-  } else if (g_stat(dir, &st) == 0) {
-    if (!S_ISDIR(st.st_mode))
-      errsv = ENOTDIR;
-    else if (g_access(dir, W_OK | X_OK) != 0)
-      errsv = errno;
-  } else if (errno == ENOENT) {
-    g_autofree char *trimmed = g_strdup(dir);
-    for (gsize n = strlen(trimmed); n > 1 && trimmed[n - 1] == '/'; n--)
-      trimmed[n - 1] = '\0';
-    g_autofree char *parent = g_path_get_dirname(trimmed);
-    if (g_access(parent, W_OK | X_OK) != 0)
-      errsv = errno;
-    *make = errsv == 0;
-  } else {
-    errsv = errno;
-  }
-  if (errsv != 0) {
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
-                "--pictures %s: cannot write: %s", dir, g_strerror(errsv));
-    return FALSE;
-  }
-  if (*make)
-    return TRUE;
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; i < sc->runs->len; i++) {
     const LbBalancerRun *run = sc->runs->pdata[i];
     const LbModel *model = run->work->model;
@@ -321,9 +178,11 @@ check_pictures(const char *dir, const LbScenario *sc, gboolean *make, GError **e
     g_ptr_array_add(names, lb_pictures_file(dir, sc->name, what, "png"));
     g_ptr_array_add(names, lb_pictures_file(dir, sc->name, what, "svg"));
   }
+  if (!summary)
+    return names;
   g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "imbalance", "png"));
   g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "imbalance", "svg"));
-  gboolean idle = FALSE; /* a balancer that declares idle-procs */
+  gboolean idle = FALSE;
   for (guint i = 0; i < sc->runs->len; i++) {
     const LbBalancer *b = ((const LbBalancerRun *)sc->runs->pdata[i])->balancer;
     for (const LbMetricSpec *m = b->metrics; m != NULL && m->name != NULL; m++)
@@ -333,41 +192,155 @@ check_pictures(const char *dir, const LbScenario *sc, gboolean *make, GError **e
     g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "idle", "png"));
     g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "idle", "svg"));
   }
-  for (guint i = 0; i < names->len; i++)
-    if (!check_output("--pictures", names->pdata[i], TRUE, error))
-      return FALSE;
-  return TRUE;
+  return names;
 }
 
-/* Every file the run will write, checked before it starts: a bad path is
- * bad input, not an hour of simulation thrown away. */
-static gboolean
-check_outputs(const RunArgs *a, const LbScenario *sc, gboolean *make_pictures,
-              gboolean *make_report, GError **error)
+/* Where a run's files go: decided, and every one checked, before the run
+ * starts. Files that runs write (traces, pictures) are made in a private
+ * folder and put in place only once every run has succeeded, so an
+ * interrupted or failed run leaves the user's files as they were. */
+typedef struct {
+  gboolean make_pictures, make_report;
+  const char *pictures; /* the user's pictures folder: --pictures, or --report's */
+  char *staging;        /* the private folder, or NULL */
+  char *staged_paje, *staged_trace, *staged_pictures;
+} OutputPlan;
+
+static void
+output_plan_clear(OutputPlan *plan)
 {
-  if (a->json != NULL && a->csv != NULL && strcmp(a->json, a->csv) == 0) {
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                "--json and --csv both write to %s: give them different files",
-                strcmp(a->json, "-") == 0 ? "stdout" : a->json);
-    return FALSE;
+  if (plan->staging != NULL) {
+    g_autoptr(GDir) d = g_dir_open(plan->staged_pictures, 0, NULL);
+    const char *name;
+    while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+      g_autofree char *path = g_build_filename(plan->staged_pictures, name, NULL);
+      g_unlink(path);
+    }
+    g_rmdir(plan->staged_pictures);
+    g_autoptr(GDir) top = g_dir_open(plan->staging, 0, NULL);
+    while (top != NULL && (name = g_dir_read_name(top)) != NULL) {
+      g_autofree char *path = g_build_filename(plan->staging, name, NULL);
+      g_unlink(path);
+    }
+    g_rmdir(plan->staging);
+    lb_signals_forget(plan->staging);
   }
-  if ((a->json != NULL && !check_output("--json", a->json, TRUE, error)) ||
-      (a->csv != NULL && !check_output("--csv", a->csv, TRUE, error)) ||
-      (a->pictures != NULL && !check_pictures(a->pictures, sc, make_pictures, error)) ||
-      (a->report != NULL &&
-       !lb_html_check_folder(a->report, "--report", "run", sc->name, a->force, make_report, error)))
+  g_free(plan->staging);
+  g_free(plan->staged_paje);
+  g_free(plan->staged_trace);
+  g_free(plan->staged_pictures);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(OutputPlan, output_plan_clear)
+
+static gboolean
+add_output(LbFileSet *set, const char *option, const char *path, GError **error)
+{
+  return lb_output_check(option, path, error) && lb_file_set_output(set, option, path, error);
+}
+
+/* Every file the run will read and write, checked before it starts: a
+ * bad path is bad input, not an hour of simulation thrown away, and no
+ * output may be an input or another output. */
+static gboolean
+plan_outputs(const RunArgs *a, const LbScenario *sc, OutputPlan *plan, GError **error)
+{
+  g_autoptr(LbFileSet) set = lb_file_set_new();
+  lb_file_set_input(set, "the scenario", sc->file);
+  lb_file_set_input(set, "the platform", sc->platform);
+  const GArray *read = lb_input_files();
+  for (guint i = 0; i < read->len; i++) {
+    const LbInputFile *f = &g_array_index(read, LbInputFile, i);
+    lb_file_set_input(set, lb_input_kind_name(f->kind), f->path);
+  }
+  if ((a->json != NULL && !add_output(set, "--json", a->json, error)) ||
+      (a->csv != NULL && !add_output(set, "--csv", a->csv, error)))
     return FALSE;
   const char *const traces[][2] = {{"--paje", a->paje}, {"--message-trace", a->message_trace}};
   for (guint t = 0; t < G_N_ELEMENTS(traces); t++) {
     if (traces[t][1] == NULL)
       continue;
+    if (strcmp(traces[t][1], "-") == 0) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "%s -: a trace is written to a file, not to standard output", traces[t][0]);
+      return FALSE;
+    }
     for (guint i = 0; i < sc->runs->len; i++) {
       const LbBalancerRun *run = sc->runs->pdata[i];
       g_autofree char *name = lb_runner_trace_name(traces[t][1], run->label, sc->runs->len);
-      if (!check_output(traces[t][0], name, FALSE, error))
+      if (!add_output(set, traces[t][0], name, error))
         return FALSE;
     }
   }
+  if (a->report != NULL) {
+    if (!lb_html_check_folder(a->report, "--report", "run", sc->name, a->force, &plan->make_report,
+                              error))
+      return FALSE;
+    g_autofree char *page = g_build_filename(a->report, "index.html", NULL);
+    if (!lb_file_set_output(set, "--report", page, error))
+      return FALSE;
+  }
+  /* the report shows the pictures; without --pictures they go beside it */
+  plan->pictures = a->pictures != NULL ? a->pictures : a->report;
+  if (a->pictures != NULL &&
+      !lb_output_check_folder("--pictures", a->pictures, &plan->make_pictures, error))
+    return FALSE;
+  if (plan->pictures != NULL) {
+    const char *option = a->pictures != NULL ? "--pictures" : "--report";
+    gboolean exists = a->pictures != NULL ? !plan->make_pictures : !plan->make_report;
+    g_autoptr(GPtrArray) names = picture_files(plan->pictures, sc, a->pictures != NULL);
+    for (guint i = 0; i < names->len; i++)
+      if ((exists && !lb_output_check(option, names->pdata[i], error)) ||
+          !lb_file_set_output(set, option, names->pdata[i], error))
+        return FALSE;
+  }
+  if (a->paje == NULL && a->message_trace == NULL && plan->pictures == NULL)
+    return TRUE;
+  plan->staging = lb_signals_make_dir("lbsim-out-XXXXXX", error);
+  if (plan->staging == NULL)
+    return FALSE;
+  plan->staged_paje = g_build_filename(plan->staging, "paje", NULL);
+  plan->staged_trace = g_build_filename(plan->staging, "trace", NULL);
+  plan->staged_pictures = g_build_filename(plan->staging, "pictures", NULL);
+  if (plan->pictures != NULL && g_mkdir(plan->staged_pictures, 0700) != 0) {
+    int errsv = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv), "cannot make %s: %s",
+                plan->staged_pictures, g_strerror(errsv));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Once every run has succeeded: the staged traces and pictures into
+ * their places. */
+static gboolean
+place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GError **error)
+{
+  const char *const traces[][2] = {{a->paje, plan->staged_paje},
+                                   {a->message_trace, plan->staged_trace}};
+  for (guint t = 0; t < G_N_ELEMENTS(traces); t++) {
+    if (traces[t][0] == NULL)
+      continue;
+    for (guint i = 0; i < sc->runs->len; i++) {
+      const LbBalancerRun *run = sc->runs->pdata[i];
+      g_autofree char *from = lb_runner_trace_name(traces[t][1], run->label, sc->runs->len);
+      g_autofree char *to = lb_runner_trace_name(traces[t][0], run->label, sc->runs->len);
+      if (!lb_output_move(from, to, error))
+        return FALSE;
+    }
+  }
+  if (plan->pictures == NULL)
+    return TRUE;
+  if ((plan->make_pictures && !lb_output_make_folder("--pictures", plan->pictures, error)) ||
+      (plan->make_report && a->pictures == NULL &&
+       !lb_output_make_folder("--report", plan->pictures, error)))
+    return FALSE;
+  g_autoptr(GPtrArray) staged = picture_files(plan->staged_pictures, sc, a->pictures != NULL);
+  g_autoptr(GPtrArray) names = picture_files(plan->pictures, sc, a->pictures != NULL);
+  for (guint i = 0; i < names->len; i++)
+    if (g_file_test(staged->pdata[i], G_FILE_TEST_EXISTS) &&
+        !lb_output_move(staged->pdata[i], names->pdata[i], error))
+      return FALSE;
   return TRUE;
 }
 
@@ -411,13 +384,22 @@ check_expectations(const LbScenario *sc, GPtrArray *results)
   return failed > 0 ? 1 : 0;
 }
 
-static int run_one(RunArgs *args, const char *path, gboolean check, guint ranks, guint jobs);
+static int run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov,
+                   gboolean check, guint jobs);
 
-/* `lbsim check A.ini B.ini ...`: each in turn, a header before each; the
- * exit status is the highest of theirs (3 a broken invariant, 2 bad
- * input, 1 a failed expectation). */
+static LbScenarioOverrides
+overrides_of(const RunArgs *a, guint ranks)
+{
+  LbScenarioOverrides ov = {(gint)ranks, a->platform, a->balancer, (const char *const *)a->sets};
+  return ov;
+}
+
+/* `lbsim check A.ini B.ini ...`: every scenario is loaded and checked
+ * before any runs; then each in turn, a header before each; the exit
+ * status is the highest of theirs (3 a broken invariant, 2 bad input, 1 a
+ * failed expectation). */
 static int
-check_many(RunArgs *a, int argc, char **argv, guint ranks, guint jobs)
+check_many(RunArgs *a, char **files, guint ranks, guint jobs)
 {
   if (a->json != NULL || a->csv != NULL || a->pictures != NULL || a->report != NULL ||
       a->paje != NULL || a->message_trace != NULL) {
@@ -425,10 +407,25 @@ check_many(RunArgs *a, int argc, char **argv, guint ranks, guint jobs)
                "--json, --csv, --pictures, --report, --paje or --message-trace\n");
     return EXIT_INPUT;
   }
+  LbScenarioOverrides ov = overrides_of(a, ranks);
+  g_autoptr(GPtrArray) scenarios = g_ptr_array_new_with_free_func((GDestroyNotify)lb_scenario_free);
+  for (guint i = 0; files[i] != NULL; i++) {
+    g_autoptr(GError) error = NULL;
+    LbScenario *sc = lb_scenario_load(files[i], &ov, &error);
+    if (sc == NULL) {
+      print_error(error);
+      return EXIT_INPUT;
+    }
+    g_ptr_array_add(scenarios, sc);
+  }
   int worst = 0;
-  for (int i = 1; i < argc; i++) {
-    g_print("%s== %s\n", i > 1 ? "\n" : "", argv[i]);
-    int code = run_one(a, argv[i], TRUE, ranks, jobs);
+  for (guint i = 0; i < scenarios->len; i++) {
+    if (!lb_output_stdout(i > 0 ? "\n== " : "== ") || !lb_output_stdout(files[i]) ||
+        !lb_output_stdout("\n"))
+      return MAX(worst, 1);
+    int code = run_one(a, scenarios->pdata[i], &ov, TRUE, jobs);
+    if (code > 128)
+      return code; /* interrupted: said once */
     worst = MAX(worst, code);
   }
   return worst;
@@ -437,14 +434,18 @@ check_many(RunArgs *a, int argc, char **argv, guint ranks, guint jobs)
 static int
 cmd_run(int argc, char **argv, gboolean check)
 {
+  lb_signals_alone();
   g_auto(RunArgs) a = {0};
-  g_autoptr(GOptionContext) ctx = run_context(check ? "check" : "run", &a);
+  GOptionEntry entries[RUN_OPTIONS];
+  g_autoptr(GOptionContext) ctx = run_context(check ? "check" : "run", &a, entries);
   g_autoptr(GError) error = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    g_printerr("lbsim: %s\n", error->message);
+  g_auto(GStrv) args = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (args == NULL) {
+    print_error(error);
     return EXIT_INPUT;
   }
-  if (argc < 2 || (!check && argc != 2)) {
+  guint nargs = g_strv_length(args);
+  if (nargs < 2 || (!check && nargs != 2)) {
     g_printerr("lbsim: %s needs %s (see lbsim %s --help)\n", check ? "check" : "run",
                check ? "one scenario file or more" : "exactly one scenario file",
                check ? "check" : "run");
@@ -456,89 +457,91 @@ cmd_run(int argc, char **argv, gboolean check)
     print_error(error);
     return EXIT_INPUT;
   }
-  if (check && argc > 2)
-    return check_many(&a, argc, argv, ranks, jobs);
-  return run_one(&a, argv[1], check, ranks, jobs);
-}
-
-static int
-run_one(RunArgs *args, const char *path, gboolean check, guint ranks, guint jobs)
-{
-  RunArgs a = *args;
-  g_autoptr(GError) error = NULL;
-  LbScenarioOverrides ov = {(gint)ranks, a.platform, a.balancer, (const char *const *)a.sets};
-  g_autoptr(LbScenario) sc = lb_scenario_load(path, &ov, &error);
+  if (check && nargs > 2)
+    return check_many(&a, args + 1, ranks, jobs);
+  LbScenarioOverrides ov = overrides_of(&a, ranks);
+  g_autoptr(LbScenario) sc = lb_scenario_load(args[1], &ov, &error);
   if (sc == NULL) {
     print_error(error);
     return EXIT_INPUT;
   }
+  return run_one(&a, sc, &ov, check, jobs);
+}
 
-  if (a.no_fork && sc->runs->len != 1) {
+static gboolean
+write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const OutputPlan *plan,
+              GError **error)
+{
+  if (!place_outputs(a, sc, plan, error))
+    return FALSE;
+  g_autofree char *doc = a->json != NULL || a->report != NULL ? lb_report_document(sc, runs) : NULL;
+  if (a->json != NULL && strcmp(a->json, "-") == 0 && !lb_output_stdout(doc))
+    return TRUE; /* said at exit */
+  if (a->json != NULL && strcmp(a->json, "-") != 0 && !lb_output_write(a->json, doc, -1, error))
+    return FALSE;
+  if (a->report != NULL) {
+    if (plan->make_report && !lb_output_make_folder("--report", a->report, error))
+      return FALSE;
+    g_autoptr(LbHtmlDoc) page = lb_html_doc_parse(doc, strlen(doc), "the run's JSON", error);
+    g_assert(page != NULL); /* lbsim's own JSON */
+    LbHtmlOptions options = {.dir = a->report, .pictures_dir = plan->pictures};
+    if (!lb_html_write(page, &options, error))
+      return FALSE;
+  }
+  if (a->csv != NULL) {
+    g_autofree char *csv = lb_report_csv(runs);
+    if (strcmp(a->csv, "-") == 0)
+      lb_output_stdout(csv);
+    else if (!lb_output_write(a->csv, csv, -1, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static int
+run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, gboolean check,
+        guint jobs)
+{
+  g_autoptr(GError) error = NULL;
+  if (a->no_fork && sc->runs->len != 1) {
     g_printerr("lbsim: --no-fork runs one balancer: add --balancer NAME\n");
     return EXIT_INPUT;
   }
-  gboolean make_pictures = FALSE, make_report = FALSE;
-  if (!check_outputs(&a, sc, &make_pictures, &make_report, &error)) {
+  g_auto(OutputPlan) plan = {0};
+  if (!plan_outputs(a, sc, &plan, &error)) {
     print_error(error);
     return EXIT_INPUT;
   }
-  const char *const made[][2] = {{"--pictures", make_pictures ? a.pictures : NULL},
-                                 {"--report", make_report ? a.report : NULL}};
-  for (guint i = 0; i < G_N_ELEMENTS(made); i++)
-    if (made[i][1] != NULL && g_mkdir(made[i][1], 0777) != 0 && errno != EEXIST) {
-      int errsv = errno;
-      g_printerr("lbsim: %s %s: cannot make the folder: %s\n", made[i][0], made[i][1],
-                 g_strerror(errsv));
-      return EXIT_INPUT;
-    }
   LbRunnerOptions ro = {0};
-  ro.in_process = a.no_fork;
+  ro.in_process = a->no_fork;
   ro.jobs = jobs > 0 ? jobs : (guint)g_get_num_processors();
-  ro.quiet = a.quiet;
-  ro.run.detail = a.detail;
-  ro.run.message_trace = a.message_trace;
-  ro.run.paje_trace = a.paje;
-  /* the report shows the pictures; without --pictures they go beside it */
-  ro.run.pictures_dir = a.pictures != NULL ? a.pictures : a.report;
-  ro.run.cfg = (const char *const *)a.cfg;
-  ro.run.log = (const char *const *)a.log;
-  ro.run.verbose = a.verbose;
-  ro.run.progress = !a.quiet && isatty(STDERR_FILENO);
+  ro.quiet = a->quiet;
+  ro.run.detail = a->detail;
+  ro.run.message_trace = a->message_trace != NULL ? plan.staged_trace : NULL;
+  ro.run.paje_trace = a->paje != NULL ? plan.staged_paje : NULL;
+  ro.run.pictures_dir = plan.pictures != NULL ? plan.staged_pictures : NULL;
+  ro.run.cfg = (const char *const *)a->cfg;
+  ro.run.log = (const char *const *)a->log;
+  ro.run.verbose = a->verbose;
+  ro.run.progress = !a->quiet && isatty(STDERR_FILENO);
   g_autoptr(GPtrArray) runs = NULL;
   int code = 0;
-  if (!lb_runner_run(sc, &ov, &ro, &runs, &code, &error)) {
+  if (!lb_runner_run(sc, ov, &ro, &runs, &code, &error)) {
     print_error(error);
     return code;
   }
-
-  g_autofree char *doc = a.json != NULL || a.report != NULL ? lb_report_document(sc, runs) : NULL;
-  if (a.json != NULL && !write_output(a.json, doc, &error)) {
+  if (a->pictures != NULL &&
+      (!lb_pictures_imbalance(plan.staged_pictures, sc->name, runs, &error) ||
+       (lb_pictures_has_idle(runs) &&
+        !lb_pictures_idle(plan.staged_pictures, sc->name, runs, &error)))) {
     print_error(error);
     return 1;
   }
-  if (a.report != NULL) {
-    g_autoptr(LbHtmlDoc) page = lb_html_doc_parse(doc, strlen(doc), "the run's JSON", &error);
-    g_assert_no_error(error); /* lbsim's own JSON */
-    LbHtmlOptions options = {.dir = a.report, .pictures_dir = ro.run.pictures_dir};
-    if (!lb_html_write(page, &options, &error)) {
-      print_error(error);
-      return 1;
-    }
-  }
-  if (a.csv != NULL) {
-    g_autofree char *csv = lb_report_csv(runs);
-    if (!write_output(a.csv, csv, &error)) {
-      print_error(error);
-      return 1;
-    }
-  }
-  if (a.pictures != NULL &&
-      (!lb_pictures_imbalance(a.pictures, sc->name, runs, &error) ||
-       (lb_pictures_has_idle(runs) && !lb_pictures_idle(a.pictures, sc->name, runs, &error)))) {
+  if (!write_results(a, sc, runs, &plan, &error)) {
     print_error(error);
     return 1;
   }
-  gboolean json_on_stdout = g_strcmp0(a.json, "-") == 0 || g_strcmp0(a.csv, "-") == 0;
+  gboolean json_on_stdout = g_strcmp0(a->json, "-") == 0 || g_strcmp0(a->csv, "-") == 0;
   if (!json_on_stdout) {
     g_autofree char *table = lb_report_table(runs);
     g_autofree char *phases = lb_report_phases(runs);
@@ -675,6 +678,7 @@ cmd_list(int argc, char **argv)
 static int
 cmd_run_job(int argc, char **argv)
 {
+  lb_signals_alone();
   if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
     g_print("Usage: lbsim run-job JOB.ini RESULT.json\n\n"
             "Runs one job, one balancer of a scenario, and writes its typed result (for\n"
@@ -703,8 +707,27 @@ cmd_run_job(int argc, char **argv)
     print_error(error);
     return EXIT_INPUT;
   }
+  g_autoptr(LbScenario) sc = lb_job_load(job, &error);
+  if (sc == NULL) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
+  g_autoptr(LbFileSet) files = lb_file_set_new();
+  lb_file_set_input(files, "the job", argv[1]);
+  lb_file_set_input(files, "the scenario", sc->file);
+  lb_file_set_input(files, "the platform", sc->platform);
+  const GArray *read = lb_input_files();
+  for (guint i = 0; i < read->len; i++) {
+    const LbInputFile *f = &g_array_index(read, LbInputFile, i);
+    lb_file_set_input(files, lb_input_kind_name(f->kind), f->path);
+  }
+  if (!lb_output_check("the result", argv[2], &error) ||
+      !lb_file_set_output(files, "the result", argv[2], &error)) {
+    print_error(error);
+    return EXIT_INPUT;
+  }
   LbRunOptions options = {0};
-  return lb_job_execute(job, NULL, 0, &options, argv[2], NULL);
+  return lb_job_execute(job, sc, 0, &options, argv[2], NULL);
 }
 
 /* `lbsim curve` prints at most 2^CURVE_MAX_CELL_BITS cells. */
@@ -774,10 +797,13 @@ cmd_curve(int argc, char **argv)
            "the coordinates' bits, axis 0 the lowest of each group. See README.md.\n"
            "Exit status: 0 done, 1 stdout could not be written, 2 bad input.");
   g_autoptr(GError) error = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+  g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (parsed == NULL) {
     print_error(error);
     return EXIT_INPUT;
   }
+  argc = (int)g_strv_length(parsed);
+  argv = parsed;
   LbCurveKind kind;
   if (argc != 2) {
     g_printerr("lbsim: curve needs one curve name, hilbert or morton (see lbsim curve --help)\n");
@@ -921,10 +947,13 @@ cmd_chunks(int argc, char **argv)
       "share of what is left by speed (no spread is measured).\n"
       "Exit status: 0 done, 1 stdout could not be written, 2 bad input.");
   g_autoptr(GError) error = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+  g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (parsed == NULL) {
     print_error(error);
     return EXIT_INPUT;
   }
+  argc = (int)g_strv_length(parsed);
+  argv = parsed;
   DlsTechnique t;
   if (argc != 2) {
     g_printerr("lbsim: chunks needs one technique: stat, ss, fsc, gss, tss, fac, wf, awf or af "
@@ -1034,14 +1063,9 @@ deepen_malloc_cache(char **argv)
 #endif
 }
 
-int
-main(int argc, char **argv)
+static int
+dispatch(int argc, char **argv)
 {
-  /* Messages in the user's language and charset; numbers always with '.':
-   * SimGrid reads "1.5Gf" with strtod, and the table, the message trace and
-   * SimGrid's Paje trace are printed with printf. */
-  setlocale(LC_ALL, "");
-  setlocale(LC_NUMERIC, "C");
   if (argc < 2) {
     g_printerr("%s", usage_text);
     return EXIT_INPUT;
@@ -1062,7 +1086,7 @@ main(int argc, char **argv)
   }
   if (strcmp(cmd, "help") == 0) {
     char *args[] = {argv[0], argv[2], "--help", NULL};
-    return main(3, args);
+    return dispatch(3, args);
   }
   if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0)
     return cmd_run(argc - 1, argv + 1, strcmp(cmd, "check") == 0);
@@ -1084,4 +1108,40 @@ main(int argc, char **argv)
     return cmd_chunks(argc - 1, argv + 1);
   g_printerr("lbsim: unknown command '%s'\n\n%s", cmd, usage_text);
   return EXIT_INPUT;
+}
+
+/* Everything lbsim prints on standard output goes through g_print, so
+ * that a failed write (a full disk, a closed pipe) is remembered and the
+ * command ends with status 1. */
+static void
+print_cb(const char *text)
+{
+  lb_output_stdout(text);
+}
+
+/* GOption prints --help and exits by itself: standard output is checked
+ * at exit too, unless main has checked it. */
+static gboolean stdout_checked;
+
+static void
+check_stdout_at_exit(void)
+{
+  if (!stdout_checked && lb_output_stdout_close() != 0)
+    _exit(1);
+}
+
+int
+main(int argc, char **argv)
+{
+  /* Messages in the user's language and charset; numbers always with '.':
+   * SimGrid reads "1.5Gf" with strtod, and the table, the message trace and
+   * SimGrid's Paje trace are printed with printf. */
+  setlocale(LC_ALL, "");
+  setlocale(LC_NUMERIC, "C");
+  g_set_print_handler(print_cb);
+  atexit(check_stdout_at_exit);
+  int code = dispatch(argc, argv);
+  stdout_checked = TRUE;
+  /* a command that failed has said why already */
+  return code != 0 ? code : lb_output_stdout_close();
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 
+#include "cli/options.h"
 #include "io/input.h"
 #include "report/html.h"
 
@@ -33,10 +34,13 @@ lb_cli_report(int argc, char **argv)
            "for the same JSON (lbsim run --report DIR) or --pictures names them.\n"
            "Exit status: 0 done, 1 a file could not be written, 2 bad input.");
   g_autoptr(GError) error = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+  g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (parsed == NULL) {
     g_printerr("lbsim: %s\n", error->message);
     return EXIT_INPUT;
   }
+  argc = (int)g_strv_length(parsed);
+  argv = parsed;
   if (argc != 3) {
     g_printerr("lbsim: report needs a JSON file and a folder (see lbsim report --help)\n");
     return EXIT_INPUT;

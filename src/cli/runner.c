@@ -214,6 +214,8 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
 {
   guint n = sc->runs->len;
   guint jobs = MAX(options->jobs, 1);
+  /* the children's progress lines end without a newline on a terminal */
+  const char *clear = options->run.progress ? "\r\033[K" : "";
   if (!lb_preflight(sc, &options->run, exit_code, error))
     return FALSE;
   if (options->in_process) {
@@ -264,7 +266,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
       }
       started[next] = g_get_monotonic_time();
       if (!options->quiet)
-        g_printerr("lbsim: [%u/%u] %s: running\n", next + 1, n,
+        g_printerr("%slbsim: [%u/%u] %s: running\n", clear, next + 1, n,
                    ((LbBalancerRun *)sc->runs->pdata[next])->label);
       next++;
       running++;
@@ -283,7 +285,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     const char *name = ((LbBalancerRun *)sc->runs->pdata[index])->label;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
       if (!options->quiet)
-        g_printerr("lbsim: [%u/%u] %s: done in %.1f s\n", index + 1, n, name,
+        g_printerr("%slbsim: [%u/%u] %s: done in %.1f s\n", clear, index + 1, n, name,
                    (double)(g_get_monotonic_time() - started[index]) / 1e6);
       continue;
     }

@@ -10,10 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/options.h"
 #include "cli/runner.h"
 #include "cli/signals.h"
 #include "cli/sweep.h"
 #include "io/input.h"
+#include "io/output.h"
 #include "report/report.h"
 
 #define EXIT_INPUT 2
@@ -66,31 +68,38 @@ default_state(const char *json)
 
 /* ---- what may be replaced ---- */
 
-static const char *
-definition_of(JsonParser *parser)
+/* lbsim writes a sweep's definition near the start of its JSON: a look
+ * at this much of a file tells whether it is a sweep's and whose. */
+#define JSON_HEAD (64 * 1024)
+
+/* The definition a sweep's JSON names in its first JSON_HEAD bytes, as
+ * lb_sweep_document writes it, or NULL. */
+static char *
+definition_in_head(const char *text)
 {
-  JsonNode *root = json_parser_get_root(parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root))
+  const char *p = text + strspn(text, " \t\r\n");
+  if (*p != '{')
     return NULL;
-  JsonObject *doc = json_node_get_object(root);
-  JsonNode *sweep = json_object_get_member(doc, "sweep");
-  if (sweep == NULL || !JSON_NODE_HOLDS_OBJECT(sweep))
+  const char *sweep = strstr(p, "\"sweep\": {");
+  const char *key = sweep != NULL ? strstr(sweep, "\"definition\": \"") : NULL;
+  if (key == NULL)
     return NULL;
-  JsonNode *id = json_object_get_member(json_node_get_object(sweep), "definition");
-  if (id == NULL || !JSON_NODE_HOLDS_VALUE(id) || json_node_get_value_type(id) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string(id);
+  key += strlen("\"definition\": \"");
+  gsize n = strcspn(key, "\"\\\n");
+  return key[n] == '"' ? g_strndup(key, n) : NULL;
 }
 
 /* A JSON output may replace nothing but this sweep's own: one whose
- * `definition` is this sweep's. */
+ * `definition` is this sweep's. A device or FIFO is written in place and
+ * never read. */
 static gboolean
 check_json(const char *path, const LbSweep *sw, GError **error)
 {
-  if (!g_file_test(path, G_FILE_TEST_EXISTS))
+  if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
     return TRUE;
-  g_autoptr(JsonParser) parser = json_parser_new();
-  const char *id = json_parser_load_from_file(parser, path, NULL) ? definition_of(parser) : NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *id =
+      lb_input_read_prefix(path, JSON_HEAD, &text, NULL) ? definition_in_head(text) : NULL;
   if (g_strcmp0(id, sw->id) == 0)
     return TRUE;
   return state_error(
@@ -103,7 +112,7 @@ static gboolean
 check_csv(const char *path, const LbSweep *sw, GError **error)
 {
   g_autofree char *text = NULL;
-  if (!g_file_test(path, G_FILE_TEST_EXISTS))
+  if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
     return TRUE;
   g_autoptr(GString) head = g_string_new(NULL);
   for (guint a = 0; a < sw->axes->len; a++) {
@@ -112,7 +121,7 @@ check_csv(const char *path, const LbSweep *sw, GError **error)
       g_string_append_printf(head, "%s,", x->name);
   }
   g_string_append(head, "balancer,");
-  if (g_file_get_contents(path, &text, NULL, NULL) && g_str_has_prefix(text, head->str))
+  if (lb_input_read_prefix(path, head->len, &text, NULL) && g_str_has_prefix(text, head->str))
     return TRUE;
   return state_error(error,
                      "%s exists and is not this sweep's CSV: give another --csv, or --force to "
@@ -212,13 +221,13 @@ static gboolean
 write_text(const char *path, const char *text, GError **error)
 {
   if (strcmp(path, "-") == 0) {
-    if (fputs(text, stdout) >= 0 && fflush(stdout) == 0)
+    if (lb_output_stdout(text) && fflush(stdout) == 0)
       return TRUE;
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write stdout: %s",
-                g_strerror(errno));
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+                "cannot write standard output: %s", g_strerror(errno));
     return FALSE;
   }
-  return g_file_set_contents(path, text, -1, error);
+  return lb_output_write(path, text, -1, error);
 }
 
 static gboolean
@@ -433,7 +442,7 @@ emit_jobs(const Sweeping *s, const char *file, const char *json)
     g_autofree char *job = run_file(state, run, ".job");
     g_autofree char *result = run_file(state, run, ".result");
     g_autofree char *data = lb_job_to_data(run->job);
-    if (!g_file_set_contents(job, data, -1, &error)) {
+    if (!lb_output_write(job, data, -1, &error)) {
       print_error(error);
       return 1;
     }
@@ -451,6 +460,38 @@ emit_jobs(const Sweeping *s, const char *file, const char *json)
                "-o %s %s\n",
                missing, file, sw->runs->len - missing, sw->runs->len, json, s->state);
   return 0;
+}
+
+/* Before anything is made or run: each output can be written, none is
+ * an input (the scenario, a point's platform, a file a point reads) or
+ * another output, and the state folder is none of them either. */
+static gboolean
+check_files(const LbSweep *sw, const char *json, const char *csv, const char *emit,
+            const char *state, GError **error)
+{
+  g_autoptr(LbFileSet) set = lb_file_set_new();
+  lb_file_set_input(set, "the scenario", sw->scenario);
+  for (guint i = 0; i < sw->runs->len; i++) {
+    const LbSweepRun *run = sw->runs->pdata[i];
+    if (run->platform != NULL)
+      lb_file_set_input(set, "the platform", run->platform);
+  }
+  const GArray *read = lb_input_files();
+  for (guint i = 0; i < read->len; i++) {
+    const LbInputFile *f = &g_array_index(read, LbInputFile, i);
+    lb_file_set_input(set, lb_input_kind_name(f->kind), f->path);
+  }
+  const char *const outputs[][2] = {{"-o", json}, {"--csv", csv}, {"--emit-jobs", emit}};
+  for (guint i = 0; i < G_N_ELEMENTS(outputs); i++)
+    if (outputs[i][1] != NULL && (!lb_output_check(outputs[i][0], outputs[i][1], error) ||
+                                  !lb_file_set_output(set, outputs[i][0], outputs[i][1], error)))
+      return FALSE;
+  if (!lb_file_set_output(set, "--state", state, error))
+    return FALSE;
+  GStatBuf st;
+  if (g_stat(state, &st) == 0 && !S_ISDIR(st.st_mode))
+    return state_error(error, "--state %s: not a folder", state);
+  return TRUE;
 }
 
 typedef struct {
@@ -524,11 +565,12 @@ lb_cli_sweep(int argc, char **argv)
       "after an interruption runs only what is missing. See README.md, \"Sweeps\".\n"
       "Exit status: 0 done, 1 a run failed otherwise, 2 bad input, 3 a run broke an invariant.");
   g_autoptr(GError) error = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+  g_auto(GStrv) args = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (args == NULL) {
     print_error(error);
     return EXIT_INPUT;
   }
-  if (argc != 2) {
+  if (g_strv_length(args) != 2) {
     g_printerr("lbsim: sweep needs exactly one scenario file (see lbsim sweep --help)\n");
     return EXIT_INPUT;
   }
@@ -547,19 +589,25 @@ lb_cli_sweep(int argc, char **argv)
   }
   /* a stop from here on prints one line and leaves no temporary file */
   lb_signals_alone();
-  g_autoptr(LbSweep) sw = lb_sweep_new(argv[1], (const char *const *)a.vary, a.platform,
+  g_autoptr(LbSweep) sw = lb_sweep_new(args[1], (const char *const *)a.vary, a.platform,
                                        (const char *const *)a.sets, &error);
   if (sw == NULL) {
     print_error(error);
     return EXIT_INPUT;
   }
   g_autofree char *json = a.json != NULL ? g_strdup(a.json) : default_json(sw);
-  g_autofree char *state = a.state != NULL ? g_strdup(a.state) : default_state(json);
-  if (a.csv != NULL && (strcmp(a.csv, json) == 0 || strcmp(a.csv, "-") == 0)) {
-    g_printerr("lbsim: --csv %s: give a file other than the JSON's\n", a.csv);
+  /* -o /dev/stdout or a FIFO: the state folder is named after the scenario */
+  g_autofree char *named =
+      g_file_test(json, G_FILE_TEST_EXISTS) && !g_file_test(json, G_FILE_TEST_IS_REGULAR)
+          ? default_json(sw)
+          : g_strdup(json);
+  g_autofree char *state = a.state != NULL ? g_strdup(a.state) : default_state(named);
+  if (a.csv != NULL && strcmp(a.csv, "-") == 0) {
+    g_printerr("lbsim: --csv -: a sweep rewrites its CSV as runs finish: give a file\n");
     return EXIT_INPUT;
   }
-  if (!check_state(state, sw, a.force, &error) ||
+  if (!check_files(sw, a.emit == NULL ? json : NULL, a.csv, a.emit, state, &error) ||
+      !check_state(state, sw, a.force, &error) ||
       (a.emit == NULL && !a.force &&
        (!check_json(json, sw, &error) || (a.csv != NULL && !check_csv(a.csv, sw, &error))))) {
     print_error(error);
@@ -571,7 +619,7 @@ lb_cli_sweep(int argc, char **argv)
     g_printerr("lbsim: cannot make %s: %s\n", state, g_strerror(errsv));
     return 1;
   }
-  if (!g_file_set_contents(ini, sw->definition, -1, &error)) {
+  if (!lb_output_write(ini, sw->definition, -1, &error)) {
     print_error(error);
     return 1;
   }
@@ -684,6 +732,33 @@ merge_results(const LbSweep *sw, int argc, char **argv, LbRunResult **results, G
   return TRUE;
 }
 
+/* merge's outputs: writable, and none of them a result or state file it
+ * reads, or the other output. */
+static gboolean
+check_merge_files(const LbSweep *sw, int argc, char **argv, const char *json, const char *csv,
+                  GError **error)
+{
+  g_autoptr(LbFileSet) set = lb_file_set_new();
+  for (int i = 1; i < argc; i++) {
+    if (!g_file_test(argv[i], G_FILE_TEST_IS_DIR)) {
+      lb_file_set_input(set, "the result", argv[i]);
+      continue;
+    }
+    g_autofree char *ini = g_build_filename(argv[i], "sweep.ini", NULL);
+    lb_file_set_input(set, "the sweep's definition", ini);
+    for (guint r = 0; r < sw->runs->len; r++) {
+      g_autofree char *path = run_file(argv[i], sw->runs->pdata[r], ".result");
+      lb_file_set_input(set, "the result", path);
+    }
+  }
+  const char *const outputs[][2] = {{"-o", json}, {"--csv", csv}};
+  for (guint i = 0; i < G_N_ELEMENTS(outputs); i++)
+    if (outputs[i][1] != NULL && (!lb_output_check(outputs[i][0], outputs[i][1], error) ||
+                                  !lb_file_set_output(set, outputs[i][0], outputs[i][1], error)))
+      return FALSE;
+  return TRUE;
+}
+
 int
 lb_cli_merge(int argc, char **argv)
 {
@@ -707,10 +782,13 @@ lb_cli_merge(int argc, char **argv)
            "Exit status: 0 done, 1 runs are missing (named; --partial writes the others),\n"
            "2 bad input.");
   g_autoptr(GError) error = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+  g_auto(GStrv) args = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (args == NULL) {
     print_error(error);
     return EXIT_INPUT;
   }
+  argc = (int)g_strv_length(args);
+  argv = args;
   if (argc < 2) {
     g_printerr("lbsim: merge needs the sweep's state folder or result files (see lbsim merge "
                "--help)\n");
@@ -729,8 +807,8 @@ lb_cli_merge(int argc, char **argv)
   if (!merge_results(sw, argc, argv, results, &error)) {
     print_error(error);
     code = EXIT_INPUT;
-  } else if (a.csv != NULL && strcmp(a.csv, json) == 0) {
-    g_printerr("lbsim: --csv %s: give a file other than the JSON's\n", a.csv);
+  } else if (!check_merge_files(sw, argc, argv, json, a.csv, &error)) {
+    print_error(error);
     code = EXIT_INPUT;
   } else if (!a.force &&
              ((strcmp(json, "-") != 0 && !check_json(json, sw, &error)) ||

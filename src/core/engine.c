@@ -367,7 +367,7 @@ rank_main(int argc, char *argv[])
                run->adaptation_results[a].imbalance_before,
                run->adaptation_results[a].imbalance_after);
       if (run->options->progress && run->nadaptations > 1)
-        g_printerr("\r  %s: adaptation step %u/%u%s", balancer->name, a + 1, run->nadaptations,
+        g_printerr("\r\033[K  %s: adaptation step %u/%u%s", balancer->name, a + 1, run->nadaptations,
                    a + 1 == run->nadaptations ? "\n" : "");
     }
     application(self, state);

@@ -85,7 +85,7 @@ resolve_target(const char *option, const char *path, TargetKind *kind, char **ta
 {
   GStatBuf st;
   if (*path == '\0')
-    return fail(error, ENOENT, "%s: an empty file name", option);
+    return fail(error, ENOENT, "%s \"\": an empty file name", option);
   if (g_stat(path, &st) == 0) {
     if (S_ISDIR(st.st_mode))
       return fail(error, EISDIR, "%s %s: is a folder, not a file", option, path);
@@ -164,7 +164,7 @@ lb_output_check_folder(const char *option, const char *dir, gboolean *make, GErr
   GStatBuf st;
   *make = FALSE;
   if (*dir == '\0')
-    return fail(error, ENOENT, "%s: an empty folder name", option);
+    return fail(error, ENOENT, "%s \"\": an empty folder name", option);
   if (g_stat(dir, &st) == 0) {
     if (!S_ISDIR(st.st_mode))
       return fail(error, ENOTDIR, "%s %s: exists and is not a folder", option, dir);

@@ -840,7 +840,7 @@ put_file(Out *o, const char *base, const char *text, gsize length, GError **erro
 {
   g_autofree char *path = g_build_filename(o->dir, base, NULL);
   g_autoptr(GError) local = NULL;
-  if (!g_file_set_contents(path, text, (gssize)length, &local)) {
+  if (!lb_output_write(path, text, (gssize)length, &local)) {
     g_set_error(error, LB_HTML_ERROR, LB_HTML_ERROR_OUTPUT, "cannot write %s: %s", path,
                 local->message);
     return FALSE;
@@ -1649,7 +1649,7 @@ write_manifest(Out *o, const char *json_base, gboolean pictures_drawn, GError **
   g_autofree char *text = g_key_file_to_data(kf, &length, NULL);
   g_autofree char *path = g_build_filename(o->dir, MANIFEST, NULL);
   g_autoptr(GError) local = NULL;
-  if (g_file_set_contents(path, text, (gssize)length, &local))
+  if (lb_output_write(path, text, (gssize)length, &local))
     return TRUE;
   g_set_error(error, LB_HTML_ERROR, LB_HTML_ERROR_OUTPUT, "cannot write %s: %s", path,
               local->message);

@@ -1,6 +1,7 @@
 /* Pictures with cairo: every picture is drawn twice by the same function,
  * on an image surface (PNG) and on an SVG surface, so the two agree. */
 #include "report/pictures.h"
+#include "io/output.h"
 #include "lbsim/balancer.h"
 
 #include <math.h>
@@ -213,7 +214,7 @@ static gboolean
 save(const char *path, GByteArray *bytes, GError **error)
 {
   g_autoptr(GError) local = NULL;
-  if (g_file_set_contents(path, (const char *)bytes->data, bytes->len, &local))
+  if (lb_output_write(path, (const char *)bytes->data, bytes->len, &local))
     return TRUE;
   g_set_error(error, G_FILE_ERROR, local->code, "cannot write %s: %s", path, local->message);
   return FALSE;
