@@ -14,6 +14,9 @@
 #include <xbt/dynar.h>
 #include <xbt/log.h>
 
+#include "core/platform-check.h"
+#include "lbsim/run.h"
+
 #define EPSILON 1e-12
 #define MESSAGE_BYTES 1e6
 #define TIME_FILE_ENV "LBSIM_TEST_PLATFORMS_TIME_FILE"
@@ -746,6 +749,176 @@ test_load_time(void)
   g_assert_cmpfloat(seconds, >, 0);
 }
 
+/* SimGrid settings: the flow models run, the others and factors that
+ * make a message free or endless do not; names SimGrid does not know are
+ * left to SimGrid. */
+static void
+test_check_cfg(void)
+{
+  static const char *const accepted[] = {
+      "network/model:CM02",
+      "network/model:LV08",
+      "host/model:default",
+      "host/model:compound",
+      "cpu/model:Cas01",
+      "network/crosstraffic:0",
+      "network/model:Nope",
+      "network/latency-factor:13",
+      "network/loopback-lat:0",
+      "network/TCP-gamma:0",
+      "nocolon",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(accepted); i++) {
+    const char *cfg[] = {accepted[i], NULL};
+    g_autoptr(GError) error = NULL;
+    if (!lb_platform_check_cfg(cfg, &error))
+      g_error("%s refused: %s", accepted[i], error->message);
+  }
+  static const char *const refused[] = {
+      "host/model:ptask_L07",       "network/model:SMPI",           "network/model:IB",
+      "network/model:Constant",     "network/bandwidth-factor:0",   "network/latency-factor:-1",
+      "network/loopback-lat:-1e-3", "network/bandwidth-factor:inf",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+    const char *cfg[] = {"network/model:CM02", refused[i], NULL};
+    g_autoptr(GError) error = NULL;
+    g_assert_false(lb_platform_check_cfg(cfg, &error));
+    g_assert_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT);
+    g_autofree char *named = g_strdup_printf("--cfg %s: ", refused[i]);
+    g_assert_true(g_str_has_prefix(error->message, named));
+  }
+}
+
+static gboolean
+check_xml_file(const char *path, GError **error)
+{
+  LbScenario sc = {.file = (char *)"t.ini", .platform = (char *)path};
+  return lb_platform_check_xml(&sc, error);
+}
+
+/* Every shipped platform and every test platform passes (network/model
+ * CM02 in a <config>, power-state speed lists, coordinates below 0). */
+static void
+test_check_xml_accepts(void)
+{
+  const char *root = g_getenv("LBSIM_SOURCE_ROOT");
+  g_assert_nonnull(root);
+  static const char *const dirs[] = {"platforms", "tests/platforms"};
+  guint checked = 0;
+  for (guint d = 0; d < G_N_ELEMENTS(dirs); d++) {
+    g_autofree char *dir = g_build_filename(root, dirs[d], NULL);
+    g_autoptr(GDir) listing = g_dir_open(dir, 0, NULL);
+    g_assert_nonnull(listing);
+    const char *name;
+    while ((name = g_dir_read_name(listing)) != NULL) {
+      if (!g_str_has_suffix(name, ".xml"))
+        continue;
+      g_autofree char *path = g_build_filename(dir, name, NULL);
+      g_autoptr(GError) error = NULL;
+      if (!check_xml_file(path, &error))
+        g_error("%s refused: %s", path, error->message);
+      checked++;
+    }
+  }
+  g_assert_cmpuint(checked, >=, G_N_ELEMENTS(cases) + 4);
+}
+
+/* One line per refusal: the line, the element and the attribute. */
+static void
+test_check_xml_refuses(void)
+{
+  static const struct {
+    const char *body;
+    const char *needle;
+  } bad[] = {
+      {"<host id=\"a\" speed=\"1Gf,0f\"/>",
+       "t.xml:4: <host id=\"a\"> speed=\"1Gf,0f\": must be more than 0"},
+      {"<host id=\"a\" speed=\"nanf\"/>",
+       "t.xml:4: <host id=\"a\"> speed=\"nanf\": must be finite"},
+      {"<link id=\"l\" bandwidth=\"1GBps\" latency=\"-2us\"/>",
+       "t.xml:4: <link id=\"l\"> latency=\"-2us\": must be at least 0"},
+      {"<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" "
+       "lat=\"1us\" bb_lat=\"-inf\"/>",
+       "t.xml:4: <cluster id=\"c\"> bb_lat=\"-inf\": must be finite"},
+      {"<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\" state_file=\"s\"/>",
+       "t.xml:4: <link id=\"l\"> state_file=\"s\": lbsim does not simulate hosts or links that "
+       "fail"},
+      {"<zone id=\"w\" routing=\"WIFI\"></zone>", "t.xml:4: <zone id=\"w\"> routing=\"WIFI\""},
+  };
+  g_autoptr(GError) dir_error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("lbsim-check-xml-XXXXXX", &dir_error);
+  g_assert_no_error(dir_error);
+  g_autofree char *path = g_build_filename(dir, "t.xml", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *xml = g_strdup_printf(
+        "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+        "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n%s\n</zone></platform>\n",
+        bad[i].body);
+    g_assert_true(g_file_set_contents(path, xml, -1, NULL));
+    g_autoptr(GError) error = NULL;
+    g_assert_false(check_xml_file(path, &error));
+    g_assert_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT);
+    g_assert_true(g_str_has_prefix(error->message, "t.ini: [scenario] platform: "));
+    if (strstr(error->message, bad[i].needle) == NULL)
+      g_error("expected '%s' in: %s", bad[i].needle, error->message);
+  }
+  g_remove(path);
+  g_rmdir(dir);
+}
+
+/* The route check at 16384 ranks once SimGrid has sealed the platform
+ * (from an actor at time 0): every rank's host reaches rank 0's and back.
+ * Its cost goes to the log, next to the platform's load time. */
+static void
+route_check_cb(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  LbScenario *sc = sg_actor_self_get_data();
+  sg_host_t *hosts = g_new(sg_host_t, sc->ranks);
+  for (guint r = 0; r < sc->ranks; r++)
+    hosts[r] = host_number(r);
+  gint64 start = g_get_monotonic_time();
+  g_autoptr(GError) error = NULL;
+  gboolean ok = lb_platform_check_hosts(sc, hosts, &error);
+  double seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+  g_assert_no_error(error);
+  g_assert_true(ok);
+  g_autofree char *text = g_strdup_printf("%.3f", seconds);
+  g_assert_true(g_file_set_contents(g_getenv(TIME_FILE_ENV), text, -1, NULL));
+  g_free(hosts);
+}
+
+static void
+test_route_check_time(void)
+{
+  const char *file = "hypercube-16384.xml";
+  if (g_test_subprocess()) {
+    load_platform(file);
+    g_autofree char *path = platform_path(file);
+    LbScenario sc = {.file = (char *)"t.ini", .platform = path, .ranks = 16384};
+    sg_actor_t actor = sg_actor_init("check", host_number(0));
+    sg_actor_set_data(actor, &sc);
+    sg_actor_start(actor, route_check_cb, 0, NULL);
+    simgrid_run();
+    return;
+  }
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp("lbsim-route-check-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *time_file = g_build_filename(tmp, "seconds", NULL);
+  g_setenv(TIME_FILE_ENV, time_file, TRUE);
+  g_test_trap_subprocess(NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv(TIME_FILE_ENV);
+  g_test_trap_assert_passed();
+  g_autofree char *text = NULL;
+  g_file_get_contents(time_file, &text, NULL, &error);
+  g_assert_no_error(error);
+  g_remove(time_file);
+  g_rmdir(tmp);
+  g_test_message("checking the routes of 16384 ranks on %s took %s s", file, text);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -773,6 +946,10 @@ main(int argc, char **argv)
   }
   g_test_add_func("/platforms/uplink/hetero-cluster-64", test_uplink);
   g_test_add_func("/platforms/load-time/hypercube-16384", test_load_time);
+  g_test_add_func("/platforms/check/cfg", test_check_cfg);
+  g_test_add_func("/platforms/check/xml-accepts", test_check_xml_accepts);
+  g_test_add_func("/platforms/check/xml-refuses", test_check_xml_refuses);
+  g_test_add_func("/platforms/check/route-time-16384", test_route_check_time);
 
   return g_test_run();
 }
