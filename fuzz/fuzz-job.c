@@ -1,6 +1,7 @@
 /* libFuzzer target: a job file (lbsim run-job's first argument). A job
  * that is read must come back the same through lb_job_to_data, as a
  * sweep writes its jobs and a cluster's task reads them. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

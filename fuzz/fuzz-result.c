@@ -1,6 +1,7 @@
 /* libFuzzer target: lbsim's JSON as lbsim report and lbsim merge read it,
  * a run's or a sweep's (lbsim report RESULT.json DIR) and a run's typed
  * result (a sweep's RUN.result). */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "report/html.h"
