@@ -117,21 +117,21 @@ test_input_not_regular(Fixture *f, gconstpointer data)
 static void
 test_input_cap(Fixture *f, gconstpointer data)
 {
-  /* a sparse file one byte over the cap of a sweep's state files */
+  /* a sparse file one byte over the cap of a sweep's definition */
   g_autofree char *path = at(f, "big");
   int fd = open(path, O_WRONLY | O_CREAT, 0600);
   g_assert_cmpint(fd, >=, 0);
   guint64 cap = lb_input_cap(LB_INPUT_SWEEP_STATE);
-  g_assert_cmpuint(cap, ==, 64 * 1024);
+  g_assert_cmpuint(cap, ==, 256u << 20);
   g_assert_cmpint(ftruncate(fd, (off_t)cap + 1), ==, 0);
   close(fd);
   g_autofree char *text = NULL;
   g_autoptr(GError) error = NULL;
   g_assert_false(lb_input_check(path, LB_INPUT_SWEEP_STATE, &error));
-  g_assert_nonnull(strstr(error->message, "65537 bytes"));
+  g_assert_nonnull(strstr(error->message, "268435457 bytes"));
   g_clear_error(&error);
   g_assert_false(lb_input_read(path, LB_INPUT_SWEEP_STATE, &text, NULL, &error));
-  g_assert_nonnull(strstr(error->message, "more than the 64 KiB"));
+  g_assert_nonnull(strstr(error->message, "more than the 256 MiB"));
   g_clear_error(&error);
   /* at the cap exactly: read whole */
   g_assert_cmpint(truncate(path, (off_t)cap), ==, 0);
@@ -185,11 +185,11 @@ test_input_caps_documented(void)
       {LB_INPUT_HIERARCHY, "| SAMR grid hierarchies | 64 MiB |"},
       {LB_INPUT_COSTS, "| loop iteration costs | 256 MiB |"},
       {LB_INPUT_RESULT, "result) | 1 GiB, nested at most 64 deep |"},
-      {LB_INPUT_SWEEP_STATE, "| a sweep's state files | 64 KiB |"},
+      {LB_INPUT_SWEEP_STATE, "| a sweep's definition (`STATE/sweep.ini`) | 256 MiB |"},
   };
   G_STATIC_ASSERT(G_N_ELEMENTS(rows) == LB_INPUT_KINDS);
   const guint64 caps[] = {1 << 20,    256u << 20,  256u << 20, 64u << 20,
-                          256u << 20, 1024u << 20, 64 << 10};
+                          256u << 20, 1024u << 20, 256u << 20};
   for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
     g_assert_nonnull(strstr(text, rows[i].row));
     g_assert_cmpuint(lb_input_cap(rows[i].kind), ==, caps[i]);

@@ -135,7 +135,13 @@ check_state(const char *dir, const LbSweep *sw, gboolean force, GError **error)
 {
   g_autofree char *ini = g_build_filename(dir, "sweep.ini", NULL);
   g_autofree char *text = NULL;
-  if (g_file_get_contents(ini, &text, NULL, NULL)) {
+  g_autoptr(GError) local = NULL;
+  if (g_file_test(ini, G_FILE_TEST_EXISTS) &&
+      !lb_input_read(ini, LB_INPUT_SWEEP_STATE, &text, NULL, &local)) {
+    g_propagate_error(error, g_steal_pointer(&local));
+    return FALSE;
+  }
+  if (text != NULL) {
     if (force || strcmp(text, sw->definition) == 0)
       return TRUE;
     return state_error(error,

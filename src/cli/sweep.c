@@ -8,6 +8,7 @@
 #include "cli/preflight.h"
 #include "cli/runner.h"
 #include "core/platform-check.h"
+#include "io/input.h"
 #include "report/report.h"
 
 G_DEFINE_QUARK(lb - sweep - error - quark, lb_sweep_error)
@@ -455,7 +456,7 @@ add_point(LbSweep *sw, guint point, char **scenario_digest, GError **error)
     if (sw->name == NULL) {
       g_autofree char *bytes = NULL;
       gsize len = 0;
-      if (!g_file_get_contents(sw->scenario, &bytes, &len, error))
+      if (!lb_input_read(sw->scenario, LB_INPUT_SCENARIO, &bytes, &len, error))
         return FALSE;
       *scenario_digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)bytes, len);
       sw->name = g_strdup(sc->name);
@@ -648,7 +649,7 @@ lb_sweep_read(const char *dir, GError **error)
 {
   g_autofree char *path = g_build_filename(dir, "sweep.ini", NULL);
   g_autofree char *text = NULL;
-  if (!g_file_get_contents(path, &text, NULL, error))
+  if (!lb_input_read(path, LB_INPUT_SWEEP_STATE, &text, NULL, error))
     return NULL;
   g_autoptr(GKeyFile) kf = g_key_file_new();
   g_autoptr(LbSweep) sw = g_new0(LbSweep, 1);

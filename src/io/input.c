@@ -21,7 +21,8 @@ static const struct {
     [LB_INPUT_HIERARCHY] = {"a grid hierarchy", 64 * MIB},
     [LB_INPUT_COSTS] = {"a file of iteration costs", 256 * MIB},
     [LB_INPUT_RESULT] = {"a result", 1024 * MIB},
-    [LB_INPUT_SWEEP_STATE] = {"a sweep's state file", 64 * KIB},
+    /* a million runs' definition is about 40 MiB */
+    [LB_INPUT_SWEEP_STATE] = {"a sweep's definition", 256 * MIB},
 };
 
 guint64

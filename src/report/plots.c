@@ -340,6 +340,10 @@ value_extent(const LbPlot *p, double *lo, double *hi)
     *lo = *hi = p->floor;
 }
 
+/* A value axis has a few ticks; more means the numbers are beyond what
+ * an axis can show. */
+#define MAX_TICKS 64
+
 /* The value axis' ticks: its start (the floor, 1 for an imbalance, is
  * worth a tick) and the multiples of the step above it. */
 static GArray *
@@ -350,8 +354,14 @@ value_ticks(const Svg *s)
   double v = ceil(s->v_lo / s->v_step - 1e-9) * s->v_step;
   if (v - s->v_lo < 0.4 * s->v_step)
     v += s->v_step;
-  for (; v <= s->v_hi + s->v_step * 1e-6; v += s->v_step)
-    g_array_append_val(ticks, v);
+  /* counted from the first tick, and at most MAX_TICKS: near the largest
+   * doubles v + step is v again */
+  for (guint i = 0; i < MAX_TICKS; i++) {
+    double t = v + i * s->v_step;
+    if (!(t <= s->v_hi + s->v_step * 1e-6))
+      break;
+    g_array_append_val(ticks, t);
+  }
   return ticks;
 }
 
