@@ -13,7 +13,7 @@ typedef enum {
   LB_INPUT_HIERARCHY,   /* a SAMR grid hierarchy */
   LB_INPUT_COSTS,       /* a loop's iteration costs */
   LB_INPUT_RESULT,      /* lbsim's JSON: a run's, a sweep's, a child's */
-  LB_INPUT_SWEEP_STATE, /* a file of a sweep's state folder */
+  LB_INPUT_SWEEP_STATE, /* a sweep's definition, STATE/sweep.ini */
   LB_INPUT_KINDS,
 } LbInputKind;
 
