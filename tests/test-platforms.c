@@ -763,7 +763,7 @@ test_check_cfg(void)
       "cpu/model:Cas01",
       "network/crosstraffic:0",
       "network/model:Nope",
-      "network/latency-factor:13",
+      "network/latency-factor:0",
       "network/loopback-lat:0",
       "network/TCP-gamma:0",
       "nocolon",
@@ -775,9 +775,12 @@ test_check_cfg(void)
       g_error("%s refused: %s", accepted[i], error->message);
   }
   static const char *const refused[] = {
-      "host/model:ptask_L07",       "network/model:SMPI",           "network/model:IB",
-      "network/model:Constant",     "network/bandwidth-factor:0",   "network/latency-factor:-1",
+      "host/model:ptask_L07",       "network/model:SMPI",
+      "network/model:IB",           "network/model:Constant",
+      "network/bandwidth-factor:0", "network/latency-factor:-1",
       "network/loopback-lat:-1e-3", "network/bandwidth-factor:inf",
+      "maxmin/precision:1",         "maxmin/precision:-1",
+      "surf/precision:0",           "maxmin/concurrency-limit:0",
   };
   for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
     const char *cfg[] = {"network/model:CM02", refused[i], NULL};

@@ -41,15 +41,32 @@ setting_refusal(const char *key, const char *value)
     if (strcmp(key, models[i][0]) == 0 && g_ascii_strcasecmp(value, models[i][1]) == 0)
       return "lbsim runs SimGrid's flow models only (host/model default or compound, "
              "network/model LV08 or CM02)";
+  /* numbers out of range: a run that crashes, hangs or deadlocks midway,
+   * or messages for free */
+  static const struct {
+    const char *key;
+    double low, high; /* the value must be finite, in [low, high) or (low, high) */
+    gboolean low_open;
+    const char *why;
+  } ranges[] = {
+      {"network/bandwidth-factor", 0, INFINITY, TRUE, "must be a finite number more than 0"},
+      {"network/latency-factor", 0, INFINITY, FALSE, "must be a finite number at least 0"},
+      {"network/loopback-bw", 0, INFINITY, TRUE, "must be a finite number more than 0"},
+      {"network/loopback-lat", 0, INFINITY, FALSE, "must be a finite number at least 0"},
+      {"maxmin/precision", 0, 1, TRUE, "must be more than 0 and less than 1"},
+      {"surf/precision", 0, 1, TRUE, "must be more than 0 and less than 1"},
+  };
   char *end = NULL;
   double v = g_ascii_strtod(value, &end);
   if (end == value || *end != '\0')
     return NULL;
-  if ((g_str_has_suffix(key, "-factor") || strcmp(key, "network/loopback-bw") == 0) &&
-      !(isfinite(v) && v > 0))
-    return "must be a finite number more than 0";
-  if (strcmp(key, "network/loopback-lat") == 0 && !(isfinite(v) && v >= 0))
-    return "must be a finite number at least 0";
+  if (strcmp(key, "maxmin/concurrency-limit") == 0 && v == 0)
+    return "must be -1 (no limit) or more than 0";
+  for (guint i = 0; i < G_N_ELEMENTS(ranges); i++)
+    if (strcmp(key, ranges[i].key) == 0 &&
+        !(isfinite(v) && v < ranges[i].high &&
+          (ranges[i].low_open ? v > ranges[i].low : v >= ranges[i].low)))
+      return ranges[i].why;
   return NULL;
 }
 

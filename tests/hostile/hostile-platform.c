@@ -170,6 +170,23 @@ bandwidth_factor_0(void)
   assert_platform_refused(xml, args, "--cfg network/bandwidth-factor:0", "more than 0");
 }
 
+/* A run SimGrid aborts midway (precision of a whole second) and one that
+ * deadlocks (no flow may share a resource). */
+static void
+precision_1(void)
+{
+  g_autofree char *xml = star_platform("", "", "", "");
+  const char *args[] = {"--cfg", "maxmin/precision:1", NULL};
+  assert_platform_refused(xml, args, "--cfg maxmin/precision:1", "less than 1");
+}
+
+static void
+concurrency_limit_0(void)
+{
+  refused_xml("<config><prop id=\"maxmin/concurrency-limit\" value=\"0\"/></config>\n", "", "", "",
+              "<config> <prop id=\"maxmin/concurrency-limit\"> value=\"0\"", "-1 (no limit)");
+}
+
 static void
 negative_latency(void)
 {
@@ -273,6 +290,8 @@ hostile_register_platform(void)
   g_test_add_func("/hostile/platform/ptask-model-by-cfg", ptask_model_by_cfg);
   g_test_add_func("/hostile/platform/network-model-by-cfg", network_model_by_cfg);
   g_test_add_func("/hostile/platform/bandwidth-factor-0", bandwidth_factor_0);
+  g_test_add_func("/hostile/platform/precision-1", precision_1);
+  g_test_add_func("/hostile/platform/concurrency-limit-0", concurrency_limit_0);
   g_test_add_func("/hostile/platform/negative-latency", negative_latency);
   g_test_add_func("/hostile/platform/infinite-speed", infinite_speed);
   g_test_add_func("/hostile/platform/infinite-bandwidth", infinite_bandwidth);
