@@ -252,6 +252,23 @@ no_route_many_ranks(void)
   hostile_assert_unchanged(hc);
 }
 
+/* A sweep checks every point's platform, loaded and sealed, before its
+ * first run: the good platform's point would have run first. */
+static void
+sweep_no_route(void)
+{
+  g_autoptr(HostileCase) hc = hostile_case_new();
+  hostile_scenario(hc);
+  g_autofree char *xml = routes_from_one_host(16);
+  hostile_write(hc, "bad.xml", xml);
+  hostile_snapshot(hc);
+  g_auto(HostileResult) r = {0};
+  hostile_run(hc, &r, "sweep", "s.ini", "--vary", "platform=p.xml,bad.xml", NULL);
+  hostile_assert_refused(
+      &r, 2, "at platform=bad.xml: ", "bad.xml: no route from host n1 to host n2", NULL);
+  hostile_assert_unchanged(hc);
+}
+
 /* The small scenario on a platform of tests/platforms: both its runs
  * finish, and nothing is written. */
 static void
@@ -297,6 +314,7 @@ hostile_register_platform(void)
   g_test_add_func("/hostile/platform/infinite-bandwidth", infinite_bandwidth);
   g_test_add_func("/hostile/platform/no-route-between-two-hosts", no_route_between_two_hosts);
   g_test_add_func("/hostile/platform/no-route-many-ranks", no_route_many_ranks);
+  g_test_add_func("/hostile/platform/sweep-no-route", sweep_no_route);
   static const char *const valid[] = {"vivaldi.xml", "cluster-in-dijkstra.xml", "meta-cluster.xml",
                                       "bypass-route.xml"};
   for (guint i = 0; i < G_N_ELEMENTS(valid); i++) {
