@@ -73,5 +73,3 @@ char *lb_sweep_document(const LbSweep *sweep, LbRunResult *const *results);
 char *lb_sweep_csv(const LbSweep *sweep, LbRunResult *const *results);
 
 /* The commands: lbsim sweep and lbsim merge. */
-int lb_cli_sweep(int argc, char **argv);
-int lb_cli_merge(int argc, char **argv);

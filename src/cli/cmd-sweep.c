@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/runner.h"
 #include "cli/signals.h"
@@ -529,7 +530,7 @@ sweep_args_clear(SweepArgs *a)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SweepArgs, sweep_args_clear)
 
 int
-lb_cli_sweep(int argc, char **argv)
+lb_cmd_sweep(int argc, char **argv)
 {
   g_auto(SweepArgs) a = {0};
   GOptionEntry entries[] = {
@@ -561,7 +562,7 @@ lb_cli_sweep(int argc, char **argv)
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress or summary on stderr", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new("SCENARIO.ini");
+  g_autoptr(GOptionContext) ctx = lb_command_context("sweep");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(
       ctx,
@@ -766,7 +767,7 @@ check_merge_files(const LbSweep *sw, int argc, char **argv, const char *json, co
 }
 
 int
-lb_cli_merge(int argc, char **argv)
+lb_cmd_merge(int argc, char **argv)
 {
   g_auto(MergeArgs) a = {0};
   GOptionEntry entries[] = {
@@ -779,7 +780,7 @@ lb_cli_merge(int argc, char **argv)
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No summary on stderr", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new("STATE-DIR|RUN.result ...");
+  g_autoptr(GOptionContext) ctx = lb_command_context("merge");
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(
       ctx, "Gathers the results of a sweep's jobs (lbsim sweep --emit-jobs, each job run with\n"

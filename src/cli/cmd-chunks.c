@@ -1,0 +1,189 @@
+/* lbsim chunks: the chunks a loop scheduling technique hands out. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "balancers/dls/chunks.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/out-buffer.h"
+
+/* Output of `lbsim chunks` has P lines at least: P up to 2^20. */
+#define CHUNKS_MAX_WORKERS (1u << 20)
+
+/* --set dls.KEY=VALUE, for the chunk keys other than the technique. */
+static gboolean
+chunks_set(LbParams *params, const char *set, GError **error)
+{
+  const char *eq = strchr(set, '=');
+  if (!g_str_has_prefix(set, "dls.") || eq == NULL || eq == set + strlen("dls.")) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "--set %s: expected dls.KEY=VALUE",
+                set);
+    return FALSE;
+  }
+  g_autofree char *key = g_strstrip(g_strndup(set + strlen("dls."), eq - set - strlen("dls.")));
+  if (strcmp(key, "technique") == 0) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "--set %s: the technique is the command's argument", set);
+    return FALSE;
+  }
+  g_autoptr(GError) local = NULL;
+  if (lb_params_set(params, key, eq + 1, &local))
+    return TRUE;
+  if (g_error_matches(local, LB_PARAM_ERROR, LB_PARAM_ERROR_UNKNOWN)) {
+    g_autoptr(GString) known = g_string_new(NULL);
+    for (const LbParamSpec *s = dls_chunk_params; s->name != NULL; s++)
+      if (strcmp(s->name, "technique") != 0)
+        g_string_append_printf(known, "%s%s", known->len ? ", " : "", s->name);
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_UNKNOWN,
+                "--set %s: unknown [dls] key '%s' (known: %s)", set, key, known->str);
+  } else {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "--set %s: [dls] %s: %s", set, key,
+                local->message);
+  }
+  return FALSE;
+}
+
+/* --weights and --min-chunk: the keys by another name, given once. */
+static gboolean
+chunks_option(LbParams *params, const char *option, const char *key, const char *value,
+              GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  if (value == NULL)
+    return TRUE;
+  if (lb_params_is_set(params, key)) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "%s and --set dls.%s both given: give one", option, key);
+    return FALSE;
+  }
+  if (!lb_params_set(params, key, value, &local)) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID, "%s %s: %s", option, value,
+                local->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+int
+lb_cmd_chunks(int argc, char **argv)
+{
+  g_autofree char *n_text = NULL, *p_text = NULL, *weights = NULL, *min_chunk = NULL;
+  g_auto(GStrv) sets = NULL;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+      {"iterations", 0, 0, G_OPTION_ARG_STRING, &n_text, "The loop's iterations: 1 to 2^53", "N"},
+      {"workers", 0, 0, G_OPTION_ARG_STRING, &p_text, "The workers: 1 to 1048576", "P"},
+      {"weights", 0, 0, G_OPTION_ARG_STRING, &weights,
+       "Relative speeds, one per worker (the [dls] weights key; default: all equal)", "W0,W1,..."},
+      {"min-chunk", 0, 0, G_OPTION_ARG_STRING, &min_chunk,
+       "The smallest chunk but the last (the [dls] min-chunk key; default 1)", "M"},
+      {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+       "Set a [dls] key: min-chunk, fsc-h, fsc-sigma, weights (repeatable)", "dls.KEY=VALUE"},
+      {"json", 0, 0, G_OPTION_ARG_NONE, &json,
+       "A JSON array of {\"size\", \"worker\"} objects in order instead", NULL},
+      {NULL},
+  };
+  g_autoptr(GOptionContext) ctx = lb_command_context("chunks");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx,
+      "Prints the chunks a dynamic loop scheduling technique hands out for a loop of N\n"
+      "iterations on P workers when requests come round-robin (worker 0, 1, ..., P-1, 0, ...),\n"
+      "one chunk a line: its size and, for wf, awf and af, whose sizes depend on who asks,\n"
+      "the requesting worker after a space. Each technique's formula: README.md, \"Dynamic\n"
+      "loop scheduling: chunk sizes\"; the simulator's dls balancer uses the same code.\n"
+      "awf and af adapt from measured chunk times. Here worker r runs an iteration in\n"
+      "1/w_r seconds (w: the weights) and reports each chunk as soon as it gets it: awf\n"
+      "then gives wf's chunks, and af, after one fac chunk, gives each requester its\n"
+      "share of what is left by speed (no spread is measured).\n"
+      "Exit status: 0 done, 1 stdout could not be written, 2 bad input.");
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (parsed == NULL) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
+  argc = (int)g_strv_length(parsed);
+  argv = parsed;
+  DlsTechnique t;
+  if (argc != 2) {
+    g_printerr("lbsim: chunks needs one technique: stat, ss, fsc, gss, tss, fac, wf, awf or af "
+               "(see lbsim chunks --help)\n");
+    return LB_EXIT_INPUT;
+  }
+  if (!dls_technique_parse(argv[1], &t)) {
+    g_printerr("lbsim: unknown technique '%s' (stat, ss, fsc, gss, tss, fac, wf, awf or af)\n",
+               argv[1]);
+    return LB_EXIT_INPUT;
+  }
+  guint64 n = 0, p = 0;
+  if (n_text == NULL || p_text == NULL) {
+    g_printerr("lbsim: chunks needs --iterations N and --workers P\n");
+    return LB_EXIT_INPUT;
+  }
+  if (!g_ascii_string_to_unsigned(n_text, 10, 1, (guint64)DLS_MAX_ITERATIONS, &n, NULL)) {
+    g_printerr("lbsim: --iterations '%s': expected a whole number from 1 to 2^53\n", n_text);
+    return LB_EXIT_INPUT;
+  }
+  if (!g_ascii_string_to_unsigned(p_text, 10, 1, CHUNKS_MAX_WORKERS, &p, NULL)) {
+    g_printerr("lbsim: --workers '%s': expected a whole number from 1 to %u\n", p_text,
+               CHUNKS_MAX_WORKERS);
+    return LB_EXIT_INPUT;
+  }
+  g_autoptr(LbParams) params = lb_params_new(dls_chunk_params);
+  for (guint i = 0; sets != NULL && sets[i] != NULL; i++)
+    if (!chunks_set(params, sets[i], &error)) {
+      lb_command_error(error);
+      return LB_EXIT_INPUT;
+    }
+  g_auto(DlsChunkParams) cp = {0};
+  if (!chunks_option(params, "--weights", "weights", weights, &error) ||
+      !chunks_option(params, "--min-chunk", "min-chunk", min_chunk, &error)) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
+  if (!dls_chunk_params_read(&cp, params, (guint)p, NULL, &error)) {
+    g_printerr("lbsim: [dls] %s\n", error->message);
+    return LB_EXIT_INPUT;
+  }
+
+  g_autoptr(DlsChunker) c = dls_chunker_new(t, n, (guint)p, &cp);
+  gboolean by_worker = dls_technique_by_worker(t);
+  g_autofree LbOutBuffer *out = g_new0(LbOutBuffer, 1);
+  lb_out_text(out, json ? "[" : "");
+  guint64 printed = 0, idle = 0;
+  for (guint64 i = 0; dls_chunker_remaining(c) > 0; i++) {
+    guint w = (guint)(i % p);
+    guint64 size = dls_chunker_next(c, w);
+    /* only stat's served workers get nothing while iterations are left */
+    idle = size == 0 ? idle + 1 : 0;
+    g_assert(idle < p);
+    if (size == 0)
+      continue;
+    dls_chunker_report(c, w, size, (double)size / (cp.weights != NULL ? cp.weights[w] : 1.0));
+    if (json) {
+      lb_out_text(out, printed++ > 0 ? ",\n  {\"size\": " : "\n  {\"size\": ");
+      lb_out_number(out, size);
+      lb_out_text(out, ", \"worker\": ");
+      lb_out_number(out, w);
+      lb_out_text(out, "}");
+    } else {
+      lb_out_number(out, size);
+      if (by_worker) {
+        lb_out_text(out, " ");
+        lb_out_number(out, w);
+      }
+      lb_out_text(out, "\n");
+    }
+  }
+  lb_out_text(out, json ? "\n]\n" : "");
+  lb_out_flush(out);
+  if (out->failed == 0 && fflush(stdout) != 0)
+    out->failed = errno;
+  if (out->failed != 0) {
+    g_printerr("lbsim: cannot write stdout: %s\n", g_strerror(out->failed));
+    return 1;
+  }
+  return 0;
+}

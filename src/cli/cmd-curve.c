@@ -1,0 +1,93 @@
+/* lbsim curve: a space-filling curve's cells in order. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "balancers/sfc/curve.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/out-buffer.h"
+
+/* `lbsim curve` prints at most 2^CURVE_MAX_CELL_BITS cells. */
+#define CURVE_MAX_CELL_BITS 24
+
+int
+lb_cmd_curve(int argc, char **argv)
+{
+  g_autofree char *dim_text = NULL, *order_text = NULL;
+  gboolean json = FALSE;
+  GOptionEntry entries[] = {
+      {"dim", 0, 0, G_OPTION_ARG_STRING, &dim_text, "Dimensions of the grid: 2 (default) or 3",
+       "D"},
+      {"order", 0, 0, G_OPTION_ARG_STRING, &order_text,
+       "The grid has 2^K cells per axis: K from 1 to 12 in 2D, to 8 in 3D", "K"},
+      {"json", 0, 0, G_OPTION_ARG_NONE, &json, "A JSON array of coordinate arrays instead", NULL},
+      {NULL},
+  };
+  g_autoptr(GOptionContext) ctx = lb_command_context("curve");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx, "Prints the cells of the 2^K x 2^K (x 2^K) grid in the order the curve visits them,\n"
+           "one cell a line, its coordinates (axis 0 first) separated by spaces.\n"
+           "Hilbert enters at the origin and leaves at (2^K - 1, 0[, 0]); Morton interleaves\n"
+           "the coordinates' bits, axis 0 the lowest of each group. See README.md.\n"
+           "Exit status: 0 done, 1 stdout could not be written, 2 bad input.");
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (parsed == NULL) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
+  argc = (int)g_strv_length(parsed);
+  argv = parsed;
+  LbCurveKind kind;
+  if (argc != 2) {
+    g_printerr("lbsim: curve needs one curve name, hilbert or morton (see lbsim curve --help)\n");
+    return LB_EXIT_INPUT;
+  }
+  if (!lb_curve_parse(argv[1], &kind)) {
+    g_printerr("lbsim: unknown curve '%s' (hilbert or morton)\n", argv[1]);
+    return LB_EXIT_INPUT;
+  }
+  guint64 dim = 2, order = 0;
+  if (dim_text != NULL && !g_ascii_string_to_unsigned(dim_text, 10, 2, 3, &dim, NULL)) {
+    g_printerr("lbsim: --dim '%s': expected 2 or 3\n", dim_text);
+    return LB_EXIT_INPUT;
+  }
+  guint max_order = CURVE_MAX_CELL_BITS / (guint)dim;
+  if (order_text == NULL) {
+    g_printerr("lbsim: curve needs --order K, from 1 to %u in %" G_GUINT64_FORMAT "D\n", max_order,
+               dim);
+    return LB_EXIT_INPUT;
+  }
+  if (!g_ascii_string_to_unsigned(order_text, 10, 1, max_order, &order, NULL)) {
+    g_printerr("lbsim: --order '%s': expected a whole number from 1 to %u in %" G_GUINT64_FORMAT
+               "D\n",
+               order_text, max_order, dim);
+    return LB_EXIT_INPUT;
+  }
+
+  g_autofree LbOutBuffer *out = g_new0(LbOutBuffer, 1);
+  guint64 cells = (guint64)1 << (dim * order);
+  lb_out_text(out, json ? "[\n" : "");
+  for (guint64 i = 0; i < cells; i++) {
+    guint32 c[3];
+    lb_curve_coords(kind, (guint)dim, (guint)order, i, c);
+    lb_out_text(out, json ? "  [" : "");
+    for (guint a = 0; a < dim; a++) {
+      if (a > 0)
+        lb_out_text(out, json ? ", " : " ");
+      lb_out_number(out, c[a]);
+    }
+    lb_out_text(out, !json ? "\n" : i + 1 < cells ? "],\n" : "]\n");
+  }
+  lb_out_text(out, json ? "]\n" : "");
+  lb_out_flush(out);
+  if (out->failed == 0 && fflush(stdout) != 0)
+    out->failed = errno;
+  if (out->failed != 0) {
+    g_printerr("lbsim: cannot write stdout: %s\n", g_strerror(out->failed));
+    return 1;
+  }
+  return 0;
+}

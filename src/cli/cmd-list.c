@@ -1,0 +1,121 @@
+/* lbsim list: the balancers and models, their parameters, from their
+ * tables (and the reference's tables, --markdown). */
+#include <string.h>
+
+#include "cli/commands.h"
+#include "lbsim/balancer.h"
+#include "lbsim/model.h"
+#include "lbsim/scenario.h"
+#include "workloads/models.h"
+
+static void
+print_params(const LbParamSpec *spec, const char *indent)
+{
+  for (const LbParamSpec *s = spec; s->name != NULL; s++) {
+    g_autofree char *type = lb_param_spec_describe_type(s);
+    g_print("%s%-18s %s (default: %s)\n%s%-18s   %s\n", indent, s->name, type,
+            s->default_value != NULL ? s->default_value : "none", indent, "", s->help);
+  }
+}
+
+static void
+print_markdown_table(const char *title, const LbParamSpec *spec)
+{
+  g_print("%s\n\n| key | values | default | meaning |\n|---|---|---|---|\n", title);
+  for (const LbParamSpec *s = spec; s->name != NULL; s++) {
+    g_autofree char *described = lb_param_spec_describe_type(s);
+    g_auto(GStrv) parts = g_strsplit(described, "|", -1);
+    g_autofree char *type = g_strjoinv("\\|", parts);
+    g_print("| `%s` | %s | %s | %s |\n", s->name, type,
+            s->default_value != NULL ? s->default_value : "-", s->help);
+  }
+  g_print("\n");
+}
+
+/* The README's key tables come from here, so they cannot drift. */
+static int
+list_markdown(void)
+{
+  print_markdown_table("`[scenario]`", lb_scenario_params());
+  for (const LbModel *const *m = lb_models(); *m != NULL; m++) {
+    g_autofree char *title =
+        g_strdup_printf("`[workload]` with `model = %s`: %s", (*m)->name, (*m)->summary);
+    print_markdown_table(title, lb_model_param_spec(*m));
+  }
+  for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++) {
+    g_autofree char *models = g_strjoinv(", ", (char **)(*b)->models);
+    g_autofree char *title =
+        g_strdup_printf("`[%s]`: %s (models: %s)", (*b)->name, (*b)->summary, models);
+    if ((*b)->params[0].name != NULL)
+      print_markdown_table(title, (*b)->params);
+    else
+      g_print("%s\n\nNo parameters.\n\n", title);
+    g_autoptr(GArray) defs = lb_balancer_metric_defs(*b);
+    g_print("Metrics of `%s` (for `[expect]`, CSV and the JSON `metrics` objects):\n\n"
+            "| metric | unit | over steps | meaning |\n|---|---|---|---|\n",
+            (*b)->name);
+    for (guint i = 0; i < defs->len; i++) {
+      const LbMetricDef *d = &g_array_index(defs, LbMetricDef, i);
+      g_print("| `%s` | %s | %s | %s |\n", d->name, d->unit, lb_aggregate_name(d->aggregate),
+              d->help);
+    }
+    g_print("\n");
+  }
+  return 0;
+}
+
+int
+lb_cmd_list(int argc, char **argv)
+{
+  if (argc == 2 && strcmp(argv[1], "--markdown") == 0)
+    return list_markdown();
+  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    g_autofree char *usage = lb_command_usage_line("list");
+    g_print("%s\n\nLists the balancers with their parameters (name, type and range, default,\n"
+            "meaning), then the keys of [scenario] and [workload]. --markdown prints the\n"
+            "tables of the reference instead.\n",
+            usage);
+    return 0;
+  }
+  if (argc > 2) {
+    g_printerr("lbsim: list takes at most one balancer name\n");
+    return LB_EXIT_INPUT;
+  }
+  if (argc == 2 && lb_balancer_lookup(argv[1]) == NULL) {
+    g_printerr("lbsim: unknown balancer '%s' (lbsim list shows them)\n", argv[1]);
+    return LB_EXIT_INPUT;
+  }
+  for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++) {
+    if (argc == 2 && strcmp((*b)->name, argv[1]) != 0)
+      continue;
+    g_print("%s: %s\n", (*b)->name, (*b)->summary);
+    if ((*b)->cite != NULL)
+      g_print("  source: %s\n", (*b)->cite);
+    g_autofree char *models = g_strjoinv(", ", (char **)(*b)->models);
+    g_print("  models: %s\n", models);
+    if ((*b)->phases[0] != NULL) {
+      g_autofree char *phases = g_strjoinv(", ", (char **)(*b)->phases);
+      g_print("  phases: %s\n", phases);
+    }
+    g_autoptr(GArray) defs = lb_balancer_metric_defs(*b);
+    g_autoptr(GString) metrics = g_string_new(NULL);
+    for (guint i = 0; i < defs->len; i++)
+      g_string_append_printf(metrics, "%s%s", i ? ", " : "",
+                             g_array_index(defs, LbMetricDef, i).name);
+    g_print("  metrics (besides the summary's): %s\n", metrics->str);
+    if ((*b)->params[0].name != NULL) {
+      g_print("  parameters ([%s] group):\n", (*b)->name);
+      print_params((*b)->params, "    ");
+    }
+    g_print("\n");
+  }
+  if (argc == 1) {
+    g_print("[scenario] keys:\n");
+    print_params(lb_scenario_params(), "    ");
+    for (const LbModel *const *m = lb_models(); *m != NULL; m++) {
+      g_print("\n[workload] keys with model = %s (%s):\n", (*m)->name, (*m)->summary);
+      print_params(lb_model_param_spec(*m), "    ");
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,531 @@
+/* lbsim run and lbsim check: a scenario's balancers, each in its own
+ * process, side by side; check then holds the scenario's [expect] lines. */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/runner.h"
+#include "cli/signals.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "lbsim/balancer.h"
+#include "lbsim/scenario.h"
+#include "report/html.h"
+#include "report/pictures.h"
+#include "report/report.h"
+
+typedef struct {
+  char *ranks;
+  char *platform;
+  char *balancer;
+  char **sets;
+  char *json;
+  char *csv;
+  gboolean detail;
+  char *jobs;
+  gboolean quiet;
+  gboolean no_fork;
+  char *message_trace;
+  char *paje;
+  char *pictures;
+  char *report;
+  gboolean force;
+  char **cfg;
+  char **log;
+  gboolean verbose;
+} RunArgs;
+
+static void
+run_args_clear(RunArgs *a)
+{
+  g_free(a->ranks);
+  g_free(a->platform);
+  g_free(a->balancer);
+  g_free(a->jobs);
+  g_strfreev(a->sets);
+  g_free(a->json);
+  g_free(a->csv);
+  g_free(a->message_trace);
+  g_free(a->paje);
+  g_free(a->pictures);
+  g_free(a->report);
+  g_strfreev(a->cfg);
+  g_strfreev(a->log);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
+
+/* run's and check's options, with the closing NULL entry */
+#define RUN_OPTIONS 19
+
+static GOptionContext *
+run_context(const char *command, RunArgs *a, GOptionEntry *out)
+{
+  const GOptionEntry entries[] = {
+      {"ranks", 'p', 0, G_OPTION_ARG_STRING, &a->ranks, "Override [scenario] ranks", "N"},
+      {"platform", 0, 0, G_OPTION_ARG_FILENAME, &a->platform,
+       "Override [scenario] platform (relative to the working directory, then platforms/)", "XML"},
+      {"balancer", 'b', 0, G_OPTION_ARG_STRING, &a->balancer,
+       "Run only this balancer (its parameters from its group)", "NAME"},
+      {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &a->sets,
+       "Override a key, e.g. --set workload.pattern=hotspots (repeatable)", "GROUP.KEY=VALUE"},
+      {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a->json, "Write every result as JSON", "FILE"},
+      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a->csv, "Write the summary table as CSV", "FILE"},
+      {"detail", 'd', 0, G_OPTION_ARG_NONE, &a->detail,
+       "Keep the schedule (every transfer) in the JSON", NULL},
+      {"jobs", 'j', 0, G_OPTION_ARG_STRING, &a->jobs,
+       "Simulations at once (default: the number of processors)", "N"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a->quiet, "No progress on stderr", NULL},
+      {"no-fork", 0, 0, G_OPTION_ARG_NONE, &a->no_fork,
+       "Simulate in this process (one balancer only): for gdb, valgrind, perf", NULL},
+      {"message-trace", 0, 0, G_OPTION_ARG_FILENAME, &a->message_trace,
+       "Write the message pattern for tools/bench (several balancers: FILE.BALANCER each)", "FILE"},
+      {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje,
+       "Write SimGrid's Paje trace (several balancers: FILE.BALANCER each)", "FILE"},
+      {"pictures", 0, 0, G_OPTION_ARG_FILENAME, &a->pictures,
+       "Draw each run's final partition and the scenario's imbalance per step, as PNG and SVG, "
+       "in DIR (made if missing)",
+       "DIR"},
+      {"report", 0, 0, G_OPTION_ARG_FILENAME, &a->report,
+       "Write an HTML report in DIR (made if missing): index.html with the summary, the "
+       "partitions, imbalance per step and time per phase, each chart's numbers as CSV beside it",
+       "DIR"},
+      {"force", 0, 0, G_OPTION_ARG_NONE, &a->force,
+       "With --report: replace a report of another scenario (or not made by lbsim) in DIR", NULL},
+      {"cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg, "Pass a SimGrid --cfg setting",
+       "KEY:VALUE"},
+      {"log", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->log,
+       "Pass a SimGrid --log setting, e.g. lb_mlb.thres:debug", "SETTING"},
+      {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose,
+       "Show SimGrid's messages and lbsim's per-step log (simulated time stamps)", NULL},
+      {NULL},
+  };
+  G_STATIC_ASSERT(G_N_ELEMENTS(entries) == RUN_OPTIONS);
+  memcpy(out, entries, sizeof entries);
+  GOptionContext *ctx = lb_command_context(command);
+  g_option_context_add_main_entries(ctx, out, NULL);
+  g_option_context_set_summary(
+      ctx, strcmp(command, "check") == 0
+               ? "Runs each scenario, then checks every line of its [expect] group: one\n"
+                 "PASS, FAIL or SKIP line each. Exit status: 0 all hold, 1 one fails, 2 bad\n"
+                 "input, 3 a run broke an invariant (several scenarios: the highest)."
+               : "Runs every balancer of the scenario (each in its own process) and prints\n"
+                 "one row per balancer. Exit status: 0 done, 2 bad input, 3 a run broke an\n"
+                 "invariant (a work unit lost or duplicated).");
+  return ctx;
+}
+
+/* The picture files a run will write in dir: each run's final partition
+ * (of models whose units are cells, grids or a curve), and with summary
+ * (--pictures) the imbalance per step and, when a balancer declares
+ * idle-procs, the idle processors. */
+static GPtrArray *
+picture_files(const char *dir, const LbScenario *sc, gboolean summary)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < sc->runs->len; i++) {
+    const LbBalancerRun *run = sc->runs->pdata[i];
+    const LbModel *model = run->work->model;
+    if (model->total_units != NULL && model->grids == NULL && model->leaves == NULL)
+      continue;
+    g_autofree char *what = g_strdup_printf("%s.%s", run->label,
+                                            model->grids != NULL    ? "grids"
+                                            : model->leaves != NULL ? "curve"
+                                                                    : "partition");
+    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, what, "png"));
+    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, what, "svg"));
+  }
+  if (!summary)
+    return names;
+  g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "imbalance", "png"));
+  g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "imbalance", "svg"));
+  gboolean idle = FALSE;
+  for (guint i = 0; i < sc->runs->len; i++) {
+    const LbBalancer *b = ((const LbBalancerRun *)sc->runs->pdata[i])->balancer;
+    for (const LbMetricSpec *m = b->metrics; m != NULL && m->name != NULL; m++)
+      idle |= strcmp(m->name, "idle-procs") == 0;
+  }
+  if (idle) {
+    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "idle", "png"));
+    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "idle", "svg"));
+  }
+  return names;
+}
+
+/* Where a run's files go: decided, and every one checked, before the run
+ * starts. Files that runs write (traces, pictures) are made in a private
+ * folder and put in place only once every run has succeeded, so an
+ * interrupted or failed run leaves the user's files as they were. */
+typedef struct {
+  gboolean make_pictures, make_report;
+  const char *pictures; /* the user's pictures folder: --pictures, or --report's */
+  char *staging;        /* the private folder, or NULL */
+  char *staged_paje, *staged_trace, *staged_pictures;
+} OutputPlan;
+
+static void
+output_plan_clear(OutputPlan *plan)
+{
+  if (plan->staging != NULL) {
+    g_autoptr(GDir) d = g_dir_open(plan->staged_pictures, 0, NULL);
+    const char *name;
+    while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+      g_autofree char *path = g_build_filename(plan->staged_pictures, name, NULL);
+      g_unlink(path);
+    }
+    g_rmdir(plan->staged_pictures);
+    g_autoptr(GDir) top = g_dir_open(plan->staging, 0, NULL);
+    while (top != NULL && (name = g_dir_read_name(top)) != NULL) {
+      g_autofree char *path = g_build_filename(plan->staging, name, NULL);
+      g_unlink(path);
+    }
+    g_rmdir(plan->staging);
+    lb_signals_forget(plan->staging);
+  }
+  g_free(plan->staging);
+  g_free(plan->staged_paje);
+  g_free(plan->staged_trace);
+  g_free(plan->staged_pictures);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(OutputPlan, output_plan_clear)
+
+static gboolean
+add_output(LbFileSet *set, const char *option, const char *path, GError **error)
+{
+  return lb_output_check(option, path, error) && lb_file_set_output(set, option, path, error);
+}
+
+/* Every file the run will read and write, checked before it starts: a
+ * bad path is bad input, not an hour of simulation thrown away, and no
+ * output may be an input or another output. */
+static gboolean
+plan_outputs(const RunArgs *a, const LbScenario *sc, OutputPlan *plan, GError **error)
+{
+  g_autoptr(LbFileSet) set = lb_file_set_new();
+  lb_file_set_input(set, "the scenario", sc->file);
+  lb_file_set_input(set, "the platform", sc->platform);
+  const GArray *read = lb_input_files();
+  for (guint i = 0; i < read->len; i++) {
+    const LbInputFile *f = &g_array_index(read, LbInputFile, i);
+    lb_file_set_input(set, lb_input_kind_name(f->kind), f->path);
+  }
+  if ((a->json != NULL && !add_output(set, "--json", a->json, error)) ||
+      (a->csv != NULL && !add_output(set, "--csv", a->csv, error)))
+    return FALSE;
+  const char *const traces[][2] = {{"--paje", a->paje}, {"--message-trace", a->message_trace}};
+  for (guint t = 0; t < G_N_ELEMENTS(traces); t++) {
+    if (traces[t][1] == NULL)
+      continue;
+    if (strcmp(traces[t][1], "-") == 0) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "%s -: a trace is written to a file, not to standard output", traces[t][0]);
+      return FALSE;
+    }
+    for (guint i = 0; i < sc->runs->len; i++) {
+      const LbBalancerRun *run = sc->runs->pdata[i];
+      g_autofree char *name = lb_runner_trace_name(traces[t][1], run->label, sc->runs->len);
+      if (!add_output(set, traces[t][0], name, error))
+        return FALSE;
+    }
+  }
+  if (a->report != NULL) {
+    if (!lb_html_check_folder(a->report, "--report", "run", sc->name, a->force, &plan->make_report,
+                              error))
+      return FALSE;
+    g_autofree char *page = g_build_filename(a->report, "index.html", NULL);
+    if (!lb_file_set_output(set, "--report", page, error))
+      return FALSE;
+  }
+  /* the report shows the pictures; without --pictures they go beside it */
+  plan->pictures = a->pictures != NULL ? a->pictures : a->report;
+  if (a->pictures != NULL &&
+      !lb_output_check_folder("--pictures", a->pictures, &plan->make_pictures, error))
+    return FALSE;
+  if (plan->pictures != NULL) {
+    const char *option = a->pictures != NULL ? "--pictures" : "--report";
+    gboolean exists = a->pictures != NULL ? !plan->make_pictures : !plan->make_report;
+    g_autoptr(GPtrArray) names = picture_files(plan->pictures, sc, a->pictures != NULL);
+    for (guint i = 0; i < names->len; i++)
+      if ((exists && !lb_output_check(option, names->pdata[i], error)) ||
+          !lb_file_set_output(set, option, names->pdata[i], error))
+        return FALSE;
+  }
+  if (a->paje == NULL && a->message_trace == NULL && plan->pictures == NULL)
+    return TRUE;
+  plan->staging = lb_signals_make_dir("lbsim-out-XXXXXX", error);
+  if (plan->staging == NULL)
+    return FALSE;
+  plan->staged_paje = g_build_filename(plan->staging, "paje", NULL);
+  plan->staged_trace = g_build_filename(plan->staging, "trace", NULL);
+  plan->staged_pictures = g_build_filename(plan->staging, "pictures", NULL);
+  if (plan->pictures != NULL && g_mkdir(plan->staged_pictures, 0700) != 0) {
+    int errsv = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv), "cannot make %s: %s",
+                plan->staged_pictures, g_strerror(errsv));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Once every run has succeeded: the staged traces and pictures into
+ * their places. */
+static gboolean
+place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GError **error)
+{
+  const char *const traces[][2] = {{a->paje, plan->staged_paje},
+                                   {a->message_trace, plan->staged_trace}};
+  for (guint t = 0; t < G_N_ELEMENTS(traces); t++) {
+    if (traces[t][0] == NULL)
+      continue;
+    for (guint i = 0; i < sc->runs->len; i++) {
+      const LbBalancerRun *run = sc->runs->pdata[i];
+      g_autofree char *from = lb_runner_trace_name(traces[t][1], run->label, sc->runs->len);
+      g_autofree char *to = lb_runner_trace_name(traces[t][0], run->label, sc->runs->len);
+      if (!lb_output_move(from, to, error))
+        return FALSE;
+    }
+  }
+  if (plan->pictures == NULL)
+    return TRUE;
+  if ((plan->make_pictures && !lb_output_make_folder("--pictures", plan->pictures, error)) ||
+      (plan->make_report && a->pictures == NULL &&
+       !lb_output_make_folder("--report", plan->pictures, error)))
+    return FALSE;
+  g_autoptr(GPtrArray) staged = picture_files(plan->staged_pictures, sc, a->pictures != NULL);
+  g_autoptr(GPtrArray) names = picture_files(plan->pictures, sc, a->pictures != NULL);
+  for (guint i = 0; i < names->len; i++)
+    if (g_file_test(staged->pdata[i], G_FILE_TEST_EXISTS) &&
+        !lb_output_move(staged->pdata[i], names->pdata[i], error))
+      return FALSE;
+  return TRUE;
+}
+
+static int
+check_expectations(const LbScenario *sc, GPtrArray *results)
+{
+  int failed = 0;
+  guint skipped = 0;
+  for (guint i = 0; i < sc->expects->len; i++) {
+    const LbExpect *e = sc->expects->pdata[i];
+    const LbRunResult *run = NULL;
+    for (guint r = 0; r < results->len; r++) {
+      const LbRunResult *x = results->pdata[r];
+      if (strcmp(x->balancer, e->balancer) == 0)
+        run = x;
+    }
+    double actual = 0;
+    if (run == NULL) {
+      g_print("SKIP  %s (balancer %s was not run)\n", e->text, e->balancer);
+      skipped++;
+      continue;
+    }
+    /* the scenario checker knows every metric name already */
+    gboolean found = lb_run_result_lookup(run, e->metric, &actual);
+    g_assert(found);
+    gboolean ok = lb_expect_holds(e, actual);
+    g_print("%s  %s (actual %.10g)\n", ok ? "PASS" : "FAIL", e->text, actual);
+    failed += !ok;
+  }
+  if (skipped > 0)
+    g_print("%u passed, %d failed, %u skipped\n", sc->expects->len - failed - skipped, failed,
+            skipped);
+  else
+    g_print("%u passed, %d failed\n", sc->expects->len - failed, failed);
+  return failed > 0 ? 1 : 0;
+}
+
+static int run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov,
+                   gboolean check, guint jobs);
+
+static LbScenarioOverrides
+overrides_of(const RunArgs *a, guint ranks)
+{
+  LbScenarioOverrides ov = {(gint)ranks, a->platform, a->balancer, (const char *const *)a->sets};
+  return ov;
+}
+
+/* `lbsim check A.ini B.ini ...`: every scenario is loaded and checked
+ * before any runs; then each in turn, a header before each; the exit
+ * status is the highest of theirs (3 a broken invariant, 2 bad input, 1 a
+ * failed expectation). */
+static int
+check_many(RunArgs *a, char **files, guint ranks, guint jobs)
+{
+  if (a->json != NULL || a->csv != NULL || a->pictures != NULL || a->report != NULL ||
+      a->paje != NULL || a->message_trace != NULL) {
+    g_printerr("lbsim: check of several scenarios writes no files: give one scenario with "
+               "--json, --csv, --pictures, --report, --paje or --message-trace\n");
+    return LB_EXIT_INPUT;
+  }
+  LbScenarioOverrides ov = overrides_of(a, ranks);
+  g_autoptr(GPtrArray) scenarios = g_ptr_array_new_with_free_func((GDestroyNotify)lb_scenario_free);
+  for (guint i = 0; files[i] != NULL; i++) {
+    g_autoptr(GError) error = NULL;
+    LbScenario *sc = lb_scenario_load(files[i], &ov, &error);
+    if (sc == NULL) {
+      lb_command_error(error);
+      return LB_EXIT_INPUT;
+    }
+    g_ptr_array_add(scenarios, sc);
+  }
+  int worst = 0;
+  for (guint i = 0; i < scenarios->len; i++) {
+    if (!lb_output_stdout(i > 0 ? "\n== " : "== ") || !lb_output_stdout(files[i]) ||
+        !lb_output_stdout("\n"))
+      return MAX(worst, 1);
+    int code = run_one(a, scenarios->pdata[i], &ov, TRUE, jobs);
+    if (code > 128)
+      return code; /* interrupted: said once */
+    worst = MAX(worst, code);
+  }
+  return worst;
+}
+
+static int
+run_or_check(int argc, char **argv, gboolean check)
+{
+  lb_signals_alone();
+  g_auto(RunArgs) a = {0};
+  GOptionEntry entries[RUN_OPTIONS];
+  g_autoptr(GOptionContext) ctx = run_context(check ? "check" : "run", &a, entries);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (args == NULL) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
+  guint nargs = g_strv_length(args);
+  if (nargs < 2 || (!check && nargs != 2)) {
+    g_printerr("lbsim: %s needs %s (see lbsim %s --help)\n", check ? "check" : "run",
+               check ? "one scenario file or more" : "exactly one scenario file",
+               check ? "check" : "run");
+    return LB_EXIT_INPUT;
+  }
+  guint ranks = 0, jobs = 0;
+  if ((a.ranks != NULL && !lb_runner_parse_count("--ranks", a.ranks, &ranks, &error)) ||
+      (a.jobs != NULL && !lb_runner_parse_count("--jobs", a.jobs, &jobs, &error))) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
+  if (check && nargs > 2)
+    return check_many(&a, args + 1, ranks, jobs);
+  LbScenarioOverrides ov = overrides_of(&a, ranks);
+  g_autoptr(LbScenario) sc = lb_scenario_load(args[1], &ov, &error);
+  if (sc == NULL) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
+  return run_one(&a, sc, &ov, check, jobs);
+}
+
+static gboolean
+write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const OutputPlan *plan,
+              GError **error)
+{
+  if (!place_outputs(a, sc, plan, error))
+    return FALSE;
+  g_autofree char *doc = a->json != NULL || a->report != NULL ? lb_report_document(sc, runs) : NULL;
+  if (a->json != NULL && strcmp(a->json, "-") == 0 && !lb_output_stdout(doc))
+    return TRUE; /* said at exit */
+  if (a->json != NULL && strcmp(a->json, "-") != 0 && !lb_output_write(a->json, doc, -1, error))
+    return FALSE;
+  if (a->report != NULL) {
+    if (plan->make_report && !lb_output_make_folder("--report", a->report, error))
+      return FALSE;
+    g_autoptr(LbHtmlDoc) page = lb_html_doc_parse(doc, strlen(doc), "the run's JSON", error);
+    g_assert(page != NULL); /* lbsim's own JSON */
+    LbHtmlOptions options = {.dir = a->report, .pictures_dir = plan->pictures};
+    if (!lb_html_write(page, &options, error))
+      return FALSE;
+  }
+  if (a->csv != NULL) {
+    g_autofree char *csv = lb_report_csv(runs);
+    if (strcmp(a->csv, "-") == 0)
+      lb_output_stdout(csv);
+    else if (!lb_output_write(a->csv, csv, -1, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static int
+run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, gboolean check,
+        guint jobs)
+{
+  g_autoptr(GError) error = NULL;
+  if (a->no_fork && sc->runs->len != 1) {
+    g_printerr("lbsim: --no-fork runs one balancer: add --balancer NAME\n");
+    return LB_EXIT_INPUT;
+  }
+  g_auto(OutputPlan) plan = {0};
+  if (!plan_outputs(a, sc, &plan, &error)) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
+  LbRunnerOptions ro = {0};
+  ro.in_process = a->no_fork;
+  ro.jobs = jobs > 0 ? jobs : (guint)g_get_num_processors();
+  ro.quiet = a->quiet;
+  ro.run.detail = a->detail;
+  ro.run.message_trace = a->message_trace != NULL ? plan.staged_trace : NULL;
+  ro.run.paje_trace = a->paje != NULL ? plan.staged_paje : NULL;
+  ro.run.pictures_dir = plan.pictures != NULL ? plan.staged_pictures : NULL;
+  ro.run.cfg = (const char *const *)a->cfg;
+  ro.run.log = (const char *const *)a->log;
+  ro.run.verbose = a->verbose;
+  ro.run.progress = !a->quiet && isatty(STDERR_FILENO);
+  g_autoptr(GPtrArray) runs = NULL;
+  int code = 0;
+  if (!lb_runner_run(sc, ov, &ro, &runs, &code, &error)) {
+    lb_command_error(error);
+    return code;
+  }
+  if (a->pictures != NULL &&
+      (!lb_pictures_imbalance(plan.staged_pictures, sc->name, runs, &error) ||
+       (lb_pictures_has_idle(runs) &&
+        !lb_pictures_idle(plan.staged_pictures, sc->name, runs, &error)))) {
+    lb_command_error(error);
+    return 1;
+  }
+  if (!write_results(a, sc, runs, &plan, &error)) {
+    lb_command_error(error);
+    return 1;
+  }
+  gboolean json_on_stdout = g_strcmp0(a->json, "-") == 0 || g_strcmp0(a->csv, "-") == 0;
+  if (!json_on_stdout) {
+    g_autofree char *table = lb_report_table(runs);
+    g_autofree char *phases = lb_report_phases(runs);
+    g_autoptr(GString) starts = g_string_new(NULL);
+    for (guint i = 0; i < runs->len; i++) {
+      const LbRunResult *r = runs->pdata[i];
+      g_string_append_printf(starts, "%s%s from %s%s%s%s", i ? "; " : "", r->balancer, r->start,
+                             r->view != NULL ? " (on the " : "", r->view != NULL ? r->view : "",
+                             r->view != NULL ? ")" : "");
+    }
+    g_print("%s: %u ranks on %s, %s of %" G_GUINT64_FORMAT " units, %u adaptation step%s\n"
+            "starting distribution: %s\n\n%s\n%s",
+            sc->name, sc->ranks, sc->platform, sc->work->model->name, lb_work_total_units(sc->work),
+            sc->nadaptations, sc->nadaptations == 1 ? "" : "s", starts->str, table, phases);
+  }
+  if (check) {
+    g_print("\n");
+    return check_expectations(sc, runs);
+  }
+  return 0;
+}
+
+int
+lb_cmd_run(int argc, char **argv)
+{
+  return run_or_check(argc, argv, FALSE);
+}
+
+int
+lb_cmd_check(int argc, char **argv)
+{
+  return run_or_check(argc, argv, TRUE);
+}

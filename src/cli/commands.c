@@ -1,0 +1,113 @@
+#include "cli/commands.h"
+
+#include <string.h>
+
+static const LbCommand commands[] = {
+    {"run", "SCENARIO.ini", "run a scenario's balancers side by side", lb_cmd_run, TRUE},
+    {"check", "SCENARIO.ini [MORE.ini ...]", "run, then hold the scenarios' [expect] lines",
+     lb_cmd_check, TRUE},
+    {"report", "RESULT.json DIR", "an HTML page of a run's or a sweep's JSON", lb_cmd_report,
+     FALSE},
+    {"list", "[BALANCER | --markdown]", "the balancers and models, their parameters", lb_cmd_list,
+     FALSE},
+    {"explain", "BALANCER [SCENARIO.ini]", "narrate a balancer on a small case, step by step",
+     lb_cmd_explain, TRUE},
+    {"curve", "hilbert|morton", "a space-filling curve's cells, in order", lb_cmd_curve, FALSE},
+    {"chunks", "stat|ss|fsc|gss|tss|fac|wf|awf|af",
+     "the chunks a loop scheduling technique hands out", lb_cmd_chunks, FALSE},
+    {"sweep", "SCENARIO.ini", "a scenario over a cross product of values", lb_cmd_sweep, TRUE},
+    {"merge", "STATE-DIR|RUN.result ...", "gather the results of a sweep run elsewhere",
+     lb_cmd_merge, FALSE},
+    {"run-job", "JOB.ini RESULT.json", "one job of a sweep (the child side, for clusters)",
+     lb_cmd_run_job, TRUE},
+    {"help", "[COMMAND]", "this text, or a command's options", lb_cmd_help, FALSE},
+    {"version", "", "lbsim's version", lb_cmd_version, FALSE},
+    {NULL},
+};
+
+const LbCommand *
+lb_commands(void)
+{
+  return commands;
+}
+
+const LbCommand *
+lb_command_lookup(const char *name)
+{
+  for (const LbCommand *c = commands; c->name != NULL; c++)
+    if (strcmp(c->name, name) == 0)
+      return c;
+  return NULL;
+}
+
+char *
+lb_commands_usage(void)
+{
+  GString *out = g_string_new("Usage: lbsim COMMAND [OPTION...] [ARGUMENT...]\n\n"
+                              "Simulates parallel load balancers as message-passing code on a "
+                              "SimGrid\nplatform and reports how well and at what cost each one "
+                              "balanced.\n\nCommands:\n");
+  for (const LbCommand *c = commands; c->name != NULL; c++) {
+    g_autofree char *head = g_strdup_printf("%s %s", c->name, c->args);
+    if (strlen(head) <= 27)
+      g_string_append_printf(out, "  %-28s%s\n", head, c->summary);
+    else
+      g_string_append_printf(out, "  %s\n  %-28s%s\n", head, "", c->summary);
+  }
+  g_string_append(out, "\nlbsim help COMMAND (or lbsim COMMAND --help) shows a command's options;\n"
+                       "lbsim --version its version. See README.md for scenario files and the\n"
+                       "JSON format.\n");
+  return g_string_free(out, FALSE);
+}
+
+GOptionContext *
+lb_command_context(const char *name)
+{
+  const LbCommand *c = lb_command_lookup(name);
+  g_assert(c != NULL);
+  g_autofree char *prgname = g_strdup_printf("lbsim %s", name);
+  g_set_prgname(prgname);
+  return g_option_context_new(c->args);
+}
+
+char *
+lb_command_usage_line(const char *name)
+{
+  const LbCommand *c = lb_command_lookup(name);
+  g_assert(c != NULL);
+  return g_strdup_printf("Usage: lbsim %s %s", name, c->args);
+}
+
+void
+lb_command_error(const GError *error)
+{
+  g_printerr("lbsim: %s\n", error->message);
+}
+
+int
+lb_cmd_help(int argc, char **argv)
+{
+  if (argc > 2) {
+    g_printerr("lbsim: help takes at most one command\n");
+    return LB_EXIT_INPUT;
+  }
+  if (argc == 2) {
+    const LbCommand *c = lb_command_lookup(argv[1]);
+    if (c == NULL) {
+      g_printerr("lbsim: unknown command '%s' (lbsim --help lists them)\n", argv[1]);
+      return LB_EXIT_INPUT;
+    }
+    char *args[] = {argv[1], "--help", NULL};
+    return c->run(2, args);
+  }
+  g_autofree char *usage = lb_commands_usage();
+  g_print("%s", usage);
+  return 0;
+}
+
+int
+lb_cmd_version(int argc, char **argv)
+{
+  g_print("lbsim %s\n", LB_VERSION);
+  return 0;
+}

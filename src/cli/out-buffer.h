@@ -1,0 +1,16 @@
+/* Standard output in large blocks, for commands that print millions of
+ * short lines (lbsim curve, lbsim chunks). */
+#pragma once
+
+#include <glib.h>
+
+typedef struct {
+  char data[1 << 16];
+  gsize len;
+  int failed; /* the errno of the first failed write, or 0 */
+} LbOutBuffer;
+
+void lb_out_text(LbOutBuffer *b, const char *text);
+void lb_out_number(LbOutBuffer *b, guint64 v);
+/* Writes what is held; a failure is kept in b->failed. */
+void lb_out_flush(LbOutBuffer *b);
