@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "cli/runner.h"
 #include "cli/signals.h"
+#include "io/temporary.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "lbsim/balancer.h"
@@ -183,7 +184,7 @@ output_plan_clear(OutputPlan *plan)
       g_unlink(path);
     }
     g_rmdir(plan->staging);
-    lb_signals_forget(plan->staging);
+    lb_temporary_forget(plan->staging);
   }
   g_free(plan->staging);
   g_free(plan->staged_paje);
@@ -256,7 +257,7 @@ plan_outputs(const RunArgs *a, const LbScenario *sc, OutputPlan *plan, GError **
   }
   if (a->paje == NULL && a->message_trace == NULL && plan->pictures == NULL)
     return TRUE;
-  plan->staging = lb_signals_make_dir("lbsim-out-XXXXXX", error);
+  plan->staging = lb_temporary_make_dir("lbsim-out-XXXXXX", error);
   if (plan->staging == NULL)
     return FALSE;
   plan->staged_paje = g_build_filename(plan->staging, "paje", NULL);

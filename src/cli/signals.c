@@ -9,9 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* temporary files and folders at once: an output being written, the
- * folder of files a run makes */
-#define MAX_FILES 8
+#include "io/temporary.h"
 
 G_DEFINE_QUARK(lb - signals - error - quark, lb_signals_error)
 
@@ -24,12 +22,10 @@ static Role role;
 static int caught;
 static pid_t *children;
 static guint nchildren;
-static char *files[MAX_FILES];
 static pid_t parent_pid;
 static char *parent_dir;
 
-/* A file, or a folder with everything in it (symbolic links not
- * followed). */
+/* The parent's folder, when the parent died without removing it. */
 static void
 remove_tree(const char *path)
 {
@@ -47,14 +43,6 @@ remove_tree(const char *path)
   } else {
     g_unlink(path);
   }
-}
-
-static void
-remove_files(void)
-{
-  for (guint i = 0; i < MAX_FILES; i++)
-    if (files[i] != NULL)
-      remove_tree(files[i]);
 }
 
 /* A child ends by the signal itself, as a parent that kills it expects. */
@@ -88,8 +76,7 @@ take_cb(gpointer data)
       pthread_mutex_unlock(&lock);
       continue;
     }
-    /* the lock stays held: nothing registers a file from now on */
-    remove_files();
+    lb_temporary_remove_all();
     if (role == ROLE_CHILD) {
       if (parent_dir != NULL && getppid() != parent_pid)
         remove_tree(parent_dir);
@@ -210,7 +197,7 @@ lb_signals_in_child(pid_t parent, const char *dir)
    * that thread is not here, and nor are its files */
   static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
   lock = fresh;
-  memset(files, 0, sizeof files);
+  lb_temporary_reset_in_child();
   role = ROLE_CHILD;
   caught = 0;
   children = NULL;
@@ -221,51 +208,6 @@ lb_signals_in_child(pid_t parent, const char *dir)
   sigemptyset(&term);
   sigaddset(&term, SIGTERM);
   take(&term);
-}
-
-/* Under the lock. */
-static void
-add_file(const char *path)
-{
-  guint i = 0;
-  while (i < MAX_FILES && files[i] != NULL)
-    i++;
-  g_assert(i < MAX_FILES);
-  files[i] = g_strdup(path);
-}
-
-int
-lb_signals_mkstemp(char *tmpl, int flags, int mode)
-{
-  pthread_mutex_lock(&lock);
-  int fd = g_mkstemp_full(tmpl, flags, mode);
-  int errsv = errno;
-  if (fd >= 0)
-    add_file(tmpl);
-  pthread_mutex_unlock(&lock);
-  errno = errsv;
-  return fd;
-}
-
-char *
-lb_signals_make_dir(const char *tmpl, GError **error)
-{
-  pthread_mutex_lock(&lock);
-  char *dir = g_dir_make_tmp(tmpl, error);
-  if (dir != NULL)
-    add_file(dir);
-  pthread_mutex_unlock(&lock);
-  return dir;
-}
-
-void
-lb_signals_forget(const char *path)
-{
-  pthread_mutex_lock(&lock);
-  for (guint i = 0; i < MAX_FILES; i++)
-    if (files[i] != NULL && strcmp(files[i], path) == 0)
-      g_clear_pointer(&files[i], g_free);
-  pthread_mutex_unlock(&lock);
 }
 
 int

@@ -4,7 +4,7 @@
  * handler never runs. What a signal does depends on the process's role:
  *
  * - alone (run-job, --no-fork, and a parent once its children are done):
- *   the registered files and folders are removed, "lbsim: interrupted" is
+ *   the files and folders registered by io/temporary are removed, "lbsim: interrupted" is
  *   printed and the process exits with 128 + the signal;
  * - a parent watching its children: the first signal is kept, each child
  *   is sent SIGTERM, and the parent goes on to clean up and report;
@@ -46,13 +46,6 @@ void lb_signals_child_ended(pid_t *slot);
  * before the fork): ends with it, and removes dir, the parent's scratch
  * folder, if the parent is gone when SIGTERM comes. */
 void lb_signals_in_child(pid_t parent, const char *dir);
-
-/* g_mkstemp_full() and g_dir_make_tmp(), the file or folder registered at
- * once: removed (a folder with everything in it) if a signal ends the
- * process before lb_signals_forget(path). */
-int lb_signals_mkstemp(char *tmpl, int flags, int mode);
-char *lb_signals_make_dir(const char *tmpl, GError **error);
-void lb_signals_forget(const char *path);
 
 /* Sets error to "interrupted" and returns the exit status for sig. */
 int lb_signals_error(int sig, GError **error);

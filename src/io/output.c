@@ -9,7 +9,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "cli/signals.h"
+#include "io/temporary.h"
 
 #define PROC_MAGIC 0x9fa0
 #define SYSFS_MAGIC 0x62656572
@@ -222,7 +222,7 @@ output_free(LbOutput *out)
     fclose(out->stream);
   if (out->tmp != NULL) {
     g_unlink(out->tmp);
-    lb_signals_forget(out->tmp);
+    lb_temporary_forget(out->tmp);
   }
   g_free(out->path);
   g_free(out->target);
@@ -245,7 +245,7 @@ make_temporary(const char *target, char **tmp)
   g_autofree char *dir = parent_of(target);
   g_autofree char *base = g_path_get_basename(target);
   *tmp = g_strdup_printf("%s/.%s.lbsim-XXXXXX", dir, base);
-  int fd = lb_signals_mkstemp(*tmp, O_WRONLY | O_CLOEXEC, 0600);
+  int fd = lb_temporary_mkstemp(*tmp, O_WRONLY | O_CLOEXEC, 0600);
   if (fd < 0) {
     int errsv = errno;
     g_clear_pointer(tmp, g_free);
@@ -348,7 +348,7 @@ lb_output_commit(LbOutput *out, GError **error)
     if (g_rename(out->tmp, out->target) != 0) {
       errsv = errno;
     } else {
-      lb_signals_forget(out->tmp);
+      lb_temporary_forget(out->tmp);
       g_clear_pointer(&out->tmp, g_free);
     }
   }
