@@ -4,10 +4,12 @@
  * determinism, and the balancer lifecycle. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "balancers/lbd/tdg.h"
 #include "cli/runner.h"
+#include "lbsim/model.h"
 #include "lbsim/scenario.h"
 #include "report/report.h"
 
@@ -387,7 +389,6 @@ life_balance(LbRank *self, gpointer state)
 
 static const LbParamSpec no_params[] = {{NULL}};
 static const char *const no_phases[] = {NULL};
-static const char *const all_models[] = {"array1d", "field2d", "field3d", NULL};
 
 static const LbBalancer life_balancer = {
     .name = "life",
@@ -395,7 +396,7 @@ static const LbBalancer life_balancer = {
     .params = no_params,
     .phases = no_phases,
     .metrics = life_metrics,
-    .models = all_models,
+    .needs = LB_CAP_CELLS,
     .owns_compute = TRUE,
     .state_new = life_new,
     .state_free = life_free,
@@ -455,7 +456,7 @@ static const LbBalancer twice_balancer = {
     .summary = "computes a unit twice and another never",
     .params = no_params,
     .phases = no_phases,
-    .models = all_models,
+    .needs = LB_CAP_CELLS,
     .owns_compute = TRUE,
     .balance = twice_balance,
 };
@@ -496,10 +497,71 @@ test_lifecycle_subprocess(void)
   g_test_trap_assert_passed();
 }
 
+/* A model registered here, the 1D array under another name: every
+ * balancer runs on it by what it offers, none of them changed for it. */
+static LbModel ring_model;
+
+static char *
+run_json(const char *model)
+{
+  g_autofree char *text =
+      g_strdup_printf("[scenario]\nname = reg\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
+                      "steps = 2\n\n[workload]\nmodel = %s\nsize = 96\npattern = random\n\n"
+                      "[balancers]\nrun = none, mlb, scratch-remap, diffusion\n",
+                      model);
+  g_autofree char *dir = NULL;
+  g_autofree char *path = write_scenario(text, &dir);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbScenario) sc = lb_scenario_load(path, NULL, &error);
+  g_assert_no_error(error);
+  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE, .run = {.detail = TRUE}};
+  g_autoptr(GPtrArray) results = NULL;
+  int code = -1;
+  g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
+  g_assert_no_error(error);
+  g_unlink(path);
+  g_rmdir(dir);
+  /* the reports name the model; the wall clocks differ */
+  g_autofree char *doc = lb_report_document(sc, results);
+  g_autoptr(JsonNode) root = json_from_string(doc, &error);
+  g_assert_no_error(error);
+  /* the scenario's own facts name its file and model */
+  json_object_remove_member(json_node_get_object(root), "scenario");
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
+  g_assert_cmpuint(json_array_get_length(runs), ==, 4);
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    g_assert_cmpstr(json_object_get_string_member(run, "model"), ==, model);
+    json_object_remove_member(run, "model");
+    json_object_remove_member(run, "measured");
+  }
+  return json_to_string(root, TRUE);
+}
+
+static void
+test_registered_model(void)
+{
+  g_autofree char *ring = run_json("ring");
+  g_autofree char *array = run_json("array1d");
+  /* the same results, byte for byte (not printed when they differ: long) */
+  g_assert_cmpuint(strlen(ring), >, 1000);
+  g_assert_true(strcmp(ring, array) == 0);
+  /* and refused by what it lacks */
+  g_autofree char *why = lb_balancer_refuses_model(lb_balancer_lookup("lbd"), &ring_model);
+  g_assert_cmpstr(why, ==,
+                  "lbd does not run on model ring, which does not offer a 2D or 3D grid of cells "
+                  "to cut into boxes (it runs on: field2d, field3d)");
+  g_autofree char *mlb = lb_balancer_models_text(lb_balancer_lookup("mlb"));
+  g_assert_cmpstr(mlb, ==, "array1d, field2d, field3d, ring");
+}
+
 int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  ring_model = *lb_model_lookup("array1d");
+  ring_model.name = "ring";
+  lb_model_register(&ring_model);
   lb_balancer_register(&life_balancer);
   lb_balancer_register(&twice_balancer);
   static const FieldCase cases[] = {
@@ -521,6 +583,7 @@ main(int argc, char **argv)
     g_test_add_data_func(name, &cases[i], lbd_case);
   }
   g_test_add_func("/models/determinism", test_determinism);
+  g_test_add_func("/models/registered", test_registered_model);
   g_test_add_func("/models/partition", test_partition);
   g_test_add_func("/models/array1d-ghosts", test_array1d_ghosts);
   g_test_add_func("/models/lifecycle", test_lifecycle_subprocess);

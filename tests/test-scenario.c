@@ -713,7 +713,8 @@ static const ErrorCase error_cases[] = {
      .detail = "'gaussian' is not one of"},
     {"lbd/array1d", HEAD "[balancers]\nrun = none, lbd\n", .code = LB_SCENARIO_ERROR_INVALID,
      .group = "balancers", .key = "run",
-     .detail = "lbd does not run on model array1d (it supports: field2d, field3d)"},
+     .detail = "lbd does not run on model array1d, which does not offer a 2D or 3D grid of cells "
+               "to cut into boxes (it runs on: field2d, field3d)"},
     {"lbd/tolerance",
      HEAD "[balancers]\nrun = lbd\n[workload]\nmodel = field2d\n[lbd]\n"
           "tolerance = -0.1\n",
@@ -730,7 +731,8 @@ static const ErrorCase error_cases[] = {
      .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "lbd", .key = "column-tolerance"},
     {"mlb-nd/array1d", HEAD "[balancers]\nrun = mlb-nd\n", .code = LB_SCENARIO_ERROR_INVALID,
      .group = "balancers", .key = "run",
-     .detail = "mlb-nd does not run on model array1d (it supports: field2d, field3d)"},
+     .detail = "mlb-nd does not run on model array1d, which does not offer a 2D or 3D grid of "
+               "cells to cut into boxes (it runs on: field2d, field3d)"},
     {"mlb-nd/procs",
      HEAD "[balancers]\nrun = none, mlb-nd\n[workload]\nmodel = field2d\nprocs = 3x4\n",
      .ranks = 12, .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "procs",
@@ -959,22 +961,26 @@ static const ErrorCase error_cases[] = {
      .detail = "hotspots, clusters, shock and uniform, not random"},
     {"sfc-shift/array1d", HEAD "[balancers]\nrun = sfc-shift\n", .code = LB_SCENARIO_ERROR_INVALID,
      .group = "balancers", .key = "run",
-     .detail = "sfc-shift does not run on model array1d (it supports: htree)"},
+     .detail = "sfc-shift does not run on model array1d, which does not offer an H-tree (it runs "
+               "on: htree)"},
     {"sfc-shift/override-samr", HEAD RUN_NONE "[workload]\nmodel = samr\npattern = hotspots\n",
      .balancer = "sfc-shift", .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
-     .detail = "--balancer: sfc-shift does not run on model samr (it supports: htree)"},
+     .detail = "--balancer: sfc-shift does not run on model samr, which does not offer an H-tree "
+               "(it runs on: htree)"},
     {"move-split/field2d", HEAD "[balancers]\nrun = move-split\n[workload]\nmodel = field2d\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "as-samr", .key = "refine",
      .detail = "pattern random needs refine = LOADS"},
     {"move-split/samr-on-array1d", HEAD "[balancers]\nrun = move-split\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
-     .detail = "move-split does not run on model array1d (it supports: samr)"},
+     .detail = "move-split does not run on model array1d, which does not offer a hierarchy of "
+               "grids (it runs on: samr)"},
     {"choice/model", HEAD RUN_NONE "[workload]\nmodel = mesh\n", .code = LB_SCENARIO_ERROR_INVALID,
      .group = "workload", .key = "model",
      .detail = "unknown model 'mesh' (known: array1d, field2d, field3d, samr, htree, loop)"},
     {"model/unsupported", HEAD "[balancers]\nrun = none, only-1d\n[workload]\nmodel = field2d\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
-     .detail = "only-1d does not run on model field2d (it supports: array1d)"},
+     .detail = "only-1d does not run on model field2d, which does not offer independent "
+               "iterations (it runs on: none)"},
     {"model/unsupported-override", HEAD RUN_NONE "[workload]\nmodel = field3d\n",
      .balancer = "only-1d", .code = LB_SCENARIO_ERROR_INVALID, .group = "balancers", .key = "run",
      .detail = "--balancer: only-1d does not run on model field3d"},
@@ -1659,36 +1665,57 @@ only_1d_balance(LbRank *self, gpointer state)
 
 static const LbParamSpec no_params[] = {{NULL}};
 static const char *const no_phases[] = {NULL};
-static const char *const only_array1d[] = {"array1d", NULL};
 
-/* A balancer of the 1D array only, to see a model it does not support
- * refused. */
+/* A balancer that needs cells in a loop's iterations, which no model
+ * offers, to see a model refused by what it lacks. */
 static const LbBalancer only_1d = {
     .name = "only-1d",
     .summary = "test",
     .params = no_params,
     .phases = no_phases,
-    .models = only_array1d,
+    .needs = LB_CAP_CELLS | LB_CAP_ITERATIONS,
     .balance = only_1d_balance,
 };
 
-/* The order check: an order-keeping balancer on a model without an order
- * is refused; on one with an order, or for a balancer that keeps none, not. */
+/* Capabilities: an order-keeping balancer on a model without an order is
+ * refused by what it lacks; on one with an order, or for a balancer that
+ * needs nothing, not. */
 static void
 test_model_order(void)
 {
   const LbModel *array = lb_model_lookup("array1d");
   LbModel unordered = *array;
-  unordered.order = NULL;
+  unordered.offers &= ~(guint)LB_CAP_ORDER;
   const LbBalancer *mlb = lb_balancer_lookup("mlb"), *none = lb_balancer_lookup("none");
   g_autofree char *refused = lb_balancer_refuses_model(mlb, &unordered);
-  g_assert_cmpstr(refused, ==, "mlb keeps the units in order, but model array1d has no order");
+  g_assert_cmpstr(refused, ==,
+                  "mlb does not run on model array1d, which does not offer a total order (it "
+                  "runs on: array1d, field2d, field3d)");
   g_autofree char *fine = lb_balancer_refuses_model(mlb, array);
   g_assert_null(fine);
   g_autofree char *baseline = lb_balancer_refuses_model(none, &unordered);
   g_assert_null(baseline);
   g_autofree char *unsupported = lb_balancer_refuses_model(&only_1d, lb_model_lookup("field2d"));
-  g_assert_cmpstr(unsupported, ==, "only-1d does not run on model field2d (it supports: array1d)");
+  g_assert_cmpstr(unsupported, ==,
+                  "only-1d does not run on model field2d, which does not offer independent "
+                  "iterations (it runs on: none)");
+  /* what each family runs on, from the capabilities alone */
+  const char *const runs_on[][2] = {
+      {"none", "array1d, field2d, field3d, samr, htree, loop"},
+      {"mlb", "array1d, field2d, field3d"},
+      {"mlb-nd", "field2d, field3d"},
+      {"lbd", "field2d, field3d"},
+      {"enzo-original", "samr"},
+      {"move-split", "samr"},
+      {"sfc-shift", "htree"},
+      {"dls", "loop"},
+      {"scratch-remap", "array1d, field2d, field3d"},
+      {"diffusion", "array1d, field2d, field3d"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(runs_on); i++) {
+    g_autofree char *models = lb_balancer_models_text(lb_balancer_lookup(runs_on[i][0]));
+    g_assert_cmpstr(models, ==, runs_on[i][1]);
+  }
 }
 
 int

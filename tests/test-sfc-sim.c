@@ -558,7 +558,6 @@ test_options(void)
 
 static const LbParamSpec no_params[] = {{NULL}};
 static const char *const idle_phases[] = {"idle", NULL};
-static const char *const htree_only[] = {"htree", NULL};
 
 static void
 idle_balance(LbRank *self, gpointer state)
@@ -584,7 +583,7 @@ static const LbBalancer order_hilbert = {
     .summary = "test: Morton blocks that claim the Hilbert order",
     .params = no_params,
     .phases = idle_phases,
-    .models = htree_only,
+    .needs = LB_CAP_TREE,
     .balance = idle_balance,
     .order_key = hilbert_key,
 };
@@ -594,7 +593,7 @@ static const LbBalancer order_morton = {
     .summary = "test: Morton blocks that claim the Morton order",
     .params = no_params,
     .phases = idle_phases,
-    .models = htree_only,
+    .needs = LB_CAP_TREE,
     .balance = idle_balance,
     .order_key = morton_key,
 };

@@ -26,7 +26,7 @@ typedef struct {
   const LbParamSpec *params;
   const char *const *phases;   /* NULL-terminated; may be empty */
   const LbMetricSpec *metrics; /* declared metrics, NULL-terminated; may be NULL */
-  const char *const *models;   /* work models it supports, NULL-terminated */
+  guint needs;                 /* what it needs of a model: LbCapability bits */
   gboolean keeps_order;        /* result: contiguous pieces of the model's order, in rank order */
   gboolean owns_compute;       /* it runs the units' compute itself (loop scheduling) */
   gboolean sets_neighbours;    /* every rank, every step: lb_rank_set_neighbours (no owner map) */
@@ -70,11 +70,14 @@ typedef struct {
 const LbBalancer *lb_balancer_lookup(const char *name);
 /* NULL-terminated, in registry order. */
 const LbBalancer *const *lb_balancers(void);
-gboolean lb_balancer_supports(const LbBalancer *balancer, const char *model);
-/* Why a balancer cannot run on a model (it does not support it, or it keeps
- * an order the model does not have), or NULL when it can. */
 struct _LbModel;
+/* Whether the model offers all the balancer needs. */
+gboolean lb_balancer_supports(const LbBalancer *balancer, const struct _LbModel *model);
+/* Why a balancer cannot run on a model (the model does not offer what it
+ * needs), or NULL when it can. */
 char *lb_balancer_refuses_model(const LbBalancer *balancer, const struct _LbModel *model);
+/* The registered models it runs on, "array1d, field2d, field3d". */
+char *lb_balancer_models_text(const LbBalancer *balancer);
 /* Adds a balancer to the registry (for tests and programs that link lbsim's
  * library with balancers of their own); its name must be new. */
 void lb_balancer_register(const LbBalancer *balancer);

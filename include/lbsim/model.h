@@ -25,6 +25,21 @@ typedef enum {
                                  * fastest (so that a slab is a run of consecutive ranks) */
 } LbStart;
 
+/* What a balancer needs of a model and a model offers: a balancer runs on
+ * every model that offers all it needs, so a new model that offers what a
+ * family needs runs that family without a change to it. */
+typedef enum {
+  LB_CAP_CELLS = 1 << 0,      /* units are the cells of a regular grid, one unit a cell */
+  LB_CAP_ORDER = 1 << 1,      /* the units have a total order that balancers may keep */
+  LB_CAP_BOXES = 1 << 2,      /* the cells form a 2D or 3D grid that boxes of ranks can cut */
+  LB_CAP_GRIDS = 1 << 3,      /* units are the grids of a hierarchy of refinement levels */
+  LB_CAP_TREE = 1 << 4,       /* units are the hnodes of an H-tree */
+  LB_CAP_ITERATIONS = 1 << 5, /* units are the independent iterations of a loop */
+} LbCapability;
+
+/* "cells in an order" and the like: what caps names, for messages. */
+char *lb_capabilities_describe(guint caps);
+
 /* A grid of a model whose units are grids, as --detail lists it. */
 typedef struct {
   guint owner, level;
@@ -92,7 +107,10 @@ struct _LbModel {
    * model whose `patterns` is TRUE); NULL-terminated. */
   const LbParamSpec *params;
   gboolean patterns;
-  /* Name of the total order order-keeping balancers respect, or NULL. */
+  /* What it offers balancers (LbCapability bits). */
+  guint offers;
+  /* Name of the total order order-keeping balancers respect, or NULL
+   * (LB_CAP_ORDER offered with it). */
   const char *order;
   /* Fills work from params; errors name file, group and key. dir is the
    * scenario's folder, for relative paths. */
@@ -131,6 +149,10 @@ struct _LbModel {
 const LbModel *lb_model_lookup(const char *name);
 /* NULL-terminated, in registry order. */
 const LbModel *const *lb_models(void);
+/* Adds a model to the registry (tests, programs that link lbsim's library
+ * with models of their own) before any scenario is read; its name must be
+ * new. Balancers run on it by what it offers. */
+void lb_model_register(const LbModel *model);
 /* Every [workload] key of a model: `model`, its own keys and the pattern
  * keys, as one table (built once). */
 const LbParamSpec *lb_model_param_spec(const LbModel *model);
@@ -190,9 +212,9 @@ typedef struct {
   const char *keeps; /* what the view keeps of the workload, for help and README */
 } LbAdapter;
 
-/* The view that lets a balancer of the given models (NULL-terminated) run on
- * a workload of model `from`, or NULL. */
-const LbAdapter *lb_adapter_for(const LbModel *from, const char *const *models);
+/* The view that gives a balancer what it needs (LbCapability bits) on a
+ * workload of model `from`, or NULL. */
+const LbAdapter *lb_adapter_for(const LbModel *from, guint needs);
 const LbAdapter *lb_adapter_by_group(const char *group);
 /* Every view; returns their number. */
 guint lb_adapters(const LbAdapter **out);

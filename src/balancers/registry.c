@@ -1,6 +1,10 @@
 #include "lbsim/balancer.h"
 #include "balancers/registry.h"
 
+#include <string.h>
+
+#include "lbsim/model.h"
+
 static const LbBalancer *const registry[] = {
     &lb_none_balancer,
     &lb_mlb_balancer,
@@ -53,4 +57,31 @@ lb_balancer_lookup(const char *name)
     if (g_strcmp0((*b)->name, name) == 0)
       return *b;
   return NULL;
+}
+
+gboolean
+lb_balancer_supports(const LbBalancer *balancer, const LbModel *model)
+{
+  return (model->offers & balancer->needs) == balancer->needs;
+}
+
+char *
+lb_balancer_models_text(const LbBalancer *balancer)
+{
+  GString *out = g_string_new(NULL);
+  for (const LbModel *const *m = lb_models(); *m != NULL; m++)
+    if (lb_balancer_supports(balancer, *m))
+      g_string_append_printf(out, "%s%s", out->len > 0 ? ", " : "", (*m)->name);
+  return g_string_free(out, FALSE);
+}
+
+char *
+lb_balancer_refuses_model(const LbBalancer *b, const LbModel *model)
+{
+  if (lb_balancer_supports(b, model))
+    return NULL;
+  g_autofree char *missing = lb_capabilities_describe(b->needs & ~model->offers);
+  g_autofree char *models = lb_balancer_models_text(b);
+  return g_strdup_printf("%s does not run on model %s, which does not offer %s (it runs on: %s)",
+                         b->name, model->name, missing, *models != '\0' ? models : "none");
 }

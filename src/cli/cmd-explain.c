@@ -222,13 +222,13 @@ load_builtin(const LbScenarioOverrides *ov, const char *loads, GError **error)
     lb_grid_square_factors(ranks, 2, grid);
     g_autofree char *text =
         loads != NULL ? g_strdup_printf(given_loads, platform, ranks)
-        : b == NULL || lb_balancer_supports(b, "array1d")
+        : b == NULL || lb_balancer_supports(b, lb_model_lookup("array1d"))
             ? g_strdup_printf(small_case, platform, ranks, 3 * ranks)
-        : lb_balancer_supports(b, "samr")
+        : lb_balancer_supports(b, lb_model_lookup("samr"))
             ? g_strdup_printf(small_samr, platform, ranks, 8 * grid[0], 8 * grid[1])
-        : lb_balancer_supports(b, "htree")
+        : lb_balancer_supports(b, lb_model_lookup("htree"))
             ? g_strdup_printf(small_htree, platform, ranks, 6 * ranks)
-        : lb_balancer_supports(b, "loop")
+        : lb_balancer_supports(b, lb_model_lookup("loop"))
             ? g_strdup_printf(small_loop, platform, ranks, 6 * ranks)
             : g_strdup_printf(small_field, platform, ranks, 4 * grid[0], 4 * grid[1]);
     g_autoptr(LbScenario) sc = load_text(text, loads, ov, error);
@@ -385,8 +385,8 @@ prepare_loads(const char *text, const char *name, gboolean scenario, guint *rank
                             "(whose [workload] may read loads with pattern = file)");
   g_auto(GStrv) label = g_strsplit(name, ":", 2);
   const LbBalancer *b = lb_balancer_lookup(label[0]);
-  if (b != NULL && !lb_balancer_supports(b, "array1d")) {
-    g_autofree char *models = g_strjoinv(", ", (char **)b->models);
+  if (b != NULL && !lb_balancer_supports(b, lb_model_lookup("array1d"))) {
+    g_autofree char *models = lb_balancer_models_text(b);
     return bad_loads(error, "the loads are those of the 1D array's elements, and %s runs on %s",
                      b->name, models);
   }

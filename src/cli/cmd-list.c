@@ -43,7 +43,7 @@ list_markdown(void)
     print_markdown_table(title, lb_model_param_spec(*m));
   }
   for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++) {
-    g_autofree char *models = g_strjoinv(", ", (char **)(*b)->models);
+    g_autofree char *models = lb_balancer_models_text(*b);
     g_autofree char *title =
         g_strdup_printf("`[%s]`: %s (models: %s)", (*b)->name, (*b)->summary, models);
     if ((*b)->params[0].name != NULL)
@@ -91,8 +91,9 @@ lb_cmd_list(int argc, char **argv)
     g_print("%s: %s\n", (*b)->name, (*b)->summary);
     if ((*b)->cite != NULL)
       g_print("  source: %s\n", (*b)->cite);
-    g_autofree char *models = g_strjoinv(", ", (char **)(*b)->models);
-    g_print("  models: %s\n", models);
+    g_autofree char *models = lb_balancer_models_text(*b);
+    g_autofree char *needs = lb_capabilities_describe((*b)->needs);
+    g_print("  models: %s (it needs %s)\n", models, needs);
     if ((*b)->phases[0] != NULL) {
       g_autofree char *phases = g_strjoinv(", ", (char **)(*b)->phases);
       g_print("  phases: %s\n", phases);

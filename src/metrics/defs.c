@@ -108,27 +108,3 @@ lb_metric_defs_find(GArray *defs, const char *name)
       return (int)i;
   return -1;
 }
-
-gboolean
-lb_balancer_supports(const LbBalancer *balancer, const char *model)
-{
-  for (guint i = 0; balancer->models != NULL && balancer->models[i] != NULL; i++)
-    if (strcmp(balancer->models[i], model) == 0)
-      return TRUE;
-  return FALSE;
-}
-
-char *
-lb_balancer_refuses_model(const LbBalancer *b, const LbModel *model)
-{
-  if (!lb_balancer_supports(b, model->name)) {
-    g_autofree char *models = g_strjoinv(", ", (char **)b->models);
-    return g_strdup_printf("%s does not run on model %s (it supports: %s)", b->name, model->name,
-                           models);
-  }
-  /* an order-keeping balancer needs the model's total order to keep */
-  if (b->keeps_order && model->order == NULL)
-    return g_strdup_printf("%s keeps the units in order, but model %s has no order", b->name,
-                           model->name);
-  return NULL;
-}

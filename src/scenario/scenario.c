@@ -405,7 +405,7 @@ add_balancer(LbScenario *sc, GKeyFile *kf, const char *label, const char *origin
   }
   run->work = sc->work;
   g_autofree char *why = lb_balancer_refuses_model(b, sc->work->model);
-  run->adapter = why != NULL ? lb_adapter_for(sc->work->model, b->models) : NULL;
+  run->adapter = why != NULL ? lb_adapter_for(sc->work->model, b->needs) : NULL;
   if (run->adapter != NULL) {
     run->work = view_of(sc, kf, run->adapter, error);
     if (run->work == NULL)

@@ -31,14 +31,15 @@ is_field(const LbModel *model)
 }
 
 const LbAdapter *
-lb_adapter_for(const LbModel *from, const char *const *models)
+lb_adapter_for(const LbModel *from, guint needs)
 {
-  if (!is_field(from) || models == NULL)
+  if (!is_field(from) || needs == 0)
     return NULL;
-  for (const char *const *m = models; *m != NULL; m++)
-    for (guint i = 0; i < G_N_ELEMENTS(field_views); i++)
-      if (strcmp(*m, field_views[i].to) == 0)
-        return &field_views[i];
+  for (guint i = 0; i < G_N_ELEMENTS(field_views); i++) {
+    const LbModel *to = lb_model_lookup(field_views[i].to);
+    if ((to->offers & needs) == needs)
+      return &field_views[i];
+  }
   return NULL;
 }
 

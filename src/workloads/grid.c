@@ -244,6 +244,7 @@ array1d_describe_start(const LbWork *work, LbStart start)
 const LbModel lb_array1d_model = {
     .name = "array1d",
     .summary = "N elements with integer loads, split into contiguous blocks",
+    .offers = LB_CAP_CELLS | LB_CAP_ORDER,
     .params = array1d_params,
     .patterns = TRUE,
     .order = "array",
@@ -427,6 +428,7 @@ const LbModel lb_field2d_model = {
     .name = "field2d",
     .summary = "a 2D field of NX x NY cells with integer loads, split into a PX x PY grid of "
                "blocks",
+    .offers = LB_CAP_CELLS | LB_CAP_ORDER | LB_CAP_BOXES,
     .params = field_params,
     .patterns = TRUE,
     .order = "row-major",
@@ -440,6 +442,7 @@ const LbModel lb_field3d_model = {
     .name = "field3d",
     .summary = "a 3D field of NX x NY x NZ cells with integer loads, split into a PX x PY x PZ "
                "grid of blocks",
+    .offers = LB_CAP_CELLS | LB_CAP_ORDER | LB_CAP_BOXES,
     .params = field_params,
     .patterns = TRUE,
     .order = "row-major",

@@ -1059,6 +1059,7 @@ const LbModel lb_htree_model = {
     .summary = "the H-tree of an irregular problem: a quadtree or octree over elements placed by "
                "the pattern (or the seed's adaptive multigrid squares), rebuilt at every "
                "adaptation step; units are all hnodes",
+    .offers = LB_CAP_TREE,
     .params = htree_params,
     .patterns = TRUE,
     .load = htree_load_work,

@@ -524,6 +524,7 @@ const LbModel lb_loop_model = {
     .name = "loop",
     .summary = "a parallel loop of N independent iterations whose costs come from a "
                "distribution, a file, a field's cells or an adaptive quadrature profile",
+    .offers = LB_CAP_ORDER | LB_CAP_ITERATIONS,
     .params = loop_params,
     .patterns = TRUE,
     .order = "iteration",

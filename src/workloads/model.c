@@ -11,7 +11,7 @@
 #include "io/input.h"
 #include "workloads/models.h"
 
-static const LbModel *const registry[] = {
+static const LbModel *const builtin[] = {
     &lb_array1d_model,
     &lb_field2d_model,
     &lb_field3d_model,
@@ -21,12 +21,49 @@ static const LbModel *const registry[] = {
     NULL,
 };
 
-static const LbParamSpec model_key[] = {
-    {"model", LB_PARAM_CHOICE, "array1d", 0, 0, "array1d|field2d|field3d|samr|htree|loop",
-     "work model: a 1D load array, a 2D or 3D field of cells, a grid hierarchy, an H-tree, or a "
-     "parallel loop"},
-    {NULL},
-};
+/* The table above plus models registered at run time (tests, and
+ * programs that link the library with models of their own), NULL-ended. */
+static GPtrArray *registry;
+/* Set once the key tables are made: their `model` choices are fixed. */
+static gboolean tables_made;
+
+static void
+ensure_registry(void)
+{
+  if (registry != NULL)
+    return;
+  registry = g_ptr_array_new();
+  for (guint i = 0; builtin[i] != NULL; i++)
+    g_ptr_array_add(registry, (gpointer)builtin[i]);
+  g_ptr_array_add(registry, NULL);
+}
+
+void
+lb_model_register(const LbModel *model)
+{
+  ensure_registry();
+  g_assert(lb_model_lookup(model->name) == NULL);
+  g_assert(!tables_made);
+  registry->pdata[registry->len - 1] = (gpointer)model;
+  g_ptr_array_add(registry, NULL);
+}
+
+/* The `model` key, its choices every registered model. */
+static LbParamSpec
+model_key(void)
+{
+  static char *choices;
+  if (choices == NULL) {
+    GString *names = g_string_new(NULL);
+    for (const LbModel *const *m = lb_models(); *m != NULL; m++)
+      g_string_append_printf(names, "%s%s", names->len > 0 ? "|" : "", (*m)->name);
+    choices = g_string_free(names, FALSE);
+  }
+  LbParamSpec key = {"model", LB_PARAM_CHOICE, "array1d", 0, 0, choices,
+                     "work model: a 1D load array, a 2D or 3D field of cells, a grid hierarchy, "
+                     "an H-tree, or a parallel loop"};
+  return key;
+}
 
 static const LbParamSpec pattern_params[] = {
     {"pattern", LB_PARAM_CHOICE, "random", 0, 0,
@@ -114,18 +151,49 @@ lb_pattern_key_patterns(const char *key)
   return NULL;
 }
 
+char *
+lb_capabilities_describe(guint caps)
+{
+  static const struct {
+    guint cap;
+    const char *text;
+  } names[] = {
+      {LB_CAP_CELLS, "cells"},
+      {LB_CAP_ORDER, "a total order"},
+      {LB_CAP_BOXES, "a 2D or 3D grid of cells to cut into boxes"},
+      {LB_CAP_GRIDS, "a hierarchy of grids"},
+      {LB_CAP_TREE, "an H-tree"},
+      {LB_CAP_ITERATIONS, "independent iterations"},
+  };
+  GString *out = g_string_new(NULL);
+  guint left = (guint)__builtin_popcount(caps);
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++)
+    if (caps & names[i].cap) {
+      left--;
+      g_string_append_printf(out, "%s%s",
+                             out->len == 0 ? ""
+                             : left == 0   ? " and "
+                                           : ", ",
+                             names[i].text);
+    }
+  if (out->len == 0)
+    g_string_append(out, "nothing");
+  return g_string_free(out, FALSE);
+}
+
 const LbModel *const *
 lb_models(void)
 {
-  return registry;
+  ensure_registry();
+  return (const LbModel *const *)registry->pdata;
 }
 
 const LbModel *
 lb_model_lookup(const char *name)
 {
-  for (guint i = 0; registry[i] != NULL; i++)
-    if (g_strcmp0(registry[i]->name, name) == 0)
-      return registry[i];
+  for (const LbModel *const *m = lb_models(); *m != NULL; m++)
+    if (g_strcmp0((*m)->name, name) == 0)
+      return *m;
   return NULL;
 }
 
@@ -147,7 +215,9 @@ lb_model_param_spec(const LbModel *model)
   GArray *rows = g_hash_table_lookup(tables, model);
   if (rows == NULL) {
     rows = g_array_new(TRUE, TRUE, sizeof(LbParamSpec));
-    append_rows(rows, model_key);
+    tables_made = TRUE;
+    LbParamSpec key = model_key();
+    g_array_append_val(rows, key);
     append_rows(rows, model->params);
     if (model->patterns)
       append_rows(rows, pattern_params);

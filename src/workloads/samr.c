@@ -761,6 +761,7 @@ const LbModel lb_samr_model = {
     .name = "samr",
     .summary = "a structured AMR grid hierarchy rebuilt at every adaptation step; units are "
                "grids (boxes of cells with ghost zones) that balancers move and split",
+    .offers = LB_CAP_GRIDS,
     .params = samr_params,
     .patterns = TRUE,
     .load = samr_load_work,

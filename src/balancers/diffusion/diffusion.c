@@ -189,8 +189,6 @@ static const LbMetricSpec diffusion_metrics[] = {
     {NULL},
 };
 
-static const char *const diffusion_models[] = {"array1d", "field2d", "field3d", NULL};
-
 const LbBalancer lb_diffusion_balancer = {
     .name = "diffusion",
     .summary = "first-order diffusion over the machine's one-hop neighbours, then units follow "
@@ -200,7 +198,7 @@ const LbBalancer lb_diffusion_balancer = {
     .params = diffusion_params,
     .phases = diffusion_phases,
     .metrics = diffusion_metrics,
-    .models = diffusion_models,
+    .needs = LB_CAP_CELLS,
     .keeps_order = FALSE,
     .balance = diffusion_balance,
 };

@@ -800,8 +800,6 @@ dls_relate(LbRunResult *r, LbRunResult *const *all, guint n)
   r->metrics[M_COST_IMPROVEMENT] = base > 0 ? 100 * (base - r->metrics[M_COST]) / base : 0;
 }
 
-static const char *const dls_models[] = {"loop", NULL};
-
 const LbBalancer lb_dls_balancer = {
     .name = "dls",
     .summary = "dynamic loop scheduling: LB_Migrate's master/worker protocol with chunk-size "
@@ -811,7 +809,7 @@ const LbBalancer lb_dls_balancer = {
     .params = dls_params,
     .phases = dls_phases,
     .metrics = dls_metrics,
-    .models = dls_models,
+    .needs = LB_CAP_ITERATIONS,
     .keeps_order = FALSE,
     .owns_compute = TRUE,
     .variant_key = "technique",

@@ -62,8 +62,6 @@ static const LbParamSpec lbd_params[] = {
     {NULL},
 };
 
-static const char *const lbd_models[] = {"field2d", "field3d", NULL};
-
 #define TAG(level, iteration) ((int)(0x1000 + (level)*0x100 + (iteration)))
 
 static gpointer
@@ -510,7 +508,7 @@ const LbBalancer lb_lbd_balancer = {
     .params = lbd_params,
     .phases = lbd_phases,
     .metrics = lbd_metrics,
-    .models = lbd_models,
+    .needs = LB_CAP_CELLS | LB_CAP_BOXES,
     .sets_neighbours = TRUE,
     .check = lbd_check,
     .state_new = lbd_new,

@@ -72,8 +72,6 @@ static const LbMetricSpec mlb_nd_metrics[] = {
     {NULL},
 };
 
-static const char *const mlb_nd_models[] = {"field2d", "field3d", NULL};
-
 /* Tags: MLB's own under each axis' base, then the sums, the cuts and the
  * cells of each axis. */
 #define TAG_MLB(axis) ((int)((axis) + 1) << 20)
@@ -359,7 +357,7 @@ const LbBalancer lb_mlb_nd_balancer = {
     .params = mlb_params,
     .phases = mlb_nd_phases,
     .metrics = mlb_nd_metrics,
-    .models = mlb_nd_models,
+    .needs = LB_CAP_CELLS | LB_CAP_BOXES,
     .sets_neighbours = TRUE,
     .start = LB_START_BLOCKS_LAST_FASTEST,
     .check = mlb_nd_check,

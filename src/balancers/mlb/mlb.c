@@ -804,8 +804,6 @@ static const LbMetricSpec mlb_metrics[] = {
     {NULL},
 };
 
-static const char *const mlb_models[] = {"array1d", "field2d", "field3d", NULL};
-
 const LbBalancer lb_mlb_balancer = {
     .name = "mlb",
     .summary = "Multilevel Load Balancing, 1D: a log(p)-step schedule on a hypercube",
@@ -815,7 +813,7 @@ const LbBalancer lb_mlb_balancer = {
     .params = mlb_1d_params,
     .phases = mlb_phases,
     .metrics = mlb_metrics,
-    .models = mlb_models,
+    .needs = LB_CAP_CELLS | LB_CAP_ORDER,
     .keeps_order = TRUE,
     .initial_units = mlb_initial_units,
     .describe_start = mlb_describe_start,

@@ -12,15 +12,12 @@ none_balance(LbRank *self, gpointer state)
 {
 }
 
-static const char *const none_models[] = {"array1d", "field2d", "field3d", "samr",
-                                          "htree",   "loop",    NULL};
-
 const LbBalancer lb_none_balancer = {
     .name = "none",
     .summary = "no balancing: the baseline",
     .params = none_params,
     .phases = none_phases,
-    .models = none_models,
+    .needs = 0,
     .keeps_order = FALSE,
     .check = NULL,
     .balance = none_balance,

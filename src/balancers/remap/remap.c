@@ -158,8 +158,6 @@ static const LbMetricSpec remap_metrics[] = {
     {NULL},
 };
 
-static const char *const remap_models[] = {"array1d", "field2d", "field3d", NULL};
-
 const LbBalancer lb_scratch_remap_balancer = {
     .name = "scratch-remap",
     .summary = "gather every load to one rank, cut the order optimally, move everything there",
@@ -169,7 +167,7 @@ const LbBalancer lb_scratch_remap_balancer = {
     .params = remap_params,
     .phases = remap_phases,
     .metrics = remap_metrics,
-    .models = remap_models,
+    .needs = LB_CAP_CELLS | LB_CAP_ORDER,
     .keeps_order = TRUE,
     .balance = remap_balance,
 };

@@ -77,8 +77,6 @@ static const LbParamSpec move_split_params[] = {
     {NULL},
 };
 
-static const char *const samr_models[] = {"samr", NULL};
-
 #define TAG_MOVE(action) ((int)(0x100000 + (action)))
 
 /* A fake grid as it travels: id, level, box. */
@@ -380,7 +378,7 @@ const LbBalancer lb_enzo_original_balancer = {
     .params = original_params,
     .phases = samr_phases,
     .metrics = samr_metrics,
-    .models = samr_models,
+    .needs = LB_CAP_GRIDS,
     .balance = original_balance,
 };
 
@@ -392,6 +390,6 @@ const LbBalancer lb_move_split_balancer = {
     .params = move_split_params,
     .phases = samr_phases,
     .metrics = samr_metrics,
-    .models = samr_models,
+    .needs = LB_CAP_GRIDS,
     .balance = move_split_balance,
 };

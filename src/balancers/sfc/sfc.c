@@ -105,8 +105,6 @@ static const LbParamSpec sfc_params[] = {
     {NULL},
 };
 
-static const char *const sfc_models[] = {"htree", NULL};
-
 typedef struct {
   LbCurveKind curve;
   guint dim, order;
@@ -823,7 +821,7 @@ const LbBalancer lb_sfc_shift_balancer = {
     .params = sfc_params,
     .phases = sfc_phases,
     .metrics = sfc_metrics,
-    .models = sfc_models,
+    .needs = LB_CAP_TREE,
     .check = sfc_check,
     .state_new = sfc_new,
     .state_free = sfc_free,
