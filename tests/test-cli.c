@@ -1128,27 +1128,124 @@ add_shipped_scenarios(void)
   }
 }
 
-/* README's key tables are `lbsim list --markdown`, word for word. */
+/* The text of a source file between its lines <!-- NAME:begin --> and
+ * <!-- NAME:end --> (what tools/update-readme writes there). */
+static char *
+marked_section(const char *file, const char *name)
+{
+  g_autofree char *path = g_build_filename(source_root(), file, NULL);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  g_autofree char *begin_mark = g_strdup_printf("\n<!-- %s:begin -->\n", name);
+  g_autofree char *end_mark = g_strdup_printf("\n<!-- %s:end -->\n", name);
+  const char *begin = strstr(text, begin_mark);
+  g_assert_nonnull(begin);
+  begin += strlen(begin_mark) - 1;
+  const char *end = strstr(begin, end_mark);
+  g_assert_nonnull(end);
+  g_assert_null(strstr(end + 1, begin_mark));
+  return g_strndup(begin + 1, (gsize)(end - begin));
+}
+
+/* A generated section against what it should hold, the first differing
+ * line in the log. */
+static void
+assert_generated(const char *file, const char *name, const char *expected, const char *how)
+{
+  g_autofree char *section = marked_section(file, name);
+  if (g_strcmp0(section, expected) == 0)
+    return;
+  g_auto(GStrv) got = g_strsplit(section, "\n", -1);
+  g_auto(GStrv) want = g_strsplit(expected, "\n", -1);
+  guint i = 0;
+  while (got[i] != NULL && want[i] != NULL && g_strcmp0(got[i], want[i]) == 0)
+    i++;
+  g_test_message("%s's %s section differs from %s at its line %u: \"%s\", expected \"%s\"; run "
+                 "tools/update-readme",
+                 file, name, how, i + 1, got[i] != NULL ? got[i] : "(end)",
+                 want[i] != NULL ? want[i] : "(end)");
+  g_test_fail();
+}
+
+/* Every line of text indented by four spaces (a Markdown code block),
+ * trailing spaces dropped, an empty line left empty. */
+static void
+append_indented(GString *s, const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  guint n = g_strv_length(lines);
+  if (n > 0 && lines[n - 1][0] == '\0')
+    n--; /* the text's final newline */
+  for (guint i = 0; i < n; i++) {
+    g_strchomp(lines[i]);
+    if (lines[i][0] != '\0')
+      g_string_append(s, "    ");
+    g_string_append_printf(s, "%s\n", lines[i]);
+  }
+}
+
+/* The reference's key tables are `lbsim list --markdown`, word for word. */
 static void
 test_readme_tables(void)
 {
   g_auto(Result) r = {0};
   lbsim(&r, "list", "--markdown", NULL);
   g_assert_cmpint(r.status, ==, 0);
-  g_autofree char *path = g_build_filename(source_root(), "README.md", NULL);
-  g_autofree char *readme = NULL;
-  g_assert_true(g_file_get_contents(path, &readme, NULL, NULL));
-  const char *begin = strstr(readme, "<!-- params:begin -->\n");
-  const char *end = strstr(readme, "<!-- params:end -->");
-  g_assert_nonnull(begin);
-  g_assert_nonnull(end);
-  begin += strlen("<!-- params:begin -->\n");
-  g_autofree char *section = g_strndup(begin, (gsize)(end - begin));
-  if (g_strcmp0(section, r.out) != 0) {
-    g_test_message("README.md's key tables differ from `lbsim list --markdown`: run "
-                   "tools/update-readme");
-    g_test_fail();
+  assert_generated("docs/reference/scenario-files.md", "params", r.out, "`lbsim list --markdown`");
+}
+
+/* The reference of the commands holds `lbsim --help` and every command's
+ * --help, in the order of the list of commands. */
+static void
+test_docs_help(void)
+{
+  g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "LC_ALL", "C.UTF-8", TRUE);
+  g_auto(Result) top = {0};
+  lbsim_env(&top, env, "--help", NULL);
+  g_assert_cmpint(top.status, ==, 0);
+  g_autoptr(GString) want = g_string_new("`lbsim --help`:\n\n");
+  append_indented(want, top.out);
+  const char *commands = strstr(top.out, "\nCommands:\n");
+  g_assert_nonnull(commands);
+  g_auto(GStrv) lines = g_strsplit(commands + strlen("\nCommands:\n"), "\n", -1);
+  guint documented = 0;
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++) {
+    if (!g_str_has_prefix(lines[i], "  ") || !g_ascii_islower(lines[i][2]))
+      continue; /* a summary's continuation */
+    g_autofree char *name = g_strndup(lines[i] + 2, strcspn(lines[i] + 2, " "));
+    if (g_str_equal(name, "help") || g_str_equal(name, "version"))
+      continue;
+    g_auto(Result) r = {0};
+    lbsim_env(&r, env, name, "--help", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_string_append_printf(want, "\n### lbsim %s\n\n", name);
+    append_indented(want, r.out);
+    documented++;
   }
+  g_string_append(want, "\n");
+  g_assert_cmpuint(documented, >=, 10);
+  assert_generated("docs/reference/cli.md", "help", want->str, "lbsim's --help texts");
+}
+
+/* The sample run of the README and the tutorial is today's output of the
+ * command they show, paths relative to the source tree. */
+static void
+test_readme_sample(void)
+{
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", "scenarios/mlb-hypercube-1024.ini", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *prefix = g_strconcat(source_root(), "/", NULL);
+  g_auto(GStrv) parts = g_strsplit(r.out, prefix, -1);
+  g_autofree char *out = g_strjoinv("", parts);
+  g_autoptr(GString) want = g_string_new("\n");
+  append_indented(want, out);
+  g_string_append(want, "\n");
+  g_assert_nonnull(strstr(want->str, "    mlb "));
+  assert_generated("README.md", "sample", want->str,
+                   "`lbsim run scenarios/mlb-hypercube-1024.ini`");
+  assert_generated("docs/tutorial.md", "sample", want->str,
+                   "`lbsim run scenarios/mlb-hypercube-1024.ini`");
 }
 
 /* The child side alone: a job file run by `lbsim run-job` gives the typed
@@ -1503,6 +1600,8 @@ main(int argc, char **argv)
   g_test_add_func("/cli/chunks-errors", test_chunks_errors);
   add_shipped_scenarios();
   g_test_add_func("/cli/readme-tables", test_readme_tables);
+  g_test_add_func("/cli/docs-help", test_docs_help);
+  g_test_add_func("/cli/readme-sample", test_readme_sample);
   int status = g_test_run();
   if (tmp_dir != NULL)
     remove_tree(tmp_dir);
