@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "balancers/dls/chunks.h"
-#include "balancers/sfc/curve.h"
+#include "geometry/curve.h"
 #include "lbsim-spawn.h"
 #include "lbsim/scenario.h"
 

@@ -4,7 +4,7 @@
 #include <glib.h>
 #include <string.h>
 
-#include "balancers/sfc/curve.h"
+#include "geometry/curve.h"
 
 static const LbCurveKind kinds[] = {LB_CURVE_HILBERT, LB_CURVE_MORTON};
 

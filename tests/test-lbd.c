@@ -3,8 +3,8 @@
  * force on thousands of random column partitions. */
 #include <glib.h>
 
-#include "balancers/lbd/lbd-plan.h"
-#include "balancers/lbd/tdg.h"
+#include "balancers/cuts/lbd-plan.h"
+#include "balancers/cuts/tdg.h"
 
 static GArray *
 neighbours(const LbColumns *p, guint subset, gboolean brute)

@@ -7,7 +7,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-#include "balancers/lbd/tdg.h"
+#include "balancers/cuts/tdg.h"
 #include "cli/runner.h"
 #include "lbsim/model.h"
 #include "lbsim/scenario.h"

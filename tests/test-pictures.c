@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "balancers/sfc/sfc.h"
+#include "balancers/sfc/sfc-plan.h"
 #include "lbsim/scenario.h"
 #include "report/pictures.h"
 #include "workloads/htree.h"
@@ -360,13 +360,13 @@ expect_refused(const char *path, const char *needle)
 static void
 test_bad_folder(void)
 {
-  expect_refused("/nonexistent/pictures", ": cannot write: No such file or directory");
+  expect_refused("/nonexistent/pictures", ": the folder /nonexistent does not exist");
   g_assert_false(g_file_test("/nonexistent", G_FILE_TEST_EXISTS));
-  expect_refused("", "No such file or directory");
+  expect_refused("", "an empty folder name");
   /* a file, not a folder */
   g_autofree char *file = tmp_path("a-file");
   g_assert_true(g_file_set_contents(file, "x", 1, NULL));
-  expect_refused(file, ": cannot write: Not a directory");
+  expect_refused(file, ": exists and is not a folder");
   /* a folder whose picture's name is taken by a folder */
   g_autofree char *taken = tmp_path("taken");
   g_autofree char *png = lb_pictures_file(taken, "pictures-16", "mlb.partition", "png");
@@ -375,7 +375,7 @@ test_bad_folder(void)
   lbsim(&r, "run", scenario_path, "--pictures", taken, NULL);
   g_assert_cmpint(r.status, ==, 2);
   g_autofree char *named =
-      g_strdup_printf("lbsim: --pictures %s: cannot write: Is a directory", png);
+      g_strdup_printf("lbsim: --pictures %s: is a folder, not a file", png);
   g_assert_true(g_str_has_prefix(r.err, named));
   g_assert_null(strstr(r.err, "running"));
 }
@@ -471,7 +471,7 @@ sampled_leaves(const LbHtree *tree, guint max_level)
     if (!lb_htree_is_leaf(tree, at))
       continue;
     guint64 id = lb_htree_id_at(tree, at);
-    TreeLeaf l = {lb_sfc_key(LB_CURVE_HILBERT, 2, max_level, id), id, at};
+    TreeLeaf l = {sfc_key(LB_CURVE_HILBERT, 2, max_level, id), id, at};
     g_array_append_val(all, l);
   }
   g_array_sort(all, compare_tree_leaves);

@@ -13,9 +13,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "balancers/sfc/curve.h"
+#include "geometry/curve.h"
 #include "balancers/sfc/sfc-plan.h"
-#include "balancers/sfc/sfc.h"
+#include "balancers/sfc/sfc-plan.h"
 #include "cli/runner.h"
 #include "lbsim-spawn.h"
 #include "lbsim/run.h"
@@ -91,7 +91,7 @@ curve_sequence(const LbWork *work, const LbHtree *tree, LbCurveKind curve)
   GArray *seq = g_array_new(FALSE, FALSE, sizeof(Hnode));
   for (gsize at = 0; at < lb_htree_size(tree); at++) {
     guint64 id = lb_htree_id_at(tree, at);
-    Hnode h = {lb_sfc_key(curve, work->dim, max_level(work), id), lb_htree_load(work, tree, at)};
+    Hnode h = {sfc_key(curve, work->dim, max_level(work), id), lb_htree_load(work, tree, at)};
     g_array_append_val(seq, h);
   }
   g_array_sort(seq, compare_keys);
@@ -567,13 +567,13 @@ idle_balance(LbRank *self, gpointer state)
 static guint64
 hilbert_key(const LbWork *work, const LbParams *params, guint64 id)
 {
-  return lb_sfc_key(LB_CURVE_HILBERT, work->dim, max_level(work), id);
+  return sfc_key(LB_CURVE_HILBERT, work->dim, max_level(work), id);
 }
 
 static guint64
 morton_key(const LbWork *work, const LbParams *params, guint64 id)
 {
-  return lb_sfc_key(LB_CURVE_MORTON, work->dim, max_level(work), id);
+  return sfc_key(LB_CURVE_MORTON, work->dim, max_level(work), id);
 }
 
 /* Both keep the model's start, equal counts of the Morton pre-order, and

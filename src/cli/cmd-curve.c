@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "balancers/sfc/curve.h"
+#include "geometry/curve.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/out-buffer.h"

@@ -1,5 +1,5 @@
 /* Hilbert and Morton curves in 2D and 3D (curve.h). */
-#include "balancers/sfc/curve.h"
+#include "geometry/curve.h"
 #include "lbsim/workload.h"
 
 #include <string.h>

@@ -6,7 +6,7 @@
 
 #include "lbsim/model.h"
 #include "lbsim/run.h"
-#include "balancers/sfc/curve.h"
+#include "geometry/curve.h"
 
 #define LB_PICTURES_NOBODY G_MAXUINT32
 

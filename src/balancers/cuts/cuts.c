@@ -1,8 +1,8 @@
 /* The cut hierarchy shared by lbd and mlb-nd (cuts.h). */
 #include <string.h>
 
-#include "balancers/lbd/cuts.h"
-#include "balancers/lbd/tdg.h"
+#include "balancers/cuts/cuts.h"
+#include "balancers/cuts/tdg.h"
 #include "lbsim/model.h"
 
 struct _LbCutTable {

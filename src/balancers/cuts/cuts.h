@@ -7,7 +7,7 @@
  * sits at grid coordinate (r / stride[a]) % procs[a] along axis a. */
 #pragma once
 
-#include "balancers/lbd/lbd-plan.h"
+#include "balancers/cuts/lbd-plan.h"
 #include "lbsim/rank.h"
 
 G_BEGIN_DECLS

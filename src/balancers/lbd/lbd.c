@@ -24,7 +24,7 @@
 #include <string.h>
 #include <xbt/log.h>
 
-#include "balancers/lbd/cuts.h"
+#include "balancers/cuts/cuts.h"
 #include "balancers/registry.h"
 #include "lbsim/model.h"
 

@@ -28,7 +28,7 @@
 #include <string.h>
 #include <xbt/log.h>
 
-#include "balancers/lbd/cuts.h"
+#include "balancers/cuts/cuts.h"
 #include "balancers/mlb/mlb.h"
 #include "balancers/registry.h"
 #include "lbsim/model.h"

@@ -30,7 +30,7 @@
 
 #include "balancers/mlb/mlb.h"
 #include "balancers/registry.h"
-#include "balancers/sfc/curve.h"
+#include "geometry/curve.h"
 
 XBT_LOG_EXTERNAL_CATEGORY(lb);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_mlb, lb, "Multilevel Load Balancing");

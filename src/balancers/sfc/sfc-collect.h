@@ -5,7 +5,7 @@
 
 #include <glib.h>
 
-#include "balancers/sfc/curve.h"
+#include "geometry/curve.h"
 #include "lbsim/rank.h"
 
 G_BEGIN_DECLS
@@ -47,6 +47,6 @@ typedef struct {
   guint64 useless;  /* distinct received hnodes that covered none of its squares */
 } SfcCollected;
 
-void lb_sfc_collect(LbRank *self, const SfcView *view, SfcStrategy strategy, SfcCollected *out);
+void sfc_collect_run(LbRank *self, const SfcView *view, SfcStrategy strategy, SfcCollected *out);
 
 G_END_DECLS

@@ -2,6 +2,8 @@
 
 #include <math.h>
 
+#include "workloads/htree.h"
+
 /* From boundary *at with prefix *prefix (at most target), the boundary
  * nearest to target (ties: the earliest, never before `floor`): loads
  * come in order through get(i). Leaves *at and *prefix at the last
@@ -202,4 +204,47 @@ sfc_shift(GPtrArray *seqs, double threshold, guint64 *moved)
     }
   }
   return rounds;
+}
+
+guint64
+sfc_key(LbCurveKind curve, guint dim, guint order, guint64 id)
+{
+  guint64 c[3];
+  guint level = lb_htree_decode(id, dim, c);
+  guint32 c32[3] = {(guint32)c[0], (guint32)c[1], dim > 2 ? (guint32)c[2] : 0};
+  /* levels <= 24 take 5 bits; the curve positions of a 2^order grid take
+   * dim x order <= 48 */
+  return lb_curve_cube_start(curve, dim, order, level, c32) << 5 | level;
+}
+
+/* The owner of a key from the replicated tree: the last rank whose
+ * segment starts at or before it. */
+int
+sfc_owner(const guint64 *starts, guint p, guint64 key)
+{
+  int owner = -1;
+  guint lo = 0, hi = p; /* starts are ascending where set; empty ranks hold G_MAXUINT64 */
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (starts[mid] <= key) {
+      owner = (int)mid;
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return owner;
+}
+
+gboolean
+sfc_region_holds(guint dim, guint64 a, guint64 b)
+{
+  guint64 ca[3], cb[3];
+  guint la = lb_htree_decode(a, dim, ca), lb = lb_htree_decode(b, dim, cb);
+  if (la > lb)
+    return FALSE;
+  for (guint k = 0; k < dim; k++)
+    if (cb[k] >> (lb - la) != ca[k])
+      return FALSE;
+  return TRUE;
 }

@@ -8,6 +8,8 @@
 
 #include <glib.h>
 
+#include "geometry/curve.h"
+
 G_BEGIN_DECLS
 
 /* The blocking strategy: cuts the sequence loads[0..n) into `parts`
@@ -61,5 +63,20 @@ void sfc_round(const guint64 *loads, gsize n, SfcEnd *left, SfcEnd *right, gbool
  * ranks' new segments. moved (may be NULL) counts the elements sent,
  * every hop counted. */
 guint sfc_shift(GPtrArray *seqs, double threshold, guint64 *moved);
+
+/* The key of an hnode (its htree location code) in the curve's sequence:
+ * the curve position of its first cell in the order-`order` curve, then
+ * its level. A parent's key is just before its sub-spaces', and a subtree
+ * is one run of keys. */
+guint64 sfc_key(LbCurveKind curve, guint dim, guint order, guint64 id);
+
+/* The rank whose segment holds key, from where every rank's segment
+ * starts (ascending; an empty rank has the next rank's start), or -1
+ * before the first. */
+int sfc_owner(const guint64 *starts, guint p, guint64 key);
+
+/* Whether the region of hnode a holds that of hnode b (a is b or one of
+ * its ancestors). */
+gboolean sfc_region_holds(guint dim, guint64 a, guint64 b);
 
 G_END_DECLS

@@ -25,10 +25,9 @@
 #include <xbt/log.h>
 
 #include "balancers/registry.h"
-#include "balancers/sfc/curve.h"
+#include "geometry/curve.h"
 #include "balancers/sfc/sfc-collect.h"
 #include "balancers/sfc/sfc-plan.h"
-#include "balancers/sfc/sfc.h"
 #include "lbsim/model.h"
 #include "workloads/htree.h"
 
@@ -121,17 +120,6 @@ max_level_of(const LbWork *work)
   return (guint)lb_params_get_int(work->params, "max-level");
 }
 
-guint64
-lb_sfc_key(LbCurveKind curve, guint dim, guint order, guint64 id)
-{
-  guint64 c[3];
-  guint level = lb_htree_decode(id, dim, c);
-  guint32 c32[3] = {(guint32)c[0], (guint32)c[1], dim > 2 ? (guint32)c[2] : 0};
-  /* levels <= 24 take 5 bits; the curve positions of a 2^order grid take
-   * dim x order <= 48 */
-  return lb_curve_cube_start(curve, dim, order, level, c32) << 5 | level;
-}
-
 static LbCurveKind
 curve_of(const LbParams *params)
 {
@@ -144,7 +132,7 @@ curve_of(const LbParams *params)
 static guint64
 sfc_order_key(const LbWork *work, const LbParams *params, guint64 id)
 {
-  return lb_sfc_key(curve_of(params), work->dim, max_level_of(work), id);
+  return sfc_key(curve_of(params), work->dim, max_level_of(work), id);
 }
 
 static int
@@ -185,7 +173,7 @@ block_tree(const LbWork *work, LbCurveKind curve, guint ranks)
   guint order = max_level_of(work);
   for (gsize at = 0; at < n; at++) {
     guint64 id = lb_htree_id_at(tree, at);
-    SfcHnode h = {lb_sfc_key(curve, work->dim, order, id), id, lb_htree_load(work, tree, at)};
+    SfcHnode h = {sfc_key(curve, work->dim, order, id), id, lb_htree_load(work, tree, at)};
     g_array_append_val(hnodes, h);
   }
   g_array_sort(hnodes, compare_hnodes);
@@ -263,7 +251,7 @@ order_segment(LbRank *self, SfcState *st)
   for (guint i = 0; i < units->len; i++) {
     const LbUnit *u = &g_array_index(units, LbUnit, i);
     g_array_index(st->seq, SfcHnode, i) =
-        (SfcHnode){lb_sfc_key(st->curve, st->dim, st->order, u->id), u->id, u->load};
+        (SfcHnode){sfc_key(st->curve, st->dim, st->order, u->id), u->id, u->load};
   }
   g_array_sort(st->seq, compare_hnodes);
 }
@@ -466,7 +454,7 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
   for (guint i = 0; i < st->seq->len; i++) {
     SfcHnode *h = &g_array_index(st->seq, SfcHnode, i);
     if (h->key == KEY_UNKNOWN)
-      h->key = lb_sfc_key(st->curve, st->dim, st->order, h->id);
+      h->key = sfc_key(st->curve, st->dim, st->order, h->id);
   }
   return round;
 }
@@ -484,29 +472,10 @@ private_roots(const SfcState *st)
   for (guint i = 0; i < st->seq->len; i++) {
     const SfcHnode *h = &g_array_index(st->seq, SfcHnode, i);
     guint64 parent = lb_htree_parent(h->id, st->dim);
-    if (parent == 0 || lb_sfc_key(st->curve, st->dim, st->order, parent) < first)
+    if (parent == 0 || sfc_key(st->curve, st->dim, st->order, parent) < first)
       g_array_append_val(roots, h->id);
   }
   return roots;
-}
-
-/* The owner of a key from the replicated tree: the last rank whose
- * segment starts at or before it. */
-int
-lb_sfc_owner(const guint64 *starts, guint p, guint64 key)
-{
-  int owner = -1;
-  guint lo = 0, hi = p; /* starts are ascending where set; empty ranks hold G_MAXUINT64 */
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (starts[mid] <= key) {
-      owner = (int)mid;
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return owner;
 }
 
 /* Where every segment starts, from the replicated tree's roots. Every rank
@@ -538,7 +507,7 @@ segment_starts(SfcState *st, guint p, int me)
       guint64 start = G_MAXUINT64;
       for (gsize k = st->root_offsets[r] / sizeof(guint64);
            k < st->root_offsets[r + 1] / sizeof(guint64); k++) {
-        guint64 key = lb_sfc_key(st->curve, st->dim, st->order, all[k]);
+        guint64 key = sfc_key(st->curve, st->dim, st->order, all[k]);
         if (key < start) {
           start = key;
           derived.first_ids[r] = all[k];
@@ -591,7 +560,7 @@ update_tree(LbRank *self, SfcState *st)
    * of mine to me */
   int me = lb_rank_id(self);
   for (guint i = 0; i < st->seq->len; i++) {
-    int owner = lb_sfc_owner(st->starts, p, g_array_index(st->seq, SfcHnode, i).key);
+    int owner = sfc_owner(st->starts, p, g_array_index(st->seq, SfcHnode, i).key);
     g_assert_cmpint(owner, ==, me);
   }
   return count;
@@ -652,19 +621,6 @@ sfc_balance(LbRank *self, gpointer state)
   g_array_sort(units, compare_units);
 }
 
-gboolean
-lb_sfc_region_holds(guint dim, guint64 a, guint64 b)
-{
-  guint64 ca[3], cb[3];
-  guint la = lb_htree_decode(a, dim, ca), lb = lb_htree_decode(b, dim, cb);
-  if (la > lb)
-    return FALSE;
-  for (guint k = 0; k < dim; k++)
-    if (cb[k] >> (lb - la) != ca[k])
-      return FALSE;
-  return TRUE;
-}
-
 static void
 sfc_collect(LbRank *self, gpointer state)
 {
@@ -687,14 +643,14 @@ sfc_collect(LbRank *self, gpointer state)
       .starts = st->starts,
       /* my last hnode has sub-spaces iff the next segment starts inside it */
       .last_is_leaf = st->seq->len == 0 || st->next_first_id == 0 ||
-                      !lb_sfc_region_holds(st->dim, h[st->seq->len - 1].id, st->next_first_id),
+                      !sfc_region_holds(st->dim, h[st->seq->len - 1].id, st->next_first_id),
       .merge = (guint)lb_params_get_int(params, "merge"),
       .ra_batch = (guint)lb_params_get_int(params, "ra-batch"),
       .operators = (guint)lb_params_get_int(params, "operators"),
       .bytes_per_hnode = lb_rank_work(self)->bytes_per_unit,
   };
   SfcCollected got;
-  lb_sfc_collect(self, &view, strategy, &got);
+  sfc_collect_run(self, &view, strategy, &got);
   lb_metric_record(self, METRIC_COLLECT_CONTROL, (double)got.control_messages);
   lb_metric_record(self, METRIC_COLLECT_DATA, (double)got.data_messages);
   lb_metric_record(self, METRIC_COLLECT_NEEDED, (double)got.needed);
@@ -763,7 +719,7 @@ sfc_explain(const LbExplainCase *c, GString *out)
     guint64 total = 0;
     for (gsize at = 0; at < n; at++) {
       guint64 id = lb_htree_id_at(tree, at);
-      seq[at] = (SfcHnode){lb_sfc_key(curve, dim, order, id), id, lb_htree_load(work, tree, at)};
+      seq[at] = (SfcHnode){sfc_key(curve, dim, order, id), id, lb_htree_load(work, tree, at)};
       total += seq[at].load;
     }
     qsort(seq, n, sizeof(SfcHnode), compare_hnodes);

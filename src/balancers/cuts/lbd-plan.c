@@ -1,4 +1,4 @@
-#include "balancers/lbd/lbd-plan.h"
+#include "balancers/cuts/lbd-plan.h"
 
 #include <math.h>
 

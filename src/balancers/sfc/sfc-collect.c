@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "balancers/sfc/sfc-collect.h"
-#include "balancers/sfc/sfc.h"
+#include "balancers/sfc/sfc-plan.h"
 #include "lbsim/model.h"
 #include "workloads/htree.h"
 
@@ -103,7 +103,7 @@ is_leaf(const SfcView *v, guint i, guint dim)
 {
   const SfcHnode *h = (const SfcHnode *)v->seq->data;
   if (i + 1 < v->seq->len)
-    return !lb_sfc_region_holds(dim, h[i].id, h[i + 1].id);
+    return !sfc_region_holds(dim, h[i].id, h[i + 1].id);
   return v->last_is_leaf;
 }
 
@@ -139,13 +139,13 @@ remote_needs(const SfcView *v, GArray *owners)
       /* most squares are hnodes of mine: no key to work out */
       if (mine(v, faces[k]))
         continue;
-      Square s = {faces[k], lb_sfc_key(v->curve, v->dim, v->order, faces[k])};
+      Square s = {faces[k], sfc_key(v->curve, v->dim, v->order, faces[k])};
       /* a square whose key is in my segment is covered by my own hnodes */
       if (s.key >= first && s.key <= last)
         continue;
       /* ... and so is one past my last hnode that the next segment does
        * not reach yet (my last hnode, a leaf, holds it) */
-      if (lb_sfc_owner(v->starts, v->p, s.key) == v->me)
+      if (sfc_owner(v->starts, v->p, s.key) == v->me)
         continue;
       g_array_append_val(all, s);
     }
@@ -157,7 +157,7 @@ remote_needs(const SfcView *v, GArray *owners)
     const Square *s = &g_array_index(all, Square, i);
     if (needs->len > 0 && g_array_index(needs, Square, needs->len - 1).id == s->id)
       continue;
-    int owner = lb_sfc_owner(v->starts, v->p, s->key);
+    int owner = sfc_owner(v->starts, v->p, s->key);
     g_assert(owner >= 0 && owner != v->me);
     g_array_append_val(needs, *s);
     guint o = (guint)owner;
@@ -194,7 +194,7 @@ check_coverage(const SfcView *v, const GArray *needs, GArray *got)
   for (guint i = 0; i < got->len; i++) {
     guint64 raw = g_array_index(got, guint64, i);
     guint64 id = raw & ~LEAF_BIT;
-    Square s = {raw, lb_sfc_key(v->curve, v->dim, v->order, id)}; /* id with its leaf bit */
+    Square s = {raw, sfc_key(v->curve, v->dim, v->order, id)}; /* id with its leaf bit */
     g_array_append_val(received, s);
   }
   g_array_sort(received, compare_squares);
@@ -215,7 +215,7 @@ check_coverage(const SfcView *v, const GArray *needs, GArray *got)
     guint at = lo - 1;
     guint64 id = r[at].id & ~LEAF_BIT;
     gboolean leaf = (r[at].id & LEAF_BIT) != 0;
-    g_assert(lb_sfc_region_holds(v->dim, id, s->id) && (id == s->id || leaf));
+    g_assert(sfc_region_holds(v->dim, id, s->id) && (id == s->id || leaf));
     used[at] = TRUE;
   }
   /* copies of one hnode (answers to squares it covers alike) count once */
@@ -280,7 +280,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
       for (guint i = 0; i < n; i++) {
         guint64 id;
         memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
-        answer[i] = tagged(v, covering(v, lb_sfc_key(v->curve, v->dim, v->order, id)));
+        answer[i] = tagged(v, covering(v, sfc_key(v->curve, v->dim, v->order, id)));
       }
       lb_send(self, msg->src, TAG_OF(TAG_ANSWER, op), answer, n * sizeof(guint64),
               data_bytes(v, n));
@@ -357,10 +357,10 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
        * from the square's to the last of its region */
       guint64 c[3];
       guint level = lb_htree_decode(faces[k], v->dim, c);
-      guint64 lo = lb_sfc_key(v->curve, v->dim, v->order, faces[k]);
+      guint64 lo = sfc_key(v->curve, v->dim, v->order, faces[k]);
       guint64 span = G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level));
       guint64 hi = ((lo >> 5) + span) << 5;
-      int first = lb_sfc_owner(v->starts, v->p, lo), end = lb_sfc_owner(v->starts, v->p, hi - 1);
+      int first = sfc_owner(v->starts, v->p, lo), end = sfc_owner(v->starts, v->p, hi - 1);
       for (int d = first; d <= end; d++)
         if (d != v->me)
           list_add(lists, (guint)d, tag);
@@ -430,7 +430,7 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
       guint64 id;
       memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
       list_add(covers, (guint)msg->src,
-               tagged(v, covering(v, lb_sfc_key(v->curve, v->dim, v->order, id))));
+               tagged(v, covering(v, sfc_key(v->curve, v->dim, v->order, id))));
     }
   }
   for (guint op = 0; op < v->operators; op++) {
@@ -471,7 +471,7 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
 }
 
 void
-lb_sfc_collect(LbRank *self, const SfcView *view, SfcStrategy strategy, SfcCollected *out)
+sfc_collect_run(LbRank *self, const SfcView *view, SfcStrategy strategy, SfcCollected *out)
 {
   memset(out, 0, sizeof *out);
   switch (strategy) {

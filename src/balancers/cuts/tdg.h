@@ -20,7 +20,7 @@ typedef struct {
 } LbColumns;
 
 static inline guint64
-lb_columns_y(const LbColumns *p, guint column, guint cut)
+lb_tdg_column_y(const LbColumns *p, guint column, guint cut)
 {
   return p->ycuts[(gsize)column * (p->nrows + 1) + cut];
 }

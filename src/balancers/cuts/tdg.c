@@ -16,7 +16,7 @@
  *     touch: the neighbouring column is the nearest non-empty one.
  * Subsets above and below in the same column are neighbours too (the
  * document takes them as known); again the nearest non-empty ones. */
-#include "balancers/lbd/tdg.h"
+#include "balancers/cuts/tdg.h"
 
 static gboolean
 column_empty(const LbColumns *p, guint c)
@@ -27,7 +27,7 @@ column_empty(const LbColumns *p, guint c)
 static gboolean
 subset_empty(const LbColumns *p, guint c, guint r)
 {
-  return column_empty(p, c) || lb_columns_y(p, c, r) == lb_columns_y(p, c, r + 1);
+  return column_empty(p, c) || lb_tdg_column_y(p, c, r) == lb_tdg_column_y(p, c, r + 1);
 }
 
 static void
@@ -46,7 +46,7 @@ walk_column(const LbColumns *p, guint c, guint64 ymin, guint64 ymax, GArray *fou
 {
   guint cuts = p->nrows - 1;
   for (guint i = 0; i < cuts; i++) {
-    guint64 y = lb_columns_y(p, c, i + 1); /* between subsets i and i + 1 */
+    guint64 y = lb_tdg_column_y(p, c, i + 1); /* between subsets i and i + 1 */
     if (y < ymax) {
       if (y > ymin) {
         add(p, c, i, found);
@@ -56,13 +56,13 @@ walk_column(const LbColumns *p, guint c, guint64 ymin, guint64 ymax, GArray *fou
       }
     } else if (y == ymax) {
       add(p, c, i, found);
-    } else if (i == 0 || lb_columns_y(p, c, i) < ymax) {
+    } else if (i == 0 || lb_tdg_column_y(p, c, i) < ymax) {
       add(p, c, i, found);
     }
   }
   /* the case the pseudocode leaves out: every cut below ymin (or a single
    * row, with no cut at all) */
-  if (cuts == 0 || lb_columns_y(p, c, cuts) < ymin)
+  if (cuts == 0 || lb_tdg_column_y(p, c, cuts) < ymin)
     add(p, c, p->nrows - 1, found);
 }
 
@@ -92,7 +92,7 @@ lb_tdg_neighbours(const LbColumns *p, guint subset, GArray *out)
   if (subset_empty(p, c, r))
     return;
   g_autoptr(GArray) found = g_array_new(FALSE, FALSE, sizeof(guint));
-  guint64 ymin = lb_columns_y(p, c, r), ymax = lb_columns_y(p, c, r + 1);
+  guint64 ymin = lb_tdg_column_y(p, c, r), ymax = lb_tdg_column_y(p, c, r + 1);
   /* above and below: the nearest non-empty subsets of the column */
   for (guint b = r; b-- > 0;)
     if (!subset_empty(p, c, b)) {
@@ -132,13 +132,13 @@ lb_tdg_brute_force(const LbColumns *p, guint subset, GArray *out)
   if (subset_empty(p, c, r))
     return;
   guint64 x0 = p->xcuts[c], x1 = p->xcuts[c + 1];
-  guint64 y0 = lb_columns_y(p, c, r), y1 = lb_columns_y(p, c, r + 1);
+  guint64 y0 = lb_tdg_column_y(p, c, r), y1 = lb_tdg_column_y(p, c, r + 1);
   for (guint oc = 0; oc < p->ncols; oc++)
     for (guint orow = 0; orow < p->nrows; orow++) {
       if ((oc == c && orow == r) || subset_empty(p, oc, orow))
         continue;
       guint64 u0 = p->xcuts[oc], u1 = p->xcuts[oc + 1];
-      guint64 v0 = lb_columns_y(p, oc, orow), v1 = lb_columns_y(p, oc, orow + 1);
+      guint64 v0 = lb_tdg_column_y(p, oc, orow), v1 = lb_tdg_column_y(p, oc, orow + 1);
       gboolean side = (u0 == x1 || u1 == x0) && overlap(y0, y1, v0, v1) > 0;
       gboolean top = (v0 == y1 || v1 == y0) && overlap(x0, x1, u0, u1) > 0;
       if (side || top) {
