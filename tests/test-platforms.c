@@ -875,8 +875,6 @@ test_check_xml_refuses(void)
 static void
 route_check_cb(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
   LbScenario *sc = sg_actor_self_get_data();
   sg_host_t *hosts = g_new(sg_host_t, sc->ranks);
   for (guint r = 0; r < sc->ranks; r++)

@@ -753,8 +753,6 @@ start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement)
 static void
 set_up_main(int argc, char *argv[])
 {
-  (void)argc;
-  (void)argv;
   SetUp *setup = sg_actor_self_get_data();
   LbCoreRun *run = setup->run;
   g_autofree sg_host_t *hosts = NULL;
@@ -779,6 +777,7 @@ load_platform(SetUp *setup)
   set_stage(options, "platform");
   simgrid_load_platform(sc->platform);
   set_stage(options, "routes");
+  /* no host to start the actor on */
   if (sg_host_count() == 0) {
     g_set_error(&setup->error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
                 "%s: [scenario] platform: %s has no host", sc->file, sc->platform);

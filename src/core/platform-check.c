@@ -188,8 +188,6 @@ start_element_cb(GMarkupParseContext *ctx, const char *element, const char **nam
 static void
 end_element_cb(GMarkupParseContext *ctx, const char *element, gpointer data, GError **error)
 {
-  (void)ctx;
-  (void)error;
   Scan *scan = data;
   if (strcmp(element, "config") == 0)
     scan->config_depth--;
