@@ -2,7 +2,7 @@
  * tests/golden/explain-*.txt, byte for byte: the story is deterministic
  * (simulated time, no addresses, no hash order, no absolute paths), and
  * each text was checked by hand against the algorithm when it was
- * accepted (README, "Testing"). LBSIM_UPDATE_GOLDEN=1 writes the texts
+ * accepted (docs/developer/testing.md). LBSIM_UPDATE_GOLDEN=1 writes the texts
  * anew instead of comparing: review the difference before committing it. */
 #include <glib.h>
 #include <glib/gstdio.h>
