@@ -63,6 +63,9 @@ typedef struct {
   /* Once every run of a scenario is done: fills the metrics of result that
    * compare it with the others (all[n], result among them), or NULL. */
   void (*relate)(struct _LbRunResult *result, struct _LbRunResult *const *all, guint n);
+  /* The space-filling curve whose order it keeps ("hilbert", "morton"),
+   * for pictures of its partition; NULL: Hilbert's. */
+  const char *(*curve)(const LbParams *params);
   /* Family-specific teaching output for `lbsim explain`, or NULL. */
   void (*explain)(const LbExplainCase *c, GString *out);
 } LbBalancer;

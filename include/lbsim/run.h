@@ -13,23 +13,47 @@ GQuark lb_run_error_quark(void);
 typedef enum {
   LB_RUN_ERROR_INPUT,     /* the scenario cannot run on this platform */
   LB_RUN_ERROR_INVARIANT, /* a unit was lost or duplicated, order broken */
-  LB_RUN_ERROR_OUTPUT,    /* a picture could not be written */
+  LB_RUN_ERROR_AT_END,    /* the caller's hook at the end of the run failed */
 } LbRunError;
+
+/* What a run leaves once its last step is balanced, for the caller's hook
+ * (the pictures of the final partition): read-only, valid during the
+ * call. */
+typedef struct {
+  const LbScenario *scenario;
+  const LbBalancerRun *brun;
+  const LbWork *work; /* the units' model: the run's view of the workload, if any */
+  guint ranks, nadaptations;
+  double imbalance_before, imbalance_after; /* of the last step */
+  const guint64 *rank_load;                 /* per rank, after the last balancing */
+  const guint32 *owner;                     /* per cell id, for models of cells; else NULL */
+  const GArray *const *units;               /* per rank, its LbUnit after the last balancing */
+  /* with keep_before: per rank, its units as the last balancing found
+   * them (models of trees), and the grids (models of grids); else NULL */
+  const GArray *const *units_before;
+  const GArray *grids_before;
+} LbRunEnd;
+
+/* A hook at the end of a run: its error becomes the run's
+ * (LB_RUN_ERROR_AT_END, its message kept). */
+typedef gboolean (*LbRunEndFunc)(const LbRunEnd *end, gpointer data, GError **error);
 
 typedef struct {
   gboolean detail;           /* keep the schedule's transfers */
   gboolean narrate;          /* keep balancer narration (lbsim explain) */
   const char *message_trace; /* file for the message pattern, or NULL */
   const char *paje_trace;    /* SimGrid Paje trace file, or NULL */
-  const char *pictures_dir;  /* the final partition's pictures go here, or NULL */
-  const char *const *cfg;    /* extra --cfg=... for SimGrid */
-  const char *const *log;    /* extra --log=... (XBT categories lb, lb_core, lb_mlb) */
-  gboolean verbose;          /* SimGrid and balancer logs on stderr */
-  gboolean progress;         /* adaptation steps on stderr */
-  const char *stage_file;    /* where the stage reached is written, or NULL:
-                                SimGrid aborts the process on a bad setting or
-                                platform; its messages until the simulation
-                                starts go to STAGE_FILE.log */
+  LbRunEndFunc at_end;       /* called once the run's last step is balanced, or NULL */
+  gpointer at_end_data;
+  gboolean keep_before;   /* keep the last step's units and grids before balancing */
+  const char *const *cfg; /* extra --cfg=... for SimGrid */
+  const char *const *log; /* extra --log=... (XBT categories lb, lb_core, lb_mlb) */
+  gboolean verbose;       /* SimGrid and balancer logs on stderr */
+  gboolean progress;      /* adaptation steps on stderr */
+  const char *stage_file; /* where the stage reached is written, or NULL:
+                             SimGrid aborts the process on a bad setting or
+                             platform; its messages until the simulation
+                             starts go to STAGE_FILE.log */
 } LbRunOptions;
 
 typedef struct {

@@ -474,7 +474,11 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   ro.run.detail = a->detail;
   ro.run.message_trace = a->message_trace != NULL ? plan.staged_trace : NULL;
   ro.run.paje_trace = a->paje != NULL ? plan.staged_paje : NULL;
-  ro.run.pictures_dir = plan.pictures != NULL ? plan.staged_pictures : NULL;
+  if (plan.pictures != NULL) {
+    ro.run.at_end = lb_pictures_of_run;
+    ro.run.at_end_data = plan.staged_pictures;
+    ro.run.keep_before = TRUE;
+  }
   ro.run.cfg = (const char *const *)a->cfg;
   ro.run.log = (const char *const *)a->log;
   ro.run.verbose = a->verbose;

@@ -358,7 +358,7 @@ lb_job_execute(const LbJob *job, const LbScenario *loaded, guint index, const Lb
     result = lb_run_simulate(sc, index, options, &error);
     if (result == NULL)
       code = g_error_matches(error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3
-             : g_error_matches(error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT)  ? 1
+             : g_error_matches(error, LB_RUN_ERROR, LB_RUN_ERROR_AT_END)  ? 1
                                                                           : 2;
   }
   if (result == NULL) {

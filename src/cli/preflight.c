@@ -96,7 +96,7 @@ lb_preflight(const LbScenario *sc, const LbRunOptions *options, int *exit_code, 
   if (pid < 0) {
     lb_signals_unwatch();
     *exit_code = 1;
-    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT, "fork: %s", g_strerror(errno));
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "fork: %s", g_strerror(errno));
     remove_files(dir);
     return FALSE;
   }

@@ -224,7 +224,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     LbRunResult *result = lb_run_simulate(sc, 0, &options->run, error);
     if (result == NULL) {
       *exit_code = g_error_matches(*error, LB_RUN_ERROR, LB_RUN_ERROR_INVARIANT) ? 3
-                   : g_error_matches(*error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT)  ? 1
+                   : g_error_matches(*error, LB_RUN_ERROR, LB_RUN_ERROR_AT_END)  ? 1
                                                                                  : 2;
       return FALSE;
     }

@@ -16,8 +16,7 @@
 #include "core/core.h"
 #include "core/placement.h"
 #include "core/platform-check.h"
-#include "metrics/metrics.h"
-#include "report/pictures.h"
+#include "core/record.h"
 
 XBT_LOG_NEW_CATEGORY(lb, "lbsim");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_core, lb, "lbsim core: engine and rank actors");
@@ -331,7 +330,7 @@ rank_main(int argc, char *argv[])
     lb_conserved_before(run, a)[self->id] = before.conserved;
     /* the grids as the last step's balancing finds them (rebuilt at the
      * first rank's update), for the pictures */
-    if (a + 1 == run->nadaptations && run->options->pictures_dir != NULL &&
+    if (a + 1 == run->nadaptations && run->options->keep_before &&
         run->work->model->grids != NULL && run->grids_before == NULL) {
       run->grids_before = g_array_new(FALSE, FALSE, sizeof(LbGridPart));
       run->work->model->grids(run->work, run->grids_before);
@@ -362,13 +361,13 @@ rank_main(int argc, char *argv[])
     lb_barrier(self);
     if (self->id == 0) {
       check_step(run, a);
-      lb_metrics_step(run, a);
+      lb_record_step(run, a);
       XBT_VERB("adaptation step %u: imbalance %.4f -> %.4f", a,
                run->adaptation_results[a].imbalance_before,
                run->adaptation_results[a].imbalance_after);
       if (run->options->progress && run->nadaptations > 1)
-        g_printerr("\r\033[K  %s: adaptation step %u/%u%s", balancer->name, a + 1, run->nadaptations,
-                   a + 1 == run->nadaptations ? "\n" : "");
+        g_printerr("\r\033[K  %s: adaptation step %u/%u%s", balancer->name, a + 1,
+                   run->nadaptations, a + 1 == run->nadaptations ? "\n" : "");
     }
     application(self, state);
   }
@@ -611,98 +610,33 @@ release_stderr(const LbRunOptions *options, int saved)
     fwrite(text, 1, len, stderr);
 }
 
-/* --pictures: the final partition, once every rank has passed the last
- * barrier (the units are where the last balancing step left them). */
+/* The caller's hook, once every rank has passed the last barrier (the
+ * units are where the last balancing step left them). */
 static gboolean
-picture_partition(const LbCoreRun *run, const guint32 *owner, GError **error)
-{
-  const LbWork *work = run->work;
-  g_autofree guint64 *load = g_new0(guint64, work->cells);
-  for (guint r = 0; r < run->ranks; r++) {
-    const GArray *units = run->rank[r].units;
-    for (guint i = 0; i < units->len; i++)
-      load[g_array_index(units, LbUnit, i).id] = g_array_index(units, LbUnit, i).load;
-  }
-  guint last = run->nadaptations - 1;
-  LbPartitionPicture picture = {
-      .scenario = run->scenario->name,
-      .balancer = run->brun->label,
-      .work = work,
-      .ranks = run->ranks,
-      .adaptation = last,
-      .nadaptations = run->nadaptations,
-      .imbalance = run->adaptation_results[last].imbalance_after,
-      .owner = owner,
-      .load = load,
-      .rank_load = run->load_after,
-  };
-  g_autoptr(GError) local = NULL;
-  if (lb_pictures_partition(run->options->pictures_dir, &picture, &local))
-    return TRUE;
-  g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT, "%s", local->message);
-  return FALSE;
-}
-
-static gboolean
-picture_grids(const LbCoreRun *run, GError **error)
-{
-  const LbWork *work = run->work;
-  g_autoptr(GArray) grids = g_array_new(FALSE, FALSE, sizeof(LbGridPart));
-  work->model->grids(work, grids);
-  LbGridsPicture picture = {
-      .scenario = run->scenario->name,
-      .balancer = run->brun->label,
-      .dim = work->dim,
-      .ranks = run->ranks,
-      .adaptation = run->nadaptations - 1,
-      .nadaptations = run->nadaptations,
-      .root = {work->size[0], work->size[1], work->size[2]},
-      .grids = grids,
-      .before = run->grids_before,
-  };
-  g_autoptr(GError) local = NULL;
-  if (lb_pictures_grids(run->options->pictures_dir, &picture, &local))
-    return TRUE;
-  g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT, "%s", local->message);
-  return FALSE;
-}
-
-/* The curve a balancer keeps (its `curve` parameter), else Hilbert's. */
-static LbCurveKind
-curve_of_run(const LbBalancerRun *brun)
-{
-  LbCurveKind kind = LB_CURVE_HILBERT;
-  for (const LbParamSpec *s = brun->balancer->params; s != NULL && s->name != NULL; s++)
-    if (strcmp(s->name, "curve") == 0 &&
-        !lb_curve_parse(lb_params_get_string(brun->params, "curve"), &kind))
-      kind = LB_CURVE_HILBERT;
-  return kind;
-}
-
-static gboolean
-picture_curve(const LbCoreRun *run, GError **error)
+call_at_end(const LbCoreRun *run, const guint32 *owner, GError **error)
 {
   g_autofree const GArray **after = g_new(const GArray *, run->ranks);
   for (guint r = 0; r < run->ranks; r++)
     after[r] = run->rank[r].units;
   guint last = run->nadaptations - 1;
-  LbCurvePicture picture = {
-      .scenario = run->scenario->name,
-      .balancer = run->brun->label,
+  LbRunEnd end = {
+      .scenario = run->scenario,
+      .brun = run->brun,
       .work = run->work,
-      .curve = curve_of_run(run->brun),
       .ranks = run->ranks,
-      .adaptation = last,
       .nadaptations = run->nadaptations,
       .imbalance_before = run->adaptation_results[last].imbalance_before,
       .imbalance_after = run->adaptation_results[last].imbalance_after,
-      .before = (const GArray *const *)run->units_before,
-      .after = after,
+      .rank_load = run->load_after,
+      .owner = owner,
+      .units = (const GArray *const *)after,
+      .units_before = (const GArray *const *)run->units_before,
+      .grids_before = run->grids_before,
   };
   g_autoptr(GError) local = NULL;
-  if (lb_pictures_curve(run->options->pictures_dir, &picture, &local))
+  if (run->options->at_end(&end, run->options->at_end_data, &local))
     return TRUE;
-  g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_OUTPUT, "%s", local->message);
+  g_set_error_literal(error, LB_RUN_ERROR, LB_RUN_ERROR_AT_END, local->message);
   return FALSE;
 }
 
@@ -870,7 +804,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     run->ghost_counts = g_new0(guint64, p);
   }
 
-  if (options->pictures_dir != NULL && run->work->model->leaves != NULL)
+  if (options->keep_before && run->work->model->leaves != NULL)
     run->units_before = g_new0(GArray *, p);
   for (guint r = 0; r < p; r++) {
     char name[32];
@@ -914,21 +848,13 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   }
   /* the owner of every cell: only models whose units are cells index by id */
   g_autofree guint32 *owner =
-      (options->pictures_dir != NULL || options->detail) && brun->work->model->total_units == NULL
+      (options->at_end != NULL || options->detail) && brun->work->model->total_units == NULL
           ? final_owner(run)
           : NULL;
-  /* partition pictures: of models whose units are cells; grids: of models
-   * of grids */
-  if (options->pictures_dir != NULL && brun->work->model->total_units == NULL &&
-      !picture_partition(run, owner, error))
-    return NULL;
-  if (options->pictures_dir != NULL && brun->work->model->grids != NULL &&
-      !picture_grids(run, error))
-    return NULL;
-  if (run->units_before != NULL && !picture_curve(run, error))
+  if (options->at_end != NULL && !call_at_end(run, owner, error))
     return NULL;
 
-  LbRunResult *result = lb_metrics_collect(run);
+  LbRunResult *result = lb_record_collect(run);
   /* boxes of cells: for models whose units are cells */
   g_autofree char *wrong = options->detail && brun->work->model->total_units == NULL
                                ? describe_partition(run, owner, result)

@@ -1363,3 +1363,89 @@ lb_pictures_curve(const char *dir, const LbCurvePicture *picture, GError **error
   return write_picture(dir, picture->scenario, what, CURVE_WIDTH, CURVE_HEIGHT, draw_curve, &c,
                        error);
 }
+
+/* ---- a run's final partition, at its end ---- */
+
+static gboolean
+partition_of_run(const LbRunEnd *end, const char *dir, GError **error)
+{
+  const LbWork *work = end->work;
+  g_autofree guint64 *load = g_new0(guint64, work->cells);
+  for (guint r = 0; r < end->ranks; r++) {
+    const GArray *units = end->units[r];
+    for (guint i = 0; i < units->len; i++)
+      load[g_array_index(units, LbUnit, i).id] = g_array_index(units, LbUnit, i).load;
+  }
+  LbPartitionPicture picture = {
+      .scenario = end->scenario->name,
+      .balancer = end->brun->label,
+      .work = work,
+      .ranks = end->ranks,
+      .adaptation = end->nadaptations - 1,
+      .nadaptations = end->nadaptations,
+      .imbalance = end->imbalance_after,
+      .owner = end->owner,
+      .load = load,
+      .rank_load = end->rank_load,
+  };
+  return lb_pictures_partition(dir, &picture, error);
+}
+
+static gboolean
+grids_of_run(const LbRunEnd *end, const char *dir, GError **error)
+{
+  const LbWork *work = end->work;
+  g_autoptr(GArray) grids = g_array_new(FALSE, FALSE, sizeof(LbGridPart));
+  work->model->grids(work, grids);
+  LbGridsPicture picture = {
+      .scenario = end->scenario->name,
+      .balancer = end->brun->label,
+      .dim = work->dim,
+      .ranks = end->ranks,
+      .adaptation = end->nadaptations - 1,
+      .nadaptations = end->nadaptations,
+      .root = {work->size[0], work->size[1], work->size[2]},
+      .grids = grids,
+      .before = end->grids_before,
+  };
+  return lb_pictures_grids(dir, &picture, error);
+}
+
+/* The curve the run's balancer keeps, as it says; Hilbert's for one
+ * that keeps none. */
+static gboolean
+curve_of_run(const LbRunEnd *end, const char *dir, GError **error)
+{
+  LbCurveKind kind = LB_CURVE_HILBERT;
+  const LbBalancer *b = end->brun->balancer;
+  if (b->curve != NULL && !lb_curve_parse(b->curve(end->brun->params), &kind))
+    kind = LB_CURVE_HILBERT;
+  LbCurvePicture picture = {
+      .scenario = end->scenario->name,
+      .balancer = end->brun->label,
+      .work = end->work,
+      .curve = kind,
+      .ranks = end->ranks,
+      .adaptation = end->nadaptations - 1,
+      .nadaptations = end->nadaptations,
+      .imbalance_before = end->imbalance_before,
+      .imbalance_after = end->imbalance_after,
+      .before = end->units_before,
+      .after = end->units,
+  };
+  return lb_pictures_curve(dir, &picture, error);
+}
+
+gboolean
+lb_pictures_of_run(const LbRunEnd *end, gpointer dir, GError **error)
+{
+  const LbModel *model = end->work->model;
+  /* of models whose units are cells, of grids, of trees */
+  if (model->total_units == NULL && !partition_of_run(end, dir, error))
+    return FALSE;
+  if (model->grids != NULL && !grids_of_run(end, dir, error))
+    return FALSE;
+  if (model->leaves != NULL && end->units_before != NULL && !curve_of_run(end, dir, error))
+    return FALSE;
+  return TRUE;
+}

@@ -112,3 +112,9 @@ guint32 lb_pictures_owner_colour(guint owner);
  * the colour of the owner of the leaf it leaves; before balancing on the
  * left, after on the right. */
 gboolean lb_pictures_curve(const char *dir, const LbCurvePicture *picture, GError **error);
+
+/* The pictures of a run's final partition, as the hook at the end of a
+ * run (LbRunOptions.at_end, data the folder they go in): a partition of
+ * cells, the grids of a hierarchy, or a curve through a tree's leaves
+ * (which needs keep_before), by what the run's model has. */
+gboolean lb_pictures_of_run(const LbRunEnd *end, gpointer dir, GError **error);

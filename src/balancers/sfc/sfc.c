@@ -767,6 +767,12 @@ sfc_check(guint ranks, const LbWork *work, const LbParams *params, GError **erro
   return TRUE;
 }
 
+static const char *
+sfc_curve(const LbParams *params)
+{
+  return lb_params_get_string(params, "curve");
+}
+
 const LbBalancer lb_sfc_shift_balancer = {
     .name = "sfc-shift",
     .summary = "a space-filling curve's sequence of hnodes cut into segments, shifted between "
@@ -778,6 +784,7 @@ const LbBalancer lb_sfc_shift_balancer = {
     .phases = sfc_phases,
     .metrics = sfc_metrics,
     .needs = LB_CAP_TREE,
+    .curve = sfc_curve,
     .check = sfc_check,
     .state_new = sfc_new,
     .state_free = sfc_free,
