@@ -70,7 +70,10 @@ lb_job_to_data(const LbJob *job)
   return g_key_file_to_data(kf, NULL, NULL);
 }
 
-G_DEFINE_QUARK(lb - job - error - quark, lb_job_error)
+/* the quark's name is the macro's text, spaces and all */
+/* clang-format off */
+G_DEFINE_QUARK(lb-job-error-quark, lb_job_error)
+/* clang-format on */
 
 static gboolean G_GNUC_PRINTF(5, 6)
     fail(GError **error, int code, const char *where, const char *key, const char *format, ...)

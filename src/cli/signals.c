@@ -11,7 +11,10 @@
 
 #include "io/temporary.h"
 
-G_DEFINE_QUARK(lb - signals - error - quark, lb_signals_error)
+/* the quark's name is the macro's text, spaces and all */
+/* clang-format off */
+G_DEFINE_QUARK(lb-signals-error-quark, lb_signals_error)
+/* clang-format on */
 
 typedef enum { ROLE_ALONE, ROLE_PARENT, ROLE_CHILD } Role;
 

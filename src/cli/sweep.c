@@ -11,7 +11,10 @@
 #include "io/input.h"
 #include "report/report.h"
 
-G_DEFINE_QUARK(lb - sweep - error - quark, lb_sweep_error)
+/* the quark's name is the macro's text, spaces and all */
+/* clang-format off */
+G_DEFINE_QUARK(lb-sweep-error-quark, lb_sweep_error)
+/* clang-format on */
 
 #define FORMAT 1
 #define MAX_VALUES 100000

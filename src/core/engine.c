@@ -21,7 +21,10 @@
 XBT_LOG_NEW_CATEGORY(lb, "lbsim");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_core, lb, "lbsim core: engine and rank actors");
 
-G_DEFINE_QUARK(lb - run - error - quark, lb_run_error)
+/* the quark's name is the macro's text, spaces and all */
+/* clang-format off */
+G_DEFINE_QUARK(lb-run-error-quark, lb_run_error)
+/* clang-format on */
 
 #define STACK_KIB 128
 #define SMALL_STACK_KIB 48

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-G_DEFINE_QUARK(lb - param - error - quark, lb_param_error)
+/* the quark's name is the macro's text, spaces and all */
+/* clang-format off */
+G_DEFINE_QUARK(lb-param-error-quark, lb_param_error)
+/* clang-format on */
 
 struct _LbParams {
   const LbParamSpec *spec;

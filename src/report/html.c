@@ -17,7 +17,10 @@
 #include "report/plots.h"
 #include "report/report.h"
 
-G_DEFINE_QUARK(lb - html - error - quark, lb_html_error)
+/* the quark's name is the macro's text, spaces and all */
+/* clang-format off */
+G_DEFINE_QUARK(lb-html-error-quark, lb_html_error)
+/* clang-format on */
 
 #define MANIFEST "lbsim-report.ini"
 #define PAGE "index.html"

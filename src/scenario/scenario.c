@@ -9,7 +9,10 @@
 #include "lbsim/scenario.h"
 #include "workloads/models.h"
 
-G_DEFINE_QUARK(lb - scenario - error - quark, lb_scenario_error)
+/* the quark's name is the macro's text, spaces and all */
+/* clang-format off */
+G_DEFINE_QUARK(lb-scenario-error-quark, lb_scenario_error)
+/* clang-format on */
 
 #ifndef LB_PLATFORM_DIR
 #define LB_PLATFORM_DIR "platforms"
