@@ -66,7 +66,7 @@ chunks_option(LbParams *params, const char *option, const char *key, const char 
 }
 
 int
-lb_cmd_chunks(int argc, char **argv)
+lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
 {
   g_autofree char *n_text = NULL, *p_text = NULL, *weights = NULL, *min_chunk = NULL;
   g_auto(GStrv) sets = NULL;
@@ -84,7 +84,7 @@ lb_cmd_chunks(int argc, char **argv)
        "A JSON array of {\"size\", \"worker\"} objects in order instead", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context("chunks");
+  g_autoptr(GOptionContext) ctx = lb_command_context(self);
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(
       ctx,

@@ -12,7 +12,7 @@
 #define CURVE_MAX_CELL_BITS 24
 
 int
-lb_cmd_curve(int argc, char **argv)
+lb_cmd_curve(const LbCommand *self, int argc, char **argv)
 {
   g_autofree char *dim_text = NULL, *order_text = NULL;
   gboolean json = FALSE;
@@ -24,7 +24,7 @@ lb_cmd_curve(int argc, char **argv)
       {"json", 0, 0, G_OPTION_ARG_NONE, &json, "A JSON array of coordinate arrays instead", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context("curve");
+  g_autoptr(GOptionContext) ctx = lb_command_context(self);
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(
       ctx, "Prints the cells of the 2^K x 2^K (x 2^K) grid in the order the curve visits them,\n"

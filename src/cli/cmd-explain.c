@@ -419,7 +419,7 @@ platform_name(const LbScenario *sc, gboolean builtin)
 }
 
 int
-lb_cmd_explain(int argc, char **argv)
+lb_cmd_explain(const LbCommand *self, int argc, char **argv)
 {
   g_autofree char *ranks_text = NULL, *loads_text = NULL;
   g_auto(GStrv) sets = NULL;
@@ -433,7 +433,7 @@ lb_cmd_explain(int argc, char **argv)
        "GROUP.KEY=VALUE"},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context("explain");
+  g_autoptr(GOptionContext) ctx = lb_command_context(self);
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(
       ctx, "Runs one balancer on a small case (unless a scenario is given: 8 ranks or --ranks,\n"

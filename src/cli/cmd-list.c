@@ -65,12 +65,12 @@ list_markdown(void)
 }
 
 int
-lb_cmd_list(int argc, char **argv)
+lb_cmd_list(const LbCommand *self, int argc, char **argv)
 {
   if (argc == 2 && strcmp(argv[1], "--markdown") == 0)
     return list_markdown();
   if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    g_autofree char *usage = lb_command_usage_line("list");
+    g_autofree char *usage = lb_command_usage_line(self);
     g_print("%s\n\nLists the balancers with their parameters (name, type and range, default,\n"
             "meaning), then the keys of [scenario] and [workload]. --markdown prints the\n"
             "tables of the reference instead.\n",

@@ -10,7 +10,7 @@
 #define EXIT_INPUT 2
 
 int
-lb_cmd_report(int argc, char **argv)
+lb_cmd_report(const LbCommand *self, int argc, char **argv)
 {
   gboolean force = FALSE;
   g_autofree char *pictures = NULL;
@@ -22,7 +22,7 @@ lb_cmd_report(int argc, char **argv)
        "PICTURES"},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context("report");
+  g_autoptr(GOptionContext) ctx = lb_command_context(self);
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(
       ctx, "Writes DIR/index.html, one self-contained page (no script, no network), from\n"

@@ -9,11 +9,11 @@
 #include "io/output.h"
 
 int
-lb_cmd_run_job(int argc, char **argv)
+lb_cmd_run_job(const LbCommand *self, int argc, char **argv)
 {
   lb_signals_alone();
   if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    g_autofree char *usage = lb_command_usage_line("run-job");
+    g_autofree char *usage = lb_command_usage_line(self);
     g_print("%s\n\n"
             "Runs one job, one balancer of a scenario, and writes its typed result (for\n"
             "lbsim merge). A job file holds one [job] group, for example:\n\n"

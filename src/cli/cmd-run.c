@@ -63,7 +63,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 #define RUN_OPTIONS 19
 
 static GOptionContext *
-run_context(const char *command, RunArgs *a, GOptionEntry *out)
+run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
 {
   const GOptionEntry entries[] = {
       {"ranks", 'p', 0, G_OPTION_ARG_STRING, &a->ranks, "Override [scenario] ranks", "N"},
@@ -106,10 +106,10 @@ run_context(const char *command, RunArgs *a, GOptionEntry *out)
   };
   G_STATIC_ASSERT(G_N_ELEMENTS(entries) == RUN_OPTIONS);
   memcpy(out, entries, sizeof entries);
-  GOptionContext *ctx = lb_command_context(command);
+  GOptionContext *ctx = lb_command_context(self);
   g_option_context_add_main_entries(ctx, out, NULL);
   g_option_context_set_summary(
-      ctx, strcmp(command, "check") == 0
+      ctx, strcmp(self->name, "check") == 0
                ? "Runs each scenario, then checks every line of its [expect] group: one\n"
                  "PASS, FAIL or SKIP line each. Exit status: 0 all hold, 1 one fails, 2 bad\n"
                  "input, 3 a run broke an invariant (several scenarios: the highest)."
@@ -387,12 +387,12 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs)
 }
 
 static int
-run_or_check(int argc, char **argv, gboolean check)
+run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
 {
   lb_signals_alone();
   g_auto(RunArgs) a = {0};
   GOptionEntry entries[RUN_OPTIONS];
-  g_autoptr(GOptionContext) ctx = run_context(check ? "check" : "run", &a, entries);
+  g_autoptr(GOptionContext) ctx = run_context(self, &a, entries);
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) args = lb_cli_parse(ctx, entries, argc, argv, &error);
   if (args == NULL) {
@@ -524,13 +524,13 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
 }
 
 int
-lb_cmd_run(int argc, char **argv)
+lb_cmd_run(const LbCommand *self, int argc, char **argv)
 {
-  return run_or_check(argc, argv, FALSE);
+  return run_or_check(self, argc, argv, FALSE);
 }
 
 int
-lb_cmd_check(int argc, char **argv)
+lb_cmd_check(const LbCommand *self, int argc, char **argv)
 {
-  return run_or_check(argc, argv, TRUE);
+  return run_or_check(self, argc, argv, TRUE);
 }

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/child.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/runner.h"
@@ -338,7 +339,7 @@ run_missing(const Sweeping *s, Outputs *out)
         fatal = TRUE;
         break;
       }
-      if (!lb_runner_spawn(run->job, NULL, 0, &options, tmp, run->id, result, &pids[next])) {
+      if (!lb_child_spawn(run->job, NULL, 0, &options, tmp, run->id, result, &pids[next])) {
         g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno), "fork: %s",
                     g_strerror(errno));
         fatal = TRUE;
@@ -350,7 +351,7 @@ run_missing(const Sweeping *s, Outputs *out)
     if (running == 0)
       break;
     int status = 0;
-    gint reaped = lb_runner_reap(pids, next, &status);
+    gint reaped = lb_child_reap(pids, next, &status);
     if (reaped < 0)
       break;
     guint k = (guint)reaped;
@@ -372,8 +373,8 @@ run_missing(const Sweeping *s, Outputs *out)
       remove_scratch(tmp, run);
       continue; /* stopped, not failed */
     } else {
-      text = lb_runner_failure(sw->scenario, run->platform, &options, tmp, run->id, run->balancer,
-                               status, &code);
+      text = lb_child_failure(sw->scenario, run->platform, &options, tmp, run->id, run->balancer,
+                              status, &code);
     }
     remove_scratch(tmp, run);
     finished++;
@@ -530,7 +531,7 @@ sweep_args_clear(SweepArgs *a)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SweepArgs, sweep_args_clear)
 
 int
-lb_cmd_sweep(int argc, char **argv)
+lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
 {
   g_auto(SweepArgs) a = {0};
   GOptionEntry entries[] = {
@@ -562,7 +563,7 @@ lb_cmd_sweep(int argc, char **argv)
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress or summary on stderr", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context("sweep");
+  g_autoptr(GOptionContext) ctx = lb_command_context(self);
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(
       ctx,
@@ -767,7 +768,7 @@ check_merge_files(const LbSweep *sw, int argc, char **argv, const char *json, co
 }
 
 int
-lb_cmd_merge(int argc, char **argv)
+lb_cmd_merge(const LbCommand *self, int argc, char **argv)
 {
   g_auto(MergeArgs) a = {0};
   GOptionEntry entries[] = {
@@ -780,7 +781,7 @@ lb_cmd_merge(int argc, char **argv)
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No summary on stderr", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context("merge");
+  g_autoptr(GOptionContext) ctx = lb_command_context(self);
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_summary(
       ctx, "Gathers the results of a sweep's jobs (lbsim sweep --emit-jobs, each job run with\n"

@@ -60,32 +60,8 @@ lb_commands_usage(void)
   return g_string_free(out, FALSE);
 }
 
-GOptionContext *
-lb_command_context(const char *name)
-{
-  const LbCommand *c = lb_command_lookup(name);
-  g_assert(c != NULL);
-  g_autofree char *prgname = g_strdup_printf("lbsim %s", name);
-  g_set_prgname(prgname);
-  return g_option_context_new(c->args);
-}
-
-char *
-lb_command_usage_line(const char *name)
-{
-  const LbCommand *c = lb_command_lookup(name);
-  g_assert(c != NULL);
-  return g_strdup_printf("Usage: lbsim %s %s", name, c->args);
-}
-
-void
-lb_command_error(const GError *error)
-{
-  g_printerr("lbsim: %s\n", error->message);
-}
-
 int
-lb_cmd_help(int argc, char **argv)
+lb_cmd_help(const LbCommand *self, int argc, char **argv)
 {
   if (argc > 2) {
     g_printerr("lbsim: help takes at most one command\n");
@@ -98,7 +74,7 @@ lb_cmd_help(int argc, char **argv)
       return LB_EXIT_INPUT;
     }
     char *args[] = {argv[1], "--help", NULL};
-    return c->run(2, args);
+    return c->run(c, 2, args);
   }
   g_autofree char *usage = lb_commands_usage();
   g_print("%s", usage);
@@ -106,7 +82,7 @@ lb_cmd_help(int argc, char **argv)
 }
 
 int
-lb_cmd_version(int argc, char **argv)
+lb_cmd_version(const LbCommand *self, int argc, char **argv)
 {
   g_print("lbsim %s\n", LB_VERSION);
   return 0;

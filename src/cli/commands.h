@@ -8,14 +8,15 @@
 /* The exit status of bad input, for every command. */
 #define LB_EXIT_INPUT 2
 
-typedef struct {
+typedef struct LbCommand LbCommand;
+struct LbCommand {
   const char *name;
   const char *args;    /* what follows the name and the options: "SCENARIO.ini" */
   const char *summary; /* one line of lbsim --help */
-  /* argv[0] is the command's name; returns the exit status */
-  int (*run)(int argc, char **argv);
+  /* self its row; argv[0] is the command's name; returns the exit status */
+  int (*run)(const LbCommand *self, int argc, char **argv);
   gboolean simulates; /* runs SimGrid in this process or its children */
-} LbCommand;
+};
 
 /* The rows, in the order of lbsim --help; the last has a NULL name. */
 const LbCommand *lb_commands(void);
@@ -23,23 +24,23 @@ const LbCommand *lb_command_lookup(const char *name);
 /* lbsim --help's text. */
 char *lb_commands_usage(void);
 /* A command's option context, its usage line made from its row:
- * "lbsim NAME [OPTION…] ARGS". */
-GOptionContext *lb_command_context(const char *name);
+ * "lbsim NAME [OPTION…] ARGS" (cli/command.c, as the two below). */
+GOptionContext *lb_command_context(const LbCommand *self);
 /* "Usage: lbsim NAME ARGS", for the commands that take no options. */
-char *lb_command_usage_line(const char *name);
+char *lb_command_usage_line(const LbCommand *self);
 
 /* One line on stderr: "lbsim: MESSAGE". */
 void lb_command_error(const GError *error);
 
-int lb_cmd_run(int argc, char **argv);
-int lb_cmd_check(int argc, char **argv);
-int lb_cmd_report(int argc, char **argv);
-int lb_cmd_list(int argc, char **argv);
-int lb_cmd_explain(int argc, char **argv);
-int lb_cmd_curve(int argc, char **argv);
-int lb_cmd_chunks(int argc, char **argv);
-int lb_cmd_sweep(int argc, char **argv);
-int lb_cmd_merge(int argc, char **argv);
-int lb_cmd_run_job(int argc, char **argv);
-int lb_cmd_help(int argc, char **argv);
-int lb_cmd_version(int argc, char **argv);
+int lb_cmd_run(const LbCommand *self, int argc, char **argv);
+int lb_cmd_check(const LbCommand *self, int argc, char **argv);
+int lb_cmd_report(const LbCommand *self, int argc, char **argv);
+int lb_cmd_list(const LbCommand *self, int argc, char **argv);
+int lb_cmd_explain(const LbCommand *self, int argc, char **argv);
+int lb_cmd_curve(const LbCommand *self, int argc, char **argv);
+int lb_cmd_chunks(const LbCommand *self, int argc, char **argv);
+int lb_cmd_sweep(const LbCommand *self, int argc, char **argv);
+int lb_cmd_merge(const LbCommand *self, int argc, char **argv);
+int lb_cmd_run_job(const LbCommand *self, int argc, char **argv);
+int lb_cmd_help(const LbCommand *self, int argc, char **argv);
+int lb_cmd_version(const LbCommand *self, int argc, char **argv);

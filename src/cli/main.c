@@ -30,7 +30,7 @@ dispatch(int argc, char **argv)
   }
   if (c->simulates)
     lb_malloc_tune(argv);
-  return c->run(argc - 1, argv + 1);
+  return c->run(c, argc - 1, argv + 1);
 }
 
 /* Everything lbsim prints on standard output goes through g_print, so

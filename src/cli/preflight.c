@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/runner.h"
+#include "cli/child.h"
 #include "cli/signals.h"
 #include "core/platform-check.h"
 
@@ -102,7 +102,7 @@ lb_preflight(const LbScenario *sc, const LbRunOptions *options, int *exit_code, 
   }
   lb_signals_child_started(&child, pid);
   int status = 0;
-  lb_runner_reap(&child, 1, &status);
+  lb_child_reap(&child, 1, &status);
   int sig = lb_signals_unwatch();
   if (sig != 0) {
     remove_files(dir);
@@ -119,8 +119,8 @@ lb_preflight(const LbScenario *sc, const LbRunOptions *options, int *exit_code, 
   }
   LbRunOptions given = {.cfg = options != NULL ? options->cfg : NULL,
                         .log = options != NULL ? options->log : NULL};
-  g_autofree char *text = lb_runner_failure(sc->file, sc->platform, &given, dir, TAG,
-                                            "platform check", status, exit_code);
+  g_autofree char *text = lb_child_failure(sc->file, sc->platform, &given, dir, TAG,
+                                           "platform check", status, exit_code);
   g_set_error(error, LB_RUN_ERROR, *exit_code == 3 ? LB_RUN_ERROR_INVARIANT : LB_RUN_ERROR_INPUT,
               "%s", text);
   remove_files(dir);

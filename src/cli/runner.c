@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/child.h"
 #include "cli/job.h"
 #include "cli/preflight.h"
 #include "cli/signals.h"
@@ -33,108 +34,6 @@ lb_runner_parse_count(const char *option, const char *text, guint *value, GError
   }
   *value = (guint)v;
   return TRUE;
-}
-
-gboolean
-lb_runner_spawn(const LbJob *job, const LbScenario *sc, guint index, const LbRunOptions *options,
-                const char *dir, const char *tag, const char *result, pid_t *slot)
-{
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0)
-    return FALSE;
-  if (pid > 0) {
-    lb_signals_child_started(slot, pid);
-    return TRUE;
-  }
-  lb_signals_in_child(parent, dir);
-  LbRunOptions run_options = *options;
-  g_autofree char *stage = g_strdup_printf("%s/%s.stage", dir, tag);
-  g_autofree char *err = g_strdup_printf("%s/%s.err", dir, tag);
-  run_options.stage_file = stage;
-  int code = lb_job_execute(job, sc, index, &run_options, result, err);
-  fflush(NULL);
-  _exit(code);
-}
-
-/* SimGrid's words from the log of a child it aborted: the first critical
- * line (else the first error), without its prefixes. */
-static char *
-simgrid_message(const char *dir, const char *tag)
-{
-  g_autofree char *path = g_strdup_printf("%s/%s.stage.log", dir, tag);
-  g_autofree char *text = NULL;
-  if (!g_file_get_contents(path, &text, NULL, NULL))
-    return NULL;
-  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-  static const char *const levels[] = {"CRITICAL] ", "ERROR] "};
-  for (guint l = 0; l < G_N_ELEMENTS(levels); l++) {
-    for (guint i = 0; lines[i] != NULL; i++) {
-      const char *m = strstr(lines[i], levels[l]);
-      if (m == NULL)
-        continue;
-      m += strlen(levels[l]);
-      if (g_str_has_prefix(m, "Uncaught exception ") && strstr(m, ": ") != NULL)
-        m = strstr(m, ": ") + 2;
-      return g_strdup(m);
-    }
-  }
-  return NULL;
-}
-
-/* The error of a child that died before it could report one: an input
- * error if SimGrid aborted it while reading the settings or the platform. */
-static char *
-stage_failure(const char *file, const char *platform, const LbRunOptions *options, const char *dir,
-              const char *tag, int status)
-{
-  g_autofree char *path = g_strdup_printf("%s/%s.stage", dir, tag);
-  g_autofree char *stage = NULL;
-  if (!g_file_get_contents(path, &stage, NULL, NULL))
-    return NULL;
-  g_autofree char *said = simgrid_message(dir, tag);
-  if (said == NULL)
-    said = WIFSIGNALED(status) ? g_strdup_printf("it crashed (signal %d: %s)", WTERMSIG(status),
-                                                 g_strsignal(WTERMSIG(status)))
-                               : g_strdup_printf("it failed (exit status %d)", WEXITSTATUS(status));
-  if (strcmp(stage, "settings") == 0) {
-    g_autoptr(GString) given = g_string_new(NULL);
-    for (guint i = 0; options->cfg != NULL && options->cfg[i] != NULL; i++)
-      g_string_append_printf(given, "%s--cfg %s", given->len ? ", " : "", options->cfg[i]);
-    for (guint i = 0; options->log != NULL && options->log[i] != NULL; i++)
-      g_string_append_printf(given, "%s--log %s", given->len ? ", " : "", options->log[i]);
-    return g_strdup_printf("SimGrid rejects %s: %s", given->len ? given->str : "its settings",
-                           said);
-  }
-  if (strcmp(stage, "platform") == 0)
-    return g_strdup_printf("%s: [scenario] platform: SimGrid could not load %s: %s", file, platform,
-                           said);
-  if (strcmp(stage, "routes") == 0)
-    return g_strdup_printf("%s: [scenario] platform: %s: SimGrid failed looking up the routes "
-                           "between the ranks' hosts: %s",
-                           file, platform, said);
-  return NULL;
-}
-
-char *
-lb_runner_failure(const char *file, const char *platform, const LbRunOptions *options,
-                  const char *dir, const char *tag, const char *name, int status, int *code)
-{
-  g_autofree char *err = g_strdup_printf("%s/%s.err", dir, tag);
-  char *text = NULL;
-  if (WIFEXITED(status) && g_file_get_contents(err, &text, NULL, NULL)) {
-    *code = WEXITSTATUS(status);
-    return text;
-  }
-  if ((text = stage_failure(file, platform, options, dir, tag, status)) != NULL) {
-    *code = 2;
-    return text;
-  }
-  *code = 1;
-  return WIFSIGNALED(status)
-             ? g_strdup_printf("the %s run crashed (signal %d: %s)", name, WTERMSIG(status),
-                               g_strsignal(WTERMSIG(status)))
-             : g_strdup_printf("the %s run failed (exit status %d)", name, WEXITSTATUS(status));
 }
 
 static void
@@ -171,31 +70,6 @@ job_of(const LbScenario *sc, const LbScenarioOverrides *ov, guint index, const c
   LbJob *back = lb_job_from_data(data, NULL);
   g_assert(back != NULL);
   return back;
-}
-
-gint
-lb_runner_reap(pid_t *pids, guint n, int *status)
-{
-  for (;;) {
-    siginfo_t info = {0};
-    /* WNOWAIT: the child stays a zombie, its pid not reused, until its
-     * slot is cleared */
-    if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT) != 0) {
-      if (errno == EINTR)
-        continue;
-      return -1;
-    }
-    gint found = -1;
-    for (guint k = 0; k < n && found < 0; k++)
-      if (pids[k] == info.si_pid)
-        found = (gint)k;
-    if (found >= 0)
-      lb_signals_child_ended(&pids[found]);
-    while (waitpid(info.si_pid, status, 0) < 0 && errno == EINTR)
-      ;
-    if (found >= 0)
-      return found;
-  }
 }
 
 void
@@ -259,7 +133,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
       g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, next);
       run_options.message_trace = trace;
       run_options.paje_trace = paje;
-      if (!lb_runner_spawn(job, sc, next, &run_options, dir, tag, out, &pids[next])) {
+      if (!lb_child_spawn(job, sc, next, &run_options, dir, tag, out, &pids[next])) {
         failure = 1;
         failure_text = g_strdup_printf("fork: %s", g_strerror(errno));
         break;
@@ -274,7 +148,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     if (running == 0)
       break;
     int status = 0;
-    gint reaped = lb_runner_reap(pids, n, &status);
+    gint reaped = lb_child_reap(pids, n, &status);
     if (reaped < 0)
       break;
     guint index = (guint)reaped;
@@ -291,8 +165,8 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
     }
     if (failure == 0) {
       g_autofree char *tag = g_strdup_printf("run-%u", index);
-      failure_text = lb_runner_failure(sc->file, sc->platform, &options->run, dir, tag, name,
-                                       status, &failure);
+      failure_text =
+          lb_child_failure(sc->file, sc->platform, &options->run, dir, tag, name, status, &failure);
       for (guint i = 0; i < n; i++)
         if (pids[i] > 0)
           kill(pids[i], SIGTERM);
