@@ -374,8 +374,7 @@ test_bad_folder(void)
   g_auto(Result) r = {0};
   lbsim(&r, "run", scenario_path, "--pictures", taken, NULL);
   g_assert_cmpint(r.status, ==, 2);
-  g_autofree char *named =
-      g_strdup_printf("lbsim: --pictures %s: is a folder, not a file", png);
+  g_autofree char *named = g_strdup_printf("lbsim: --pictures %s: is a folder, not a file", png);
   g_assert_true(g_str_has_prefix(r.err, named));
   g_assert_null(strstr(r.err, "running"));
 }

@@ -59,7 +59,12 @@ model_key(void)
       g_string_append_printf(names, "%s%s", names->len > 0 ? "|" : "", (*m)->name);
     choices = g_string_free(names, FALSE);
   }
-  LbParamSpec key = {"model", LB_PARAM_CHOICE, "array1d", 0, 0, choices,
+  LbParamSpec key = {"model",
+                     LB_PARAM_CHOICE,
+                     "array1d",
+                     0,
+                     0,
+                     choices,
                      "work model: a 1D load array, a 2D or 3D field of cells, a grid hierarchy, "
                      "an H-tree, or a parallel loop"};
   return key;

@@ -140,8 +140,8 @@ describe(const char *path, const GStatBuf *st)
     return g_strdup_printf("link %s", target);
   }
   if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
-    return g_strdup_printf("%s %u:%u", S_ISCHR(st->st_mode) ? "chr" : "blk",
-                           major(st->st_rdev), minor(st->st_rdev));
+    return g_strdup_printf("%s %u:%u", S_ISCHR(st->st_mode) ? "chr" : "blk", major(st->st_rdev),
+                           minor(st->st_rdev));
   return g_strdup_printf("%s", S_ISDIR(st->st_mode)    ? "dir"
                                : S_ISFIFO(st->st_mode) ? "fifo"
                                                        : "other");
@@ -155,7 +155,8 @@ scan(const char *root, const char *rel, GHashTable *into)
   g_assert_nonnull(d);
   const char *name;
   while ((name = g_dir_read_name(d)) != NULL) {
-    g_autofree char *child_rel = rel[0] != '\0' ? g_build_filename(rel, name, NULL) : g_strdup(name);
+    g_autofree char *child_rel =
+        rel[0] != '\0' ? g_build_filename(rel, name, NULL) : g_strdup(name);
     g_autofree char *child = g_build_filename(root, child_rel, NULL);
     GStatBuf st;
     g_assert_cmpint(g_lstat(child, &st), ==, 0);

@@ -16,7 +16,7 @@ typedef struct {
 typedef struct {
   int status; /* the exit status, or 128 + the signal that ended it */
   char *out;
-  char *err;  /* without AddressSanitizer's notes on stack switches */
+  char *err; /* without AddressSanitizer's notes on stack switches */
 } HostileResult;
 
 HostileCase *hostile_case_new(void);
@@ -50,8 +50,8 @@ void hostile_assert_unchanged(const HostileCase *hc);
 void hostile_run(const HostileCase *hc, HostileResult *r, ...) G_GNUC_NULL_TERMINATED;
 /* The same, with the environment of this process plus "NAME=VALUE"
  * strings in env (NULL-terminated). */
-void hostile_run_env(const HostileCase *hc, const char *const *env, HostileResult *r, ...)
-    G_GNUC_NULL_TERMINATED;
+void hostile_run_env(const HostileCase *hc, const char *const *env, HostileResult *r,
+                     ...) G_GNUC_NULL_TERMINATED;
 
 /* Asserts status and exactly one line on stderr, containing each of the
  * NULL-terminated needles. */
