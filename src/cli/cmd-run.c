@@ -450,7 +450,11 @@ write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const Out
     else if (!lb_output_write(a->csv, csv, -1, error))
       return FALSE;
   }
-  return TRUE;
+  /* every run has succeeded: the pictures of all runs go straight to
+   * their folder (made above), drawn last as before */
+  return a->pictures == NULL ||
+         (lb_pictures_imbalance(a->pictures, sc->name, runs, error) &&
+          (!lb_pictures_has_idle(runs) || lb_pictures_idle(a->pictures, sc->name, runs, error)));
 }
 
 static int
@@ -488,13 +492,6 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   if (!lb_runner_run(sc, ov, &ro, &runs, &code, &error)) {
     lb_command_error(error);
     return code;
-  }
-  if (a->pictures != NULL &&
-      (!lb_pictures_imbalance(plan.staged_pictures, sc->name, runs, &error) ||
-       (lb_pictures_has_idle(runs) &&
-        !lb_pictures_idle(plan.staged_pictures, sc->name, runs, &error)))) {
-    lb_command_error(error);
-    return 1;
   }
   if (!write_results(a, sc, runs, &plan, &error)) {
     lb_command_error(error);
