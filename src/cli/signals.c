@@ -27,6 +27,18 @@ static pid_t *children;
 static guint nchildren;
 static pid_t parent_pid;
 static char *parent_dir;
+/* A child's thread that simulates, parked before its parent's folder is
+ * removed (else a file it makes meanwhile would keep the folder). */
+static pthread_t simulating;
+static volatile sig_atomic_t parked;
+
+static void
+park_cb(int sig)
+{
+  parked = 1;
+  for (;;)
+    pause();
+}
 
 /* The parent's folder, when the parent died without removing it. */
 static void
@@ -81,8 +93,12 @@ take_cb(gpointer data)
     }
     lb_temporary_remove_all();
     if (role == ROLE_CHILD) {
-      if (parent_dir != NULL && getppid() != parent_pid)
+      if (parent_dir != NULL && getppid() != parent_pid) {
+        pthread_kill(simulating, SIGUSR2);
+        for (guint i = 0; i < 2000 && !parked; i++)
+          g_usleep(500);
         remove_tree(parent_dir);
+      }
       die_by(sig);
     }
     static const char line[] = "lbsim: interrupted\n";
@@ -207,6 +223,10 @@ lb_signals_in_child(pid_t parent, const char *dir)
   nchildren = 0;
   parent_pid = parent;
   parent_dir = g_strdup(dir);
+  simulating = pthread_self();
+  struct sigaction park = {.sa_handler = park_cb};
+  sigemptyset(&park.sa_mask);
+  sigaction(SIGUSR2, &park, NULL);
   sigset_t term;
   sigemptyset(&term);
   sigaddset(&term, SIGTERM);
