@@ -30,7 +30,7 @@ lb_cmd_curve(const LbCommand *self, int argc, char **argv)
       ctx, "Prints the cells of the 2^K x 2^K (x 2^K) grid in the order the curve visits them,\n"
            "one cell a line, its coordinates (axis 0 first) separated by spaces.\n"
            "Hilbert enters at the origin and leaves at (2^K - 1, 0[, 0]); Morton interleaves\n"
-           "the coordinates' bits, axis 0 the lowest of each group. See README.md.\n"
+           "the coordinates' bits, axis 0 the lowest of each group. See docs/families/sfc.md.\n"
            "Exit status: 0 done, 1 stdout could not be written, 2 bad input.");
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);

@@ -570,7 +570,7 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
       "Runs the scenario's balancers at every point of the cross product of the --vary lists,\n"
       "up to -j at a time, each run in its own process. The JSON and CSV files are rewritten\n"
       "as runs finish; each run's result is kept in the state folder, so the same command\n"
-      "after an interruption runs only what is missing. See README.md, \"Sweeps\".\n"
+      "after an interruption runs only what is missing. See docs/reference/sweeps.md.\n"
       "Exit status: 0 done, 1 a run failed otherwise, 2 bad input, 3 a run broke an invariant.");
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) args = lb_cli_parse(ctx, entries, argc, argv, &error);

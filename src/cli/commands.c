@@ -54,9 +54,10 @@ lb_commands_usage(void)
     else
       g_string_append_printf(out, "  %s\n  %-28s%s\n", head, "", c->summary);
   }
-  g_string_append(out, "\nlbsim help COMMAND (or lbsim COMMAND --help) shows a command's options;\n"
-                       "lbsim --version its version. See README.md for scenario files and the\n"
-                       "JSON format.\n");
+  g_string_append(out,
+                  "\nlbsim help COMMAND (or lbsim COMMAND --help) shows a command's options;\n"
+                  "lbsim --version its version. docs/reference/ has the scenario files and the\n"
+                  "JSON format.\n");
   return g_string_free(out, FALSE);
 }
 

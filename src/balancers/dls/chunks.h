@@ -107,8 +107,7 @@ typedef struct {
 /* clang-format off */
 #define DLS_CHUNK_PARAM_ROWS                                                                       \
     {"technique", LB_PARAM_CHOICE, "fac", 0, 0, "stat|ss|fsc|gss|tss|fac|wf|awf|af",               \
-     "the loop scheduling technique (chunk sizes: README, \"Dynamic loop scheduling: chunk "       \
-     "sizes\")"},                                                                                  \
+     "the loop scheduling technique (its chunk sizes: docs/families/dls.md)"},                   \
     {"min-chunk", LB_PARAM_INT, "1", 1, DLS_MAX_ITERATIONS, NULL,                                  \
      "every chunk has at least this many iterations (but the last, if fewer are left)"},           \
     {"fsc-h", LB_PARAM_DOUBLE, "1", 0, 1e12, NULL,                                                 \
