@@ -26,6 +26,10 @@ static int caught;
 static pid_t *children;
 static guint nchildren;
 static pid_t parent_pid;
+/* the taking thread is waiting for signals */
+static pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
+static gboolean ready;
 static char *parent_dir;
 /* A child's thread that simulates, parked before its parent's folder is
  * removed (else a file it makes meanwhile would keep the folder). */
@@ -73,10 +77,14 @@ die_by(int sig)
   _exit(128 + sig);
 }
 
-static gpointer
-take_cb(gpointer data)
+static void *
+take_cb(void *data)
 {
   const sigset_t *set = data;
+  pthread_mutex_lock(&ready_lock);
+  ready = TRUE;
+  pthread_cond_signal(&ready_cond);
+  pthread_mutex_unlock(&ready_lock);
   for (;;) {
     int sig = 0;
     if (sigwait(set, &sig) != 0)
@@ -118,7 +126,20 @@ take(const sigset_t *set)
   static sigset_t taken;
   taken = *set;
   pthread_sigmask(SIG_BLOCK, &taken, NULL);
-  g_thread_unref(g_thread_new("lbsim-signals", take_cb, &taken));
+  /* the thread holds no lock once it waits for signals: a fork of this
+   * process (a run's child) must not catch it starting, holding one of
+   * the allocator's or GLib's, which the child would wait for forever */
+  static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+  ready_lock = fresh;
+  ready = FALSE;
+  pthread_t thread;
+  int failed = pthread_create(&thread, NULL, take_cb, &taken);
+  g_assert(failed == 0);
+  pthread_detach(thread);
+  pthread_mutex_lock(&ready_lock);
+  while (!ready)
+    pthread_cond_wait(&ready_cond, &ready_lock);
+  pthread_mutex_unlock(&ready_lock);
   started = TRUE;
 }
 
