@@ -1283,9 +1283,11 @@ test_run_job(void)
   g_assert_cmpuint(json_array_get_length(a), ==, 8);
   for (guint i = 0; i < 8; i++)
     g_assert_cmpint(json_array_get_int_element(a, i), ==, json_array_get_int_element(b, i));
-  g_assert_cmpint(json_object_get_int_member(t, "simulated_messages"), ==,
-                  json_object_get_int_member(json_object_get_object_member(d, "summary"),
-                                             "simulated_messages"));
+  g_assert_cmpint(
+      json_object_get_int_member(json_object_get_object_member(t, "summary"), "simulated_messages"),
+      ==,
+      json_object_get_int_member(json_object_get_object_member(d, "summary"),
+                                 "simulated_messages"));
 
   g_assert_true(g_file_set_contents(job, "[job]\nbalancer = mlb\n", -1, NULL));
   lbsim(&bad, "run-job", job, result, NULL);

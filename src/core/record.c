@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "metrics/metrics.h"
+#include "metrics/summary.h"
 
 static guint
 count_rounds(const LbPhaseTotals *t)
@@ -97,18 +98,24 @@ lb_record_collect(LbCoreRun *run)
   g_array_sort(run->transfers, transfer_cmp);
   res->adaptations = g_new0(LbAdaptationResult, run->nadaptations);
   for (guint s = 0; s < run->nadaptations; s++) {
-    LbAdaptationResult *st = &res->adaptations[s];
-    *st = run->adaptation_results[s];
-    st->app_time = run->app_max[s];
-    res->imbalance_before += st->imbalance_before / run->nadaptations;
-    res->imbalance_after += st->imbalance_after / run->nadaptations;
-    res->messages += st->messages;
-    res->bytes += st->bytes;
-    res->balance_time += st->balance_time;
-    res->app_time += st->app_time;
+    res->adaptations[s] = run->adaptation_results[s];
+    res->adaptations[s].app_time = run->app_max[s];
   }
-  for (guint s = 0; s < run->nadaptations; s++)
-    res->bytes_moved += res->adaptations[s].bytes_moved;
+  /* the run's summary from its steps', as the summary table says */
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+    if (f->run_offset < 0 || f->step_offset < 0)
+      continue;
+    double v = 0;
+    for (guint s = 0; s < run->nadaptations; s++) {
+      double x = 0;
+      lb_summary_get(f, res, (int)s, &x);
+      v = f->aggregate == LB_AGGREGATE_MEAN  ? v + x / run->nadaptations
+          : f->aggregate == LB_AGGREGATE_SUM ? v + x
+          : f->aggregate == LB_AGGREGATE_MAX ? (s == 0 ? x : MAX(v, x))
+                                             : x;
+    }
+    lb_summary_set(f, res, -1, v);
+  }
 
   res->metric_defs = g_array_ref(run->metric_defs);
   res->adaptation_metrics =

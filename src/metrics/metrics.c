@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "metrics/summary.h"
+
 double
 lb_imbalance(const guint64 *loads, guint n)
 {
@@ -98,44 +100,27 @@ lb_run_result_schedule_steps(const LbRunResult *result, int adaptation)
   return (guint)v;
 }
 
-static const char *const summary_fields[] = {
-    "imbalance-before",
-    "imbalance-after",
-    "schedule-steps",
-    "messages",
-    "bytes",
-    "bytes-moved",
-    "balance-time",
-    "app-time",
-    "total-time",
-    "simulated-messages",
-    NULL,
-};
-
 const char *const *
 lb_summary_fields(void)
 {
-  return summary_fields;
+  static const char *names[32];
+  if (names[0] == NULL) {
+    guint n = 0;
+    for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+      if (f->where & LB_SUMMARY_RUN)
+        names[n++] = f->name;
+    g_assert(n < G_N_ELEMENTS(names));
+  }
+  return names;
 }
 
 gboolean
 lb_run_result_lookup(const LbRunResult *r, const char *name, double *value)
 {
-  g_autofree char *n = g_strdelimit(g_strdup(name), "_", '-');
-  const double fields[] = {r->imbalance_before,
-                           r->imbalance_after,
-                           lb_run_result_schedule_steps(r, -1),
-                           (double)r->messages,
-                           r->bytes,
-                           r->bytes_moved,
-                           r->balance_time,
-                           r->app_time,
-                           r->total_time,
-                           (double)r->simulated_messages};
-  for (guint i = 0; summary_fields[i] != NULL; i++)
-    if (strcmp(summary_fields[i], n) == 0) {
-      *value = fields[i];
-      return TRUE;
-    }
+  const LbSummaryField *f = lb_summary_lookup(name);
+  if (f != NULL && (f->where & LB_SUMMARY_RUN)) {
+    lb_summary_get(f, r, -1, value);
+    return TRUE;
+  }
   return lb_run_result_metric(r, name, value);
 }

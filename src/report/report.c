@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "metrics/summary.h"
 #include "report/json-writer.h"
 
 static void
@@ -136,6 +137,24 @@ write_metric(LbJson *j, const LbMetricDef *def, double value)
     lb_json_double(j, def->json_name, value);
 }
 
+/* The summary's fields of the run (step < 0) or of one step, in the
+ * table's order. */
+static void
+write_summary(LbJson *j, const LbRunResult *r, int step)
+{
+  guint where = step < 0 ? LB_SUMMARY_RUN : LB_SUMMARY_STEP;
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+    if (!(f->where & where))
+      continue;
+    double v = 0;
+    lb_summary_get(f, r, step, &v);
+    if (f->whole)
+      lb_json_uint(j, f->json, (guint64)v);
+    else
+      lb_json_double(j, f->json, v);
+  }
+}
+
 void
 lb_report_write_run(LbJson *j, const char *key, const LbRunResult *r)
 {
@@ -149,16 +168,7 @@ lb_report_write_run(LbJson *j, const char *key, const LbRunResult *r)
     lb_json_string(j, "view", r->view);
   lb_json_string(j, "start", r->start);
   lb_json_begin_object(j, "summary");
-  lb_json_double(j, "imbalance_before", r->imbalance_before);
-  lb_json_double(j, "imbalance_after", r->imbalance_after);
-  lb_json_uint(j, "schedule_steps", lb_run_result_schedule_steps(r, -1));
-  lb_json_uint(j, "messages", r->messages);
-  lb_json_double(j, "bytes", r->bytes);
-  lb_json_double(j, "bytes_moved", r->bytes_moved);
-  lb_json_double(j, "balance_time", r->balance_time);
-  lb_json_double(j, "app_time", r->app_time);
-  lb_json_double(j, "total_time", r->total_time);
-  lb_json_uint(j, "simulated_messages", r->simulated_messages);
+  write_summary(j, r, -1);
   lb_json_end_object(j);
 
   lb_json_begin_object(j, "metrics");
@@ -196,20 +206,9 @@ lb_report_write_run(LbJson *j, const char *key, const LbRunResult *r)
   guint ndefs = r->metric_defs->len;
   lb_json_begin_array(j, "adaptations", FALSE);
   for (guint s = 0; s < r->nadaptations; s++) {
-    const LbAdaptationResult *a = &r->adaptations[s];
     lb_json_begin_compact_object(j, NULL);
     lb_json_uint(j, "step", s);
-    lb_json_double(j, "imbalance_before", a->imbalance_before);
-    lb_json_double(j, "imbalance_after", a->imbalance_after);
-    lb_json_uint(j, "max_load_before", a->max_load_before);
-    lb_json_uint(j, "max_load_after", a->max_load_after);
-    lb_json_uint(j, "total_load", a->total_load);
-    lb_json_uint(j, "schedule_steps", lb_run_result_schedule_steps(r, (int)s));
-    lb_json_uint(j, "messages", a->messages);
-    lb_json_double(j, "bytes", a->bytes);
-    lb_json_double(j, "bytes_moved", a->bytes_moved);
-    lb_json_double(j, "balance_time", a->balance_time);
-    lb_json_double(j, "app_time", a->app_time);
+    write_summary(j, r, (int)s);
     lb_json_begin_object(j, "metrics");
     for (guint i = 0; i < ndefs; i++)
       write_metric(j, &g_array_index(r->metric_defs, LbMetricDef, i),
@@ -307,26 +306,26 @@ lb_report_metric_value(const LbMetricDef *def, double v)
 char *
 lb_report_table(GPtrArray *results)
 {
-  static const char *const head[] = {"balancer", "imb before", "imb after", "steps", "messages",
-                                     "moved",    "balance",    "app",       "total"};
-  guint ncol = G_N_ELEMENTS(head), nrow = results->len;
   g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
-  for (guint c = 0; c < ncol; c++)
-    g_ptr_array_add(cells, g_strdup(head[c]));
+  g_ptr_array_add(cells, g_strdup("balancer"));
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+    if (f->column != NULL)
+      g_ptr_array_add(cells, g_strdup(f->column));
+  guint ncol = cells->len, nrow = results->len;
   for (guint r = 0; r < nrow; r++) {
     const LbRunResult *run = results->pdata[r];
-    double steps = 0;
     g_ptr_array_add(cells, g_strdup(run->balancer));
-    g_ptr_array_add(cells, g_strdup_printf("%.4f", run->imbalance_before));
-    g_ptr_array_add(cells, g_strdup_printf("%.4f", run->imbalance_after));
-    g_ptr_array_add(cells, lb_run_result_metric(run, "schedule-steps", &steps)
-                               ? g_strdup_printf("%.0f", steps)
-                               : g_strdup("-"));
-    g_ptr_array_add(cells, g_strdup_printf("%" G_GUINT64_FORMAT, run->messages));
-    g_ptr_array_add(cells, lb_report_bytes(run->bytes_moved));
-    g_ptr_array_add(cells, lb_report_seconds(run->balance_time));
-    g_ptr_array_add(cells, lb_report_seconds(run->app_time));
-    g_ptr_array_add(cells, lb_report_seconds(run->total_time));
+    for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+      if (f->column == NULL)
+        continue;
+      double v = 0;
+      gboolean has = lb_summary_get(f, run, -1, &v);
+      g_ptr_array_add(cells, !has                            ? g_strdup("-")
+                             : f->kind == LB_SUMMARY_RATIO   ? g_strdup_printf("%.4f", v)
+                             : f->kind == LB_SUMMARY_BYTES   ? lb_report_bytes(v)
+                             : f->kind == LB_SUMMARY_SECONDS ? lb_report_seconds(v)
+                                                             : g_strdup_printf("%.0f", v));
+    }
   }
   g_autofree gsize *width = g_new0(gsize, ncol);
   for (guint i = 0; i < cells->len; i++)
@@ -440,9 +439,6 @@ char *
 lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
                    const char *const *cells)
 {
-  static const char *const fields[] = {"imbalance_before", "imbalance_after", "schedule_steps",
-                                       "messages",         "bytes",           "bytes_moved",
-                                       "balance_time",     "app_time",        "total_time"};
   /* every declared metric of any run, in first-seen order */
   g_autoptr(GPtrArray) columns = g_ptr_array_new();
   for (guint r = 0; r < results->len; r++) {
@@ -462,8 +458,9 @@ lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
     g_string_append_c(out, ',');
   }
   g_string_append(out, "balancer");
-  for (guint c = 0; c < G_N_ELEMENTS(fields); c++)
-    g_string_append_printf(out, ",%s", fields[c]);
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+    if (f->csv)
+      g_string_append_printf(out, ",%s", f->json);
   for (guint c = 0; c < columns->len; c++)
     g_string_append_printf(out, ",%s", (char *)columns->pdata[c]);
   g_string_append_c(out, '\n');
@@ -474,10 +471,12 @@ lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
       g_string_append_c(out, ',');
     }
     g_string_append(out, run->balancer);
-    for (guint c = 0; c < G_N_ELEMENTS(fields); c++) {
+    for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
       double v = 0;
-      lb_run_result_lookup(run, fields[c], &v);
-      csv_double(out, v);
+      if (f->csv) {
+        lb_summary_get(f, run, -1, &v);
+        csv_double(out, v);
+      }
     }
     for (guint c = 0; c < columns->len; c++) {
       double v = 0;

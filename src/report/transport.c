@@ -11,9 +11,11 @@
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
 #include "metrics/metrics.h"
+#include "metrics/summary.h"
 #include "report/report.h"
 
-#define TRANSPORT_VERSION 1
+/* 2: the summary an object keyed by the summary table's JSON names */
+#define TRANSPORT_VERSION 2
 
 static void
 add_int(JsonBuilder *b, const char *key, gint64 v)
@@ -62,10 +64,20 @@ lb_result_to_transport(const LbRunResult *r)
       add_string(b, s->name, text);
   }
   json_builder_end_object(b);
-  double summary[] = {r->imbalance_before, r->imbalance_after, (double)r->messages, r->bytes,
-                      r->bytes_moved,      r->balance_time,    r->app_time,         r->total_time};
-  add_doubles(b, "summary", summary, G_N_ELEMENTS(summary));
-  add_int(b, "simulated_messages", (gint64)r->simulated_messages);
+  /* the run's stored summary fields by name; the steps' in table order */
+  json_builder_set_member_name(b, "summary");
+  json_builder_begin_object(b);
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+    double v = 0;
+    if (f->run_offset < 0 || !lb_summary_get(f, r, -1, &v))
+      continue;
+    json_builder_set_member_name(b, f->json);
+    if (f->whole)
+      json_builder_add_int_value(b, (gint64)v);
+    else
+      json_builder_add_double_value(b, v);
+  }
+  json_builder_end_object(b);
 
   json_builder_set_member_name(b, "metric_names");
   json_builder_begin_array(b);
@@ -97,20 +109,12 @@ lb_result_to_transport(const LbRunResult *r)
   json_builder_set_member_name(b, "adaptations");
   json_builder_begin_array(b);
   for (guint s = 0; s < r->nadaptations; s++) {
-    const LbAdaptationResult *a = &r->adaptations[s];
-    double v[] = {a->imbalance_before,
-                  a->imbalance_after,
-                  (double)a->max_load_before,
-                  (double)a->max_load_after,
-                  (double)a->total_load,
-                  (double)a->messages,
-                  a->bytes,
-                  a->bytes_moved,
-                  a->balance_time,
-                  a->app_time};
     json_builder_begin_array(b);
-    for (guint i = 0; i < G_N_ELEMENTS(v); i++)
-      json_builder_add_double_value(b, v[i]);
+    for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+      double v = 0;
+      if (f->step_offset >= 0 && lb_summary_get(f, r, (int)s, &v))
+        json_builder_add_double_value(b, v);
+    }
     json_builder_end_array(b);
   }
   json_builder_end_array(b);
@@ -490,6 +494,46 @@ read_detail(JsonObject *o, LbRunResult *r, GError **error)
   return TRUE;
 }
 
+/* One stored summary field: a whole one a count below 2^64. */
+static gboolean
+read_field(JsonNode *n, const char *at, const LbSummaryField *f, LbRunResult *r, int step,
+           GError **error)
+{
+  if (f->whole) {
+    guint64 c = 0;
+    if (!count_field(n, at, &c, error))
+      return FALSE;
+    lb_summary_set(f, r, step, (double)c);
+    return TRUE;
+  }
+  double v = 0;
+  if (!double_field(n, at, &v, error))
+    return FALSE;
+  lb_summary_set(f, r, step, v);
+  return TRUE;
+}
+
+/* The run's stored summary fields, each by its name. */
+static gboolean
+read_summary(JsonObject *o, LbRunResult *r, GError **error)
+{
+  JsonNode *node = json_object_get_member(o, "summary");
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT(node))
+    return bad(error, "summary", "expected an object of the run's summary");
+  JsonObject *summary = json_node_get_object(node);
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+    if (f->run_offset < 0)
+      continue;
+    g_autofree char *at = g_strdup_printf("summary.%s", f->json);
+    JsonNode *n = json_object_get_member(summary, f->json);
+    if (n == NULL)
+      return bad(error, at, "missing");
+    if (!read_field(n, at, f, r, -1, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 read_result(JsonObject *o, LbRunResult *r, GError **error)
 {
@@ -516,34 +560,21 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
   r->placement = g_strdup(placement);
   r->view = g_strdup(view);
   gint64 max_ranks = (gint64)lb_param_spec_find(lb_scenario_params(), "ranks")->max;
-  gint64 ranks, steps, hosts, simulated, peak;
+  gint64 ranks, steps, hosts, peak;
   if (!member_int(o, "ranks", 1, max_ranks, &ranks, error) ||
       !member_int(o, "steps", 1, G_MAXINT32, &steps, error) ||
       !member_int(o, "hosts", 1, G_MAXINT32, &hosts, error) ||
-      !member_int(o, "simulated_messages", 0, G_MAXINT64, &simulated, error) ||
       !member_int(o, "peak_rss_kib", 0, G_MAXINT64, &peak, error))
     return FALSE;
   r->ranks = (guint)ranks;
   r->nadaptations = (guint)steps;
   r->hosts = (guint)hosts;
-  r->simulated_messages = (guint64)simulated;
   r->peak_rss_kib = (guint64)peak;
   if (!read_params(o, balancer, r, error))
     return FALSE;
 
-  double summary[8];
-  if (!read_doubles(o, "summary", summary, G_N_ELEMENTS(summary), "the run's summary", error))
+  if (!read_summary(o, r, error))
     return FALSE;
-  if (summary[2] < 0 || summary[2] >= BELOW_2_64)
-    return bad(error, "summary[2]", "expected a number of messages from 0 to 2^64");
-  r->imbalance_before = summary[0];
-  r->imbalance_after = summary[1];
-  r->messages = (guint64)summary[2];
-  r->bytes = summary[3];
-  r->bytes_moved = summary[4];
-  r->balance_time = summary[5];
-  r->app_time = summary[6];
-  r->total_time = summary[7];
 
   /* the steps are counted against an array before anything is allocated */
   JsonArray *adaptations = array_of(o, "adaptations", r->nadaptations, "one per step", error);
@@ -608,21 +639,21 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
   }
 
   r->adaptations = g_new0(LbAdaptationResult, r->nadaptations);
+  guint nstep = 0;
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+    nstep += f->step_offset >= 0;
   for (guint s = 0; s < r->nadaptations; s++) {
-    JsonArray *a = row_of(adaptations, s, "adaptations", 10, 10, error);
+    JsonArray *a = row_of(adaptations, s, "adaptations", nstep, nstep, error);
     if (a == NULL)
       return FALSE;
-    double v[10] = {0};
-    guint64 c[4];
-    for (guint i = 0; i < 10; i++) {
-      g_autofree char *at = g_strdup_printf("adaptations[%u][%u]", s, i);
-      JsonNode *n = json_array_get_element(a, i);
-      if (i >= 2 && i <= 5 ? !count_field(n, at, &c[i - 2], error)
-                           : !double_field(n, at, &v[i], error))
+    guint i = 0;
+    for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+      if (f->step_offset < 0)
+        continue;
+      g_autofree char *at = g_strdup_printf("adaptations[%u][%u] (%s)", s, i, f->json);
+      if (!read_field(json_array_get_element(a, i++), at, f, r, (int)s, error))
         return FALSE;
     }
-    r->adaptations[s] =
-        (LbAdaptationResult){v[0], v[1], c[0], c[1], c[2], c[3], v[6], v[7], v[8], v[9]};
   }
   if (!read_detail(o, r, error))
     return FALSE;
