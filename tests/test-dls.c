@@ -171,7 +171,8 @@ kind_of(const char *name)
   g_error("unknown message kind '%s' in the trace", name);
 }
 
-/* Reads every "dls TIME rank R: ..." line; any other dls line fails. */
+/* Reads every line of the lb_dls category, "[HOST:rank-R:(PID) TIME]
+ * [lb_dls/INFO] ..."; any other line of it fails. */
 static void
 parse_trace(const char *text, guint ranks, Trace *t)
 {
@@ -186,13 +187,14 @@ parse_trace(const char *text, guint ranks, Trace *t)
     const char *line = lines[i];
     if (*line == '\0')
       continue;
-    if (!g_str_has_prefix(line, "dls ")) {
+    if (strstr(line, "] [lb_dls/") == NULL) {
       t->other_lines++;
       continue;
     }
     double time = -1;
     int rank = -1, at = 0;
-    g_assert_cmpint(sscanf(line, "dls %lf rank %d: %n", &time, &rank, &at), ==, 2);
+    g_assert_cmpint(sscanf(line, "[%*[^:]:rank-%d:(%*d) %lf] [lb_dls/INFO] %n", &rank, &time, &at),
+                    ==, 2);
     g_assert_cmpint(at, >, 0);
     g_assert_cmpint(rank, >=, 0);
     g_assert_cmpint(rank, <, (int)ranks);
@@ -853,7 +855,7 @@ trace_lines(const char *err)
   g_auto(GStrv) lines = g_strsplit(err, "\n", -1);
   GString *out = g_string_new(NULL);
   for (guint i = 0; lines[i] != NULL; i++)
-    if (g_str_has_prefix(lines[i], "dls "))
+    if (strstr(lines[i], "] [lb_dls/") != NULL)
       g_string_append_printf(out, "%s\n", lines[i]);
   return g_string_free(out, FALSE);
 }
@@ -882,7 +884,7 @@ test_determinism(void)
     /* the trace's lines (a sanitizer's warnings carry process ids) */
     g_autofree char *trace_a = trace_lines(a.err), *trace_b = trace_lines(b.err);
     g_assert_cmpstr(trace_a, ==, trace_b);
-    g_assert_nonnull(strstr(trace_a, "dls "));
+    g_assert_nonnull(strstr(trace_a, "] [lb_dls/INFO] "));
     g_assert_cmpstr(json[0], !=, json[2]);
     for (guint k = 0; k < 3; k++)
       g_free(json[k]);
@@ -929,7 +931,7 @@ test_debug_levels(void)
       messages = json_object_get_double_member(mo, "loop_messages");
       g_assert_cmpfloat(giv, >, 0); /* the case migrates, through GET */
       g_assert_cmpfloat(get, >, 0);
-      g_assert_null(strstr(r.err, "dls "));
+      g_assert_null(strstr(r.err, "[lb_dls/"));
       continue;
     }
     g_assert_cmpstr(metrics, ==, metrics0);

@@ -22,12 +22,16 @@
  *        data it carries every result, down a binomial tree (each rank
  *        forwards it to its children), as the seed's final broadcast. */
 #include <string.h>
+#include <xbt/log.h>
 
 #include "balancers/dls/chunks.h"
 #include "balancers/registry.h"
 #include "lbsim/model.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
+
+XBT_LOG_EXTERNAL_CATEGORY(lb);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_dls, lb, "Dynamic loop scheduling: LB_Migrate's protocol");
 
 enum { TAG_WRK = 1, TAG_REQ, TAG_GET, TAG_HLP, TAG_GIV, TAG_RES, TAG_END, NKINDS };
 
@@ -227,6 +231,9 @@ static void forward_results(Dls *d, gconstpointer data);
 
 static void trace(Dls *d, gboolean show, const char *format, ...) G_GNUC_PRINTF(3, 4);
 
+/* A line of the protocol's trace (its debug levels), through the lb_dls
+ * category: SimGrid stamps it with the host, the rank and the simulated
+ * time. */
 static void
 trace(Dls *d, gboolean show, const char *format, ...)
 {
@@ -236,7 +243,7 @@ trace(Dls *d, gboolean show, const char *format, ...)
   va_start(args, format);
   g_autofree char *text = g_strdup_vprintf(format, args);
   va_end(args);
-  g_printerr("dls %.9f rank %d: %s\n", lb_now(), d->me, text);
+  XBT_INFO("%s", text);
 }
 
 /* Table 1's levels */
@@ -676,6 +683,9 @@ dls_balance(LbRank *self, gpointer state)
   d->break_after = (guint64)lb_params_get_int(params, "break-after");
   d->result_bytes = lb_params_get_double(params, "result-bytes");
   d->debug = (int)lb_params_get_int(params, "debug");
+  /* a debug level asks for the trace: the category shows its lines */
+  if (d->debug > 0 && !XBT_LOG_ISENABLED(lb_dls, xbt_log_priority_info))
+    xbt_log_control_set("lb_dls.thres:info");
   d->costs = lb_loop_costs(work, lb_rank_adaptation(self));
   d->n = lb_work_total_units(work);
   d->reports = g_array_new(FALSE, FALSE, sizeof(Report));
