@@ -27,7 +27,7 @@ loads_of(const SamrGeometry *geo, GArray *grids, guint p, guint64 *loads)
     loads[r] = 0;
   for (guint i = 0; i < grids->len; i++) {
     const SamrGrid *g = &g_array_index(grids, SamrGrid, i);
-    loads[g->owner] += samr_load(geo, g);
+    loads[g->owner] += lb_samr_load(geo, g);
   }
 }
 
@@ -227,7 +227,7 @@ test_random(void)
         g.lo[a] = g_rand_int_range(rand, 0, 50);
         g.hi[a] = g.lo[a] + g_rand_int_range(rand, 2, 20);
       }
-      cells[g.level] += samr_interior_cells(&geo, &g);
+      cells[g.level] += lb_samr_interior_cells(&geo, &g);
       g_array_append_val(grids, g);
     }
     g_autofree guint64 *loads = g_new(guint64, p);
@@ -245,10 +245,10 @@ test_random(void)
     guint64 after[4] = {0, 0, 0, 0};
     for (guint i = 0; i < grids->len; i++) {
       const SamrGrid *g = &g_array_index(grids, SamrGrid, i);
-      after[g->level] += samr_interior_cells(&geo, g);
+      after[g->level] += lb_samr_interior_cells(&geo, g);
       g_assert_cmpuint(g->owner, <, p);
       if (i >= n)
-        g_assert_cmpuint(samr_interior_cells(&geo, g), >=, geo.min_cells);
+        g_assert_cmpuint(lb_samr_interior_cells(&geo, g), >=, geo.min_cells);
     }
     for (guint l = 0; l < 4; l++)
       g_assert_cmpuint(after[l], ==, cells[l]);
@@ -263,7 +263,7 @@ test_random(void)
         g_assert_cmpuint(a->piece, ==, n + splits);
         splits++;
         const SamrGrid *rest = &g_array_index(grids, SamrGrid, a->grid);
-        g_assert_cmpuint(samr_interior_cells(&geo, rest), >=, geo.min_cells);
+        g_assert_cmpuint(lb_samr_interior_cells(&geo, rest), >=, geo.min_cells);
       }
     }
     g_assert_cmpuint(grids->len, ==, n + splits);
@@ -346,7 +346,7 @@ test_hierarchy(gconstpointer data)
         const LbUnit *u = &g_array_index(units, LbUnit, i);
         const SamrGrid *g = lb_samr_grid(w, u->id);
         g_assert_cmpuint(g->owner, ==, r);
-        g_assert_cmpuint(u->load, ==, samr_load(geo, g));
+        g_assert_cmpuint(u->load, ==, lb_samr_load(geo, g));
       }
     }
     guint64 n = lb_samr_grids(w);
@@ -356,10 +356,10 @@ test_hierarchy(gconstpointer data)
       const SamrGrid *g = lb_samr_grid(w, i);
       levels_seen = MAX(levels_seen, g->level);
       if (g->level == 0) {
-        root += samr_interior_cells(geo, g);
+        root += lb_samr_interior_cells(geo, g);
         continue;
       }
-      g_assert_cmpuint(samr_interior_cells(geo, g), >=, geo->min_cells);
+      g_assert_cmpuint(lb_samr_interior_cells(geo, g), >=, geo->min_cells);
       gboolean parent = FALSE;
       for (guint64 j = 0; j < n && !parent; j++) {
         const SamrGrid *p = lb_samr_grid(w, j);

@@ -66,7 +66,7 @@ samr_of(const LbWork *work)
 }
 
 guint64
-samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid)
+lb_samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid)
 {
   guint64 n = 1;
   for (guint a = 0; a < g->dim; a++)
@@ -75,7 +75,7 @@ samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid)
 }
 
 guint64
-samr_cells(const SamrGeometry *g, const SamrGrid *grid)
+lb_samr_cells(const SamrGeometry *g, const SamrGrid *grid)
 {
   guint64 n = 1;
   for (guint a = 0; a < g->dim; a++)
@@ -84,7 +84,7 @@ samr_cells(const SamrGeometry *g, const SamrGrid *grid)
 }
 
 guint64
-samr_substeps(const SamrGeometry *g, guint level)
+lb_samr_substeps(const SamrGeometry *g, guint level)
 {
   guint64 s = 1;
   for (guint l = 0; l < level; l++)
@@ -93,9 +93,9 @@ samr_substeps(const SamrGeometry *g, guint level)
 }
 
 guint64
-samr_load(const SamrGeometry *g, const SamrGrid *grid)
+lb_samr_load(const SamrGeometry *g, const SamrGrid *grid)
 {
-  return samr_cells(g, grid) * samr_substeps(g, grid->level);
+  return lb_samr_cells(g, grid) * lb_samr_substeps(g, grid->level);
 }
 
 const SamrGeometry *
@@ -247,7 +247,7 @@ static void
 children(const LbWork *work, const Samr *s, const SamrGrid *parent, GArray *table)
 {
   guint dim = s->geo.dim;
-  guint64 size[3] = {1, 1, 1}, scale = samr_substeps(&s->geo, parent->level);
+  guint64 size[3] = {1, 1, 1}, scale = lb_samr_substeps(&s->geo, parent->level);
   for (guint a = 0; a < dim; a++)
     size[a] = s->root[a] * scale;
   Flags f = {NULL, {0, 0, 0}, {1, 1, 1}};
@@ -341,7 +341,7 @@ samr_update(const LbWork *work, guint rank, GArray *units, guint adaptation)
   for (guint i = 0; i < s->table->len; i++) {
     const SamrGrid *g = &g_array_index(s->table, SamrGrid, i);
     if (g->owner == rank) {
-      LbUnit u = {i, samr_load(&s->geo, g)};
+      LbUnit u = {i, lb_samr_load(&s->geo, g)};
       g_array_append_val(units, u);
     }
   }
@@ -387,9 +387,9 @@ samr_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *int
   const Samr *s = samr_of(work);
   for (gsize i = 0; i < n; i++) {
     const SamrGrid *g = lb_samr_grid(work, units[i].id);
-    guint64 cells = samr_interior_cells(&s->geo, g);
+    guint64 cells = lb_samr_interior_cells(&s->geo, g);
     into->count += cells;
-    into->load += cells * samr_substeps(&s->geo, g->level);
+    into->load += cells * lb_samr_substeps(&s->geo, g->level);
     into->checksum += cells * lb_hash64(g->level + 1);
   }
 }
@@ -400,7 +400,7 @@ samr_bytes(const LbWork *work, const LbUnit *units, gsize n)
   const Samr *s = samr_of(work);
   double bytes = 0;
   for (gsize i = 0; i < n; i++)
-    bytes += (double)samr_cells(&s->geo, lb_samr_grid(work, units[i].id)) * work->bytes_per_unit;
+    bytes += (double)lb_samr_cells(&s->geo, lb_samr_grid(work, units[i].id)) * work->bytes_per_unit;
   return bytes;
 }
 
@@ -427,7 +427,7 @@ samr_neighbours(const LbWork *work, guint me, const LbUnit *units, gsize n, GArr
       if (h->owner == me || h->level != g->level)
         continue;
       guint64 faces = lb_boxes_shared_faces(g->lo, g->hi, h->lo, h->hi, s->geo.dim) *
-                      samr_substeps(&s->geo, g->level);
+                      lb_samr_substeps(&s->geo, g->level);
       if (faces == 0)
         continue;
       gpointer at = NULL;
@@ -454,8 +454,8 @@ samr_grids(const LbWork *work, GArray *out)
                        g->level,
                        {g->lo[0], g->lo[1], g->lo[2]},
                        {g->hi[0], g->hi[1], g->hi[2]},
-                       samr_load(&s->geo, g),
-                       samr_substeps(&s->geo, g->level)};
+                       lb_samr_load(&s->geo, g),
+                       lb_samr_substeps(&s->geo, g->level)};
     g_array_append_val(out, part);
   }
 }
@@ -590,7 +590,7 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
                               "%s:%u: level %" G_GINT64_FORMAT " is not in 0 .. %u", path, ln + 1,
                               v[1], SAMR_MAX_LEVELS - 1);
     SamrGrid g = {(guint)v[0], (guint)v[1], {0, 0, 0}, {1, 1, 1}};
-    guint64 scale = samr_substeps(&s->geo, g.level);
+    guint64 scale = lb_samr_substeps(&s->geo, g.level);
     for (guint a = 0; a < dim; a++) {
       g.lo[a] = v[2 + a];
       g.hi[a] = v[2 + dim + a];
@@ -654,7 +654,7 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   s->geo.factor = (guint)lb_params_get_int(w, "factor");
   s->geo.ghost = (guint)lb_params_get_int(w, "ghost");
   guint min_cells = (guint)lb_params_get_int(w, "min-cells");
-  s->geo.min_cells = min_cells > 0 ? min_cells : (guint)samr_substeps(&s->geo, dim);
+  s->geo.min_cells = min_cells > 0 ? min_cells : (guint)lb_samr_substeps(&s->geo, dim);
   s->levels = (guint)lb_params_get_int(w, "levels");
   s->efficiency = lb_params_get_double(w, "efficiency");
   work->bytes_per_unit = lb_params_get_double(w, "bytes-per-unit");

@@ -31,11 +31,11 @@ typedef struct {
 /* Interior cells, cells with ghosts, and the work per root step: cells
  * with ghosts x factor^level substeps (the integration order of the
  * paper's section 2.2). */
-guint64 samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid);
-guint64 samr_cells(const SamrGeometry *g, const SamrGrid *grid);
-guint64 samr_load(const SamrGeometry *g, const SamrGrid *grid);
+guint64 lb_samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid);
+guint64 lb_samr_cells(const SamrGeometry *g, const SamrGrid *grid);
+guint64 lb_samr_load(const SamrGeometry *g, const SamrGrid *grid);
 /* factor^level */
-guint64 samr_substeps(const SamrGeometry *g, guint level);
+guint64 lb_samr_substeps(const SamrGeometry *g, guint level);
 
 /* The geometry and the grid of a unit id of a samr work (the table of the
  * current adaptation step). */

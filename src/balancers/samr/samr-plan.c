@@ -42,7 +42,7 @@ move_grid(const SamrGeometry *g, GArray *grids, guint i, guint to, guint64 *load
           GArray *actions)
 {
   SamrGrid *grid = grid_at(grids, i);
-  guint64 load = samr_load(g, grid);
+  guint64 load = lb_samr_load(g, grid);
   SamrAction a = {.kind = SAMR_MOVE,
                   .grid = i,
                   .from = grid->owner,
@@ -73,7 +73,7 @@ samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, dou
     guint i = 0;
     for (; i < grids->len; i++) {
       const SamrGrid *grid = grid_at(grids, i);
-      if (grid->owner == mx && (double)samr_load(g, grid) < limit)
+      if (grid->owner == mx && (double)lb_samr_load(g, grid) < limit)
         break;
     }
     if (i == grids->len) {
@@ -93,7 +93,7 @@ samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, dou
          "), the first of rank %u below (MaxLoad - MinLoad) / 2 = %.2f, moves to rank %u: "
          "now %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT,
          pass, mx, max_load, mn, min_load, threshold, threshold * (double)min_load, i,
-         samr_load(g, grid_at(grids, i)), mx, limit, mn, loads[mx], loads[mn]);
+         lb_samr_load(g, grid_at(grids, i)), mx, limit, mn, loads[mx], loads[mn]);
     pass++;
   }
 }
@@ -112,7 +112,7 @@ samr_split_plane(const SamrGeometry *g, const SamrGrid *grid, guint64 want, guin
       across *= (guint64)(grid->hi[a] - grid->lo[a]);
       across_ghost *= (guint64)(grid->hi[a] - grid->lo[a]) + 2u * g->ghost;
     }
-  guint64 per_plane = across_ghost * samr_substeps(g, grid->level);
+  guint64 per_plane = across_ghost * lb_samr_substeps(g, grid->level);
   gboolean found = FALSE;
   guint64 best = 0;
   for (gint64 w = 1; w < extent; w++) {
@@ -145,7 +145,7 @@ split_phase(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, guint
   guint64 largest_load = 0;
   for (guint i = 0; i < grids->len; i++) {
     const SamrGrid *grid = grid_at(grids, i);
-    guint64 load = samr_load(g, grid);
+    guint64 load = lb_samr_load(g, grid);
     if (grid->owner == mx && (largest == G_MAXUINT || load > largest_load)) {
       largest = i;
       largest_load = load;
@@ -179,9 +179,9 @@ split_phase(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, guint
   piece.lo[axis] = at;
   piece.owner = mn;
   SamrGrid *rest = grid_at(grids, largest);
-  guint64 before = samr_load(g, rest);
+  guint64 before = lb_samr_load(g, rest);
   rest->hi[axis] = at;
-  guint64 after = samr_load(g, rest), moved = samr_load(g, &piece);
+  guint64 after = lb_samr_load(g, rest), moved = lb_samr_load(g, &piece);
   loads[mx] = loads[mx] - before + after;
   loads[mn] += moved;
   SamrAction a = {.kind = SAMR_SPLIT,
@@ -251,7 +251,7 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
       guint i = 0;
       for (; i < grids->len; i++) {
         const SamrGrid *grid = grid_at(grids, i);
-        double load = (double)samr_load(g, grid);
+        double load = (double)lb_samr_load(g, grid);
         if (grid->owner == mx && load > low && load < high)
           break;
       }
@@ -270,7 +270,7 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
            "pass %u: move grid %u (%" G_GUINT64_FORMAT ") from MaxProc %u (%" G_GUINT64_FORMAT
            ") to MinProc %u (%" G_GUINT64_FORMAT
            "): it lies in (%.2f, %.2f); now %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT "%s",
-           attempt, i, samr_load(g, grid_at(grids, i)), from, max_load, to, min_load, low, high,
+           attempt, i, lb_samr_load(g, grid_at(grids, i)), from, max_load, to, min_load, low, high,
            loads[from], loads[to],
            holds ? " (the ratio held already: Fig. 8's loop moves on regardless)" : "");
       samr_extremes(loads, p, &mx, &mn);

@@ -172,7 +172,7 @@ carry_out(LbRank *self, const GArray *before, const GArray *after, const GArray 
     const SamrGrid *g = &g_array_index(after, SamrGrid, i);
     if (source[i] == me) {
       lb_samr_set(work, i, g); /* the data I held, as it ends */
-      LbUnit u = {i, samr_load(geo, g)};
+      LbUnit u = {i, lb_samr_load(geo, g)};
       if (g->owner == me)
         g_array_append_val(kept, u);
     } else if (g->owner == me) {
@@ -193,7 +193,7 @@ carry_out(LbRank *self, const GArray *before, const GArray *after, const GArray 
       const SamrGrid *g = &g_array_index(after, SamrGrid, i);
       if (g->owner != q)
         break;
-      LbUnit u = {i, samr_load(geo, g)};
+      LbUnit u = {i, lb_samr_load(geo, g)};
       g_array_append_val(out, u);
     }
     lb_phase_round(self, 0);
@@ -293,7 +293,7 @@ decide(const SamrGeometry *geo, GArray *table, guint p, double threshold, gboole
   last.loads = g_new0(guint64, p);
   for (guint i = 0; i < table->len; i++) {
     const SamrGrid *g = &g_array_index(table, SamrGrid, i);
-    last.loads[g->owner] += samr_load(geo, g);
+    last.loads[g->owner] += lb_samr_load(geo, g);
   }
   last.actions = g_array_new(FALSE, FALSE, sizeof(SamrAction));
   if (narrate)
