@@ -49,6 +49,7 @@ run_shell(const HostileCase *hc, HostileResult *r, const char *line)
   g_assert_true(g_spawn_sync(hc->dir, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out,
                              &r->err, &status, &error));
   g_assert_no_error(error);
+  hostile_strip_asan_notes(r->err);
   r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

@@ -194,8 +194,8 @@ hostile_assert_unchanged(const HostileCase *hc)
       g_error("%s: new (%s)", (char *)key, (char *)value);
 }
 
-static void
-strip_asan_notes(char *err)
+void
+hostile_strip_asan_notes(char *err)
 {
   static const char *const notes[] = {"ASan is ignoring requested __asan_handle_no_return",
                                       "False positive error reports may follow",
@@ -237,7 +237,7 @@ run_va(const HostileCase *hc, const char *const *env, HostileResult *r, va_list 
   g_assert_true(g_spawn_sync(hc->dir, (char **)argv->pdata, envp, G_SPAWN_DEFAULT, NULL, NULL,
                              &r->out, &r->err, &wait_status, &error));
   g_assert_no_error(error);
-  strip_asan_notes(r->err);
+  hostile_strip_asan_notes(r->err);
   r->status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
 }
 

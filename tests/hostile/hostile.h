@@ -46,6 +46,10 @@ void hostile_snapshot(HostileCase *hc);
 /* Asserts the folder holds exactly what the snapshot saw. */
 void hostile_assert_unchanged(const HostileCase *hc);
 
+/* Drops from captured stderr what AddressSanitizer says about SimGrid's
+ * stack switches (three lines, once per process): no output of lbsim's. */
+void hostile_strip_asan_notes(char *err);
+
 /* Runs $LBSIM with the NULL-terminated arguments in the case's folder. */
 void hostile_run(const HostileCase *hc, HostileResult *r, ...) G_GNUC_NULL_TERMINATED;
 /* The same, with the environment of this process plus "NAME=VALUE"
