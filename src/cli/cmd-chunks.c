@@ -178,12 +178,5 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
     }
   }
   lb_out_text(out, json ? "\n]\n" : "");
-  lb_out_flush(out);
-  if (out->failed == 0 && fflush(stdout) != 0)
-    out->failed = errno;
-  if (out->failed != 0) {
-    g_printerr("lbsim: cannot write stdout: %s\n", g_strerror(out->failed));
-    return 1;
-  }
-  return 0;
+  return lb_out_finish(out);
 }

@@ -82,12 +82,5 @@ lb_cmd_curve(const LbCommand *self, int argc, char **argv)
     lb_out_text(out, !json ? "\n" : i + 1 < cells ? "],\n" : "]\n");
   }
   lb_out_text(out, json ? "]\n" : "");
-  lb_out_flush(out);
-  if (out->failed == 0 && fflush(stdout) != 0)
-    out->failed = errno;
-  if (out->failed != 0) {
-    g_printerr("lbsim: cannot write stdout: %s\n", g_strerror(out->failed));
-    return 1;
-  }
-  return 0;
+  return lb_out_finish(out);
 }

@@ -37,3 +37,15 @@ lb_out_number(LbOutBuffer *b, guint64 v)
   while (n > 0)
     b->data[b->len++] = digits[--n];
 }
+
+int
+lb_out_finish(LbOutBuffer *b)
+{
+  lb_out_flush(b);
+  if (b->failed == 0 && fflush(stdout) != 0)
+    b->failed = errno;
+  if (b->failed == 0)
+    return 0;
+  g_printerr("lbsim: cannot write standard output: %s\n", g_strerror(b->failed));
+  return 1;
+}

@@ -14,3 +14,6 @@ void lb_out_text(LbOutBuffer *b, const char *text);
 void lb_out_number(LbOutBuffer *b, guint64 v);
 /* Writes what is held; a failure is kept in b->failed. */
 void lb_out_flush(LbOutBuffer *b);
+/* Writes the rest and flushes standard output: the command's exit
+ * status, 0, or 1 after one line saying why a write failed. */
+int lb_out_finish(LbOutBuffer *b);

@@ -44,26 +44,6 @@ park_cb(int sig)
     pause();
 }
 
-/* The parent's folder, when the parent died without removing it. */
-static void
-remove_tree(const char *path)
-{
-  GStatBuf st;
-  if (g_lstat(path, &st) != 0)
-    return;
-  if (S_ISDIR(st.st_mode)) {
-    g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-      g_autofree char *inner = g_build_filename(path, name, NULL);
-      remove_tree(inner);
-    }
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
-}
-
 /* A child ends by the signal itself, as a parent that kills it expects. */
 static void
 die_by(int sig)
@@ -105,7 +85,7 @@ take_cb(void *data)
         pthread_kill(simulating, SIGUSR2);
         for (guint i = 0; i < 2000 && !parked; i++)
           g_usleep(500);
-        remove_tree(parent_dir);
+        lb_temporary_remove_tree(parent_dir);
       }
       die_by(sig);
     }

@@ -57,10 +57,8 @@ lb_temporary_forget(const char *path)
   pthread_mutex_unlock(&lock);
 }
 
-/* A file, or a folder with everything in it (symbolic links not
- * followed). */
-static void
-remove_tree(const char *path)
+void
+lb_temporary_remove_tree(const char *path)
 {
   GStatBuf st;
   if (g_lstat(path, &st) != 0)
@@ -70,7 +68,7 @@ remove_tree(const char *path)
     const char *name;
     while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
       g_autofree char *inner = g_build_filename(path, name, NULL);
-      remove_tree(inner);
+      lb_temporary_remove_tree(inner);
     }
     g_rmdir(path);
   } else {
@@ -85,7 +83,7 @@ lb_temporary_remove_all(void)
   pthread_mutex_lock(&lock);
   for (guint i = 0; i < MAX_PATHS; i++)
     if (paths[i] != NULL)
-      remove_tree(paths[i]);
+      lb_temporary_remove_tree(paths[i]);
 }
 
 void

@@ -12,6 +12,10 @@ char *lb_temporary_make_dir(const char *tmpl, GError **error);
 /* path is gone, or kept on purpose: no longer registered. */
 void lb_temporary_forget(const char *path);
 
+/* A file, or a folder with everything in it (symbolic links not
+ * followed). */
+void lb_temporary_remove_tree(const char *path);
+
 /* Removes every registered file and folder (a folder with everything in
  * it); nothing is registered after it, by any thread: for a process
  * about to end. */

@@ -5,6 +5,7 @@
 
 #include "lbsim/balancer.h"
 #include "lbsim/model.h"
+#include "metrics/metrics.h"
 
 static const LbMetricSpec app_metrics[] = {
     {"compute-time", "s", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
@@ -89,8 +90,8 @@ lb_balancer_metric_defs(const LbBalancer *b)
   return defs;
 }
 
-static gboolean
-same_name(const char *a, const char *b)
+gboolean
+lb_metric_name_equal(const char *a, const char *b)
 {
   for (; *a != '\0' && *b != '\0'; a++, b++) {
     char x = *a == '_' ? '-' : *a, y = *b == '_' ? '-' : *b;
@@ -104,7 +105,7 @@ int
 lb_metric_defs_find(GArray *defs, const char *name)
 {
   for (guint i = 0; i < defs->len; i++)
-    if (same_name(g_array_index(defs, LbMetricDef, i).name, name))
+    if (lb_metric_name_equal(g_array_index(defs, LbMetricDef, i).name, name))
       return (int)i;
   return -1;
 }

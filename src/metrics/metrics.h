@@ -2,6 +2,9 @@
 
 #include "lbsim/run.h"
 
+/* Metric names compare with '-' and '_' alike. */
+gboolean lb_metric_name_equal(const char *a, const char *b);
+
 /* max / mean; 1 when there is no load at all. */
 double lb_imbalance(const guint64 *loads, guint n);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lbsim/balancer.h"
+#include "metrics/metrics.h"
 
 #define RUN(field) ((gssize)offsetof(LbRunResult, field))
 #define STEP(field) ((gssize)offsetof(LbAdaptationResult, field))
@@ -51,22 +52,11 @@ lb_summary(void)
   return fields;
 }
 
-static gboolean
-same_name(const char *a, const char *b)
-{
-  for (; *a != '\0' && *b != '\0'; a++, b++) {
-    char x = *a == '_' ? '-' : *a, y = *b == '_' ? '-' : *b;
-    if (x != y)
-      return FALSE;
-  }
-  return *a == *b;
-}
-
 const LbSummaryField *
 lb_summary_lookup(const char *name)
 {
   for (const LbSummaryField *f = fields; f->name != NULL; f++)
-    if (same_name(f->name, name))
+    if (lb_metric_name_equal(f->name, name))
       return f;
   return NULL;
 }

@@ -1,4 +1,5 @@
 #include "hostile.h"
+#include "lbsim-spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,7 @@ hostile_case_new(void)
 }
 
 static void
-remove_tree(const char *path)
+remove_case_tree(const char *path)
 {
   GStatBuf st;
   if (g_lstat(path, &st) != 0)
@@ -40,7 +41,7 @@ remove_tree(const char *path)
     const char *name;
     while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
       g_autofree char *child = g_build_filename(path, name, NULL);
-      remove_tree(child);
+      remove_case_tree(child);
     }
     g_rmdir(path);
   } else {
@@ -53,7 +54,7 @@ hostile_case_free(HostileCase *hc)
 {
   if (hc == NULL)
     return;
-  remove_tree(hc->dir);
+  remove_case_tree(hc->dir);
   g_free(hc->dir);
   g_hash_table_unref(hc->was);
   g_free(hc);
@@ -197,23 +198,7 @@ hostile_assert_unchanged(const HostileCase *hc)
 void
 hostile_strip_asan_notes(char *err)
 {
-  static const char *const notes[] = {"ASan is ignoring requested __asan_handle_no_return",
-                                      "False positive error reports may follow",
-                                      "For details see https://github.com/google/sanitizers"};
-  char *out = err;
-  for (char *line = err; *line != '\0';) {
-    char *end = strchr(line, '\n');
-    gsize len = end != NULL ? (gsize)(end - line + 1) : strlen(line);
-    gboolean note = FALSE;
-    for (guint i = 0; i < G_N_ELEMENTS(notes); i++)
-      note |= g_strstr_len(line, (gssize)len, notes[i]) != NULL;
-    if (!note) {
-      memmove(out, line, len);
-      out += len;
-    }
-    line += len;
-  }
-  *out = '\0';
+  strip_asan_notes(err);
 }
 
 static void
