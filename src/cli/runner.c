@@ -112,6 +112,8 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
   /* before the folder is made: a signal from here on is only kept */
   lb_signals_watch(pids, n);
   g_autofree char *dir = g_dir_make_tmp("lbsim-XXXXXX", error);
+  if (dir != NULL)
+    lb_signals_janitor(dir);
   if (dir == NULL) {
     lb_signals_unwatch();
     *exit_code = 1;

@@ -1,12 +1,14 @@
 #include "cli/signals.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "io/temporary.h"
@@ -31,19 +33,6 @@ static pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
 static gboolean ready;
 static char *parent_dir;
-/* A child's thread that simulates, parked before its parent's folder is
- * removed (else a file it makes meanwhile would keep the folder). */
-static pthread_t simulating;
-static volatile sig_atomic_t parked;
-
-static void
-park_cb(int sig)
-{
-  parked = 1;
-  for (;;)
-    pause();
-}
-
 /* A child ends by the signal itself, as a parent that kills it expects. */
 static void
 die_by(int sig)
@@ -82,10 +71,14 @@ take_cb(void *data)
     lb_temporary_remove_all();
     if (role == ROLE_CHILD) {
       if (parent_dir != NULL && getppid() != parent_pid) {
-        pthread_kill(simulating, SIGUSR2);
-        for (guint i = 0; i < 2000 && !parked; i++)
-          g_usleep(500);
-        lb_temporary_remove_tree(parent_dir);
+        /* the run's siblings die the same way at the same time: a file
+         * one of them still writes may come back, so the folder is
+         * removed until it is gone (a few seconds at most) */
+        for (guint i = 0; i < 400 && g_file_test(parent_dir, G_FILE_TEST_EXISTS); i++) {
+          lb_temporary_remove_tree(parent_dir);
+          if (g_file_test(parent_dir, G_FILE_TEST_EXISTS))
+            g_usleep(10000);
+        }
       }
       die_by(sig);
     }
@@ -210,9 +203,11 @@ lb_signals_in_child(pid_t parent, const char *dir)
   sigaddset(&stop, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop, NULL);
   prctl(PR_SET_PDEATHSIG, SIGTERM);
-  /* the parent may have died before the line above */
-  if (getppid() != parent)
+  /* the parent may have died before the line above, its folder left */
+  if (getppid() != parent) {
+    lb_temporary_remove_tree(dir);
     _exit(128 + SIGTERM);
+  }
   /* the fork may have caught the parent's taking thread holding the lock;
    * that thread is not here, and nor are its files */
   static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
@@ -224,14 +219,68 @@ lb_signals_in_child(pid_t parent, const char *dir)
   nchildren = 0;
   parent_pid = parent;
   parent_dir = g_strdup(dir);
-  simulating = pthread_self();
-  struct sigaction park = {.sa_handler = park_cb};
-  sigemptyset(&park.sa_mask);
-  sigaction(SIGUSR2, &park, NULL);
   sigset_t term;
   sigemptyset(&term);
   sigaddset(&term, SIGTERM);
   take(&term);
+}
+
+/* The janitor: a process of its own (not this one's child: a
+ * grandchild, so that nothing waits for it or counts it) that reads a
+ * pipe whose writing end only this process holds; at its end of file,
+ * however this process ended, it removes dir until it stays gone. */
+static G_GNUC_NORETURN void
+janitor(int fd, const char *dir)
+{
+  if (chdir("/") != 0) {
+    /* it works from dir's absolute path */
+  }
+  char byte;
+  for (;;) {
+    ssize_t n = read(fd, &byte, 1);
+    if (n > 0 || (n < 0 && errno == EINTR))
+      continue;
+    break;
+  }
+  /* the runs, told by the kernel, may still be writing in it */
+  for (guint gone = 0, i = 0; gone < 50 && i < 3000; i++) {
+    lb_temporary_remove_tree(dir);
+    gone = g_file_test(dir, G_FILE_TEST_EXISTS) ? 0 : gone + 1;
+    g_usleep(10000);
+  }
+  _exit(0);
+}
+
+void
+lb_signals_janitor(const char *dir)
+{
+  g_autofree char *path = g_canonicalize_filename(dir, NULL);
+  int alive[2];
+  if (pipe(alive) != 0)
+    return;
+  fcntl(alive[1], F_SETFD, FD_CLOEXEC);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(alive[1]);
+    /* its own session: no signal for this process's group reaches it */
+    setsid();
+    if (fork() == 0) {
+      /* nothing of the parent's kept open: a reader of its output must
+       * not wait for the janitor */
+      long most = sysconf(_SC_OPEN_MAX);
+      for (int fd = 0; fd < (most > 0 ? most : 1024); fd++)
+        if (fd != alive[0])
+          close(fd);
+      janitor(alive[0], path);
+    }
+    _exit(0);
+  }
+  close(alive[0]);
+  if (pid > 0)
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+  /* alive[1] stays open until this process ends; its children close
+   * their copy as they exec or die */
 }
 
 int

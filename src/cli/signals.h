@@ -47,5 +47,10 @@ void lb_signals_child_ended(pid_t *slot);
  * folder, if the parent is gone when SIGTERM comes. */
 void lb_signals_in_child(pid_t parent, const char *dir);
 
+/* Removes dir once this process has ended, however it ended (even by
+ * SIGKILL, when it cannot clean up itself): a detached process waits for
+ * that and removes it, again until it stays gone. */
+void lb_signals_janitor(const char *dir);
+
 /* Sets error to "interrupted" and returns the exit status for sig. */
 int lb_signals_error(int sig, GError **error);

@@ -410,6 +410,33 @@ no_fork_sighup(void)
   stop_alone(args, SIGHUP, FALSE);
 }
 
+/* Whether n runs' stage files in lbsim's scratch folder (the only
+ * lbsim-* folder in tmp) say "simulation". */
+static gboolean
+runs_simulating(const char *tmp, guint n)
+{
+  g_autoptr(GDir) d = g_dir_open(tmp, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+    guint found = 0;
+    for (guint r = 0; r < n; r++) {
+      g_autofree char *stage = g_strdup_printf("%s/%s/run-%u.stage", tmp, name, r);
+      g_autofree char *text = NULL;
+      found += g_file_get_contents(stage, &text, NULL, NULL) && strcmp(text, "simulation") == 0;
+    }
+    if (found == n)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean
+folder_empty(const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  return d == NULL || g_dir_read_name(d) == NULL;
+}
+
 /* Killed outright, lbsim cannot clean up: its children end with it (the
  * kernel tells them) and remove its temporary folder. */
 static void
@@ -422,6 +449,16 @@ run_sigkill(void)
   const char *const args[] = {"run", "-q", "-j", "2", "s.ini", NULL};
   spawn(hc, &s, 0, args);
   g_autoptr(GArray) sims = wait_under_way(&s, 2);
+  /* both runs simulating (their stage files say so): the children are
+   * the runs, not the platform's check that comes first */
+  g_autofree char *tmp = g_build_filename(hc->dir, "tmp", NULL);
+  gint64 patience = g_get_monotonic_time() + PATIENCE_US;
+  while (!runs_simulating(tmp, 2)) {
+    g_assert_cmpint(g_get_monotonic_time(), <, patience);
+    g_usleep(POLL_US);
+  }
+  g_array_unref(sims);
+  sims = wait_under_way(&s, 2);
   kill(s.pid, SIGKILL);
   int status = wait_end(&s);
   g_assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -432,6 +469,11 @@ run_sigkill(void)
   }
   for (guint i = 0; i < sims->len; i++)
     g_assert_false(proc_alive(&g_array_index(sims, Proc, i)));
+  /* the last child to end removes the folder on its way out */
+  while (!folder_empty(tmp)) {
+    g_assert_cmpint(g_get_monotonic_time(), <, until);
+    g_usleep(POLL_US);
+  }
   hostile_assert_unchanged(hc);
 }
 
