@@ -131,9 +131,6 @@ typedef struct _LbRunResult {
 /* A declared metric's value for the run, or for one step; FALSE if the run
  * has no such metric. */
 gboolean lb_run_result_metric(const LbRunResult *result, const char *name, double *value);
-/* The schedule steps of the JSON contract's summary: the schedule-steps
- * metric where the balancer declares one, else 0. */
-guint lb_run_result_schedule_steps(const LbRunResult *result, int adaptation);
 /* A summary field or declared metric by name ('-' and '_' alike). */
 gboolean lb_run_result_lookup(const LbRunResult *result, const char *name, double *value);
 /* Names of the common summary fields [expect] may use. */

@@ -267,8 +267,8 @@ make_temporary(const char *target, char **tmp)
   return fd;
 }
 
-static LbOutput *
-open_output(const char *path, gboolean named, GError **error)
+LbOutput *
+lb_output_open(const char *path, GError **error)
 {
   TargetKind kind;
   g_autofree char *target = NULL;
@@ -280,14 +280,12 @@ open_output(const char *path, gboolean named, GError **error)
   out->path = g_strdup(path);
   out->target = g_steal_pointer(&target);
   if (kind == TARGET_IN_PLACE) {
-    if (!named) {
-      out->stream = fopen(out->target, "w");
-      if (out->stream == NULL) {
-        int errsv = errno;
-        output_free(out);
-        fail(error, errsv, "cannot write %s: %s", path, g_strerror(errsv));
-        return NULL;
-      }
+    out->stream = fopen(out->target, "w");
+    if (out->stream == NULL) {
+      int errsv = errno;
+      output_free(out);
+      fail(error, errsv, "cannot write %s: %s", path, g_strerror(errsv));
+      return NULL;
     }
     return out;
   }
@@ -298,37 +296,15 @@ open_output(const char *path, gboolean named, GError **error)
     fail(error, errsv, "cannot write %s: %s", path, g_strerror(errsv));
     return NULL;
   }
-  if (named) {
-    close(fd);
-    return out;
-  }
   out->stream = fdopen(fd, "w");
   g_assert(out->stream != NULL);
   return out;
-}
-
-LbOutput *
-lb_output_open(const char *path, GError **error)
-{
-  return open_output(path, FALSE, error);
-}
-
-LbOutput *
-lb_output_open_named(const char *path, GError **error)
-{
-  return open_output(path, TRUE, error);
 }
 
 FILE *
 lb_output_stream(LbOutput *out)
 {
   return out->stream;
-}
-
-const char *
-lb_output_name(const LbOutput *out)
-{
-  return out->tmp != NULL ? out->tmp : out->target;
 }
 
 gboolean

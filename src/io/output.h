@@ -50,12 +50,6 @@ gboolean lb_output_commit(LbOutput *out, GError **error);
 void lb_output_abort(LbOutput *out);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbOutput, lb_output_abort)
 
-/* For a writer that opens a file by name itself (SimGrid's Paje trace):
- * the name it should write to (a temporary file beside path, or path
- * itself for a device or FIFO). lb_output_commit then puts it in place. */
-LbOutput *lb_output_open_named(const char *path, GError **error);
-const char *lb_output_name(const LbOutput *out);
-
 /* Moves the file at from (written by lbsim in a private folder) to path
  * by the rules: renamed when it can be, else copied. from is removed. */
 gboolean lb_output_move(const char *from, const char *path, GError **error);

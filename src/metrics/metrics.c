@@ -87,19 +87,6 @@ lb_run_result_metric(const LbRunResult *result, const char *name, double *value)
   return TRUE;
 }
 
-guint
-lb_run_result_schedule_steps(const LbRunResult *result, int adaptation)
-{
-  int i = lb_metric_defs_find(result->metric_defs, "schedule-steps");
-  if (i < 0)
-    return 0;
-  double v =
-      adaptation < 0
-          ? result->metrics[i]
-          : result->adaptation_metrics[(gsize)adaptation * result->metric_defs->len + (guint)i];
-  return (guint)v;
-}
-
 const char *const *
 lb_summary_fields(void)
 {
