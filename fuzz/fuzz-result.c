@@ -4,8 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "report/html.h"
-#include "report/report.h"
+#include "report/results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,10 +19,18 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(LbHtmlDoc) doc = lb_html_doc_parse((const char *)data, size, "r.json", &error);
+  g_autoptr(LbResults) doc = lb_results_read((const char *)data, size, "r.json", &error);
   one_of_or_abort(doc != NULL, error);
-  if (doc != NULL && (lb_html_doc_kind(doc) == NULL || lb_html_doc_name(doc) == NULL))
+  /* what the page takes for granted */
+  if (doc != NULL && (doc->kind == NULL || doc->name == NULL || doc->runs->len == 0))
     abort();
+  for (guint i = 0; doc != NULL && i < doc->runs->len; i++) {
+    const LbRunResult *r = doc->runs->pdata[i];
+    if (r->params == NULL || r->metric_defs == NULL || r->metrics == NULL ||
+        (r->nadaptations > 0 && (r->adaptations == NULL || r->adaptation_metrics == NULL)) ||
+        (r->nphases > 0 && r->phases == NULL))
+      abort();
+  }
   g_clear_error(&error);
   g_autofree char *text = g_strndup((const char *)data, size);
   g_autoptr(LbRunResult) result = lb_result_from_transport(text, &error);

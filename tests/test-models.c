@@ -12,6 +12,7 @@
 #include "lbsim/model.h"
 #include "lbsim/scenario.h"
 #include "report/report.h"
+#include "report/results.h"
 
 static char *
 write_scenario(const char *text, char **dir)

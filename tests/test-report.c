@@ -620,7 +620,8 @@ test_escape(void)
   g_autofree char *text = read_text(json);
   g_autoptr(GString) s = g_string_new(text);
   g_string_replace(s, "\"name\": \"report-16\"", "\"name\": \"x<b>&amp;\\\"y\"", 1);
-  g_string_replace(s, "\"balancer\": \"mlb\"", "\"balancer\": \"m<i>'\"", 0);
+  /* a label's variant is the user's text */
+  g_string_replace(s, "\"balancer\": \"mlb\"", "\"balancer\": \"mlb:m<i>'\"", 0);
   g_autofree char *odd = tmp_path("odd.json");
   g_assert_true(g_file_set_contents(odd, s->str, -1, NULL));
   g_autofree char *out = tmp_path("odd");
@@ -633,7 +634,7 @@ test_escape(void)
   g_assert_null(strstr(html, "<b>"));
   g_assert_null(strstr(html, "<i>"));
   g_assert_nonnull(strstr(html, "<h1>x&lt;b&gt;&amp;amp;&quot;y</h1>"));
-  g_assert_nonnull(strstr(html, "data-series=\"m&lt;i&gt;&apos;\""));
+  g_assert_nonnull(strstr(html, "data-series=\"mlb:m&lt;i&gt;&apos;\""));
   /* the files are named after the scenario as the pictures are: / as _ */
   g_autofree char *csv = report_file(out, "x<b>&amp;\"y.summary.csv");
   g_assert_true(g_file_test(csv, G_FILE_TEST_IS_REGULAR));
@@ -649,34 +650,38 @@ test_bad_json(void)
       {"[1, 2]", "not lbsim's JSON"},
       {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": [{}]}",
        "runs[0].balancer: missing, expected a string"},
+      /* the results are read as this lbsim's balancers made them */
       {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
-       "[{\"balancer\": \"b\", \"summary\": {}, \"adaptations\": []}]}",
+       "[{\"balancer\": \"nosuch\"}]}",
+       "runs[0].balancer: 'nosuch' is not a balancer of this lbsim"},
+      {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
+       "[{\"balancer\": \"mlb\", \"summary\": {}, \"adaptations\": []}]}",
        "runs[0].summary.imbalance_before: missing, expected a number"},
       {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"\"}, \"ranks\": 2, \"runs\": []}",
        "scenario.name: empty"},
       {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2.5, \"runs\": []}",
        "ranks: expected a whole number from 1 to 1048576"},
       {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
-       "[{\"balancer\": \"b\", \"summary\": {}, \"adaptations\": [], \"final_loads\": [1]}]}",
+       "[{\"balancer\": \"mlb\", \"summary\": {}, \"adaptations\": [], \"final_loads\": [1]}]}",
        "runs[0].final_loads: 1 entries, expected one per rank (2)"},
       {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
-       "[{\"balancer\": \"b\", \"summary\": {}, \"adaptations\": [], \"final_loads\": [1, "
+       "[{\"balancer\": \"mlb\", \"summary\": {}, \"adaptations\": [], \"final_loads\": [1, "
        "-1]}]}",
        "runs[0].final_loads[1]: expected a whole number from 0 to"},
       {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
-       "[{\"balancer\": \"b\", \"summary\": {\"imbalance_before\": 1, \"imbalance_after\": 1, "
+       "[{\"balancer\": \"mlb\", \"summary\": {\"imbalance_before\": 1, \"imbalance_after\": 1, "
        "\"schedule_steps\": -1}, \"adaptations\": []}]}",
        "runs[0].summary.schedule_steps: expected a whole number from 0 to"},
       /* a chart's axis up to the largest double would never end */
       {"{\"lbsim\": \"0\", \"scenario\": {\"name\": \"a\"}, \"ranks\": 2, \"runs\": "
-       "[{\"balancer\": \"b\", \"summary\": {\"imbalance_before\": 1.7e308}, \"adaptations\": "
+       "[{\"balancer\": \"mlb\", \"summary\": {\"imbalance_before\": 1.7e308}, \"adaptations\": "
        "[]}]}",
        "runs[0].summary.imbalance_before: expected a number from 0 to 1e+300, or null"},
       {"{\"lbsim\": \"0\", \"sweep\": {\"scenario\": \"s.ini\", \"runs_total\": -5, "
        "\"vary\": []}, \"runs\": []}",
        "sweep.runs_total: expected a whole number from 0 to"},
       {"{\"lbsim\": \"0\", \"sweep\": {\"scenario\": \"s.ini\", \"vary\": [{\"name\": \"ranks\", "
-       "\"values\": [2]}]}, \"runs\": [{\"point\": {\"ranks\": 4}, \"balancer\": \"b\"}]}",
+       "\"values\": [2]}]}, \"runs\": [{\"point\": {\"ranks\": 4}, \"balancer\": \"mlb\"}]}",
        "runs[0]: point \"ranks\" should be one of sweep.vary's values"},
       {"{\"lbsim\": \"0\", \"sweep\": {\"scenario\": \"s.ini\", \"vary\": [{\"name\": \"ranks\", "
        "\"values\": [2]}, {\"name\": \"ranks\", \"values\": [4]}]}, \"runs\": []}",

@@ -45,7 +45,11 @@ typedef struct {
   const char *paje_trace;    /* SimGrid Paje trace file, or NULL */
   LbRunEndFunc at_end;       /* called once the run's last step is balanced, or NULL */
   gpointer at_end_data;
-  gboolean keep_before;   /* keep the last step's units and grids before balancing */
+  gboolean keep_before; /* keep the last step's units and grids before balancing */
+  /* called once the platform and the ranks' hosts are checked, before
+   * any rank starts, or NULL */
+  void (*at_start)(gpointer data);
+  gpointer at_start_data;
   const char *const *cfg; /* extra --cfg=... for SimGrid */
   const char *const *log; /* extra --log=... (XBT categories lb, lb_core, lb_mlb) */
   gboolean verbose;       /* SimGrid and balancer logs on stderr */

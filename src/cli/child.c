@@ -3,6 +3,7 @@
 #include "cli/child.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,23 +13,65 @@
 
 #include "cli/signals.h"
 
+static void
+say_ready(gpointer data)
+{
+  int fd = GPOINTER_TO_INT(data);
+  if (write(fd, "", 1) < 0) {
+    /* the parent is gone: its signal ends this child */
+  }
+  close(fd);
+}
+
+gboolean
+lb_child_wait_ready(int ready)
+{
+  char byte;
+  ssize_t n;
+  do
+    n = read(ready, &byte, 1);
+  while (n < 0 && errno == EINTR);
+  close(ready);
+  return n == 1;
+}
+
 gboolean
 lb_child_spawn(const LbJob *job, const LbScenario *sc, guint index, const LbRunOptions *options,
-               const char *dir, const char *tag, const char *result, pid_t *slot)
+               const char *dir, const char *tag, const char *result, pid_t *slot, int *ready)
 {
+  int fds[2] = {-1, -1};
+  if (ready != NULL && pipe(fds) != 0)
+    return FALSE;
+  for (guint i = 0; ready != NULL && i < 2; i++)
+    fcntl(fds[i], F_SETFD, FD_CLOEXEC);
   pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid < 0)
-    return FALSE;
-  if (pid > 0) {
+  if (pid != 0) {
+    int saved = errno;
+    if (fds[1] >= 0)
+      close(fds[1]);
+    if (pid < 0) {
+      if (fds[0] >= 0)
+        close(fds[0]);
+      errno = saved;
+      return FALSE;
+    }
     lb_signals_child_started(slot, pid);
+    if (ready != NULL)
+      *ready = fds[0];
     return TRUE;
   }
   lb_signals_in_child(parent, dir);
+  if (fds[0] >= 0)
+    close(fds[0]);
   LbRunOptions run_options = *options;
   g_autofree char *stage = g_strdup_printf("%s/%s.stage", dir, tag);
   g_autofree char *err = g_strdup_printf("%s/%s.err", dir, tag);
   run_options.stage_file = stage;
+  if (ready != NULL) {
+    run_options.at_start = say_ready;
+    run_options.at_start_data = GINT_TO_POINTER(fds[1]);
+  }
   int code = lb_job_execute(job, sc, index, &run_options, result, err);
   fflush(NULL);
   _exit(code);

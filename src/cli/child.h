@@ -13,10 +13,18 @@
  * error text and the stage it reached in dir/TAG.err and dir/TAG.stage.
  * Call it between lb_signals_watch and lb_signals_unwatch, slot one of
  * the watched ones: it gets the child's pid. FALSE (errno) if fork
- * failed. */
+ * failed.
+ *
+ * With ready non-NULL, *ready is a pipe's read end, on which the child
+ * writes one byte once its platform and hosts are checked, before its
+ * ranks start: lb_child_wait_ready tells whether it did. */
 gboolean lb_child_spawn(const LbJob *job, const LbScenario *sc, guint index,
                         const LbRunOptions *options, const char *dir, const char *tag,
-                        const char *result, pid_t *slot);
+                        const char *result, pid_t *slot, int *ready);
+
+/* Reads the byte of a child spawned with ready and closes the pipe: TRUE
+ * if the child got past its checks, FALSE if it ended before. */
+gboolean lb_child_wait_ready(int ready);
 
 /* Why the child of tag (the name balancer's run of scenario file on
  * platform) ended with status, which is not success: the message, and

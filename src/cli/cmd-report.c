@@ -56,10 +56,10 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
     g_printerr("lbsim: %s\n", error->message);
     return EXIT_INPUT;
   }
-  g_autoptr(LbHtmlDoc) doc = lb_html_doc_parse(json, length, source, &error);
+  g_autoptr(LbResults) doc = lb_results_read(json, length, source, &error);
   gboolean make = FALSE;
-  if (doc == NULL || !lb_html_check_folder(dir, "report folder", lb_html_doc_kind(doc),
-                                           lb_html_doc_name(doc), force, &make, &error)) {
+  if (doc == NULL ||
+      !lb_html_check_folder(dir, "report folder", doc->kind, doc->name, force, &make, &error)) {
     g_printerr("lbsim: %s\n", error->message);
     return EXIT_INPUT;
   }
@@ -68,7 +68,8 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
     g_printerr("lbsim: report folder %s: cannot make it: %s\n", dir, g_strerror(errsv));
     return EXIT_INPUT;
   }
-  LbHtmlOptions options = {.dir = dir, .pictures_dir = pictures, .source = source};
+  LbHtmlOptions options = {
+      .json = json, .length = length, .dir = dir, .pictures_dir = pictures, .source = source};
   if (!lb_html_write(doc, &options, &error)) {
     g_printerr("lbsim: %s\n", error->message);
     return 1;

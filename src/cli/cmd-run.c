@@ -437,9 +437,10 @@ write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const Out
   if (a->report != NULL) {
     if (plan->make_report && !lb_output_make_folder("--report", a->report, error))
       return FALSE;
-    g_autoptr(LbHtmlDoc) page = lb_html_doc_parse(doc, strlen(doc), "the run's JSON", error);
+    g_autoptr(LbResults) page = lb_results_read(doc, strlen(doc), "the run's JSON", error);
     g_assert(page != NULL); /* lbsim's own JSON */
-    LbHtmlOptions options = {.dir = a->report, .pictures_dir = plan->pictures};
+    LbHtmlOptions options = {
+        .json = doc, .length = strlen(doc), .dir = a->report, .pictures_dir = plan->pictures};
     if (!lb_html_write(page, &options, error))
       return FALSE;
   }

@@ -19,6 +19,7 @@
 #include "io/input.h"
 #include "io/output.h"
 #include "report/report.h"
+#include "report/results.h"
 
 #define EXIT_INPUT 2
 /* missing runs listed by name, at most */
@@ -339,7 +340,7 @@ run_missing(const Sweeping *s, Outputs *out)
         fatal = TRUE;
         break;
       }
-      if (!lb_child_spawn(run->job, NULL, 0, &options, tmp, run->id, result, &pids[next])) {
+      if (!lb_child_spawn(run->job, NULL, 0, &options, tmp, run->id, result, &pids[next], NULL)) {
         g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno), "fork: %s",
                     g_strerror(errno));
         fatal = TRUE;

@@ -14,6 +14,7 @@
 #include "cli/signals.h"
 #include "core/platform-check.h"
 #include "report/report.h"
+#include "report/results.h"
 
 char *
 lb_runner_trace_name(const char *base, const char *balancer, guint runs)
@@ -90,10 +91,15 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
   guint jobs = MAX(options->jobs, 1);
   /* the children's progress lines end without a newline on a terminal */
   const char *clear = options->run.progress ? "\r\033[K" : "";
-  if (!lb_preflight(sc, &options->run, exit_code, error))
+  *exit_code = 2;
+  if (!lb_platform_check_cfg(options->run.cfg, error) || !lb_platform_check_xml(sc, error))
     return FALSE;
   if (options->in_process) {
     g_return_val_if_fail(n == 1, FALSE);
+    /* SimGrid aborts the process on a platform it rejects: checked in a
+     * child first */
+    if (!lb_preflight(sc, &options->run, exit_code, error))
+      return FALSE;
     lb_signals_alone();
     LbRunResult *result = lb_run_simulate(sc, 0, &options->run, error);
     if (result == NULL) {
@@ -121,12 +127,17 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
   }
   g_autofree gint64 *started = g_new0(gint64, n);
   guint next = 0, running = 0, done = 0;
+  /* The first run checks the platform and its hosts before its ranks
+   * start (the runs share them): until it has, nothing else starts and no
+   * progress line is printed, so that a platform error is the only line. */
+  gboolean checked = FALSE;
   int failure = 0;
   g_autofree char *failure_text = NULL;
 
   fflush(NULL);
   while (done < n) {
-    while (failure == 0 && lb_signals_caught() == 0 && running < jobs && next < n) {
+    while (failure == 0 && lb_signals_caught() == 0 && running < jobs && next < n &&
+           (next == 0 || checked)) {
       g_autoptr(LbJob) job = job_of(sc, ov, next, dir);
       LbRunOptions run_options = options->run;
       g_autofree char *trace = lb_runner_trace_name(options->run.message_trace, job->balancer, n);
@@ -135,12 +146,20 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
       g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, next);
       run_options.message_trace = trace;
       run_options.paje_trace = paje;
-      if (!lb_child_spawn(job, sc, next, &run_options, dir, tag, out, &pids[next])) {
+      int ready = -1;
+      if (!lb_child_spawn(job, sc, next, &run_options, dir, tag, out, &pids[next],
+                          next == 0 ? &ready : NULL)) {
         failure = 1;
         failure_text = g_strdup_printf("fork: %s", g_strerror(errno));
         break;
       }
       started[next] = g_get_monotonic_time();
+      if (next == 0 && !(checked = lb_child_wait_ready(ready))) {
+        /* it ended before: reaped below, its error reported */
+        next++;
+        running++;
+        break;
+      }
       if (!options->quiet)
         g_printerr("%slbsim: [%u/%u] %s: running\n", clear, next + 1, n,
                    ((LbBalancerRun *)sc->runs->pdata[next])->label);

@@ -33,15 +33,6 @@ static gboolean G_GNUC_PRINTF(3, 4) fail(GError **error, LbSweepError code, cons
 }
 
 static void
-axis_free(gpointer p)
-{
-  LbSweepAxis *a = p;
-  g_free(a->name);
-  g_ptr_array_unref(a->values);
-  g_free(a);
-}
-
-static void
 run_free(gpointer p)
 {
   LbSweepRun *r = p;
@@ -162,7 +153,7 @@ add_range(GPtrArray *values, const char *item, gboolean *range, GError **error)
 GPtrArray *
 lb_sweep_values_parse(const char *text, GError **error)
 {
-  g_autoptr(GPtrArray) values = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) values = g_ptr_array_new_null_terminated(0, g_free, TRUE);
   g_auto(GStrv) items = g_strsplit(text, ",", -1);
   if (items[0] == NULL) {
     fail(error, LB_SWEEP_ERROR_INPUT, "no values");
@@ -536,7 +527,7 @@ lb_sweep_new(const char *scenario, const char *const *vary, const char *platform
   sw->scenario = g_canonicalize_filename(scenario, NULL);
   sw->platform = g_strdup(platform);
   sw->sets = sets != NULL && sets[0] != NULL ? g_strdupv((char **)sets) : NULL;
-  sw->axes = g_ptr_array_new_with_free_func(axis_free);
+  sw->axes = g_ptr_array_new_with_free_func((GDestroyNotify)lb_sweep_axis_free);
   sw->runs = g_ptr_array_new_with_free_func(run_free);
   for (guint i = 0; vary != NULL && vary[i] != NULL; i++)
     if (!add_axis(sw, vary[i], error))
@@ -576,7 +567,7 @@ get_escaped_list(GKeyFile *kf, const char *group, const char *key, GError **erro
   g_auto(GStrv) escaped = g_key_file_get_string_list(kf, group, key, &n, error);
   if (escaped == NULL)
     return NULL;
-  GPtrArray *values = g_ptr_array_new_with_free_func(g_free);
+  GPtrArray *values = g_ptr_array_new_null_terminated(n, g_free, TRUE);
   for (gsize i = 0; i < n; i++)
     g_ptr_array_add(values, g_strcompress(escaped[i]));
   return values;
@@ -599,7 +590,6 @@ read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
     g_autoptr(GPtrArray) sets = get_escaped_list(kf, "sweep", "set", error);
     if (sets == NULL)
       return FALSE;
-    g_ptr_array_add(sets, NULL);
     sw->sets = g_strdupv((char **)sets->pdata);
   }
   gint naxes = g_key_file_get_integer(kf, "sweep", "axes", error);
@@ -656,7 +646,7 @@ lb_sweep_read(const char *dir, GError **error)
     return NULL;
   g_autoptr(GKeyFile) kf = g_key_file_new();
   g_autoptr(LbSweep) sw = g_new0(LbSweep, 1);
-  sw->axes = g_ptr_array_new_with_free_func(axis_free);
+  sw->axes = g_ptr_array_new_with_free_func((GDestroyNotify)lb_sweep_axis_free);
   sw->runs = g_ptr_array_new_with_free_func(run_free);
   g_autoptr(GError) local = NULL;
   if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE, &local) ||

@@ -5,6 +5,7 @@
 
 #include "cli/job.h"
 #include "lbsim/run.h"
+#include "report/results.h"
 
 #define LB_SWEEP_ERROR (lb_sweep_error_quark())
 GQuark lb_sweep_error_quark(void);
@@ -13,11 +14,6 @@ typedef enum {
   LB_SWEEP_ERROR_INPUT, /* a --vary, --platform or --set, or a point that does not load */
   LB_SWEEP_ERROR_STATE, /* a state folder or an output that is not this sweep's */
 } LbSweepError;
-
-typedef struct {
-  char *name;        /* ranks, platform, seed, steps, balancer or GROUP.KEY */
-  GPtrArray *values; /* char *, as written */
-} LbSweepAxis;
 
 typedef struct {
   guint point;    /* in the cross product of the axes other than balancer */

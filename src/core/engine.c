@@ -698,6 +698,8 @@ set_up_main(int argc, char *argv[])
                     lb_background_check(run->scenario, &setup->error);
   release_stderr(run->options, setup->saved_stderr);
   set_stage(run->options, "simulation");
+  if (placed && run->options->at_start != NULL)
+    run->options->at_start(run->options->at_start_data);
   if (placed && run->rank != NULL)
     start_ranks(run, hosts, setup->placement);
 }

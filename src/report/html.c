@@ -1,21 +1,22 @@
-/* The report page, from lbsim's JSON (never from the typed results), so
- * that lbsim run --report and lbsim report FILE.json make the same page
- * out of the same numbers. */
+/* The report page: it renders the results read back from lbsim's JSON
+ * (report/results.h), never those a run holds, so that lbsim run --report
+ * and lbsim report FILE.json make the same page out of the same numbers. */
 #include "report/html.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
+#include <unistd.h>
 
-#include "io/input.h"
 #include "io/output.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
 #include "report/pictures.h"
 #include "report/plots.h"
+#include "metrics/summary.h"
 #include "report/report.h"
+#include "report/results.h"
 
 /* the quark's name is the macro's text, spaces and all */
 /* clang-format off */
@@ -24,536 +25,6 @@ G_DEFINE_QUARK(lb-html-error-quark, lb_html_error)
 
 #define MANIFEST "lbsim-report.ini"
 #define PAGE "index.html"
-
-/* The summary's fields, in the order of the terminal table's columns. */
-enum { IMB_BEFORE, IMB_AFTER, STEPS, MESSAGES, BYTES, MOVED, BALANCE, APP, TOTAL, NFIELDS };
-static const char *const summary_fields[NFIELDS] = {
-    "imbalance_before", "imbalance_after", "schedule_steps", "messages",  "bytes",
-    "bytes_moved",      "balance_time",    "app_time",       "total_time"};
-
-typedef struct {
-  const char *name;
-  double steps, messages, bytes, time;
-} Phase;
-
-/* One element of a JSON "runs" array (a sweep's "result"). */
-typedef struct {
-  const char *balancer, *placement, *model, *view, *start;
-  JsonObject *params, *metrics; /* may be NULL */
-  double summary[NFIELDS];
-  GArray *phases;         /* Phase */
-  GArray *before, *after; /* imbalance per adaptation step */
-} Run;
-
-typedef struct {
-  char **point; /* the canonical value of every varied parameter */
-  const char *balancer;
-  Run *run;          /* NULL: the run failed... */
-  const char *error; /* ...with this message */
-} SweepRun;
-
-typedef struct {
-  char *name;
-  GPtrArray *values; /* canonical strings, in the sweep's order */
-} Vary;
-
-struct _LbHtmlDoc {
-  JsonParser *parser; /* owns every JsonObject and string below */
-  char *json;
-  gsize length;
-  const char *kind, *version;
-  char *name;
-  /* a run's */
-  JsonObject *scenario, *platform; /* platform may be NULL */
-  gint64 ranks;
-  /* a sweep's */
-  const char *sweep_scenario;
-  GPtrArray *vary; /* Vary */
-  gint64 runs_total;
-  GPtrArray *sweep_runs; /* SweepRun */
-  GPtrArray *runs;       /* Run: a run's, or every sweep result */
-};
-
-/* ---- reading the JSON ---- */
-
-static void
-run_free(gpointer data)
-{
-  Run *r = data;
-  g_array_unref(r->phases);
-  g_array_unref(r->before);
-  g_array_unref(r->after);
-  g_free(r);
-}
-
-static void
-vary_free(gpointer data)
-{
-  Vary *v = data;
-  g_free(v->name);
-  g_ptr_array_unref(v->values);
-  g_free(v);
-}
-
-static void
-sweep_run_free(gpointer data)
-{
-  SweepRun *s = data;
-  g_strfreev(s->point);
-  g_free(s);
-}
-
-void
-lb_html_doc_free(LbHtmlDoc *doc)
-{
-  if (doc == NULL)
-    return;
-  g_clear_object(&doc->parser);
-  g_free(doc->json);
-  g_free(doc->name);
-  g_clear_pointer(&doc->vary, g_ptr_array_unref);
-  g_clear_pointer(&doc->sweep_runs, g_ptr_array_unref);
-  g_clear_pointer(&doc->runs, g_ptr_array_unref);
-  g_free(doc);
-}
-
-const char *
-lb_html_doc_kind(const LbHtmlDoc *doc)
-{
-  return doc->kind;
-}
-
-const char *
-lb_html_doc_name(const LbHtmlDoc *doc)
-{
-  return doc->name;
-}
-
-static gboolean G_GNUC_PRINTF(4, 5)
-    bad(GError **error, const char *source, const char *where, const char *format, ...)
-{
-  va_list args;
-  va_start(args, format);
-  g_autofree char *what = g_strdup_vprintf(format, args);
-  va_end(args);
-  g_set_error(error, LB_HTML_ERROR, LB_HTML_ERROR_INPUT, "%s: %s%s%s", source, where,
-              *where != '\0' ? ": " : "", what);
-  return FALSE;
-}
-
-/* where.key, the field's name in messages */
-static char *
-field(const char *where, const char *key)
-{
-  return *where != '\0' ? g_strdup_printf("%s.%s", where, key) : g_strdup(key);
-}
-
-static gboolean G_GNUC_PRINTF(5, 6) bad_field(GError **error, const char *source, const char *where,
-                                              const char *key, const char *format, ...)
-{
-  va_list args;
-  va_start(args, format);
-  g_autofree char *what = g_strdup_vprintf(format, args);
-  va_end(args);
-  g_autofree char *name = field(where, key);
-  return bad(error, source, name, "%s", what);
-}
-
-static JsonNode *
-node_of(JsonObject *o, const char *key)
-{
-  return json_object_has_member(o, key) ? json_object_get_member(o, key) : NULL;
-}
-
-static gboolean
-read_object(const char *source, JsonObject *o, const char *key, const char *where, gboolean needed,
-            JsonObject **out, GError **error)
-{
-  JsonNode *n = node_of(o, key);
-  *out = NULL;
-  if (n == NULL && !needed)
-    return TRUE;
-  if (n == NULL || !JSON_NODE_HOLDS_OBJECT(n))
-    return bad_field(error, source, where, key, "%sexpected an object",
-                     n == NULL ? "missing, " : "");
-  *out = json_node_get_object(n);
-  return TRUE;
-}
-
-static gboolean
-read_array(const char *source, JsonObject *o, const char *key, const char *where, JsonArray **out,
-           GError **error)
-{
-  JsonNode *n = node_of(o, key);
-  if (n == NULL || !JSON_NODE_HOLDS_ARRAY(n))
-    return bad_field(error, source, where, key, "%sexpected an array",
-                     n == NULL ? "missing, " : "");
-  *out = json_node_get_array(n);
-  return TRUE;
-}
-
-/* A string member; absent, when not needed: "". A needed one is not
- * empty: the scenario's name names the report's files. */
-static gboolean
-read_string(const char *source, JsonObject *o, const char *key, const char *where, gboolean needed,
-            const char **out, GError **error)
-{
-  JsonNode *n = node_of(o, key);
-  *out = "";
-  if (n == NULL && !needed)
-    return TRUE;
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING)
-    return bad_field(error, source, where, key, "%sexpected a string",
-                     n == NULL ? "missing, " : "");
-  *out = json_node_get_string(n);
-  if (needed && **out == '\0')
-    return bad_field(error, source, where, key, "empty");
-  return TRUE;
-}
-
-static gboolean
-node_number(JsonNode *n, double *out)
-{
-  if (n != NULL && JSON_NODE_HOLDS_NULL(n)) { /* lbsim writes a non-finite value as null */
-    *out = NAN;
-    return TRUE;
-  }
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n))
-    return FALSE;
-  GType t = json_node_get_value_type(n);
-  if (t == G_TYPE_INT64)
-    *out = (double)json_node_get_int(n);
-  else if (t == G_TYPE_DOUBLE)
-    *out = json_node_get_double(n);
-  else
-    return FALSE;
-  return TRUE;
-}
-
-/* Every whole number a double holds exactly. */
-#define MAX_WHOLE 9007199254740992.0
-
-/* Far above any time, size or ratio a run measures, and far enough below
- * the largest double that a chart's axis up to it stays finite. */
-#define MAX_AMOUNT 1e300
-
-/* A number lbsim writes: from 0 to MAX_AMOUNT, or null (lbsim's
- * non-finite value). */
-static gboolean
-read_amount(const char *source, JsonObject *o, const char *key, const char *where, double *out,
-            GError **error)
-{
-  JsonNode *n = node_of(o, key);
-  if (node_number(n, out) && (isnan(*out) || (*out >= 0 && *out <= MAX_AMOUNT)))
-    return TRUE;
-  return bad_field(error, source, where, key, "%sexpected a number from 0 to %g, or null",
-                   n == NULL ? "missing, " : "", MAX_AMOUNT);
-}
-
-static gboolean
-whole(JsonNode *n, double min, double max, double *out)
-{
-  return n != NULL && !JSON_NODE_HOLDS_NULL(n) && node_number(n, out) && *out >= min &&
-         *out <= max && *out == floor(*out);
-}
-
-static gboolean
-read_whole(const char *source, JsonObject *o, const char *key, const char *where, double min,
-           double max, double *out, GError **error)
-{
-  JsonNode *n = node_of(o, key);
-  if (whole(n, min, max, out))
-    return TRUE;
-  return bad_field(error, source, where, key, "%sexpected a whole number from %.0f to %.0f",
-                   n == NULL ? "missing, " : "", min, max);
-}
-
-static double
-max_ranks(void)
-{
-  return lb_param_spec_find(lb_scenario_params(), "ranks")->max;
-}
-
-/* A value of a sweep's point as text: how it is matched and shown. */
-static char *
-canonical(JsonNode *n)
-{
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n))
-    return NULL;
-  GType t = json_node_get_value_type(n);
-  if (t == G_TYPE_STRING)
-    return g_strdup(json_node_get_string(n));
-  if (t == G_TYPE_INT64)
-    return g_strdup_printf("%" G_GINT64_FORMAT, json_node_get_int(n));
-  if (t == G_TYPE_BOOLEAN)
-    return g_strdup(json_node_get_boolean(n) ? "true" : "false");
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.15g", json_node_get_double(n)));
-}
-
-/* A run's loads at the end, one per rank: ranks of them when the
- * document says how many (0: a sweep's run, whose ranks may vary). */
-static gboolean
-check_final_loads(const char *source, JsonObject *o, const char *where, gint64 ranks,
-                  GError **error)
-{
-  if (node_of(o, "final_loads") == NULL)
-    return TRUE;
-  JsonArray *loads;
-  if (!read_array(source, o, "final_loads", where, &loads, error))
-    return FALSE;
-  guint n = json_array_get_length(loads);
-  if (ranks > 0 && n != (guint64)ranks)
-    return bad_field(error, source, where, "final_loads",
-                     "%u entries, expected one per rank (%" G_GINT64_FORMAT ")", n, ranks);
-  if (n == 0 || n > max_ranks())
-    return bad_field(error, source, where, "final_loads",
-                     "%u entries, expected one per rank (1 to %.0f)", n, max_ranks());
-  for (guint i = 0; i < n; i++) {
-    double v;
-    if (!whole(json_array_get_element(loads, i), 0, MAX_WHOLE, &v)) {
-      g_autofree char *at = g_strdup_printf("final_loads[%u]", i);
-      return bad_field(error, source, where, at, "expected a whole number from 0 to %.0f",
-                       MAX_WHOLE);
-    }
-  }
-  return TRUE;
-}
-
-/* The summary's counts; its other fields are amounts. */
-static gboolean
-is_count(guint f)
-{
-  return f == STEPS || f == MESSAGES;
-}
-
-static Run *
-parse_run(const char *source, JsonObject *o, const char *where, gint64 ranks, GError **error)
-{
-  g_autoptr(GArray) phases = g_array_new(FALSE, FALSE, sizeof(Phase));
-  g_autoptr(GArray) before = g_array_new(FALSE, FALSE, sizeof(double));
-  g_autoptr(GArray) after = g_array_new(FALSE, FALSE, sizeof(double));
-  Run r = {0};
-  JsonObject *summary;
-  JsonArray *adaptations;
-  if (!read_string(source, o, "balancer", where, TRUE, &r.balancer, error) ||
-      !read_string(source, o, "model", where, FALSE, &r.model, error) ||
-      !read_string(source, o, "placement", where, FALSE, &r.placement, error) ||
-      !read_string(source, o, "view", where, FALSE, &r.view, error) ||
-      !read_string(source, o, "start", where, FALSE, &r.start, error) ||
-      !read_object(source, o, "params", where, FALSE, &r.params, error) ||
-      !read_object(source, o, "metrics", where, FALSE, &r.metrics, error) ||
-      !read_object(source, o, "summary", where, TRUE, &summary, error) ||
-      !read_array(source, o, "adaptations", where, &adaptations, error) ||
-      !check_final_loads(source, o, where, ranks, error))
-    return NULL;
-  g_autofree char *in_summary = field(where, "summary");
-  for (guint f = 0; f < NFIELDS; f++)
-    if (is_count(f)
-            ? !read_whole(source, summary, summary_fields[f], in_summary, 0, MAX_WHOLE,
-                          &r.summary[f], error)
-            : !read_amount(source, summary, summary_fields[f], in_summary, &r.summary[f], error))
-      return NULL;
-  if (node_of(o, "phases") != NULL) {
-    JsonArray *a;
-    if (!read_array(source, o, "phases", where, &a, error))
-      return NULL;
-    for (guint i = 0; i < json_array_get_length(a); i++) {
-      g_autofree char *at = g_strdup_printf("%s.phases[%u]", where, i);
-      JsonNode *n = json_array_get_element(a, i);
-      if (!JSON_NODE_HOLDS_OBJECT(n))
-        return bad(error, source, at, "expected an object"), NULL;
-      JsonObject *po = json_node_get_object(n);
-      Phase p;
-      if (!read_string(source, po, "name", at, TRUE, &p.name, error) ||
-          !read_whole(source, po, "steps", at, 0, MAX_WHOLE, &p.steps, error) ||
-          !read_whole(source, po, "messages", at, 0, MAX_WHOLE, &p.messages, error) ||
-          !read_amount(source, po, "bytes", at, &p.bytes, error) ||
-          !read_amount(source, po, "time", at, &p.time, error))
-        return NULL;
-      g_array_append_val(phases, p);
-    }
-  }
-  for (guint i = 0; i < json_array_get_length(adaptations); i++) {
-    g_autofree char *at = g_strdup_printf("%s.adaptations[%u]", where, i);
-    JsonNode *n = json_array_get_element(adaptations, i);
-    if (!JSON_NODE_HOLDS_OBJECT(n))
-      return bad(error, source, at, "expected an object"), NULL;
-    double b, a;
-    if (!read_amount(source, json_node_get_object(n), "imbalance_before", at, &b, error) ||
-        !read_amount(source, json_node_get_object(n), "imbalance_after", at, &a, error))
-      return NULL;
-    g_array_append_val(before, b);
-    g_array_append_val(after, a);
-  }
-  Run *run = g_memdup2(&r, sizeof r);
-  run->phases = g_steal_pointer(&phases);
-  run->before = g_steal_pointer(&before);
-  run->after = g_steal_pointer(&after);
-  return run;
-}
-
-static gboolean
-parse_runs(LbHtmlDoc *doc, const char *source, JsonArray *runs, GError **error)
-{
-  for (guint i = 0; i < json_array_get_length(runs); i++) {
-    g_autofree char *at = g_strdup_printf("runs[%u]", i);
-    JsonNode *n = json_array_get_element(runs, i);
-    if (!JSON_NODE_HOLDS_OBJECT(n))
-      return bad(error, source, at, "expected an object");
-    Run *r = parse_run(source, json_node_get_object(n), at, doc->ranks, error);
-    if (r == NULL)
-      return FALSE;
-    g_ptr_array_add(doc->runs, r);
-  }
-  if (doc->runs->len == 0)
-    return bad(error, source, "runs", "no run");
-  return TRUE;
-}
-
-/* A sweep names its scenario file: the report takes its base name. */
-static char *
-sweep_name(const char *scenario)
-{
-  g_autofree char *base = g_path_get_basename(scenario);
-  if (g_str_has_suffix(base, ".ini") && strlen(base) > 4)
-    base[strlen(base) - 4] = '\0';
-  return g_steal_pointer(&base);
-}
-
-static gboolean
-parse_sweep(LbHtmlDoc *doc, const char *source, JsonObject *root, JsonObject *sweep, GError **error)
-{
-  JsonArray *vary, *runs;
-  if (!read_string(source, sweep, "scenario", "sweep", TRUE, &doc->sweep_scenario, error) ||
-      !read_array(source, sweep, "vary", "sweep", &vary, error) ||
-      !read_array(source, root, "runs", "", &runs, error))
-    return FALSE;
-  double total = 0;
-  if (node_of(sweep, "runs_total") != NULL &&
-      !read_whole(source, sweep, "runs_total", "sweep", json_array_get_length(runs), MAX_WHOLE,
-                  &total, error))
-    return FALSE;
-  doc->runs_total = (gint64)total;
-  doc->name = sweep_name(doc->sweep_scenario);
-  doc->vary = g_ptr_array_new_with_free_func(vary_free);
-  doc->sweep_runs = g_ptr_array_new_with_free_func(sweep_run_free);
-  guint nvary = json_array_get_length(vary);
-  if (nvary == 0)
-    return bad(error, source, "sweep.vary", "no parameter");
-  for (guint i = 0; i < nvary; i++) {
-    g_autofree char *at = g_strdup_printf("sweep.vary[%u]", i);
-    JsonNode *n = json_array_get_element(vary, i);
-    const char *name;
-    JsonArray *values;
-    if (!JSON_NODE_HOLDS_OBJECT(n))
-      return bad(error, source, at, "expected an object");
-    if (!read_string(source, json_node_get_object(n), "name", at, TRUE, &name, error) ||
-        !read_array(source, json_node_get_object(n), "values", at, &values, error))
-      return FALSE;
-    for (guint k = 0; k < i; k++)
-      if (strcmp(((const Vary *)doc->vary->pdata[k])->name, name) == 0)
-        return bad_field(error, source, at, "name", "\"%s\" is varied twice", name);
-    Vary *v = g_new0(Vary, 1);
-    v->name = g_strdup(name);
-    v->values = g_ptr_array_new_null_terminated(0, g_free, TRUE);
-    g_ptr_array_add(doc->vary, v);
-    if (json_array_get_length(values) == 0)
-      return bad_field(error, source, at, "values", "no value");
-    for (guint k = 0; k < json_array_get_length(values); k++) {
-      char *value = canonical(json_array_get_element(values, k));
-      if (value == NULL)
-        return bad(error, source, at, "values[%u]: expected a number or a string", k);
-      g_ptr_array_add(v->values, value);
-    }
-  }
-  for (guint i = 0; i < json_array_get_length(runs); i++) {
-    g_autofree char *at = g_strdup_printf("runs[%u]", i);
-    JsonNode *n = json_array_get_element(runs, i);
-    if (!JSON_NODE_HOLDS_OBJECT(n))
-      return bad(error, source, at, "expected an object");
-    JsonObject *o = json_node_get_object(n), *point, *result;
-    SweepRun *s = g_new0(SweepRun, 1);
-    s->point = g_new0(char *, nvary + 1);
-    g_ptr_array_add(doc->sweep_runs, s);
-    if (!read_object(source, o, "point", at, TRUE, &point, error) ||
-        !read_string(source, o, "balancer", at, TRUE, &s->balancer, error) ||
-        !read_object(source, o, "result", at, FALSE, &result, error))
-      return FALSE;
-    for (guint v = 0; v < nvary; v++) {
-      const Vary *vy = doc->vary->pdata[v];
-      s->point[v] = canonical(node_of(point, vy->name));
-      guint found = 0;
-      if (s->point[v] == NULL ||
-          !g_ptr_array_find_with_equal_func(vy->values, s->point[v], g_str_equal, &found))
-        return bad(error, source, at, "point \"%s\" should be one of sweep.vary's values",
-                   vy->name);
-    }
-    if (result == NULL) {
-      if (!read_string(source, o, "error", at, TRUE, &s->error, error))
-        return FALSE;
-      continue;
-    }
-    g_autofree char *in_result = g_strdup_printf("%s.result", at);
-    s->run = parse_run(source, result, in_result, 0, error);
-    if (s->run == NULL)
-      return FALSE;
-    g_ptr_array_add(doc->runs, s->run);
-  }
-  if (doc->sweep_runs->len == 0)
-    return bad(error, source, "runs", "no run");
-  return TRUE;
-}
-
-LbHtmlDoc *
-lb_html_doc_parse(const char *json, gsize length, const char *source, GError **error)
-{
-  /* json-glib recurses once per level */
-  if (lb_input_json_depth(json, length) > LB_INPUT_JSON_DEPTH) {
-    bad(error, source, "", "not lbsim's JSON: arrays and objects nested more than %d deep",
-        LB_INPUT_JSON_DEPTH);
-    return NULL;
-  }
-  g_autoptr(LbHtmlDoc) doc = g_new0(LbHtmlDoc, 1);
-  doc->json = g_strndup(json, length);
-  doc->length = length;
-  doc->parser = json_parser_new_immutable();
-  doc->runs = g_ptr_array_new_with_free_func(run_free);
-  g_autoptr(GError) local = NULL;
-  if (!json_parser_load_from_data(doc->parser, json, (gssize)length, &local)) {
-    bad(error, source, "", "not JSON: %s", local->message);
-    return NULL;
-  }
-  JsonNode *root = json_parser_get_root(doc->parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
-    bad(error, source, "", "not lbsim's JSON (an object with \"runs\")");
-    return NULL;
-  }
-  JsonObject *o = json_node_get_object(root), *sweep;
-  JsonArray *runs;
-  if (!read_string(source, o, "lbsim", "", TRUE, &doc->version, error) ||
-      !read_object(source, o, "sweep", "", FALSE, &sweep, error))
-    return NULL;
-  if (sweep != NULL) {
-    doc->kind = "sweep";
-    if (!parse_sweep(doc, source, o, sweep, error))
-      return NULL;
-    return g_steal_pointer(&doc);
-  }
-  doc->kind = "run";
-  const char *name;
-  double ranks;
-  if (!read_object(source, o, "scenario", "", TRUE, &doc->scenario, error) ||
-      !read_string(source, doc->scenario, "name", "scenario", TRUE, &name, error) ||
-      !read_object(source, o, "platform", "", FALSE, &doc->platform, error) ||
-      !read_whole(source, o, "ranks", "", 1, max_ranks(), &ranks, error))
-    return NULL;
-  doc->name = g_strdup(name);
-  doc->ranks = (gint64)ranks;
-  if (!read_array(source, o, "runs", "", &runs, error) || !parse_runs(doc, source, runs, error))
-    return NULL;
-  return g_steal_pointer(&doc);
-}
 
 /* ---- the folder ---- */
 
@@ -649,6 +120,8 @@ lb_html_check_folder(const char *dir, const char *option, const char *kind, cons
 static void
 esc(GString *out, const char *text)
 {
+  if (text == NULL)
+    return;
   g_autofree char *e = g_markup_escape_text(text, -1);
   g_string_append(out, e);
 }
@@ -706,63 +179,69 @@ value_cell(GString *out, const char *key, double v, const char *text)
   g_string_append(out, "</td>");
 }
 
-static gboolean
-declares(const Run *r, const char *json_name)
+/* The run's declared metric of a JSON name, or NULL. */
+static const LbMetricDef *
+declared(const LbRunResult *r, const char *json_name, double *value)
 {
-  return r->metrics != NULL && json_object_has_member(r->metrics, json_name);
+  for (guint i = 0; i < r->metric_defs->len; i++) {
+    const LbMetricDef *d = &g_array_index(r->metric_defs, LbMetricDef, i);
+    if (strcmp(d->json_name, json_name) == 0) {
+      *value = r->metrics[i];
+      return d;
+    }
+  }
+  return NULL;
 }
 
-/* How the page heads the summary's fields (all but bytes: the columns of
- * the terminal's table). */
-static const char *const summary_heads[NFIELDS] = {
-    "imb before", "imb after", "steps", "messages", "bytes", "moved", "balance", "app", "total"};
-static const char *const summary_help[NFIELDS] = {
-    "max/avg load before balancing, mean over the adaptation steps",
-    "max/avg load after balancing, mean over the adaptation steps",
-    "communication rounds of the schedule (balancers that declare them)",
-    "balancer messages, all steps",
-    "bytes of all balancer messages",
-    "bytes of the work units moved",
-    "simulated time spent balancing",
-    "simulated time of the application's steps",
-    "simulated time of the whole run"};
-
-static void
-summary_cells(GString *out, const Run *r)
+static double
+summary_value(const LbSummaryField *f, const LbRunResult *r)
 {
-  const double *v = r->summary;
-  for (guint f = 0; f < NFIELDS; f++) {
-    if (f == BYTES) /* in the CSV, not in the terminal's table */
+  double v = 0;
+  lb_summary_get(f, r, -1, &v);
+  return v;
+}
+
+/* The summary's fields of the terminal's table, as it writes them. */
+static void
+summary_cells(GString *out, const LbRunResult *r)
+{
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+    if (f->column == NULL)
       continue;
-    g_autofree char *text = NULL;
-    switch (f) {
-    case IMB_BEFORE:
-    case IMB_AFTER:
-      text = g_strdup_printf("%.4f", v[f]);
-      break;
-    case STEPS:
-      text = declares(r, "schedule_steps") ? g_strdup_printf("%.0f", v[f]) : g_strdup("-");
-      break;
-    case MESSAGES:
-      text = g_strdup_printf("%.0f", v[f]);
-      break;
-    case MOVED:
-      text = lb_report_bytes(v[f]);
-      break;
-    default:
-      text = lb_report_seconds(v[f]);
-    }
-    value_cell(out, summary_fields[f], v[f], text);
+    g_autofree char *text = lb_report_summary_text(f, r);
+    value_cell(out, f->json, summary_value(f, r), text);
   }
 }
 
 static void
 summary_head(GString *out)
 {
-  for (guint f = 0; f < NFIELDS; f++)
-    if (f != BYTES)
-      g_string_append_printf(out, "<th scope=\"col\" title=\"%s\">%s</th>", summary_help[f],
-                             summary_heads[f]);
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+    if (f->column == NULL)
+      continue;
+    g_string_append(out, "<th scope=\"col\" title=\"");
+    esc(out, f->help);
+    g_string_append(out, "\">");
+    esc(out, f->column);
+    g_string_append(out, "</th>");
+  }
+}
+
+/* The CSV's head of the summary's fields, and a run's values. */
+static void
+summary_csv_head(GString *csv)
+{
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+    if (f->csv)
+      g_string_append_printf(csv, ",%s", f->json);
+}
+
+static void
+summary_csv_values(GString *csv, const LbRunResult *r)
+{
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+    if (f->csv)
+      csv_number(csv, summary_value(f, r));
 }
 
 static const char style_sheet[] =
@@ -786,7 +265,7 @@ static const char style_sheet[] =
     "padding-top:8px}\n";
 
 static void
-page_start(GString *out, const LbHtmlDoc *doc, const char *title)
+page_start(GString *out, const LbResults *doc, const char *title)
 {
   g_string_append(out,
                   "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -802,7 +281,7 @@ page_start(GString *out, const LbHtmlDoc *doc, const char *title)
 }
 
 static void
-page_end(GString *out, const LbHtmlDoc *doc, const char *json_base)
+page_end(GString *out, const LbResults *doc, const char *json_base)
 {
   g_string_append(out, "<footer>Made by lbsim ");
   esc(out, doc->version);
@@ -822,10 +301,8 @@ fact(GString *out, const char *name, const char *value)
 }
 
 static void
-fact_node(GString *out, const char *name, JsonObject *o, const char *key)
+fact_if(GString *out, const char *name, const char *value)
 {
-  JsonNode *n = o != NULL ? node_of(o, key) : NULL;
-  g_autofree char *value = canonical(n);
   if (value != NULL)
     fact(out, name, value);
 }
@@ -833,7 +310,9 @@ fact_node(GString *out, const char *name, JsonObject *o, const char *key)
 /* ---- the files a report writes ---- */
 
 typedef struct {
-  const LbHtmlDoc *doc;
+  const LbResults *doc;
+  const char *json; /* the text it was read from */
+  gsize length;
   const char *dir;
   GPtrArray *files; /* base names written, in order */
 } Out;
@@ -878,16 +357,16 @@ put_chart(Out *o, GString *page, const LbPlot *plot, const char *what, const cha
 /* ---- a run's page ---- */
 
 static void
-run_header(GString *out, const LbHtmlDoc *doc)
+run_header(GString *out, const LbResults *doc)
 {
-  const Run *first = doc->runs->pdata[0];
+  const LbRunResult *first = doc->runs->pdata[0];
   g_string_append(out, "<header>\n<h1>");
   esc(out, doc->name);
   g_string_append(out, "</h1>\n<p class=\"lead\">");
   g_autoptr(GString) lead = g_string_new(NULL);
-  g_string_append_printf(lead, "%u balancer%s on %" G_GINT64_FORMAT " rank%s", doc->runs->len,
+  g_string_append_printf(lead, "%u balancer%s on %u rank%s", doc->runs->len,
                          doc->runs->len == 1 ? "" : "s", doc->ranks, doc->ranks == 1 ? "" : "s");
-  if (*first->model != '\0')
+  if (first->model != NULL && *first->model != '\0')
     g_string_append_printf(lead, ", model %s", first->model);
   esc(out, lead->str);
   g_string_append(out, "</p>\n</header>\n<nav><a href=\"#summary-section\">Summary</a>"
@@ -899,16 +378,16 @@ run_header(GString *out, const LbHtmlDoc *doc)
                        "<h2 id=\"setup-section\">Scenario</h2>\n<table class=\"facts\" "
                        "id=\"setup\">\n");
   fact(out, "scenario", doc->name);
-  fact_node(out, "scenario file", doc->scenario, "file");
-  fact_node(out, "platform", doc->platform, "file");
-  fact_node(out, "hosts", doc->platform, "hosts");
-  fact_node(out, "background traffic", doc->platform, "background");
-  g_autofree char *ranks = g_strdup_printf("%" G_GINT64_FORMAT, doc->ranks);
+  fact_if(out, "scenario file", doc->scenario_file);
+  fact_if(out, "platform", doc->platform);
+  fact_if(out, "hosts", doc->hosts);
+  fact_if(out, "background traffic", doc->background);
+  g_autofree char *ranks = g_strdup_printf("%u", doc->ranks);
   fact(out, "ranks", ranks);
-  fact_node(out, "model", doc->scenario, "model");
-  fact_node(out, "work units", doc->scenario, "elements");
-  fact_node(out, "adaptation steps", doc->scenario, "steps");
-  fact_node(out, "seed", doc->scenario, "seed");
+  fact_if(out, "model", doc->model);
+  fact_if(out, "work units", doc->elements);
+  fact_if(out, "adaptation steps", doc->steps);
+  fact_if(out, "seed", doc->seed);
   fact(out, "lbsim", doc->version);
   g_string_append(out, "</table>\n");
 }
@@ -917,20 +396,17 @@ static void
 summary_csv(GString *csv, GPtrArray *runs, GPtrArray *metric_names)
 {
   g_string_append(csv, "balancer");
-  for (guint f = 0; f < NFIELDS; f++)
-    g_string_append_printf(csv, ",%s", summary_fields[f]);
+  summary_csv_head(csv);
   for (guint m = 0; m < metric_names->len; m++)
     g_string_append_printf(csv, ",%s", (char *)metric_names->pdata[m]);
   g_string_append_c(csv, '\n');
   for (guint i = 0; i < runs->len; i++) {
-    const Run *r = runs->pdata[i];
+    const LbRunResult *r = runs->pdata[i];
     lb_report_csv_text(csv, r->balancer);
-    for (guint f = 0; f < NFIELDS; f++)
-      csv_number(csv, r->summary[f]);
+    summary_csv_values(csv, r);
     for (guint m = 0; m < metric_names->len; m++) {
       double v;
-      if (declares(r, metric_names->pdata[m]) &&
-          node_number(json_object_get_member(r->metrics, metric_names->pdata[m]), &v))
+      if (declared(r, metric_names->pdata[m], &v) != NULL)
         csv_number(csv, v);
       else
         g_string_append_c(csv, ',');
@@ -946,42 +422,21 @@ metric_names(GPtrArray *runs)
 {
   GPtrArray *names = g_ptr_array_new();
   for (guint i = 0; i < runs->len; i++) {
-    const Run *r = runs->pdata[i];
-    if (r->metrics == NULL)
-      continue;
-    g_autoptr(GList) members = json_object_get_members(r->metrics);
-    for (GList *l = members; l != NULL; l = l->next)
-      if (strcmp(l->data, "schedule_steps") != 0 &&
-          !g_ptr_array_find_with_equal_func(names, l->data, g_str_equal, NULL))
-        g_ptr_array_add(names, l->data);
-  }
-  return names;
-}
-
-/* A declared metric as the terminal shows it, after the unit its
- * balancer declares (a raw number for a balancer this lbsim lacks). */
-static char *
-metric_text(const Run *r, const char *json_name, double v, char **help)
-{
-  const LbBalancer *b = lb_balancer_of_label(r->balancer);
-  if (b != NULL) {
-    g_autoptr(GArray) defs = lb_balancer_metric_defs(b);
-    for (guint i = 0; i < defs->len; i++) {
-      const LbMetricDef *d = &g_array_index(defs, LbMetricDef, i);
-      if (strcmp(d->json_name, json_name) == 0) {
-        if (*help == NULL)
-          *help = g_strdup(d->help);
-        return lb_report_metric_value(d, v);
-      }
+    const LbRunResult *r = runs->pdata[i];
+    for (guint k = 0; k < r->metric_defs->len; k++) {
+      const char *name = g_array_index(r->metric_defs, LbMetricDef, k).json_name;
+      if (strcmp(name, "schedule_steps") != 0 &&
+          !g_ptr_array_find_with_equal_func(names, name, g_str_equal, NULL))
+        g_ptr_array_add(names, (gpointer)name);
     }
   }
-  return g_strdup_printf("%.6g", v);
+  return names;
 }
 
 static gboolean
 run_summary(Out *o, GString *out, GError **error)
 {
-  const LbHtmlDoc *doc = o->doc;
+  const LbResults *doc = o->doc;
   g_string_append(out, "<h2 id=\"summary-section\">Summary</h2>\n<p>One row per balancer, as "
                        "<code>lbsim run</code> prints it: imbalances are means over the "
                        "adaptation steps, the rest sums.</p>\n<table class=\"numbers\" "
@@ -989,7 +444,7 @@ run_summary(Out *o, GString *out, GError **error)
   summary_head(out);
   g_string_append(out, "</tr></thead>\n<tbody>\n");
   for (guint i = 0; i < doc->runs->len; i++) {
-    const Run *r = doc->runs->pdata[i];
+    const LbRunResult *r = doc->runs->pdata[i];
     g_string_append(out, "<tr data-balancer=\"");
     esc(out, r->balancer);
     g_string_append(out, "\"><th scope=\"row\">");
@@ -1010,7 +465,7 @@ run_summary(Out *o, GString *out, GError **error)
 }
 
 static void
-run_metrics(GString *out, const LbHtmlDoc *doc)
+run_metrics(GString *out, const LbResults *doc)
 {
   g_autoptr(GPtrArray) names = metric_names(doc->runs);
   g_autofree char *csv_base = file_name(doc->name, "summary", "csv");
@@ -1020,7 +475,7 @@ run_metrics(GString *out, const LbHtmlDoc *doc)
                        "id=\"metrics\">\n<thead><tr><th scope=\"col\">metric</th>");
   for (guint i = 0; i < doc->runs->len; i++) {
     g_string_append(out, "<th scope=\"col\">");
-    esc(out, ((const Run *)doc->runs->pdata[i])->balancer);
+    esc(out, ((const LbRunResult *)doc->runs->pdata[i])->balancer);
     g_string_append(out, "</th>");
   }
   g_string_append(out, "</tr></thead>\n<tbody>\n");
@@ -1029,13 +484,16 @@ run_metrics(GString *out, const LbHtmlDoc *doc)
     g_autoptr(GString) cells = g_string_new(NULL);
     g_autofree char *help = NULL;
     for (guint i = 0; i < doc->runs->len; i++) {
-      const Run *r = doc->runs->pdata[i];
+      const LbRunResult *r = doc->runs->pdata[i];
       double v;
-      if (!declares(r, name) || !node_number(json_object_get_member(r->metrics, name), &v)) {
+      const LbMetricDef *d = declared(r, name, &v);
+      if (d == NULL) {
         g_string_append(cells, "<td>-</td>");
         continue;
       }
-      g_autofree char *text = metric_text(r, name, v, &help);
+      if (help == NULL)
+        help = g_strdup(d->help);
+      g_autofree char *text = lb_report_metric_value(d, v);
       value_cell(cells, name, v, text);
     }
     g_string_append(out, "<tr data-metric=\"");
@@ -1055,12 +513,14 @@ run_metrics(GString *out, const LbHtmlDoc *doc)
   g_string_append(out, "</p>\n");
 }
 
-/* The points of a line that have a value (lbsim writes null for none). */
+/* The points of a line of the steps' imbalances (before or after
+ * balancing) that have a value (lbsim writes null for none). */
 static void
-finite_points(const GArray *y, GArray *xs, GArray *ys)
+finite_points(const LbRunResult *r, gboolean after, GArray *xs, GArray *ys)
 {
-  for (guint s = 0; s < y->len; s++) {
-    double v = g_array_index(y, double, s), x = s;
+  for (guint s = 0; s < r->nadaptations; s++) {
+    const LbAdaptationResult *a = &r->adaptations[s];
+    double v = after ? a->imbalance_after : a->imbalance_before, x = s;
     if (!isfinite(v))
       continue;
     g_array_append_val(xs, x);
@@ -1071,7 +531,7 @@ finite_points(const GArray *y, GArray *xs, GArray *ys)
 static gboolean
 run_imbalance(Out *o, GString *out, GError **error)
 {
-  const LbHtmlDoc *doc = o->doc;
+  const LbResults *doc = o->doc;
   g_autoptr(LbPlot) plot =
       lb_plot_new(LB_PLOT_LINES, "imbalance-steps", "Imbalance per adaptation step");
   lb_plot_x_axis(plot, "adaptation step", LB_PLOT_INTEGER, NULL);
@@ -1080,20 +540,19 @@ run_imbalance(Out *o, GString *out, GError **error)
   lb_plot_style(plot, 1, "before balancing");
   g_autoptr(GString) csv = g_string_new("balancer,step,imbalance_before,imbalance_after\n");
   for (guint i = 0; i < doc->runs->len; i++) {
-    const Run *r = doc->runs->pdata[i];
+    const LbRunResult *r = doc->runs->pdata[i];
     lb_plot_series(plot, r->balancer);
-    const GArray *lines[2] = {r->before, r->after};
     for (guint l = 0; l < 2; l++) { /* before first: the line after balancing over it */
       g_autoptr(GArray) xs = g_array_new(FALSE, FALSE, sizeof(double));
       g_autoptr(GArray) ys = g_array_new(FALSE, FALSE, sizeof(double));
-      finite_points(lines[l], xs, ys);
+      finite_points(r, l == 1, xs, ys);
       lb_plot_line(plot, l == 0 ? 1 : 0, xs->len, (double *)xs->data, (double *)ys->data);
     }
-    for (guint s = 0; s < r->after->len; s++) {
+    for (guint s = 0; s < r->nadaptations; s++) {
       lb_report_csv_text(csv, r->balancer);
       g_string_append_printf(csv, ",%u", s);
-      csv_number(csv, g_array_index(r->before, double, s));
-      csv_number(csv, g_array_index(r->after, double, s));
+      csv_number(csv, r->adaptations[s].imbalance_before);
+      csv_number(csv, r->adaptations[s].imbalance_after);
       g_string_append_c(csv, '\n');
     }
   }
@@ -1108,22 +567,22 @@ run_imbalance(Out *o, GString *out, GError **error)
 static gboolean
 run_phases(Out *o, GString *out, GError **error)
 {
-  const LbHtmlDoc *doc = o->doc;
+  const LbResults *doc = o->doc;
   g_autoptr(LbPlot) plot =
       lb_plot_new(LB_PLOT_BARS, "phase-times", "Time per phase, summed over the steps");
   lb_plot_value_axis(plot, "simulated time", 0, TRUE);
   g_autoptr(GString) csv = g_string_new("balancer,phase,steps,messages,bytes,time\n");
   for (guint i = 0; i < doc->runs->len; i++) {
-    const Run *r = doc->runs->pdata[i];
+    const LbRunResult *r = doc->runs->pdata[i];
     lb_plot_series(plot, r->balancer);
-    for (guint k = 0; k < r->phases->len; k++) {
-      const Phase *p = &g_array_index(r->phases, Phase, k);
+    for (guint k = 0; k < r->nphases; k++) {
+      const LbPhaseResult *p = &r->phases[k];
       lb_plot_segment(plot, p->name, isfinite(p->time) ? p->time : 0);
       lb_report_csv_text(csv, r->balancer);
       g_string_append_c(csv, ',');
       lb_report_csv_text(csv, p->name);
-      csv_number(csv, p->steps);
-      csv_number(csv, p->messages);
+      csv_number(csv, p->rounds);
+      csv_number(csv, (double)p->messages);
       csv_number(csv, p->bytes);
       csv_number(csv, p->time);
       g_string_append_c(csv, '\n');
@@ -1176,7 +635,7 @@ static const char *const picture_kinds[] = {"partition", "grids", "curve"};
 static void
 run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gboolean local)
 {
-  const LbHtmlDoc *doc = o->doc;
+  const LbResults *doc = o->doc;
   g_string_append(out, "<h2 id=\"pictures-section\">Final partitions</h2>\n");
   if (pictures_dir == NULL) {
     g_string_append(out, "<p class=\"note\">No pictures: <code>lbsim run --report</code> draws "
@@ -1187,7 +646,7 @@ run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gbo
   g_autoptr(GString) figures = g_string_new(NULL);
   guint n = 0;
   for (guint i = 0; i < doc->runs->len; i++) {
-    const Run *r = doc->runs->pdata[i];
+    const LbRunResult *r = doc->runs->pdata[i];
     for (guint k = 0; k < G_N_ELEMENTS(picture_kinds); k++) {
       g_autofree char *what = g_strdup_printf("%s.%s", r->balancer, picture_kinds[k]);
       g_autofree char *path = lb_pictures_file(pictures_dir, doc->name, what, "svg");
@@ -1218,7 +677,7 @@ run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gbo
     }
   }
   if (n == 0 && drawn) {
-    const Run *first = doc->runs->pdata[0];
+    const LbRunResult *first = doc->runs->pdata[0];
     g_string_append(out, "<p class=\"note\">lbsim draws no pictures of this model (");
     esc(out, first->model);
     g_string_append(out, ").</p>\n");
@@ -1237,38 +696,56 @@ run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gbo
   g_string_append(out, "</div>\n");
 }
 
+/* "name = value, ...", in the balancer's order, or "none". */
 static void
-params_text(GString *out, JsonObject *params)
+params_text(GString *out, const LbParams *params)
 {
-  if (params == NULL || json_object_get_size(params) == 0) {
+  const LbParamSpec *spec = lb_params_spec(params);
+  if (spec->name == NULL) {
     g_string_append(out, "none");
     return;
   }
-  g_autoptr(GList) members = json_object_get_members(params);
-  for (GList *l = members; l != NULL; l = l->next) {
-    g_autofree char *value = canonical(json_object_get_member(params, l->data));
-    g_autofree char *pair =
-        g_strdup_printf("%s = %s", (char *)l->data, value != NULL ? value : "?");
-    if (l != members)
+  for (const LbParamSpec *p = spec; p->name != NULL; p++) {
+    g_autofree char *value = NULL;
+    switch (p->type) {
+    case LB_PARAM_INT:
+      value = g_strdup_printf("%" G_GINT64_FORMAT, (gint64)lb_params_get_int(params, p->name));
+      break;
+    case LB_PARAM_DOUBLE: {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      value = g_strdup(
+          g_ascii_formatd(buf, sizeof buf, "%.15g", lb_params_get_double(params, p->name)));
+      break;
+    }
+    case LB_PARAM_BOOL:
+      value = g_strdup(lb_params_get_bool(params, p->name) ? "true" : "false");
+      break;
+    case LB_PARAM_CHOICE:
+    case LB_PARAM_STRING:
+      value = g_strdup(lb_params_get_string(params, p->name));
+      break;
+    }
+    g_autofree char *pair = g_strdup_printf("%s = %s", p->name, value != NULL ? value : "?");
+    if (p != spec)
       g_string_append(out, ", ");
     esc(out, pair);
   }
 }
 
 static void
-run_balancers(GString *out, const LbHtmlDoc *doc)
+run_balancers(GString *out, const LbResults *doc)
 {
   g_string_append(out, "<h2 id=\"balancers-section\">Balancers</h2>\n<table id=\"balancers\">\n"
                        "<thead><tr><th scope=\"col\">balancer</th><th scope=\"col\">starting "
                        "distribution</th><th scope=\"col\">placement</th><th "
                        "scope=\"col\">parameters</th></tr></thead>\n<tbody>\n");
   for (guint i = 0; i < doc->runs->len; i++) {
-    const Run *r = doc->runs->pdata[i];
+    const LbRunResult *r = doc->runs->pdata[i];
     g_string_append(out, "<tr><th scope=\"row\">");
     esc(out, r->balancer);
     g_string_append(out, "</th><td>");
     esc(out, r->start);
-    if (*r->view != '\0') {
+    if (r->view != NULL) {
       g_string_append(out, " (on the ");
       esc(out, r->view);
       g_string_append(out, ")");
@@ -1312,7 +789,7 @@ parse_value(const char *text, double *v)
  * as rank counts are), or, when one is not a number, as labels in the
  * sweep's order. */
 static LbPlotScale
-value_scale(const Vary *v, double *xs)
+value_scale(const LbSweepAxis *v, double *xs)
 {
   gboolean numeric = TRUE, integral = TRUE, powers = v->values->len > 2;
   double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
@@ -1336,7 +813,7 @@ value_scale(const Vary *v, double *xs)
 }
 
 static guint
-value_index(const Vary *v, const char *value)
+value_index(const LbSweepAxis *v, const char *value)
 {
   guint k = 0;
   g_ptr_array_find_with_equal_func(v->values, value, g_str_equal, &k);
@@ -1346,27 +823,27 @@ value_index(const Vary *v, const char *value)
 /* The other parameters' values of a run: "a = 1, b = x" (empty with one
  * parameter). */
 static char *
-others_text(const LbHtmlDoc *doc, const SweepRun *s, guint skip)
+others_text(const LbResults *doc, const LbSweepResult *s, guint skip)
 {
   GString *t = g_string_new(NULL);
-  for (guint v = 0; v < doc->vary->len; v++) {
+  for (guint v = 0; v < doc->axes->len; v++) {
     if (v == skip)
       continue;
     g_string_append_printf(t, "%s%s = %s", t->len ? ", " : "",
-                           ((const Vary *)doc->vary->pdata[v])->name, s->point[v]);
+                           ((const LbSweepAxis *)doc->axes->pdata[v])->name, s->point[v]);
   }
   return g_string_free(t, FALSE);
 }
 
 /* Orders runs by their other parameters' value indices. */
 static int
-compare_others(const SweepRun *a, const SweepRun *b, const LbHtmlDoc *doc, guint skip)
+compare_others(const LbSweepResult *a, const LbSweepResult *b, const LbResults *doc, guint skip)
 {
-  for (guint v = 0; v < doc->vary->len; v++) {
+  for (guint v = 0; v < doc->axes->len; v++) {
     if (v == skip)
       continue;
-    guint ia = value_index(doc->vary->pdata[v], a->point[v]);
-    guint ib = value_index(doc->vary->pdata[v], b->point[v]);
+    guint ia = value_index(doc->axes->pdata[v], a->point[v]);
+    guint ib = value_index(doc->axes->pdata[v], b->point[v]);
     if (ia != ib)
       return ia < ib ? -1 : 1;
   }
@@ -1374,11 +851,11 @@ compare_others(const SweepRun *a, const SweepRun *b, const LbHtmlDoc *doc, guint
 }
 
 static GPtrArray *
-sweep_balancers(const LbHtmlDoc *doc)
+sweep_balancers(const LbResults *doc)
 {
   GPtrArray *names = g_ptr_array_new_null_terminated(0, NULL, TRUE);
-  for (guint i = 0; i < doc->sweep_runs->len; i++) {
-    const SweepRun *s = doc->sweep_runs->pdata[i];
+  for (guint i = 0; i < doc->results->len; i++) {
+    const LbSweepResult *s = doc->results->pdata[i];
     if (!g_ptr_array_find_with_equal_func(names, s->balancer, g_str_equal, NULL))
       g_ptr_array_add(names, (gpointer)s->balancer);
   }
@@ -1387,15 +864,15 @@ sweep_balancers(const LbHtmlDoc *doc)
 
 typedef struct {
   const char *what, *title, *axis;
-  guint field;
+  const char *field; /* the summary's */
   double floor;
   gboolean seconds;
 } SweepMeasure;
 
 static const SweepMeasure sweep_measures[] = {
-    {"time", "Total time", "total simulated time", TOTAL, 0, TRUE},
+    {"time", "Total time", "total simulated time", "total_time", 0, TRUE},
     {"imbalance", "Imbalance after balancing", "imbalance after balancing (max/avg, mean)",
-     IMB_AFTER, 1, FALSE},
+     "imbalance_after", 1, FALSE},
 };
 
 /* One chart: a measure against parameter v, one series per balancer, a
@@ -1404,8 +881,8 @@ static gboolean
 sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *balancers,
             GError **error)
 {
-  const LbHtmlDoc *doc = o->doc;
-  const Vary *vary = doc->vary->pdata[v];
+  const LbResults *doc = o->doc;
+  const LbSweepAxis *vary = doc->axes->pdata[v];
   g_autofree double *xs = g_new(double, MAX(vary->values->len, 1));
   LbPlotScale scale = value_scale(vary, xs);
   g_autofree char *safe = g_strdup(vary->name);
@@ -1419,38 +896,39 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
 
   /* the combinations of the other parameters, in the sweep's order */
   g_autoptr(GPtrArray) combos = g_ptr_array_new();
-  for (guint i = 0; i < doc->sweep_runs->len; i++) {
-    const SweepRun *s = doc->sweep_runs->pdata[i];
+  for (guint i = 0; i < doc->results->len; i++) {
+    const LbSweepResult *s = doc->results->pdata[i];
     guint k = 0;
     while (k < combos->len && compare_others(combos->pdata[k], s, doc, v) < 0)
       k++;
     if (k == combos->len || compare_others(combos->pdata[k], s, doc, v) != 0)
       g_ptr_array_insert(combos, (gint)k, (gpointer)s);
   }
-  if (doc->vary->len > 1)
+  if (doc->axes->len > 1)
     for (guint c = 0; c < combos->len; c++) {
       g_autofree char *label = others_text(doc, combos->pdata[c], v);
       lb_plot_style(plot, c, label);
     }
 
   g_autoptr(GString) csv = g_string_new("balancer");
-  for (guint k = 0; k < doc->vary->len; k++)
+  for (guint k = 0; k < doc->axes->len; k++)
     if (k != v)
-      g_string_append_printf(csv, ",%s", ((const Vary *)doc->vary->pdata[k])->name);
-  g_string_append_printf(csv, ",%s,%s\n", vary->name, summary_fields[m->field]);
+      g_string_append_printf(csv, ",%s", ((const LbSweepAxis *)doc->axes->pdata[k])->name);
+  const LbSummaryField *field = lb_summary_lookup(m->field);
+  g_string_append_printf(csv, ",%s,%s\n", vary->name, field->json);
   for (guint b = 0; b < balancers->len; b++) {
     lb_plot_series(plot, balancers->pdata[b]);
     for (guint c = 0; c < combos->len; c++) {
       /* this line's runs, by their x */
       g_autoptr(GArray) x = g_array_new(FALSE, FALSE, sizeof(double));
       g_autoptr(GArray) y = g_array_new(FALSE, FALSE, sizeof(double));
-      for (guint i = 0; i < doc->sweep_runs->len; i++) {
-        const SweepRun *s = doc->sweep_runs->pdata[i];
-        if (s->run == NULL || strcmp(s->balancer, balancers->pdata[b]) != 0 ||
+      for (guint i = 0; i < doc->results->len; i++) {
+        const LbSweepResult *s = doc->results->pdata[i];
+        if (strcmp(s->balancer, balancers->pdata[b]) != 0 ||
             compare_others(s, combos->pdata[c], doc, v) != 0 ||
-            !isfinite(s->run->summary[m->field]))
+            !isfinite(summary_value(field, s->result)))
           continue;
-        double px = xs[value_index(vary, s->point[v])], py = s->run->summary[m->field];
+        double px = xs[value_index(vary, s->point[v])], py = summary_value(field, s->result);
         guint at = 0;
         while (at < x->len && g_array_index(x, double, at) <= px)
           at++;
@@ -1462,8 +940,8 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
       lb_plot_line(plot, c, x->len, (double *)x->data, (double *)y->data);
       for (guint k = 0; k < x->len; k++) {
         lb_report_csv_text(csv, balancers->pdata[b]);
-        const SweepRun *s = combos->pdata[c];
-        for (guint q = 0; q < doc->vary->len; q++)
+        const LbSweepResult *s = combos->pdata[c];
+        for (guint q = 0; q < doc->axes->len; q++)
           if (q != v) {
             g_string_append_c(csv, ',');
             lb_report_csv_text(csv, s->point[q]);
@@ -1480,7 +958,7 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
     }
   }
   g_autofree char *caption =
-      doc->vary->len > 1
+      doc->axes->len > 1
           ? g_strdup_printf("%s of every run against %s: a colour per balancer, a line style per "
                             "combination of the other parameters' values.",
                             m->title, vary->name)
@@ -1490,47 +968,39 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
 }
 
 static void
-sweep_header(GString *out, const LbHtmlDoc *doc, GPtrArray *balancers)
+sweep_header(GString *out, const LbResults *doc, GPtrArray *balancers)
 {
   g_string_append(out, "<header>\n<h1>");
   esc(out, doc->name);
   g_string_append(out, ": a sweep</h1>\n<p class=\"lead\">");
   g_autoptr(GString) lead = g_string_new(NULL);
-  for (guint v = 0; v < doc->vary->len; v++)
+  for (guint v = 0; v < doc->axes->len; v++)
     g_string_append_printf(lead, "%s%s",
                            v == 0                   ? ""
-                           : v + 1 < doc->vary->len ? ", "
+                           : v + 1 < doc->axes->len ? ", "
                                                     : " and ",
-                           ((const Vary *)doc->vary->pdata[v])->name);
+                           ((const LbSweepAxis *)doc->axes->pdata[v])->name);
   g_string_append_printf(lead, " varied, %u balancer%s", balancers->len,
                          balancers->len == 1 ? "" : "s");
   esc(out, lead->str);
   g_string_append(out, "</p>\n</header>\n<h2 id=\"setup-section\">Sweep</h2>\n"
                        "<table class=\"facts\" id=\"setup\">\n");
   fact(out, "scenario", doc->sweep_scenario);
-  for (guint v = 0; v < doc->vary->len; v++) {
-    const Vary *vy = doc->vary->pdata[v];
+  for (guint v = 0; v < doc->axes->len; v++) {
+    const LbSweepAxis *vy = doc->axes->pdata[v];
     g_autofree char *values = g_strjoinv(", ", (char **)vy->values->pdata);
     g_autofree char *name = g_strdup_printf("varied: %s", vy->name);
     g_autofree char *escaped = g_markup_escape_text(name, -1);
     fact(out, escaped, values);
   }
-  guint failed = 0;
-  for (guint i = 0; i < doc->sweep_runs->len; i++)
-    failed += ((const SweepRun *)doc->sweep_runs->pdata[i])->run == NULL;
-  g_autofree char *runs =
-      doc->runs_total > 0
-          ? g_strdup_printf("%u of %" G_GINT64_FORMAT, doc->sweep_runs->len, doc->runs_total)
-          : g_strdup_printf("%u", doc->sweep_runs->len);
+  g_autofree char *runs = doc->runs_total > 0
+                              ? g_strdup_printf("%u of %u", doc->results->len, doc->runs_total)
+                              : g_strdup_printf("%u", doc->results->len);
   fact(out, "runs", runs);
-  if (failed > 0) {
-    g_autofree char *f = g_strdup_printf("%u", failed);
-    fact(out, "failed runs", f);
-  }
   g_autofree char *names = g_strjoinv(", ", (char **)balancers->pdata);
   fact(out, "balancers", names);
-  const Run *first = doc->runs->len > 0 ? doc->runs->pdata[0] : NULL;
-  if (first != NULL && *first->model != '\0')
+  const LbRunResult *first = doc->runs->len > 0 ? doc->runs->pdata[0] : NULL;
+  if (first != NULL && first->model != NULL && *first->model != '\0')
     fact(out, "model", first->model);
   fact(out, "lbsim", doc->version);
   g_string_append(out, "</table>\n");
@@ -1539,12 +1009,12 @@ sweep_header(GString *out, const LbHtmlDoc *doc, GPtrArray *balancers)
 static gboolean
 sweep_table(Out *o, GString *out, GError **error)
 {
-  const LbHtmlDoc *doc = o->doc;
+  const LbResults *doc = o->doc;
   g_autoptr(GString) csv = g_string_new(NULL);
   g_string_append(out, "<h2 id=\"runs-section\">Every run</h2>\n<table class=\"numbers\" "
                        "id=\"summary\">\n<thead><tr>");
-  for (guint v = 0; v < doc->vary->len; v++) {
-    const char *name = ((const Vary *)doc->vary->pdata[v])->name;
+  for (guint v = 0; v < doc->axes->len; v++) {
+    const char *name = ((const LbSweepAxis *)doc->axes->pdata[v])->name;
     g_string_append(out, "<th scope=\"col\">");
     esc(out, name);
     g_string_append(out, "</th>");
@@ -1555,15 +1025,14 @@ sweep_table(Out *o, GString *out, GError **error)
   summary_head(out);
   g_string_append(out, "</tr></thead>\n<tbody>\n");
   g_string_append(csv, "balancer");
-  for (guint f = 0; f < NFIELDS; f++)
-    g_string_append_printf(csv, ",%s", summary_fields[f]);
-  g_string_append(csv, ",error\n");
-  for (guint i = 0; i < doc->sweep_runs->len; i++) {
-    const SweepRun *s = doc->sweep_runs->pdata[i];
+  summary_csv_head(csv);
+  g_string_append_c(csv, '\n');
+  for (guint i = 0; i < doc->results->len; i++) {
+    const LbSweepResult *s = doc->results->pdata[i];
     g_string_append(out, "<tr data-balancer=\"");
     esc(out, s->balancer);
     g_string_append(out, "\">");
-    for (guint v = 0; v < doc->vary->len; v++) {
+    for (guint v = 0; v < doc->axes->len; v++) {
       g_string_append(out, "<td>");
       esc(out, s->point[v]);
       g_string_append(out, "</td>");
@@ -1574,20 +1043,8 @@ sweep_table(Out *o, GString *out, GError **error)
     esc(out, s->balancer);
     g_string_append(out, "</th>");
     lb_report_csv_text(csv, s->balancer);
-    if (s->run != NULL) {
-      summary_cells(out, s->run);
-      for (guint f = 0; f < NFIELDS; f++)
-        csv_number(csv, s->run->summary[f]);
-      g_string_append_c(csv, ',');
-    } else {
-      g_string_append_printf(out, "<td class=\"error\" colspan=\"%d\">failed: ", NFIELDS - 1);
-      esc(out, s->error);
-      g_string_append(out, "</td>");
-      for (guint f = 0; f < NFIELDS; f++)
-        g_string_append_c(csv, ',');
-      g_string_append_c(csv, ',');
-      lb_report_csv_text(csv, s->error);
-    }
+    summary_cells(out, s->result);
+    summary_csv_values(csv, s->result);
     g_string_append(out, "</tr>\n");
     g_string_append_c(csv, '\n');
   }
@@ -1601,7 +1058,7 @@ sweep_table(Out *o, GString *out, GError **error)
 static gboolean
 sweep_page(Out *o, GString *out, const char *json_base, GError **error)
 {
-  const LbHtmlDoc *doc = o->doc;
+  const LbResults *doc = o->doc;
   g_autofree char *title = g_strdup_printf("%s: a sweep", doc->name);
   g_autoptr(GPtrArray) balancers = sweep_balancers(doc);
   page_start(out, doc, title);
@@ -1609,9 +1066,9 @@ sweep_page(Out *o, GString *out, const char *json_base, GError **error)
   g_string_append(out, "<h2 id=\"curves-section\">Curves</h2>\n<p>Each run's summary against "
                        "each varied parameter: the total simulated time and the imbalance after "
                        "balancing (its mean over the adaptation steps).</p>\n");
-  for (guint v = 0; v < doc->vary->len; v++) {
+  for (guint v = 0; v < doc->axes->len; v++) {
     g_string_append(out, "<h3>");
-    esc(out, ((const Vary *)doc->vary->pdata[v])->name);
+    esc(out, ((const LbSweepAxis *)doc->axes->pdata[v])->name);
     g_string_append(out, "</h3>\n");
     for (guint m = 0; m < G_N_ELEMENTS(sweep_measures); m++)
       if (!sweep_chart(o, out, v, &sweep_measures[m], balancers, error))
@@ -1636,10 +1093,10 @@ same_file(const char *a, const char *b)
 static gboolean
 write_manifest(Out *o, const char *json_base, gboolean pictures_drawn, GError **error)
 {
-  const LbHtmlDoc *doc = o->doc;
+  const LbResults *doc = o->doc;
   g_autoptr(GKeyFile) kf = g_key_file_new();
   g_autofree char *sha =
-      g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)doc->json, doc->length);
+      g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)o->json, o->length);
   g_key_file_set_string(kf, "report", "kind", doc->kind);
   g_key_file_set_string(kf, "report", "name", doc->name);
   g_key_file_set_string(kf, "report", "json", json_base);
@@ -1677,14 +1134,14 @@ remove_stale(Out *o, const Manifest *old, const char *source)
 }
 
 gboolean
-lb_html_write(const LbHtmlDoc *doc, const LbHtmlOptions *options, GError **error)
+lb_html_write(const LbResults *doc, const LbHtmlOptions *options, GError **error)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-  Out o = {doc, options->dir, files};
+  Out o = {doc, options->json, options->length, options->dir, files};
   g_auto(Manifest) old = {0};
   gboolean had = manifest_load(options->dir, &old);
-  g_autofree char *sha =
-      g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)doc->json, doc->length);
+  g_autofree char *sha = g_compute_checksum_for_data(
+      G_CHECKSUM_SHA256, (const guchar *)options->json, options->length);
   /* lbsim run --report has just drawn the pictures (source NULL); a
    * report made again from the same JSON text in the same folder finds
    * them there */
@@ -1700,7 +1157,7 @@ lb_html_write(const LbHtmlDoc *doc, const LbHtmlOptions *options, GError **error
   g_autofree char *json_base = file_name(doc->name, doc->kind, "json");
   g_autofree char *json_path = g_build_filename(options->dir, json_base, NULL);
   if (options->source == NULL || !same_file(options->source, json_path)) {
-    if (!put_file(&o, json_base, doc->json, doc->length, error))
+    if (!put_file(&o, json_base, options->json, options->length, error))
       return FALSE;
   } else {
     g_ptr_array_add(files, g_strdup(json_base));

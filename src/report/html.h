@@ -8,23 +8,15 @@
 
 #include <glib.h>
 
+#include "report/results.h"
+
 #define LB_HTML_ERROR (lb_html_error_quark())
 GQuark lb_html_error_quark(void);
 
 typedef enum {
-  LB_HTML_ERROR_INPUT,  /* the JSON is not lbsim's */
   LB_HTML_ERROR_FOLDER, /* the folder holds another report */
   LB_HTML_ERROR_OUTPUT, /* a file could not be written */
 } LbHtmlError;
-
-/* A run's or a sweep's JSON, read. source names it in error messages. */
-typedef struct _LbHtmlDoc LbHtmlDoc;
-LbHtmlDoc *lb_html_doc_parse(const char *json, gsize length, const char *source, GError **error);
-void lb_html_doc_free(LbHtmlDoc *doc);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbHtmlDoc, lb_html_doc_free)
-/* "run" or "sweep", and the scenario's name. */
-const char *lb_html_doc_kind(const LbHtmlDoc *doc);
-const char *lb_html_doc_name(const LbHtmlDoc *doc);
 
 /* Before anything is written: can dir (option names it in messages) take
  * the report of this kind and scenario? A missing folder whose parent can
@@ -35,6 +27,8 @@ gboolean lb_html_check_folder(const char *dir, const char *option, const char *k
                               const char *name, gboolean force, gboolean *make, GError **error);
 
 typedef struct {
+  const char *json; /* the text the results were read from (lb_results_read) */
+  gsize length;
   const char *dir; /* exists */
   /* Where the run's pictures (SCENARIO.BALANCER.partition|grids|curve.svg)
    * are; NULL: in dir, if the report there was made from the same JSON. */
@@ -46,4 +40,4 @@ typedef struct {
 
 /* Writes the page, its CSV and SVG files, the JSON and the list of files,
  * then removes the files of the report it replaces that it did not write. */
-gboolean lb_html_write(const LbHtmlDoc *doc, const LbHtmlOptions *options, GError **error);
+gboolean lb_html_write(const LbResults *results, const LbHtmlOptions *options, GError **error);

@@ -304,6 +304,18 @@ lb_report_metric_value(const LbMetricDef *def, double v)
 }
 
 char *
+lb_report_summary_text(const LbSummaryField *f, const LbRunResult *r)
+{
+  double v = 0;
+  gboolean has = lb_summary_get(f, r, -1, &v);
+  return !has                            ? g_strdup("-")
+         : f->kind == LB_SUMMARY_RATIO   ? g_strdup_printf("%.4f", v)
+         : f->kind == LB_SUMMARY_BYTES   ? lb_report_bytes(v)
+         : f->kind == LB_SUMMARY_SECONDS ? lb_report_seconds(v)
+                                         : g_strdup_printf("%.0f", v);
+}
+
+char *
 lb_report_table(GPtrArray *results)
 {
   g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
@@ -318,13 +330,7 @@ lb_report_table(GPtrArray *results)
     for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
       if (f->column == NULL)
         continue;
-      double v = 0;
-      gboolean has = lb_summary_get(f, run, -1, &v);
-      g_ptr_array_add(cells, !has                            ? g_strdup("-")
-                             : f->kind == LB_SUMMARY_RATIO   ? g_strdup_printf("%.4f", v)
-                             : f->kind == LB_SUMMARY_BYTES   ? lb_report_bytes(v)
-                             : f->kind == LB_SUMMARY_SECONDS ? lb_report_seconds(v)
-                                                             : g_strdup_printf("%.0f", v));
+      g_ptr_array_add(cells, lb_report_summary_text(f, run));
     }
   }
   g_autofree gsize *width = g_new0(gsize, ncol);

@@ -4,6 +4,7 @@
 
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
+#include "metrics/summary.h"
 #include "report/json-writer.h"
 
 /* The whole document: the scenario, the platform and every run (LbRunResult),
@@ -14,6 +15,9 @@ char *lb_report_document(const LbScenario *scenario, GPtrArray *results);
  * as a member (a sweep's `result`). */
 void lb_report_write_run(LbJson *j, const char *key, const LbRunResult *result);
 
+/* A summary field of a run as the table writes it ("-" when the run has
+ * none). */
+char *lb_report_summary_text(const LbSummaryField *field, const LbRunResult *result);
 /* One row per run: the numbers a user compares first. */
 char *lb_report_table(GPtrArray *results);
 /* The common summary and every declared metric of any run, one row per run. */
@@ -35,7 +39,9 @@ char *lb_report_bytes(double bytes);
 char *lb_report_seconds(double seconds);
 char *lb_report_metric_value(const LbMetricDef *def, double value);
 
-/* A run's result as the child hands it to its parent (json-glib), and back
- * into the same typed structure. */
+/* A run's result as the child hands it to its parent (json-glib, doubles
+ * with 17 digits: nothing is rounded on the way); report/results.h reads
+ * it back. */
 char *lb_result_to_transport(const LbRunResult *result);
-LbRunResult *lb_result_from_transport(const char *text, GError **error);
+/* 2: the summary an object keyed by the summary table's JSON names */
+#define LB_TRANSPORT_VERSION 2

@@ -1,0 +1,1162 @@
+/* lbsim's results read back (see results.h): the user's documents first,
+ * then a child's transport. Errors name the member, as "runs[0].summary.
+ * messages: expected ..." (a document's also its source). */
+#include "report/results.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "io/input.h"
+#include "lbsim/balancer.h"
+#include "lbsim/scenario.h"
+#include "metrics/metrics.h"
+#include "metrics/summary.h"
+#include "report/report.h"
+
+/* the quark's name is the macro's text, spaces and all */
+/* clang-format off */
+G_DEFINE_QUARK(lb-results-error-quark, lb_results_error)
+/* clang-format on */
+
+/* ---- what both readers share ---- */
+
+/* "where: what", or "what" where where is empty */
+static gboolean G_GNUC_PRINTF(3, 4) bad(GError **error, const char *where, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *what = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error(error, LB_RESULTS_ERROR, LB_RESULTS_ERROR_INPUT, "%s%s%s", where,
+              *where != '\0' ? ": " : "", what);
+  return FALSE;
+}
+
+/* where.key, the member's name in messages */
+static char *
+member_name(const char *where, const char *key)
+{
+  return *where != '\0' ? g_strdup_printf("%s.%s", where, key) : g_strdup(key);
+}
+
+static gboolean G_GNUC_PRINTF(4, 5)
+    bad_member(GError **error, const char *where, const char *key, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *what = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_autofree char *name = member_name(where, key);
+  return bad(error, name, "%s", what);
+}
+
+static JsonNode *
+node_of(JsonObject *o, const char *key)
+{
+  return json_object_has_member(o, key) ? json_object_get_member(o, key) : NULL;
+}
+
+static gboolean
+is_string(JsonNode *n)
+{
+  return n != NULL && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING;
+}
+
+/* The members a reader takes, json-glib's parse of the whole text first:
+ * its nesting bounded, as json-glib recurses once per level. */
+static JsonParser *
+parse(const char *text, gsize length, const char *not_object, JsonObject **root, GError **error)
+{
+  if (lb_input_json_depth(text, length) > LB_INPUT_JSON_DEPTH) {
+    bad(error, "", "arrays and objects nested more than %d deep", LB_INPUT_JSON_DEPTH);
+    return NULL;
+  }
+  g_autoptr(JsonParser) parser = json_parser_new_immutable();
+  g_autoptr(GError) local = NULL;
+  if (!json_parser_load_from_data(parser, text, (gssize)length, &local)) {
+    bad(error, "", "not JSON: %s", local->message);
+    return NULL;
+  }
+  JsonNode *node = json_parser_get_root(parser);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT(node)) {
+    bad(error, "", "%s", not_object);
+    return NULL;
+  }
+  *root = json_node_get_object(node);
+  return g_steal_pointer(&parser);
+}
+
+static double
+max_ranks(void)
+{
+  return lb_param_spec_find(lb_scenario_params(), "ranks")->max;
+}
+
+static const LbBalancer *
+balancer_of(const char *where, const char *label, GError **error)
+{
+  const LbBalancer *b = lb_balancer_of_label(label);
+  if (b == NULL)
+    bad_member(error, where, "balancer", "'%s' is not a balancer of this lbsim (lbsim list)",
+               label);
+  return b;
+}
+
+static guint
+count_phases(const LbBalancer *b)
+{
+  guint n = 0;
+  while (b->phases[n] != NULL)
+    n++;
+  return n;
+}
+
+/* ---- a user's document ---- */
+
+static gboolean
+read_object(JsonObject *o, const char *key, const char *where, gboolean needed, JsonObject **out,
+            GError **error)
+{
+  JsonNode *n = node_of(o, key);
+  *out = NULL;
+  if (n == NULL && !needed)
+    return TRUE;
+  if (n == NULL || !JSON_NODE_HOLDS_OBJECT(n))
+    return bad_member(error, where, key, "%sexpected an object", n == NULL ? "missing, " : "");
+  *out = json_node_get_object(n);
+  return TRUE;
+}
+
+static gboolean
+read_array(JsonObject *o, const char *key, const char *where, gboolean needed, JsonArray **out,
+           GError **error)
+{
+  JsonNode *n = node_of(o, key);
+  *out = NULL;
+  if (n == NULL && !needed)
+    return TRUE;
+  if (n == NULL || !JSON_NODE_HOLDS_ARRAY(n))
+    return bad_member(error, where, key, "%sexpected an array", n == NULL ? "missing, " : "");
+  *out = json_node_get_array(n);
+  return TRUE;
+}
+
+/* A string member, copied into *out; absent, when not needed: NULL. A
+ * needed one is not empty: the scenario's name names the report's files. */
+static gboolean
+read_string(JsonObject *o, const char *key, const char *where, gboolean needed, char **out,
+            GError **error)
+{
+  JsonNode *n = node_of(o, key);
+  *out = NULL;
+  if (n == NULL && !needed)
+    return TRUE;
+  if (!is_string(n))
+    return bad_member(error, where, key, "%sexpected a string", n == NULL ? "missing, " : "");
+  if (needed && *json_node_get_string(n) == '\0')
+    return bad_member(error, where, key, "empty");
+  *out = g_strdup(json_node_get_string(n));
+  return TRUE;
+}
+
+/* A number of a document: lbsim writes a non-finite value as null. */
+static gboolean
+node_number(JsonNode *n, double *out)
+{
+  if (n != NULL && JSON_NODE_HOLDS_NULL(n)) {
+    *out = NAN;
+    return TRUE;
+  }
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n))
+    return FALSE;
+  GType t = json_node_get_value_type(n);
+  if (t == G_TYPE_INT64)
+    *out = (double)json_node_get_int(n);
+  else if (t == G_TYPE_DOUBLE)
+    *out = json_node_get_double(n);
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/* Every whole number a double holds exactly. */
+#define MAX_WHOLE 9007199254740992.0
+
+/* Far above any time, size or ratio a run measures, and far enough below
+ * the largest double that a chart's axis up to it stays finite. */
+#define MAX_AMOUNT 1e300
+
+/* An amount lbsim writes: from 0 to MAX_AMOUNT, or null. */
+static gboolean
+read_amount(JsonObject *o, const char *key, const char *where, double *out, GError **error)
+{
+  JsonNode *n = node_of(o, key);
+  if (node_number(n, out) && (isnan(*out) || (*out >= 0 && *out <= MAX_AMOUNT)))
+    return TRUE;
+  return bad_member(error, where, key, "%sexpected a number from 0 to %g, or null",
+                    n == NULL ? "missing, " : "", MAX_AMOUNT);
+}
+
+/* A declared metric: any number, or null. */
+static gboolean
+read_value(JsonObject *o, const char *key, const char *where, double *out, GError **error)
+{
+  JsonNode *n = node_of(o, key);
+  if (node_number(n, out) && (isnan(*out) || fabs(*out) <= MAX_AMOUNT))
+    return TRUE;
+  return bad_member(error, where, key, "%sexpected a number from -%g to %g, or null",
+                    n == NULL ? "missing, " : "", MAX_AMOUNT, MAX_AMOUNT);
+}
+
+static gboolean
+whole(JsonNode *n, double min, double max, double *out)
+{
+  return n != NULL && !JSON_NODE_HOLDS_NULL(n) && node_number(n, out) && *out >= min &&
+         *out <= max && *out == floor(*out);
+}
+
+static gboolean
+read_whole(JsonObject *o, const char *key, const char *where, double min, double max, double *out,
+           GError **error)
+{
+  JsonNode *n = node_of(o, key);
+  if (whole(n, min, max, out))
+    return TRUE;
+  return bad_member(error, where, key, "%sexpected a whole number from %.0f to %.0f",
+                    n == NULL ? "missing, " : "", min, max);
+}
+
+/* A value as text: a sweep's point (how it is matched and shown), a fact
+ * of the scenario, a parameter. */
+static char *
+canonical(JsonNode *n)
+{
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n))
+    return NULL;
+  GType t = json_node_get_value_type(n);
+  if (t == G_TYPE_STRING)
+    return g_strdup(json_node_get_string(n));
+  if (t == G_TYPE_INT64)
+    return g_strdup_printf("%" G_GINT64_FORMAT, json_node_get_int(n));
+  if (t == G_TYPE_BOOLEAN)
+    return g_strdup(json_node_get_boolean(n) ? "true" : "false");
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.15g", json_node_get_double(n)));
+}
+
+/* A run's loads at the end, one per rank: ranks of them when the
+ * document says how many (0: a sweep's run, whose ranks may vary). */
+static gboolean
+read_final_loads(JsonObject *o, const char *where, guint ranks, LbRunResult *r, GError **error)
+{
+  JsonArray *loads;
+  if (!read_array(o, "final_loads", where, FALSE, &loads, error))
+    return FALSE;
+  if (loads == NULL)
+    return TRUE;
+  guint n = json_array_get_length(loads);
+  if (ranks > 0 && n != ranks)
+    return bad_member(error, where, "final_loads", "%u entries, expected one per rank (%u)", n,
+                      ranks);
+  if (n == 0 || n > max_ranks())
+    return bad_member(error, where, "final_loads",
+                      "%u entries, expected one per rank (1 to %.0f)", n, max_ranks());
+  r->ranks = n;
+  r->final_loads = g_new(guint64, n);
+  for (guint i = 0; i < n; i++) {
+    double v;
+    if (!whole(json_array_get_element(loads, i), 0, MAX_WHOLE, &v)) {
+      g_autofree char *at = g_strdup_printf("final_loads[%u]", i);
+      return bad_member(error, where, at, "expected a whole number from 0 to %.0f", MAX_WHOLE);
+    }
+    r->final_loads[i] = (guint64)v;
+  }
+  return TRUE;
+}
+
+/* The parameters, written with their types, as the balancer's. */
+static gboolean
+read_doc_params(JsonObject *o, const char *where, const LbBalancer *b, LbRunResult *r,
+                GError **error)
+{
+  r->params = lb_params_new(b->params);
+  JsonObject *params;
+  if (!read_object(o, "params", where, FALSE, &params, error))
+    return FALSE;
+  if (params == NULL)
+    return TRUE;
+  g_autoptr(GList) members = json_object_get_members(params);
+  for (GList *l = members; l != NULL; l = l->next) {
+    JsonNode *n = json_object_get_member(params, l->data);
+    g_autofree char *text = NULL;
+    if (JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_DOUBLE) {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      text = g_strdup(g_ascii_dtostr(buf, sizeof buf, json_node_get_double(n)));
+    } else {
+      text = canonical(n);
+    }
+    g_autofree char *at = g_strdup_printf("params.%s", (const char *)l->data);
+    g_autoptr(GError) local = NULL;
+    if (text == NULL)
+      return bad_member(error, where, at, "expected a number, a string or true or false");
+    if (!lb_params_set(r->params, l->data, text, &local))
+      return bad_member(error, where, at, "%s", local->message);
+  }
+  return TRUE;
+}
+
+/* A summary field of the run (step < 0) or of a step: a stored one into
+ * its place; a derived one (from a declared metric) only checked. */
+static gboolean
+read_summary_field(JsonObject *o, const char *where, const LbSummaryField *f, LbRunResult *r,
+                   int step, GError **error)
+{
+  double v;
+  if (f->whole ? !read_whole(o, f->json, where, 0, MAX_WHOLE, &v, error)
+               : !read_amount(o, f->json, where, &v, error))
+    return FALSE;
+  if ((step < 0 ? f->run_offset : f->step_offset) >= 0)
+    lb_summary_set(f, r, step, v);
+  return TRUE;
+}
+
+/* The declared metrics of the run (into out) or of a step: each by its
+ * JSON name. */
+static gboolean
+read_metrics(JsonObject *o, const char *where, const LbRunResult *r, double *out, GError **error)
+{
+  JsonObject *metrics;
+  if (!read_object(o, "metrics", where, TRUE, &metrics, error))
+    return FALSE;
+  g_autofree char *at = member_name(where, "metrics");
+  for (guint i = 0; i < r->metric_defs->len; i++)
+    if (!read_value(metrics, g_array_index(r->metric_defs, LbMetricDef, i).json_name, at, &out[i],
+                    error))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+read_doc_phases(JsonObject *o, const char *where, const LbBalancer *b, LbRunResult *r,
+                GError **error)
+{
+  JsonArray *phases;
+  if (!read_array(o, "phases", where, TRUE, &phases, error))
+    return FALSE;
+  guint n = count_phases(b);
+  if (json_array_get_length(phases) != n)
+    return bad_member(error, where, "phases", "%u entries, expected %u (the balancer's phases)",
+                      json_array_get_length(phases), n);
+  r->nphases = n;
+  r->phases = g_new0(LbPhaseResult, MAX(n, 1));
+  for (guint i = 0; i < n; i++) {
+    g_autofree char *at = g_strdup_printf("%s.phases[%u]", where, i);
+    JsonNode *node = json_array_get_element(phases, i);
+    if (!JSON_NODE_HOLDS_OBJECT(node))
+      return bad(error, at, "expected an object");
+    JsonObject *po = json_node_get_object(node);
+    JsonNode *name = node_of(po, "name");
+    if (!is_string(name) || strcmp(json_node_get_string(name), b->phases[i]) != 0)
+      return bad_member(error, at, "name", "expected \"%s\"", b->phases[i]);
+    double steps, messages;
+    LbPhaseResult *p = &r->phases[i];
+    p->name = b->phases[i];
+    if (!read_whole(po, "steps", at, 0, G_MAXUINT32, &steps, error) ||
+        !read_whole(po, "messages", at, 0, MAX_WHOLE, &messages, error) ||
+        !read_amount(po, "bytes", at, &p->bytes, error) ||
+        !read_amount(po, "time", at, &p->time, error))
+      return FALSE;
+    p->rounds = (guint)steps;
+    p->messages = (guint64)messages;
+  }
+  return TRUE;
+}
+
+static gboolean
+read_steps(JsonObject *o, const char *where, LbRunResult *r, GError **error)
+{
+  JsonArray *steps;
+  if (!read_array(o, "adaptations", where, TRUE, &steps, error))
+    return FALSE;
+  guint n = json_array_get_length(steps), ndefs = r->metric_defs->len;
+  r->nadaptations = n;
+  r->adaptations = g_new0(LbAdaptationResult, MAX(n, 1));
+  r->adaptation_metrics = g_new0(double, MAX((gsize)n * ndefs, 1));
+  for (guint s = 0; s < n; s++) {
+    g_autofree char *at = g_strdup_printf("%s.adaptations[%u]", where, s);
+    JsonNode *node = json_array_get_element(steps, s);
+    if (!JSON_NODE_HOLDS_OBJECT(node))
+      return bad(error, at, "expected an object");
+    JsonObject *so = json_node_get_object(node);
+    for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+      if ((f->where & LB_SUMMARY_STEP) && !read_summary_field(so, at, f, r, (int)s, error))
+        return FALSE;
+    if (!read_metrics(so, at, r, r->adaptation_metrics + (gsize)s * ndefs, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+read_narration(JsonObject *o, const char *where, LbRunResult *r, GError **error)
+{
+  JsonArray *lines;
+  if (!read_array(o, "narration", where, FALSE, &lines, error))
+    return FALSE;
+  if (lines == NULL)
+    return TRUE;
+  r->narration = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < json_array_get_length(lines); i++) {
+    JsonNode *n = json_array_get_element(lines, i);
+    if (!is_string(n)) {
+      g_autofree char *at = g_strdup_printf("narration[%u]", i);
+      return bad_member(error, where, at, "expected a string");
+    }
+    g_ptr_array_add(r->narration, g_strdup(json_node_get_string(n)));
+  }
+  return TRUE;
+}
+
+static gboolean
+read_measured(JsonObject *o, const char *where, LbRunResult *r, GError **error)
+{
+  JsonObject *m;
+  if (!read_object(o, "measured", where, FALSE, &m, error))
+    return FALSE;
+  if (m == NULL)
+    return TRUE;
+  g_autofree char *at = member_name(where, "measured");
+  double rss = 0;
+  if (!read_amount(m, "wall_seconds", at, &r->wall_seconds, error) ||
+      !read_amount(m, "sim_wall_seconds", at, &r->sim_wall_seconds, error) ||
+      !read_amount(m, "peak_rss_mib", at, &rss, error))
+    return FALSE;
+  r->peak_rss_kib = isfinite(rss) ? (guint64)(rss * 1024) : 0;
+  return TRUE;
+}
+
+/* One element of a document's "runs" (a sweep's "result"): ranks 0 for a
+ * sweep's, whose ranks may vary. */
+static LbRunResult *
+read_doc_run(JsonObject *o, const char *where, guint ranks, GError **error)
+{
+  g_autoptr(LbRunResult) r = g_new0(LbRunResult, 1);
+  r->ranks = ranks;
+  JsonObject *summary;
+  const LbBalancer *b;
+  if (!read_string(o, "balancer", where, TRUE, &r->balancer, error) ||
+      (b = balancer_of(where, r->balancer, error)) == NULL ||
+      !read_string(o, "model", where, FALSE, &r->model, error) ||
+      !read_string(o, "placement", where, FALSE, &r->placement, error) ||
+      !read_string(o, "view", where, FALSE, &r->view, error) ||
+      !read_string(o, "start", where, FALSE, &r->start, error) ||
+      !read_doc_params(o, where, b, r, error) ||
+      !read_object(o, "summary", where, TRUE, &summary, error) ||
+      !read_final_loads(o, where, ranks, r, error))
+    return NULL;
+  if (r->view != NULL && *r->view == '\0')
+    g_clear_pointer(&r->view, g_free);
+  double hosts = 0;
+  if (node_of(o, "hosts") != NULL && !read_whole(o, "hosts", where, 1, G_MAXINT32, &hosts, error))
+    return NULL;
+  r->hosts = (guint)hosts;
+  g_autofree char *in_summary = member_name(where, "summary");
+  /* the CSV's fields are there; others are read when they are */
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+    if ((f->where & LB_SUMMARY_RUN) && (f->csv || node_of(summary, f->json) != NULL) &&
+        !read_summary_field(summary, in_summary, f, r, -1, error))
+      return NULL;
+  r->metric_defs = lb_balancer_metric_defs(b);
+  r->metrics = g_new0(double, MAX(r->metric_defs->len, 1));
+  if (!read_metrics(o, where, r, r->metrics, error) || !read_doc_phases(o, where, b, r, error) ||
+      !read_steps(o, where, r, error) || !read_narration(o, where, r, error) ||
+      !read_measured(o, where, r, error))
+    return NULL;
+  return g_steal_pointer(&r);
+}
+
+static gboolean
+read_runs(LbResults *doc, JsonArray *runs, GError **error)
+{
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    g_autofree char *at = g_strdup_printf("runs[%u]", i);
+    JsonNode *n = json_array_get_element(runs, i);
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+      return bad(error, at, "expected an object");
+    LbRunResult *r = read_doc_run(json_node_get_object(n), at, doc->ranks, error);
+    if (r == NULL)
+      return FALSE;
+    g_ptr_array_add(doc->runs, r);
+  }
+  if (doc->runs->len == 0)
+    return bad(error, "runs", "no run");
+  return TRUE;
+}
+
+LbSweepAxis *
+lb_sweep_axis_new(const char *name)
+{
+  LbSweepAxis *a = g_new0(LbSweepAxis, 1);
+  a->name = g_strdup(name);
+  a->values = g_ptr_array_new_null_terminated(0, g_free, TRUE);
+  return a;
+}
+
+void
+lb_sweep_axis_free(LbSweepAxis *axis)
+{
+  if (axis == NULL)
+    return;
+  g_free(axis->name);
+  g_ptr_array_unref(axis->values);
+  g_free(axis);
+}
+
+static void
+sweep_result_free(gpointer data)
+{
+  LbSweepResult *s = data;
+  g_strfreev(s->point);
+  g_free(s->balancer);
+  g_free(s);
+}
+
+/* A sweep names its scenario file: the report takes its base name. */
+static char *
+sweep_name(const char *scenario)
+{
+  g_autofree char *base = g_path_get_basename(scenario);
+  if (g_str_has_suffix(base, ".ini") && strlen(base) > 4)
+    base[strlen(base) - 4] = '\0';
+  return g_steal_pointer(&base);
+}
+
+static gboolean
+read_axes(LbResults *doc, JsonArray *vary, GError **error)
+{
+  guint nvary = json_array_get_length(vary);
+  if (nvary == 0)
+    return bad(error, "sweep.vary", "no parameter");
+  for (guint i = 0; i < nvary; i++) {
+    g_autofree char *at = g_strdup_printf("sweep.vary[%u]", i);
+    JsonNode *n = json_array_get_element(vary, i);
+    g_autofree char *name = NULL;
+    JsonArray *values;
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+      return bad(error, at, "expected an object");
+    if (!read_string(json_node_get_object(n), "name", at, TRUE, &name, error) ||
+        !read_array(json_node_get_object(n), "values", at, TRUE, &values, error))
+      return FALSE;
+    for (guint k = 0; k < i; k++)
+      if (strcmp(((const LbSweepAxis *)doc->axes->pdata[k])->name, name) == 0)
+        return bad_member(error, at, "name", "\"%s\" is varied twice", name);
+    LbSweepAxis *axis = lb_sweep_axis_new(name);
+    g_ptr_array_add(doc->axes, axis);
+    if (json_array_get_length(values) == 0)
+      return bad_member(error, at, "values", "no value");
+    for (guint k = 0; k < json_array_get_length(values); k++) {
+      char *value = canonical(json_array_get_element(values, k));
+      if (value == NULL)
+        return bad(error, at, "values[%u]: expected a number or a string", k);
+      g_ptr_array_add(axis->values, value);
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+read_sweep(LbResults *doc, JsonObject *root, JsonObject *sweep, GError **error)
+{
+  JsonArray *vary, *runs;
+  if (!read_string(sweep, "scenario", "sweep", TRUE, &doc->sweep_scenario, error) ||
+      !read_array(sweep, "vary", "sweep", TRUE, &vary, error) ||
+      !read_array(root, "runs", "", TRUE, &runs, error))
+    return FALSE;
+  double total = 0;
+  if (node_of(sweep, "runs_total") != NULL &&
+      !read_whole(sweep, "runs_total", "sweep", json_array_get_length(runs), G_MAXUINT32, &total,
+                  error))
+    return FALSE;
+  doc->runs_total = (guint)total;
+  doc->name = sweep_name(doc->sweep_scenario);
+  doc->axes = g_ptr_array_new_with_free_func((GDestroyNotify)lb_sweep_axis_free);
+  doc->results = g_ptr_array_new_with_free_func(sweep_result_free);
+  if (!read_axes(doc, vary, error))
+    return FALSE;
+  guint nvary = doc->axes->len;
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    g_autofree char *at = g_strdup_printf("runs[%u]", i);
+    JsonNode *n = json_array_get_element(runs, i);
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+      return bad(error, at, "expected an object");
+    JsonObject *o = json_node_get_object(n), *point, *result;
+    LbSweepResult *s = g_new0(LbSweepResult, 1);
+    s->point = g_new0(char *, nvary + 1);
+    g_ptr_array_add(doc->results, s);
+    if (!read_object(o, "point", at, TRUE, &point, error) ||
+        !read_string(o, "balancer", at, TRUE, &s->balancer, error))
+      return FALSE;
+    for (guint v = 0; v < nvary; v++) {
+      const LbSweepAxis *axis = doc->axes->pdata[v];
+      s->point[v] = canonical(node_of(point, axis->name));
+      if (s->point[v] == NULL ||
+          !g_ptr_array_find_with_equal_func(axis->values, s->point[v], g_str_equal, NULL))
+        return bad(error, at, "point \"%s\" should be one of sweep.vary's values", axis->name);
+    }
+    if (!read_object(o, "result", at, TRUE, &result, error))
+      return FALSE;
+    g_autofree char *in_result = g_strdup_printf("%s.result", at);
+    s->result = read_doc_run(result, in_result, 0, error);
+    if (s->result == NULL)
+      return FALSE;
+    g_ptr_array_add(doc->runs, s->result); /* doc->runs owns it */
+    if (strcmp(s->result->balancer, s->balancer) != 0)
+      return bad_member(error, in_result, "balancer", "\"%s\", where the run's is \"%s\"",
+                        s->result->balancer, s->balancer);
+  }
+  if (doc->results->len == 0)
+    return bad(error, "runs", "no run");
+  return TRUE;
+}
+
+/* A fact of the scenario or the platform as written, or NULL. */
+static char *
+fact(JsonObject *o, const char *key)
+{
+  return o != NULL ? canonical(node_of(o, key)) : NULL;
+}
+
+static gboolean
+read_run_doc(LbResults *doc, JsonObject *root, GError **error)
+{
+  JsonObject *scenario, *platform;
+  JsonArray *runs;
+  double ranks;
+  if (!read_object(root, "scenario", "", TRUE, &scenario, error) ||
+      !read_string(scenario, "name", "scenario", TRUE, &doc->name, error) ||
+      !read_object(root, "platform", "", FALSE, &platform, error) ||
+      !read_whole(root, "ranks", "", 1, max_ranks(), &ranks, error))
+    return FALSE;
+  doc->ranks = (guint)ranks;
+  doc->scenario_file = fact(scenario, "file");
+  doc->model = fact(scenario, "model");
+  doc->elements = fact(scenario, "elements");
+  doc->steps = fact(scenario, "steps");
+  doc->seed = fact(scenario, "seed");
+  doc->platform = fact(platform, "file");
+  doc->hosts = fact(platform, "hosts");
+  doc->background = fact(platform, "background");
+  return read_array(root, "runs", "", TRUE, &runs, error) && read_runs(doc, runs, error);
+}
+
+void
+lb_results_free(LbResults *doc)
+{
+  if (doc == NULL)
+    return;
+  g_free(doc->version);
+  g_free(doc->name);
+  g_clear_pointer(&doc->results, g_ptr_array_unref);
+  g_clear_pointer(&doc->runs, g_ptr_array_unref);
+  g_free(doc->scenario_file);
+  g_free(doc->model);
+  g_free(doc->platform);
+  g_free(doc->background);
+  g_free(doc->seed);
+  g_free(doc->steps);
+  g_free(doc->elements);
+  g_free(doc->hosts);
+  g_free(doc->sweep_scenario);
+  g_clear_pointer(&doc->axes, g_ptr_array_unref);
+  g_free(doc);
+}
+
+LbResults *
+lb_results_read(const char *json, gsize length, const char *source, GError **error)
+{
+  g_autoptr(LbResults) doc = g_new0(LbResults, 1);
+  doc->runs = g_ptr_array_new_with_free_func((GDestroyNotify)lb_run_result_free);
+  JsonObject *root = NULL, *sweep = NULL;
+  g_autoptr(JsonParser) parser =
+      parse(json, length, "not lbsim's JSON (an object with \"runs\")", &root, error);
+  gboolean ok = parser != NULL && read_string(root, "lbsim", "", TRUE, &doc->version, error) &&
+                read_object(root, "sweep", "", FALSE, &sweep, error);
+  if (ok && sweep != NULL) {
+    doc->kind = "sweep";
+    ok = read_sweep(doc, root, sweep, error);
+  } else if (ok) {
+    doc->kind = "run";
+    ok = read_run_doc(doc, root, error);
+  }
+  if (!ok) {
+    g_prefix_error(error, "%s: ", source);
+    return NULL;
+  }
+  return g_steal_pointer(&doc);
+}
+
+/* ---- a child's transport ---- */
+
+/* Below 2^64: a double that converts to a guint64. */
+#define BELOW_2_64 18446744073709551616.0
+
+static gboolean
+node_int(JsonNode *n, gint64 min, gint64 max, gint64 *out)
+{
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_INT64)
+    return FALSE;
+  *out = json_node_get_int(n);
+  return *out >= min && *out <= max;
+}
+
+static gboolean
+node_double(JsonNode *n, double *out)
+{
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n))
+    return FALSE;
+  GType t = json_node_get_value_type(n);
+  if (t == G_TYPE_INT64)
+    *out = (double)json_node_get_int(n);
+  else if (t == G_TYPE_DOUBLE)
+    *out = json_node_get_double(n);
+  else
+    return FALSE;
+  return isfinite(*out);
+}
+
+static gboolean
+int_field(JsonNode *n, const char *field, gint64 min, gint64 max, gint64 *out, GError **error)
+{
+  if (node_int(n, min, max, out))
+    return TRUE;
+  return bad(error, field,
+             "%sexpected a whole number from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT,
+             n == NULL ? "missing, " : "", min, max);
+}
+
+static gboolean
+double_field(JsonNode *n, const char *field, double *out, GError **error)
+{
+  if (node_double(n, out))
+    return TRUE;
+  return bad(error, field, "%sexpected a finite number", n == NULL ? "missing, " : "");
+}
+
+/* A count lbsim keeps as a guint64 but writes as a double. */
+static gboolean
+count_field(JsonNode *n, const char *field, guint64 *out, GError **error)
+{
+  double v;
+  if (node_double(n, &v) && v >= 0 && v < BELOW_2_64) {
+    *out = (guint64)v;
+    return TRUE;
+  }
+  return bad(error, field, "%sexpected a number from 0 to 2^64", n == NULL ? "missing, " : "");
+}
+
+static gboolean
+member_int(JsonObject *o, const char *key, gint64 min, gint64 max, gint64 *out, GError **error)
+{
+  return int_field(json_object_get_member(o, key), key, min, max, out, error);
+}
+
+/* NULL with the error set when the member is missing or not a string and
+ * needed; NULL without one when it is missing and not needed. */
+static const char *
+member_string(JsonObject *o, const char *key, gboolean needed, GError **error)
+{
+  JsonNode *n = json_object_get_member(o, key);
+  if (n == NULL && !needed)
+    return NULL;
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING) {
+    bad(error, key, "%sexpected a string", n == NULL ? "missing, " : "");
+    return NULL;
+  }
+  return json_node_get_string(n);
+}
+
+/* Member key of o as an array of exactly n elements (what: what they
+ * are, in the message). */
+static JsonArray *
+array_of(JsonObject *o, const char *key, guint64 n, const char *what, GError **error)
+{
+  JsonNode *node = json_object_get_member(o, key);
+  if (node == NULL || !JSON_NODE_HOLDS_ARRAY(node)) {
+    bad(error, key, "%sexpected an array", node == NULL ? "missing, " : "");
+    return NULL;
+  }
+  JsonArray *a = json_node_get_array(node);
+  if (json_array_get_length(a) != n) {
+    bad(error, key, "%u entries, expected %" G_GUINT64_FORMAT " (%s)", json_array_get_length(a), n,
+        what);
+    return NULL;
+  }
+  return a;
+}
+
+/* Element i of a, an array of n elements (n 0: any length). */
+static JsonArray *
+row_of(JsonArray *a, guint i, const char *key, guint min, guint max, GError **error)
+{
+  JsonNode *n = json_array_get_element(a, i);
+  guint len = JSON_NODE_HOLDS_ARRAY(n) ? json_array_get_length(json_node_get_array(n)) : 0;
+  if (JSON_NODE_HOLDS_ARRAY(n) && len >= min && len <= max)
+    return json_node_get_array(n);
+  g_autofree char *at = g_strdup_printf("%s[%u]", key, i);
+  if (min == max)
+    bad(error, at, "expected an array of %u numbers", min);
+  else
+    bad(error, at, "expected an array of %u numbers or more", min);
+  return NULL;
+}
+
+/* The whole numbers of a row into out, each in [min, max]. */
+static gboolean
+row_ints(JsonArray *row, const char *key, guint i, guint from, guint n, gint64 min, gint64 max,
+         gint64 *out, GError **error)
+{
+  for (guint k = 0; k < n; k++) {
+    if (node_int(json_array_get_element(row, from + k), min, max, &out[k]))
+      continue;
+    g_autofree char *at = g_strdup_printf("%s[%u][%u]", key, i, from + k);
+    return int_field(json_array_get_element(row, from + k), at, min, max, &out[k], error);
+  }
+  return TRUE;
+}
+
+static gboolean
+read_doubles(JsonObject *o, const char *key, double *out, guint n, const char *what, GError **error)
+{
+  JsonArray *a = array_of(o, key, n, what, error);
+  if (a == NULL)
+    return FALSE;
+  for (guint i = 0; i < n; i++) {
+    g_autofree char *at = g_strdup_printf("%s[%u]", key, i);
+    if (!double_field(json_array_get_element(a, i), at, &out[i], error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+read_optional_array(JsonObject *o, const char *key, JsonArray **out, GError **error)
+{
+  JsonNode *n = json_object_get_member(o, key);
+  *out = NULL;
+  if (n == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY(n))
+    return bad(error, key, "expected an array");
+  *out = json_node_get_array(n);
+  return TRUE;
+}
+
+static gboolean
+read_params(JsonObject *o, const LbBalancer *balancer, LbRunResult *r, GError **error)
+{
+  r->params = lb_params_new(balancer->params);
+  JsonNode *params = json_object_get_member(o, "params");
+  if (params == NULL || !JSON_NODE_HOLDS_OBJECT(params))
+    return bad(error, "params", "%sexpected an object", params == NULL ? "missing, " : "");
+  JsonObject *p = json_node_get_object(params);
+  g_autoptr(GList) members = json_object_get_members(p);
+  for (GList *l = members; l != NULL; l = l->next) {
+    g_autofree char *at = g_strdup_printf("params.%s", (const char *)l->data);
+    JsonNode *n = json_object_get_member(p, l->data);
+    if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING)
+      return bad(error, at, "expected a string");
+    g_autoptr(GError) local = NULL;
+    if (!lb_params_set(r->params, l->data, json_node_get_string(n), &local))
+      return bad(error, at, "%s", local->message);
+  }
+  return TRUE;
+}
+
+static gboolean
+read_detail(JsonObject *o, LbRunResult *r, GError **error)
+{
+  JsonArray *t;
+  if (!read_optional_array(o, "transfers", &t, error))
+    return FALSE;
+  if (t != NULL) {
+    r->transfers = g_array_sized_new(FALSE, FALSE, sizeof(LbTransfer), json_array_get_length(t));
+    for (guint i = 0; i < json_array_get_length(t); i++) {
+      JsonArray *x = row_of(t, i, "transfers", 7, 7, error);
+      gint64 v[7];
+      if (x == NULL || !row_ints(x, "transfers", i, 0, 4, 0, G_MAXUINT32, v, error) ||
+          !row_ints(x, "transfers", i, 4, 3, 0, G_MAXINT64, v + 4, error))
+        return FALSE;
+      LbTransfer tr = {(guint)v[0],   (guint)v[1],   (guint)v[2],  (guint)v[3],
+                       (guint64)v[4], (guint64)v[5], (guint64)v[6]};
+      g_array_append_val(r->transfers, tr);
+    }
+  }
+  JsonNode *partition = json_object_get_member(o, "partition");
+  JsonArray *grids;
+  if (!read_optional_array(o, "grids", &grids, error))
+    return FALSE;
+  if (partition != NULL || grids != NULL) {
+    gint64 dim;
+    if (!member_int(o, "dim", 1, 3, &dim, error))
+      return FALSE;
+    r->dim = (guint)dim;
+  }
+  if (partition != NULL) {
+    JsonArray *parts = array_of(o, "partition", r->ranks, "one per rank", error);
+    if (parts == NULL)
+      return FALSE;
+    r->partition = g_new0(LbRankPart, r->ranks);
+    guint fixed = 2 * r->dim + 1;
+    for (guint rank = 0; rank < r->ranks; rank++) {
+      JsonArray *x = row_of(parts, rank, "partition", fixed, G_MAXUINT, error);
+      gint64 v[7];
+      if (x == NULL || !row_ints(x, "partition", rank, 0, fixed, 0, G_MAXINT64, v, error))
+        return FALSE;
+      LbRankPart *part = &r->partition[rank];
+      for (guint a = 0; a < r->dim; a++) {
+        part->lo[a] = (guint64)v[a];
+        part->hi[a] = (guint64)v[r->dim + a];
+      }
+      part->load = (guint64)v[2 * r->dim];
+      part->nneighbours = json_array_get_length(x) - fixed;
+      part->neighbours = g_new(guint, MAX(part->nneighbours, 1));
+      for (guint i = 0; i < part->nneighbours; i++) {
+        gint64 n;
+        if (!row_ints(x, "partition", rank, fixed + i, 1, 0, G_MAXUINT32, &n, error))
+          return FALSE;
+        part->neighbours[i] = (guint)n;
+      }
+    }
+  }
+  if (grids != NULL) {
+    r->grids = g_array_sized_new(FALSE, FALSE, sizeof(LbGridPart), json_array_get_length(grids));
+    for (guint i = 0; i < json_array_get_length(grids); i++) {
+      JsonArray *x = row_of(grids, i, "grids", 9, 9, error);
+      gint64 v[9];
+      if (x == NULL || !row_ints(x, "grids", i, 0, 2, 0, G_MAXUINT32, v, error) ||
+          !row_ints(x, "grids", i, 2, 6, G_MININT64, G_MAXINT64, v + 2, error) ||
+          !row_ints(x, "grids", i, 8, 1, 0, G_MAXINT64, v + 8, error))
+        return FALSE;
+      LbGridPart g = {
+          (guint)v[0], (guint)v[1], {v[2], v[3], v[4]}, {v[5], v[6], v[7]}, (guint64)v[8]};
+      g_array_append_val(r->grids, g);
+    }
+  }
+  JsonArray *events;
+  if (!read_optional_array(o, "events", &events, error))
+    return FALSE;
+  if (events != NULL) {
+    r->events = g_array_sized_new(FALSE, FALSE, sizeof(LbEvent), json_array_get_length(events));
+    for (guint i = 0; i < json_array_get_length(events); i++) {
+      JsonArray *x = row_of(events, i, "events", 7, 7, error);
+      gint64 v[7];
+      if (x == NULL || !row_ints(x, "events", i, 0, 1, 0, G_MAXUINT32, v, error) ||
+          !row_ints(x, "events", i, 1, 1, LB_EVENT_MOVE, LB_EVENT_SPLIT, v + 1, error) ||
+          !row_ints(x, "events", i, 2, 2, 0, G_MAXINT64, v + 2, error) ||
+          !row_ints(x, "events", i, 4, 2, 0, G_MAXUINT32, v + 4, error) ||
+          !row_ints(x, "events", i, 6, 1, 0, G_MAXINT64, v + 6, error))
+        return FALSE;
+      LbEvent e = {(guint)v[0], (LbEventKind)v[1], (guint64)v[2], (guint64)v[3],
+                   (guint)v[4], (guint)v[5],       (guint64)v[6]};
+      g_array_append_val(r->events, e);
+    }
+  }
+  JsonArray *narration;
+  if (!read_optional_array(o, "narration", &narration, error))
+    return FALSE;
+  if (narration != NULL) {
+    r->narration = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < json_array_get_length(narration); i++) {
+      JsonNode *n = json_array_get_element(narration, i);
+      if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING) {
+        g_autofree char *at = g_strdup_printf("narration[%u]", i);
+        return bad(error, at, "expected a string");
+      }
+      g_ptr_array_add(r->narration, g_strdup(json_node_get_string(n)));
+    }
+  }
+  return TRUE;
+}
+
+/* One stored summary field: a whole one a count below 2^64. */
+static gboolean
+read_field(JsonNode *n, const char *at, const LbSummaryField *f, LbRunResult *r, int step,
+           GError **error)
+{
+  if (f->whole) {
+    guint64 c = 0;
+    if (!count_field(n, at, &c, error))
+      return FALSE;
+    lb_summary_set(f, r, step, (double)c);
+    return TRUE;
+  }
+  double v = 0;
+  if (!double_field(n, at, &v, error))
+    return FALSE;
+  lb_summary_set(f, r, step, v);
+  return TRUE;
+}
+
+/* The run's stored summary fields, each by its name. */
+static gboolean
+read_summary(JsonObject *o, LbRunResult *r, GError **error)
+{
+  JsonNode *node = json_object_get_member(o, "summary");
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT(node))
+    return bad(error, "summary", "expected an object of the run's summary");
+  JsonObject *summary = json_node_get_object(node);
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+    if (f->run_offset < 0)
+      continue;
+    g_autofree char *at = g_strdup_printf("summary.%s", f->json);
+    JsonNode *n = json_object_get_member(summary, f->json);
+    if (n == NULL)
+      return bad(error, at, "missing");
+    if (!read_field(n, at, f, r, -1, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+read_result(JsonObject *o, LbRunResult *r, GError **error)
+{
+  gint64 version;
+  if (!member_int(o, "version", LB_TRANSPORT_VERSION, LB_TRANSPORT_VERSION, &version, error))
+    return FALSE;
+  const char *name = member_string(o, "balancer", TRUE, error);
+  if (name == NULL)
+    return FALSE;
+  const LbBalancer *balancer = balancer_of("", name, error);
+  if (balancer == NULL)
+    return FALSE;
+  r->balancer = g_strdup(name);
+  const char *model = member_string(o, "model", TRUE, error);
+  const char *start = model != NULL ? member_string(o, "start", TRUE, error) : NULL;
+  const char *placement = start != NULL ? member_string(o, "placement", TRUE, error) : NULL;
+  if (placement == NULL)
+    return FALSE;
+  const char *view = member_string(o, "view", FALSE, error);
+  if (view == NULL && json_object_has_member(o, "view"))
+    return FALSE;
+  r->model = g_strdup(model);
+  r->start = g_strdup(start);
+  r->placement = g_strdup(placement);
+  r->view = g_strdup(view);
+  gint64 max_ranks = (gint64)lb_param_spec_find(lb_scenario_params(), "ranks")->max;
+  gint64 ranks, steps, hosts, peak;
+  if (!member_int(o, "ranks", 1, max_ranks, &ranks, error) ||
+      !member_int(o, "steps", 1, G_MAXINT32, &steps, error) ||
+      !member_int(o, "hosts", 1, G_MAXINT32, &hosts, error) ||
+      !member_int(o, "peak_rss_kib", 0, G_MAXINT64, &peak, error))
+    return FALSE;
+  r->ranks = (guint)ranks;
+  r->nadaptations = (guint)steps;
+  r->hosts = (guint)hosts;
+  r->peak_rss_kib = (guint64)peak;
+  if (!read_params(o, balancer, r, error))
+    return FALSE;
+
+  if (!read_summary(o, r, error))
+    return FALSE;
+
+  /* the steps are counted against an array before anything is allocated */
+  JsonArray *adaptations = array_of(o, "adaptations", r->nadaptations, "one per step", error);
+  if (adaptations == NULL)
+    return FALSE;
+  r->metric_defs = lb_balancer_metric_defs(balancer);
+  guint ndefs = r->metric_defs->len;
+  JsonArray *names = array_of(o, "metric_names", ndefs, "the balancer's metrics", error);
+  if (names == NULL)
+    return FALSE;
+  for (guint i = 0; i < ndefs; i++) {
+    JsonNode *n = json_array_get_element(names, i);
+    const char *def = g_array_index(r->metric_defs, LbMetricDef, i).name;
+    if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING ||
+        strcmp(json_node_get_string(n), def) != 0) {
+      g_autofree char *at = g_strdup_printf("metric_names[%u]", i);
+      return bad(error, at, "expected \"%s\"", def);
+    }
+  }
+  gsize nmetrics = (gsize)r->nadaptations * ndefs;
+  JsonArray *step_metrics = array_of(o, "step_metrics", nmetrics, "steps x metrics", error);
+  if (step_metrics == NULL)
+    return FALSE;
+  r->adaptation_metrics = g_new0(double, MAX(nmetrics, 1));
+  if (!read_doubles(o, "step_metrics", r->adaptation_metrics, (guint)nmetrics, "steps x metrics",
+                    error))
+    return FALSE;
+  lb_run_result_aggregate(r);
+
+  guint nphases = count_phases(balancer);
+  JsonArray *phases = array_of(o, "phases", nphases, "the balancer's phases", error);
+  if (phases == NULL)
+    return FALSE;
+  r->nphases = nphases;
+  r->phases = g_new0(LbPhaseResult, MAX(nphases, 1));
+  for (guint i = 0; i < nphases; i++) {
+    JsonArray *p = row_of(phases, i, "phases", 4, 4, error);
+    gint64 v[2];
+    double d[2];
+    g_autofree char *bytes = g_strdup_printf("phases[%u][2]", i);
+    g_autofree char *time = g_strdup_printf("phases[%u][3]", i);
+    if (p == NULL || !row_ints(p, "phases", i, 0, 1, 0, G_MAXUINT32, v, error) ||
+        !row_ints(p, "phases", i, 1, 1, 0, G_MAXINT64, v + 1, error) ||
+        !double_field(json_array_get_element(p, 2), bytes, &d[0], error) ||
+        !double_field(json_array_get_element(p, 3), time, &d[1], error))
+      return FALSE;
+    r->phases[i] = (LbPhaseResult){balancer->phases[i], (guint)v[0], (guint64)v[1], d[0], d[1]};
+  }
+
+  JsonArray *loads = array_of(o, "final_loads", r->ranks, "one per rank", error);
+  if (loads == NULL)
+    return FALSE;
+  r->final_loads = g_new(guint64, r->ranks);
+  for (guint i = 0; i < r->ranks; i++) {
+    gint64 v = 0;
+    g_autofree char *at = g_strdup_printf("final_loads[%u]", i);
+    if (!int_field(json_array_get_element(loads, i), at, 0, G_MAXINT64, &v, error))
+      return FALSE;
+    r->final_loads[i] = (guint64)v;
+  }
+
+  r->adaptations = g_new0(LbAdaptationResult, r->nadaptations);
+  guint nstep = 0;
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+    nstep += f->step_offset >= 0;
+  for (guint s = 0; s < r->nadaptations; s++) {
+    JsonArray *a = row_of(adaptations, s, "adaptations", nstep, nstep, error);
+    if (a == NULL)
+      return FALSE;
+    guint i = 0;
+    for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+      if (f->step_offset < 0)
+        continue;
+      g_autofree char *at = g_strdup_printf("adaptations[%u][%u] (%s)", s, i, f->json);
+      if (!read_field(json_array_get_element(a, i++), at, f, r, (int)s, error))
+        return FALSE;
+    }
+  }
+  if (!read_detail(o, r, error))
+    return FALSE;
+  double measured[2];
+  if (!read_doubles(o, "measured", measured, 2, "wall and simulation seconds", error))
+    return FALSE;
+  r->wall_seconds = measured[0];
+  r->sim_wall_seconds = measured[1];
+  return TRUE;
+}
+
+LbRunResult *
+lb_result_from_transport(const char *text, GError **error)
+{
+  JsonObject *root = NULL;
+  g_autoptr(JsonParser) parser = parse(text, strlen(text), "not a JSON object", &root, error);
+  if (parser == NULL)
+    return NULL;
+  g_autoptr(LbRunResult) r = g_new0(LbRunResult, 1);
+  if (!read_result(root, r, error))
+    return NULL;
+  return g_steal_pointer(&r);
+}
