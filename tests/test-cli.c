@@ -1031,6 +1031,23 @@ test_check(void)
   g_assert_nonnull(strstr(one_fails.out, "FAIL  mlb.imbalance-after < 1"));
   g_assert_nonnull(strstr(one_fails.out, "SKIP  mlb.imbalance-after < 1"));
   g_assert_nonnull(strstr(one_fails.out, "0 failed, 1 skipped"));
+  /* relations between runs: the bound is the other run's value times the
+   * factor; a run not made skips the line */
+  g_auto(Result) related = {0}, unrelated = {0}, alone = {0};
+  lbsim(&related, "check", "-q", "scenarios/mlb-teach-16.ini", "--set",
+        "expect.mlb.imbalance-after=<= 0.6 * none.imbalance-after", NULL);
+  g_assert_cmpint(related.status, ==, 0);
+  g_assert_nonnull(strstr(related.out, "PASS  mlb.imbalance-after <= 0.6 * none.imbalance-after "
+                                       "(actual 1.538461538, bound 1.846153846)"));
+  lbsim(&unrelated, "check", "-q", "scenarios/mlb-teach-16.ini", "--set",
+        "expect.mlb.imbalance-after=>= none.imbalance-after", NULL);
+  g_assert_cmpint(unrelated.status, ==, 1);
+  g_assert_nonnull(strstr(unrelated.out, "FAIL  mlb.imbalance-after >= none.imbalance-after"));
+  lbsim(&alone, "check", "-q", "scenarios/mlb-teach-16.ini", "-b", "mlb", "--set",
+        "expect.mlb.imbalance-after=>= none.imbalance-after", NULL);
+  g_assert_cmpint(alone.status, ==, 0);
+  g_assert_nonnull(strstr(alone.out, "SKIP  mlb.imbalance-after >= none.imbalance-after "
+                                     "(balancer none was not run)"));
   lbsim(&missing, "check", "-q", "scenarios/mlb-teach-16.ini", "nowhere.ini", NULL);
   /* every scenario is read before any runs */
   g_assert_cmpint(missing.status, ==, 2);

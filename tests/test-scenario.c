@@ -1027,6 +1027,13 @@ static const ErrorCase error_cases[] = {
     {"expect/unknown-balancer-2", HEAD RUN_NONE "[expect]\nlbx.messages == 0\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "lbx.messages",
      .detail = "unknown balancer 'lbx'"},
+    {"expect/relation-unknown-balancer", HEAD RUN_NONE "[expect]\nnone.messages <= lbx.messages\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.messages",
+     .detail = "'none.messages <= lbx.messages': unknown balancer 'lbx'"},
+    {"expect/relation-unknown-metric",
+     HEAD RUN_NONE "[expect]\nnone.messages <= 2 * mlb.schedule-step\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.messages",
+     .detail = "mlb has no metric 'schedule-step'"},
     {"choice/mlb", HEAD "[balancers]\nrun = mlb\n[mlb]\ndesired = half\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "mlb", .key = "desired",
      .detail = "'half' is not one of: halving, even"},
@@ -1612,7 +1619,8 @@ holds(const char *value, double actual)
 {
   LbExpect *e = NULL;
   g_assert_true(lb_expect_parse("mlb.m", value, &e, NULL));
-  gboolean result = lb_expect_holds(e, actual);
+  g_assert_null(e->other_balancer);
+  gboolean result = lb_expect_holds(e, actual, e->value);
   lb_expect_free(e);
   return result;
 }
@@ -1644,6 +1652,39 @@ test_expect_holds(void)
   g_assert_true(holds("== 0", -0.0));
   g_assert_false(holds("<= 5", NAN)); /* a missing number fails every check */
   g_assert_false(holds(">= 5", NAN));
+
+  /* relations between runs: the factor and the other run's metric, the
+   * bound then the factor times that run's value */
+  static const struct {
+    const char *value, *balancer, *metric;
+    double factor;
+  } relations[] = {
+      {"< enzo-original.total-time", "enzo-original", "total_time", 1},
+      {"<= 0.8 * enzo-original.imbalance-ratio", "enzo-original", "imbalance_ratio", 0.8},
+      {">=2*dls:fac.cost", "dls:fac", "cost", 2},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(relations); i++) {
+    LbExpect *e = NULL;
+    g_assert_true(lb_expect_parse("move-split.total-time", relations[i].value, &e, NULL));
+    g_assert_cmpstr(e->other_balancer, ==, relations[i].balancer);
+    g_assert_cmpstr(e->other_metric, ==, relations[i].metric);
+    g_assert_cmpfloat(e->value, ==, relations[i].factor);
+    lb_expect_free(e);
+  }
+  LbExpect *rel = NULL;
+  g_assert_true(lb_expect_parse("a.m", "<= 0.8 * b.m", &rel, NULL));
+  g_assert_true(lb_expect_holds(rel, 8, 0.8 * 10));
+  g_assert_false(lb_expect_holds(rel, 8.5, 0.8 * 10));
+  g_assert_cmpstr(rel->text, ==, "a.m <= 0.8 * b.m");
+  lb_expect_free(rel);
+  static const char *const not_relations[] = {
+      "< b.", "< .m", "< 0.8 * ", "< x * b.m", "< 0.8 * b.m * 2", "< b m", "< nan * b.m"};
+  for (guint i = 0; i < G_N_ELEMENTS(not_relations); i++) {
+    LbExpect *e = NULL;
+    g_autoptr(GError) error = NULL;
+    g_assert_false(lb_expect_parse("a.m", not_relations[i], &e, &error));
+    g_assert_nonnull(strstr(error->message, "nor with another run's metric"));
+  }
 
   static const LbExpectOp ops[] = {LB_EXPECT_LE, LB_EXPECT_LT, LB_EXPECT_GE, LB_EXPECT_GT,
                                    LB_EXPECT_EQ};

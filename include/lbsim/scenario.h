@@ -38,9 +38,12 @@ typedef enum {
 
 typedef struct {
   char *balancer;
-  char *metric; /* a summary field, with '-' or '_' */
+  char *metric; /* a summary field or a declared metric, with '-' or '_' */
   LbExpectOp op;
+  /* compared with value, or, for a relation between runs (other_balancer
+   * non-NULL), with value x other_balancer's other_metric */
   double value;
+  char *other_balancer, *other_metric;
   char *text; /* as written, for messages */
   guint line; /* in the scenario file; 0 when given with --set */
 } LbExpect;
@@ -117,10 +120,15 @@ const char *lb_platform_dir(void);
  * load. */
 GArray *lb_background_parse(const char *text, GError **error);
 
-/* "mlb.schedule-steps <= 10" as key and value of [expect]. */
+/* A line of [expect] as its key and value: "mlb.schedule-steps" and
+ * "<= 10" (a bound), or a relation between two runs of the scenario,
+ * "move-split.total-time" and "< enzo-original.total-time" or
+ * "<= 0.8 * enzo-original.imbalance-ratio". */
 gboolean lb_expect_parse(const char *key, const char *value, LbExpect **out, GError **error);
 void lb_expect_free(LbExpect *expect);
 const char *lb_expect_op_text(LbExpectOp op);
-gboolean lb_expect_holds(const LbExpect *expect, double actual);
+/* Whether actual compares as the line says with bound: expect->value, or
+ * value x the other run's metric for a relation. */
+gboolean lb_expect_holds(const LbExpect *expect, double actual, double bound);
 
 G_END_DECLS

@@ -305,6 +305,16 @@ place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GE
   return TRUE;
 }
 
+static const LbRunResult *
+run_of(GPtrArray *results, const char *label)
+{
+  const LbRunResult *run = NULL;
+  for (guint r = 0; r < results->len; r++)
+    if (strcmp(((const LbRunResult *)results->pdata[r])->balancer, label) == 0)
+      run = results->pdata[r];
+  return run;
+}
+
 static int
 check_expectations(const LbScenario *sc, GPtrArray *results)
 {
@@ -312,23 +322,30 @@ check_expectations(const LbScenario *sc, GPtrArray *results)
   guint skipped = 0;
   for (guint i = 0; i < sc->expects->len; i++) {
     const LbExpect *e = sc->expects->pdata[i];
-    const LbRunResult *run = NULL;
-    for (guint r = 0; r < results->len; r++) {
-      const LbRunResult *x = results->pdata[r];
-      if (strcmp(x->balancer, e->balancer) == 0)
-        run = x;
-    }
-    double actual = 0;
-    if (run == NULL) {
-      g_print("SKIP  %s (balancer %s was not run)\n", e->text, e->balancer);
+    const LbRunResult *run = run_of(results, e->balancer);
+    const LbRunResult *other =
+        e->other_balancer != NULL ? run_of(results, e->other_balancer) : NULL;
+    double actual = 0, bound = e->value;
+    if (run == NULL || (e->other_balancer != NULL && other == NULL)) {
+      g_print("SKIP  %s (balancer %s was not run)\n", e->text,
+              run == NULL ? e->balancer : e->other_balancer);
       skipped++;
       continue;
     }
     /* the scenario checker knows every metric name already */
     gboolean found = lb_run_result_lookup(run, e->metric, &actual);
     g_assert(found);
-    gboolean ok = lb_expect_holds(e, actual);
-    g_print("%s  %s (actual %.10g)\n", ok ? "PASS" : "FAIL", e->text, actual);
+    if (other != NULL) {
+      double theirs = 0;
+      found = lb_run_result_lookup(other, e->other_metric, &theirs);
+      g_assert(found);
+      bound = e->value * theirs;
+    }
+    gboolean ok = lb_expect_holds(e, actual, bound);
+    if (other != NULL)
+      g_print("%s  %s (actual %.10g, bound %.10g)\n", ok ? "PASS" : "FAIL", e->text, actual, bound);
+    else
+      g_print("%s  %s (actual %.10g)\n", ok ? "PASS" : "FAIL", e->text, actual);
     failed += !ok;
   }
   if (skipped > 0)

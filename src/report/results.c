@@ -260,8 +260,8 @@ read_final_loads(JsonObject *o, const char *where, guint ranks, LbRunResult *r, 
     return bad_member(error, where, "final_loads", "%u entries, expected one per rank (%u)", n,
                       ranks);
   if (n == 0 || n > max_ranks())
-    return bad_member(error, where, "final_loads",
-                      "%u entries, expected one per rank (1 to %.0f)", n, max_ranks());
+    return bad_member(error, where, "final_loads", "%u entries, expected one per rank (1 to %.0f)",
+                      n, max_ranks());
   r->ranks = n;
   r->final_loads = g_new(guint64, n);
   for (guint i = 0; i < n; i++) {

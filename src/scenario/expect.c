@@ -1,5 +1,6 @@
-/* [expect] lines: "BALANCER.METRIC OP VALUE", the regression checks that
- * `lbsim check` enforces. */
+/* [expect] lines: "BALANCER.METRIC OP VALUE" or a relation between two
+ * runs, "BALANCER.METRIC OP [FACTOR *] OTHER.METRIC": the regression
+ * checks (and a paper's findings) that `lbsim check` enforces. */
 #include <string.h>
 
 #include "lbsim/scenario.h"
@@ -28,8 +29,33 @@ lb_expect_free(LbExpect *expect)
     return;
   g_free(expect->balancer);
   g_free(expect->metric);
+  g_free(expect->other_balancer);
+  g_free(expect->other_metric);
   g_free(expect->text);
   g_free(expect);
+}
+
+/* "OTHER.METRIC" or "FACTOR * OTHER.METRIC": *factor and the reference. */
+static gboolean
+parse_relation(const char *text, double *factor, char **reference)
+{
+  const char *star = strchr(text, '*');
+  g_autofree char *ref = g_strstrip(g_strdup(star != NULL ? star + 1 : text));
+  *factor = 1;
+  if (star != NULL) {
+    g_autofree char *number = g_strndup(text, (gsize)(star - text));
+    if (!lb_parse_decimal(number, factor))
+      return FALSE;
+  }
+  /* a balancer's name starts with a letter: 1.5x is a bad number */
+  const char *dot = strrchr(ref, '.');
+  if (!g_ascii_isalpha(ref[0]) || dot == NULL || dot[1] == '\0')
+    return FALSE;
+  for (const char *c = ref; *c != '\0'; c++)
+    if (g_ascii_isspace(*c) || *c == '*')
+      return FALSE;
+  *reference = g_steal_pointer(&ref);
+  return TRUE;
 }
 
 gboolean
@@ -53,39 +79,46 @@ lb_expect_parse(const char *key, const char *value, LbExpect **out, GError **err
                 "'%s' needs a comparison: one of <=, <, >=, >, == and a number", key);
     return FALSE;
   }
-  const char *number = v + strlen(operators[i].text);
-  double bound = 0;
+  g_autofree char *rhs = g_strstrip(g_strdup(v + strlen(operators[i].text)));
+  double bound = 1;
+  g_autofree char *other = NULL;
   /* nan, inf or a hex float would be read, then fail every run */
-  if (!lb_parse_decimal(number, &bound)) {
+  if (!lb_parse_decimal(rhs, &bound) && !parse_relation(rhs, &bound, &other)) {
     g_set_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID,
-                "'%s %s' does not compare with a number (a finite decimal: 2.5, 1e-3)", key, v);
+                "'%s %s' does not compare with a number (a finite decimal: 2.5, 1e-3) nor "
+                "with another run's metric (BALANCER.METRIC, or FACTOR * BALANCER.METRIC)",
+                key, v);
     return FALSE;
   }
-  g_autofree char *number_text = g_strstrip(g_strdup(number));
   LbExpect *e = g_new0(LbExpect, 1);
   e->balancer = g_strndup(key, (gsize)(dot - key));
   e->metric = g_strdelimit(g_strdup(dot + 1), "-", '_');
   e->op = operators[i].op;
   e->value = bound;
-  e->text = g_strdup_printf("%s %s %s", key, operators[i].text, number_text);
+  if (other != NULL) {
+    const char *odot = strrchr(other, '.');
+    e->other_balancer = g_strndup(other, (gsize)(odot - other));
+    e->other_metric = g_strdelimit(g_strdup(odot + 1), "-", '_');
+  }
+  e->text = g_strdup_printf("%s %s %s", key, operators[i].text, rhs);
   *out = e;
   return TRUE;
 }
 
 gboolean
-lb_expect_holds(const LbExpect *expect, double actual)
+lb_expect_holds(const LbExpect *expect, double actual, double bound)
 {
   switch (expect->op) {
   case LB_EXPECT_LE:
-    return actual <= expect->value;
+    return actual <= bound;
   case LB_EXPECT_LT:
-    return actual < expect->value;
+    return actual < bound;
   case LB_EXPECT_GE:
-    return actual >= expect->value;
+    return actual >= bound;
   case LB_EXPECT_GT:
-    return actual > expect->value;
+    return actual > bound;
   case LB_EXPECT_EQ:
-    return actual == expect->value;
+    return actual == bound;
   }
   g_assert_not_reached();
 }

@@ -529,6 +529,18 @@ add_expect(LbScenario *sc, const char *key, const char *value, guint line, GErro
     return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key,
                 "%s has no metric '%s' (known: %s)", b->name, strchr(key, '.') + 1, names);
   }
+  if (e->other_balancer == NULL)
+    return TRUE;
+  const LbBalancer *other = lb_balancer_of_label(e->other_balancer);
+  if (other == NULL)
+    return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key,
+                "'%s': unknown balancer '%s'", e->text, e->other_balancer);
+  if (!known_metric(other, e->other_metric)) {
+    g_autofree char *names = metric_names(other);
+    return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key,
+                "'%s': %s has no metric '%s' (known: %s)", e->text, other->name,
+                strrchr(e->text, '.') + 1, names);
+  }
   return TRUE;
 }
 

@@ -49,9 +49,6 @@ static const LbParamSpec samr_params[] = {
     {"hierarchy", LB_PARAM_STRING, NULL, 0, 0, NULL,
      "samr: FILE of grids to replay instead of generating them: OWNER LEVEL X0 Y0 Z0 X1 Y1 Z1 per "
      "line (2D: X0 Y0 X1 Y1), '#' comments, 'step N' starting the hierarchy of adaptation N on"},
-    {"hierarchy", LB_PARAM_STRING, NULL, 0, 0, NULL,
-     "samr: FILE of grids to replay instead of generating them: OWNER LEVEL X0 Y0 Z0 X1 Y1 Z1 per "
-     "line (2D: X0 Y0 X1 Y1), '#' comments, 'step N' starting the hierarchy of adaptation N on"},
     {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL,
      "samr: bytes a cell of a moved grid carries (ghosts included)"},
     {"flops-per-unit", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL,
