@@ -497,6 +497,134 @@ test_replay(void)
   g_rmdir(dir);
 }
 
+/* Fig. 10's rule on its own example: 0 -> 5 and 1 -> 2 share no rank and
+ * overlap (wave 0); the next, 0 -> 3, waits for processor 0, still
+ * sending to 5 (wave 1). A chain waits link by link; disjoint transfers
+ * never do. */
+static void
+test_transfer_waves(void)
+{
+  static const guint pairs[][5][2] = {
+      {{0, 5}, {1, 2}, {0, 3}},
+      {{0, 1}, {1, 2}, {2, 3}},
+      {{0, 1}, {2, 3}, {4, 5}},
+      {{0, 1}, {2, 3}, {1, 2}, {4, 5}, {5, 0}},
+  };
+  static const guint n[] = {3, 3, 3, 5};
+  static const guint want[][5] = {{0, 0, 1}, {0, 1, 2}, {0, 0, 0}, {0, 0, 1, 0, 1}};
+  static const guint want_waves[] = {2, 3, 1, 2};
+  for (guint c = 0; c < G_N_ELEMENTS(pairs); c++) {
+    g_autoptr(GArray) actions = g_array_new(FALSE, TRUE, sizeof(SamrAction));
+    for (guint k = 0; k < n[c]; k++) {
+      SamrAction a = {.kind = SAMR_MOVE, .grid = k, .from = pairs[c][k][0], .to = pairs[c][k][1]};
+      g_array_append_val(actions, a);
+    }
+    guint wave[5];
+    g_assert_cmpuint(samr_transfer_waves(actions, wave), ==, want_waves[c]);
+    for (guint k = 0; k < n[c]; k++)
+      g_assert_cmpuint(wave[k], ==, want[c][k]);
+  }
+  g_autoptr(GArray) none = g_array_new(FALSE, TRUE, sizeof(SamrAction));
+  g_assert_cmpuint(samr_transfer_waves(none, NULL), ==, 0);
+}
+
+/* The replay of Fig. 9's decisions (test_figure9_move_split's): each
+ * action's grid and piece as the plan left them, in order. */
+static void
+test_replay_actions(void)
+{
+  guint64 loads[4];
+  g_autoptr(GArray) grids = figure4(loads);
+  g_autoptr(GArray) before = g_array_copy(grids);
+  g_autoptr(GArray) actions = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+  samr_move_split(&flat, grids, loads, 4, 1.2, SAMR_READING_FIGURE, actions, NULL);
+  g_assert_cmpuint(actions->len, ==, 3);
+  SamrGrid after[3], piece[3];
+  samr_replay(before, actions, after, piece);
+  /* grid 1 (40 cells) cut at 15: the piece 15..40 (25) to rank 2 */
+  g_assert_cmpint(after[0].lo[0], ==, 0);
+  g_assert_cmpint(after[0].hi[0], ==, 15);
+  g_assert_cmpuint(after[0].owner, ==, 0);
+  g_assert_cmpint(piece[0].lo[0], ==, 15);
+  g_assert_cmpint(piece[0].hi[0], ==, 40);
+  g_assert_cmpuint(piece[0].owner, ==, 2);
+  /* its rest (15) moves whole to rank 1 */
+  g_assert_cmpuint(after[1].owner, ==, 1);
+  g_assert_cmpint(after[1].hi[0] - after[1].lo[0], ==, 15);
+  /* applied in order, the replay ends where the plan did */
+  g_autoptr(GArray) table = g_array_copy(before);
+  g_array_set_size(table, grids->len);
+  for (guint k = 0; k < 3; k++) {
+    const SamrAction *a = &g_array_index(actions, SamrAction, k);
+    g_array_index(table, SamrGrid, a->grid) = after[k];
+    if (a->kind == SAMR_SPLIT)
+      g_array_index(table, SamrGrid, a->piece) = piece[k];
+  }
+  g_assert_cmpmem(table->data, table->len * sizeof(SamrGrid), grids->data,
+                  grids->len * sizeof(SamrGrid));
+}
+
+/* Fig. 10 through the real messages: eight ranks whose loads make the
+ * original scheme decide 0 -> 5, 1 -> 2, then 0 -> 3 (the paper's
+ * example). In parallel (the default) the third transfer waits for the
+ * first: two waves, the move phase two communication rounds; merged, one
+ * round. Both move the same grids, and every step conserves the cells. */
+static void
+test_figure10(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-samr-XXXXXX", NULL);
+  g_autofree char *grids = g_build_filename(dir, "fig10.txt", NULL);
+  /* rank 0: 40, 30, 10; rank 1: 35, 18; 2: 10; 3: 12; 4, 6, 7: 20; 5: none.
+   * Fig. 3 (threshold 1.5): 80 > 0: the first grid of rank 0 below 40 is
+   * the 30 -> rank 5; 53 > 1.5 x 10: rank 1's first below 21.5 is the 18
+   * -> rank 2; 50 > 1.5 x 12: rank 0's first below 19 is the 10 -> rank
+   * 3; then 40 > 1.5 x 20, but nothing of rank 0 is below 10. */
+  static const guint owner[] = {0, 0, 0, 1, 1, 2, 3, 4, 6, 7};
+  static const gint64 width[] = {40, 30, 10, 35, 18, 10, 12, 20, 20, 20};
+  g_autoptr(GString) text = g_string_new("# owner level x0 y0 x1 y1\n");
+  gint64 x = 0;
+  for (guint i = 0; i < G_N_ELEMENTS(owner); i++) {
+    g_string_append_printf(text, "%u 0 %" G_GINT64_FORMAT " 0 %" G_GINT64_FORMAT " 1\n", owner[i],
+                           x, x + width[i]);
+    x += width[i];
+  }
+  g_assert_true(g_file_set_contents(grids, text->str, -1, NULL));
+  static const char *const modes[] = {"parallel", "merged"};
+  for (guint m = 0; m < G_N_ELEMENTS(modes); m++) {
+    g_autofree char *scenario = g_strdup_printf(
+        "[scenario]\nplatform = hypercube-8.xml\nranks = 8\nsteps = 1\n"
+        "[workload]\nmodel = samr\nsize = %" G_GINT64_FORMAT "x1\nghost = 0\nmin-cells = 1\n"
+        "bytes-per-unit = 100000\nhierarchy = %s\n"
+        "[balancers]\nrun = enzo-original\n[enzo-original]\ntransfers = %s\n",
+        x, grids, modes[m]);
+    LbScenario *sc = load_text(scenario);
+    LbRunnerOptions options = {.jobs = 1, .quiet = TRUE, .run = {.detail = TRUE}};
+    int code = -1;
+    g_autoptr(GError) error = NULL;
+    GPtrArray *results = NULL;
+    g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
+    const LbRunResult *r = results->pdata[0];
+    static const guint want[][3] = {{1, 0, 5}, {4, 1, 2}, {2, 0, 3}}; /* grid, from, to */
+    g_assert_cmpuint(r->events->len, ==, 3);
+    for (guint k = 0; k < 3; k++) {
+      const LbEvent *e = &g_array_index(r->events, LbEvent, k);
+      g_assert_cmpint(e->kind, ==, LB_EVENT_MOVE);
+      g_assert_cmpuint(e->unit, ==, want[k][0]);
+      g_assert_cmpuint(e->from, ==, want[k][1]);
+      g_assert_cmpuint(e->to, ==, want[k][2]);
+    }
+    g_assert_cmpfloat(metric(r, "move-steps"), ==, m == 0 ? 2 : 1);
+    g_assert_cmpfloat(metric(r, "move-messages"), ==, 3);
+    guint64 want_loads[8] = {40, 35, 28, 22, 20, 30, 20, 20};
+    for (guint q = 0; q < 8; q++)
+      g_assert_cmpuint(r->final_loads[q], ==, want_loads[q]);
+    g_ptr_array_unref(results);
+    lb_scenario_free(sc);
+  }
+  g_unlink(grids);
+  g_rmdir(dir);
+}
+
 /* Move-split with its default parameters never sends a grid back where
  * it was in the same step: section 4's text stops the moving phase once
  * MaxLoad <= threshold x AvgLoad and says the scheme avoids thrashing.
@@ -566,6 +694,9 @@ main(int argc, char **argv)
   g_test_add_func("/samr/replay", test_replay);
   g_test_add_func("/samr/memory", test_memory);
   g_test_add_func("/samr/no-thrashing", test_no_thrashing);
+  g_test_add_func("/samr/transfer-waves", test_transfer_waves);
+  g_test_add_func("/samr/replay-actions", test_replay_actions);
+  g_test_add_func("/samr/figure10", test_figure10);
   g_test_add_data_func("/samr/hierarchy/clusters-3d",
                        "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
                        "[workload]\nmodel = samr\nsize = 32x32x32\nlevels = 2\n"

@@ -196,7 +196,9 @@ void *lb_group_allgatherv(LbGroup *group, const void *mine, gsize len, gsize *of
 /* Phases are indices into the balancer's phase table; counters and
  * simulated time accrue to the current phase. */
 void lb_phase_begin(LbRank *self, guint phase);
-/* Marks communication round `round` of the current phase as used. */
+/* Marks communication round `round` of the current phase as used. The
+ * phase's steps count the rounds used; from round 256 on, every round up
+ * to the largest used counts (number such rounds densely). */
 void lb_phase_round(LbRank *self, guint round);
 /* Moves units to dst in communication round `round`: sends their bytes as
  * the model defines them (plus a header and 16 bytes per run of consecutive

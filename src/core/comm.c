@@ -604,10 +604,12 @@ lb_rank_flush_phase(LbRank *self)
   t->time = MAX(t->time, lb_now() - self->phase_start);
   for (guint i = 0; i < G_N_ELEMENTS(t->rounds); i++)
     t->rounds[i] |= self->phase_rounds[i];
+  t->rounds_beyond = MAX(t->rounds_beyond, self->phase_rounds_beyond);
   self->phase = -1;
   self->phase_messages = 0;
   self->phase_bytes = 0;
   memset(self->phase_rounds, 0, sizeof self->phase_rounds);
+  self->phase_rounds_beyond = 0;
 }
 
 void
@@ -623,8 +625,11 @@ lb_phase_begin(LbRank *self, guint phase)
 void
 lb_phase_round(LbRank *self, guint round)
 {
-  g_assert(self->phase >= 0 && round < LB_MAX_ROUNDS);
-  self->phase_rounds[round / 64] |= G_GUINT64_CONSTANT(1) << (round % 64);
+  g_assert(self->phase >= 0);
+  if (round >= LB_MAX_ROUNDS)
+    self->phase_rounds_beyond = MAX(self->phase_rounds_beyond, round + 1);
+  else
+    self->phase_rounds[round / 64] |= G_GUINT64_CONSTANT(1) << (round % 64);
 }
 
 void

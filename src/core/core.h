@@ -25,6 +25,9 @@ typedef struct {
  * which no balancer's group can take. */
 #define LB_TAG_GHOST ((int)(0x60000000u | (LB_GROUP_ID_MAX + 1u) << 13))
 
+/* Rounds below this are kept one by one (a bit each); from it on, only the
+ * largest, and every round between is counted as used (a balancer whose
+ * rounds run that far numbers them densely: samr's waves). */
 #define LB_MAX_ROUNDS 256
 /* The application step's metrics, the last of a run's metric defs. */
 enum {
@@ -40,6 +43,7 @@ typedef struct {
   double bytes;
   double time;
   guint64 rounds[LB_MAX_ROUNDS / 64];
+  guint rounds_beyond; /* the largest round from LB_MAX_ROUNDS on, plus one; 0: none */
 } LbPhaseTotals;
 
 typedef struct _LbCoreRun LbCoreRun;
@@ -63,6 +67,7 @@ struct _LbRank {
   guint64 sent_messages; /* every message this rank sent, whatever the phase */
   double sent_bytes;
   guint64 phase_rounds[LB_MAX_ROUNDS / 64];
+  guint phase_rounds_beyond; /* as LbPhaseTotals.rounds_beyond */
   guint coll_seq;
   /* Non-blocking receives: unmatched LbRequests in posting order, and the
    * gets posted ahead on the mailbox so that arrivals travel meanwhile (the

@@ -14,7 +14,7 @@ count_rounds(const LbPhaseTotals *t)
   guint n = 0;
   for (guint i = 0; i < G_N_ELEMENTS(t->rounds); i++)
     n += (guint)__builtin_popcountll(t->rounds[i]);
-  return n;
+  return n + (t->rounds_beyond > LB_MAX_ROUNDS ? t->rounds_beyond - LB_MAX_ROUNDS : 0);
 }
 
 static guint64

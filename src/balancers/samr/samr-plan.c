@@ -303,3 +303,44 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
     note(notes, "stopped after %u passes (the guard)", attempt);
   return attempt;
 }
+
+guint
+samr_transfer_waves(const GArray *actions, guint *wave)
+{
+  /* the wave after which each rank is free again (0: none yet) */
+  g_autoptr(GHashTable) free_after = g_hash_table_new(NULL, NULL);
+  guint waves = 0;
+  for (guint k = 0; k < actions->len; k++) {
+    const SamrAction *a = &g_array_index(actions, SamrAction, k);
+    guint from = GPOINTER_TO_UINT(g_hash_table_lookup(free_after, GUINT_TO_POINTER(a->from + 1)));
+    guint to = GPOINTER_TO_UINT(g_hash_table_lookup(free_after, GUINT_TO_POINTER(a->to + 1)));
+    wave[k] = MAX(from, to);
+    g_hash_table_insert(free_after, GUINT_TO_POINTER(a->from + 1), GUINT_TO_POINTER(wave[k] + 1));
+    g_hash_table_insert(free_after, GUINT_TO_POINTER(a->to + 1), GUINT_TO_POINTER(wave[k] + 1));
+    waves = MAX(waves, wave[k] + 1);
+  }
+  return waves;
+}
+
+void
+samr_replay(const GArray *before, const GArray *actions, SamrGrid *grid_after, SamrGrid *piece)
+{
+  g_autoptr(GArray) grids = g_array_copy((GArray *)before);
+  for (guint k = 0; k < actions->len; k++) {
+    const SamrAction *a = &g_array_index(actions, SamrAction, k);
+    SamrGrid *g = grid_at(grids, a->grid);
+    if (a->kind == SAMR_SPLIT) {
+      SamrGrid cut = *g;
+      cut.lo[a->axis] = a->at;
+      cut.owner = a->to;
+      g->hi[a->axis] = a->at;
+      g_assert(a->piece == grids->len);
+      piece[k] = cut;
+      grid_after[k] = *g;
+      g_array_append_val(grids, cut);
+    } else {
+      g->owner = a->to;
+      grid_after[k] = *g;
+    }
+  }
+}

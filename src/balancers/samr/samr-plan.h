@@ -75,4 +75,30 @@ guint samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guin
 gboolean samr_split_plane(const SamrGeometry *g, const SamrGrid *grid, guint64 want, guint *axis,
                           gint64 *at);
 
+/* How the decisions are carried out. Fig. 10 runs them in parallel, each
+ * as its own transfer in the order they were decided: a rank takes part in
+ * one transfer at a time, so a transfer waits for the earlier ones of its
+ * two ranks, and transfers that share no rank overlap. Merged is lbsim's
+ * cheaper shortcut: every grid or piece goes once, straight from the rank
+ * that held its data to the one that holds it after all the decisions
+ * (A -> B -> C as A -> C), one message per pair of ranks, all at once. */
+typedef enum {
+  SAMR_TRANSFERS_PARALLEL,
+  SAMR_TRANSFERS_MERGED,
+} SamrTransfers;
+
+/* The wave of each action under Fig. 10's rule: 0 for one whose ranks
+ * take part in no earlier action, else one more than the latest wave of
+ * the earlier actions it shares a rank with (wave[k] for actions[k]).
+ * Returns the number of waves (0 without actions): the transfers on the
+ * longest chain of waits. */
+guint samr_transfer_waves(const GArray *actions, guint *wave);
+
+/* What each action leaves, replayed in order from the table before the
+ * decisions (SamrGrid, as samr_original and samr_move_split found it):
+ * grid_after[k] is action k's grid right after it (its new owner; a split
+ * shrinks it), piece[k] a split's piece (unset for a move). */
+void samr_replay(const GArray *before, const GArray *actions, SamrGrid *grid_after,
+                 SamrGrid *piece);
+
 G_END_DECLS

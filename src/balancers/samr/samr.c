@@ -8,11 +8,15 @@
  *           own grids' and builds the same table;
  *   decide  every rank runs the scheme on that table and reaches the same
  *           moves and splits (decide-flops per grid scanned);
- *   move    every grid or piece that changed hands goes once, straight
- *           from the rank that held its data to the rank that holds it
- *           after the decisions (every rank knows both), without waiting
- *           for the transfer: a rank not involved goes on at once and a
- *           receiver waits only for what it receives. */
+ *   move    as Fig. 10 has it (transfers = parallel): every decision is a
+ *           transfer of its own, in the order decided; a rank takes part
+ *           in one at a time, so a transfer waits for the earlier ones of
+ *           its two ranks (processor 3 waits for processor 0, still
+ *           sending to 5) and transfers that share no rank overlap. Or
+ *           lbsim's shortcut (transfers = merged): every grid or piece
+ *           that changed hands goes once, straight from the rank that
+ *           held its data to the rank that holds it after all the
+ *           decisions, one message per pair of ranks, all at once. */
 #include <math.h>
 #include <string.h>
 #include <xbt/log.h>
@@ -58,11 +62,17 @@ static const LbMetricSpec samr_metrics[] = {
     {NULL},
 };
 
+#define TRANSFERS_HELP                                                                             \
+  "parallel: each decision its own transfer in the order decided, a rank in one at a time "        \
+  "(Fig. 10); merged: lbsim's shortcut, each grid straight to its final rank, one message per "    \
+  "pair of ranks, all at once"
+
 static const LbParamSpec original_params[] = {
     {"threshold", LB_PARAM_DOUBLE, "1.5", 1, 100, NULL,
      "balance while MaxLoad > threshold x MinLoad (Fig. 3; 1.5 is ENZO's hard-coded value)"},
     {"decide-flops", LB_PARAM_DOUBLE, "50", 0, 1e9, NULL,
      "flops per grid the scheme scans on every rank"},
+    {"transfers", LB_PARAM_CHOICE, "parallel", 0, 0, "parallel|merged", TRANSFERS_HELP},
     {NULL},
 };
 
@@ -74,6 +84,7 @@ static const LbParamSpec move_split_params[] = {
      "prints it (it runs its course, moving grids back and forth once the ratio holds)"},
     {"decide-flops", LB_PARAM_DOUBLE, "50", 0, 1e9, NULL,
      "flops per grid the scheme scans on every rank"},
+    {"transfers", LB_PARAM_CHOICE, "parallel", 0, 0, "parallel|merged", TRANSFERS_HELP},
     {NULL},
 };
 
@@ -241,6 +252,9 @@ typedef struct {
   GArray *before, *after, *actions; /* SamrGrid, SamrGrid, SamrAction */
   GPtrArray *notes;                 /* the scheme's story, when narrating */
   guint64 *loads;                   /* per rank, after the decisions */
+  /* per action: its wave (Fig. 10), its grid and a split's piece after it */
+  guint *wave;
+  SamrGrid *grid_after, *piece;
   SamrGeometry geo;
   guint p, attempts;
   double threshold;
@@ -283,6 +297,9 @@ decide(const SamrGeometry *geo, GArray *table, guint p, double threshold, gboole
   g_clear_pointer(&last.actions, g_array_unref);
   g_clear_pointer(&last.notes, g_ptr_array_unref);
   g_clear_pointer(&last.loads, g_free);
+  g_clear_pointer(&last.wave, g_free);
+  g_clear_pointer(&last.grid_after, g_free);
+  g_clear_pointer(&last.piece, g_free);
   last.geo = *geo;
   last.p = p;
   last.threshold = threshold;
@@ -305,7 +322,63 @@ decide(const SamrGeometry *geo, GArray *table, guint p, double threshold, gboole
     samr_original(geo, last.after, last.loads, p, threshold, last.actions, last.notes);
     last.attempts = last.actions->len;
   }
+  guint n = last.actions->len;
+  last.wave = g_new0(guint, MAX(n, 1));
+  last.grid_after = g_new0(SamrGrid, MAX(n, 1));
+  last.piece = g_new0(SamrGrid, MAX(n, 1));
+  samr_transfer_waves(last.actions, last.wave);
+  samr_replay(last.before, last.actions, last.grid_after, last.piece);
   return &last;
+}
+
+/* Fig. 10: the decisions in order, each a transfer of its own between its
+ * two ranks; a rank takes part in one at a time (its sends are waited for
+ * before its next transfer), so a transfer starts once both ranks are
+ * done with their earlier ones. A communication round is a wave. The
+ * sender sets what it sends in the model's table (its bytes are the
+ * grid's as it is then); every rank sets its grids as they end. */
+static void
+carry_out_in_order(LbRank *self, const Decision *d)
+{
+  const LbWork *work = lb_rank_work(self);
+  const SamrGeometry *geo = lb_samr_geometry(work);
+  GArray *units = lb_rank_units(self);
+  guint me = (guint)lb_rank_id(self);
+  for (guint k = 0; k < d->actions->len; k++) {
+    const SamrAction *a = &g_array_index(d->actions, SamrAction, k);
+    if (a->from != me && a->to != me)
+      continue;
+    lb_phase_round(self, d->wave[k]);
+    if (a->to == me) {
+      lb_recv_units(self, (int)a->from, TAG_MOVE(k), units, NULL);
+      continue;
+    }
+    guint at = 0;
+    while (at < units->len && g_array_index(units, LbUnit, at).id != a->grid)
+      at++;
+    g_assert(at < units->len); /* the decisions follow the data */
+    LbUnit sent;
+    if (a->kind == SAMR_SPLIT) {
+      lb_samr_set(work, a->grid, &d->grid_after[k]);
+      g_array_index(units, LbUnit, at).load = lb_samr_load(geo, &d->grid_after[k]);
+      lb_samr_set(work, a->piece, &d->piece[k]);
+      sent = (LbUnit){a->piece, lb_samr_load(geo, &d->piece[k])};
+    } else {
+      lb_samr_set(work, a->grid, &d->grid_after[k]);
+      sent = (LbUnit){a->grid, lb_samr_load(geo, &d->grid_after[k])};
+      g_array_remove_index(units, at);
+    }
+    lb_send_units(self, (int)a->to, TAG_MOVE(k), d->wave[k], &sent, 1, NULL);
+    lb_wait_sends(self);
+  }
+  for (guint i = 0; i < units->len; i++) {
+    LbUnit *u = &g_array_index(units, LbUnit, i);
+    const SamrGrid *g = &g_array_index(d->after, SamrGrid, u->id);
+    g_assert(g->owner == me);
+    lb_samr_set(work, u->id, g);
+    u->load = lb_samr_load(geo, g);
+  }
+  g_array_sort(units, compare_units);
 }
 
 static void
@@ -349,7 +422,10 @@ balance(LbRank *self, gboolean move_split)
   record_quality(self, d->loads, p, d->after->len);
 
   lb_phase_begin(self, PHASE_MOVE);
-  carry_out(self, d->before, d->after, actions);
+  if (strcmp(lb_params_get_string(params, "transfers"), "merged") == 0)
+    carry_out(self, d->before, d->after, actions);
+  else
+    carry_out_in_order(self, d);
 }
 
 static void
