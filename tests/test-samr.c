@@ -346,7 +346,7 @@ test_hierarchy(gconstpointer data)
         const LbUnit *u = &g_array_index(units, LbUnit, i);
         const SamrGrid *g = lb_samr_grid(w, u->id);
         g_assert_cmpuint(g->owner, ==, r);
-        g_assert_cmpuint(u->load, ==, lb_samr_load(geo, g));
+        g_assert_cmpuint(u->load, ==, lb_samr_work(w, g));
       }
     }
     guint64 n = lb_samr_grids(w);
@@ -625,6 +625,65 @@ test_figure10(void)
   g_rmdir(dir);
 }
 
+/* Fig. 2's integration order, adaptation by adaptation (adapt = level):
+ * after each time step of a level below the finest the levels above it are
+ * rebuilt; each adaptation is followed by the steps until the next. With
+ * every cell refined (every level always present), levels = 2 and
+ * factor 2: three adaptations a root step, levels 0, 1, 1, followed by
+ * {1, 1, 2}, {0, 1, 2} and no step; levels = 3: seven, and the steps in
+ * order are Fig. 2's L0 L1 L2 L3 L3 L2 L3 L3 L1 L2 L3 L3 L2 L3 L3. Without
+ * a finer grid, one adaptation a root step. */
+static void
+test_level_order(void)
+{
+  static const struct {
+    guint levels;
+    const char *refine;
+    guint n;
+    guint level[7], steps[7][4];
+    double time[7];
+  } cases[] = {
+      {2, "1,1", 3, {0, 1, 1}, {{1, 1, 2}, {0, 1, 2}, {0, 0, 0}}, {0, 0.5, 1}},
+      {3,
+       "1,1,1",
+       7,
+       {0, 2, 2, 1, 2, 2, 1},
+       {{1, 1, 1, 2}, {0, 0, 1, 2}, {0}, {0, 1, 1, 2}, {0, 0, 1, 2}, {0}, {0}},
+       {0, 0.25, 0.5, 0.5, 0.75, 1, 1}},
+      {2, "1000,1000", 1, {0}, {{1, 0, 0}}, {0}},
+  };
+  for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+    g_autofree char *text = g_strdup_printf(
+        "[scenario]\nplatform = hypercube-4.xml\nranks = 4\nsteps = 20\n"
+        "[workload]\nmodel = samr\nsize = 8x8\nlevels = %u\nrefine = %s\nghost = 0\n"
+        "pattern = hotspots\nbase = 10\namplitude = 10\n[balancers]\nrun = none\n",
+        cases[c].levels, cases[c].refine);
+    LbScenario *sc = load_text(text);
+    const LbWork *w = sc->work;
+    g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    g_autoptr(GString) order = g_string_new(NULL);
+    for (guint a = 0; a < 2 * cases[c].n; a++) {
+      for (guint r = 0; r < sc->ranks; r++)
+        lb_work_update(w, r, units, a);
+      guint level = 99, steps[4] = {9, 9, 9, 9};
+      double time = -1;
+      lb_samr_adaptation(w, &level, &time, steps);
+      guint k = a % cases[c].n;
+      g_assert_cmpuint(level, ==, cases[c].level[k]);
+      g_assert_cmpfloat(time, ==, cases[c].time[k] + a / cases[c].n);
+      for (guint l = 0; l <= cases[c].levels; l++) {
+        g_assert_cmpuint(steps[l], ==, cases[c].steps[k][l]);
+        /* a segment runs coarse to fine: the finer catch up */
+        for (guint i = 0; i < steps[l] && a < cases[c].n; i++)
+          g_string_append_printf(order, "L%u ", l);
+      }
+    }
+    if (cases[c].levels == 3)
+      g_assert_cmpstr(order->str, ==, "L0 L1 L2 L3 L3 L2 L3 L3 L1 L2 L3 L3 L2 L3 L3 ");
+    lb_scenario_free(sc);
+  }
+}
+
 /* Move-split with its default parameters never sends a grid back where
  * it was in the same step: section 4's text stops the moving phase once
  * MaxLoad <= threshold x AvgLoad and says the scheme avoids thrashing.
@@ -639,9 +698,9 @@ test_no_thrashing(void)
   static const char text[] =
       "[scenario]\nplatform = hypercube-8.xml\nranks = 8\n"
       "[workload]\nmodel = samr\nsize = 32x16\nlevels = 2\nghost = 1\npattern = hotspots\n"
-      "hotspots = 2\nwidth = 0.08\namplitude = 90\nbase = 0\ndrift = 0\n"
+      "hotspots = 2\nwidth = 0.08\namplitude = 90\nbase = 0\ndrift = 0\nadapt = root\n"
       "[balancers]\nrun = move-split, move-split:figure\n"
-      "[move-split:figure]\nreading = figure\n";
+      "[move-split]\nlevels = all\n[move-split:figure]\nreading = figure\nlevels = all\n";
   LbScenario *sc = load_text(text);
   LbRunnerOptions options = {.jobs = 2, .quiet = TRUE, .run = {.detail = TRUE}};
   int code = -1;
@@ -697,6 +756,7 @@ main(int argc, char **argv)
   g_test_add_func("/samr/transfer-waves", test_transfer_waves);
   g_test_add_func("/samr/replay-actions", test_replay_actions);
   g_test_add_func("/samr/figure10", test_figure10);
+  g_test_add_func("/samr/level-order", test_level_order);
   g_test_add_data_func("/samr/hierarchy/clusters-3d",
                        "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
                        "[workload]\nmodel = samr\nsize = 32x32x32\nlevels = 2\n"

@@ -57,6 +57,9 @@ void lb_pattern_clear(LbPattern *pattern);
 typedef struct _LbPatternAt LbPatternAt;
 
 LbPatternAt *lb_pattern_at_new(const LbPattern *pattern, guint dim, guint adaptation);
+/* The same at a time between steps (a model whose steps are finer than
+ * the pattern's: time in adaptation steps, 2.5 halfway through the third). */
+LbPatternAt *lb_pattern_at_time(const LbPattern *pattern, guint dim, double time);
 /* Readies it for many loads on a grid of size[0..dim) cells (tables along
  * each axis): the loads are the same, only faster. */
 void lb_pattern_at_prepare(LbPatternAt *step, const LbPattern *pattern, const guint64 *size);

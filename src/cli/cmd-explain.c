@@ -76,7 +76,8 @@ static const char small_field[] = "[scenario]\n"
                                   "run = none\n";
 
 /* For the balancers of grid hierarchies: a 2D root of 8 x 8 cells per rank
- * with two hot spots refined twice. */
+ * with two hot spots refined twice, the whole hierarchy built at once and
+ * balanced as one table (the schemes' figures, on one case). */
 static const char small_samr[] = "[scenario]\n"
                                  "name = explain\n"
                                  "platform = %s\n"
@@ -92,8 +93,13 @@ static const char small_samr[] = "[scenario]\n"
                                  "amplitude = 90\n"
                                  "base = 0\n"
                                  "drift = 0\n"
+                                 "adapt = root\n"
                                  "[balancers]\n"
-                                 "run = none\n";
+                                 "run = none\n"
+                                 "[enzo-original]\n"
+                                 "levels = all\n"
+                                 "[move-split]\n"
+                                 "levels = all\n";
 
 /* For the balancers of H-trees: a 2D tree over 6 elements per rank round
  * one hot spot that moves by a quarter of the domain between the two

@@ -176,8 +176,11 @@ samr_keys(const LbWork *field, LbParams *params, const LbAdapter *a, const char 
           GError **error)
 {
   g_autofree char *size = size_text(field);
+  /* one adaptation per step of the field, as every other balancer sees it */
   return derive(params, a, file, "size", size, "size", error) &&
-         derive_number(params, a, file, "ghost", field->ghost_depth, "ghost-depth", error);
+         derive_number(params, a, file, "ghost", field->ghost_depth, "ghost-depth", error) &&
+         (lb_params_is_set(params, "adapt") ||
+          derive(params, a, file, "adapt", "root", NULL, error));
 }
 
 static gboolean

@@ -126,6 +126,12 @@ fill_buckets(LbPatternAt *ps, double width)
 LbPatternAt *
 lb_pattern_at_new(const LbPattern *p, guint dim, guint adaptation)
 {
+  return lb_pattern_at_time(p, dim, (double)adaptation);
+}
+
+LbPatternAt *
+lb_pattern_at_time(const LbPattern *p, guint dim, double adaptation)
+{
   LbPatternAt *ps = g_new0(LbPatternAt, 1);
   ps->dim = dim;
   if (p->kind == LB_PATTERN_HOTSPOTS) {

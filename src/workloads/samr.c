@@ -1,11 +1,18 @@
-/* The samr work model (samr.h). At every adaptation step the hierarchy is
- * rebuilt from the pattern: the level-0 grids (the root domain's tiles,
- * which keep the owners and splits balancing gave them) stay, and each
- * finer level is clustered from the cells of the level above whose
- * pattern load reaches that level's `refine` value, inside each parent
- * grid (so a grid is always contained in its parent), by Berger and
- * Rigoutsos' method. A new grid starts on its parent's owner. Units are the
- * grids: id = index in the table, load = work per root step. */
+/* The samr work model (samr.h). At every adaptation the finer levels of
+ * the hierarchy are rebuilt from the pattern: the grids of the levels kept
+ * stay (with the owners and splits balancing gave them), and each finer
+ * level is clustered from the cells of the level above whose pattern load
+ * reaches that level's `refine` value, inside each parent grid (so a grid
+ * is always contained in its parent), by Berger and Rigoutsos' method. A
+ * new grid starts on its parent's owner. Units are the grids: id = index in
+ * the table, load = the work of the time steps computed until the next
+ * adaptation.
+ *
+ * Which levels an adaptation rebuilds, and which steps follow it, come
+ * from the integration order of Lan, Taylor and Bryan's Fig. 2 (adapt =
+ * level): level l + 1 takes `factor` time steps per step of level l, and
+ * after each time step of a level l below the finest, the levels above l
+ * are rebuilt. Or once per root step, every level (adapt = root). */
 #include <math.h>
 #include <string.h>
 
@@ -18,7 +25,18 @@
 
 typedef struct {
   SamrGeometry geo;
-  guint levels;                    /* finest level */
+  guint levels; /* finest level */
+  /* adapt = level: Fig. 2's order as the run goes. A level's clock counts
+   * the finest level's time steps (factor^levels a root step); `pending`
+   * holds the levels whose time step has just ended, in the order their
+   * rebuilds come; the adaptation built rebuilt the levels above `level`
+   * and is followed by steps[l] time steps of each level l. */
+  gboolean per_level;
+  guint64 clock[SAMR_MAX_LEVELS];
+  guint pending[SAMR_MAX_LEVELS + 1], npending;
+  guint level;
+  double time; /* in root steps */
+  guint steps[SAMR_MAX_LEVELS];
   guint64 refine[SAMR_MAX_LEVELS]; /* pattern load that refines a cell of level l */
   double efficiency;               /* smallest fraction of flagged cells in a box */
   guint64 root[3];
@@ -49,6 +67,10 @@ static const LbParamSpec samr_params[] = {
     {"hierarchy", LB_PARAM_STRING, NULL, 0, 0, NULL,
      "samr: FILE of grids to replay instead of generating them: OWNER LEVEL X0 Y0 Z0 X1 Y1 Z1 per "
      "line (2D: X0 Y0 X1 Y1), '#' comments, 'step N' starting the hierarchy of adaptation N on"},
+    {"adapt", LB_PARAM_CHOICE, "level", 0, 0, "level|root",
+     "samr: when the hierarchy is rebuilt: level, after each time step of every level but the "
+     "finest, the levels above it (the paper's Fig. 2: factor steps of level l + 1 per step of "
+     "level l; [scenario] steps counts these adaptations); root, every level once per root step"},
     {"bytes-per-unit", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL,
      "samr: bytes a cell of a moved grid carries (ghosts included)"},
     {"flops-per-unit", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL,
@@ -99,6 +121,74 @@ const SamrGeometry *
 lb_samr_geometry(const LbWork *work)
 {
   return &samr_of(work)->geo;
+}
+
+/* Time steps of a level from the adaptation built to the next. */
+static guint64
+steps_of(const Samr *s, guint level)
+{
+  return s->per_level ? s->steps[level] : lb_samr_substeps(&s->geo, level);
+}
+
+guint64
+lb_samr_work(const LbWork *work, const SamrGrid *grid)
+{
+  const Samr *s = samr_of(work);
+  return lb_samr_cells(&s->geo, grid) * steps_of(s, grid->level);
+}
+
+guint
+lb_samr_rebuilt_from(const LbWork *work)
+{
+  const Samr *s = samr_of(work);
+  if (s->sections != NULL)
+    return 0;
+  return s->per_level ? s->level + 1 : 1;
+}
+
+void
+lb_samr_adaptation(const LbWork *work, guint *level, double *time, guint *steps)
+{
+  const Samr *s = samr_of(work);
+  *level = s->per_level ? s->level : 0;
+  *time = s->per_level ? s->time : (double)s->built;
+  for (guint l = 0; l <= s->levels; l++)
+    steps[l] = (guint)steps_of(s, l);
+}
+
+/* After the adaptation built (its rebuild done, the finest level present
+ * `depth`): the time steps until the next one, in Fig. 2's order, and the
+ * level whose step ends first. A level steps when its clock is behind its
+ * parent's (the finest such first), else the root steps; a step of the
+ * finest level present ends the steps of the levels it catches up with:
+ * its own (its rebuild can make a finer level, up to `levels`), then each
+ * coarser level whose clock it reached, the finer first. */
+static void
+advance(Samr *s, guint depth)
+{
+  memset(s->steps, 0, sizeof s->steps);
+  while (s->npending == 0) {
+    guint l = depth;
+    while (l > 0 && s->clock[l] >= s->clock[l - 1])
+      l--;
+    s->clock[l] += lb_samr_substeps(&s->geo, s->levels - l);
+    s->steps[l]++;
+    if (l < depth)
+      continue;
+    if (l < s->levels || l == 0)
+      s->pending[s->npending++] = l;
+    for (guint m = l; m-- > 0 && s->clock[m + 1] == s->clock[m];)
+      s->pending[s->npending++] = m;
+  }
+}
+
+/* The next adaptation's level: the first pending rebuild. */
+static guint
+next_level(Samr *s)
+{
+  guint m = s->pending[0];
+  memmove(s->pending, s->pending + 1, --s->npending * sizeof(guint));
+  return m;
 }
 
 const SamrGrid *
@@ -288,8 +378,10 @@ children(const LbWork *work, const Samr *s, const SamrGrid *parent, GArray *tabl
   }
 }
 
-/* The hierarchy of an adaptation step: the level-0 grids as they are, the
- * finer levels anew, level by level in the table's order. */
+/* The hierarchy of an adaptation: the grids of the levels it keeps as
+ * they are (the root's, or with adapt = level those up to the level whose
+ * step it follows), the finer levels anew from the pattern at its time,
+ * level by level in the table's order. */
 static void
 rebuild(const LbWork *work, Samr *s, guint adaptation)
 {
@@ -305,27 +397,49 @@ rebuild(const LbWork *work, Samr *s, guint adaptation)
     return;
   }
   LbWork *mutable = (LbWork *)work;
+  guint keep = 0;
+  double time = adaptation;
+  if (s->per_level) {
+    /* the adaptations come in order: each follows from the last */
+    g_assert(adaptation == (s->built == G_MAXUINT ? 0 : s->built + 1));
+    keep = adaptation == 0 ? 0 : next_level(s);
+    /* new grids start at the time of the level they refine */
+    for (guint l = keep + 1; l <= s->levels; l++)
+      s->clock[l] = s->clock[keep];
+    s->level = keep;
+    time = (double)s->clock[keep] / (double)lb_samr_substeps(&s->geo, s->levels);
+    s->time = time;
+  }
   if (work->pattern_at == NULL || work->pattern_at_adaptation != adaptation) {
     lb_pattern_at_free(mutable->pattern_at);
-    mutable->pattern_at = lb_pattern_at_new(&work->pattern, work->dim, adaptation);
+    mutable->pattern_at = lb_pattern_at_time(&work->pattern, work->dim, time);
     mutable->pattern_at_adaptation = adaptation;
   }
   GArray *table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
   for (guint i = 0; i < s->table->len; i++)
-    if (g_array_index(s->table, SamrGrid, i).level == 0)
+    if (g_array_index(s->table, SamrGrid, i).level <= keep)
       g_array_append_val(table, g_array_index(s->table, SamrGrid, i));
+  /* the parents of the first level rebuilt are the kept grids of level
+   * keep, wherever splits put them in the table; then each new level's */
   guint first = 0;
-  for (guint level = 0; level < s->levels; level++) {
+  for (guint level = keep; level < s->levels; level++) {
     guint end = table->len;
     for (guint i = first; i < end; i++) {
       SamrGrid parent = g_array_index(table, SamrGrid, i);
-      children(work, s, &parent, table);
+      if (parent.level == level)
+        children(work, s, &parent, table);
     }
     first = end;
   }
   g_array_unref(s->table);
   s->table = table;
   s->built = adaptation;
+  if (s->per_level) {
+    guint depth = 0;
+    for (guint i = 0; i < table->len; i++)
+      depth = MAX(depth, g_array_index(table, SamrGrid, i).level);
+    advance(s, depth);
+  }
 }
 
 static void
@@ -338,7 +452,7 @@ samr_update(const LbWork *work, guint rank, GArray *units, guint adaptation)
   for (guint i = 0; i < s->table->len; i++) {
     const SamrGrid *g = &g_array_index(s->table, SamrGrid, i);
     if (g->owner == rank) {
-      LbUnit u = {i, lb_samr_load(&s->geo, g)};
+      LbUnit u = {i, lb_samr_work(work, g)};
       g_array_append_val(units, u);
     }
   }
@@ -409,8 +523,8 @@ compare_neighbours(gconstpointer a, gconstpointer b)
 }
 
 /* The ghost exchange: every grid of mine with every grid of the same
- * level on another rank that touches it, the shared faces once per
- * substep of the level (faces x substeps), summed by rank. */
+ * level on another rank that touches it, the shared faces once per time
+ * step of the level until the next adaptation, summed by rank. */
 static void
 samr_neighbours(const LbWork *work, guint me, const LbUnit *units, gsize n, GArray *out)
 {
@@ -423,8 +537,8 @@ samr_neighbours(const LbWork *work, guint me, const LbUnit *units, gsize n, GArr
       const SamrGrid *h = &g_array_index(s->table, SamrGrid, j);
       if (h->owner == me || h->level != g->level)
         continue;
-      guint64 faces = lb_boxes_shared_faces(g->lo, g->hi, h->lo, h->hi, s->geo.dim) *
-                      lb_samr_substeps(&s->geo, g->level);
+      guint64 faces =
+          lb_boxes_shared_faces(g->lo, g->hi, h->lo, h->hi, s->geo.dim) * steps_of(s, g->level);
       if (faces == 0)
         continue;
       gpointer at = NULL;
@@ -719,6 +833,8 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
                               error))
       return FALSE;
   }
+  s->per_level =
+      strcmp(lb_params_get_string(w, "adapt"), "level") == 0 && !lb_params_is_set(w, "hierarchy");
   /* the root tiles, one per rank, the first axis fastest */
   s->table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
   for (guint r = 0; r < work->ranks; r++) {

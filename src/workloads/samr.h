@@ -37,6 +37,20 @@ guint64 lb_samr_load(const SamrGeometry *g, const SamrGrid *grid);
 /* factor^level */
 guint64 lb_samr_substeps(const SamrGeometry *g, guint level);
 
+/* The work of a grid from this adaptation to the next, what its unit's
+ * load is: cells with ghosts x the time steps its level takes meanwhile
+ * (adapt = root: factor^level, one root step). */
+guint64 lb_samr_work(const LbWork *work, const SamrGrid *grid);
+/* The first level the current adaptation rebuilt (its grids are new, on
+ * their parents' ranks); 1 with adapt = root, 0 for a replayed hierarchy. */
+guint lb_samr_rebuilt_from(const LbWork *work);
+/* The adaptation built, in Fig. 2's order (adapt = level): the level whose
+ * time step it follows (it rebuilt the levels above; 0 for the first and
+ * with adapt = root), its time in root steps, and the time steps of each
+ * level 0 .. levels until the next adaptation (steps: room for levels + 1;
+ * adapt = root: factor^l, one root step). */
+void lb_samr_adaptation(const LbWork *work, guint *level, double *time, guint *steps);
+
 /* The geometry and the grid of a unit id of a samr work (the table of the
  * current adaptation step). */
 const SamrGeometry *lb_samr_geometry(const LbWork *work);

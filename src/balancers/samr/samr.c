@@ -67,17 +67,23 @@ static const LbMetricSpec samr_metrics[] = {
   "(Fig. 10); merged: lbsim's shortcut, each grid straight to its final rank, one message per "    \
   "pair of ranks, all at once"
 
+#define LEVELS_HELP                                                                                \
+  "the grids a balancing covers: each level the adaptation rebuilt on its own (ENZO balances "     \
+  "the new grids level by level; a level's load is its grids' bytes), the rebuilt levels "         \
+  "together, or all grids (load: cells x substeps, work per root step)"
+
 static const LbParamSpec original_params[] = {
-    {"threshold", LB_PARAM_DOUBLE, "1.5", 1, 100, NULL,
+    {"threshold", LB_PARAM_DOUBLE, "1.5", 1, 1e9, NULL,
      "balance while MaxLoad > threshold x MinLoad (Fig. 3; 1.5 is ENZO's hard-coded value)"},
     {"decide-flops", LB_PARAM_DOUBLE, "50", 0, 1e9, NULL,
      "flops per grid the scheme scans on every rank"},
     {"transfers", LB_PARAM_CHOICE, "parallel", 0, 0, "parallel|merged", TRANSFERS_HELP},
+    {"levels", LB_PARAM_CHOICE, "each", 0, 0, "each|rebuilt|all", LEVELS_HELP},
     {NULL},
 };
 
 static const LbParamSpec move_split_params[] = {
-    {"threshold", LB_PARAM_DOUBLE, "1.2", 1, 100, NULL,
+    {"threshold", LB_PARAM_DOUBLE, "1.2", 1, 1e9, NULL,
      "balance while MaxLoad > threshold x AvgLoad (Fig. 8; the paper's experiments use 1.2)"},
     {"reading", LB_PARAM_CHOICE, "prose", 0, 0, "figure|prose",
      "the moving phase as section 4's text says (it stops once the ratio is met), or as Fig. 8 "
@@ -85,6 +91,7 @@ static const LbParamSpec move_split_params[] = {
     {"decide-flops", LB_PARAM_DOUBLE, "50", 0, 1e9, NULL,
      "flops per grid the scheme scans on every rank"},
     {"transfers", LB_PARAM_CHOICE, "parallel", 0, 0, "parallel|merged", TRANSFERS_HELP},
+    {"levels", LB_PARAM_CHOICE, "each", 0, 0, "each|rebuilt|all", LEVELS_HELP},
     {NULL},
 };
 
@@ -162,7 +169,6 @@ static void
 carry_out(LbRank *self, const GArray *before, const GArray *after, const GArray *actions)
 {
   const LbWork *work = lb_rank_work(self);
-  const SamrGeometry *geo = lb_samr_geometry(work);
   GArray *units = lb_rank_units(self);
   guint me = (guint)lb_rank_id(self), p = (guint)lb_rank_count(self);
   guint n0 = before->len, n1 = after->len;
@@ -183,7 +189,7 @@ carry_out(LbRank *self, const GArray *before, const GArray *after, const GArray 
     const SamrGrid *g = &g_array_index(after, SamrGrid, i);
     if (source[i] == me) {
       lb_samr_set(work, i, g); /* the data I held, as it ends */
-      LbUnit u = {i, lb_samr_load(geo, g)};
+      LbUnit u = {i, lb_samr_work(work, g)};
       if (g->owner == me)
         g_array_append_val(kept, u);
     } else if (g->owner == me) {
@@ -204,7 +210,7 @@ carry_out(LbRank *self, const GArray *before, const GArray *after, const GArray 
       const SamrGrid *g = &g_array_index(after, SamrGrid, i);
       if (g->owner != q)
         break;
-      LbUnit u = {i, lb_samr_load(geo, g)};
+      LbUnit u = {i, lb_samr_work(work, g)};
       g_array_append_val(out, u);
     }
     lb_phase_round(self, 0);
@@ -219,28 +225,43 @@ carry_out(LbRank *self, const GArray *before, const GArray *after, const GArray 
   lb_wait_sends(self);
 }
 
-/* The paper's metrics on the loads after balancing. */
-static void
-record_quality(LbRank *self, const guint64 *loads, guint p, guint grids)
+/* The paper's metrics (section 5.1) of one set of grids balanced: their
+ * load per rank in bytes (cells with ghosts), after balancing. */
+typedef struct {
+  double ratio, std, idle;
+} Quality;
+
+static Quality
+quality(const SamrGeometry *geo, const GArray *grids, const guint *members, guint n, guint p)
 {
+  g_autofree double *bytes = g_new0(double, p);
+  for (guint k = 0; k < n; k++) {
+    const SamrGrid *g = &g_array_index(grids, SamrGrid, members[k]);
+    bytes[g->owner] += (double)lb_samr_cells(geo, g);
+  }
   double total = 0, max = 0;
   guint idle = 0;
   for (guint r = 0; r < p; r++) {
-    total += (double)loads[r];
-    max = MAX(max, (double)loads[r]);
-    idle += loads[r] == 0;
+    total += bytes[r];
+    max = MAX(max, bytes[r]);
+    idle += bytes[r] == 0;
   }
-  double avg = total / p;
-  double var = 0;
+  double avg = total / p, var = 0;
   for (guint r = 0; r < p && avg > 0; r++) {
-    double d = (double)loads[r] / avg - 1.0;
+    double d = bytes[r] / avg - 1.0;
     var += d * d;
   }
-  lb_metric_record(self, METRIC_IMBALANCE_RATIO, avg > 0 ? max / avg : 1.0);
-  lb_metric_record(self, METRIC_AVG_STD, p > 1 ? sqrt(var / (p - 1)) : 0.0);
-  lb_metric_record(self, METRIC_IDLE_PROCS, 100.0 * idle / p);
-  lb_metric_record(self, METRIC_GRIDS, grids);
+  return (Quality){avg > 0 ? max / avg : 1.0, p > 1 ? sqrt(var / (p - 1)) : 0.0, 100.0 * idle / p};
 }
+
+/* Which grids a balancing covers: each level rebuilt at this adaptation
+ * on its own (ENZO balances the new grids level by level), the rebuilt
+ * levels together, or every grid. */
+typedef enum {
+  COVER_EACH,
+  COVER_REBUILT,
+  COVER_ALL,
+} Cover;
 
 /* Every rank runs the scheme on the same table and reaches the same
  * decisions. The simulator works them out once per table: a rank whose
@@ -251,15 +272,16 @@ record_quality(LbRank *self, const guint64 *loads, guint p, guint grids)
 typedef struct {
   GArray *before, *after, *actions; /* SamrGrid, SamrGrid, SamrAction */
   GPtrArray *notes;                 /* the scheme's story, when narrating */
-  guint64 *loads;                   /* per rank, after the decisions */
   /* per action: its wave (Fig. 10), its grid and a split's piece after it */
   guint *wave;
   SamrGrid *grid_after, *piece;
+  Quality quality; /* the mean over the sets of grids balanced */
   SamrGeometry geo;
-  guint p, attempts;
+  guint p, attempts, from;
   double threshold;
   gboolean move_split;
   SamrReading reading;
+  Cover cover;
 } Decision;
 
 static Decision last;
@@ -280,15 +302,72 @@ same_grids(const GArray *a, const GArray *b)
   return TRUE;
 }
 
-/* Takes the gathered table (it becomes the decision's "before"). */
+/* The scheme on the grids of levels lo .. hi of last.after: they are taken
+ * out as a table of their own (their loads per rank the scheme's MaxLoad,
+ * MinLoad and AvgLoad), decided on, and put back; its actions, their grids
+ * and pieces renumbered into last.after, are appended to last.actions. */
+static void
+decide_set(guint lo, guint hi)
+{
+  const SamrGeometry *geo = &last.geo;
+  guint p = last.p;
+  g_autoptr(GArray) map = g_array_new(FALSE, FALSE, sizeof(guint)); /* set index -> table */
+  g_autoptr(GArray) set = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+  for (guint i = 0; i < last.after->len; i++) {
+    const SamrGrid *g = &g_array_index(last.after, SamrGrid, i);
+    if (g->level >= lo && g->level <= hi) {
+      g_array_append_val(set, *g);
+      g_array_append_val(map, i);
+    }
+  }
+  g_autofree guint64 *loads = g_new0(guint64, p);
+  for (guint i = 0; i < set->len; i++) {
+    const SamrGrid *g = &g_array_index(set, SamrGrid, i);
+    loads[g->owner] += lb_samr_load(geo, g);
+  }
+  g_autoptr(GArray) actions = g_array_new(FALSE, FALSE, sizeof(SamrAction));
+  g_autoptr(GPtrArray) notes = last.notes != NULL ? g_ptr_array_new_with_free_func(g_free) : NULL;
+  if (last.move_split) {
+    last.attempts +=
+        samr_move_split(geo, set, loads, p, last.threshold, last.reading, actions, notes);
+  } else {
+    samr_original(geo, set, loads, p, last.threshold, actions, notes);
+    last.attempts += actions->len;
+  }
+  for (guint k = 0; k < actions->len; k++) {
+    SamrAction a = g_array_index(actions, SamrAction, k);
+    a.grid = g_array_index(map, guint, a.grid);
+    if (a.kind == SAMR_SPLIT) {
+      guint at = last.after->len;
+      g_array_append_val(last.after, g_array_index(set, SamrGrid, a.piece));
+      g_array_append_val(map, at);
+      a.piece = at;
+    }
+    g_array_append_val(last.actions, a);
+  }
+  for (guint i = 0; i < set->len; i++)
+    g_array_index(last.after, SamrGrid, g_array_index(map, guint, i)) =
+        g_array_index(set, SamrGrid, i);
+  for (guint k = 0; notes != NULL && k < notes->len; k++)
+    g_ptr_array_add(last.notes, lo == hi && last.cover == COVER_EACH
+                                    ? g_strdup_printf("level %u: %s", lo, (char *)notes->pdata[k])
+                                    : g_strdup(notes->pdata[k]));
+  Quality q = quality(geo, last.after, (const guint *)map->data, map->len, p);
+  last.quality.ratio += q.ratio;
+  last.quality.std += q.std;
+  last.quality.idle += q.idle;
+}
+
+/* Takes the gathered table (it becomes the decision's "before"); from: the
+ * first level the adaptation rebuilt. */
 static const Decision *
 decide(const SamrGeometry *geo, GArray *table, guint p, double threshold, gboolean move_split,
-       SamrReading reading, gboolean narrate)
+       SamrReading reading, Cover cover, guint from, gboolean narrate)
 {
   if (last.before != NULL && last.p == p && last.threshold == threshold &&
-      last.move_split == move_split && last.reading == reading &&
-      (last.notes != NULL || !narrate) && memcmp(&last.geo, geo, sizeof *geo) == 0 &&
-      same_grids(last.before, table)) {
+      last.move_split == move_split && last.reading == reading && last.cover == cover &&
+      last.from == from && (last.notes != NULL || !narrate) &&
+      memcmp(&last.geo, geo, sizeof *geo) == 0 && same_grids(last.before, table)) {
     g_array_unref(table);
     return &last;
   }
@@ -296,7 +375,6 @@ decide(const SamrGeometry *geo, GArray *table, guint p, double threshold, gboole
   g_clear_pointer(&last.after, g_array_unref);
   g_clear_pointer(&last.actions, g_array_unref);
   g_clear_pointer(&last.notes, g_ptr_array_unref);
-  g_clear_pointer(&last.loads, g_free);
   g_clear_pointer(&last.wave, g_free);
   g_clear_pointer(&last.grid_after, g_free);
   g_clear_pointer(&last.piece, g_free);
@@ -305,23 +383,33 @@ decide(const SamrGeometry *geo, GArray *table, guint p, double threshold, gboole
   last.threshold = threshold;
   last.move_split = move_split;
   last.reading = reading;
+  last.cover = cover;
+  last.from = from;
+  last.attempts = 0;
+  last.quality = (Quality){0, 0, 0};
   last.before = table;
   last.after = g_array_copy(table);
-  last.loads = g_new0(guint64, p);
-  for (guint i = 0; i < table->len; i++) {
-    const SamrGrid *g = &g_array_index(table, SamrGrid, i);
-    last.loads[g->owner] += lb_samr_load(geo, g);
-  }
   last.actions = g_array_new(FALSE, FALSE, sizeof(SamrAction));
   if (narrate)
     last.notes = g_ptr_array_new_with_free_func(g_free);
-  if (move_split) {
-    last.attempts = samr_move_split(geo, last.after, last.loads, p, threshold, reading,
-                                    last.actions, last.notes);
+  guint finest = 0;
+  for (guint i = 0; i < table->len; i++)
+    finest = MAX(finest, g_array_index(table, SamrGrid, i).level);
+  guint sets = 0;
+  if (cover == COVER_ALL || from > finest) {
+    /* every grid; or nothing above the root rebuilt this time */
+    decide_set(0, finest);
+    sets = 1;
+  } else if (cover == COVER_REBUILT) {
+    decide_set(from, finest);
+    sets = 1;
   } else {
-    samr_original(geo, last.after, last.loads, p, threshold, last.actions, last.notes);
-    last.attempts = last.actions->len;
+    for (guint l = from; l <= finest; l++, sets++)
+      decide_set(l, l);
   }
+  last.quality.ratio /= sets;
+  last.quality.std /= sets;
+  last.quality.idle /= sets;
   guint n = last.actions->len;
   last.wave = g_new0(guint, MAX(n, 1));
   last.grid_after = g_new0(SamrGrid, MAX(n, 1));
@@ -341,7 +429,6 @@ static void
 carry_out_in_order(LbRank *self, const Decision *d)
 {
   const LbWork *work = lb_rank_work(self);
-  const SamrGeometry *geo = lb_samr_geometry(work);
   GArray *units = lb_rank_units(self);
   guint me = (guint)lb_rank_id(self);
   for (guint k = 0; k < d->actions->len; k++) {
@@ -360,12 +447,12 @@ carry_out_in_order(LbRank *self, const Decision *d)
     LbUnit sent;
     if (a->kind == SAMR_SPLIT) {
       lb_samr_set(work, a->grid, &d->grid_after[k]);
-      g_array_index(units, LbUnit, at).load = lb_samr_load(geo, &d->grid_after[k]);
+      g_array_index(units, LbUnit, at).load = lb_samr_work(work, &d->grid_after[k]);
       lb_samr_set(work, a->piece, &d->piece[k]);
-      sent = (LbUnit){a->piece, lb_samr_load(geo, &d->piece[k])};
+      sent = (LbUnit){a->piece, lb_samr_work(work, &d->piece[k])};
     } else {
       lb_samr_set(work, a->grid, &d->grid_after[k]);
-      sent = (LbUnit){a->grid, lb_samr_load(geo, &d->grid_after[k])};
+      sent = (LbUnit){a->grid, lb_samr_work(work, &d->grid_after[k])};
       g_array_remove_index(units, at);
     }
     lb_send_units(self, (int)a->to, TAG_MOVE(k), d->wave[k], &sent, 1, NULL);
@@ -376,7 +463,7 @@ carry_out_in_order(LbRank *self, const Decision *d)
     const SamrGrid *g = &g_array_index(d->after, SamrGrid, u->id);
     g_assert(g->owner == me);
     lb_samr_set(work, u->id, g);
-    u->load = lb_samr_load(geo, g);
+    u->load = lb_samr_work(work, g);
   }
   g_array_sort(units, compare_units);
 }
@@ -398,8 +485,12 @@ balance(LbRank *self, gboolean move_split)
                             ? SAMR_READING_PROSE
                             : SAMR_READING_FIGURE;
   guint scanned = table->len;
-  const Decision *d =
-      decide(geo, table, p, threshold, move_split, reading, lb_rank_narrating(self));
+  const char *covers = lb_params_get_string(params, "levels");
+  Cover cover = strcmp(covers, "each") == 0      ? COVER_EACH
+                : strcmp(covers, "rebuilt") == 0 ? COVER_REBUILT
+                                                 : COVER_ALL;
+  const Decision *d = decide(geo, table, p, threshold, move_split, reading, cover,
+                             lb_samr_rebuilt_from(work), lb_rank_narrating(self));
   const GArray *actions = d->actions;
   lb_metric_record(self, METRIC_ATTEMPTS, d->attempts);
   lb_execute(self, lb_params_get_double(params, "decide-flops") * scanned * (actions->len + 1));
@@ -419,7 +510,10 @@ balance(LbRank *self, gboolean move_split)
     lb_narrate(self, "%s", (const char *)d->notes->pdata[k]);
   lb_metric_record(self, METRIC_GRIDS_MOVED, moved);
   lb_metric_record(self, METRIC_GRIDS_SPLIT, split);
-  record_quality(self, d->loads, p, d->after->len);
+  lb_metric_record(self, METRIC_IMBALANCE_RATIO, d->quality.ratio);
+  lb_metric_record(self, METRIC_AVG_STD, d->quality.std);
+  lb_metric_record(self, METRIC_IDLE_PROCS, d->quality.idle);
+  lb_metric_record(self, METRIC_GRIDS, d->after->len);
 
   lb_phase_begin(self, PHASE_MOVE);
   if (strcmp(lb_params_get_string(params, "transfers"), "merged") == 0)
