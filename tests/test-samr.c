@@ -3,6 +3,7 @@
  * random hierarchies: cells conserved level by level, no split below the
  * minimum size. */
 #include <glib.h>
+#include <string.h>
 #include <glib/gstdio.h>
 
 #include "balancers/samr/samr-plan.h"
@@ -291,10 +292,10 @@ test_memory(void)
 {
   SamrGeometry g = {3, 2, 1, 8};
   double grids = 0, flags = 0;
-  lb_samr_bounds(&g, 1000, 3, 8, &grids, &flags);
+  lb_samr_bounds(&g, 1000, 3, 8, NULL, 1, &grids, &flags);
   g_assert_cmpfloat(grids, ==, 8 + 1000 + 8000 + 64000);
   g_assert_cmpfloat(flags, ==, 64000);
-  lb_samr_bounds(&g, 1000, 0, 8, &grids, &flags);
+  lb_samr_bounds(&g, 1000, 0, 8, NULL, 1, &grids, &flags);
   g_assert_cmpfloat(grids, ==, 8);
   g_assert_cmpfloat(flags, ==, 0);
 
@@ -302,13 +303,25 @@ test_memory(void)
                                        "seed = 4\n[workload]\nmodel = samr\nsize = 40x40\n"
                                        "levels = 3\nfactor = 2\npattern = shock\nwidth = 0.05\n"
                                        "amplitude = 300\nbase = 0\n[balancers]\nrun = none\n");
-  double cells = 1600;
-  double most = 8 + cells + 4 * cells + 16 * cells;
+  /* the shock flags cells within D_l = width x sqrt(2 ln(amplitude / refine_l)) of its
+   * front (refine 75, 150, 225 by default), a slab whose volume in the unit
+   * square is at most (2 D_l + a cell's diagonal) x sqrt(2) */
+  double fractions[3];
+  for (guint l = 0; l < 3; l++) {
+    double d = 0.05 * sqrt(2 * log(300.0 / (75.0 * (l + 1))));
+    fractions[l] = MIN(1.0, (2 * d + sqrt(2.0) / (40.0 * (1u << l))) * sqrt(2.0));
+  }
+  SamrGeometry two = {2, 2, 3, 4};
+  double most = 0, flagged = 0;
+  lb_samr_bounds(&two, 1600, 3, 8, fractions, 0.7, &most, &flagged);
+  double worst = 8 + 1600 + 4 * 1600.0 + 16 * 1600.0;
+  g_assert_cmpfloat(most, <, worst / 2);
   g_assert_cmpfloat(sc->work->memory, ==,
-                    most * (2.0 * sizeof(SamrGrid) + 40 + 6 * sizeof(gint64)) + 16 * cells);
+                    most * (2.0 * sizeof(SamrGrid) + 40 + 6 * sizeof(gint64)) + flagged);
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-  for (guint step = 0; step < 4; step++) {
-    lb_work_update(sc->work, 0, units, step);
+  for (guint step = 0; step < 12; step++) {
+    for (guint r = 0; r < 8; r++)
+      lb_work_update(sc->work, r, units, step);
     g_assert_cmpuint(lb_samr_grids(sc->work), >, 8);
     g_assert_cmpfloat(lb_samr_grids(sc->work), <=, most);
   }
@@ -684,6 +697,68 @@ test_level_order(void)
   }
 }
 
+/* Presets fill the keys a scenario does not give: amr64 is a 32^3 root
+ * with seven levels round one Gaussian placed at 0.7,0.45,0.45 (its peak
+ * the full amplitude, so the finest level is flagged there); a key given
+ * wins; --set may pick another preset; a bad centre is refused. */
+static void
+test_presets(void)
+{
+  static const char head[] = "[scenario]\nplatform = hypercube-8.xml\nranks = 8\nsteps = 1\n"
+                             "[workload]\nmodel = samr\n";
+  g_autofree char *text = g_strdup_printf("%spreset = amr64\n[balancers]\nrun = none\n", head);
+  LbScenario *sc = load_text(text);
+  g_assert_cmpuint(sc->work->dim, ==, 3);
+  g_assert_cmpuint(sc->work->size[0], ==, 32);
+  g_assert_cmpint(lb_params_get_int(sc->work->params, "levels"), ==, 7);
+  g_assert_cmpstr(lb_params_get_string(sc->work->params, "pattern"), ==, "hotspots");
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint r = 0; r < 8; r++)
+    lb_work_update(sc->work, r, units, 0);
+  guint deepest = 0;
+  for (guint64 i = 0; i < lb_samr_grids(sc->work); i++)
+    deepest = MAX(deepest, lb_samr_grid(sc->work, i)->level);
+  g_assert_cmpuint(deepest, ==, 7);
+  lb_scenario_free(sc);
+
+  g_autofree char *mine =
+      g_strdup_printf("%spreset = amr64\nghost = 1\n[balancers]\nrun = none\n", head);
+  sc = load_text(mine);
+  g_assert_cmpint(lb_params_get_int(sc->work->params, "ghost"), ==, 1);
+  g_assert_cmpint(lb_params_get_int(sc->work->params, "levels"), ==, 7);
+  lb_scenario_free(sc);
+
+  g_autofree char *dir = g_dir_make_tmp("lbsim-samr-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "s.ini", NULL);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  const char *const sets[] = {"workload.preset=shockpool3d", NULL};
+  LbScenarioOverrides ov = {.sets = sets};
+  g_autoptr(GError) error = NULL;
+  sc = lb_scenario_load(path, &ov, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(sc->work->size[0], ==, 50);
+  g_assert_cmpstr(lb_params_get_string(sc->work->params, "pattern"), ==, "shock");
+  lb_scenario_free(sc);
+
+  static const char *const bad[][2] = {
+      {"preset = amr32\n", "amr32"},
+      {"preset = amr64\ncentre = 0.5,0.5\n", "2 values, one per axis (3)"},
+      {"preset = amr64\ncentre = 0.5,0.5,1\n", "'1' is not a fraction in [0, 1)"},
+      {"pattern = shock\ncentre = 0.5,0.5,0.5\n", "applies to pattern hotspots|clusters"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autofree char *t = g_strdup_printf("%s%s[balancers]\nrun = none\n", head, bad[i][0]);
+    g_assert_true(g_file_set_contents(path, t, -1, NULL));
+    g_clear_error(&error);
+    LbScenario *no = lb_scenario_load(path, NULL, &error);
+    g_assert_null(no);
+    if (strstr(error->message, bad[i][1]) == NULL)
+      g_error("case %u: %s", i, error->message);
+  }
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
 /* Move-split with its default parameters never sends a grid back where
  * it was in the same step: section 4's text stops the moving phase once
  * MaxLoad <= threshold x AvgLoad and says the scheme avoids thrashing.
@@ -757,6 +832,7 @@ main(int argc, char **argv)
   g_test_add_func("/samr/replay-actions", test_replay_actions);
   g_test_add_func("/samr/figure10", test_figure10);
   g_test_add_func("/samr/level-order", test_level_order);
+  g_test_add_func("/samr/presets", test_presets);
   g_test_add_data_func("/samr/hierarchy/clusters-3d",
                        "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
                        "[workload]\nmodel = samr\nsize = 32x32x32\nlevels = 2\n"

@@ -11,6 +11,15 @@ G_BEGIN_DECLS
 
 typedef struct _LbModel LbModel;
 
+/* A named set of values for a model's [workload] keys (`preset = NAME`):
+ * each applies where the scenario does not give the key itself. keys:
+ * key, value, key, value, ..., NULL. */
+typedef struct {
+  const char *name;
+  const char *summary;
+  const char *const *keys;
+} LbPreset;
+
 /* What a balancing step must conserve, summed over units. A model whose
  * units split or merge counts what they are made of (cells), not units. */
 typedef struct {
@@ -106,6 +115,9 @@ struct _LbModel {
   /* [workload] keys besides `model` (the pattern keys are added to every
    * model whose `patterns` is TRUE); NULL-terminated. */
   const LbParamSpec *params;
+  /* Its presets, ending with a NULL name, or NULL; a model with presets
+   * has a `preset` key (a choice of their names) among its params. */
+  const LbPreset *presets;
   gboolean patterns;
   /* What it offers balancers (LbCapability bits). */
   guint offers;
@@ -147,6 +159,8 @@ struct _LbModel {
 };
 
 const LbModel *lb_model_lookup(const char *name);
+/* A model's preset of that name, or NULL. */
+const LbPreset *lb_model_preset(const LbModel *model, const char *name);
 /* NULL-terminated, in registry order. */
 const LbModel *const *lb_models(void);
 /* Adds a model to the registry (tests, programs that link lbsim's library

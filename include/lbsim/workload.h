@@ -35,6 +35,8 @@ typedef struct {
   guint64 min, max; /* random: inclusive range */
   guint hotspots;   /* hotspots: count */
   double width; /* hotspots, shock: std deviation; clusters: initial radius (domain fractions) */
+  gboolean has_centre; /* hotspots, clusters: the first one's centre given */
+  double centre[3];    /* its coordinates (fractions of the domain) */
   double amplitude;    /* hotspots, shock, clusters: peak load added */
   double drift;        /* hotspots, step, shock: fraction of the domain moved per step */
   guint64 base;        /* hotspots, shock, clusters: background load */

@@ -598,6 +598,19 @@ capture_stderr(const LbRunOptions *options)
   return saved;
 }
 
+/* Back to the real stderr, the log kept for the runner to quote: a set-up
+ * that failed ends the run, and what comes after it (a sanitizer's notes
+ * on the last actor switches) is not for the user. */
+static void
+restore_stderr(int saved)
+{
+  if (saved < 0)
+    return;
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+}
+
 static void
 release_stderr(const LbRunOptions *options, int saved)
 {
@@ -696,7 +709,10 @@ set_up_main(int argc, char *argv[])
   gboolean placed = lb_place_ranks(run->scenario, &hosts, &setup->placement, &setup->error) &&
                     lb_platform_check_hosts(run->scenario, hosts, &setup->error) &&
                     lb_background_check(run->scenario, &setup->error);
-  release_stderr(run->options, setup->saved_stderr);
+  if (placed) {
+    release_stderr(run->options, setup->saved_stderr);
+    setup->saved_stderr = -1;
+  }
   set_stage(run->options, "simulation");
   if (placed && run->options->at_start != NULL)
     run->options->at_start(run->options->at_start_data);
@@ -721,6 +737,7 @@ load_platform(SetUp *setup)
     g_set_error(&setup->error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
                 "%s: [scenario] platform: %s has no host", sc->file, sc->platform);
     release_stderr(options, setup->saved_stderr);
+    setup->saved_stderr = -1;
     set_stage(options, "simulation");
     return;
   }
@@ -738,6 +755,7 @@ lb_run_check_platform(const LbScenario *scenario, const LbRunOptions *options, G
   g_auto(SetUp) setup = {.run = &run, .saved_stderr = capture_stderr(options)};
   load_platform(&setup);
   simgrid_run();
+  restore_stderr(setup.saved_stderr);
   if (setup.error == NULL)
     return TRUE;
   g_propagate_error(error, g_steal_pointer(&setup.error));
@@ -834,6 +852,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   gint64 run_start = g_get_monotonic_time();
   simgrid_run();
   gint64 run_end = g_get_monotonic_time();
+  restore_stderr(setup.saved_stderr);
+  setup.saved_stderr = -1;
   if (setup.error != NULL) {
     g_propagate_error(error, g_steal_pointer(&setup.error));
     return NULL;

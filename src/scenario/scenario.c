@@ -288,6 +288,41 @@ check_pattern_keys(GKeyFile *kf, const char *file, const char *pattern, GHashTab
   return TRUE;
 }
 
+/* The preset [workload] names for its model, or NULL. */
+static const LbPreset *
+preset_of(GKeyFile *kf)
+{
+  g_autofree char *model = g_key_file_get_value(kf, "workload", "model", NULL);
+  g_autofree char *name = g_key_file_get_value(kf, "workload", "preset", NULL);
+  const LbModel *m = lb_model_lookup(model != NULL ? g_strstrip(model) : "array1d");
+  return m != NULL && name != NULL ? lb_model_preset(m, g_strstrip(name)) : NULL;
+}
+
+/* A [workload] key as the file (and --set) give it, else as its preset
+ * does; NULL for neither. */
+static char *
+workload_value(GKeyFile *kf, const char *key)
+{
+  char *v = g_key_file_get_value(kf, "workload", key, NULL);
+  if (v != NULL)
+    return g_strstrip(v);
+  const LbPreset *p = preset_of(kf);
+  for (guint i = 0; p != NULL && p->keys[i] != NULL; i += 2)
+    if (strcmp(p->keys[i], key) == 0)
+      return g_strdup(p->keys[i + 1]);
+  return NULL;
+}
+
+/* The preset's values for the keys the scenario does not give. */
+static void
+apply_preset(GKeyFile *kf)
+{
+  const LbPreset *p = preset_of(kf);
+  for (guint i = 0; p != NULL && p->keys[i] != NULL; i += 2)
+    if (!g_key_file_has_key(kf, "workload", p->keys[i], NULL))
+      g_key_file_set_value(kf, "workload", p->keys[i], p->keys[i + 1]);
+}
+
 static gboolean
 read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GHashTable *set_keys, GError **error)
 {
@@ -302,6 +337,7 @@ read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GHashTable *set_key
     return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "workload", "model",
                 "unknown model '%s' (known: %s)", name, known->str);
   }
+  apply_preset(kf);
   g_autoptr(LbParams) w = lb_params_new(lb_model_param_spec(model));
   if (!read_group(kf, sc->file, "workload", w, error))
     return FALSE;
@@ -638,9 +674,7 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
     return NULL;
   }
   /* expect_lines holds key, value, line number triples */
-  g_autofree char *file_pattern = g_key_file_get_value(kf, "workload", "pattern", NULL);
-  if (file_pattern != NULL)
-    g_strstrip(file_pattern);
+  g_autofree char *file_pattern = workload_value(kf, "pattern");
   if (!check_pattern_keys(kf, path, file_pattern != NULL ? file_pattern : "random", NULL, error))
     return NULL;
   g_autoptr(GHashTable) set_keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);

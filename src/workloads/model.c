@@ -98,6 +98,9 @@ static const LbParamSpec pattern_params[] = {
      "shock: direction of the front's normal in the x-y plane, degrees from the x axis"},
     {"elevation", LB_PARAM_DOUBLE, "0", -90, 90, NULL,
      "shock: angle of the front's normal out of the x-y plane (3D), degrees"},
+    {"centre", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "hotspots, clusters: X,Y[,Z] in [0,1): the first spot's or cluster's centre at step 0, and a "
+     "placed hot spot has the full amplitude (the others stay as the seed makes them)"},
     {"clusters", LB_PARAM_INT, "4", 1, 1000, NULL, "clusters: number of clusters"},
     {"growth", LB_PARAM_DOUBLE, "0.01", 0, 1, NULL,
      "clusters: radius added per adaptation step after a cluster appears"},
@@ -127,6 +130,7 @@ static const struct {
     {"at", "step|shock"},
     {"angle", "shock"},
     {"elevation", "shock"},
+    {"centre", "hotspots|clusters"},
     {"clusters", "clusters"},
     {"growth", "clusters"},
     {"interval", "clusters"},
@@ -238,6 +242,25 @@ static const char *const pattern_names[] = {
     [LB_PATTERN_STEP] = "step",         [LB_PATTERN_FILE] = "file",
     [LB_PATTERN_SHOCK] = "shock",       [LB_PATTERN_CLUSTERS] = "clusters",
 };
+
+/* centre = X,Y[,Z]: one fraction in [0, 1) per axis of the model. */
+static gboolean
+read_centre(LbPattern *p, const char *text, guint dim, const char *file, GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+  if (g_strv_length(parts) != dim)
+    return lb_workload_fail(error, file, "centre", "'%s': %u values, one per axis (%u)", text,
+                            g_strv_length(parts), dim);
+  for (guint a = 0; a < dim; a++) {
+    double v = 0;
+    if (!lb_parse_decimal(parts[a], &v) || v < 0 || v >= 1)
+      return lb_workload_fail(error, file, "centre", "'%s': '%s' is not a fraction in [0, 1)", text,
+                              g_strstrip(parts[a]));
+    p->centre[a] = v;
+  }
+  p->has_centre = TRUE;
+  return TRUE;
+}
 
 static void
 read_pattern(LbPattern *p, const LbParams *w, guint64 seed)
@@ -380,6 +403,15 @@ lb_work_check_memory(LbWork *work, double need, const char *file, const char *ke
   return TRUE;
 }
 
+const LbPreset *
+lb_model_preset(const LbModel *model, const char *name)
+{
+  for (const LbPreset *p = model->presets; p != NULL && p->name != NULL && name != NULL; p++)
+    if (strcmp(p->name, name) == 0)
+      return p;
+  return NULL;
+}
+
 LbWork *
 lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, guint steps,
             const char *file, const char *dir, GError **error)
@@ -393,6 +425,9 @@ lb_work_new(const LbModel *model, LbParams *params, guint64 seed, guint ranks, g
   if (model->patterns)
     read_pattern(&work->pattern, params, seed);
   if (!model->load(work, file, dir, error))
+    return NULL;
+  if (model->patterns && lb_params_is_set(params, "centre") &&
+      !read_centre(&work->pattern, lb_params_get_string(params, "centre"), work->dim, file, error))
     return NULL;
   if (model->patterns && work->pattern.kind == LB_PATTERN_RANDOM &&
       work->pattern.min > work->pattern.max) {

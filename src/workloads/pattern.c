@@ -145,10 +145,15 @@ lb_pattern_at_time(const LbPattern *p, guint dim, double adaptation)
             unit_random(p->seed, a == 0 ? STREAM_DIRECTION : STREAM_DIRECTION_AXIS + a, k) < 0.5
                 ? -1.0
                 : 1.0;
+        if (k == 0 && p->has_centre)
+          start = p->centre[a];
         double centre = start + direction * p->drift * adaptation;
         s->centre[a] = centre - floor(centre);
       }
-      s->height = p->amplitude * (0.5 + 0.5 * unit_random(p->seed, STREAM_STRENGTH, k));
+      /* a placed spot is the pattern's own peak */
+      s->height = k == 0 && p->has_centre
+                      ? p->amplitude
+                      : p->amplitude * (0.5 + 0.5 * unit_random(p->seed, STREAM_STRENGTH, k));
       s->reach2 = reach2(s->height, p->base);
     }
     fill_buckets(ps, p->width);
@@ -158,7 +163,8 @@ lb_pattern_at_time(const LbPattern *p, guint dim, double adaptation)
     for (guint k = 0; k < p->clusters; k++) {
       Spot *s = &ps->spots[k];
       for (guint a = 0; a < dim; a++)
-        s->centre[a] = unit_random(p->seed, STREAM_CLUSTER + a, k);
+        s->centre[a] =
+            k == 0 && p->has_centre ? p->centre[a] : unit_random(p->seed, STREAM_CLUSTER + a, k);
       s->height = p->amplitude;
       double appear = (double)k * p->interval;
       s->radius = adaptation >= appear ? p->width + p->growth * (adaptation - appear) : -1.0;

@@ -47,6 +47,9 @@ typedef struct {
 } Samr;
 
 static const LbParamSpec samr_params[] = {
+    {"preset", LB_PARAM_CHOICE, NULL, 0, 0, "amr64|amr128|shockpool3d",
+     "samr: values like the paper's datasets for the keys not given (AMR64, AMR128, ShockPool3D; "
+     "see the SAMR page)"},
     {"size", LB_PARAM_STRING, "32x32x32", 0, 0, NULL,
      "samr: root domain cells NXxNYxNZ (3D) or NXxNY (2D)"},
     {"procs", LB_PARAM_STRING, NULL, 0, 0, NULL,
@@ -75,6 +78,108 @@ static const LbParamSpec samr_params[] = {
      "samr: bytes a cell of a moved grid carries (ghosts included)"},
     {"flops-per-unit", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL,
      "samr: flops per cell and substep in the compute step"},
+    {NULL},
+};
+
+/* Datasets like Lan, Taylor and Bryan's (Table 1, Fig. 7), made from a
+ * pattern whose refined regions halve in size level by level, so that
+ * every level refines about as many of its own cells (docs/families/
+ * samr.md says how each was calibrated). AMR64 and AMR128: one compact
+ * cluster, a Gaussian placed off the block corners so that a block
+ * decomposition refines on few ranks, one most; the refine values flag the
+ * cells within 0.2 / 2^l of its centre at level l, seven levels of factor
+ * 2 (32^3 to an effective 4096^3, 64^3 to 8192^3). ShockPool3D: a slightly
+ * tilted plane crossing a 50^3 root once over the run, flagged within
+ * 0.04 / 2^l of the front; three levels, not the paper's seven: seven over
+ * the whole plane would hold about 10^8 cells (see samr.md). */
+static const char *const amr64_keys[] = {"size",
+                                         "32x32x32",
+                                         "levels",
+                                         "7",
+                                         "factor",
+                                         "2",
+                                         "ghost",
+                                         "3",
+                                         "pattern",
+                                         "hotspots",
+                                         "hotspots",
+                                         "1",
+                                         "centre",
+                                         "0.7,0.45,0.45",
+                                         "width",
+                                         "0.1",
+                                         "amplitude",
+                                         "10000000",
+                                         "base",
+                                         "0",
+                                         "drift",
+                                         "0",
+                                         "refine",
+                                         "1353353,6065307,8824969,9692332,9922179,9980488,9995118",
+                                         "flops-per-unit",
+                                         "14400",
+                                         NULL};
+static const char *const amr128_keys[] = {"size",
+                                          "64x64x64",
+                                          "levels",
+                                          "7",
+                                          "factor",
+                                          "2",
+                                          "ghost",
+                                          "3",
+                                          "pattern",
+                                          "hotspots",
+                                          "hotspots",
+                                          "1",
+                                          "centre",
+                                          "0.7,0.45,0.45",
+                                          "width",
+                                          "0.1",
+                                          "amplitude",
+                                          "10000000",
+                                          "base",
+                                          "0",
+                                          "drift",
+                                          "0",
+                                          "refine",
+                                          "1353353,6065307,8824969,9692332,9922179,9980488,9995118",
+                                          "flops-per-unit",
+                                          "14400",
+                                          NULL};
+static const char *const shockpool3d_keys[] = {"size",
+                                               "50x50x50",
+                                               "levels",
+                                               "3",
+                                               "factor",
+                                               "2",
+                                               "ghost",
+                                               "3",
+                                               "pattern",
+                                               "shock",
+                                               "angle",
+                                               "10",
+                                               "elevation",
+                                               "5",
+                                               "at",
+                                               "0.05",
+                                               "drift",
+                                               "0.0105",
+                                               "width",
+                                               "0.1",
+                                               "amplitude",
+                                               "10000000",
+                                               "base",
+                                               "0",
+                                               "refine",
+                                               "9231163,9801987,9950125",
+                                               "flops-per-unit",
+                                               "4800",
+                                               NULL};
+
+static const LbPreset samr_presets[] = {
+    {"amr64", "AMR64-like: 32^3 root, seven levels round one compact cluster", amr64_keys},
+    {"amr128", "AMR128-like: AMR64 on a 64^3 root", amr128_keys},
+    {"shockpool3d", "ShockPool3D-like: 50^3 root, a tilted plane moving across", shockpool3d_keys},
     {NULL},
 };
 
@@ -584,17 +689,64 @@ samr_free(gpointer data)
 }
 
 void
-lb_samr_bounds(const SamrGeometry *g, double root_cells, guint levels, guint ranks, double *grids,
-               double *flags)
+lb_samr_bounds(const SamrGeometry *g, double root_cells, guint levels, guint ranks,
+               const double *fractions, double efficiency, double *grids, double *flags)
 {
   *grids = ranks;
   *flags = 0;
-  double cells = root_cells;
+  double cells = root_cells, parents = root_cells, per_cell = pow(g->factor, g->dim);
   for (guint l = 0; l < levels; l++) {
-    *grids += cells;
-    *flags = cells;
-    cells *= pow(g->factor, g->dim);
+    /* flagged cells of level l lie in its grids; a box of flagged cells is
+     * at least `efficiency` flagged (or one cell) and holds one at least */
+    double flagged = fractions != NULL ? MIN(parents, fractions[l] * cells) : parents;
+    *grids += flagged;
+    *flags = MAX(*flags, parents);
+    cells *= per_cell;
+    parents = MIN(cells, flagged / efficiency * per_cell);
   }
+}
+
+/* A ball's volume in dim (2 or 3) dimensions. */
+static double
+ball(guint dim, double r)
+{
+  return dim == 2 ? G_PI * r * r : 4.0 / 3.0 * G_PI * r * r * r;
+}
+
+/* The most of the domain (a fraction) whose cells of level l the pattern
+ * can flag at any time of the run: where its load can reach refine[l]. A
+ * cell is flagged by its centre, so regions grow by half a cell's
+ * diagonal. Hot spots: a sum of n spots reaches t above the base only
+ * within the radius where one spot alone gives t / n. A shock: a slab
+ * across the unit cube, whose largest section is sqrt(2). Clusters: n
+ * balls of their largest radius. Other patterns: all of it. */
+static double
+flag_fraction(const LbWork *work, const Samr *s, guint level)
+{
+  const LbPattern *p = &work->pattern;
+  double t = (double)s->refine[level] - (double)p->base;
+  guint64 narrowest = MIN(s->root[0], s->root[1]);
+  if (s->geo.dim == 3)
+    narrowest = MIN(narrowest, s->root[2]);
+  double pad = 0.5 * sqrt((double)s->geo.dim) /
+               ((double)narrowest * (double)lb_samr_substeps(&s->geo, level));
+  if (t <= 0)
+    return 1;
+  double fraction = 1;
+  if (p->kind == LB_PATTERN_HOTSPOTS) {
+    double n = p->hotspots;
+    fraction = n * p->amplitude < t
+                   ? 0
+                   : n * ball(s->geo.dim, p->width * sqrt(2 * log(n * p->amplitude / t)) + pad);
+  } else if (p->kind == LB_PATTERN_SHOCK) {
+    fraction =
+        p->amplitude < t ? 0 : (2 * p->width * sqrt(2 * log(p->amplitude / t)) + 2 * pad) * G_SQRT2;
+  } else if (p->kind == LB_PATTERN_CLUSTERS) {
+    double n = p->clusters;
+    double radius = p->width + p->growth * work->steps;
+    fraction = n * p->amplitude < t ? 0 : n * ball(s->geo.dim, radius + pad);
+  }
+  return MIN(fraction, 1.0);
 }
 
 /* NXxNY or NXxNYxNZ, at most 2^20 cells along an axis of the root (its
@@ -823,8 +975,11 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
                               " cells there",
                               work->procs[a], a, root[a]);
   if (!lb_params_is_set(w, "hierarchy")) {
-    double grids = 0, flags = 0;
-    lb_samr_bounds(&s->geo, (double)work->cells, s->levels, work->ranks, &grids, &flags);
+    double grids = 0, flags = 0, fractions[SAMR_MAX_LEVELS];
+    for (guint l = 0; l < s->levels; l++)
+      fractions[l] = flag_fraction(work, s, l);
+    lb_samr_bounds(&s->geo, (double)work->cells, s->levels, work->ranks, fractions, s->efficiency,
+                   &grids, &flags);
     g_autofree char *what = g_strdup_printf(
         "%u levels refined by %u may make up to %.3g grids, flagging up to %.3g cells of level "
         "%u at once, which need",
@@ -876,6 +1031,7 @@ const LbModel lb_samr_model = {
                "grids (boxes of cells with ghost zones) that balancers move and split",
     .offers = LB_CAP_GRIDS,
     .params = samr_params,
+    .presets = samr_presets,
     .patterns = TRUE,
     .load = samr_load_work,
     .free_data = samr_free,

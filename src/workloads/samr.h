@@ -66,12 +66,13 @@ void lb_samr_set(const LbWork *work, guint64 id, const SamrGrid *grid);
 #define LB_SAMR_GRID_BYTES (2.0 * sizeof(SamrGrid) + LB_UNIT_BYTES + 6 * sizeof(gint64))
 
 /* The most a hierarchy generated down to level `levels` over a root of
- * root_cells cells tiled for `ranks` may hold: every cell of a level
- * refined, each finer box holding at least one flagged cell of its
- * parent's level (*grids), and the flags of the largest parent, one byte
- * a cell of level levels - 1 (*flags). */
+ * root_cells cells tiled for `ranks` may hold, when at most fractions[l]
+ * of the cells of level l can be flagged (NULL: all of them) and the
+ * clustering keeps boxes at least `efficiency` flagged: each finer box
+ * holding at least one flagged cell of its parent's level (*grids), and
+ * the flags of the largest parent level, one byte a cell (*flags). */
 void lb_samr_bounds(const SamrGeometry *g, double root_cells, guint levels, guint ranks,
-                    double *grids, double *flags);
+                    const double *fractions, double efficiency, double *grids, double *flags);
 
 extern const LbModel lb_samr_model;
 
