@@ -58,6 +58,7 @@ test_help(void)
       {"chunks", "stat|ss|fsc|gss|tss|fac|wf|awf|af"},
       {"sweep", "SCENARIO.ini"},
       {"merge", "STATE-DIR|RUN.result ..."},
+      {"reproduce", "[KEY]"},
       {"run-job", "JOB.ini RESULT.json"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(commands); i++) {
@@ -1059,6 +1060,85 @@ test_check(void)
   g_assert_nonnull(strstr(written.err, "writes no files"));
 }
 
+/* lbsim reproduce: the papers listed; lan2002's quick form through the
+ * sweep machinery, every claim checked at the quick processor counts
+ * beside the paper's number, the required ones agreeing (--check), the
+ * runs kept and reused by the same command; a claims file that is not
+ * right named by file and group before anything runs. The quick form
+ * takes too long under the sanitizers: there only the listing and the
+ * refusals run. */
+static void
+test_reproduce(void)
+{
+  g_auto(Result) list = {0}, unknown = {0};
+  lbsim(&list, "reproduce", NULL);
+  g_assert_cmpint(list.status, ==, 0);
+  g_assert_nonnull(strstr(list.out, "  lan2002    30 claims: Z. Lan, V. E. Taylor and G. Bryan"));
+  lbsim(&unknown, "reproduce", "lan2003", NULL);
+  g_assert_cmpint(unknown.status, ==, 2);
+  g_assert_nonnull(strstr(unknown.err, "no paper 'lan2003'"));
+
+  /* a paper of the test's own with a bad rule */
+  g_autofree char *papers = tmp_path("papers");
+  g_autofree char *bad = g_build_filename(papers, "bad", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(bad, 0700), ==, 0);
+  g_autofree char *claims = g_build_filename(bad, "claims.ini", NULL);
+  g_assert_true(g_file_set_contents(
+      claims,
+      "[paper]\ncite = A. Author, \"A title\", 2000\nsummary = s\n"
+      "[run:r]\nscenario = s.ini\nranks = 4\nquick-ranks = 4\nquick-steps = 1\n"
+      "[claim:c]\nclaim = c\nrun = r\nranks = 4\nmeasure = value mlb messages\npaper = 1\n"
+      "rule = roughly\n",
+      -1, NULL));
+  g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "LBSIM_PAPERS_DIR", papers, TRUE);
+  g_auto(Result) refused = {0};
+  lbsim_env(&refused, env, "reproduce", "bad", NULL);
+  g_assert_cmpint(refused.status, ==, 2);
+  g_assert_nonnull(strstr(refused.err, "claims.ini: [claim:c] rule: 'roughly' is not"));
+  g_assert_cmpstr(refused.out, ==, "");
+  if (g_getenv("LBSIM_SANITIZED") != NULL)
+    return;
+
+  g_autofree char *state = tmp_path("lan2002.d");
+  g_autofree char *json = tmp_path("lan2002.json");
+  g_auto(Result) quick = {0}, again = {0};
+  lbsim(&quick, "reproduce", "lan2002", "--quick", "--check", "--state", state, "--json", json,
+        NULL);
+  g_test_message("%s%s", quick.out, quick.err);
+  g_assert_cmpint(quick.status, ==, 0);
+  g_assert_nonnull(strstr(quick.out, "quick form: amr64 on 8, 32 ranks, 254 adaptations"));
+  g_assert_nonnull(strstr(quick.out, "table2-amr64-16"));
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *o = json_node_get_object(root);
+  g_assert_cmpstr(json_object_get_string_member(o, "paper"), ==, "lan2002");
+  g_assert_true(json_object_get_boolean_member(o, "quick"));
+  JsonArray *cs = json_object_get_array_member(o, "claims");
+  g_assert_cmpuint(json_array_get_length(cs), ==, 30);
+  guint checked = 0, required = 0;
+  for (guint i = 0; i < json_array_get_length(cs); i++) {
+    JsonObject *c = json_array_get_object_element(cs, i);
+    const char *id = json_object_get_string_member(c, "id");
+    gboolean quick_ranks =
+        strstr(id, "-8") != NULL || strstr(id, "-32") != NULL || strcmp(id, "fig6-amr64-4") == 0;
+    JsonNode *lbsim_value = json_object_get_member(c, "lbsim");
+    g_assert_true(JSON_NODE_HOLDS_NULL(lbsim_value) != quick_ranks);
+    checked += quick_ranks;
+    if (quick_ranks && json_object_get_boolean_member(c, "required")) {
+      required++;
+      g_assert_true(json_object_get_boolean_member(c, "agrees"));
+    }
+  }
+  g_assert_cmpuint(checked, ==, 17);
+  g_assert_cmpuint(required, ==, 5);
+  /* the same command again reuses every run */
+  lbsim(&again, "reproduce", "lan2002", "--quick", "--state", state, NULL);
+  g_assert_cmpint(again.status, ==, 0);
+  g_assert_nonnull(strstr(again.err, "lbsim: 4 runs, 4 reused from"));
+  g_assert_nonnull(strstr(again.err, "lbsim: 2 runs, 2 reused from"));
+  g_assert_null(strstr(again.err, "runs done"));
+  g_assert_cmpstr(again.out, ==, quick.out);
+}
+
 /* Shipped scenarios that take minutes under the sanitizers (a debug build,
  * every access checked): there they run at 64 ranks on a 64 x 64 field,
  * which goes through the same code, and their [expect] lines are the
@@ -1612,6 +1692,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/paje-states", test_paje_states);
   g_test_add_func("/cli/placement-cost", test_placement_cost);
   g_test_add_func("/cli/check", test_check);
+  g_test_add_func("/cli/reproduce", test_reproduce);
   g_test_add_func("/cli/run-job", test_run_job);
   g_test_add_func("/cli/curve", test_curve);
   g_test_add_func("/cli/curve-errors", test_curve_errors);

@@ -622,6 +622,39 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
     print_error(error);
     return EXIT_INPUT;
   }
+  if (a.emit != NULL) {
+    g_autofree char *ini = g_build_filename(state, "sweep.ini", NULL);
+    if (g_mkdir_with_parents(state, 0777) != 0) {
+      int errsv = errno;
+      g_printerr("lbsim: cannot make %s: %s\n", state, g_strerror(errsv));
+      return 1;
+    }
+    if (!lb_output_write(ini, sw->definition, -1, &error)) {
+      print_error(error);
+      return 1;
+    }
+    guint n = sw->runs->len;
+    LbRunResult **results = g_new0(LbRunResult *, n);
+    read_kept(state, sw, results, a.quiet);
+    Sweeping s = {sw, results, state, jobs > 0 ? jobs : (guint)g_get_num_processors(), a.quiet};
+    int code = emit_jobs(&s, a.emit, json);
+    results_free(results, n);
+    return code;
+  }
+  LbRunResult **results = NULL;
+  int code = lb_sweep_execute(sw, state, json, a.csv, jobs, a.quiet, &results);
+  results_free(results, sw->runs->len);
+  return code;
+}
+
+int
+lb_sweep_execute(const LbSweep *sw, const char *state, const char *json, const char *csv,
+                 guint jobs, gboolean quiet, LbRunResult ***results_out)
+{
+  g_autoptr(GError) error = NULL;
+  guint n = sw->runs->len;
+  LbRunResult **results = g_new0(LbRunResult *, n);
+  *results_out = results;
   g_autofree char *ini = g_build_filename(state, "sweep.ini", NULL);
   if (g_mkdir_with_parents(state, 0777) != 0) {
     int errsv = errno;
@@ -632,26 +665,16 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
     print_error(error);
     return 1;
   }
-  guint n = sw->runs->len;
-  LbRunResult **results = g_new0(LbRunResult *, n);
-  guint kept = read_kept(state, sw, results, a.quiet);
-  Sweeping s = {sw, results, state, jobs > 0 ? jobs : (guint)g_get_num_processors(), a.quiet};
-  int code = 0;
-  if (a.emit != NULL) {
-    code = emit_jobs(&s, a.emit, json);
-  } else {
-    if (!a.quiet)
-      g_printerr("lbsim: %u runs, %u reused from %s\n", n, kept, state);
-    Outputs out = {sw, results, json, a.csv, 0, 0};
-    if (!write_outputs(&out, TRUE, &error)) {
-      print_error(error);
-      code = 1;
-    } else if (kept < n) {
-      code = run_missing(&s, &out);
-    }
+  guint kept = read_kept(state, sw, results, quiet);
+  Sweeping s = {sw, results, state, jobs > 0 ? jobs : (guint)g_get_num_processors(), quiet};
+  if (!quiet)
+    g_printerr("lbsim: %u runs, %u reused from %s\n", n, kept, state);
+  Outputs out = {sw, results, json, csv, 0, 0};
+  if (!write_outputs(&out, TRUE, &error)) {
+    print_error(error);
+    return 1;
   }
-  results_free(results, n);
-  return code;
+  return kept < n ? run_missing(&s, &out) : 0;
 }
 
 /* ---- merge ---- */

@@ -18,6 +18,8 @@ static const LbCommand commands[] = {
     {"sweep", "SCENARIO.ini", "a scenario over a cross product of values", lb_cmd_sweep, TRUE},
     {"merge", "STATE-DIR|RUN.result ...", "gather the results of a sweep run elsewhere",
      lb_cmd_merge, FALSE},
+    {"reproduce", "[KEY]", "a source paper's experiment, its claims beside lbsim's numbers",
+     lb_cmd_reproduce, TRUE},
     {"run-job", "JOB.ini RESULT.json", "one job of a sweep (the child side, for clusters)",
      lb_cmd_run_job, TRUE},
     {"help", "[COMMAND]", "this text, or a command's options", lb_cmd_help, FALSE},

@@ -68,4 +68,12 @@ char *lb_sweep_describe(const LbSweep *sweep, const LbSweepRun *run);
 char *lb_sweep_document(const LbSweep *sweep, LbRunResult *const *results);
 char *lb_sweep_csv(const LbSweep *sweep, LbRunResult *const *results);
 
+/* Runs what a sweep's state folder (made if missing) does not hold yet,
+ * up to jobs at a time (0: one per processor), rewriting json (and csv,
+ * if not NULL) as runs finish; *results gets one result per run, NULL for
+ * one that failed (free each and the array). The state folder and the
+ * outputs are the caller's to check first. Returns the exit status. */
+int lb_sweep_execute(const LbSweep *sweep, const char *state, const char *json, const char *csv,
+                     guint jobs, gboolean quiet, LbRunResult ***results);
+
 /* The commands: lbsim sweep and lbsim merge. */

@@ -1,0 +1,641 @@
+/* lbsim reproduce: a source paper's experiment, run through the sweep
+ * machinery (resumable, -j at a time), and each of its claims beside
+ * lbsim's number. A paper is a folder of scenarios/papers/: its scenario
+ * files and claims.ini, the paper's numbers as data with the citation and
+ * the rule that says what agreeing means (docs/reference/reproduce.md). */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/runner.h"
+#include "cli/signals.h"
+#include "cli/sweep.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "report/json-writer.h"
+#include "report/report.h"
+
+#define EXIT_INPUT 2
+
+typedef enum {
+  MEASURE_VALUE,       /* BALANCER METRIC */
+  MEASURE_IMPROVEMENT, /* METRIC A B: 100 (A - B) / A */
+} Measure;
+
+typedef enum {
+  RULE_SAME_SIGN,
+  RULE_WITHIN_2X,
+  RULE_AT_MOST,
+  RULE_RANGE,
+} Rule;
+
+typedef struct {
+  char *name, *scenario; /* the scenario's path */
+  char *ranks, *quick_ranks;
+  guint quick_steps;
+  LbSweep *sweep;
+  LbRunResult **results;
+} Run;
+
+typedef struct {
+  char *id, *text, *run, *unit, *rule_text;
+  guint ranks;
+  Measure measure;
+  char *metric, *a, *b; /* value: a is the balancer */
+  double paper, lo, hi;
+  Rule rule;
+  gboolean required;
+  /* evaluated */
+  gboolean done, agrees;
+  double lbsim;
+  char *note;
+} Claim;
+
+typedef struct {
+  char *key, *dir, *cite, *summary;
+  GPtrArray *runs;   /* Run */
+  GPtrArray *claims; /* Claim */
+} Paper;
+
+static void
+run_free(gpointer data)
+{
+  Run *r = data;
+  g_free(r->name);
+  g_free(r->scenario);
+  g_free(r->ranks);
+  g_free(r->quick_ranks);
+  if (r->results != NULL)
+    for (guint i = 0; i < r->sweep->runs->len; i++)
+      lb_run_result_free(r->results[i]);
+  g_free(r->results);
+  lb_sweep_free(r->sweep);
+  g_free(r);
+}
+
+static void
+claim_free(gpointer data)
+{
+  Claim *c = data;
+  g_free(c->id);
+  g_free(c->text);
+  g_free(c->run);
+  g_free(c->unit);
+  g_free(c->rule_text);
+  g_free(c->metric);
+  g_free(c->a);
+  g_free(c->b);
+  g_free(c->note);
+  g_free(c);
+}
+
+static void
+paper_free(Paper *p)
+{
+  if (p == NULL)
+    return;
+  g_free(p->key);
+  g_free(p->dir);
+  g_free(p->cite);
+  g_free(p->summary);
+  g_clear_pointer(&p->runs, g_ptr_array_unref);
+  g_clear_pointer(&p->claims, g_ptr_array_unref);
+  g_free(p);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Paper, paper_free)
+
+const char *
+lb_papers_dir(void)
+{
+  const char *env = g_getenv("LBSIM_PAPERS_DIR");
+  return env != NULL ? env : LB_PAPERS_DIR;
+}
+
+static gboolean G_GNUC_PRINTF(4, 5)
+    bad(GError **error, const char *file, const char *group, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *what = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error(error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s: [%s] %s", file, group,
+              what);
+  return FALSE;
+}
+
+/* Every key of a group is one it knows. */
+static gboolean
+only_keys(GKeyFile *kf, const char *file, const char *group, const char *const *known,
+          GError **error)
+{
+  g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
+  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
+    if (!g_strv_contains(known, keys[i]))
+      return bad(error, file, group, "%s: unknown key", keys[i]);
+  return TRUE;
+}
+
+static char *
+needed(GKeyFile *kf, const char *file, const char *group, const char *key, GError **error)
+{
+  char *v = g_key_file_get_string(kf, group, key, NULL);
+  if (v == NULL || *g_strstrip(v) == '\0') {
+    g_free(v);
+    bad(error, file, group, "%s: missing", key);
+    return NULL;
+  }
+  return v;
+}
+
+static gboolean
+number(const char *file, const char *group, const char *key, const char *text, double *out,
+       GError **error)
+{
+  if (lb_parse_decimal(text, out))
+    return TRUE;
+  return bad(error, file, group, "%s: '%s' is not a number", key, text);
+}
+
+static gboolean
+read_run(GKeyFile *kf, Paper *p, const char *file, const char *group, GError **error)
+{
+  static const char *const keys[] = {"scenario", "ranks", "quick-ranks", "quick-steps", NULL};
+  if (!only_keys(kf, file, group, keys, error))
+    return FALSE;
+  Run *r = g_new0(Run, 1);
+  g_ptr_array_add(p->runs, r);
+  r->name = g_strdup(group + strlen("run:"));
+  g_autofree char *scenario = needed(kf, file, group, "scenario", error);
+  if (scenario == NULL || (r->ranks = needed(kf, file, group, "ranks", error)) == NULL ||
+      (r->quick_ranks = needed(kf, file, group, "quick-ranks", error)) == NULL)
+    return FALSE;
+  r->scenario = g_build_filename(p->dir, scenario, NULL);
+  g_autofree char *steps = needed(kf, file, group, "quick-steps", error);
+  guint64 n = 0;
+  if (steps == NULL)
+    return FALSE;
+  if (!g_ascii_string_to_unsigned(steps, 10, 1, 100000, &n, NULL))
+    return bad(error, file, group, "quick-steps: '%s' is not a whole number from 1", steps);
+  r->quick_steps = (guint)n;
+  return TRUE;
+}
+
+static gboolean
+read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError **error)
+{
+  static const char *const keys[] = {"claim", "run",  "ranks",    "measure", "paper",
+                                     "unit",  "rule", "required", "note",    NULL};
+  if (!only_keys(kf, file, group, keys, error))
+    return FALSE;
+  Claim *c = g_new0(Claim, 1);
+  g_ptr_array_add(p->claims, c);
+  c->id = g_strdup(group + strlen("claim:"));
+  g_autofree char *ranks = NULL, *measure = NULL, *paper = NULL;
+  if ((c->text = needed(kf, file, group, "claim", error)) == NULL ||
+      (c->run = needed(kf, file, group, "run", error)) == NULL ||
+      (ranks = needed(kf, file, group, "ranks", error)) == NULL ||
+      (measure = needed(kf, file, group, "measure", error)) == NULL ||
+      (paper = needed(kf, file, group, "paper", error)) == NULL ||
+      (c->rule_text = needed(kf, file, group, "rule", error)) == NULL ||
+      !number(file, group, "paper", paper, &c->paper, error))
+    return FALSE;
+  c->unit = g_key_file_get_string(kf, group, "unit", NULL);
+  if (c->unit == NULL)
+    c->unit = g_strdup("");
+  g_autoptr(GError) local = NULL;
+  c->required = g_key_file_has_key(kf, group, "required", NULL) &&
+                g_key_file_get_boolean(kf, group, "required", &local);
+  if (local != NULL)
+    return bad(error, file, group, "required: true or false");
+  guint64 r = 0;
+  if (!g_ascii_string_to_unsigned(ranks, 10, 1, G_MAXUINT32, &r, NULL))
+    return bad(error, file, group, "ranks: '%s' is not a rank count", ranks);
+  c->ranks = (guint)r;
+  gboolean known_run = FALSE;
+  for (guint i = 0; i < p->runs->len; i++)
+    known_run |= strcmp(((Run *)p->runs->pdata[i])->name, c->run) == 0;
+  if (!known_run)
+    return bad(error, file, group, "run: no [run:%s] before it", c->run);
+  g_auto(GStrv) m = g_strsplit_set(measure, " \t", -1);
+  g_autoptr(GPtrArray) words = g_ptr_array_new();
+  for (guint i = 0; m[i] != NULL; i++)
+    if (*m[i] != '\0')
+      g_ptr_array_add(words, m[i]);
+  if (words->len == 3 && strcmp(words->pdata[0], "value") == 0) {
+    c->measure = MEASURE_VALUE;
+    c->a = g_strdup(words->pdata[1]);
+    c->metric = g_strdup(words->pdata[2]);
+  } else if (words->len == 4 && strcmp(words->pdata[0], "improvement") == 0) {
+    c->measure = MEASURE_IMPROVEMENT;
+    c->metric = g_strdup(words->pdata[1]);
+    c->a = g_strdup(words->pdata[2]);
+    c->b = g_strdup(words->pdata[3]);
+  } else {
+    return bad(error, file, group,
+               "measure: '%s' is neither 'value BALANCER METRIC' nor 'improvement METRIC A B'",
+               measure);
+  }
+  g_auto(GStrv) rule = g_strsplit(c->rule_text, " ", -1);
+  guint nr = g_strv_length(rule);
+  if (nr == 1 && strcmp(rule[0], "same-sign") == 0)
+    c->rule = RULE_SAME_SIGN;
+  else if (nr == 1 && strcmp(rule[0], "within-2x") == 0)
+    c->rule = RULE_WITHIN_2X;
+  else if (nr == 2 && strcmp(rule[0], "at-most") == 0 && lb_parse_decimal(rule[1], &c->hi))
+    c->rule = RULE_AT_MOST;
+  else if (nr == 3 && strcmp(rule[0], "range") == 0 && lb_parse_decimal(rule[1], &c->lo) &&
+           lb_parse_decimal(rule[2], &c->hi) && c->lo <= c->hi)
+    c->rule = RULE_RANGE;
+  else
+    return bad(error, file, group,
+               "rule: '%s' is not same-sign, within-2x, at-most X or range LO HI",
+               c->rule_text);
+  return TRUE;
+}
+
+static Paper *
+paper_load(const char *key, GError **error)
+{
+  g_autoptr(Paper) p = g_new0(Paper, 1);
+  p->key = g_strdup(key);
+  p->dir = g_build_filename(lb_papers_dir(), key, NULL);
+  p->runs = g_ptr_array_new_with_free_func(run_free);
+  p->claims = g_ptr_array_new_with_free_func(claim_free);
+  g_autofree char *file = g_build_filename(p->dir, "claims.ini", NULL);
+  if (strchr(key, '/') != NULL || key[0] == '.' || !g_file_test(file, G_FILE_TEST_EXISTS)) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                "no paper '%s' (lbsim reproduce lists them)", key);
+    return NULL;
+  }
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  if (!lb_input_read(file, LB_INPUT_SCENARIO, &text, &length, error))
+    return NULL;
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  if (!g_key_file_load_from_data(kf, text, length, G_KEY_FILE_NONE, error)) {
+    g_prefix_error(error, "%s: ", file);
+    return NULL;
+  }
+  static const char *const paper_keys[] = {"cite", "summary", NULL};
+  if (!g_key_file_has_group(kf, "paper")) {
+    bad(error, file, "paper", "missing");
+    return NULL;
+  }
+  if (!only_keys(kf, file, "paper", paper_keys, error) ||
+      (p->cite = needed(kf, file, "paper", "cite", error)) == NULL ||
+      (p->summary = needed(kf, file, "paper", "summary", error)) == NULL)
+    return NULL;
+  g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+  for (guint i = 0; groups[i] != NULL; i++) {
+    gboolean ok = strcmp(groups[i], "paper") == 0                ? TRUE
+                  : g_str_has_prefix(groups[i], "run:")          ? read_run(kf, p, file, groups[i], error)
+                  : g_str_has_prefix(groups[i], "claim:")        ? read_claim(kf, p, file, groups[i], error)
+                                                                 : bad(error, file, groups[i], "unknown group");
+    if (!ok)
+      return NULL;
+  }
+  return g_steal_pointer(&p);
+}
+
+/* ---- evaluating ---- */
+
+static const LbRunResult *
+result_of(const Run *r, guint ranks, const char *label)
+{
+  const LbSweep *sw = r->sweep;
+  guint axis = 0;
+  while (axis < sw->axes->len && strcmp(((LbSweepAxis *)sw->axes->pdata[axis])->name, "ranks") != 0)
+    axis++;
+  g_autofree char *want = g_strdup_printf("%u", ranks);
+  for (guint i = 0; i < sw->runs->len; i++) {
+    const LbSweepRun *run = sw->runs->pdata[i];
+    if (r->results[i] != NULL && strcmp(run->balancer, label) == 0 &&
+        strcmp(lb_sweep_value(sw, run->point, axis), want) == 0)
+      return r->results[i];
+  }
+  return NULL;
+}
+
+static gboolean
+value(const Run *r, guint ranks, const char *label, const char *metric, double *v)
+{
+  const LbRunResult *res = result_of(r, ranks, label);
+  return res != NULL && lb_run_result_lookup(res, metric, v);
+}
+
+static void
+evaluate(Claim *c, const Run *r, gboolean ran)
+{
+  if (!ran) {
+    c->note = g_strdup("not run (--quick)");
+    return;
+  }
+  double a = 0, b = 0;
+  if (!value(r, c->ranks, c->a, c->metric, &a) ||
+      (c->measure == MEASURE_IMPROVEMENT && !value(r, c->ranks, c->b, c->metric, &b))) {
+    c->note = g_strdup("its run failed or has no such metric");
+    return;
+  }
+  c->done = TRUE;
+  c->lbsim = c->measure == MEASURE_IMPROVEMENT ? 100.0 * (a - b) / a : a;
+  double x = c->lbsim, y = c->paper;
+  switch (c->rule) {
+  case RULE_SAME_SIGN:
+    c->agrees = (x > 0 && y > 0) || (x < 0 && y < 0) || (x == 0 && y == 0);
+    break;
+  case RULE_WITHIN_2X:
+    c->agrees = y > 0 && x >= y / 2 && x <= 2 * y;
+    break;
+  case RULE_AT_MOST:
+    c->agrees = x <= c->hi;
+    break;
+  case RULE_RANGE:
+    c->agrees = x >= c->lo && x <= c->hi;
+    break;
+  }
+  if (c->measure == MEASURE_IMPROVEMENT)
+    c->note = g_strdup_printf("%s %.4g against %.4g", c->metric, a, b);
+  else if (y != 0 && isfinite(x))
+    c->note = g_strdup_printf("%.2f x the paper's", x / y);
+}
+
+/* ---- output ---- */
+
+static char *
+number_text(double v, const char *unit)
+{
+  return g_strdup_printf("%.2f%s%s", v, *unit != '\0' ? " " : "", unit);
+}
+
+static char *
+table(const Paper *p, gboolean quick)
+{
+  GString *out = g_string_new(NULL);
+  g_string_append_printf(out, "%s: %s\n%s\n", p->key, p->cite, p->summary);
+  if (quick) {
+    g_string_append(out, "quick form:");
+    for (guint i = 0; i < p->runs->len; i++) {
+      const Run *r = p->runs->pdata[i];
+      g_string_append_printf(out, "%s %s on %s ranks, %u adaptations", i ? ";" : "", r->name,
+                             r->quick_ranks, r->quick_steps);
+    }
+    g_string_append(out, "\n");
+  }
+  g_string_append_printf(out, "\n%-30s %10s %10s  %-18s %-7s %s\n", "claim", "paper", "lbsim",
+                         "rule", "agrees", "note");
+  guint agree = 0, done = 0, required_bad = 0;
+  for (guint i = 0; i < p->claims->len; i++) {
+    const Claim *c = p->claims->pdata[i];
+    g_autofree char *paper = number_text(c->paper, c->unit);
+    g_autofree char *lbsim = c->done ? number_text(c->lbsim, c->unit) : g_strdup("-");
+    const char *verdict = !c->done ? "-" : c->agrees ? "yes" : "NO";
+    g_string_append_printf(out, "%-30s %10s %10s  %-18s %-7s %s%s\n", c->id, paper, lbsim,
+                           c->rule_text, verdict, c->required ? "(required) " : "",
+                           c->note != NULL ? c->note : "");
+    done += c->done;
+    agree += c->done && c->agrees;
+    required_bad += c->done && c->required && !c->agrees;
+  }
+  g_string_append_printf(out, "\n%u of %u claims checked agree; %u required claim%s disagree%s\n",
+                         agree, done, required_bad, required_bad == 1 ? "" : "s",
+                         required_bad == 1 ? "s" : "");
+  g_string_append(out, "\nThe claims:\n");
+  for (guint i = 0; i < p->claims->len; i++) {
+    const Claim *c = p->claims->pdata[i];
+    g_string_append_printf(out, "  %s: %s\n", c->id, c->text);
+  }
+  return g_string_free(out, FALSE);
+}
+
+static char *
+document(const Paper *p, gboolean quick)
+{
+  GString *out = g_string_new(NULL);
+  LbJson j;
+  lb_json_init(&j, out);
+  lb_json_begin_object(&j, NULL);
+  lb_json_string(&j, "lbsim", LB_VERSION);
+  lb_json_string(&j, "paper", p->key);
+  lb_json_string(&j, "cite", p->cite);
+  lb_json_bool(&j, "quick", quick);
+  lb_json_begin_array(&j, "claims", FALSE);
+  for (guint i = 0; i < p->claims->len; i++) {
+    const Claim *c = p->claims->pdata[i];
+    lb_json_begin_object(&j, NULL);
+    lb_json_string(&j, "id", c->id);
+    lb_json_string(&j, "claim", c->text);
+    lb_json_double(&j, "paper", c->paper);
+    if (c->done)
+      lb_json_double(&j, "lbsim", c->lbsim);
+    else
+      lb_json_raw(&j, "lbsim", "null");
+    lb_json_string(&j, "unit", c->unit);
+    lb_json_string(&j, "rule", c->rule_text);
+    if (c->done)
+      lb_json_bool(&j, "agrees", c->agrees);
+    else
+      lb_json_raw(&j, "agrees", "null");
+    lb_json_bool(&j, "required", c->required);
+    lb_json_string(&j, "note", c->note != NULL ? c->note : "");
+    lb_json_end_object(&j);
+  }
+  lb_json_end_array(&j);
+  lb_json_end_object(&j);
+  g_string_append_c(out, '\n');
+  return g_string_free(out, FALSE);
+}
+
+static char *
+csv(const Paper *p)
+{
+  GString *out = g_string_new("id,claim,paper,lbsim,unit,rule,agrees,required,note\n");
+  for (guint i = 0; i < p->claims->len; i++) {
+    const Claim *c = p->claims->pdata[i];
+    lb_report_csv_text(out, c->id);
+    g_string_append_c(out, ',');
+    lb_report_csv_text(out, c->text);
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_string_append_printf(out, ",%s,", g_ascii_formatd(buf, sizeof buf, "%.10g", c->paper));
+    if (c->done)
+      g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.10g", c->lbsim));
+    g_string_append_c(out, ',');
+    lb_report_csv_text(out, c->unit);
+    g_string_append_c(out, ',');
+    lb_report_csv_text(out, c->rule_text);
+    g_string_append_printf(out, ",%s,%s,", !c->done ? "" : c->agrees ? "true" : "false",
+                           c->required ? "true" : "false");
+    lb_report_csv_text(out, c->note != NULL ? c->note : "");
+    g_string_append_c(out, '\n');
+  }
+  return g_string_free(out, FALSE);
+}
+
+static int
+list_papers(void)
+{
+  g_autoptr(GDir) dir = g_dir_open(lb_papers_dir(), 0, NULL);
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+  for (const char *name; dir != NULL && (name = g_dir_read_name(dir)) != NULL;)
+    g_ptr_array_add(keys, g_strdup(name));
+  g_ptr_array_sort(keys, (GCompareFunc)(void (*)(void))g_strcmp0);
+  g_print("Papers lbsim reproduces (lbsim reproduce KEY [--quick]):\n");
+  for (guint i = 0; i < keys->len; i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(Paper) p = paper_load(keys->pdata[i], &error);
+    if (p == NULL)
+      continue;
+    g_print("  %-10s %u claims: %s\n             %s\n", p->key, p->claims->len, p->cite,
+            p->summary);
+  }
+  return 0;
+}
+
+typedef struct {
+  gboolean quick, check, quiet;
+  char *jobs, *json, *csv, *state;
+} Args;
+
+static void
+args_clear(Args *a)
+{
+  g_free(a->jobs);
+  g_free(a->json);
+  g_free(a->csv);
+  g_free(a->state);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Args, args_clear)
+
+int
+lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
+{
+  g_auto(Args) a = {0};
+  GOptionEntry entries[] = {
+      {"quick", 0, 0, G_OPTION_ARG_NONE, &a.quick,
+       "The reduced form: fewer processor counts, shorter runs (said in the output)", NULL},
+      {"jobs", 'j', 0, G_OPTION_ARG_STRING, &a.jobs,
+       "Simulations at once (default: the number of processors)", "N"},
+      {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a.json, "The claims and lbsim's numbers as JSON",
+       "FILE"},
+      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "The same as CSV, one row per claim", "FILE"},
+      {"state", 0, 0, G_OPTION_ARG_FILENAME, &a.state,
+       "Keep the runs here, to resume (default: KEY-reproduce.d, or KEY-quick.d)", "DIR"},
+      {"check", 0, 0, G_OPTION_ARG_NONE, &a.check,
+       "Exit 1 when a required claim disagrees (for a CI)", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress on stderr", NULL},
+      {NULL},
+  };
+  g_autoptr(GOptionContext) ctx = lb_command_context(self);
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(
+      ctx, "Without KEY, lists the papers. With KEY, runs that paper's experiment (its scenario\n"
+           "files under scenarios/papers/KEY/, varied over processor counts as a sweep, each\n"
+           "run kept in the state folder so that the same command resumes) and prints one row\n"
+           "per claim: the paper's number, lbsim's, the rule that compares them, whether they\n"
+           "agree. See docs/reference/reproduce.md.\n"
+           "Exit status: 0 done, 1 a run failed or (--check) a required claim disagrees,\n"
+           "2 bad input, 3 a run broke an invariant.");
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (args == NULL) {
+    g_printerr("lbsim: %s\n", error->message);
+    return EXIT_INPUT;
+  }
+  guint n = g_strv_length(args);
+  if (n == 1)
+    return list_papers();
+  if (n != 2) {
+    g_printerr("lbsim: reproduce takes one paper's key (lbsim reproduce lists them)\n");
+    return EXIT_INPUT;
+  }
+  guint jobs = 0;
+  if (a.jobs != NULL && !lb_runner_parse_count("--jobs", a.jobs, &jobs, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return EXIT_INPUT;
+  }
+  g_autoptr(Paper) p = paper_load(args[1], &error);
+  if (p == NULL) {
+    g_printerr("lbsim: %s\n", error->message);
+    return EXIT_INPUT;
+  }
+  g_autofree char *state = a.state != NULL ? g_strdup(a.state)
+                                           : g_strdup_printf("%s-%s.d", p->key,
+                                                             a.quick ? "quick" : "reproduce");
+  lb_signals_alone();
+  /* every sweep is made, so every scenario is checked, before anything runs */
+  for (guint i = 0; i < p->runs->len; i++) {
+    Run *r = p->runs->pdata[i];
+    g_autofree char *vary = g_strdup_printf("ranks=%s", a.quick ? r->quick_ranks : r->ranks);
+    g_autofree char *steps = g_strdup_printf("scenario.steps=%u", r->quick_steps);
+    const char *const varies[] = {vary, NULL};
+    const char *const sets[] = {steps, NULL};
+    r->sweep = lb_sweep_new(r->scenario, varies, NULL, a.quick ? sets : NULL, &error);
+    if (r->sweep == NULL) {
+      g_printerr("lbsim: %s\n", error->message);
+      return EXIT_INPUT;
+    }
+  }
+  /* the outputs: writable, none of them a file read or another output */
+  g_autoptr(LbFileSet) files = lb_file_set_new();
+  const GArray *read = lb_input_files();
+  for (guint i = 0; i < read->len; i++) {
+    const LbInputFile *f = &g_array_index(read, LbInputFile, i);
+    lb_file_set_input(files, lb_input_kind_name(f->kind), f->path);
+  }
+  const char *const outputs[][2] = {{"--json", a.json}, {"--csv", a.csv}};
+  for (guint i = 0; i < G_N_ELEMENTS(outputs); i++)
+    if (outputs[i][1] != NULL && (!lb_output_check(outputs[i][0], outputs[i][1], &error) ||
+                                  !lb_file_set_output(files, outputs[i][0], outputs[i][1], &error))) {
+      g_printerr("lbsim: %s\n", error->message);
+      return EXIT_INPUT;
+    }
+  int worst = 0;
+  for (guint i = 0; i < p->runs->len; i++) {
+    Run *r = p->runs->pdata[i];
+    g_autofree char *dir = g_build_filename(state, r->name, NULL);
+    g_autofree char *json = g_strdup_printf("%s.json", dir);
+    if (!a.quiet)
+      g_printerr("lbsim: %s: %s\n", p->key, r->name);
+    int code = lb_sweep_execute(r->sweep, dir, json, NULL, jobs, a.quiet, &r->results);
+    worst = MAX(worst, code);
+  }
+  for (guint i = 0; i < p->claims->len; i++) {
+    Claim *c = p->claims->pdata[i];
+    const Run *r = NULL;
+    for (guint k = 0; k < p->runs->len; k++)
+      if (strcmp(((Run *)p->runs->pdata[k])->name, c->run) == 0)
+        r = p->runs->pdata[k];
+    g_auto(GStrv) ranks = g_strsplit(a.quick ? r->quick_ranks : r->ranks, ",", -1);
+    gboolean ran = FALSE;
+    for (guint k = 0; ranks[k] != NULL; k++)
+      ran |= g_ascii_strtoull(g_strstrip(ranks[k]), NULL, 10) == c->ranks;
+    evaluate(c, r, ran);
+  }
+  g_autofree char *text = table(p, a.quick);
+  lb_output_stdout(text);
+  if (a.json != NULL) {
+    g_autofree char *doc = document(p, a.quick);
+    if (!lb_output_write(a.json, doc, -1, &error)) {
+      g_printerr("lbsim: %s\n", error->message);
+      return 1;
+    }
+  }
+  if (a.csv != NULL) {
+    g_autofree char *rows = csv(p);
+    if (!lb_output_write(a.csv, rows, -1, &error)) {
+      g_printerr("lbsim: %s\n", error->message);
+      return 1;
+    }
+  }
+  if (a.check)
+    for (guint i = 0; i < p->claims->len; i++) {
+      const Claim *c = p->claims->pdata[i];
+      if (c->done && c->required && !c->agrees)
+        worst = MAX(worst, 1);
+    }
+  return worst;
+}
