@@ -252,8 +252,7 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
     c->rule = RULE_RANGE;
   else
     return bad(error, file, group,
-               "rule: '%s' is not same-sign, within-2x, at-most X or range LO HI",
-               c->rule_text);
+               "rule: '%s' is not same-sign, within-2x, at-most X or range LO HI", c->rule_text);
   return TRUE;
 }
 
@@ -291,10 +290,11 @@ paper_load(const char *key, GError **error)
     return NULL;
   g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
   for (guint i = 0; groups[i] != NULL; i++) {
-    gboolean ok = strcmp(groups[i], "paper") == 0                ? TRUE
-                  : g_str_has_prefix(groups[i], "run:")          ? read_run(kf, p, file, groups[i], error)
-                  : g_str_has_prefix(groups[i], "claim:")        ? read_claim(kf, p, file, groups[i], error)
-                                                                 : bad(error, file, groups[i], "unknown group");
+    gboolean ok = strcmp(groups[i], "paper") == 0       ? TRUE
+                  : g_str_has_prefix(groups[i], "run:") ? read_run(kf, p, file, groups[i], error)
+                  : g_str_has_prefix(groups[i], "claim:")
+                      ? read_claim(kf, p, file, groups[i], error)
+                      : bad(error, file, groups[i], "unknown group");
     if (!ok)
       return NULL;
   }
@@ -466,7 +466,10 @@ csv(const Paper *p)
     lb_report_csv_text(out, c->unit);
     g_string_append_c(out, ',');
     lb_report_csv_text(out, c->rule_text);
-    g_string_append_printf(out, ",%s,%s,", !c->done ? "" : c->agrees ? "true" : "false",
+    g_string_append_printf(out, ",%s,%s,",
+                           !c->done    ? ""
+                           : c->agrees ? "true"
+                                       : "false",
                            c->required ? "true" : "false");
     lb_report_csv_text(out, c->note != NULL ? c->note : "");
     g_string_append_c(out, '\n');
@@ -562,9 +565,9 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
     g_printerr("lbsim: %s\n", error->message);
     return EXIT_INPUT;
   }
-  g_autofree char *state = a.state != NULL ? g_strdup(a.state)
-                                           : g_strdup_printf("%s-%s.d", p->key,
-                                                             a.quick ? "quick" : "reproduce");
+  g_autofree char *state =
+      a.state != NULL ? g_strdup(a.state)
+                      : g_strdup_printf("%s-%s.d", p->key, a.quick ? "quick" : "reproduce");
   lb_signals_alone();
   /* every sweep is made, so every scenario is checked, before anything runs */
   for (guint i = 0; i < p->runs->len; i++) {
@@ -588,8 +591,9 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   }
   const char *const outputs[][2] = {{"--json", a.json}, {"--csv", a.csv}};
   for (guint i = 0; i < G_N_ELEMENTS(outputs); i++)
-    if (outputs[i][1] != NULL && (!lb_output_check(outputs[i][0], outputs[i][1], &error) ||
-                                  !lb_file_set_output(files, outputs[i][0], outputs[i][1], &error))) {
+    if (outputs[i][1] != NULL &&
+        (!lb_output_check(outputs[i][0], outputs[i][1], &error) ||
+         !lb_file_set_output(files, outputs[i][0], outputs[i][1], &error))) {
       g_printerr("lbsim: %s\n", error->message);
       return EXIT_INPUT;
     }

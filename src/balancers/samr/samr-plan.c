@@ -222,7 +222,7 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
   guint last_max = 0, last_min = 0;
   guint cap = SAMR_MAX_ATTEMPTS(p, grids->len), attempt = 0;
   for (; !done && attempt < cap; attempt++) {
-    guint mx, mn;
+    guint mx, mn, acted = actions->len;
     samr_extremes(loads, p, &mx, &mn);
     double avg = average(loads, p);
     if (!((double)loads[mx] > threshold * avg)) {
@@ -281,16 +281,31 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
     /* the splitting-grid phase */
     if ((double)loads[mx] > threshold * avg) {
       gboolean repeated = mx == last_max && mn == last_min;
+      const char *says = !repeated                        ? ""
+                         : reading == SAMR_READING_FIGURE ? "; the pair repeats the last one: Done "
+                                                            "after it (Fig. 8)"
+                                                          : "; the pair repeats the last one, but "
+                                                            "the scheme goes on while a pass moves "
+                                                            "load (section 4's text)";
       note(notes,
            "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "), MinProc %u (%" G_GUINT64_FORMAT
            "): MaxLoad > %g x AvgLoad %.2f = %.2f: the splitting phase%s",
-           attempt, mx, loads[mx], mn, loads[mn], threshold, avg, threshold * avg,
-           repeated ? "; the pair repeats the last one: Done after it" : "");
-      if (repeated)
+           attempt, mx, loads[mx], mn, loads[mn], threshold, avg, threshold * avg, says);
+      if (repeated && reading == SAMR_READING_FIGURE)
         done = TRUE;
       last_max = mx;
       last_min = mn;
       split_phase(g, grids, loads, p, mx, mn, attempt, actions, notes);
+      /* every move and split takes load from MaxProc to MinProc, no more than
+       * its hole: the sum of the loads' squares falls, so a pass that moves
+       * load is never undone; one that moves nothing ends the scheme */
+      if (reading == SAMR_READING_PROSE && actions->len == acted) {
+        note(notes,
+             "pass %u: nothing moved in this pass: done (section 4's text: not enough "
+             "grids to redistribute)",
+             attempt);
+        done = TRUE;
+      }
     } else {
       note(notes,
            "pass %u: MaxProc %u (%" G_GUINT64_FORMAT ") <= %g x AvgLoad %.2f = %.2f: no split, "

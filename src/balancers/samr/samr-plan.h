@@ -45,8 +45,10 @@ void samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p
                    GArray *actions, GPtrArray *notes);
 
 typedef enum {
-  SAMR_READING_FIGURE, /* Fig. 8 as printed: the moving loop runs its course */
-  SAMR_READING_PROSE,  /* section 4's text: moving stops once the ratio is met */
+  SAMR_READING_FIGURE, /* Fig. 8 as printed: the moving loop runs its course; Done on a
+                          repeated (MaxProc, MinProc) pair */
+  SAMR_READING_PROSE,  /* section 4's text: moving stops once the ratio is met; the
+                          passes go on while one moves load */
 } SamrReading;
 
 /* Fig. 8: while MaxLoad > threshold x AvgLoad and not Done: the moving
@@ -54,7 +56,9 @@ typedef enum {
  * MaxProc whose load lies strictly between AvgLoad / threshold - MinLoad and
  * AvgLoad x threshold - MinLoad moves to MinProc), then, while the ratio is
  * still exceeded, the splitting phase: Done when (MaxProc, MinProc) repeats
- * the last pair (the split still happens, as the figure has it); MaxProc's
+ * the last pair (the split still happens, as the figure has it; with the
+ * prose reading a repeated pair does not stop it, a pass that moves
+ * nothing does); MaxProc's
  * largest grid goes to MinProc whole if its load is at most AvgLoad -
  * MinLoad, else it is cut along its longest interior axis at the cell
  * plane that makes the piece's load closest to AvgLoad - MinLoad, leaving

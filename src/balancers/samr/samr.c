@@ -86,8 +86,10 @@ static const LbParamSpec move_split_params[] = {
     {"threshold", LB_PARAM_DOUBLE, "1.2", 1, 1e9, NULL,
      "balance while MaxLoad > threshold x AvgLoad (Fig. 8; the paper's experiments use 1.2)"},
     {"reading", LB_PARAM_CHOICE, "prose", 0, 0, "figure|prose",
-     "the moving phase as section 4's text says (it stops once the ratio is met), or as Fig. 8 "
-     "prints it (it runs its course, moving grids back and forth once the ratio holds)"},
+     "prose: as section 4's text says (the moving phase stops once the ratio is met; the step "
+     "goes on while a pass moves load); figure: as Fig. 8 prints it (the moving loop runs its "
+     "course, moving grids back and forth once the ratio holds; Done when the (MaxProc, MinProc) "
+     "pair repeats)"},
     {"decide-flops", LB_PARAM_DOUBLE, "50", 0, 1e9, NULL,
      "flops per grid the scheme scans on every rank"},
     {"transfers", LB_PARAM_CHOICE, "parallel", 0, 0, "parallel|merged", TRANSFERS_HELP},
