@@ -800,8 +800,8 @@ test_lock_in(void)
     for (guint k = 0; k < actions->len; k++) {
       const SamrAction *a = &g_array_index(actions, SamrAction, k);
       double was = squares;
-      squares += 2.0 * (double)a->load *
-                 ((double)a->load - (double)(before[a->from] - before[a->to]));
+      squares +=
+          2.0 * (double)a->load * ((double)a->load - (double)(before[a->from] - before[a->to]));
       before[a->from] -= a->load;
       before[a->to] += a->load;
       g_assert_cmpfloat(squares, <, was);
