@@ -23,12 +23,14 @@
 typedef enum {
   MEASURE_VALUE,       /* BALANCER METRIC */
   MEASURE_IMPROVEMENT, /* METRIC A B: 100 (A - B) / A */
+  MEASURE_RELATIVE,    /* METRIC A B C ...: A over the least of A, B, C, ... */
 } Measure;
 
 typedef enum {
   RULE_SAME_SIGN,
   RULE_WITHIN_2X,
   RULE_AT_MOST,
+  RULE_AT_LEAST,
   RULE_RANGE,
 } Rule;
 
@@ -45,6 +47,7 @@ typedef struct {
   guint ranks;
   Measure measure;
   char *metric, *a, *b; /* value: a is the balancer */
+  char **among;         /* relative: the labels A is compared with */
   double paper, lo, hi;
   Rule rule;
   gboolean required;
@@ -88,6 +91,7 @@ claim_free(gpointer data)
   g_free(c->metric);
   g_free(c->a);
   g_free(c->b);
+  g_strfreev(c->among);
   g_free(c->note);
   g_free(c);
 }
@@ -234,9 +238,16 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
     c->metric = g_strdup(words->pdata[1]);
     c->a = g_strdup(words->pdata[2]);
     c->b = g_strdup(words->pdata[3]);
+  } else if (words->len >= 4 && strcmp(words->pdata[0], "relative") == 0) {
+    c->measure = MEASURE_RELATIVE;
+    c->metric = g_strdup(words->pdata[1]);
+    c->a = g_strdup(words->pdata[2]);
+    g_ptr_array_add(words, NULL);
+    c->among = g_strdupv((char **)words->pdata + 3);
   } else {
     return bad(error, file, group,
-               "measure: '%s' is neither 'value BALANCER METRIC' nor 'improvement METRIC A B'",
+               "measure: '%s' is not 'value BALANCER METRIC', 'improvement METRIC A B' or "
+               "'relative METRIC A B C ...'",
                measure);
   }
   g_auto(GStrv) rule = g_strsplit(c->rule_text, " ", -1);
@@ -247,12 +258,15 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
     c->rule = RULE_WITHIN_2X;
   else if (nr == 2 && strcmp(rule[0], "at-most") == 0 && lb_parse_decimal(rule[1], &c->hi))
     c->rule = RULE_AT_MOST;
+  else if (nr == 2 && strcmp(rule[0], "at-least") == 0 && lb_parse_decimal(rule[1], &c->lo))
+    c->rule = RULE_AT_LEAST;
   else if (nr == 3 && strcmp(rule[0], "range") == 0 && lb_parse_decimal(rule[1], &c->lo) &&
            lb_parse_decimal(rule[2], &c->hi) && c->lo <= c->hi)
     c->rule = RULE_RANGE;
   else
     return bad(error, file, group,
-               "rule: '%s' is not same-sign, within-2x, at-most X or range LO HI", c->rule_text);
+               "rule: '%s' is not same-sign, within-2x, at-most X, at-least X or range LO HI",
+               c->rule_text);
   return TRUE;
 }
 
@@ -340,8 +354,21 @@ evaluate(Claim *c, const Run *r, gboolean ran)
     c->note = g_strdup("its run failed or has no such metric");
     return;
   }
+  /* relative: b is the least of a and the others */
+  if (c->measure == MEASURE_RELATIVE)
+    b = a;
+  for (guint k = 0; c->measure == MEASURE_RELATIVE && c->among[k] != NULL; k++) {
+    double v = 0;
+    if (!value(r, c->ranks, c->among[k], c->metric, &v)) {
+      c->note = g_strdup("its run failed or has no such metric");
+      return;
+    }
+    b = MIN(b, v);
+  }
   c->done = TRUE;
-  c->lbsim = c->measure == MEASURE_IMPROVEMENT ? 100.0 * (a - b) / a : a;
+  c->lbsim = c->measure == MEASURE_IMPROVEMENT ? 100.0 * (a - b) / a
+             : c->measure == MEASURE_RELATIVE  ? a / b
+                                               : a;
   double x = c->lbsim, y = c->paper;
   switch (c->rule) {
   case RULE_SAME_SIGN:
@@ -353,12 +380,17 @@ evaluate(Claim *c, const Run *r, gboolean ran)
   case RULE_AT_MOST:
     c->agrees = x <= c->hi;
     break;
+  case RULE_AT_LEAST:
+    c->agrees = x >= c->lo;
+    break;
   case RULE_RANGE:
     c->agrees = x >= c->lo && x <= c->hi;
     break;
   }
   if (c->measure == MEASURE_IMPROVEMENT)
     c->note = g_strdup_printf("%s %.4g against %.4g", c->metric, a, b);
+  else if (c->measure == MEASURE_RELATIVE)
+    c->note = g_strdup_printf("%s %.4g against the least, %.4g", c->metric, a, b);
   else if (y != 0 && isfinite(x))
     c->note = g_strdup_printf("%.2f x the paper's", x / y);
 }
