@@ -1102,8 +1102,9 @@ test_reproduce(void)
   g_autofree char *state = tmp_path("lan2002.d");
   g_autofree char *json = tmp_path("lan2002.json");
   g_auto(Result) quick = {0}, again = {0};
+  g_autofree char *page = tmp_path("lan2002-page");
   lbsim(&quick, "reproduce", "lan2002", "--quick", "--check", "--state", state, "--json", json,
-        NULL);
+        "--report", page, NULL);
   g_test_message("%s%s", quick.out, quick.err);
   g_assert_cmpint(quick.status, ==, 0);
   g_assert_nonnull(strstr(quick.out, "quick form: amr64 on 8, 32 ranks, 254 adaptations"));
@@ -1137,6 +1138,30 @@ test_reproduce(void)
       g_assert_true(json_object_get_boolean_member(c, "agrees"));
   }
   g_assert_cmpuint(required, ==, 5);
+  /* the page: the claims, a chart per figure (13), the JSON beside them */
+  g_autofree char *index = g_build_filename(page, "index.html", NULL);
+  g_autofree char *html = NULL;
+  g_assert_true(g_file_get_contents(index, &html, NULL, NULL));
+  g_assert_nonnull(strstr(html, "<h1>lan2002: a reproduction</h1>"));
+  g_assert_nonnull(strstr(html, "data-claim=\"table2-amr64-32\""));
+  guint charts = 0;
+  for (const char *at = html; (at = strstr(at, "<figure>")) != NULL; at++)
+    charts++;
+  g_assert_cmpuint(charts, ==, 13);
+  g_autofree char *kept = g_build_filename(page, "lan2002.reproduction.json", NULL);
+  g_autofree char *kept_text = NULL, *json_text = NULL;
+  g_assert_true(g_file_get_contents(kept, &kept_text, NULL, NULL));
+  g_assert_true(g_file_get_contents(json, &json_text, NULL, NULL));
+  g_assert_cmpstr(kept_text, ==, json_text);
+  /* a folder that holds another report is not this one's */
+  g_auto(Result) other = {0};
+  g_autofree char *run_page = tmp_path("run-page");
+  lbsim(&other, "run", "-q", "scenarios/mlb-teach-16.ini", "--report", run_page, NULL);
+  g_assert_cmpint(other.status, ==, 0);
+  g_auto(Result) clash = {0};
+  lbsim(&clash, "reproduce", "lan2002", "--quick", "--state", state, "--report", run_page, NULL);
+  g_assert_cmpint(clash.status, ==, 2);
+  g_assert_cmpstr(clash.out, ==, "");
   /* the same command again reuses every run */
   lbsim(&again, "reproduce", "lan2002", "--quick", "--state", state, NULL);
   g_assert_cmpint(again.status, ==, 0);

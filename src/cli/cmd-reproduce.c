@@ -15,6 +15,7 @@
 #include "cli/sweep.h"
 #include "io/input.h"
 #include "io/output.h"
+#include "report/html.h"
 #include "report/json-writer.h"
 #include "report/report.h"
 
@@ -43,7 +44,7 @@ typedef struct {
 } Run;
 
 typedef struct {
-  char *id, *text, *run, *unit, *rule_text;
+  char *id, *text, *run, *unit, *rule_text, *figure;
   guint ranks;
   Measure measure;
   char *metric, *a, *b; /* value: a is the balancer */
@@ -88,6 +89,7 @@ claim_free(gpointer data)
   g_free(c->run);
   g_free(c->unit);
   g_free(c->rule_text);
+  g_free(c->figure);
   g_free(c->metric);
   g_free(c->a);
   g_free(c->b);
@@ -191,8 +193,8 @@ read_run(GKeyFile *kf, Paper *p, const char *file, const char *group, GError **e
 static gboolean
 read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError **error)
 {
-  static const char *const keys[] = {"claim", "run",  "ranks",    "measure", "paper",
-                                     "unit",  "rule", "required", "note",    NULL};
+  static const char *const keys[] = {"claim", "run",      "ranks", "measure", "paper", "unit",
+                                     "rule",  "required", "note",  "figure",  NULL};
   if (!only_keys(kf, file, group, keys, error))
     return FALSE;
   Claim *c = g_new0(Claim, 1);
@@ -207,6 +209,7 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
       (c->rule_text = needed(kf, file, group, "rule", error)) == NULL ||
       !number(file, group, "paper", paper, &c->paper, error))
     return FALSE;
+  c->figure = g_key_file_get_string(kf, group, "figure", NULL);
   c->unit = g_key_file_get_string(kf, group, "unit", NULL);
   if (c->unit == NULL)
     c->unit = g_strdup("");
@@ -397,6 +400,8 @@ evaluate(Claim *c, const Run *r, gboolean ran)
 
 /* ---- output ---- */
 
+static char *quick_text(const Paper *p);
+
 static char *
 number_text(double v, const char *unit)
 {
@@ -409,13 +414,8 @@ table(const Paper *p, gboolean quick)
   GString *out = g_string_new(NULL);
   g_string_append_printf(out, "%s: %s\n%s\n", p->key, p->cite, p->summary);
   if (quick) {
-    g_string_append(out, "quick form:");
-    for (guint i = 0; i < p->runs->len; i++) {
-      const Run *r = p->runs->pdata[i];
-      g_string_append_printf(out, "%s %s on %s ranks, %u adaptations", i ? ";" : "", r->name,
-                             r->quick_ranks, r->quick_steps);
-    }
-    g_string_append(out, "\n");
+    g_autofree char *ran = quick_text(p);
+    g_string_append_printf(out, "quick form: %s\n", ran);
   }
   g_string_append_printf(out, "\n%-30s %10s %10s  %-18s %-7s %s\n", "claim", "paper", "lbsim",
                          "rule", "agrees", "note");
@@ -509,6 +509,38 @@ csv(const Paper *p)
   return g_string_free(out, FALSE);
 }
 
+/* What the quick form ran, for the page. */
+static char *
+quick_text(const Paper *p)
+{
+  GString *t = g_string_new(NULL);
+  for (guint i = 0; i < p->runs->len; i++) {
+    const Run *r = p->runs->pdata[i];
+    g_string_append_printf(t, "%s%s on %s ranks, %u adaptations", i ? "; " : "", r->name,
+                           r->quick_ranks, r->quick_steps);
+  }
+  return g_string_free(t, FALSE);
+}
+
+static gboolean
+write_report(const Paper *p, gboolean quick, const char *dir, gboolean make, GError **error)
+{
+  if (make && !lb_output_make_folder("--report", dir, error))
+    return FALSE;
+  g_autofree LbClaimRow *rows = g_new0(LbClaimRow, MAX(p->claims->len, 1));
+  for (guint i = 0; i < p->claims->len; i++) {
+    const Claim *c = p->claims->pdata[i];
+    rows[i] = (LbClaimRow){c->id,     c->text,    c->unit,  c->rule_text, c->note ? c->note : "",
+                           c->figure, c->ranks,   c->paper, c->lbsim,     c->done,
+                           c->agrees, c->required};
+  }
+  g_autofree char *quick_form = quick ? quick_text(p) : NULL;
+  LbReproduction rep = {p->key, p->cite, p->summary, quick_form, rows, p->claims->len};
+  g_autofree char *doc = document(p, quick);
+  LbHtmlOptions options = {.json = doc, .length = strlen(doc), .dir = dir};
+  return lb_html_write_reproduction(&rep, &options, error);
+}
+
 static int
 list_papers(void)
 {
@@ -530,13 +562,14 @@ list_papers(void)
 }
 
 typedef struct {
-  gboolean quick, check, quiet;
-  char *jobs, *json, *csv, *state;
+  gboolean quick, check, quiet, force;
+  char *jobs, *json, *csv, *state, *report;
 } Args;
 
 static void
 args_clear(Args *a)
 {
+  g_free(a->report);
   g_free(a->jobs);
   g_free(a->json);
   g_free(a->csv);
@@ -559,6 +592,12 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
       {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "The same as CSV, one row per claim", "FILE"},
       {"state", 0, 0, G_OPTION_ARG_FILENAME, &a.state,
        "Keep the runs here, to resume (default: KEY-reproduce.d, or KEY-quick.d)", "DIR"},
+      {"report", 0, 0, G_OPTION_ARG_FILENAME, &a.report,
+       "An HTML page of the claims and of the paper's figures, the paper's numbers beside "
+       "lbsim's, in DIR",
+       "DIR"},
+      {"force", 0, 0, G_OPTION_ARG_NONE, &a.force,
+       "Replace a report folder that holds another report", NULL},
       {"check", 0, 0, G_OPTION_ARG_NONE, &a.check,
        "Exit 1 when a required claim disagrees (for a CI)", NULL},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress on stderr", NULL},
@@ -629,6 +668,12 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
       g_printerr("lbsim: %s\n", error->message);
       return EXIT_INPUT;
     }
+  gboolean make = FALSE;
+  if (a.report != NULL &&
+      !lb_html_check_folder(a.report, "--report", "reproduction", p->key, a.force, &make, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return EXIT_INPUT;
+  }
   int worst = 0;
   for (guint i = 0; i < p->runs->len; i++) {
     Run *r = p->runs->pdata[i];
@@ -659,6 +704,10 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
       g_printerr("lbsim: %s\n", error->message);
       return 1;
     }
+  }
+  if (a.report != NULL && !write_report(p, a.quick, a.report, make, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return 1;
   }
   if (a.csv != NULL) {
     g_autofree char *rows = csv(p);

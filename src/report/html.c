@@ -265,13 +265,13 @@ static const char style_sheet[] =
     "padding-top:8px}\n";
 
 static void
-page_start(GString *out, const LbResults *doc, const char *title)
+page_start(GString *out, const char *version, const char *title)
 {
   g_string_append(out,
                   "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
   g_string_append_printf(out, "<meta name=\"generator\" content=\"lbsim ");
-  esc(out, doc->version);
+  esc(out, version);
   g_string_append(out, "\">\n<title>");
   esc(out, title);
   g_string_append_printf(out,
@@ -281,10 +281,10 @@ page_start(GString *out, const LbResults *doc, const char *title)
 }
 
 static void
-page_end(GString *out, const LbResults *doc, const char *json_base)
+page_end(GString *out, const char *version, const char *json_base)
 {
   g_string_append(out, "<footer>Made by lbsim ");
-  esc(out, doc->version);
+  esc(out, version);
   g_string_append(out, " from ");
   put_link(out, json_base, json_base);
   g_string_append(out, ". This page needs no network and runs no script: its charts are SVG "
@@ -310,7 +310,8 @@ fact_if(GString *out, const char *name, const char *value)
 /* ---- the files a report writes ---- */
 
 typedef struct {
-  const LbResults *doc;
+  const LbResults *doc; /* NULL for a reproduction's page */
+  const char *kind, *name, *version;
   const char *json; /* the text it was read from */
   gsize length;
   const char *dir;
@@ -337,8 +338,8 @@ static gboolean
 put_chart(Out *o, GString *page, const LbPlot *plot, const char *what, const char *caption,
           const GString *csv, GError **error)
 {
-  g_autofree char *svg_base = file_name(o->doc->name, what, "svg");
-  g_autofree char *csv_base = file_name(o->doc->name, what, "csv");
+  g_autofree char *svg_base = file_name(o->name, what, "svg");
+  g_autofree char *csv_base = file_name(o->name, what, "csv");
   g_autofree char *svg = lb_plot_svg(plot, TRUE);
   g_autofree char *inline_svg = lb_plot_svg(plot, FALSE);
   if (!put_file(o, svg_base, svg, strlen(svg), error) ||
@@ -763,14 +764,14 @@ static gboolean
 run_page(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gboolean local,
          const char *json_base, GError **error)
 {
-  page_start(out, o->doc, o->doc->name);
+  page_start(out, o->version, o->doc->name);
   run_header(out, o->doc);
   if (!run_summary(o, out, error) || !run_imbalance(o, out, error) || !run_phases(o, out, error))
     return FALSE;
   run_pictures(o, out, pictures_dir, drawn, local);
   run_metrics(out, o->doc);
   run_balancers(out, o->doc);
-  page_end(out, o->doc, json_base);
+  page_end(out, o->version, json_base);
   return TRUE;
 }
 
@@ -1061,7 +1062,7 @@ sweep_page(Out *o, GString *out, const char *json_base, GError **error)
   const LbResults *doc = o->doc;
   g_autofree char *title = g_strdup_printf("%s: a sweep", doc->name);
   g_autoptr(GPtrArray) balancers = sweep_balancers(doc);
-  page_start(out, doc, title);
+  page_start(out, doc->version, title);
   sweep_header(out, doc, balancers);
   g_string_append(out, "<h2 id=\"curves-section\">Curves</h2>\n<p>Each run's summary against "
                        "each varied parameter: the total simulated time and the imbalance after "
@@ -1076,7 +1077,7 @@ sweep_page(Out *o, GString *out, const char *json_base, GError **error)
   }
   if (!sweep_table(o, out, error))
     return FALSE;
-  page_end(out, doc, json_base);
+  page_end(out, doc->version, json_base);
   return TRUE;
 }
 
@@ -1093,12 +1094,11 @@ same_file(const char *a, const char *b)
 static gboolean
 write_manifest(Out *o, const char *json_base, gboolean pictures_drawn, GError **error)
 {
-  const LbResults *doc = o->doc;
   g_autoptr(GKeyFile) kf = g_key_file_new();
   g_autofree char *sha =
       g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)o->json, o->length);
-  g_key_file_set_string(kf, "report", "kind", doc->kind);
-  g_key_file_set_string(kf, "report", "name", doc->name);
+  g_key_file_set_string(kf, "report", "kind", o->kind);
+  g_key_file_set_string(kf, "report", "name", o->name);
   g_key_file_set_string(kf, "report", "json", json_base);
   g_key_file_set_string(kf, "report", "json-sha256", sha);
   g_key_file_set_boolean(kf, "report", "pictures-drawn", pictures_drawn);
@@ -1137,7 +1137,8 @@ gboolean
 lb_html_write(const LbResults *doc, const LbHtmlOptions *options, GError **error)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-  Out o = {doc, options->json, options->length, options->dir, files};
+  Out o = {doc,           doc->kind,       doc->name,    doc->version,
+           options->json, options->length, options->dir, files};
   g_auto(Manifest) old = {0};
   gboolean had = manifest_load(options->dir, &old);
   g_autofree char *sha = g_compute_checksum_for_data(
@@ -1172,5 +1173,141 @@ lb_html_write(const LbResults *doc, const LbHtmlOptions *options, GError **error
     return FALSE;
   if (had)
     remove_stale(&o, &old, options->source);
+  return TRUE;
+}
+
+/* ---- a reproduction's page ---- */
+
+static void
+claims_table(GString *out, const LbReproduction *rep)
+{
+  g_string_append(out, "<h2 id=\"claims-section\">Claims</h2>\n<table class=\"numbers\" "
+                       "id=\"claims\">\n<thead><tr><th scope=\"col\">claim</th><th "
+                       "scope=\"col\">paper</th><th scope=\"col\">lbsim</th><th "
+                       "scope=\"col\">rule</th><th scope=\"col\">agrees</th><th "
+                       "scope=\"col\">note</th></tr></thead>\n<tbody>\n");
+  for (guint i = 0; i < rep->nclaims; i++) {
+    const LbClaimRow *c = &rep->claims[i];
+    g_autofree char *paper = g_strdup_printf("%.2f%s%s", c->paper, *c->unit ? " " : "", c->unit);
+    g_autofree char *lbsim =
+        c->done ? g_strdup_printf("%.2f%s%s", c->lbsim, *c->unit ? " " : "", c->unit)
+                : g_strdup("\xe2\x80\x93");
+    g_string_append(out, "<tr data-claim=\"");
+    esc(out, c->id);
+    g_string_append(out, "\"><th scope=\"row\" title=\"");
+    esc(out, c->text);
+    g_string_append(out, "\">");
+    esc(out, c->id);
+    g_string_append(out, "</th>");
+    value_cell(out, "paper", c->paper, paper);
+    value_cell(out, "lbsim", c->done ? c->lbsim : NAN, lbsim);
+    g_string_append(out, "<td>");
+    esc(out, c->rule);
+    g_string_append_printf(out, "</td><td>%s</td><td>",
+                           !c->done    ? "\xe2\x80\x93"
+                           : c->agrees ? "yes"
+                                       : "<strong>no</strong>");
+    if (c->required)
+      g_string_append(out, "(required) ");
+    esc(out, c->note);
+    g_string_append(out, "</td></tr>\n");
+  }
+  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Hover a claim for its text; "
+                       "every claim is in the JSON linked below.</p>\n");
+}
+
+/* One chart per figure: the paper's and lbsim's numbers against the
+ * processors, points of the claims that name the figure. */
+static gboolean
+figure_charts(Out *o, GString *out, const LbReproduction *rep, GError **error)
+{
+  g_autoptr(GPtrArray) figures = g_ptr_array_new();
+  for (guint i = 0; i < rep->nclaims; i++) {
+    const char *f = rep->claims[i].figure;
+    if (f != NULL && !g_ptr_array_find_with_equal_func(figures, f, g_str_equal, NULL))
+      g_ptr_array_add(figures, (gpointer)f);
+  }
+  g_string_append(out, "<h2 id=\"figures-section\">The paper's figures</h2>\n");
+  for (guint k = 0; k < figures->len; k++) {
+    const char *figure = figures->pdata[k];
+    g_autoptr(GArray) px = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autoptr(GArray) py = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autoptr(GArray) lx = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autoptr(GArray) ly = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autoptr(GString) csv = g_string_new("processors,paper,lbsim\n");
+    const char *unit = "";
+    for (guint i = 0; i < rep->nclaims; i++) {
+      const LbClaimRow *c = &rep->claims[i];
+      if (c->figure == NULL || strcmp(c->figure, figure) != 0)
+        continue;
+      double x = c->ranks;
+      unit = c->unit;
+      g_array_append_val(px, x);
+      g_array_append_val(py, c->paper);
+      g_string_append_printf(csv, "%u", c->ranks);
+      csv_number(csv, c->paper);
+      if (c->done) {
+        g_array_append_val(lx, x);
+        g_array_append_val(ly, c->lbsim);
+        csv_number(csv, c->lbsim);
+      } else {
+        g_string_append_c(csv, ',');
+      }
+      g_string_append_c(csv, '\n');
+    }
+    g_autofree char *id = g_strdup_printf("figure-%u", k + 1);
+    g_autoptr(LbPlot) plot = lb_plot_new(LB_PLOT_LINES, id, figure);
+    lb_plot_x_axis(plot, "processors", LB_PLOT_LOG2, NULL);
+    lb_plot_value_axis(plot, *unit != '\0' ? unit : "value", 0, FALSE);
+    lb_plot_series(plot, "the paper");
+    lb_plot_line(plot, 0, px->len, (double *)px->data, (double *)py->data);
+    lb_plot_series(plot, "lbsim");
+    lb_plot_line(plot, 0, lx->len, (double *)lx->data, (double *)ly->data);
+    g_string_append(out, "<h3>");
+    esc(out, figure);
+    g_string_append(out, "</h3>\n");
+    if (!put_chart(o, out, plot, id,
+                   "The paper's number and lbsim's for each processor count the claims name "
+                   "(lbsim's where it ran).",
+                   csv, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *options, GError **error)
+{
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+  Out o = {NULL,          "reproduction",  rep->key,     LB_VERSION,
+           options->json, options->length, options->dir, files};
+  g_auto(Manifest) old = {0};
+  gboolean had = manifest_load(options->dir, &old);
+  g_autofree char *json_base = file_name(rep->key, "reproduction", "json");
+  if (!put_file(&o, json_base, options->json, options->length, error))
+    return FALSE;
+  g_autoptr(GString) page = g_string_new(NULL);
+  g_autofree char *title = g_strdup_printf("%s: a reproduction", rep->key);
+  page_start(page, LB_VERSION, title);
+  g_string_append(page, "<header>\n<h1>");
+  esc(page, title);
+  g_string_append(page, "</h1>\n<p class=\"lead\">");
+  esc(page, rep->cite);
+  g_string_append(page, "</p>\n<p>");
+  esc(page, rep->summary);
+  if (rep->quick != NULL) {
+    g_string_append(page, "</p>\n<p class=\"note\">The quick form: ");
+    esc(page, rep->quick);
+  }
+  g_string_append(page, "</p>\n</header>\n");
+  claims_table(page, rep);
+  if (!figure_charts(&o, page, rep, error))
+    return FALSE;
+  page_end(page, LB_VERSION, json_base);
+  if (!put_file(&o, PAGE, page->str, page->len, error) ||
+      !write_manifest(&o, json_base, FALSE, error))
+    return FALSE;
+  if (had)
+    remove_stale(&o, &old, NULL);
   return TRUE;
 }

@@ -41,3 +41,27 @@ typedef struct {
 /* Writes the page, its CSV and SVG files, the JSON and the list of files,
  * then removes the files of the report it replaces that it did not write. */
 gboolean lb_html_write(const LbResults *results, const LbHtmlOptions *options, GError **error);
+
+/* A claim of a paper beside lbsim's number (lbsim reproduce --report). */
+typedef struct {
+  const char *id, *text, *unit, *rule, *note;
+  const char *figure; /* the chart it is a point of (x: processors), or NULL */
+  guint ranks;
+  double paper, lbsim;
+  gboolean done, agrees, required;
+} LbClaimRow;
+
+typedef struct {
+  const char *key, *cite, *summary;
+  const char *quick; /* what the quick form ran, or NULL for the full form */
+  const LbClaimRow *claims;
+  guint nclaims;
+} LbReproduction;
+
+/* A reproduction's page in options->dir (checked with
+ * lb_html_check_folder, kind "reproduction"): its claims as a table, and
+ * one chart per figure of the paper's and lbsim's numbers against the
+ * processors, each with its CSV and SVG; options->json is the document of
+ * lbsim reproduce --json, kept beside it. */
+gboolean lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *options,
+                                    GError **error);
