@@ -114,17 +114,31 @@ count_phases(const LbBalancer *b)
 
 /* ---- a user's document ---- */
 
+/* A member that must hold a node of type (an object, an array); absent,
+ * when not needed: *out NULL. */
 static gboolean
-read_object(JsonObject *o, const char *key, const char *where, gboolean needed, JsonObject **out,
-            GError **error)
+read_node(JsonObject *o, const char *key, const char *where, gboolean needed, JsonNodeType type,
+          JsonNode **out, GError **error)
 {
   JsonNode *n = node_of(o, key);
   *out = NULL;
   if (n == NULL && !needed)
     return TRUE;
-  if (n == NULL || !JSON_NODE_HOLDS_OBJECT(n))
-    return bad_member(error, where, key, "%sexpected an object", n == NULL ? "missing, " : "");
-  *out = json_node_get_object(n);
+  if (n == NULL || json_node_get_node_type(n) != type)
+    return bad_member(error, where, key, "%sexpected %s", n == NULL ? "missing, " : "",
+                      type == JSON_NODE_OBJECT ? "an object" : "an array");
+  *out = n;
+  return TRUE;
+}
+
+static gboolean
+read_object(JsonObject *o, const char *key, const char *where, gboolean needed, JsonObject **out,
+            GError **error)
+{
+  JsonNode *n;
+  if (!read_node(o, key, where, needed, JSON_NODE_OBJECT, &n, error))
+    return FALSE;
+  *out = n != NULL ? json_node_get_object(n) : NULL;
   return TRUE;
 }
 
@@ -132,13 +146,10 @@ static gboolean
 read_array(JsonObject *o, const char *key, const char *where, gboolean needed, JsonArray **out,
            GError **error)
 {
-  JsonNode *n = node_of(o, key);
-  *out = NULL;
-  if (n == NULL && !needed)
-    return TRUE;
-  if (n == NULL || !JSON_NODE_HOLDS_ARRAY(n))
-    return bad_member(error, where, key, "%sexpected an array", n == NULL ? "missing, " : "");
-  *out = json_node_get_array(n);
+  JsonNode *n;
+  if (!read_node(o, key, where, needed, JSON_NODE_ARRAY, &n, error))
+    return FALSE;
+  *out = n != NULL ? json_node_get_array(n) : NULL;
   return TRUE;
 }
 

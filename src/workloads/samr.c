@@ -92,89 +92,25 @@ static const LbParamSpec samr_params[] = {
  * tilted plane crossing a 50^3 root once over the run, flagged within
  * 0.04 / 2^l of the front; three levels, not the paper's seven: seven over
  * the whole plane would hold about 10^8 cells (see samr.md). */
-static const char *const amr64_keys[] = {"size",
-                                         "32x32x32",
-                                         "levels",
-                                         "7",
-                                         "factor",
-                                         "2",
-                                         "ghost",
-                                         "3",
-                                         "pattern",
-                                         "hotspots",
-                                         "hotspots",
-                                         "1",
-                                         "centre",
-                                         "0.7,0.45,0.45",
-                                         "width",
-                                         "0.1",
-                                         "amplitude",
-                                         "10000000",
-                                         "base",
-                                         "0",
-                                         "drift",
-                                         "0",
-                                         "refine",
-                                         "1353353,6065307,8824969,9692332,9922179,9980488,9995118",
-                                         "flops-per-unit",
-                                         "14400",
-                                         NULL};
-static const char *const amr128_keys[] = {"size",
-                                          "64x64x64",
-                                          "levels",
-                                          "7",
-                                          "factor",
-                                          "2",
-                                          "ghost",
-                                          "3",
-                                          "pattern",
-                                          "hotspots",
-                                          "hotspots",
-                                          "1",
-                                          "centre",
-                                          "0.7,0.45,0.45",
-                                          "width",
-                                          "0.1",
-                                          "amplitude",
-                                          "10000000",
-                                          "base",
-                                          "0",
-                                          "drift",
-                                          "0",
-                                          "refine",
-                                          "1353353,6065307,8824969,9692332,9922179,9980488,9995118",
-                                          "flops-per-unit",
-                                          "14400",
-                                          NULL};
-static const char *const shockpool3d_keys[] = {"size",
-                                               "50x50x50",
-                                               "levels",
-                                               "3",
-                                               "factor",
-                                               "2",
-                                               "ghost",
-                                               "3",
-                                               "pattern",
-                                               "shock",
-                                               "angle",
-                                               "10",
-                                               "elevation",
-                                               "5",
-                                               "at",
-                                               "0.05",
-                                               "drift",
-                                               "0.0105",
-                                               "width",
-                                               "0.1",
-                                               "amplitude",
-                                               "10000000",
-                                               "base",
-                                               "0",
-                                               "refine",
-                                               "9231163,9801987,9950125",
-                                               "flops-per-unit",
-                                               "4800",
-                                               NULL};
+/* key, value pairs, a few a line */
+/* clang-format off */
+#define AMR_KEYS(size)                                                               \
+  "size", size,                                                                      \
+  "levels", "7", "factor", "2", "ghost", "3",                                        \
+  "pattern", "hotspots", "hotspots", "1", "centre", "0.7,0.45,0.45",                 \
+  "width", "0.1", "amplitude", "10000000", "base", "0", "drift", "0",                \
+  "refine", "1353353,6065307,8824969,9692332,9922179,9980488,9995118",               \
+  "flops-per-unit", "14400", NULL
+static const char *const amr64_keys[] = {AMR_KEYS("32x32x32")};
+static const char *const amr128_keys[] = {AMR_KEYS("64x64x64")};
+static const char *const shockpool3d_keys[] = {
+  "size", "50x50x50",
+  "levels", "3", "factor", "2", "ghost", "3",
+  "pattern", "shock", "angle", "10", "elevation", "5", "at", "0.05", "drift", "0.0105",
+  "width", "0.1", "amplitude", "10000000", "base", "0",
+  "refine", "9231163,9801987,9950125",
+  "flops-per-unit", "4800", NULL};
+/* clang-format on */
 
 static const LbPreset samr_presets[] = {
     {"amr64", "AMR64-like: 32^3 root, seven levels round one compact cluster", amr64_keys},
