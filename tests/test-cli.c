@@ -1169,6 +1169,13 @@ test_reproduce(void)
   g_assert_nonnull(strstr(again.err, "lbsim: 2 runs, 2 reused from"));
   g_assert_null(strstr(again.err, "runs done"));
   g_assert_cmpstr(again.out, ==, quick.out);
+  /* -: the JSON on standard output in place of the table */
+  g_auto(Result) piped = {0};
+  lbsim(&piped, "reproduce", "lan2002", "--quick", "-q", "--state", state, "--json", "-", NULL);
+  g_assert_cmpint(piped.status, ==, 0);
+  g_autofree char *doc = NULL;
+  g_assert_true(g_file_get_contents(json, &doc, NULL, NULL));
+  g_assert_cmpstr(piped.out, ==, doc);
 }
 
 /* Shipped scenarios that take minutes under the sanitizers (a debug build,

@@ -587,9 +587,11 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
        "The reduced form: fewer processor counts, shorter runs (said in the output)", NULL},
       {"jobs", 'j', 0, G_OPTION_ARG_STRING, &a.jobs,
        "Simulations at once (default: the number of processors)", "N"},
-      {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a.json, "The claims and lbsim's numbers as JSON",
+      {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a.json,
+       "The claims and lbsim's numbers as JSON (-: on standard output, instead of the table)",
        "FILE"},
-      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "The same as CSV, one row per claim", "FILE"},
+      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv,
+       "The same as CSV, one row per claim (-: on standard output, instead of the table)", "FILE"},
       {"state", 0, 0, G_OPTION_ARG_FILENAME, &a.state,
        "Keep the runs here, to resume (default: KEY-reproduce.d, or KEY-quick.d)", "DIR"},
       {"report", 0, 0, G_OPTION_ARG_FILENAME, &a.report,
@@ -660,7 +662,14 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
     const LbInputFile *f = &g_array_index(read, LbInputFile, i);
     lb_file_set_input(files, lb_input_kind_name(f->kind), f->path);
   }
-  const char *const outputs[][2] = {{"--json", a.json}, {"--csv", a.csv}};
+  /* "-": standard output, in place of the table */
+  gboolean json_out = g_strcmp0(a.json, "-") == 0, csv_out = g_strcmp0(a.csv, "-") == 0;
+  if (json_out && csv_out) {
+    g_printerr("lbsim: --json - and --csv -: one of them may go to standard output\n");
+    return EXIT_INPUT;
+  }
+  const char *const outputs[][2] = {{"--json", json_out ? NULL : a.json},
+                                    {"--csv", csv_out ? NULL : a.csv}};
   for (guint i = 0; i < G_N_ELEMENTS(outputs); i++)
     if (outputs[i][1] != NULL &&
         (!lb_output_check(outputs[i][0], outputs[i][1], &error) ||
@@ -697,10 +706,13 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
     evaluate(c, r, ran);
   }
   g_autofree char *text = table(p, a.quick);
-  lb_output_stdout(text);
+  if (!json_out && !csv_out)
+    lb_output_stdout(text);
   if (a.json != NULL) {
     g_autofree char *doc = document(p, a.quick);
-    if (!lb_output_write(a.json, doc, -1, &error)) {
+    if (json_out)
+      lb_output_stdout(doc);
+    else if (!lb_output_write(a.json, doc, -1, &error)) {
       g_printerr("lbsim: %s\n", error->message);
       return 1;
     }
@@ -711,7 +723,9 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   }
   if (a.csv != NULL) {
     g_autofree char *rows = csv(p);
-    if (!lb_output_write(a.csv, rows, -1, &error)) {
+    if (csv_out)
+      lb_output_stdout(rows);
+    else if (!lb_output_write(a.csv, rows, -1, &error)) {
       g_printerr("lbsim: %s\n", error->message);
       return 1;
     }
