@@ -1096,6 +1096,14 @@ test_reproduce(void)
   g_assert_cmpint(refused.status, ==, 2);
   g_assert_nonnull(strstr(refused.err, "claims.ini: [claim:c] rule: 'roughly' is not"));
   g_assert_cmpstr(refused.out, ==, "");
+  /* a state folder that is a file: refused before anything runs */
+  g_autofree char *file = tmp_path("not-a-folder");
+  g_assert_true(g_file_set_contents(file, "x", -1, NULL));
+  g_auto(Result) state_file = {0};
+  lbsim(&state_file, "reproduce", "lan2002", "--quick", "--state", file, NULL);
+  g_assert_cmpint(state_file.status, ==, 2);
+  g_assert_nonnull(strstr(state_file.err, "exists and is not a folder"));
+  g_assert_cmpstr(state_file.out, ==, "");
   if (g_getenv("LBSIM_SANITIZED") != NULL)
     return;
 

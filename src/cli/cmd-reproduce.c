@@ -677,6 +677,11 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
       g_printerr("lbsim: %s\n", error->message);
       return EXIT_INPUT;
     }
+  gboolean make_state = FALSE;
+  if (!lb_output_check_folder("--state", state, &make_state, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return EXIT_INPUT;
+  }
   gboolean make = FALSE;
   if (a.report != NULL &&
       !lb_html_check_folder(a.report, "--report", "reproduction", p->key, a.force, &make, &error)) {
