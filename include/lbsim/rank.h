@@ -253,6 +253,13 @@ void lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUni
                         const guint64 *positions, guint32 word);
 guint lb_recv_units_word(LbRank *self, int src, int tag, GArray *into, GArray *positions,
                          guint32 *word);
+/* As lb_send_units and lb_recv_units, with extra_len bytes of the sender's
+ * after the units (a header of the balancer's own, billed as the bytes it
+ * adds); the receiver names the length it expects. */
+void lb_send_units_extra(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
+                         const guint64 *positions, const void *extra, gsize extra_len);
+guint lb_recv_units_extra(LbRank *self, int src, int tag, GArray *into, GArray *positions,
+                          void *extra, gsize extra_len);
 
 /* Adds a value to one of the balancer's declared metrics (an index into its
  * metric table) for the current adaptation step; ranks' values combine as

@@ -60,28 +60,30 @@ lb_send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *units, 
 }
 
 /* The header, the network's bytes and the report's record of a message
- * whose n units are already written after the header. */
+ * whose n units are already written after the header (and extra bytes of
+ * the sender's after them). */
 static void
 send_written(LbRank *self, int dst, int tag, guint round, LbMsg *msg, guint n, guint runs,
-             gboolean positions, guint32 word)
+             gboolean positions, guint32 word, gsize extra)
 {
   UnitsHeader header = {n, runs, positions, word};
   memcpy(msg->data, &header, sizeof header);
   const LbUnit *units = (const LbUnit *)(msg->data + sizeof header);
   double bytes = lb_work_bytes(self->run->work, units, n);
-  lb_core_send_msg(self, dst, tag, msg, LB_HEADER_BYTES + 16.0 * runs + bytes);
+  lb_core_send_msg(self, dst, tag, msg, LB_HEADER_BYTES + 16.0 * runs + bytes + (double)extra);
   if (n > 0)
     record_transfer(self, round, dst, units, n, bytes);
 }
 
-void
-lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
-                   const guint64 *positions, guint32 word)
+static void
+send_units(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
+           const guint64 *positions, guint32 word, const void *extra, gsize extra_len)
 {
   g_assert(tag >= 0 && tag <= LB_TAG_USER_MAX);
   guint runs = count_runs(units, n);
-  gsize len =
+  gsize body =
       sizeof(UnitsHeader) + n * sizeof(LbUnit) + (positions != NULL ? runs * sizeof(guint64) : 0);
+  gsize len = body + extra_len;
   /* written straight into the message, which the receiver gets as is */
   LbMsg *msg = lb_msg_alloc(len);
   guint8 *data = msg->data;
@@ -97,7 +99,23 @@ lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUnit *un
         g_assert(positions[i] == positions[i - 1] + units[i - 1].load);
     }
   }
-  send_written(self, dst, tag, round, msg, n, runs, positions != NULL, word);
+  if (extra_len > 0)
+    memcpy(data + body, extra, extra_len);
+  send_written(self, dst, tag, round, msg, n, runs, positions != NULL, word, extra_len);
+}
+
+void
+lb_send_units_word(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
+                   const guint64 *positions, guint32 word)
+{
+  send_units(self, dst, tag, round, units, n, positions, word, NULL, 0);
+}
+
+void
+lb_send_units_extra(LbRank *self, int dst, int tag, guint round, const LbUnit *units, guint n,
+                    const guint64 *positions, const void *extra, gsize extra_len)
+{
+  send_units(self, dst, tag, round, units, n, positions, 0, extra, extra_len);
 }
 
 /* A rank's old units, which messages carry by reference. */
@@ -232,14 +250,20 @@ lb_recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positions)
   return lb_recv_units_word(self, src, tag, into, positions, NULL);
 }
 
-guint
-lb_recv_units_word(LbRank *self, int src, int tag, GArray *into, GArray *positions, guint32 *word)
+static guint
+recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positions, guint32 *word,
+           void *extra, gsize extra_len)
 {
   g_autoptr(LbMsg) msg = lb_recv(self, src, tag);
   UnitsHeader header;
   memcpy(&header, msg->data, sizeof header);
   if (word != NULL)
     *word = header.word;
+  gsize body = sizeof header + header.n * sizeof(LbUnit) +
+               (header.positions ? header.runs * sizeof(guint64) : 0);
+  g_assert(msg->len == body + extra_len);
+  if (extra_len > 0)
+    memcpy(extra, msg->data + body, extra_len);
   const LbUnit *units = (const LbUnit *)(msg->data + sizeof header);
   g_array_append_vals(into, units, header.n);
   if (positions != NULL) {
@@ -257,4 +281,17 @@ lb_recv_units_word(LbRank *self, int src, int tag, GArray *into, GArray *positio
     }
   }
   return header.n;
+}
+
+guint
+lb_recv_units_word(LbRank *self, int src, int tag, GArray *into, GArray *positions, guint32 *word)
+{
+  return recv_units(self, src, tag, into, positions, word, NULL, 0);
+}
+
+guint
+lb_recv_units_extra(LbRank *self, int src, int tag, GArray *into, GArray *positions, void *extra,
+                    gsize extra_len)
+{
+  return recv_units(self, src, tag, into, positions, NULL, extra, extra_len);
 }

@@ -160,19 +160,29 @@ broadcast_from_leader(LbRank *self, const MlbBlock *b, guint axis, guint64 *cuts
  * with the midpoint rule also their positions). */
 static void
 send_slices(LbRank *self, int dst, int tag, guint round, const MlbItem *items, guint n,
-            gboolean positions)
+            gboolean positions, const MlbLoan *loan)
 {
   (void)round;
-  lb_send(self, dst, tag, items, n * sizeof(MlbItem), 8.0 + n * (positions ? 24.0 : 16.0));
+  gsize extra = loan != NULL ? sizeof *loan : 0, len = n * sizeof(MlbItem);
+  g_autofree guint8 *data = g_malloc(len + extra + 1);
+  if (len > 0)
+    memcpy(data, items, len);
+  if (extra > 0)
+    memcpy(data + len, loan, extra); /* the loan after the slices */
+  lb_send(self, dst, tag, data, len + extra, 8.0 + n * (positions ? 24.0 : 16.0) + (double)extra);
 }
 
 static void
-recv_slices(LbRank *self, int src, int tag, GArray *into, gboolean positions)
+recv_slices(LbRank *self, int src, int tag, GArray *into, gboolean positions, MlbLoan *loan)
 {
   (void)positions;
   g_autoptr(LbMsg) msg = lb_recv(self, src, tag);
-  g_assert_cmpuint(msg->len % sizeof(MlbItem), ==, 0);
-  g_array_append_vals(into, msg->data, (guint)(msg->len / sizeof(MlbItem)));
+  gsize extra = loan != NULL ? sizeof *loan : 0;
+  g_assert_cmpuint(msg->len, >=, extra);
+  g_assert_cmpuint((msg->len - extra) % sizeof(MlbItem), ==, 0);
+  g_array_append_vals(into, msg->data, (guint)((msg->len - extra) / sizeof(MlbItem)));
+  if (extra > 0)
+    memcpy(loan, msg->data + msg->len - extra, extra);
 }
 
 static gpointer

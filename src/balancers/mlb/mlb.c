@@ -87,8 +87,6 @@ static const LbParamSpec mlb_1d_params[] = {
 };
 
 #define TAG(phase, round) (m->g->tag_base + (int)((phase) << 16 | (round)))
-/* The loan a piece takes along travels beside it. */
-#define TAG_LOAN(edge) TAG(PHASE_MIGRATE, MLB_MAX_D + (edge))
 
 typedef struct {
   const MlbGroup *g;
@@ -509,7 +507,7 @@ curve_order_of(LbRank *self)
  * helper. */
 static void
 send_units(LbRank *self, int dst, int tag, guint round, const MlbItem *items, guint n,
-           gboolean positions)
+           gboolean positions, const MlbLoan *loan)
 {
   g_autofree LbUnit *units = g_new(LbUnit, MAX(n, 1));
   g_autofree guint64 *pos = g_new(guint64, MAX(n, 1));
@@ -518,15 +516,17 @@ send_units(LbRank *self, int dst, int tag, guint round, const MlbItem *items, gu
     units[i] = (LbUnit){t != NULL ? t->cell[items[i].id] : items[i].id, items[i].load};
     pos[i] = items[i].pos;
   }
-  lb_send_units(self, dst, tag, round, units, n, positions ? pos : NULL);
+  lb_send_units_extra(self, dst, tag, round, units, n, positions ? pos : NULL, loan,
+                      loan != NULL ? sizeof *loan : 0);
 }
 
 static void
-recv_units(LbRank *self, int src, int tag, GArray *into, gboolean positions)
+recv_units(LbRank *self, int src, int tag, GArray *into, gboolean positions, MlbLoan *loan)
 {
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   g_autoptr(GArray) pos = g_array_new(FALSE, FALSE, sizeof(guint64));
-  guint n = lb_recv_units(self, src, tag, units, positions ? pos : NULL);
+  guint n = lb_recv_units_extra(self, src, tag, units, positions ? pos : NULL, loan,
+                                loan != NULL ? sizeof *loan : 0);
   const CurveOrder *t = curve_order_of(self);
   for (guint i = 0; i < n; i++) {
     const LbUnit *u = &g_array_index(units, LbUnit, i);
@@ -538,10 +538,10 @@ recv_units(LbRank *self, int src, int tag, GArray *into, gboolean positions)
 
 static GArray *
 receive_piece(LbRank *self, const MlbRank *m, guint partner, guint edge, GArray *items,
-              gboolean positions, MlbKey *got)
+              gboolean positions, MlbKey *got, MlbLoan *loan)
 {
   g_autoptr(GArray) in = g_array_new(FALSE, FALSE, sizeof(MlbItem));
-  m->g->recv_items(self, member(m, partner), TAG(PHASE_MIGRATE, edge), in, positions);
+  m->g->recv_items(self, member(m, partner), TAG(PHASE_MIGRATE, edge), in, positions, loan);
   *got = (MlbKey){0, in->len};
   for (guint i = 0; i < in->len; i++)
     got->load += g_array_index(in, MlbItem, i).load;
@@ -619,10 +619,9 @@ migrate(LbRank *self, MlbRank *m, GArray *items)
       guint64 piece_load = 0;
       for (guint i = 0; i < n; i++)
         piece_load += piece[i].load;
-      m->g->send_items(self, member(m, partner), TAG(PHASE_MIGRATE, e), round, piece, n,
-                       !loan_rule);
-      if (loan_rule)
-        lb_send(self, member(m, partner), TAG_LOAN(e), &handed, sizeof handed, sizeof handed);
+      /* the loan rides in the piece's message */
+      m->g->send_items(self, member(m, partner), TAG(PHASE_MIGRATE, e), round, piece, n, !loan_rule,
+                       loan_rule ? &handed : NULL);
       if (n > 0)
         lb_phase_round(self, round);
       if (!loan_rule) {
@@ -642,12 +641,10 @@ migrate(LbRank *self, MlbRank *m, GArray *items)
     }
     if (!mlb_key_is_zero(m->recv[e])) {
       MlbKey got;
-      items = receive_piece(self, m, partner, e, items, !loan_rule, &got);
+      MlbLoan handed = {0, 0};
+      items =
+          receive_piece(self, m, partner, e, items, !loan_rule, &got, loan_rule ? &handed : NULL);
       if (loan_rule) {
-        g_autoptr(LbMsg) msg = lb_recv(self, member(m, partner), TAG_LOAN(e));
-        MlbLoan handed;
-        g_assert_cmpuint(msg->len, ==, sizeof handed);
-        memcpy(&handed, msg->data, sizeof handed);
         mlb_loan_receive(&loans, left, m->recv[e], got, handed);
         lb_narrate(self,
                    "edge %u: received %" G_GUINT64_FORMAT " elements of load %" G_GUINT64_FORMAT

@@ -10,9 +10,12 @@ G_BEGIN_DECLS
 
 /* Phase 4 moves a group's elements with these: the items go to (come from)
  * a rank with a tag; positions are sent too when asked (the midpoint rule). */
+/* Phase 4's piece, and with the loan rule its loan in the same message
+ * (loan NULL: none). */
 typedef void (*MlbSendItems)(LbRank *self, int dst, int tag, guint round, const MlbItem *items,
-                             guint n, gboolean positions);
-typedef void (*MlbRecvItems)(LbRank *self, int src, int tag, GArray *into, gboolean positions);
+                             guint n, gboolean positions, const MlbLoan *loan);
+typedef void (*MlbRecvItems)(LbRank *self, int src, int tag, GArray *into, gboolean positions,
+                             MlbLoan *loan);
 
 typedef struct {
   guint d, r;         /* the group is a hypercube of 2^d; my index in it */
