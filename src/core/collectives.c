@@ -77,9 +77,22 @@ real_index(int virtual_index, int root, int p)
   return (virtual_index + root) % p;
 }
 
+/* A binomial tree over the group's members takes ceil(log2 p) rounds: the
+ * current phase counts them as steps, as it counts a balancer's own rounds.
+ * Every member numbers them alike, whether it takes part in each or not. */
+static void
+tree_rounds(const LbGroup *g)
+{
+  guint depth = 0;
+  while ((1u << depth) < g->size)
+    depth++;
+  lb_phase_collective_rounds(g->self, depth);
+}
+
 static void
 tree_reduce(LbGroup *g, int root, void *buf, gsize len, CombineFunc combine, int tag)
 {
+  tree_rounds(g);
   int p = (int)g->size;
   int vr = ((int)g->me - root + p) % p;
   for (int mask = 1; mask < p; mask <<= 1) {
@@ -99,6 +112,7 @@ tree_reduce(LbGroup *g, int root, void *buf, gsize len, CombineFunc combine, int
 static LbMsg *
 tree_bcast(LbGroup *g, int root, const void *buf, gsize len, int tag)
 {
+  tree_rounds(g);
   int p = (int)g->size;
   int vr = ((int)g->me - root + p) % p;
   LbMsg *msg = NULL;
@@ -143,6 +157,7 @@ append_blocks(GByteArray *wire, const GArray *lens, const GByteArray *data)
 static gboolean
 tree_gather(LbGroup *g, int tag, GByteArray *data, GArray *lens)
 {
+  tree_rounds(g);
   int p = (int)g->size, me = (int)g->me;
   for (int mask = 1; mask < p; mask <<= 1) {
     if (me & mask) {
@@ -466,6 +481,7 @@ lb_allgather(LbRank *self, const void *mine, gsize len, void *all)
 static GBytes *
 tree_bcast_shared(LbGroup *g, GBytes *bytes, int tag)
 {
+  tree_rounds(g);
   int p = (int)g->size, vr = (int)g->me;
   int mask = 1;
   while (mask < p) {

@@ -610,6 +610,7 @@ lb_rank_flush_phase(LbRank *self)
   self->phase_bytes = 0;
   memset(self->phase_rounds, 0, sizeof self->phase_rounds);
   self->phase_rounds_beyond = 0;
+  self->phase_round_next = 0;
 }
 
 void
@@ -623,6 +624,16 @@ lb_phase_begin(LbRank *self, guint phase)
 }
 
 void
+lb_phase_collective_rounds(LbRank *self, guint rounds)
+{
+  if (self->phase < 0) /* the core's own synchronisation */
+    return;
+  guint first = self->phase_round_next;
+  for (guint k = 0; k < rounds; k++)
+    lb_phase_round(self, first + k);
+}
+
+void
 lb_phase_round(LbRank *self, guint round)
 {
   g_assert(self->phase >= 0);
@@ -630,6 +641,7 @@ lb_phase_round(LbRank *self, guint round)
     self->phase_rounds_beyond = MAX(self->phase_rounds_beyond, round + 1);
   else
     self->phase_rounds[round / 64] |= G_GUINT64_CONSTANT(1) << (round % 64);
+  self->phase_round_next = MAX(self->phase_round_next, round + 1);
 }
 
 void

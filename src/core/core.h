@@ -68,6 +68,7 @@ struct _LbRank {
   double sent_bytes;
   guint64 phase_rounds[LB_MAX_ROUNDS / 64];
   guint phase_rounds_beyond; /* as LbPhaseTotals.rounds_beyond */
+  guint phase_round_next;    /* the first round a collective of this phase may number */
   guint coll_seq;
   /* Non-blocking receives: unmatched LbRequests in posting order, and the
    * gets posted ahead on the mailbox so that arrivals travel meanwhile (the
@@ -136,6 +137,10 @@ lb_adaptation_metric(LbCoreRun *run, guint adaptation, guint def)
 }
 
 void lb_rank_flush_phase(LbRank *self);
+/* A collective's rounds, counted as steps of the current phase (none
+ * outside a balancer's phase): the next `rounds` after the last round the
+ * phase used. */
+void lb_phase_collective_rounds(LbRank *self, guint rounds);
 void lb_trace_send(LbRank *self, int dst, double bytes);
 void lb_trace_recv(LbRank *self, int src);
 void lb_trace_wait(LbRank *self);
