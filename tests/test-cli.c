@@ -559,6 +559,8 @@ test_explain(void)
       {"mlb", "1,2,3", NULL,
        "--loads: 3 loads: one rank per load is the default only for a "
        "power of two"},
+      /* only counts it would take: powers of two, at most one per load */
+      {"mlb", "1,2,3,4,5,6,7", NULL, "give --ranks R, R one of 1, 2, 4\n"},
       {"mlb", "1,2", "--ranks=4", "--loads: 2 loads for 4 ranks: give at least one load per rank"},
       {"lbd", "1,2", NULL,
        "--loads: the loads are those of the 1D array's elements, and lbd "

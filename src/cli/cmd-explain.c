@@ -401,10 +401,14 @@ prepare_loads(const char *text, const char *name, gboolean scenario, guint *rank
     return FALSE;
   if (*ranks == 0 && (n & (n - 1)) != 0) {
     g_clear_pointer(file, g_free);
+    /* the counts a hypercube takes, at most one rank per load */
+    g_autoptr(GString) counts = g_string_new(NULL);
+    for (guint r = 1; r <= n; r *= 2)
+      g_string_append_printf(counts, "%s%u", r > 1 ? ", " : "", r);
     return bad_loads(error,
                      "%u loads: one rank per load is the default only for a power of two "
-                     "(the hypercubes MLB needs); give --ranks R, R from 1 to %u",
-                     n, n);
+                     "(the hypercubes MLB needs); give --ranks R, R one of %s",
+                     n, counts->str);
   }
   if (*ranks == 0)
     *ranks = n;

@@ -216,9 +216,19 @@ narrate_level(LbRank *self, const MlbRank *m, const MlbLevel *level, guint split
                              "; edge %u: send %" G_GUINT64_FORMAT " / receive %" G_GUINT64_FORMAT,
                              e, out.load, in.load);
   }
-  lb_narrate(self, "level %u, block of %u (ranks %d .. %d)%s%s; %u pieces go with their splits",
-             level->d - level->k, size, member(m, r), member(m, r + size - 1),
-             text->len > 0 ? "" : ": nothing moves", text->str, splits);
+  /* a group's block need not be consecutive ranks (mlb-nd's pairs) */
+  gboolean consecutive = TRUE;
+  for (guint i = 1; i < size; i++)
+    consecutive &= member(m, r + i) == member(m, r) + (int)i;
+  g_autoptr(GString) ranks = g_string_new(NULL);
+  if (consecutive)
+    g_string_printf(ranks, "ranks %d .. %d", member(m, r), member(m, r + size - 1));
+  else
+    for (guint i = 0; i < size; i++)
+      g_string_append_printf(ranks, "%s%d", i == 0 ? "ranks " : ", ", member(m, r + i));
+  lb_narrate(self, "level %u, block of %u (%s)%s%s; %u pieces go with their splits",
+             level->d - level->k, size, ranks->str, text->len > 0 ? "" : ": nothing moves",
+             text->str, splits);
 }
 
 static guint
