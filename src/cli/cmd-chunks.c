@@ -5,7 +5,6 @@
 
 #include "balancers/dls/chunks.h"
 #include "cli/commands.h"
-#include "cli/options.h"
 #include "cli/out-buffer.h"
 
 /* Output of `lbsim chunks` has P lines at least: P up to 2^20. */
@@ -84,10 +83,8 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
        "A JSON array of {\"size\", \"worker\"} objects in order instead", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context(self);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_summary(
-      ctx,
+  g_auto(GStrv) parsed = lb_command_parse(
+      self, entries,
       "Prints the chunks a dynamic loop scheduling technique hands out for a loop of N\n"
       "iterations on P workers when requests come round-robin (worker 0, 1, ..., P-1, 0, ...),\n"
       "one chunk a line: its size and, for wf, awf and af, whose sizes depend on who asks,\n"
@@ -97,13 +94,11 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
       "1/w_r seconds (w: the weights) and reports each chunk as soon as it gets it: awf\n"
       "then gives wf's chunks, and af, after one fac chunk, gives each requester its\n"
       "share of what is left by speed (no spread is measured).\n"
-      "Exit status: 0 done, 1 stdout could not be written, 2 bad input.");
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);
-  if (parsed == NULL) {
-    lb_command_error(error);
+      "Exit status: 0 done, 1 stdout could not be written, 2 bad input.",
+      argc, argv);
+  if (parsed == NULL)
     return LB_EXIT_INPUT;
-  }
+  g_autoptr(GError) error = NULL;
   argc = (int)g_strv_length(parsed);
   argv = parsed;
   DlsTechnique t;

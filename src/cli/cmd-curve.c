@@ -5,7 +5,6 @@
 
 #include "geometry/curve.h"
 #include "cli/commands.h"
-#include "cli/options.h"
 #include "cli/out-buffer.h"
 
 /* `lbsim curve` prints at most 2^CURVE_MAX_CELL_BITS cells. */
@@ -24,20 +23,16 @@ lb_cmd_curve(const LbCommand *self, int argc, char **argv)
       {"json", 0, 0, G_OPTION_ARG_NONE, &json, "A JSON array of coordinate arrays instead", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context(self);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_summary(
-      ctx, "Prints the cells of the 2^K x 2^K (x 2^K) grid in the order the curve visits them,\n"
-           "one cell a line, its coordinates (axis 0 first) separated by spaces.\n"
-           "Hilbert enters at the origin and leaves at (2^K - 1, 0[, 0]); Morton interleaves\n"
-           "the coordinates' bits, axis 0 the lowest of each group. See docs/families/sfc.md.\n"
-           "Exit status: 0 done, 1 stdout could not be written, 2 bad input.");
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);
-  if (parsed == NULL) {
-    lb_command_error(error);
+  g_auto(GStrv) parsed = lb_command_parse(
+      self, entries,
+      "Prints the cells of the 2^K x 2^K (x 2^K) grid in the order the curve visits them,\n"
+      "one cell a line, its coordinates (axis 0 first) separated by spaces.\n"
+      "Hilbert enters at the origin and leaves at (2^K - 1, 0[, 0]); Morton interleaves\n"
+      "the coordinates' bits, axis 0 the lowest of each group. See docs/families/sfc.md.\n"
+      "Exit status: 0 done, 1 stdout could not be written, 2 bad input.",
+      argc, argv);
+  if (parsed == NULL)
     return LB_EXIT_INPUT;
-  }
   argc = (int)g_strv_length(parsed);
   argv = parsed;
   LbCurveKind kind;

@@ -5,7 +5,6 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli/options.h"
 #include "cli/runner.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
@@ -443,18 +442,15 @@ lb_cmd_explain(const LbCommand *self, int argc, char **argv)
        "GROUP.KEY=VALUE"},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context(self);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_summary(
-      ctx, "Runs one balancer on a small case (unless a scenario is given: 8 ranks or --ranks,\n"
-           "3 elements per rank, on the hypercube that fits; with --loads, those elements)\n"
-           "and narrates every phase: the loads, the decisions, the messages, the schedule.");
+  g_auto(GStrv) parsed = lb_command_parse(
+      self, entries,
+      "Runs one balancer on a small case (unless a scenario is given: 8 ranks or --ranks,\n"
+      "3 elements per rank, on the hypercube that fits; with --loads, those elements)\n"
+      "and narrates every phase: the loads, the decisions, the messages, the schedule.",
+      argc, argv);
+  if (parsed == NULL)
+    return LB_EXIT_INPUT;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);
-  if (parsed == NULL) {
-    g_printerr("lbsim: %s\n", error->message);
-    return 2;
-  }
   argc = (int)g_strv_length(parsed);
   argv = parsed;
   if (argc < 2 || argc > 3) {

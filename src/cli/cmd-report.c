@@ -3,11 +3,8 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 
-#include "cli/options.h"
 #include "io/input.h"
 #include "report/html.h"
-
-#define EXIT_INPUT 2
 
 int
 lb_cmd_report(const LbCommand *self, int argc, char **argv)
@@ -22,51 +19,48 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
        "PICTURES"},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context(self);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_summary(
-      ctx, "Writes DIR/index.html, one self-contained page (no script, no network), from\n"
-           "the JSON of lbsim run -o (the page of lbsim run --report: summary, imbalance\n"
-           "per step, time per phase) or of lbsim sweep (time and imbalance against every\n"
-           "varied parameter), with each chart as SVG and its numbers as CSV beside it.\n"
-           "DIR is made if missing; a DIR that holds the report of another scenario is\n"
-           "refused unless --force. The partition pictures are shown when DIR holds them\n"
-           "for the same JSON (lbsim run --report DIR) or --pictures names them.\n"
-           "Exit status: 0 done, 1 a file could not be written, 2 bad input.");
+  g_auto(GStrv) parsed = lb_command_parse(
+      self, entries,
+      "Writes DIR/index.html, one self-contained page (no script, no network), from\n"
+      "the JSON of lbsim run -o (the page of lbsim run --report: summary, imbalance\n"
+      "per step, time per phase) or of lbsim sweep (time and imbalance against every\n"
+      "varied parameter), with each chart as SVG and its numbers as CSV beside it.\n"
+      "DIR is made if missing; a DIR that holds the report of another scenario is\n"
+      "refused unless --force. The partition pictures are shown when DIR holds them\n"
+      "for the same JSON (lbsim run --report DIR) or --pictures names them.\n"
+      "Exit status: 0 done, 1 a file could not be written, 2 bad input.",
+      argc, argv);
+  if (parsed == NULL)
+    return LB_EXIT_INPUT;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) parsed = lb_cli_parse(ctx, entries, argc, argv, &error);
-  if (parsed == NULL) {
-    g_printerr("lbsim: %s\n", error->message);
-    return EXIT_INPUT;
-  }
   argc = (int)g_strv_length(parsed);
   argv = parsed;
   if (argc != 3) {
     g_printerr("lbsim: report needs a JSON file and a folder (see lbsim report --help)\n");
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   const char *source = argv[1], *dir = argv[2];
   if (pictures != NULL && !g_file_test(pictures, G_FILE_TEST_IS_DIR)) {
     g_printerr("lbsim: --pictures %s: not a folder\n", pictures);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   g_autofree char *json = NULL;
   gsize length = 0;
   if (!lb_input_read(source, LB_INPUT_RESULT, &json, &length, &error)) {
     g_printerr("lbsim: %s\n", error->message);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   g_autoptr(LbResults) doc = lb_results_read(json, length, source, &error);
   gboolean make = FALSE;
   if (doc == NULL ||
       !lb_html_check_folder(dir, "report folder", doc->kind, doc->name, force, &make, &error)) {
     g_printerr("lbsim: %s\n", error->message);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   if (make && g_mkdir(dir, 0777) != 0 && errno != EEXIST) {
     int errsv = errno;
     g_printerr("lbsim: report folder %s: cannot make it: %s\n", dir, g_strerror(errsv));
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   LbHtmlOptions options = {
       .json = json, .length = length, .dir = dir, .pictures_dir = pictures, .source = source};

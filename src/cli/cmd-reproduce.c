@@ -9,7 +9,6 @@
 #include <glib/gstdio.h>
 
 #include "cli/commands.h"
-#include "cli/options.h"
 #include "cli/runner.h"
 #include "cli/signals.h"
 #include "cli/sweep.h"
@@ -18,8 +17,6 @@
 #include "report/html.h"
 #include "report/json-writer.h"
 #include "report/report.h"
-
-#define EXIT_INPUT 2
 
 typedef enum {
   MEASURE_VALUE,       /* BALANCER METRIC */
@@ -605,38 +602,35 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress on stderr", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context(self);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_summary(
-      ctx, "Without KEY, lists the papers. With KEY, runs that paper's experiment (its scenario\n"
-           "files under scenarios/papers/KEY/, varied over processor counts as a sweep, each\n"
-           "run kept in the state folder so that the same command resumes) and prints one row\n"
-           "per claim: the paper's number, lbsim's, the rule that compares them, whether they\n"
-           "agree. See docs/reference/reproduce.md.\n"
-           "Exit status: 0 done, 1 a run failed or (--check) a required claim disagrees,\n"
-           "2 bad input, 3 a run broke an invariant.");
+  g_auto(GStrv) args = lb_command_parse(
+      self, entries,
+      "Without KEY, lists the papers. With KEY, runs that paper's experiment (its scenario\n"
+      "files under scenarios/papers/KEY/, varied over processor counts as a sweep, each\n"
+      "run kept in the state folder so that the same command resumes) and prints one row\n"
+      "per claim: the paper's number, lbsim's, the rule that compares them, whether they\n"
+      "agree. See docs/reference/reproduce.md.\n"
+      "Exit status: 0 done, 1 a run failed or (--check) a required claim disagrees,\n"
+      "2 bad input, 3 a run broke an invariant.",
+      argc, argv);
+  if (args == NULL)
+    return LB_EXIT_INPUT;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) args = lb_cli_parse(ctx, entries, argc, argv, &error);
-  if (args == NULL) {
-    g_printerr("lbsim: %s\n", error->message);
-    return EXIT_INPUT;
-  }
   guint n = g_strv_length(args);
   if (n == 1)
     return list_papers();
   if (n != 2) {
     g_printerr("lbsim: reproduce takes one paper's key (lbsim reproduce lists them)\n");
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   guint jobs = 0;
   if (a.jobs != NULL && !lb_runner_parse_count("--jobs", a.jobs, &jobs, &error)) {
     g_printerr("lbsim: %s\n", error->message);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   g_autoptr(Paper) p = paper_load(args[1], &error);
   if (p == NULL) {
     g_printerr("lbsim: %s\n", error->message);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   g_autofree char *state =
       a.state != NULL ? g_strdup(a.state)
@@ -652,7 +646,7 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
     r->sweep = lb_sweep_new(r->scenario, varies, NULL, a.quick ? sets : NULL, &error);
     if (r->sweep == NULL) {
       g_printerr("lbsim: %s\n", error->message);
-      return EXIT_INPUT;
+      return LB_EXIT_INPUT;
     }
   }
   /* the outputs: writable, none of them a file read or another output */
@@ -666,7 +660,7 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   gboolean json_out = g_strcmp0(a.json, "-") == 0, csv_out = g_strcmp0(a.csv, "-") == 0;
   if (json_out && csv_out) {
     g_printerr("lbsim: --json - and --csv -: one of them may go to standard output\n");
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   const char *const outputs[][2] = {{"--json", json_out ? NULL : a.json},
                                     {"--csv", csv_out ? NULL : a.csv}};
@@ -675,18 +669,18 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
         (!lb_output_check(outputs[i][0], outputs[i][1], &error) ||
          !lb_file_set_output(files, outputs[i][0], outputs[i][1], &error))) {
       g_printerr("lbsim: %s\n", error->message);
-      return EXIT_INPUT;
+      return LB_EXIT_INPUT;
     }
   gboolean make_state = FALSE;
   if (!lb_output_check_folder("--state", state, &make_state, &error)) {
     g_printerr("lbsim: %s\n", error->message);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   gboolean make = FALSE;
   if (a.report != NULL &&
       !lb_html_check_folder(a.report, "--report", "reproduction", p->key, a.force, &make, &error)) {
     g_printerr("lbsim: %s\n", error->message);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   int worst = 0;
   for (guint i = 0; i < p->runs->len; i++) {

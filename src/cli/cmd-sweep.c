@@ -12,7 +12,6 @@
 
 #include "cli/child.h"
 #include "cli/commands.h"
-#include "cli/options.h"
 #include "cli/runner.h"
 #include "cli/signals.h"
 #include "cli/sweep.h"
@@ -21,7 +20,6 @@
 #include "report/report.h"
 #include "report/results.h"
 
-#define EXIT_INPUT 2
 /* missing runs listed by name, at most */
 #define MAX_LISTED 20
 /* the documents are rewritten after a run unless writing them took more
@@ -564,37 +562,33 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress or summary on stderr", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context(self);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_summary(
-      ctx,
+  g_auto(GStrv) args = lb_command_parse(
+      self, entries,
       "Runs the scenario's balancers at every point of the cross product of the --vary lists,\n"
       "up to -j at a time, each run in its own process. The JSON and CSV files are rewritten\n"
       "as runs finish; each run's result is kept in the state folder, so the same command\n"
       "after an interruption runs only what is missing. See docs/reference/sweeps.md.\n"
-      "Exit status: 0 done, 1 a run failed otherwise, 2 bad input, 3 a run broke an invariant.");
+      "Exit status: 0 done, 1 a run failed otherwise, 2 bad input, 3 a run broke an invariant.",
+      argc, argv);
+  if (args == NULL)
+    return LB_EXIT_INPUT;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) args = lb_cli_parse(ctx, entries, argc, argv, &error);
-  if (args == NULL) {
-    print_error(error);
-    return EXIT_INPUT;
-  }
   if (g_strv_length(args) != 2) {
     g_printerr("lbsim: sweep needs exactly one scenario file (see lbsim sweep --help)\n");
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   guint jobs = 0;
   if (a.jobs != NULL && !lb_runner_parse_count("--jobs", a.jobs, &jobs, &error)) {
     print_error(error);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   if (a.json != NULL && strcmp(a.json, "-") == 0) {
     g_printerr("lbsim: -o -: a sweep rewrites its JSON as runs finish: give a file\n");
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   if (a.emit != NULL && a.csv != NULL) {
     g_printerr("lbsim: --emit-jobs runs nothing: give --csv to lbsim merge\n");
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   /* a stop from here on prints one line and leaves no temporary file */
   lb_signals_alone();
@@ -602,7 +596,7 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
                                        (const char *const *)a.sets, &error);
   if (sw == NULL) {
     print_error(error);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   g_autofree char *json = a.json != NULL ? g_strdup(a.json) : default_json(sw);
   /* -o /dev/stdout or a FIFO: the state folder is named after the scenario */
@@ -613,14 +607,14 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
   g_autofree char *state = a.state != NULL ? g_strdup(a.state) : default_state(named);
   if (a.csv != NULL && strcmp(a.csv, "-") == 0) {
     g_printerr("lbsim: --csv -: a sweep rewrites its CSV as runs finish: give a file\n");
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   if (!check_files(sw, a.emit == NULL ? json : NULL, a.csv, a.emit, state, &error) ||
       !check_state(state, sw, a.force, &error) ||
       (a.emit == NULL && !a.force &&
        (!check_json(json, sw, &error) || (a.csv != NULL && !check_csv(a.csv, sw, &error))))) {
     print_error(error);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   if (a.emit != NULL) {
     g_autofree char *ini = g_build_filename(state, "sweep.ini", NULL);
@@ -805,31 +799,28 @@ lb_cmd_merge(const LbCommand *self, int argc, char **argv)
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No summary on stderr", NULL},
       {NULL},
   };
-  g_autoptr(GOptionContext) ctx = lb_command_context(self);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_summary(
-      ctx, "Gathers the results of a sweep's jobs (lbsim sweep --emit-jobs, each job run with\n"
-           "lbsim run-job) into the JSON and CSV that lbsim sweep writes. Give the state folder,\n"
-           "or result files with the state folder (its sweep.ini holds the sweep's order).\n"
-           "Exit status: 0 done, 1 runs are missing (named; --partial writes the others),\n"
-           "2 bad input.");
+  g_auto(GStrv) args = lb_command_parse(
+      self, entries,
+      "Gathers the results of a sweep's jobs (lbsim sweep --emit-jobs, each job run with\n"
+      "lbsim run-job) into the JSON and CSV that lbsim sweep writes. Give the state folder,\n"
+      "or result files with the state folder (its sweep.ini holds the sweep's order).\n"
+      "Exit status: 0 done, 1 runs are missing (named; --partial writes the others),\n"
+      "2 bad input.",
+      argc, argv);
+  if (args == NULL)
+    return LB_EXIT_INPUT;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) args = lb_cli_parse(ctx, entries, argc, argv, &error);
-  if (args == NULL) {
-    print_error(error);
-    return EXIT_INPUT;
-  }
   argc = (int)g_strv_length(args);
   argv = args;
   if (argc < 2) {
     g_printerr("lbsim: merge needs the sweep's state folder or result files (see lbsim merge "
                "--help)\n");
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   g_autoptr(LbSweep) sw = merge_definition(argc, argv, &error);
   if (sw == NULL) {
     print_error(error);
-    return EXIT_INPUT;
+    return LB_EXIT_INPUT;
   }
   guint n = sw->runs->len;
   LbRunResult **results = g_new0(LbRunResult *, n);
@@ -838,15 +829,15 @@ lb_cmd_merge(const LbCommand *self, int argc, char **argv)
   g_autofree char *json = a.json != NULL ? g_strdup(a.json) : default_json(sw);
   if (!merge_results(sw, argc, argv, results, &error)) {
     print_error(error);
-    code = EXIT_INPUT;
+    code = LB_EXIT_INPUT;
   } else if (!check_merge_files(sw, argc, argv, json, a.csv, &error)) {
     print_error(error);
-    code = EXIT_INPUT;
+    code = LB_EXIT_INPUT;
   } else if (!a.force &&
              ((strcmp(json, "-") != 0 && !check_json(json, sw, &error)) ||
               (a.csv != NULL && strcmp(a.csv, "-") != 0 && !check_csv(a.csv, sw, &error)))) {
     print_error(error);
-    code = EXIT_INPUT;
+    code = LB_EXIT_INPUT;
   } else {
     for (guint i = 0; i < n; i++) {
       if (results[i] != NULL)

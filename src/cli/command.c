@@ -1,6 +1,7 @@
 /* What every command shares: its option context and usage line made from
  * its row, and its one line of error. */
 #include "cli/commands.h"
+#include "cli/options.h"
 
 GOptionContext *
 lb_command_context(const LbCommand *self)
@@ -20,4 +21,18 @@ void
 lb_command_error(const GError *error)
 {
   g_printerr("lbsim: %s\n", error->message);
+}
+
+char **
+lb_command_parse(const LbCommand *self, GOptionEntry *entries, const char *summary, int argc,
+                 char **argv)
+{
+  g_autoptr(GOptionContext) ctx = lb_command_context(self);
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_summary(ctx, summary);
+  g_autoptr(GError) error = NULL;
+  char **args = lb_cli_parse(ctx, entries, argc, argv, &error);
+  if (args == NULL)
+    lb_command_error(error);
+  return args;
 }

@@ -31,6 +31,11 @@ char *lb_command_usage_line(const LbCommand *self);
 
 /* One line on stderr: "lbsim: MESSAGE". */
 void lb_command_error(const GError *error);
+/* A command's options read by its entries (summary: --help's text above
+ * them): the arguments left, argv[0] first (free with g_strfreev), or NULL
+ * once it has said why on stderr; the command then exits LB_EXIT_INPUT. */
+char **lb_command_parse(const LbCommand *self, GOptionEntry *entries, const char *summary, int argc,
+                        char **argv);
 
 int lb_cmd_run(const LbCommand *self, int argc, char **argv);
 int lb_cmd_check(const LbCommand *self, int argc, char **argv);
