@@ -864,6 +864,62 @@ test_no_thrashing(void)
   lb_scenario_free(sc);
 }
 
+/* Runs move-split under levels = each, rebuilt and all on a hierarchy of
+ * `levels` finer levels, adapting level by level; returns the results. */
+static GPtrArray *
+run_covers(guint levels)
+{
+  g_autofree char *text = g_strdup_printf(
+      "[scenario]\nplatform = hypercube-8.xml\nranks = 8\nsteps = 6\n"
+      "[workload]\nmodel = samr\nsize = 16x16\nlevels = %u\nghost = 1\npattern = hotspots\n"
+      "hotspots = 2\nwidth = 0.1\namplitude = 90\nbase = 0\ndrift = 0.05\n"
+      "[balancers]\nrun = move-split:each, move-split:rebuilt, move-split:all\n"
+      "[move-split:each]\nlevels = each\n[move-split:rebuilt]\nlevels = rebuilt\n"
+      "[move-split:all]\nlevels = all\n",
+      levels);
+  LbScenario *sc = load_text(text);
+  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE};
+  int code = -1;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *results = NULL;
+  g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
+  g_assert_no_error(error);
+  g_assert_cmpint(code, ==, 0);
+  g_assert_cmpuint(results->len, ==, 3);
+  lb_scenario_free(sc);
+  return results;
+}
+
+static gboolean
+same_run(const LbRunResult *a, const LbRunResult *b)
+{
+  double x = 0, y = 0;
+  g_assert_true(lb_run_result_metric(a, "imbalance-ratio", &x));
+  g_assert_true(lb_run_result_metric(b, "imbalance-ratio", &y));
+  if (x != y)
+    return FALSE;
+  for (guint r = 0; r < 8; r++)
+    if (a->final_loads[r] != b->final_loads[r])
+      return FALSE;
+  return TRUE;
+}
+
+/* The balancers' `levels`: with one finer level, every adaptation after
+ * the first rebuilds that level alone, so balancing the rebuilt levels
+ * together is balancing each on its own, and both leave the root's grids
+ * where they are (all does not). With two finer levels a root step
+ * rebuilds both: together is no longer each on its own. */
+static void
+test_covers(void)
+{
+  g_autoptr(GPtrArray) one = run_covers(1);
+  g_assert_true(same_run(one->pdata[0], one->pdata[1]));
+  g_assert_false(same_run(one->pdata[1], one->pdata[2]));
+  g_autoptr(GPtrArray) two = run_covers(2);
+  g_assert_false(same_run(two->pdata[0], two->pdata[1]));
+  g_assert_false(same_run(two->pdata[1], two->pdata[2]));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -884,6 +940,7 @@ main(int argc, char **argv)
   g_test_add_func("/samr/level-order", test_level_order);
   g_test_add_func("/samr/presets", test_presets);
   g_test_add_func("/samr/lock-in", test_lock_in);
+  g_test_add_func("/samr/covers", test_covers);
   g_test_add_data_func("/samr/hierarchy/clusters-3d",
                        "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
                        "[workload]\nmodel = samr\nsize = 32x32x32\nlevels = 2\n"
