@@ -437,6 +437,61 @@ test_lifecycle(void)
   g_assert_cmpfloat(metric(back, "visits"), ==, 40);
 }
 
+/* A transfer keeps the phase and the stage it was sent in through the trip
+ * from child to parent (mlb-nd names its axes), and a result written before
+ * they were kept (rows of 7 numbers) still reads, without them. */
+static void
+test_transfer_stages(void)
+{
+  static const char text[] = "[scenario]\nplatform = hypercube-8.xml\nranks = 8\n"
+                             "[workload]\nmodel = field2d\nsize = 16x8\npattern = hotspots\n"
+                             "hotspots = 2\nwidth = 0.12\namplitude = 60\nbase = 1\ndrift = 0\n"
+                             "[balancers]\nrun = mlb-nd\n";
+  char *dir = NULL;
+  char *path = write_scenario(text, &dir);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbScenario) sc = lb_scenario_load(path, NULL, &error);
+  g_assert_no_error(error);
+  remove_scenario(path, dir);
+  LbRunOptions options = {.detail = TRUE, .narrate = TRUE};
+  g_autoptr(LbRunResult) r = lb_run_simulate(sc, 0, &options, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(r->stages);
+  g_assert_cmpstr(r->stages->pdata[1], ==, "x axis");
+  g_assert_cmpstr(r->stages->pdata[2], ==, "y axis");
+  guint by_stage[3] = {0, 0, 0};
+  for (guint i = 0; i < r->transfers->len; i++) {
+    const LbTransfer *t = &g_array_index(r->transfers, LbTransfer, i);
+    g_assert_cmpint(t->phase, >=, 0);
+    g_assert_cmpstr(r->phases[t->phase].name, ==, "cells");
+    g_assert_cmpuint(t->stage, <, 3);
+    by_stage[t->stage]++;
+  }
+  g_assert_cmpuint(by_stage[1], >, 0); /* cells moved along x and along y */
+  g_assert_cmpuint(by_stage[2], >, 0);
+  g_autofree char *form = lb_result_to_transport(r);
+  g_autoptr(LbRunResult) back = lb_result_from_transport(form, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(back->transfers->len, ==, r->transfers->len);
+  for (guint i = 0; i < r->transfers->len; i++)
+    g_assert_true(memcmp(&g_array_index(r->transfers, LbTransfer, i),
+                         &g_array_index(back->transfers, LbTransfer, i), sizeof(LbTransfer)) == 0);
+  g_assert_cmpstr(back->stages->pdata[2], ==, "y axis");
+  /* the same result with its transfer rows cut to 7 numbers */
+  g_autoptr(GRegex) cut =
+      g_regex_new("\\[(\\d+),(\\d+),(\\d+),(\\d+),(\\d+),(\\d+),(\\d+),\\d+,\\d+\\]", 0, 0, NULL);
+  g_autofree char *old =
+      g_regex_replace(cut, form, -1, 0, "[\\1,\\2,\\3,\\4,\\5,\\6,\\7]", 0, NULL);
+  g_assert_cmpstr(old, !=, form);
+  g_autoptr(LbRunResult) older = lb_result_from_transport(old, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(older->transfers->len, ==, r->transfers->len);
+  const LbTransfer *t0 = &g_array_index(older->transfers, LbTransfer, 0);
+  g_assert_cmpint(t0->phase, ==, -1);
+  g_assert_cmpuint(t0->stage, ==, 0);
+  g_assert_cmpuint(t0->count, ==, g_array_index(r->transfers, LbTransfer, 0).count);
+}
+
 /* Owns the compute but rank 1 computes its first unit twice, rank 2 its
  * last never: the core's check of every unit computed once catches it. */
 static void
@@ -487,6 +542,13 @@ static void
 test_computed_once_subprocess(void)
 {
   g_test_trap_subprocess("/models/computed-once/subprocess", 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+}
+
+static void
+test_transfer_stages_subprocess(void)
+{
+  g_test_trap_subprocess("/models/transfer-stages/subprocess", 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed();
 }
 
@@ -588,6 +650,8 @@ main(int argc, char **argv)
   g_test_add_func("/models/partition", test_partition);
   g_test_add_func("/models/array1d-ghosts", test_array1d_ghosts);
   g_test_add_func("/models/lifecycle", test_lifecycle_subprocess);
+  g_test_add_func("/models/transfer-stages", test_transfer_stages_subprocess);
+  g_test_add_func("/models/transfer-stages/subprocess", test_transfer_stages);
   g_test_add_func("/models/lifecycle/subprocess", test_lifecycle);
   g_test_add_func("/models/computed-once", test_computed_once_subprocess);
   g_test_add_func("/models/computed-once/subprocess", test_computed_once);

@@ -893,13 +893,15 @@ read_detail(JsonObject *o, LbRunResult *r, GError **error)
   if (t != NULL) {
     r->transfers = g_array_sized_new(FALSE, FALSE, sizeof(LbTransfer), json_array_get_length(t));
     for (guint i = 0; i < json_array_get_length(t); i++) {
-      /* the phase (plus one: 0 is none) and the stage it was sent in */
-      JsonArray *x = row_of(t, i, "transfers", 9, 9, error);
-      gint64 v[9];
+      /* then the phase (plus one: 0 is none) and the stage it was sent in,
+       * which results written before they were kept do not have */
+      JsonArray *x = row_of(t, i, "transfers", 7, 9, error);
+      gint64 v[9] = {0};
+      guint len = x != NULL ? json_array_get_length(x) : 0;
       if (x == NULL || !row_ints(x, "transfers", i, 0, 4, 0, G_MAXUINT32, v, error) ||
           !row_ints(x, "transfers", i, 4, 3, 0, G_MAXINT64, v + 4, error) ||
-          !row_ints(x, "transfers", i, 7, 1, 0, r->nphases, v + 7, error) ||
-          !row_ints(x, "transfers", i, 8, 1, 0, G_MAXUINT16, v + 8, error))
+          !row_ints(x, "transfers", i, 7, len > 7 ? 1 : 0, 0, r->nphases, v + 7, error) ||
+          !row_ints(x, "transfers", i, 8, len > 8 ? 1 : 0, 0, G_MAXUINT16, v + 8, error))
         return FALSE;
       LbTransfer tr = {(guint)v[0],   (guint)v[1],   (guint)v[2],   (guint)v[3], (guint64)v[4],
                        (guint64)v[5], (guint64)v[6], (int)v[7] - 1, (guint)v[8]};
