@@ -1288,6 +1288,7 @@ test_reproduce_checks(void)
     g_assert_true(g_file_get_contents(index, &html, NULL, NULL));
     g_autofree char *claim = g_strdup_printf("data-claim=\"%s\"", papers_run[i].ids[0]);
     g_assert_nonnull(strstr(html, claim));
+    g_assert_nonnull(strstr(html, "<h2 id=\"examples-section\">As lbsim computes them</h2>"));
   }
   /* the worked examples as lbsim computes them */
   g_autofree char *quinlan = tmp_path("quinlan1997.json");

@@ -726,9 +726,9 @@ write_report(const Paper *p, gboolean quick, const char *dir, gboolean make, GEr
   g_autofree LbClaimRow *rows = g_new0(LbClaimRow, MAX(p->claims->len, 1));
   for (guint i = 0; i < p->claims->len; i++) {
     const Claim *c = p->claims->pdata[i];
-    rows[i] = (LbClaimRow){c->id,     c->text,    c->unit,  c->rule_text, c->note ? c->note : "",
-                           c->figure, c->ranks,   c->paper, c->lbsim,     c->done,
-                           c->agrees, c->required};
+    rows[i] = (LbClaimRow){c->id,     c->text,     c->unit,  c->rule_text, c->note ? c->note : "",
+                           c->figure, c->ranks,    c->paper, c->lbsim,     c->done,
+                           c->agrees, c->required, c->detail};
   }
   g_autofree char *quick_form = quick ? quick_text(p) : NULL;
   LbReproduction rep = {p->key, p->cite, p->summary, quick_form, rows, p->claims->len};

@@ -679,7 +679,7 @@ constant_schedule(const LbCheckInput *in, LbCheckOutput *out, GError **error)
                                 "64-rank one (real runs) are not the sums of their children",
                                 tree_bad, 2 * p - 1, big_bad);
   } else if (ok) {
-    guint cases = in->quick ? 200 : 2000, worst = 0;
+    guint cases = in->quick ? 200 : 2000;
     PlayResult all = played;
     g_autoptr(GRand) rand = g_rand_new_with_seed(1997);
     for (guint c = 0; c < cases; c++) {
@@ -695,7 +695,6 @@ constant_schedule(const LbCheckInput *in, LbCheckOutput *out, GError **error)
       all.missed += one.missed;
       all.returned += one.returned;
       all.passed += one.passed;
-      worst += one.short_of + one.missed + one.returned > 0;
     }
     if (strcmp(what, "schedule") == 0) {
       out->value = all.missed + all.short_of;
@@ -710,7 +709,6 @@ constant_schedule(const LbCheckInput *in, LbCheckOutput *out, GError **error)
           "came by or to a rank they left; %" G_GUINT64_FORMAT " passed through",
           cases, all.returned, all.passed);
     }
-    (void)worst;
   }
   if (ok && strcmp(what, "no-return") != 0)
     out->detail = example_text(d, loads, tree, levels, &played, run, elements, PER_RANK, what);
@@ -1038,8 +1036,9 @@ pass_through(const LbCheckInput *in, LbCheckOutput *out, GError **error)
 
 /* ---- quinlan1997: the final bottleneck against the optimum ---- */
 
+/* Also orders (key, value) pairs by key. */
 static int
-compare_guint64_pair(gconstpointer a, gconstpointer b)
+compare_guint64(gconstpointer a, gconstpointer b)
 {
   guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
   return x < y ? -1 : x > y;
@@ -1072,7 +1071,7 @@ ordered_loads(const LbJob *job, GError **error)
       g_array_append_vals(all, pair, 1);
     }
   }
-  g_array_sort(all, compare_guint64_pair);
+  g_array_sort(all, compare_guint64);
   GArray *loads = g_array_sized_new(FALSE, FALSE, sizeof(guint64), all->len);
   for (guint i = 0; i < all->len; i++)
     g_array_append_val(loads, ((guint64 *)all->data)[2 * i + 1]);
@@ -1340,7 +1339,7 @@ random_cuts(GRand *rand, guint64 *cuts, guint n, guint64 extent)
   cuts[n] = extent;
   for (guint i = 1; i < n; i++)
     cuts[i] = (guint64)g_rand_int_range(rand, 0, (gint32)extent + 1);
-  qsort(cuts + 1, n - 1, sizeof *cuts, compare_guint64_pair);
+  qsort(cuts + 1, n - 1, sizeof *cuts, compare_guint64);
 }
 
 /* BUILD_UNDIRECTED_TDG (lb_tdg_neighbours) against painted rectangle
