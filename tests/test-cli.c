@@ -503,7 +503,7 @@ test_explain(void)
   g_assert_nonnull(strstr(r.out, "(gray codes of ranks 0 .. 7: 000 001 011 010 110 111 101 100)"));
   g_assert_nonnull(strstr(r.out, "accumulate t="));
   g_assert_nonnull(strstr(r.out, "; loan "));
-  g_assert_nonnull(strstr(r.out, "  step 0:\n    rank "));
+  g_assert_nonnull(strstr(r.out, "  migrate step 0:\n    rank "));
   g_assert_nonnull(strstr(r.out, "Imbalance (max/avg): 2.7000 before"));
   lbsim(&bad, "explain", "mlb", "--ranks", "6", NULL);
   g_assert_cmpint(bad.status, ==, 2);

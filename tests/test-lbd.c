@@ -201,6 +201,36 @@ test_equalize(void)
   g_rand_free(rand);
 }
 
+/* Cuts at the nearest shares of a profile, by hand: loads 1 1 1 1 4 0 0 1
+ * (total 9) in 3 slabs aim at 3 and 6. Prefix 3 sits at boundary 3
+ * exactly; 6 lies between prefix(4) = 4 and prefix(5) = 8, both 2 away:
+ * the earlier wins. Slabs [0, 3) [3, 4) [4, 8) weigh 3, 1, 5. With more
+ * slabs than loaded cells, empty slabs keep the cuts in order. */
+static void
+test_profile_cuts(void)
+{
+  const guint64 profile[] = {1, 1, 1, 1, 4, 0, 0, 1};
+  guint64 cuts[4], loads[3];
+  lbd_profile_cuts(profile, 8, 3, cuts, loads);
+  const guint64 want_cuts[] = {0, 3, 4, 8}, want_loads[] = {3, 1, 5};
+  for (guint k = 0; k < 4; k++)
+    g_assert_cmpuint(cuts[k], ==, want_cuts[k]);
+  for (guint k = 0; k < 3; k++)
+    g_assert_cmpuint(loads[k], ==, want_loads[k]);
+
+  const guint64 spike[] = {0, 0, 9, 0};
+  guint64 c4[5], l4[4];
+  lbd_profile_cuts(spike, 4, 4, c4, l4);
+  guint64 sum = 0;
+  for (guint k = 0; k < 4; k++) {
+    g_assert_cmpuint(c4[k], <=, c4[k + 1]);
+    sum += l4[k];
+  }
+  g_assert_cmpuint(c4[0], ==, 0);
+  g_assert_cmpuint(c4[4], ==, 4);
+  g_assert_cmpuint(sum, ==, 9);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -210,5 +240,6 @@ main(int argc, char **argv)
   g_test_add_func("/lbd/tdg/random", test_random_partitions);
   g_test_add_func("/lbd/metric", test_metric);
   g_test_add_func("/lbd/equalize", test_equalize);
+  g_test_add_func("/lbd/profile-cuts", test_profile_cuts);
   return g_test_run();
 }

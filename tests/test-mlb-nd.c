@@ -8,6 +8,7 @@
 #include "balancers/mlb/mlb-plan.h"
 #include "cli/runner.h"
 #include "lbsim/scenario.h"
+#include "sim-result.h"
 
 static guint
 gray(guint r)
@@ -221,11 +222,110 @@ test_boxes_3d(void)
   lb_scenario_free(sc);
 }
 
+/* LBD's loops on random fields (2D and 3D, hot spots and clusters at
+ * seeded places, several steps): within each loop (a piece's first rank
+ * tells it) the metric never rises from one iteration to the next and no
+ * row of cuts comes back; every loop stops on the tolerance or on cuts the
+ * profile cannot better, never at the cap; and lbd ends within 5 % of
+ * mlb-nd's imbalance, the same family of partitions. */
+static void
+test_lbd_converges(void)
+{
+  static const char *const fields[] = {
+      "model = field2d\nsize = 64x48\npattern = hotspots\nhotspots = 3\nwidth = 0.1\n"
+      "amplitude = 80\nbase = 1\ndrift = 0.05",
+      "model = field2d\nsize = 40x64\npattern = clusters\nclusters = 5",
+      "model = field3d\nsize = 16x16x12\npattern = hotspots\nhotspots = 2\nwidth = 0.15\n"
+      "amplitude = 50\nbase = 1\ndrift = 0.05",
+  };
+  g_autoptr(GRegex) metric =
+      g_regex_new("rank (\\d+): level (\\d) \\((.)\\): metric ([0-9.]+)", 0, 0, NULL);
+  g_autoptr(GRegex) cuts = g_regex_new(
+      "rank (\\d+): level (\\d) \\((.)\\): .*cuts([0-9 ]+) ->([0-9 ]+) \\(", 0, 0, NULL);
+  for (guint f = 0; f < G_N_ELEMENTS(fields); f++)
+    for (guint seed = 1; seed <= 3; seed++) {
+      guint p = f == 2 ? 8 : 16;
+      g_autofree char *ini = g_strdup_printf(
+          "[scenario]\nplatform = hypercube-%u.xml\nranks = %u\nseed = %u\nsteps = 3\n"
+          "[workload]\n%s\n[balancers]\nrun = mlb-nd, lbd\n",
+          p, p, seed, fields[f]);
+      g_auto(SimResult) res = {0};
+      simulate_with(ini, NULL, TRUE, &res);
+      JsonArray *story = json_object_get_array_member(res.run, "narration");
+      /* per loop: the last metric and the rows seen; a loop is a teller's
+       * level, and restarts when its iterations count from 0 again */
+      g_autoptr(GHashTable) last = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+      g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+      guint loops = 0;
+      for (guint i = 0; i < json_array_get_length(story); i++) {
+        const char *line = json_array_get_string_element(story, i);
+        g_autoptr(GMatchInfo) m = NULL;
+        if (g_regex_match(metric, line, 0, &m)) {
+          g_autofree char *rank = g_match_info_fetch(m, 1), *level = g_match_info_fetch(m, 2),
+                          *value = g_match_info_fetch(m, 4);
+          char *key = g_strdup_printf("%s/%s", rank, level);
+          double v = g_ascii_strtod(value, NULL);
+          gboolean first = strstr(line, "after 0 redistributions") != NULL;
+          double *prev = g_hash_table_lookup(last, key);
+          if (first) {
+            loops++;
+            /* a new loop: forget the rows of the last one */
+            GHashTableIter it;
+            gpointer k;
+            g_hash_table_iter_init(&it, seen);
+            while (g_hash_table_iter_next(&it, &k, NULL))
+              if (g_str_has_prefix(k, key) && ((char *)k)[strlen(key)] == ':')
+                g_hash_table_iter_remove(&it);
+          } else {
+            g_assert_nonnull(prev);
+            g_assert_cmpfloat(v, <=, *prev + 1e-9);
+          }
+          double *store = g_new(double, 1);
+          *store = v;
+          g_hash_table_replace(last, key, store);
+          continue;
+        }
+        g_autoptr(GMatchInfo) c = NULL;
+        if (g_regex_match(cuts, line, 0, &c)) {
+          g_autofree char *rank = g_match_info_fetch(c, 1), *level = g_match_info_fetch(c, 2),
+                          *from = g_match_info_fetch(c, 4), *to = g_match_info_fetch(c, 5);
+          g_autofree char *from_key = g_strdup_printf("%s/%s:%s", rank, level, from);
+          char *to_key = g_strdup_printf("%s/%s:%s", rank, level, to);
+          g_hash_table_add(seen, g_strdup(from_key));
+          g_assert_false(g_hash_table_contains(seen, to_key)); /* no row comes back */
+          g_hash_table_add(seen, to_key);
+        }
+      }
+      g_assert_cmpuint(loops, >, 0);
+      double tolerance = -1, unchanged = -1, cap = -1, worse = -1;
+      JsonObject *metrics = json_object_get_object_member(res.run, "metrics");
+      tolerance = json_object_get_double_member(metrics, "loops_tolerance");
+      unchanged = json_object_get_double_member(metrics, "loops_unchanged");
+      cap = json_object_get_double_member(metrics, "loops_cap");
+      worse = json_object_get_double_member(metrics, "loops_worse");
+      g_assert_cmpfloat(cap, ==, 0);
+      g_assert_cmpfloat(worse, ==, 0);
+      g_assert_cmpfloat(tolerance + unchanged, ==, loops); /* every loop told once */
+      JsonArray *runs = json_object_get_array_member(
+          json_node_get_object(json_parser_get_root(res.parser)), "runs");
+      JsonObject *nd = json_array_get_object_element(runs, 0);
+      double lbd_imb = json_object_get_double_member(
+                 json_object_get_object_member(res.run, "summary"), "imbalance_after"),
+             nd_imb = json_object_get_double_member(json_object_get_object_member(nd, "summary"),
+                                                    "imbalance_after");
+      g_test_message("field %u seed %u: %u loops (%.0f tolerance, %.0f unchanged); imbalance "
+                     "lbd %.4f mlb-nd %.4f",
+                     f, seed, loops, tolerance, unchanged, lbd_imb, nd_imb);
+      g_assert_cmpfloat(lbd_imb, <=, 1.05 * nd_imb);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/mlb-nd/blocks", test_blocks);
+  g_test_add_func("/mlb-nd/lbd-converges", test_lbd_converges);
   static const Case2d cases[] = {
       {"hypercube-64.xml", "96x64", "8x8", "loan", 64},
       {"hypercube-64.xml", "96x64", "8x8", "midpoint", 64},

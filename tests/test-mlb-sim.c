@@ -317,8 +317,9 @@ test_heavy_element_42(void)
       gboolean steered = FALSE;
       for (guint i = 0; i < json_array_get_length(story); i++)
         steered = steered || (strstr(json_array_get_string_element(story, i),
-                                     "rank 0: edge 2: phase 3 says send 10 to rank 7, right "
-                                     "loan 21 -> aim at 31;") != NULL);
+                                     "rank 0: edge 2: phase 3 says send 10 (4 elements) to "
+                                     "rank 7, right loan 21 (-7 elements) -> aim at 31 (-3 "
+                                     "elements);") != NULL);
       g_assert_true(steered);
     }
   }
@@ -336,23 +337,28 @@ test_narration(void)
                 NULL, TRUE, &res);
   JsonArray *story = json_object_get_array_member(res.run, "narration");
   guint steered = 0, levels = 0;
+  /* amounts and loans are (load, count) keys: "10 (4 elements)" */
+  g_autoptr(GRegex) says = g_regex_new(
+      "phase 3 says send (\\d+) \\((-?\\d+) elements?\\) to rank \\d+, (left|right) loan "
+      "(-?\\d+) \\((-?\\d+) elements?\\) -> aim at (-?\\d+) \\((-?\\d+) elements?\\)",
+      0, 0, NULL);
   for (guint i = 0; i < json_array_get_length(story); i++) {
     const char *line = json_array_get_string_element(story, i);
-    const char *says = strstr(line, "phase 3 says send ");
     levels += strstr(line, "level 2, block of 2") != NULL;
-    if (says == NULL)
+    g_autoptr(GMatchInfo) match = NULL;
+    if (!g_regex_match(says, line, 0, &match)) {
+      g_assert_null(strstr(line, "phase 3 says send"));
       continue;
-    guint64 amount = 0;
-    gint64 loan = 0, aim = 0;
-    char end[8];
-    g_assert_cmpint(sscanf(says,
-                           "phase 3 says send %" G_GUINT64_FORMAT
-                           " to rank %*u, %5s loan %" G_GINT64_FORMAT
-                           " -> aim at %" G_GINT64_FORMAT,
-                           &amount, end, &loan, &aim),
-                    ==, 4);
-    g_assert_cmpint(aim, ==, (gint64)amount + loan);
-    steered += loan != 0;
+    }
+    gint64 v[6];
+    static const guint group[6] = {1, 2, 4, 5, 6, 7};
+    for (guint k = 0; k < 6; k++) {
+      g_autofree char *text = g_match_info_fetch(match, (gint)group[k]);
+      v[k] = g_ascii_strtoll(text, NULL, 10);
+    }
+    g_assert_cmpint(v[4], ==, v[0] + v[2]); /* aim = amount + loan, load */
+    g_assert_cmpint(v[5], ==, v[1] + v[3]); /* and count */
+    steered += v[2] != 0;
   }
   g_assert_cmpuint(steered, >=, 2);
   g_assert_cmpuint(levels, ==, 4); /* one line per block of two */
@@ -403,6 +409,55 @@ test_step_counts(void)
   }
 }
 
+/* Section 3.4 read literally: one loan variable for both ends. Nine
+ * elements 6 9 2 3 2 3 2 1 2 on 8 ranks (rank 7 holds the last two), total
+ * 30, desired 4 4 4 3 4 4 4 3 by halving (15 | 15, 8 7 | 8 7). Along edge
+ * 2 the left half holds 20 and sends its last 5 right: rank 2 (Gray 011)
+ * sends element 2 (load 2) to rank 5 (111), rank 3 element 3 (load 3) to
+ * rank 4. Phase 3 expected (2, -2 elements) at rank 5, so its one loan is
+ * (0, +3). Along edge 1 rank 5 sends right to rank 6, aim (2, -1) + (0, 3)
+ * = (2, 2): element 5 (load 3), loan (-1, 1). Along edge 0 it owes rank 4
+ * (2, -2) from its left end, and the right end's overshoot now counts
+ * there: aim (1, -1), to which no element (0) is as close as element 2
+ * ((2, 1): the loads tie at 1, the counts decide): element 2 stays on
+ * rank 5 while rank 4 sends it element 4. Rank 5 ends with elements 2 and
+ * 4, rank 4 with 3 between them: one element out of order. The per-end
+ * loan keeps (0, 3) at rank 5's left end and passes element 2 on to rank
+ * 4. */
+static void
+test_literal_breaks_order(void)
+{
+  static const char *const rules[] = {"literal", "loan"};
+  static const gint64 final[2][8] = {{6, 0, 0, 9, 3, 4, 5, 3}, {6, 0, 9, 0, 5, 2, 5, 3}};
+  for (guint k = 0; k < 2; k++) {
+    g_autofree char *ini = g_strdup_printf("[scenario]\nplatform = hypercube-8.xml\nranks = 8\n"
+                                           "[workload]\npattern = file\nfile = loads.txt\n"
+                                           "[balancers]\nrun = mlb\n[mlb]\nphase4 = %s\n",
+                                           rules[k]);
+    g_auto(SimResult) res = {0};
+    simulate_with(ini, "6 9 2 3 2 3 2 1 2\n", TRUE, &res);
+    JsonObject *metrics = json_object_get_object_member(res.run, "metrics");
+    g_assert_cmpint(json_object_get_int_member(metrics, "order_breaks"), ==, k == 0 ? 1 : 0);
+    JsonArray *loads = json_object_get_array_member(res.run, "final_loads");
+    for (guint r = 0; r < 8; r++)
+      g_assert_cmpint(json_array_get_int_element(loads, r), ==, final[k][r]);
+    g_autofree char *text = schedule_text(res.run);
+    g_assert_nonnull(strstr(text, "0: 2 -> 5 2+1\n"));
+    g_assert_nonnull(strstr(text, "0: 3 -> 4 3+1\n"));
+    g_assert_nonnull(strstr(text, "2: 4 -> 5 4+1\n"));
+    /* element 2 passes on to rank 4 only under the per-end loan */
+    g_assert_true((strstr(text, "2: 5 -> 4 2+1\n") != NULL) == (k == 1));
+    if (k == 0) {
+      JsonArray *story = json_object_get_array_member(res.run, "narration");
+      gboolean told = FALSE;
+      for (guint i = 0; i < json_array_get_length(story); i++)
+        told = told || strstr(json_array_get_string_element(story, i),
+                              "rank 5: holds load 4 (2 elements) (elements 2, 4)") != NULL;
+      g_assert_true(told);
+    }
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -414,5 +469,6 @@ main(int argc, char **argv)
   g_test_add_func("/mlb-sim/rules-agree", test_rules_agree);
   g_test_add_func("/mlb-sim/heavy-element-42", test_heavy_element_42);
   g_test_add_func("/mlb-sim/narration", test_narration);
+  g_test_add_func("/mlb-sim/literal-breaks-order", test_literal_breaks_order);
   return g_test_run();
 }

@@ -55,6 +55,12 @@ typedef struct {
    * order), or NULL. With it, every step checks the range property: each
    * rank's units are one run of that order, the runs in rank order. */
   guint64 (*order_key)(const LbWork *work, const LbParams *params, guint64 id);
+  /* Whether, under these parameters, the order it keeps may break (a
+   * paper's rule read literally), or NULL: never. Then a step does not
+   * fail on its order; it records the units out of order (the fewest that
+   * must move for the ranks' runs to be contiguous and in rank order) in
+   * the balancer's declared metric "order-breaks". */
+  gboolean (*breaks_order)(const LbParams *params);
   /* The application's communication, when the family defines its own (the
    * SFC family's collection of remote data), in place of the ghost
    * exchange: runs on every rank after balancing, before the compute, and

@@ -284,8 +284,17 @@ void lb_rank_set_neighbours(LbRank *self, const LbNeighbour *neighbours, guint n
 void lb_record_event(LbRank *self, LbEventKind kind, guint64 unit, guint64 piece, guint from,
                      guint to, guint64 load);
 
-/* A note for `lbsim explain` (kept only when narration is on). */
+/* A note for `lbsim explain` (kept only when narration is on). The story
+ * of a step is told stage by stage, each stage's phases in the order they
+ * first spoke, each phase's lines rank by rank (a rank's own in the order
+ * it said them). */
 void lb_narrate(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/* Lines narrated and units sent from now on, until the step ends, belong
+ * to this stage ("y axis": a part of the step that phases come back in):
+ * explain tells the stages in turn and numbers a schedule's steps within
+ * each stage's phases. Every step starts at stage 0; every rank gives a
+ * stage the same name. */
+void lb_narrate_stage(LbRank *self, guint stage, const char *name);
 /* Whether narration is kept: skip preparing what only lb_narrate uses. */
 gboolean lb_rank_narrating(const LbRank *self);
 

@@ -75,6 +75,8 @@ typedef struct {
   guint round;
   guint src, dst;
   guint64 first, count, load;
+  int phase;   /* the balancer's phase it was sent in, -1: none */
+  guint stage; /* lb_narrate_stage's when it was sent */
 } LbTransfer;
 
 /* A rank's part of the final partition: the bounding box of its cells
@@ -126,6 +128,7 @@ typedef struct _LbRunResult {
   GArray *events;        /* LbEvent, with detail, for balancers that record them */
   LbAdaptationResult *adaptations;
   GPtrArray *narration; /* strings, with narrate */
+  GPtrArray *stages;    /* the stages' names (lb_narrate_stage), NULL: one stage */
   /* wall-clock figures: the only part that differs between identical runs */
   double wall_seconds, sim_wall_seconds;
   guint64 peak_rss_kib;

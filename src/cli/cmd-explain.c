@@ -331,7 +331,7 @@ print_tree_schedule(GArray *transfers)
 }
 
 static void
-print_story(const LbRunResult *run, gboolean tree)
+print_story(const LbRunResult *run, const LbBalancerRun *brun, gboolean tree)
 {
   g_print("\nWhat every rank did, in simulated time:\n");
   for (guint i = 0; run->narration != NULL && i < run->narration->len; i++)
@@ -344,10 +344,21 @@ print_story(const LbRunResult *run, gboolean tree)
   else if (tree)
     print_tree_schedule(t);
   for (guint i = 0; !tree && t != NULL && i < t->len; i++) {
-    const LbTransfer *x = &g_array_index(t, LbTransfer, i);
-    if (i == 0 || x->round != g_array_index(t, LbTransfer, i - 1).round ||
-        x->adaptation != g_array_index(t, LbTransfer, i - 1).adaptation)
-      g_print("  step %u:\n", x->round);
+    const LbTransfer *x = &g_array_index(t, LbTransfer, i), *last = x - 1;
+    /* the steps of each stage's phases (an axis' slabs, a level's
+     * iterations), numbered within them */
+    if (i == 0 || x->round != last->round || x->adaptation != last->adaptation ||
+        x->phase != last->phase || x->stage != last->stage) {
+      g_autoptr(GString) head = g_string_new(NULL);
+      if (run->nadaptations > 1)
+        g_string_append_printf(head, "adaptation step %u, ", x->adaptation);
+      if (run->stages != NULL && x->stage < run->stages->len &&
+          *(const char *)run->stages->pdata[x->stage] != '\0')
+        g_string_append_printf(head, "%s, ", (const char *)run->stages->pdata[x->stage]);
+      if (x->phase >= 0 && (guint)x->phase < run->nphases)
+        g_string_append_printf(head, "%s ", run->phases[x->phase].name);
+      g_print("  %sstep %u:\n", head->str, x->round);
+    }
     g_print("    rank %2u -> rank %2u  units %" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT
             "  load %" G_GUINT64_FORMAT "\n",
             x->src, x->dst, x->first, x->first + x->count - 1, x->load);
@@ -377,6 +388,12 @@ print_story(const LbRunResult *run, gboolean tree)
   if (has_steps)
     g_print("%.0f schedule steps, ", steps);
   g_print("%" G_GUINT64_FORMAT " messages\n", run->messages);
+  double breaks = 0;
+  if (brun->balancer->breaks_order != NULL && brun->balancer->breaks_order(brun->params) &&
+      lb_run_result_metric(run, "order-breaks", &breaks))
+    g_print("Order breaks: %.0f element%s out of array order (the fewest that must move for the "
+            "ranks to hold contiguous pieces in rank order)\n",
+            breaks, breaks == 1 ? "" : "s");
 }
 
 /* --loads: the file the case reads, and the ranks unless --ranks gives
@@ -500,6 +517,6 @@ lb_cmd_explain(const LbCommand *self, int argc, char **argv)
     brun->balancer->explain(&c, out);
     g_print("%s", out->str);
   }
-  print_story(run, brun->work->model->leaves != NULL);
+  print_story(run, brun, brun->work->model->leaves != NULL);
   return 0;
 }

@@ -1,6 +1,7 @@
 /* Matched point-to-point messages over one SimGrid mailbox per rank:
  * arrivals that do not match the receive in progress go to the oldest
  * outstanding request they match, or wait in a stash. */
+#include <stdlib.h>
 #include <string.h>
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
@@ -705,6 +706,70 @@ lb_narrate(LbRank *self, const char *format, ...)
   g_autofree char *text = g_strdup_vprintf(format, args);
   va_end(args);
   const char *phase = self->phase >= 0 ? self->run->brun->balancer->phases[self->phase] : "-";
-  g_ptr_array_add(self->run->narration,
-                  g_strdup_printf("%-10s t=%.6f s  rank %d: %s", phase, lb_now(), self->id, text));
+  LbNarrated *line = g_new(LbNarrated, 1);
+  *line =
+      (LbNarrated){self->adaptation, self->narrate_stage, (guint)self->id, self->phase,
+                   g_strdup_printf("%-10s t=%.6f s  rank %d: %s", phase, lb_now(), self->id, text)};
+  g_ptr_array_add(self->run->narration, line);
+}
+
+void
+lb_narrate_stage(LbRank *self, guint stage, const char *name)
+{
+  self->narrate_stage = stage;
+  GPtrArray *names = self->run->stage_names;
+  while (names->len <= stage)
+    g_ptr_array_add(names, g_strdup(""));
+  if (*(char *)names->pdata[stage] == '\0' && name != NULL) {
+    g_free(names->pdata[stage]);
+    names->pdata[stage] = g_strdup(name);
+  }
+}
+
+void
+lb_narrated_free(gpointer data)
+{
+  LbNarrated *line = data;
+  g_free(line->text);
+  g_free(line);
+}
+
+typedef struct {
+  const LbNarrated *line;
+  guint section, said; /* the order its (step, stage, phase) first spoke; its own */
+} StoryLine;
+
+static int
+compare_story(gconstpointer a, gconstpointer b)
+{
+  const StoryLine *x = a, *y = b;
+  if (x->section != y->section)
+    return x->section < y->section ? -1 : 1;
+  if (x->line->rank != y->line->rank)
+    return x->line->rank < y->line->rank ? -1 : 1;
+  return x->said < y->said ? -1 : x->said > y->said;
+}
+
+GPtrArray *
+lb_narration_story(GPtrArray *narration)
+{
+  guint n = narration->len;
+  g_autofree StoryLine *lines = g_new(StoryLine, MAX(n, 1));
+  /* sections numbered as they first speak */
+  g_autoptr(GHashTable) sections = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < n; i++) {
+    const LbNarrated *line = narration->pdata[i];
+    g_autofree char *key = g_strdup_printf("%u/%u/%d", line->adaptation, line->stage, line->phase);
+    gpointer found = NULL;
+    if (!g_hash_table_lookup_extended(sections, key, NULL, &found)) {
+      found = GUINT_TO_POINTER(g_hash_table_size(sections));
+      g_hash_table_insert(sections, g_steal_pointer(&key), found);
+    }
+    lines[i] = (StoryLine){line, GPOINTER_TO_UINT(found), i};
+  }
+  qsort(lines, n, sizeof *lines, compare_story);
+  GPtrArray *story = g_ptr_array_new_full(n, g_free);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add(story, g_strdup(lines[i].line->text));
+  return story;
 }

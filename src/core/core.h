@@ -48,6 +48,17 @@ typedef struct {
 
 typedef struct _LbCoreRun LbCoreRun;
 
+/* A line of narration and where in the story it belongs. */
+typedef struct {
+  guint adaptation, stage, rank;
+  int phase;
+  char *text;
+} LbNarrated;
+
+/* The narration in story order (lb_narrate): its texts. */
+GPtrArray *lb_narration_story(GPtrArray *narration);
+void lb_narrated_free(gpointer line);
+
 struct _LbRank {
   LbCoreRun *run;
   int id;
@@ -57,7 +68,8 @@ struct _LbRank {
   GQueue stash;
   GPtrArray *pending;
   guint adaptation;
-  int phase; /* -1: core synchronisation, not the balancer's */
+  int phase;           /* -1: core synchronisation, not the balancer's */
+  guint narrate_stage; /* lb_narrate_stage's, for this step */
   double phase_start;
   guint64 phase_messages;
   double phase_bytes;
@@ -87,6 +99,7 @@ struct _LbCoreRun {
   guint ranks, nadaptations, nphases;
   GArray *metric_defs; /* LbMetricDef */
   guint ndefs, first_phase_def, first_app_def;
+  int order_breaks_def;       /* a rule that may break the order: where it counts, else -1 */
   double *adaptation_metrics; /* steps x ndefs, combined over ranks */
   sg_mailbox_t *mailboxes;
   LbRank *rank;
@@ -105,11 +118,12 @@ struct _LbCoreRun {
   guint32 *owner;        /* owner of every unit id, for the ghost exchange */
   guint64 *ghost_counts; /* scratch: faces shared with each rank */
   GArray *transfers;
-  GArray *events;        /* LbEvent, with detail */
-  GArray *grids_before;  /* LbGridPart before the last balancing, for pictures */
-  GArray **units_before; /* per rank, its LbUnit before the last balancing: curve pictures */
-  GPtrArray *narration;
-  guint finished; /* ranks that ran to the end: fewer means a deadlock */
+  GArray *events;         /* LbEvent, with detail */
+  GArray *grids_before;   /* LbGridPart before the last balancing, for pictures */
+  GArray **units_before;  /* per rank, its LbUnit before the last balancing: curve pictures */
+  GPtrArray *narration;   /* LbNarrated, in the order said */
+  GPtrArray *stage_names; /* lb_narrate_stage's names by stage ("" when unnamed) */
+  guint finished;         /* ranks that ran to the end: fewer means a deadlock */
   /* The machine graph (lb_rank_machine_neighbours), made on first use:
    * rank r's neighbours are machine_adj[machine_offsets[r] ..
    * machine_offsets[r + 1] - 1]. */

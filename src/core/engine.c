@@ -97,6 +97,56 @@ digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units,
   }
 }
 
+typedef struct {
+  guint64 key;
+  guint owner;
+} KeyOwner;
+
+static int
+compare_key_owner(gconstpointer a, gconstpointer b)
+{
+  const KeyOwner *x = a, *y = b;
+  return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The units out of the order a balancer keeps: all of them less the
+ * longest run, along the order, whose owners never decrease (those can
+ * stay; the rest must move for the ranks to hold contiguous runs in rank
+ * order). Rank 0 reads every rank's units: the others wait at the
+ * barrier. */
+static guint64
+order_breaks(const LbCoreRun *run)
+{
+  const LbBalancer *b = run->brun->balancer;
+  g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(KeyOwner));
+  for (guint r = 0; r < run->ranks; r++) {
+    const GArray *units = run->rank[r].units;
+    for (guint i = 0; i < units->len; i++) {
+      guint64 id = g_array_index(units, LbUnit, i).id;
+      KeyOwner k = {b->order_key != NULL ? b->order_key(run->work, run->brun->params, id) : id, r};
+      g_array_append_val(all, k);
+    }
+  }
+  g_array_sort(all, compare_key_owner);
+  /* patience: tail[j] is the least last owner of a non-decreasing run of
+   * length j + 1 */
+  g_autofree guint *tail = g_new(guint, MAX(all->len, 1));
+  guint longest = 0;
+  for (guint i = 0; i < all->len; i++) {
+    guint owner = g_array_index(all, KeyOwner, i).owner, lo = 0, hi = longest;
+    while (lo < hi) {
+      guint mid = lo + (hi - lo) / 2;
+      if (tail[mid] <= owner)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    tail[lo] = owner;
+    longest = MAX(longest, lo + 1);
+  }
+  return all->len - longest;
+}
+
 /* Rank 0, once every rank has finished balancing: did the step keep what
  * the units held just before it, and the order where the balancer promises
  * it? */
@@ -144,6 +194,11 @@ check_step(LbCoreRun *run, guint adaptation)
           done.checksum, before.checksum);
       return;
     }
+  }
+  if (run->order_breaks_def >= 0) {
+    /* a rule that may break the order: count, do not fail */
+    *lb_adaptation_metric(run, adaptation, (guint)run->order_breaks_def) = order_breaks(run);
+    return;
   }
   if (run->brun->balancer->order_key != NULL) {
     /* the range property: each rank's units are the keys from its least to
@@ -321,6 +376,7 @@ rank_main(int argc, char *argv[])
 
   for (guint a = 0; a < run->nadaptations; a++) {
     self->adaptation = a;
+    self->narrate_stage = 0;
     lb_trace_paje_state(self, LB_PAJE_SYNC);
     /* A model that rebuilds what every rank shares (a grid hierarchy)
      * does so once all ranks are done with the last step: regridding is
@@ -556,6 +612,7 @@ free_core_run(LbCoreRun *run)
     g_clear_pointer(&run->units_before[r], g_array_unref);
   g_free(run->units_before);
   g_clear_pointer(&run->narration, g_ptr_array_unref);
+  g_clear_pointer(&run->stage_names, g_ptr_array_unref);
   g_free(run->failure);
   g_free(run);
 }
@@ -788,6 +845,11 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   /* declared metrics, then four per phase, then the application's */
   run->first_app_def = run->ndefs - LB_APP_METRICS;
   run->first_phase_def = run->first_app_def - 4 * run->nphases;
+  run->order_breaks_def = -1;
+  if (brun->balancer->breaks_order != NULL && brun->balancer->breaks_order(brun->params)) {
+    run->order_breaks_def = lb_metric_defs_find(run->metric_defs, "order-breaks");
+    g_return_val_if_fail(run->order_breaks_def >= 0, NULL); /* the hook needs the metric */
+  }
 
   if (options->message_trace != NULL) {
     run->trace = fopen(options->message_trace, "w");
@@ -817,7 +879,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->digests = g_new0(LbDigest, p);
   run->transfers = g_array_new(FALSE, FALSE, sizeof(LbTransfer));
   run->events = g_array_new(FALSE, FALSE, sizeof(LbEvent));
-  run->narration = g_ptr_array_new_with_free_func(g_free);
+  run->narration = g_ptr_array_new_with_free_func(lb_narrated_free);
+  run->stage_names = g_ptr_array_new_with_free_func(g_free);
   run->adaptation_metrics = g_new0(double, (gsize)run->nadaptations * run->ndefs);
   if (lb_work_has_ghosts(run->work)) {
     /* the owner map of the cells' adjacency (a model with neighbours of

@@ -64,6 +64,10 @@ transfer_cmp(gconstpointer a, gconstpointer b)
   const LbTransfer *x = a, *y = b;
   if (x->adaptation != y->adaptation)
     return x->adaptation < y->adaptation ? -1 : 1;
+  if (x->stage != y->stage)
+    return x->stage < y->stage ? -1 : 1;
+  if (x->phase != y->phase)
+    return x->phase < y->phase ? -1 : 1;
   if (x->round != y->round)
     return x->round < y->round ? -1 : 1;
   if (x->first != y->first)
@@ -129,6 +133,8 @@ lb_record_collect(LbCoreRun *run)
       res->events = g_array_ref(run->events);
   }
   if (run->options->narrate)
-    res->narration = g_ptr_array_ref(run->narration);
+    res->narration = lb_narration_story(run->narration);
+  if (run->stage_names->len > 0)
+    res->stages = g_ptr_array_ref(run->stage_names);
   return res;
 }

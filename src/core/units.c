@@ -45,8 +45,8 @@ record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n
     guint64 load = units[i].load;
     while (j + 1 < n && units[j + 1].id == units[j].id + 1)
       load += units[++j].load;
-    LbTransfer t = {self->adaptation, round, (guint)self->id, (guint)dst, units[i].id,
-                    j - i + 1ull,     load};
+    LbTransfer t = {self->adaptation, round, (guint)self->id, (guint)dst,         units[i].id,
+                    j - i + 1ull,     load,  self->phase,     self->narrate_stage};
     g_array_append_val(run->transfers, t);
     i = j + 1;
   }

@@ -39,11 +39,16 @@ write_schedule(LbJson *j, const LbRunResult *r)
     const LbTransfer *first = &g_array_index(t, LbTransfer, i);
     lb_json_begin_object(j, NULL);
     lb_json_uint(j, "adaptation", first->adaptation);
+    if (r->stages != NULL && first->stage < r->stages->len)
+      lb_json_string(j, "stage", r->stages->pdata[first->stage]);
+    if (first->phase >= 0 && (guint)first->phase < r->nphases)
+      lb_json_string(j, "phase", r->phases[first->phase].name);
     lb_json_uint(j, "step", first->round);
     lb_json_begin_array(j, "transfers", FALSE);
     for (; i < t->len; i++) {
       const LbTransfer *x = &g_array_index(t, LbTransfer, i);
-      if (x->adaptation != first->adaptation || x->round != first->round)
+      if (x->adaptation != first->adaptation || x->round != first->round ||
+          x->phase != first->phase || x->stage != first->stage)
         break;
       lb_json_begin_compact_object(j, NULL);
       lb_json_uint(j, "src", x->src);
@@ -395,6 +400,9 @@ lb_report_phases(GPtrArray *results)
     for (guint i = 0; i < run->metric_defs->len; i++) {
       const LbMetricDef *def = &g_array_index(run->metric_defs, LbMetricDef, i);
       if (strcmp(def->name, "schedule-steps") == 0 || is_phase_def(run, def))
+        continue;
+      /* order holds unless a rule read literally broke it */
+      if (strcmp(def->name, "order-breaks") == 0 && run->metrics[i] == 0)
         continue;
       double ghosts = 0;
       lb_run_result_metric(run, "ghost-messages", &ghosts);

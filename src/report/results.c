@@ -893,13 +893,16 @@ read_detail(JsonObject *o, LbRunResult *r, GError **error)
   if (t != NULL) {
     r->transfers = g_array_sized_new(FALSE, FALSE, sizeof(LbTransfer), json_array_get_length(t));
     for (guint i = 0; i < json_array_get_length(t); i++) {
-      JsonArray *x = row_of(t, i, "transfers", 7, 7, error);
-      gint64 v[7];
+      /* the phase (plus one: 0 is none) and the stage it was sent in */
+      JsonArray *x = row_of(t, i, "transfers", 9, 9, error);
+      gint64 v[9];
       if (x == NULL || !row_ints(x, "transfers", i, 0, 4, 0, G_MAXUINT32, v, error) ||
-          !row_ints(x, "transfers", i, 4, 3, 0, G_MAXINT64, v + 4, error))
+          !row_ints(x, "transfers", i, 4, 3, 0, G_MAXINT64, v + 4, error) ||
+          !row_ints(x, "transfers", i, 7, 1, 0, r->nphases, v + 7, error) ||
+          !row_ints(x, "transfers", i, 8, 1, 0, G_MAXUINT16, v + 8, error))
         return FALSE;
-      LbTransfer tr = {(guint)v[0],   (guint)v[1],   (guint)v[2],  (guint)v[3],
-                       (guint64)v[4], (guint64)v[5], (guint64)v[6]};
+      LbTransfer tr = {(guint)v[0],   (guint)v[1],   (guint)v[2],   (guint)v[3], (guint64)v[4],
+                       (guint64)v[5], (guint64)v[6], (int)v[7] - 1, (guint)v[8]};
       g_array_append_val(r->transfers, tr);
     }
   }
@@ -973,18 +976,22 @@ read_detail(JsonObject *o, LbRunResult *r, GError **error)
       g_array_append_val(r->events, e);
     }
   }
-  JsonArray *narration;
-  if (!read_optional_array(o, "narration", &narration, error))
-    return FALSE;
-  if (narration != NULL) {
-    r->narration = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < json_array_get_length(narration); i++) {
-      JsonNode *n = json_array_get_element(narration, i);
+  static const char *const text_names[] = {"narration", "stages"};
+  GPtrArray **texts[] = {&r->narration, &r->stages};
+  for (guint k = 0; k < G_N_ELEMENTS(texts); k++) {
+    JsonArray *lines;
+    if (!read_optional_array(o, text_names[k], &lines, error))
+      return FALSE;
+    if (lines == NULL)
+      continue;
+    *texts[k] = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < json_array_get_length(lines); i++) {
+      JsonNode *n = json_array_get_element(lines, i);
       if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING) {
-        g_autofree char *at = g_strdup_printf("narration[%u]", i);
+        g_autofree char *at = g_strdup_printf("%s[%u]", text_names[k], i);
         return bad(error, at, "expected a string");
       }
-      g_ptr_array_add(r->narration, g_strdup(json_node_get_string(n)));
+      g_ptr_array_add(*texts[k], g_strdup(json_node_get_string(n)));
     }
   }
   return TRUE;

@@ -121,8 +121,8 @@ lb_result_to_transport(const LbRunResult *r)
     for (guint i = 0; i < r->transfers->len; i++) {
       const LbTransfer *t = &g_array_index(r->transfers, LbTransfer, i);
       json_builder_begin_array(b);
-      gint64 v[] = {t->adaptation,    t->round,         t->src,         t->dst,
-                    (gint64)t->first, (gint64)t->count, (gint64)t->load};
+      gint64 v[] = {t->adaptation,    t->round,        t->src,       t->dst,  (gint64)t->first,
+                    (gint64)t->count, (gint64)t->load, t->phase + 1, t->stage};
       for (guint k = 0; k < G_N_ELEMENTS(v); k++)
         json_builder_add_int_value(b, v[k]);
       json_builder_end_array(b);
@@ -177,11 +177,15 @@ lb_result_to_transport(const LbRunResult *r)
     }
     json_builder_end_array(b);
   }
-  if (r->narration != NULL) {
-    json_builder_set_member_name(b, "narration");
+  GPtrArray *texts[] = {r->narration, r->stages};
+  static const char *const text_names[] = {"narration", "stages"};
+  for (guint k = 0; k < G_N_ELEMENTS(texts); k++) {
+    if (texts[k] == NULL)
+      continue;
+    json_builder_set_member_name(b, text_names[k]);
     json_builder_begin_array(b);
-    for (guint i = 0; i < r->narration->len; i++)
-      json_builder_add_string_value(b, r->narration->pdata[i]);
+    for (guint i = 0; i < texts[k]->len; i++)
+      json_builder_add_string_value(b, texts[k]->pdata[i]);
     json_builder_end_array(b);
   }
   double measured[] = {r->wall_seconds, r->sim_wall_seconds};

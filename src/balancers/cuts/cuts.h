@@ -33,9 +33,10 @@ typedef struct {
   int alt_level;
   gsize alt_index;
   const guint64 *alt_row;
-  LbUnitShare *sent; /* the units the last move sent from (its messages read them) */
-  GArray *spans;     /* repartition's scratch: the spans of a box sent (LbUnitSpan) */
-  GArray *peers;     /* and the ranks it sends to, then receives from (guint) */
+  LbUnitShare *sent;     /* the units the last move sent from (its messages read them) */
+  GArray *spans;         /* repartition's scratch: the spans of a box sent (LbUnitSpan) */
+  GArray *peers;         /* and the ranks it sends to, then receives from (guint) */
+  gboolean order_chosen; /* lbd: the order of the levels was chosen at a step */
 } LbCuts;
 
 /* Balancers of this family run a group per slab and strip, and group ids

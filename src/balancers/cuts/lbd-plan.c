@@ -76,3 +76,39 @@ lbd_equalize_cuts(const LbdBox *boxes, const guint64 *loads, guint n, guint axis
     cuts[k] = MAX(lo + best, cuts[k - 1]);
   }
 }
+
+void
+lbd_profile_cuts(const guint64 *profile, guint64 width, guint parts, guint64 *cuts, guint64 *loads)
+{
+  unsigned __int128 total = 0;
+  for (guint64 x = 0; x < width; x++)
+    total += profile[x];
+  cuts[0] = 0;
+  cuts[parts] = width;
+  /* prefix(at) = load of [0, at); compared with k total / parts, scaled by
+   * parts to stay whole */
+  guint64 at = 0;
+  unsigned __int128 prefix = 0;
+  for (guint k = 1; k < parts; k++) {
+    unsigned __int128 target = total * k;
+    while (at < width && (prefix + profile[at]) * parts <= target) {
+      prefix += profile[at];
+      at++;
+    }
+    /* prefix(at) * parts <= target < prefix(at + 1) * parts, unless at is
+     * the end: take the nearer boundary */
+    guint64 best = at;
+    if (at < width) {
+      unsigned __int128 below = target - prefix * parts,
+                        above = (prefix + profile[at]) * parts - target;
+      if (above < below)
+        best = at + 1;
+    }
+    cuts[k] = MAX(best, cuts[k - 1]);
+  }
+  for (guint k = 0; k < parts; k++) {
+    loads[k] = 0;
+    for (guint64 x = cuts[k]; x < cuts[k + 1]; x++)
+      loads[k] += profile[x];
+  }
+}

@@ -37,4 +37,13 @@ double lbd_metric(const guint64 *slab_loads, guint n);
 void lbd_equalize_cuts(const LbdBox *boxes, const guint64 *loads, guint n, guint axis, guint64 lo,
                        guint64 hi, guint parts, guint64 *cuts);
 
+/* New cuts from the load profile along the axis: profile[x] is the load
+ * of the cells at coordinate x (x in [0, width)), summed across the piece.
+ * Cut k is the cell boundary whose prefix of the profile is nearest to k /
+ * parts of the total (the earlier on a tie, never before cut k - 1), so
+ * the slabs' loads are known exactly before anything moves: *loads gets
+ * them (parts values). cuts[0] = 0, cuts[parts] = width. */
+void lbd_profile_cuts(const guint64 *profile, guint64 width, guint parts, guint64 *cuts,
+                      guint64 *loads);
+
 G_END_DECLS

@@ -35,7 +35,14 @@ enum { PHASE_MESH, PHASE_SLABS, PHASE_STRIPS, PHASE_BLOCKS, PHASE_GRAPH };
 
 static const char *const lbd_phases[] = {"mesh", "slabs", "strips", "blocks", "graph", NULL};
 
-enum { METRIC_ITER_X, METRIC_ITER_Y, METRIC_ITER_Z, METRIC_FIRST_AXIS, METRIC_NEIGHBOURS };
+enum {
+  METRIC_ITER_X,
+  METRIC_ITER_Y,
+  METRIC_ITER_Z,
+  METRIC_FIRST_AXIS,
+  METRIC_NEIGHBOURS,
+  METRIC_STOP_TOLERANCE, /* then unchanged, cap, worse: as Stop */
+};
 
 static const LbMetricSpec lbd_metrics[] = {
     {"iterations-x", "iterations", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
@@ -48,6 +55,16 @@ static const LbMetricSpec lbd_metrics[] = {
      "the axis balanced first at the last step (0 x, 1 y, 2 z): the one with the smaller metric"},
     {"neighbours", "", LB_AGGREGATE_MAX, LB_COMBINE_MAX, NULL,
      "the most neighbours any subset has in the task dependence graph"},
+    {"loops-tolerance", "loops", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "loops (one per level and piece, every step) that stopped with the metric within the "
+     "tolerance"},
+    {"loops-unchanged", "loops", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "loops that stopped because Redistribute found no better cuts"},
+    {"loops-cap", "loops", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "loops that stopped at max-iterations"},
+    {"loops-worse", "loops", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "loops that stopped after a worse metric sent the cuts back to the best seen (redistribute "
+     "= even only)"},
     {NULL},
 };
 
@@ -58,7 +75,18 @@ static const LbParamSpec lbd_params[] = {
     {"max-iterations", LB_PARAM_INT, "10", 1, 1000, NULL,
      "redistributions at most per axis and slab in one adaptation step"},
     {"mesh-flops", LB_PARAM_DOUBLE, "5", 0, 1e9, NULL,
-     "flops per cell to recount a subset's load (MESH)"},
+     "flops per cell to recount a subset's load (MESH), and to sum it by coordinate for the "
+     "profile"},
+    {"axis-order", LB_PARAM_CHOICE, "once", 0, 0, "once|every-step",
+     "which axis goes first: the one with the smaller metric, decided once at the first step on "
+     "the grid's straight columns and rows and kept (the pseudocode's choice where both metrics "
+     "are slab metrics), or decided again every step from the ranks' grid rows and columns "
+     "(which rebuilds the hierarchy whenever the two metrics cross)"},
+    {"redistribute", LB_PARAM_CHOICE, "profile", 0, 0, "profile|even",
+     "Redistribute, which the document leaves open: profile: cuts at the nearest shares of the "
+     "piece's load profile along the axis (allreduced once per loop; converges, the metric never "
+     "rises); even: each slab's load taken as spread evenly over its box (lbsim's first "
+     "estimate, which can oscillate)"},
     {NULL},
 };
 
@@ -283,19 +311,58 @@ narrate_cuts(LbRank *self, guint l, guint axis, const guint64 *row, const guint6
              moves -> str);
 }
 
+/* My cells' loads by their coordinate along the axis, into the piece's
+ * profile (extent cells long): the cells are my box's, the first axis
+ * fastest. */
+static void
+add_profile(const LbCuts *s, const GArray *units, guint axis, guint64 *profile)
+{
+  LbdBox box = lb_cuts_box(s, (guint)s->me);
+  g_assert_cmpuint(units->len, ==, lbd_box_cells(&box, s->dim));
+  const LbUnit *cell = (const LbUnit *)units->data;
+  guint64 w0 = box.hi[0] - box.lo[0];
+  for (guint64 z = box.lo[2]; z < box.hi[2]; z++)
+    for (guint64 y = box.lo[1]; y < box.hi[1]; y++) {
+      if (axis == 0) {
+        for (guint64 x = 0; x < w0; x++)
+          profile[box.lo[0] + x] += cell[x].load;
+      } else {
+        guint64 along = 0; /* the row's sum */
+        for (guint64 x = 0; x < w0; x++)
+          along += cell[x].load;
+        profile[axis == 1 ? y : z] += along;
+      }
+      cell += w0;
+    }
+}
+
+/* Why a level's loop stopped. */
+typedef enum { STOP_TOLERANCE, STOP_UNCHANGED, STOP_CAP, STOP_WORSE } Stop;
+
 /* One level's loop of the pseudocode inside my piece: while the metric is
  * above the tolerance, move the cuts, move the cells, mesh again. Every
  * box of a slab spans the slab's whole extent along the level's axis, so
- * the slabs' loads are all the estimate needs: an allreduce the first time
+ * the slabs' loads are what the metric needs: an allreduce the first time
  * (unless known, the loads the mesh phase summed), then only the moved
- * slabs' (update_slabs). Returns the iterations; *mine is the rank's load
- * on return. */
+ * slabs' (update_slabs). Redistribute (which the document leaves open):
+ * with `redistribute = profile`, the piece's load profile along the axis
+ * (an allreduce of every rank's cells summed by coordinate, once per loop:
+ * moving cells does not change it) puts each cut where the prefix is
+ * nearest its share, and the cuts move only when the slabs' loads that
+ * the profile gives exactly are better than the current ones: the metric
+ * never rises, and the second pass finds the same cuts. With `even`, each
+ * slab's load is taken as spread evenly over its box (which can swing
+ * past the balance: a worse metric sends the cuts back to the best seen,
+ * and stops). Returns the iterations and sets *stop; *mine is the rank's
+ * load on return. */
 static guint
-balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *known, guint64 *mine)
+balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *known, guint64 *mine,
+              Stop *stop)
 {
   const LbParams *params = lb_rank_params(self);
   double tolerance = lb_params_get_double(params, "tolerance");
   guint max_iterations = (guint)lb_params_get_int(params, "max-iterations");
+  gboolean by_profile = strcmp(lb_params_get_string(params, "redistribute"), "profile") == 0;
   guint axis = s->order[l];
   guint parts = (guint)s->parts[l];
   gsize index = lb_cuts_piece(s, (guint)s->me, l);
@@ -307,6 +374,7 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
   g_autofree gboolean *moved = g_new0(gboolean, parts);
   g_autofree guint64 *before = g_new(guint64, parts + 1);
   g_autofree guint64 *sums = g_new(guint64, parts); /* update_slabs' */
+  g_autofree guint64 *profile = NULL, *expected = g_new(guint64, parts);
   guint64 k_me = lb_cuts_coord(s, (guint)s->me, axis);
   guint iterations = 0;
   double best_f = G_MAXDOUBLE;
@@ -337,6 +405,9 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
         lb_allreduce_sum_u64(self, slabs, parts);
     }
     known = slabs;
+    /* the profile foretold the loads the mesh measured */
+    if (by_profile && iterations > 0)
+      g_assert_true(memcmp(slabs, expected, sizeof(guint64) * parts) == 0);
     double f = lbd_metric(slabs, parts);
     guint64 *now = lb_cuts_row(s, l, index);
     if (teller) {
@@ -348,8 +419,14 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
                  iterations == 1 ? "" : "s", back ? ", back at the best cuts: stop" : "", piece,
                  loads);
     }
-    if (back || f <= tolerance)
+    if (back) {
+      *stop = STOP_WORSE;
       break;
+    }
+    if (f <= tolerance) {
+      *stop = STOP_TOLERANCE;
+      break;
+    }
     if (f < best_f) {
       best_f = f;
       memcpy(best, now, row_bytes);
@@ -358,9 +435,36 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
       if (teller)
         lb_narrate(self, "level %u (%c): %u redistributions, the most allowed: stop", l,
                    "xyz"[axis], iterations);
+      *stop = STOP_CAP;
       break;
     }
-    if (f > best_f) {
+    if (by_profile) {
+      if (profile == NULL) {
+        /* the piece's load along the axis, cell by cell: my cells, then
+         * everyone's */
+        guint64 extent = s->extent[axis];
+        profile = g_new0(guint64, extent);
+        mesh_time(self);
+        add_profile(s, lb_rank_units(self), axis, profile);
+        if (group != NULL)
+          lb_group_allreduce_sum_u64(group, profile, (guint)extent);
+        else
+          lb_allreduce_sum_u64(self, profile, (guint)extent);
+      }
+      lbd_profile_cuts(profile, s->extent[axis], parts, cuts, expected);
+      double g = lbd_metric(expected, parts);
+      if (memcmp(cuts, now, row_bytes) == 0 || g >= f) {
+        if (teller)
+          lb_narrate(self, "level %u (%c): the profile's cuts%s leave metric %.4f, no better: stop",
+                     l, "xyz"[axis], memcmp(cuts, now, row_bytes) == 0 ? " (these)" : "", g);
+        *stop = STOP_UNCHANGED;
+        break;
+      }
+      if (teller) {
+        g_autofree char *why = g_strdup_printf("the profile's nearest shares (metric %.4f): ", g);
+        narrate_cuts(self, l, axis, now, cuts, parts, why);
+      }
+    } else if (f > best_f) {
       /* the estimate made it worse (it assumes load spread evenly over
        * each box, and can swing past the balance): go back to the best
        * cuts seen, and stop */
@@ -376,6 +480,7 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
         if (teller)
           lb_narrate(self, "level %u (%c): the estimate leaves the cuts where they are: stop", l,
                      "xyz"[axis]);
+        *stop = STOP_UNCHANGED;
         break; /* the estimate cannot do better */
       }
       if (teller)
@@ -432,9 +537,18 @@ lbd_balance(LbRank *self, gpointer state)
     f[a] = lbd_metric(slabs + at, (guint)s->procs[a]);
     at += s->procs[a];
   }
-  /* the smaller metric first, as the pseudocode chooses */
+  /* the smaller metric first, as the pseudocode chooses: on the grid's
+   * straight columns and rows at the first step, and then again every
+   * step only with axis-order = every-step (the ranks' columns and rows
+   * are then groups of a hierarchy, not slabs) */
   guint order[3] = {0, 1, 2};
-  g_qsort_with_data(order, (gint)s->dim, sizeof(guint), compare_axes, f);
+  gboolean every_step =
+      strcmp(lb_params_get_string(lb_rank_params(self), "axis-order"), "every-step") == 0;
+  if (every_step || !s->order_chosen)
+    g_qsort_with_data(order, (gint)s->dim, sizeof(guint), compare_axes, f);
+  else
+    memcpy(order, s->order, sizeof order);
+  s->order_chosen = TRUE;
   gboolean reordered = memcmp(order, s->order, sizeof(guint) * s->dim) != 0;
   if (s->me == 0 && lb_rank_narrating(self)) {
     g_autoptr(GString) metrics = g_string_new(NULL);
@@ -445,7 +559,9 @@ lbd_balance(LbRank *self, gpointer state)
                              loads, "xyz"[a], f[a]);
       at += s->procs[a];
     }
-    lb_narrate(self, "%s; %c first (the smaller metric)%s", metrics->str, "xyz"[order[0]],
+    lb_narrate(self, "%s; %c first (%s)%s", metrics->str, "xyz"[order[0]],
+               every_step || lb_rank_adaptation(self) == 0 ? "the smaller metric"
+                                                           : "the order of the first step",
                reordered ? ", a new order: the cuts start even" : "");
   }
   lb_metric_record(self, METRIC_FIRST_AXIS, order[0]);
@@ -467,6 +583,9 @@ lbd_balance(LbRank *self, gpointer state)
   /* level 0 across the domain, then each level inside its piece */
   static const guint phases[] = {PHASE_SLABS, PHASE_STRIPS, PHASE_BLOCKS};
   for (guint l = 0; l < s->dim; l++) {
+    /* a stage per level and axis: "level 1, y axis" */
+    g_autofree char *stage = g_strdup_printf("level %u, %c axis", l, "xyz"[s->order[l]]);
+    lb_narrate_stage(self, 1 + 3 * l + s->order[l], stage);
     if (l > 0)
       lb_phase_begin(self, phases[l]);
     g_autoptr(LbGroup) group = NULL;
@@ -477,8 +596,15 @@ lbd_balance(LbRank *self, gpointer state)
       guint id = (guint)(l == 1 ? 0 : s->parts[0]) + (guint)lb_cuts_piece(s, (guint)s->me, l);
       group = lb_group_new(self, id, members, n);
     }
-    guint iterations = balance_level(self, s, l, group, l == 0 ? known : NULL, &mine);
+    Stop stop = STOP_TOLERANCE;
+    guint iterations = balance_level(self, s, l, group, l == 0 ? known : NULL, &mine, &stop);
     lb_metric_record(self, METRIC_ITER_X + s->order[l], iterations);
+    /* each piece's loop counts once: its first rank records why it stopped */
+    gboolean first = TRUE;
+    for (guint k = l; k < s->dim; k++)
+      first = first && lb_cuts_coord(s, (guint)s->me, s->order[k]) == 0;
+    if (first)
+      lb_metric_record(self, METRIC_STOP_TOLERANCE + stop, 1);
   }
 
   lb_phase_begin(self, PHASE_GRAPH);

@@ -212,6 +212,8 @@ balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
 
   /* sums: my cells' loads per slice across the axis; the cells are my
    * box's, the first axis fastest */
+  static const char *const axis_names[] = {"x axis", "y axis", "z axis"};
+  lb_narrate_stage(self, l + 1, axis_names[l]); /* the axes in turn */
   lb_phase_begin(self, PHASE_SUMS);
   lb_execute(self, lb_params_get_double(lb_rank_params(self), "sum-flops") * units->len);
   g_autofree guint64 *sums = g_new0(guint64, MAX(width, 1));
@@ -344,7 +346,12 @@ mlb_nd_balance(LbRank *self, gpointer state)
 static gboolean
 mlb_nd_check(guint ranks, const LbWork *work, const LbParams *params, GError **error)
 {
-  (void)params;
+  if (strcmp(lb_params_get_string(params, "phase4"), "literal") == 0) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "[mlb-nd] phase4: literal can break the slices' order, and mlb-nd's cuts need "
+                "each leader's slices contiguous; run it with mlb, or take loan or midpoint");
+    return FALSE;
+  }
   if (!mlb_nd_check_work(work, error))
     return FALSE;
   if (ranks > LB_CUTS_MAX_RANKS) {

@@ -65,10 +65,12 @@ static const char *const mlb_phases[] = {"accumulate", "desired", "amounts", "mi
        "loan",                                                                                     \
        0,                                                                                          \
        0,                                                                                          \
-       "loan|midpoint",                                                                            \
-       "phase 4: send the piece closest to the amount plus the loan at the end facing the "        \
-       "partner "                                                                                  \
-       "(the paper), or the elements whose midpoint lies beyond the cut (same partition)"},        \
+       "loan|midpoint|literal",                                                                    \
+       "phase 4: loan (lbsim's repair of section 3.4): the piece closest to the amount plus the "  \
+       "loan kept at the end facing the partner, one loan per end, keeps array order; midpoint: "  \
+       "the elements whose midpoint lies beyond the cut (the same partition); literal: the "       \
+       "paper's single loan variable exactly as printed, which can break array order (mlb "        \
+       "counts it in order-breaks)"},                                                              \
       {"sum-flops",                                                                                \
        LB_PARAM_DOUBLE,                                                                            \
        "1",                                                                                        \
@@ -85,6 +87,15 @@ static const LbParamSpec mlb_1d_params[] = {
                "the smallest square (cube) of 2^K cells per axis that holds the field"},
     {NULL},
 };
+
+/* Narration prints the (load, count) keys MLB works with as "7 (2
+ * elements)"; a difference of keys may count fewer elements than none
+ * (their count wraps), so counts print signed. */
+#define KEY_FMT "%" G_GUINT64_FORMAT " (%" G_GINT64_FORMAT " element%s)"
+#define KEY_ARGS(k)                                                                                \
+  (k).load, (gint64)(k).count, (k).count == 1 || (k).count == (guint64)-1 ? "" : "s"
+#define LOAN_FMT "%" G_GINT64_FORMAT " (%" G_GINT64_FORMAT " element%s)"
+#define LOAN_ARGS(k) (k).load, (k).count, (k).count == 1 || (k).count == -1 ? "" : "s"
 
 #define TAG(phase, round) (m->g->tag_base + (int)((phase) << 16 | (round)))
 
@@ -112,6 +123,13 @@ mlb_log2(guint p)
   while ((1u << d) < p)
     d++;
   return d;
+}
+
+/* Read literally, section 3.4's single loan can break array order. */
+static gboolean
+mlb_breaks_order(const LbParams *params)
+{
+  return strcmp(lb_params_get_string(params, "phase4"), "literal") == 0;
 }
 
 static gboolean
@@ -157,11 +175,14 @@ accumulate(LbRank *self, MlbRank *m, MlbKey mine)
     MlbKey other;
     memcpy(&other, msg->data, sizeof other);
     m->left_add[e] = partner < r ? other : (MlbKey){0, 0};
-    lb_narrate(self,
-               "edge %u: my block of %u has load %" G_GUINT64_FORMAT
-               ", rank %u's has %" G_GUINT64_FORMAT " -> block of %u: %" G_GUINT64_FORMAT,
-               e, 1u << e, block.load, (guint)member(m, partner), other.load, 2u << e,
-               block.load + other.load);
+    if (lb_rank_narrating(self)) {
+      MlbKey both = mlb_key_add(block, other);
+      lb_narrate(self,
+                 "edge %u: my block of %u has load " KEY_FMT ", rank %u's has " KEY_FMT
+                 " -> block of %u: " KEY_FMT,
+                 e, 1u << e, KEY_ARGS(block), (guint)member(m, partner), KEY_ARGS(other), 2u << e,
+                 KEY_ARGS(both));
+    }
     block = mlb_key_add(block, other);
     m->block_sum[e + 1] = block;
     lb_wait_sends(self);
@@ -186,9 +207,9 @@ narrate_amount(LbRank *self, const MlbRank *m, guint e)
   guint r = m->r;
   if (!mlb_key_is_zero(m->send[e]) || !mlb_key_is_zero(m->recv[e]))
     lb_narrate(self,
-               "edge %u: send %" G_GUINT64_FORMAT " to / receive %" G_GUINT64_FORMAT
+               "edge %u: send " KEY_FMT " to / receive " KEY_FMT
                " from rank %u (cut at %" G_GUINT64_FORMAT ")",
-               e, m->send[e].load, m->recv[e].load, (guint)member(m, mlb_partner(r, e)),
+               e, KEY_ARGS(m->send[e]), KEY_ARGS(m->recv[e]), (guint)member(m, mlb_partner(r, e)),
                mlb_split_key(m->total, m->d, r, e, m->mode).load);
 }
 
@@ -212,9 +233,8 @@ narrate_level(LbRank *self, const MlbRank *m, const MlbLevel *level, guint split
   for (guint e = level->d; e-- > level->k;) {
     MlbKey out = pieces_measure(level->sent[e]), in = pieces_measure(level->received[e]);
     if (!mlb_key_is_zero(out) || !mlb_key_is_zero(in))
-      g_string_append_printf(text,
-                             "; edge %u: send %" G_GUINT64_FORMAT " / receive %" G_GUINT64_FORMAT,
-                             e, out.load, in.load);
+      g_string_append_printf(text, "; edge %u: send " KEY_FMT " / receive " KEY_FMT, e,
+                             KEY_ARGS(out), KEY_ARGS(in));
   }
   /* a group's block need not be consecutive ranks (mlb-nd's pairs) */
   gboolean consecutive = TRUE;
@@ -584,14 +604,68 @@ pick_by_loan(LbRank *self, MlbRank *m, MlbLoans *loans, guint e, const GArray *i
   }
   MlbLoan after = high ? loans->high : loans->low;
   lb_narrate(self,
-             "edge %u: phase 3 says send %" G_GUINT64_FORMAT
-             " to rank %u, %s loan %" G_GINT64_FORMAT " -> aim at %" G_GINT64_FORMAT
-             "%s; closest piece: %u elements of load %" G_GUINT64_FORMAT
-             "; loan now %" G_GINT64_FORMAT " at the %s end, %" G_GINT64_FORMAT " handed over",
-             e, m->send[e].load, (guint)member(m, mlb_partner(m->r, e)), side(high), before.load,
-             aim.load, aim.load < 0 || (guint64)aim.load > held ? " (beyond what I hold)" : "", n,
-             piece, after.load, side(high), handed->load);
+             "edge %u: phase 3 says send " KEY_FMT " to rank %u, %s loan " LOAN_FMT
+             " -> aim at " LOAN_FMT "%s; closest piece: %u element%s of load %" G_GUINT64_FORMAT
+             "; loan now " LOAN_FMT " at the %s end, " LOAN_FMT " handed over",
+             e, KEY_ARGS(m->send[e]), (guint)member(m, mlb_partner(m->r, e)), side(high),
+             LOAN_ARGS(before), LOAN_ARGS(aim),
+             aim.load < 0 || (guint64)aim.load > held ? " (beyond what I hold)" : "", n,
+             n == 1 ? "" : "s", piece, LOAN_ARGS(after), side(high), LOAN_ARGS(*handed));
   return n;
+}
+
+/* Section 3.4 read literally (`phase4 = literal`): one loan variable. Along
+ * each edge, coarsest first, the piece closest to phase 3's amount plus
+ * the loan, from the end that faces the partner; what the piece weighs
+ * beyond that aim becomes the loan, whichever end the next edge takes it
+ * from. Nothing travels with the piece: a receiver adds what it got beyond
+ * what phase 3 expected. */
+static guint
+pick_literally(LbRank *self, MlbRank *m, MlbLoan *loan, guint e, const GArray *items)
+{
+  gboolean high = mlb_in_left_half(m->r, e);
+  MlbLoan aim = {(gint64)m->send[e].load + loan->load, (gint64)m->send[e].count + loan->count};
+  const MlbItem *all = (const MlbItem *)items->data;
+  guint n = mlb_loan_pick(all, items->len, high, aim);
+  MlbLoan piece = {0, n};
+  guint64 held = 0;
+  for (guint i = 0; i < items->len; i++) {
+    held += all[i].load;
+    if (high ? i >= items->len - n : i < n)
+      piece.load += (gint64)all[i].load;
+  }
+  MlbLoan before = *loan;
+  *loan = (MlbLoan){aim.load - piece.load, aim.count - piece.count};
+  lb_narrate(
+      self,
+      "edge %u: phase 3 says send " KEY_FMT " to rank %u, loan " LOAN_FMT " -> aim at " LOAN_FMT
+      "%s; closest piece from the %s end: %u element%s of load %" G_GINT64_FORMAT
+      "; loan now " LOAN_FMT,
+      e, KEY_ARGS(m->send[e]), (guint)member(m, mlb_partner(m->r, e)), LOAN_ARGS(before),
+      LOAN_ARGS(aim), aim.load < 0 || (guint64)aim.load > held ? " (beyond what I hold)" : "",
+      side(high), n, n == 1 ? "" : "s", piece.load, LOAN_ARGS(*loan));
+  return n;
+}
+
+/* "elements 0 .. 3, 7" (positions in the array order), or "no elements". */
+static char *
+describe_runs(const GArray *items)
+{
+  if (items->len == 0)
+    return g_strdup("no elements");
+  GString *out = g_string_new("elements ");
+  for (guint i = 0; i < items->len;) {
+    guint64 first = g_array_index(items, MlbItem, i).id;
+    guint j = i + 1;
+    while (j < items->len && g_array_index(items, MlbItem, j).id == first + (j - i))
+      j++;
+    guint64 last = first + (j - 1 - i);
+    g_string_append_printf(out, "%s%" G_GUINT64_FORMAT, i > 0 ? ", " : "", first);
+    if (last > first)
+      g_string_append_printf(out, " .. %" G_GUINT64_FORMAT, last);
+    i = j;
+  }
+  return g_string_free(out, FALSE);
 }
 
 /* Phase 4 on the items of my index (sorted by id, starting at my prefix);
@@ -599,17 +673,19 @@ pick_by_loan(LbRank *self, MlbRank *m, MlbLoans *loans, guint e, const GArray *i
 static GArray *
 migrate(LbRank *self, MlbRank *m, GArray *items)
 {
-  gboolean loan_rule = m->g->loan_rule;
+  MlbPhase4 rule = m->g->phase4;
+  gboolean midpoint = rule == MLB_PHASE4_MIDPOINT, per_end = rule == MLB_PHASE4_LOAN;
   guint r = m->r;
   guint64 pos = m->prefix.load; /* only the midpoint rule looks at positions */
   for (guint i = 0; i < items->len; i++) {
     MlbItem *it = &g_array_index(items, MlbItem, i);
-    it->pos = loan_rule ? 0 : pos;
+    it->pos = midpoint ? pos : 0;
     pos += it->load;
   }
 
-  MlbLoans loans = {{0, 0}, {0, 0}};
-  gint64 loan = 0; /* the midpoint rule's bookkeeping: one variable */
+  MlbLoans loans = {{0, 0}, {0, 0}}; /* the per-end rule's */
+  MlbLoan single = {0, 0};           /* the literal rule's one variable */
+  gint64 loan = 0;                   /* the midpoint rule's bookkeeping: one variable */
   for (guint e = m->d; e-- > 0;) {
     guint partner = mlb_partner(r, e);
     guint round = m->d - 1 - e;
@@ -617,8 +693,10 @@ migrate(LbRank *self, MlbRank *m, GArray *items)
     if (!mlb_key_is_zero(m->send[e])) {
       guint n;
       MlbLoan handed = {0, 0};
-      if (loan_rule) {
+      if (per_end) {
         n = pick_by_loan(self, m, &loans, e, items, &handed);
+      } else if (!midpoint) {
+        n = pick_literally(self, m, &single, e, items);
       } else {
         MlbKey split = mlb_split_key(m->total, m->d, r, e, m->mode);
         guint cut = mlb_items_cut((const MlbItem *)items->data, items->len, split);
@@ -629,20 +707,21 @@ migrate(LbRank *self, MlbRank *m, GArray *items)
       guint64 piece_load = 0;
       for (guint i = 0; i < n; i++)
         piece_load += piece[i].load;
-      /* the loan rides in the piece's message */
-      m->g->send_items(self, member(m, partner), TAG(PHASE_MIGRATE, e), round, piece, n, !loan_rule,
-                       loan_rule ? &handed : NULL);
+      /* the per-end loan rides in the piece's message */
+      m->g->send_items(self, member(m, partner), TAG(PHASE_MIGRATE, e), round, piece, n, midpoint,
+                       per_end ? &handed : NULL);
       if (n > 0)
         lb_phase_round(self, round);
-      if (!loan_rule) {
+      if (midpoint) {
         loan += (gint64)m->send[e].load - (gint64)piece_load;
         lb_narrate(self,
-                   "edge %u: send %u elements (load %" G_GUINT64_FORMAT
-                   ", phase 3 said %" G_GUINT64_FORMAT ") to rank %u; loan %" G_GINT64_FORMAT,
-                   e, n, piece_load, m->send[e].load, (guint)member(m, partner), loan);
+                   "edge %u: send %u element%s of load %" G_GUINT64_FORMAT " (phase 3 said " KEY_FMT
+                   ") to rank %u; loan %" G_GINT64_FORMAT,
+                   e, n, n == 1 ? "" : "s", piece_load, KEY_ARGS(m->send[e]),
+                   (guint)member(m, partner), loan);
       }
       g_array_remove_range(items, first, n);
-    } else if (!loan_rule) {
+    } else if (midpoint) {
       /* Every element of positive extent overlaps the span phase 3 sent,
        * so nothing can be left behind here. */
       MlbKey split = mlb_split_key(m->total, m->d, r, e, m->mode);
@@ -652,23 +731,28 @@ migrate(LbRank *self, MlbRank *m, GArray *items)
     if (!mlb_key_is_zero(m->recv[e])) {
       MlbKey got;
       MlbLoan handed = {0, 0};
-      items =
-          receive_piece(self, m, partner, e, items, !loan_rule, &got, loan_rule ? &handed : NULL);
-      if (loan_rule) {
+      items = receive_piece(self, m, partner, e, items, midpoint, &got, per_end ? &handed : NULL);
+      if (per_end) {
         mlb_loan_receive(&loans, left, m->recv[e], got, handed);
         lb_narrate(self,
-                   "edge %u: received %" G_GUINT64_FORMAT " elements of load %" G_GUINT64_FORMAT
-                   " from rank %u, phase 3 said %" G_GUINT64_FORMAT ", %" G_GINT64_FORMAT
-                   " of it its loan; loan now %" G_GINT64_FORMAT " left, %" G_GINT64_FORMAT
-                   " right",
-                   e, got.count, got.load, (guint)member(m, partner), m->recv[e].load, handed.load,
-                   loans.low.load, loans.high.load);
+                   "edge %u: received load " KEY_FMT " from rank %u, phase 3 said " KEY_FMT
+                   ", " LOAN_FMT " of it its loan; loan now " LOAN_FMT " left, " LOAN_FMT " right",
+                   e, KEY_ARGS(got), (guint)member(m, partner), KEY_ARGS(m->recv[e]),
+                   LOAN_ARGS(handed), LOAN_ARGS(loans.low), LOAN_ARGS(loans.high));
+      } else if (!midpoint) {
+        single.load += (gint64)got.load - (gint64)m->recv[e].load;
+        single.count += (gint64)got.count - (gint64)m->recv[e].count;
+        lb_narrate(self,
+                   "edge %u: received load " KEY_FMT " from rank %u, phase 3 said " KEY_FMT
+                   "; loan now " LOAN_FMT,
+                   e, KEY_ARGS(got), (guint)member(m, partner), KEY_ARGS(m->recv[e]),
+                   LOAN_ARGS(single));
       } else {
         loan += (gint64)got.load - (gint64)m->recv[e].load;
         lb_narrate(self,
-                   "edge %u: received %" G_GUINT64_FORMAT " elements (load %" G_GUINT64_FORMAT
-                   ", phase 3 said %" G_GUINT64_FORMAT ") from rank %u; loan %" G_GINT64_FORMAT,
-                   e, got.count, got.load, m->recv[e].load, (guint)member(m, partner), loan);
+                   "edge %u: received load " KEY_FMT " (phase 3 said " KEY_FMT
+                   ") from rank %u; loan %" G_GINT64_FORMAT,
+                   e, KEY_ARGS(got), KEY_ARGS(m->recv[e]), (guint)member(m, partner), loan);
       }
     }
     lb_wait_sends(self);
@@ -682,14 +766,22 @@ migrate(LbRank *self, MlbRank *m, GArray *items)
   MlbKey desired = mlb_key_sub(mlb_desired_key(m->total, m->d, r + 1, m->mode),
                                mlb_desired_key(m->total, m->d, r, m->mode));
   gint64 excess = (gint64)held.load - (gint64)desired.load;
-  if (loan_rule) {
+  gint64 excess_count = (gint64)held.count - (gint64)desired.count;
+  if (per_end) {
     g_assert_cmpint(loans.low.load + loans.high.load, ==, excess);
-    g_assert_cmpint(loans.low.count + loans.high.count, ==,
-                    (gint64)held.count - (gint64)desired.count);
+    g_assert_cmpint(loans.low.count + loans.high.count, ==, excess_count);
     lb_narrate(self,
-               "holds load %" G_GUINT64_FORMAT " (desired %" G_GUINT64_FORMAT
-               "); loan %" G_GINT64_FORMAT " left + %" G_GINT64_FORMAT " right",
-               held.load, desired.load, loans.low.load, loans.high.load);
+               "holds load " KEY_FMT ", desired " KEY_FMT "; loan " LOAN_FMT " left + " LOAN_FMT
+               " right",
+               KEY_ARGS(held), KEY_ARGS(desired), LOAN_ARGS(loans.low), LOAN_ARGS(loans.high));
+  } else if (!midpoint) {
+    g_assert_cmpint(single.load, ==, excess);
+    g_assert_cmpint(single.count, ==, excess_count);
+    if (lb_rank_narrating(self)) {
+      g_autofree char *runs = describe_runs(items);
+      lb_narrate(self, "holds load " KEY_FMT " (%s), desired " KEY_FMT "; loan " LOAN_FMT,
+                 KEY_ARGS(held), runs, KEY_ARGS(desired), LOAN_ARGS(single));
+    }
   } else {
     g_assert_cmpint(loan, ==, excess);
   }
@@ -709,12 +801,13 @@ mlb_group_run(LbRank *self, const MlbGroup *g, GArray *items)
   accumulate(self, &m, mine); /* in phases[0], which the caller began */
 
   lb_phase_begin(self, g->phases[PHASE_DESIRED]);
-  lb_narrate(self,
-             "total %" G_GUINT64_FORMAT ", my load %" G_GUINT64_FORMAT
-             " from prefix %" G_GUINT64_FORMAT ", desired %" G_GUINT64_FORMAT,
-             m.total.load, mine.load, m.prefix.load,
-             mlb_desired_prefix(m.total.load, m.d, m.r + 1, m.mode) -
-                 mlb_desired_prefix(m.total.load, m.d, m.r, m.mode));
+  if (lb_rank_narrating(self)) {
+    MlbKey desired = mlb_key_sub(mlb_desired_key(m.total, m.d, m.r + 1, m.mode),
+                                 mlb_desired_key(m.total, m.d, m.r, m.mode));
+    lb_narrate(self,
+               "total " KEY_FMT ", my load " KEY_FMT " from prefix " KEY_FMT ", desired " KEY_FMT,
+               KEY_ARGS(m.total), KEY_ARGS(mine), KEY_ARGS(m.prefix), KEY_ARGS(desired));
+  }
 
   lb_phase_begin(self, g->phases[PHASE_AMOUNTS]);
   if (g->phase3 == MLB_PHASE3_FINEST)
@@ -735,7 +828,10 @@ mlb_group_options(MlbGroup *g, const LbParams *params)
   g->phase3 = strcmp(phase3, "finest") == 0  ? MLB_PHASE3_FINEST
               : strcmp(phase3, "local") == 0 ? MLB_PHASE3_LOCAL
                                              : MLB_PHASE3_LEVELS;
-  g->loan_rule = strcmp(lb_params_get_string(params, "phase4"), "loan") == 0;
+  const char *phase4 = lb_params_get_string(params, "phase4");
+  g->phase4 = strcmp(phase4, "midpoint") == 0  ? MLB_PHASE4_MIDPOINT
+              : strcmp(phase4, "literal") == 0 ? MLB_PHASE4_LITERAL
+                                               : MLB_PHASE4_LOAN;
 }
 
 static void
@@ -796,6 +892,9 @@ mlb_explain(const LbExplainCase *c, GString *out)
     }
     g_string_append(out, "\n");
   }
+  g_string_append(out, "  (amounts and loans below are keys, load (elements): phase 3 schedules "
+                       "a load in which each element also counts as a tie-breaker, so a "
+                       "difference of keys may count negative elements)\n");
   g_string_append_printf(out, "  (gray codes of ranks 0 .. %u:", p - 1);
   for (guint r = 0; r < p; r++) {
     g_string_append_c(out, ' ');
@@ -808,6 +907,9 @@ mlb_explain(const LbExplainCase *c, GString *out)
 static const LbMetricSpec mlb_metrics[] = {
     {"schedule-steps", "rounds", LB_AGGREGATE_MAX, LB_COMBINE_MAX, "migrate",
      "communication steps of the schedule that moves the elements (at most log2 p)"},
+    {"order-breaks", "elements", LB_AGGREGATE_MAX, LB_COMBINE_SUM, NULL,
+     "elements that ended out of array order: the fewest that must move for the ranks to hold "
+     "contiguous pieces in rank order (the most of any step; only phase4 = literal breaks it)"},
     {NULL},
 };
 
@@ -825,6 +927,7 @@ const LbBalancer lb_mlb_balancer = {
     .initial_units = mlb_initial_units,
     .describe_start = mlb_describe_start,
     .order_key = mlb_order_key,
+    .breaks_order = mlb_breaks_order,
     .check = mlb_check,
     .balance = mlb_balance,
     .explain = mlb_explain,

@@ -17,6 +17,11 @@ typedef void (*MlbSendItems)(LbRank *self, int dst, int tag, guint round, const 
 typedef void (*MlbRecvItems)(LbRank *self, int src, int tag, GArray *into, gboolean positions,
                              MlbLoan *loan);
 
+/* Phase 4's rule: lbsim's per-end loan, the midpoint of each element, or
+ * the paper's single loan variable read literally (which may break array
+ * order). */
+typedef enum { MLB_PHASE4_LOAN, MLB_PHASE4_MIDPOINT, MLB_PHASE4_LITERAL } MlbPhase4;
+
 typedef struct {
   guint d, r;         /* the group is a hypercube of 2^d; my index in it */
   const int *members; /* index -> rank, NULL when the group is every rank */
@@ -24,7 +29,7 @@ typedef struct {
   guint phases[4];    /* the caller's phase of accumulate, desired, amounts, migrate */
   MlbDesired mode;    /* `desired` */
   MlbPhase3 phase3;   /* `phase3` */
-  gboolean loan_rule; /* `phase4 = loan` */
+  MlbPhase4 phase4;   /* `phase4` */
   MlbSendItems send_items;
   MlbRecvItems recv_items;
 } MlbGroup;
