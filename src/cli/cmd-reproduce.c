@@ -52,6 +52,7 @@ typedef struct {
   char **among;         /* relative: the labels A is compared with */
   const LbReproCheck *check;
   char **args; /* check: the words after its name */
+  char **runs; /* check: the runs it reads (run = A, B, ...), or NULL */
   double paper, lo, hi;
   Rule rule;
   gboolean required;
@@ -101,6 +102,7 @@ claim_free(gpointer data)
   g_free(c->b);
   g_strfreev(c->among);
   g_strfreev(c->args);
+  g_strfreev(c->runs);
   g_free(c->note);
   g_free(c->detail);
   g_free(c);
@@ -323,6 +325,19 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
   if (ranks != NULL && !g_ascii_string_to_unsigned(ranks, 10, 1, G_MAXUINT32, &r, NULL))
     return bad(error, file, group, "ranks: '%s' is not a rank count", ranks);
   c->ranks = (guint)r;
+  /* a check may read several runs */
+  if (check && c->run != NULL) {
+    c->runs = g_strsplit(c->run, ",", -1);
+    for (guint i = 0; c->runs[i] != NULL; i++)
+      g_strstrip(c->runs[i]);
+    if (c->runs[1] != NULL && ranks != NULL)
+      return bad(error, file, group, "ranks: a claim of several runs reads each at all its ranks");
+    g_free(c->run);
+    c->run = g_strdup(c->runs[0]);
+  }
+  for (guint i = 0; c->runs != NULL && c->runs[i] != NULL; i++)
+    if (run_named(p, c->runs[i]) == NULL)
+      return bad(error, file, group, "run: no [run:%s] before it", c->runs[i]);
   if (c->run != NULL && run_named(p, c->run) == NULL)
     return bad(error, file, group, "run: no [run:%s] before it", c->run);
   if (ranks == NULL && !check)
@@ -515,7 +530,7 @@ evaluate(Claim *c, const Run *r, gboolean ran)
  * and the check's own computation. FALSE when it could not be made (the
  * note says why). */
 static gboolean
-evaluate_check(Claim *c, const Paper *p, const Run *r, gboolean ran, gboolean quick, guint jobs)
+evaluate_check(Claim *c, const Paper *p, gboolean ran, gboolean quick, guint jobs)
 {
   if (!ran) {
     c->note = g_strdup("not run (--quick)");
@@ -523,18 +538,22 @@ evaluate_check(Claim *c, const Paper *p, const Run *r, gboolean ran, gboolean qu
   }
   g_autoptr(GArray) runs = g_array_new(FALSE, FALSE, sizeof(LbCheckRun));
   g_autoptr(GPtrArray) points = g_ptr_array_new_with_free_func(g_free);
-  for (guint i = 0; r != NULL && i < r->sweep->runs->len; i++) {
-    const LbSweepRun *run = r->sweep->runs->pdata[i];
-    if (c->ranks != 0 && ranks_of(r->sweep, run) != c->ranks)
-      continue;
-    if (r->results[i] == NULL) {
-      c->note = g_strdup("a run of it failed");
-      return TRUE;
+  for (guint k = 0; c->runs != NULL && c->runs[k] != NULL; k++) {
+    const Run *r = run_named(p, c->runs[k]);
+    for (guint i = 0; i < r->sweep->runs->len; i++) {
+      const LbSweepRun *run = r->sweep->runs->pdata[i];
+      if (c->ranks != 0 && ranks_of(r->sweep, run) != c->ranks)
+        continue;
+      if (r->results[i] == NULL) {
+        c->note = g_strdup_printf("a run of %s failed", r->name);
+        return TRUE;
+      }
+      g_autofree char *where = lb_sweep_describe(r->sweep, run);
+      char *point = g_strdup_printf("%s: %s", r->name, where);
+      g_ptr_array_add(points, point);
+      LbCheckRun one = {run->job, point, r->results[i]};
+      g_array_append_val(runs, one);
     }
-    char *point = lb_sweep_describe(r->sweep, run);
-    g_ptr_array_add(points, point);
-    LbCheckRun one = {run->job, point, r->results[i]};
-    g_array_append_val(runs, one);
   }
   LbCheckInput in = {quick,
                      jobs,
@@ -911,7 +930,7 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
     }
     if (!a.quiet)
       g_printerr("lbsim: %s: %s (check %s)\n", p->key, c->id, c->check->name);
-    if (!evaluate_check(c, p, r, ran, a.quick, jobs))
+    if (!evaluate_check(c, p, ran, a.quick, jobs))
       worst = MAX(worst, 1);
   }
   g_autofree char *text = table(p, a.quick);

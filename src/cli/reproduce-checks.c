@@ -266,27 +266,32 @@ typedef struct {
   gboolean seen;
 } Accumulated;
 
-/* Reads phase 1 out of the run's narration ("rank R: edge E: my block of
- * S has load A, rank Q's has B -> block of 2S: C"). */
+/* Reads phase 1 out of the run's narration: "rank R: edge E: my block of
+ * S has load A, rank Q's has B -> block of 2S: C", each load perhaps
+ * followed by its element count in parentheses. */
 static gboolean
 read_accumulation(const LbRunResult *run, guint d, Accumulated *acc, GError **error)
 {
+  g_autoptr(GRegex) line = g_regex_new(
+      "  rank (\\d+): edge (\\d+): my block of (\\d+) has load (\\d+)(?: \\([^)]*\\))?, "
+      "rank (\\d+)'s has (\\d+)(?: \\([^)]*\\))? -> block of (\\d+): (\\d+)",
+      G_REGEX_OPTIMIZE, 0, NULL);
   guint found = 0;
   for (guint i = 0; run->narration != NULL && i < run->narration->len; i++) {
-    const char *line = strstr(run->narration->pdata[i], "  rank ");
-    guint r = 0, e = 0, size = 0, q = 0, size2 = 0;
-    guint64 a = 0, b = 0, c = 0;
-    if (line == NULL ||
-        sscanf(line,
-               "  rank %u: edge %u: my block of %u has load %" G_GUINT64_FORMAT
-               ", rank %u's has %" G_GUINT64_FORMAT " -> block of %u: %" G_GUINT64_FORMAT,
-               &r, &e, &size, &a, &q, &b, &size2, &c) != 8)
+    const char *text = run->narration->pdata[i];
+    g_autoptr(GMatchInfo) match = NULL;
+    if (!g_regex_match(line, text, 0, &match))
       continue;
-    if (r >= run->ranks || e >= d || size != 1u << e || size2 != 2 * size ||
-        q != mlb_partner(r, e) || acc[r * d + e].seen)
-      return fail(error, "phase 1's narration is not as this check reads it: '%s'",
-                  (char *)run->narration->pdata[i]);
-    acc[r * d + e] = (Accumulated){a, b, c, TRUE};
+    guint64 v[8];
+    for (guint k = 0; k < 8; k++) {
+      g_autofree char *word = g_match_info_fetch(match, (gint)k + 1);
+      v[k] = g_ascii_strtoull(word, NULL, 10);
+    }
+    guint r = (guint)v[0], e = (guint)v[1];
+    if (r >= run->ranks || e >= d || v[2] != 1u << e || v[6] != 2 * v[2] ||
+        v[4] != mlb_partner(r, e) || acc[r * d + e].seen)
+      return fail(error, "phase 1's narration is not as this check reads it: '%s'", text);
+    acc[r * d + e] = (Accumulated){v[3], v[5], v[7], TRUE};
     found++;
   }
   if (found != run->ranks * d)
@@ -489,20 +494,20 @@ play(guint d, const guint64 *starts, const MlbLevel *finest, PlayResult *res)
 }
 
 static gboolean
-four_validate(const char *const *args, guint nargs, const char *dir, GError **error)
+tree_schedule_validate(const char *const *args, guint nargs, const char *dir, GError **error)
 {
   static const char *const what[] = {"tree", "schedule", "no-return", NULL};
   if (!g_strv_contains(what, args[0]))
-    return fail(error, "check constant-schedule: '%s' is not tree, schedule or no-return", args[0]);
+    return fail(error, "check tree-schedule: '%s' is not tree, schedule or no-return", args[0]);
   g_autoptr(GArray) loads = numbers(args[1]);
   if (loads == NULL || loads->len < 2 || loads->len > 64 || !power_of_two(loads->len))
     return fail(error,
-                "check constant-schedule: '%s' is not the loads of 2 to 64 ranks (a power of "
+                "check tree-schedule: '%s' is not the loads of 2 to 64 ranks (a power of "
                 "two of them), whole numbers separated by commas",
                 args[1]);
   for (guint i = 0; i < loads->len; i++)
     if (g_array_index(loads, guint64, i) > 10000)
-      return fail(error, "check constant-schedule: loads up to 10000 (a worked example)");
+      return fail(error, "check tree-schedule: loads up to 10000 (a worked example)");
   return TRUE;
 }
 
@@ -617,6 +622,8 @@ example_run(guint d, const guint64 *loads, guint jobs, guint64 **tree, guint *ba
   *run = simulate_mlb(p, elements, PER_RANK * p, jobs, error);
   if (*run == NULL)
     return FALSE;
+  if (tree == NULL)
+    return TRUE;
   g_autofree Accumulated *acc = g_new0(Accumulated, p * d);
   if (!read_accumulation(*run, d, acc, error))
     return FALSE;
@@ -632,7 +639,7 @@ example_run(guint d, const guint64 *loads, guint jobs, guint64 **tree, guint *ba
  * that no load goes back where it came from. schedule and no-return also
  * hold on random cases (p = 2 .. 64). */
 static gboolean
-constant_schedule(const LbCheckInput *in, LbCheckOutput *out, GError **error)
+tree_schedule(const LbCheckInput *in, LbCheckOutput *out, GError **error)
 {
   const char *what = in->args[0];
   g_autoptr(GArray) example = numbers(in->args[1]);
@@ -644,7 +651,9 @@ constant_schedule(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   g_autofree guint64 *elements = g_new(guint64, PER_RANK * p);
   g_autoptr(LbRunResult) run = NULL;
   guint tree_bad = 0;
-  gboolean ok = example_run(d, loads, in->jobs, tree, &tree_bad, elements, &run, error);
+  gboolean is_tree = strcmp(what, "tree") == 0;
+  gboolean ok =
+      example_run(d, loads, in->jobs, is_tree ? tree : NULL, &tree_bad, elements, &run, error);
 
   g_autofree guint64 *starts = g_new0(guint64, p + 1);
   for (guint r = 0; r < p; r++)
@@ -658,7 +667,7 @@ constant_schedule(const LbCheckInput *in, LbCheckOutput *out, GError **error)
     play(d, starts, finest, &played);
     levels_free(finest, p);
   }
-  if (ok && strcmp(what, "tree") == 0) {
+  if (ok && is_tree) {
     /* and a larger tree, on 64 ranks of random loads */
     g_autoptr(GRand) rand = g_rand_new_with_seed(1997);
     guint64 big[64];
@@ -1174,6 +1183,40 @@ bottleneck(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   return TRUE;
 }
 
+/* ---- quinlan1997: the loan and array order (section 3.4) ---- */
+
+/* The runs of BALANCER in the claim's sweep whose elements ended out of
+ * array order (its order-breaks metric, which the core counts), as a
+ * percentage. */
+static gboolean
+order_breaks(const LbCheckInput *in, LbCheckOutput *out, GError **error)
+{
+  const char *balancer = in->args[0];
+  guint runs = 0, broken = 0, pmin = G_MAXUINT, pmax = 0;
+  double elements = 0, most = 0;
+  for (guint i = 0; i < in->nruns; i++) {
+    const LbRunResult *res = in->runs[i].result;
+    if (strcmp(res->balancer, balancer) != 0)
+      continue;
+    double v = 0;
+    if (!lb_run_result_lookup(res, "order-breaks", &v))
+      return fail(error, "%s: no metric order-breaks", in->runs[i].point);
+    runs++;
+    broken += v > 0;
+    elements += v;
+    most = MAX(most, v);
+    pmin = MIN(pmin, res->ranks);
+    pmax = MAX(pmax, res->ranks);
+  }
+  if (runs == 0)
+    return fail(error, "no runs of %s", balancer);
+  out->value = 100.0 * broken / runs;
+  out->note = g_strdup_printf("%u of %u cases (p = %u .. %u) end out of array order with %s; "
+                              "%.0f elements out of order in all, at most %.0f in one",
+                              broken, runs, pmin, pmax, balancer, elements, most);
+  return TRUE;
+}
+
 /* ---- lbd: BUILD_UNDIRECTED_TDG ---- */
 
 /* Figure 3's partition as the walk-through tells it: three columns of
@@ -1522,6 +1565,66 @@ first_axis(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   return TRUE;
 }
 
+/* ---- lbd: how the loops end ---- */
+
+static const char *const loop_ends[] = {"tolerance", "unchanged", "cap", "worse", NULL};
+
+static gboolean
+loops_validate(const char *const *args, guint nargs, const char *dir, GError **error)
+{
+  if (strcmp(args[0], "count") != 0 && strcmp(args[0], "share") != 0)
+    return fail(error, "check loops: '%s' is not count or share", args[0]);
+  if (!g_strv_contains(loop_ends, args[1]))
+    return fail(error, "check loops: '%s' is not tolerance, unchanged, cap or worse", args[1]);
+  return TRUE;
+}
+
+/* How BALANCER's Redistribute loops ended, over every run the claim reads
+ * (its loops-* metrics: within the tolerance, no better cuts, at the cap,
+ * sent back after a worse metric): the loops that ended so, or their
+ * share of all loops in percent. */
+static gboolean
+loops(const LbCheckInput *in, LbCheckOutput *out, GError **error)
+{
+  const char *balancer = in->args[2];
+  double count[G_N_ELEMENTS(loop_ends) - 1] = {0};
+  guint runs = 0, want = 0;
+  g_autoptr(GString) per_run = g_string_new(NULL);
+  for (guint i = 0; i < in->nruns; i++) {
+    const LbRunResult *res = in->runs[i].result;
+    if (strcmp(res->balancer, balancer) != 0)
+      continue;
+    runs++;
+    g_string_append_printf(per_run, "%s:", in->runs[i].point);
+    for (guint k = 0; loop_ends[k] != NULL; k++) {
+      g_autofree char *metric = g_strdup_printf("loops-%s", loop_ends[k]);
+      double v = 0;
+      if (!lb_run_result_lookup(res, metric, &v))
+        return fail(error, "%s: no metric %s", in->runs[i].point, metric);
+      count[k] += v;
+      g_string_append_printf(per_run, " %s %.0f", loop_ends[k], v);
+      if (strcmp(loop_ends[k], in->args[1]) == 0)
+        want = k;
+    }
+    g_string_append_c(per_run, '\n');
+  }
+  if (runs == 0)
+    return fail(error, "no runs of %s", balancer);
+  double all = 0;
+  for (guint k = 0; loop_ends[k] != NULL; k++)
+    all += count[k];
+  out->value = strcmp(in->args[0], "count") == 0 ? count[want]
+               : all > 0                         ? 100.0 * count[want] / all
+                                                 : 0;
+  out->note = g_strdup_printf("%.0f loops in %u runs: %.0f within the tolerance, %.0f no better "
+                              "cuts, %.0f at the cap, %.0f after a worse metric",
+                              all, runs, count[0], count[1], count[2], count[3]);
+  /* the table once, with the share */
+  if (strcmp(in->args[0], "share") == 0)
+    out->detail = g_string_free(g_steal_pointer(&per_run), FALSE);
+  return TRUE;
+}
+
 /* ---- the table ---- */
 
 static const LbReproCheck checks[] = {
@@ -1529,8 +1632,8 @@ static const LbReproCheck checks[] = {
      gray_codes_validate, gray_codes},
     {"coarse-children", "NODE CHILD CHILD (binary codes)", 3, 3, FALSE, coarse_children_validate,
      coarse_children},
-    {"constant-schedule", "tree|schedule|no-return LOADS (one per rank, comma-separated)", 2, 2,
-     FALSE, four_validate, constant_schedule},
+    {"tree-schedule", "tree|schedule|no-return LOADS (one per rank, comma-separated)", 2, 2, FALSE,
+     tree_schedule_validate, tree_schedule},
     {"steps", "METRIC log2p|d(d+1)/2|d(d-1)/2 [LABEL ...]", 2, 16, TRUE, steps_validate, steps},
     {"desired-floor-ceil", "no arguments", 0, 0, FALSE, NULL, desired_floor_ceil},
     {"desired-spread", "P (a power of two)", 1, 1, FALSE, spread_validate, desired_spread},
@@ -1541,6 +1644,9 @@ static const LbReproCheck checks[] = {
      tdg_figure3},
     {"tdg-random", "no arguments", 0, 0, FALSE, NULL, tdg_random},
     {"first-axis", "BALANCER", 1, 1, TRUE, NULL, first_axis},
+    {"order-breaks", "BALANCER", 1, 1, TRUE, NULL, order_breaks},
+    {"loops", "count|share tolerance|unchanged|cap|worse BALANCER", 3, 3, TRUE, loops_validate,
+     loops},
 };
 
 const LbReproCheck *
