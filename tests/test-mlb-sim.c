@@ -361,6 +361,13 @@ test_narration(void)
     steered += v[2] != 0;
   }
   g_assert_cmpuint(steered, >=, 2);
+  /* phase 4 sends one message per piece, the loan in its header: as many
+   * messages as pieces told */
+  guint pieces = 0;
+  for (guint i = 0; i < json_array_get_length(story); i++)
+    pieces += strstr(json_array_get_string_element(story, i), "phase 3 says send ") != NULL;
+  g_assert_cmpuint(pieces, >, 0);
+  g_assert_cmpuint(phase_member(res.run, "migrate", "messages"), ==, pieces);
   g_assert_cmpuint(levels, ==, 4); /* one line per block of two */
 }
 
