@@ -1188,6 +1188,119 @@ test_reproduce(void)
   g_assert_cmpstr(piped.out, ==, doc);
 }
 
+/* The claims lbsim reproduce computes itself (measure = check NAME):
+ * quinlan1997's and lbd's quick forms, every claim named in the table and
+ * computed (lbsim's number in the JSON), the required ones agreeing, the
+ * worked examples printed; a check that does not exist, or gets the wrong
+ * arguments, refused before anything runs. */
+static void
+test_reproduce_checks(void)
+{
+  g_auto(Result) list = {0};
+  lbsim(&list, "reproduce", NULL);
+  g_assert_cmpint(list.status, ==, 0);
+  g_assert_nonnull(strstr(list.out, "  quinlan1997 24 claims: D. J. Quinlan and M. Berndt"));
+  g_assert_nonnull(strstr(list.out, "  lbd        7 claims: \"Load Balancing by Dimension\""));
+
+  g_autofree char *papers = tmp_path("check-papers");
+  static const char *const bad_claims[][2] = {
+      {"measure = check nope\n", "measure: 'nope' is not a check (gray-codes, "},
+      {"measure = check steps accumulate-steps log3\nrun = r\n", "bound 'log3' is not log2p"},
+      {"measure = check steps accumulate-steps\nrun = r\n", "check steps takes METRIC log2p"},
+      {"measure = check desired-floor-ceil\nrun = r\n",
+       "run: check desired-floor-ceil reads no run"},
+      {"measure = check bottleneck min mlb\n", "run: missing (check bottleneck reads a run's"},
+      {"measure = check gray-codes 00 01 11\n", "3 codes of 2 bits"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(bad_claims); i++) {
+    g_autofree char *name = g_strdup_printf("bad%u", i);
+    g_autofree char *dir = g_build_filename(papers, name, NULL);
+    g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+    g_autofree char *claims = g_build_filename(dir, "claims.ini", NULL);
+    g_autofree char *text =
+        g_strdup_printf("[paper]\ncite = A. Author, \"A title\", 2000\nsummary = s\n"
+                        "[run:r]\nscenario = s.ini\nranks = 4\nquick-ranks = 4\n"
+                        "[claim:c]\nclaim = c\n%spaper = 0\nrule = at-most 0\n",
+                        bad_claims[i][0]);
+    g_assert_true(g_file_set_contents(claims, text, -1, NULL));
+    g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "LBSIM_PAPERS_DIR", papers, TRUE);
+    g_auto(Result) refused = {0};
+    lbsim_env(&refused, env, "reproduce", name, NULL);
+    g_test_message("%s", refused.err);
+    g_assert_cmpint(refused.status, ==, 2);
+    g_assert_nonnull(strstr(refused.err, "claims.ini: [claim:c] "));
+    g_assert_nonnull(strstr(refused.err, bad_claims[i][1]));
+    g_assert_cmpstr(refused.out, ==, "");
+  }
+  if (g_getenv("LBSIM_SANITIZED") != NULL)
+    return;
+
+  static const struct {
+    const char *key;
+    guint claims;
+    const char *const ids[8];
+  } papers_run[] = {
+      {"quinlan1997",
+       24,
+       {"gray-d2", "coarse-node-10010", "tree-sums", "schedule-desired", "schedule-steps",
+        "desired-spread-16384", "bottleneck-min", "loan-keeps-order"}},
+      {"lbd",
+       7,
+       {"figure3-neighbours", "tdg-rectangles", "first-axis-shock", "first-axis-hotspots",
+        "loops-cap", "loops-worse"}},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(papers_run); i++) {
+    const char *key = papers_run[i].key;
+    g_autofree char *state = tmp_path(key);
+    g_autofree char *json = g_strdup_printf("%s.json", state);
+    g_autofree char *csv = g_strdup_printf("%s.csv", state);
+    g_autofree char *page = g_strdup_printf("%s-page", state);
+    g_auto(Result) quick = {0};
+    gint64 start = g_get_monotonic_time();
+    lbsim(&quick, "reproduce", key, "--quick", "--check", "-q", "--state", state, "--json", json,
+          "--csv", csv, "--report", page, NULL);
+    g_test_message("%s: %.1f s\n%s%s", key, (g_get_monotonic_time() - start) / 1e6, quick.out,
+                   quick.err);
+    g_assert_cmpint(quick.status, ==, 0);
+    g_assert_nonnull(strstr(quick.out, "the checks on fewer cases"));
+    g_assert_nonnull(strstr(quick.out, "0 required claims disagree"));
+    g_assert_null(strstr(quick.out, "could not be made"));
+    for (guint k = 0; k < G_N_ELEMENTS(papers_run[i].ids) && papers_run[i].ids[k] != NULL; k++)
+      g_assert_nonnull(strstr(quick.out, papers_run[i].ids[k]));
+    g_autoptr(JsonNode) root = load_json(json);
+    JsonArray *cs = json_object_get_array_member(json_node_get_object(root), "claims");
+    g_assert_cmpuint(json_array_get_length(cs), ==, papers_run[i].claims);
+    guint required = 0;
+    for (guint k = 0; k < json_array_get_length(cs); k++) {
+      JsonObject *c = json_array_get_object_element(cs, k);
+      /* every claim of these two papers runs in the quick form */
+      g_assert_false(JSON_NODE_HOLDS_NULL(json_object_get_member(c, "lbsim")));
+      if (json_object_get_boolean_member(c, "required")) {
+        required++;
+        g_assert_true(json_object_get_boolean_member(c, "agrees"));
+      }
+    }
+    g_assert_cmpuint(required, >, 0);
+    g_autofree char *rows = NULL;
+    g_assert_true(g_file_get_contents(csv, &rows, NULL, NULL));
+    g_assert_nonnull(strstr(rows, papers_run[i].ids[0]));
+    g_autofree char *index = g_build_filename(page, "index.html", NULL);
+    g_autofree char *html = NULL;
+    g_assert_true(g_file_get_contents(index, &html, NULL, NULL));
+    g_autofree char *claim = g_strdup_printf("data-claim=\"%s\"", papers_run[i].ids[0]);
+    g_assert_nonnull(strstr(html, claim));
+    g_assert_nonnull(strstr(html, "<h2 id=\"examples-section\">As lbsim computes them</h2>"));
+  }
+  /* the worked examples as lbsim computes them */
+  g_autofree char *quinlan = tmp_path("quinlan1997.json");
+  g_autoptr(JsonNode) root = load_json(quinlan);
+  JsonArray *cs = json_object_get_array_member(json_node_get_object(root), "claims");
+  const char *gray = json_object_get_string_member(json_array_get_object_element(cs, 0), "detail");
+  g_assert_nonnull(strstr(gray, "   3     10     10\n"));
+  const char *tree = json_object_get_string_member(json_array_get_object_element(cs, 2), "detail");
+  g_assert_nonnull(strstr(tree, "level 2:  14 (6) [00]  2 (6) [01]  4 (6) [11]  4 (6) [10]"));
+}
+
 /* Shipped scenarios that take minutes under the sanitizers (a debug build,
  * every access checked): there they run at 64 ranks on a 64 x 64 field,
  * which goes through the same code, and their [expect] lines are the
@@ -1742,6 +1855,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/placement-cost", test_placement_cost);
   g_test_add_func("/cli/check", test_check);
   g_test_add_func("/cli/reproduce", test_reproduce);
+  g_test_add_func("/cli/reproduce-checks", test_reproduce_checks);
   g_test_add_func("/cli/run-job", test_run_job);
   g_test_add_func("/cli/curve", test_curve);
   g_test_add_func("/cli/curve-errors", test_curve_errors);

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "cli/commands.h"
+#include "cli/reproduce-checks.h"
 #include "cli/runner.h"
 #include "cli/signals.h"
 #include "cli/sweep.h"
@@ -22,6 +23,7 @@ typedef enum {
   MEASURE_VALUE,       /* BALANCER METRIC */
   MEASURE_IMPROVEMENT, /* METRIC A B: 100 (A - B) / A */
   MEASURE_RELATIVE,    /* METRIC A B C ...: A over the least of A, B, C, ... */
+  MEASURE_CHECK,       /* NAME ARGS ...: a check of reproduce-checks.c */
 } Measure;
 
 typedef enum {
@@ -35,7 +37,9 @@ typedef enum {
 typedef struct {
   char *name, *scenario; /* the scenario's path */
   char *ranks, *quick_ranks;
-  guint quick_steps;
+  guint quick_steps;       /* 0: the scenario's */
+  char *vary, *quick_vary; /* more axes: "NAME=LIST; NAME=LIST", or NULL */
+  char *platform;          /* a pattern such as hypercube-{ranks}.xml, or NULL */
   LbSweep *sweep;
   LbRunResult **results;
 } Run;
@@ -46,13 +50,16 @@ typedef struct {
   Measure measure;
   char *metric, *a, *b; /* value: a is the balancer */
   char **among;         /* relative: the labels A is compared with */
+  const LbReproCheck *check;
+  char **args; /* check: the words after its name */
+  char **runs; /* check: the runs it reads (run = A, B, ...), or NULL */
   double paper, lo, hi;
   Rule rule;
   gboolean required;
   /* evaluated */
-  gboolean done, agrees;
+  gboolean done, agrees, failed; /* failed: a check that could not make its number */
   double lbsim;
-  char *note;
+  char *note, *detail;
 } Claim;
 
 typedef struct {
@@ -69,6 +76,9 @@ run_free(gpointer data)
   g_free(r->scenario);
   g_free(r->ranks);
   g_free(r->quick_ranks);
+  g_free(r->vary);
+  g_free(r->quick_vary);
+  g_free(r->platform);
   if (r->results != NULL)
     for (guint i = 0; i < r->sweep->runs->len; i++)
       lb_run_result_free(r->results[i]);
@@ -91,7 +101,10 @@ claim_free(gpointer data)
   g_free(c->a);
   g_free(c->b);
   g_strfreev(c->among);
+  g_strfreev(c->args);
+  g_strfreev(c->runs);
   g_free(c->note);
+  g_free(c->detail);
   g_free(c);
 }
 
@@ -163,10 +176,27 @@ number(const char *file, const char *group, const char *key, const char *text, d
   return bad(error, file, group, "%s: '%s' is not a number", key, text);
 }
 
+/* A run's more axes: "NAME=LIST; NAME=LIST" (a sweep's --vary each). */
+static gboolean
+axes(const char *file, const char *group, const char *key, const char *text, GError **error)
+{
+  g_auto(GStrv) items = g_strsplit(text, ";", -1);
+  for (guint i = 0; items[i] != NULL; i++) {
+    const char *item = g_strstrip(items[i]);
+    if (strchr(item, '=') == NULL)
+      return bad(error, file, group, "%s: '%s' is not NAME=LIST", key, item);
+    g_autofree char *name = g_strstrip(g_strndup(item, strcspn(item, "=")));
+    if (strcmp(name, "ranks") == 0)
+      return bad(error, file, group, "%s: the ranks are the run's ranks and quick-ranks", key);
+  }
+  return TRUE;
+}
+
 static gboolean
 read_run(GKeyFile *kf, Paper *p, const char *file, const char *group, GError **error)
 {
-  static const char *const keys[] = {"scenario", "ranks", "quick-ranks", "quick-steps", NULL};
+  static const char *const keys[] = {"scenario", "ranks",      "quick-ranks", "quick-steps",
+                                     "vary",     "quick-vary", "platform",    NULL};
   if (!only_keys(kf, file, group, keys, error))
     return FALSE;
   Run *r = g_new0(Run, 1);
@@ -177,13 +207,78 @@ read_run(GKeyFile *kf, Paper *p, const char *file, const char *group, GError **e
       (r->quick_ranks = needed(kf, file, group, "quick-ranks", error)) == NULL)
     return FALSE;
   r->scenario = g_build_filename(p->dir, scenario, NULL);
-  g_autofree char *steps = needed(kf, file, group, "quick-steps", error);
-  guint64 n = 0;
-  if (steps == NULL)
+  if (g_key_file_has_key(kf, group, "quick-steps", NULL)) {
+    g_autofree char *steps = needed(kf, file, group, "quick-steps", error);
+    guint64 n = 0;
+    if (steps == NULL)
+      return FALSE;
+    if (!g_ascii_string_to_unsigned(steps, 10, 1, 100000, &n, NULL))
+      return bad(error, file, group, "quick-steps: '%s' is not a whole number from 1", steps);
+    r->quick_steps = (guint)n;
+  }
+  if (g_key_file_has_key(kf, group, "vary", NULL) &&
+      ((r->vary = needed(kf, file, group, "vary", error)) == NULL ||
+       !axes(file, group, "vary", r->vary, error)))
     return FALSE;
-  if (!g_ascii_string_to_unsigned(steps, 10, 1, 100000, &n, NULL))
-    return bad(error, file, group, "quick-steps: '%s' is not a whole number from 1", steps);
-  r->quick_steps = (guint)n;
+  if (g_key_file_has_key(kf, group, "quick-vary", NULL) &&
+      ((r->quick_vary = needed(kf, file, group, "quick-vary", error)) == NULL ||
+       !axes(file, group, "quick-vary", r->quick_vary, error)))
+    return FALSE;
+  if (r->quick_vary != NULL && r->vary == NULL)
+    return bad(error, file, group, "quick-vary: no vary for it to reduce");
+  if (r->vary != NULL && r->quick_vary == NULL)
+    r->quick_vary = g_strdup(r->vary);
+  g_autofree char *platform = NULL;
+  if (g_key_file_has_key(kf, group, "platform", NULL) &&
+      (platform = needed(kf, file, group, "platform", error)) == NULL)
+    return FALSE;
+  if (platform != NULL && g_path_is_absolute(platform)) {
+    r->platform = g_steal_pointer(&platform);
+  } else if (platform != NULL) {
+    /* in the paper's folder if it holds the file at the first rank count,
+     * else in platforms/ */
+    g_auto(GStrv) first = g_strsplit(r->ranks, ",", 2);
+    g_auto(GStrv) parts = g_strsplit(platform, "{ranks}", -1);
+    g_autofree char *example = g_strjoinv(g_strstrip(first[0]), parts);
+    g_autofree char *own = g_build_filename(p->dir, example, NULL);
+    r->platform = g_build_filename(
+        g_file_test(own, G_FILE_TEST_IS_REGULAR) ? p->dir : lb_platform_dir(), platform, NULL);
+  }
+  return TRUE;
+}
+
+static const Run *
+run_named(const Paper *p, const char *name)
+{
+  for (guint i = 0; i < p->runs->len; i++)
+    if (strcmp(((Run *)p->runs->pdata[i])->name, name) == 0)
+      return p->runs->pdata[i];
+  return NULL;
+}
+
+static gboolean
+read_check(Claim *c, const Paper *p, const char *file, const char *group, GPtrArray *words,
+           GError **error)
+{
+  c->measure = MEASURE_CHECK;
+  if (words->len < 2 || (c->check = lb_repro_check_lookup(words->pdata[1])) == NULL) {
+    g_autofree char *names = lb_repro_check_names();
+    return bad(error, file, group, "measure: '%s' is not a check (%s)",
+               words->len < 2 ? "" : (char *)words->pdata[1], names);
+  }
+  guint nargs = words->len - 2;
+  if (nargs < c->check->min_args || nargs > c->check->max_args)
+    return bad(error, file, group, "measure: check %s takes %s", c->check->name, c->check->usage);
+  g_ptr_array_add(words, NULL);
+  c->args = g_strdupv((char **)words->pdata + 2);
+  if (c->check->needs_run && c->run == NULL)
+    return bad(error, file, group, "run: missing (check %s reads a run's results)", c->check->name);
+  if (!c->check->needs_run && c->run != NULL)
+    return bad(error, file, group, "run: check %s reads no run", c->check->name);
+  g_autoptr(GError) local = NULL;
+  if (c->check->validate != NULL &&
+      !c->check->validate((const char *const *)c->args, nargs, p->dir, &local))
+    return bad(error, file, group, "measure: %s", local->message);
   return TRUE;
 }
 
@@ -199,12 +294,23 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
   c->id = g_strdup(group + strlen("claim:"));
   g_autofree char *ranks = NULL, *measure = NULL, *paper = NULL;
   if ((c->text = needed(kf, file, group, "claim", error)) == NULL ||
-      (c->run = needed(kf, file, group, "run", error)) == NULL ||
-      (ranks = needed(kf, file, group, "ranks", error)) == NULL ||
       (measure = needed(kf, file, group, "measure", error)) == NULL ||
       (paper = needed(kf, file, group, "paper", error)) == NULL ||
       (c->rule_text = needed(kf, file, group, "rule", error)) == NULL ||
       !number(file, group, "paper", paper, &c->paper, error))
+    return FALSE;
+  g_auto(GStrv) m = g_strsplit_set(measure, " \t", -1);
+  g_autoptr(GPtrArray) words = g_ptr_array_new();
+  for (guint i = 0; m[i] != NULL; i++)
+    if (*m[i] != '\0')
+      g_ptr_array_add(words, m[i]);
+  gboolean check = words->len >= 1 && strcmp(words->pdata[0], "check") == 0;
+  /* a check may read no run, and a run at every rank count */
+  if ((!check || g_key_file_has_key(kf, group, "run", NULL)) &&
+      (c->run = needed(kf, file, group, "run", error)) == NULL)
+    return FALSE;
+  if ((!check || g_key_file_has_key(kf, group, "ranks", NULL)) &&
+      (ranks = needed(kf, file, group, "ranks", error)) == NULL)
     return FALSE;
   c->figure = g_key_file_get_string(kf, group, "figure", NULL);
   c->unit = g_key_file_get_string(kf, group, "unit", NULL);
@@ -216,20 +322,32 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
   if (local != NULL)
     return bad(error, file, group, "required: true or false");
   guint64 r = 0;
-  if (!g_ascii_string_to_unsigned(ranks, 10, 1, G_MAXUINT32, &r, NULL))
+  if (ranks != NULL && !g_ascii_string_to_unsigned(ranks, 10, 1, G_MAXUINT32, &r, NULL))
     return bad(error, file, group, "ranks: '%s' is not a rank count", ranks);
   c->ranks = (guint)r;
-  gboolean known_run = FALSE;
-  for (guint i = 0; i < p->runs->len; i++)
-    known_run |= strcmp(((Run *)p->runs->pdata[i])->name, c->run) == 0;
-  if (!known_run)
+  /* a check may read several runs */
+  if (check && c->run != NULL) {
+    c->runs = g_strsplit(c->run, ",", -1);
+    for (guint i = 0; c->runs[i] != NULL; i++)
+      g_strstrip(c->runs[i]);
+    if (c->runs[1] != NULL && ranks != NULL)
+      return bad(error, file, group, "ranks: a claim of several runs reads each at all its ranks");
+    g_free(c->run);
+    c->run = g_strdup(c->runs[0]);
+  }
+  for (guint i = 0; c->runs != NULL && c->runs[i] != NULL; i++)
+    if (run_named(p, c->runs[i]) == NULL)
+      return bad(error, file, group, "run: no [run:%s] before it", c->runs[i]);
+  if (c->run != NULL && run_named(p, c->run) == NULL)
     return bad(error, file, group, "run: no [run:%s] before it", c->run);
-  g_auto(GStrv) m = g_strsplit_set(measure, " \t", -1);
-  g_autoptr(GPtrArray) words = g_ptr_array_new();
-  for (guint i = 0; m[i] != NULL; i++)
-    if (*m[i] != '\0')
-      g_ptr_array_add(words, m[i]);
-  if (words->len == 3 && strcmp(words->pdata[0], "value") == 0) {
+  if (ranks == NULL && !check)
+    return bad(error, file, group, "ranks: missing");
+  if (ranks != NULL && c->run == NULL)
+    return bad(error, file, group, "ranks: the claim reads no run");
+  if (check) {
+    if (!read_check(c, p, file, group, words, error))
+      return FALSE;
+  } else if (words->len == 3 && strcmp(words->pdata[0], "value") == 0) {
     c->measure = MEASURE_VALUE;
     c->a = g_strdup(words->pdata[1]);
     c->metric = g_strdup(words->pdata[2]);
@@ -246,8 +364,8 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
     c->among = g_strdupv((char **)words->pdata + 3);
   } else {
     return bad(error, file, group,
-               "measure: '%s' is not 'value BALANCER METRIC', 'improvement METRIC A B' or "
-               "'relative METRIC A B C ...'",
+               "measure: '%s' is not 'value BALANCER METRIC', 'improvement METRIC A B', "
+               "'relative METRIC A B C ...' or 'check NAME ARGS ...'",
                measure);
   }
   g_auto(GStrv) rule = g_strsplit(c->rule_text, " ", -1);
@@ -317,18 +435,23 @@ paper_load(const char *key, GError **error)
 
 /* ---- evaluating ---- */
 
+/* The ranks of a run of the sweep (every run's sweep varies them). */
+static guint
+ranks_of(const LbSweep *sw, const LbSweepRun *run)
+{
+  guint axis = 0;
+  while (axis < sw->axes->len && strcmp(((LbSweepAxis *)sw->axes->pdata[axis])->name, "ranks") != 0)
+    axis++;
+  return (guint)g_ascii_strtoull(lb_sweep_value(sw, run->point, axis), NULL, 10);
+}
+
 static const LbRunResult *
 result_of(const Run *r, guint ranks, const char *label)
 {
   const LbSweep *sw = r->sweep;
-  guint axis = 0;
-  while (axis < sw->axes->len && strcmp(((LbSweepAxis *)sw->axes->pdata[axis])->name, "ranks") != 0)
-    axis++;
-  g_autofree char *want = g_strdup_printf("%u", ranks);
   for (guint i = 0; i < sw->runs->len; i++) {
     const LbSweepRun *run = sw->runs->pdata[i];
-    if (r->results[i] != NULL && strcmp(run->balancer, label) == 0 &&
-        strcmp(lb_sweep_value(sw, run->point, axis), want) == 0)
+    if (r->results[i] != NULL && strcmp(run->balancer, label) == 0 && ranks_of(sw, run) == ranks)
       return r->results[i];
   }
   return NULL;
@@ -339,6 +462,30 @@ value(const Run *r, guint ranks, const char *label, const char *metric, double *
 {
   const LbRunResult *res = result_of(r, ranks, label);
   return res != NULL && lb_run_result_lookup(res, metric, v);
+}
+
+/* Whether lbsim's number agrees with the paper's, by the claim's rule. */
+static void
+judge(Claim *c)
+{
+  double x = c->lbsim, y = c->paper;
+  switch (c->rule) {
+  case RULE_SAME_SIGN:
+    c->agrees = (x > 0 && y > 0) || (x < 0 && y < 0) || (x == 0 && y == 0);
+    break;
+  case RULE_WITHIN_2X:
+    c->agrees = y > 0 && x >= y / 2 && x <= 2 * y;
+    break;
+  case RULE_AT_MOST:
+    c->agrees = x <= c->hi;
+    break;
+  case RULE_AT_LEAST:
+    c->agrees = x >= c->lo;
+    break;
+  case RULE_RANGE:
+    c->agrees = x >= c->lo && x <= c->hi;
+    break;
+  }
 }
 
 static void
@@ -369,24 +516,8 @@ evaluate(Claim *c, const Run *r, gboolean ran)
   c->lbsim = c->measure == MEASURE_IMPROVEMENT ? 100.0 * (a - b) / a
              : c->measure == MEASURE_RELATIVE  ? a / b
                                                : a;
+  judge(c);
   double x = c->lbsim, y = c->paper;
-  switch (c->rule) {
-  case RULE_SAME_SIGN:
-    c->agrees = (x > 0 && y > 0) || (x < 0 && y < 0) || (x == 0 && y == 0);
-    break;
-  case RULE_WITHIN_2X:
-    c->agrees = y > 0 && x >= y / 2 && x <= 2 * y;
-    break;
-  case RULE_AT_MOST:
-    c->agrees = x <= c->hi;
-    break;
-  case RULE_AT_LEAST:
-    c->agrees = x >= c->lo;
-    break;
-  case RULE_RANGE:
-    c->agrees = x >= c->lo && x <= c->hi;
-    break;
-  }
   if (c->measure == MEASURE_IMPROVEMENT)
     c->note = g_strdup_printf("%s %.4g against %.4g", c->metric, a, b);
   else if (c->measure == MEASURE_RELATIVE)
@@ -395,14 +526,72 @@ evaluate(Claim *c, const Run *r, gboolean ran)
     c->note = g_strdup_printf("%.2f x the paper's", x / y);
 }
 
+/* A check's number: from the claim's run at its ranks (if it reads one)
+ * and the check's own computation. FALSE when it could not be made (the
+ * note says why). */
+static gboolean
+evaluate_check(Claim *c, const Paper *p, gboolean ran, gboolean quick, guint jobs)
+{
+  if (!ran) {
+    c->note = g_strdup("not run (--quick)");
+    return TRUE;
+  }
+  g_autoptr(GArray) runs = g_array_new(FALSE, FALSE, sizeof(LbCheckRun));
+  g_autoptr(GPtrArray) points = g_ptr_array_new_with_free_func(g_free);
+  for (guint k = 0; c->runs != NULL && c->runs[k] != NULL; k++) {
+    const Run *r = run_named(p, c->runs[k]);
+    for (guint i = 0; i < r->sweep->runs->len; i++) {
+      const LbSweepRun *run = r->sweep->runs->pdata[i];
+      if (c->ranks != 0 && ranks_of(r->sweep, run) != c->ranks)
+        continue;
+      if (r->results[i] == NULL) {
+        c->note = g_strdup_printf("a run of %s failed", r->name);
+        return TRUE;
+      }
+      g_autofree char *where = lb_sweep_describe(r->sweep, run);
+      char *point = g_strdup_printf("%s: %s", r->name, where);
+      g_ptr_array_add(points, point);
+      LbCheckRun one = {run->job, point, r->results[i]};
+      g_array_append_val(runs, one);
+    }
+  }
+  LbCheckInput in = {quick,
+                     jobs,
+                     p->dir,
+                     (const char *const *)c->args,
+                     g_strv_length(c->args),
+                     (const LbCheckRun *)runs->data,
+                     runs->len};
+  LbCheckOutput out = {0};
+  g_autoptr(GError) error = NULL;
+  if (!c->check->compute(&in, &out, &error)) {
+    c->failed = TRUE;
+    c->note = g_strdup_printf("failed: %s", error->message);
+    g_free(out.note);
+    g_free(out.detail);
+    return FALSE;
+  }
+  c->done = TRUE;
+  c->lbsim = out.value;
+  c->note = out.note != NULL ? out.note : g_strdup("");
+  c->detail = out.detail;
+  judge(c);
+  return TRUE;
+}
+
 /* ---- output ---- */
 
 static char *quick_text(const Paper *p);
 
+/* Counts (a check's mismatches, a step count) print whole, and a ratio
+ * near 1 with its four digits. */
 static char *
 number_text(double v, const char *unit)
 {
-  return g_strdup_printf("%.2f%s%s", v, *unit != '\0' ? " " : "", unit);
+  const char *space = *unit != '\0' ? " " : "";
+  if ((v == floor(v) && fabs(v) < 1e15) || fabs(v) >= 1e4)
+    return g_strdup_printf("%.0f%s%s", v, space, unit);
+  return g_strdup_printf("%.4g%s%s", v, space, unit);
 }
 
 static char *
@@ -414,28 +603,46 @@ table(const Paper *p, gboolean quick)
     g_autofree char *ran = quick_text(p);
     g_string_append_printf(out, "quick form: %s\n", ran);
   }
-  g_string_append_printf(out, "\n%-30s %10s %10s  %-18s %-7s %s\n", "claim", "paper", "lbsim",
+  g_string_append_printf(out, "\n%-30s %14s %14s  %-18s %-7s %s\n", "claim", "paper", "lbsim",
                          "rule", "agrees", "note");
-  guint agree = 0, done = 0, required_bad = 0;
+  guint agree = 0, done = 0, required_bad = 0, failed = 0;
   for (guint i = 0; i < p->claims->len; i++) {
     const Claim *c = p->claims->pdata[i];
     g_autofree char *paper = number_text(c->paper, c->unit);
     g_autofree char *lbsim = c->done ? number_text(c->lbsim, c->unit) : g_strdup("-");
     const char *verdict = !c->done ? "-" : c->agrees ? "yes" : "NO";
-    g_string_append_printf(out, "%-30s %10s %10s  %-18s %-7s %s%s\n", c->id, paper, lbsim,
+    g_string_append_printf(out, "%-30s %14s %14s  %-18s %-7s %s%s\n", c->id, paper, lbsim,
                            c->rule_text, verdict, c->required ? "(required) " : "",
                            c->note != NULL ? c->note : "");
     done += c->done;
     agree += c->done && c->agrees;
     required_bad += c->done && c->required && !c->agrees;
+    failed += c->failed;
   }
-  g_string_append_printf(out, "\n%u of %u claims checked agree; %u required claim%s disagree%s\n",
+  g_string_append_printf(out, "\n%u of %u claims checked agree; %u required claim%s disagree%s",
                          agree, done, required_bad, required_bad == 1 ? "" : "s",
                          required_bad == 1 ? "s" : "");
+  if (failed > 0)
+    g_string_append_printf(out, "; %u check%s could not be made", failed, failed == 1 ? "" : "s");
+  g_string_append_c(out, '\n');
   g_string_append(out, "\nThe claims:\n");
   for (guint i = 0; i < p->claims->len; i++) {
     const Claim *c = p->claims->pdata[i];
     g_string_append_printf(out, "  %s: %s\n", c->id, c->text);
+  }
+  gboolean examples = FALSE;
+  for (guint i = 0; i < p->claims->len; i++) {
+    const Claim *c = p->claims->pdata[i];
+    if (c->detail == NULL)
+      continue;
+    if (!examples)
+      g_string_append(out, "\nAs lbsim computes them:\n");
+    examples = TRUE;
+    g_string_append_printf(out, "\n  %s:\n", c->id);
+    g_auto(GStrv) lines = g_strsplit(c->detail, "\n", -1);
+    for (guint k = 0; lines[k] != NULL; k++)
+      if (*lines[k] != '\0')
+        g_string_append_printf(out, "    %s\n", lines[k]);
   }
   return g_string_free(out, FALSE);
 }
@@ -470,6 +677,8 @@ document(const Paper *p, gboolean quick)
       lb_json_raw(&j, "agrees", "null");
     lb_json_bool(&j, "required", c->required);
     lb_json_string(&j, "note", c->note != NULL ? c->note : "");
+    if (c->detail != NULL)
+      lb_json_string(&j, "detail", c->detail);
     lb_json_end_object(&j);
   }
   lb_json_end_array(&j);
@@ -513,9 +722,18 @@ quick_text(const Paper *p)
   GString *t = g_string_new(NULL);
   for (guint i = 0; i < p->runs->len; i++) {
     const Run *r = p->runs->pdata[i];
-    g_string_append_printf(t, "%s%s on %s ranks, %u adaptations", i ? "; " : "", r->name,
-                           r->quick_ranks, r->quick_steps);
+    g_string_append_printf(t, "%s%s on %s ranks", i ? "; " : "", r->name, r->quick_ranks);
+    if (r->quick_steps > 0)
+      g_string_append_printf(t, ", %u adaptations", r->quick_steps);
+    g_auto(GStrv) axes = r->quick_vary != NULL ? g_strsplit(r->quick_vary, ";", -1) : NULL;
+    for (guint k = 0; axes != NULL && axes[k] != NULL; k++)
+      g_string_append_printf(t, " x %s", g_strstrip(axes[k]));
   }
+  gboolean checks = FALSE;
+  for (guint i = 0; i < p->claims->len; i++)
+    checks |= ((const Claim *)p->claims->pdata[i])->measure == MEASURE_CHECK;
+  if (checks)
+    g_string_append_printf(t, "%sthe checks on fewer cases", t->len > 0 ? "; " : "");
   return g_string_free(t, FALSE);
 }
 
@@ -527,9 +745,9 @@ write_report(const Paper *p, gboolean quick, const char *dir, gboolean make, GEr
   g_autofree LbClaimRow *rows = g_new0(LbClaimRow, MAX(p->claims->len, 1));
   for (guint i = 0; i < p->claims->len; i++) {
     const Claim *c = p->claims->pdata[i];
-    rows[i] = (LbClaimRow){c->id,     c->text,    c->unit,  c->rule_text, c->note ? c->note : "",
-                           c->figure, c->ranks,   c->paper, c->lbsim,     c->done,
-                           c->agrees, c->required};
+    rows[i] = (LbClaimRow){c->id,     c->text,     c->unit,  c->rule_text, c->note ? c->note : "",
+                           c->figure, c->ranks,    c->paper, c->lbsim,     c->done,
+                           c->agrees, c->required, c->detail};
   }
   g_autofree char *quick_form = quick ? quick_text(p) : NULL;
   LbReproduction rep = {p->key, p->cite, p->summary, quick_form, rows, p->claims->len};
@@ -639,11 +857,17 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   /* every sweep is made, so every scenario is checked, before anything runs */
   for (guint i = 0; i < p->runs->len; i++) {
     Run *r = p->runs->pdata[i];
-    g_autofree char *vary = g_strdup_printf("ranks=%s", a.quick ? r->quick_ranks : r->ranks);
+    g_autoptr(GPtrArray) varies = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(varies, g_strdup_printf("ranks=%s", a.quick ? r->quick_ranks : r->ranks));
+    const char *more = a.quick ? r->quick_vary : r->vary;
+    g_auto(GStrv) axes = more != NULL ? g_strsplit(more, ";", -1) : NULL;
+    for (guint k = 0; axes != NULL && axes[k] != NULL; k++)
+      g_ptr_array_add(varies, g_strdup(g_strstrip(axes[k])));
+    g_ptr_array_add(varies, NULL);
     g_autofree char *steps = g_strdup_printf("scenario.steps=%u", r->quick_steps);
-    const char *const varies[] = {vary, NULL};
     const char *const sets[] = {steps, NULL};
-    r->sweep = lb_sweep_new(r->scenario, varies, NULL, a.quick ? sets : NULL, &error);
+    r->sweep = lb_sweep_new(r->scenario, (const char *const *)varies->pdata, r->platform,
+                            a.quick && r->quick_steps > 0 ? sets : NULL, &error);
     if (r->sweep == NULL) {
       g_printerr("lbsim: %s\n", error->message);
       return LB_EXIT_INPUT;
@@ -694,15 +918,20 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   }
   for (guint i = 0; i < p->claims->len; i++) {
     Claim *c = p->claims->pdata[i];
-    const Run *r = NULL;
-    for (guint k = 0; k < p->runs->len; k++)
-      if (strcmp(((Run *)p->runs->pdata[k])->name, c->run) == 0)
-        r = p->runs->pdata[k];
-    g_auto(GStrv) ranks = g_strsplit(a.quick ? r->quick_ranks : r->ranks, ",", -1);
-    gboolean ran = FALSE;
+    const Run *r = c->run != NULL ? run_named(p, c->run) : NULL;
+    g_auto(GStrv) ranks =
+        r != NULL ? g_strsplit(a.quick ? r->quick_ranks : r->ranks, ",", -1) : g_new0(char *, 1);
+    gboolean ran = c->ranks == 0;
     for (guint k = 0; ranks[k] != NULL; k++)
       ran |= g_ascii_strtoull(g_strstrip(ranks[k]), NULL, 10) == c->ranks;
-    evaluate(c, r, ran);
+    if (c->measure != MEASURE_CHECK) {
+      evaluate(c, r, ran);
+      continue;
+    }
+    if (!a.quiet)
+      g_printerr("lbsim: %s: %s (check %s)\n", p->key, c->id, c->check->name);
+    if (!evaluate_check(c, p, ran, a.quick, jobs))
+      worst = MAX(worst, 1);
   }
   g_autofree char *text = table(p, a.quick);
   if (!json_out && !csv_out)

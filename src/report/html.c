@@ -1275,6 +1275,27 @@ figure_charts(Out *o, GString *out, const LbReproduction *rep, GError **error)
   return TRUE;
 }
 
+/* What the checks computed and print (a tree, a schedule, a table of
+ * step counts), each under its claim's id. */
+static void
+worked_examples(GString *out, const LbReproduction *rep)
+{
+  gboolean any = FALSE;
+  for (guint i = 0; i < rep->nclaims; i++) {
+    const LbClaimRow *c = &rep->claims[i];
+    if (c->detail == NULL)
+      continue;
+    if (!any)
+      g_string_append(out, "<h2 id=\"examples-section\">As lbsim computes them</h2>\n");
+    any = TRUE;
+    g_string_append(out, "<h3>");
+    esc(out, c->id);
+    g_string_append(out, "</h3>\n<pre>");
+    esc(out, c->detail);
+    g_string_append(out, "</pre>\n");
+  }
+}
+
 gboolean
 lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *options, GError **error)
 {
@@ -1303,6 +1324,7 @@ lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *optio
   claims_table(page, rep);
   if (!figure_charts(&o, page, rep, error))
     return FALSE;
+  worked_examples(page, rep);
   page_end(page, LB_VERSION, json_base);
   if (!put_file(&o, PAGE, page->str, page->len, error) ||
       !write_manifest(&o, json_base, FALSE, error))

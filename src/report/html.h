@@ -49,6 +49,7 @@ typedef struct {
   guint ranks;
   double paper, lbsim;
   gboolean done, agrees, required;
+  const char *detail; /* a check's worked example (lines), or NULL */
 } LbClaimRow;
 
 typedef struct {

@@ -1,0 +1,51 @@
+/* The claims lbsim reproduce computes itself (`measure = check NAME ARGS`
+ * in a paper's claims.ini): worked examples and exact checks over many
+ * cases. Each is one row of a table: a function that runs lbsim's own code
+ * (a balancer's plan functions, or real runs) and compares what it gives
+ * with a computation of the check's own. docs/reference/reproduce.md lists
+ * them. */
+#pragma once
+
+#include "cli/job.h"
+#include "lbsim/run.h"
+
+/* One run of the claim's [run:NAME] sweep, at the claim's ranks. */
+typedef struct {
+  const LbJob *job;          /* how it ran: its scenario file and overrides */
+  const char *point;         /* "ranks=16 seed=3 balancer=mlb", for notes */
+  const LbRunResult *result; /* what it gave */
+} LbCheckRun;
+
+typedef struct {
+  gboolean quick;          /* the reduced form: fewer cases */
+  guint jobs;              /* simulations at once, for a check that runs its own */
+  const char *dir;         /* the paper's folder: files the arguments name are in it */
+  const char *const *args; /* the words after the check's name */
+  guint nargs;
+  const LbCheckRun *runs; /* the claim's run; none for a check that reads no run */
+  guint nruns;
+} LbCheckInput;
+
+typedef struct {
+  double value; /* lbsim's number, compared with the paper's by the claim's rule */
+  char *note;   /* one line beside it */
+  char *detail; /* a worked example as lbsim computes it (lines), or NULL */
+} LbCheckOutput;
+
+typedef struct {
+  const char *name;
+  const char *usage; /* its arguments, for the error that refuses others */
+  guint min_args, max_args;
+  gboolean needs_run; /* reads the results of the claim's run */
+  /* the arguments, checked before anything runs; NULL: any will do */
+  gboolean (*validate)(const char *const *args, guint nargs, const char *dir, GError **error);
+  gboolean (*compute)(const LbCheckInput *in, LbCheckOutput *out, GError **error);
+} LbReproCheck;
+
+/* A check that cannot make its number (a run it needs failed). */
+GQuark lb_repro_check_error_quark(void);
+
+/* The row of a check, or NULL. */
+const LbReproCheck *lb_repro_check_lookup(const char *name);
+/* Every check's name, for an error: "gray-codes, coarse-children, ..." */
+char *lb_repro_check_names(void);
