@@ -14,8 +14,8 @@
  *            T and sends the piece of its segment's ends nearest to the
  *            amount to P_{i-1} or P_{i+1}, in rounds, passing on in later
  *            rounds what it received when its own load falls short;
- *   tree     the replicated H-tree anew: an allgather of how many private
- *            roots each rank has, then an allgather of the roots.
+ *   tree     the replicated H-tree anew: an allgather of the private roots
+ *            (whose lengths tell how many each rank has).
  * The initial mapping is the blocking strategy on the step-0 tree: the
  * sequence cut into segments of loads nearest the average (the input's
  * decomposition, before any message). */
@@ -523,23 +523,21 @@ segment_starts(SfcState *st, guint p, int me)
     st->next_first_id = derived.first_ids[r];
 }
 
-/* Section 5.3: an allgather of how many roots each rank will send, then
- * of the roots; every rank rebuilds from them where each segment starts.
- * Empty ranks take the next rank's start, so that the starts ascend.
- * Returns how many roots are mine. */
+/* Section 5.3: an allgather of the roots; every rank rebuilds from them
+ * where each segment starts. The seed first allgathers how many roots each
+ * rank will send, so that MPI_Allgatherv has its buffer sizes; lbsim's
+ * allgatherv carries the lengths at the head of its own data, so that
+ * first allgather would be a message nothing reads. Empty ranks take the
+ * next rank's start, so that the starts ascend. Returns how many roots are
+ * mine. */
 static guint
 update_tree(LbRank *self, SfcState *st)
 {
   guint p = (guint)lb_rank_count(self);
   g_autoptr(GArray) roots = private_roots(st);
-  guint32 count = roots->len;
-  g_autofree guint32 *counts = g_new(guint32, p);
-  lb_allgather(self, &count, sizeof count, counts);
   g_clear_pointer(&st->roots, g_bytes_unref);
   st->roots =
       lb_allgatherv_shared(self, roots->data, roots->len * sizeof(guint64), st->root_offsets);
-  for (guint r = 0; r < p; r++)
-    g_assert(st->root_offsets[r + 1] - st->root_offsets[r] == counts[r] * sizeof(guint64));
   segment_starts(st, p, lb_rank_id(self));
   if (lb_rank_narrating(self)) {
     g_autoptr(GString) names = g_string_new(NULL);
@@ -563,7 +561,7 @@ update_tree(LbRank *self, SfcState *st)
     int owner = sfc_owner(st->starts, p, g_array_index(st->seq, SfcHnode, i).key);
     g_assert_cmpint(owner, ==, me);
   }
-  return count;
+  return roots->len;
 }
 
 static void
