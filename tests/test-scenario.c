@@ -936,7 +936,8 @@ static const ErrorCase error_cases[] = {
      .detail = "'1.5' is not an integer"},
     {"sfc-shift/collect", HEAD SFC_HTREE "[sfc-shift]\ncollect = push\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "sfc-shift", .key = "collect",
-     .detail = "'push' is not one of: request-answer, fault-prevention, informed, none"},
+     .detail =
+         "'push' is not one of: request-answer, fault-prevention, informed, informed-needs, none"},
     {"sfc-shift/operators", HEAD SFC_HTREE "[sfc-shift]\noperators = 0\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "sfc-shift", .key = "operators",
      .detail = "out of range 1 .. 1000"},

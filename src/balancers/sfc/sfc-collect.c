@@ -17,13 +17,23 @@
  *                      whose segment meets the region across one of its
  *                      faces (a safe superset: the owner does not know how
  *                      deep the other side is), `merge` hnodes per message;
- *   informed           first every rank sends each owner the squares it
- *                      needs there (their depth and place), then owners
- *                      push exactly the hnodes that cover them.
+ *   informed           section 5.2: every rank announces to each owner the
+ *                      boundary hnodes (place and depth) that have a
+ *                      neighbouring square there; the owner keeps what it
+ *                      heard and, from it and the replicated tree, pushes
+ *                      exactly the hnodes that cover those squares,
+ *                      unasked. After a rebalancing every boundary is
+ *                      announced anew; after a step without one only what
+ *                      changed (new grids of a refinement, pruned ones);
+ *   informed-needs     lbsim's own, kept for comparison: every step each
+ *                      rank sends each owner the squares it needs there,
+ *                      then owners push the hnodes that cover them (in
+ *                      effect a batched request).
  * Receivers learn how many messages reach them from a reduce-scatter of
  * counts (the seed's implementation sends np - 1 synchronisation messages
- * per rank instead, 16 million per exchange at 4096 ranks). Every rank
- * checks that what it received covers every square it needed. */
+ * per rank instead, 16 million per exchange at 4096 ranks); a push's first
+ * word tells how many messages its sender sends. Every rank checks that
+ * what it received covers every square it needed. */
 #include <string.h>
 
 #include "balancers/sfc/sfc-collect.h"
@@ -123,6 +133,26 @@ mine(const SfcView *v, guint64 id)
   return lo < v->ids->len && u[lo].id == id;
 }
 
+/* The owner of a square across a face of one of my hnodes when another
+ * rank holds it, else -1; *key is the square's key when it is remote. */
+static int
+remote_owner(const SfcView *v, guint64 square, guint64 *key)
+{
+  /* most squares are hnodes of mine: no key to work out */
+  if (mine(v, square))
+    return -1;
+  const SfcHnode *h = (const SfcHnode *)v->seq->data;
+  *key = sfc_key(v->curve, v->dim, v->order, square);
+  /* a square whose key is in my segment is covered by my own hnodes */
+  if (*key >= h[0].key && *key <= h[v->seq->len - 1].key)
+    return -1;
+  /* ... and so is one past my last hnode that the next segment does not
+   * reach yet (my last hnode, a leaf, holds it) */
+  int owner = sfc_owner(v->starts, v->p, *key);
+  g_assert(owner >= 0);
+  return owner == v->me ? -1 : owner;
+}
+
 /* The squares this rank needs from others, sorted by key, with their
  * owners. */
 static GArray *
@@ -131,23 +161,12 @@ remote_needs(const SfcView *v, GArray *owners)
   g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(Square));
   guint64 faces[6];
   const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  guint64 first = v->seq->len > 0 ? h[0].key : 0,
-          last = v->seq->len > 0 ? h[v->seq->len - 1].key : 0;
   for (guint i = 0; i < v->seq->len; i++) {
     guint n = face_squares(v->dim, h[i].id, faces);
     for (guint k = 0; k < n; k++) {
-      /* most squares are hnodes of mine: no key to work out */
-      if (mine(v, faces[k]))
-        continue;
-      Square s = {faces[k], sfc_key(v->curve, v->dim, v->order, faces[k])};
-      /* a square whose key is in my segment is covered by my own hnodes */
-      if (s.key >= first && s.key <= last)
-        continue;
-      /* ... and so is one past my last hnode that the next segment does
-       * not reach yet (my last hnode, a leaf, holds it) */
-      if (sfc_owner(v->starts, v->p, s.key) == v->me)
-        continue;
-      g_array_append_val(all, s);
+      Square s = {faces[k], 0};
+      if (remote_owner(v, faces[k], &s.key) >= 0)
+        g_array_append_val(all, s);
     }
   }
   g_array_sort(all, compare_squares);
@@ -271,6 +290,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
       lb_send(self, (int)g_array_index(owners, guint, range[0]), TAG_OF(TAG_REQUEST, op), ids,
               (range[1] - range[0]) * sizeof(guint64), id_bytes(range[1] - range[0]));
       out->control_messages++;
+      out->announced += range[1] - range[0];
     }
     /* serve the requests that come, one answer message each */
     for (guint64 k = 0; k < incoming; k++) {
@@ -398,7 +418,7 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
 }
 
 static void
-informed(LbRank *self, const SfcView *v, SfcCollected *out)
+informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
 {
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) needs = remote_needs(v, owners);
@@ -419,6 +439,7 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
       continue;
     lb_send(self, (int)d, TAG_DEPTH, l->data, l->len * sizeof(guint64), id_bytes(l->len));
     out->control_messages++;
+    out->announced += l->len;
   }
   /* what each asker needs: the distinct hnodes covering its squares */
   g_autoptr(GPtrArray) covers = g_ptr_array_new_full(v->p, free_list);
@@ -470,6 +491,305 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
   }
 }
 
+/* ---- informed fault prevention as section 5.2 has it ---- */
+
+/* In an announcement, an hnode that left the announcer's boundary with
+ * the receiver (pruned, or its neighbouring squares now elsewhere). */
+#define GONE_BIT (G_GUINT64_CONSTANT(1) << 63)
+
+struct _SfcInformed {
+  GHashTable *told;  /* owner -> GArray of my hnode ids I announced to it, ascending */
+  GHashTable *heard; /* rank -> GArray of its hnode ids it announced to me, ascending */
+};
+
+SfcInformed *
+sfc_informed_new(void)
+{
+  SfcInformed *informed = g_new(SfcInformed, 1);
+  informed->told = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+  informed->heard = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+  return informed;
+}
+
+void
+sfc_informed_free(SfcInformed *informed)
+{
+  if (informed == NULL)
+    return;
+  g_hash_table_unref(informed->told);
+  g_hash_table_unref(informed->heard);
+  g_free(informed);
+}
+
+typedef struct {
+  guint64 rank, id;
+} Facing;
+
+static int
+compare_facing(gconstpointer a, gconstpointer b)
+{
+  const Facing *x = a, *y = b;
+  if (x->rank != y->rank)
+    return x->rank < y->rank ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Section 5.2's Bo(op, P_k) towards every P_h: each of my hnodes with
+ * every other rank that holds a square it needs across a face, by rank
+ * then id, once each. */
+static GArray *
+boundary(const SfcView *v)
+{
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(Facing));
+  guint64 faces[6];
+  const SfcHnode *h = (const SfcHnode *)v->seq->data;
+  for (guint i = 0; i < v->seq->len; i++) {
+    guint n = face_squares(v->dim, h[i].id, faces);
+    for (guint k = 0; k < n; k++) {
+      guint64 key;
+      int owner = remote_owner(v, faces[k], &key);
+      if (owner >= 0) {
+        Facing f = {(guint64)owner, h[i].id};
+        g_array_append_val(out, f);
+      }
+    }
+  }
+  g_array_sort(out, compare_facing);
+  guint w = 0;
+  const Facing *f = (const Facing *)out->data;
+  for (guint i = 0; i < out->len; i++)
+    if (w == 0 || compare_facing(&f[w - 1], &f[i]) != 0)
+      g_array_index(out, Facing, w++) = f[i];
+  g_array_set_size(out, w);
+  return out;
+}
+
+static int
+compare_uint(gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The keys of a table of ranks, ascending: the order of sends must not
+ * depend on hashing. */
+static GArray *
+sorted_ranks(GHashTable *table)
+{
+  GArray *ranks = g_array_new(FALSE, FALSE, sizeof(guint));
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, table);
+  while (g_hash_table_iter_next(&it, &key, NULL)) {
+    guint r = GPOINTER_TO_UINT(key);
+    g_array_append_val(ranks, r);
+  }
+  g_array_sort(ranks, compare_uint);
+  return ranks;
+}
+
+/* What changed between two ascending lists of ids: those only in now,
+ * then those only in before with GONE_BIT. */
+static void
+diff_ids(const guint64 *before, guint nb, const guint64 *now, guint nn, GArray *out)
+{
+  guint i = 0, j = 0;
+  while (i < nb || j < nn) {
+    if (j == nn || (i < nb && before[i] < now[j])) {
+      guint64 gone = before[i++] | GONE_BIT;
+      g_array_append_val(out, gone);
+    } else if (i == nb || now[j] < before[i]) {
+      g_array_append_val(out, now[j]);
+      j++;
+    } else {
+      i++;
+      j++;
+    }
+  }
+}
+
+/* Applies an announcement to what I heard from its sender. */
+static void
+apply_announcement(GArray *heard, const guint64 *ids, guint n)
+{
+  g_autoptr(GArray) gone = g_array_new(FALSE, FALSE, sizeof(guint64));
+  for (guint i = 0; i < n; i++) {
+    guint64 id = ids[i] & ~GONE_BIT;
+    g_array_append_val((ids[i] & GONE_BIT) ? gone : heard, id);
+  }
+  g_array_sort(heard, (GCompareFunc)compare_u64);
+  g_array_sort(gone, (GCompareFunc)compare_u64);
+  guint w = 0, k = 0;
+  for (guint i = 0; i < heard->len; i++) {
+    guint64 id = g_array_index(heard, guint64, i);
+    while (k < gone->len && g_array_index(gone, guint64, k) < id)
+      k++;
+    if (k < gone->len && g_array_index(gone, guint64, k) == id)
+      continue;
+    /* an hnode announced again after a rebalancing is kept once */
+    if (w > 0 && g_array_index(heard, guint64, w - 1) == id)
+      continue;
+    g_array_index(heard, guint64, w++) = id;
+  }
+  g_array_set_size(heard, w);
+}
+
+/* The announcements: to every owner, what changed in my boundary towards
+ * it since I last told it (all of it after a rebalancing, when both sides
+ * forget). Then what reaches me, from any source. */
+static void
+announce(LbRank *self, const SfcView *v, SfcInformed *inf, SfcCollected *out)
+{
+  if (v->rebalanced) {
+    g_hash_table_remove_all(inf->told);
+    g_hash_table_remove_all(inf->heard);
+  }
+  g_autoptr(GArray) now = boundary(v);
+  /* every owner I face now or told before, once */
+  g_autoptr(GArray) owners = sorted_ranks(inf->told);
+  for (guint i = 0; i < now->len; i++) {
+    guint r = (guint)g_array_index(now, Facing, i).rank;
+    if (i == 0 || g_array_index(now, Facing, i - 1).rank != r)
+      g_array_append_val(owners, r);
+  }
+  g_array_sort(owners, compare_uint);
+  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  g_autoptr(GArray) to = g_array_new(FALSE, FALSE, sizeof(guint));
+  const Facing *f = (const Facing *)now->data;
+  guint at = 0;
+  for (guint i = 0; i < owners->len; i++) {
+    guint r = g_array_index(owners, guint, i);
+    if (i > 0 && g_array_index(owners, guint, i - 1) == r)
+      continue;
+    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+    while (at < now->len && f[at].rank < r)
+      at++;
+    while (at < now->len && f[at].rank == r)
+      g_array_append_val(ids, f[at++].id);
+    GArray *told = g_hash_table_lookup(inf->told, GUINT_TO_POINTER(r));
+    GArray *change = g_array_new(FALSE, FALSE, sizeof(guint64));
+    diff_ids(told != NULL ? (const guint64 *)told->data : NULL, told != NULL ? told->len : 0,
+             (const guint64 *)ids->data, ids->len, change);
+    if (change->len > 0) {
+      counts[r] = 1;
+      g_ptr_array_add(messages, change);
+      g_array_append_val(to, r);
+    } else
+      g_array_unref(change);
+    if (ids->len > 0)
+      g_hash_table_replace(inf->told, GUINT_TO_POINTER(r), g_steal_pointer(&ids));
+    else
+      g_hash_table_remove(inf->told, GUINT_TO_POINTER(r));
+  }
+  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  for (guint i = 0; i < messages->len; i++) {
+    GArray *m = messages->pdata[i];
+    lb_send(self, (int)g_array_index(to, guint, i), TAG_DEPTH, m->data, m->len * sizeof(guint64),
+            id_bytes(m->len));
+    out->control_messages++;
+    out->announced += m->len;
+  }
+  for (guint64 k = 0; k < incoming; k++) {
+    g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_DEPTH);
+    gpointer src = GUINT_TO_POINTER((guint)msg->src);
+    GArray *heard = g_hash_table_lookup(inf->heard, src);
+    if (heard == NULL) {
+      heard = g_array_new(FALSE, FALSE, sizeof(guint64));
+      g_hash_table_insert(inf->heard, src, heard);
+    }
+    apply_announcement(heard, (const guint64 *)msg->data, (guint)(msg->len / sizeof(guint64)));
+    if (heard->len == 0)
+      g_hash_table_remove(inf->heard, src);
+  }
+}
+
+/* What I push to a rank from what it announced: the hnodes of mine that
+ * cover the squares across its boundary hnodes' faces that I hold, once
+ * each (section 5.2's A_h I_k, exact with the depths). */
+static GArray *
+pushes_for(const SfcView *v, const GArray *heard)
+{
+  GArray *list = g_array_new(FALSE, FALSE, sizeof(guint64));
+  guint64 faces[6];
+  for (guint i = 0; i < heard->len; i++) {
+    guint n = face_squares(v->dim, g_array_index(heard, guint64, i), faces);
+    for (guint k = 0; k < n; k++) {
+      guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
+      if (sfc_owner(v->starts, v->p, key) != v->me)
+        continue;
+      guint64 tag = tagged(v, covering(v, key));
+      g_array_append_val(list, tag);
+    }
+  }
+  g_array_sort(list, (GCompareFunc)compare_u64);
+  guint w = 0;
+  for (guint i = 0; i < list->len; i++)
+    if (w == 0 || g_array_index(list, guint64, w - 1) != g_array_index(list, guint64, i))
+      g_array_index(list, guint64, w++) = g_array_index(list, guint64, i);
+  g_array_set_size(list, w);
+  return list;
+}
+
+static void
+informed(LbRank *self, const SfcView *v, SfcCollected *out)
+{
+  SfcInformed *inf = v->informed;
+  g_assert(inf != NULL);
+  announce(self, v, inf, out);
+  g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) needs = remote_needs(v, owners);
+  /* the owners I need data from, each sending at least one message (they
+   * come in key order, so an owner's squares are one run) */
+  guint sources = 0;
+  for (guint i = 0; i < owners->len; i++)
+    sources += i == 0 || g_array_index(owners, guint, i - 1) != g_array_index(owners, guint, i);
+  g_autoptr(GArray) ranks = sorted_ranks(inf->heard);
+  g_autoptr(GPtrArray) lists = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  for (guint i = 0; i < ranks->len; i++)
+    g_ptr_array_add(
+        lists, pushes_for(v, g_hash_table_lookup(
+                                 inf->heard, GUINT_TO_POINTER(g_array_index(ranks, guint, i)))));
+  g_autoptr(GHashTable) left = g_hash_table_new(NULL, NULL);
+  for (guint op = 0; op < v->operators; op++) {
+    /* push, `merge` per message, non-blocking, the first word of each
+     * telling how many messages this push has */
+    for (guint d = 0; d < ranks->len; d++) {
+      GArray *cover = lists->pdata[d];
+      guint64 messages = (cover->len + v->merge - 1) / v->merge;
+      for (guint i = 0; i < cover->len; i += v->merge) {
+        guint m = MIN(v->merge, cover->len - i);
+        g_autofree guint64 *buf = g_new(guint64, m + 1);
+        buf[0] = messages;
+        memcpy(buf + 1, &g_array_index(cover, guint64, i), m * sizeof(guint64));
+        lb_send(self, (int)g_array_index(ranks, guint, d), TAG_OF(TAG_PUSH, op), buf,
+                (m + 1) * sizeof(guint64), data_bytes(v, m) + 8.0);
+        out->data_messages++;
+        out->hnodes_sent += m;
+      }
+    }
+    /* whatever comes first, until every owner's push is complete (the
+     * seed's MPI_Irecv from any source) */
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+    g_hash_table_remove_all(left);
+    for (guint done = 0; done < sources;) {
+      g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
+      gpointer src = GINT_TO_POINTER(msg->src + 1);
+      guint64 total;
+      memcpy(&total, msg->data, sizeof total);
+      guint64 seen = GPOINTER_TO_SIZE(g_hash_table_lookup(left, src)) + 1;
+      g_assert(seen <= total);
+      g_hash_table_insert(left, src, GSIZE_TO_POINTER(seen));
+      done += seen == total;
+      g_array_append_vals(got, msg->data + sizeof(guint64),
+                          (guint)(msg->len / sizeof(guint64) - 1));
+    }
+    out->needed += needs->len;
+    out->received += got->len;
+    out->useless += check_coverage(v, needs, got);
+  }
+}
+
 void
 sfc_collect_run(LbRank *self, const SfcView *view, SfcStrategy strategy, SfcCollected *out)
 {
@@ -483,6 +803,9 @@ sfc_collect_run(LbRank *self, const SfcView *view, SfcStrategy strategy, SfcColl
     break;
   case SFC_INFORMED:
     informed(self, view, out);
+    break;
+  case SFC_INFORMED_NEEDS:
+    informed_needs(self, view, out);
     break;
   case SFC_NO_COLLECTION:
     break;

@@ -18,9 +18,18 @@ typedef struct {
 typedef enum {
   SFC_REQUEST_ANSWER,
   SFC_FAULT_PREVENTION,
-  SFC_INFORMED,
+  SFC_INFORMED,       /* the seed's: depths announced when they change, owners push */
+  SFC_INFORMED_NEEDS, /* lbsim's: every step each rank sends the squares it needs */
   SFC_NO_COLLECTION,
 } SfcStrategy;
+
+/* What informed fault prevention remembers from one step to the next: the
+ * boundary hnodes this rank announced to each owner, and those each rank
+ * announced to it. */
+typedef struct _SfcInformed SfcInformed;
+
+SfcInformed *sfc_informed_new(void);
+void sfc_informed_free(SfcInformed *informed);
 
 /* What a rank knows when it collects: its segment and the replicated
  * tree's segment starts. */
@@ -35,11 +44,14 @@ typedef struct {
   guint merge, ra_batch; /* hnodes per pushed message, requests per request message */
   guint operators;       /* collections per step (the operators of a V-cycle) */
   double bytes_per_hnode;
+  SfcInformed *informed; /* SFC_INFORMED: what earlier steps announced */
+  gboolean rebalanced;   /* the balancing procedure ran this step (every rank knows it) */
 } SfcView;
 
 /* One rank's figures of one collection. */
 typedef struct {
-  guint64 control_messages; /* requests, depth lists */
+  guint64 control_messages; /* requests, depth lists or announcements of depths */
+  guint64 announced;        /* hnodes whose depth an announcement carried (SFC_INFORMED) */
   guint64 data_messages;    /* answers and pushes */
   guint64 hnodes_sent;
   guint64 needed;   /* remote squares this rank needed */

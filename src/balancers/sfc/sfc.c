@@ -52,6 +52,7 @@ enum {
   METRIC_COLLECT_NEEDED,
   METRIC_COLLECT_RECEIVED,
   METRIC_COLLECT_USELESS,
+  METRIC_COLLECT_ANNOUNCED,
 };
 
 static const LbMetricSpec sfc_metrics[] = {
@@ -70,7 +71,8 @@ static const LbMetricSpec sfc_metrics[] = {
     {"roots", "hnodes", LB_AGGREGATE_MEAN, LB_COMBINE_SUM, NULL,
      "private H-tree roots of all ranks: the replicated H-tree's leaves"},
     {"collect-control-messages", "messages", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
-     "the data collection's requests (request/answer) or depth lists (informed)"},
+     "the data collection's requests (request/answer), depth announcements (informed) or "
+     "lists of needed squares (informed-needs)"},
     {"collect-data-messages", "messages", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
      "the data collection's answers or pushes of hnodes"},
     {"collect-hnodes-needed", "hnodes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
@@ -80,6 +82,9 @@ static const LbMetricSpec sfc_metrics[] = {
     {"collect-useless", "hnodes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
      "received hnodes that covered nothing their receiver needed (fault prevention's "
      "over-approximation)"},
+    {"collect-announced", "hnodes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "ids the control messages carried: squares asked (request-answer, informed-needs), "
+     "boundary hnodes whose depth was announced or withdrawn (informed)"},
     {NULL},
 };
 
@@ -91,13 +96,16 @@ static const LbParamSpec sfc_params[] = {
      "across boundaries whose Unb exceeds it"},
     {"period", LB_PARAM_INT, "1", 1, 1000000, NULL,
      "adaptation steps between two load checks (the allgather of loads)"},
-    {"collect", LB_PARAM_CHOICE, "informed", 0, 0, "request-answer|fault-prevention|informed|none",
-     "how the application collects remote hnodes' data every step"},
+    {"collect", LB_PARAM_CHOICE, "informed", 0, 0,
+     "request-answer|fault-prevention|informed|informed-needs|none",
+     "how the application collects remote hnodes' data every step (informed: the seed's, depths "
+     "announced when they change; informed-needs: lbsim's, the needed squares sent every step)"},
     {"merge", LB_PARAM_INT, "15", 1, 1000000, NULL,
-     "hnodes per pushed message (fault prevention, informed; the seed merged 15 points)"},
+     "hnodes per pushed message (fault prevention, informed, informed-needs; the seed merged 15 "
+     "points)"},
     {"operators", LB_PARAM_INT, "1", 1, 1000, NULL,
      "collections of remote data per adaptation step (the operators of a V-cycle; informed "
-     "fault prevention sends its depth lists once for all of them)"},
+     "fault prevention announces depths once for all of them)"},
     {"ra-batch", LB_PARAM_INT, "1", 1, 1000000, NULL,
      "requests per request message, and hnodes per answer (1: a request and an answer per "
      "remote hnode, as the seed describes request/answer)"},
@@ -112,6 +120,8 @@ typedef struct {
   gsize *root_offsets;
   guint64 *starts;       /* the first key of every rank's segment (an empty rank: the next's) */
   guint64 next_first_id; /* the first hnode of the next non-empty segment, or 0 */
+  SfcInformed *informed; /* what informed fault prevention announced and heard */
+  gboolean rebalanced;   /* the shift ran this step */
 } SfcState;
 
 static guint
@@ -228,6 +238,7 @@ sfc_new(LbRank *self)
   st->seq = g_array_new(FALSE, FALSE, sizeof(SfcHnode));
   st->starts = g_new(guint64, lb_rank_count(self));
   st->root_offsets = g_new0(gsize, lb_rank_count(self) + 1);
+  st->informed = sfc_informed_new();
   return st;
 }
 
@@ -239,6 +250,7 @@ sfc_free(gpointer state)
   g_clear_pointer(&st->roots, g_bytes_unref);
   g_free(st->root_offsets);
   g_free(st->starts);
+  sfc_informed_free(st->informed);
   g_free(st);
 }
 
@@ -573,6 +585,7 @@ sfc_balance(LbRank *self, gpointer state)
   guint a = lb_rank_adaptation(self);
 
   lb_phase_begin(self, PHASE_KEYS);
+  st->rebalanced = FALSE;
   order_segment(self, st);
   narrate_segment(self, st, "before");
 
@@ -592,6 +605,7 @@ sfc_balance(LbRank *self, gpointer state)
                avg, unbalance, unbalance > threshold ? ">" : "<=", threshold);
     if (unbalance > threshold) {
       lb_metric_record(self, METRIC_TRIGGERED, 1);
+      st->rebalanced = TRUE;
       lb_phase_begin(self, PHASE_SHIFT);
       guint64 moved = 0;
       guint rounds = shift(self, st, loads, threshold, &moved);
@@ -628,6 +642,7 @@ sfc_collect(LbRank *self, gpointer state)
   SfcStrategy strategy = strcmp(how, "request-answer") == 0     ? SFC_REQUEST_ANSWER
                          : strcmp(how, "fault-prevention") == 0 ? SFC_FAULT_PREVENTION
                          : strcmp(how, "informed") == 0         ? SFC_INFORMED
+                         : strcmp(how, "informed-needs") == 0   ? SFC_INFORMED_NEEDS
                                                                 : SFC_NO_COLLECTION;
   const SfcHnode *h = (const SfcHnode *)st->seq->data;
   SfcView view = {
@@ -646,6 +661,8 @@ sfc_collect(LbRank *self, gpointer state)
       .ra_batch = (guint)lb_params_get_int(params, "ra-batch"),
       .operators = (guint)lb_params_get_int(params, "operators"),
       .bytes_per_hnode = lb_rank_work(self)->bytes_per_unit,
+      .informed = st->informed,
+      .rebalanced = st->rebalanced,
   };
   SfcCollected got;
   sfc_collect_run(self, &view, strategy, &got);
@@ -654,6 +671,7 @@ sfc_collect(LbRank *self, gpointer state)
   lb_metric_record(self, METRIC_COLLECT_NEEDED, (double)got.needed);
   lb_metric_record(self, METRIC_COLLECT_RECEIVED, (double)got.received);
   lb_metric_record(self, METRIC_COLLECT_USELESS, (double)got.useless);
+  lb_metric_record(self, METRIC_COLLECT_ANNOUNCED, (double)got.announced);
 }
 
 /* Explain's tables are for small trees. */
