@@ -479,6 +479,8 @@ static const char *const option_sets[] = {
     "curve = morton\ncollect = fault-prevention\nthreshold = 0.001\n",
     "curve = hilbert\ncollect = informed\nmerge = 3\nperiod = 3\n",
     "curve = morton\ncollect = informed\nthreshold = 0\n",
+    "curve = hilbert\ncollect = informed\nthreshold = 1000\noperators = 2\n",
+    "curve = hilbert\ncollect = informed-needs\nmerge = 3\nperiod = 3\n",
     "curve = hilbert\ncollect = none\nthreshold = 0.5\n",
 };
 
@@ -715,9 +717,12 @@ static const HandCase hand_cases[] = {
     /* fault prevention: one push per (owner, destination) pair */
     {2, "fault-prevention", {10, 11}, 12, 0, 2, 12, 0, 4},
     {4, "fault-prevention", {5, 5, 6, 5}, 25, 0, 11, 27, 2, 6},
-    /* informed: a depth list and a push per (rank, owner) pair */
+    /* informed, its first step: an announcement of depths and a push per
+     * (rank, owner) pair; informed-needs: a list of squares and a push */
     {2, "informed", {10, 11}, 12, 2, 2, 12, 0, 4},
     {4, "informed", {5, 5, 6, 5}, 25, 10, 10, 25, 0, 6},
+    {2, "informed-needs", {10, 11}, 12, 2, 2, 12, 0, 4},
+    {4, "informed-needs", {5, 5, 6, 5}, 25, 10, 10, 25, 0, 6},
 };
 
 static void
@@ -749,6 +754,108 @@ test_hand(gconstpointer data)
                     c->control + c->data + (double)reduce_scatter_messages(c->ranks));
 }
 
+/* Informed fault prevention over two steps, by hand: the Poisson tree of
+ * levels 2 to 3 with tolerance 1, then 0.1: step 0 is the uniform tree
+ * of level 2 above (no square's error estimate reaches 1), and at step 1
+ * the one of (3 3), 0.53 (the next, 0.023), splits into its four cells of
+ * level 3. 3 ranks: the blocking cuts the 21 hnodes 7, 7, 7:
+ * P0 = R Q0 c0-c3 Q1, P1 = c4-c7 Q2 c8 c9, P2 = c10 c11 Q3 c12-c15, so
+ *   y 3:  P1 P1 P1 P2
+ *   y 2:  P1 P1 P1 P2
+ *   y 1:  P0 P0 P2 P2
+ *   y 0:  P0 P0 P2 P2
+ * with Q0, Q1 on P0, Q2 on P1, Q3 on P2. Each rank announces to each
+ * owner the hnodes that have a square of it across a face:
+ *   P0 -> P1: Q1 (Q2), (1 1) ((1 2)), (0 1) ((0 2));
+ *   P0 -> P2: Q0 (Q3), (1 0) ((2 0)), (1 1) ((2 1));
+ *   P1 -> P0: Q2 (Q1), (0 2) ((0 1)), (1 2) ((1 1));
+ *   P1 -> P2: Q2 (Q3), (2 2) ((3 2), (2 1)), (2 3) ((3 3));
+ *   P2 -> P0: Q3 (Q0), (2 1) ((1 1)), (2 0) ((1 0));
+ *   P2 -> P1: Q3 (Q2), (3 3) ((2 3)), (3 2) ((2 2)), (2 1) ((2 2)):
+ * 6 messages, 19 hnodes; the squares needed, 19 (P1 needs 4 from P2, P2
+ * 3 from P1), each an hnode: 6 pushes of 19 hnodes. Step 1, threshold 1
+ * (T = 8.3 > 11 - 25/3): no rebalancing. The new cells of level 3 go to
+ * P2 with (3 3); of them (6 6) and (6 7) have (5 6) and (5 7), inside P1's
+ * leaf (2 3), across a face: P2 announces those 2 to P1, and nothing else
+ * changed: 1 message. P2 needs 21 squares now, P1 still covers them with
+ * (2 3), which it pushes already: 6 pushes of 19 hnodes again. lbsim's
+ * informed-needs sends its 6 lists both steps (19, then 21 squares). With
+ * threshold 0.01 step 1 rebalances, and informed announces every
+ * boundary anew: one message per (rank, owner) pair, as informed-needs. */
+typedef struct {
+  const char *collect;
+  double threshold;
+  double control[2], announced[2], data[2], needed[2], received[2];
+} IfpCase;
+
+static const IfpCase ifp_cases[] = {
+    {"informed", 1, {6, 1}, {19, 2}, {6, 6}, {19, 21}, {19, 19}},
+    {"informed-needs", 1, {6, 6}, {19, 21}, {6, 6}, {19, 21}, {19, 19}},
+};
+
+static GPtrArray *
+run_ifp(const char *collect, double threshold)
+{
+  g_autofree char *ini = g_strdup_printf(
+      "[scenario]\nplatform = hypercube-4.xml\nranks = 3\nsteps = 2\n"
+      "[workload]\nmodel = htree\ndim = 2\nrefine = poisson\nmin-level = 2\nmax-level = 3\n"
+      "tolerance = 1\ntolerance-decay = 0.1\nload = constant\n[balancers]\nrun = sfc-shift\n"
+      "[sfc-shift]\ncurve = hilbert\nthreshold = %g\ncollect = %s\nmerge = 15\n",
+      threshold, collect);
+  g_autoptr(LbScenario) sc = load_text(ini);
+  g_assert_cmpuint(lb_htree_size(lb_htree_of(sc->work)), ==, 21);
+  g_autoptr(GError) error = NULL;
+  GPtrArray *results = run_all(sc, &error);
+  g_assert_no_error(error);
+  return results;
+}
+
+static void
+test_informed_steps(gconstpointer data)
+{
+  const IfpCase *c = data;
+  g_autoptr(GPtrArray) results = run_ifp(c->collect, c->threshold);
+  const LbRunResult *r = results->pdata[0];
+  g_assert_cmpuint(r->nadaptations, ==, 2);
+  g_assert_cmpuint(r->adaptations[1].total_load, ==, 25);
+  for (guint k = 0; k < 3; k++)
+    g_assert_cmpuint(r->final_loads[k], ==, k == 2 ? 11 : 7);
+  for (guint s = 0; s < 2; s++) {
+    g_assert_cmpfloat(step_metric(r, s, "triggered"), ==, 0);
+    g_assert_cmpfloat(step_metric(r, s, "collect-control-messages"), ==, c->control[s]);
+    g_assert_cmpfloat(step_metric(r, s, "collect-announced"), ==, c->announced[s]);
+    g_assert_cmpfloat(step_metric(r, s, "collect-data-messages"), ==, c->data[s]);
+    g_assert_cmpfloat(step_metric(r, s, "collect-hnodes-needed"), ==, c->needed[s]);
+    g_assert_cmpfloat(step_metric(r, s, "collect-hnodes-received"), ==, c->received[s]);
+    g_assert_cmpfloat(step_metric(r, s, "collect-useless"), ==, 0);
+    /* the reduce-scatter of message counts: 2(p - 1) at p = 3 */
+    g_assert_cmpfloat(step_metric(r, s, "ghost-messages"), ==,
+                      c->control[s] + c->data[s] + (double)reduce_scatter_messages(3));
+  }
+}
+
+/* After a rebalancing informed announces every boundary anew, one message
+ * per (rank, owner) pair, as informed-needs sends its lists; the data the
+ * same, nothing useless. */
+static void
+test_informed_rebalanced(void)
+{
+  g_autoptr(GPtrArray) ifp = run_ifp("informed", 0.01);
+  g_autoptr(GPtrArray) needs = run_ifp("informed-needs", 0.01);
+  const LbRunResult *a = ifp->pdata[0], *b = needs->pdata[0];
+  g_assert_cmpfloat(step_metric(a, 1, "triggered"), ==, 1);
+  g_assert_cmpmem(a->final_loads, 3 * sizeof(guint64), b->final_loads, 3 * sizeof(guint64));
+  g_assert_cmpuint(a->final_loads[2], <, 11);
+  g_assert_cmpfloat(step_metric(a, 1, "collect-control-messages"), ==,
+                    step_metric(b, 1, "collect-control-messages"));
+  g_assert_cmpfloat(step_metric(a, 1, "collect-announced"), >, 2);
+  g_assert_cmpfloat(step_metric(a, 1, "collect-data-messages"), ==,
+                    step_metric(b, 1, "collect-data-messages"));
+  g_assert_cmpfloat(step_metric(a, 1, "collect-hnodes-received"), ==,
+                    step_metric(b, 1, "collect-hnodes-received"));
+  g_assert_cmpfloat(metric(a, "collect-useless"), ==, 0);
+}
+
 #define ORDERING_2D                                                                                \
   "[scenario]\nplatform = hypercube-32.xml\nranks = 32\nseed = 5\nsteps = 3\n"                     \
   "[workload]\nmodel = htree\ndim = 2\nmax-level = 12\nelements = 60000\nload = measured\n"        \
@@ -765,10 +872,10 @@ test_hand(gconstpointer data)
  * prevention, then request/answer. On irregular trees, 2D and 3D: bytes in
  * that order, and the collection's messages (answers, pushes) too:
  * informed pushes a subset of fault prevention's hnodes to a subset of its
- * ranks, and none useless. Counted with the depth lists, informed's
- * messages are not fewer than fault prevention's on these trees: lbsim
- * sends the lists at every collection, one per (rank, owner) pair, where
- * the seed sends them once a V-cycle for all its operators' collections. */
+ * ranks, and none useless. Counted with its announcements of depths,
+ * informed's messages are not fewer than fault prevention's on these
+ * trees: every step rebalances, after which the seed announces every
+ * boundary anew, one message per (rank, owner) pair. */
 static void
 test_ordering(gconstpointer data)
 {
@@ -936,6 +1043,11 @@ main(int argc, char **argv)
         g_strdup_printf("/sfc-sim/hand/%s-%u", hand_cases[i].collect, hand_cases[i].ranks);
     g_test_add_data_func(path, &hand_cases[i], test_hand);
   }
+  for (guint i = 0; i < G_N_ELEMENTS(ifp_cases); i++) {
+    g_autofree char *path = g_strdup_printf("/sfc-sim/informed-steps/%s", ifp_cases[i].collect);
+    g_test_add_data_func(path, &ifp_cases[i], test_informed_steps);
+  }
+  g_test_add_func("/sfc-sim/informed-rebalanced", test_informed_rebalanced);
   g_test_add_data_func("/sfc-sim/ordering/2d", ORDERING_2D, test_ordering);
   g_test_add_data_func("/sfc-sim/ordering/3d", ORDERING_3D, test_ordering);
   g_test_add_func("/sfc-sim/poisson-strategies", test_poisson_strategies);

@@ -31,9 +31,11 @@
  *                      effect a batched request).
  * Receivers learn how many messages reach them from a reduce-scatter of
  * counts (the seed's implementation sends np - 1 synchronisation messages
- * per rank instead, 16 million per exchange at 4096 ranks); a push's first
- * word tells how many messages its sender sends. Every rank checks that
- * what it received covers every square it needed. */
+ * per rank instead, 16 million per exchange at 4096 ranks); in
+ * informed-needs a push's first word tells how many messages its sender
+ * sends, and in informed a rank stops receiving when every square it
+ * needs is covered. Every rank checks that what it received covers every
+ * square it needed. */
 #include <string.h>
 
 #include "balancers/sfc/sfc-collect.h"
@@ -731,6 +733,34 @@ pushes_for(const SfcView *v, const GArray *heard)
   return list;
 }
 
+/* How many of my needed squares (ascending keys) a received hnode covers:
+ * its own square, or, for a leaf, every square of its region (whose keys
+ * are one run from its own). */
+static guint
+squares_covered(const SfcView *v, const GArray *needs, guint64 raw)
+{
+  guint64 id = raw & ~LEAF_BIT;
+  guint64 c[3];
+  guint level = lb_htree_decode(id, v->dim, c);
+  guint64 lo = sfc_key(v->curve, v->dim, v->order, id), hi = lo + 1;
+  if (raw & LEAF_BIT)
+    hi = ((lo >> 5) + (G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level)))) << 5;
+  const Square *s = (const Square *)needs->data;
+  guint a = 0, b = needs->len;
+  while (a < b) { /* the first square with a key not before lo */
+    guint mid = a + (b - a) / 2;
+    if (s[mid].key < lo)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  guint n = 0;
+  while (a + n < needs->len && s[a + n].key < hi)
+    n++;
+  g_assert(n > 0); /* nothing useless comes */
+  return n;
+}
+
 static void
 informed(LbRank *self, const SfcView *v, SfcCollected *out)
 {
@@ -739,50 +769,38 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
   announce(self, v, inf, out);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) needs = remote_needs(v, owners);
-  /* the owners I need data from, each sending at least one message (they
-   * come in key order, so an owner's squares are one run) */
-  guint sources = 0;
-  for (guint i = 0; i < owners->len; i++)
-    sources += i == 0 || g_array_index(owners, guint, i - 1) != g_array_index(owners, guint, i);
   g_autoptr(GArray) ranks = sorted_ranks(inf->heard);
   g_autoptr(GPtrArray) lists = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
   for (guint i = 0; i < ranks->len; i++)
     g_ptr_array_add(
         lists, pushes_for(v, g_hash_table_lookup(
                                  inf->heard, GUINT_TO_POINTER(g_array_index(ranks, guint, i)))));
-  g_autoptr(GHashTable) left = g_hash_table_new(NULL, NULL);
   for (guint op = 0; op < v->operators; op++) {
-    /* push, `merge` per message, non-blocking, the first word of each
-     * telling how many messages this push has */
+    /* push, `merge` per message, non-blocking */
     for (guint d = 0; d < ranks->len; d++) {
       GArray *cover = lists->pdata[d];
-      guint64 messages = (cover->len + v->merge - 1) / v->merge;
       for (guint i = 0; i < cover->len; i += v->merge) {
         guint m = MIN(v->merge, cover->len - i);
-        g_autofree guint64 *buf = g_new(guint64, m + 1);
-        buf[0] = messages;
-        memcpy(buf + 1, &g_array_index(cover, guint64, i), m * sizeof(guint64));
-        lb_send(self, (int)g_array_index(ranks, guint, d), TAG_OF(TAG_PUSH, op), buf,
-                (m + 1) * sizeof(guint64), data_bytes(v, m) + 8.0);
+        lb_send(self, (int)g_array_index(ranks, guint, d), TAG_OF(TAG_PUSH, op),
+                &g_array_index(cover, guint64, i), m * sizeof(guint64), data_bytes(v, m));
         out->data_messages++;
         out->hnodes_sent += m;
       }
     }
-    /* whatever comes first, until every owner's push is complete (the
-     * seed's MPI_Irecv from any source) */
+    /* whatever comes first (the seed's MPI_Irecv from any source), until
+     * every square I need is covered: each is covered by one hnode, which
+     * its owner pushes once, so nothing more can come, and no message
+     * needs to say how many there are */
     g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
-    g_hash_table_remove_all(left);
-    for (guint done = 0; done < sources;) {
+    for (guint covered = 0; covered < needs->len;) {
       g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
-      gpointer src = GINT_TO_POINTER(msg->src + 1);
-      guint64 total;
-      memcpy(&total, msg->data, sizeof total);
-      guint64 seen = GPOINTER_TO_SIZE(g_hash_table_lookup(left, src)) + 1;
-      g_assert(seen <= total);
-      g_hash_table_insert(left, src, GSIZE_TO_POINTER(seen));
-      done += seen == total;
-      g_array_append_vals(got, msg->data + sizeof(guint64),
-                          (guint)(msg->len / sizeof(guint64) - 1));
+      guint n = (guint)(msg->len / sizeof(guint64));
+      for (guint i = 0; i < n; i++) {
+        guint64 raw;
+        memcpy(&raw, msg->data + i * sizeof(guint64), sizeof raw);
+        covered += squares_covered(v, needs, raw);
+      }
+      keep_received(got, msg);
     }
     out->needed += needs->len;
     out->received += got->len;
