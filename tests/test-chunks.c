@@ -303,66 +303,79 @@ test_wf(void)
 static void
 test_awf(void)
 {
-  /* P = 2, N = 1000, no weights given. Batch 1 (no report yet): wf with
-   * equal weights, ceil(1000/4) = 250 each. Worker 0 then reports 250
-   * iterations in 250 s (pi_0 = 1), worker 1 in 1000 s (pi_1 = 4):
-   * pibar = 2.5, rho = 2.5, 0.625, w = 2 * 2.5 / 3.125 = 1.6 and 0.4.
-   * Batch 2, R_b = 500: worker 0 ceil(1.6 * 500/4) = 200, worker 1
-   * ceil(0.4 * 125) = 50. */
+  /* P = 2, N = 1000, the DLB tool's first chunk: N/P = 500, floor(0.55 +
+   * 500 ln 2 / ln 500) = 56, half of it 28. Each worker's first request,
+   * before it reported, gets 28 (outside the batches). Worker 0 then
+   * reports 28 iterations in 28 s (pi_0 = 1), worker 1 in 112 s (pi_1 =
+   * 4): pibar = 2.5, rho = 2.5, 0.625, w = 2 * 2.5 / 3.125 = 1.6 and 0.4.
+   * Batch 1, R_b = 944: worker 0 ceil(1.6 * 944/4 = 377.6) = 378, worker 1
+   * ceil(0.4 * 236 = 94.4) = 95. */
   DlsChunkParams p = params_min(1);
+  g_assert_cmpuint(dls_default_first_chunk(1000, 2), ==, 28);
   g_autoptr(DlsChunker) c = dls_chunker_new(DLS_AWF, 1000, 2, &p);
-  g_assert_cmpuint(dls_chunker_next(c, 0), ==, 250);
-  g_assert_cmpuint(dls_chunker_next(c, 1), ==, 250);
-  dls_chunker_report(c, 0, 250, 250);
-  dls_chunker_report(c, 1, 250, 1000);
-  g_assert_cmpuint(dls_chunker_next(c, 0), ==, 200);
+  g_assert_cmpuint(dls_chunker_next(c, 0), ==, 28);
+  g_assert_cmpuint(dls_chunker_next(c, 1), ==, 28);
+  dls_chunker_report(c, 0, 28, 28);
+  dls_chunker_report(c, 1, 28, 112);
+  g_assert_cmpuint(dls_chunker_next(c, 0), ==, 378);
   g_assert_cmpfloat_with_epsilon(dls_chunker_weights(c)[0], 1.6, 1e-12);
   g_assert_cmpfloat_with_epsilon(dls_chunker_weights(c)[1], 0.4, 1e-12);
-  g_assert_cmpuint(dls_chunker_next(c, 1), ==, 50);
+  g_assert_cmpuint(dls_chunker_next(c, 1), ==, 95);
 
-  /* the first batch follows the given weights (wf's); reports arriving
-   * during a batch change the weights only at the next batch */
-  double w[] = {3, 1};
-  DlsChunkParams q = {1, 1, 1, w};
-  g_autoptr(DlsChunker) d = dls_chunker_new(DLS_AWF, 1000, 2, &q);
-  /* weights 1.5, 0.5: ceil(1.5 * 250) = 375, 125 */
-  g_assert_cmpuint(dls_chunker_next(d, 0), ==, 375);
-  dls_chunker_report(d, 0, 375, 1);
-  g_assert_cmpuint(dls_chunker_next(d, 1), ==, 125);
+  /* AWF-C: the same weights, updated at every chunk, w_i R / 2P:
+   * ceil(1.6 * 1000/4) = 400, then R = 600: ceil(0.4 * 150) = 60 */
+  DlsChunkParams pc = params_min(1);
+  pc.awf_update = DLS_AWF_CHUNK;
+  g_autoptr(DlsChunker) cc = dls_chunker_new(DLS_AWF, 1000, 2, &pc);
+  dls_chunker_report(cc, 0, 28, 28);
+  dls_chunker_report(cc, 1, 28, 112);
+  g_assert_cmpuint(dls_chunker_next(cc, 0), ==, 400);
+  g_assert_cmpuint(dls_chunker_next(cc, 1), ==, 60);
 
   /* later chunks weigh more: worker 1 ran 100 iterations in 100 s, then
    * 100 in 25 s: pi_1 = (1*100 + 2*25) / (1*100 + 2*100) = 0.5 (the
    * unweighted mean would be 0.625); worker 0: 100 in 100 s, pi_0 = 1.
-   * pibar = 0.75, rho = 0.75, 1.5, w = 2 * 0.75 / 2.25 = 2/3 and 4/3 */
+   * pibar = 0.75, rho = 0.75, 1.5, w = 2 * 0.75 / 2.25 = 2/3 and 4/3;
+   * R_b = 1000: ceil(2/3 * 250) = 167, ceil(4/3 * 250) = 334 */
   g_autoptr(DlsChunker) e = dls_chunker_new(DLS_AWF, 1000, 2, &p);
-  g_assert_cmpuint(dls_chunker_next(e, 0), ==, 250);
-  g_assert_cmpuint(dls_chunker_next(e, 1), ==, 250);
   dls_chunker_report(e, 0, 100, 100);
   dls_chunker_report(e, 1, 100, 100);
   dls_chunker_report(e, 1, 100, 25);
-  /* R_b = 500: ceil(2/3 * 125) = 84, ceil(4/3 * 125) = 167 */
-  g_assert_cmpuint(dls_chunker_next(e, 0), ==, 84);
+  g_assert_cmpuint(dls_chunker_next(e, 0), ==, 167);
   g_assert_cmpfloat_with_epsilon(dls_chunker_weights(e)[1], 4.0 / 3, 1e-12);
-  g_assert_cmpuint(dls_chunker_next(e, 1), ==, 167);
+  g_assert_cmpuint(dls_chunker_next(e, 1), ==, 334);
 
-  /* a worker without reports counts with the mean pi of those with:
-   * P = 3, pi_0 = 1, pi_1 = 3, pi_2 (none) = 2; rho = 2, 2/3, 1 (pibar = 2),
-   * w = 3 * rho / (11/3) = 18/11, 6/11, 9/11 */
+  /* a worker without reports gets the first chunk (600 / 3 = 200: floor(0.55
+   * + 200 ln 2 / ln 200) = 26, 13), and counts in the weights with the
+   * mean pi of those with: pi_0 = 1, pi_1 = 3, pi_2 = 2; rho = 2, 2/3, 1
+   * (pibar = 2), w = 3 rho / (11/3) = 18/11, 6/11, 9/11. R_b = 587:
+   * worker 0 ceil(18/11 * 587/6 = 160.09) = 161 */
   g_autoptr(DlsChunker) f = dls_chunker_new(DLS_AWF, 600, 3, &p);
-  for (guint i = 0; i < 3; i++)
-    g_assert_cmpuint(dls_chunker_next(f, i), ==, 100);
   dls_chunker_report(f, 0, 10, 10);
   dls_chunker_report(f, 1, 10, 30);
-  /* R_b = 300: ceil(9/11 * 50 = 40.9) = 41, ceil(18/11 * 50 = 81.8) = 82 */
-  g_assert_cmpuint(dls_chunker_next(f, 2), ==, 41);
-  g_assert_cmpuint(dls_chunker_next(f, 0), ==, 82);
+  g_assert_cmpuint(dls_chunker_next(f, 2), ==, 13);
+  g_assert_cmpuint(dls_chunker_next(f, 0), ==, 161);
+  g_assert_cmpfloat_with_epsilon(dls_chunker_weights(f)[2], 9.0 / 11, 1e-12);
+
+  /* wf with weights-from = measured: the first report fixes the weight;
+   * later reports change nothing */
+  DlsChunkParams pm = params_min(1);
+  pm.weights_from = DLS_WEIGHTS_MEASURED;
+  g_autoptr(DlsChunker) m = dls_chunker_new(DLS_WF, 1000, 2, &pm);
+  g_assert_cmpuint(dls_chunker_next(m, 0), ==, 28);
+  dls_chunker_report(m, 0, 28, 28);
+  dls_chunker_report(m, 1, 28, 112);
+  dls_chunker_report(m, 1, 28, 1);
+  /* R_b = 972: w = 1.6, 0.4: ceil(1.6 * 243 = 388.8) = 389 */
+  g_assert_cmpuint(dls_chunker_next(m, 0), ==, 389);
 }
 
 static void
 test_af(void)
 {
   DlsChunkParams p = params_min(1);
-  /* before any report: fac's batches, ceil(120/4) = 30 */
+  /* a worker's chunk before its first report is first-chunk (here 30) */
+  p.first_chunk = 30;
   g_autoptr(DlsChunker) c = dls_chunker_new(DLS_AF, 120, 2, &p);
   g_assert_cmpuint(dls_chunker_next(c, 0), ==, 30);
   g_assert_cmpuint(dls_chunker_next(c, 1), ==, 30);
@@ -379,6 +392,7 @@ test_af(void)
   dls_chunker_report(c, 1, 15, 30);
   g_assert_cmpuint(dls_chunker_next(c, 0), ==, 19);
   g_assert_cmpuint(dls_chunker_next(c, 1), ==, 12);
+  p.first_chunk = 0;
 
   /* no spread and equal speeds: K = R T / mu = R/P, gss's chunks */
   g_autoptr(DlsChunker) d = dls_chunker_new(DLS_AF, 1000, 4, &p);
@@ -408,16 +422,20 @@ test_af(void)
    *   K_0 = (30 + 800/3 - 130) / 4 = 41.67: 42, K_1 = 166.67 / 8 = 20.8: 21.
    * With P = 3, worker 2 without reports: mu_2 = (2 + 4) / 2 = 3,
    * sigma_2^2 = 5 * 9 = 45; D = 10 + 20 + 15 = 45, T = 1 / (13/12) = 12/13:
-   *   K_2 = (45 + 2400/13 - sqrt(2025 + 216000/13)) / 6
-   *       = (229.615 - 136.530) / 6 = 15.51: 16 */
+   *   K_0 = (45 + 2400/13 - sqrt(2025 + 216000/13)) / 4
+   *       = (229.615 - 136.530) / 4 = 23.27: 24
+   * (worker 2 itself, not having reported, gets the first chunk: 100/3,
+   * floor(0.55 + 33.3 ln 2 / ln 33.3) = 7, 3) */
   for (guint w = 0; w < 3; w++) {
     const guint p_of[] = {2, 2, 3};
     g_autoptr(DlsChunker) f = dls_chunker_new(DLS_AF, 100, p_of[w], &p);
     dls_chunker_report(f, 0, 10, 10);
     dls_chunker_report(f, 0, 10, 30);
     dls_chunker_report(f, 1, 10, 40);
-    const guint64 want[] = {42, 21, 16};
-    g_assert_cmpuint(dls_chunker_next(f, w), ==, want[w]);
+    const guint64 want[] = {42, 21, 24};
+    g_assert_cmpuint(dls_chunker_next(f, w == 2 ? 0 : w), ==, want[w]);
+    if (w == 2)
+      g_assert_cmpuint(dls_chunker_next(f, 2), ==, 3);
   }
 }
 
@@ -435,9 +453,10 @@ test_adaptive_slow(void)
       guint64 first[4];
       for (guint i = 0; i < 4; i++)
         first[i] = dls_chunker_next(c, i);
-      /* every first chunk alike (fac's), and nothing learnt yet */
-      g_assert_cmpuint(first[0], ==, 1250);
-      g_assert_cmpuint(first[3], ==, 1250);
+      /* every first chunk alike (the small first-chunk: N/P = 2500,
+       * floor(0.55 + 2500 ln 2 / ln 2500) = 222, 111), nothing learnt yet */
+      g_assert_cmpuint(first[0], ==, 111);
+      g_assert_cmpuint(first[3], ==, 111);
       for (guint i = 0; i < 4; i++) {
         double slow = i == 2 ? 4 : 1;
         dls_chunker_report(c, i, 500, 500 * slow);
@@ -569,11 +588,24 @@ test_params(void)
   g_assert_null(p.weights);
   dls_chunk_params_clear(&p);
 
+  /* the hosts' nominal speeds only when asked for (weights-from =
+   * host-speed, lbsim's); a weights key then is an error */
   const double speeds[] = {1e9, 2e9, 1e9};
+  g_assert_true(dls_chunk_params_read(&p, params, 3, speeds, &error));
+  g_assert_null(p.weights);
+  dls_chunk_params_clear(&p);
+  g_assert_true(lb_params_set(params, "weights-from", "host-speed", &error));
   g_assert_true(dls_chunk_params_read(&p, params, 3, speeds, &error));
   g_assert_nonnull(p.weights);
   g_assert_cmpfloat(p.weights[1], ==, 2e9);
+  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_HOST);
   dls_chunk_params_clear(&p);
+  g_assert_true(lb_params_set(params, "weights", "1,2,3", &error));
+  g_assert_false(dls_chunk_params_read(&p, params, 3, speeds, &error));
+  g_assert_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID);
+  g_clear_error(&error);
+  dls_chunk_params_clear(&p);
+  g_assert_true(lb_params_set(params, "weights-from", "given", &error));
 
   g_assert_true(lb_params_set(params, "weights", " 1, 2.5 ,4", &error));
   g_assert_true(lb_params_set(params, "min-chunk", "7", &error));

@@ -40,14 +40,6 @@ static const char *const count_metrics[NKINDS] = {
     "hlp-messages", "giv-messages", "res-messages", "end-messages",
 };
 
-/* The host speeds of platforms/hetero-cluster-16.xml: n0..n7 at 1 GF, the
- * others at 1.266 GF (rank r runs on host r). */
-static double
-host_speed(guint rank)
-{
-  return rank < 8 ? 1e9 : 1.266e9;
-}
-
 typedef struct {
   const char *technique;
   gboolean give, replicated;
@@ -373,8 +365,16 @@ check_protocol(const Case *c, const LbRunResult *r, const Trace *t)
   g_assert_cmpuint(t->itself[WRK], >=, 1);
   g_assert_cmpfloat(chunks, ==, master_chunks + worker_chunks);
   g_assert_cmpfloat(chunks, <=, (double)n);
-  /* every chunk a worker finishes is reported to the master once */
-  g_assert_cmpfloat(t->bytes[REQ], ==, HEADER * count[REQ] + RUN_HEADER * worker_chunks);
+  /* every chunk a worker finishes is reported to the master once; awf and
+   * af also report the part of a chunk done when they ask for the next,
+   * and the rest later */
+  double reports = (t->bytes[REQ] - HEADER * count[REQ]) / RUN_HEADER;
+  if (strcmp(c->technique, "awf") == 0 || strcmp(c->technique, "af") == 0) {
+    g_assert_cmpfloat(reports, >=, worker_chunks);
+    g_assert_cmpfloat(reports, <=, 2 * worker_chunks);
+  } else {
+    g_assert_cmpfloat(reports, ==, worker_chunks);
+  }
 
   /* migration: GET, HLP, GIV */
   g_assert_cmpuint(t->holds, ==, (guint64)count[GIV]);
@@ -662,9 +662,9 @@ test_ss_one_worker(void)
  * handed out in; with break-after at least the largest chunk each is one
  * call of the work routine. They must be the chunk arithmetic's for the
  * same requests: any order for the techniques that do not look at the
- * requester, the requesters' order with the hosts' speeds as weights for
- * wf, and the first batch (handed out unasked, in rank order, before any
- * report) for awf (wf's) and af (fac's). */
+ * requester, the requesters' order for wf (no weights given: equal, not
+ * the hosts' speeds), and the first round (handed out unasked, in rank
+ * order, before any report) for awf and af: first-chunk each. */
 static void
 test_chunk_sizes(void)
 {
@@ -697,10 +697,6 @@ test_chunk_sizes(void)
       at += by_start[at].size;
     }
     g_assert_cmpuint(chunks->len, ==, slices->len);
-    g_autofree double *speeds = g_new(double, p);
-    for (guint w = 0; w < p; w++)
-      speeds[w] = host_speed(w);
-    DlsChunkParams weighted = {1, 1, 1, speeds};
     if (tech == DLS_STAT) {
       for (guint w = 0; w < p; w++) {
         const Slice *s = &g_array_index(chunks, Slice, w);
@@ -714,22 +710,21 @@ test_chunk_sizes(void)
       for (guint k = 0; k < want->len; k++)
         g_assert_cmpuint(g_array_index(chunks, Slice, k).size, ==, g_array_index(want, guint64, k));
     } else {
-      g_autoptr(DlsChunker) wf = dls_chunker_new(DLS_WF, n, p, &weighted);
       DlsChunkParams plain = {1, 1, 1, NULL};
-      g_autoptr(DlsChunker) fac = dls_chunker_new(DLS_FAC, n, p, &plain);
+      g_autoptr(DlsChunker) equal = dls_chunker_new(DLS_WF, n, p, &plain);
       guint replay = tech == DLS_WF ? chunks->len : p;
       for (guint k = 0; k < replay; k++) {
         const Slice *s = &g_array_index(chunks, Slice, k);
         if (k < p)
           g_assert_cmpuint(s->rank, ==, k);
-        guint64 size = dls_chunker_next(tech == DLS_AF ? fac : wf, s->rank);
+        /* wf: the weights given, none here (equal: fac's chunks); the host
+         * speeds only under weights-from = host-speed. awf and af: every
+         * rank's first chunk, before it reported, is the probe chunk */
+        guint64 size =
+            tech == DLS_WF ? dls_chunker_next(equal, s->rank) : dls_default_first_chunk(n, p);
         g_assert_cmpuint(s->size, ==, size);
       }
     }
-    /* the heterogeneous weights matter: a fast rank's first chunk is larger */
-    if (tech == DLS_WF || tech == DLS_AWF)
-      g_assert_cmpuint(g_array_index(chunks, Slice, p - 1).size, >,
-                       g_array_index(chunks, Slice, 0).size);
   }
 }
 
@@ -772,9 +767,16 @@ test_hetero(void)
                          l == 0 ? "aqr" : "increasing", layout ? "replicated" : "distributed",
                          give ? "give" : "get", tech, cost,
                          i == 0 ? 0 : 100 * (stat - cost) / stat);
+          /* awf and af learn a time per iteration from the first chunks a
+           * worker computes (its own block, or the front of the loop when
+           * replicated): on a loop whose cost grows along the iterations
+           * that time is the region's cost more than the worker's speed,
+           * and large chunks at the costly back follow. Measured, not
+           * asserted there (docs/families/dls.md, issue 26 item 4). */
+          gboolean learns = strcmp(tech, "awf") == 0 || strcmp(tech, "af") == 0;
           if (i == 0)
             stat = cost;
-          else
+          else if ((l == 0 && layout == 0) || !learns)
             g_assert_cmpfloat(cost, <, stat);
         }
       }
@@ -784,6 +786,46 @@ test_hetero(void)
  * two hosts from 0.2 s on: STAT's blocks on those hosts take about 4 times
  * as long, while the adaptive techniques, which learn each worker's time
  * per iteration from its reports, must cost less than STAT. */
+/* Two equal hosts, equal iterations, and another job taking half of
+ * rank 1's host from the start: awf's weights, measured from the reports
+ * alone, move toward rank 0 (twice as fast): after the first (probe)
+ * chunks, rank 0's chunks are clearly larger than rank 1's (one slice
+ * per chunk here, so the trace's slices are the chunks); fac's figures
+ * are logged beside them. */
+static void
+test_awf_background(void)
+{
+  static const char *const runs[] = {"awf", "fac"};
+  for (guint i = 0; i < G_N_ELEMENTS(runs); i++) {
+    g_autofree char *text = g_strdup_printf(
+        "[scenario]\nplatform = hypercube-16.xml\nranks = 2\nseed = 2\n"
+        "background = n1:0.5\n"
+        "[workload]\nmodel = loop\ncost = constant\nmean = 1000\niterations = 2000\n"
+        "flops-per-unit = 1e2\n[balancers]\nrun = dls\n[dls]\ntechnique = %s\n"
+        "data = replicated\nbreak-after = 1000000\ndebug = 4\n",
+        runs[i]);
+    g_autofree char *trace = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(LbRunResult) r = run_text(text, &trace, &error);
+    g_assert_no_error(error);
+    g_auto(Trace) t = {0};
+    parse_trace(trace, 2, &t);
+    guint64 on[2] = {0, 0}, largest[2] = {0, 0}, seen[2] = {0, 0};
+    for (guint k = 0; k < t.slices->len; k++) {
+      const Slice *sl = &g_array_index(t.slices, Slice, k);
+      on[sl->rank] += sl->size;
+      if (seen[sl->rank]++ > 0)
+        largest[sl->rank] = MAX(largest[sl->rank], sl->size);
+    }
+    g_test_message("%s: rank 0 %" G_GUINT64_FORMAT " iterations, largest chunk %" G_GUINT64_FORMAT
+                   "; rank 1 %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT,
+                   runs[i], on[0], largest[0], on[1], largest[1]);
+    g_assert_cmpuint(on[0] + on[1], ==, 2000);
+    if (i == 0)
+      g_assert_cmpuint(largest[0], >, 3 * largest[1] / 2);
+  }
+}
+
 static void
 test_perturbed(void)
 {
@@ -1028,6 +1070,7 @@ main(int argc, char **argv)
   g_test_add_func("/dls/ss-one-worker", test_ss_one_worker);
   g_test_add_func("/dls/chunk-sizes", test_chunk_sizes);
   g_test_add_func("/dls/hetero", test_hetero);
+  g_test_add_func("/dls/awf-background", test_awf_background);
   g_test_add_func("/dls/perturbed", test_perturbed);
   g_test_add_func("/dls/determinism", test_determinism);
   g_test_add_func("/dls/debug-levels", test_debug_levels);

@@ -73,9 +73,22 @@ dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
   p->min_chunk = (guint64)lb_params_get_int(params, "min-chunk");
   p->fsc_h = lb_params_get_double(params, "fsc-h");
   p->fsc_sigma = lb_params_get_double(params, "fsc-sigma");
-  if (lb_params_is_set(params, "weights"))
+  p->first_chunk = (guint64)lb_params_get_int(params, "first-chunk");
+  p->awf_update = strcmp(lb_params_get_string(params, "awf-update"), "chunk") == 0 ? DLS_AWF_CHUNK
+                                                                                   : DLS_AWF_BATCH;
+  const char *from = lb_params_get_string(params, "weights-from");
+  p->weights_from = strcmp(from, "measured") == 0     ? DLS_WEIGHTS_MEASURED
+                    : strcmp(from, "host-speed") == 0 ? DLS_WEIGHTS_HOST
+                                                      : DLS_WEIGHTS_GIVEN;
+  if (lb_params_is_set(params, "weights")) {
+    if (p->weights_from != DLS_WEIGHTS_GIVEN) {
+      g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                  "weights: given, but weights-from = %s takes them from elsewhere", from);
+      return FALSE;
+    }
     return parse_weights(lb_params_get_string(params, "weights"), workers, &p->weights, error);
-  if (speeds != NULL)
+  }
+  if (p->weights_from == DLS_WEIGHTS_HOST && speeds != NULL)
     p->weights = g_memdup2(speeds, workers * sizeof *speeds);
   return TRUE;
 }
@@ -86,8 +99,19 @@ dls_chunk_params_clear(DlsChunkParams *p)
   g_clear_pointer(&p->weights, g_free);
 }
 
-/* What awf and af keep of one worker's reports. */
+guint64
+dls_default_first_chunk(guint64 n, guint workers)
+{
+  double per = (double)n / workers;
+  if (per < 3)
+    return 1;
+  guint64 f = (guint64)floor(0.55 + per * G_LN2 / log(per));
+  return MAX(f / 2, 1);
+}
+
+/* What awf, af and measured wf keep of one worker's reports. */
 typedef struct {
+  double first_pi;   /* wf measured: time per iteration of its first report */
   guint count;       /* reports */
   double time;       /* sum of t */
   double iterations; /* sum of k */
@@ -108,9 +132,12 @@ struct _DlsChunker {
   guint64 tss_first, tss_delta;
   guint64 batch_r; /* R at the current batch's start */
   guint batch_left;
-  Reports *reports; /* awf, af: [workers] */
-  guint reported;   /* workers with reports whose time is positive */
-  guint batches;    /* fac, wf, awf, af: batches begun */
+  Reports *reports;    /* awf, af: [workers] */
+  guint reported;      /* workers with reports whose time is positive */
+  guint batches;       /* fac, wf, awf, af: batches begun */
+  guint64 first_chunk; /* awf, af, measured wf: before a worker's first report */
+  DlsAwfUpdate awf_update;
+  gboolean measured; /* wf: weights from the first reports */
   /* how the last chunk's size came about, for dls_chunker_describe_last */
   struct {
     guint worker;
@@ -120,7 +147,8 @@ struct _DlsChunker {
     guint64 batch_r;  /* batched: R_b */
     guint batch;      /* batched: which batch, from 1 */
     guint64 index;    /* tss: the chunk's index i */
-    gboolean adapted; /* af: from the reports (else fac's batches) */
+    gboolean adapted; /* af: from the reports */
+    gboolean probe;   /* awf, af, measured wf: the worker had not reported yet */
     guint64 size;     /* after min_chunk and R */
     guint64 cap;      /* dls_chunker_next_capped's cap when it cut, else 0 */
   } last;
@@ -206,6 +234,10 @@ dls_chunker_new(DlsTechnique t, guint64 n, guint workers, const DlsChunkParams *
   for (guint i = 0; i < workers; i++)
     c->weights[i] = params->weights != NULL ? params->weights[i] : 1.0;
   normalise(c->weights, workers);
+  c->first_chunk =
+      params->first_chunk > 0 ? params->first_chunk : dls_default_first_chunk(n, workers);
+  c->awf_update = params->awf_update;
+  c->measured = t == DLS_WF && params->weights_from == DLS_WEIGHTS_MEASURED;
   switch (t) {
   case DLS_STAT:
     init_stat(c);
@@ -219,6 +251,10 @@ dls_chunker_new(DlsTechnique t, guint64 n, guint workers, const DlsChunkParams *
   case DLS_AWF:
   case DLS_AF:
     c->reports = g_new0(Reports, workers);
+    break;
+  case DLS_WF:
+    if (c->measured)
+      c->reports = g_new0(Reports, workers);
     break;
   default:
     break;
@@ -238,7 +274,16 @@ dls_chunker_free(DlsChunker *c)
   g_free(c);
 }
 
-/* awf at a batch's start: the weights from every report so far. */
+/* A worker's time per iteration as awf weighs it (each report by its
+ * rank), or as measured wf takes it (its first report). */
+static double
+reported_pi(const DlsChunker *c, const Reports *r)
+{
+  return c->measured ? r->first_pi : r->late_time / r->late_iterations;
+}
+
+/* awf (at a batch's start, or a chunk's) and measured wf: the weights from
+ * the reports so far. */
 static void
 awf_weights(DlsChunker *c)
 {
@@ -247,13 +292,13 @@ awf_weights(DlsChunker *c)
   double measured = 0;
   for (guint i = 0; i < c->workers; i++)
     if (c->reports[i].time > 0)
-      measured += c->reports[i].late_time / c->reports[i].late_iterations;
+      measured += reported_pi(c, &c->reports[i]);
   double unmeasured = measured / c->reported;
   g_autofree double *pi = g_new(double, c->workers);
   double pibar = 0;
   for (guint i = 0; i < c->workers; i++) {
     const Reports *r = &c->reports[i];
-    pi[i] = r->time > 0 ? r->late_time / r->late_iterations : unmeasured;
+    pi[i] = r->time > 0 ? reported_pi(c, r) : unmeasured;
     pibar += pi[i];
   }
   pibar /= c->workers;
@@ -303,6 +348,7 @@ wanted(DlsChunker *c, guint worker)
   guint64 p = c->workers;
   c->last.index = c->count;
   c->last.adapted = FALSE;
+  c->last.probe = FALSE;
   switch (c->technique) {
   case DLS_SS:
     return 1;
@@ -317,26 +363,39 @@ wanted(DlsChunker *c, guint worker)
     return i <= (c->tss_first - 1) / c->tss_delta ? c->tss_first - i * c->tss_delta : 1;
   }
   case DLS_AF:
-    if (c->reported > 0) {
+  case DLS_AWF:
+  case DLS_WF:
+    /* a worker that has not reported yet gets a small chunk to measure
+     * with, as the DLB tool gives it its minimum chunk; probes stay out
+     * of the batches */
+    c->last.probe = c->reports != NULL && c->reports[worker].time <= 0;
+    if (c->last.probe)
+      return c->first_chunk;
+    if (c->technique == DLS_AF) {
       c->last.adapted = TRUE;
       c->last.exact = af_size(c, worker);
       return ceil_count(c->last.exact);
     }
+    if (c->technique == DLS_AWF && c->awf_update == DLS_AWF_CHUNK) {
+      awf_weights(c);
+      c->last.batch_r = c->remaining;
+      c->last.batch = 0;
+      c->last.exact = c->weights[worker] * (double)c->remaining / (2.0 * p);
+      return ceil_count(c->last.exact);
+    }
     G_GNUC_FALLTHROUGH;
   case DLS_FAC:
-  case DLS_WF:
-  case DLS_AWF:
     if (c->batch_left == 0) {
       c->batch_r = c->remaining;
       c->batch_left = c->workers;
       c->batches++;
-      if (c->technique == DLS_AWF)
+      if (c->technique == DLS_AWF || c->measured)
         awf_weights(c);
     }
     c->batch_left--;
     c->last.batch_r = c->batch_r;
     c->last.batch = c->batches;
-    if (c->technique == DLS_FAC || c->technique == DLS_AF)
+    if (c->technique == DLS_FAC)
       return (c->batch_r + 2 * p - 1) / (2 * p);
     c->last.exact = c->weights[worker] * (double)c->batch_r / (2.0 * p);
     return ceil_count(c->last.exact);
@@ -416,6 +475,8 @@ dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds)
   Reports *r = &c->reports[worker];
   double k = (double)size;
   gboolean had_time = r->time > 0;
+  if (r->count == 0)
+    r->first_pi = seconds / k;
   r->count++;
   r->time += seconds;
   r->iterations += k;
@@ -425,8 +486,10 @@ dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds)
   double a = seconds / k, delta = a - r->mean;
   r->mean += delta * k / r->iterations;
   r->m2 += k * delta * (a - r->mean);
-  if (!had_time && r->time > 0)
+  if (!had_time && r->time > 0) {
     c->reported++;
+    r->first_pi = r->time / r->iterations; /* the first with a time */
+  }
 }
 
 guint64
@@ -479,24 +542,35 @@ dls_chunker_describe_last(const DlsChunker *c)
                            ", delta = %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT,
                            c->last.index, c->tss_first, c->tss_delta, c->last.wanted);
     break;
+  case DLS_FAC:
+    g_string_append_printf(out,
+                           ", batch %u, R_b = %" G_GUINT64_FORMAT
+                           ": ceil(R_b / 2P) = ceil(%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT
+                           ") = %" G_GUINT64_FORMAT,
+                           c->last.batch, c->last.batch_r, c->last.batch_r, 2 * p, c->last.wanted);
+    break;
   case DLS_AF:
-    if (c->last.adapted) {
+  case DLS_WF:
+  case DLS_AWF:
+    if (c->last.probe) {
+      g_string_append_printf(out,
+                             ": worker %u has reported no time yet: first-chunk %" G_GUINT64_FORMAT,
+                             c->last.worker, c->last.wanted);
+      break;
+    }
+    if (c->technique == DLS_AF) {
       g_string_append_printf(
           out, ": K_%u = %.3f from the reports, R = %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT,
           c->last.worker, c->last.exact, r, c->last.wanted);
       break;
     }
-    G_GNUC_FALLTHROUGH;
-  case DLS_FAC:
-    g_string_append_printf(out,
-                           "%s, batch %u, R_b = %" G_GUINT64_FORMAT
-                           ": ceil(R_b / 2P) = ceil(%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT
-                           ") = %" G_GUINT64_FORMAT,
-                           c->technique == DLS_AF ? " before any report: fac's" : "", c->last.batch,
-                           c->last.batch_r, c->last.batch_r, 2 * p, c->last.wanted);
-    break;
-  case DLS_WF:
-  case DLS_AWF:
+    if (c->last.batch == 0) {
+      g_string_append_printf(out,
+                             ", per chunk, R = %" G_GUINT64_FORMAT
+                             ": ceil(w_%u R / 2P) = ceil(%.3f) = %" G_GUINT64_FORMAT,
+                             r, c->last.worker, c->last.exact, c->last.wanted);
+      break;
+    }
     g_string_append_printf(out,
                            ", batch %u, R_b = %" G_GUINT64_FORMAT
                            ": ceil(w_%u R_b / 2P) = ceil(%.3f) = %" G_GUINT64_FORMAT,

@@ -24,7 +24,8 @@
  *   fac   batches of P chunks (whoever asks); every chunk of a batch is
  *         ceil(R_b/2P), R_b the R at the batch's start.
  *   wf    fac's batches; requester r gets ceil(w_r R_b/2P), the weights w
- *         normalised to sum to P.
+ *         normalised to sum to P: given, or measured (each worker's time
+ *         per iteration in its first report, then fixed).
  *   awf   wf whose weights are measured: I. Banicescu, V. Velusamy and
  *         J. Devaprasad, "On the scalability of dynamic scheduling
  *         scientific applications with adaptive weighted factoring",
@@ -35,13 +36,13 @@
  *           pibar = (1/P) sum_i pi_i, rho_i = pibar / pi_i,
  *           w_i = P rho_i / sum_k rho_k.
  *         The paper updates the weights between the time steps of an
- *         application; inside one loop they are updated at the start of
- *         every batch from every report so far, as AWF-B does (R. L.
- *         Cariño and I. Banicescu, "Dynamic load balancing with adaptive
- *         factoring methods in scientific applications", The Journal of
- *         Supercomputing 44, 2008). A worker without reports counts with
- *         the mean pi of those with; before any report the weights are the
- *         given ones (the first batch is wf's).
+ *         application; inside one loop they are updated from every report
+ *         so far at the start of every batch (AWF-B) or at every request
+ *         (AWF-C: ceil(w_i R / 2P)), as R. L. Cariño and I. Banicescu,
+ *         "Dynamic load balancing with adaptive factoring methods in
+ *         scientific applications", The Journal of Supercomputing 44,
+ *         2008, describe. A worker without reports counts with the mean pi
+ *         of those with.
  *   af    I. Banicescu and Z. Liu, "Adaptive factoring: a dynamic
  *         scheduling method tuned to the rate of weight changes", High
  *         Performance Computing Symposium 2000; I. Banicescu and
@@ -60,7 +61,10 @@
  *         with the mean mu of those with; one with fewer than two with
  *         sigma = mu times the mean sigma/mu of those with two or more (0
  *         if none has). With sigma = 0 everywhere K_i = R (1/mu_i) T: the
- *         worker's share of R by speed. Before any report: fac's batches.
+ *         worker's share of R by speed.
+ * awf, af and wf with measured weights hand a worker that has reported no
+ * time yet first_chunk iterations (outside the batches), as Cariño and
+ * Banicescu's DLB tool hands it its minimum chunk.
  * A worker whose reported times sum to 0 counts as without reports.
  * Everything is deterministic: the same calls give the same chunks. */
 #pragma once
@@ -94,12 +98,35 @@ const char *dls_technique_name(DlsTechnique t);
 /* TRUE when the size depends on who asks besides when (wf, awf, af). */
 gboolean dls_technique_by_worker(DlsTechnique t);
 
+/* Where wf's weights come from (the key weights-from). */
+typedef enum {
+  DLS_WEIGHTS_GIVEN,    /* the weights key, as LB_Migrate's caller gives them; else equal */
+  DLS_WEIGHTS_MEASURED, /* each worker's first (probe) chunk, its time per iteration */
+  DLS_WEIGHTS_HOST,     /* lbsim's: the platform's nominal host speeds (speeds[]) */
+} DlsWeightsFrom;
+
+/* When awf updates its weights (the key awf-update). */
+typedef enum {
+  DLS_AWF_BATCH, /* AWF-B: at the start of every batch */
+  DLS_AWF_CHUNK, /* AWF-C: at every request, the chunk w_i R / 2P */
+} DlsAwfUpdate;
+
 typedef struct {
-  guint64 min_chunk; /* 0 counts as 1 */
-  double fsc_h;      /* fsc: scheduling overhead of a chunk */
-  double fsc_sigma;  /* fsc: standard deviation of an iteration's time, same unit */
-  double *weights;   /* wf, awf: [workers], positive, any scale; NULL: all equal */
+  guint64 min_chunk;   /* 0 counts as 1 */
+  double fsc_h;        /* fsc: scheduling overhead of a chunk */
+  double fsc_sigma;    /* fsc: standard deviation of an iteration's time, same unit */
+  double *weights;     /* wf: [workers], positive, any scale; NULL: all equal */
+  guint64 first_chunk; /* awf, af, measured wf: a worker's chunk before its first
+                        * report; 0: dls_default_first_chunk */
+  DlsAwfUpdate awf_update;
+  DlsWeightsFrom weights_from;
 } DlsChunkParams;
+
+/* The DLB tool's default minimum chunk, which its adaptive techniques hand
+ * a worker that has not reported yet: max(1, floor(F / 2)), F =
+ * floor(0.55 + (N/P) ln 2 / ln(N/P)) the size for about P log2(N/P)
+ * chunks (1 when N/P < 3). */
+guint64 dls_default_first_chunk(guint64 n, guint workers);
 
 /* The [dls] keys of the chunk sizes. A table of the balancer includes them
  * as its first rows: { DLS_CHUNK_PARAM_ROWS, {"other", ...}, {NULL} }.
@@ -115,16 +142,28 @@ typedef struct {
     {"fsc-sigma", LB_PARAM_DOUBLE, "1", 0, 1e12, NULL,                                             \
      "fsc: sigma, the standard deviation of an iteration's time (the unit of fsc-h)"},             \
     {"weights", LB_PARAM_STRING, NULL, 0, 0, NULL,                                                 \
-     "wf, awf (first batch): relative speeds w0,w1,... one per worker, positive, normalised to "   \
-     "sum to the number of workers (default: the hosts' speeds)"}
+     "wf: relative speeds w0,w1,... one per worker, positive, normalised to sum to the number "   \
+     "of workers, as LB_Migrate's caller gives them (default: all equal)"},                        \
+    {"weights-from", LB_PARAM_CHOICE, "given", 0, 0, "given|measured|host-speed",                  \
+     "wf: given (the weights key), measured (from each worker's first chunk, then fixed) or "      \
+     "host-speed (lbsim's: the platform's nominal speeds, which no report measured)"},             \
+    {"first-chunk", LB_PARAM_INT, "0", 0, DLS_MAX_ITERATIONS, NULL,                                \
+     "awf, af, wf measured: the chunk of a worker that has not reported a time yet (0: the DLB "   \
+     "tool's default minimum chunk, about half of N / (P log2(N/P)))"},                            \
+    {"awf-update", LB_PARAM_CHOICE, "batch", 0, 0, "batch|chunk",                                  \
+     "awf: weights updated at every batch (AWF-B) or at every chunk (AWF-C)"},                     \
+    {"awf-time", LB_PARAM_CHOICE, "compute", 0, 0, "compute|elapsed",                              \
+     "awf: a worker reports its chunks' compute time (AWF-B, AWF-C) or their elapsed time, "       \
+     "messages and waits included (AWF-D, AWF-E)"}
 /* clang-format on */
 
 /* The rows above and the end row. */
 extern const LbParamSpec dls_chunk_params[];
 
 /* Fills p from the chunk keys of params (a table holding
- * DLS_CHUNK_PARAM_ROWS): the weights from the key, else speeds[workers]
- * if not NULL, else NULL. The technique is not read here. Bad weights are
+ * DLS_CHUNK_PARAM_ROWS): the weights from the key, or with weights-from =
+ * host-speed from speeds[workers] if not NULL, else NULL (awf-time is the
+ * workers' business, not read here). The technique is not read here. Bad weights are
  * an LB_PARAM_ERROR naming the key. */
 gboolean dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
                                const double *speeds, GError **error);

@@ -171,10 +171,13 @@ static const LbMetricSpec dls_metrics[] = {
 
 typedef struct {
   guint64 start, size, done;
-  int owner;       /* whose data: results go back there (distributed) */
-  LbUnit *units;   /* size units: ids and costs */
-  gboolean owned;  /* units allocated here (migrated or replicated) */
-  double computed; /* seconds spent computing it so far */
+  int owner;             /* whose data: results go back there (distributed) */
+  LbUnit *units;         /* size units: ids and costs */
+  gboolean owned;        /* units allocated here (migrated or replicated) */
+  double computed;       /* seconds spent computing it so far */
+  double began;          /* when its first slice began */
+  guint64 reported_done; /* iterations the master has heard of */
+  double reported_time;  /* and their seconds */
 } Chunk;
 
 typedef struct {
@@ -206,6 +209,8 @@ typedef struct {
   guint64 request_when, break_after;
   double result_bytes, fpu;
   int debug;
+  gboolean learns;      /* awf, af, measured wf: a REQ reports the chunk under way too */
+  gboolean elapsed;     /* awf-time = elapsed: report elapsed, not compute, seconds */
   const guint64 *costs; /* replicated: every iteration's */
   guint64 own_lo, own_hi;
   guint8 *result; /* own iterations (replicated master: all): results held */
@@ -387,7 +392,7 @@ static void
 enqueue(Dls *d, guint64 start, guint64 size, int owner, LbUnit *units, gboolean owned)
 {
   Chunk *c = g_new0(Chunk, 1);
-  *c = (Chunk){start, size, 0, owner, units, owned, 0};
+  *c = (Chunk){start, size, 0, owner, units, owned, 0, 0, 0, 0};
   g_queue_push_tail(&d->chunks, c);
 }
 
@@ -518,6 +523,24 @@ serve_arrived(Dls *d)
     receive(d, &st);
 }
 
+/* Reports the part of chunk c done since its last report: to the
+ * scheduler directly on the master, else with the next REQ. */
+static void
+report_progress(Dls *d, Chunk *c)
+{
+  guint64 k = c->done - c->reported_done;
+  if (k == 0)
+    return;
+  double upto = d->elapsed ? lb_now() - c->began : c->computed;
+  Report rep = {k, upto - c->reported_time};
+  c->reported_done = c->done;
+  c->reported_time = upto;
+  if (d->me == d->master)
+    master_note(d, d->me, &rep, 1);
+  else
+    g_array_append_val(d->reports, rep);
+}
+
 /* Asks for more (or only reports) when the rules say so. */
 static void
 maybe_request(Dls *d)
@@ -536,6 +559,11 @@ maybe_request(Dls *d)
       !want && d->no_more && c == NULL && d->incoming == 0 && d->reports->len > 0;
   if (!want && !report_only)
     return;
+  /* the adaptive techniques learn from the chunk under way as well, as
+   * the DLB tool's request carries it: a worker's first (small) chunk
+   * is measured by the time it asks for its second */
+  if (want && d->learns && c != NULL)
+    report_progress(d, (Chunk *)c);
   if (d->me == d->master) {
     /* the master's reports went to the scheduler as its chunks ended */
     if (want) {
@@ -559,11 +587,7 @@ static void
 finish_chunk(Dls *d, Chunk *c)
 {
   lb_executed(d->self, c->units, c->size);
-  Report rep = {c->size, c->computed};
-  if (d->me == d->master)
-    master_note(d, d->me, &rep, 1);
-  else
-    g_array_append_val(d->reports, rep);
+  report_progress(d, c);
   int to = d->replicated ? d->master : c->owner;
   if (to == d->me) {
     mark_results(d, c->start, c->size, d->me);
@@ -583,8 +607,10 @@ static void
 compute_slice(Dls *d)
 {
   Chunk *c = g_queue_peek_head(&d->chunks);
-  if (c->done == 0)
+  if (c->done == 0) {
+    c->began = lb_now();
     maybe_request(d);
+  }
   guint64 n = MIN(slice_of(d, c), c->size - c->done);
   guint64 load = 0;
   for (guint64 i = 0; i < n; i++)
@@ -683,6 +709,12 @@ dls_balance(LbRank *self, gpointer state)
   d->break_after = (guint64)lb_params_get_int(params, "break-after");
   d->result_bytes = lb_params_get_double(params, "result-bytes");
   d->debug = (int)lb_params_get_int(params, "debug");
+  const char *technique = lb_params_get_string(params, "technique");
+  d->learns = strcmp(technique, "awf") == 0 || strcmp(technique, "af") == 0 ||
+              (strcmp(technique, "wf") == 0 &&
+               strcmp(lb_params_get_string(params, "weights-from"), "measured") == 0);
+  d->elapsed = strcmp(technique, "awf") == 0 &&
+               strcmp(lb_params_get_string(params, "awf-time"), "elapsed") == 0;
   /* a debug level asks for the trace: the category shows its lines */
   if (d->debug > 0 && !XBT_LOG_ISENABLED(lb_dls, xbt_log_priority_info))
     xbt_log_control_set("lb_dls.thres:info");
