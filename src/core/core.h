@@ -99,7 +99,12 @@ struct _LbCoreRun {
   guint ranks, nadaptations, nphases;
   GArray *metric_defs; /* LbMetricDef */
   guint ndefs, first_phase_def, first_app_def;
-  int order_breaks_def;       /* a rule that may break the order: where it counts, else -1 */
+  int order_breaks_def; /* a rule that may break the order: where it counts, else -1 */
+  /* A balancer that owns the compute: the summary's loads after are the
+   * work each rank executed; who holds the data goes here (per rank) and,
+   * when the balancer declares it, into the metric "data-imbalance". */
+  guint64 *owned_after;
+  int data_imbalance_def;
   double *adaptation_metrics; /* steps x ndefs, combined over ranks */
   sg_mailbox_t *mailboxes;
   LbRank *rank;

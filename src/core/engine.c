@@ -414,6 +414,11 @@ rank_main(int argc, char *argv[])
     run->balance_max[a] = MAX(run->balance_max[a], lb_now() - start);
     digest_units(run->work, run->brun, self->units, &run->digests[self->id]);
     run->load_after[self->id] = run->digests[self->id].load;
+    if (balancer->owns_compute) {
+      /* the work, not the data: what each rank computed this step */
+      run->owned_after[self->id] = run->digests[self->id].load;
+      run->load_after[self->id] = self->executed.load;
+    }
     if (run->owner != NULL)
       note_owner(self);
 
@@ -595,6 +600,7 @@ free_core_run(LbCoreRun *run)
   g_free(run->app_max);
   g_free(run->load_before);
   g_free(run->load_after);
+  g_free(run->owned_after);
   g_free(run->conserved_before);
   g_free(run->digests);
   g_free(run->owner);
@@ -846,6 +852,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->first_app_def = run->ndefs - LB_APP_METRICS;
   run->first_phase_def = run->first_app_def - 4 * run->nphases;
   run->order_breaks_def = -1;
+  run->data_imbalance_def =
+      brun->balancer->owns_compute ? lb_metric_defs_find(run->metric_defs, "data-imbalance") : -1;
   if (brun->balancer->breaks_order != NULL && brun->balancer->breaks_order(brun->params)) {
     run->order_breaks_def = lb_metric_defs_find(run->metric_defs, "order-breaks");
     g_return_val_if_fail(run->order_breaks_def >= 0, NULL); /* the hook needs the metric */
@@ -875,6 +883,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->app_max = g_new0(double, run->nadaptations);
   run->load_before = g_new0(guint64, 2 * (gsize)p);
   run->load_after = g_new0(guint64, p);
+  if (brun->balancer->owns_compute)
+    run->owned_after = g_new0(guint64, p);
   run->conserved_before = g_new0(LbConserved, 2 * (gsize)p);
   run->digests = g_new0(LbDigest, p);
   run->transfers = g_array_new(FALSE, FALSE, sizeof(LbTransfer));

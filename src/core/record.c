@@ -37,6 +37,9 @@ lb_record_step(LbCoreRun *run, guint a)
   s->max_load_after = max_of(run->load_after, run->ranks);
   for (guint r = 0; r < run->ranks; r++)
     s->total_load += run->load_after[r];
+  if (run->data_imbalance_def >= 0)
+    *lb_adaptation_metric(run, a, (guint)run->data_imbalance_def) =
+        lb_imbalance(run->owned_after, run->ranks);
   for (guint ph = 0; ph < run->nphases; ph++) {
     const LbPhaseTotals *t = &run->phase_totals[a * run->nphases + ph];
     s->messages += t->messages;

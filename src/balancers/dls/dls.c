@@ -166,6 +166,10 @@ static const LbMetricSpec dls_metrics[] = {
      "the seed's percent improvement in cost over STAT, 100 (cost_STAT - cost) / cost_STAT, "
      "against the scenario's dls run with technique = stat (0 when it runs none)",
      NULL},
+    {"data-imbalance", "ratio", LB_AGGREGATE_LAST, LB_COMBINE_MAX, NULL,
+     "max / mean of the iterations' loads each rank holds after the loop (who owns the data, "
+     "with its migrations; the summary's imbalance after is the work each rank executed)",
+     NULL},
     {NULL},
 };
 
