@@ -107,6 +107,10 @@ const LbParamSpec *lb_scenario_params(void);
 
 /* Where a balancer starts from on the scenario's model. */
 LbStart lb_scenario_start(const LbScenario *scenario, const LbBalancer *balancer);
+/* The units rank `rank` starts a run with (units emptied first): the
+ * balancer's own initial mapping, or the model's in the run's start. */
+void lb_scenario_initial_units(const LbScenario *scenario, const LbBalancerRun *brun, guint rank,
+                               GArray *units);
 
 /* The balancer a run label (NAME or NAME:VARIANT) names, or NULL. */
 const LbBalancer *lb_balancer_of_label(const char *label);

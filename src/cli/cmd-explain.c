@@ -265,11 +265,7 @@ print_initial(const LbScenario *sc, const LbBalancerRun *brun, guint64 *loads_by
   g_print("Initial distribution (%s; unit loads by rank):\n", how);
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   for (guint r = 0; r < sc->ranks; r++) {
-    g_array_set_size(units, 0);
-    if (b->initial_units != NULL)
-      b->initial_units(brun->work, brun->params, sc->ranks, r, units);
-    else
-      lb_work_initial_units(brun->work, r, start, units);
+    lb_scenario_initial_units(sc, brun, r, units);
     lb_work_update(brun->work, r, units, 0);
     g_autoptr(GString) line = g_string_new(NULL);
     loads_by_rank[r] = 0;

@@ -15,6 +15,7 @@
 
 #include "balancers/cuts/tdg.h"
 #include "balancers/mlb/mlb-plan.h"
+#include "balancers/remap/remap-plan.h"
 #include "cli/runner.h"
 #include "lbsim/balancer.h"
 #include "lbsim/model.h"
@@ -1084,15 +1085,10 @@ ordered_loads(const LbJob *job, GError **error)
     return NULL;
   const LbBalancerRun *brun = sc->runs->pdata[0];
   const LbBalancer *b = brun->balancer;
-  LbStart start = lb_scenario_start(sc, b);
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(guint64) * 2); /* key, load */
   for (guint r = 0; r < sc->ranks; r++) {
-    g_array_set_size(units, 0);
-    if (b->initial_units != NULL)
-      b->initial_units(brun->work, brun->params, sc->ranks, r, units);
-    else
-      lb_work_initial_units(brun->work, r, start, units);
+    lb_scenario_initial_units(sc, brun, r, units);
     lb_work_update(brun->work, r, units, 0);
     for (guint i = 0; i < units->len; i++) {
       const LbUnit *u = &g_array_index(units, LbUnit, i);
@@ -1108,42 +1104,17 @@ ordered_loads(const LbJob *job, GError **error)
   return loads;
 }
 
-/* Parts a greedy cut of loads into pieces of at most `cap` needs: the
- * least possible, since a piece that stops early never helps. */
-static guint64
-parts_needed(const guint64 *loads, guint n, guint64 cap)
-{
-  guint64 parts = 1, piece = 0;
-  for (guint i = 0; i < n; i++) {
-    if (piece + loads[i] > cap) {
-      parts++;
-      piece = 0;
-    }
-    piece += loads[i];
-  }
-  return parts;
-}
-
 /* The least bottleneck of any partition of loads into `parts` contiguous
- * pieces in order (chains on chains), exactly: the least cap that the
- * greedy cut meets, by bisection between the largest element and the
- * total. */
+ * pieces in order (chains on chains), exactly: scratch-remap's bisection
+ * (remap-plan.h), which shares nothing with MLB. */
 static guint64
 optimal_bottleneck(const guint64 *loads, guint n, guint parts)
 {
-  guint64 lo = 0, hi = 0;
-  for (guint i = 0; i < n; i++) {
-    lo = MAX(lo, loads[i]);
-    hi += loads[i];
-  }
-  while (lo < hi) {
-    guint64 mid = lo + (hi - lo) / 2;
-    if (parts_needed(loads, n, mid) <= parts)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
+  g_autofree guint64 *prefix = g_new(guint64, n + 1);
+  prefix[0] = 0;
+  for (guint i = 0; i < n; i++)
+    prefix[i + 1] = prefix[i] + loads[i];
+  return remap_bottleneck(prefix, n, parts, NULL);
 }
 
 static gboolean

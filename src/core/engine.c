@@ -916,10 +916,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     rank->pending = g_ptr_array_new();
     g_queue_init(&rank->stash);
     rank->units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-    if (brun->balancer->initial_units != NULL)
-      brun->balancer->initial_units(run->work, brun->params, p, r, rank->units);
-    else
-      lb_work_initial_units(run->work, r, run->start, rank->units);
+    lb_scenario_initial_units(scenario, brun, r, rank->units);
   }
 
   gint64 run_start = g_get_monotonic_time();

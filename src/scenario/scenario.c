@@ -51,6 +51,18 @@ lb_scenario_start(const LbScenario *scenario, const LbBalancer *balancer)
   return balancer->keeps_order ? LB_START_ORDER : balancer->start;
 }
 
+void
+lb_scenario_initial_units(const LbScenario *scenario, const LbBalancerRun *brun, guint rank,
+                          GArray *units)
+{
+  const LbBalancer *b = brun->balancer;
+  g_array_set_size(units, 0);
+  if (b->initial_units != NULL)
+    b->initial_units(brun->work, brun->params, scenario->ranks, rank, units);
+  else
+    lb_work_initial_units(brun->work, rank, lb_scenario_start(scenario, b), units);
+}
+
 const char *
 lb_platform_dir(void)
 {

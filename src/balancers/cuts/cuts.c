@@ -549,3 +549,27 @@ lb_cuts_gather(LbRank *self, LbCuts *s)
   s->table = table_ref(t);
   take_own_rows(s);
 }
+
+void
+lb_cuts_add_profile(const LbCuts *s, const GArray *units, guint axis, guint64 base,
+                    guint64 *profile)
+{
+  LbdBox box = lb_cuts_box(s, (guint)s->me);
+  g_assert_cmpuint(units->len, ==, lbd_box_cells(&box, s->dim));
+  const LbUnit *cell = (const LbUnit *)units->data;
+  guint64 w0 = box.hi[0] - box.lo[0];
+  for (guint64 z = box.lo[2]; z < box.hi[2]; z++)
+    for (guint64 y = box.lo[1]; y < box.hi[1]; y++) {
+      if (axis == 0) {
+        guint64 *row = profile + (box.lo[0] - base);
+        for (guint64 x = 0; x < w0; x++)
+          row[x] += cell[x].load;
+      } else {
+        guint64 along = 0; /* the row's sum, kept out of memory */
+        for (guint64 x = 0; x < w0; x++)
+          along += cell[x].load;
+        profile[(axis == 1 ? y : z) - base] += along;
+      }
+      cell += w0;
+    }
+}

@@ -67,6 +67,12 @@ LbdBox lb_cuts_box(const LbCuts *s, guint r);
  * the levels above), ascending. */
 int *lb_cuts_piece_members(const LbCuts *s, guint l, guint *n);
 
+/* Adds my cells' loads, by their coordinate c along `axis`, into
+ * profile[c - base]: the cells are my box's, the first axis fastest (the
+ * order every move of this family leaves them in). */
+void lb_cuts_add_profile(const LbCuts *s, const GArray *units, guint axis, guint64 base,
+                         guint64 *profile);
+
 /* For narration: the piece of level l this rank is in, "the whole domain"
  * at level 0, else its range along the axes of the levels above ("inside
  * x in [4, 9)"). */

@@ -311,31 +311,6 @@ narrate_cuts(LbRank *self, guint l, guint axis, const guint64 *row, const guint6
              moves -> str);
 }
 
-/* My cells' loads by their coordinate along the axis, into the piece's
- * profile (extent cells long): the cells are my box's, the first axis
- * fastest. */
-static void
-add_profile(const LbCuts *s, const GArray *units, guint axis, guint64 *profile)
-{
-  LbdBox box = lb_cuts_box(s, (guint)s->me);
-  g_assert_cmpuint(units->len, ==, lbd_box_cells(&box, s->dim));
-  const LbUnit *cell = (const LbUnit *)units->data;
-  guint64 w0 = box.hi[0] - box.lo[0];
-  for (guint64 z = box.lo[2]; z < box.hi[2]; z++)
-    for (guint64 y = box.lo[1]; y < box.hi[1]; y++) {
-      if (axis == 0) {
-        for (guint64 x = 0; x < w0; x++)
-          profile[box.lo[0] + x] += cell[x].load;
-      } else {
-        guint64 along = 0; /* the row's sum */
-        for (guint64 x = 0; x < w0; x++)
-          along += cell[x].load;
-        profile[axis == 1 ? y : z] += along;
-      }
-      cell += w0;
-    }
-}
-
 /* Why a level's loop stopped. */
 typedef enum { STOP_TOLERANCE, STOP_UNCHANGED, STOP_CAP, STOP_WORSE } Stop;
 
@@ -445,7 +420,7 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
         guint64 extent = s->extent[axis];
         profile = g_new0(guint64, extent);
         mesh_time(self);
-        add_profile(s, lb_rank_units(self), axis, profile);
+        lb_cuts_add_profile(s, lb_rank_units(self), axis, 0, profile);
         if (group != NULL)
           lb_group_allreduce_sum_u64(group, profile, (guint)extent);
         else

@@ -217,23 +217,7 @@ balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
   lb_phase_begin(self, PHASE_SUMS);
   lb_execute(self, lb_params_get_double(lb_rank_params(self), "sum-flops") * units->len);
   g_autofree guint64 *sums = g_new0(guint64, MAX(width, 1));
-  LbdBox box = lb_cuts_box(s, me);
-  g_assert_cmpuint(units->len, ==, lbd_box_cells(&box, s->dim));
-  const LbUnit *cell = (const LbUnit *)units->data;
-  guint64 w0 = box.hi[0] - box.lo[0];
-  for (guint64 z = 0; z < box.hi[2] - box.lo[2]; z++)
-    for (guint64 y = 0; y < box.hi[1] - box.lo[1]; y++) {
-      if (l == 0) {
-        for (guint64 x = 0; x < w0; x++)
-          sums[x] += cell[x].load;
-      } else {
-        guint64 along = 0; /* the row's sum, kept out of memory */
-        for (guint64 x = 0; x < w0; x++)
-          along += cell[x].load;
-        sums[l == 1 ? y : z] += along;
-      }
-      cell += w0;
-    }
+  lb_cuts_add_profile(s, units, l, lo, sums);
   reduce_to_leader(self, &block, l, sums, (guint)width);
 
   gsize row_bytes = sizeof(guint64) * (parts + 1);
