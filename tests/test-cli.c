@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1211,6 +1212,12 @@ test_reproduce_checks(void)
        "run: check desired-floor-ceil reads no run"},
       {"measure = check bottleneck min mlb\n", "run: missing (check bottleneck reads a run's"},
       {"measure = check gray-codes 00 01 11\n", "3 codes of 2 bits"},
+      {"measure = check efficiency sfc-shift:informed 1\nrun = r\n",
+       "P '1' is not a processor count of 2 or more"},
+      {"measure = check work-for-efficiency sfc-shift:informed 16 100\nrun = r\n",
+       "'100' is not a percentage between 0 and 100"},
+      {"measure = share ghost-messages sfc-shift:informed\nrun = r\nranks = 4\n",
+       "'share METRIC A B'"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(bad_claims); i++) {
     g_autofree char *name = g_strdup_printf("bad%u", i);
@@ -1299,6 +1306,98 @@ test_reproduce_checks(void)
   g_assert_nonnull(strstr(gray, "   3     10     10\n"));
   const char *tree = json_object_get_string_member(json_array_get_object_element(cs, 2), "detail");
   g_assert_nonnull(strstr(tree, "level 2:  14 (6) [00]  2 (6) [01]  4 (6) [11]  4 (6) [10]"));
+}
+
+/* A sweep's run of a label on p ranks, from the JSON lbsim reproduce
+ * keeps in its state folder. */
+static JsonObject *
+sweep_result(JsonNode *sweep, const char *label, gint64 ranks)
+{
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(sweep), "runs");
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    JsonObject *r = json_array_get_object_element(runs, i);
+    JsonObject *result = json_object_get_object_member(r, "result");
+    if (strcmp(json_object_get_string_member(r, "balancer"), label) == 0 &&
+        json_object_get_int_member(json_object_get_object_member(r, "point"), "ranks") == ranks)
+      return result;
+  }
+  g_assert_not_reached();
+}
+
+static JsonObject *
+claim_named(JsonNode *root, const char *id)
+{
+  JsonArray *cs = json_object_get_array_member(json_node_get_object(root), "claims");
+  for (guint i = 0; i < json_array_get_length(cs); i++) {
+    JsonObject *c = json_array_get_object_element(cs, i);
+    if (strcmp(json_object_get_string_member(c, "id"), id) == 0)
+      return c;
+  }
+  g_assert_not_reached();
+}
+
+/* lbsim reproduce baiardi2001's quick form: Fig. 1's shares are the runs'
+ * messages over request/answer's, Fig. 2's efficiency T(1) / (16 T(16))
+ * of the runs the state folder keeps, the work that makes 50% gives 50%
+ * when run, and the required claims agree. */
+static void
+test_reproduce_baiardi(void)
+{
+  if (g_getenv("LBSIM_SANITIZED") != NULL)
+    return;
+  g_autofree char *state = tmp_path("baiardi2001");
+  g_autofree char *json = tmp_path("baiardi2001.json");
+  g_auto(Result) quick = {0};
+  gint64 start = g_get_monotonic_time();
+  lbsim(&quick, "reproduce", "baiardi2001", "--quick", "--check", "-q", "--state", state, "--json",
+        json, NULL);
+  g_test_message("%.1f s\n%s%s", (g_get_monotonic_time() - start) / 1e6, quick.out, quick.err);
+  g_assert_cmpint(quick.status, ==, 0);
+  g_assert_nonnull(strstr(quick.out, "0 required claims disagree"));
+  g_autoptr(JsonNode) root = load_json(json);
+
+  g_autofree char *fig1_path = g_build_filename(state, "fig1-problem2.json", NULL);
+  g_autoptr(JsonNode) fig1 = load_json(fig1_path);
+  double ra = json_object_get_double_member(
+      json_object_get_object_member(sweep_result(fig1, "sfc-shift:request-answer", 16), "metrics"),
+      "ghost_messages");
+  double ifp = json_object_get_double_member(
+      json_object_get_object_member(sweep_result(fig1, "sfc-shift:informed", 16), "metrics"),
+      "ghost_messages");
+  g_assert_cmpfloat(ifp, >, 0);
+  g_assert_cmpfloat(ifp, <, ra);
+  JsonObject *share = claim_named(root, "fig1-p2-ifp-messages-16");
+  g_assert_cmpfloat_with_epsilon(json_object_get_double_member(share, "lbsim"), 100 * ifp / ra,
+                                 1e-9);
+  g_assert_true(json_object_get_boolean_member(share, "agrees"));
+
+  g_autofree char *fig2_path = g_build_filename(state, "fig2-problem1.json", NULL);
+  g_autoptr(JsonNode) fig2 = load_json(fig2_path);
+  double t1 = json_object_get_double_member(
+      json_object_get_object_member(sweep_result(fig2, "sfc-shift:informed", 1), "summary"),
+      "total_time");
+  double t16 = json_object_get_double_member(
+      json_object_get_object_member(sweep_result(fig2, "sfc-shift:informed", 16), "summary"),
+      "total_time");
+  JsonObject *eff = claim_named(root, "fig2-p1-16");
+  g_assert_cmpfloat_with_epsilon(json_object_get_double_member(eff, "lbsim"), 100 * t1 / (16 * t16),
+                                 1e-9);
+  g_assert_nonnull(strstr(json_object_get_string_member(eff, "detail"), "efficiency"));
+
+  /* the work for 50%, run: its efficiency within a point of 50% */
+  for (guint p = 1; p <= 2; p++) {
+    g_autofree char *id = g_strdup_printf("fig2-p%u-work", p);
+    JsonObject *work = claim_named(root, id);
+    const char *note = json_object_get_string_member(work, "note");
+    const char *at = strstr(note, "a run at them: ");
+    g_assert_nonnull(at);
+    double measured = g_ascii_strtod(at + strlen("a run at them: "), NULL);
+    g_assert_cmpfloat(fabs(measured - 50), <, 1);
+    g_assert_cmpfloat(json_object_get_double_member(work, "lbsim"), >, 0);
+  }
+  /* the comparison of the two problems is made over the same ranks */
+  const char *lower = json_object_get_string_member(claim_named(root, "fig2-second-lower"), "note");
+  g_assert_nonnull(strstr(lower, "least E(fig2-problem1) - E(fig2-problem2) over p = 2 .. 16"));
 }
 
 /* Shipped scenarios that take minutes under the sanitizers (a debug build,
@@ -1856,6 +1955,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/check", test_check);
   g_test_add_func("/cli/reproduce", test_reproduce);
   g_test_add_func("/cli/reproduce-checks", test_reproduce_checks);
+  g_test_add_func("/cli/reproduce-baiardi2001", test_reproduce_baiardi);
   g_test_add_func("/cli/run-job", test_run_job);
   g_test_add_func("/cli/curve", test_curve);
   g_test_add_func("/cli/curve-errors", test_curve_errors);

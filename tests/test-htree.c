@@ -302,8 +302,9 @@ test_memory_estimate(void)
   g_autoptr(LbScenario) poisson = load_ok(4, 1,
                                           "refine = poisson\nmin-level = 1\nmax-level = 10\n"
                                           "tolerance = 1e-3\ntolerance-decay = 0.3\n");
-  g_autoptr(LbHtree) first = lb_htree_new_poisson(1, 10, 1e-3, G_MAXSIZE);
-  g_autoptr(LbHtree) last = lb_htree_new_poisson(1, 10, 1e-3 * pow(0.3, 3), G_MAXSIZE);
+  g_autoptr(LbHtree) first = lb_htree_new_poisson(LB_POISSON_SINH, 1, 10, 1e-3, G_MAXSIZE);
+  g_autoptr(LbHtree) last =
+      lb_htree_new_poisson(LB_POISSON_SINH, 1, 10, 1e-3 * pow(0.3, 3), G_MAXSIZE);
   g_assert_cmpuint(lb_htree_size(last), >, lb_htree_size(first));
   g_assert_cmpuint(lb_htree_size(lb_htree_of(poisson->work)), ==, lb_htree_size(first));
   g_assert_cmpfloat(poisson->work->memory, ==, lb_htree_size(last) * (64.0 + 40 + 32));
@@ -332,22 +333,23 @@ static void
 test_poisson_corner(void)
 {
   /* u(1, 1) = 10, u(0, 0) = 10 sinh(4 pi) / sinh(8 pi) */
-  g_assert_cmpfloat(fabs(lb_htree_poisson_solution(1, 1) - 10), <, 1e-12);
-  g_assert_cmpfloat(fabs(lb_htree_poisson_solution(0, 0) - 10 * exp(-4 * G_PI)), <, 1e-9);
+  g_assert_cmpfloat(fabs(lb_htree_poisson_solution(LB_POISSON_SINH, 1, 1) - 10), <, 1e-12);
+  g_assert_cmpfloat(fabs(lb_htree_poisson_solution(LB_POISSON_SINH, 0, 0) - 10 * exp(-4 * G_PI)), <,
+                    1e-9);
   for (guint level = 1; level <= 8; level++) {
     guint64 last = (1u << level) - 1;
-    double top = lb_htree_poisson_surplus(level, last, last);
-    g_assert_cmpfloat(top, >, lb_htree_poisson_surplus(level, 0, 0));
-    g_assert_cmpfloat(top, >, lb_htree_poisson_surplus(level, last, 0));
-    g_assert_cmpfloat(top, >, lb_htree_poisson_surplus(level, 0, last));
+    double top = lb_htree_poisson_surplus(LB_POISSON_SINH, level, last, last);
+    g_assert_cmpfloat(top, >, lb_htree_poisson_surplus(LB_POISSON_SINH, level, 0, 0));
+    g_assert_cmpfloat(top, >, lb_htree_poisson_surplus(LB_POISSON_SINH, level, last, 0));
+    g_assert_cmpfloat(top, >, lb_htree_poisson_surplus(LB_POISSON_SINH, level, 0, last));
     /* and it grows along the diagonal towards (1, 1) */
     for (guint64 k = 0; k < last; k++)
-      g_assert_cmpfloat(lb_htree_poisson_surplus(level, k, k), <,
-                        lb_htree_poisson_surplus(level, k + 1, k + 1));
+      g_assert_cmpfloat(lb_htree_poisson_surplus(LB_POISSON_SINH, level, k, k), <,
+                        lb_htree_poisson_surplus(LB_POISSON_SINH, level, k + 1, k + 1));
     for (guint64 k = 0; k <= last; k += 3)
-      g_assert_cmpfloat(
-          fabs(lb_htree_poisson_surplus(level, k, last - k) - surplus_here(level, k, last - k)), <,
-          1e-9);
+      g_assert_cmpfloat(fabs(lb_htree_poisson_surplus(LB_POISSON_SINH, level, k, last - k) -
+                             surplus_here(level, k, last - k)),
+                        <, 1e-9);
   }
 }
 
@@ -359,10 +361,10 @@ test_poisson_hand(void)
   double c = 10 * sinh(6 * G_PI) / sinh(8 * G_PI);
   double root = (10 + exact(0, 0) - 2 * c) / 4;
   g_assert_cmpfloat(fabs(root - 2.49067), <, 1e-5);
-  g_assert_cmpfloat(fabs(lb_htree_poisson_surplus(0, 0, 0) - root), <, 1e-12);
-  g_autoptr(LbHtree) whole = lb_htree_new_poisson(0, 1, 2.5, G_MAXSIZE);
+  g_assert_cmpfloat(fabs(lb_htree_poisson_surplus(LB_POISSON_SINH, 0, 0, 0) - root), <, 1e-12);
+  g_autoptr(LbHtree) whole = lb_htree_new_poisson(LB_POISSON_SINH, 0, 1, 2.5, G_MAXSIZE);
   g_assert_cmpuint(lb_htree_size(whole), ==, 1);
-  g_autoptr(LbHtree) split = lb_htree_new_poisson(0, 1, 2.4, G_MAXSIZE);
+  g_autoptr(LbHtree) split = lb_htree_new_poisson(LB_POISSON_SINH, 0, 1, 2.4, G_MAXSIZE);
   g_assert_cmpuint(lb_htree_size(split), ==, 5);
   /* tolerance 1, two levels: of the four level-1 squares only the one at
    * (1, 1) exceeds it */
@@ -370,7 +372,7 @@ test_poisson_hand(void)
   g_assert_cmpfloat(surplus_here(1, 0, 0), <, 1);
   g_assert_cmpfloat(surplus_here(1, 1, 0), <, 1);
   g_assert_cmpfloat(surplus_here(1, 0, 1), <, 1);
-  g_autoptr(LbHtree) t = lb_htree_new_poisson(0, 2, 1.0, G_MAXSIZE);
+  g_autoptr(LbHtree) t = lb_htree_new_poisson(LB_POISSON_SINH, 0, 2, 1.0, G_MAXSIZE);
   g_assert_cmpuint(lb_htree_size(t), ==, 9);
   gsize at = 0;
   g_assert_true(lb_htree_find(t, lb_htree_id(2, 1, (guint64[]){1, 1}), &at));
@@ -391,15 +393,39 @@ test_poisson_hand(void)
 static void
 test_poisson_budget(void)
 {
-  g_assert_null(lb_htree_new_poisson(0, 3, 0, 85));
-  g_assert_null(lb_htree_new_poisson(0, 3, 0, 1));
-  g_autoptr(LbHtree) full = lb_htree_new_poisson(0, 3, 0, 86);
+  g_assert_null(lb_htree_new_poisson(LB_POISSON_SINH, 0, 3, 0, 85));
+  g_assert_null(lb_htree_new_poisson(LB_POISSON_SINH, 0, 3, 0, 1));
+  g_autoptr(LbHtree) full = lb_htree_new_poisson(LB_POISSON_SINH, 0, 3, 0, 86);
   g_assert_nonnull(full);
   g_assert_cmpuint(lb_htree_size(full), ==, 85);
   /* a larger tolerance makes a smaller tree, under the same budget */
-  g_autoptr(LbHtree) some = lb_htree_new_poisson(0, 3, 1.0, 86);
+  g_autoptr(LbHtree) some = lb_htree_new_poisson(LB_POISSON_SINH, 0, 3, 1.0, 86);
   g_assert_nonnull(some);
   g_assert_cmpuint(lb_htree_size(some), <, 85);
+}
+
+/* Boundary condition (1), h = 10: u is 10 everywhere, every surplus is 0
+ * (exactly: the mean of four tens), so however small the tolerance the
+ * tree is the uniform grid of min-level, 1 + 4 + ... + 4^5 = 1365 hnodes,
+ * every leaf of level 5; under (2) the same tolerance refines further. */
+static void
+test_poisson_constant(void)
+{
+  for (guint level = 0; level <= 8; level++)
+    g_assert_cmpfloat(lb_htree_poisson_surplus(LB_POISSON_CONSTANT, level, level, 0), ==, 0);
+  g_autoptr(LbHtree) flat = lb_htree_new_poisson(LB_POISSON_CONSTANT, 5, 12, 1e-12, G_MAXSIZE);
+  g_assert_cmpuint(lb_htree_size(flat), ==, 1365);
+  guint leaves = 0;
+  for (gsize at = 0; at < lb_htree_size(flat); at++)
+    leaves += lb_htree_is_leaf(flat, at);
+  g_assert_cmpuint(leaves, ==, 1024);
+  g_autoptr(LbHtree) wave = lb_htree_new_poisson(LB_POISSON_SINH, 5, 12, 1e-7, G_MAXSIZE);
+  g_assert_cmpuint(lb_htree_size(wave), >, 1365);
+  /* the scenario key reaches the model */
+  g_autoptr(LbScenario) sc = load_ok(4, 3,
+                                     "refine = poisson\nboundary = constant\nmin-level = 5\n"
+                                     "max-level = 12\ntolerance = 1e-9\n");
+  g_assert_cmpuint(lb_htree_size(lb_htree_of(sc->work)), ==, 1365);
 }
 
 /* The tolerance decays: grids are added, never removed, and each step's
@@ -432,7 +458,8 @@ test_poisson_grows(void)
       }
     }
     const LbHtree *t = lb_htree_of(sc->work);
-    g_autoptr(LbHtree) direct = lb_htree_new_poisson(1, 10, 1e-3 * pow(0.3, s), G_MAXSIZE);
+    g_autoptr(LbHtree) direct =
+        lb_htree_new_poisson(LB_POISSON_SINH, 1, 10, 1e-3 * pow(0.3, s), G_MAXSIZE);
     g_assert_cmpuint(lb_htree_size(direct), ==, lb_htree_size(t));
     for (gsize i = 0; i < lb_htree_size(t); i++)
       g_assert_cmpuint(lb_htree_id_at(direct, i), ==, lb_htree_id_at(t, i));
@@ -927,6 +954,9 @@ static const ErrorCase errors[] = {
     {"tolerance", "tolerance = 0.1\n", "tolerance", "applies to refine poisson"},
     {"tolerance-range", "refine = poisson\ntolerance = -1\n", "tolerance", "out of range"},
     {"tolerance-decay", "tolerance-decay = 0.5\n", "tolerance-decay", "applies to refine poisson"},
+    {"boundary", "boundary = constant\n", "boundary", "applies to refine poisson"},
+    {"boundary-value", "refine = poisson\nboundary = cosine\n", "boundary",
+     "'cosine' is not one of"},
     {"tolerance-decay-range", "refine = poisson\ntolerance-decay = 1.5\n", "tolerance-decay",
      "out of range"},
     {"elements", "elements = 0\n", "elements", "out of range"},
@@ -1015,6 +1045,7 @@ main(int argc, char **argv)
   g_test_add_func("/htree/poisson/hand", test_poisson_hand);
   g_test_add_func("/htree/poisson/budget", test_poisson_budget);
   g_test_add_func("/htree/poisson/grows", test_poisson_grows);
+  g_test_add_func("/htree/poisson/constant", test_poisson_constant);
   static const char *const names[] = {"hotspots-2d", "clusters-3d", "shock-2d", "poisson"};
   for (guint i = 0; i < G_N_ELEMENTS(changing); i++) {
     g_autofree char *name = g_strdup_printf("/htree/update/%s", names[i]);

@@ -105,7 +105,10 @@ tree_at(const LbWork *work, guint step)
   const LbParams *w = work->params;
   guint min = (guint)lb_params_get_int(w, "min-level");
   if (strcmp(lb_params_get_string(w, "refine"), "poisson") == 0)
-    return lb_htree_new_poisson(min, max_level(work),
+    return lb_htree_new_poisson(strcmp(lb_params_get_string(w, "boundary"), "constant") == 0
+                                    ? LB_POISSON_CONSTANT
+                                    : LB_POISSON_SINH,
+                                min, max_level(work),
                                 lb_params_get_double(w, "tolerance") *
                                     pow(lb_params_get_double(w, "tolerance-decay"), step),
                                 G_MAXSIZE);

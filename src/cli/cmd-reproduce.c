@@ -23,6 +23,7 @@ typedef enum {
   MEASURE_VALUE,       /* BALANCER METRIC */
   MEASURE_IMPROVEMENT, /* METRIC A B: 100 (A - B) / A */
   MEASURE_RELATIVE,    /* METRIC A B C ...: A over the least of A, B, C, ... */
+  MEASURE_SHARE,       /* METRIC A B: 100 A / B, A's as a share of B's */
   MEASURE_CHECK,       /* NAME ARGS ...: a check of reproduce-checks.c */
 } Measure;
 
@@ -356,6 +357,11 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
     c->metric = g_strdup(words->pdata[1]);
     c->a = g_strdup(words->pdata[2]);
     c->b = g_strdup(words->pdata[3]);
+  } else if (words->len == 4 && strcmp(words->pdata[0], "share") == 0) {
+    c->measure = MEASURE_SHARE;
+    c->metric = g_strdup(words->pdata[1]);
+    c->a = g_strdup(words->pdata[2]);
+    c->b = g_strdup(words->pdata[3]);
   } else if (words->len >= 4 && strcmp(words->pdata[0], "relative") == 0) {
     c->measure = MEASURE_RELATIVE;
     c->metric = g_strdup(words->pdata[1]);
@@ -365,7 +371,7 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
   } else {
     return bad(error, file, group,
                "measure: '%s' is not 'value BALANCER METRIC', 'improvement METRIC A B', "
-               "'relative METRIC A B C ...' or 'check NAME ARGS ...'",
+               "'share METRIC A B', 'relative METRIC A B C ...' or 'check NAME ARGS ...'",
                measure);
   }
   g_auto(GStrv) rule = g_strsplit(c->rule_text, " ", -1);
@@ -497,7 +503,8 @@ evaluate(Claim *c, const Run *r, gboolean ran)
   }
   double a = 0, b = 0;
   if (!value(r, c->ranks, c->a, c->metric, &a) ||
-      (c->measure == MEASURE_IMPROVEMENT && !value(r, c->ranks, c->b, c->metric, &b))) {
+      ((c->measure == MEASURE_IMPROVEMENT || c->measure == MEASURE_SHARE) &&
+       !value(r, c->ranks, c->b, c->metric, &b))) {
     c->note = g_strdup("its run failed or has no such metric");
     return;
   }
@@ -514,11 +521,12 @@ evaluate(Claim *c, const Run *r, gboolean ran)
   }
   c->done = TRUE;
   c->lbsim = c->measure == MEASURE_IMPROVEMENT ? 100.0 * (a - b) / a
+             : c->measure == MEASURE_SHARE     ? 100.0 * a / b
              : c->measure == MEASURE_RELATIVE  ? a / b
                                                : a;
   judge(c);
   double x = c->lbsim, y = c->paper;
-  if (c->measure == MEASURE_IMPROVEMENT)
+  if (c->measure == MEASURE_IMPROVEMENT || c->measure == MEASURE_SHARE)
     c->note = g_strdup_printf("%s %.4g against %.4g", c->metric, a, b);
   else if (c->measure == MEASURE_RELATIVE)
     c->note = g_strdup_printf("%s %.4g against the least, %.4g", c->metric, a, b);

@@ -38,6 +38,7 @@ typedef enum {
 typedef struct {
   guint dim, min_level, max_level;
   gboolean poisson;
+  LbPoissonBoundary boundary; /* refine = poisson */
   guint64 elements, leaf_elements;
   double tolerance, decay;
   gsize budget; /* refine = poisson: hnodes a tree may have (the machine's memory) */
@@ -78,6 +79,10 @@ static const LbParamSpec htree_params[] = {
     {"tolerance", LB_PARAM_DOUBLE, "1e-4", 0, 1e9, NULL,
      "htree, refine poisson: a square splits while its error estimate exceeds tolerance x "
      "tolerance-decay^step"},
+    {"boundary", LB_PARAM_CHOICE, "sinh", 0, 0, "sinh|constant",
+     "htree, refine poisson: the seed's Dirichlet condition: (2) h = 10 cos(2 pi (x - y)) "
+     "sinh(2 pi (x + y + 2)) / sinh(8 pi), or (1) h = 10, whose solution needs no grid finer "
+     "than min-level"},
     {"tolerance-decay", LB_PARAM_DOUBLE, "0.5", 1e-6, 1, NULL,
      "htree, refine poisson: factor on the tolerance per adaptation step (the hierarchy gains "
      "grids)"},
@@ -424,24 +429,28 @@ lb_htree_new_points(guint dim, guint min_level, guint max_level, guint64 leaf_el
 /* ---- the multigrid case ---- */
 
 double
-lb_htree_poisson_solution(double x, double y)
+lb_htree_poisson_solution(LbPoissonBoundary boundary, double x, double y)
 {
+  if (boundary == LB_POISSON_CONSTANT)
+    return 10.0;
   return 10.0 * cos(2 * G_PI * (x - y)) * sinh(2 * G_PI * (x + y + 2)) / sinh(8 * G_PI);
 }
 
 double
-lb_htree_poisson_surplus(guint level, guint64 x, guint64 y)
+lb_htree_poisson_surplus(LbPoissonBoundary boundary, guint level, guint64 x, guint64 y)
 {
   double h = ldexp(1.0, -(int)level);
   double x0 = (double)x * h, y0 = (double)y * h, x1 = x0 + h, y1 = y0 + h;
-  double corners = (lb_htree_poisson_solution(x0, y0) + lb_htree_poisson_solution(x1, y0) +
-                    lb_htree_poisson_solution(x0, y1) + lb_htree_poisson_solution(x1, y1)) /
-                   4;
-  return fabs(lb_htree_poisson_solution(x0 + h / 2, y0 + h / 2) - corners);
+  double corners =
+      (lb_htree_poisson_solution(boundary, x0, y0) + lb_htree_poisson_solution(boundary, x1, y0) +
+       lb_htree_poisson_solution(boundary, x0, y1) + lb_htree_poisson_solution(boundary, x1, y1)) /
+      4;
+  return fabs(lb_htree_poisson_solution(boundary, x0 + h / 2, y0 + h / 2) - corners);
 }
 
 typedef struct {
   LbHtree *tree;
+  LbPoissonBoundary boundary;
   guint min_level;
   double tolerance;
   gsize budget; /* hnodes at most: past it the build stops */
@@ -456,7 +465,7 @@ split_poisson(PoissonBuild *b, guint level, guint64 x, guint64 y)
   guint64 coords[2] = {x, y};
   gsize at = push(t, level, morton(coords, 2), 1);
   if (level < t->max_level &&
-      (level < b->min_level || lb_htree_poisson_surplus(level, x, y) > b->tolerance))
+      (level < b->min_level || lb_htree_poisson_surplus(b->boundary, level, x, y) > b->tolerance))
     for (guint c = 0; c < 4; c++)
       split_poisson(b, level + 1, 2 * x + (c & 1), 2 * y + (c >> 1));
   t->size[at] = (guint32)(t->n - at);
@@ -467,9 +476,10 @@ split_poisson(PoissonBuild *b, guint level, guint64 x, guint64 y)
  * more: a small tolerance refines every square down to max-level, 4^l of
  * them at level l. */
 static LbHtree *
-poisson_tree(guint min_level, guint max_level, double tolerance, gsize budget, LbHtree *reuse)
+poisson_tree(LbPoissonBoundary boundary, guint min_level, guint max_level, double tolerance,
+             gsize budget, LbHtree *reuse)
 {
-  PoissonBuild b = {tree_new(2, max_level, 1, reuse), min_level, tolerance, budget};
+  PoissonBuild b = {tree_new(2, max_level, 1, reuse), boundary, min_level, tolerance, budget};
   split_poisson(&b, 0, 0, 0);
   if (b.tree->n >= budget) {
     lb_htree_free(b.tree);
@@ -479,10 +489,11 @@ poisson_tree(guint min_level, guint max_level, double tolerance, gsize budget, L
 }
 
 LbHtree *
-lb_htree_new_poisson(guint min_level, guint max_level, double tolerance, gsize budget)
+lb_htree_new_poisson(LbPoissonBoundary boundary, guint min_level, guint max_level, double tolerance,
+                     gsize budget)
 {
   g_return_val_if_fail(max_level <= LB_HTREE_MAX_LEVEL_2D, NULL);
-  return poisson_tree(min_level, max_level, tolerance, MIN(budget, G_MAXUINT32), NULL);
+  return poisson_tree(boundary, min_level, max_level, tolerance, MIN(budget, G_MAXUINT32), NULL);
 }
 
 /* ---- where the elements are ---- */
@@ -680,8 +691,8 @@ static LbHtree *
 build_step(const LbWork *work, Htree *h, guint adaptation, LbHtree *reuse)
 {
   if (h->poisson)
-    return poisson_tree(h->min_level, h->max_level, h->tolerance * pow(h->decay, adaptation),
-                        h->budget, reuse);
+    return poisson_tree(h->boundary, h->min_level, h->max_level,
+                        h->tolerance * pow(h->decay, adaptation), h->budget, reuse);
   Placer pl;
   placer_init(&pl, work, adaptation);
   if (h->codes == NULL) {
@@ -932,7 +943,8 @@ check_keys(LbWork *work, const Htree *h, const char *file, GError **error)
     }
   } else {
     if (!applies_only(w, file, "tolerance", "refine", "poisson", error) ||
-        !applies_only(w, file, "tolerance-decay", "refine", "poisson", error))
+        !applies_only(w, file, "tolerance-decay", "refine", "poisson", error) ||
+        !applies_only(w, file, "boundary", "refine", "poisson", error))
       return FALSE;
     if (work->pattern.kind == LB_PATTERN_FILE)
       return lb_workload_fail(error, file, "pattern",
@@ -998,6 +1010,8 @@ htree_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   h->min_level = (guint)lb_params_get_int(w, "min-level");
   h->max_level = (guint)lb_params_get_int(w, "max-level");
   h->poisson = strcmp(lb_params_get_string(w, "refine"), "poisson") == 0;
+  h->boundary = strcmp(lb_params_get_string(w, "boundary"), "constant") == 0 ? LB_POISSON_CONSTANT
+                                                                             : LB_POISSON_SINH;
   h->elements = (guint64)lb_params_get_int(w, "elements");
   h->leaf_elements = (guint64)lb_params_get_int(w, "leaf-elements");
   h->tolerance = lb_params_get_double(w, "tolerance");

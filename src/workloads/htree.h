@@ -46,12 +46,21 @@ typedef struct _LbHtree LbHtree;
  * max_level, or its level is below min_level. */
 LbHtree *lb_htree_new_points(guint dim, guint min_level, guint max_level, guint64 leaf_elements,
                              const double *points, gsize n);
+/* The seed's two Dirichlet boundary conditions of -Laplace(u) = 0 on
+ * ]0,1[^2 (section 5.4): (1) h = 10, (2) h = 10 cos(2 pi (x - y))
+ * sinh(2 pi (x + y + 2)) / sinh(8 pi). */
+typedef enum {
+  LB_POISSON_SINH,     /* (2), the "highly irregular" hierarchy */
+  LB_POISSON_CONSTANT, /* (1) */
+} LbPoissonBoundary;
+
 /* The seed's multigrid case: squares of ]0,1[^2 split while their surplus
  * (lb_htree_poisson_surplus) exceeds tolerance, up to max_level, and
  * always below min_level. Every hnode computes one point: its element.
  * NULL when the tree would have `budget` hnodes or more (the build stops
  * there). */
-LbHtree *lb_htree_new_poisson(guint min_level, guint max_level, double tolerance, gsize budget);
+LbHtree *lb_htree_new_poisson(LbPoissonBoundary boundary, guint min_level, guint max_level,
+                              double tolerance, gsize budget);
 void lb_htree_free(LbHtree *tree);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbHtree, lb_htree_free)
 
@@ -69,13 +78,13 @@ gsize lb_htree_subtree(const LbHtree *tree, gsize at);
 guint64 lb_htree_elements(const LbHtree *tree, gsize at);
 guint64 lb_htree_own_elements(const LbHtree *tree, gsize at);
 
-/* The seed's Poisson problem -Laplace(u) = 0 on ]0,1[^2 with boundary
- * condition (2): h(x, y) = 10 cos(2 pi (x - y)) sinh(2 pi (x + y + 2)) /
- * sinh(8 pi), harmonic, so the exact solution everywhere. */
-double lb_htree_poisson_solution(double x, double y);
+/* The exact solution of the seed's Poisson problem under a boundary
+ * condition: both h are harmonic, so u = h everywhere. */
+double lb_htree_poisson_solution(LbPoissonBoundary boundary, double x, double y);
 /* A square's error estimate: the hierarchical surplus |u(centre) - mean of
- * u at its four corners| of square (x, y) of level `level`. */
-double lb_htree_poisson_surplus(guint level, guint64 x, guint64 y);
+ * u at its four corners| of square (x, y) of level `level`. Under (1) it
+ * is 0 everywhere: a constant needs no finer grid. */
+double lb_htree_poisson_surplus(LbPoissonBoundary boundary, guint level, guint64 x, guint64 y);
 
 /* ---- what a tree may cost ---- */
 

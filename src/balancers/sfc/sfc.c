@@ -809,5 +809,6 @@ const LbBalancer lb_sfc_shift_balancer = {
     .describe_start = sfc_describe_start,
     .order_key = sfc_order_key,
     .collect = sfc_collect,
+    .variant_key = "collect",
     .explain = sfc_explain,
 };
