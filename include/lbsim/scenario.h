@@ -96,6 +96,10 @@ typedef struct {
   double memory;
 } LbScenario;
 
+/* A scenario argument as a file: itself when it exists or names a folder,
+ * else the shipped scenario of that name (mlb-teach-16, or
+ * mlb-teach-16.ini, in the data directory's scenarios/), else itself. */
+char *lb_scenario_find(const char *name);
 LbScenario *lb_scenario_load(const char *path, const LbScenarioOverrides *overrides,
                              GError **error);
 void lb_scenario_free(LbScenario *scenario);

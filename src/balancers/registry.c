@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lbsim/model.h"
+#include "lbsim/plugin.h"
 
 static const LbBalancer *const registry[] = {
     &lb_none_balancer,
@@ -19,9 +20,11 @@ static const LbBalancer *const registry[] = {
     NULL,
 };
 
-/* The table above plus balancers registered at run time (tests, and
- * programs that link the library with balancers of their own). */
+/* The table above plus balancers registered at run time (tests, programs
+ * that link the library with balancers of their own, and plugins), and
+ * where each of those came from (balancer -> its plugin's file). */
 static GPtrArray *all;
+static GHashTable *origins;
 
 static void
 ensure_all(void)
@@ -37,10 +40,41 @@ ensure_all(void)
 void
 lb_balancer_register(const LbBalancer *balancer)
 {
+  g_assert(lb_balancer_register_from(balancer, NULL, NULL));
+}
+
+gboolean
+lb_balancer_register_from(const LbBalancer *balancer, const char *origin, GError **error)
+{
   ensure_all();
-  g_assert(lb_balancer_lookup(balancer->name) == NULL);
+  if (balancer->name == NULL || *balancer->name == '\0' || strchr(balancer->name, ':') != NULL ||
+      strchr(balancer->name, '.') != NULL) {
+    g_set_error(error, LB_PLUGIN_ERROR, 0,
+                "a balancer's name must be a non-empty word without ':' or '.', not '%s'",
+                balancer->name != NULL ? balancer->name : "(null)");
+    return FALSE;
+  }
+  const LbBalancer *taken = lb_balancer_lookup(balancer->name);
+  if (taken != NULL) {
+    const char *from = lb_balancer_origin(taken);
+    g_set_error(error, LB_PLUGIN_ERROR, 0, "a balancer named '%s' exists already (%s)",
+                balancer->name, from != NULL ? from : "built in");
+    return FALSE;
+  }
   all->pdata[all->len - 1] = (gpointer)balancer;
   g_ptr_array_add(all, NULL);
+  if (origin != NULL) {
+    if (origins == NULL)
+      origins = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    g_hash_table_insert(origins, (gpointer)balancer, g_strdup(origin));
+  }
+  return TRUE;
+}
+
+const char *
+lb_balancer_origin(const LbBalancer *balancer)
+{
+  return origins != NULL ? g_hash_table_lookup(origins, balancer) : NULL;
 }
 
 const LbBalancer *const *

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "lbsim/plugin.h"
 #include "lbsim/balancer.h"
 #include "lbsim/model.h"
 #include "lbsim/scenario.h"
@@ -91,6 +92,8 @@ lb_cmd_list(const LbCommand *self, int argc, char **argv)
     g_print("%s: %s\n", (*b)->name, (*b)->summary);
     if ((*b)->cite != NULL)
       g_print("  source: %s\n", (*b)->cite);
+    const char *origin = lb_balancer_origin(*b);
+    g_print("  from: %s\n", origin != NULL ? origin : "built in");
     g_autofree char *models = lb_balancer_models_text(*b);
     g_autofree char *needs = lb_capabilities_describe((*b)->needs);
     g_print("  models: %s (it needs %s)\n", models, needs);
@@ -114,7 +117,9 @@ lb_cmd_list(const LbCommand *self, int argc, char **argv)
     g_print("[scenario] keys:\n");
     print_params(lb_scenario_params(), "    ");
     for (const LbModel *const *m = lb_models(); *m != NULL; m++) {
-      g_print("\n[workload] keys with model = %s (%s):\n", (*m)->name, (*m)->summary);
+      const char *origin = lb_model_origin(*m);
+      g_print("\n[workload] keys with model = %s (%s; %s%s):\n", (*m)->name, (*m)->summary,
+              origin != NULL ? "from " : "built in", origin != NULL ? origin : "");
       print_params(lb_model_param_spec(*m), "    ");
     }
   }

@@ -13,6 +13,7 @@
 #include "cli/runner.h"
 #include "cli/signals.h"
 #include "cli/sweep.h"
+#include "io/datadir.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "report/html.h"
@@ -129,7 +130,15 @@ const char *
 lb_papers_dir(void)
 {
   const char *env = g_getenv("LBSIM_PAPERS_DIR");
-  return env != NULL ? env : LB_PAPERS_DIR;
+  if (env != NULL)
+    return env;
+  static char *dir;
+  if (dir == NULL) {
+    dir = lb_data_file("scenarios", "papers", NULL);
+    if (dir == NULL)
+      dir = g_strdup("scenarios/papers");
+  }
+  return dir;
 }
 
 static gboolean G_GNUC_PRINTF(4, 5)

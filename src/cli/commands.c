@@ -1,4 +1,6 @@
 #include "cli/commands.h"
+#include "io/datadir.h"
+#include "lbsim/plugin.h"
 
 #include <string.h>
 
@@ -57,9 +59,13 @@ lb_commands_usage(void)
       g_string_append_printf(out, "  %s\n  %-28s%s\n", head, "", c->summary);
   }
   g_string_append(out,
+                  "\nEvery command also takes --plugin FILE (a shared object of balancers or\n"
+                  "models of your own; also $LBSIM_PLUGIN_PATH, a colon-separated list of\n"
+                  "files and folders). A scenario is a file, or the name of a shipped one\n"
+                  "(mlb-teach-16).\n"
                   "\nlbsim help COMMAND (or lbsim COMMAND --help) shows a command's options;\n"
-                  "lbsim --version its version. docs/reference/ has the scenario files and the\n"
-                  "JSON format.\n");
+                  "lbsim --version its version and where its data are. docs/reference/ has the\n"
+                  "scenario files and the JSON format.\n");
   return g_string_free(out, FALSE);
 }
 
@@ -88,5 +94,10 @@ int
 lb_cmd_version(const LbCommand *self, int argc, char **argv)
 {
   g_print("lbsim %s\n", LB_VERSION);
+  const char *data = lb_data_dir();
+  g_print("data: %s\n", data != NULL ? data : "none found (set LBSIM_DATA_DIR)");
+  g_print("plugin ABI: %d\n", LB_ABI_VERSION);
+  for (const char *const *p = lb_plugins_loaded(); *p != NULL; p++)
+    g_print("plugin: %s\n", *p);
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "io/input.h"
 #include "io/output.h"
 #include "lbsim/params.h"
+#include "lbsim/plugin.h"
 #include "lbsim/workload.h"
 #include "report/report.h"
 
@@ -24,6 +25,9 @@ lb_job_new(const char *scenario, const LbScenarioOverrides *ov, const char *bala
     job->platform = g_strdup(ov->platform);
     job->sets = g_strdupv((char **)ov->sets);
   }
+  const char *const *plugins = lb_plugins_loaded();
+  if (plugins[0] != NULL)
+    job->plugins = g_strdupv((char **)plugins);
   return job;
 }
 
@@ -36,6 +40,7 @@ lb_job_free(LbJob *job)
   g_free(job->platform);
   g_free(job->balancer);
   g_strfreev(job->sets);
+  g_strfreev(job->plugins);
   g_free(job);
 }
 
@@ -67,6 +72,10 @@ lb_job_to_data(const LbJob *job)
     g_autofree char *key = g_strdup_printf("set%u", i + 1);
     set_text(kf, key, job->sets[i]);
   }
+  for (guint i = 0; job->plugins != NULL && job->plugins[i] != NULL; i++) {
+    g_autofree char *key = g_strdup_printf("plugin%u", i + 1);
+    set_text(kf, key, job->plugins[i]);
+  }
   return g_key_file_to_data(kf, NULL, NULL);
 }
 
@@ -89,7 +98,7 @@ static gboolean G_GNUC_PRINTF(5, 6)
   return FALSE;
 }
 
-#define KNOWN_KEYS "scenario, balancer, ranks, platform, set1, set2, ..."
+#define KNOWN_KEYS "scenario, balancer, ranks, platform, set1, set2, ..., plugin1, plugin2, ..."
 
 /* Text of the file quoted in a message: its first 60 characters, as
  * UTF-8 (a -bytes value need not be). */
@@ -103,15 +112,22 @@ excerpt(const char *text)
   return g_strconcat(start, "...", NULL);
 }
 
-/* N of setN: digits without a leading zero; 0 when name is not one. */
+/* N of PREFIXN: digits without a leading zero; 0 when name is not one. */
+static guint
+numbered(const char *name, const char *prefix)
+{
+  guint64 n = 0;
+  gsize len = strlen(prefix);
+  if (!g_str_has_prefix(name, prefix) || name[len] == '0' ||
+      !g_ascii_string_to_unsigned(name + len, 10, 1, G_MAXUINT, &n, NULL))
+    return 0;
+  return (guint)n;
+}
+
 static guint
 set_number(const char *name)
 {
-  guint64 n = 0;
-  if (!g_str_has_prefix(name, "set") || name[3] == '0' ||
-      !g_ascii_string_to_unsigned(name + 3, 10, 1, G_MAXUINT, &n, NULL))
-    return 0;
-  return (guint)n;
+  return numbered(name, "set");
 }
 
 /* A key of the group, without its -bytes form: the key it sets, or NULL. */
@@ -121,8 +137,9 @@ known_key(const char *name)
   g_autofree char *plain =
       g_str_has_suffix(name, "-bytes") ? g_strndup(name, strlen(name) - strlen("-bytes")) : NULL;
   const char *key = plain != NULL ? plain : name;
-  if (set_number(key) == 0 && strcmp(key, "scenario") != 0 && strcmp(key, "balancer") != 0 &&
-      strcmp(key, "platform") != 0 && (plain != NULL || strcmp(key, "ranks") != 0))
+  if (set_number(key) == 0 && numbered(key, "plugin") == 0 && strcmp(key, "scenario") != 0 &&
+      strcmp(key, "balancer") != 0 && strcmp(key, "platform") != 0 &&
+      (plain != NULL || strcmp(key, "ranks") != 0))
     return NULL;
   return g_strdup(key);
 }
@@ -317,6 +334,32 @@ lb_job_parse(const char *name, const char *data, gsize length, GError **error)
   }
   if (sets->len > 0)
     job->sets = (char **)g_ptr_array_free(g_steal_pointer(&sets), FALSE);
+  g_autoptr(GPtrArray) plugins = g_ptr_array_new_null_terminated(0, g_free, TRUE);
+  for (guint i = 1;; i++) {
+    g_autofree char *key = g_strdup_printf("plugin%u", i);
+    if (!g_hash_table_contains(lines, key))
+      break;
+    char *value = value_of(name, kf, lines, key, error);
+    if (value == NULL)
+      return NULL;
+    g_ptr_array_add(plugins, value);
+  }
+  /* a gap would leave the rest unread */
+  GHashTableIter it;
+  gpointer key = NULL;
+  g_hash_table_iter_init(&it, lines);
+  while (g_hash_table_iter_next(&it, &key, NULL)) {
+    guint n = numbered(key, "plugin");
+    if (n > plugins->len + 1) {
+      g_autofree char *where = line_of(name, lines, key);
+      fail(error, LB_JOB_ERROR_PARSE, where, key,
+           "no plugin%u before it (plugin lines are numbered from 1, without gaps)",
+           plugins->len + 1);
+      return NULL;
+    }
+  }
+  if (plugins->len > 0)
+    job->plugins = (char **)g_ptr_array_free(g_steal_pointer(&plugins), FALSE);
   return g_steal_pointer(&job);
 }
 
@@ -339,6 +382,9 @@ lb_job_from_file(const char *path, GError **error)
 LbScenario *
 lb_job_load(const LbJob *job, GError **error)
 {
+  for (guint i = 0; job->plugins != NULL && job->plugins[i] != NULL; i++)
+    if (!lb_plugin_load(job->plugins[i], error))
+      return NULL;
   LbScenarioOverrides ov = {job->ranks, job->platform, job->balancer,
                             (const char *const *)job->sets};
   return lb_scenario_load(job->scenario, &ov, error);

@@ -11,9 +11,11 @@ typedef struct {
   gint ranks;     /* 0: the file's */
   char *platform; /* NULL: the file's */
   char *balancer;
-  char **sets; /* GROUP.KEY=VALUE, NULL-terminated; may be NULL */
+  char **sets;    /* GROUP.KEY=VALUE, NULL-terminated; may be NULL */
+  char **plugins; /* plugins to load first (their files), NULL-terminated; may be NULL */
 } LbJob;
 
+/* A job of the plugins loaded so far (lb_plugins_loaded) too. */
 LbJob *lb_job_new(const char *scenario, const LbScenarioOverrides *overrides, const char *balancer);
 void lb_job_free(LbJob *job);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbJob, lb_job_free)
@@ -28,7 +30,8 @@ typedef enum {
 } LbJobError;
 
 /* A job as a GLib key file: [job] scenario, balancer, and optionally ranks,
- * platform, set1, set2, ... (one GROUP.KEY=VALUE each, numbered from 1);
+ * platform, set1, set2, ... (one GROUP.KEY=VALUE each, numbered from 1),
+ * plugin1, plugin2, ... (files of plugins to load first);
  * text that is not UTF-8 goes under KEY-bytes with C escapes. */
 char *lb_job_to_data(const LbJob *job);
 
@@ -42,8 +45,8 @@ LbJob *lb_job_from_data(const char *data, GError **error);
 /* The same, of a file (a scenario's size cap). */
 LbJob *lb_job_from_file(const char *path, GError **error);
 
-/* The scenario of a job: its file with its overrides, running only its
- * balancer. */
+/* The scenario of a job: its plugins loaded, its file with its overrides,
+ * running only its balancer. */
 LbScenario *lb_job_load(const LbJob *job, GError **error);
 
 /* The child side: simulates the job and writes the typed result to

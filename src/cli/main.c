@@ -8,6 +8,48 @@
 #include "cli/commands.h"
 #include "cli/malloc-tune.h"
 #include "io/output.h"
+#include "lbsim/plugin.h"
+
+/* Every command takes --plugin FILE (or --plugin=FILE), anywhere before
+ * a "--": the plugins of $LBSIM_PLUGIN_PATH load first, then these, in
+ * order, before the command reads its arguments; the options are taken
+ * out of argv. FALSE (having said why) when one cannot be loaded. */
+static gboolean
+load_plugins(int *argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  if (!lb_plugin_load_path(&error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return FALSE;
+  }
+  int kept = 2;
+  gboolean options = TRUE;
+  for (int i = 2; i < *argc; i++) {
+    const char *arg = argv[i], *path = NULL;
+    if (options && strcmp(arg, "--") == 0)
+      options = FALSE;
+    if (options && strcmp(arg, "--plugin") == 0) {
+      if (i + 1 >= *argc) {
+        g_printerr("lbsim: --plugin needs a file (a shared object)\n");
+        return FALSE;
+      }
+      path = argv[++i];
+    } else if (options && g_str_has_prefix(arg, "--plugin=")) {
+      path = arg + strlen("--plugin=");
+    }
+    if (path == NULL) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    if (!lb_plugin_load(path, &error)) {
+      g_printerr("lbsim: %s\n", error->message);
+      return FALSE;
+    }
+  }
+  argv[kept] = NULL;
+  *argc = kept;
+  return TRUE;
+}
 
 static int
 dispatch(int argc, char **argv)
@@ -28,8 +70,11 @@ dispatch(int argc, char **argv)
     g_printerr("lbsim: unknown command '%s'\n\n%s", argv[1], usage);
     return LB_EXIT_INPUT;
   }
+  /* may start lbsim anew with the same arguments, --plugin among them */
   if (c->simulates)
     lb_malloc_tune(argv);
+  if (!load_plugins(&argc, argv))
+    return LB_EXIT_INPUT;
   return c->run(c, argc - 1, argv + 1);
 }
 

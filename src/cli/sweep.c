@@ -9,6 +9,7 @@
 #include "cli/runner.h"
 #include "core/platform-check.h"
 #include "io/input.h"
+#include "lbsim/plugin.h"
 #include "report/report.h"
 
 /* the quark's name is the macro's text, spaces and all */
@@ -491,6 +492,10 @@ definition_text(const LbSweep *sw)
     set_escaped(kf, "sweep", "platform", sw->platform);
   if (sw->sets != NULL)
     set_escaped_list(kf, "sweep", "set", sw->sets, g_strv_length(sw->sets));
+  /* the plugins its balancers may come from: merge loads them too */
+  const char *const *plugins = lb_plugins_loaded();
+  if (plugins[0] != NULL)
+    set_escaped_list(kf, "sweep", "plugins", (char **)plugins, g_strv_length((char **)plugins));
   g_key_file_set_integer(kf, "sweep", "axes", (gint)sw->axes->len);
   for (guint a = 0; a < sw->axes->len; a++) {
     g_autofree char *name = g_strdup_printf("axis%u", a + 1);
@@ -591,6 +596,14 @@ read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
     if (sets == NULL)
       return FALSE;
     sw->sets = g_strdupv((char **)sets->pdata);
+  }
+  if (g_key_file_has_key(kf, "sweep", "plugins", NULL)) {
+    g_autoptr(GPtrArray) plugins = get_escaped_list(kf, "sweep", "plugins", error);
+    if (plugins == NULL)
+      return FALSE;
+    for (guint i = 0; i < plugins->len; i++)
+      if (!lb_plugin_load(plugins->pdata[i], error))
+        return FALSE;
   }
   gint naxes = g_key_file_get_integer(kf, "sweep", "axes", error);
   if (naxes < 0)

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "lbsim/plugin.h"
 #include "metrics/summary.h"
 #include "report/json-writer.h"
 
@@ -165,6 +166,11 @@ lb_report_write_run(LbJson *j, const char *key, const LbRunResult *r)
 {
   lb_json_begin_object(j, key);
   lb_json_string(j, "balancer", r->balancer);
+  /* a plugin's balancer: the file a reader loads to know it */
+  const LbBalancer *b = lb_balancer_of_label(r->balancer);
+  const char *plugin = b != NULL ? lb_balancer_origin(b) : NULL;
+  if (plugin != NULL)
+    lb_json_string(j, "plugin", plugin);
   write_params(j, r->params);
   lb_json_string(j, "placement", r->placement);
   lb_json_uint(j, "hosts", r->hosts);

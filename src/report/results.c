@@ -9,6 +9,7 @@
 
 #include "io/input.h"
 #include "lbsim/balancer.h"
+#include "lbsim/plugin.h"
 #include "lbsim/scenario.h"
 #include "metrics/metrics.h"
 #include "metrics/summary.h"
@@ -168,6 +169,23 @@ read_string(JsonObject *o, const char *key, const char *where, gboolean needed, 
   if (needed && *json_node_get_string(n) == '\0')
     return bad_member(error, where, key, "empty");
   *out = g_strdup(json_node_get_string(n));
+  return TRUE;
+}
+
+/* A run of a plugin's balancer names the plugin's file: loaded when the
+ * balancer is not known yet. */
+static gboolean
+load_plugin_of(JsonObject *o, const char *where, const char *label, GError **error)
+{
+  if (lb_balancer_of_label(label) != NULL || !json_object_has_member(o, "plugin"))
+    return TRUE;
+  char *plugin = NULL;
+  if (!read_string(o, "plugin", where, TRUE, &plugin, error))
+    return FALSE;
+  g_autofree char *path = plugin;
+  g_autoptr(GError) local = NULL;
+  if (!lb_plugin_load(path, &local))
+    return bad_member(error, where, "plugin", "%s", local->message);
   return TRUE;
 }
 
@@ -457,6 +475,7 @@ read_doc_run(JsonObject *o, const char *where, guint ranks, GError **error)
   JsonObject *summary;
   const LbBalancer *b;
   if (!read_string(o, "balancer", where, TRUE, &r->balancer, error) ||
+      !load_plugin_of(o, where, r->balancer, error) ||
       (b = balancer_of(where, r->balancer, error)) == NULL ||
       !read_string(o, "model", where, FALSE, &r->model, error) ||
       !read_string(o, "placement", where, FALSE, &r->placement, error) ||

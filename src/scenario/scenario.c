@@ -4,7 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/datadir.h"
 #include "io/input.h"
+#include "lbsim/plugin.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
 #include "workloads/models.h"
@@ -13,10 +15,6 @@
 /* clang-format off */
 G_DEFINE_QUARK(lb-scenario-error-quark, lb_scenario_error)
 /* clang-format on */
-
-#ifndef LB_PLATFORM_DIR
-#define LB_PLATFORM_DIR "platforms"
-#endif
 
 static const LbParamSpec scenario_params[] = {
     {"name", LB_PARAM_STRING, NULL, 0, 0, NULL, "name shown in reports (default: the file's name)"},
@@ -32,6 +30,9 @@ static const LbParamSpec scenario_params[] = {
      "communication cost of Baiardi et al. (cost: Gray order on hypercubes, a snake on tori, leaf "
      "order on fat trees, nearest route latency next elsewhere); auto: gray on hypercube "
      "platforms"},
+    {"plugins", LB_PARAM_STRING, NULL, 0, 0, NULL,
+     "plugins to load before the rest of the file is read: a comma-separated list of shared "
+     "objects, relative to the scenario's folder (see lbsim run --plugin)"},
     {"background", LB_PARAM_STRING, NULL, 0, 0, NULL,
      "competing load on some hosts: a comma-separated list of HOSTS:SHARE[@START-END], HOSTS a "
      "host name or a range nA-nB, SHARE in (0, 1] the fraction of the host's speed its rank keeps "
@@ -67,7 +68,15 @@ const char *
 lb_platform_dir(void)
 {
   const char *env = g_getenv("LBSIM_PLATFORM_DIR");
-  return env != NULL ? env : LB_PLATFORM_DIR;
+  if (env != NULL)
+    return env;
+  static char *dir;
+  if (dir == NULL) {
+    dir = lb_data_file("platforms", NULL);
+    if (dir == NULL)
+      dir = g_strdup("platforms");
+  }
+  return dir;
 }
 
 void
@@ -651,9 +660,50 @@ check_groups(GKeyFile *kf, const char *file, GError **error)
   return TRUE;
 }
 
-LbScenario *
-lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error)
+/* [scenario] plugins, loaded before the groups are checked: a plugin's
+ * balancers may have groups of their own, and run lists name them. */
+static gboolean
+load_plugins(GKeyFile *kf, const char *path, GError **error)
 {
+  g_autofree char *list = g_key_file_get_value(kf, "scenario", "plugins", NULL);
+  if (list == NULL)
+    return TRUE;
+  g_autofree char *dir = g_path_get_dirname(path);
+  g_auto(GStrv) files = g_strsplit(list, ",", -1);
+  for (guint i = 0; files[i] != NULL; i++) {
+    const char *file = g_strstrip(files[i]);
+    if (*file == '\0')
+      return fail(error, LB_SCENARIO_ERROR_INVALID, path, "scenario", "plugins",
+                  "an empty entry in '%s'", list);
+    g_autofree char *full =
+        g_path_is_absolute(file) ? g_strdup(file) : g_build_filename(dir, file, NULL);
+    g_autoptr(GError) local = NULL;
+    if (!lb_plugin_load(full, &local))
+      return fail(error, LB_SCENARIO_ERROR_INVALID, path, "scenario", "plugins", "%s",
+                  local->message);
+  }
+  return TRUE;
+}
+
+char *
+lb_scenario_find(const char *name)
+{
+  if (g_file_test(name, G_FILE_TEST_EXISTS) || strchr(name, G_DIR_SEPARATOR) != NULL ||
+      *name == '\0')
+    return g_strdup(name);
+  g_autofree char *file =
+      g_str_has_suffix(name, ".ini") ? g_strdup(name) : g_strconcat(name, ".ini", NULL);
+  char *shipped = lb_data_file("scenarios", file, NULL);
+  if (shipped != NULL && g_file_test(shipped, G_FILE_TEST_IS_REGULAR))
+    return shipped;
+  g_free(shipped);
+  return g_strdup(name);
+}
+
+LbScenario *
+lb_scenario_load(const char *given, const LbScenarioOverrides *ov, GError **error)
+{
+  g_autofree char *path = lb_scenario_find(given);
   g_autoptr(LbScenario) sc = g_new0(LbScenario, 1);
   sc->file = g_strdup(path);
   g_autofree char *text = NULL;
@@ -685,6 +735,8 @@ lb_scenario_load(const char *path, const LbScenarioOverrides *ov, GError **error
     fail(error, LB_SCENARIO_ERROR_PARSE, path, NULL, NULL, "%s", local->message);
     return NULL;
   }
+  if (!load_plugins(kf, path, error))
+    return NULL;
   /* expect_lines holds key, value, line number triples */
   g_autofree char *file_pattern = workload_value(kf, "pattern");
   if (!check_pattern_keys(kf, path, file_pattern != NULL ? file_pattern : "random", NULL, error))

@@ -1,6 +1,7 @@
 /* The model registry, the [workload] keys every pattern model shares, and
  * what the core asks of any model. */
 #include "lbsim/model.h"
+#include "lbsim/plugin.h"
 
 #include <errno.h>
 #include <math.h>
@@ -38,14 +39,55 @@ ensure_registry(void)
   g_ptr_array_add(registry, NULL);
 }
 
+/* clang-format off */
+G_DEFINE_QUARK(lb-plugin-error-quark, lb_plugin_error)
+/* clang-format on */
+
+/* model -> the plugin's file it came from */
+static GHashTable *origins;
+
 void
 lb_model_register(const LbModel *model)
 {
+  g_assert(lb_model_register_from(model, NULL, NULL));
+}
+
+gboolean
+lb_model_register_from(const LbModel *model, const char *origin, GError **error)
+{
   ensure_registry();
-  g_assert(lb_model_lookup(model->name) == NULL);
-  g_assert(!tables_made);
+  if (model->name == NULL || *model->name == '\0') {
+    g_set_error_literal(error, LB_PLUGIN_ERROR, 0, "a model needs a name");
+    return FALSE;
+  }
+  const LbModel *taken = lb_model_lookup(model->name);
+  if (taken != NULL) {
+    const char *from = lb_model_origin(taken);
+    g_set_error(error, LB_PLUGIN_ERROR, 0, "a model named '%s' exists already (%s)", model->name,
+                from != NULL ? from : "built in");
+    return FALSE;
+  }
+  if (tables_made) {
+    g_set_error(error, LB_PLUGIN_ERROR, 0,
+                "model '%s' comes too late: scenarios have been read already (give a plugin "
+                "that adds models with --plugin or $LBSIM_PLUGIN_PATH)",
+                model->name);
+    return FALSE;
+  }
   registry->pdata[registry->len - 1] = (gpointer)model;
   g_ptr_array_add(registry, NULL);
+  if (origin != NULL) {
+    if (origins == NULL)
+      origins = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    g_hash_table_insert(origins, (gpointer)model, g_strdup(origin));
+  }
+  return TRUE;
+}
+
+const char *
+lb_model_origin(const LbModel *model)
+{
+  return origins != NULL ? g_hash_table_lookup(origins, model) : NULL;
 }
 
 /* The `model` key, its choices every registered model. */

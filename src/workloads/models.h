@@ -29,3 +29,8 @@ const char *lb_pattern_key_patterns(const char *key);
 /* The most square factorisation of p into dim factors, the first axis
  * largest (64 = 8x8, 32 = 8x4, 1024 = 16x8x8 in 3D). */
 void lb_grid_square_factors(guint p, guint dim, guint64 *out);
+
+/* lb_model_register with where it came from (a plugin's file, or NULL) and
+ * an error instead of an abort when its name is taken or scenarios have
+ * been read already. */
+gboolean lb_model_register_from(const LbModel *model, const char *origin, GError **error);

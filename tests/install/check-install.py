@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""The install round trip, as a user makes it: lbsim installed into a
+temporary prefix (meson install with DESTDIR), the prefix moved elsewhere,
+lbsim run from it by a shipped scenario's short name with its data found
+beside it, the example plugin (examples/pairwise) built against the moved
+prefix with pkg-config alone and run with --plugin, [scenario] plugins,
+LBSIM_PLUGIN_PATH, explain, a sweep's jobs, merge and report, and every
+way a plugin is refused. TAP on stdout.
+Usage: check-install.py SOURCE_ROOT BUILD_ROOT PREFIX LIBDIR"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+SOURCE, BUILD, PREFIX, LIBDIR = sys.argv[1:5]
+count = 0
+failed = 0
+
+
+def ok(cond, what, detail=""):
+    global count, failed
+    count += 1
+    if cond:
+        print(f"ok {count} {what}")
+    else:
+        failed += 1
+        print(f"not ok {count} {what}")
+        for line in str(detail).splitlines()[-30:]:
+            print(f"# {line}")
+
+
+def clean_env(**extra):
+    """The user's environment: no LBSIM_* variable of the test harness and
+    not its LD_LIBRARY_PATH (meson test's, to the build tree's library), so
+    that nothing points back into the source or build tree."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("LBSIM") and k != "LD_LIBRARY_PATH"}
+    env.update(extra)
+    return env
+
+
+def run(args, cwd, env=None, ok_codes=(0,)):
+    p = subprocess.run(args, cwd=cwd, env=env or clean_env(), capture_output=True, text=True)
+    return p
+
+
+def cc_plugin(tmp, name, body, cflags):
+    src = os.path.join(tmp, name + ".c")
+    with open(src, "w") as f:
+        f.write(body)
+    out = os.path.join(tmp, "lib" + name + ".so")
+    p = subprocess.run(["cc", "-shared", "-fPIC", "-o", out, src] + cflags, capture_output=True,
+                       text=True)
+    return out, p
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="lbsim-install-")
+    try:
+        stage = os.path.join(tmp, "stage")
+        p = subprocess.run(["meson", "install", "-C", BUILD, "--no-rebuild", "--quiet",
+                            "--destdir", stage], capture_output=True, text=True)
+        ok(p.returncode == 0, "meson install into a staging folder", p.stdout + p.stderr)
+        # the prefix, moved: nothing of it may depend on where it was made
+        moved = os.path.join(tmp, "moved", "lbsim-prefix")
+        os.makedirs(os.path.dirname(moved))
+        shutil.move(stage + PREFIX, moved)
+        lbsim = os.path.join(moved, "bin", "lbsim")
+        files = []
+        for d, _, fs in os.walk(moved):
+            files += [os.path.relpath(os.path.join(d, f), moved) for f in fs]
+        print(f"# installed: {len(files)} files")
+        for f in sorted(files):
+            if "/scenarios/" not in f and "/platforms/" not in f:
+                print(f"#   {f}")
+        wanted = ["bin/lbsim", f"{LIBDIR}/liblbsim.so", f"{LIBDIR}/pkgconfig/lbsim.pc",
+                  "include/lbsim/plugin.h", "include/lbsim/rank.h",
+                  "share/lbsim/platforms/hypercube-16.xml", "share/lbsim/scenarios/mlb-teach-16.ini",
+                  "share/lbsim/scenarios/papers/lan2002/claims.ini", "share/doc/lbsim/LICENSE",
+                  "share/doc/lbsim/CITATION.cff"]
+        missing = [w for w in wanted if w not in files]
+        ok(not missing, "the prefix holds the program, library, headers, pkg-config file, data",
+           missing)
+
+        work = os.path.join(tmp, "user")
+        os.makedirs(work)
+        p = run([lbsim, "version"], work)
+        data = os.path.join(moved, "share", "lbsim")
+        ok(p.returncode == 0 and f"data: {data}\n" in p.stdout,
+           "the moved lbsim finds its data in its own prefix", p.stdout + p.stderr)
+        p = run([lbsim, "run", "-q", "mlb-teach-16", "--json", "teach.json"], work)
+        ok(p.returncode == 0 and os.path.exists(os.path.join(work, "teach.json")),
+           "a shipped scenario runs by its short name from the moved prefix", p.stderr)
+
+        # the example, built against the moved prefix only
+        example = os.path.join(work, "pairwise")
+        shutil.copytree(os.path.join(SOURCE, "examples", "pairwise"), example)
+        env = clean_env(PKG_CONFIG_PATH=os.path.join(moved, LIBDIR, "pkgconfig"))
+        start = time.monotonic()
+        p = run(["meson", "setup", "build", "-Dwerror=true"], example, env)
+        if p.returncode == 0:
+            p = run(["ninja", "-C", "build"], example, env)
+        took = time.monotonic() - start
+        plugin = os.path.join(example, "build", "libpairwise.so")
+        ok(p.returncode == 0 and os.path.exists(plugin),
+           f"the example plugin builds against the prefix with pkg-config ({took:.1f} s)",
+           p.stdout + p.stderr)
+        p = run([lbsim, "list", "--plugin", plugin, "pairwise"], example)
+        ok(p.returncode == 0 and p.stdout.startswith("pairwise: random pairwise averaging")
+           and f"  from: {plugin}\n" in p.stdout, "lbsim list shows the plugin's balancer and "
+           "its file", p.stdout + p.stderr)
+        print("# " + "\n# ".join(p.stdout.splitlines()[:3]))
+        # [scenario] plugins, [expect] on the plugin's results
+        p = run([lbsim, "check", "compare.ini"], example)
+        ok(p.returncode == 0 and "3 passed, 0 failed" in p.stdout,
+           "[scenario] plugins: compare.ini's [expect] lines hold on pairwise's results",
+           p.stdout + p.stderr)
+        solo = os.path.join(example, "solo.ini")
+        with open(solo, "w") as f:
+            f.write("[scenario]\nplatform = hypercube-16.xml\nranks = 16\nsteps = 2\n"
+                    "[workload]\nmodel = field2d\nsize = 64x64\npattern = hotspots\n"
+                    "[balancers]\nrun = none, pairwise\n"
+                    "[expect]\npairwise.imbalance-after < none.imbalance-after\n")
+        p = run([lbsim, "check", "--plugin", plugin, "solo.ini"], example)
+        ok(p.returncode == 0 and "1 passed, 0 failed" in p.stdout, "--plugin: check",
+           p.stdout + p.stderr)
+        p = run([lbsim, "check", "solo.ini"], example,
+                clean_env(LBSIM_PLUGIN_PATH=os.path.join(example, "build")))
+        ok(p.returncode == 0 and "1 passed, 0 failed" in p.stdout,
+           "LBSIM_PLUGIN_PATH (a folder): check", p.stdout + p.stderr)
+        p = run([lbsim, "explain", "pairwise", "--plugin", plugin, "--loads", "8,0,4,4"], example)
+        ok(p.returncode == 0 and "Final loads:" in p.stdout, "explain runs the plugin's balancer",
+           p.stdout + p.stderr)
+        # a sweep's jobs carry the plugin: run without --plugin, merged, reported
+        p = run([lbsim, "sweep", "--plugin", plugin, "solo.ini", "--vary", "seed=1,2",
+                 "--emit-jobs", "jobs.txt", "-o", "sweep.json", "-q"], example)
+        jobs = open(os.path.join(example, "jobs.txt")).read().splitlines() if p.returncode == 0 \
+            else []
+        ok(len(jobs) == 4, "sweep --emit-jobs writes a job per run", p.stdout + p.stderr)
+        results = [run(j.split(" "), example) for j in jobs]
+        ok(all(r.returncode == 0 for r in results), "run-job runs each job, plugin and all, "
+           "without --plugin", "".join(r.stderr for r in results))
+        p = run([lbsim, "merge", "sweep.d", "-o", "merged.json"], example)
+        ok(p.returncode == 0, "merge reads the sweep, its plugin named in its state", p.stderr)
+        p = run([lbsim, "run", "-q", "solo.ini", "--plugin", plugin, "--json", "solo.json"],
+                example)
+        p2 = run([lbsim, "report", "solo.json", "page"], example) if p.returncode == 0 else p
+        ok(p2.returncode == 0 and os.path.exists(os.path.join(example, "page", "index.html")),
+           "report reads a plugin's results, loading the plugin the JSON names", p2.stderr)
+
+        # refusals: exit 2, the file and the reason, nothing on stdout
+        cflags = run(["pkg-config", "--cflags", "lbsim"], work, env).stdout.split()
+        bodies = {
+            "old-abi": ("#include <lbsim/plugin.h>\n"
+                        "G_MODULE_EXPORT const guint lb_plugin_abi_version = LB_ABI_VERSION + 1;\n"
+                        "G_MODULE_EXPORT gboolean lb_plugin_init(LbPlugin *p, GError **e);\n"
+                        "G_MODULE_EXPORT gboolean lb_plugin_init(LbPlugin *p, GError **e)"
+                        " { return TRUE; }\n", "built for lbsim's plugin ABI version"),
+            "no-init": ("#include <lbsim/plugin.h>\n"
+                        "G_MODULE_EXPORT const guint lb_plugin_abi_version = LB_ABI_VERSION;\n",
+                        "no entry point lb_plugin_init"),
+            "not-lbsim": ("int not_a_plugin(void);\nint not_a_plugin(void) { return 1; }\n",
+                          "not an lbsim plugin"),
+            "taken": ("#include <lbsim/plugin.h>\n"
+                      "static const LbBalancer again = {.name = \"mlb\"};\n"
+                      "LB_PLUGIN(plugin, error) { return lb_plugin_add_balancer(plugin, &again,"
+                      " error); }\n", "a balancer named 'mlb' exists already (built in)"),
+        }
+        for name, (body, why) in bodies.items():
+            so, cp = cc_plugin(tmp, name, body, cflags)
+            if cp.returncode != 0:
+                ok(False, f"refused plugin {name}: builds", cp.stderr)
+                continue
+            p = run([lbsim, "run", "--plugin", so, "solo.ini"], example)
+            ok(p.returncode == 2 and p.stdout == "" and so in p.stderr and why in p.stderr,
+               f"a plugin refused ({name}): exit 2 naming the file and the reason",
+               f"{p.returncode}\n{p.stdout}{p.stderr}")
+        p = run([lbsim, "run", "--plugin", "nowhere.so", "solo.ini"], example)
+        ok(p.returncode == 2 and "plugin nowhere.so: no such file" in p.stderr,
+           "a missing plugin: exit 2", p.stderr)
+        with open(os.path.join(example, "bad.ini"), "w") as f:
+            f.write(open(solo).read().replace("[scenario]\n",
+                                              "[scenario]\nplugins = build/missing.so\n"))
+        p = run([lbsim, "run", "bad.ini"], example)
+        ok(p.returncode == 2 and "bad.ini: [scenario] plugins:" in p.stderr
+           and "no such file" in p.stderr, "[scenario] plugins naming a missing file: exit 2",
+           p.stderr)
+        p = run([lbsim, "run", "solo.ini"], example,
+                clean_env(LBSIM_PLUGIN_PATH=os.path.join(tmp, "libno-init.so")))
+        ok(p.returncode == 2 and "LBSIM_PLUGIN_PATH: plugin" in p.stderr,
+           "LBSIM_PLUGIN_PATH naming a bad plugin: exit 2", p.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"1..{count}")
+    return 1 if failed else 0
+
+
+sys.exit(main())
