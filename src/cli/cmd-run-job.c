@@ -25,8 +25,9 @@ lb_cmd_run_job(const LbCommand *self, int argc, char **argv)
             "  set2 = workload.high=20\n\n"
             "scenario (a path from the current folder) and balancer are required; ranks,\n"
             "platform and set1, set2, ... are optional. Each setN holds one GROUP.KEY=VALUE,\n"
-            "as --set of lbsim run, numbered from 1 without gaps. Any other group or key, a\n"
-            "repeated one or a bad value is an error naming the line.\n"
+            "as --set of lbsim run, numbered from 1 without gaps; plugin1, plugin2, ... name\n"
+            "plugins to load first (a sweep writes the ones it had loaded). Any other group\n"
+            "or key, a repeated one or a bad value is an error naming the line.\n"
             "Exit status: 0 done, 1 the result could not be written, 2 bad input, 3 a run\n"
             "broke an invariant.\n",
             usage);
