@@ -1423,7 +1423,26 @@ run_shrunk(const char *path)
   g_assert_cmpuint(json_array_get_length(runs), ==, sc->runs->len);
 }
 
-/* A shipped scenario runs and its [expect] holds. */
+/* The JSON document follows docs/reference/lbsim-result.schema.json. */
+static void
+validate_schema(const char *json)
+{
+  g_autofree char *script = g_build_filename(source_root(), "tests", "schema", "validate.py", NULL);
+  g_autofree char *schema =
+      g_build_filename(source_root(), "docs", "reference", "lbsim-result.schema.json", NULL);
+  const char *argv[] = {"python3", script, schema, json, NULL};
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                             &status, &error));
+  g_assert_no_error(error);
+  if (!g_spawn_check_wait_status(status, NULL))
+    g_error("%s%s", out, err);
+}
+
+/* A shipped scenario runs, its [expect] holds and its JSON follows the
+ * schema. */
 static void
 test_shipped_scenario(gconstpointer data)
 {
@@ -1434,11 +1453,21 @@ test_shipped_scenario(gconstpointer data)
     return;
   }
   g_auto(Result) r = {0};
-  lbsim(&r, "check", "-q", path, NULL);
+  g_autofree char *json = tmp_path("shipped.json");
+  lbsim(&r, "check", "-q", path, "--json", json, NULL);
   g_test_message("%s:\n%s%s", name, r.out, r.err);
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(strstr(r.out, " 0 failed"));
   g_assert_null(strstr(r.out, "SKIP"));
+  validate_schema(json);
+  if (g_getenv("LBSIM_SANITIZED") != NULL)
+    return;
+  /* --detail adds the schedule, partitions, grids, events: the schema has them */
+  g_auto(Result) d = {0};
+  g_autofree char *detail = tmp_path("shipped-detail.json");
+  lbsim(&d, "run", "-q", path, "--detail", "--json", detail, NULL);
+  g_assert_cmpint(d.status, ==, 0);
+  validate_schema(detail);
 }
 
 /* Shipped scenarios too long for the test suite (4096 ranks): loaded here,

@@ -671,7 +671,7 @@ document(const Paper *p, gboolean quick)
   LbJson j;
   lb_json_init(&j, out);
   lb_json_begin_object(&j, NULL);
-  lb_json_string(&j, "lbsim", LB_VERSION);
+  lb_report_write_format(&j);
   lb_json_string(&j, "paper", p->key);
   lb_json_string(&j, "cite", p->cite);
   lb_json_bool(&j, "quick", quick);

@@ -529,7 +529,8 @@ lb_sweep_new(const char *scenario, const char *const *vary, const char *platform
              const char *const *sets, GError **error)
 {
   g_autoptr(LbSweep) sw = g_new0(LbSweep, 1);
-  sw->scenario = g_canonicalize_filename(scenario, NULL);
+  g_autofree char *file = lb_scenario_find(scenario); /* a shipped one's name too */
+  sw->scenario = g_canonicalize_filename(file, NULL);
   sw->platform = g_strdup(platform);
   sw->sets = sets != NULL && sets[0] != NULL ? g_strdupv((char **)sets) : NULL;
   sw->axes = g_ptr_array_new_with_free_func((GDestroyNotify)lb_sweep_axis_free);
@@ -714,7 +715,7 @@ lb_sweep_document(const LbSweep *sw, LbRunResult *const *results)
   LbJson j;
   lb_json_init(&j, out);
   lb_json_begin_object(&j, NULL);
-  lb_json_string(&j, "lbsim", LB_VERSION);
+  lb_report_write_format(&j);
   lb_json_begin_object(&j, "sweep");
   lb_json_string(&j, "scenario", sw->scenario);
   lb_json_string(&j, "name", sw->name);

@@ -4,7 +4,7 @@
 
 #include <glib.h>
 
-typedef struct {
+typedef struct _LbJson {
   GString *out;
   guint depth;
   gboolean first[32];

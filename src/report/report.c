@@ -247,6 +247,14 @@ lb_report_write_run(LbJson *j, const char *key, const LbRunResult *r)
   lb_json_end_object(j);
 }
 
+void
+lb_report_write_format(LbJson *j)
+{
+  lb_json_string(j, "format", LB_RESULT_FORMAT);
+  lb_json_uint(j, "format_version", LB_RESULT_FORMAT_VERSION);
+  lb_json_string(j, "lbsim", LB_VERSION);
+}
+
 char *
 lb_report_document(const LbScenario *sc, GPtrArray *results)
 {
@@ -254,7 +262,7 @@ lb_report_document(const LbScenario *sc, GPtrArray *results)
   LbJson j;
   lb_json_init(&j, out);
   lb_json_begin_object(&j, NULL);
-  lb_json_string(&j, "lbsim", LB_VERSION);
+  lb_report_write_format(&j);
   lb_json_begin_object(&j, "scenario");
   lb_json_string(&j, "name", sc->name);
   lb_json_string(&j, "file", sc->file);

@@ -39,6 +39,17 @@ char *lb_report_bytes(double bytes);
 char *lb_report_seconds(double seconds);
 char *lb_report_metric_value(const LbMetricDef *def, double value);
 
+/* Every JSON document lbsim writes for its users (a run's, a sweep's or a
+ * merge's, a reproduction's) begins with its format: "format":
+ * "lbsim-result", "format_version": LB_RESULT_FORMAT_VERSION, then "lbsim":
+ * the version that wrote it (docs/reference/lbsim-result.schema.json). The
+ * version changes when a member is removed, renamed or changes meaning or
+ * type; new members do not change it. */
+#define LB_RESULT_FORMAT "lbsim-result"
+#define LB_RESULT_FORMAT_VERSION 1
+struct _LbJson;
+void lb_report_write_format(struct _LbJson *j);
+
 /* A run's result as the child hands it to its parent (json-glib, doubles
  * with 17 digits: nothing is rounded on the way); report/results.h reads
  * it back. */

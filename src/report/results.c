@@ -702,6 +702,32 @@ lb_results_free(LbResults *doc)
   g_free(doc);
 }
 
+/* "format" and "format_version", which documents written before them
+ * lack: another format, or a version this lbsim does not know, is refused. */
+static gboolean
+read_format(JsonObject *root, GError **error)
+{
+  char *format = NULL;
+  if (!read_string(root, "format", "", FALSE, &format, error))
+    return FALSE;
+  g_autofree char *owned = format;
+  if (format != NULL && strcmp(format, LB_RESULT_FORMAT) != 0)
+    return bad_member(error, "", "format", "'%s', not " LB_RESULT_FORMAT, format);
+  if (!json_object_has_member(root, "format_version"))
+    return format == NULL ||
+           bad_member(error, "", "format_version", "missing (with \"format\" it is needed)");
+  JsonNode *n = json_object_get_member(root, "format_version");
+  if (JSON_NODE_TYPE(n) != JSON_NODE_VALUE || json_node_get_value_type(n) != G_TYPE_INT64)
+    return bad_member(error, "", "format_version", "not a whole number");
+  gint64 v = json_node_get_int(n);
+  if (v < 1 || v > LB_RESULT_FORMAT_VERSION)
+    return bad_member(error, "", "format_version",
+                      "%" G_GINT64_FORMAT ": this lbsim reads versions 1 to %d (a newer lbsim "
+                      "wrote it?)",
+                      v, LB_RESULT_FORMAT_VERSION);
+  return TRUE;
+}
+
 LbResults *
 lb_results_read(const char *json, gsize length, const char *source, GError **error)
 {
@@ -710,7 +736,8 @@ lb_results_read(const char *json, gsize length, const char *source, GError **err
   JsonObject *root = NULL, *sweep = NULL;
   g_autoptr(JsonParser) parser =
       parse(json, length, "not lbsim's JSON (an object with \"runs\")", &root, error);
-  gboolean ok = parser != NULL && read_string(root, "lbsim", "", TRUE, &doc->version, error) &&
+  gboolean ok = parser != NULL && read_format(root, error) &&
+                read_string(root, "lbsim", "", TRUE, &doc->version, error) &&
                 read_object(root, "sweep", "", FALSE, &sweep, error);
   if (ok && sweep != NULL) {
     doc->kind = "sweep";

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""lbsim's JSON documents follow docs/reference/lbsim-result.schema.json:
+a sweep's, a merge's and a reproduction's, as lbsim writes them (the runs
+of every shipped scenario, plain and --detail, are validated by test-cli);
+the schema refuses what is not one (a document without its format, of
+another version, with a member misspelt), and lbsim report refuses a
+format_version it does not know. TAP on stdout.
+Usage: check-schema.py SOURCE_ROOT LBSIM"""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import validate  # noqa: E402
+
+SOURCE, LBSIM = sys.argv[1:3]
+SCHEMA = os.path.join(SOURCE, "docs", "reference", "lbsim-result.schema.json")
+count = failed = 0
+
+
+def ok(cond, what, detail=""):
+    global count, failed
+    count += 1
+    print(f"{'ok' if cond else 'not ok'} {count} {what}")
+    if not cond:
+        failed += 1
+        for line in str(detail).splitlines()[-20:]:
+            print(f"# {line}")
+
+
+def lbsim(*args, cwd):
+    return subprocess.run([LBSIM] + list(args), cwd=cwd, capture_output=True, text=True)
+
+
+def main():
+    v = validate.validator(SCHEMA)
+    ok(True, "the schema is a valid draft 2020-12 schema")
+    tmp = tempfile.mkdtemp(prefix="lbsim-schema-")
+    teach = os.path.join(SOURCE, "scenarios", "mlb-teach-16.ini")
+    p = lbsim("sweep", teach, "--vary", "seed=1,2", "--vary", "balancer=none,mlb", "-o",
+              "sweep.json", "-q", cwd=tmp)
+    docs = {}
+    if p.returncode == 0:
+        docs["sweep"] = json.load(open(os.path.join(tmp, "sweep.json")))
+    p2 = lbsim("merge", "sweep.d", "-o", "merged.json", "-q", cwd=tmp)
+    if p2.returncode == 0:
+        docs["merge"] = json.load(open(os.path.join(tmp, "merged.json")))
+    # (minutes under the sanitizers: the normal build's to check)
+    sanitized = os.environ.get("LBSIM_SANITIZED") is not None
+    p3 = lbsim("reproduce", "lbd" if sanitized else "quinlan1997", "--quick", "-q", "--json",
+               "repro.json", "--state", "repro.d", cwd=tmp) if not sanitized else p
+    if os.path.exists(os.path.join(tmp, "repro.json")):
+        docs["reproduce"] = json.load(open(os.path.join(tmp, "repro.json")))
+    p4 = lbsim("run", teach, "-q", "--json", "run.json", cwd=tmp)
+    if p4.returncode == 0:
+        docs["run"] = json.load(open(os.path.join(tmp, "run.json")))
+    kinds = ("sweep", "merge", "run") if sanitized else ("sweep", "merge", "reproduce", "run")
+    for kind in kinds:
+        doc = docs.get(kind)
+        ok(doc is not None and doc.get("format") == "lbsim-result"
+           and doc.get("format_version") == 1,
+           f"{kind}: written with its format and version", (p.stderr + p2.stderr + p3.stderr)[-2000:])
+        if doc is not None:
+            errs = validate.errors(v, doc)
+            ok(not errs, f"{kind}: follows the schema", "\n".join(errs))
+    if "run" in docs:
+        run = docs["run"]
+        broken = {
+            "without its format": {k: x for k, x in run.items() if k != "format"},
+            "of version 2": dict(run, format_version=2),
+            "with a member misspelt": dict(run, runz=run["runs"]),
+        }
+        r0 = copy.deepcopy(run)
+        r0["runs"][0]["summary"]["messages"] = -1
+        broken["with a negative message count"] = r0
+        for what, doc in broken.items():
+            ok(validate.errors(v, doc), f"the schema refuses a document {what}")
+        # lbsim's own reader: a newer version is refused, an older file read
+        newer = os.path.join(tmp, "newer.json")
+        json.dump(dict(run, format_version=2), open(newer, "w"))
+        p = lbsim("report", "newer.json", "page-newer", cwd=tmp)
+        ok(p.returncode == 2 and "format_version: 2: this lbsim reads versions 1 to 1"
+           in p.stderr, "lbsim report refuses a format_version it does not know", p.stderr)
+        older = os.path.join(tmp, "older.json")
+        json.dump({k: x for k, x in run.items() if k not in ("format", "format_version")},
+                  open(older, "w"))
+        p = lbsim("report", "older.json", "page-older", cwd=tmp)
+        ok(p.returncode == 0, "lbsim report reads a document written before the format",
+           p.stderr)
+    print(f"1..{count}")
+    return 1 if failed else 0
+
+
+sys.exit(main())
