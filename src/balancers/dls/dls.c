@@ -591,6 +591,18 @@ static void
 finish_chunk(Dls *d, Chunk *c)
 {
   lb_executed(d->self, c->units, c->size);
+  if (lb_rank_narrating(d->self)) {
+    guint64 cost = 0;
+    for (guint64 i = 0; i < c->size; i++)
+      cost += c->units[i].load;
+    /* one line a chunk: lbsim reproduce's timelines read them back */
+    lb_narrate(d->self,
+               "computed chunk [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+               ") of rank %d: %" G_GUINT64_FORMAT " iteration%s, cost %" G_GUINT64_FORMAT
+               ", began at %.6f s, %.6f s computing",
+               c->start, c->start + c->size, c->owner, c->size, c->size == 1 ? "" : "s", cost,
+               c->began, c->computed);
+  }
   report_progress(d, c);
   int to = d->replicated ? d->master : c->owner;
   if (to == d->me) {
