@@ -117,8 +117,7 @@ typedef struct {
   double iterations; /* sum of k */
   double late_time;  /* awf: sum of j t_j over its j-th report */
   double late_iterations;
-  double mean; /* af: mean time per iteration, weighted by k (= time / iterations) */
-  double m2;   /* af: sum of k_c (t_c / k_c - mean)^2 */
+  double squares; /* af: sum of the squares of its iterations' times */
 } Reports;
 
 struct _DlsChunker {
@@ -307,6 +306,21 @@ awf_weights(DlsChunker *c)
   normalise(c->weights, c->workers);
 }
 
+static double
+af_mu(const Reports *r)
+{
+  return r->time / r->iterations;
+}
+
+/* The sample variance of a worker's iteration times, from their sum and
+ * the sum of their squares (at least two iterations). */
+static double
+af_variance(const Reports *r)
+{
+  double v = (r->squares - r->time * r->time / r->iterations) / (r->iterations - 1);
+  return MAX(v, 0);
+}
+
 /* af: K_i written as 2 T^2 R^2 / (mu_i (D + 2 T R + sqrt(D^2 + 4 D T R))),
  * equal to the published form (multiply it by its conjugate) without its
  * cancellation when D is much larger than T R. */
@@ -319,9 +333,9 @@ af_size(const DlsChunker *c, guint worker)
     const Reports *r = &c->reports[i];
     if (r->time <= 0)
       continue;
-    mu_sum += r->mean;
-    if (r->count >= 2) {
-      cv_sum += sqrt(r->m2 / (r->count - 1)) / r->mean;
+    mu_sum += af_mu(r);
+    if (r->iterations >= 2) {
+      cv_sum += sqrt(af_variance(r)) / af_mu(r);
       with_sigma++;
     }
   }
@@ -330,9 +344,10 @@ af_size(const DlsChunker *c, guint worker)
   double d = 0, inv_t = 0, mu_i = 0;
   for (guint i = 0; i < c->workers; i++) {
     const Reports *r = &c->reports[i];
-    double mu = r->time > 0 ? r->mean : mu_pool;
-    double sigma = r->time > 0 && r->count >= 2 ? sqrt(r->m2 / (r->count - 1)) : cv_pool * mu;
-    d += sigma * sigma / mu;
+    gboolean measured = r->time > 0;
+    double mu = measured ? af_mu(r) : mu_pool;
+    double var = measured && r->iterations >= 2 ? af_variance(r) : cv_pool * cv_pool * mu * mu;
+    d += var / mu;
     inv_t += 1 / mu;
     if (i == worker)
       mu_i = mu;
@@ -466,10 +481,12 @@ dls_chunker_next_capped(DlsChunker *c, guint worker, guint64 cap)
 }
 
 void
-dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds)
+dls_chunker_report_iterations(DlsChunker *c, guint worker, guint64 size, double seconds,
+                              double squares)
 {
   g_return_if_fail(worker < c->workers);
   g_return_if_fail(size >= 1 && seconds >= 0 && isfinite(seconds));
+  g_return_if_fail(squares >= 0 && isfinite(squares));
   if (c->reports == NULL)
     return;
   Reports *r = &c->reports[worker];
@@ -480,16 +497,20 @@ dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds)
   r->count++;
   r->time += seconds;
   r->iterations += k;
+  r->squares += squares;
   r->late_time += r->count * seconds;
   r->late_iterations += r->count * k;
-  /* West's weighted update of the mean and the sum of squares */
-  double a = seconds / k, delta = a - r->mean;
-  r->mean += delta * k / r->iterations;
-  r->m2 += k * delta * (a - r->mean);
   if (!had_time && r->time > 0) {
     c->reported++;
     r->first_pi = r->time / r->iterations; /* the first with a time */
   }
+}
+
+void
+dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds)
+{
+  g_return_if_fail(size >= 1);
+  dls_chunker_report_iterations(c, worker, size, seconds, seconds * seconds / (double)size);
 }
 
 guint64

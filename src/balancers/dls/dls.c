@@ -182,6 +182,8 @@ typedef struct {
   double began;          /* when its first slice began */
   guint64 reported_done; /* iterations the master has heard of */
   double reported_time;  /* and their seconds */
+  double squares;        /* af: the sum of the squares of its iterations' times */
+  double reported_squares;
 } Chunk;
 
 typedef struct {
@@ -193,6 +195,7 @@ typedef struct {
 typedef struct {
   guint64 size;
   double seconds;
+  double squares; /* af: of the iterations' own times */
 } Report;
 
 typedef struct {
@@ -215,6 +218,7 @@ typedef struct {
   int debug;
   gboolean learns;      /* awf, af, measured wf: a REQ reports the chunk under way too */
   gboolean elapsed;     /* awf-time = elapsed: report elapsed, not compute, seconds */
+  gboolean timed;       /* af: every iteration timed, its square reported */
   const guint64 *costs; /* replicated: every iteration's */
   guint64 own_lo, own_hi;
   guint8 *result; /* own iterations (replicated master: all): results held */
@@ -387,7 +391,11 @@ static void
 master_note(Dls *d, int w, const Report *reports, guint n)
 {
   for (guint i = 0; i < n; i++) {
-    dls_chunker_report(d->chunker, (guint)w, reports[i].size, reports[i].seconds);
+    if (d->timed)
+      dls_chunker_report_iterations(d->chunker, (guint)w, reports[i].size, reports[i].seconds,
+                                    reports[i].squares);
+    else
+      dls_chunker_report(d->chunker, (guint)w, reports[i].size, reports[i].seconds);
     d->completed += reports[i].size;
   }
 }
@@ -396,7 +404,7 @@ static void
 enqueue(Dls *d, guint64 start, guint64 size, int owner, LbUnit *units, gboolean owned)
 {
   Chunk *c = g_new0(Chunk, 1);
-  *c = (Chunk){start, size, 0, owner, units, owned, 0, 0, 0, 0};
+  *c = (Chunk){start, size, 0, owner, units, owned, 0, 0, 0, 0, 0, 0};
   g_queue_push_tail(&d->chunks, c);
 }
 
@@ -536,9 +544,10 @@ report_progress(Dls *d, Chunk *c)
   if (k == 0)
     return;
   double upto = d->elapsed ? lb_now() - c->began : c->computed;
-  Report rep = {k, upto - c->reported_time};
+  Report rep = {k, upto - c->reported_time, c->squares - c->reported_squares};
   c->reported_done = c->done;
   c->reported_time = upto;
+  c->reported_squares = c->squares;
   if (d->me == d->master)
     master_note(d, d->me, &rep, 1);
   else
@@ -584,7 +593,9 @@ maybe_request(Dls *d)
     memcpy(r->reports, d->reports->data, d->reports->len * sizeof(Report));
   g_array_set_size(d->reports, 0);
   d->requested = want;
-  deliver(d, d->master, TAG_REQ, r, len, LB_HEADER_BYTES + 16.0 * r->nreports);
+  /* a report is its size and seconds, and af's sum of squares */
+  double report_bytes = d->timed ? 24.0 : 16.0;
+  deliver(d, d->master, TAG_REQ, r, len, LB_HEADER_BYTES + report_bytes * r->nreports);
 }
 
 static void
@@ -634,7 +645,18 @@ compute_slice(Dls *d)
   trace(d, SHOW_WORK(d), "work routine: %" G_GUINT64_FORMAT " iterations from %" G_GUINT64_FORMAT,
         n, c->start + c->done);
   double t0 = lb_now();
-  lb_execute(d->self, lb_work_flops(lb_rank_work(d->self), load));
+  if (d->timed) {
+    /* af times every iteration, as the DLB tool's workers do: the spread
+     * of their times is what it adapts to */
+    for (guint64 i = 0; i < n; i++) {
+      double at = lb_now();
+      lb_execute(d->self, lb_work_flops(lb_rank_work(d->self), c->units[c->done + i].load));
+      double one = lb_now() - at;
+      c->squares += one * one;
+    }
+  } else {
+    lb_execute(d->self, lb_work_flops(lb_rank_work(d->self), load));
+  }
   double spent = lb_now() - t0;
   c->computed += spent;
   d->useful += spent;
@@ -729,6 +751,7 @@ dls_balance(LbRank *self, gpointer state)
   d->learns = strcmp(technique, "awf") == 0 || strcmp(technique, "af") == 0 ||
               (strcmp(technique, "wf") == 0 &&
                strcmp(lb_params_get_string(params, "weights-from"), "measured") == 0);
+  d->timed = strcmp(technique, "af") == 0;
   d->elapsed = strcmp(technique, "awf") == 0 &&
                strcmp(lb_params_get_string(params, "awf-time"), "elapsed") == 0;
   /* a debug level asks for the trace: the category shows its lines */
