@@ -42,7 +42,12 @@
  *         "Dynamic load balancing with adaptive factoring methods in
  *         scientific applications", The Journal of Supercomputing 44,
  *         2008, describe. A worker without reports counts with the mean pi
- *         of those with.
+ *         of those with. Over the time steps of an application (the
+ *         paper's rule), step s's seconds T_is and iterations N_is weigh s:
+ *         in step S, with n_i iterations reported so far in it,
+ *           pi_i = (sum_{s<S} s T_is + S n_i pi_iS) / (sum_{s<S} s N_is + S n_i),
+ *         pi_iS the step's own weighted time per iteration above; a worker
+ *         measured in an earlier step is measured from the start.
  *   af    I. Banicescu and Z. Liu, "Adaptive factoring: a dynamic
  *         scheduling method tuned to the rate of weight changes", High
  *         Performance Computing Symposium 2000; I. Banicescu and
@@ -122,6 +127,13 @@ typedef struct {
                         * report; 0: dls_default_first_chunk */
   DlsAwfUpdate awf_update;
   DlsWeightsFrom weights_from;
+  /* awf in a time-stepping application: this loop is time step `step`
+   * (from 1; 0 counts as 1), and past_time and past_iterations ([workers],
+   * borrowed, or NULL before the second step) hold, for each worker, the
+   * sums over the earlier steps s of s times the seconds and the
+   * iterations it reported in step s (dls_chunker_measured) */
+  guint step;
+  const double *past_time, *past_iterations;
 } DlsChunkParams;
 
 /* The DLB tool's default minimum chunk, which its adaptive techniques hand
@@ -200,6 +212,11 @@ void dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double second
 void dls_chunker_report_iterations(DlsChunker *c, guint worker, guint64 size, double seconds,
                                    double squares);
 
+/* The sums of the seconds and the iterations worker reported in this
+ * loop (awf, af, measured wf; FALSE for the others, and for a worker that
+ * reported nothing). */
+gboolean dls_chunker_measured(const DlsChunker *c, guint worker, double *seconds,
+                              double *iterations);
 /* R: the iterations not yet handed out. */
 guint64 dls_chunker_remaining(const DlsChunker *c);
 /* The chunks handed out so far. */

@@ -239,6 +239,31 @@ typedef struct {
   gboolean first_round; /* handing out the first chunks, unasked */
 } Dls;
 
+/* What a rank keeps from one loop to the next: the master's awf history,
+ * as the AWF paper's master keeps it across an application's time steps
+ * (from workers' reports only). */
+typedef struct {
+  guint steps;                         /* loops run so far */
+  double *past_time, *past_iterations; /* per worker: sums over steps s of s x its reported sums */
+} DlsState;
+
+static gpointer
+dls_state_new(LbRank *self)
+{
+  return g_new0(DlsState, 1);
+}
+
+static void
+dls_state_free(gpointer data)
+{
+  DlsState *st = data;
+  if (st == NULL)
+    return;
+  g_free(st->past_time);
+  g_free(st->past_iterations);
+  g_free(st);
+}
+
 static void handle(Dls *d, int src, int tag, gconstpointer data, GArray *units);
 static void forward_results(Dls *d, gconstpointer data);
 
@@ -733,6 +758,7 @@ forward_results(Dls *d, gconstpointer data)
 static void
 dls_balance(LbRank *self, gpointer state)
 {
+  DlsState *history = state;
   const LbParams *params = lb_rank_params(self);
   const LbWork *work = lb_rank_work(self);
   GArray *mine = lb_rank_units(self);
@@ -778,6 +804,11 @@ dls_balance(LbRank *self, gpointer state)
     g_assert(ok); /* the scenario's check read them already */
     DlsTechnique t;
     dls_technique_parse(lb_params_get_string(params, "technique"), &t);
+    cp.step = history->steps + 1;
+    if (history->past_time != NULL) {
+      cp.past_time = history->past_time;
+      cp.past_iterations = history->past_iterations;
+    }
     d->chunker = dls_chunker_new(t, d->n, d->p, &cp);
     /* every owner's block, as the loop model lays them out: the master
      * knows the initial distribution, as LB_Migrate's caller gives it */
@@ -827,6 +858,19 @@ dls_balance(LbRank *self, gpointer state)
   if (d->me == d->master) {
     lb_metric_record(self, M_ITERATIONS, (double)d->n);
     lb_metric_record(self, M_CHUNKS, (double)dls_chunker_count(d->chunker));
+    /* this step's reports, weighted by its number, for the next steps */
+    if (history->past_time == NULL) {
+      history->past_time = g_new0(double, d->p);
+      history->past_iterations = g_new0(double, d->p);
+    }
+    history->steps++;
+    for (guint r = 0; r < d->p; r++) {
+      double seconds = 0, iterations = 0;
+      if (dls_chunker_measured(d->chunker, r, &seconds, &iterations)) {
+        history->past_time[r] += history->steps * seconds;
+        history->past_iterations[r] += history->steps * iterations;
+      }
+    }
     dls_chunker_free(d->chunker);
     g_free(d->lo);
     g_free(d->hi);
@@ -894,6 +938,8 @@ const LbBalancer lb_dls_balancer = {
     .keeps_order = FALSE,
     .owns_compute = TRUE,
     .variant_key = "technique",
+    .state_new = dls_state_new,
+    .state_free = dls_state_free,
     .check = dls_check,
     .balance = dls_balance,
     .relate = dls_relate,
