@@ -2061,9 +2061,9 @@ dls_timeline(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   out->value = last[slowest] > 0 ? 100 * tail / last[slowest] : 0;
   g_autoptr(GString) d = g_string_new(NULL);
   g_string_append_printf(d,
-                         "%s, %s, its chunks by rank (first iteration, size, owner when not "
-                         "itself, start and end in s); the last three of each:\n",
-                         run->point, label);
+                         "%s: the chunks by rank (first iteration, size, owner when not itself, "
+                         "start and end in s); the last three of each:\n",
+                         run->point);
   for (guint r = 0; r < p; r++) {
     g_string_append_printf(d,
                            "rank %2u: %3u chunks, %5" G_GUINT64_FORMAT
@@ -2100,9 +2100,9 @@ dls_timeline(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   }
   out->note = g_strdup_printf(
       "rank %u ends at %.3f s, %.3f s after rank %u: its last chunk, %" G_GUINT64_FORMAT
-      " iterations from %" G_GUINT64_FORMAT " (cost %" G_GUINT64_FORMAT "), ran %.3f-%.3f s",
-      slowest, last[slowest], tail, second, final->size, final->first, final->cost, final->began,
-      final->ended);
+      " iteration%s from %" G_GUINT64_FORMAT " (cost %" G_GUINT64_FORMAT "), ran %.3f-%.3f s",
+      slowest, last[slowest], tail, second, final->size, final->size == 1 ? "" : "s", final->first,
+      final->cost, final->began, final->ended);
   out->detail = g_string_free(g_steal_pointer(&d), FALSE);
   return TRUE;
 }
