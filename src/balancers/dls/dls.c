@@ -11,7 +11,8 @@
  *        it is replicated;
  *   REQ  worker -> master: more work please (or, once told nothing is
  *        left, only a report), with the time of every chunk finished
- *        since the last REQ (the adaptive techniques learn from them);
+ *        since the last REQ (the adaptive techniques learn from them; af's
+ *        also carry the sum of the squares of the iterations' times);
  *   GET  master -> worker (GET strategy): fetch [start, start + size)
  *        from rank src;
  *   HLP  -> the data's owner: send [start, start + size) to rank dest
