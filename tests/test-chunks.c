@@ -374,24 +374,41 @@ static void
 test_af(void)
 {
   DlsChunkParams p = params_min(1);
-  /* a worker's chunk before its first report is first-chunk (here 30) */
+  /* a worker's chunk before its first report is first-chunk (here 4) */
+  p.first_chunk = 4;
+  g_autoptr(DlsChunker) x = dls_chunker_new(DLS_AF, 108, 2, &p);
+  g_assert_cmpuint(dls_chunker_next(x, 0), ==, 4);
+  g_assert_cmpuint(dls_chunker_next(x, 1), ==, 4);
+  /* R = 100. Worker 0 timed its four iterations at 1, 2, 3 and 4 s (sum
+   * 10, squares 30): mu_0 = 2.5, sigma_0^2 = (30 - 100/4) / 3 = 5/3;
+   * worker 1 at 1 s each: mu_1 = 1, sigma_1 = 0.
+   * D = (5/3) / 2.5 = 2/3, T = 1 / (1/2.5 + 1) = 5/7:
+   * K_0 = (2/3 + 1000/7 - sqrt(4/9 + 4 (2/3) (5/7) 100)) / (2 * 2.5)
+   *     = (143.524 - 13.817) / 5 = 25.94: 26 (74 left), then
+   * K_1 = (2/3 + 740/7 - sqrt(4/9 + 4 (2/3) (5/7) 74)) / 2 = 47.24: 48 */
+  dls_chunker_report_iterations(x, 0, 4, 10, 30);
+  dls_chunker_report_iterations(x, 1, 4, 4, 4);
+  g_assert_cmpuint(dls_chunker_next(x, 0), ==, 26);
+  g_assert_cmpuint(dls_chunker_next(x, 1), ==, 48);
+
+  /* dls_chunker_report counts every iteration of a chunk at its mean:
+   * worker 0, 15 iterations in 15 s, then 15 in 45 s: 15 at 1 s and 15 at
+   * 3 s, mu_0 = 2, sigma_0^2 = (150 - 3600/30) / 29 = 30/29; worker 1, 15
+   * in 30 s twice: mu_1 = 2, sigma_1 = 0. R = 60, D = 15/29, T = 1:
+   * K = (15/29 + 120 - sqrt(225/841 + 4 (15/29) 60)) / 4 = 27.34: 28 (32
+   * left), then (15/29 + 64 - sqrt(225/841 + 4 (15/29) 32)) / 4 = 14.09:
+   * 15. (Estimated from the chunks' means alone, sigma_0^2 would be 30,
+   * and the chunks 19 and 12.) */
   p.first_chunk = 30;
   g_autoptr(DlsChunker) c = dls_chunker_new(DLS_AF, 120, 2, &p);
   g_assert_cmpuint(dls_chunker_next(c, 0), ==, 30);
   g_assert_cmpuint(dls_chunker_next(c, 1), ==, 30);
-  /* R = 60. Worker 0: 15 iterations in 15 s, then 15 in 45 s: 1 and 3 s
-   * per iteration, mu_0 = 60/30 = 2, sigma_0^2 = (15 * 1 + 15 * 1) / 1 = 30.
-   * Worker 1: 15 in 30 s twice: mu_1 = 2, sigma_1 = 0.
-   * D = 30/2 + 0 = 15, T = 1 / (1/2 + 1/2) = 1:
-   * K = (15 + 2 * 60 - sqrt(225 + 4 * 15 * 60)) / (2 * 2)
-   *   = (135 - 61.847) / 4 = 18.29: 19 (41 left), then
-   * K = (15 + 82 - sqrt(225 + 60 * 41)) / 4 = (97 - 51.816) / 4 = 11.30: 12 */
   dls_chunker_report(c, 0, 15, 15);
   dls_chunker_report(c, 0, 15, 45);
   dls_chunker_report(c, 1, 15, 30);
   dls_chunker_report(c, 1, 15, 30);
-  g_assert_cmpuint(dls_chunker_next(c, 0), ==, 19);
-  g_assert_cmpuint(dls_chunker_next(c, 1), ==, 12);
+  g_assert_cmpuint(dls_chunker_next(c, 0), ==, 28);
+  g_assert_cmpuint(dls_chunker_next(c, 1), ==, 15);
   p.first_chunk = 0;
 
   /* no spread and equal speeds: K = R T / mu = R/P, gss's chunks */
@@ -415,15 +432,15 @@ test_af(void)
   g_assert_cmpuint(dls_chunker_next(e1, 1), ==, 250);
 
   /* pooled estimates. Worker 0: 10 iterations in 10 s, then in 30 s:
-   * mu_0 = 2, sigma_0^2 = 20, sigma_0 / mu_0 = sqrt(5). Worker 1, one
-   * report of 10 in 40 s: mu_1 = 4 and sigma_1 = sqrt(5) * 4, sigma_1^2 =
-   * 80. With P = 2, R = 100: D = 20/2 + 80/4 = 30, T = 1 / (1/2 + 1/4) =
-   * 4/3, sqrt(30^2 + 4 * 30 * 4/3 * 100) = sqrt(16900) = 130:
-   *   K_0 = (30 + 800/3 - 130) / 4 = 41.67: 42, K_1 = 166.67 / 8 = 20.8: 21.
+   * mu_0 = 2, sigma_0^2 = (100 - 1600/20) / 19 = 20/19, sigma_0^2 / mu_0^2
+   * = 5/19. Worker 1, one iteration in 4 s (fewer than two): mu_1 = 4,
+   * sigma_1^2 = (5/19) 16 = 80/19. With P = 2, R = 100: D = 10/19 + 20/19
+   * = 30/19, T = 1 / (1/2 + 1/4) = 4/3, sqrt(D^2 + 4 D T 100) = 29.062:
+   *   K_0 = (30/19 + 800/3 - 29.062) / 4 = 59.80: 60, K_1 = 29.90: 30.
    * With P = 3, worker 2 without reports: mu_2 = (2 + 4) / 2 = 3,
-   * sigma_2^2 = 5 * 9 = 45; D = 10 + 20 + 15 = 45, T = 1 / (13/12) = 12/13:
-   *   K_0 = (45 + 2400/13 - sqrt(2025 + 216000/13)) / 4
-   *       = (229.615 - 136.530) / 4 = 23.27: 24
+   * sigma_2^2 = (5/19) 9 = 45/19; D = 10/19 + 20/19 + 15/19 = 45/19,
+   * T = 1 / (13/12) = 12/13, sqrt(D^2 + 4 D T 100) = 29.667:
+   *   K_0 = (45/19 + 2400/13 - 29.667) / 4 = 39.33: 40
    * (worker 2 itself, not having reported, gets the first chunk: 100/3,
    * floor(0.55 + 33.3 ln 2 / ln 33.3) = 7, 3) */
   for (guint w = 0; w < 3; w++) {
@@ -431,8 +448,8 @@ test_af(void)
     g_autoptr(DlsChunker) f = dls_chunker_new(DLS_AF, 100, p_of[w], &p);
     dls_chunker_report(f, 0, 10, 10);
     dls_chunker_report(f, 0, 10, 30);
-    dls_chunker_report(f, 1, 10, 40);
-    const guint64 want[] = {42, 21, 24};
+    dls_chunker_report(f, 1, 1, 4);
+    const guint64 want[] = {60, 30, 40};
     g_assert_cmpuint(dls_chunker_next(f, w == 2 ? 0 : w), ==, want[w]);
     if (w == 2)
       g_assert_cmpuint(dls_chunker_next(f, 2), ==, 3);

@@ -1400,6 +1400,86 @@ test_reproduce_baiardi(void)
   g_assert_nonnull(strstr(lower, "least E(fig2-problem1) - E(fig2-problem2) over p = 2 .. 16"));
 }
 
+/* lbsim reproduce chaube2003 --quick: the AQR loop of Fig. 3 on 8 and 32
+ * processors, three runs each (the placements of other jobs), in at most
+ * 90 seconds; the required claims agree (--check); the checks' numbers
+ * come from the averaged runs (each improvement's note names the three
+ * runs, the table of every technique has a row per processor count, the
+ * timeline a line per rank); the claims at 4, 16 and 24 processors are
+ * not run; a second state folder gives the same JSON byte for byte. */
+static void
+test_reproduce_chaube2003(void)
+{
+  if (g_getenv("LBSIM_SANITIZED") != NULL)
+    return;
+  g_autofree char *state = tmp_path("chaube2003");
+  g_autofree char *again_state = tmp_path("chaube2003-again");
+  g_autofree char *json = tmp_path("chaube2003.json");
+  g_autofree char *again_json = tmp_path("chaube2003-again.json");
+  g_autofree char *page = tmp_path("chaube2003-page");
+  g_auto(Result) quick = {0}, again = {0};
+  gint64 start = g_get_monotonic_time();
+  lbsim(&quick, "reproduce", "chaube2003", "--quick", "--check", "-q", "--state", state, "--json",
+        json, "--report", page, NULL);
+  double seconds = (g_get_monotonic_time() - start) / 1e6;
+  g_test_message("chaube2003: %.1f s\n%s%s", seconds, quick.out, quick.err);
+  g_assert_cmpint(quick.status, ==, 0);
+  g_assert_cmpfloat(seconds, <=, 90);
+  g_assert_nonnull(strstr(quick.out, "quick form: a on 8, 32 ranks x workload.iterations=1080; b "
+                                     "on 8, 32 ranks"));
+  g_assert_nonnull(strstr(quick.out, "0 required claims disagree"));
+  g_assert_null(strstr(quick.out, "could not be made"));
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonArray *cs = json_object_get_array_member(json_node_get_object(root), "claims");
+  guint required = 0, run = 0;
+  for (guint i = 0; i < json_array_get_length(cs); i++) {
+    JsonObject *c = json_array_get_object_element(cs, i);
+    const char *id = json_object_get_string_member(c, "id");
+    gboolean quick_ranks =
+        !g_str_has_suffix(id, "-4") && !g_str_has_suffix(id, "-16") && !g_str_has_suffix(id, "-24");
+    g_assert_true(JSON_NODE_HOLDS_NULL(json_object_get_member(c, "lbsim")) != quick_ranks);
+    run += quick_ranks;
+    if (quick_ranks && json_object_get_boolean_member(c, "required")) {
+      required++;
+      g_assert_true(json_object_get_boolean_member(c, "agrees"));
+    }
+    const char *note = json_object_get_string_member(c, "note");
+    if (g_str_has_prefix(id, "fig3-awf-") && quick_ranks)
+      g_assert_nonnull(strstr(note, "the means of 3 runs (each: a "));
+    if (strcmp(id, "best-every-size") == 0) {
+      const char *detail = json_object_get_string_member(c, "detail");
+      g_assert_nonnull(strstr(detail, "  1080   8 "));
+      g_assert_nonnull(strstr(detail, "  1080  32 "));
+      g_assert_null(strstr(detail, "  1080  16 "));
+    }
+    if (g_str_has_prefix(id, "timeline-")) {
+      /* a line per rank, and the master's account of the last chunk */
+      const char *detail = json_object_get_string_member(c, "detail");
+      gboolean p32 = g_str_has_suffix(id, "-32");
+      g_assert_nonnull(strstr(detail, p32 ? "rank 31: " : "rank  7: "));
+      g_assert_null(strstr(detail, p32 ? "rank 32: " : "rank  8: "));
+      g_assert_nonnull(strstr(detail, "as the master chose it: t="));
+    }
+  }
+  g_assert_cmpuint(run, ==, json_array_get_length(cs) - 9);
+  g_assert_cmpuint(required, >, 0);
+  /* Fig. 3's two charts, AF and AWF against the processors */
+  g_autofree char *index = g_build_filename(page, "index.html", NULL);
+  g_autofree char *html = NULL;
+  g_assert_true(g_file_get_contents(index, &html, NULL, NULL));
+  guint charts = 0;
+  for (const char *at = html; (at = strstr(at, "<figure>")) != NULL; at++)
+    charts++;
+  g_assert_cmpuint(charts, ==, 2);
+  lbsim(&again, "reproduce", "chaube2003", "--quick", "-q", "--state", again_state, "--json",
+        again_json, NULL);
+  g_assert_cmpint(again.status, ==, 0);
+  g_autofree char *text = NULL, *again_text = NULL;
+  g_assert_true(g_file_get_contents(json, &text, NULL, NULL));
+  g_assert_true(g_file_get_contents(again_json, &again_text, NULL, NULL));
+  g_assert_cmpstr(text, ==, again_text);
+}
+
 /* Shipped scenarios that take minutes under the sanitizers (a debug build,
  * every access checked): there they run at 64 ranks on a 64 x 64 field,
  * which goes through the same code, and their [expect] lines are the
@@ -1985,6 +2065,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/reproduce", test_reproduce);
   g_test_add_func("/cli/reproduce-checks", test_reproduce_checks);
   g_test_add_func("/cli/reproduce-baiardi2001", test_reproduce_baiardi);
+  g_test_add_func("/cli/reproduce-chaube2003", test_reproduce_chaube2003);
   g_test_add_func("/cli/run-job", test_run_job);
   g_test_add_func("/cli/curve", test_curve);
   g_test_add_func("/cli/curve-errors", test_curve_errors);

@@ -387,6 +387,67 @@ test_aqr(void)
   }
 }
 
+static int
+compare_costs(const void *a, const void *b)
+{
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* One family's loop (aqr-family = 6, the endpoint singularity of the
+ * seed's Fig. 3) and its orders: every cost within the family's bounds,
+ * 15 (2k - 1) with k from ceil(0.5 (1 + 2 log2 100)) = 8 to ceil(1.5 (1 +
+ * 2 log2(2^9 10^9))) = 119, where the eight families reach below 100;
+ * back, front and random hold the profile's costs, sorted up, sorted down
+ * and shuffled; aqr-families with one family is an input error. */
+static void
+test_aqr_family_order(void)
+{
+  static const char *const orders[] = {"profile", "back", "front", "random"};
+  guint64 *x[4];
+  for (guint o = 0; o < 4; o++) {
+    g_autoptr(LbWork) w =
+        loop_work(5, (const char *const[]){"cost", "aqr", "iterations", "1080", "aqr-family", "6",
+                                           "aqr-order", orders[o], NULL});
+    x[o] = loads_by_id(w, 0);
+  }
+  for (guint i = 0; i < 1080; i++) {
+    g_assert_cmpuint(x[0][i], >=, 15 * 15);
+    g_assert_cmpuint(x[0][i], <=, 15 * 237);
+  }
+  gboolean profile_sorted = TRUE, random_sorted = TRUE, random_same = TRUE;
+  for (guint i = 1; i < 1080; i++) {
+    g_assert_cmpuint(x[1][i - 1], <=, x[1][i]);
+    g_assert_cmpuint(x[2][i - 1], >=, x[2][i]);
+    profile_sorted &= x[0][i - 1] <= x[0][i];
+    random_sorted &= x[3][i - 1] <= x[3][i];
+    random_same &= x[3][i] == x[0][i];
+  }
+  /* the profile is a sawtooth (tolerances inside levels), not sorted */
+  g_assert_false(profile_sorted);
+  g_assert_false(random_sorted);
+  g_assert_false(random_same);
+  qsort(x[0], 1080, sizeof(guint64), compare_costs);
+  qsort(x[3], 1080, sizeof(guint64), compare_costs);
+  for (guint i = 0; i < 1080; i++) {
+    g_assert_cmpuint(x[0][i], ==, x[1][i]);
+    g_assert_cmpuint(x[3][i], ==, x[1][i]);
+    g_assert_cmpuint(x[2][1079 - i], ==, x[1][i]);
+  }
+  for (guint o = 0; o < 4; o++)
+    g_free(x[o]);
+  g_autoptr(GError) error = NULL;
+  const LbModel *m = lb_model_lookup("loop");
+  LbParams *params = lb_params_new(lb_model_param_spec(m));
+  const char *const keys[] = {"cost", "aqr", "aqr-family", "6", "aqr-families", "2", NULL};
+  for (guint i = 0; keys[i] != NULL; i += 2)
+    g_assert_true(lb_params_set(params, keys[i], keys[i + 1], NULL));
+  LbWork *bad = lb_work_new(m, params, 1, 1, 1, "test.ini", ".", &error);
+  g_assert_null(bad);
+  g_assert_nonnull(error);
+  g_assert_nonnull(strstr(error->message, "aqr-families"));
+}
+
 /* none runs the loop end to end; the core checks the count, load and id
  * checksum at every step. Every step executes the same loop. */
 static void
@@ -452,6 +513,7 @@ main(int argc, char **argv)
   g_test_add_func("/loop/file", test_file);
   g_test_add_func("/loop/field", test_field);
   g_test_add_func("/loop/aqr", test_aqr);
+  g_test_add_func("/loop/aqr-family-order", test_aqr_family_order);
   g_test_add_func("/loop/memory", test_memory);
   g_test_add_func("/loop/none-run", test_none_run);
   g_test_add_func("/loop/scenario-check", test_scenario_check);

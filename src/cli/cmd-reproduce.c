@@ -340,8 +340,6 @@ read_claim(GKeyFile *kf, Paper *p, const char *file, const char *group, GError *
     c->runs = g_strsplit(c->run, ",", -1);
     for (guint i = 0; c->runs[i] != NULL; i++)
       g_strstrip(c->runs[i]);
-    if (c->runs[1] != NULL && ranks != NULL)
-      return bad(error, file, group, "ranks: a claim of several runs reads each at all its ranks");
     g_free(c->run);
     c->run = g_strdup(c->runs[0]);
   }

@@ -80,6 +80,12 @@ static const LbParamSpec loop_params[] = {
      "loop, cost aqr: difficulty levels per family (level d: sharpness 2^d)"},
     {"aqr-tolerances", LB_PARAM_INT, "8", 1, 12, NULL,
      "loop, cost aqr: relative tolerances per level (tolerance e: 10^-(2+e))"},
+    {"aqr-family", LB_PARAM_CHOICE, "all", 0, 0, "all|0|1|2|3|4|5|6|7",
+     "loop, cost aqr: all (the first aqr-families families, one after another) or one family's "
+     "integrals only (6: the endpoint singularity, the seed's Fig. 3)"},
+    {"aqr-order", LB_PARAM_CHOICE, "profile", 0, 0, "profile|back|front|random",
+     "loop, cost aqr: the iterations in the profile's order (family, level, tolerance, sample), "
+     "sorted with the costliest at the back or at the front, or shuffled"},
     {"bytes-per-iteration", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL,
      "loop: bytes an iteration's data carries when it moves"},
     {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
@@ -104,6 +110,8 @@ static const struct {
     {"aqr-families", "aqr"},
     {"aqr-levels", "aqr"},
     {"aqr-tolerances", "aqr"},
+    {"aqr-family", "aqr"},
+    {"aqr-order", "aqr"},
 };
 
 static char *
@@ -202,11 +210,15 @@ aqr_nfe(const AqrFamily *f, guint level, guint tolerance, double noise)
 
 /* Iterations go family by family (the slowest index), then by difficulty,
  * then by tolerance, then by sample: combination c of C = F D E takes the
- * iterations i with floor(i C / N) = c. */
+ * iterations i with floor(i C / N) = c. One family (aqr-family) makes C =
+ * D E of that family alone. */
 static void
 aqr_costs(const LbParams *w, GRand *rand, guint64 n, guint64 *costs)
 {
-  guint64 families = (guint64)lb_params_get_int(w, "aqr-families");
+  const char *only = lb_params_get_string(w, "aqr-family");
+  gboolean one = strcmp(only, "all") != 0;
+  guint64 families = one ? 1 : (guint64)lb_params_get_int(w, "aqr-families");
+  guint first = one ? (guint)(only[0] - '0') : 0;
   guint64 levels = (guint64)lb_params_get_int(w, "aqr-levels");
   guint64 tolerances = (guint64)lb_params_get_int(w, "aqr-tolerances");
   guint64 combinations = families * levels * tolerances;
@@ -214,10 +226,59 @@ aqr_costs(const LbParams *w, GRand *rand, guint64 n, guint64 *costs)
     guint64 c = (guint64)(((unsigned __int128)i * combinations) / n);
     guint tolerance = (guint)(c % tolerances);
     guint level = (guint)((c / tolerances) % levels);
-    guint family = (guint)(c / (tolerances * levels));
+    guint family = first + (guint)(c / (tolerances * levels));
     double noise = 0.5 + g_rand_double(rand);
     costs[i] = aqr_nfe(&aqr_families[family], level, tolerance, noise);
   }
+}
+
+typedef struct {
+  guint64 cost, index;
+} Ranked;
+
+static int
+cheapest_first(const void *a, const void *b)
+{
+  const Ranked *x = a, *y = b;
+  if (x->cost != y->cost)
+    return x->cost < y->cost ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int
+costliest_first(const void *a, const void *b)
+{
+  const Ranked *x = a, *y = b;
+  if (x->cost != y->cost)
+    return x->cost > y->cost ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* aqr-order: the loop's distribution of costs over its index. back and
+ * front sort the profile's costs (equal costs keep the profile's order, so
+ * the result is one on every machine); random shuffles them by
+ * Fisher-Yates with the draws that follow the costs'. */
+static void
+aqr_order(const LbParams *w, GRand *rand, guint64 n, guint64 *costs)
+{
+  const char *order = lb_params_get_string(w, "aqr-order");
+  if (strcmp(order, "random") == 0) {
+    for (guint64 i = n; i > 1; i--) {
+      guint64 j = (guint64)floor(g_rand_double(rand) * (double)i);
+      guint64 t = costs[i - 1];
+      costs[i - 1] = costs[j];
+      costs[j] = t;
+    }
+    return;
+  }
+  if (strcmp(order, "profile") == 0)
+    return;
+  g_autofree Ranked *r = g_new(Ranked, n);
+  for (guint64 i = 0; i < n; i++)
+    r[i] = (Ranked){costs[i], i};
+  qsort(r, n, sizeof *r, strcmp(order, "back") == 0 ? cheapest_first : costliest_first);
+  for (guint64 i = 0; i < n; i++)
+    costs[i] = r[i].cost;
 }
 
 /* ---- reading ---- */
@@ -392,6 +453,7 @@ draw_costs(const LbWork *work, Loop *loop)
   guint64 *c = loop->costs;
   if (loop->kind == COST_AQR) {
     aqr_costs(w, rand, n, c);
+    aqr_order(w, rand, n, c);
     return;
   }
   for (guint64 i = 0; i < n; i++) {
@@ -447,6 +509,11 @@ loop_load(LbWork *work, const char *file, const char *dir, GError **error)
       loop->kind = (CostKind)i;
   if (!check_keys(work, cost, file, error))
     return FALSE;
+  if (lb_params_is_set(w, "aqr-families") && lb_params_is_set(w, "aqr-family") &&
+      strcmp(lb_params_get_string(w, "aqr-family"), "all") != 0)
+    return lb_workload_fail(error, file, "aqr-families",
+                            "counts the families of aqr-family = all, but aqr-family is %s",
+                            lb_params_get_string(w, "aqr-family"));
   gboolean bounded =
       loop->kind == COST_UNIFORM || loop->kind == COST_INCREASING || loop->kind == COST_DECREASING;
   if (bounded && lb_params_get_int(w, "cost-min") > lb_params_get_int(w, "cost-max"))

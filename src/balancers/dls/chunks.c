@@ -117,8 +117,9 @@ typedef struct {
   double iterations; /* sum of k */
   double late_time;  /* awf: sum of j t_j over its j-th report */
   double late_iterations;
-  double mean; /* af: mean time per iteration, weighted by k (= time / iterations) */
-  double m2;   /* af: sum of k_c (t_c / k_c - mean)^2 */
+  double squares;         /* af: sum of the squares of its iterations' times */
+  double past_time;       /* awf: over earlier steps s, s x its seconds in step s */
+  double past_iterations; /* and s x its iterations */
 } Reports;
 
 struct _DlsChunker {
@@ -138,6 +139,7 @@ struct _DlsChunker {
   guint64 first_chunk; /* awf, af, measured wf: before a worker's first report */
   DlsAwfUpdate awf_update;
   gboolean measured; /* wf: weights from the first reports */
+  guint step;        /* awf: the loop's time step, from 1 */
   /* how the last chunk's size came about, for dls_chunker_describe_last */
   struct {
     guint worker;
@@ -238,6 +240,7 @@ dls_chunker_new(DlsTechnique t, guint64 n, guint workers, const DlsChunkParams *
       params->first_chunk > 0 ? params->first_chunk : dls_default_first_chunk(n, workers);
   c->awf_update = params->awf_update;
   c->measured = t == DLS_WF && params->weights_from == DLS_WEIGHTS_MEASURED;
+  c->step = MAX(params->step, 1);
   switch (t) {
   case DLS_STAT:
     init_stat(c);
@@ -259,6 +262,11 @@ dls_chunker_new(DlsTechnique t, guint64 n, guint workers, const DlsChunkParams *
   default:
     break;
   }
+  for (guint i = 0; t == DLS_AWF && params->past_time != NULL && i < workers; i++) {
+    c->reports[i].past_time = MAX(params->past_time[i], 0);
+    c->reports[i].past_iterations = MAX(params->past_iterations[i], 0);
+    c->reported += c->reports[i].past_time > 0 && c->reports[i].past_iterations > 0;
+  }
   return c;
 }
 
@@ -274,12 +282,27 @@ dls_chunker_free(DlsChunker *c)
   g_free(c);
 }
 
+/* Whether a worker has a time to learn from: reports in this loop, or
+ * (awf) in earlier steps. */
+static gboolean
+known(const Reports *r)
+{
+  return r->time > 0 || (r->past_time > 0 && r->past_iterations > 0);
+}
+
 /* A worker's time per iteration as awf weighs it (each report by its
- * rank), or as measured wf takes it (its first report). */
+ * rank, each earlier step by its number), or as measured wf takes it (its
+ * first report). */
 static double
 reported_pi(const DlsChunker *c, const Reports *r)
 {
-  return c->measured ? r->first_pi : r->late_time / r->late_iterations;
+  if (c->measured)
+    return r->first_pi;
+  if (!(r->past_time > 0 && r->past_iterations > 0))
+    return r->late_time / r->late_iterations;
+  double now = r->time > 0 ? r->iterations : 0;
+  double pi_now = r->time > 0 ? r->late_time / r->late_iterations : 0;
+  return (r->past_time + c->step * now * pi_now) / (r->past_iterations + c->step * now);
 }
 
 /* awf (at a batch's start, or a chunk's) and measured wf: the weights from
@@ -291,20 +314,35 @@ awf_weights(DlsChunker *c)
     return;
   double measured = 0;
   for (guint i = 0; i < c->workers; i++)
-    if (c->reports[i].time > 0)
+    if (known(&c->reports[i]))
       measured += reported_pi(c, &c->reports[i]);
   double unmeasured = measured / c->reported;
   g_autofree double *pi = g_new(double, c->workers);
   double pibar = 0;
   for (guint i = 0; i < c->workers; i++) {
     const Reports *r = &c->reports[i];
-    pi[i] = r->time > 0 ? reported_pi(c, r) : unmeasured;
+    pi[i] = known(r) ? reported_pi(c, r) : unmeasured;
     pibar += pi[i];
   }
   pibar /= c->workers;
   for (guint i = 0; i < c->workers; i++)
     c->weights[i] = pibar / pi[i];
   normalise(c->weights, c->workers);
+}
+
+static double
+af_mu(const Reports *r)
+{
+  return r->time / r->iterations;
+}
+
+/* The sample variance of a worker's iteration times, from their sum and
+ * the sum of their squares (at least two iterations). */
+static double
+af_variance(const Reports *r)
+{
+  double v = (r->squares - r->time * r->time / r->iterations) / (r->iterations - 1);
+  return MAX(v, 0);
 }
 
 /* af: K_i written as 2 T^2 R^2 / (mu_i (D + 2 T R + sqrt(D^2 + 4 D T R))),
@@ -319,9 +357,9 @@ af_size(const DlsChunker *c, guint worker)
     const Reports *r = &c->reports[i];
     if (r->time <= 0)
       continue;
-    mu_sum += r->mean;
-    if (r->count >= 2) {
-      cv_sum += sqrt(r->m2 / (r->count - 1)) / r->mean;
+    mu_sum += af_mu(r);
+    if (r->iterations >= 2) {
+      cv_sum += sqrt(af_variance(r)) / af_mu(r);
       with_sigma++;
     }
   }
@@ -330,9 +368,10 @@ af_size(const DlsChunker *c, guint worker)
   double d = 0, inv_t = 0, mu_i = 0;
   for (guint i = 0; i < c->workers; i++) {
     const Reports *r = &c->reports[i];
-    double mu = r->time > 0 ? r->mean : mu_pool;
-    double sigma = r->time > 0 && r->count >= 2 ? sqrt(r->m2 / (r->count - 1)) : cv_pool * mu;
-    d += sigma * sigma / mu;
+    gboolean measured = r->time > 0;
+    double mu = measured ? af_mu(r) : mu_pool;
+    double var = measured && r->iterations >= 2 ? af_variance(r) : cv_pool * cv_pool * mu * mu;
+    d += var / mu;
     inv_t += 1 / mu;
     if (i == worker)
       mu_i = mu;
@@ -368,7 +407,7 @@ wanted(DlsChunker *c, guint worker)
     /* a worker that has not reported yet gets a small chunk to measure
      * with, as the DLB tool gives it its minimum chunk; probes stay out
      * of the batches */
-    c->last.probe = c->reports != NULL && c->reports[worker].time <= 0;
+    c->last.probe = c->reports != NULL && !known(&c->reports[worker]);
     if (c->last.probe)
       return c->first_chunk;
     if (c->technique == DLS_AF) {
@@ -466,30 +505,47 @@ dls_chunker_next_capped(DlsChunker *c, guint worker, guint64 cap)
 }
 
 void
-dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds)
+dls_chunker_report_iterations(DlsChunker *c, guint worker, guint64 size, double seconds,
+                              double squares)
 {
   g_return_if_fail(worker < c->workers);
   g_return_if_fail(size >= 1 && seconds >= 0 && isfinite(seconds));
+  g_return_if_fail(squares >= 0 && isfinite(squares));
   if (c->reports == NULL)
     return;
   Reports *r = &c->reports[worker];
   double k = (double)size;
-  gboolean had_time = r->time > 0;
+  gboolean had_time = known(r);
   if (r->count == 0)
     r->first_pi = seconds / k;
   r->count++;
   r->time += seconds;
   r->iterations += k;
+  r->squares += squares;
   r->late_time += r->count * seconds;
   r->late_iterations += r->count * k;
-  /* West's weighted update of the mean and the sum of squares */
-  double a = seconds / k, delta = a - r->mean;
-  r->mean += delta * k / r->iterations;
-  r->m2 += k * delta * (a - r->mean);
-  if (!had_time && r->time > 0) {
+  if (!had_time && known(r)) {
     c->reported++;
     r->first_pi = r->time / r->iterations; /* the first with a time */
   }
+}
+
+void
+dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds)
+{
+  g_return_if_fail(size >= 1);
+  dls_chunker_report_iterations(c, worker, size, seconds, seconds * seconds / (double)size);
+}
+
+gboolean
+dls_chunker_measured(const DlsChunker *c, guint worker, double *seconds, double *iterations)
+{
+  g_return_val_if_fail(worker < c->workers, FALSE);
+  if (c->reports == NULL || c->reports[worker].count == 0)
+    return FALSE;
+  *seconds = c->reports[worker].time;
+  *iterations = c->reports[worker].iterations;
+  return TRUE;
 }
 
 guint64

@@ -42,7 +42,12 @@
  *         "Dynamic load balancing with adaptive factoring methods in
  *         scientific applications", The Journal of Supercomputing 44,
  *         2008, describe. A worker without reports counts with the mean pi
- *         of those with.
+ *         of those with. Over the time steps of an application (the
+ *         paper's rule), step s's seconds T_is and iterations N_is weigh s:
+ *         in step S, with n_i iterations reported so far in it,
+ *           pi_i = (sum_{s<S} s T_is + S n_i pi_iS) / (sum_{s<S} s N_is + S n_i),
+ *         pi_iS the step's own weighted time per iteration above; a worker
+ *         measured in an earlier step is measured from the start.
  *   af    I. Banicescu and Z. Liu, "Adaptive factoring: a dynamic
  *         scheduling method tuned to the rate of weight changes", High
  *         Performance Computing Symposium 2000; I. Banicescu and
@@ -52,16 +57,18 @@
  *           K_i = (D + 2 T R - sqrt(D^2 + 4 D T R)) / (2 mu_i),
  *           D = sum_j sigma_j^2 / mu_j,  T = 1 / sum_j (1 / mu_j),
  *         mu_j and sigma_j the mean and standard deviation of worker j's
- *         time per iteration. They are estimated from j's reports (chunk c
- *         of k_c iterations in t_c seconds; the mean time per iteration of
- *         a chunk of k iterations has variance sigma^2 / k):
- *           mu_j = sum_c t_c / sum_c k_c,
- *           sigma_j^2 = sum_c k_c (t_c / k_c - mu_j)^2 / (C_j - 1),
- *         C_j the number of its reports. A worker without reports counts
- *         with the mean mu of those with; one with fewer than two with
- *         sigma = mu times the mean sigma/mu of those with two or more (0
- *         if none has). With sigma = 0 everywhere K_i = R (1/mu_i) T: the
- *         worker's share of R by speed.
+ *         time per iteration, the sample mean and standard deviation of
+ *         the times of every iteration j reported (a report carries the
+ *         sum of its iterations' times and the sum of their squares, as
+ *         the DLB tool's workers time each iteration):
+ *           mu_j = S_j / K_j,
+ *           sigma_j^2 = (Q_j - S_j^2 / K_j) / (K_j - 1),
+ *         K_j iterations, S_j the sum of their times, Q_j of the squares.
+ *         A worker without reports counts with the mean mu of those with;
+ *         one with fewer than two iterations with sigma = mu times the
+ *         mean sigma/mu of those with two or more (0 if none has). With
+ *         sigma = 0 everywhere K_i = R (1/mu_i) T: the worker's share of R
+ *         by speed.
  * awf, af and wf with measured weights hand a worker that has reported no
  * time yet first_chunk iterations (outside the batches), as Cariño and
  * Banicescu's DLB tool hands it its minimum chunk.
@@ -120,6 +127,13 @@ typedef struct {
                         * report; 0: dls_default_first_chunk */
   DlsAwfUpdate awf_update;
   DlsWeightsFrom weights_from;
+  /* awf in a time-stepping application: this loop is time step `step`
+   * (from 1; 0 counts as 1), and past_time and past_iterations ([workers],
+   * borrowed, or NULL before the second step) hold, for each worker, the
+   * sums over the earlier steps s of s times the seconds and the
+   * iterations it reported in step s (dls_chunker_measured) */
+  guint step;
+  const double *past_time, *past_iterations;
 } DlsChunkParams;
 
 /* The DLB tool's default minimum chunk, which its adaptive techniques hand
@@ -190,9 +204,19 @@ guint64 dls_chunker_next_at(DlsChunker *c, guint worker, guint64 *first);
  * chunk comes from holds): what the cap cuts off stays unscheduled. */
 guint64 dls_chunker_next_capped(DlsChunker *c, guint worker, guint64 cap);
 /* Worker's measured time for a finished chunk of size iterations (size >=
- * 1, seconds >= 0). awf and af adapt from it; the others ignore it. */
+ * 1, seconds >= 0). awf and af adapt from it; the others ignore it. af
+ * counts every iteration at the chunk's mean time (no spread inside it). */
 void dls_chunker_report(DlsChunker *c, guint worker, guint64 size, double seconds);
+/* The same with the sum of the squares of the iterations' own times
+ * (seconds^2), from which af estimates the spread. */
+void dls_chunker_report_iterations(DlsChunker *c, guint worker, guint64 size, double seconds,
+                                   double squares);
 
+/* The sums of the seconds and the iterations worker reported in this
+ * loop (awf, af, measured wf; FALSE for the others, and for a worker that
+ * reported nothing). */
+gboolean dls_chunker_measured(const DlsChunker *c, guint worker, double *seconds,
+                              double *iterations);
 /* R: the iterations not yet handed out. */
 guint64 dls_chunker_remaining(const DlsChunker *c);
 /* The chunks handed out so far. */

@@ -11,7 +11,8 @@
  *        it is replicated;
  *   REQ  worker -> master: more work please (or, once told nothing is
  *        left, only a report), with the time of every chunk finished
- *        since the last REQ (the adaptive techniques learn from them);
+ *        since the last REQ (the adaptive techniques learn from them; af's
+ *        also carry the sum of the squares of the iterations' times);
  *   GET  master -> worker (GET strategy): fetch [start, start + size)
  *        from rank src;
  *   HLP  -> the data's owner: send [start, start + size) to rank dest
@@ -182,6 +183,8 @@ typedef struct {
   double began;          /* when its first slice began */
   guint64 reported_done; /* iterations the master has heard of */
   double reported_time;  /* and their seconds */
+  double squares;        /* af: the sum of the squares of its iterations' times */
+  double reported_squares;
 } Chunk;
 
 typedef struct {
@@ -193,6 +196,7 @@ typedef struct {
 typedef struct {
   guint64 size;
   double seconds;
+  double squares; /* af: of the iterations' own times */
 } Report;
 
 typedef struct {
@@ -215,6 +219,7 @@ typedef struct {
   int debug;
   gboolean learns;      /* awf, af, measured wf: a REQ reports the chunk under way too */
   gboolean elapsed;     /* awf-time = elapsed: report elapsed, not compute, seconds */
+  gboolean timed;       /* af: every iteration timed, its square reported */
   const guint64 *costs; /* replicated: every iteration's */
   guint64 own_lo, own_hi;
   guint8 *result; /* own iterations (replicated master: all): results held */
@@ -234,6 +239,31 @@ typedef struct {
   guint64 n, completed;
   gboolean first_round; /* handing out the first chunks, unasked */
 } Dls;
+
+/* What a rank keeps from one loop to the next: the master's awf history,
+ * as the AWF paper's master keeps it across an application's time steps
+ * (from workers' reports only). */
+typedef struct {
+  guint steps;                         /* loops run so far */
+  double *past_time, *past_iterations; /* per worker: sums over steps s of s x its reported sums */
+} DlsState;
+
+static gpointer
+dls_state_new(LbRank *self)
+{
+  return g_new0(DlsState, 1);
+}
+
+static void
+dls_state_free(gpointer data)
+{
+  DlsState *st = data;
+  if (st == NULL)
+    return;
+  g_free(st->past_time);
+  g_free(st->past_iterations);
+  g_free(st);
+}
 
 static void handle(Dls *d, int src, int tag, gconstpointer data, GArray *units);
 static void forward_results(Dls *d, gconstpointer data);
@@ -387,7 +417,11 @@ static void
 master_note(Dls *d, int w, const Report *reports, guint n)
 {
   for (guint i = 0; i < n; i++) {
-    dls_chunker_report(d->chunker, (guint)w, reports[i].size, reports[i].seconds);
+    if (d->timed)
+      dls_chunker_report_iterations(d->chunker, (guint)w, reports[i].size, reports[i].seconds,
+                                    reports[i].squares);
+    else
+      dls_chunker_report(d->chunker, (guint)w, reports[i].size, reports[i].seconds);
     d->completed += reports[i].size;
   }
 }
@@ -396,7 +430,7 @@ static void
 enqueue(Dls *d, guint64 start, guint64 size, int owner, LbUnit *units, gboolean owned)
 {
   Chunk *c = g_new0(Chunk, 1);
-  *c = (Chunk){start, size, 0, owner, units, owned, 0, 0, 0, 0};
+  *c = (Chunk){start, size, 0, owner, units, owned, 0, 0, 0, 0, 0, 0};
   g_queue_push_tail(&d->chunks, c);
 }
 
@@ -536,9 +570,10 @@ report_progress(Dls *d, Chunk *c)
   if (k == 0)
     return;
   double upto = d->elapsed ? lb_now() - c->began : c->computed;
-  Report rep = {k, upto - c->reported_time};
+  Report rep = {k, upto - c->reported_time, c->squares - c->reported_squares};
   c->reported_done = c->done;
   c->reported_time = upto;
+  c->reported_squares = c->squares;
   if (d->me == d->master)
     master_note(d, d->me, &rep, 1);
   else
@@ -584,13 +619,27 @@ maybe_request(Dls *d)
     memcpy(r->reports, d->reports->data, d->reports->len * sizeof(Report));
   g_array_set_size(d->reports, 0);
   d->requested = want;
-  deliver(d, d->master, TAG_REQ, r, len, LB_HEADER_BYTES + 16.0 * r->nreports);
+  /* a report is its size and seconds, and af's sum of squares */
+  double report_bytes = d->timed ? 24.0 : 16.0;
+  deliver(d, d->master, TAG_REQ, r, len, LB_HEADER_BYTES + report_bytes * r->nreports);
 }
 
 static void
 finish_chunk(Dls *d, Chunk *c)
 {
   lb_executed(d->self, c->units, c->size);
+  if (lb_rank_narrating(d->self)) {
+    guint64 cost = 0;
+    for (guint64 i = 0; i < c->size; i++)
+      cost += c->units[i].load;
+    /* one line a chunk: lbsim reproduce's timelines read them back */
+    lb_narrate(d->self,
+               "computed chunk [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+               ") of rank %d: %" G_GUINT64_FORMAT " iteration%s, cost %" G_GUINT64_FORMAT
+               ", began at %.6f s, %.6f s computing",
+               c->start, c->start + c->size, c->owner, c->size, c->size == 1 ? "" : "s", cost,
+               c->began, c->computed);
+  }
   report_progress(d, c);
   int to = d->replicated ? d->master : c->owner;
   if (to == d->me) {
@@ -622,7 +671,18 @@ compute_slice(Dls *d)
   trace(d, SHOW_WORK(d), "work routine: %" G_GUINT64_FORMAT " iterations from %" G_GUINT64_FORMAT,
         n, c->start + c->done);
   double t0 = lb_now();
-  lb_execute(d->self, lb_work_flops(lb_rank_work(d->self), load));
+  if (d->timed) {
+    /* af times every iteration, as the DLB tool's workers do: the spread
+     * of their times is what it adapts to */
+    for (guint64 i = 0; i < n; i++) {
+      double at = lb_now();
+      lb_execute(d->self, lb_work_flops(lb_rank_work(d->self), c->units[c->done + i].load));
+      double one = lb_now() - at;
+      c->squares += one * one;
+    }
+  } else {
+    lb_execute(d->self, lb_work_flops(lb_rank_work(d->self), load));
+  }
   double spent = lb_now() - t0;
   c->computed += spent;
   d->useful += spent;
@@ -699,6 +759,7 @@ forward_results(Dls *d, gconstpointer data)
 static void
 dls_balance(LbRank *self, gpointer state)
 {
+  DlsState *history = state;
   const LbParams *params = lb_rank_params(self);
   const LbWork *work = lb_rank_work(self);
   GArray *mine = lb_rank_units(self);
@@ -717,6 +778,7 @@ dls_balance(LbRank *self, gpointer state)
   d->learns = strcmp(technique, "awf") == 0 || strcmp(technique, "af") == 0 ||
               (strcmp(technique, "wf") == 0 &&
                strcmp(lb_params_get_string(params, "weights-from"), "measured") == 0);
+  d->timed = strcmp(technique, "af") == 0;
   d->elapsed = strcmp(technique, "awf") == 0 &&
                strcmp(lb_params_get_string(params, "awf-time"), "elapsed") == 0;
   /* a debug level asks for the trace: the category shows its lines */
@@ -743,6 +805,11 @@ dls_balance(LbRank *self, gpointer state)
     g_assert(ok); /* the scenario's check read them already */
     DlsTechnique t;
     dls_technique_parse(lb_params_get_string(params, "technique"), &t);
+    cp.step = history->steps + 1;
+    if (history->past_time != NULL) {
+      cp.past_time = history->past_time;
+      cp.past_iterations = history->past_iterations;
+    }
     d->chunker = dls_chunker_new(t, d->n, d->p, &cp);
     /* every owner's block, as the loop model lays them out: the master
      * knows the initial distribution, as LB_Migrate's caller gives it */
@@ -792,6 +859,19 @@ dls_balance(LbRank *self, gpointer state)
   if (d->me == d->master) {
     lb_metric_record(self, M_ITERATIONS, (double)d->n);
     lb_metric_record(self, M_CHUNKS, (double)dls_chunker_count(d->chunker));
+    /* this step's reports, weighted by its number, for the next steps */
+    if (history->past_time == NULL) {
+      history->past_time = g_new0(double, d->p);
+      history->past_iterations = g_new0(double, d->p);
+    }
+    history->steps++;
+    for (guint r = 0; r < d->p; r++) {
+      double seconds = 0, iterations = 0;
+      if (dls_chunker_measured(d->chunker, r, &seconds, &iterations)) {
+        history->past_time[r] += history->steps * seconds;
+        history->past_iterations[r] += history->steps * iterations;
+      }
+    }
     dls_chunker_free(d->chunker);
     g_free(d->lo);
     g_free(d->hi);
@@ -859,6 +939,8 @@ const LbBalancer lb_dls_balancer = {
     .keeps_order = FALSE,
     .owns_compute = TRUE,
     .variant_key = "technique",
+    .state_new = dls_state_new,
+    .state_free = dls_state_free,
     .check = dls_check,
     .balance = dls_balance,
     .relate = dls_relate,
