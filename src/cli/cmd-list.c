@@ -65,16 +65,67 @@ list_markdown(void)
   return 0;
 }
 
+/* For shell completion: every balancer's name (and its variants'
+ * labels, dls:fac), one a line. */
+static int
+list_names(void)
+{
+  for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++) {
+    g_print("%s\n", (*b)->name);
+    if ((*b)->variant_key == NULL)
+      continue;
+    const LbParamSpec *key = lb_param_spec_find((*b)->params, (*b)->variant_key);
+    if (key == NULL || key->choices == NULL)
+      continue;
+    g_auto(GStrv) values = g_strsplit(key->choices, "|", -1);
+    for (guint i = 0; values[i] != NULL; i++)
+      g_print("%s:%s\n", (*b)->name, values[i]);
+  }
+  return 0;
+}
+
+/* For shell completion: every key --set takes, GROUP.KEY, one a line. */
+static int
+list_keys(void)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) keys = g_ptr_array_new();
+  for (const LbParamSpec *s = lb_scenario_params(); s->name != NULL; s++)
+    g_ptr_array_add(keys, g_strdup_printf("scenario.%s", s->name));
+  for (const LbModel *const *m = lb_models(); *m != NULL; m++)
+    for (const LbParamSpec *s = lb_model_param_spec(*m); s->name != NULL; s++)
+      g_ptr_array_add(keys, g_strdup_printf("workload.%s", s->name));
+  for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++)
+    for (const LbParamSpec *s = (*b)->params; s->name != NULL; s++)
+      g_ptr_array_add(keys, g_strdup_printf("%s.%s", (*b)->name, s->name));
+  for (guint i = 0; i < keys->len; i++) {
+    char *k = keys->pdata[i];
+    if (g_hash_table_contains(seen, k)) {
+      g_free(k);
+      continue;
+    }
+    g_hash_table_add(seen, k);
+    g_print("%s\n", k);
+  }
+  return 0;
+}
+
 int
 lb_cmd_list(const LbCommand *self, int argc, char **argv)
 {
   if (argc == 2 && strcmp(argv[1], "--markdown") == 0)
     return list_markdown();
+  if (argc == 2 && strcmp(argv[1], "--names") == 0)
+    return list_names();
+  if (argc == 2 && strcmp(argv[1], "--keys") == 0)
+    return list_keys();
   if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
     g_autofree char *usage = lb_command_usage_line(self);
     g_print("%s\n\nLists the balancers with their parameters (name, type and range, default,\n"
             "meaning), then the keys of [scenario] and [workload]. --markdown prints the\n"
-            "tables of the reference instead.\n",
+            "tables of the reference instead; --names every balancer's name (and variant\n"
+            "labels), --keys every GROUP.KEY that --set takes, one a line (for shell\n"
+            "completion).\n",
             usage);
     return 0;
   }

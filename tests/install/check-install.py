@@ -80,7 +80,8 @@ def main():
                   "include/lbsim/plugin.h", "include/lbsim/rank.h",
                   "share/lbsim/platforms/hypercube-16.xml", "share/lbsim/scenarios/mlb-teach-16.ini",
                   "share/lbsim/scenarios/papers/lan2002/claims.ini", "share/doc/lbsim/LICENSE",
-                  "share/doc/lbsim/CITATION.cff"]
+                  "share/doc/lbsim/CITATION.cff", "share/man/man1/lbsim.1",
+                  "share/man/man5/lbsim-scenario.5", "share/bash-completion/completions/lbsim"]
         missing = [w for w in wanted if w not in files]
         ok(not missing, "the prefix holds the program, library, headers, pkg-config file, data",
            missing)
@@ -150,6 +151,21 @@ def main():
         p2 = run([lbsim, "report", "solo.json", "page"], example) if p.returncode == 0 else p
         ok(p2.returncode == 0 and os.path.exists(os.path.join(example, "page", "index.html")),
            "report reads a plugin's results, loading the plugin the JSON names", p2.stderr)
+
+        # the installed man page and completion, a plugin's balancer completed
+        man = os.path.join(moved, "share", "man", "man1", "lbsim.1")
+        p = run(["man", "-l", man], work) if shutil.which("man") else \
+            run(["groff", "-man", "-Tutf8", man], work)
+        ok(p.returncode == 0 and "lbsim run" in p.stdout, "the installed lbsim(1) reads with man -l",
+           p.stderr)
+        completion = os.path.join(moved, "share", "bash-completion", "completions", "lbsim")
+        script = (f"source '{completion}'; COMP_WORDS=(lbsim run -b pa); COMP_CWORD=3; _lbsim; "
+                  "printf '%s\\n' \"${COMPREPLY[@]}\"")
+        p = run(["bash", "-c", script], work,
+                clean_env(PATH=os.path.join(moved, "bin") + os.pathsep + os.environ["PATH"],
+                          LBSIM_PLUGIN_PATH=plugin))
+        ok(p.stdout.split() == ["pairwise"], "the installed completion knows a plugin's balancer",
+           p.stdout + p.stderr)
 
         # refusals: exit 2, the file and the reason, nothing on stdout
         cflags = run(["pkg-config", "--cflags", "lbsim"], work, env).stdout.split()

@@ -1,0 +1,84 @@
+# bash completion for lbsim: commands, each command's options, balancer
+# names (--balancer, list, explain), GROUP.KEY=... for --set, papers for
+# reproduce, and files where a command takes them. Everything comes from
+# lbsim itself (lbsim --help, lbsim COMMAND --help, lbsim list --names and
+# --keys, lbsim reproduce), so plugins' balancers complete too.
+
+_lbsim_commands()
+{
+  "$1" --help 2>/dev/null | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p; s/^  \([a-z][a-z-]*\)$/\1/p'
+}
+
+_lbsim_options()
+{
+  # -x, --long=VALUE  text  /  --long  text
+  "$1" "$2" --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u
+  echo --plugin
+}
+
+_lbsim()
+{
+  local cur prev words cword
+  if declare -F _init_completion >/dev/null; then
+    _init_completion -n = || return
+  else
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD - 1]}
+    words=("${COMP_WORDS[@]}")
+    cword=$COMP_CWORD
+  fi
+  local lbsim=${words[0]}
+  if [[ $cword -eq 1 ]]; then
+    COMPREPLY=($(compgen -W "$(_lbsim_commands "$lbsim") --help --version" -- "$cur"))
+    return
+  fi
+  local command=${words[1]}
+  case $prev in
+    -b | --balancer)
+      COMPREPLY=($(compgen -W "$("$lbsim" list --names 2>/dev/null)" -- "$cur"))
+      return
+      ;;
+    -s | --set)
+      local keys
+      keys=$("$lbsim" list --keys 2>/dev/null | sed 's/$/=/')
+      compopt -o nospace 2>/dev/null
+      COMPREPLY=($(compgen -W "$keys" -- "$cur"))
+      return
+      ;;
+    --plugin)
+      COMPREPLY=($(compgen -f -X '!*.so' -- "$cur") $(compgen -d -- "$cur"))
+      return
+      ;;
+    --platform)
+      COMPREPLY=($(compgen -f -X '!*.xml' -- "$cur") $(compgen -d -- "$cur"))
+      return
+      ;;
+    -o | --json | --csv | --report | --state | --emit-jobs | --pictures | --paje | --trace)
+      COMPREPLY=($(compgen -f -- "$cur"))
+      return
+      ;;
+  esac
+  if [[ $cur == -* ]]; then
+    COMPREPLY=($(compgen -W "$(_lbsim_options "$lbsim" "$command")" -- "$cur"))
+    return
+  fi
+  case $command in
+    list | explain)
+      COMPREPLY=($(compgen -W "$("$lbsim" list --names 2>/dev/null)" -- "$cur"))
+      [[ $command == explain ]] && COMPREPLY+=($(compgen -f -X '!*.ini' -- "$cur"))
+      ;;
+    reproduce)
+      COMPREPLY=($(compgen -W "$("$lbsim" reproduce 2>/dev/null | sed -n 's/^  \([a-z0-9][a-z0-9]*\) .*/\1/p')" -- "$cur"))
+      ;;
+    help)
+      COMPREPLY=($(compgen -W "$(_lbsim_commands "$lbsim")" -- "$cur"))
+      ;;
+    run | check | sweep)
+      COMPREPLY=($(compgen -f -X '!*.ini' -- "$cur") $(compgen -d -- "$cur"))
+      ;;
+    *)
+      COMPREPLY=($(compgen -f -- "$cur"))
+      ;;
+  esac
+}
+complete -F _lbsim lbsim
