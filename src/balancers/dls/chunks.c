@@ -120,7 +120,21 @@ typedef struct {
   double squares;         /* af: sum of the squares of its iterations' times */
   double past_time;       /* awf: over earlier steps s, s x its seconds in step s */
   double past_iterations; /* and s x its iterations */
+  /* af: what the worker adds to the chunker's sums (AfSums), kept so that
+   * a new report takes off exactly what the last one added */
+  double af_mu, af_inv, af_cv, af_var_over_mu, af_small_mu;
 } Reports;
+
+/* af: the sums over the workers that K_i needs, kept as reports come (a
+ * request then costs O(1), not two passes over every worker): over the
+ * measured workers (time > 0), mu_i and 1 / mu_i; over those of two
+ * iterations or more, sigma_i / mu_i and sigma_i^2 / mu_i; over the other
+ * measured ones, mu_i (their variance is the pooled coefficient of
+ * variation's). */
+typedef struct {
+  double mu, inv, cv, var_over_mu, small_mu;
+  guint measured, with_sigma;
+} AfSums;
 
 struct _DlsChunker {
   DlsTechnique technique;
@@ -134,6 +148,7 @@ struct _DlsChunker {
   guint64 batch_r; /* R at the current batch's start */
   guint batch_left;
   Reports *reports;    /* awf, af: [workers] */
+  AfSums af;           /* af: over the reports */
   guint reported;      /* workers with reports whose time is positive */
   guint batches;       /* fac, wf, awf, af: batches begun */
   guint64 first_chunk; /* awf, af, measured wf: before a worker's first report */
@@ -345,37 +360,63 @@ af_variance(const Reports *r)
   return MAX(v, 0);
 }
 
+/* af: a worker's report changed: its terms of the sums, anew. */
+static void
+af_account(DlsChunker *c, Reports *r)
+{
+  AfSums *a = &c->af;
+  if (r->af_mu > 0) {
+    a->mu -= r->af_mu;
+    a->inv -= r->af_inv;
+    a->measured--;
+    if (r->af_small_mu > 0) {
+      a->small_mu -= r->af_small_mu;
+    } else {
+      a->cv -= r->af_cv;
+      a->var_over_mu -= r->af_var_over_mu;
+      a->with_sigma--;
+    }
+  }
+  r->af_mu = r->af_inv = r->af_cv = r->af_var_over_mu = r->af_small_mu = 0;
+  if (r->time <= 0)
+    return;
+  double mu = af_mu(r);
+  r->af_mu = mu;
+  r->af_inv = 1 / mu;
+  a->mu += r->af_mu;
+  a->inv += r->af_inv;
+  a->measured++;
+  if (r->iterations >= 2) {
+    double var = af_variance(r);
+    r->af_cv = sqrt(var) / mu;
+    r->af_var_over_mu = var / mu;
+    a->cv += r->af_cv;
+    a->var_over_mu += r->af_var_over_mu;
+    a->with_sigma++;
+  } else {
+    r->af_small_mu = mu;
+    a->small_mu += r->af_small_mu;
+  }
+}
+
 /* af: K_i written as 2 T^2 R^2 / (mu_i (D + 2 T R + sqrt(D^2 + 4 D T R))),
  * equal to the published form (multiply it by its conjugate) without its
- * cancellation when D is much larger than T R. */
+ * cancellation when D is much larger than T R. A worker not measured yet
+ * counts with the pooled mean (over the measured workers) and the pooled
+ * coefficient of variation (over those of two iterations or more): D adds
+ * cv^2 mu for it, 1 / T adds 1 / mu. */
 static double
 af_size(const DlsChunker *c, guint worker)
 {
-  double mu_sum = 0, cv_sum = 0;
-  guint with_sigma = 0;
-  for (guint i = 0; i < c->workers; i++) {
-    const Reports *r = &c->reports[i];
-    if (r->time <= 0)
-      continue;
-    mu_sum += af_mu(r);
-    if (r->iterations >= 2) {
-      cv_sum += sqrt(af_variance(r)) / af_mu(r);
-      with_sigma++;
-    }
-  }
-  double mu_pool = mu_sum / c->reported;
-  double cv_pool = with_sigma > 0 ? cv_sum / with_sigma : 0;
-  double d = 0, inv_t = 0, mu_i = 0;
-  for (guint i = 0; i < c->workers; i++) {
-    const Reports *r = &c->reports[i];
-    gboolean measured = r->time > 0;
-    double mu = measured ? af_mu(r) : mu_pool;
-    double var = measured && r->iterations >= 2 ? af_variance(r) : cv_pool * cv_pool * mu * mu;
-    d += var / mu;
-    inv_t += 1 / mu;
-    if (i == worker)
-      mu_i = mu;
-  }
+  const AfSums *a = &c->af;
+  double mu_pool = a->mu / c->reported;
+  double cv_pool = a->with_sigma > 0 ? a->cv / a->with_sigma : 0;
+  double unmeasured = (double)(c->workers - a->measured);
+  double cv2 = cv_pool * cv_pool;
+  double d = a->var_over_mu + cv2 * a->small_mu + unmeasured * cv2 * mu_pool;
+  double inv_t = a->inv + unmeasured / mu_pool;
+  const Reports *r = &c->reports[worker];
+  double mu_i = r->time > 0 ? af_mu(r) : mu_pool;
   double tr = (double)c->remaining / inv_t;
   return 2 * tr * tr / (mu_i * (d + 2 * tr + sqrt(d * d + 4 * d * tr)));
 }
@@ -528,6 +569,8 @@ dls_chunker_report_iterations(DlsChunker *c, guint worker, guint64 size, double 
     c->reported++;
     r->first_pi = r->time / r->iterations; /* the first with a time */
   }
+  if (c->technique == DLS_AF)
+    af_account(c, r);
 }
 
 void
