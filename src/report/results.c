@@ -179,12 +179,11 @@ load_plugin_of(JsonObject *o, const char *where, const char *label, GError **err
 {
   if (lb_balancer_of_label(label) != NULL || !json_object_has_member(o, "plugin"))
     return TRUE;
-  char *plugin = NULL;
+  g_autofree char *plugin = NULL;
   if (!read_string(o, "plugin", where, TRUE, &plugin, error))
     return FALSE;
-  g_autofree char *path = plugin;
   g_autoptr(GError) local = NULL;
-  if (!lb_plugin_load(path, &local))
+  if (!lb_plugin_load(plugin, &local))
     return bad_member(error, where, "plugin", "%s", local->message);
   return TRUE;
 }
@@ -707,10 +706,9 @@ lb_results_free(LbResults *doc)
 static gboolean
 read_format(JsonObject *root, GError **error)
 {
-  char *format = NULL;
+  g_autofree char *format = NULL;
   if (!read_string(root, "format", "", FALSE, &format, error))
     return FALSE;
-  g_autofree char *owned = format;
   if (format != NULL && strcmp(format, LB_RESULT_FORMAT) != 0)
     return bad_member(error, "", "format", "'%s', not " LB_RESULT_FORMAT, format);
   if (!json_object_has_member(root, "format_version"))
