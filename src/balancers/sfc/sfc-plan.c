@@ -236,15 +236,13 @@ sfc_owner(const guint64 *starts, guint p, guint64 key)
   return owner;
 }
 
+/* a holds b iff a is b's ancestor at a's level: b's id shifted up by
+ * dim bits a level (location codes carry their level in their top bit). */
 gboolean
 sfc_region_holds(guint dim, guint64 a, guint64 b)
 {
-  guint64 ca[3], cb[3];
-  guint la = lb_htree_decode(a, dim, ca), lb = lb_htree_decode(b, dim, cb);
-  if (la > lb)
-    return FALSE;
-  for (guint k = 0; k < dim; k++)
-    if (cb[k] >> (lb - la) != ca[k])
-      return FALSE;
-  return TRUE;
+  g_assert(a > 0 && b > 0);
+  guint ta = 63 - (guint)__builtin_clzll(a), tb = 63 - (guint)__builtin_clzll(b);
+  guint la = ta / dim, lb = tb / dim;
+  return la <= lb && b >> (dim * (lb - la)) == a;
 }

@@ -472,20 +472,24 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
 }
 
 /* The roots of my private H-trees: the hnodes of my segment whose parent
- * is not in it (a subtree is one run of keys, so the parent is mine iff
- * its key is not before my first). */
+ * is not in it. A subtree is one run of keys, so a parent of mine comes
+ * before its sub-spaces with only its other descendants between: it is
+ * on top of the stack of my hnodes that hold the one at hand. */
 static GArray *
 private_roots(const SfcState *st)
 {
   GArray *roots = g_array_new(FALSE, FALSE, sizeof(guint64));
-  if (st->seq->len == 0)
-    return roots;
-  guint64 first = g_array_index(st->seq, SfcHnode, 0).key;
+  g_autoptr(GArray) holders = g_array_new(FALSE, FALSE, sizeof(guint64));
   for (guint i = 0; i < st->seq->len; i++) {
-    const SfcHnode *h = &g_array_index(st->seq, SfcHnode, i);
-    guint64 parent = lb_htree_parent(h->id, st->dim);
-    if (parent == 0 || sfc_key(st->curve, st->dim, st->order, parent) < first)
-      g_array_append_val(roots, h->id);
+    guint64 id = g_array_index(st->seq, SfcHnode, i).id;
+    while (holders->len > 0 &&
+           !sfc_region_holds(st->dim, g_array_index(holders, guint64, holders->len - 1), id))
+      g_array_set_size(holders, holders->len - 1);
+    guint64 parent = lb_htree_parent(id, st->dim);
+    if (parent == 0 || holders->len == 0 ||
+        g_array_index(holders, guint64, holders->len - 1) != parent)
+      g_array_append_val(roots, id);
+    g_array_append_val(holders, id);
   }
   return roots;
 }
