@@ -292,12 +292,12 @@ append_hnode(GString *out, guint dim, guint64 id)
 
 /* "first .. last" of n hnodes in curve order. */
 static void
-append_hnode_range(GString *out, guint dim, const SfcHnode *h, guint n)
+append_hnode_range(GString *out, guint dim, guint64 first, guint64 last, gsize n)
 {
-  append_hnode(out, dim, h[0].id);
+  append_hnode(out, dim, first);
   if (n > 1) {
     g_string_append(out, " .. ");
-    append_hnode(out, dim, h[n - 1].id);
+    append_hnode(out, dim, last);
   }
 }
 
@@ -316,53 +316,276 @@ narrate_segment(LbRank *self, const SfcState *st, const char *when)
                            "%u hnode%s, load %" G_GUINT64_FORMAT ", keys %" G_GUINT64_FORMAT
                            " .. %" G_GUINT64_FORMAT ", ",
                            n, n == 1 ? "" : "s", segment_load(st), h[0].key, h[n - 1].key);
-    append_hnode_range(s, st->dim, h, n);
+    append_hnode_range(s, st->dim, h[0].id, h[n - 1].id, n);
   }
   lb_narrate(self, "step %u, segment %s: %s", lb_rank_adaptation(self), when, s->str);
 }
 
-#define KEY_UNKNOWN G_MAXUINT64
-
 #define TAG_SHIFT(round) (0x10000 + (int)(round))
 
-static void
-send_piece(LbRank *self, SfcState *st, int dst, guint round, guint from, guint n, gboolean open)
+/* ---- the shift's hnodes, moved by reference ----
+ *
+ * A hop copies no hnode: a rank's segment as the shift finds it becomes a
+ * block that nobody changes, pieces travel as spans of blocks, and each
+ * rank's segment during the shift is a row of spans. Only the figures of
+ * a message (its hnodes, runs of ids and bytes) are worked out hnode by
+ * hnode; the decisions use the blocks' prefix sums of loads. */
+
+typedef struct {
+  gatomicrefcount refs;
+  guint n;
+  SfcHnode *h;
+  guint64 *prefix; /* prefix[i]: the load of h[0 .. i) */
+  double *bytes;   /* the model's bytes of each hnode, from its first send (NAN before) */
+} Block;
+
+/* h[at .. at + n) of a block, holding a reference to it. */
+typedef struct {
+  Block *block;
+  guint at, n;
+} Span;
+
+static Block *
+block_new(const GArray *seq)
 {
-  g_autofree LbUnit *units = g_new(LbUnit, MAX(n, 1));
-  for (guint i = 0; i < n; i++) {
-    const SfcHnode *h = &g_array_index(st->seq, SfcHnode, from + i);
-    units[i] = (LbUnit){h->id, h->load};
+  Block *b = g_new(Block, 1);
+  g_atomic_ref_count_init(&b->refs);
+  b->n = seq->len;
+  b->h = g_memdup2(seq->data, (gsize)seq->len * sizeof(SfcHnode));
+  b->prefix = g_new(guint64, (gsize)seq->len + 1);
+  b->bytes = g_new(double, MAX(seq->len, 1));
+  b->prefix[0] = 0;
+  for (guint i = 0; i < seq->len; i++) {
+    b->prefix[i + 1] = b->prefix[i] + b->h[i].load;
+    b->bytes[i] = NAN;
   }
-  lb_send_units_word(self, dst, TAG_SHIFT(round), round, units, n, NULL, open);
+  return b;
 }
 
-/* Receives a piece into the front or the end of my segment; returns
- * whether the sender's end is still open. */
-static gboolean
-recv_piece(LbRank *self, SfcState *st, int src, guint round, gboolean front)
+static void
+block_unref(Block *b)
 {
-  g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-  guint32 open = 0;
-  lb_recv_units_word(self, src, TAG_SHIFT(round), got, NULL, &open);
-  g_autoptr(GArray) piece = g_array_sized_new(FALSE, FALSE, sizeof(SfcHnode), got->len);
-  /* keys are worked out once the shift is over: most hnodes that pass
-   * through a rank leave it again in a later round */
-  for (guint i = 0; i < got->len; i++) {
-    const LbUnit *u = &g_array_index(got, LbUnit, i);
-    SfcHnode h = {KEY_UNKNOWN, u->id, u->load};
-    g_array_append_val(piece, h);
+  if (!g_atomic_ref_count_dec(&b->refs))
+    return;
+  g_free(b->h);
+  g_free(b->prefix);
+  g_free(b->bytes);
+  g_free(b);
+}
+
+static guint64
+span_load(const Span *s)
+{
+  return s->block->prefix[s->at + s->n] - s->block->prefix[s->at];
+}
+
+/* A row of spans (a piece, or a rank's segment), dropping its references
+ * when freed. */
+static void
+clear_span(gpointer data)
+{
+  block_unref(((Span *)data)->block);
+}
+
+static GArray *
+spans_new(void)
+{
+  GArray *spans = g_array_new(FALSE, FALSE, sizeof(Span));
+  g_array_set_clear_func(spans, clear_span);
+  return spans;
+}
+
+static gsize
+spans_length(const GArray *spans)
+{
+  gsize n = 0;
+  for (guint i = 0; i < spans->len; i++)
+    n += g_array_index(spans, Span, i).n;
+  return n;
+}
+
+/* Moves the first (or last) k hnodes of a row into a new piece, splitting
+ * a span where k ends inside it. */
+static GArray *
+take_front(GArray *row, gsize k)
+{
+  GArray *piece = spans_new();
+  guint whole = 0;
+  while (k > 0) {
+    Span *s = &g_array_index(row, Span, whole);
+    if (s->n > k) {
+      Span part = {s->block, s->at, (guint)k};
+      g_atomic_ref_count_inc(&s->block->refs);
+      g_array_append_val(piece, part);
+      s->at += (guint)k;
+      s->n -= (guint)k;
+      break;
+    }
+    g_array_append_val(piece, *s);
+    k -= s->n;
+    whole++;
   }
-  if (piece->len > 0 && lb_rank_narrating(self)) {
-    g_autoptr(GString) names = g_string_new(NULL);
-    append_hnode_range(names, st->dim, (const SfcHnode *)piece->data, piece->len);
-    lb_narrate(self, "round %u: %u hnode%s from P_%d: %s", round, piece->len,
-               piece->len == 1 ? "" : "s", src, names->str);
+  /* the whole spans moved with their references */
+  g_array_set_clear_func(row, NULL);
+  g_array_remove_range(row, 0, whole);
+  g_array_set_clear_func(row, clear_span);
+  return piece;
+}
+
+static GArray *
+take_back(GArray *row, gsize k)
+{
+  GArray *piece = spans_new();
+  guint from = row->len;
+  while (k > 0) {
+    Span *s = &g_array_index(row, Span, from - 1);
+    if (s->n > k) {
+      Span part = {s->block, s->at + s->n - (guint)k, (guint)k};
+      g_atomic_ref_count_inc(&s->block->refs);
+      g_array_append_val(piece, part);
+      s->n -= (guint)k;
+      break;
+    }
+    k -= s->n;
+    from--;
   }
+  /* the whole spans after the split one (or the first whole one), in order */
+  g_autoptr(GArray) tail = g_array_new(FALSE, FALSE, sizeof(Span));
+  g_array_append_vals(tail, &g_array_index(row, Span, from), row->len - from);
+  g_array_set_clear_func(row, NULL);
+  g_array_set_size(row, from);
+  g_array_set_clear_func(row, clear_span);
+  g_array_append_vals(piece, tail->data, tail->len);
+  return piece;
+}
+
+/* Moves a piece's spans to the front or the end of a row. */
+static void
+place_piece(GArray *row, GArray *piece, gboolean front)
+{
   if (front)
-    g_array_prepend_vals(st->seq, piece->data, piece->len);
+    g_array_prepend_vals(row, piece->data, piece->len);
   else
-    g_array_append_vals(st->seq, piece->data, piece->len);
+    g_array_append_vals(row, piece->data, piece->len);
+  g_array_set_clear_func(piece, NULL);
+  g_array_unref(piece);
+}
+
+static const SfcHnode *
+span_hnode(const GArray *spans, guint span, guint at)
+{
+  const Span *s = &g_array_index(spans, Span, span);
+  return &s->block->h[s->at + at];
+}
+
+/* A row's loads as sfc_round_loads reads them: where each span starts and
+ * the load before it. */
+typedef struct {
+  const GArray *row;
+  gsize *starts; /* row->len + 1 */
+  guint64 *before;
+} RowLoads;
+
+static guint64
+row_prefix(gconstpointer data, gsize i)
+{
+  const RowLoads *r = data;
+  guint lo = 0, hi = r->row->len; /* the span holding element i, or the end */
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (r->starts[mid + 1] <= i)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == r->row->len)
+    return r->before[lo];
+  const Span *s = &g_array_index(r->row, Span, lo);
+  return r->before[lo] + s->block->prefix[s->at + (i - r->starts[lo])] - s->block->prefix[s->at];
+}
+
+static void
+row_loads_init(RowLoads *r, const GArray *row)
+{
+  r->row = row;
+  r->starts = g_renew(gsize, r->starts, row->len + 1);
+  r->before = g_renew(guint64, r->before, row->len + 1);
+  r->starts[0] = 0;
+  r->before[0] = 0;
+  for (guint i = 0; i < row->len; i++) {
+    const Span *s = &g_array_index(row, Span, i);
+    r->starts[i + 1] = r->starts[i] + s->n;
+    r->before[i + 1] = r->before[i] + span_load(s);
+  }
+}
+
+/* The network's figures of a piece, hnode by hnode in the order sent, as
+ * lb_send_units_word would work them out: the runs of consecutive ids,
+ * and the bytes (htree's lb_work_bytes is a sum over the units in order;
+ * each hnode's share is worked out once, by the rank it started on). */
+static void
+send_piece(LbRank *self, int dst, guint round, GArray *piece, gboolean open)
+{
+  const LbWork *work = lb_rank_work(self);
+  gboolean detail = lb_rank_records_transfers(self);
+  g_autoptr(GArray) units = detail ? g_array_new(FALSE, FALSE, sizeof(LbUnit)) : NULL;
+  guint n = 0, runs = 0;
+  double bytes = 0;
+  guint64 next = G_MAXUINT64; /* the id that would go on with the last run */
+  for (guint i = 0; i < piece->len; i++) {
+    const Span *s = &g_array_index(piece, Span, i);
+    for (guint j = s->at; j < s->at + s->n; j++) {
+      const SfcHnode *h = &s->block->h[j];
+      LbUnit u = {h->id, h->load};
+      if (isnan(s->block->bytes[j]))
+        s->block->bytes[j] = lb_work_bytes(work, &u, 1);
+      bytes += s->block->bytes[j];
+      runs += h->id != next;
+      next = h->id + 1;
+      if (units != NULL)
+        g_array_append_val(units, u);
+    }
+    n += s->n;
+  }
+  lb_send_units_ref(self, dst, TAG_SHIFT(round), round, piece, (GDestroyNotify)g_array_unref, n,
+                    runs, bytes, open, units != NULL ? (const LbUnit *)units->data : NULL);
+}
+
+/* Receives a piece into the front or the end of my row; returns whether
+ * the sender's end is still open. */
+static gboolean
+recv_piece(LbRank *self, SfcState *st, GArray *row, int src, guint round, gboolean front)
+{
+  guint32 open = 0;
+  GArray *piece = lb_recv_units_ref(self, src, TAG_SHIFT(round), &open);
+  gsize n = spans_length(piece);
+  if (n > 0 && lb_rank_narrating(self)) {
+    g_autoptr(GString) names = g_string_new(NULL);
+    append_hnode_range(
+        names, st->dim, span_hnode(piece, 0, 0)->id,
+        span_hnode(piece, piece->len - 1, g_array_index(piece, Span, piece->len - 1).n - 1)->id, n);
+    lb_narrate(self, "round %u: %zu hnode%s from P_%d: %s", round, n, n == 1 ? "" : "s", src,
+               names->str);
+  }
+  place_piece(row, piece, front);
   return open != 0;
+}
+
+/* "k hnodes (load ... of ... to send) to P_d: first .. last" */
+static void
+narrate_piece(GString *s, guint dim, const GArray *piece, double owed, gboolean open, int dst)
+{
+  gsize n = spans_length(piece);
+  guint64 load = 0;
+  for (guint i = 0; i < piece->len; i++)
+    load += span_load(&g_array_index(piece, Span, i));
+  g_string_append_printf(s,
+                         "%s%zu hnode%s (load %" G_GUINT64_FORMAT " of %.3f to send%s) to P_%d: ",
+                         s->len > 0 ? "; " : "", n, n == 1 ? "" : "s", load, owed,
+                         open ? ", all I had: stays open" : "", dst);
+  append_hnode_range(
+      s, dim, span_hnode(piece, 0, 0)->id,
+      span_hnode(piece, piece->len - 1, g_array_index(piece, Span, piece->len - 1).n - 1)->id, n);
 }
 
 /* The shift, as sfc_shift simulates it, with messages: each round every
@@ -406,67 +629,62 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
   }
   guint round = 0;
   *moved = 0;
-  g_autoptr(GArray) seq_loads = g_array_new(FALSE, FALSE, sizeof(guint64));
+  g_autoptr(GArray) row = spans_new();
+  gboolean takes_part = left.open || right.open || in_left || in_right;
+  if (takes_part && st->seq->len > 0) {
+    Span all = {block_new(st->seq), 0, st->seq->len};
+    g_array_append_val(row, all);
+  }
+  RowLoads view = {0};
   while (left.open || right.open || in_left || in_right) {
     if (round < 256) /* the core counts rounds up to 256; the metric counts them all */
       lb_phase_round(self, round);
-    guint n = st->seq->len;
-    g_array_set_size(seq_loads, n);
-    for (guint i = 0; i < n; i++)
-      g_array_index(seq_loads, guint64, i) = g_array_index(st->seq, SfcHnode, i).load;
+    row_loads_init(&view, row);
+    gsize n = view.starts[row->len];
+    SfcLoads seq_loads = {row_prefix, &view, n};
     gboolean send_left = left.open, send_right = right.open;
     double owed_left = left.amount, owed_right = right.amount;
     gsize n_left = 0, n_right = 0;
-    sfc_round((const guint64 *)seq_loads->data, n, &left, &right, in_left, in_right, &n_left,
-              &n_right);
-    if (send_left)
-      send_piece(self, st, me - 1, round, 0, (guint)n_left, left.open);
-    if (send_right)
-      send_piece(self, st, me + 1, round, n - (guint)n_right, (guint)n_right, right.open);
+    sfc_round_loads(&seq_loads, &left, &right, in_left, in_right, &n_left, &n_right);
+    GArray *to_left = take_front(row, n_left);
+    GArray *to_right = take_back(row, n_right);
     if (n_left + n_right > 0 && lb_rank_narrating(self)) {
       g_autoptr(GString) s = g_string_new(NULL);
-      const SfcHnode *h = (const SfcHnode *)st->seq->data;
-      const guint64 *l = (const guint64 *)seq_loads->data;
-      if (n_left > 0) {
-        guint64 load = 0;
-        for (gsize i = 0; i < n_left; i++)
-          load += l[i];
-        g_string_append_printf(
-            s, "%zu hnode%s (load %" G_GUINT64_FORMAT " of %.3f to send%s) to P_%d: ", n_left,
-            n_left == 1 ? "" : "s", load, owed_left, left.open ? ", all I had: stays open" : "",
-            me - 1);
-        append_hnode_range(s, st->dim, h, (guint)n_left);
-      }
-      if (n_right > 0) {
-        guint64 load = 0;
-        for (gsize i = n - n_right; i < n; i++)
-          load += l[i];
-        g_string_append_printf(
-            s, "%s%zu hnode%s (load %" G_GUINT64_FORMAT " of %.3f to send%s) to P_%d: ",
-            n_left > 0 ? "; " : "", n_right, n_right == 1 ? "" : "s", load, owed_right,
-            right.open ? ", all I had: stays open" : "", me + 1);
-        append_hnode_range(s, st->dim, h + n - n_right, (guint)n_right);
-      }
+      if (n_left > 0)
+        narrate_piece(s, st->dim, to_left, owed_left, left.open, me - 1);
+      if (n_right > 0)
+        narrate_piece(s, st->dim, to_right, owed_right, right.open, me + 1);
       lb_narrate(self, "round %u: %s", round, s->str);
     }
+    if (send_left)
+      send_piece(self, me - 1, round, to_left, left.open);
+    else
+      g_array_unref(to_left);
+    if (send_right)
+      send_piece(self, me + 1, round, to_right, right.open);
+    else
+      g_array_unref(to_right);
     *moved += n_left + n_right;
-    g_array_remove_range(st->seq, n - (guint)n_right, (guint)n_right);
-    g_array_remove_range(st->seq, 0, (guint)n_left);
     if (in_left)
-      in_left = recv_piece(self, st, me - 1, round, TRUE);
+      in_left = recv_piece(self, st, row, me - 1, round, TRUE);
     if (in_right)
-      in_right = recv_piece(self, st, me + 1, round, FALSE);
+      in_right = recv_piece(self, st, row, me + 1, round, FALSE);
     round++;
   }
+  g_free(view.starts);
+  g_free(view.before);
   lb_wait_sends(self);
   if (round > 0 && lb_rank_narrating(self))
     lb_narrate(self,
                "shift over after %u round%s: I sent %" G_GUINT64_FORMAT " hnode%s on (a hop each)",
                round, round == 1 ? "" : "s", *moved, *moved == 1 ? "" : "s");
-  for (guint i = 0; i < st->seq->len; i++) {
-    SfcHnode *h = &g_array_index(st->seq, SfcHnode, i);
-    if (h->key == KEY_UNKNOWN)
-      h->key = sfc_key(st->curve, st->dim, st->order, h->id);
+  if (!takes_part)
+    return 0;
+  /* my new segment, copied once out of the blocks that brought it */
+  g_array_set_size(st->seq, 0);
+  for (guint i = 0; i < row->len; i++) {
+    const Span *s = &g_array_index(row, Span, i);
+    g_array_append_vals(st->seq, s->block->h + s->at, s->n);
   }
   return round;
 }
