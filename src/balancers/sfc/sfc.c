@@ -115,10 +115,10 @@ static const LbParamSpec sfc_params[] = {
 typedef struct {
   LbCurveKind curve;
   guint dim, order;
-  GArray *seq;   /* SfcHnode, ascending keys: my segment */
-  GBytes *roots; /* the replicated H-tree: every rank's private roots (ids) */
-  gsize *root_offsets;
-  guint64 *starts;       /* the first key of every rank's segment (an empty rank: the next's) */
+  GArray *seq;           /* SfcHnode, ascending keys: my segment */
+  GBytes *roots;         /* the replicated H-tree: every rank's private roots (ids) */
+  GBytes *starts_block;  /* starts, one block for all ranks */
+  const guint64 *starts; /* the first key of every rank's segment (an empty rank: the next's) */
   guint64 next_first_id; /* the first hnode of the next non-empty segment, or 0 */
   SfcInformed *informed; /* what informed fault prevention announced and heard */
   gboolean rebalanced;   /* the shift ran this step */
@@ -236,8 +236,6 @@ sfc_new(LbRank *self)
   st->dim = work->dim;
   st->order = max_level_of(work);
   st->seq = g_array_new(FALSE, FALSE, sizeof(SfcHnode));
-  st->starts = g_new(guint64, lb_rank_count(self));
-  st->root_offsets = g_new0(gsize, lb_rank_count(self) + 1);
   st->informed = sfc_informed_new();
   return st;
 }
@@ -248,8 +246,7 @@ sfc_free(gpointer state)
   SfcState *st = state;
   g_array_unref(st->seq);
   g_clear_pointer(&st->roots, g_bytes_unref);
-  g_free(st->root_offsets);
-  g_free(st->starts);
+  g_clear_pointer(&st->starts_block, g_bytes_unref);
   sfc_informed_free(st->informed);
   g_free(st);
 }
@@ -596,19 +593,27 @@ static guint
 shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint64 *moved)
 {
   int me = lb_rank_id(self), p = lb_rank_count(self);
-  g_autofree double *flow = g_new(double, p + 1);
-  sfc_flows(loads, (guint)p, flow);
+  /* Unb(Pre) of my two boundaries: the flows of every boundary, worked
+   * out by each rank from the loads it gathered, but kept by none (p of
+   * them on each of p ranks would be p^2) */
+  double pre, next_pre; /* Unb(Pre_me), Unb(Pre_me+1) */
+  {
+    g_autofree double *flow = g_new(double, p + 1);
+    sfc_flows(loads, (guint)p, flow);
+    pre = flow[me];
+    next_pre = flow[me + 1];
+  }
   SfcEnd left = {0, FALSE}, right = {0, FALSE};
   gboolean in_left = FALSE, in_right = FALSE; /* a neighbour still sends to me */
-  if (me > 0 && fabs(flow[me]) > threshold) {
-    if (flow[me] < 0)
-      left = (SfcEnd){-flow[me], TRUE};
+  if (me > 0 && fabs(pre) > threshold) {
+    if (pre < 0)
+      left = (SfcEnd){-pre, TRUE};
     else
       in_left = TRUE;
   }
-  if (me + 1 < p && fabs(flow[me + 1]) > threshold) {
-    if (flow[me + 1] > 0)
-      right = (SfcEnd){flow[me + 1], TRUE};
+  if (me + 1 < p && fabs(next_pre) > threshold) {
+    if (next_pre > 0)
+      right = (SfcEnd){next_pre, TRUE};
     else
       in_right = TRUE;
   }
@@ -623,9 +628,8 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
                              me + 1);
     if (in_right)
       g_string_append_printf(what, "%sreceive from P_%d", what->len ? ", " : "", me + 1);
-    lb_narrate(self, "Unb(Pre) %.3f, Unb(Suc) %.3f (T %.3f): %s", me > 0 ? flow[me] : 0.0,
-               me + 1 < p ? -flow[me + 1] : 0.0, threshold,
-               what->len ? what->str : "nothing to do");
+    lb_narrate(self, "Unb(Pre) %.3f, Unb(Suc) %.3f (T %.3f): %s", me > 0 ? pre : 0.0,
+               me + 1 < p ? -next_pre : 0.0, threshold, what->len ? what->str : "nothing to do");
   }
   guint round = 0;
   *moved = 0;
@@ -714,13 +718,22 @@ private_roots(const SfcState *st)
 
 /* Where every segment starts, from the replicated tree's roots. Every rank
  * holds the same roots (one shared block) and derives the same starts: the
- * simulator works them out once per block. The cache keeps a reference to
- * the block it read, so that no later block can take its address. */
+ * simulator works them out once per block, into one block of starts that
+ * every rank holds a reference to. The cache keeps a reference to the
+ * roots it read, so that no later block can take its address. */
 static struct {
   GBytes *roots;
   guint p;
-  guint64 *starts, *first_ids; /* first_ids: the root at each start, 0 for an empty rank */
+  GBytes *starts;
+  guint64 *first_ids; /* the root at each start, 0 for an empty rank */
 } derived;
+
+/* Where each rank's roots are in the gathered block: the same for every
+ * rank of a step, so that one array serves them all (a rank of the next
+ * step can only fill it after every rank gave its roots for that step,
+ * which each does after reading it for this one). */
+static gsize *root_offsets;
+static guint root_offsets_p;
 
 static void
 segment_starts(SfcState *st, guint p, int me)
@@ -730,28 +743,31 @@ segment_starts(SfcState *st, guint p, int me)
   if (derived.roots == NULL || derived.p != p ||
       g_bytes_get_data(derived.roots, NULL) != (gconstpointer)all) {
     g_clear_pointer(&derived.roots, g_bytes_unref);
-    g_free(derived.starts);
+    g_clear_pointer(&derived.starts, g_bytes_unref);
     g_free(derived.first_ids);
     derived.roots = g_bytes_ref(st->roots);
     derived.p = p;
-    derived.starts = g_new(guint64, p);
+    guint64 *starts = g_new(guint64, p);
     derived.first_ids = g_new0(guint64, p);
     guint64 next = G_MAXUINT64;
     for (guint r = p; r-- > 0;) {
       guint64 start = G_MAXUINT64;
-      for (gsize k = st->root_offsets[r] / sizeof(guint64);
-           k < st->root_offsets[r + 1] / sizeof(guint64); k++) {
+      for (gsize k = root_offsets[r] / sizeof(guint64); k < root_offsets[r + 1] / sizeof(guint64);
+           k++) {
         guint64 key = sfc_key(st->curve, st->dim, st->order, all[k]);
         if (key < start) {
           start = key;
           derived.first_ids[r] = all[k];
         }
       }
-      derived.starts[r] = start != G_MAXUINT64 ? start : next;
-      next = derived.starts[r];
+      starts[r] = start != G_MAXUINT64 ? start : next;
+      next = starts[r];
     }
+    derived.starts = g_bytes_new_take(starts, p * sizeof(guint64));
   }
-  memcpy(st->starts, derived.starts, p * sizeof(guint64));
+  g_clear_pointer(&st->starts_block, g_bytes_unref);
+  st->starts_block = g_bytes_ref(derived.starts);
+  st->starts = g_bytes_get_data(st->starts_block, NULL);
   st->next_first_id = 0;
   for (guint r = (guint)me + 1; r < p && st->next_first_id == 0; r++)
     st->next_first_id = derived.first_ids[r];
@@ -770,8 +786,12 @@ update_tree(LbRank *self, SfcState *st)
   guint p = (guint)lb_rank_count(self);
   g_autoptr(GArray) roots = private_roots(st);
   g_clear_pointer(&st->roots, g_bytes_unref);
-  st->roots =
-      lb_allgatherv_shared(self, roots->data, roots->len * sizeof(guint64), st->root_offsets);
+  if (root_offsets_p != p) {
+    g_free(root_offsets);
+    root_offsets = g_new(gsize, p + 1);
+    root_offsets_p = p;
+  }
+  st->roots = lb_allgatherv_shared(self, roots->data, roots->len * sizeof(guint64), root_offsets);
   segment_starts(st, p, lb_rank_id(self));
   if (lb_rank_narrating(self)) {
     g_autoptr(GString) names = g_string_new(NULL);
@@ -814,8 +834,9 @@ sfc_balance(LbRank *self, gpointer state)
   if (a % (guint)lb_params_get_int(params, "period") == 0) {
     lb_phase_begin(self, PHASE_DETECT);
     guint64 mine = segment_load(st);
-    g_autofree guint64 *loads = g_new(guint64, p);
-    lb_allgather(self, &mine, sizeof mine, loads);
+    /* the gathered loads: one block that every rank holds */
+    g_autoptr(GBytes) gathered = lb_allgather_shared(self, &mine, sizeof mine);
+    const guint64 *loads = g_bytes_get_data(gathered, NULL);
     double total = 0;
     for (guint r = 0; r < p; r++)
       total += (double)loads[r];
