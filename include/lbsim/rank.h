@@ -154,6 +154,11 @@ GBytes *lb_allgather_shared(LbRank *self, const void *mine, gsize len);
  * it): recursive halving in log2 p steps when p is a power of two, else
  * an allreduce of the whole vector. */
 guint64 lb_reduce_scatter_sum_u64(LbRank *self, const guint64 *values);
+/* The same for values given as the n (rank, value) pairs that are not
+ * zero (a rank may repeat): the same messages and bytes, without a vector
+ * of p values on every rank. */
+guint64 lb_reduce_scatter_sum_u64_sparse(LbRank *self, const guint *ranks, const guint64 *values,
+                                         guint n);
 
 typedef struct {
   double value;

@@ -224,6 +224,24 @@ remote_needs(const SfcView *v, const GArray *faces, GArray *owners)
   return needs;
 }
 
+/* How many messages reach me, from counts[d], how many I send to each
+ * rank d: a reduce-scatter. counts is freed before it, as the entries
+ * that are not zero: no rank holds p words while the collective waits. */
+static guint64
+messages_to_me(LbRank *self, guint64 *counts, guint p)
+{
+  g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(guint64));
+  for (guint d = 0; d < p; d++)
+    if (counts[d] != 0) {
+      g_array_append_val(ranks, d);
+      g_array_append_val(values, counts[d]);
+    }
+  g_free(counts);
+  return lb_reduce_scatter_sum_u64_sparse(self, (const guint *)ranks->data,
+                                          (const guint64 *)values->data, ranks->len);
+}
+
 static double
 data_bytes(const SfcView *v, guint n)
 {
@@ -309,7 +327,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
   /* requests go out per owner in batches; owners come in key order, so
    * each owner's squares are one run: the batches, as [from, to) */
   g_autoptr(GArray) batches = g_array_new(FALSE, FALSE, sizeof(guint) * 2);
-  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  guint64 *counts = g_new0(guint64, v->p);
   for (guint i = 0; i < needs->len;) {
     guint owner = g_array_index(owners, guint, i), j = i;
     while (j < needs->len && j - i < batch && g_array_index(owners, guint, j) == owner)
@@ -320,7 +338,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
     i = j;
   }
   /* the same requests every operator: how many reach me, once */
-  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  guint64 incoming = messages_to_me(self, counts, v->p);
   for (guint op = 0; op < v->operators; op++) {
     for (guint b = 0; b < batches->len; b++) {
       const guint *range = (const guint *)batches->data + 2 * b;
@@ -438,10 +456,10 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
         g_array_index(l, guint64, w++) = g_array_index(l, guint64, i);
     g_array_set_size(l, w);
   }
-  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  guint64 *counts = g_new0(guint64, v->p);
   push_messages(v, lists, counts);
   /* the same pushes every operator: how many reach me, once */
-  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  guint64 incoming = messages_to_me(self, counts, v->p);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) remote = remote_faces(v);
   g_autoptr(GArray) needs = remote_needs(v, remote, owners);
@@ -471,10 +489,10 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
   g_ptr_array_set_size(asks, (gint)v->p);
   for (guint i = 0; i < needs->len; i++)
     list_add(asks, g_array_index(owners, guint, i), g_array_index(needs, Square, i).id);
-  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  guint64 *counts = g_new0(guint64, v->p);
   for (guint d = 0; d < v->p; d++)
     counts[d] = asks->pdata[d] != NULL;
-  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  guint64 incoming = messages_to_me(self, counts, v->p);
   for (guint d = 0; d < v->p; d++) {
     GArray *l = asks->pdata[d];
     if (l == NULL)
@@ -687,7 +705,7 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
       g_array_append_val(owners, r);
   }
   g_array_sort(owners, compare_uint);
-  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  guint64 *counts = g_new0(guint64, v->p);
   g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
   g_autoptr(GArray) to = g_array_new(FALSE, FALSE, sizeof(guint));
   const Facing *f = (const Facing *)now->data;
@@ -716,7 +734,7 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
     else
       g_hash_table_remove(inf->told, GUINT_TO_POINTER(r));
   }
-  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  guint64 incoming = messages_to_me(self, counts, v->p);
   for (guint i = 0; i < messages->len; i++) {
     GArray *m = messages->pdata[i];
     lb_send(self, (int)g_array_index(to, guint, i), TAG_DEPTH, m->data, m->len * sizeof(guint64),
