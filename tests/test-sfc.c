@@ -177,6 +177,81 @@ seq_load(GPtrArray *seqs, guint i)
  * three boundaries. Round 1: P_0 sends its last 9; P_1 and P_2 hold
  * nothing to send and wait. Round 2: P_1 passes 6 of the 9 on; P_2 still
  * waits. Round 3: P_2 passes 3 on. */
+/* sfc_round as it was written before it bisected prefix sums: the
+ * nearest pieces by running sums (sfc_prefix_nearest and
+ * sfc_suffix_nearest), for the random comparison below. */
+static gsize
+reference_end(const guint64 *loads, gsize avail, gboolean from_front, SfcEnd *end, gboolean inflow)
+{
+  if (!end->open || end->amount <= 0)
+    return 0;
+  gsize k = from_front ? sfc_prefix_nearest(loads, avail, end->amount)
+                       : sfc_suffix_nearest(loads, avail, end->amount);
+  double sent = 0;
+  for (gsize i = from_front ? 0 : avail - k; i < (from_front ? k : avail); i++)
+    sent += (double)loads[i];
+  end->amount -= sent;
+  gboolean emptied = TRUE;
+  for (gsize i = from_front ? k : 0; emptied && i < (from_front ? avail : avail - k); i++)
+    emptied = loads[i] == 0;
+  end->open = emptied && end->amount > 0 && inflow;
+  return k;
+}
+
+/* The prefix sums of a sequence cut into pieces, as a rank holds the
+ * spans of a shift. */
+typedef struct {
+  const guint64 *loads;
+  gsize n;
+} Flat;
+
+static guint64
+flat_sum(gconstpointer seq, gsize i)
+{
+  const Flat *f = seq;
+  g_assert_cmpuint(i, <=, f->n);
+  guint64 s = 0;
+  for (gsize k = 0; k < i; k++)
+    s += f->loads[k];
+  return s;
+}
+
+static void
+test_round_prefix_sums(void)
+{
+  GRand *rand = g_rand_new_with_seed(26);
+  for (guint t = 0; t < 20000; t++) {
+    gsize n = (gsize)g_rand_int_range(rand, 0, 12);
+    guint64 loads[12];
+    for (gsize i = 0; i < n; i++)
+      loads[i] = g_rand_int_range(rand, 0, 3) == 0 ? 0 : (guint64)g_rand_int_range(rand, 1, 6);
+    SfcEnd left = {g_rand_int_range(rand, 0, 4) == 0 ? 0 : g_rand_double_range(rand, 0, 30),
+                   g_rand_boolean(rand)};
+    SfcEnd right = {g_rand_int_range(rand, 0, 4) == 0 ? 0 : g_rand_double_range(rand, 0, 30),
+                    g_rand_boolean(rand)};
+    if (g_rand_int_range(rand, 0, 3) == 0) /* whole amounts: ties */
+      left.amount = (double)(guint)left.amount, right.amount = (double)(guint)right.amount;
+    gboolean in_left = g_rand_boolean(rand), in_right = g_rand_boolean(rand);
+    SfcEnd l1 = left, r1 = right, l2 = left, r2 = right, l3 = left, r3 = right;
+    gsize a1 = reference_end(loads, n, TRUE, &l1, in_right);
+    gsize b1 = reference_end(loads + a1, n - a1, FALSE, &r1, in_left);
+    gsize a2 = 0, b2 = 0, a3 = 0, b3 = 0;
+    sfc_round(loads, n, &l2, &r2, in_left, in_right, &a2, &b2);
+    Flat flat = {loads, n};
+    SfcLoads view = {flat_sum, &flat, n};
+    sfc_round_loads(&view, &l3, &r3, in_left, in_right, &a3, &b3);
+    g_assert_cmpuint(a1, ==, a2);
+    g_assert_cmpuint(b1, ==, b2);
+    g_assert_cmpuint(a1, ==, a3);
+    g_assert_cmpuint(b1, ==, b3);
+    g_assert_true(l1.amount == l2.amount && l1.amount == l3.amount);
+    g_assert_true(r1.amount == r2.amount && r1.amount == r3.amount);
+    g_assert_true(l1.open == l2.open && l1.open == l3.open);
+    g_assert_true(r1.open == r2.open && r1.open == r3.open);
+  }
+  g_rand_free(rand);
+}
+
 static void
 test_shift_pass_through(void)
 {
@@ -359,6 +434,7 @@ main(int argc, char **argv)
   g_test_add_func("/sfc/block/random", test_block_random);
   g_test_add_func("/sfc/flows", test_flows);
   g_test_add_func("/sfc/nearest", test_nearest);
+  g_test_add_func("/sfc/round/prefix-sums", test_round_prefix_sums);
   g_test_add_func("/sfc/shift/pass-through", test_shift_pass_through);
   g_test_add_func("/sfc/shift/both-ways", test_shift_both_ways);
   g_test_add_func("/sfc/shift/nearest-piece", test_shift_nearest_piece);

@@ -154,6 +154,11 @@ GBytes *lb_allgather_shared(LbRank *self, const void *mine, gsize len);
  * it): recursive halving in log2 p steps when p is a power of two, else
  * an allreduce of the whole vector. */
 guint64 lb_reduce_scatter_sum_u64(LbRank *self, const guint64 *values);
+/* The same for values given as the n (rank, value) pairs that are not
+ * zero (a rank may repeat): the same messages and bytes, without a vector
+ * of p values on every rank. */
+guint64 lb_reduce_scatter_sum_u64_sparse(LbRank *self, const guint *ranks, const guint64 *values,
+                                         guint n);
 
 typedef struct {
   double value;
@@ -245,6 +250,23 @@ void lb_send_unit_spans(LbRank *self, int dst, int tag, guint round, LbUnitShare
  * (which drops its reference). */
 LbMsg *lb_recv_unit_spans(LbRank *self, int src, int tag, const LbUnit **units,
                           const LbUnitSpan **spans, guint *n_spans);
+
+/* Whether the run records every transfer's units (--detail). */
+gboolean lb_rank_records_transfers(const LbRank *self);
+/* As lb_send_units_word for n units that the message carries by reference
+ * in `ref`, a structure of the sender's that nobody changes any more,
+ * instead of a copy: drop(ref) runs if the message is freed before its
+ * receiver took ref. The network's bytes, the record and the counters are
+ * lb_send_units_word's, from the caller's figures for the units in the
+ * order sent: runs of consecutive ids, and bytes as lb_work_bytes gives
+ * them. units (the n units in that order) is read only when
+ * lb_rank_records_transfers, and may be NULL otherwise. */
+void lb_send_units_ref(LbRank *self, int dst, int tag, guint round, gpointer ref,
+                       GDestroyNotify drop, guint n, guint runs, double bytes, guint32 word,
+                       const LbUnit *units);
+/* Receives what lb_send_units_ref sent: returns its ref, which the caller
+ * now holds, and the sender's word. */
+gpointer lb_recv_units_ref(LbRank *self, int src, int tag, guint32 *word);
 
 /* As lb_send_units and lb_recv_units, with a word of the sender's for the
  * receiver (a flag, a count) in the header that every unit message

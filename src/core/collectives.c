@@ -551,33 +551,83 @@ lb_allgather_shared(LbRank *self, const void *mine, gsize len)
 guint64
 lb_reduce_scatter_sum_u64(LbRank *self, const guint64 *values)
 {
+  guint p = self->run->ranks;
+  g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) nonzero = g_array_new(FALSE, FALSE, sizeof(guint64));
+  for (guint r = 0; r < p; r++)
+    if (values[r] != 0) {
+      g_array_append_val(ranks, r);
+      g_array_append_val(nonzero, values[r]);
+    }
+  return lb_reduce_scatter_sum_u64_sparse(self, (const guint *)ranks->data,
+                                          (const guint64 *)nonzero->data, ranks->len);
+}
+
+/* One (rank, value) of a sparse vector in a message. */
+typedef struct {
+  guint64 rank, value;
+} SparseEntry;
+
+guint64
+lb_reduce_scatter_sum_u64_sparse(LbRank *self, const guint *ranks, const guint64 *values, guint n)
+{
   LbGroup g = everyone(self);
   guint p = g.size, me = g.me;
-  if (p == 1)
-    return values[0];
-  if ((p & (p - 1)) != 0) { /* not a power of two: the whole sums, then mine */
-    g_autofree guint64 *all = g_memdup2(values, p * sizeof(guint64));
-    allreduce(&g, all, p * sizeof(guint64), combine_sum_u64);
+  if ((p & (p - 1)) != 0 || p == 1) { /* not a power of two: the whole sums, then mine */
+    g_autofree guint64 *all = g_new0(guint64, p);
+    for (guint i = 0; i < n; i++)
+      all[ranks[i]] += values[i];
+    if (p > 1)
+      allreduce(&g, all, p * sizeof(guint64), combine_sum_u64);
     return all[me];
   }
   /* recursive halving: each step keeps the half of the range that holds
    * my entry, sends the other half to the partner that keeps it, and adds
-   * what that partner sends of mine */
+   * what that partner sends of mine. The first step's half is sent as the
+   * entries that are not zero, billed as the whole half: no rank holds p
+   * words, which at thousands of ranks would be p^2 at once. */
   int tag = next_tag(&g);
-  g_autofree guint64 *sums = g_memdup2(values, p * sizeof(guint64));
-  guint lo = 0, n = p;
-  for (guint half = p / 2; half > 0; half /= 2) {
-    guint partner = me ^ half;
-    gboolean upper = (me & half) != 0;
-    guint keep = upper ? lo + half : lo, give = upper ? lo : lo + half;
-    send_to(&g, (int)partner, tag, sums + give, half * sizeof(guint64));
-    g_autoptr(LbMsg) msg = recv_from(&g, (int)partner, tag);
-    g_assert(msg->len == half * sizeof(guint64));
-    combine_sum_u64(sums + keep, msg->data, msg->len);
-    lo = keep;
-    n = half;
+  guint half = p / 2, partner = me ^ half;
+  guint lo = (me & half) != 0 ? half : 0; /* the half I keep; the partner keeps the other */
+  g_autoptr(GArray) give = g_array_new(FALSE, FALSE, sizeof(SparseEntry));
+  g_autofree guint64 *sums = g_new0(guint64, half); /* entries lo .. lo + half */
+  for (guint i = 0; i < n; i++) {
+    g_assert(ranks[i] < p);
+    if (ranks[i] >= lo && ranks[i] < lo + half) {
+      sums[ranks[i] - lo] += values[i];
+    } else {
+      SparseEntry e = {ranks[i], values[i]};
+      g_array_append_val(give, e);
+    }
   }
-  g_assert(lo == me && n == 1);
+  lb_core_send(self, (int)partner, tag, give->data, give->len * sizeof(SparseEntry),
+               (double)(half * sizeof(guint64)));
+  {
+    g_autoptr(LbMsg) msg = recv_from(&g, (int)partner, tag);
+    g_assert(msg->len % sizeof(SparseEntry) == 0);
+    for (gsize k = 0; k < msg->len / sizeof(SparseEntry); k++) {
+      SparseEntry e;
+      memcpy(&e, msg->data + k * sizeof e, sizeof e);
+      g_assert(e.rank >= lo && e.rank < lo + half);
+      sums[e.rank - lo] += e.value;
+    }
+  }
+  /* then dense: sums[i] is entry lo + i */
+  guint64 *range = sums;
+  guint width = half;
+  for (guint h = half / 2; h > 0; h /= 2) {
+    guint other = me ^ h;
+    gboolean upper = (me & h) != 0;
+    guint keep = upper ? h : 0, away = upper ? 0 : h; /* within the range */
+    send_to(&g, (int)other, tag, range + away, h * sizeof(guint64));
+    g_autoptr(LbMsg) msg = recv_from(&g, (int)other, tag);
+    g_assert(msg->len == h * sizeof(guint64));
+    combine_sum_u64(range + keep, msg->data, msg->len);
+    range += keep;
+    lo += keep;
+    width = h;
+  }
+  g_assert(lo == me && width == 1);
   lb_wait_sends(self);
-  return sums[me];
+  return range[0];
 }

@@ -244,6 +244,50 @@ lb_recv_unit_spans(LbRank *self, int src, int tag, const LbUnit **units, const L
   return msg;
 }
 
+gboolean
+lb_rank_records_transfers(const LbRank *self)
+{
+  return self->run->options->detail;
+}
+
+/* What a message of lb_send_units_ref holds. */
+typedef struct {
+  gpointer ref;
+  guint32 word;
+} RefHeader;
+
+void
+lb_send_units_ref(LbRank *self, int dst, int tag, guint round, gpointer ref, GDestroyNotify drop,
+                  guint n, guint runs, double bytes, guint32 word, const LbUnit *units)
+{
+  g_assert(tag >= 0 && tag <= LB_TAG_USER_MAX);
+  g_assert(runs <= n && (runs > 0) == (n > 0));
+  LbMsg *msg = lb_msg_alloc(sizeof(RefHeader));
+  RefHeader header = {ref, word};
+  memcpy(msg->data, &header, sizeof header);
+  lb_msg_set_drop(msg, drop, ref);
+  /* the sum in send_written's order, so that the bytes are its own */
+  lb_core_send_msg(self, dst, tag, msg, LB_HEADER_BYTES + 16.0 * runs + bytes + 0.0);
+  if (n > 0) {
+    g_assert(units != NULL || !self->run->options->detail);
+    record_transfer(self, round, dst, units, n, bytes);
+  }
+}
+
+gpointer
+lb_recv_units_ref(LbRank *self, int src, int tag, guint32 *word)
+{
+  LbMsg *msg = lb_recv(self, src, tag);
+  RefHeader header;
+  g_assert(msg->len == sizeof header);
+  memcpy(&header, msg->data, sizeof header);
+  lb_msg_set_drop(msg, NULL, NULL); /* the ref is the caller's now */
+  lb_msg_free(msg);
+  if (word != NULL)
+    *word = header.word;
+  return header.ref;
+}
+
 guint
 lb_recv_units(LbRank *self, int src, int tag, GArray *into, GArray *positions)
 {

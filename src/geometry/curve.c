@@ -77,6 +77,60 @@ transposed_to_axes(guint dim, guint order, guint32 *x)
   }
 }
 
+/* Skilling's 2D curve as a machine of four states, derived from the
+ * transform above and checked against its inverse (tests/test-curve.c):
+ * at each level from the top, the state and the level's bits (x << 1 |
+ * y) give two bits of the index (entry >> 2) and the next state (entry &
+ * 3). It does a level in a table look-up where the transform takes two
+ * reflections or swaps, and four levels at once with hilbert2_nibbles. */
+static const guint8 hilbert2_level[4][4] = {
+    {1, 4, 14, 8},
+    {0, 15, 5, 9},
+    {10, 6, 12, 3},
+    {11, 13, 7, 2},
+};
+
+/* Four levels: [state][x's 4 bits << 4 | y's] = index bits << 2 | state. */
+static guint16 hilbert2_nibbles[4][256];
+
+static void
+fill_hilbert2_nibbles(void)
+{
+  for (guint state = 0; state < 4; state++)
+    for (guint xy = 0; xy < 256; xy++) {
+      guint s = state, bits = 0;
+      for (guint b = 4; b-- > 0;) {
+        guint e = hilbert2_level[s][(xy >> (4 + b) & 1) << 1 | (xy >> b & 1)];
+        bits = bits << 2 | e >> 2;
+        s = e & 3;
+      }
+      hilbert2_nibbles[state][xy] = (guint16)(bits << 2 | s);
+    }
+}
+
+static guint64
+hilbert2_index(guint order, guint32 x, guint32 y)
+{
+  static gsize filled = 0;
+  if (g_once_init_enter(&filled)) {
+    fill_hilbert2_nibbles();
+    g_once_init_leave(&filled, 1);
+  }
+  guint64 index = 0;
+  guint s = 0, b = order;
+  for (; b % 4 != 0; b--) {
+    guint e = hilbert2_level[s][(x >> (b - 1) & 1) << 1 | (y >> (b - 1) & 1)];
+    index = index << 2 | e >> 2;
+    s = e & 3;
+  }
+  for (; b > 0; b -= 4) {
+    guint e = hilbert2_nibbles[s][(x >> (b - 4) & 15) << 4 | (y >> (b - 4) & 15)];
+    index = index << 8 | e >> 2;
+    s = e & 3;
+  }
+  return index;
+}
+
 static void
 check_args(guint dim, guint order)
 {
@@ -101,11 +155,10 @@ lb_curve_index(LbCurveKind kind, guint dim, guint order, const guint32 *c)
       index |= lb_bits_spread(dim, x[a]) << a;
     return index;
   }
-  /* a constant dim lets the compiler unroll the axes and keep them in registers */
   if (dim == 2)
-    axes_to_transposed(2, order, x);
-  else
-    axes_to_transposed(3, order, x);
+    return hilbert2_index(order, x[0], x[1]);
+  /* a constant dim lets the compiler unroll the axes and keep them in registers */
+  axes_to_transposed(3, order, x);
   for (guint a = 0; a < dim; a++)
     index |= lb_bits_spread(dim, x[a]) << (dim - 1 - a);
   return index;

@@ -119,12 +119,30 @@ is_leaf(const SfcView *v, guint i, guint dim)
   return v->last_is_leaf;
 }
 
-/* Whether an hnode of that id is mine. */
-static gboolean
-mine(const SfcView *v, guint64 id)
+/* Where id is, or would be, in my ids (ascending), searched from index
+ * `from` outwards: a square across a face of an hnode is usually a few
+ * places from it in id order (a sibling's id differs in its last bits). */
+static guint
+find_from(const LbUnit *u, guint n, guint from, guint64 id)
 {
-  const LbUnit *u = (const LbUnit *)v->ids->data;
-  guint lo = 0, hi = v->ids->len;
+  guint lo, hi; /* the answer is in [lo, hi] */
+  if (from < n && u[from].id < id) {
+    lo = from + 1;
+    guint step = 1;
+    while (lo + step - 1 < n && u[lo + step - 1].id < id) {
+      lo += step;
+      step *= 2;
+    }
+    hi = MIN(lo + step - 1, n);
+  } else {
+    hi = MIN(from, n);
+    guint step = 1;
+    while (hi >= step && u[hi - step].id >= id) {
+      hi -= step;
+      step *= 2;
+    }
+    lo = hi >= step ? hi - step + 1 : 0;
+  }
   while (lo < hi) {
     guint mid = lo + (hi - lo) / 2;
     if (u[mid].id < id)
@@ -132,44 +150,63 @@ mine(const SfcView *v, guint64 id)
     else
       hi = mid;
   }
-  return lo < v->ids->len && u[lo].id == id;
+  return lo;
 }
 
-/* The owner of a square across a face of one of my hnodes when another
- * rank holds it, else -1; *key is the square's key when it is remote. */
-static int
-remote_owner(const SfcView *v, guint64 square, guint64 *key)
+/* A square across a face of one of my hnodes that another rank holds or
+ * covers: the hnode whose face it is, the square, its key and owner. */
+typedef struct {
+  guint64 hnode, square, key;
+  guint owner;
+} RemoteFace;
+
+/* Every face square of my hnodes that my own hnodes do not cover, once a
+ * collection (the announcements and the needs both read it). Most
+ * squares are hnodes of mine: found near their neighbour's place in id
+ * order, they need no key. A square whose key is in my segment is
+ * covered by my own hnodes, and so is one past my last hnode that the
+ * next segment does not reach yet (my last hnode, a leaf, holds it). */
+static GArray *
+remote_faces(const SfcView *v)
 {
-  /* most squares are hnodes of mine: no key to work out */
-  if (mine(v, square))
-    return -1;
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(RemoteFace));
+  if (v->seq->len == 0)
+    return out;
   const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  *key = sfc_key(v->curve, v->dim, v->order, square);
-  /* a square whose key is in my segment is covered by my own hnodes */
-  if (*key >= h[0].key && *key <= h[v->seq->len - 1].key)
-    return -1;
-  /* ... and so is one past my last hnode that the next segment does not
-   * reach yet (my last hnode, a leaf, holds it) */
-  int owner = sfc_owner(v->starts, v->p, *key);
-  g_assert(owner >= 0);
-  return owner == v->me ? -1 : owner;
+  guint64 first = h[0].key, last = h[v->seq->len - 1].key;
+  const LbUnit *u = (const LbUnit *)v->ids->data;
+  guint n = v->ids->len;
+  guint64 faces[6];
+  for (guint i = 0; i < n; i++) {
+    guint nf = face_squares(v->dim, u[i].id, faces);
+    for (guint k = 0; k < nf; k++) {
+      guint at = find_from(u, n, i, faces[k]);
+      if (at < n && u[at].id == faces[k])
+        continue;
+      guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
+      if (key >= first && key <= last)
+        continue;
+      int owner = sfc_owner(v->starts, v->p, key);
+      g_assert(owner >= 0);
+      if (owner == v->me)
+        continue;
+      RemoteFace f = {u[i].id, faces[k], key, (guint)owner};
+      g_array_append_val(out, f);
+    }
+  }
+  return out;
 }
 
 /* The squares this rank needs from others, sorted by key, with their
  * owners. */
 static GArray *
-remote_needs(const SfcView *v, GArray *owners)
+remote_needs(const SfcView *v, const GArray *faces, GArray *owners)
 {
-  g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(Square));
-  guint64 faces[6];
-  const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  for (guint i = 0; i < v->seq->len; i++) {
-    guint n = face_squares(v->dim, h[i].id, faces);
-    for (guint k = 0; k < n; k++) {
-      Square s = {faces[k], 0};
-      if (remote_owner(v, faces[k], &s.key) >= 0)
-        g_array_append_val(all, s);
-    }
+  g_autoptr(GArray) all = g_array_sized_new(FALSE, FALSE, sizeof(Square), faces->len);
+  for (guint i = 0; i < faces->len; i++) {
+    const RemoteFace *f = &g_array_index(faces, RemoteFace, i);
+    Square s = {f->square, f->key};
+    g_array_append_val(all, s);
   }
   g_array_sort(all, compare_squares);
   GArray *needs = g_array_new(FALSE, FALSE, sizeof(Square));
@@ -185,6 +222,24 @@ remote_needs(const SfcView *v, GArray *owners)
     g_array_append_val(owners, o);
   }
   return needs;
+}
+
+/* How many messages reach me, from counts[d], how many I send to each
+ * rank d: a reduce-scatter. counts is freed before it, as the entries
+ * that are not zero: no rank holds p words while the collective waits. */
+static guint64
+messages_to_me(LbRank *self, guint64 *counts, guint p)
+{
+  g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(guint64));
+  for (guint d = 0; d < p; d++)
+    if (counts[d] != 0) {
+      g_array_append_val(ranks, d);
+      g_array_append_val(values, counts[d]);
+    }
+  g_free(counts);
+  return lb_reduce_scatter_sum_u64_sparse(self, (const guint *)ranks->data,
+                                          (const guint64 *)values->data, ranks->len);
 }
 
 static double
@@ -266,12 +321,13 @@ static void
 request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
 {
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) needs = remote_needs(v, owners);
+  g_autoptr(GArray) faces = remote_faces(v);
+  g_autoptr(GArray) needs = remote_needs(v, faces, owners);
   guint batch = v->ra_batch;
   /* requests go out per owner in batches; owners come in key order, so
    * each owner's squares are one run: the batches, as [from, to) */
   g_autoptr(GArray) batches = g_array_new(FALSE, FALSE, sizeof(guint) * 2);
-  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  guint64 *counts = g_new0(guint64, v->p);
   for (guint i = 0; i < needs->len;) {
     guint owner = g_array_index(owners, guint, i), j = i;
     while (j < needs->len && j - i < batch && g_array_index(owners, guint, j) == owner)
@@ -282,7 +338,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
     i = j;
   }
   /* the same requests every operator: how many reach me, once */
-  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  guint64 incoming = messages_to_me(self, counts, v->p);
   for (guint op = 0; op < v->operators; op++) {
     for (guint b = 0; b < batches->len; b++) {
       const guint *range = (const guint *)batches->data + 2 * b;
@@ -400,12 +456,13 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
         g_array_index(l, guint64, w++) = g_array_index(l, guint64, i);
     g_array_set_size(l, w);
   }
-  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  guint64 *counts = g_new0(guint64, v->p);
   push_messages(v, lists, counts);
   /* the same pushes every operator: how many reach me, once */
-  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  guint64 incoming = messages_to_me(self, counts, v->p);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) needs = remote_needs(v, owners);
+  g_autoptr(GArray) remote = remote_faces(v);
+  g_autoptr(GArray) needs = remote_needs(v, remote, owners);
   for (guint op = 0; op < v->operators; op++) {
     push_lists(self, v, lists, TAG_OF(TAG_PUSH, op), out);
     g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
@@ -423,7 +480,8 @@ static void
 informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
 {
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) needs = remote_needs(v, owners);
+  g_autoptr(GArray) faces = remote_faces(v);
+  g_autoptr(GArray) needs = remote_needs(v, faces, owners);
   /* the depth and place of every square needed from each owner: one
    * message per owner, once for all the operators of the step (the
    * paper's once per V-cycle) */
@@ -431,10 +489,10 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
   g_ptr_array_set_size(asks, (gint)v->p);
   for (guint i = 0; i < needs->len; i++)
     list_add(asks, g_array_index(owners, guint, i), g_array_index(needs, Square, i).id);
-  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  guint64 *counts = g_new0(guint64, v->p);
   for (guint d = 0; d < v->p; d++)
     counts[d] = asks->pdata[d] != NULL;
-  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  guint64 incoming = messages_to_me(self, counts, v->p);
   for (guint d = 0; d < v->p; d++) {
     GArray *l = asks->pdata[d];
     if (l == NULL)
@@ -540,21 +598,13 @@ compare_facing(gconstpointer a, gconstpointer b)
  * every other rank that holds a square it needs across a face, by rank
  * then id, once each. */
 static GArray *
-boundary(const SfcView *v)
+boundary(const GArray *faces)
 {
-  GArray *out = g_array_new(FALSE, FALSE, sizeof(Facing));
-  guint64 faces[6];
-  const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  for (guint i = 0; i < v->seq->len; i++) {
-    guint n = face_squares(v->dim, h[i].id, faces);
-    for (guint k = 0; k < n; k++) {
-      guint64 key;
-      int owner = remote_owner(v, faces[k], &key);
-      if (owner >= 0) {
-        Facing f = {(guint64)owner, h[i].id};
-        g_array_append_val(out, f);
-      }
-    }
+  GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(Facing), faces->len);
+  for (guint i = 0; i < faces->len; i++) {
+    const RemoteFace *rf = &g_array_index(faces, RemoteFace, i);
+    Facing f = {rf->owner, rf->hnode};
+    g_array_append_val(out, f);
   }
   g_array_sort(out, compare_facing);
   guint w = 0;
@@ -640,13 +690,13 @@ apply_announcement(GArray *heard, const guint64 *ids, guint n)
  * it since I last told it (all of it after a rebalancing, when both sides
  * forget). Then what reaches me, from any source. */
 static void
-announce(LbRank *self, const SfcView *v, SfcInformed *inf, SfcCollected *out)
+announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, SfcCollected *out)
 {
   if (v->rebalanced) {
     g_hash_table_remove_all(inf->told);
     g_hash_table_remove_all(inf->heard);
   }
-  g_autoptr(GArray) now = boundary(v);
+  g_autoptr(GArray) now = boundary(faces);
   /* every owner I face now or told before, once */
   g_autoptr(GArray) owners = sorted_ranks(inf->told);
   for (guint i = 0; i < now->len; i++) {
@@ -655,7 +705,7 @@ announce(LbRank *self, const SfcView *v, SfcInformed *inf, SfcCollected *out)
       g_array_append_val(owners, r);
   }
   g_array_sort(owners, compare_uint);
-  g_autofree guint64 *counts = g_new0(guint64, v->p);
+  guint64 *counts = g_new0(guint64, v->p);
   g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
   g_autoptr(GArray) to = g_array_new(FALSE, FALSE, sizeof(guint));
   const Facing *f = (const Facing *)now->data;
@@ -684,7 +734,7 @@ announce(LbRank *self, const SfcView *v, SfcInformed *inf, SfcCollected *out)
     else
       g_hash_table_remove(inf->told, GUINT_TO_POINTER(r));
   }
-  guint64 incoming = lb_reduce_scatter_sum_u64(self, counts);
+  guint64 incoming = messages_to_me(self, counts, v->p);
   for (guint i = 0; i < messages->len; i++) {
     GArray *m = messages->pdata[i];
     lb_send(self, (int)g_array_index(to, guint, i), TAG_DEPTH, m->data, m->len * sizeof(guint64),
@@ -766,9 +816,10 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
 {
   SfcInformed *inf = v->informed;
   g_assert(inf != NULL);
-  announce(self, v, inf, out);
+  g_autoptr(GArray) faces = remote_faces(v);
+  announce(self, v, faces, inf, out);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) needs = remote_needs(v, owners);
+  g_autoptr(GArray) needs = remote_needs(v, faces, owners);
   g_autoptr(GArray) ranks = sorted_ranks(inf->heard);
   g_autoptr(GPtrArray) lists = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
   for (guint i = 0; i < ranks->len; i++)

@@ -86,43 +86,99 @@ sfc_suffix_nearest(const guint64 *loads, gsize n, double target)
   return target <= 0 ? 0 : nearest_boundary(loads, n, TRUE, target, 0, &at, &prefix);
 }
 
-static double
-sum_of(const guint64 *loads, gsize n)
+/* The load of the first i of elements [base, base + n) of a sequence, or
+ * of its last i (backwards). */
+static guint64
+part(const SfcLoads *l, gsize base, gsize n, gboolean backwards, gsize i)
 {
-  double s = 0;
-  for (gsize i = 0; i < n; i++)
-    s += (double)loads[i];
-  return s;
+  if (!backwards)
+    return l->prefix(l->seq, base + i) - l->prefix(l->seq, base);
+  return l->prefix(l->seq, base + n) - l->prefix(l->seq, base + n - i);
 }
 
-/* Sends the piece nearest to the end's amount out of avail elements; the
- * end stays open only if that piece held all the load there was and fell
- * short, and more can come. All the load, not all the elements: the
- * nearest piece leaves zero-load hnodes (parents before their sub-spaces)
- * behind, and closing the end on them would stop the load passing
- * through the rank. */
+/* nearest_boundary from the start (floor 0) over elements [base, base +
+ * n), by bisection of the prefix sums: the prefixes are exact integers,
+ * so that comparing them as doubles with target decides as the running
+ * sum does. */
 static gsize
-send_end(const guint64 *loads, gsize avail, gboolean from_front, SfcEnd *end, gboolean inflow)
+nearest_by_prefix(const SfcLoads *l, gsize base, gsize n, gboolean backwards, double target)
+{
+  if (target <= 0)
+    return 0;
+  gsize lo = 0, hi = n; /* at: the last boundary whose prefix is at most target */
+  while (lo < hi) {
+    gsize mid = lo + (hi - lo + 1) / 2;
+    if ((double)part(l, base, n, backwards, mid) <= target)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  gsize at = lo;
+  guint64 at_prefix = part(l, base, n, backwards, at);
+  lo = 0; /* first: the earliest boundary with the same prefix (back over zero loads) */
+  hi = at;
+  while (lo < hi) {
+    gsize mid = lo + (hi - lo) / 2;
+    if (part(l, base, n, backwards, mid) >= at_prefix)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  if (at < n) {
+    double prefix = (double)at_prefix;
+    double next = (double)(part(l, base, n, backwards, at + 1) - at_prefix);
+    if (prefix + next - target < target - prefix)
+      return at + 1;
+  }
+  return lo;
+}
+
+/* Sends the piece nearest to the end's amount out of elements [base, base
+ * + avail); the end stays open only if that piece held all the load there
+ * was and fell short, and more can come. All the load, not all the
+ * elements: the nearest piece leaves zero-load hnodes (parents before
+ * their sub-spaces) behind, and closing the end on them would stop the
+ * load passing through the rank. */
+static gsize
+send_end(const SfcLoads *l, gsize base, gsize avail, gboolean from_front, SfcEnd *end,
+         gboolean inflow)
 {
   if (!end->open || end->amount <= 0)
     return 0;
-  gsize k = from_front ? sfc_prefix_nearest(loads, avail, end->amount)
-                       : sfc_suffix_nearest(loads, avail, end->amount);
-  end->amount -= sum_of(from_front ? loads : loads + avail - k, k);
-  /* what stays holds no load: the first load it holds ends the look */
-  gboolean emptied = TRUE;
-  for (gsize i = from_front ? k : 0; emptied && i < (from_front ? avail : avail - k); i++)
-    emptied = loads[i] == 0;
+  gsize k = nearest_by_prefix(l, base, avail, !from_front, end->amount);
+  end->amount -= (double)part(l, base, avail, !from_front, k);
+  /* what stays holds no load */
+  gboolean emptied = part(l, base, avail, from_front, avail - k) == 0;
   end->open = emptied && end->amount > 0 && inflow;
   return k;
+}
+
+void
+sfc_round_loads(const SfcLoads *loads, SfcEnd *left, SfcEnd *right, gboolean inflow_left,
+                gboolean inflow_right, gsize *n_left, gsize *n_right)
+{
+  /* doubles hold every prefix exactly */
+  g_assert(loads->prefix(loads->seq, loads->n) < G_GUINT64_CONSTANT(1) << 53);
+  *n_left = send_end(loads, 0, loads->n, TRUE, left, inflow_right);
+  *n_right = send_end(loads, *n_left, loads->n - *n_left, FALSE, right, inflow_left);
+}
+
+static guint64
+flat_prefix(gconstpointer seq, gsize i)
+{
+  return ((const guint64 *)seq)[i];
 }
 
 void
 sfc_round(const guint64 *loads, gsize n, SfcEnd *left, SfcEnd *right, gboolean inflow_left,
           gboolean inflow_right, gsize *n_left, gsize *n_right)
 {
-  *n_left = send_end(loads, n, TRUE, left, inflow_right);
-  *n_right = send_end(loads + *n_left, n - *n_left, FALSE, right, inflow_left);
+  g_autofree guint64 *prefix = g_new(guint64, n + 1);
+  prefix[0] = 0;
+  for (gsize i = 0; i < n; i++)
+    prefix[i + 1] = prefix[i] + loads[i];
+  SfcLoads l = {flat_prefix, prefix, n};
+  sfc_round_loads(&l, left, right, inflow_left, inflow_right, n_left, n_right);
 }
 
 guint
@@ -236,15 +292,13 @@ sfc_owner(const guint64 *starts, guint p, guint64 key)
   return owner;
 }
 
+/* a holds b iff a is b's ancestor at a's level: b's id shifted up by
+ * dim bits a level (location codes carry their level in their top bit). */
 gboolean
 sfc_region_holds(guint dim, guint64 a, guint64 b)
 {
-  guint64 ca[3], cb[3];
-  guint la = lb_htree_decode(a, dim, ca), lb = lb_htree_decode(b, dim, cb);
-  if (la > lb)
-    return FALSE;
-  for (guint k = 0; k < dim; k++)
-    if (cb[k] >> (lb - la) != ca[k])
-      return FALSE;
-  return TRUE;
+  g_assert(a > 0 && b > 0);
+  guint ta = 63 - (guint)__builtin_clzll(a), tb = 63 - (guint)__builtin_clzll(b);
+  guint la = ta / dim, lb = tb / dim;
+  return la <= lb && b >> (dim * (lb - la)) == a;
 }

@@ -54,6 +54,20 @@ typedef struct {
 void sfc_round(const guint64 *loads, gsize n, SfcEnd *left, SfcEnd *right, gboolean inflow_left,
                gboolean inflow_right, gsize *n_left, gsize *n_right);
 
+/* A sequence of n loads seen through its prefix sums: prefix(seq, i) is
+ * the load of elements [0, i), for i <= n. */
+typedef struct {
+  guint64 (*prefix)(gconstpointer seq, gsize i);
+  gconstpointer seq;
+  gsize n;
+} SfcLoads;
+
+/* sfc_round on a sequence held in pieces (a rank's own hnodes and those
+ * passing through it, by reference): the same decisions, in time
+ * logarithmic in n. The total load must be below 2^53. */
+void sfc_round_loads(const SfcLoads *loads, SfcEnd *left, SfcEnd *right, gboolean inflow_left,
+                     gboolean inflow_right, gsize *n_left, gsize *n_right);
+
 /* A whole shift, simulated without messages (for tests and teaching):
  * seqs[i] holds P_i's loads (guint64) in curve order; threshold T. Every
  * boundary whose |Unb(Pre_b)| exceeds T moves load, in rounds: in each

@@ -115,10 +115,10 @@ static const LbParamSpec sfc_params[] = {
 typedef struct {
   LbCurveKind curve;
   guint dim, order;
-  GArray *seq;   /* SfcHnode, ascending keys: my segment */
-  GBytes *roots; /* the replicated H-tree: every rank's private roots (ids) */
-  gsize *root_offsets;
-  guint64 *starts;       /* the first key of every rank's segment (an empty rank: the next's) */
+  GArray *seq;           /* SfcHnode, ascending keys: my segment */
+  GBytes *roots;         /* the replicated H-tree: every rank's private roots (ids) */
+  GBytes *starts_block;  /* starts, one block for all ranks */
+  const guint64 *starts; /* the first key of every rank's segment (an empty rank: the next's) */
   guint64 next_first_id; /* the first hnode of the next non-empty segment, or 0 */
   SfcInformed *informed; /* what informed fault prevention announced and heard */
   gboolean rebalanced;   /* the shift ran this step */
@@ -236,8 +236,6 @@ sfc_new(LbRank *self)
   st->dim = work->dim;
   st->order = max_level_of(work);
   st->seq = g_array_new(FALSE, FALSE, sizeof(SfcHnode));
-  st->starts = g_new(guint64, lb_rank_count(self));
-  st->root_offsets = g_new0(gsize, lb_rank_count(self) + 1);
   st->informed = sfc_informed_new();
   return st;
 }
@@ -248,8 +246,7 @@ sfc_free(gpointer state)
   SfcState *st = state;
   g_array_unref(st->seq);
   g_clear_pointer(&st->roots, g_bytes_unref);
-  g_free(st->root_offsets);
-  g_free(st->starts);
+  g_clear_pointer(&st->starts_block, g_bytes_unref);
   sfc_informed_free(st->informed);
   g_free(st);
 }
@@ -292,12 +289,12 @@ append_hnode(GString *out, guint dim, guint64 id)
 
 /* "first .. last" of n hnodes in curve order. */
 static void
-append_hnode_range(GString *out, guint dim, const SfcHnode *h, guint n)
+append_hnode_range(GString *out, guint dim, guint64 first, guint64 last, gsize n)
 {
-  append_hnode(out, dim, h[0].id);
+  append_hnode(out, dim, first);
   if (n > 1) {
     g_string_append(out, " .. ");
-    append_hnode(out, dim, h[n - 1].id);
+    append_hnode(out, dim, last);
   }
 }
 
@@ -316,53 +313,276 @@ narrate_segment(LbRank *self, const SfcState *st, const char *when)
                            "%u hnode%s, load %" G_GUINT64_FORMAT ", keys %" G_GUINT64_FORMAT
                            " .. %" G_GUINT64_FORMAT ", ",
                            n, n == 1 ? "" : "s", segment_load(st), h[0].key, h[n - 1].key);
-    append_hnode_range(s, st->dim, h, n);
+    append_hnode_range(s, st->dim, h[0].id, h[n - 1].id, n);
   }
   lb_narrate(self, "step %u, segment %s: %s", lb_rank_adaptation(self), when, s->str);
 }
 
-#define KEY_UNKNOWN G_MAXUINT64
-
 #define TAG_SHIFT(round) (0x10000 + (int)(round))
 
-static void
-send_piece(LbRank *self, SfcState *st, int dst, guint round, guint from, guint n, gboolean open)
+/* ---- the shift's hnodes, moved by reference ----
+ *
+ * A hop copies no hnode: a rank's segment as the shift finds it becomes a
+ * block that nobody changes, pieces travel as spans of blocks, and each
+ * rank's segment during the shift is a row of spans. Only the figures of
+ * a message (its hnodes, runs of ids and bytes) are worked out hnode by
+ * hnode; the decisions use the blocks' prefix sums of loads. */
+
+typedef struct {
+  gatomicrefcount refs;
+  guint n;
+  SfcHnode *h;
+  guint64 *prefix; /* prefix[i]: the load of h[0 .. i) */
+  double *bytes;   /* the model's bytes of each hnode, from its first send (NAN before) */
+} Block;
+
+/* h[at .. at + n) of a block, holding a reference to it. */
+typedef struct {
+  Block *block;
+  guint at, n;
+} Span;
+
+static Block *
+block_new(const GArray *seq)
 {
-  g_autofree LbUnit *units = g_new(LbUnit, MAX(n, 1));
-  for (guint i = 0; i < n; i++) {
-    const SfcHnode *h = &g_array_index(st->seq, SfcHnode, from + i);
-    units[i] = (LbUnit){h->id, h->load};
+  Block *b = g_new(Block, 1);
+  g_atomic_ref_count_init(&b->refs);
+  b->n = seq->len;
+  b->h = g_memdup2(seq->data, (gsize)seq->len * sizeof(SfcHnode));
+  b->prefix = g_new(guint64, (gsize)seq->len + 1);
+  b->bytes = g_new(double, MAX(seq->len, 1));
+  b->prefix[0] = 0;
+  for (guint i = 0; i < seq->len; i++) {
+    b->prefix[i + 1] = b->prefix[i] + b->h[i].load;
+    b->bytes[i] = NAN;
   }
-  lb_send_units_word(self, dst, TAG_SHIFT(round), round, units, n, NULL, open);
+  return b;
 }
 
-/* Receives a piece into the front or the end of my segment; returns
- * whether the sender's end is still open. */
-static gboolean
-recv_piece(LbRank *self, SfcState *st, int src, guint round, gboolean front)
+static void
+block_unref(Block *b)
 {
-  g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-  guint32 open = 0;
-  lb_recv_units_word(self, src, TAG_SHIFT(round), got, NULL, &open);
-  g_autoptr(GArray) piece = g_array_sized_new(FALSE, FALSE, sizeof(SfcHnode), got->len);
-  /* keys are worked out once the shift is over: most hnodes that pass
-   * through a rank leave it again in a later round */
-  for (guint i = 0; i < got->len; i++) {
-    const LbUnit *u = &g_array_index(got, LbUnit, i);
-    SfcHnode h = {KEY_UNKNOWN, u->id, u->load};
-    g_array_append_val(piece, h);
+  if (!g_atomic_ref_count_dec(&b->refs))
+    return;
+  g_free(b->h);
+  g_free(b->prefix);
+  g_free(b->bytes);
+  g_free(b);
+}
+
+static guint64
+span_load(const Span *s)
+{
+  return s->block->prefix[s->at + s->n] - s->block->prefix[s->at];
+}
+
+/* A row of spans (a piece, or a rank's segment), dropping its references
+ * when freed. */
+static void
+clear_span(gpointer data)
+{
+  block_unref(((Span *)data)->block);
+}
+
+static GArray *
+spans_new(void)
+{
+  GArray *spans = g_array_new(FALSE, FALSE, sizeof(Span));
+  g_array_set_clear_func(spans, clear_span);
+  return spans;
+}
+
+static gsize
+spans_length(const GArray *spans)
+{
+  gsize n = 0;
+  for (guint i = 0; i < spans->len; i++)
+    n += g_array_index(spans, Span, i).n;
+  return n;
+}
+
+/* Moves the first (or last) k hnodes of a row into a new piece, splitting
+ * a span where k ends inside it. */
+static GArray *
+take_front(GArray *row, gsize k)
+{
+  GArray *piece = spans_new();
+  guint whole = 0;
+  while (k > 0) {
+    Span *s = &g_array_index(row, Span, whole);
+    if (s->n > k) {
+      Span part = {s->block, s->at, (guint)k};
+      g_atomic_ref_count_inc(&s->block->refs);
+      g_array_append_val(piece, part);
+      s->at += (guint)k;
+      s->n -= (guint)k;
+      break;
+    }
+    g_array_append_val(piece, *s);
+    k -= s->n;
+    whole++;
   }
-  if (piece->len > 0 && lb_rank_narrating(self)) {
-    g_autoptr(GString) names = g_string_new(NULL);
-    append_hnode_range(names, st->dim, (const SfcHnode *)piece->data, piece->len);
-    lb_narrate(self, "round %u: %u hnode%s from P_%d: %s", round, piece->len,
-               piece->len == 1 ? "" : "s", src, names->str);
+  /* the whole spans moved with their references */
+  g_array_set_clear_func(row, NULL);
+  g_array_remove_range(row, 0, whole);
+  g_array_set_clear_func(row, clear_span);
+  return piece;
+}
+
+static GArray *
+take_back(GArray *row, gsize k)
+{
+  GArray *piece = spans_new();
+  guint from = row->len;
+  while (k > 0) {
+    Span *s = &g_array_index(row, Span, from - 1);
+    if (s->n > k) {
+      Span part = {s->block, s->at + s->n - (guint)k, (guint)k};
+      g_atomic_ref_count_inc(&s->block->refs);
+      g_array_append_val(piece, part);
+      s->n -= (guint)k;
+      break;
+    }
+    k -= s->n;
+    from--;
   }
+  /* the whole spans after the split one (or the first whole one), in order */
+  g_autoptr(GArray) tail = g_array_new(FALSE, FALSE, sizeof(Span));
+  g_array_append_vals(tail, &g_array_index(row, Span, from), row->len - from);
+  g_array_set_clear_func(row, NULL);
+  g_array_set_size(row, from);
+  g_array_set_clear_func(row, clear_span);
+  g_array_append_vals(piece, tail->data, tail->len);
+  return piece;
+}
+
+/* Moves a piece's spans to the front or the end of a row. */
+static void
+place_piece(GArray *row, GArray *piece, gboolean front)
+{
   if (front)
-    g_array_prepend_vals(st->seq, piece->data, piece->len);
+    g_array_prepend_vals(row, piece->data, piece->len);
   else
-    g_array_append_vals(st->seq, piece->data, piece->len);
+    g_array_append_vals(row, piece->data, piece->len);
+  g_array_set_clear_func(piece, NULL);
+  g_array_unref(piece);
+}
+
+static const SfcHnode *
+span_hnode(const GArray *spans, guint span, guint at)
+{
+  const Span *s = &g_array_index(spans, Span, span);
+  return &s->block->h[s->at + at];
+}
+
+/* A row's loads as sfc_round_loads reads them: where each span starts and
+ * the load before it. */
+typedef struct {
+  const GArray *row;
+  gsize *starts; /* row->len + 1 */
+  guint64 *before;
+} RowLoads;
+
+static guint64
+row_prefix(gconstpointer data, gsize i)
+{
+  const RowLoads *r = data;
+  guint lo = 0, hi = r->row->len; /* the span holding element i, or the end */
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (r->starts[mid + 1] <= i)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == r->row->len)
+    return r->before[lo];
+  const Span *s = &g_array_index(r->row, Span, lo);
+  return r->before[lo] + s->block->prefix[s->at + (i - r->starts[lo])] - s->block->prefix[s->at];
+}
+
+static void
+row_loads_init(RowLoads *r, const GArray *row)
+{
+  r->row = row;
+  r->starts = g_renew(gsize, r->starts, row->len + 1);
+  r->before = g_renew(guint64, r->before, row->len + 1);
+  r->starts[0] = 0;
+  r->before[0] = 0;
+  for (guint i = 0; i < row->len; i++) {
+    const Span *s = &g_array_index(row, Span, i);
+    r->starts[i + 1] = r->starts[i] + s->n;
+    r->before[i + 1] = r->before[i] + span_load(s);
+  }
+}
+
+/* The network's figures of a piece, hnode by hnode in the order sent, as
+ * lb_send_units_word would work them out: the runs of consecutive ids,
+ * and the bytes (htree's lb_work_bytes is a sum over the units in order;
+ * each hnode's share is worked out once, by the rank it started on). */
+static void
+send_piece(LbRank *self, int dst, guint round, GArray *piece, gboolean open)
+{
+  const LbWork *work = lb_rank_work(self);
+  gboolean detail = lb_rank_records_transfers(self);
+  g_autoptr(GArray) units = detail ? g_array_new(FALSE, FALSE, sizeof(LbUnit)) : NULL;
+  guint n = 0, runs = 0;
+  double bytes = 0;
+  guint64 next = G_MAXUINT64; /* the id that would go on with the last run */
+  for (guint i = 0; i < piece->len; i++) {
+    const Span *s = &g_array_index(piece, Span, i);
+    for (guint j = s->at; j < s->at + s->n; j++) {
+      const SfcHnode *h = &s->block->h[j];
+      LbUnit u = {h->id, h->load};
+      if (isnan(s->block->bytes[j]))
+        s->block->bytes[j] = lb_work_bytes(work, &u, 1);
+      bytes += s->block->bytes[j];
+      runs += h->id != next;
+      next = h->id + 1;
+      if (units != NULL)
+        g_array_append_val(units, u);
+    }
+    n += s->n;
+  }
+  lb_send_units_ref(self, dst, TAG_SHIFT(round), round, piece, (GDestroyNotify)g_array_unref, n,
+                    runs, bytes, open, units != NULL ? (const LbUnit *)units->data : NULL);
+}
+
+/* Receives a piece into the front or the end of my row; returns whether
+ * the sender's end is still open. */
+static gboolean
+recv_piece(LbRank *self, SfcState *st, GArray *row, int src, guint round, gboolean front)
+{
+  guint32 open = 0;
+  GArray *piece = lb_recv_units_ref(self, src, TAG_SHIFT(round), &open);
+  gsize n = spans_length(piece);
+  if (n > 0 && lb_rank_narrating(self)) {
+    g_autoptr(GString) names = g_string_new(NULL);
+    append_hnode_range(
+        names, st->dim, span_hnode(piece, 0, 0)->id,
+        span_hnode(piece, piece->len - 1, g_array_index(piece, Span, piece->len - 1).n - 1)->id, n);
+    lb_narrate(self, "round %u: %zu hnode%s from P_%d: %s", round, n, n == 1 ? "" : "s", src,
+               names->str);
+  }
+  place_piece(row, piece, front);
   return open != 0;
+}
+
+/* "k hnodes (load ... of ... to send) to P_d: first .. last" */
+static void
+narrate_piece(GString *s, guint dim, const GArray *piece, double owed, gboolean open, int dst)
+{
+  gsize n = spans_length(piece);
+  guint64 load = 0;
+  for (guint i = 0; i < piece->len; i++)
+    load += span_load(&g_array_index(piece, Span, i));
+  g_string_append_printf(s,
+                         "%s%zu hnode%s (load %" G_GUINT64_FORMAT " of %.3f to send%s) to P_%d: ",
+                         s->len > 0 ? "; " : "", n, n == 1 ? "" : "s", load, owed,
+                         open ? ", all I had: stays open" : "", dst);
+  append_hnode_range(
+      s, dim, span_hnode(piece, 0, 0)->id,
+      span_hnode(piece, piece->len - 1, g_array_index(piece, Span, piece->len - 1).n - 1)->id, n);
 }
 
 /* The shift, as sfc_shift simulates it, with messages: each round every
@@ -373,19 +593,27 @@ static guint
 shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint64 *moved)
 {
   int me = lb_rank_id(self), p = lb_rank_count(self);
-  g_autofree double *flow = g_new(double, p + 1);
-  sfc_flows(loads, (guint)p, flow);
+  /* Unb(Pre) of my two boundaries: the flows of every boundary, worked
+   * out by each rank from the loads it gathered, but kept by none (p of
+   * them on each of p ranks would be p^2) */
+  double pre, next_pre; /* Unb(Pre_me), Unb(Pre_me+1) */
+  {
+    g_autofree double *flow = g_new(double, p + 1);
+    sfc_flows(loads, (guint)p, flow);
+    pre = flow[me];
+    next_pre = flow[me + 1];
+  }
   SfcEnd left = {0, FALSE}, right = {0, FALSE};
   gboolean in_left = FALSE, in_right = FALSE; /* a neighbour still sends to me */
-  if (me > 0 && fabs(flow[me]) > threshold) {
-    if (flow[me] < 0)
-      left = (SfcEnd){-flow[me], TRUE};
+  if (me > 0 && fabs(pre) > threshold) {
+    if (pre < 0)
+      left = (SfcEnd){-pre, TRUE};
     else
       in_left = TRUE;
   }
-  if (me + 1 < p && fabs(flow[me + 1]) > threshold) {
-    if (flow[me + 1] > 0)
-      right = (SfcEnd){flow[me + 1], TRUE};
+  if (me + 1 < p && fabs(next_pre) > threshold) {
+    if (next_pre > 0)
+      right = (SfcEnd){next_pre, TRUE};
     else
       in_right = TRUE;
   }
@@ -400,105 +628,112 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
                              me + 1);
     if (in_right)
       g_string_append_printf(what, "%sreceive from P_%d", what->len ? ", " : "", me + 1);
-    lb_narrate(self, "Unb(Pre) %.3f, Unb(Suc) %.3f (T %.3f): %s", me > 0 ? flow[me] : 0.0,
-               me + 1 < p ? -flow[me + 1] : 0.0, threshold,
-               what->len ? what->str : "nothing to do");
+    lb_narrate(self, "Unb(Pre) %.3f, Unb(Suc) %.3f (T %.3f): %s", me > 0 ? pre : 0.0,
+               me + 1 < p ? -next_pre : 0.0, threshold, what->len ? what->str : "nothing to do");
   }
   guint round = 0;
   *moved = 0;
-  g_autoptr(GArray) seq_loads = g_array_new(FALSE, FALSE, sizeof(guint64));
+  g_autoptr(GArray) row = spans_new();
+  gboolean takes_part = left.open || right.open || in_left || in_right;
+  if (takes_part && st->seq->len > 0) {
+    Span all = {block_new(st->seq), 0, st->seq->len};
+    g_array_append_val(row, all);
+  }
+  RowLoads view = {0};
   while (left.open || right.open || in_left || in_right) {
     if (round < 256) /* the core counts rounds up to 256; the metric counts them all */
       lb_phase_round(self, round);
-    guint n = st->seq->len;
-    g_array_set_size(seq_loads, n);
-    for (guint i = 0; i < n; i++)
-      g_array_index(seq_loads, guint64, i) = g_array_index(st->seq, SfcHnode, i).load;
+    row_loads_init(&view, row);
+    gsize n = view.starts[row->len];
+    SfcLoads seq_loads = {row_prefix, &view, n};
     gboolean send_left = left.open, send_right = right.open;
     double owed_left = left.amount, owed_right = right.amount;
     gsize n_left = 0, n_right = 0;
-    sfc_round((const guint64 *)seq_loads->data, n, &left, &right, in_left, in_right, &n_left,
-              &n_right);
-    if (send_left)
-      send_piece(self, st, me - 1, round, 0, (guint)n_left, left.open);
-    if (send_right)
-      send_piece(self, st, me + 1, round, n - (guint)n_right, (guint)n_right, right.open);
+    sfc_round_loads(&seq_loads, &left, &right, in_left, in_right, &n_left, &n_right);
+    GArray *to_left = take_front(row, n_left);
+    GArray *to_right = take_back(row, n_right);
     if (n_left + n_right > 0 && lb_rank_narrating(self)) {
       g_autoptr(GString) s = g_string_new(NULL);
-      const SfcHnode *h = (const SfcHnode *)st->seq->data;
-      const guint64 *l = (const guint64 *)seq_loads->data;
-      if (n_left > 0) {
-        guint64 load = 0;
-        for (gsize i = 0; i < n_left; i++)
-          load += l[i];
-        g_string_append_printf(
-            s, "%zu hnode%s (load %" G_GUINT64_FORMAT " of %.3f to send%s) to P_%d: ", n_left,
-            n_left == 1 ? "" : "s", load, owed_left, left.open ? ", all I had: stays open" : "",
-            me - 1);
-        append_hnode_range(s, st->dim, h, (guint)n_left);
-      }
-      if (n_right > 0) {
-        guint64 load = 0;
-        for (gsize i = n - n_right; i < n; i++)
-          load += l[i];
-        g_string_append_printf(
-            s, "%s%zu hnode%s (load %" G_GUINT64_FORMAT " of %.3f to send%s) to P_%d: ",
-            n_left > 0 ? "; " : "", n_right, n_right == 1 ? "" : "s", load, owed_right,
-            right.open ? ", all I had: stays open" : "", me + 1);
-        append_hnode_range(s, st->dim, h + n - n_right, (guint)n_right);
-      }
+      if (n_left > 0)
+        narrate_piece(s, st->dim, to_left, owed_left, left.open, me - 1);
+      if (n_right > 0)
+        narrate_piece(s, st->dim, to_right, owed_right, right.open, me + 1);
       lb_narrate(self, "round %u: %s", round, s->str);
     }
+    if (send_left)
+      send_piece(self, me - 1, round, to_left, left.open);
+    else
+      g_array_unref(to_left);
+    if (send_right)
+      send_piece(self, me + 1, round, to_right, right.open);
+    else
+      g_array_unref(to_right);
     *moved += n_left + n_right;
-    g_array_remove_range(st->seq, n - (guint)n_right, (guint)n_right);
-    g_array_remove_range(st->seq, 0, (guint)n_left);
     if (in_left)
-      in_left = recv_piece(self, st, me - 1, round, TRUE);
+      in_left = recv_piece(self, st, row, me - 1, round, TRUE);
     if (in_right)
-      in_right = recv_piece(self, st, me + 1, round, FALSE);
+      in_right = recv_piece(self, st, row, me + 1, round, FALSE);
     round++;
   }
+  g_free(view.starts);
+  g_free(view.before);
   lb_wait_sends(self);
   if (round > 0 && lb_rank_narrating(self))
     lb_narrate(self,
                "shift over after %u round%s: I sent %" G_GUINT64_FORMAT " hnode%s on (a hop each)",
                round, round == 1 ? "" : "s", *moved, *moved == 1 ? "" : "s");
-  for (guint i = 0; i < st->seq->len; i++) {
-    SfcHnode *h = &g_array_index(st->seq, SfcHnode, i);
-    if (h->key == KEY_UNKNOWN)
-      h->key = sfc_key(st->curve, st->dim, st->order, h->id);
+  if (!takes_part)
+    return 0;
+  /* my new segment, copied once out of the blocks that brought it */
+  g_array_set_size(st->seq, 0);
+  for (guint i = 0; i < row->len; i++) {
+    const Span *s = &g_array_index(row, Span, i);
+    g_array_append_vals(st->seq, s->block->h + s->at, s->n);
   }
   return round;
 }
 
 /* The roots of my private H-trees: the hnodes of my segment whose parent
- * is not in it (a subtree is one run of keys, so the parent is mine iff
- * its key is not before my first). */
+ * is not in it. A subtree is one run of keys, so a parent of mine comes
+ * before its sub-spaces with only its other descendants between: it is
+ * on top of the stack of my hnodes that hold the one at hand. */
 static GArray *
 private_roots(const SfcState *st)
 {
   GArray *roots = g_array_new(FALSE, FALSE, sizeof(guint64));
-  if (st->seq->len == 0)
-    return roots;
-  guint64 first = g_array_index(st->seq, SfcHnode, 0).key;
+  g_autoptr(GArray) holders = g_array_new(FALSE, FALSE, sizeof(guint64));
   for (guint i = 0; i < st->seq->len; i++) {
-    const SfcHnode *h = &g_array_index(st->seq, SfcHnode, i);
-    guint64 parent = lb_htree_parent(h->id, st->dim);
-    if (parent == 0 || sfc_key(st->curve, st->dim, st->order, parent) < first)
-      g_array_append_val(roots, h->id);
+    guint64 id = g_array_index(st->seq, SfcHnode, i).id;
+    while (holders->len > 0 &&
+           !sfc_region_holds(st->dim, g_array_index(holders, guint64, holders->len - 1), id))
+      g_array_set_size(holders, holders->len - 1);
+    guint64 parent = lb_htree_parent(id, st->dim);
+    if (parent == 0 || holders->len == 0 ||
+        g_array_index(holders, guint64, holders->len - 1) != parent)
+      g_array_append_val(roots, id);
+    g_array_append_val(holders, id);
   }
   return roots;
 }
 
 /* Where every segment starts, from the replicated tree's roots. Every rank
  * holds the same roots (one shared block) and derives the same starts: the
- * simulator works them out once per block. The cache keeps a reference to
- * the block it read, so that no later block can take its address. */
+ * simulator works them out once per block, into one block of starts that
+ * every rank holds a reference to. The cache keeps a reference to the
+ * roots it read, so that no later block can take its address. */
 static struct {
   GBytes *roots;
   guint p;
-  guint64 *starts, *first_ids; /* first_ids: the root at each start, 0 for an empty rank */
+  GBytes *starts;
+  guint64 *first_ids; /* the root at each start, 0 for an empty rank */
 } derived;
+
+/* Where each rank's roots are in the gathered block: the same for every
+ * rank of a step, so that one array serves them all (a rank of the next
+ * step can only fill it after every rank gave its roots for that step,
+ * which each does after reading it for this one). */
+static gsize *root_offsets;
+static guint root_offsets_p;
 
 static void
 segment_starts(SfcState *st, guint p, int me)
@@ -508,28 +743,31 @@ segment_starts(SfcState *st, guint p, int me)
   if (derived.roots == NULL || derived.p != p ||
       g_bytes_get_data(derived.roots, NULL) != (gconstpointer)all) {
     g_clear_pointer(&derived.roots, g_bytes_unref);
-    g_free(derived.starts);
+    g_clear_pointer(&derived.starts, g_bytes_unref);
     g_free(derived.first_ids);
     derived.roots = g_bytes_ref(st->roots);
     derived.p = p;
-    derived.starts = g_new(guint64, p);
+    guint64 *starts = g_new(guint64, p);
     derived.first_ids = g_new0(guint64, p);
     guint64 next = G_MAXUINT64;
     for (guint r = p; r-- > 0;) {
       guint64 start = G_MAXUINT64;
-      for (gsize k = st->root_offsets[r] / sizeof(guint64);
-           k < st->root_offsets[r + 1] / sizeof(guint64); k++) {
+      for (gsize k = root_offsets[r] / sizeof(guint64); k < root_offsets[r + 1] / sizeof(guint64);
+           k++) {
         guint64 key = sfc_key(st->curve, st->dim, st->order, all[k]);
         if (key < start) {
           start = key;
           derived.first_ids[r] = all[k];
         }
       }
-      derived.starts[r] = start != G_MAXUINT64 ? start : next;
-      next = derived.starts[r];
+      starts[r] = start != G_MAXUINT64 ? start : next;
+      next = starts[r];
     }
+    derived.starts = g_bytes_new_take(starts, p * sizeof(guint64));
   }
-  memcpy(st->starts, derived.starts, p * sizeof(guint64));
+  g_clear_pointer(&st->starts_block, g_bytes_unref);
+  st->starts_block = g_bytes_ref(derived.starts);
+  st->starts = g_bytes_get_data(st->starts_block, NULL);
   st->next_first_id = 0;
   for (guint r = (guint)me + 1; r < p && st->next_first_id == 0; r++)
     st->next_first_id = derived.first_ids[r];
@@ -548,8 +786,12 @@ update_tree(LbRank *self, SfcState *st)
   guint p = (guint)lb_rank_count(self);
   g_autoptr(GArray) roots = private_roots(st);
   g_clear_pointer(&st->roots, g_bytes_unref);
-  st->roots =
-      lb_allgatherv_shared(self, roots->data, roots->len * sizeof(guint64), st->root_offsets);
+  if (root_offsets_p != p) {
+    g_free(root_offsets);
+    root_offsets = g_new(gsize, p + 1);
+    root_offsets_p = p;
+  }
+  st->roots = lb_allgatherv_shared(self, roots->data, roots->len * sizeof(guint64), root_offsets);
   segment_starts(st, p, lb_rank_id(self));
   if (lb_rank_narrating(self)) {
     g_autoptr(GString) names = g_string_new(NULL);
@@ -592,8 +834,9 @@ sfc_balance(LbRank *self, gpointer state)
   if (a % (guint)lb_params_get_int(params, "period") == 0) {
     lb_phase_begin(self, PHASE_DETECT);
     guint64 mine = segment_load(st);
-    g_autofree guint64 *loads = g_new(guint64, p);
-    lb_allgather(self, &mine, sizeof mine, loads);
+    /* the gathered loads: one block that every rank holds */
+    g_autoptr(GBytes) gathered = lb_allgather_shared(self, &mine, sizeof mine);
+    const guint64 *loads = g_bytes_get_data(gathered, NULL);
     double total = 0;
     for (guint r = 0; r < p; r++)
       total += (double)loads[r];
