@@ -167,8 +167,29 @@ def main():
         ok(p.stdout.split() == ["pairwise"], "the installed completion knows a plugin's balancer",
            p.stdout + p.stderr)
 
-        # refusals: exit 2, the file and the reason, nothing on stdout
+        # a work model as a plugin, from the installed headers alone
         cflags = run(["pkg-config", "--cflags", "lbsim"], work, env).stdout.split()
+        ramp, cp = cc_plugin(tmp, "ramp", open(os.path.join(SOURCE, "tests", "install",
+                                                           "ramp-model.c")).read(),
+                             ["-Wall", "-Wextra", "-Werror"] + cflags)
+        ok(cp.returncode == 0, "a model plugin builds against the prefix's headers alone",
+           cp.stderr)
+        with open(os.path.join(example, "ramp.ini"), "w") as f:
+            f.write("[scenario]\nplatform = hypercube-16.xml\nranks = 16\nsteps = 2\n"
+                    "[workload]\nmodel = ramp\nsize = 4096\nslope = 100\n"
+                    "[balancers]\nrun = none, mlb, pairwise\n"
+                    "[expect]\nmlb.imbalance-after < none.imbalance-after\n"
+                    "mlb.imbalance-after <= 1.01\n"
+                    "pairwise.imbalance-after < none.imbalance-after\n")
+        p = run([lbsim, "check", "--plugin", ramp, "--plugin", plugin, "ramp.ini"], example)
+        ok(p.returncode == 0 and "3 passed, 0 failed" in p.stdout,
+           "a plugin's model runs mlb and a plugin's balancer, [expect] holding",
+           p.stdout + p.stderr)
+        p = run([lbsim, "list", "--plugin", ramp], example)
+        ok(f"[workload] keys with model = ramp (" in p.stdout and f"from {ramp})" in p.stdout,
+           "lbsim list shows the plugin's model and its file", p.stdout[-500:])
+
+        # refusals: exit 2, the file and the reason, nothing on stdout
         bodies = {
             "old-abi": ("#include <lbsim/plugin.h>\n"
                         "G_MODULE_EXPORT const guint lb_plugin_abi_version = LB_ABI_VERSION + 1;\n"
