@@ -1481,18 +1481,21 @@ test_reproduce_chaube2003(void)
 }
 
 /* Shipped scenarios that take minutes under the sanitizers (a debug build,
- * every access checked): there they run at 64 ranks on a 64 x 64 field,
- * which goes through the same code, and their [expect] lines are the
- * normal build's to check. */
+ * every access checked) or write hundreds of MB with --detail: there they
+ * run at 64 ranks on a 64 x 64 field, which goes through the same code
+ * and writes the same members, and their [expect] lines are the normal
+ * build's to check. */
 static const char *const shrunk_when_sanitized[] = {"all-families-1024.ini", NULL};
 
-static void
-run_shrunk(const char *path)
+/* The scenario's shrunk run (with --detail or not): its JSON, one run per
+ * balancer of the file. */
+static char *
+run_shrunk(const char *path, gboolean detail)
 {
-  g_autofree char *json = tmp_path("shrunk.json");
+  char *json = tmp_path(detail ? "shrunk-detail.json" : "shrunk.json");
   g_auto(Result) r = {0};
   lbsim(&r, "run", "-q", path, "--ranks", "64", "--platform", "hypercube-64.xml", "--set",
-        "workload.size=64x64", "--json", json, NULL);
+        "workload.size=64x64", "--json", json, detail ? "--detail" : NULL, NULL);
   g_test_message("%s:\n%s%s", path, r.out, r.err);
   g_assert_cmpint(r.status, ==, 0);
   g_autoptr(JsonNode) root = load_json(json);
@@ -1501,6 +1504,7 @@ run_shrunk(const char *path)
   g_autoptr(LbScenario) sc = lb_scenario_load(full, NULL, NULL);
   g_assert_nonnull(sc);
   g_assert_cmpuint(json_array_get_length(runs), ==, sc->runs->len);
+  return json;
 }
 
 /* The JSON document follows docs/reference/lbsim-result.schema.json. */
@@ -1528,8 +1532,11 @@ test_shipped_scenario(gconstpointer data)
 {
   const char *name = data;
   g_autofree char *path = g_build_filename("scenarios", name, NULL);
-  if (g_getenv("LBSIM_SANITIZED") != NULL && g_strv_contains(shrunk_when_sanitized, name)) {
-    run_shrunk(path);
+  gboolean sanitized = g_getenv("LBSIM_SANITIZED") != NULL;
+  gboolean heavy = g_strv_contains(shrunk_when_sanitized, name);
+  if (sanitized && heavy) {
+    g_autofree char *json = run_shrunk(path, FALSE);
+    validate_schema(json);
     return;
   }
   g_auto(Result) r = {0};
@@ -1540,22 +1547,20 @@ test_shipped_scenario(gconstpointer data)
   g_assert_nonnull(strstr(r.out, " 0 failed"));
   g_assert_null(strstr(r.out, "SKIP"));
   validate_schema(json);
-  if (g_getenv("LBSIM_SANITIZED") != NULL)
+  if (sanitized)
     return;
   /* --detail adds the schedule, partitions, grids, events: the schema has
-   * them. The two heaviest scenarios write them at 64 ranks (at their own
-   * they take a minute and a half more and write 200 MB: the same members) */
-  g_auto(Result) d = {0};
-  g_autofree char *detail = tmp_path("shipped-detail.json");
-  if (strcmp(name, "all-families-1024.ini") == 0)
-    lbsim(&d, "run", "-q", path, "--detail", "--json", detail, "--ranks", "64", "--platform",
-          "hypercube-64.xml", "--set", "workload.size=64x64", NULL);
-  else if (strcmp(name, "sfc-t3e-512.ini") == 0)
-    lbsim(&d, "run", "-q", path, "--detail", "--json", detail, "--ranks", "64", NULL);
-  else
+   * them */
+  g_autofree char *detail = NULL;
+  if (heavy) {
+    detail = run_shrunk(path, TRUE);
+  } else {
+    g_auto(Result) d = {0};
+    detail = tmp_path("shipped-detail.json");
     lbsim(&d, "run", "-q", path, "--detail", "--json", detail, NULL);
-  g_test_message("--detail:\n%s", d.err);
-  g_assert_cmpint(d.status, ==, 0);
+    g_test_message("--detail:\n%s", d.err);
+    g_assert_cmpint(d.status, ==, 0);
+  }
   validate_schema(detail);
 }
 

@@ -5,6 +5,7 @@
 
 #include "lbsim/model.h"
 #include "lbsim/plugin.h"
+#include "workloads/models.h"
 
 static const LbBalancer *const registry[] = {
     &lb_none_balancer,
@@ -21,10 +22,8 @@ static const LbBalancer *const registry[] = {
 };
 
 /* The table above plus balancers registered at run time (tests, programs
- * that link the library with balancers of their own, and plugins), and
- * where each of those came from (balancer -> its plugin's file). */
+ * that link the library with balancers of their own, and plugins). */
 static GPtrArray *all;
-static GHashTable *origins;
 
 static void
 ensure_all(void)
@@ -40,7 +39,8 @@ ensure_all(void)
 void
 lb_balancer_register(const LbBalancer *balancer)
 {
-  g_assert(lb_balancer_register_from(balancer, NULL, NULL));
+  gboolean registered = lb_balancer_register_from(balancer, NULL, NULL);
+  g_assert(registered);
 }
 
 gboolean
@@ -63,18 +63,14 @@ lb_balancer_register_from(const LbBalancer *balancer, const char *origin, GError
   }
   all->pdata[all->len - 1] = (gpointer)balancer;
   g_ptr_array_add(all, NULL);
-  if (origin != NULL) {
-    if (origins == NULL)
-      origins = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    g_hash_table_insert(origins, (gpointer)balancer, g_strdup(origin));
-  }
+  lb_registry_set_origin(balancer, origin);
   return TRUE;
 }
 
 const char *
 lb_balancer_origin(const LbBalancer *balancer)
 {
-  return origins != NULL ? g_hash_table_lookup(origins, balancer) : NULL;
+  return lb_registry_origin(balancer);
 }
 
 const LbBalancer *const *

@@ -43,13 +43,30 @@ ensure_registry(void)
 G_DEFINE_QUARK(lb-plugin-error-quark, lb_plugin_error)
 /* clang-format on */
 
-/* model -> the plugin's file it came from */
+/* registered entry (a model, a balancer) -> the plugin's file it came from */
 static GHashTable *origins;
+
+void
+lb_registry_set_origin(gconstpointer entry, const char *origin)
+{
+  if (origin == NULL)
+    return;
+  if (origins == NULL)
+    origins = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  g_hash_table_insert(origins, (gpointer)entry, g_strdup(origin));
+}
+
+const char *
+lb_registry_origin(gconstpointer entry)
+{
+  return origins != NULL ? g_hash_table_lookup(origins, entry) : NULL;
+}
 
 void
 lb_model_register(const LbModel *model)
 {
-  g_assert(lb_model_register_from(model, NULL, NULL));
+  gboolean registered = lb_model_register_from(model, NULL, NULL);
+  g_assert(registered);
 }
 
 gboolean
@@ -76,18 +93,14 @@ lb_model_register_from(const LbModel *model, const char *origin, GError **error)
   }
   registry->pdata[registry->len - 1] = (gpointer)model;
   g_ptr_array_add(registry, NULL);
-  if (origin != NULL) {
-    if (origins == NULL)
-      origins = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    g_hash_table_insert(origins, (gpointer)model, g_strdup(origin));
-  }
+  lb_registry_set_origin(model, origin);
   return TRUE;
 }
 
 const char *
 lb_model_origin(const LbModel *model)
 {
-  return origins != NULL ? g_hash_table_lookup(origins, model) : NULL;
+  return lb_registry_origin(model);
 }
 
 /* The `model` key, its choices every registered model. */

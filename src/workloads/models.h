@@ -34,3 +34,8 @@ void lb_grid_square_factors(guint p, guint dim, guint64 *out);
  * an error instead of an abort when its name is taken or scenarios have
  * been read already. */
 gboolean lb_model_register_from(const LbModel *model, const char *origin, GError **error);
+
+/* Where a registered balancer or model came from: its plugin's file
+ * (nothing is recorded for a built-in one, origin NULL). */
+void lb_registry_set_origin(gconstpointer entry, const char *origin);
+const char *lb_registry_origin(gconstpointer entry);

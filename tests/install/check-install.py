@@ -15,21 +15,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tap import done, ok  # noqa: E402
+
 SOURCE, BUILD, PREFIX, LIBDIR = sys.argv[1:5]
-count = 0
-failed = 0
-
-
-def ok(cond, what, detail=""):
-    global count, failed
-    count += 1
-    if cond:
-        print(f"ok {count} {what}")
-    else:
-        failed += 1
-        print(f"not ok {count} {what}")
-        for line in str(detail).splitlines()[-30:]:
-            print(f"# {line}")
 
 
 def clean_env(**extra):
@@ -42,7 +31,7 @@ def clean_env(**extra):
     return env
 
 
-def run(args, cwd, env=None, ok_codes=(0,)):
+def run(args, cwd, env=None):
     p = subprocess.run(args, cwd=cwd, env=env or clean_env(), capture_output=True, text=True)
     return p
 
@@ -231,8 +220,7 @@ def main():
            "LBSIM_PLUGIN_PATH naming a bad plugin: exit 2", p.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"1..{count}")
-    return 1 if failed else 0
+    return done()
 
 
 sys.exit(main())

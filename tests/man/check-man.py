@@ -11,18 +11,10 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tap import done, ok  # noqa: E402
+
 LBSIM, MAN1, MAN5, COMPLETION = sys.argv[1:5]
-count = failed = 0
-
-
-def ok(cond, what, detail=""):
-    global count, failed
-    count += 1
-    print(f"{'ok' if cond else 'not ok'} {count} {what}")
-    if not cond:
-        failed += 1
-        for line in str(detail).splitlines()[-20:]:
-            print(f"# {line}")
 
 
 def out(*args, env=None):
@@ -100,8 +92,7 @@ def main():
     ok(got == ["baiardi2001"], "completion: papers", f"{got} {err}")
     got, err = complete("help", "sw")
     ok(got == ["sweep"], "completion: help's commands", f"{got} {err}")
-    print(f"1..{count}")
-    return 1 if failed else 0
+    return done()
 
 
 sys.exit(main())

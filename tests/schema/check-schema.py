@@ -16,19 +16,11 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tap import done, ok  # noqa: E402
+
 SOURCE, LBSIM = sys.argv[1:3]
 SCHEMA = os.path.join(SOURCE, "docs", "reference", "lbsim-result.schema.json")
-count = failed = 0
-
-
-def ok(cond, what, detail=""):
-    global count, failed
-    count += 1
-    print(f"{'ok' if cond else 'not ok'} {count} {what}")
-    if not cond:
-        failed += 1
-        for line in str(detail).splitlines()[-20:]:
-            print(f"# {line}")
 
 
 def lbsim(*args, cwd):
@@ -90,8 +82,7 @@ def main():
         p = lbsim("report", "older.json", "page-older", cwd=tmp)
         ok(p.returncode == 0, "lbsim report reads a document written before the format",
            p.stderr)
-    print(f"1..{count}")
-    return 1 if failed else 0
+    return done()
 
 
 sys.exit(main())
