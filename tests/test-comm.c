@@ -375,6 +375,25 @@ probe_msg_balance(LbRank *self, gpointer state)
   }
   lb_wait_sends(self);
   lb_barrier(self);
+
+  /* A message of about 0.5 s in flight is not there 0.1 s in, and is
+   * there, whole, 0.6 s later: a probe with a message under way still
+   * looks, and its transfer ran while rank 0 computed. */
+  if (id == 0) {
+    lb_execute(self, 0.1 * SPEED);
+    g_assert_false(lb_iprobe(self, LB_ANY_SOURCE, LB_ANY_TAG, &st));
+    lb_execute(self, 0.6 * SPEED);
+    double t4 = lb_now();
+    g_assert_true(lb_iprobe(self, 2, 31, &st));
+    g_assert_cmpfloat(lb_now(), ==, t4);
+    g_autoptr(LbMsg) late = lb_recv(self, 2, 31);
+    g_assert_cmpfloat(lb_now(), ==, t4);
+    g_assert_false(lb_iprobe(self, LB_ANY_SOURCE, LB_ANY_TAG, &st));
+  } else if (id == 2) {
+    lb_send(self, 0, 31, NULL, 0, 28000 * 50);
+  }
+  lb_wait_sends(self);
+  lb_barrier(self);
 }
 
 /* Five messages reach rank 0 at 1, 2, 3, 4 and 5 s while it holds four

@@ -88,6 +88,10 @@ struct _LbRank {
   GQueue requests;
   GQueue inbound;
   gboolean spare_get;
+  /* Messages put into this rank's mailbox (counted by their senders) and
+   * taken out of it: while the two agree nothing is in flight to the rank,
+   * and a poll knows there is nothing to find without asking SimGrid. */
+  guint64 inbox_put, inbox_taken;
 };
 
 struct _LbCoreRun {
