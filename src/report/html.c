@@ -822,13 +822,13 @@ value_index(const LbSweepAxis *v, const char *value)
 }
 
 /* The other parameters' values of a run: "a = 1, b = x" (empty with one
- * parameter). */
+ * parameter), the replicates' aside. */
 static char *
 others_text(const LbResults *doc, const LbSweepResult *s, guint skip)
 {
   GString *t = g_string_new(NULL);
   for (guint v = 0; v < doc->axes->len; v++) {
-    if (v == skip)
+    if (v == skip || (gint)v == doc->replicates)
       continue;
     g_string_append_printf(t, "%s%s = %s", t->len ? ", " : "",
                            ((const LbSweepAxis *)doc->axes->pdata[v])->name, s->point[v]);
@@ -836,12 +836,13 @@ others_text(const LbResults *doc, const LbSweepResult *s, guint skip)
   return g_string_free(t, FALSE);
 }
 
-/* Orders runs by their other parameters' value indices. */
+/* Orders runs by their other parameters' value indices, the replicates'
+ * aside. */
 static int
 compare_others(const LbSweepResult *a, const LbSweepResult *b, const LbResults *doc, guint skip)
 {
   for (guint v = 0; v < doc->axes->len; v++) {
-    if (v == skip)
+    if (v == skip || (gint)v == doc->replicates)
       continue;
     guint ia = value_index(doc->axes->pdata[v], a->point[v]);
     guint ib = value_index(doc->axes->pdata[v], b->point[v]);
@@ -876,14 +877,30 @@ static const SweepMeasure sweep_measures[] = {
      "imbalance_after", 1, FALSE},
 };
 
+/* The runs of one line at one x: their values and statistics. */
+typedef struct {
+  double x;
+  GArray *y;
+  LbStats stats;
+} SweepPoint;
+
+static void
+sweep_point_clear(gpointer p)
+{
+  g_array_unref(((SweepPoint *)p)->y);
+}
+
 /* One chart: a measure against parameter v, one series per balancer, a
- * line per combination of the other parameters' values. */
+ * line per combination of the other parameters' values. With replicates,
+ * a line goes through the mean of each point's replicates, over two
+ * bands: their least to greatest, and the 95 % interval of the mean. */
 static gboolean
 sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *balancers,
             GError **error)
 {
   const LbResults *doc = o->doc;
   const LbSweepAxis *vary = doc->axes->pdata[v];
+  gboolean replicated = doc->replicates >= 0;
   g_autofree double *xs = g_new(double, MAX(vary->values->len, 1));
   LbPlotScale scale = value_scale(vary, xs);
   g_autofree char *safe = g_strdup(vary->name);
@@ -893,7 +910,9 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
   g_autofree char *title = g_strdup_printf("%s against %s", m->title, vary->name);
   g_autoptr(LbPlot) plot = lb_plot_new(LB_PLOT_LINES, id, title);
   lb_plot_x_axis(plot, vary->name, scale, (const char *const *)vary->values->pdata);
-  lb_plot_value_axis(plot, m->axis, m->floor, m->seconds);
+  g_autofree char *axis_label =
+      replicated ? g_strdup_printf("%s, mean of replicates", m->axis) : g_strdup(m->axis);
+  lb_plot_value_axis(plot, axis_label, m->floor, m->seconds);
 
   /* the combinations of the other parameters, in the sweep's order */
   g_autoptr(GPtrArray) combos = g_ptr_array_new();
@@ -905,7 +924,8 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
     if (k == combos->len || compare_others(combos->pdata[k], s, doc, v) != 0)
       g_ptr_array_insert(combos, (gint)k, (gpointer)s);
   }
-  if (doc->axes->len > 1)
+  guint others = doc->axes->len - 1 - (replicated ? 1 : 0);
+  if (others > 0)
     for (guint c = 0; c < combos->len; c++) {
       g_autofree char *label = others_text(doc, combos->pdata[c], v);
       lb_plot_style(plot, c, label);
@@ -913,16 +933,19 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
 
   g_autoptr(GString) csv = g_string_new("balancer");
   for (guint k = 0; k < doc->axes->len; k++)
-    if (k != v)
+    if (k != v && (gint)k != doc->replicates)
       g_string_append_printf(csv, ",%s", ((const LbSweepAxis *)doc->axes->pdata[k])->name);
   const LbSummaryField *field = lb_summary_lookup(m->field);
-  g_string_append_printf(csv, ",%s,%s\n", vary->name, field->json);
+  g_string_append_printf(csv, ",%s,%s", vary->name, field->json);
+  if (replicated)
+    g_string_append(csv, "_mean,runs,min,max,ci95_low,ci95_high");
+  g_string_append_c(csv, '\n');
   for (guint b = 0; b < balancers->len; b++) {
     lb_plot_series(plot, balancers->pdata[b]);
     for (guint c = 0; c < combos->len; c++) {
-      /* this line's runs, by their x */
-      g_autoptr(GArray) x = g_array_new(FALSE, FALSE, sizeof(double));
-      g_autoptr(GArray) y = g_array_new(FALSE, FALSE, sizeof(double));
+      /* this line's runs, gathered by their x, in the order of x */
+      g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(SweepPoint));
+      g_array_set_clear_func(points, sweep_point_clear);
       for (guint i = 0; i < doc->results->len; i++) {
         const LbSweepResult *s = doc->results->pdata[i];
         if (strcmp(s->balancer, balancers->pdata[b]) != 0 ||
@@ -931,40 +954,82 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
           continue;
         double px = xs[value_index(vary, s->point[v])], py = summary_value(field, s->result);
         guint at = 0;
-        while (at < x->len && g_array_index(x, double, at) <= px)
+        while (at < points->len && g_array_index(points, SweepPoint, at).x < px)
           at++;
-        g_array_insert_val(x, at, px);
-        g_array_insert_val(y, at, py);
+        if (at == points->len || g_array_index(points, SweepPoint, at).x != px) {
+          SweepPoint p = {px, g_array_new(FALSE, FALSE, sizeof(double)), {0}};
+          g_array_insert_val(points, at, p);
+        }
+        g_array_append_val(g_array_index(points, SweepPoint, at).y, py);
       }
-      if (x->len == 0)
+      if (points->len == 0)
         continue;
-      lb_plot_line(plot, c, x->len, (double *)x->data, (double *)y->data);
-      for (guint k = 0; k < x->len; k++) {
-        lb_report_csv_text(csv, balancers->pdata[b]);
-        const LbSweepResult *s = combos->pdata[c];
-        for (guint q = 0; q < doc->axes->len; q++)
-          if (q != v) {
-            g_string_append_c(csv, ',');
-            lb_report_csv_text(csv, s->point[q]);
+      guint n = points->len;
+      g_autofree double *x = g_new(double, n);
+      g_autofree double *y = g_new(double, n);
+      g_autofree double *lo = g_new(double, 2 * n);
+      g_autofree double *hi = g_new(double, 2 * n);
+      for (guint k = 0; k < n; k++) {
+        SweepPoint *p = &g_array_index(points, SweepPoint, k);
+        lb_stats_of((double *)p->y->data, p->y->len, &p->stats);
+        x[k] = p->x;
+        y[k] = p->stats.mean;
+        lo[k] = p->stats.min;
+        hi[k] = p->stats.max;
+        /* one replicate has no interval: the band narrows to the mean */
+        lo[n + k] = isfinite(p->stats.ci_low) ? p->stats.ci_low : p->stats.mean;
+        hi[n + k] = isfinite(p->stats.ci_high) ? p->stats.ci_high : p->stats.mean;
+      }
+      lb_plot_line(plot, c, n, x, y);
+      if (replicated) {
+        lb_plot_band(plot, n, lo, hi);
+        lb_plot_band(plot, n, lo + n, hi + n);
+      }
+      for (guint k = 0; k < n; k++) {
+        const SweepPoint *p = &g_array_index(points, SweepPoint, k);
+        for (guint r = 0; r < (replicated ? 1 : p->y->len); r++) {
+          lb_report_csv_text(csv, balancers->pdata[b]);
+          const LbSweepResult *s = combos->pdata[c];
+          for (guint q = 0; q < doc->axes->len; q++)
+            if (q != v && (gint)q != doc->replicates) {
+              g_string_append_c(csv, ',');
+              lb_report_csv_text(csv, s->point[q]);
+            }
+          g_string_append_c(csv, ',');
+          if (scale == LB_PLOT_CATEGORIES)
+            lb_report_csv_text(csv, vary->values->pdata[(guint)p->x]);
+          else
+            number(csv, p->x);
+          if (!replicated) {
+            csv_number(csv, g_array_index(p->y, double, r));
+          } else {
+            csv_number(csv, p->stats.mean);
+            g_string_append_printf(csv, ",%u", p->stats.n);
+            csv_number(csv, p->stats.min);
+            csv_number(csv, p->stats.max);
+            csv_number(csv, lo[n + k]);
+            csv_number(csv, hi[n + k]);
           }
-        g_string_append_c(csv, ',');
-        double px = g_array_index(x, double, k);
-        if (scale == LB_PLOT_CATEGORIES)
-          lb_report_csv_text(csv, vary->values->pdata[(guint)px]);
-        else
-          number(csv, px);
-        csv_number(csv, g_array_index(y, double, k));
-        g_string_append_c(csv, '\n');
+          g_string_append_c(csv, '\n');
+        }
       }
     }
   }
+  const char *rname =
+      replicated ? ((const LbSweepAxis *)doc->axes->pdata[doc->replicates])->name : NULL;
+  g_autofree char *of = replicated ? g_strdup_printf("The mean over the replicates (%s)", rname)
+                                   : g_strdup("Every run's value");
+  g_autofree char *bands =
+      replicated ? g_strdup(" The light band runs from the least to the greatest replicate, the "
+                            "darker one is the 95 % confidence interval of the mean (Student's t "
+                            "with n - 1 degrees of freedom).")
+                 : g_strdup("");
   g_autofree char *caption =
-      doc->axes->len > 1
-          ? g_strdup_printf("%s of every run against %s: a colour per balancer, a line style per "
-                            "combination of the other parameters' values.",
-                            m->title, vary->name)
-          : g_strdup_printf("%s of every run against %s, a line per balancer.", m->title,
-                            vary->name);
+      others > 0 ? g_strdup_printf("%s: %s against %s, a colour per balancer, a line style per "
+                                   "combination of the other parameters' values.%s",
+                                   m->title, of, vary->name, bands)
+                 : g_strdup_printf("%s: %s against %s, a line per balancer.%s", m->title, of,
+                                   vary->name, bands);
   return put_chart(o, out, plot, what, caption, csv, error);
 }
 
@@ -990,7 +1055,8 @@ sweep_header(GString *out, const LbResults *doc, GPtrArray *balancers)
   for (guint v = 0; v < doc->axes->len; v++) {
     const LbSweepAxis *vy = doc->axes->pdata[v];
     g_autofree char *values = g_strjoinv(", ", (char **)vy->values->pdata);
-    g_autofree char *name = g_strdup_printf("varied: %s", vy->name);
+    g_autofree char *name =
+        g_strdup_printf((gint)v == doc->replicates ? "replicates: %s" : "varied: %s", vy->name);
     g_autofree char *escaped = g_markup_escape_text(name, -1);
     fact(out, escaped, values);
   }
@@ -1068,6 +1134,8 @@ sweep_page(Out *o, GString *out, const char *json_base, GError **error)
                        "each varied parameter: the total simulated time and the imbalance after "
                        "balancing (its mean over the adaptation steps).</p>\n");
   for (guint v = 0; v < doc->axes->len; v++) {
+    if ((gint)v == doc->replicates)
+      continue; /* never a chart against the seed */
     g_string_append(out, "<h3>");
     esc(out, ((const LbSweepAxis *)doc->axes->pdata[v])->name);
     g_string_append(out, "</h3>\n");
