@@ -881,15 +881,38 @@ test_replicates(void)
   g_assert_cmpint(rep.status, ==, 0);
   g_autofree char *svg_path = g_build_filename(page, "mlb-teach-16.vs-ranks.time.svg", NULL);
   g_autofree char *svg = read_text(svg_path);
-  guint bands = 0;
+  guint bands = 0, bars = 0;
   for (const char *c = svg; (c = strstr(c, "class=\"band\"")) != NULL; c++)
     bands++;
-  g_assert_cmpuint(bands, ==, 2 * 2); /* min-max and the interval, for none and mlb */
+  for (const char *c = svg; (c = strstr(c, "class=\"bars\"")) != NULL; c++)
+    bars++;
+  /* min-max shaded, the interval as error bars, for none and mlb */
+  g_assert_cmpuint(bands, ==, 2);
+  g_assert_cmpuint(bars, ==, 2);
   g_autofree char *seed_chart = g_build_filename(page, "mlb-teach-16.vs-seed.time.svg", NULL);
   g_assert_false(g_file_test(seed_chart, G_FILE_TEST_EXISTS));
   g_autofree char *index = g_build_filename(page, "index.html", NULL);
   g_autofree char *html = read_text(index);
   g_assert_nonnull(strstr(html, "replicates: seed"));
+  g_assert_nonnull(strstr(html, "3 replicates (seed)"));
+  /* the means table: mlb at 16 ranks, its total time's mean as the JSON's */
+  JsonObject *last = json_array_get_object_element(stats, json_array_get_length(stats) - 1);
+  g_assert_cmpstr(json_object_get_string_member(last, "balancer"), ==, "mlb");
+  double mean = json_object_get_double_member(
+      json_object_get_object_member(json_object_get_object_member(last, "summary"), "total_time"),
+      "mean");
+  g_autofree char *means_path = g_build_filename(page, "mlb-teach-16.sweep-means.csv", NULL);
+  g_autofree char *means = read_text(means_path);
+  g_auto(GStrv) lines = g_strsplit(means, "\n", -1);
+  g_assert_cmpstr(lines[0], ==,
+                  "ranks,balancer,runs,imbalance_after_mean,imbalance_after_ci95_half,"
+                  "balance_time_mean,balance_time_ci95_half,total_time_mean,total_time_ci95_half");
+  g_assert_cmpuint(g_strv_length(lines), ==, 1 + 3 * 2 + 1);
+  g_auto(GStrv) cells = g_strsplit(lines[6], ",", -1);
+  g_assert_cmpstr(cells[0], ==, "16");
+  g_assert_cmpstr(cells[1], ==, "mlb");
+  g_assert_cmpstr(cells[2], ==, "3");
+  assert_close(g_ascii_strtod(cells[7], NULL), mean, "the page's mean");
 }
 
 /* --replicates names given seeds; what is refused. */

@@ -907,12 +907,14 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
   g_strcanon(safe, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", '_');
   g_autofree char *what = g_strdup_printf("vs-%s.%s", safe, m->what);
   g_autofree char *id = g_strdup_printf("vs-%s-%s", safe, m->what);
-  g_autofree char *title = g_strdup_printf("%s against %s", m->title, vary->name);
+  g_autofree char *title =
+      replicated
+          ? g_strdup_printf("%s against %s (mean of %u replicates)", m->title, vary->name,
+                            ((const LbSweepAxis *)doc->axes->pdata[doc->replicates])->values->len)
+          : g_strdup_printf("%s against %s", m->title, vary->name);
   g_autoptr(LbPlot) plot = lb_plot_new(LB_PLOT_LINES, id, title);
   lb_plot_x_axis(plot, vary->name, scale, (const char *const *)vary->values->pdata);
-  g_autofree char *axis_label =
-      replicated ? g_strdup_printf("%s, mean of replicates", m->axis) : g_strdup(m->axis);
-  lb_plot_value_axis(plot, axis_label, m->floor, m->seconds);
+  lb_plot_value_axis(plot, m->axis, m->floor, m->seconds);
 
   /* the combinations of the other parameters, in the sweep's order */
   g_autoptr(GPtrArray) combos = g_ptr_array_new();
@@ -982,8 +984,8 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
       }
       lb_plot_line(plot, c, n, x, y);
       if (replicated) {
-        lb_plot_band(plot, n, lo, hi);
-        lb_plot_band(plot, n, lo + n, hi + n);
+        lb_plot_band(plot, LB_PLOT_BAND_AREA, n, lo, hi);
+        lb_plot_band(plot, LB_PLOT_BAND_BARS, n, lo + n, hi + n);
       }
       for (guint k = 0; k < n; k++) {
         const SweepPoint *p = &g_array_index(points, SweepPoint, k);
@@ -1020,9 +1022,9 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
   g_autofree char *of = replicated ? g_strdup_printf("The mean over the replicates (%s)", rname)
                                    : g_strdup("Every run's value");
   g_autofree char *bands =
-      replicated ? g_strdup(" The light band runs from the least to the greatest replicate, the "
-                            "darker one is the 95 % confidence interval of the mean (Student's t "
-                            "with n - 1 degrees of freedom).")
+      replicated ? g_strdup(" The shaded band runs from the least to the greatest replicate, the "
+                            "error bars span the 95 % confidence interval of the mean (Student's "
+                            "t with n - 1 degrees of freedom).")
                  : g_strdup("");
   g_autofree char *caption =
       others > 0 ? g_strdup_printf("%s: %s against %s, a colour per balancer, a line style per "
@@ -1040,14 +1042,25 @@ sweep_header(GString *out, const LbResults *doc, GPtrArray *balancers)
   esc(out, doc->name);
   g_string_append(out, ": a sweep</h1>\n<p class=\"lead\">");
   g_autoptr(GString) lead = g_string_new(NULL);
-  for (guint v = 0; v < doc->axes->len; v++)
+  guint varied = doc->axes->len - (doc->replicates >= 0 ? 1 : 0), k = 0;
+  for (guint v = 0; v < doc->axes->len; v++, k++) {
+    if ((gint)v == doc->replicates) {
+      k--;
+      continue;
+    }
     g_string_append_printf(lead, "%s%s",
-                           v == 0                   ? ""
-                           : v + 1 < doc->axes->len ? ", "
-                                                    : " and ",
+                           k == 0           ? ""
+                           : k + 1 < varied ? ", "
+                                            : " and ",
                            ((const LbSweepAxis *)doc->axes->pdata[v])->name);
-  g_string_append_printf(lead, " varied, %u balancer%s", balancers->len,
-                         balancers->len == 1 ? "" : "s");
+  }
+  if (varied > 0)
+    g_string_append(lead, " varied, ");
+  if (doc->replicates >= 0) {
+    const LbSweepAxis *r = doc->axes->pdata[doc->replicates];
+    g_string_append_printf(lead, "%u replicates (%s), ", r->values->len, r->name);
+  }
+  g_string_append_printf(lead, "%u balancer%s", balancers->len, balancers->len == 1 ? "" : "s");
   esc(out, lead->str);
   g_string_append(out, "</p>\n</header>\n<h2 id=\"setup-section\">Sweep</h2>\n"
                        "<table class=\"facts\" id=\"setup\">\n");
@@ -1122,6 +1135,109 @@ sweep_table(Out *o, GString *out, GError **error)
   return put_file(o, csv_base, csv->str, csv->len, error);
 }
 
+/* With replicates: the mean and the 95 % interval's half-width of a few
+ * measures, one row per point (the replicates' aside) and balancer. */
+static const char *const mean_fields[] = {"imbalance_after", "balance_time", "total_time"};
+
+static gboolean
+sweep_means(Out *o, GString *out, GError **error)
+{
+  const LbResults *doc = o->doc;
+  g_autoptr(GString) csv = g_string_new(NULL);
+  g_string_append(out, "<h2 id=\"means-section\">Means over the replicates</h2>\n<p>The mean of "
+                       "each point's replicates and the half-width of its 95 % confidence "
+                       "interval (Student's t with n - 1 degrees of freedom).</p>\n<table "
+                       "class=\"numbers\" id=\"means\">\n<thead><tr>");
+  for (guint v = 0; v < doc->axes->len; v++) {
+    if ((gint)v == doc->replicates)
+      continue;
+    const char *name = ((const LbSweepAxis *)doc->axes->pdata[v])->name;
+    g_string_append(out, "<th scope=\"col\">");
+    esc(out, name);
+    g_string_append(out, "</th>");
+    lb_report_csv_text(csv, name);
+    g_string_append_c(csv, ',');
+  }
+  g_string_append(out, "<th scope=\"col\">balancer</th><th scope=\"col\">runs</th>");
+  g_string_append(csv, "balancer,runs");
+  for (guint f = 0; f < G_N_ELEMENTS(mean_fields); f++) {
+    const LbSummaryField *field = lb_summary_lookup(mean_fields[f]);
+    g_string_append_printf(out, "<th scope=\"col\">%s</th><th scope=\"col\">\xc2\xb1 95 %%</th>",
+                           field->column);
+    g_string_append_printf(csv, ",%s_mean,%s_ci95_half", field->json, field->json);
+  }
+  g_string_append(out, "</tr></thead>\n<tbody>\n");
+  g_string_append_c(csv, '\n');
+  /* the groups, in the order of their first runs */
+  g_autoptr(GPtrArray) firsts = g_ptr_array_new();
+  for (guint i = 0; i < doc->results->len; i++) {
+    const LbSweepResult *s = doc->results->pdata[i];
+    gboolean seen = FALSE;
+    for (guint g = 0; g < firsts->len && !seen; g++) {
+      const LbSweepResult *f = firsts->pdata[g];
+      seen = strcmp(f->balancer, s->balancer) == 0 &&
+             compare_others(f, s, doc, (guint)doc->replicates) == 0;
+    }
+    if (!seen)
+      g_ptr_array_add(firsts, (gpointer)s);
+  }
+  for (guint g = 0; g < firsts->len; g++) {
+    const LbSweepResult *first = firsts->pdata[g];
+    g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(const LbSweepResult *));
+    for (guint i = 0; i < doc->results->len; i++) {
+      const LbSweepResult *s = doc->results->pdata[i];
+      if (strcmp(first->balancer, s->balancer) == 0 &&
+          compare_others(first, s, doc, (guint)doc->replicates) == 0)
+        g_array_append_val(members, s);
+    }
+    g_string_append(out, "<tr data-balancer=\"");
+    esc(out, first->balancer);
+    g_string_append(out, "\">");
+    for (guint v = 0; v < doc->axes->len; v++) {
+      if ((gint)v == doc->replicates)
+        continue;
+      g_string_append(out, "<td>");
+      esc(out, first->point[v]);
+      g_string_append(out, "</td>");
+      lb_report_csv_text(csv, first->point[v]);
+      g_string_append_c(csv, ',');
+    }
+    g_string_append(out, "<th scope=\"row\">");
+    esc(out, first->balancer);
+    g_string_append_printf(out, "</th><td>%u</td>", members->len);
+    lb_report_csv_text(csv, first->balancer);
+    g_string_append_printf(csv, ",%u", members->len);
+    g_autofree double *x = g_new(double, members->len);
+    for (guint f = 0; f < G_N_ELEMENTS(mean_fields); f++) {
+      const LbSummaryField *field = lb_summary_lookup(mean_fields[f]);
+      for (guint k = 0; k < members->len; k++)
+        x[k] = summary_value(field, g_array_index(members, const LbSweepResult *, k)->result);
+      LbStats st;
+      lb_stats_of(x, members->len, &st);
+      double half = st.ci_high - st.mean;
+      g_autofree char *mean_text = field->kind == LB_SUMMARY_SECONDS
+                                       ? lb_report_seconds(st.mean)
+                                       : g_strdup_printf("%.4f", st.mean);
+      g_autofree char *half_text = field->kind == LB_SUMMARY_SECONDS
+                                       ? lb_report_seconds(half)
+                                       : g_strdup_printf("%.4f", half);
+      g_autofree char *key = g_strdup_printf("%s_mean", field->json);
+      g_autofree char *half_key = g_strdup_printf("%s_ci95_half", field->json);
+      value_cell(out, key, st.mean, mean_text);
+      value_cell(out, half_key, half, half_text);
+      csv_number(csv, st.mean);
+      csv_number(csv, half);
+    }
+    g_string_append(out, "</tr>\n");
+    g_string_append_c(csv, '\n');
+  }
+  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers: ");
+  g_autofree char *csv_base = file_name(doc->name, "sweep-means", "csv");
+  put_link(out, csv_base, csv_base);
+  g_string_append(out, "</p>\n");
+  return put_file(o, csv_base, csv->str, csv->len, error);
+}
+
 static gboolean
 sweep_page(Out *o, GString *out, const char *json_base, GError **error)
 {
@@ -1130,9 +1246,16 @@ sweep_page(Out *o, GString *out, const char *json_base, GError **error)
   g_autoptr(GPtrArray) balancers = sweep_balancers(doc);
   page_start(out, doc->version, title);
   sweep_header(out, doc, balancers);
-  g_string_append(out, "<h2 id=\"curves-section\">Curves</h2>\n<p>Each run's summary against "
-                       "each varied parameter: the total simulated time and the imbalance after "
-                       "balancing (its mean over the adaptation steps).</p>\n");
+  g_string_append(out, doc->replicates >= 0
+                           ? "<h2 id=\"curves-section\">Curves</h2>\n<p>The mean over each "
+                             "point's replicates against each varied parameter, with their range "
+                             "and the 95 % interval of the mean: the total simulated time and the "
+                             "imbalance after balancing (its mean over the adaptation "
+                             "steps).</p>\n"
+                           : "<h2 id=\"curves-section\">Curves</h2>\n<p>Each run's summary "
+                             "against each varied parameter: the total simulated time and the "
+                             "imbalance after balancing (its mean over the adaptation "
+                             "steps).</p>\n");
   for (guint v = 0; v < doc->axes->len; v++) {
     if ((gint)v == doc->replicates)
       continue; /* never a chart against the seed */
@@ -1143,7 +1266,7 @@ sweep_page(Out *o, GString *out, const char *json_base, GError **error)
       if (!sweep_chart(o, out, v, &sweep_measures[m], balancers, error))
         return FALSE;
   }
-  if (!sweep_table(o, out, error))
+  if ((doc->replicates >= 0 && !sweep_means(o, out, error)) || !sweep_table(o, out, error))
     return FALSE;
   page_end(out, doc->version, json_base);
   return TRUE;

@@ -29,6 +29,7 @@ typedef struct {
   GArray *x, *y;
   guint nbands;
   GArray *lo[MAX_BANDS], *hi[MAX_BANDS]; /* lb_plot_band */
+  LbPlotBand band_kind[MAX_BANDS];
 } Line;
 
 typedef struct {
@@ -168,7 +169,7 @@ lb_plot_line(LbPlot *plot, guint style, guint n, const double *x, const double *
 }
 
 void
-lb_plot_band(LbPlot *plot, guint n, const double *lo, const double *hi)
+lb_plot_band(LbPlot *plot, LbPlotBand kind, guint n, const double *lo, const double *hi)
 {
   Series *s = current(plot);
   g_return_if_fail(s->lines->len > 0);
@@ -178,6 +179,7 @@ lb_plot_band(LbPlot *plot, guint n, const double *lo, const double *hi)
   l->hi[l->nbands] = g_array_sized_new(FALSE, FALSE, sizeof(double), n);
   g_array_append_vals(l->lo[l->nbands], lo, n);
   g_array_append_vals(l->hi[l->nbands], hi, n);
+  l->band_kind[l->nbands] = kind;
   l->nbands++;
 }
 
@@ -558,19 +560,33 @@ put_numbers(GString *out, const char *attribute, const GArray *values)
   g_string_append_c(out, '"');
 }
 
-/* A band: the area between its low and high values, translucent so that
- * a second band over it (a confidence interval within the range) shows
- * darker. */
+/* A band: the area between its low and high values, translucent, or an
+ * error bar with caps at each point. */
 static void
 draw_band(Svg *s, const Line *line, guint b, guint32 colour)
 {
   GString *out = s->out;
-  g_string_append_printf(out, "<path class=\"band\" data-band=\"%u\"", b);
+  gboolean bars = line->band_kind[b] == LB_PLOT_BAND_BARS;
+  g_string_append_printf(out, "<path class=\"%s\" data-band=\"%u\"", bars ? "bars" : "band", b);
   put_numbers(out, "data-x", line->x);
   put_numbers(out, "data-low", line->lo[b]);
   put_numbers(out, "data-high", line->hi[b]);
   g_string_append(out, " d=\"");
   guint n = line->x->len;
+  if (bars) {
+    for (guint k = 0; k < n; k++) {
+      double x = px_x(s, g_array_index(line->x, double, k));
+      double y0 = px_y(s, g_array_index(line->lo[b], double, k));
+      double y1 = px_y(s, g_array_index(line->hi[b], double, k));
+      put_segment(out, x, y0, x, y1);
+      put_segment(out, x - 4, y0, x + 4, y0);
+      put_segment(out, x - 4, y1, x + 4, y1);
+    }
+    g_string_append(out, "\" fill=\"none\" stroke=\"");
+    put_colour(out, colour);
+    g_string_append(out, "\" stroke-width=\"1.5\"/>\n");
+    return;
+  }
   for (guint k = 0; k < 2 * n; k++) {
     guint i = k < n ? k : 2 * n - 1 - k;
     const GArray *v = k < n ? line->hi[b] : line->lo[b];
@@ -581,7 +597,7 @@ draw_band(Svg *s, const Line *line, guint b, guint32 colour)
   }
   g_string_append(out, " Z\" fill=\"");
   put_colour(out, colour);
-  g_string_append(out, "\" fill-opacity=\"0.16\" stroke=\"none\"/>\n");
+  g_string_append(out, "\" fill-opacity=\"0.18\" stroke=\"none\"/>\n");
 }
 
 static void
@@ -589,7 +605,8 @@ draw_line(Svg *s, const Line *line, guint32 colour)
 {
   GString *out = s->out;
   for (guint b = 0; b < line->nbands; b++)
-    draw_band(s, line, b, colour);
+    if (line->band_kind[b] == LB_PLOT_BAND_AREA)
+      draw_band(s, line, b, colour);
   g_string_append_printf(out, "<path class=\"line\" data-style=\"%u\"", line->style);
   put_numbers(out, "data-x", line->x);
   put_numbers(out, "data-y", line->y);
@@ -605,6 +622,9 @@ draw_line(Svg *s, const Line *line, guint32 colour)
   g_string_append(out, "\" stroke-width=\"2.25\" stroke-linejoin=\"round\"");
   put_dash(out, line->style);
   g_string_append(out, "/>\n");
+  for (guint b = 0; b < line->nbands; b++)
+    if (line->band_kind[b] == LB_PLOT_BAND_BARS)
+      draw_band(s, line, b, colour);
   if (line->x->len > MARKERS_MAX)
     return;
   g_string_append(out, "<path class=\"markers\" d=\"");
