@@ -189,8 +189,11 @@ def main():
     with open(os.path.join(tmp, "teach.ini"), "a") as f:
         f.write("mlb.schedule_stepz <= 4\n")
     p = lbsim("check", "teach.ini", cwd=tmp)
-    ok(p.returncode == 2 and "schedule_stepz" in p.stderr,
-       "[expect] refuses a metric under no spelling", p.stderr)
+    ok(p.returncode == 2 and "schedule_stepz" in p.stderr
+       and "(known: imbalance_before, imbalance_after, " in p.stderr
+       and "accumulate_steps" in p.stderr and "-steps" not in p.stderr,
+       "[expect] refuses a metric under no spelling, naming the known ones as the JSON does",
+       p.stderr)
     shutil.rmtree(tmp)
     return done()
 
