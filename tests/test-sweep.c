@@ -931,6 +931,31 @@ test_replicates_refused(void)
       json_object_get_array_member(json_array_get_object_element(stats, 0), "replicates");
   g_assert_cmpint(json_array_get_int_element(replicates, 0), ==, 5);
   g_assert_cmpint(json_array_get_int_element(replicates, 1), ==, 9);
+  /* a user's file is not replaced by a long or statistics CSV; the
+   * sweep's own is */
+  g_autofree char *mine = tmp_path("mine.csv");
+  g_assert_true(g_file_set_contents(mine, "a,b\n1,2\n", -1, NULL));
+  const char *const tables[] = {"--long-csv", "--stats-csv"};
+  for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
+    g_auto(Result) refused = {0}, own = {0}, again = {0};
+    lbsim(&refused, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "seed=5,9",
+          "--vary", "balancer=mlb", "--replicates", "seed", "-o", json, tables[t], mine, "-q",
+          NULL);
+    g_assert_cmpint(refused.status, ==, 2);
+    g_assert_nonnull(strstr(refused.err, "is not this sweep's CSV"));
+    g_assert_nonnull(strstr(refused.err, tables[t]));
+    g_autofree char *kept = read_text(mine);
+    g_assert_cmpstr(kept, ==, "a,b\n1,2\n");
+    g_autofree char *table = tmp_path("own.csv");
+    g_unlink(table);
+    lbsim(&own, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "seed=5,9", "--vary",
+          "balancer=mlb", "--replicates", "seed", "-o", json, tables[t], table, "-q", NULL);
+    g_assert_cmpint(own.status, ==, 0);
+    lbsim(&again, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "seed=5,9",
+          "--vary", "balancer=mlb", "--replicates", "seed", "-o", json, tables[t], table, "-q",
+          NULL);
+    g_assert_cmpint(again.status, ==, 0);
+  }
   static const struct {
     const char *args[6], *says;
   } cases[] = {
