@@ -426,7 +426,7 @@ lb_report_phases(GPtrArray *results)
           ghosts == 0)
         continue;
       g_autofree char *value = lb_report_metric_value(def, run->metrics[i]);
-      g_string_append_printf(other, "%s%s %s", other->len ? ", " : "", def->name, value);
+      g_string_append_printf(other, "%s%s %s", other->len ? ", " : "", def->json_name, value);
     }
     if (other->len > 0)
       g_string_append_printf(out, "%s: %s\n", run->balancer, other->str);
