@@ -921,9 +921,22 @@ test_replicates_refused(void)
 {
   g_autofree char *json = tmp_path("named.json");
   g_auto(Result) named = {0};
+  g_autofree char *implied = tmp_path("implied.json");
+  g_auto(Result) seeds = {0};
   lbsim(&named, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "seed=5,9", "--vary",
         "balancer=mlb", "--replicates", "seed", "-o", json, "-q", NULL);
   g_assert_cmpint(named.status, ==, 0);
+  /* a varied seed's values are replicates without --replicates too */
+  lbsim(&seeds, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "seed=5,9", "--vary",
+        "balancer=mlb", "-o", implied, "-q", NULL);
+  g_assert_cmpint(seeds.status, ==, 0);
+  g_autoptr(JsonNode) implied_root = load_json(implied);
+  JsonObject *implied_doc = json_node_get_object(implied_root);
+  g_assert_cmpstr(json_object_get_string_member(json_object_get_object_member(implied_doc, "sweep"),
+                                                "replicates"),
+                  ==, "seed");
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(implied_doc, "statistics")),
+                   ==, 1);
   g_autoptr(JsonNode) root = load_json(json);
   JsonArray *stats = json_object_get_array_member(json_node_get_object(root), "statistics");
   g_assert_cmpuint(json_array_get_length(stats), ==, 1);

@@ -601,7 +601,9 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
        "documents give each measure's mean, spread and 95% interval",
        "N"},
       {"replicates", 0, 0, G_OPTION_ARG_STRING, &a.replicates,
-       "The varied NAME (seed) whose values are replicates of one point, as with --repeat", "NAME"},
+       "The varied NAME whose values are replicates of one point, as with --repeat (a varied "
+       "seed's are without it)",
+       "NAME"},
       {"stats-csv", 0, 0, G_OPTION_ARG_FILENAME, &a.stats_csv,
        "With --repeat or --replicates: the mean, sd, min, max and 95% interval of every "
        "measure as CSV, one row per point, balancer and metric",

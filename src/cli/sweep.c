@@ -615,6 +615,10 @@ lb_sweep_new_replicated(const char *scenario, const char *const *vary, const cha
   }
   if (repeat > 0 && !add_repeat(sw, repeat, error))
     return NULL;
+  /* a seed's values are replicates: nothing depends on one seed more than
+   * on another */
+  if (sw->replicates < 0)
+    sw->replicates = find_axis(sw, "seed");
   sw->npoints = count_points(sw);
   if (sw->npoints > MAX_RUNS) {
     fail(error, LB_SWEEP_ERROR_INPUT, "more than %d points", MAX_RUNS);

@@ -53,8 +53,9 @@ LbSweep *lb_sweep_new(const char *scenario, const char *const *vary, const char 
 /* The same with replicates: repeat > 0 adds the last axis, seed, with the
  * repeat values S, S + 1, ..., S + repeat - 1 (S the scenario's seed at
  * the first point), or replicates names a varied key (not balancer) whose
- * values are replicates. The documents then give each measure's mean and
- * spread over the replicates of every other point and balancer. */
+ * values are replicates; without either, a varied seed's values are. The
+ * documents then give each measure's mean and spread over the replicates
+ * of every other point and balancer. */
 LbSweep *lb_sweep_new_replicated(const char *scenario, const char *const *vary,
                                  const char *platform, const char *const *sets, guint repeat,
                                  const char *replicates, GError **error);

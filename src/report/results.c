@@ -637,6 +637,10 @@ read_sweep(LbResults *doc, JsonObject *root, JsonObject *sweep, GError **error)
       doc->replicates = (gint)v;
   if (replicates != NULL && doc->replicates < 0)
     return bad_member(error, "sweep", "replicates", "\"%s\" is not in sweep.vary", replicates);
+  /* written before replicates: a varied seed's values are */
+  for (guint v = 0; replicates == NULL && v < nvary; v++)
+    if (strcmp(((const LbSweepAxis *)doc->axes->pdata[v])->name, "seed") == 0)
+      doc->replicates = (gint)v;
   for (guint i = 0; i < json_array_get_length(runs); i++) {
     g_autofree char *at = g_strdup_printf("runs[%u]", i);
     JsonNode *n = json_array_get_element(runs, i);
