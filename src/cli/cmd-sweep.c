@@ -605,8 +605,8 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
        "seed's are without it)",
        "NAME"},
       {"stats-csv", 0, 0, G_OPTION_ARG_FILENAME, &a.stats_csv,
-       "With --repeat or --replicates: the mean, sd, min, max and 95% interval of every "
-       "measure as CSV, one row per point, balancer and metric",
+       "With replicates (--repeat, a varied seed, --replicates): the mean, sd, min, max and 95% "
+       "interval of every measure as CSV, one row per point, balancer and metric",
        "FILE"},
       {"state", 0, 0, G_OPTION_ARG_FILENAME, &a.state,
        "Keep each run's job and result here (default: the JSON file's name, .json replaced by "
@@ -687,7 +687,8 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
       return LB_EXIT_INPUT;
     }
   if (a.stats_csv != NULL && sw->replicates < 0) {
-    g_printerr("lbsim: --stats-csv: no replicates (give --repeat N or --replicates NAME)\n");
+    g_printerr("lbsim: --stats-csv: no replicates (give --repeat N, --vary seed=LIST or "
+               "--replicates NAME)\n");
     return LB_EXIT_INPUT;
   }
   if (!check_files(sw, a.emit == NULL ? json : NULL, a.csv, a.emit, state, &files, &error) ||
