@@ -886,6 +886,32 @@ test_replicates(void)
     bands++;
   for (const char *c = svg; (c = strstr(c, "class=\"bars\"")) != NULL; c++)
     bars++;
+  /* ranks 4, 8, 16 on a log2 axis: evenly spaced */
+  const char *line = strstr(svg, "<path class=\"line\"");
+  g_assert_nonnull(line);
+  const char *d = strstr(line, " d=\"M");
+  g_assert_nonnull(d);
+  double px[3];
+  char *end = (char *)d + strlen(" d=\"M");
+  for (guint k = 0; k < 3; k++) {
+    px[k] = g_ascii_strtod(end, &end);
+    end = strchr(end, 'L') != NULL && k < 2 ? strchr(end, 'L') + 1 : end;
+  }
+  g_assert_cmpfloat(fabs((px[1] - px[0]) - (px[2] - px[1])), <, 0.05);
+  /* none's line goes through its means */
+  g_assert_nonnull(strstr(line, "data-x=\"4 8 16\""));
+  const char *ys = strstr(line, "data-y=\"");
+  g_assert_nonnull(ys);
+  end = (char *)ys + strlen("data-y=\"");
+  for (guint k = 0; k < 3; k++) {
+    JsonObject *st = json_array_get_object_element(stats, 2 * k);
+    g_assert_cmpstr(json_object_get_string_member(st, "balancer"), ==, "none");
+    double want = json_object_get_double_member(
+        json_object_get_object_member(json_object_get_object_member(st, "summary"), "total_time"),
+        "mean");
+    double got = g_ascii_strtod(end, &end);
+    g_assert_cmpfloat(fabs(got - want), <=, 1e-6 * want);
+  }
   /* min-max shaded, the interval as error bars, for none and mlb */
   g_assert_cmpuint(bands, ==, 2);
   g_assert_cmpuint(bars, ==, 2);

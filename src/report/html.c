@@ -786,13 +786,14 @@ parse_value(const char *text, double *v)
 }
 
 /* How a varied parameter's values lie along x: as numbers (on a log2
- * axis when they are powers of two or spread over a factor of 8 or more,
- * as rank counts are), or, when one is not a number, as labels in the
- * sweep's order. */
+ * axis when they are powers of two, each double the one before, or spread
+ * over a factor of 8 or more, as rank counts are), or, when one is not a
+ * number, as labels in the sweep's order. */
 static LbPlotScale
 value_scale(const LbSweepAxis *v, double *xs)
 {
-  gboolean numeric = TRUE, integral = TRUE, powers = v->values->len > 2;
+  gboolean numeric = TRUE, integral = TRUE, powers = v->values->len > 2,
+           doubling = v->values->len > 2;
   double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
   for (guint k = 0; k < v->values->len; k++) {
     numeric = numeric && parse_value(v->values->pdata[k], &xs[k]);
@@ -800,6 +801,7 @@ value_scale(const LbSweepAxis *v, double *xs)
       break;
     integral = integral && xs[k] == floor(xs[k]);
     powers = powers && xs[k] >= 1 && xs[k] == exp2(round(log2(xs[k])));
+    doubling = doubling && (k == 0 || xs[k] == 2 * xs[k - 1]);
     lo = MIN(lo, xs[k]);
     hi = MAX(hi, xs[k]);
   }
@@ -808,7 +810,7 @@ value_scale(const LbSweepAxis *v, double *xs)
       xs[k] = k;
     return LB_PLOT_CATEGORIES;
   }
-  if (lo > 0 && (powers || hi / lo >= 8))
+  if (lo > 0 && (powers || doubling || hi / lo >= 8))
     return LB_PLOT_LOG2;
   return integral ? LB_PLOT_INTEGER : LB_PLOT_LINEAR;
 }
