@@ -3,6 +3,7 @@
  * a kill, the emit / run-job / merge round trip, and what is refused. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <json-glib/json-glib.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/sweep.h"
+#include "report/report.h"
 #include "lbsim-spawn.h"
 
 #define TEACH "scenarios/mlb-teach-16.ini"
@@ -172,7 +174,10 @@ test_order(void)
         JsonObject *run = json_array_get_object_element(runs, k);
         JsonObject *point = json_object_get_object_member(run, "point");
         g_assert_cmpint(json_object_get_int_member(point, "ranks"), ==, atoi(ranks[a]));
-        g_assert_cmpstr(json_object_get_string_member(point, "workload.high"), ==, highs[b]);
+        /* GROUP.KEY nested, a number as a number (format_version 2) */
+        g_assert_false(json_object_has_member(point, "workload.high"));
+        JsonObject *workload = json_object_get_object_member(point, "workload");
+        g_assert_cmpint(json_object_get_int_member(workload, "high"), ==, atoi(highs[b]));
         g_assert_cmpstr(json_object_get_string_member(run, "balancer"), ==, teach_balancers[c]);
         JsonObject *result = json_object_get_object_member(run, "result");
         /* the platform of the pattern: one host per rank */
@@ -708,6 +713,311 @@ test_default_names(void)
   g_assert_true(g_file_test(ini, G_FILE_TEST_IS_REGULAR));
 }
 
+/* ---- replicates ---- */
+
+/* got within 1e-8 of want relative to scale (or 1e-12 near 0): the JSON
+ * holds 10 digits, and a spread from rounded values is as far off as the
+ * values' rounding. */
+static void
+assert_near(double got, double want, double scale, const char *what)
+{
+  double tolerance = MAX(MAX(fabs(want), scale) * 1e-8, 1e-12);
+  if (!(fabs(got - want) <= tolerance))
+    g_error("%s: %.17g, expected %.17g", what, got, want);
+}
+
+static void
+assert_close(double got, double want, const char *what)
+{
+  assert_near(got, want, 0, what);
+}
+
+static void
+test_stats(void)
+{
+  /* P(|T| < t) = 0.95 in closed form: df 1, tan(0.95 pi / 2); df 2,
+   * t / sqrt(2 + t^2) = 0.95 */
+  assert_close(lb_stats_t975(1), tan(0.95 * G_PI / 2), "t(1)");
+  assert_close(lb_stats_t975(2), sqrt(2 * 0.95 * 0.95 / (1 - 0.95 * 0.95)), "t(2)");
+  g_assert_cmpfloat(fabs(lb_stats_t975(30) - 2.0423), <, 1e-4); /* the printed tables' */
+  g_assert_cmpfloat(fabs(lb_stats_t975(1000) - 1.9623), <, 1e-4);
+  const double x[] = {2, 4, 9};
+  LbStats s;
+  lb_stats_of(x, 3, &s);
+  g_assert_cmpuint(s.n, ==, 3);
+  assert_close(s.mean, 5, "mean");
+  assert_close(s.sd, sqrt(13), "sd"); /* (9 + 1 + 16) / 2 */
+  g_assert_cmpfloat(s.min, ==, 2);
+  g_assert_cmpfloat(s.max, ==, 9);
+  assert_close(s.ci_low, 5 - lb_stats_t975(2) * sqrt(13) / sqrt(3), "ci95_low");
+  assert_close(s.ci_high, 5 + lb_stats_t975(2) * sqrt(13) / sqrt(3), "ci95_high");
+  lb_stats_of(x, 1, &s);
+  g_assert_cmpfloat(s.mean, ==, 2);
+  g_assert_true(isnan(s.sd) && isnan(s.ci_low) && isnan(s.ci_high));
+}
+
+static const char *const replicate_measures[][2] = {
+    {"summary", "imbalance_before"}, {"summary", "imbalance_after"}, {"summary", "total_time"},
+    {"summary", "bytes_moved"},      {"metrics", "compute_time"},    {"metrics", "migrate_time"},
+};
+
+/* --repeat 3: each point's statistics equal those of its three runs,
+ * worked out here from the runs in the same document. */
+static void
+test_replicates(void)
+{
+  g_autofree char *json = tmp_path("replicates.json");
+  g_autofree char *stats_csv = tmp_path("replicates-stats.csv");
+  g_autofree char *state = tmp_path("replicates.d");
+  g_auto(Result) r = {0};
+  lbsim(&r, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "ranks=4,8,16",
+        "--platform", "hypercube-{ranks}.xml", "--repeat", "3", "-o", json, "--stats-csv",
+        stats_csv, "-j", "2", "-q", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *doc = json_node_get_object(root);
+  JsonObject *sweep = json_object_get_object_member(doc, "sweep");
+  g_assert_cmpstr(json_object_get_string_member(sweep, "replicates"), ==, "seed");
+  JsonArray *vary = json_object_get_array_member(sweep, "vary");
+  JsonObject *seeds = json_array_get_object_element(vary, json_array_get_length(vary) - 1);
+  g_assert_cmpstr(json_object_get_string_member(seeds, "name"), ==, "seed");
+  JsonArray *values = json_object_get_array_member(seeds, "values");
+  g_assert_cmpuint(json_array_get_length(values), ==, 3);
+  for (guint k = 0; k < 3; k++) /* the scenario's seed, 1, then 2 and 3: numbers */
+    g_assert_cmpint(json_array_get_int_element(values, k), ==, 1 + k);
+  JsonArray *runs = runs_of(root);
+  g_assert_cmpuint(json_array_get_length(runs), ==, 3 * 3 * 2);
+  JsonArray *stats = json_object_get_array_member(doc, "statistics");
+  g_assert_cmpuint(json_array_get_length(stats), ==, 3 * 2);
+  const double t = sqrt(2 * 0.95 * 0.95 / (1 - 0.95 * 0.95));
+  g_autofree char *csv_text = read_text(stats_csv);
+  g_auto(GStrv) rows = g_strsplit(csv_text, "\n", -1);
+  g_assert_cmpstr(rows[0], ==,
+                  "ranks,balancer,metric,unit,runs,mean,sd,min,max,ci95_low,ci95_high");
+  gboolean spread = FALSE;
+  guint checked = 0;
+  for (guint g = 0; g < json_array_get_length(stats); g++) {
+    JsonObject *st = json_array_get_object_element(stats, g);
+    JsonObject *point = json_object_get_object_member(st, "point");
+    gint64 nranks = json_object_get_int_member(point, "ranks");
+    g_assert_false(json_object_has_member(point, "seed"));
+    const char *balancer = json_object_get_string_member(st, "balancer");
+    g_assert_cmpint(json_object_get_int_member(st, "runs"), ==, 3);
+    for (guint m = 0; m < G_N_ELEMENTS(replicate_measures); m++) {
+      const char *group = replicate_measures[m][0], *name = replicate_measures[m][1];
+      double x[3];
+      guint n = 0;
+      for (guint i = 0; i < json_array_get_length(runs); i++) {
+        JsonObject *run = json_array_get_object_element(runs, i);
+        JsonObject *at = json_object_get_object_member(run, "point");
+        JsonObject *result = json_object_get_object_member(run, "result");
+        JsonObject *values_of = json_object_get_object_member(result, group);
+        if (json_object_get_int_member(at, "ranks") != nranks ||
+            strcmp(json_object_get_string_member(run, "balancer"), balancer) != 0 ||
+            !json_object_has_member(values_of, name))
+          continue;
+        g_assert_cmpint(json_object_get_int_member(at, "seed"), ==, 1 + n);
+        x[n++] = json_object_get_double_member(values_of, name);
+      }
+      JsonObject *measures = json_object_get_object_member(st, group);
+      g_assert_cmpint(json_object_has_member(measures, name), ==, n == 3);
+      if (n == 0)
+        continue;
+      g_assert_cmpuint(n, ==, 3);
+      double mean = (x[0] + x[1] + x[2]) / 3;
+      double sd = sqrt(((x[0] - mean) * (x[0] - mean) + (x[1] - mean) * (x[1] - mean) +
+                        (x[2] - mean) * (x[2] - mean)) /
+                       2);
+      spread |= sd > 0;
+      double scale = MAX(fabs(x[0]), MAX(fabs(x[1]), fabs(x[2])));
+      JsonObject *o = json_object_get_object_member(measures, name);
+      assert_near(json_object_get_double_member(o, "mean"), mean, scale, name);
+      assert_near(json_object_get_double_member(o, "sd"), sd, scale, name);
+      assert_near(json_object_get_double_member(o, "min"), MIN(x[0], MIN(x[1], x[2])), scale, name);
+      assert_near(json_object_get_double_member(o, "max"), MAX(x[0], MAX(x[1], x[2])), scale, name);
+      assert_near(json_object_get_double_member(o, "ci95_low"), mean - t * sd / sqrt(3), scale,
+                  name);
+      assert_near(json_object_get_double_member(o, "ci95_high"), mean + t * sd / sqrt(3), scale,
+                  name);
+      /* the statistics CSV's row says the same */
+      g_autofree char *lead =
+          g_strdup_printf("%" G_GINT64_FORMAT ",%s,%s,", nranks, balancer, name);
+      const char *row = NULL;
+      for (guint k = 1; rows[k] != NULL && row == NULL; k++)
+        if (g_str_has_prefix(rows[k], lead))
+          row = rows[k];
+      g_assert_nonnull(row);
+      g_auto(GStrv) cells = g_strsplit(row, ",", -1);
+      g_assert_cmpuint(g_strv_length(cells), ==, 11);
+      g_assert_cmpstr(cells[4], ==, "3");
+      assert_near(g_ascii_strtod(cells[5], NULL), mean, scale, "CSV mean");
+      assert_near(g_ascii_strtod(cells[9], NULL), mean - t * sd / sqrt(3), scale, "CSV ci95_low");
+      assert_near(g_ascii_strtod(cells[10], NULL), mean + t * sd / sqrt(3), scale, "CSV ci95_high");
+      checked++;
+    }
+  }
+  g_assert_cmpuint(checked, ==, 3 * (6 + 5)); /* none has no migrate_time */
+  g_assert_true(spread); /* the seeds made different loads: the bands are not empty */
+
+  /* merge writes the same statistics from the state folder */
+  g_autofree char *merged = tmp_path("replicates-merged.json");
+  g_autofree char *merged_csv = tmp_path("replicates-merged.csv");
+  g_auto(Result) m = {0};
+  lbsim(&m, "merge", state, "-o", merged, "--stats-csv", merged_csv, "-q", NULL);
+  g_assert_cmpint(m.status, ==, 0);
+  g_autofree char *again = read_text(merged_csv);
+  g_assert_cmpstr(again, ==, csv_text);
+  g_autoptr(JsonNode) merged_root = load_json(merged);
+  g_autofree char *a = canonical(json_object_get_member(doc, "statistics"));
+  g_autofree char *b =
+      canonical(json_object_get_member(json_node_get_object(merged_root), "statistics"));
+  g_assert_cmpstr(a, ==, b);
+
+  /* the report: charts against ranks with two bands per line, none
+   * against the seed */
+  g_autofree char *page = tmp_path("replicates-page");
+  g_auto(Result) rep = {0};
+  lbsim(&rep, "report", json, page, NULL);
+  g_assert_cmpint(rep.status, ==, 0);
+  g_autofree char *svg_path = g_build_filename(page, "mlb-teach-16.vs-ranks.time.svg", NULL);
+  g_autofree char *svg = read_text(svg_path);
+  guint bands = 0, bars = 0;
+  for (const char *c = svg; (c = strstr(c, "class=\"band\"")) != NULL; c++)
+    bands++;
+  for (const char *c = svg; (c = strstr(c, "class=\"bars\"")) != NULL; c++)
+    bars++;
+  /* ranks 4, 8, 16 on a log2 axis: evenly spaced */
+  const char *line = strstr(svg, "<path class=\"line\"");
+  g_assert_nonnull(line);
+  const char *d = strstr(line, " d=\"M");
+  g_assert_nonnull(d);
+  double px[3];
+  char *end = (char *)d + strlen(" d=\"M");
+  for (guint k = 0; k < 3; k++) {
+    px[k] = g_ascii_strtod(end, &end);
+    end = strchr(end, 'L') != NULL && k < 2 ? strchr(end, 'L') + 1 : end;
+  }
+  g_assert_cmpfloat(fabs((px[1] - px[0]) - (px[2] - px[1])), <, 0.05);
+  /* none's line goes through its means */
+  g_assert_nonnull(strstr(line, "data-x=\"4 8 16\""));
+  const char *ys = strstr(line, "data-y=\"");
+  g_assert_nonnull(ys);
+  end = (char *)ys + strlen("data-y=\"");
+  for (guint k = 0; k < 3; k++) {
+    JsonObject *st = json_array_get_object_element(stats, 2 * k);
+    g_assert_cmpstr(json_object_get_string_member(st, "balancer"), ==, "none");
+    double want = json_object_get_double_member(
+        json_object_get_object_member(json_object_get_object_member(st, "summary"), "total_time"),
+        "mean");
+    double got = g_ascii_strtod(end, &end);
+    g_assert_cmpfloat(fabs(got - want), <=, 1e-6 * want);
+  }
+  /* min-max shaded, the interval as error bars, for none and mlb */
+  g_assert_cmpuint(bands, ==, 2);
+  g_assert_cmpuint(bars, ==, 2);
+  g_autofree char *seed_chart = g_build_filename(page, "mlb-teach-16.vs-seed.time.svg", NULL);
+  g_assert_false(g_file_test(seed_chart, G_FILE_TEST_EXISTS));
+  g_autofree char *index = g_build_filename(page, "index.html", NULL);
+  g_autofree char *html = read_text(index);
+  g_assert_nonnull(strstr(html, "replicates: seed"));
+  g_assert_nonnull(strstr(html, "3 replicates (seed)"));
+  /* the means table: mlb at 16 ranks, its total time's mean as the JSON's */
+  JsonObject *last = json_array_get_object_element(stats, json_array_get_length(stats) - 1);
+  g_assert_cmpstr(json_object_get_string_member(last, "balancer"), ==, "mlb");
+  double mean = json_object_get_double_member(
+      json_object_get_object_member(json_object_get_object_member(last, "summary"), "total_time"),
+      "mean");
+  g_autofree char *means_path = g_build_filename(page, "mlb-teach-16.sweep-means.csv", NULL);
+  g_autofree char *means = read_text(means_path);
+  g_auto(GStrv) lines = g_strsplit(means, "\n", -1);
+  g_assert_cmpstr(lines[0], ==,
+                  "ranks,balancer,runs,imbalance_after_mean,imbalance_after_ci95_half,"
+                  "balance_time_mean,balance_time_ci95_half,total_time_mean,total_time_ci95_half");
+  g_assert_cmpuint(g_strv_length(lines), ==, 1 + 3 * 2 + 1);
+  g_auto(GStrv) cells = g_strsplit(lines[6], ",", -1);
+  g_assert_cmpstr(cells[0], ==, "16");
+  g_assert_cmpstr(cells[1], ==, "mlb");
+  g_assert_cmpstr(cells[2], ==, "3");
+  assert_close(g_ascii_strtod(cells[7], NULL), mean, "the page's mean");
+}
+
+/* --replicates names given seeds; what is refused. */
+static void
+test_replicates_refused(void)
+{
+  g_autofree char *json = tmp_path("named.json");
+  g_auto(Result) named = {0};
+  g_autofree char *implied = tmp_path("implied.json");
+  g_auto(Result) seeds = {0};
+  lbsim(&named, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "seed=5,9", "--vary",
+        "balancer=mlb", "--replicates", "seed", "-o", json, "-q", NULL);
+  g_assert_cmpint(named.status, ==, 0);
+  /* a varied seed's values are replicates without --replicates too */
+  lbsim(&seeds, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "seed=5,9", "--vary",
+        "balancer=mlb", "-o", implied, "-q", NULL);
+  g_assert_cmpint(seeds.status, ==, 0);
+  g_autoptr(JsonNode) implied_root = load_json(implied);
+  JsonObject *implied_doc = json_node_get_object(implied_root);
+  g_assert_cmpstr(json_object_get_string_member(json_object_get_object_member(implied_doc, "sweep"),
+                                                "replicates"),
+                  ==, "seed");
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(implied_doc, "statistics")),
+                   ==, 1);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonArray *stats = json_object_get_array_member(json_node_get_object(root), "statistics");
+  g_assert_cmpuint(json_array_get_length(stats), ==, 1);
+  JsonArray *replicates =
+      json_object_get_array_member(json_array_get_object_element(stats, 0), "replicates");
+  g_assert_cmpint(json_array_get_int_element(replicates, 0), ==, 5);
+  g_assert_cmpint(json_array_get_int_element(replicates, 1), ==, 9);
+  /* a user's file is not replaced by a long or statistics CSV; the
+   * sweep's own is */
+  g_autofree char *mine = tmp_path("mine.csv");
+  g_assert_true(g_file_set_contents(mine, "a,b\n1,2\n", -1, NULL));
+  const char *const tables[] = {"--long-csv", "--stats-csv"};
+  for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
+    g_auto(Result) refused = {0}, own = {0}, again = {0};
+    lbsim(&refused, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "seed=5,9",
+          "--vary", "balancer=mlb", "--replicates", "seed", "-o", json, tables[t], mine, "-q",
+          NULL);
+    g_assert_cmpint(refused.status, ==, 2);
+    g_assert_nonnull(strstr(refused.err, "is not this sweep's CSV"));
+    g_assert_nonnull(strstr(refused.err, tables[t]));
+    g_autofree char *kept = read_text(mine);
+    g_assert_cmpstr(kept, ==, "a,b\n1,2\n");
+    g_autofree char *table = tmp_path("own.csv");
+    g_unlink(table);
+    lbsim(&own, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "seed=5,9", "--vary",
+          "balancer=mlb", "--replicates", "seed", "-o", json, tables[t], table, "-q", NULL);
+    g_assert_cmpint(own.status, ==, 0);
+    lbsim(&again, "sweep", TEACH, "--set", "workload.pattern=random", "--vary", "seed=5,9",
+          "--vary", "balancer=mlb", "--replicates", "seed", "-o", json, tables[t], table, "-q",
+          NULL);
+    g_assert_cmpint(again.status, ==, 0);
+  }
+  static const struct {
+    const char *args[6], *says;
+  } cases[] = {
+      {{"--repeat", "2", "--vary", "seed=1,2"}, "--repeat and --vary seed"},
+      {{"--repeat", "2", "--set", "scenario.seed=4"}, "--repeat and --set scenario.seed=4"},
+      {{"--repeat", "0"}, "--repeat '0'"},
+      {{"--repeat", "2", "--replicates", "seed"}, "--repeat and --replicates"},
+      {{"--vary", "workload.high=3,10", "--replicates", "seed"}, "--replicates seed: not a varied"},
+      {{"--vary", "workload.high=3,10", "--stats-csv", "s.csv"}, "--stats-csv: no replicates"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *out = tmp_path("refused.json");
+    g_auto(Result) r = {0};
+    const char *const *a = cases[i].args;
+    lbsim(&r, "sweep", TEACH, a[0], a[1], a[2] != NULL ? a[2] : "-q", a[3] != NULL ? a[3] : "-q",
+          "-o", out, NULL);
+    g_assert_cmpint(r.status, ==, 2);
+    if (strstr(r.err, cases[i].says) == NULL)
+      g_error("%s: %s", cases[i].says, r.err);
+    g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -723,6 +1033,9 @@ main(int argc, char **argv)
   g_test_add_func("/sweep/errors", test_errors);
   g_test_add_func("/sweep/failure", test_failure);
   g_test_add_func("/sweep/default-names", test_default_names);
+  g_test_add_func("/sweep/stats", test_stats);
+  g_test_add_func("/sweep/replicates", test_replicates);
+  g_test_add_func("/sweep/replicates-refused", test_replicates_refused);
   int status = g_test_run();
   if (tmp_dir != NULL)
     remove_tree(tmp_dir);

@@ -57,7 +57,7 @@ list_markdown(void)
             (*b)->name);
     for (guint i = 0; i < defs->len; i++) {
       const LbMetricDef *d = &g_array_index(defs, LbMetricDef, i);
-      g_print("| `%s` | %s | %s | %s |\n", d->name, d->unit, lb_aggregate_name(d->aggregate),
+      g_print("| `%s` | %s | %s | %s |\n", d->json_name, d->unit, lb_aggregate_name(d->aggregate),
               d->help);
     }
     g_print("\n");
@@ -156,7 +156,7 @@ lb_cmd_list(const LbCommand *self, int argc, char **argv)
     g_autoptr(GString) metrics = g_string_new(NULL);
     for (guint i = 0; i < defs->len; i++)
       g_string_append_printf(metrics, "%s%s", i ? ", " : "",
-                             g_array_index(defs, LbMetricDef, i).name);
+                             g_array_index(defs, LbMetricDef, i).json_name);
     g_print("  metrics (besides the summary's): %s\n", metrics->str);
     if ((*b)->params[0].name != NULL) {
       g_print("  parameters ([%s] group):\n", (*b)->name);

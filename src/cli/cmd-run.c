@@ -25,6 +25,7 @@ typedef struct {
   char **sets;
   char *json;
   char *csv;
+  char *long_csv;
   gboolean detail;
   char *jobs;
   gboolean quiet;
@@ -49,6 +50,7 @@ run_args_clear(RunArgs *a)
   g_strfreev(a->sets);
   g_free(a->json);
   g_free(a->csv);
+  g_free(a->long_csv);
   g_free(a->message_trace);
   g_free(a->paje);
   g_free(a->pictures);
@@ -60,7 +62,7 @@ run_args_clear(RunArgs *a)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 
 /* run's and check's options, with the closing NULL entry */
-#define RUN_OPTIONS 19
+#define RUN_OPTIONS 20
 
 static GOptionContext *
 run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
@@ -75,6 +77,10 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
        "Override a key, e.g. --set workload.pattern=hotspots (repeatable)", "GROUP.KEY=VALUE"},
       {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a->json, "Write every result as JSON", "FILE"},
       {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a->csv, "Write the summary table as CSV", "FILE"},
+      {"long-csv", 0, 0, G_OPTION_ARG_FILENAME, &a->long_csv,
+       "Write the results as CSV, one row per run and metric (the files of several runs "
+       "concatenate)",
+       "FILE"},
       {"detail", 'd', 0, G_OPTION_ARG_NONE, &a->detail,
        "Keep the schedule (every transfer) in the JSON", NULL},
       {"jobs", 'j', 0, G_OPTION_ARG_STRING, &a->jobs,
@@ -215,7 +221,8 @@ plan_outputs(const RunArgs *a, const LbScenario *sc, OutputPlan *plan, GError **
     lb_file_set_input(set, lb_input_kind_name(f->kind), f->path);
   }
   if ((a->json != NULL && !add_output(set, "--json", a->json, error)) ||
-      (a->csv != NULL && !add_output(set, "--csv", a->csv, error)))
+      (a->csv != NULL && !add_output(set, "--csv", a->csv, error)) ||
+      (a->long_csv != NULL && !add_output(set, "--long-csv", a->long_csv, error)))
     return FALSE;
   const char *const traces[][2] = {{"--paje", a->paje}, {"--message-trace", a->message_trace}};
   for (guint t = 0; t < G_N_ELEMENTS(traces); t++) {
@@ -373,8 +380,8 @@ overrides_of(const RunArgs *a, guint ranks)
 static int
 check_many(RunArgs *a, char **files, guint ranks, guint jobs)
 {
-  if (a->json != NULL || a->csv != NULL || a->pictures != NULL || a->report != NULL ||
-      a->paje != NULL || a->message_trace != NULL) {
+  if (a->json != NULL || a->csv != NULL || a->long_csv != NULL || a->pictures != NULL ||
+      a->report != NULL || a->paje != NULL || a->message_trace != NULL) {
     g_printerr("lbsim: check of several scenarios writes no files: give one scenario with "
                "--json, --csv, --pictures, --report, --paje or --message-trace\n");
     return LB_EXIT_INPUT;
@@ -468,6 +475,13 @@ write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const Out
     else if (!lb_output_write(a->csv, csv, -1, error))
       return FALSE;
   }
+  if (a->long_csv != NULL) {
+    g_autofree char *csv = lb_report_long_csv(sc->name, sc->seed, runs);
+    if (strcmp(a->long_csv, "-") == 0)
+      lb_output_stdout(csv);
+    else if (!lb_output_write(a->long_csv, csv, -1, error))
+      return FALSE;
+  }
   /* every run has succeeded: the pictures of all runs go straight to
    * their folder (made above), drawn last as before */
   return a->pictures == NULL ||
@@ -515,7 +529,8 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
     lb_command_error(error);
     return 1;
   }
-  gboolean json_on_stdout = g_strcmp0(a->json, "-") == 0 || g_strcmp0(a->csv, "-") == 0;
+  gboolean json_on_stdout = g_strcmp0(a->json, "-") == 0 || g_strcmp0(a->csv, "-") == 0 ||
+                            g_strcmp0(a->long_csv, "-") == 0;
   if (!json_on_stdout) {
     g_autofree char *table = lb_report_table(runs);
     g_autofree char *phases = lb_report_phases(runs);

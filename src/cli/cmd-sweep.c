@@ -130,6 +130,34 @@ check_csv(const char *path, const LbSweep *sw, GError **error)
                      path);
 }
 
+/* A long or statistics CSV: one that starts with this sweep's header. */
+static gboolean
+check_table(const char *option, const char *path, const char *text, GError **error)
+{
+  g_autofree char *have = NULL;
+  if (path == NULL || strcmp(path, "-") == 0 || !g_file_test(path, G_FILE_TEST_IS_REGULAR))
+    return TRUE;
+  gsize n = strcspn(text, "\n") + 1;
+  if (lb_input_read_prefix(path, n, &have, NULL) && strncmp(have, text, n) == 0)
+    return TRUE;
+  return state_error(error,
+                     "%s exists and is not this sweep's CSV: give another %s, or --force to "
+                     "replace it",
+                     path, option);
+}
+
+static gboolean
+check_tables(const LbSweepFiles *files, const LbSweep *sw, GError **error)
+{
+  if (files->csv != NULL && strcmp(files->csv, "-") != 0 && !check_csv(files->csv, sw, error))
+    return FALSE;
+  g_autofree LbRunResult **none = g_new0(LbRunResult *, MAX(sw->runs->len, 1));
+  g_autofree char *long_head = lb_sweep_long_csv(sw, none);
+  g_autofree char *stats_head = lb_sweep_stats_csv(sw, none);
+  return check_table("--long-csv", files->long_csv, long_head, error) &&
+         check_table("--stats-csv", files->stats_csv, stats_head, error);
+}
+
 /* The state folder: this sweep's, a new one, or (--force) another's. */
 static gboolean
 check_state(const char *dir, const LbSweep *sw, gboolean force, GError **error)
@@ -220,7 +248,7 @@ read_kept(const char *dir, const LbSweep *sw, LbRunResult **results, gboolean qu
 typedef struct {
   const LbSweep *sweep;
   LbRunResult *const *results;
-  const char *json, *csv;
+  LbSweepFiles files;
   gint64 written, cost; /* when they were last written, and how long that took */
 } Outputs;
 
@@ -244,11 +272,16 @@ write_outputs(Outputs *o, gboolean now, GError **error)
   if (!now && start - o->written < WRITE_SHARE * o->cost)
     return TRUE;
   g_autofree char *doc = lb_sweep_document(o->sweep, o->results);
-  if (!write_text(o->json, doc, error))
+  if (!write_text(o->files.json, doc, error))
     return FALSE;
-  if (o->csv != NULL) {
-    g_autofree char *csv = lb_sweep_csv(o->sweep, o->results);
-    if (!write_text(o->csv, csv, error))
+  char *(*const tables[])(const LbSweep *, LbRunResult *const *) = {lb_sweep_csv, lb_sweep_long_csv,
+                                                                    lb_sweep_stats_csv};
+  const char *const paths[] = {o->files.csv, o->files.long_csv, o->files.stats_csv};
+  for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
+    if (paths[t] == NULL)
+      continue;
+    g_autofree char *text = tables[t](o->sweep, o->results);
+    if (!write_text(paths[t], text, error))
       return FALSE;
   }
   o->written = g_get_monotonic_time();
@@ -408,10 +441,10 @@ run_missing(const Sweeping *s, Outputs *out)
   if (failed > 0)
     g_printerr("lbsim: %u of %u runs failed (named above) and are missing from %s: the same "
                "command runs them again\n",
-               failed, n, out->json);
+               failed, n, out->files.json);
   else if (!s->quiet)
-    g_printerr("lbsim: %u runs done in %s: %s%s%s\n", finished, spent, out->json,
-               out->csv != NULL ? ", " : "", out->csv != NULL ? out->csv : "");
+    g_printerr("lbsim: %u runs done in %s: %s%s%s\n", finished, spent, out->files.json,
+               out->files.csv != NULL ? ", " : "", out->files.csv != NULL ? out->files.csv : "");
   return worst;
 }
 
@@ -474,7 +507,7 @@ emit_jobs(const Sweeping *s, const char *file, const char *json)
  * another output, and the state folder is none of them either. */
 static gboolean
 check_files(const LbSweep *sw, const char *json, const char *csv, const char *emit,
-            const char *state, GError **error)
+            const char *state, const LbSweepFiles *more, GError **error)
 {
   g_autoptr(LbFileSet) set = lb_file_set_new();
   lb_file_set_input(set, "the scenario", sw->scenario);
@@ -488,7 +521,11 @@ check_files(const LbSweep *sw, const char *json, const char *csv, const char *em
     const LbInputFile *f = &g_array_index(read, LbInputFile, i);
     lb_file_set_input(set, lb_input_kind_name(f->kind), f->path);
   }
-  const char *const outputs[][2] = {{"-o", json}, {"--csv", csv}, {"--emit-jobs", emit}};
+  const char *const outputs[][2] = {{"-o", json},
+                                    {"--csv", csv},
+                                    {"--emit-jobs", emit},
+                                    {"--long-csv", more->long_csv},
+                                    {"--stats-csv", more->stats_csv}};
   for (guint i = 0; i < G_N_ELEMENTS(outputs); i++)
     if (outputs[i][1] != NULL && (!lb_output_check(outputs[i][0], outputs[i][1], error) ||
                                   !lb_file_set_output(set, outputs[i][0], outputs[i][1], error)))
@@ -510,6 +547,10 @@ typedef struct {
   char *state;
   char *jobs;
   char *emit;
+  char *long_csv;
+  char *stats_csv;
+  char *repeat;
+  char *replicates;
   gboolean force;
   gboolean quiet;
 } SweepArgs;
@@ -525,6 +566,10 @@ sweep_args_clear(SweepArgs *a)
   g_free(a->state);
   g_free(a->jobs);
   g_free(a->emit);
+  g_free(a->long_csv);
+  g_free(a->stats_csv);
+  g_free(a->repeat);
+  g_free(a->replicates);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SweepArgs, sweep_args_clear)
@@ -547,6 +592,22 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
       {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a.json,
        "The results as JSON (default: NAME-sweep.json, NAME the scenario's)", "FILE"},
       {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "The results as CSV, one row per run", "FILE"},
+      {"long-csv", 0, 0, G_OPTION_ARG_FILENAME, &a.long_csv,
+       "The results as CSV, one row per run and metric (the files of several sweeps "
+       "concatenate)",
+       "FILE"},
+      {"repeat", 0, 0, G_OPTION_ARG_STRING, &a.repeat,
+       "Run each point N times, with the seeds S, S+1, ..., S+N-1 (S the scenario's): the "
+       "documents give each measure's mean, spread and 95% interval",
+       "N"},
+      {"replicates", 0, 0, G_OPTION_ARG_STRING, &a.replicates,
+       "The varied NAME whose values are replicates of one point, as with --repeat (a varied "
+       "seed's are without it)",
+       "NAME"},
+      {"stats-csv", 0, 0, G_OPTION_ARG_FILENAME, &a.stats_csv,
+       "With replicates (--repeat, a varied seed, --replicates): the mean, sd, min, max and 95% "
+       "interval of every measure as CSV, one row per point, balancer and metric",
+       "FILE"},
       {"state", 0, 0, G_OPTION_ARG_FILENAME, &a.state,
        "Keep each run's job and result here (default: the JSON file's name, .json replaced by "
        ".d)",
@@ -590,10 +651,21 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
     g_printerr("lbsim: --emit-jobs runs nothing: give --csv to lbsim merge\n");
     return LB_EXIT_INPUT;
   }
+  if (a.emit != NULL && (a.long_csv != NULL || a.stats_csv != NULL)) {
+    g_printerr("lbsim: --emit-jobs runs nothing: give --long-csv and --stats-csv to lbsim "
+               "merge\n");
+    return LB_EXIT_INPUT;
+  }
+  guint repeat = 0;
+  if (a.repeat != NULL && !lb_runner_parse_count("--repeat", a.repeat, &repeat, &error)) {
+    print_error(error);
+    return LB_EXIT_INPUT;
+  }
   /* a stop from here on prints one line and leaves no temporary file */
   lb_signals_alone();
-  g_autoptr(LbSweep) sw = lb_sweep_new(args[1], (const char *const *)a.vary, a.platform,
-                                       (const char *const *)a.sets, &error);
+  g_autoptr(LbSweep) sw =
+      lb_sweep_new_replicated(args[1], (const char *const *)a.vary, a.platform,
+                              (const char *const *)a.sets, repeat, a.replicates, &error);
   if (sw == NULL) {
     print_error(error);
     return LB_EXIT_INPUT;
@@ -605,14 +677,24 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
           ? default_json(sw)
           : g_strdup(json);
   g_autofree char *state = a.state != NULL ? g_strdup(a.state) : default_state(named);
-  if (a.csv != NULL && strcmp(a.csv, "-") == 0) {
-    g_printerr("lbsim: --csv -: a sweep rewrites its CSV as runs finish: give a file\n");
+  const LbSweepFiles files = {json, a.csv, a.long_csv, a.stats_csv};
+  const char *const tables[][2] = {
+      {"--csv", a.csv}, {"--long-csv", a.long_csv}, {"--stats-csv", a.stats_csv}};
+  for (guint t = 0; t < G_N_ELEMENTS(tables); t++)
+    if (tables[t][1] != NULL && strcmp(tables[t][1], "-") == 0) {
+      g_printerr("lbsim: %s -: a sweep rewrites its CSV as runs finish: give a file\n",
+                 tables[t][0]);
+      return LB_EXIT_INPUT;
+    }
+  if (a.stats_csv != NULL && sw->replicates < 0) {
+    g_printerr("lbsim: --stats-csv: no replicates (give --repeat N, --vary seed=LIST or "
+               "--replicates NAME)\n");
     return LB_EXIT_INPUT;
   }
-  if (!check_files(sw, a.emit == NULL ? json : NULL, a.csv, a.emit, state, &error) ||
+  if (!check_files(sw, a.emit == NULL ? json : NULL, a.csv, a.emit, state, &files, &error) ||
       !check_state(state, sw, a.force, &error) ||
       (a.emit == NULL && !a.force &&
-       (!check_json(json, sw, &error) || (a.csv != NULL && !check_csv(a.csv, sw, &error))))) {
+       (!check_json(json, sw, &error) || !check_tables(&files, sw, &error)))) {
     print_error(error);
     return LB_EXIT_INPUT;
   }
@@ -636,7 +718,7 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
     return code;
   }
   LbRunResult **results = NULL;
-  int code = lb_sweep_execute(sw, state, json, a.csv, jobs, a.quiet, &results);
+  int code = lb_sweep_execute_files(sw, state, &files, jobs, a.quiet, &results);
   results_free(results, sw->runs->len);
   return code;
 }
@@ -644,6 +726,14 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
 int
 lb_sweep_execute(const LbSweep *sw, const char *state, const char *json, const char *csv,
                  guint jobs, gboolean quiet, LbRunResult ***results_out)
+{
+  const LbSweepFiles files = {json, csv, NULL, NULL};
+  return lb_sweep_execute_files(sw, state, &files, jobs, quiet, results_out);
+}
+
+int
+lb_sweep_execute_files(const LbSweep *sw, const char *state, const LbSweepFiles *files, guint jobs,
+                       gboolean quiet, LbRunResult ***results_out)
 {
   g_autoptr(GError) error = NULL;
   guint n = sw->runs->len;
@@ -663,7 +753,7 @@ lb_sweep_execute(const LbSweep *sw, const char *state, const char *json, const c
   Sweeping s = {sw, results, state, jobs > 0 ? jobs : (guint)g_get_num_processors(), quiet};
   if (!quiet)
     g_printerr("lbsim: %u runs, %u reused from %s\n", n, kept, state);
-  Outputs out = {sw, results, json, csv, 0, 0};
+  Outputs out = {sw, results, *files, 0, 0};
   if (!write_outputs(&out, TRUE, &error)) {
     print_error(error);
     return 1;
@@ -676,6 +766,8 @@ lb_sweep_execute(const LbSweep *sw, const char *state, const char *json, const c
 typedef struct {
   char *json;
   char *csv;
+  char *long_csv;
+  char *stats_csv;
   gboolean partial;
   gboolean force;
   gboolean quiet;
@@ -686,6 +778,8 @@ merge_args_clear(MergeArgs *a)
 {
   g_free(a->json);
   g_free(a->csv);
+  g_free(a->long_csv);
+  g_free(a->stats_csv);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(MergeArgs, merge_args_clear)
@@ -761,7 +855,7 @@ merge_results(const LbSweep *sw, int argc, char **argv, LbRunResult **results, G
 /* merge's outputs: writable, and none of them a result or state file it
  * reads, or the other output. */
 static gboolean
-check_merge_files(const LbSweep *sw, int argc, char **argv, const char *json, const char *csv,
+check_merge_files(const LbSweep *sw, int argc, char **argv, const LbSweepFiles *files,
                   GError **error)
 {
   g_autoptr(LbFileSet) set = lb_file_set_new();
@@ -777,7 +871,10 @@ check_merge_files(const LbSweep *sw, int argc, char **argv, const char *json, co
       lb_file_set_input(set, "the result", path);
     }
   }
-  const char *const outputs[][2] = {{"-o", json}, {"--csv", csv}};
+  const char *const outputs[][2] = {{"-o", files->json},
+                                    {"--csv", files->csv},
+                                    {"--long-csv", files->long_csv},
+                                    {"--stats-csv", files->stats_csv}};
   for (guint i = 0; i < G_N_ELEMENTS(outputs); i++)
     if (outputs[i][1] != NULL && (!lb_output_check(outputs[i][0], outputs[i][1], error) ||
                                   !lb_file_set_output(set, outputs[i][0], outputs[i][1], error)))
@@ -793,6 +890,10 @@ lb_cmd_merge(const LbCommand *self, int argc, char **argv)
       {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a.json,
        "The results as JSON (default: NAME-sweep.json, NAME the scenario's)", "FILE"},
       {"csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "The results as CSV, one row per run", "FILE"},
+      {"long-csv", 0, 0, G_OPTION_ARG_FILENAME, &a.long_csv,
+       "The results as CSV, one row per run and metric", "FILE"},
+      {"stats-csv", 0, 0, G_OPTION_ARG_FILENAME, &a.stats_csv,
+       "For a sweep with replicates: each measure's statistics as CSV", "FILE"},
       {"partial", 0, 0, G_OPTION_ARG_NONE, &a.partial,
        "Write the runs there are when some are missing (still named)", NULL},
       {"force", 0, 0, G_OPTION_ARG_NONE, &a.force, "Replace outputs made by another sweep", NULL},
@@ -827,15 +928,18 @@ lb_cmd_merge(const LbCommand *self, int argc, char **argv)
   int code = 0;
   guint missing = 0;
   g_autofree char *json = a.json != NULL ? g_strdup(a.json) : default_json(sw);
+  const LbSweepFiles files = {json, a.csv, a.long_csv, a.stats_csv};
   if (!merge_results(sw, argc, argv, results, &error)) {
     print_error(error);
     code = LB_EXIT_INPUT;
-  } else if (!check_merge_files(sw, argc, argv, json, a.csv, &error)) {
+  } else if (!check_merge_files(sw, argc, argv, &files, &error)) {
     print_error(error);
     code = LB_EXIT_INPUT;
-  } else if (!a.force &&
-             ((strcmp(json, "-") != 0 && !check_json(json, sw, &error)) ||
-              (a.csv != NULL && strcmp(a.csv, "-") != 0 && !check_csv(a.csv, sw, &error)))) {
+  } else if (a.stats_csv != NULL && sw->replicates < 0) {
+    g_printerr("lbsim: --stats-csv: the sweep has no replicates\n");
+    code = LB_EXIT_INPUT;
+  } else if (!a.force && ((strcmp(json, "-") != 0 && !check_json(json, sw, &error)) ||
+                          !check_tables(&files, sw, &error))) {
     print_error(error);
     code = LB_EXIT_INPUT;
   } else {
@@ -850,7 +954,7 @@ lb_cmd_merge(const LbCommand *self, int argc, char **argv)
     }
     if (missing > MAX_LISTED)
       g_printerr("lbsim: ... and %u more\n", missing - MAX_LISTED);
-    Outputs out = {sw, results, json, a.csv, 0, 0};
+    Outputs out = {sw, results, files, 0, 0};
     if (missing > 0 && !a.partial) {
       g_printerr("lbsim: %u of %u runs missing: nothing written (--partial writes the others)\n",
                  missing, n);

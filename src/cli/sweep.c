@@ -3,6 +3,7 @@
  * the runs' results. */
 #include "cli/sweep.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "cli/preflight.h"
@@ -234,12 +235,6 @@ known_axis(const char *name)
          name[group + 1 + strspn(name + group + 1, NAME_CHARS ".:")] == '\0';
 }
 
-static gboolean
-integer_axis(const char *name)
-{
-  return strcmp(name, "ranks") == 0 || strcmp(name, "seed") == 0 || strcmp(name, "steps") == 0;
-}
-
 const char *
 lb_sweep_value(const LbSweep *sw, guint point, guint a)
 {
@@ -455,6 +450,7 @@ add_point(LbSweep *sw, guint point, char **scenario_digest, GError **error)
         return FALSE;
       *scenario_digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)bytes, len);
       sw->name = g_strdup(sc->name);
+      sw->seed = sc->seed;
     }
     for (guint r = 0; r < sc->runs->len; r++)
       if (!add_run(sw, point, &o, sc, ((LbBalancerRun *)sc->runs->pdata[r])->label,
@@ -496,6 +492,9 @@ definition_text(const LbSweep *sw)
   const char *const *plugins = lb_plugins_loaded();
   if (plugins[0] != NULL)
     set_escaped_list(kf, "sweep", "plugins", (char **)plugins, g_strv_length((char **)plugins));
+  g_key_file_set_uint64(kf, "sweep", "seed", sw->seed);
+  if (sw->replicates >= 0)
+    set_escaped(kf, "sweep", "replicates", axis(sw, (guint)sw->replicates)->name);
   g_key_file_set_integer(kf, "sweep", "axes", (gint)sw->axes->len);
   for (guint a = 0; a < sw->axes->len; a++) {
     g_autofree char *name = g_strdup_printf("axis%u", a + 1);
@@ -524,11 +523,72 @@ count_points(const LbSweep *sw)
   return (guint)n;
 }
 
+/* The axis of name other than balancer, or -1. */
+static gint
+find_axis(const LbSweep *sw, const char *name)
+{
+  for (guint a = 0; a < sw->axes->len; a++)
+    if (strcmp(axis(sw, a)->name, name) == 0 && !is_balancer_axis(axis(sw, a)))
+      return (gint)a;
+  return -1;
+}
+
+#define MAX_REPEAT 10000
+
+/* --repeat: the axis seed = S .. S + repeat - 1, S the seed of the
+ * scenario with the fixed overrides and the first value of every axis. */
+static gboolean
+add_repeat(LbSweep *sw, guint repeat, GError **error)
+{
+  if (repeat > MAX_REPEAT)
+    return fail(error, LB_SWEEP_ERROR_INPUT, "--repeat %u: at most %d", repeat, MAX_REPEAT);
+  if (find_axis(sw, "seed") >= 0)
+    return fail(error, LB_SWEEP_ERROR_INPUT,
+                "--repeat and --vary seed: give one (--vary seed=LIST --replicates seed makes "
+                "the given seeds replicates)");
+  for (guint i = 0; sw->sets != NULL && sw->sets[i] != NULL; i++) {
+    g_autofree char *key = g_strstrip(g_strndup(sw->sets[i], strcspn(sw->sets[i], "=")));
+    if (strcmp(key, "scenario.seed") == 0)
+      return fail(error, LB_SWEEP_ERROR_INPUT,
+                  "--repeat and --set %s: give the seeds with --vary seed=LIST --replicates seed",
+                  sw->sets[i]);
+  }
+  g_auto(PointOverrides) o = {0};
+  point_overrides(sw, 0, &o);
+  LbScenarioOverrides ov = {o.ranks, o.platform, NULL, (const char *const *)o.sets->pdata};
+  g_autoptr(GError) local = NULL;
+  g_autoptr(LbScenario) sc = lb_scenario_load(sw->scenario, &ov, &local);
+  if (sc == NULL) {
+    g_propagate_error(error, g_steal_pointer(&local));
+    return FALSE;
+  }
+  if (sc->seed > G_MAXUINT64 - repeat)
+    return fail(error, LB_SWEEP_ERROR_INPUT, "--repeat %u: seed %" G_GUINT64_FORMAT " is too large",
+                repeat, sc->seed);
+  LbSweepAxis *a = g_new0(LbSweepAxis, 1);
+  a->name = g_strdup("seed");
+  a->values = g_ptr_array_new_null_terminated(repeat, g_free, TRUE);
+  for (guint k = 0; k < repeat; k++)
+    g_ptr_array_add(a->values, g_strdup_printf("%" G_GUINT64_FORMAT, sc->seed + k));
+  g_ptr_array_add(sw->axes, a);
+  sw->replicates = (gint)sw->axes->len - 1;
+  return TRUE;
+}
+
 LbSweep *
 lb_sweep_new(const char *scenario, const char *const *vary, const char *platform,
              const char *const *sets, GError **error)
 {
+  return lb_sweep_new_replicated(scenario, vary, platform, sets, 0, NULL, error);
+}
+
+LbSweep *
+lb_sweep_new_replicated(const char *scenario, const char *const *vary, const char *platform,
+                        const char *const *sets, guint repeat, const char *replicates,
+                        GError **error)
+{
   g_autoptr(LbSweep) sw = g_new0(LbSweep, 1);
+  sw->replicates = -1;
   g_autofree char *file = lb_scenario_find(scenario); /* a shipped one's name too */
   sw->scenario = g_canonicalize_filename(file, NULL);
   sw->platform = g_strdup(platform);
@@ -543,6 +603,22 @@ lb_sweep_new(const char *scenario, const char *const *vary, const char *platform
     if (checked == NULL)
       return NULL;
   }
+  if (repeat > 0 && replicates != NULL) {
+    fail(error, LB_SWEEP_ERROR_INPUT,
+         "--repeat and --replicates: give one (--repeat N varies the seed itself)");
+    return NULL;
+  }
+  if (replicates != NULL && (sw->replicates = find_axis(sw, replicates)) < 0) {
+    fail(error, LB_SWEEP_ERROR_INPUT,
+         "--replicates %s: not a varied key (a --vary NAME other than balancer)", replicates);
+    return NULL;
+  }
+  if (repeat > 0 && !add_repeat(sw, repeat, error))
+    return NULL;
+  /* a seed's values are replicates: nothing depends on one seed more than
+   * on another */
+  if (sw->replicates < 0)
+    sw->replicates = find_axis(sw, "seed");
   sw->npoints = count_points(sw);
   if (sw->npoints > MAX_RUNS) {
     fail(error, LB_SWEEP_ERROR_INPUT, "more than %d points", MAX_RUNS);
@@ -606,6 +682,12 @@ read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
       if (!lb_plugin_load(plugins->pdata[i], error))
         return FALSE;
   }
+  if (g_key_file_has_key(kf, "sweep", "seed", NULL)) {
+    g_autoptr(GError) local = NULL;
+    sw->seed = g_key_file_get_uint64(kf, "sweep", "seed", &local);
+    if (local != NULL)
+      return fail(error, LB_SWEEP_ERROR_STATE, "[sweep] seed: %s", local->message);
+  }
   gint naxes = g_key_file_get_integer(kf, "sweep", "axes", error);
   if (naxes < 0)
     return fail(error, LB_SWEEP_ERROR_STATE, "[sweep] axes: negative");
@@ -625,6 +707,13 @@ read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
       return fail(error, LB_SWEEP_ERROR_STATE, "[sweep] %s: no values", values);
   }
   sw->npoints = count_points(sw);
+  if (g_key_file_has_key(kf, "sweep", "replicates", NULL)) {
+    g_autofree char *name = get_escaped(kf, "sweep", "replicates", error);
+    if (name == NULL)
+      return FALSE;
+    if ((sw->replicates = find_axis(sw, name)) < 0)
+      return fail(error, LB_SWEEP_ERROR_STATE, "[sweep] replicates: %s is not an axis", name);
+  }
   gint nruns = g_key_file_get_integer(kf, "runs", "count", error);
   if (nruns < 0 || nruns > MAX_RUNS)
     return error != NULL && *error != NULL
@@ -660,6 +749,7 @@ lb_sweep_read(const char *dir, GError **error)
     return NULL;
   g_autoptr(GKeyFile) kf = g_key_file_new();
   g_autoptr(LbSweep) sw = g_new0(LbSweep, 1);
+  sw->replicates = -1;
   sw->axes = g_ptr_array_new_with_free_func((GDestroyNotify)lb_sweep_axis_free);
   sw->runs = g_ptr_array_new_with_free_func(run_free);
   g_autoptr(GError) local = NULL;
@@ -697,14 +787,219 @@ ready_runs(const LbSweep *sw, LbRunResult *const *results)
   return ready;
 }
 
-static void
-write_value(LbJson *j, const char *name, const char *key, const char *value)
+/* A JSON number as written: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static gboolean
+json_number(const char *t)
 {
-  guint64 v = 0;
-  if (integer_axis(name) && g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT64, &v, NULL))
-    lb_json_uint(j, key, v);
+  if (*t == '-')
+    t++;
+  if (*t == '0')
+    t++;
+  else if (*t >= '1' && *t <= '9')
+    t += strspn(t, "0123456789");
+  else
+    return FALSE;
+  if (*t == '.') {
+    gsize n = strspn(++t, "0123456789");
+    if (n == 0)
+      return FALSE;
+    t += n;
+  }
+  if (*t == 'e' || *t == 'E') {
+    t++;
+    if (*t == '+' || *t == '-')
+      t++;
+    gsize n = strspn(t, "0123456789");
+    if (n == 0)
+      return FALSE;
+    t += n;
+  }
+  return *t == '\0';
+}
+
+/* An axis whose every value is a number writes them as numbers, as
+ * written (1.10 stays 1.10); another writes them all as strings, so that
+ * a column has one type. */
+static gboolean
+numeric_axis(const LbSweepAxis *x)
+{
+  for (guint v = 0; v < x->values->len; v++)
+    if (!json_number(x->values->pdata[v]))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+write_value(LbJson *j, const LbSweepAxis *x, const char *key, const char *value)
+{
+  if (numeric_axis(x))
+    lb_json_raw(j, key, value);
   else
     lb_json_string(j, key, value);
+}
+
+/* A point as an object: ranks, platform, seed and steps as members, a
+ * GROUP.KEY as member KEY of member GROUP (no key holds a dot, so tools
+ * that join nested names with dots, such as pandas' json_normalize, make
+ * GROUP.KEY again). The balancer axis and skip (-1: none) are left out. */
+static void
+write_point(LbJson *j, const LbSweep *sw, guint point, gint skip)
+{
+  lb_json_begin_compact_object(j, "point");
+  for (guint a = 0; a < sw->axes->len; a++) {
+    const LbSweepAxis *x = axis(sw, a);
+    const char *dot = strchr(x->name, '.');
+    if (is_balancer_axis(x) || (gint)a == skip)
+      continue;
+    if (dot == NULL) {
+      write_value(j, x, x->name, lb_sweep_value(sw, point, a));
+      continue;
+    }
+    gsize group = dot - x->name;
+    gboolean seen = FALSE;
+    for (guint b = 0; b < a && !seen; b++)
+      seen = !is_balancer_axis(axis(sw, b)) && (gint)b != skip &&
+             strncmp(axis(sw, b)->name, x->name, group + 1) == 0;
+    if (seen)
+      continue;
+    g_autofree char *name = g_strndup(x->name, group);
+    lb_json_begin_compact_object(j, name);
+    for (guint b = a; b < sw->axes->len; b++)
+      if (!is_balancer_axis(axis(sw, b)) && (gint)b != skip &&
+          strncmp(axis(sw, b)->name, x->name, group + 1) == 0)
+        write_value(j, axis(sw, b), axis(sw, b)->name + group + 1, lb_sweep_value(sw, point, b));
+    lb_json_end_object(j);
+  }
+  lb_json_end_object(j);
+}
+
+/* ---- replicates ---- */
+
+/* The runs of one point (the replicates' axis aside) and balancer. */
+typedef struct {
+  guint point; /* with the replicates' axis at its first value */
+  const char *balancer;
+  GArray *runs; /* guint: ready runs, in order */
+} Group;
+
+static void
+group_clear(gpointer p)
+{
+  g_array_unref(((Group *)p)->runs);
+}
+
+static GArray *
+replicate_groups(const LbSweep *sw, const gboolean *ready)
+{
+  GArray *groups = g_array_new(FALSE, TRUE, sizeof(Group));
+  g_array_set_clear_func(groups, group_clear);
+  guint stride = 1, nvalues = axis(sw, (guint)sw->replicates)->values->len;
+  for (guint i = (guint)sw->replicates + 1; i < sw->axes->len; i++)
+    if (!is_balancer_axis(axis(sw, i)))
+      stride *= axis(sw, i)->values->len;
+  g_autoptr(GHashTable) index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < sw->runs->len; i++) {
+    const LbSweepRun *run = run_at(sw, i);
+    guint base = run->point - (run->point / stride % nvalues) * stride;
+    g_autofree char *key = g_strdup_printf("%u %s", base, run->balancer);
+    gpointer at = NULL;
+    if (!g_hash_table_lookup_extended(index, key, NULL, &at)) {
+      Group g = {base, run->balancer, g_array_new(FALSE, FALSE, sizeof(guint))};
+      g_array_append_val(groups, g);
+      at = GUINT_TO_POINTER(groups->len - 1);
+      g_hash_table_insert(index, g_steal_pointer(&key), at);
+    }
+    if (ready[i])
+      g_array_append_val(g_array_index(groups, Group, GPOINTER_TO_UINT(at)).runs, i);
+  }
+  return groups;
+}
+
+typedef struct {
+  const char *name, *unit; /* JSON names */
+  gboolean summary;        /* a field of the summary, else a declared metric */
+  LbStats stats;
+} Measure;
+
+/* Every measure all the group's runs have: the summary's fields, then
+ * the declared metrics the summary does not hold. */
+static GArray *
+group_measures(const Group *g, LbRunResult *const *results)
+{
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(Measure));
+  guint n = g->runs->len;
+  if (n == 0)
+    return out;
+  g_autofree double *x = g_new(double, n);
+  const LbRunResult *first = results[g_array_index(g->runs, guint, 0)];
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+    gboolean all = (f->where & LB_SUMMARY_RUN) != 0;
+    for (guint k = 0; k < n && all; k++)
+      all = lb_summary_get(f, results[g_array_index(g->runs, guint, k)], -1, &x[k]);
+    if (!all)
+      continue;
+    Measure m = {f->json, *f->unit != '\0' ? f->unit : "ratio", TRUE, {0}};
+    lb_stats_of(x, n, &m.stats);
+    g_array_append_val(out, m);
+  }
+  for (guint i = 0; i < first->metric_defs->len; i++) {
+    const LbMetricDef *def = &g_array_index(first->metric_defs, LbMetricDef, i);
+    gboolean all = lb_summary_lookup(def->name) == NULL;
+    for (guint k = 0; k < n && all; k++)
+      all = lb_run_result_metric(results[g_array_index(g->runs, guint, k)], def->json_name, &x[k]);
+    if (!all)
+      continue;
+    Measure m = {def->json_name, def->unit, FALSE, {0}};
+    lb_stats_of(x, n, &m.stats);
+    g_array_append_val(out, m);
+  }
+  return out;
+}
+
+static void
+write_stats(LbJson *j, const Measure *m)
+{
+  lb_json_begin_compact_object(j, m->name);
+  lb_json_double(j, "mean", m->stats.mean);
+  lb_json_double(j, "sd", m->stats.sd);
+  lb_json_double(j, "min", m->stats.min);
+  lb_json_double(j, "max", m->stats.max);
+  lb_json_double(j, "ci95_low", m->stats.ci_low);
+  lb_json_double(j, "ci95_high", m->stats.ci_high);
+  lb_json_end_object(j);
+}
+
+static void
+write_statistics(LbJson *j, const LbSweep *sw, LbRunResult *const *results, const gboolean *ready)
+{
+  g_autoptr(GArray) groups = replicate_groups(sw, ready);
+  const LbSweepAxis *rx = axis(sw, (guint)sw->replicates);
+  lb_json_begin_array(j, "statistics", FALSE);
+  for (guint gi = 0; gi < groups->len; gi++) {
+    const Group *g = &g_array_index(groups, Group, gi);
+    if (g->runs->len == 0)
+      continue;
+    lb_json_begin_object(j, NULL);
+    write_point(j, sw, g->point, sw->replicates);
+    lb_json_string(j, "balancer", g->balancer);
+    lb_json_uint(j, "runs", g->runs->len);
+    lb_json_begin_array(j, "replicates", TRUE);
+    for (guint k = 0; k < g->runs->len; k++)
+      write_value(j, rx, NULL,
+                  lb_sweep_value(sw, run_at(sw, g_array_index(g->runs, guint, k))->point,
+                                 (guint)sw->replicates));
+    lb_json_end_array(j);
+    g_autoptr(GArray) measures = group_measures(g, results);
+    for (int summary = 1; summary >= 0; summary--) {
+      lb_json_begin_object(j, summary ? "summary" : "metrics");
+      for (guint m = 0; m < measures->len; m++)
+        if (g_array_index(measures, Measure, m).summary == summary)
+          write_stats(j, &g_array_index(measures, Measure, m));
+      lb_json_end_object(j);
+    }
+    lb_json_end_object(j);
+  }
+  lb_json_end_array(j);
 }
 
 char *
@@ -733,11 +1028,13 @@ lb_sweep_document(const LbSweep *sw, LbRunResult *const *results)
     lb_json_string(&j, "name", x->name);
     lb_json_begin_array(&j, "values", TRUE);
     for (guint v = 0; v < x->values->len; v++)
-      write_value(&j, x->name, NULL, x->values->pdata[v]);
+      write_value(&j, x, NULL, x->values->pdata[v]);
     lb_json_end_array(&j);
     lb_json_end_object(&j);
   }
   lb_json_end_array(&j);
+  if (sw->replicates >= 0)
+    lb_json_string(&j, "replicates", axis(sw, (guint)sw->replicates)->name);
   lb_json_uint(&j, "runs_total", sw->runs->len);
   lb_json_end_object(&j);
   lb_json_begin_array(&j, "runs", FALSE);
@@ -746,17 +1043,102 @@ lb_sweep_document(const LbSweep *sw, LbRunResult *const *results)
       continue;
     const LbSweepRun *run = run_at(sw, i);
     lb_json_begin_object(&j, NULL);
-    lb_json_begin_compact_object(&j, "point");
-    for (guint a = 0; a < sw->axes->len; a++)
-      if (!is_balancer_axis(axis(sw, a)))
-        write_value(&j, axis(sw, a)->name, axis(sw, a)->name, lb_sweep_value(sw, run->point, a));
-    lb_json_end_object(&j);
+    write_point(&j, sw, run->point, -1);
     lb_json_string(&j, "balancer", run->balancer);
     lb_report_write_run(&j, "result", results[i]);
     lb_json_end_object(&j);
   }
   lb_json_end_array(&j);
+  if (sw->replicates >= 0)
+    write_statistics(&j, sw, results, ready);
   lb_json_end_object(&j);
+  return g_string_free(out, FALSE);
+}
+
+/* The long CSV's lead columns: the varied keys but ranks, seed and
+ * balancer, which have columns of their own. */
+static gboolean
+long_lead(const LbSweepAxis *x)
+{
+  return !is_balancer_axis(x) && strcmp(x->name, "ranks") != 0 && strcmp(x->name, "seed") != 0;
+}
+
+char *
+lb_sweep_long_csv(const LbSweep *sw, LbRunResult *const *results)
+{
+  g_autofree gboolean *ready = ready_runs(sw, results);
+  g_autoptr(GPtrArray) names = g_ptr_array_new();
+  for (guint a = 0; a < sw->axes->len; a++)
+    if (long_lead(axis(sw, a)))
+      g_ptr_array_add(names, axis(sw, a)->name);
+  gint seed_axis = find_axis(sw, "seed");
+  GString *out = g_string_new(NULL);
+  lb_report_long_csv_head(out, names->len, (const char *const *)names->pdata);
+  g_autoptr(GPtrArray) cells = g_ptr_array_new();
+  for (guint i = 0; i < sw->runs->len; i++) {
+    if (!ready[i])
+      continue;
+    guint point = run_at(sw, i)->point;
+    g_ptr_array_set_size(cells, 0);
+    for (guint a = 0; a < sw->axes->len; a++)
+      if (long_lead(axis(sw, a)))
+        g_ptr_array_add(cells, (gpointer)lb_sweep_value(sw, point, a));
+    guint64 seed = seed_axis >= 0
+                       ? g_ascii_strtoull(lb_sweep_value(sw, point, (guint)seed_axis), NULL, 10)
+                       : sw->seed;
+    lb_report_long_csv_rows(out, results[i], sw->name, seed, cells->len,
+                            (const char *const *)cells->pdata);
+  }
+  return g_string_free(out, FALSE);
+}
+
+static void
+stats_cell(GString *out, double v)
+{
+  g_string_append_c(out, ',');
+  if (isfinite(v)) {
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_string_append(out, g_ascii_formatd(buf, sizeof buf, "%.10g", v));
+  }
+}
+
+char *
+lb_sweep_stats_csv(const LbSweep *sw, LbRunResult *const *results)
+{
+  GString *out = g_string_new(NULL);
+  for (guint a = 0; a < sw->axes->len; a++)
+    if (!is_balancer_axis(axis(sw, a)) && (gint)a != sw->replicates) {
+      lb_report_csv_text(out, axis(sw, a)->name);
+      g_string_append_c(out, ',');
+    }
+  g_string_append(out, "balancer,metric,unit,runs,mean,sd,min,max,ci95_low,ci95_high\n");
+  if (sw->replicates < 0)
+    return g_string_free(out, FALSE);
+  g_autofree gboolean *ready = ready_runs(sw, results);
+  g_autoptr(GArray) groups = replicate_groups(sw, ready);
+  for (guint gi = 0; gi < groups->len; gi++) {
+    const Group *g = &g_array_index(groups, Group, gi);
+    g_autoptr(GArray) measures = group_measures(g, results);
+    for (guint m = 0; m < measures->len; m++) {
+      const Measure *me = &g_array_index(measures, Measure, m);
+      for (guint a = 0; a < sw->axes->len; a++)
+        if (!is_balancer_axis(axis(sw, a)) && (gint)a != sw->replicates) {
+          lb_report_csv_text(out, lb_sweep_value(sw, g->point, a));
+          g_string_append_c(out, ',');
+        }
+      lb_report_csv_text(out, g->balancer);
+      g_string_append_printf(out, ",%s,", me->name);
+      lb_report_csv_text(out, me->unit);
+      g_string_append_printf(out, ",%u", me->stats.n);
+      stats_cell(out, me->stats.mean);
+      stats_cell(out, me->stats.sd);
+      stats_cell(out, me->stats.min);
+      stats_cell(out, me->stats.max);
+      stats_cell(out, me->stats.ci_low);
+      stats_cell(out, me->stats.ci_high);
+      g_string_append_c(out, '\n');
+    }
+  }
   return g_string_free(out, FALSE);
 }
 

@@ -31,6 +31,8 @@ typedef struct {
   GPtrArray *axes;  /* LbSweepAxis, in the order given */
   guint npoints;    /* of the axes other than balancer; the last varies fastest */
   GPtrArray *runs;  /* LbSweepRun, in the cross product's order */
+  gint replicates;  /* the axis whose values are replicates (--repeat, --replicates), or -1 */
+  guint64 seed;     /* the scenario's seed at the first point */
   char *definition; /* the text of STATE/sweep.ini */
   char *id;         /* hex digest of the definition */
 } LbSweep;
@@ -48,6 +50,15 @@ GPtrArray *lb_sweep_values_parse(const char *text, GError **error);
  * the point. */
 LbSweep *lb_sweep_new(const char *scenario, const char *const *vary, const char *platform,
                       const char *const *sets, GError **error);
+/* The same with replicates: repeat > 0 adds the last axis, seed, with the
+ * repeat values S, S + 1, ..., S + repeat - 1 (S the scenario's seed at
+ * the first point), or replicates names a varied key (not balancer) whose
+ * values are replicates; without either, a varied seed's values are. The
+ * documents then give each measure's mean and spread over the replicates
+ * of every other point and balancer. */
+LbSweep *lb_sweep_new_replicated(const char *scenario, const char *const *vary,
+                                 const char *platform, const char *const *sets, guint repeat,
+                                 const char *replicates, GError **error);
 /* The sweep a state folder holds (its sweep.ini), for merging. */
 LbSweep *lb_sweep_read(const char *dir, GError **error);
 void lb_sweep_free(LbSweep *sweep);
@@ -67,6 +78,18 @@ char *lb_sweep_describe(const LbSweep *sweep, const LbSweepRun *run);
  * varied values, then lbsim run's columns. */
 char *lb_sweep_document(const LbSweep *sweep, LbRunResult *const *results);
 char *lb_sweep_csv(const LbSweep *sweep, LbRunResult *const *results);
+/* The long CSV (see lb_report_long_csv_head): the varied keys other than
+ * ranks, seed and balancer are the lead columns. */
+char *lb_sweep_long_csv(const LbSweep *sweep, LbRunResult *const *results);
+/* With replicates: one row per other point, balancer and measure: the
+ * varied keys (the replicates' aside), balancer, metric, unit, runs, mean,
+ * sd, min, max, ci95_low, ci95_high (LbStats). */
+char *lb_sweep_stats_csv(const LbSweep *sweep, LbRunResult *const *results);
+
+/* The files a sweep rewrites as runs finish (NULL: not asked for). */
+typedef struct {
+  const char *json, *csv, *long_csv, *stats_csv;
+} LbSweepFiles;
 
 /* Runs what a sweep's state folder (made if missing) does not hold yet,
  * up to jobs at a time (0: one per processor), rewriting json (and csv,
@@ -75,5 +98,7 @@ char *lb_sweep_csv(const LbSweep *sweep, LbRunResult *const *results);
  * outputs are the caller's to check first. Returns the exit status. */
 int lb_sweep_execute(const LbSweep *sweep, const char *state, const char *json, const char *csv,
                      guint jobs, gboolean quiet, LbRunResult ***results);
+int lb_sweep_execute_files(const LbSweep *sweep, const char *state, const LbSweepFiles *files,
+                           guint jobs, gboolean quiet, LbRunResult ***results);
 
 /* The commands: lbsim sweep and lbsim merge. */

@@ -786,13 +786,14 @@ parse_value(const char *text, double *v)
 }
 
 /* How a varied parameter's values lie along x: as numbers (on a log2
- * axis when they are powers of two or spread over a factor of 8 or more,
- * as rank counts are), or, when one is not a number, as labels in the
- * sweep's order. */
+ * axis when they are powers of two, each double the one before, or spread
+ * over a factor of 8 or more, as rank counts are), or, when one is not a
+ * number, as labels in the sweep's order. */
 static LbPlotScale
 value_scale(const LbSweepAxis *v, double *xs)
 {
-  gboolean numeric = TRUE, integral = TRUE, powers = v->values->len > 2;
+  gboolean numeric = TRUE, integral = TRUE, powers = v->values->len > 2,
+           doubling = v->values->len > 2;
   double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
   for (guint k = 0; k < v->values->len; k++) {
     numeric = numeric && parse_value(v->values->pdata[k], &xs[k]);
@@ -800,6 +801,7 @@ value_scale(const LbSweepAxis *v, double *xs)
       break;
     integral = integral && xs[k] == floor(xs[k]);
     powers = powers && xs[k] >= 1 && xs[k] == exp2(round(log2(xs[k])));
+    doubling = doubling && (k == 0 || xs[k] == 2 * xs[k - 1]);
     lo = MIN(lo, xs[k]);
     hi = MAX(hi, xs[k]);
   }
@@ -808,7 +810,7 @@ value_scale(const LbSweepAxis *v, double *xs)
       xs[k] = k;
     return LB_PLOT_CATEGORIES;
   }
-  if (lo > 0 && (powers || hi / lo >= 8))
+  if (lo > 0 && (powers || doubling || hi / lo >= 8))
     return LB_PLOT_LOG2;
   return integral ? LB_PLOT_INTEGER : LB_PLOT_LINEAR;
 }
@@ -822,13 +824,13 @@ value_index(const LbSweepAxis *v, const char *value)
 }
 
 /* The other parameters' values of a run: "a = 1, b = x" (empty with one
- * parameter). */
+ * parameter), the replicates' aside. */
 static char *
 others_text(const LbResults *doc, const LbSweepResult *s, guint skip)
 {
   GString *t = g_string_new(NULL);
   for (guint v = 0; v < doc->axes->len; v++) {
-    if (v == skip)
+    if (v == skip || (gint)v == doc->replicates)
       continue;
     g_string_append_printf(t, "%s%s = %s", t->len ? ", " : "",
                            ((const LbSweepAxis *)doc->axes->pdata[v])->name, s->point[v]);
@@ -836,12 +838,13 @@ others_text(const LbResults *doc, const LbSweepResult *s, guint skip)
   return g_string_free(t, FALSE);
 }
 
-/* Orders runs by their other parameters' value indices. */
+/* Orders runs by their other parameters' value indices, the replicates'
+ * aside. */
 static int
 compare_others(const LbSweepResult *a, const LbSweepResult *b, const LbResults *doc, guint skip)
 {
   for (guint v = 0; v < doc->axes->len; v++) {
-    if (v == skip)
+    if (v == skip || (gint)v == doc->replicates)
       continue;
     guint ia = value_index(doc->axes->pdata[v], a->point[v]);
     guint ib = value_index(doc->axes->pdata[v], b->point[v]);
@@ -876,21 +879,41 @@ static const SweepMeasure sweep_measures[] = {
      "imbalance_after", 1, FALSE},
 };
 
+/* The runs of one line at one x: their values and statistics. */
+typedef struct {
+  double x;
+  GArray *y;
+  LbStats stats;
+} SweepPoint;
+
+static void
+sweep_point_clear(gpointer p)
+{
+  g_array_unref(((SweepPoint *)p)->y);
+}
+
 /* One chart: a measure against parameter v, one series per balancer, a
- * line per combination of the other parameters' values. */
+ * line per combination of the other parameters' values. With replicates,
+ * a line goes through the mean of each point's replicates, over two
+ * bands: their least to greatest, and the 95 % interval of the mean. */
 static gboolean
 sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *balancers,
             GError **error)
 {
   const LbResults *doc = o->doc;
   const LbSweepAxis *vary = doc->axes->pdata[v];
+  gboolean replicated = doc->replicates >= 0;
   g_autofree double *xs = g_new(double, MAX(vary->values->len, 1));
   LbPlotScale scale = value_scale(vary, xs);
   g_autofree char *safe = g_strdup(vary->name);
   g_strcanon(safe, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", '_');
   g_autofree char *what = g_strdup_printf("vs-%s.%s", safe, m->what);
   g_autofree char *id = g_strdup_printf("vs-%s-%s", safe, m->what);
-  g_autofree char *title = g_strdup_printf("%s against %s", m->title, vary->name);
+  g_autofree char *title =
+      replicated
+          ? g_strdup_printf("%s against %s (mean of %u replicates)", m->title, vary->name,
+                            ((const LbSweepAxis *)doc->axes->pdata[doc->replicates])->values->len)
+          : g_strdup_printf("%s against %s", m->title, vary->name);
   g_autoptr(LbPlot) plot = lb_plot_new(LB_PLOT_LINES, id, title);
   lb_plot_x_axis(plot, vary->name, scale, (const char *const *)vary->values->pdata);
   lb_plot_value_axis(plot, m->axis, m->floor, m->seconds);
@@ -905,7 +928,8 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
     if (k == combos->len || compare_others(combos->pdata[k], s, doc, v) != 0)
       g_ptr_array_insert(combos, (gint)k, (gpointer)s);
   }
-  if (doc->axes->len > 1)
+  guint others = doc->axes->len - 1 - (replicated ? 1 : 0);
+  if (others > 0)
     for (guint c = 0; c < combos->len; c++) {
       g_autofree char *label = others_text(doc, combos->pdata[c], v);
       lb_plot_style(plot, c, label);
@@ -913,16 +937,19 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
 
   g_autoptr(GString) csv = g_string_new("balancer");
   for (guint k = 0; k < doc->axes->len; k++)
-    if (k != v)
+    if (k != v && (gint)k != doc->replicates)
       g_string_append_printf(csv, ",%s", ((const LbSweepAxis *)doc->axes->pdata[k])->name);
   const LbSummaryField *field = lb_summary_lookup(m->field);
-  g_string_append_printf(csv, ",%s,%s\n", vary->name, field->json);
+  g_string_append_printf(csv, ",%s,%s", vary->name, field->json);
+  if (replicated)
+    g_string_append(csv, "_mean,runs,min,max,ci95_low,ci95_high");
+  g_string_append_c(csv, '\n');
   for (guint b = 0; b < balancers->len; b++) {
     lb_plot_series(plot, balancers->pdata[b]);
     for (guint c = 0; c < combos->len; c++) {
-      /* this line's runs, by their x */
-      g_autoptr(GArray) x = g_array_new(FALSE, FALSE, sizeof(double));
-      g_autoptr(GArray) y = g_array_new(FALSE, FALSE, sizeof(double));
+      /* this line's runs, gathered by their x, in the order of x */
+      g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(SweepPoint));
+      g_array_set_clear_func(points, sweep_point_clear);
       for (guint i = 0; i < doc->results->len; i++) {
         const LbSweepResult *s = doc->results->pdata[i];
         if (strcmp(s->balancer, balancers->pdata[b]) != 0 ||
@@ -931,40 +958,82 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
           continue;
         double px = xs[value_index(vary, s->point[v])], py = summary_value(field, s->result);
         guint at = 0;
-        while (at < x->len && g_array_index(x, double, at) <= px)
+        while (at < points->len && g_array_index(points, SweepPoint, at).x < px)
           at++;
-        g_array_insert_val(x, at, px);
-        g_array_insert_val(y, at, py);
+        if (at == points->len || g_array_index(points, SweepPoint, at).x != px) {
+          SweepPoint p = {px, g_array_new(FALSE, FALSE, sizeof(double)), {0}};
+          g_array_insert_val(points, at, p);
+        }
+        g_array_append_val(g_array_index(points, SweepPoint, at).y, py);
       }
-      if (x->len == 0)
+      if (points->len == 0)
         continue;
-      lb_plot_line(plot, c, x->len, (double *)x->data, (double *)y->data);
-      for (guint k = 0; k < x->len; k++) {
-        lb_report_csv_text(csv, balancers->pdata[b]);
-        const LbSweepResult *s = combos->pdata[c];
-        for (guint q = 0; q < doc->axes->len; q++)
-          if (q != v) {
-            g_string_append_c(csv, ',');
-            lb_report_csv_text(csv, s->point[q]);
+      guint n = points->len;
+      g_autofree double *x = g_new(double, n);
+      g_autofree double *y = g_new(double, n);
+      g_autofree double *lo = g_new(double, 2 * n);
+      g_autofree double *hi = g_new(double, 2 * n);
+      for (guint k = 0; k < n; k++) {
+        SweepPoint *p = &g_array_index(points, SweepPoint, k);
+        lb_stats_of((double *)p->y->data, p->y->len, &p->stats);
+        x[k] = p->x;
+        y[k] = p->stats.mean;
+        lo[k] = p->stats.min;
+        hi[k] = p->stats.max;
+        /* one replicate has no interval: the band narrows to the mean */
+        lo[n + k] = isfinite(p->stats.ci_low) ? p->stats.ci_low : p->stats.mean;
+        hi[n + k] = isfinite(p->stats.ci_high) ? p->stats.ci_high : p->stats.mean;
+      }
+      lb_plot_line(plot, c, n, x, y);
+      if (replicated) {
+        lb_plot_band(plot, LB_PLOT_BAND_AREA, n, lo, hi);
+        lb_plot_band(plot, LB_PLOT_BAND_BARS, n, lo + n, hi + n);
+      }
+      for (guint k = 0; k < n; k++) {
+        const SweepPoint *p = &g_array_index(points, SweepPoint, k);
+        for (guint r = 0; r < (replicated ? 1 : p->y->len); r++) {
+          lb_report_csv_text(csv, balancers->pdata[b]);
+          const LbSweepResult *s = combos->pdata[c];
+          for (guint q = 0; q < doc->axes->len; q++)
+            if (q != v && (gint)q != doc->replicates) {
+              g_string_append_c(csv, ',');
+              lb_report_csv_text(csv, s->point[q]);
+            }
+          g_string_append_c(csv, ',');
+          if (scale == LB_PLOT_CATEGORIES)
+            lb_report_csv_text(csv, vary->values->pdata[(guint)p->x]);
+          else
+            number(csv, p->x);
+          if (!replicated) {
+            csv_number(csv, g_array_index(p->y, double, r));
+          } else {
+            csv_number(csv, p->stats.mean);
+            g_string_append_printf(csv, ",%u", p->stats.n);
+            csv_number(csv, p->stats.min);
+            csv_number(csv, p->stats.max);
+            csv_number(csv, lo[n + k]);
+            csv_number(csv, hi[n + k]);
           }
-        g_string_append_c(csv, ',');
-        double px = g_array_index(x, double, k);
-        if (scale == LB_PLOT_CATEGORIES)
-          lb_report_csv_text(csv, vary->values->pdata[(guint)px]);
-        else
-          number(csv, px);
-        csv_number(csv, g_array_index(y, double, k));
-        g_string_append_c(csv, '\n');
+          g_string_append_c(csv, '\n');
+        }
       }
     }
   }
+  const char *rname =
+      replicated ? ((const LbSweepAxis *)doc->axes->pdata[doc->replicates])->name : NULL;
+  g_autofree char *of = replicated ? g_strdup_printf("The mean over the replicates (%s)", rname)
+                                   : g_strdup("Every run's value");
+  g_autofree char *bands =
+      replicated ? g_strdup(" The shaded band runs from the least to the greatest replicate, the "
+                            "error bars span the 95 % confidence interval of the mean (Student's "
+                            "t with n - 1 degrees of freedom).")
+                 : g_strdup("");
   g_autofree char *caption =
-      doc->axes->len > 1
-          ? g_strdup_printf("%s of every run against %s: a colour per balancer, a line style per "
-                            "combination of the other parameters' values.",
-                            m->title, vary->name)
-          : g_strdup_printf("%s of every run against %s, a line per balancer.", m->title,
-                            vary->name);
+      others > 0 ? g_strdup_printf("%s: %s against %s, a colour per balancer, a line style per "
+                                   "combination of the other parameters' values.%s",
+                                   m->title, of, vary->name, bands)
+                 : g_strdup_printf("%s: %s against %s, a line per balancer.%s", m->title, of,
+                                   vary->name, bands);
   return put_chart(o, out, plot, what, caption, csv, error);
 }
 
@@ -975,14 +1044,25 @@ sweep_header(GString *out, const LbResults *doc, GPtrArray *balancers)
   esc(out, doc->name);
   g_string_append(out, ": a sweep</h1>\n<p class=\"lead\">");
   g_autoptr(GString) lead = g_string_new(NULL);
-  for (guint v = 0; v < doc->axes->len; v++)
+  guint varied = doc->axes->len - (doc->replicates >= 0 ? 1 : 0), k = 0;
+  for (guint v = 0; v < doc->axes->len; v++, k++) {
+    if ((gint)v == doc->replicates) {
+      k--;
+      continue;
+    }
     g_string_append_printf(lead, "%s%s",
-                           v == 0                   ? ""
-                           : v + 1 < doc->axes->len ? ", "
-                                                    : " and ",
+                           k == 0           ? ""
+                           : k + 1 < varied ? ", "
+                                            : " and ",
                            ((const LbSweepAxis *)doc->axes->pdata[v])->name);
-  g_string_append_printf(lead, " varied, %u balancer%s", balancers->len,
-                         balancers->len == 1 ? "" : "s");
+  }
+  if (varied > 0)
+    g_string_append(lead, " varied, ");
+  if (doc->replicates >= 0) {
+    const LbSweepAxis *r = doc->axes->pdata[doc->replicates];
+    g_string_append_printf(lead, "%u replicates (%s), ", r->values->len, r->name);
+  }
+  g_string_append_printf(lead, "%u balancer%s", balancers->len, balancers->len == 1 ? "" : "s");
   esc(out, lead->str);
   g_string_append(out, "</p>\n</header>\n<h2 id=\"setup-section\">Sweep</h2>\n"
                        "<table class=\"facts\" id=\"setup\">\n");
@@ -990,7 +1070,8 @@ sweep_header(GString *out, const LbResults *doc, GPtrArray *balancers)
   for (guint v = 0; v < doc->axes->len; v++) {
     const LbSweepAxis *vy = doc->axes->pdata[v];
     g_autofree char *values = g_strjoinv(", ", (char **)vy->values->pdata);
-    g_autofree char *name = g_strdup_printf("varied: %s", vy->name);
+    g_autofree char *name =
+        g_strdup_printf((gint)v == doc->replicates ? "replicates: %s" : "varied: %s", vy->name);
     g_autofree char *escaped = g_markup_escape_text(name, -1);
     fact(out, escaped, values);
   }
@@ -1056,6 +1137,109 @@ sweep_table(Out *o, GString *out, GError **error)
   return put_file(o, csv_base, csv->str, csv->len, error);
 }
 
+/* With replicates: the mean and the 95 % interval's half-width of a few
+ * measures, one row per point (the replicates' aside) and balancer. */
+static const char *const mean_fields[] = {"imbalance_after", "balance_time", "total_time"};
+
+static gboolean
+sweep_means(Out *o, GString *out, GError **error)
+{
+  const LbResults *doc = o->doc;
+  g_autoptr(GString) csv = g_string_new(NULL);
+  g_string_append(out, "<h2 id=\"means-section\">Means over the replicates</h2>\n<p>The mean of "
+                       "each point's replicates and the half-width of its 95 % confidence "
+                       "interval (Student's t with n - 1 degrees of freedom).</p>\n<table "
+                       "class=\"numbers\" id=\"means\">\n<thead><tr>");
+  for (guint v = 0; v < doc->axes->len; v++) {
+    if ((gint)v == doc->replicates)
+      continue;
+    const char *name = ((const LbSweepAxis *)doc->axes->pdata[v])->name;
+    g_string_append(out, "<th scope=\"col\">");
+    esc(out, name);
+    g_string_append(out, "</th>");
+    lb_report_csv_text(csv, name);
+    g_string_append_c(csv, ',');
+  }
+  g_string_append(out, "<th scope=\"col\">balancer</th><th scope=\"col\">runs</th>");
+  g_string_append(csv, "balancer,runs");
+  for (guint f = 0; f < G_N_ELEMENTS(mean_fields); f++) {
+    const LbSummaryField *field = lb_summary_lookup(mean_fields[f]);
+    g_string_append_printf(out, "<th scope=\"col\">%s</th><th scope=\"col\">\xc2\xb1 95 %%</th>",
+                           field->column);
+    g_string_append_printf(csv, ",%s_mean,%s_ci95_half", field->json, field->json);
+  }
+  g_string_append(out, "</tr></thead>\n<tbody>\n");
+  g_string_append_c(csv, '\n');
+  /* the groups, in the order of their first runs */
+  g_autoptr(GPtrArray) firsts = g_ptr_array_new();
+  for (guint i = 0; i < doc->results->len; i++) {
+    const LbSweepResult *s = doc->results->pdata[i];
+    gboolean seen = FALSE;
+    for (guint g = 0; g < firsts->len && !seen; g++) {
+      const LbSweepResult *f = firsts->pdata[g];
+      seen = strcmp(f->balancer, s->balancer) == 0 &&
+             compare_others(f, s, doc, (guint)doc->replicates) == 0;
+    }
+    if (!seen)
+      g_ptr_array_add(firsts, (gpointer)s);
+  }
+  for (guint g = 0; g < firsts->len; g++) {
+    const LbSweepResult *first = firsts->pdata[g];
+    g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(const LbSweepResult *));
+    for (guint i = 0; i < doc->results->len; i++) {
+      const LbSweepResult *s = doc->results->pdata[i];
+      if (strcmp(first->balancer, s->balancer) == 0 &&
+          compare_others(first, s, doc, (guint)doc->replicates) == 0)
+        g_array_append_val(members, s);
+    }
+    g_string_append(out, "<tr data-balancer=\"");
+    esc(out, first->balancer);
+    g_string_append(out, "\">");
+    for (guint v = 0; v < doc->axes->len; v++) {
+      if ((gint)v == doc->replicates)
+        continue;
+      g_string_append(out, "<td>");
+      esc(out, first->point[v]);
+      g_string_append(out, "</td>");
+      lb_report_csv_text(csv, first->point[v]);
+      g_string_append_c(csv, ',');
+    }
+    g_string_append(out, "<th scope=\"row\">");
+    esc(out, first->balancer);
+    g_string_append_printf(out, "</th><td>%u</td>", members->len);
+    lb_report_csv_text(csv, first->balancer);
+    g_string_append_printf(csv, ",%u", members->len);
+    g_autofree double *x = g_new(double, members->len);
+    for (guint f = 0; f < G_N_ELEMENTS(mean_fields); f++) {
+      const LbSummaryField *field = lb_summary_lookup(mean_fields[f]);
+      for (guint k = 0; k < members->len; k++)
+        x[k] = summary_value(field, g_array_index(members, const LbSweepResult *, k)->result);
+      LbStats st;
+      lb_stats_of(x, members->len, &st);
+      double half = st.ci_high - st.mean;
+      g_autofree char *mean_text = field->kind == LB_SUMMARY_SECONDS
+                                       ? lb_report_seconds(st.mean)
+                                       : g_strdup_printf("%.4f", st.mean);
+      g_autofree char *half_text = field->kind == LB_SUMMARY_SECONDS
+                                       ? lb_report_seconds(half)
+                                       : g_strdup_printf("%.4f", half);
+      g_autofree char *key = g_strdup_printf("%s_mean", field->json);
+      g_autofree char *half_key = g_strdup_printf("%s_ci95_half", field->json);
+      value_cell(out, key, st.mean, mean_text);
+      value_cell(out, half_key, half, half_text);
+      csv_number(csv, st.mean);
+      csv_number(csv, half);
+    }
+    g_string_append(out, "</tr>\n");
+    g_string_append_c(csv, '\n');
+  }
+  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers: ");
+  g_autofree char *csv_base = file_name(doc->name, "sweep-means", "csv");
+  put_link(out, csv_base, csv_base);
+  g_string_append(out, "</p>\n");
+  return put_file(o, csv_base, csv->str, csv->len, error);
+}
+
 static gboolean
 sweep_page(Out *o, GString *out, const char *json_base, GError **error)
 {
@@ -1064,10 +1248,19 @@ sweep_page(Out *o, GString *out, const char *json_base, GError **error)
   g_autoptr(GPtrArray) balancers = sweep_balancers(doc);
   page_start(out, doc->version, title);
   sweep_header(out, doc, balancers);
-  g_string_append(out, "<h2 id=\"curves-section\">Curves</h2>\n<p>Each run's summary against "
-                       "each varied parameter: the total simulated time and the imbalance after "
-                       "balancing (its mean over the adaptation steps).</p>\n");
+  g_string_append(out, doc->replicates >= 0
+                           ? "<h2 id=\"curves-section\">Curves</h2>\n<p>The mean over each "
+                             "point's replicates against each varied parameter, with their range "
+                             "and the 95 % interval of the mean: the total simulated time and the "
+                             "imbalance after balancing (its mean over the adaptation "
+                             "steps).</p>\n"
+                           : "<h2 id=\"curves-section\">Curves</h2>\n<p>Each run's summary "
+                             "against each varied parameter: the total simulated time and the "
+                             "imbalance after balancing (its mean over the adaptation "
+                             "steps).</p>\n");
   for (guint v = 0; v < doc->axes->len; v++) {
+    if ((gint)v == doc->replicates)
+      continue; /* never a chart against the seed */
     g_string_append(out, "<h3>");
     esc(out, ((const LbSweepAxis *)doc->axes->pdata[v])->name);
     g_string_append(out, "</h3>\n");
@@ -1075,7 +1268,7 @@ sweep_page(Out *o, GString *out, const char *json_base, GError **error)
       if (!sweep_chart(o, out, v, &sweep_measures[m], balancers, error))
         return FALSE;
   }
-  if (!sweep_table(o, out, error))
+  if ((doc->replicates >= 0 && !sweep_means(o, out, error)) || !sweep_table(o, out, error))
     return FALSE;
   page_end(out, doc->version, json_base);
   return TRUE;

@@ -22,9 +22,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
 #define LEGEND_MAX 300
 #define MARKERS_MAX 60 /* points per line beyond which markers would hide the line */
 
+#define MAX_BANDS 2
+
 typedef struct {
   guint style;
   GArray *x, *y;
+  guint nbands;
+  GArray *lo[MAX_BANDS], *hi[MAX_BANDS]; /* lb_plot_band */
+  LbPlotBand band_kind[MAX_BANDS];
 } Line;
 
 typedef struct {
@@ -52,6 +57,10 @@ line_free(gpointer data)
   Line *l = data;
   g_array_unref(l->x);
   g_array_unref(l->y);
+  for (guint b = 0; b < l->nbands; b++) {
+    g_array_unref(l->lo[b]);
+    g_array_unref(l->hi[b]);
+  }
   g_free(l);
 }
 
@@ -157,6 +166,21 @@ lb_plot_line(LbPlot *plot, guint style, guint n, const double *x, const double *
   g_array_append_vals(l->x, x, n);
   g_array_append_vals(l->y, y, n);
   g_ptr_array_add(current(plot)->lines, l);
+}
+
+void
+lb_plot_band(LbPlot *plot, LbPlotBand kind, guint n, const double *lo, const double *hi)
+{
+  Series *s = current(plot);
+  g_return_if_fail(s->lines->len > 0);
+  Line *l = s->lines->pdata[s->lines->len - 1];
+  g_return_if_fail(n == l->x->len && l->nbands < MAX_BANDS);
+  l->lo[l->nbands] = g_array_sized_new(FALSE, FALSE, sizeof(double), n);
+  l->hi[l->nbands] = g_array_sized_new(FALSE, FALSE, sizeof(double), n);
+  g_array_append_vals(l->lo[l->nbands], lo, n);
+  g_array_append_vals(l->hi[l->nbands], hi, n);
+  l->band_kind[l->nbands] = kind;
+  l->nbands++;
 }
 
 void
@@ -327,6 +351,11 @@ value_extent(const LbPlot *p, double *lo, double *hi)
         *lo = MIN(*lo, g_array_index(line->y, double, k));
         *hi = MAX(*hi, g_array_index(line->y, double, k));
       }
+      for (guint b = 0; b < line->nbands; b++)
+        for (guint k = 0; k < line->y->len; k++) {
+          *lo = MIN(*lo, g_array_index(line->lo[b], double, k));
+          *hi = MAX(*hi, g_array_index(line->hi[b], double, k));
+        }
     }
     double sum = 0; /* a bar reaches the sum of its segments */
     for (guint k = 0; k < se->values->len; k++)
@@ -531,10 +560,53 @@ put_numbers(GString *out, const char *attribute, const GArray *values)
   g_string_append_c(out, '"');
 }
 
+/* A band: the area between its low and high values, translucent, or an
+ * error bar with caps at each point. */
+static void
+draw_band(Svg *s, const Line *line, guint b, guint32 colour)
+{
+  GString *out = s->out;
+  gboolean bars = line->band_kind[b] == LB_PLOT_BAND_BARS;
+  g_string_append_printf(out, "<path class=\"%s\" data-band=\"%u\"", bars ? "bars" : "band", b);
+  put_numbers(out, "data-x", line->x);
+  put_numbers(out, "data-low", line->lo[b]);
+  put_numbers(out, "data-high", line->hi[b]);
+  g_string_append(out, " d=\"");
+  guint n = line->x->len;
+  if (bars) {
+    for (guint k = 0; k < n; k++) {
+      double x = px_x(s, g_array_index(line->x, double, k));
+      double y0 = px_y(s, g_array_index(line->lo[b], double, k));
+      double y1 = px_y(s, g_array_index(line->hi[b], double, k));
+      put_segment(out, x, y0, x, y1);
+      put_segment(out, x - 4, y0, x + 4, y0);
+      put_segment(out, x - 4, y1, x + 4, y1);
+    }
+    g_string_append(out, "\" fill=\"none\" stroke=\"");
+    put_colour(out, colour);
+    g_string_append(out, "\" stroke-width=\"1.5\"/>\n");
+    return;
+  }
+  for (guint k = 0; k < 2 * n; k++) {
+    guint i = k < n ? k : 2 * n - 1 - k;
+    const GArray *v = k < n ? line->hi[b] : line->lo[b];
+    g_string_append(out, k == 0 ? "M" : " L");
+    put_px(out, px_x(s, g_array_index(line->x, double, i)));
+    g_string_append_c(out, ',');
+    put_px(out, px_y(s, g_array_index(v, double, i)));
+  }
+  g_string_append(out, " Z\" fill=\"");
+  put_colour(out, colour);
+  g_string_append(out, "\" fill-opacity=\"0.18\" stroke=\"none\"/>\n");
+}
+
 static void
 draw_line(Svg *s, const Line *line, guint32 colour)
 {
   GString *out = s->out;
+  for (guint b = 0; b < line->nbands; b++)
+    if (line->band_kind[b] == LB_PLOT_BAND_AREA)
+      draw_band(s, line, b, colour);
   g_string_append_printf(out, "<path class=\"line\" data-style=\"%u\"", line->style);
   put_numbers(out, "data-x", line->x);
   put_numbers(out, "data-y", line->y);
@@ -550,6 +622,9 @@ draw_line(Svg *s, const Line *line, guint32 colour)
   g_string_append(out, "\" stroke-width=\"2.25\" stroke-linejoin=\"round\"");
   put_dash(out, line->style);
   g_string_append(out, "/>\n");
+  for (guint b = 0; b < line->nbands; b++)
+    if (line->band_kind[b] == LB_PLOT_BAND_BARS)
+      draw_band(s, line, b, colour);
   if (line->x->len > MARKERS_MAX)
     return;
   g_string_append(out, "<path class=\"markers\" d=\"");

@@ -44,6 +44,14 @@ void lb_plot_style(LbPlot *plot, guint style, const char *label);
 void lb_plot_series(LbPlot *plot, const char *name);
 /* Lines: a line of the current series through n points, in order. */
 void lb_plot_line(LbPlot *plot, guint style, guint n, const double *x, const double *y);
+typedef enum {
+  LB_PLOT_BAND_AREA, /* shaded, translucent, under the line */
+  LB_PLOT_BAND_BARS, /* an error bar with caps at each point */
+} LbPlotBand;
+
+/* Lines: a band around the current series' last line, n values (one per
+ * point of the line) low and high, in its colour. */
+void lb_plot_band(LbPlot *plot, LbPlotBand kind, guint n, const double *lo, const double *hi);
 /* Bars: the next segment of the current series' bar. */
 void lb_plot_segment(LbPlot *plot, const char *name, double value);
 

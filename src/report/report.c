@@ -1,5 +1,6 @@
 #include "report/report.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "lbsim/plugin.h"
@@ -425,7 +426,7 @@ lb_report_phases(GPtrArray *results)
           ghosts == 0)
         continue;
       g_autofree char *value = lb_report_metric_value(def, run->metrics[i]);
-      g_string_append_printf(other, "%s%s %s", other->len ? ", " : "", def->name, value);
+      g_string_append_printf(other, "%s%s %s", other->len ? ", " : "", def->json_name, value);
     }
     if (other->len > 0)
       g_string_append_printf(out, "%s: %s\n", run->balancer, other->str);
@@ -516,4 +517,145 @@ lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
     g_string_append_c(out, '\n');
   }
   return g_string_free(out, FALSE);
+}
+
+/* ---- the long CSV ---- */
+
+/* The shortest text that reads back as v. */
+static void
+long_number(GString *out, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  for (int digits = 15; digits <= 17; digits++) {
+    g_ascii_formatd(buf, sizeof buf, digits == 15 ? "%.15g" : digits == 16 ? "%.16g" : "%.17g", v);
+    if (g_ascii_strtod(buf, NULL) == v)
+      break;
+  }
+  g_string_append(out, buf);
+}
+
+void
+lb_report_long_csv_head(GString *out, guint nlead, const char *const *names)
+{
+  g_string_append(out, "scenario,balancer,label,ranks,seed,");
+  for (guint c = 0; c < nlead; c++) {
+    lb_report_csv_text(out, names[c]);
+    g_string_append_c(out, ',');
+  }
+  g_string_append(out, "metric,value,unit,lbsim\n");
+}
+
+static void
+long_row(GString *out, const GString *lead, const char *metric, double value, const char *unit)
+{
+  if (!isfinite(value))
+    return;
+  g_string_append_len(out, lead->str, lead->len);
+  g_string_append_printf(out, "%s,", metric);
+  long_number(out, value);
+  g_string_append_c(out, ',');
+  lb_report_csv_text(out, unit);
+  g_string_append(out, "," LB_VERSION "\n");
+}
+
+void
+lb_report_long_csv_rows(GString *out, const LbRunResult *r, const char *scenario, guint64 seed,
+                        guint nlead, const char *const *cells)
+{
+  g_autoptr(GString) lead = g_string_new(NULL);
+  const LbBalancer *b = lb_balancer_of_label(r->balancer);
+  lb_report_csv_text(lead, scenario);
+  g_string_append_c(lead, ',');
+  lb_report_csv_text(lead, b != NULL ? b->name : r->balancer);
+  g_string_append_c(lead, ',');
+  lb_report_csv_text(lead, r->balancer);
+  g_string_append_printf(lead, ",%u,%" G_GUINT64_FORMAT ",", r->ranks, seed);
+  for (guint c = 0; c < nlead; c++) {
+    lb_report_csv_text(lead, cells[c]);
+    g_string_append_c(lead, ',');
+  }
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
+    double v = 0;
+    if ((f->where & LB_SUMMARY_RUN) && lb_summary_get(f, r, -1, &v))
+      long_row(out, lead, f->json, v, *f->unit != '\0' ? f->unit : "ratio");
+  }
+  for (guint i = 0; i < r->metric_defs->len; i++) {
+    const LbMetricDef *def = &g_array_index(r->metric_defs, LbMetricDef, i);
+    if (lb_summary_lookup(def->name) == NULL)
+      long_row(out, lead, def->json_name, r->metrics[i], def->unit);
+  }
+}
+
+char *
+lb_report_long_csv(const char *scenario, guint64 seed, GPtrArray *results)
+{
+  GString *out = g_string_new(NULL);
+  lb_report_long_csv_head(out, 0, NULL);
+  for (guint i = 0; i < results->len; i++)
+    lb_report_long_csv_rows(out, results->pdata[i], scenario, seed, 0, NULL);
+  return g_string_free(out, FALSE);
+}
+
+/* ---- replicates ---- */
+
+/* P(|T| < t) for Student's t with df degrees of freedom, in closed form
+ * for whole df (Abramowitz and Stegun 26.7.3 and 26.7.4). */
+static double
+t_within(double t, guint df)
+{
+  double theta = atan(t / sqrt((double)df)), c2 = cos(theta) * cos(theta), s = sin(theta);
+  if (df % 2 == 0) {
+    double term = 1, sum = 1;
+    for (guint k = 2; k + 2 <= df; k += 2) {
+      term *= c2 * (k - 1) / k;
+      sum += term;
+    }
+    return s * sum;
+  }
+  double term = cos(theta), sum = df > 1 ? term : 0;
+  for (guint k = 3; k + 2 <= df; k += 2) {
+    term *= c2 * (k - 1) / k;
+    sum += term;
+  }
+  return 2 / G_PI * (theta + s * sum);
+}
+
+double
+lb_stats_t975(guint df)
+{
+  g_return_val_if_fail(df > 0, NAN);
+  double lo = 0, hi = 64;
+  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; i++) {
+    double mid = (lo + hi) / 2;
+    if (t_within(mid, df) < 0.95)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+void
+lb_stats_of(const double *x, guint n, LbStats *s)
+{
+  *s = (LbStats){n, NAN, NAN, NAN, NAN, NAN, NAN};
+  if (n == 0)
+    return;
+  double sum = 0;
+  s->min = s->max = x[0];
+  for (guint i = 0; i < n; i++) {
+    sum += x[i];
+    s->min = MIN(s->min, x[i]);
+    s->max = MAX(s->max, x[i]);
+  }
+  s->mean = sum / n;
+  if (n < 2)
+    return;
+  double squares = 0;
+  for (guint i = 0; i < n; i++)
+    squares += (x[i] - s->mean) * (x[i] - s->mean);
+  s->sd = sqrt(squares / (n - 1));
+  double half = lb_stats_t975(n - 1) * s->sd / sqrt((double)n);
+  s->ci_low = s->mean - half;
+  s->ci_high = s->mean + half;
 }

@@ -29,6 +29,31 @@ char *lb_report_csv(GPtrArray *results);
 void lb_report_csv_text(GString *out, const char *text);
 char *lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
                          const char *const *cells);
+/* The long CSV: one row per (run, metric), every value a number, so that
+ * the files of several runs, sweeps and scenarios concatenate into one
+ * table. Columns: scenario, balancer (the family), label, ranks, seed,
+ * then nlead varied keys (names), then metric, value, unit, lbsim. The
+ * metrics are the summary's (JSON names), then the declared ones the
+ * summary does not hold; a metric the run has none of has no row. */
+void lb_report_long_csv_head(GString *out, guint nlead, const char *const *names);
+/* The rows of one run: its point's varied values are cells[0 .. nlead-1]. */
+void lb_report_long_csv_rows(GString *out, const LbRunResult *result, const char *scenario,
+                             guint64 seed, guint nlead, const char *const *cells);
+/* The long CSV of lbsim run: the scenario's name and seed, no varied key. */
+char *lb_report_long_csv(const char *scenario, guint64 seed, GPtrArray *results);
+
+/* Replicates of one measurement: their count, mean, sample standard
+ * deviation, least and greatest, and the 95 % confidence interval of the
+ * mean, mean -/+ t * sd / sqrt(n) with t the 0.975 quantile of Student's
+ * t with n - 1 degrees of freedom (sd and the interval NAN when n < 2). */
+typedef struct {
+  guint n;
+  double mean, sd, min, max, ci_low, ci_high;
+} LbStats;
+void lb_stats_of(const double *values, guint n, LbStats *stats);
+/* The 0.975 quantile of Student's t with df degrees of freedom (df > 0). */
+double lb_stats_t975(guint df);
+
 /* Steps, messages, bytes and time of every phase of every run, then each
  * run's other declared metrics. */
 char *lb_report_phases(GPtrArray *results);
@@ -46,7 +71,9 @@ char *lb_report_metric_value(const LbMetricDef *def, double value);
  * version changes when a member is removed, renamed or changes meaning or
  * type; new members do not change it. */
 #define LB_RESULT_FORMAT "lbsim-result"
-#define LB_RESULT_FORMAT_VERSION 1
+/* 2: a sweep's point and vary values keep their types (numbers as
+ * numbers) and a point's GROUP.KEY is member KEY of member GROUP */
+#define LB_RESULT_FORMAT_VERSION 2
 struct _LbJson;
 void lb_report_write_format(struct _LbJson *j);
 

@@ -594,6 +594,20 @@ read_axes(LbResults *doc, JsonArray *vary, GError **error)
   return TRUE;
 }
 
+/* A point's value of name: GROUP.KEY is member KEY of member GROUP
+ * (format_version 2), or member GROUP.KEY (version 1). */
+static JsonNode *
+point_member(JsonObject *point, const char *name)
+{
+  JsonNode *n = node_of(point, name);
+  const char *dot = strchr(name, '.');
+  if (n != NULL || dot == NULL)
+    return n;
+  g_autofree char *group = g_strndup(name, dot - name);
+  JsonNode *g = node_of(point, group);
+  return g != NULL && JSON_NODE_HOLDS_OBJECT(g) ? node_of(json_node_get_object(g), dot + 1) : NULL;
+}
+
 static gboolean
 read_sweep(LbResults *doc, JsonObject *root, JsonObject *sweep, GError **error)
 {
@@ -614,6 +628,19 @@ read_sweep(LbResults *doc, JsonObject *root, JsonObject *sweep, GError **error)
   if (!read_axes(doc, vary, error))
     return FALSE;
   guint nvary = doc->axes->len;
+  g_autofree char *replicates = NULL;
+  doc->replicates = -1;
+  if (!read_string(sweep, "replicates", "sweep", FALSE, &replicates, error))
+    return FALSE;
+  for (guint v = 0; replicates != NULL && v < nvary; v++)
+    if (strcmp(((const LbSweepAxis *)doc->axes->pdata[v])->name, replicates) == 0)
+      doc->replicates = (gint)v;
+  if (replicates != NULL && doc->replicates < 0)
+    return bad_member(error, "sweep", "replicates", "\"%s\" is not in sweep.vary", replicates);
+  /* written before replicates: a varied seed's values are */
+  for (guint v = 0; replicates == NULL && v < nvary; v++)
+    if (strcmp(((const LbSweepAxis *)doc->axes->pdata[v])->name, "seed") == 0)
+      doc->replicates = (gint)v;
   for (guint i = 0; i < json_array_get_length(runs); i++) {
     g_autofree char *at = g_strdup_printf("runs[%u]", i);
     JsonNode *n = json_array_get_element(runs, i);
@@ -628,7 +655,7 @@ read_sweep(LbResults *doc, JsonObject *root, JsonObject *sweep, GError **error)
       return FALSE;
     for (guint v = 0; v < nvary; v++) {
       const LbSweepAxis *axis = doc->axes->pdata[v];
-      s->point[v] = canonical(node_of(point, axis->name));
+      s->point[v] = canonical(point_member(point, axis->name));
       if (s->point[v] == NULL ||
           !g_ptr_array_find_with_equal_func(axis->values, s->point[v], g_str_equal, NULL))
         return bad(error, at, "point \"%s\" should be one of sweep.vary's values", axis->name);

@@ -47,6 +47,7 @@ typedef struct {
   char *sweep_scenario;
   GPtrArray *axes;    /* LbSweepAxis */
   guint runs_total;   /* 0 when not said */
+  gint replicates;    /* the axis whose values are replicates, or -1 */
   GPtrArray *results; /* LbSweepResult, in the document's order */
 } LbResults;
 

@@ -9,6 +9,7 @@
 #include "lbsim/plugin.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
+#include "metrics/summary.h"
 #include "workloads/models.h"
 
 /* the quark's name is the macro's text, spaces and all */
@@ -553,14 +554,16 @@ known_metric(const LbBalancer *b, const char *metric)
 static char *
 metric_names(const LbBalancer *b)
 {
+  /* named as in the JSON and lbsim list */
   g_autoptr(GString) names = g_string_new(NULL);
-  for (const char *const *f = lb_summary_fields(); *f != NULL; f++)
-    g_string_append_printf(names, "%s%s", names->len ? ", " : "", *f);
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+    if (f->where & LB_SUMMARY_RUN)
+      g_string_append_printf(names, "%s%s", names->len ? ", " : "", f->json);
   g_autoptr(GArray) defs = lb_balancer_metric_defs(b);
   for (guint i = 0; i < defs->len; i++) {
-    const char *name = g_array_index(defs, LbMetricDef, i).name;
-    if (!g_strv_contains(lb_summary_fields(), name))
-      g_string_append_printf(names, ", %s", name);
+    const LbMetricDef *d = &g_array_index(defs, LbMetricDef, i);
+    if (!g_strv_contains(lb_summary_fields(), d->name))
+      g_string_append_printf(names, ", %s", d->json_name);
   }
   return g_strdup(names->str);
 }

@@ -198,6 +198,9 @@ output_is_input(void)
       {"run-job", "job.ini", "s.ini", NULL, NULL, NULL, NULL, "the scenario"},
       {"sweep", "s.ini", "-q", "--vary", "seed=1,2", "--emit-jobs", "s.ini", "the scenario"},
       {"sweep", "s.ini", "-q", "--vary", "seed=1,2", "-o", "p.xml", "the platform"},
+      {"run", "s.ini", "-q", "--long-csv", "p.xml", NULL, "the platform"},
+      {"sweep", "s.ini", "-q", "--repeat", "2", "--long-csv", "s.ini", "the scenario"},
+      {"sweep", "s.ini", "-q", "--repeat", "2", "--stats-csv", "./s.ini", "the scenario"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     const char *const *c = cases[i];
@@ -247,6 +250,9 @@ outputs_one_file(void)
       {"run", "s.ini", "-q", "-b", "mlb", "--message-trace", "t", "--paje", "./t", "--paje ./t"},
       {"run", "s.ini", "-q", "--paje", "t", "--message-trace", "t", NULL, NULL, "t.none"},
       {"sweep", "s.ini", "-q", "--vary", "seed=1,2", "-o", "x.out", "--csv", "./x.out", "x.out"},
+      {"run", "s.ini", "-q", "--csv", "x.csv", "--long-csv", "./x.csv", NULL, NULL, "x.csv"},
+      {"sweep", "s.ini", "-q", "--repeat", "2", "--long-csv", "x.out", "--stats-csv", "./x.out",
+       "x.out"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     const char *const *c = cases[i];
@@ -285,6 +291,9 @@ unwritable_paths(void)
       {{"run-job", "job.ini", "folder"}, "folder"},
       {{"sweep", "s.ini", "-q", "--vary", "seed=1,2", "--emit-jobs", "nowhere/x"}, "nowhere"},
       {{"sweep", "s.ini", "-q", "--vary", "seed=1,2", "-o", "folder"}, "folder"},
+      {{"run", "s.ini", "-q", "--long-csv", "/proc/version"}, "/proc/version"},
+      {{"sweep", "s.ini", "-q", "--repeat", "2", "--stats-csv", "folder"}, "folder"},
+      {{"sweep", "s.ini", "-q", "--repeat", "2", "--long-csv", "nowhere/l.csv"}, "nowhere"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     const char *const *c = cases[i].argv;

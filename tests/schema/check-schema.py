@@ -37,6 +37,10 @@ def main():
     docs = {}
     if p.returncode == 0:
         docs["sweep"] = json.load(open(os.path.join(tmp, "sweep.json")))
+    p5 = lbsim("sweep", teach, "--vary", "workload.high=3,10", "--vary", "balancer=mlb",
+               "--repeat", "2", "-o", "replicates.json", "-q", cwd=tmp)
+    if p5.returncode == 0:
+        docs["replicates"] = json.load(open(os.path.join(tmp, "replicates.json")))
     p2 = lbsim("merge", "sweep.d", "-o", "merged.json", "-q", cwd=tmp)
     if p2.returncode == 0:
         docs["merge"] = json.load(open(os.path.join(tmp, "merged.json")))
@@ -49,20 +53,33 @@ def main():
     p4 = lbsim("run", teach, "-q", "--json", "run.json", cwd=tmp)
     if p4.returncode == 0:
         docs["run"] = json.load(open(os.path.join(tmp, "run.json")))
-    kinds = ("sweep", "merge", "run") if sanitized else ("sweep", "merge", "reproduce", "run")
+    kinds = ("sweep", "merge", "run", "replicates")
+    if not sanitized:
+        kinds += ("reproduce",)
     for kind in kinds:
         doc = docs.get(kind)
         ok(doc is not None and doc.get("format") == "lbsim-result"
-           and doc.get("format_version") == 1,
+           and doc.get("format_version") == 2,
            f"{kind}: written with its format and version", (p.stderr + p2.stderr + p3.stderr)[-2000:])
         if doc is not None:
             errs = validate.errors(v, doc)
             ok(not errs, f"{kind}: follows the schema", "\n".join(errs))
+    rep = docs.get("replicates")
+    if rep is not None:
+        point = rep["runs"][0]["point"]
+        ok(point == {"workload": {"high": 3}, "seed": 1},
+           "a sweep's point keeps its values' types, GROUP.KEY nested", json.dumps(point))
+        stats = rep.get("statistics", [])
+        ok(len(stats) == 2 and [s["point"] for s in stats] == [{"workload": {"high": 3}},
+                                                               {"workload": {"high": 10}}]
+           and all(s["replicates"] == [1, 2] for s in stats),
+           "statistics: one per point, the replicates' axis aside", json.dumps(stats)[:2000])
     if "run" in docs:
         run = docs["run"]
         broken = {
             "without its format": {k: x for k, x in run.items() if k != "format"},
-            "of version 2": dict(run, format_version=2),
+            "of version 3": dict(run, format_version=3),
+            "of version 1": dict(run, format_version=1),
             "with a member misspelt": dict(run, runz=run["runs"]),
         }
         r0 = copy.deepcopy(run)
@@ -72,9 +89,9 @@ def main():
             ok(validate.errors(v, doc), f"the schema refuses a document {what}")
         # lbsim's own reader: a newer version is refused, an older file read
         newer = os.path.join(tmp, "newer.json")
-        json.dump(dict(run, format_version=2), open(newer, "w"))
+        json.dump(dict(run, format_version=3), open(newer, "w"))
         p = lbsim("report", "newer.json", "page-newer", cwd=tmp)
-        ok(p.returncode == 2 and "format_version: 2: this lbsim reads versions 1 to 1"
+        ok(p.returncode == 2 and "format_version: 3: this lbsim reads versions 1 to 2"
            in p.stderr, "lbsim report refuses a format_version it does not know", p.stderr)
         older = os.path.join(tmp, "older.json")
         json.dump({k: x for k, x in run.items() if k not in ("format", "format_version")},
