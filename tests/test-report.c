@@ -272,11 +272,22 @@ lines_of(const char *group)
   return lines;
 }
 
+/* The chart's value axis is a log one (data-value-scale, which the
+ * geometry below checks). */
+static gboolean
+log_values(const char *svg)
+{
+  g_autoptr(GPtrArray) scale = all_matches(svg, "<svg[^>]*data-value-scale=\"([a-z]+)\"", 1);
+  g_assert_cmpuint(scale->len, ==, 1);
+  g_assert_true(strcmp(scale->pdata[0], "log") == 0 || strcmp(scale->pdata[0], "linear") == 0);
+  return strcmp(scale->pdata[0], "log") == 0;
+}
+
 /* The points' pixels follow their numbers through one affine map per
- * axis for the whole chart (log2 of x when log_x), and a larger value is
- * drawn higher. */
+ * axis for the whole chart (log2 of x when log_x, log of y when log_y),
+ * and a larger value is drawn higher. */
 static void
-check_geometry(GPtrArray *all_lines, gboolean log_x)
+check_geometry(GPtrArray *all_lines, gboolean log_x, gboolean log_y)
 {
   double v0 = NAN, p0 = 0, v1 = NAN, p1 = 0, x0 = NAN, q0 = 0, x1 = NAN, q1 = 0;
   for (guint pass = 0; pass < 2; pass++)
@@ -287,6 +298,8 @@ check_geometry(GPtrArray *all_lines, gboolean log_x)
         double px = g_array_index(l->px, double, k), py = g_array_index(l->py, double, k);
         if (log_x)
           x = log2(x);
+        if (log_y)
+          y = log10(y);
         if (pass == 0) { /* the extremes fix the maps */
           if (isnan(v0) || y < v0)
             v0 = y, p0 = py;
@@ -342,7 +355,7 @@ check_imbalance_chart(const char *html, JsonArray *runs)
     }
     g_assert_cmpuint(((Line *)lines->pdata[0])->style + ((Line *)lines->pdata[1])->style, ==, 1);
   }
-  check_geometry(everything, FALSE);
+  check_geometry(everything, FALSE, log_values(svg));
 }
 
 /* The phase chart: a bar per run, a segment per phase with its time. */
@@ -397,9 +410,9 @@ column(char **head, const char *name)
   g_assert_not_reached();
 }
 
-/* Every link and source of the page is a file of the folder or an image
- * inside it (the pictures' heat maps), none goes to the network, and
- * there is no script. */
+/* Every link and source of the page is a file of the folder (the large
+ * pictures' <img>) or an image inside it (the pictures' heat maps), none
+ * goes to the network, and there is no script. */
 static void
 check_links(const char *dir, const char *html)
 {
@@ -416,7 +429,7 @@ check_links(const char *dir, const char *html)
   }
   g_autoptr(GRegex) remote =
       g_regex_new("(?:href|src)=\"(?:https?:|//)|url\\(['\"]?(?:https?:|//)|@import|<script|"
-                  "<link\\b|<img\\b|<iframe\\b",
+                  "<link\\b|<iframe\\b|<img\\b(?![^>]*\\bsrc=\")",
                   G_REGEX_CASELESS, 0, NULL);
   g_assert_false(g_regex_match(remote, html, 0, NULL));
 }
@@ -850,7 +863,7 @@ check_sweep_chart(const char *html, const char *id, gboolean by_ranks, const cha
       g_ptr_array_add(everything, (gpointer)line);
     }
   }
-  check_geometry(everything, by_ranks);
+  check_geometry(everything, by_ranks, log_values(svg));
 }
 
 static const char *

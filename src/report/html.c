@@ -175,8 +175,23 @@ value_cell(GString *out, const char *key, double v, const char *text)
   g_string_append(out, "\" data-value=\"");
   number(out, v);
   g_string_append(out, "\">");
-  esc(out, isfinite(v) ? text : "\xe2\x80\x93");
+  g_autoptr(GString) shown = g_string_new(isfinite(v) ? text : "\xe2\x80\x93");
+  /* a number and its unit stay on one line; the terminal's "us" is µs here */
+  if (g_str_has_suffix(shown->str, " us"))
+    g_string_replace(shown, " us", " \xc2\xb5s", 1);
+  g_string_replace(shown, " ", "\xc2\xa0", 0);
+  esc(out, shown->str);
   g_string_append(out, "</td>");
+}
+
+/* The terminal writes no time as a bare 0; the page gives it its unit. */
+static char *
+with_unit(char *text, const char *unit)
+{
+  if (strcmp(text, "0") != 0 || unit == NULL || strcmp(unit, "s") != 0)
+    return text;
+  g_free(text);
+  return g_strdup("0 s");
 }
 
 /* The run's declared metric of a JSON name, or NULL. */
@@ -208,7 +223,7 @@ summary_cells(GString *out, const LbRunResult *r)
   for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
     if (f->column == NULL)
       continue;
-    g_autofree char *text = lb_report_summary_text(f, r);
+    g_autofree char *text = with_unit(lb_report_summary_text(f, r), f->unit);
     value_cell(out, f->json, summary_value(f, r), text);
   }
 }
@@ -252,10 +267,12 @@ static const char style_sheet[] =
     "p.lead{color:#505050;margin:0 0 12px}nav a{margin-right:14px}\n"
     "table{border-collapse:collapse;margin:6px 0;font-size:0.92em}\n"
     "th,td{border:1px solid #d8d8d8;padding:3px 8px}thead th{background:#eef1f5}\n"
-    "table.numbers td{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "table.numbers td{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "table.numbers th{white-space:nowrap}div.wide{overflow-x:auto;max-width:100%}\n"
+    "div.wide tbody th{position:sticky;left:0;background:#f4f6f8}\n"
     "tbody th{text-align:left}table.facts th{background:#f4f4f4}\n"
     "tbody tr:nth-child(even){background:#fafafa}\n"
-    "figure{margin:10px 0 18px}figure svg{max-width:100%;height:auto;display:block;"
+    "figure{margin:10px 0 18px}figure svg,figure img{max-width:100%;height:auto;display:block;"
     "border:1px solid #e4e4e4}\n"
     "figcaption{font-size:0.9em;color:#505050;margin-top:4px}\n"
     "div.pictures{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));"
@@ -316,6 +333,7 @@ typedef struct {
   gsize length;
   const char *dir;
   GPtrArray *files; /* base names written, in order */
+  LbPlotValueScale chart_scale;
 } Out;
 
 static gboolean
@@ -335,9 +353,10 @@ put_file(Out *o, const char *base, const char *text, gsize length, GError **erro
 /* A chart in the page, and beside it as an SVG file and its numbers as
  * CSV. */
 static gboolean
-put_chart(Out *o, GString *page, const LbPlot *plot, const char *what, const char *caption,
+put_chart(Out *o, GString *page, LbPlot *plot, const char *what, const char *caption,
           const GString *csv, GError **error)
 {
+  lb_plot_value_scale(plot, o->chart_scale);
   g_autofree char *svg_base = file_name(o->name, what, "svg");
   g_autofree char *csv_base = file_name(o->name, what, "csv");
   g_autofree char *svg = lb_plot_svg(plot, TRUE);
@@ -438,10 +457,11 @@ static gboolean
 run_summary(Out *o, GString *out, GError **error)
 {
   const LbResults *doc = o->doc;
-  g_string_append(out, "<h2 id=\"summary-section\">Summary</h2>\n<p>One row per balancer, as "
-                       "<code>lbsim run</code> prints it: imbalances are means over the "
-                       "adaptation steps, the rest sums.</p>\n<table class=\"numbers\" "
-                       "id=\"summary\">\n<thead><tr><th scope=\"col\">balancer</th>");
+  g_string_append(out,
+                  "<h2 id=\"summary-section\">Summary</h2>\n<p>One row per balancer, as "
+                  "<code>lbsim run</code> prints it: imbalances are means over the "
+                  "adaptation steps, the rest sums.</p>\n<div class=\"wide\"><table "
+                  "class=\"numbers\" id=\"summary\">\n<thead><tr><th scope=\"col\">balancer</th>");
   summary_head(out);
   g_string_append(out, "</tr></thead>\n<tbody>\n");
   for (guint i = 0; i < doc->runs->len; i++) {
@@ -454,8 +474,8 @@ run_summary(Out *o, GString *out, GError **error)
     summary_cells(out, r);
     g_string_append(out, "</tr>\n");
   }
-  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers, with every declared "
-                       "metric: ");
+  g_string_append(out, "</tbody>\n</table></div>\n<p class=\"files\">Numbers, with every "
+                       "declared metric: ");
   g_autoptr(GPtrArray) names = metric_names(doc->runs);
   g_autoptr(GString) csv = g_string_new(NULL);
   summary_csv(csv, doc->runs, names);
@@ -470,10 +490,11 @@ run_metrics(GString *out, const LbResults *doc)
 {
   g_autoptr(GPtrArray) names = metric_names(doc->runs);
   g_autofree char *csv_base = file_name(doc->name, "summary", "csv");
-  g_string_append(out, "<h2 id=\"metrics-section\">Declared metrics</h2>\n<p>What each balancer "
-                       "(and the application step) declares besides the summary; a dash where a "
-                       "balancer has no such metric.</p>\n<table class=\"numbers\" "
-                       "id=\"metrics\">\n<thead><tr><th scope=\"col\">metric</th>");
+  g_string_append(out,
+                  "<h2 id=\"metrics-section\">Declared metrics</h2>\n<p>What each balancer "
+                  "(and the application step) declares besides the summary; a dash where a "
+                  "balancer has no such metric.</p>\n<div class=\"wide\"><table "
+                  "class=\"numbers\" id=\"metrics\">\n<thead><tr><th scope=\"col\">metric</th>");
   for (guint i = 0; i < doc->runs->len; i++) {
     g_string_append(out, "<th scope=\"col\">");
     esc(out, ((const LbRunResult *)doc->runs->pdata[i])->balancer);
@@ -494,7 +515,7 @@ run_metrics(GString *out, const LbResults *doc)
       }
       if (help == NULL)
         help = g_strdup(d->help);
-      g_autofree char *text = lb_report_metric_value(d, v);
+      g_autofree char *text = with_unit(lb_report_metric_value(d, v), d->unit);
       value_cell(cells, name, v, text);
     }
     g_string_append(out, "<tr data-metric=\"");
@@ -509,7 +530,7 @@ run_metrics(GString *out, const LbResults *doc)
     esc(out, name);
     g_string_append_printf(out, "</th>%s</tr>\n", cells->str);
   }
-  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers: ");
+  g_string_append(out, "</tbody>\n</table></div>\n<p class=\"files\">Numbers: ");
   put_link(out, csv_base, csv_base);
   g_string_append(out, "</p>\n");
 }
@@ -573,9 +594,13 @@ run_phases(Out *o, GString *out, GError **error)
       lb_plot_new(LB_PLOT_BARS, "phase-times", "Time per phase, summed over the steps");
   lb_plot_value_axis(plot, "simulated time", 0, TRUE);
   g_autoptr(GString) csv = g_string_new("balancer,phase,steps,messages,bytes,time\n");
+  const LbSummaryField *balance = lb_summary_lookup("balance_time");
   for (guint i = 0; i < doc->runs->len; i++) {
     const LbRunResult *r = doc->runs->pdata[i];
     lb_plot_series(plot, r->balancer);
+    double balanced = summary_value(balance, r);
+    if (r->nphases > 0 && isfinite(balanced))
+      lb_plot_mark(plot, balanced, "balance time (the summary's)");
     for (guint k = 0; k < r->nphases; k++) {
       const LbPhaseResult *p = &r->phases[k];
       lb_plot_segment(plot, p->name, isfinite(p->time) ? p->time : 0);
@@ -592,8 +617,13 @@ run_phases(Out *o, GString *out, GError **error)
   g_string_append(out, "<h2 id=\"phases-section\">Time per phase</h2>\n");
   return put_chart(o, out, plot, "phase-times",
                    "The simulated time of each of a balancer's phases, summed over the "
-                   "adaptation steps, one bar per balancer; balancers without phases have no "
-                   "bar.",
+                   "adaptation steps, one bar per balancer (balancers without phases have "
+                   "none). A phase's time is its slowest rank's, and the slowest rank is not "
+                   "the same in every phase: a rank that finishes one phase early starts the "
+                   "next early. So a bar, the sum of these maxima, can be longer than the "
+                   "summary's balance column (the black mark), the slowest rank's whole "
+                   "balancing; it is shorter where a balancer spends time outside its "
+                   "phases.",
                    csv, error);
 }
 
@@ -631,6 +661,33 @@ inline_picture(GString *out, const char *svg, const char *prefix)
 
 static const char *const picture_kinds[] = {"partition", "grids", "curve"};
 
+/* A picture whose SVG is larger is shown from its file (an <img> of its
+ * PNG, or of the SVG without one) instead of inside the page: a curve
+ * through a million leaves is megabytes of path, and ten pictures of 1024
+ * ranks would make a page no browser opens quickly. */
+#define PICTURE_INLINE_MAX (96 * 1024)
+
+/* The picture file shown for a large picture, copied into the report's
+ * folder when it is elsewhere: its base name, or NULL. */
+static char *
+picture_file(Out *o, const char *pictures_dir, gboolean local, const char *what)
+{
+  static const char *const exts[] = {"png", "svg"};
+  for (guint e = 0; e < G_N_ELEMENTS(exts); e++) {
+    g_autofree char *path = lb_pictures_file(pictures_dir, o->name, what, exts[e]);
+    g_autofree char *base = file_name(o->name, what, exts[e]);
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+      continue;
+    if (local)
+      return g_steal_pointer(&base);
+    g_autofree char *bytes = NULL;
+    gsize length = 0;
+    if (g_file_get_contents(path, &bytes, &length, NULL) && put_file(o, base, bytes, length, NULL))
+      return g_steal_pointer(&base);
+  }
+  return NULL;
+}
+
 /* The pictures in pictures_dir: drawn there by the run of this JSON
  * (drawn), or found there; links to them when they are the folder's. */
 static void
@@ -652,13 +709,23 @@ run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gbo
       g_autofree char *what = g_strdup_printf("%s.%s", r->balancer, picture_kinds[k]);
       g_autofree char *path = lb_pictures_file(pictures_dir, doc->name, what, "svg");
       g_autofree char *svg = NULL;
-      if (!g_file_get_contents(path, &svg, NULL, NULL))
+      gsize size = 0;
+      if (!g_file_get_contents(path, &svg, &size, NULL))
         continue;
+      g_autofree char *shown =
+          size > PICTURE_INLINE_MAX ? picture_file(o, pictures_dir, local, what) : NULL;
       g_string_append(figures, "<figure class=\"picture\" data-balancer=\"");
       esc(figures, r->balancer);
       g_string_append(figures, "\">\n");
       g_autofree char *prefix = g_strdup_printf("pic%u-", n++);
-      inline_picture(figures, svg, prefix);
+      if (shown != NULL) {
+        g_autofree char *h = href(shown);
+        g_string_append_printf(figures, "<img class=\"picture\" src=\"%s\" alt=\"", h);
+        esc(figures, r->balancer);
+        g_string_append(figures, ": the final partition\" loading=\"lazy\">\n");
+      } else {
+        inline_picture(figures, svg, prefix);
+      }
       g_string_append(figures, "<figcaption>");
       esc(figures, r->balancer);
       if (local) {
@@ -1137,8 +1204,9 @@ gboolean
 lb_html_write(const LbResults *doc, const LbHtmlOptions *options, GError **error)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-  Out o = {doc,           doc->kind,       doc->name,    doc->version,
-           options->json, options->length, options->dir, files};
+  Out o = {doc,          doc->kind,     doc->name,
+           doc->version, options->json, options->length,
+           options->dir, files,         options->chart_scale};
   g_auto(Manifest) old = {0};
   gboolean had = manifest_load(options->dir, &old);
   g_autofree char *sha = g_compute_checksum_for_data(
@@ -1300,8 +1368,9 @@ gboolean
 lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *options, GError **error)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-  Out o = {NULL,          "reproduction",  rep->key,     LB_VERSION,
-           options->json, options->length, options->dir, files};
+  Out o = {NULL,         "reproduction", rep->key,
+           LB_VERSION,   options->json,  options->length,
+           options->dir, files,          options->chart_scale};
   g_auto(Manifest) old = {0};
   gboolean had = manifest_load(options->dir, &old);
   g_autofree char *json_base = file_name(rep->key, "reproduction", "json");

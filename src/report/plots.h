@@ -20,6 +20,30 @@ typedef enum {
   LB_PLOT_CATEGORIES, /* x is the index of a label, spaced evenly */
 } LbPlotScale;
 
+/* The value axis of a lines chart. Auto takes a log axis when every value
+ * drawn is positive and the largest is LB_PLOT_LOG_SPAN times the smallest
+ * or more (a baseline such as none's imbalance beside balancers near 1),
+ * a linear one otherwise. Bars stay linear (stacked lengths on a log axis
+ * would lie). */
+typedef enum {
+  LB_PLOT_VALUES_AUTO,
+  LB_PLOT_VALUES_LINEAR,
+  LB_PLOT_VALUES_LOG,
+} LbPlotValueScale;
+
+#define LB_PLOT_LOG_SPAN 10.0
+/* Bars, unless linear: the longest bar, when LB_PLOT_CUT_RATIO times the
+ * next or more, is cut at a break mark, the axis made for the others. */
+#define LB_PLOT_CUT_RATIO 4.0
+
+/* Every series of a chart gets a style of one palette: a colour (8
+ * colour-blind-safe ones, Okabe and Ito's with wine for their yellow), a
+ * marker (6 shapes) and, from the ninth on, a dash of its own; the first
+ * LB_PLOT_STYLES styles differ pairwise in colour and marker. The n-th
+ * series of every chart takes style n, so a page that adds its names in
+ * one order gives a name the same style on every chart. */
+#define LB_PLOT_STYLES 24
+
 typedef struct _LbPlot LbPlot;
 
 /* id names the SVG element in the page: unique there, and the prefix of
@@ -36,6 +60,9 @@ void lb_plot_x_axis(LbPlot *plot, const char *label, LbPlotScale scale,
  * when every value is at or above it; seconds show in s, ms or µs,
  * whichever suits the largest value. */
 void lb_plot_value_axis(LbPlot *plot, const char *label, double floor, gboolean seconds);
+void lb_plot_value_scale(LbPlot *plot, LbPlotValueScale scale);
+/* Parses auto, linear or log; FALSE for another word. */
+gboolean lb_plot_value_scale_parse(const char *text, LbPlotValueScale *scale);
 /* Lines: what a line style (a dash pattern and a marker shape) means, for
  * the legend. Styles without a label are not listed. */
 void lb_plot_style(LbPlot *plot, guint style, const char *label);
@@ -44,8 +71,14 @@ void lb_plot_style(LbPlot *plot, guint style, const char *label);
 void lb_plot_series(LbPlot *plot, const char *name);
 /* Lines: a line of the current series through n points, in order. */
 void lb_plot_line(LbPlot *plot, guint style, guint n, const double *x, const double *y);
-/* Bars: the next segment of the current series' bar. */
+/* Bars: the next segment of the current series' bar. A segment's fill is
+ * keyed by its name (first seen, first fill): 16 colours, then the same
+ * hatched, then dotted, so that no two names of a chart share one. */
 void lb_plot_segment(LbPlot *plot, const char *name, double value);
+/* Bars: a mark across the current series' bar at value (another measure
+ * of the same quantity, e.g. the summary's balance time); label names it
+ * in the legend (the last one given). */
+void lb_plot_mark(LbPlot *plot, double value, const char *label);
 
 /* The chart as an <svg> element; standalone adds the XML prolog and the
  * namespace a file needs. */
