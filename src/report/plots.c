@@ -996,6 +996,21 @@ put_mark_line(GString *out, double x, double y0, double y1)
   g_string_append(out, "\" stroke=\"#202020\" stroke-width=\"2.5\"");
 }
 
+/* A value as the bars' ends write it: four digits, a time in the unit
+ * that suits it (a cut bar's may be far beyond the axis' unit). */
+static char *
+amount(const Svg *s, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  if (!s->plot->seconds)
+    return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.4g", v));
+  double factor = fabs(v) >= 1 || v == 0 ? 1 : fabs(v) >= 1e-3 ? 1e3 : 1e6;
+  return g_strdup_printf("%s\xc2\xa0%s", g_ascii_formatd(buf, sizeof buf, "%.4g", v * factor),
+                         factor == 1     ? "s"
+                         : factor == 1e3 ? "ms"
+                                         : "\xc2\xb5s");
+}
+
 static void
 draw_bars(Svg *s)
 {
@@ -1061,11 +1076,13 @@ draw_bars(Svg *s)
       const char *label = se->segments->pdata[k];
       guint32 rgb = segment_colour(colour);
       double luma = 0.299 * (rgb >> 16) + 0.587 * (rgb >> 8 & 0xff) + 0.114 * (rgb & 0xff);
+      /* a halo of the segment's colour keeps the name readable on a pattern */
+      g_autofree char *look =
+          g_strdup_printf("font-size=\"11\" fill=\"#%s\" stroke=\"#%06x\" stroke-width=\"3\" "
+                          "paint-order=\"stroke\"",
+                          luma < 140 ? "ffffff" : "202020", rgb & 0xffffff);
       if (text_width(s->cr, label, TICK_SIZE, FALSE) + 8 <= x1 - x0)
-        put_text(s, (x0 + x1) / 2, y + BAR_HEIGHT / 2.0 + 4, "middle",
-                 luma < 140 ? "font-size=\"11\" fill=\"#ffffff\""
-                            : "font-size=\"11\" fill=\"#202020\"",
-                 label);
+        put_text(s, (x0 + x1) / 2, y + BAR_HEIGHT / 2.0 + 4, "middle", look, label);
     }
     double end = bar_x(s, sum);
     if (sum * s->factor > s->v_hi * (1 + 1e-9)) { /* the break, across the cut bar */
@@ -1080,27 +1097,22 @@ draw_bars(Svg *s)
       put_mark_line(out, at, y - 4, y + BAR_HEIGHT + 4);
       g_string_append(out, " data-value=\"");
       put_number(out, se->mark);
-      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_autofree char *value = amount(s, se->mark);
       g_autofree char *tip =
-          g_strdup_printf("%s %s: %s%s%s", se->name, p->mark_label != NULL ? p->mark_label : "",
-                          g_ascii_formatd(buf, sizeof buf, "%.6g", se->mark * s->factor),
-                          s->unit != NULL ? " " : "", s->unit != NULL ? s->unit : "");
+          g_strdup_printf("%s %s: %s", se->name, p->mark_label != NULL ? p->mark_label : "", value);
       g_autofree char *escaped = g_markup_escape_text(tip, -1);
       g_string_append_printf(out, "\"><title>%s</title></path>\n", escaped);
       end = MAX(end, at);
     }
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    g_autofree char *total =
-        se->values->len == 0
-            ? g_strdup("no phases")
-            : g_strdup_printf("%s%s%s", g_ascii_formatd(buf, sizeof buf, "%.4g", sum * s->factor),
-                              s->unit != NULL ? "\xc2\xa0" : "", s->unit != NULL ? s->unit : "");
+    g_autofree char *total = se->values->len == 0 ? g_strdup("no phases") : amount(s, sum);
     put_text(s, end + 6, y + BAR_HEIGHT / 2.0 + 4, "start", "fill=\"#404040\"", total);
     g_string_append(out, "</g>\n");
   }
   /* the segments' fills, then what the marks are */
   double x = s->right + 90, y = s->top + 8;
-  g_string_append_printf(out, "<g class=\"legend\" font-size=\"%d\">\n", FONT_SIZE);
+  g_autofree char *id = g_markup_escape_text(p->id, -1);
+  g_string_append_printf(out, "<g class=\"legend\" id=\"%s-legend\" font-size=\"%d\">\n", id,
+                         FONT_SIZE);
   for (guint c = 0; c < p->segment_names->len; c++, y += 20) {
     g_string_append(out, "<rect x=\"");
     put_px(out, x);
