@@ -1100,6 +1100,29 @@ test_styles(void)
   check_links(dir, html);
   check_families_charts(html, runs_of(json));
   check_units(html);
+  /* a phase has one fill on every page: report-16's (none, mlb, lbd) as
+   * the families' */
+  g_autofree char *small_page = report_file(run_report("run"), "index.html");
+  g_autofree char *small_html = read_text(small_page);
+  g_autofree char *small_bars = element(small_html, "svg", "phase-times");
+  g_autofree char *bars = element(html, "svg", "phase-times");
+  g_autoptr(GPtrArray) fills =
+      all_matches(small_bars, "data-segment=\"([^\"]*)\"[^>]* fill=\"([^\"]*)\"", 0);
+  g_assert_cmpuint(fills->len, >, 0);
+  for (guint i = 0; i < fills->len; i++) {
+    g_autofree char *segment = g_strndup(fills->pdata[i], strstr(fills->pdata[i], " data-value") -
+                                                              (char *)fills->pdata[i]);
+    g_autofree char *fill = g_strdup(strstr(fills->pdata[i], " fill=\""));
+    g_autoptr(GPtrArray) there =
+        all_matches(bars, "data-segment=\"[^\"]*\"[^>]* fill=\"[^\"]*\"", 0);
+    gboolean found = FALSE;
+    for (guint k = 0; k < there->len; k++)
+      if (g_str_has_prefix(there->pdata[k], segment)) {
+        g_assert_cmpstr(strstr(there->pdata[k], " fill=\""), ==, fill);
+        found = TRUE;
+      }
+    g_assert_true(found);
+  }
   /* none's balance is 0 s, not a bare 0 */
   g_assert_nonnull(strstr(html, "data-key=\"balance_time\" data-value=\"0\">0\xc2\xa0s</td>"));
 

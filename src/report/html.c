@@ -593,6 +593,13 @@ run_phases(Out *o, GString *out, GError **error)
   g_autoptr(LbPlot) plot =
       lb_plot_new(LB_PLOT_BARS, "phase-times", "Time per phase, summed over the steps");
   lb_plot_value_axis(plot, "simulated time", 0, TRUE);
+  /* a phase's fill is its name's place among every balancer's phases */
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_null_terminated(0, NULL, TRUE);
+  for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++)
+    for (const char *const *name = (*b)->phases; name != NULL && *name != NULL; name++)
+      if (!g_ptr_array_find_with_equal_func(keys, *name, g_str_equal, NULL))
+        g_ptr_array_add(keys, (gpointer)*name);
+  lb_plot_segment_keys(plot, (const char *const *)keys->pdata);
   g_autoptr(GString) csv = g_string_new("balancer,phase,steps,messages,bytes,time\n");
   const LbSummaryField *balance = lb_summary_lookup("balance_time");
   for (guint i = 0; i < doc->runs->len; i++) {

@@ -47,6 +47,7 @@ struct _LbPlot {
   GPtrArray *style_labels; /* by style index; NULL: not listed */
   GPtrArray *series;
   GPtrArray *segment_names; /* every segment name, in first-seen order */
+  GPtrArray *segment_keys;  /* names of fixed fills, by fill */
 };
 
 static void
@@ -83,6 +84,7 @@ lb_plot_new(LbPlotKind kind, const char *id, const char *title)
   p->style_labels = g_ptr_array_new_with_free_func(g_free);
   p->series = g_ptr_array_new_with_free_func(series_free);
   p->segment_names = g_ptr_array_new_with_free_func(g_free);
+  p->segment_keys = g_ptr_array_new_with_free_func(g_free);
   return p;
 }
 
@@ -100,6 +102,7 @@ lb_plot_free(LbPlot *plot)
   g_ptr_array_unref(plot->style_labels);
   g_ptr_array_unref(plot->series);
   g_ptr_array_unref(plot->segment_names);
+  g_ptr_array_unref(plot->segment_keys);
   g_free(plot);
 }
 
@@ -197,6 +200,14 @@ lb_plot_segment(LbPlot *plot, const char *name, double value)
   Series *s = current(plot);
   g_ptr_array_add(s->segments, (gpointer)known);
   g_array_append_val(s->values, value);
+}
+
+void
+lb_plot_segment_keys(LbPlot *plot, const char *const *names)
+{
+  g_ptr_array_set_size(plot->segment_keys, 0);
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    g_ptr_array_add(plot->segment_keys, g_strdup(names[i]));
 }
 
 void
@@ -941,8 +952,27 @@ draw_lines(Svg *s)
 
 /* ---- bars ---- */
 
-/* The fill of the segments of name index c: a colour, or past the
- * colours a pattern of one defined by segment_patterns. */
+/* The fill (index) of a segment name: its key's, or after the keys in
+ * the order the names came. */
+static guint
+fill_of(const LbPlot *p, const char *name)
+{
+  guint k = 0;
+  if (g_ptr_array_find_with_equal_func(p->segment_keys, name, g_str_equal, &k))
+    return k;
+  guint other = 0;
+  for (guint c = 0; c < p->segment_names->len; c++) {
+    const char *seen = p->segment_names->pdata[c];
+    if (strcmp(seen, name) == 0)
+      break;
+    if (!g_ptr_array_find_with_equal_func(p->segment_keys, seen, g_str_equal, NULL))
+      other++;
+  }
+  return p->segment_keys->len + other;
+}
+
+/* The fill of index c: a colour, or past the colours a pattern of one
+ * defined by segment_patterns. */
 static void
 put_fill(GString *out, const LbPlot *p, guint c)
 {
@@ -960,12 +990,19 @@ static void
 segment_patterns(Svg *s)
 {
   const LbPlot *p = s->plot;
-  guint n = MIN(p->segment_names->len, SEGMENT_FILLS);
-  if (n <= G_N_ELEMENTS(segment_colours))
+  gboolean used[SEGMENT_FILLS] = {FALSE}, any = FALSE;
+  for (guint i = 0; i < p->segment_names->len; i++) {
+    guint c = fill_of(p, p->segment_names->pdata[i]) % SEGMENT_FILLS;
+    used[c] = TRUE;
+    any = any || c >= G_N_ELEMENTS(segment_colours);
+  }
+  if (!any)
     return;
   g_autofree char *id = g_markup_escape_text(p->id, -1);
   g_string_append(s->out, "<defs>\n");
-  for (guint c = G_N_ELEMENTS(segment_colours); c < n; c++) {
+  for (guint c = G_N_ELEMENTS(segment_colours); c < SEGMENT_FILLS; c++) {
+    if (!used[c])
+      continue;
     gboolean hatched = c < 2 * G_N_ELEMENTS(segment_colours);
     g_string_append_printf(s->out,
                            "<pattern id=\"%s-fill-%u\" patternUnits=\"userSpaceOnUse\" "
@@ -1051,10 +1088,7 @@ draw_bars(Svg *s)
       double x0 = bar_x(s, sum);
       sum += v;
       double x1 = bar_x(s, sum);
-      guint colour = 0;
-      for (guint c = 0; c < p->segment_names->len; c++)
-        if (p->segment_names->pdata[c] == se->segments->pdata[k])
-          colour = c;
+      guint colour = fill_of(p, se->segments->pdata[k]);
       g_autofree char *segment = g_markup_escape_text(se->segments->pdata[k], -1);
       g_string_append_printf(out, "<rect class=\"segment\" data-segment=\"%s\" data-value=\"",
                              segment);
@@ -1119,7 +1153,7 @@ draw_bars(Svg *s)
     g_string_append(out, "\" y=\"");
     put_px(out, y - 6);
     g_string_append(out, "\" width=\"12\" height=\"12\" fill=\"");
-    put_fill(out, p, c);
+    put_fill(out, p, fill_of(p, p->segment_names->pdata[c]));
     g_string_append(out, "\"/>\n");
     put_text(s, x + 18, y + 4, "start", "fill=\"#202020\"", p->segment_names->pdata[c]);
   }

@@ -72,9 +72,14 @@ void lb_plot_series(LbPlot *plot, const char *name);
 /* Lines: a line of the current series through n points, in order. */
 void lb_plot_line(LbPlot *plot, guint style, guint n, const double *x, const double *y);
 /* Bars: the next segment of the current series' bar. A segment's fill is
- * keyed by its name (first seen, first fill): 16 colours, then the same
- * hatched, then dotted, so that no two names of a chart share one. */
+ * keyed by its name (lb_plot_segment_keys): 16 colours, then the same
+ * hatched, then dotted, so that no two of 48 names share one. */
 void lb_plot_segment(LbPlot *plot, const char *name, double value);
+/* Bars: the names whose fills are fixed, the n-th taking fill n on every
+ * chart (a page gives every phase name of lbsim's balancers, so that a
+ * phase has one fill on every page); other names take the fills after
+ * them, first seen, first fill. */
+void lb_plot_segment_keys(LbPlot *plot, const char *const *names);
 /* Bars: a mark across the current series' bar at value (another measure
  * of the same quantity, e.g. the summary's balance time); label names it
  * in the legend (the last one given). */
