@@ -974,6 +974,13 @@ series_styles(const char *svg)
 }
 
 /* No two series of a chart share a colour and a marker (nor a style). */
+static int
+compare_doubles(gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
 static void
 check_distinct_styles(GPtrArray *styles)
 {
@@ -1059,6 +1066,56 @@ check_families_charts(const char *html, JsonArray *runs)
   }
 }
 
+/* The close-up of the imbalance after balancing: the balancers whose
+ * largest excess over 1 is under ten times the median one's, each in its
+ * style of the chart above, through its values after balancing. */
+static void
+check_close_up(const char *html, JsonArray *runs)
+{
+  guint n = json_array_get_length(runs);
+  g_autofree double *excess = g_new0(double, n);
+  g_autoptr(GArray) sorted = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint i = 0; i < n; i++) {
+    JsonArray *steps =
+        json_object_get_array_member(json_array_get_object_element(runs, i), "adaptations");
+    for (guint s = 0; s < json_array_get_length(steps); s++)
+      excess[i] = MAX(
+          excess[i], member_double(json_array_get_object_element(steps, s), "imbalance_after") - 1);
+    g_array_append_val(sorted, excess[i]);
+  }
+  g_array_sort(sorted, (GCompareFunc)compare_doubles);
+  double median =
+      n % 2 ? g_array_index(sorted, double, n / 2)
+            : (g_array_index(sorted, double, n / 2 - 1) + g_array_index(sorted, double, n / 2)) / 2;
+  g_autofree char *main_svg = element(html, "svg", "imbalance-steps");
+  g_autofree char *svg = element(html, "svg", "imbalance-close");
+  g_assert_nonnull(svg);
+  g_autoptr(GPtrArray) main_styles = series_styles(main_svg);
+  g_autoptr(GPtrArray) styles = series_styles(svg);
+  guint k = 0, left = 0;
+  for (guint i = 0; i < n; i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    if (excess[i] >= 10 * median) {
+      left++;
+      continue;
+    }
+    g_assert_cmpuint(k, <, styles->len);
+    g_assert_cmpstr(styles->pdata[k], ==, main_styles->pdata[i]);
+    g_autofree char *group = series_group(svg, json_object_get_string_member(run, "balancer"));
+    g_autoptr(GPtrArray) lines = lines_of(group);
+    g_assert_cmpuint(lines->len, ==, 1);
+    const Line *line = lines->pdata[0];
+    JsonArray *steps = json_object_get_array_member(run, "adaptations");
+    g_assert_cmpuint(line->y->len, ==, json_array_get_length(steps));
+    for (guint s = 0; s < line->y->len; s++)
+      assert_close(g_array_index(line->y, double, s),
+                   member_double(json_array_get_object_element(steps, s), "imbalance_after"));
+    k++;
+  }
+  g_assert_cmpuint(k, ==, styles->len);
+  g_assert_cmpuint(left, >, 0);
+}
+
 /* Numbers in the tables stay on one line and times carry their unit. */
 static void
 check_units(const char *html)
@@ -1099,6 +1156,7 @@ test_styles(void)
   g_autofree char *html = read_text(page);
   check_links(dir, html);
   check_families_charts(html, runs_of(json));
+  check_close_up(html, runs_of(json));
   check_units(html);
   /* a phase has one fill on every page: report-16's (none, mlb, lbd) as
    * the families' */

@@ -550,6 +550,77 @@ finite_points(const LbRunResult *r, gboolean after, GArray *xs, GArray *ys)
   }
 }
 
+static int
+compare_doubles(gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* A close-up of the imbalance after balancing, without the balancers
+ * that dwarf the rest: those whose largest excess over 1 after balancing
+ * is CLOSE_UP_RATIO times the median balancer's or more (none, or
+ * enzo-original's whole grids, beside balancers near 1). Its lines keep
+ * their styles; there is none when no balancer or all but one would go. */
+#define CLOSE_UP_RATIO 10.0
+
+static gboolean
+run_imbalance_close(Out *o, GString *out, GError **error)
+{
+  const LbResults *doc = o->doc;
+  guint n = doc->runs->len;
+  g_autofree double *excess = g_new0(double, MAX(n, 1));
+  g_autofree double *sorted = g_new0(double, MAX(n, 1));
+  for (guint i = 0; i < n; i++) {
+    const LbRunResult *r = doc->runs->pdata[i];
+    for (guint s = 0; s < r->nadaptations; s++)
+      if (isfinite(r->adaptations[s].imbalance_after))
+        excess[i] = MAX(excess[i], r->adaptations[s].imbalance_after - 1);
+    sorted[i] = excess[i];
+  }
+  qsort(sorted, n, sizeof(double), compare_doubles);
+  double median = n == 0 ? 0 : n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  guint kept = 0;
+  g_autoptr(GString) left = g_string_new(NULL);
+  for (guint i = 0; i < n; i++) {
+    if (median > 0 && excess[i] >= CLOSE_UP_RATIO * median) {
+      g_string_append_printf(left, "%s%s", left->len ? ", " : "",
+                             ((const LbRunResult *)doc->runs->pdata[i])->balancer);
+      continue;
+    }
+    kept++;
+  }
+  if (left->len == 0 || kept < 2)
+    return TRUE;
+  g_autoptr(LbPlot) plot =
+      lb_plot_new(LB_PLOT_LINES, "imbalance-close", "Imbalance after balancing, close up");
+  lb_plot_x_axis(plot, "adaptation step", LB_PLOT_INTEGER, NULL);
+  lb_plot_value_axis(plot, "imbalance after balancing (max/avg load)", 1, FALSE);
+  g_autoptr(GString) csv = g_string_new("balancer,step,imbalance_after\n");
+  for (guint i = 0; i < n; i++) {
+    const LbRunResult *r = doc->runs->pdata[i];
+    if (median > 0 && excess[i] >= CLOSE_UP_RATIO * median)
+      continue;
+    lb_plot_series_styled(plot, r->balancer, i);
+    g_autoptr(GArray) xs = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autoptr(GArray) ys = g_array_new(FALSE, FALSE, sizeof(double));
+    finite_points(r, TRUE, xs, ys);
+    lb_plot_line(plot, 0, xs->len, (double *)xs->data, (double *)ys->data);
+    for (guint s = 0; s < r->nadaptations; s++) {
+      lb_report_csv_text(csv, r->balancer);
+      g_string_append_printf(csv, ",%u", s);
+      csv_number(csv, r->adaptations[s].imbalance_after);
+      g_string_append_c(csv, '\n');
+    }
+  }
+  g_autofree char *caption = g_strdup_printf(
+      "The imbalance after balancing of the balancers that stay near 1, on an axis made for "
+      "them: %s, whose imbalance exceeds 1 by ten times the median balancer's or more, are "
+      "left out (they are in the chart above).",
+      left->str);
+  return put_chart(o, out, plot, "imbalance-close", caption, csv, error);
+}
+
 static gboolean
 run_imbalance(Out *o, GString *out, GError **error)
 {
@@ -583,7 +654,8 @@ run_imbalance(Out *o, GString *out, GError **error)
                    "The largest rank's load over the mean load at every adaptation step: dashed "
                    "as the step found it (after the model's update), solid after the balancer's "
                    "work; 1 is perfect balance.",
-                   csv, error);
+                   csv, error) &&
+         run_imbalance_close(o, out, error);
 }
 
 static gboolean

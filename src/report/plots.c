@@ -33,6 +33,7 @@ typedef struct {
   GPtrArray *segments; /* names, owned by the plot's segment list */
   GArray *values;      /* double per segment */
   double mark;         /* bars: NAN for none */
+  guint style;         /* of the palette */
 } Series;
 
 struct _LbPlot {
@@ -156,7 +157,14 @@ lb_plot_style(LbPlot *plot, guint style, const char *label)
 void
 lb_plot_series(LbPlot *plot, const char *name)
 {
+  lb_plot_series_styled(plot, name, plot->series->len);
+}
+
+void
+lb_plot_series_styled(LbPlot *plot, const char *name, guint style)
+{
   Series *s = g_new0(Series, 1);
+  s->style = style;
   s->name = g_strdup(name);
   s->lines = g_ptr_array_new_with_free_func(line_free);
   s->segments = g_ptr_array_new();
@@ -854,15 +862,15 @@ lines_legend(Svg *s, double x, double y)
   g_string_append_printf(out, "<g class=\"legend\" font-size=\"%d\">\n", FONT_SIZE);
   for (guint i = 0; i < p->series->len; i++, y += 22) {
     const Series *se = p->series->pdata[i];
-    guint32 colour = series_colour(i);
+    guint32 colour = series_colour(se->style);
     g_string_append(out, "<path d=\"");
     put_segment(out, x, y, x + 28, y);
     g_string_append(out, "\" stroke=\"");
     put_colour(out, colour);
     g_string_append(out, "\" stroke-width=\"2.25\"");
-    put_dash(out, 0, i);
+    put_dash(out, 0, se->style);
     g_string_append(out, "/>\n<path d=\"");
-    put_marker(out, series_marker(i), x + 14, y);
+    put_marker(out, series_marker(se->style), x + 14, y);
     g_string_append(out, "\" fill=\"");
     put_colour(out, colour);
     g_string_append(out, "\" stroke=\"#ffffff\"/>\n");
@@ -941,10 +949,10 @@ draw_lines(Svg *s)
     const Series *se = p->series->pdata[i];
     g_autofree char *name = g_markup_escape_text(se->name, -1);
     g_string_append_printf(out, "<g class=\"series\" data-series=\"%s\"", name);
-    put_style(out, i);
+    put_style(out, se->style);
     g_string_append_printf(out, " clip-path=\"url(#%s-clip)\">\n", p->id);
     for (guint l = 0; l < se->lines->len; l++)
-      draw_line(s, se->lines->pdata[l], i);
+      draw_line(s, se->lines->pdata[l], se->style);
     g_string_append(out, "</g>\n");
   }
   lines_legend(s, s->right + 20, s->top + 8);
@@ -1076,11 +1084,11 @@ draw_bars(Svg *s)
              "font-weight=\"bold\" fill=\"#202020\"", se->name);
     g_autofree char *name = g_markup_escape_text(se->name, -1);
     g_string_append_printf(out, "<g class=\"series\" data-series=\"%s\"", name);
-    put_style(out, i);
+    put_style(out, se->style);
     g_string_append(out, ">\n<path class=\"marker\" d=\"");
-    put_marker(out, series_marker(i), s->left - 14, y + BAR_HEIGHT / 2.0);
+    put_marker(out, series_marker(se->style), s->left - 14, y + BAR_HEIGHT / 2.0);
     g_string_append(out, "\" fill=\"");
-    put_colour(out, series_colour(i));
+    put_colour(out, series_colour(se->style));
     g_string_append(out, "\"/>\n");
     double sum = 0;
     for (guint k = 0; k < se->values->len; k++) {

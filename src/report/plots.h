@@ -67,8 +67,11 @@ gboolean lb_plot_value_scale_parse(const char *text, LbPlotValueScale *scale);
  * the legend. Styles without a label are not listed. */
 void lb_plot_style(LbPlot *plot, guint style, const char *label);
 
-/* Starts the next series (the next colour). */
+/* Starts the next series, in the next style (the n-th series, style n). */
 void lb_plot_series(LbPlot *plot, const char *name);
+/* Starts the next series in a style of its own (the style its name has
+ * on the page's other charts). */
+void lb_plot_series_styled(LbPlot *plot, const char *name, guint style);
 /* Lines: a line of the current series through n points, in order. */
 void lb_plot_line(LbPlot *plot, guint style, guint n, const double *x, const double *y);
 /* Bars: the next segment of the current series' bar. A segment's fill is
