@@ -1157,6 +1157,22 @@ test_styles(void)
   check_links(dir, html);
   check_families_charts(html, runs_of(json));
   check_close_up(html, runs_of(json));
+  /* the summary's rows wear their balancer's colour and marker */
+  g_autofree char *chart = element(html, "svg", "imbalance-steps");
+  g_autoptr(GPtrArray) row_styles = series_styles(chart);
+  g_autoptr(GPtrArray) swatches =
+      all_matches(html,
+                  "<tr data-balancer=\"([^\"]*)\"><th scope=\"row\"><svg "
+                  "class=\"swatch\"[^>]*><path [^>]*stroke=\"(#[0-9a-f]{6})\"",
+                  0);
+  g_assert_cmpuint(swatches->len, ==, row_styles->len);
+  for (guint i = 0; i < row_styles->len; i++) {
+    g_auto(GStrv) parts = g_strsplit(row_styles->pdata[i], " ", 3);
+    g_autofree char *row = g_strdup_printf("<tr data-balancer=\"%s\">", parts[0]);
+    g_autofree char *colour = g_strdup_printf("stroke=\"%s\"", parts[1]);
+    g_assert_true(g_str_has_prefix(swatches->pdata[i], row));
+    g_assert_true(g_str_has_suffix(swatches->pdata[i], colour));
+  }
   check_units(html);
   /* a phase has one fill on every page: report-16's (none, mlb, lbd) as
    * the families' */

@@ -277,6 +277,7 @@ static const char style_sheet[] =
     "figcaption{font-size:0.9em;color:#505050;margin-top:4px}\n"
     "div.pictures{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));"
     "gap:12px}\n"
+    "svg.swatch{vertical-align:middle;margin-right:4px}\n"
     "p.files,p.note{font-size:0.9em;color:#505050}td.error{text-align:left;color:#a00000}\n"
     "footer{font-size:0.85em;color:#707070;margin-top:32px;border-top:1px solid #ddd;"
     "padding-top:8px}\n";
@@ -468,7 +469,8 @@ run_summary(Out *o, GString *out, GError **error)
     const LbRunResult *r = doc->runs->pdata[i];
     g_string_append(out, "<tr data-balancer=\"");
     esc(out, r->balancer);
-    g_string_append(out, "\"><th scope=\"row\">");
+    g_autofree char *swatch = lb_plot_swatch(i); /* its style on the charts */
+    g_string_append_printf(out, "\"><th scope=\"row\">%s ", swatch);
     esc(out, r->balancer);
     g_string_append(out, "</th>");
     summary_cells(out, r);

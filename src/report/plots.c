@@ -1177,6 +1177,24 @@ draw_bars(Svg *s)
 }
 
 char *
+lb_plot_swatch(guint style)
+{
+  GString *out = g_string_new("<svg class=\"swatch\" width=\"28\" height=\"12\" "
+                              "viewBox=\"0 0 28 12\" aria-hidden=\"true\"><path d=\"");
+  put_segment(out, 1, 6, 27, 6);
+  g_string_append(out, "\" stroke=\"");
+  put_colour(out, series_colour(style));
+  g_string_append(out, "\" stroke-width=\"2.25\"");
+  put_dash(out, 0, style);
+  g_string_append(out, "/><path d=\"");
+  put_marker(out, series_marker(style), 14, 6);
+  g_string_append(out, "\" fill=\"");
+  put_colour(out, series_colour(style));
+  g_string_append(out, "\" stroke=\"#ffffff\"/></svg>");
+  return g_string_free(out, FALSE);
+}
+
+char *
 lb_plot_svg(const LbPlot *plot, gboolean standalone)
 {
   g_autoptr(cairo_surface_t) surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);

@@ -88,6 +88,10 @@ void lb_plot_segment_keys(LbPlot *plot, const char *const *names);
  * in the legend (the last one given). */
 void lb_plot_mark(LbPlot *plot, double value, const char *label);
 
+/* A style as a small <svg> element (a line and its marker) to stand
+ * beside a name in a table, as the legends show it. */
+char *lb_plot_swatch(guint style);
+
 /* The chart as an <svg> element; standalone adds the XML prolog and the
  * namespace a file needs. */
 char *lb_plot_svg(const LbPlot *plot, gboolean standalone);
