@@ -247,9 +247,10 @@ segment_colour(guint index)
 }
 
 /* The series' palette: Okabe and Ito's colours (the --pictures charts'
- * first seven), wine for their yellow, which white paper hides. */
+ * seven; black before orange, which a few series would set beside
+ * vermillion), wine for their yellow, which white paper hides. */
 static const guint32 series_colours[] = {0x0072b2, 0xd55e00, 0x009e73, 0xcc79a7,
-                                         0xe69f00, 0x56b4e9, 0x000000, 0x882255};
+                                         0x000000, 0x56b4e9, 0xe69f00, 0x882255};
 static const char *const marker_names[] = {"circle",  "square",        "triangle",
                                            "diamond", "triangle-down", "plus"};
 /* a series' own dash, from the ninth on (its solid lines drawn so) */
