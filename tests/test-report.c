@@ -1174,6 +1174,47 @@ test_styles(void)
     g_assert_true(g_str_has_suffix(swatches->pdata[i], colour));
   }
   check_units(html);
+  /* pictures elsewhere (--pictures): the large ones and those without
+   * an SVG are copied beside the page and shown from their PNG */
+  g_autofree char *elsewhere = tmp_path("families-pictures");
+  g_assert_cmpint(g_mkdir(elsewhere, 0777), ==, 0);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  for (const char *name; (name = g_dir_read_name(d)) != NULL;) {
+    if (strstr(name, ".partition.") == NULL && strstr(name, ".grids.") == NULL &&
+        strstr(name, ".curve.") == NULL)
+      continue;
+    if (strcmp(name, "families-16.mlb.partition.svg") == 0)
+      continue; /* drawn as PNG alone */
+    g_autofree char *from = report_file(dir, name), *to = report_file(elsewhere, name);
+    g_autofree char *bytes = NULL;
+    gsize length = 0;
+    g_assert_true(g_file_get_contents(from, &bytes, &length, NULL));
+    g_assert_true(g_file_set_contents(to, bytes, (gssize)length, NULL));
+  }
+  g_autofree char *copied = tmp_path("families-copied");
+  g_auto(Result) with = {0};
+  lbsim(&with, "report", json_path, copied, "--pictures", elsewhere, NULL);
+  g_assert_cmpint(with.status, ==, 0);
+  g_autofree char *copied_page = report_file(copied, "index.html");
+  g_autofree char *copied_html = read_text(copied_page);
+  check_links(copied, copied_html);
+  g_autoptr(GPtrArray) figures = all_matches(copied_html, "<figure class=\"picture\"", 0);
+  g_assert_cmpuint(figures->len, ==, json_array_get_length(runs_of(json)));
+  g_assert_nonnull(
+      strstr(copied_html, "<img class=\"picture\" src=\"families-16.mlb.partition.png\""));
+  g_autoptr(GDir) c = g_dir_open(copied, 0, NULL);
+  for (const char *name; (name = g_dir_read_name(c)) != NULL;) {
+    if (!g_str_has_suffix(name, ".png"))
+      continue;
+    g_autofree char *img = g_strdup_printf("<img class=\"picture\" src=\"%s\"", name);
+    g_assert_nonnull(strstr(copied_html, img)); /* copied only to be shown */
+    g_autofree char *svg = g_strndup(name, strlen(name) - 3);
+    g_autofree char *svg_name = g_strconcat(svg, "svg", NULL);
+    g_autofree char *svg_path = report_file(elsewhere, svg_name);
+    GStatBuf st;
+    g_assert_true(g_stat(svg_path, &st) != 0 || st.st_size > 96 * 1024);
+  }
+
   /* a phase has one fill on every page: report-16's (none, mlb, lbd) as
    * the families' */
   g_autofree char *small_page = report_file(run_report("run"), "index.html");

@@ -791,10 +791,12 @@ run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gbo
       g_autofree char *path = lb_pictures_file(pictures_dir, doc->name, what, "svg");
       g_autofree char *svg = NULL;
       gsize size = 0;
-      if (!g_file_get_contents(path, &svg, &size, NULL))
-        continue;
+      /* no SVG (pictures drawn as PNG alone): the PNG */
+      gboolean has_svg = g_file_get_contents(path, &svg, &size, NULL);
       g_autofree char *shown =
-          size > PICTURE_INLINE_MAX ? picture_file(o, pictures_dir, local, what) : NULL;
+          !has_svg || size > PICTURE_INLINE_MAX ? picture_file(o, pictures_dir, local, what) : NULL;
+      if (!has_svg && shown == NULL)
+        continue;
       g_string_append(figures, "<figure class=\"picture\" data-balancer=\"");
       esc(figures, r->balancer);
       g_string_append(figures, "\">\n");
@@ -812,12 +814,15 @@ run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gbo
       if (local) {
         g_autofree char *svg_base = file_name(doc->name, what, "svg");
         g_autofree char *png_base = file_name(doc->name, what, "png");
-        g_string_append(figures, ": ");
-        put_link(figures, svg_base, "SVG");
-        g_ptr_array_add(o->files, g_strdup(svg_base));
+        g_string_append(figures, ":");
+        if (has_svg) {
+          g_string_append(figures, " ");
+          put_link(figures, svg_base, "SVG");
+          g_ptr_array_add(o->files, g_strdup(svg_base));
+        }
         g_autofree char *png = g_build_filename(o->dir, png_base, NULL);
         if (g_file_test(png, G_FILE_TEST_EXISTS)) {
-          g_string_append(figures, " \xc2\xb7 ");
+          g_string_append(figures, has_svg ? " \xc2\xb7 " : " ");
           put_link(figures, png_base, "PNG");
           g_ptr_array_add(o->files, g_strdup(png_base));
         }
