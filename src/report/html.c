@@ -269,7 +269,7 @@ static const char style_sheet[] =
     "th,td{border:1px solid #d8d8d8;padding:3px 8px}thead th{background:#eef1f5}\n"
     "table.numbers td{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
     "table.numbers th{white-space:nowrap}div.wide{overflow-x:auto;max-width:100%}\n"
-    "div.wide tbody th{position:sticky;left:0;background:#f4f6f8}\n"
+    "div.wide tbody th{position:sticky;left:0;background:#f4f6f8}table#metrics{font-size:0.8em}\n"
     "tbody th{text-align:left}table.facts th{background:#f4f4f4}\n"
     "tbody tr:nth-child(even){background:#fafafa}\n"
     "figure{margin:10px 0 18px}figure svg,figure img{max-width:100%;height:auto;display:block;"
