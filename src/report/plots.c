@@ -230,8 +230,8 @@ lb_plot_mark(LbPlot *plot, double value, const char *label)
 /* ---- writing ---- */
 
 /* Segments get colours of their own, apart from the series' (Tol's
- * colour-blind-safe "bright" and "muted" sets); past sixteen names they
- * repeat, and the names written in the segments that hold them tell. */
+ * colour-blind-safe "bright" and "muted" sets); past sixteen names the
+ * same colours come hatched, then dotted. */
 static const guint32 segment_colours[] = {
     0x4477aa, 0xee6677, 0x228833, 0xccbb44, 0x66ccee, 0xaa3377, 0xbbbbbb, 0x332288,
     0x88ccee, 0x44aa99, 0x117733, 0x999933, 0xddcc77, 0xcc6677, 0x882255, 0xaa4499};
