@@ -1541,12 +1541,30 @@ test_shipped_scenario(gconstpointer data)
   }
   g_auto(Result) r = {0};
   g_autofree char *json = tmp_path("shipped.json");
-  lbsim(&r, "check", "-q", path, "--json", json, NULL);
+  /* the heavy one's report: every family at 1024 ranks, its pictures
+   * megabytes (a curve through 83,000 leaves), its page small */
+  g_autofree char *report = tmp_path("shipped-report");
+  lbsim(&r, "check", "-q", path, "--json", json, heavy ? "--report" : NULL, report, NULL);
   g_test_message("%s:\n%s%s", name, r.out, r.err);
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(strstr(r.out, " 0 failed"));
   g_assert_null(strstr(r.out, "SKIP"));
   validate_schema(json);
+  if (heavy) {
+    g_autofree char *page = g_build_filename(report, "index.html", NULL);
+    g_autofree char *html = NULL;
+    gsize size = 0;
+    g_assert_true(g_file_get_contents(page, &html, &size, NULL));
+    g_test_message("%s: the report's page is %" G_GSIZE_FORMAT " bytes", name, size);
+    g_assert_cmpuint(size, <, 2 * 1024 * 1024);
+    g_autoptr(JsonNode) root = load_json(json);
+    guint runs =
+        json_array_get_length(json_object_get_array_member(json_node_get_object(root), "runs"));
+    guint figures = 0;
+    for (const char *at = html; (at = strstr(at, "<figure class=\"picture\"")) != NULL; at++)
+      figures++;
+    g_assert_cmpuint(figures, ==, runs);
+  }
   if (sanitized)
     return;
   /* --detail adds the schedule, partitions, grids, events: the schema has

@@ -43,6 +43,26 @@ static const char *const columns[] = {"imbalance_before", "imbalance_after", "sc
                                       "messages",         "bytes_moved",     "balance_time",
                                       "app_time",         "total_time"};
 
+/* Every family on one small field: ten balancers, 25 phase names. */
+static const char families_text[] = "[scenario]\n"
+                                    "name = families-16\n"
+                                    "platform = hypercube-16.xml\n"
+                                    "ranks = 16\n"
+                                    "seed = 7\n"
+                                    "steps = 3\n"
+                                    "[workload]\n"
+                                    "model = field2d\n"
+                                    "size = 64x64\n"
+                                    "pattern = hotspots\n"
+                                    "hotspots = 4\n"
+                                    "width = 0.06\n"
+                                    "amplitude = 400\n"
+                                    "base = 20\n"
+                                    "drift = 0.02\n"
+                                    "[balancers]\n"
+                                    "run = none, mlb, mlb-nd, lbd, sfc-shift, enzo-original, "
+                                    "move-split, dls, scratch-remap, diffusion\n";
+
 static char *tmp_dir;
 static char *scenario_path;
 
@@ -272,11 +292,22 @@ lines_of(const char *group)
   return lines;
 }
 
+/* The chart's value axis is a log one (data-value-scale, which the
+ * geometry below checks). */
+static gboolean
+log_values(const char *svg)
+{
+  g_autoptr(GPtrArray) scale = all_matches(svg, "<svg[^>]*data-value-scale=\"([a-z]+)\"", 1);
+  g_assert_cmpuint(scale->len, ==, 1);
+  g_assert_true(strcmp(scale->pdata[0], "log") == 0 || strcmp(scale->pdata[0], "linear") == 0);
+  return strcmp(scale->pdata[0], "log") == 0;
+}
+
 /* The points' pixels follow their numbers through one affine map per
- * axis for the whole chart (log2 of x when log_x), and a larger value is
- * drawn higher. */
+ * axis for the whole chart (log2 of x when log_x, log of y when log_y),
+ * and a larger value is drawn higher. */
 static void
-check_geometry(GPtrArray *all_lines, gboolean log_x)
+check_geometry(GPtrArray *all_lines, gboolean log_x, gboolean log_y)
 {
   double v0 = NAN, p0 = 0, v1 = NAN, p1 = 0, x0 = NAN, q0 = 0, x1 = NAN, q1 = 0;
   for (guint pass = 0; pass < 2; pass++)
@@ -287,6 +318,8 @@ check_geometry(GPtrArray *all_lines, gboolean log_x)
         double px = g_array_index(l->px, double, k), py = g_array_index(l->py, double, k);
         if (log_x)
           x = log2(x);
+        if (log_y)
+          y = log10(y);
         if (pass == 0) { /* the extremes fix the maps */
           if (isnan(v0) || y < v0)
             v0 = y, p0 = py;
@@ -342,7 +375,7 @@ check_imbalance_chart(const char *html, JsonArray *runs)
     }
     g_assert_cmpuint(((Line *)lines->pdata[0])->style + ((Line *)lines->pdata[1])->style, ==, 1);
   }
-  check_geometry(everything, FALSE);
+  check_geometry(everything, FALSE, log_values(svg));
 }
 
 /* The phase chart: a bar per run, a segment per phase with its time. */
@@ -397,9 +430,9 @@ column(char **head, const char *name)
   g_assert_not_reached();
 }
 
-/* Every link and source of the page is a file of the folder or an image
- * inside it (the pictures' heat maps), none goes to the network, and
- * there is no script. */
+/* Every link and source of the page is a file of the folder (the large
+ * pictures' <img>) or an image inside it (the pictures' heat maps), none
+ * goes to the network, and there is no script. */
 static void
 check_links(const char *dir, const char *html)
 {
@@ -416,7 +449,7 @@ check_links(const char *dir, const char *html)
   }
   g_autoptr(GRegex) remote =
       g_regex_new("(?:href|src)=\"(?:https?:|//)|url\\(['\"]?(?:https?:|//)|@import|<script|"
-                  "<link\\b|<img\\b|<iframe\\b",
+                  "<link\\b|<iframe\\b|<img\\b(?![^>]*\\bsrc=\")",
                   G_REGEX_CASELESS, 0, NULL);
   g_assert_false(g_regex_match(remote, html, 0, NULL));
 }
@@ -850,7 +883,7 @@ check_sweep_chart(const char *html, const char *id, gboolean by_ranks, const cha
       g_ptr_array_add(everything, (gpointer)line);
     }
   }
-  check_geometry(everything, by_ranks);
+  check_geometry(everything, by_ranks, log_values(svg));
 }
 
 static const char *
@@ -899,6 +932,437 @@ test_sweep(void)
   g_assert_cmpstr(first[1], ==, sweep_amplitudes[0]);
   g_assert_cmpstr(first[2], ==, "4");
   assert_close(g_ascii_strtod(first[3], NULL), summary_of(0, 0, balancers[0], "total_time"));
+}
+
+/* ---- styles, scales, units ---- */
+
+/* The report of the families' scenario (lbsim run --report, and its -o
+ * JSON beside the folder), made once. */
+static const char *
+families_report(void)
+{
+  g_autofree char *dir = tmp_path("families");
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_autofree char *ini = tmp_path("families-16.ini");
+    g_assert_true(g_file_set_contents(ini, families_text, -1, NULL));
+    g_autofree char *json = g_strconcat(dir, ".json", NULL);
+    g_auto(Result) r = {0};
+    lbsim(&r, "run", "-q", "-j", "2", ini, "--report", dir, "-o", json, NULL);
+    g_test_message("%s", r.err);
+    g_assert_cmpint(r.status, ==, 0);
+  }
+  return g_intern_string(dir);
+}
+
+/* A chart's series with their styles, "NAME colour marker dash", in
+ * order. */
+static GPtrArray *
+series_styles(const char *svg)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GRegex) re =
+      g_regex_new("<g class=\"series\" data-series=\"([^\"]*)\" data-colour=\"(#[0-9a-f]{6})\" "
+                  "data-marker=\"([a-z-]+)\" data-dash=\"([^\"]+)\"",
+                  0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  for (g_regex_match(re, svg, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL)) {
+    g_autofree char *name = g_match_info_fetch(m, 1), *colour = g_match_info_fetch(m, 2);
+    g_autofree char *marker = g_match_info_fetch(m, 3), *dash = g_match_info_fetch(m, 4);
+    g_ptr_array_add(out, g_strdup_printf("%s %s %s %s", name, colour, marker, dash));
+  }
+  return out;
+}
+
+/* No two series of a chart share a colour and a marker (nor a style). */
+static int
+compare_doubles(gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+check_distinct_styles(GPtrArray *styles)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < styles->len; i++) {
+    const char *style = strchr(styles->pdata[i], ' ') + 1;
+    g_auto(GStrv) parts = g_strsplit(style, " ", 3);
+    g_autofree char *pair = g_strdup_printf("%s %s", parts[0], parts[1]);
+    if (!g_hash_table_add(seen, g_steal_pointer(&pair)))
+      g_error("%s: colour and marker of another series", (char *)styles->pdata[i]);
+  }
+}
+
+/* The families' page: a style per balancer, distinct, the same on both
+ * charts; the phases' fills keyed by name, distinct past the 16 colours
+ * (the hatched and dotted ones defined in the chart), each in the
+ * legend; and on every bar the summary's balance time. */
+static void
+check_families_charts(const char *html, JsonArray *runs)
+{
+  g_autofree char *lines = element(html, "svg", "imbalance-steps");
+  g_autofree char *bars = element(html, "svg", "phase-times");
+  g_assert_nonnull(lines);
+  g_assert_nonnull(bars);
+  g_autoptr(GPtrArray) line_styles = series_styles(lines);
+  g_autoptr(GPtrArray) bar_styles = series_styles(bars);
+  g_assert_cmpuint(line_styles->len, ==, json_array_get_length(runs));
+  g_assert_cmpuint(bar_styles->len, ==, line_styles->len);
+  for (guint i = 0; i < line_styles->len; i++) {
+    g_assert_true(g_str_has_prefix(
+        line_styles->pdata[i],
+        json_object_get_string_member(json_array_get_object_element(runs, i), "balancer")));
+    g_assert_cmpstr(bar_styles->pdata[i], ==, line_styles->pdata[i]);
+  }
+  check_distinct_styles(line_styles);
+
+  g_autoptr(GPtrArray) names =
+      all_matches(bars, "<rect class=\"segment\" data-segment=\"([^\"]*)\"", 1);
+  g_autoptr(GPtrArray) fills =
+      all_matches(bars, "<rect class=\"segment\"[^>]* fill=\"([^\"]*)\"", 1);
+  g_assert_cmpuint(fills->len, ==, names->len);
+  g_autoptr(GHashTable) fill_of = g_hash_table_new(g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) name_of = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint k = 0; k < names->len; k++) {
+    const char *known = g_hash_table_lookup(fill_of, names->pdata[k]);
+    if (known != NULL)
+      g_assert_cmpstr(known, ==, fills->pdata[k]);
+    const char *named = g_hash_table_lookup(name_of, fills->pdata[k]);
+    if (named != NULL && strcmp(named, names->pdata[k]) != 0)
+      g_error("the phases %s and %s share the fill %s", named, (char *)names->pdata[k],
+              (char *)fills->pdata[k]);
+    g_hash_table_insert(fill_of, names->pdata[k], fills->pdata[k]);
+    g_hash_table_insert(name_of, fills->pdata[k], names->pdata[k]);
+    if (g_str_has_prefix(fills->pdata[k], "url(#")) {
+      g_autofree char *id = g_strndup((char *)fills->pdata[k] + 5, strlen(fills->pdata[k]) - 6);
+      g_autofree char *def = g_strdup_printf("<pattern id=\"%s\"", id);
+      g_assert_nonnull(strstr(bars, def));
+    }
+  }
+  g_assert_cmpuint(g_hash_table_size(fill_of), >, 16); /* past the colours alone */
+  g_autofree char *legend = element(bars, "g", "phase-times-legend");
+  g_assert_nonnull(legend);
+  GHashTableIter it;
+  gpointer name;
+  g_hash_table_iter_init(&it, fill_of);
+  while (g_hash_table_iter_next(&it, &name, NULL)) {
+    g_autofree char *text = g_strdup_printf(">%s</text>", (char *)name);
+    g_assert_nonnull(strstr(legend, text));
+  }
+
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    g_autofree char *group = series_group(bars, json_object_get_string_member(run, "balancer"));
+    g_autoptr(GPtrArray) marks =
+        all_matches(group, "<path class=\"mark\"[^>]* data-value=\"([^\"]*)\"", 1);
+    if (json_array_get_length(json_object_get_array_member(run, "phases")) == 0) {
+      g_assert_cmpuint(marks->len, ==, 0);
+      continue;
+    }
+    g_assert_cmpuint(marks->len, ==, 1);
+    assert_close(g_ascii_strtod(marks->pdata[0], NULL),
+                 member_double(json_object_get_object_member(run, "summary"), "balance_time"));
+  }
+}
+
+/* The close-up of the imbalance after balancing: the balancers whose
+ * largest excess over 1 is under ten times the median one's, each in its
+ * style of the chart above, through its values after balancing. */
+static void
+check_close_up(const char *html, JsonArray *runs)
+{
+  guint n = json_array_get_length(runs);
+  g_autofree double *excess = g_new0(double, n);
+  g_autoptr(GArray) sorted = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint i = 0; i < n; i++) {
+    JsonArray *steps =
+        json_object_get_array_member(json_array_get_object_element(runs, i), "adaptations");
+    for (guint s = 0; s < json_array_get_length(steps); s++)
+      excess[i] = MAX(
+          excess[i], member_double(json_array_get_object_element(steps, s), "imbalance_after") - 1);
+    g_array_append_val(sorted, excess[i]);
+  }
+  g_array_sort(sorted, (GCompareFunc)compare_doubles);
+  double median =
+      n % 2 ? g_array_index(sorted, double, n / 2)
+            : (g_array_index(sorted, double, n / 2 - 1) + g_array_index(sorted, double, n / 2)) / 2;
+  g_autofree char *main_svg = element(html, "svg", "imbalance-steps");
+  g_autofree char *svg = element(html, "svg", "imbalance-close");
+  g_assert_nonnull(svg);
+  g_autoptr(GPtrArray) main_styles = series_styles(main_svg);
+  g_autoptr(GPtrArray) styles = series_styles(svg);
+  guint k = 0, left = 0;
+  for (guint i = 0; i < n; i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    if (excess[i] >= 10 * median) {
+      left++;
+      continue;
+    }
+    g_assert_cmpuint(k, <, styles->len);
+    g_assert_cmpstr(styles->pdata[k], ==, main_styles->pdata[i]);
+    g_autofree char *group = series_group(svg, json_object_get_string_member(run, "balancer"));
+    g_autoptr(GPtrArray) lines = lines_of(group);
+    g_assert_cmpuint(lines->len, ==, 1);
+    const Line *line = lines->pdata[0];
+    JsonArray *steps = json_object_get_array_member(run, "adaptations");
+    g_assert_cmpuint(line->y->len, ==, json_array_get_length(steps));
+    for (guint s = 0; s < line->y->len; s++)
+      assert_close(g_array_index(line->y, double, s),
+                   member_double(json_array_get_object_element(steps, s), "imbalance_after"));
+    k++;
+  }
+  g_assert_cmpuint(k, ==, styles->len);
+  g_assert_cmpuint(left, >, 0);
+}
+
+/* Numbers in the tables stay on one line and times carry their unit. */
+static void
+check_units(const char *html)
+{
+  g_assert_nonnull(strstr(html, "table.numbers td{text-align:right;font-variant-numeric:"
+                                "tabular-nums;white-space:nowrap}"));
+  for (guint t = 0; t < 2; t++) {
+    g_autofree char *table = element(html, "table", t == 0 ? "summary" : "metrics");
+    g_assert_nonnull(table);
+    g_autoptr(GPtrArray) keys = all_matches(table, "<td data-key=\"([^\"]*)\"", 1);
+    g_autoptr(GPtrArray) texts =
+        all_matches(table, "<td data-key=\"[^\"]*\" data-value=\"[^\"]*\">([^<]*)<", 1);
+    g_assert_cmpuint(keys->len, ==, texts->len);
+    g_assert_cmpuint(keys->len, >, 10);
+    g_autoptr(GRegex) timed = g_regex_new("^[0-9.]+\xc2\xa0(s|ms|\xc2\xb5s)$", 0, 0, NULL);
+    guint times = 0;
+    for (guint i = 0; i < keys->len; i++) {
+      const char *text = texts->pdata[i];
+      if (strchr(text, ' ') != NULL)
+        g_error("%s: '%s' may wrap", (char *)keys->pdata[i], text);
+      if (!g_str_has_suffix(keys->pdata[i], "_time") || strcmp(text, "\xe2\x80\x93") == 0)
+        continue;
+      times++;
+      if (!g_regex_match(timed, text, 0, NULL))
+        g_error("%s: '%s' is a time without its unit", (char *)keys->pdata[i], text);
+    }
+    g_assert_cmpuint(times, >, 0);
+  }
+}
+
+static void
+test_styles(void)
+{
+  const char *dir = families_report();
+  g_autofree char *json_path = g_strconcat(dir, ".json", NULL);
+  g_autoptr(JsonParser) json = parse_json(json_path);
+  g_autofree char *page = report_file(dir, "index.html");
+  g_autofree char *html = read_text(page);
+  check_links(dir, html);
+  check_families_charts(html, runs_of(json));
+  check_close_up(html, runs_of(json));
+  /* the summary's rows wear their balancer's colour and marker */
+  g_autofree char *chart = element(html, "svg", "imbalance-steps");
+  g_autoptr(GPtrArray) row_styles = series_styles(chart);
+  g_autoptr(GPtrArray) swatches =
+      all_matches(html,
+                  "<tr data-balancer=\"([^\"]*)\"><th scope=\"row\"><svg "
+                  "class=\"swatch\"[^>]*><path [^>]*stroke=\"(#[0-9a-f]{6})\"",
+                  0);
+  g_assert_cmpuint(swatches->len, ==, row_styles->len);
+  for (guint i = 0; i < row_styles->len; i++) {
+    g_auto(GStrv) parts = g_strsplit(row_styles->pdata[i], " ", 3);
+    g_autofree char *row = g_strdup_printf("<tr data-balancer=\"%s\">", parts[0]);
+    g_autofree char *colour = g_strdup_printf("stroke=\"%s\"", parts[1]);
+    g_assert_true(g_str_has_prefix(swatches->pdata[i], row));
+    g_assert_true(g_str_has_suffix(swatches->pdata[i], colour));
+  }
+  check_units(html);
+  /* pictures elsewhere (--pictures): the large ones and those without
+   * an SVG are copied beside the page and shown from their PNG */
+  g_autofree char *elsewhere = tmp_path("families-pictures");
+  g_assert_cmpint(g_mkdir(elsewhere, 0777), ==, 0);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  for (const char *name; (name = g_dir_read_name(d)) != NULL;) {
+    if (strstr(name, ".partition.") == NULL && strstr(name, ".grids.") == NULL &&
+        strstr(name, ".curve.") == NULL)
+      continue;
+    if (strcmp(name, "families-16.mlb.partition.svg") == 0)
+      continue; /* drawn as PNG alone */
+    g_autofree char *from = report_file(dir, name), *to = report_file(elsewhere, name);
+    g_autofree char *bytes = NULL;
+    gsize length = 0;
+    g_assert_true(g_file_get_contents(from, &bytes, &length, NULL));
+    g_assert_true(g_file_set_contents(to, bytes, (gssize)length, NULL));
+  }
+  g_autofree char *copied = tmp_path("families-copied");
+  g_auto(Result) with = {0};
+  lbsim(&with, "report", json_path, copied, "--pictures", elsewhere, NULL);
+  g_assert_cmpint(with.status, ==, 0);
+  g_autofree char *copied_page = report_file(copied, "index.html");
+  g_autofree char *copied_html = read_text(copied_page);
+  check_links(copied, copied_html);
+  g_autoptr(GPtrArray) figures = all_matches(copied_html, "<figure class=\"picture\"", 0);
+  g_assert_cmpuint(figures->len, ==, json_array_get_length(runs_of(json)));
+  g_assert_nonnull(
+      strstr(copied_html, "<img class=\"picture\" src=\"families-16.mlb.partition.png\""));
+  g_autoptr(GDir) c = g_dir_open(copied, 0, NULL);
+  for (const char *name; (name = g_dir_read_name(c)) != NULL;) {
+    if (!g_str_has_suffix(name, ".png"))
+      continue;
+    g_autofree char *img = g_strdup_printf("<img class=\"picture\" src=\"%s\"", name);
+    g_assert_nonnull(strstr(copied_html, img)); /* copied only to be shown */
+    g_autofree char *svg = g_strndup(name, strlen(name) - 3);
+    g_autofree char *svg_name = g_strconcat(svg, "svg", NULL);
+    g_autofree char *svg_path = report_file(elsewhere, svg_name);
+    GStatBuf st;
+    g_assert_true(g_stat(svg_path, &st) != 0 || st.st_size > 96 * 1024);
+  }
+
+  /* a phase has one fill on every page: report-16's (none, mlb, lbd) as
+   * the families' */
+  g_autofree char *small_page = report_file(run_report("run"), "index.html");
+  g_autofree char *small_html = read_text(small_page);
+  g_autofree char *small_bars = element(small_html, "svg", "phase-times");
+  g_autofree char *bars = element(html, "svg", "phase-times");
+  g_autoptr(GPtrArray) fills =
+      all_matches(small_bars, "data-segment=\"([^\"]*)\"[^>]* fill=\"([^\"]*)\"", 0);
+  g_assert_cmpuint(fills->len, >, 0);
+  for (guint i = 0; i < fills->len; i++) {
+    g_autofree char *segment = g_strndup(fills->pdata[i], strstr(fills->pdata[i], " data-value") -
+                                                              (char *)fills->pdata[i]);
+    g_autofree char *fill = g_strdup(strstr(fills->pdata[i], " fill=\""));
+    g_autoptr(GPtrArray) there =
+        all_matches(bars, "data-segment=\"[^\"]*\"[^>]* fill=\"[^\"]*\"", 0);
+    gboolean found = FALSE;
+    for (guint k = 0; k < there->len; k++)
+      if (g_str_has_prefix(there->pdata[k], segment)) {
+        g_assert_cmpstr(strstr(there->pdata[k], " fill=\""), ==, fill);
+        found = TRUE;
+      }
+    g_assert_true(found);
+  }
+  /* none's balance is 0 s, not a bare 0 */
+  g_assert_nonnull(strstr(html, "data-key=\"balance_time\" data-value=\"0\">0\xc2\xa0s</td>"));
+
+  /* the palette: 18 balancers, 18 styles that differ in colour and marker */
+  g_autofree char *small_path = g_strconcat(run_report("run"), ".json", NULL);
+  g_autoptr(JsonParser) small = parse_json(small_path);
+  JsonObject *root = json_node_get_object(json_parser_get_root(small));
+  JsonArray *runs = runs_of(small);
+  g_autoptr(JsonArray) many = json_array_new();
+  for (guint k = 0; k < 6; k++)
+    for (guint i = 0; i < json_array_get_length(runs); i++) {
+      JsonNode *copy = json_node_copy(json_array_get_element(runs, i));
+      JsonObject *o = json_node_get_object(copy);
+      g_autofree char *label =
+          g_strdup_printf("%s:v%u", json_object_get_string_member(o, "balancer"), k);
+      json_object_set_string_member(o, "balancer", label);
+      json_array_add_element(many, copy);
+    }
+  json_object_set_array_member(root, "runs", json_array_ref(many));
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  json_generator_set_root(gen, json_parser_get_root(small));
+  g_autofree char *many_path = tmp_path("many.json");
+  g_autoptr(GError) error = NULL;
+  json_generator_to_file(gen, many_path, &error);
+  g_assert_no_error(error);
+  g_autofree char *out = tmp_path("many");
+  g_auto(Result) r = {0};
+  lbsim(&r, "report", many_path, out, NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *many_page = report_file(out, "index.html");
+  g_autofree char *many_html = read_text(many_page);
+  g_autofree char *svg = element(many_html, "svg", "imbalance-steps");
+  g_autoptr(GPtrArray) styles = series_styles(svg);
+  g_assert_cmpuint(styles->len, ==, 18);
+  check_distinct_styles(styles);
+}
+
+/* Values spread over a factor of 10 or more get a log axis, others a
+ * linear one, unless --chart-scale says; a word it does not know is bad
+ * input, and so is --chart-scale without a report. */
+static void
+test_chart_scale(void)
+{
+  const char *dir = run_report("run");
+  g_autofree char *json_path = g_strconcat(dir, ".json", NULL);
+  g_autoptr(JsonParser) json = parse_json(json_path);
+  double lo = G_MAXDOUBLE, hi = 0;
+  JsonArray *runs = runs_of(json);
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    JsonArray *steps =
+        json_object_get_array_member(json_array_get_object_element(runs, i), "adaptations");
+    for (guint s = 0; s < json_array_get_length(steps); s++)
+      for (guint k = 0; k < 2; k++) {
+        double v = member_double(json_array_get_object_element(steps, s),
+                                 k == 0 ? "imbalance_before" : "imbalance_after");
+        lo = MIN(lo, v);
+        hi = MAX(hi, v);
+      }
+  }
+  g_autofree char *page = report_file(dir, "index.html");
+  g_autofree char *html = read_text(page);
+  g_autofree char *svg = element(html, "svg", "imbalance-steps");
+  g_assert_cmpint(log_values(svg), ==, hi >= 10 * lo);
+
+  /* none's imbalance made 40 times larger: log; --chart-scale overrides */
+  g_autoptr(JsonParser) big = parse_json(json_path);
+  JsonObject *none = json_array_get_object_element(runs_of(big), 0);
+  g_assert_cmpstr(json_object_get_string_member(none, "balancer"), ==, "none");
+  JsonArray *steps = json_object_get_array_member(none, "adaptations");
+  for (guint s = 0; s < json_array_get_length(steps); s++) {
+    JsonObject *a = json_array_get_object_element(steps, s);
+    for (guint k = 0; k < 2; k++) {
+      const char *key = k == 0 ? "imbalance_before" : "imbalance_after";
+      json_object_set_double_member(a, key, 40 * member_double(a, key));
+    }
+  }
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  json_generator_set_root(gen, json_parser_get_root(big));
+  g_autofree char *big_path = tmp_path("big.json");
+  g_autoptr(GError) error = NULL;
+  json_generator_to_file(gen, big_path, &error);
+  g_assert_no_error(error);
+  const char *const scales[] = {NULL, "linear", "log"};
+  const gboolean logs[] = {TRUE, FALSE, TRUE};
+  for (guint i = 0; i < G_N_ELEMENTS(scales); i++) {
+    g_autofree char *name = g_strdup_printf("big-%u", i);
+    g_autofree char *out = tmp_path(name);
+    g_auto(Result) r = {0};
+    lbsim(&r, "report", big_path, out, scales[i] != NULL ? "--chart-scale" : NULL, scales[i], NULL);
+    g_test_message("%s", r.err);
+    g_assert_cmpint(r.status, ==, 0);
+    g_autofree char *big_page = report_file(out, "index.html");
+    g_autofree char *big_html = read_text(big_page);
+    g_autofree char *chart = element(big_html, "svg", "imbalance-steps");
+    g_assert_cmpint(log_values(chart), ==, logs[i]);
+    check_imbalance_chart(big_html, runs_of(big)); /* the points on the axis it says */
+    g_autoptr(GPtrArray) ticks = all_matches(chart, "<g class=\"tick-labels\"[^>]*>(.*?)</g>", 1);
+    g_autoptr(GPtrArray) labels = all_matches(ticks->pdata[0], ">([^<]*)</text>", 1);
+    g_assert_cmpuint(labels->len, >=, 4);
+    double last = 0;
+    for (guint k = 0; k < labels->len; k++) {
+      double v = g_ascii_strtod(labels->pdata[k], NULL);
+      g_assert_cmpfloat(v, >, last);
+      if (logs[i] && k > 0) { /* 1, 1.5, 2, 3, 5 or 7 times a power of ten */
+        double m = v / pow(10, floor(log10(v) + 1e-9));
+        g_assert_true(fabs(m - 1) < 1e-9 || fabs(m - 1.5) < 1e-9 || fabs(m - 2) < 1e-9 ||
+                      fabs(m - 3) < 1e-9 || fabs(m - 5) < 1e-9 || fabs(m - 7) < 1e-9);
+      }
+      last = v;
+    }
+    g_assert_true(logs[i] == (strstr(chart, "log scale</text>") != NULL));
+  }
+
+  g_autofree char *never = tmp_path("never");
+  g_auto(Result) bad = {0};
+  lbsim(&bad, "report", big_path, never, "--chart-scale", "wide", NULL);
+  g_assert_cmpint(bad.status, ==, 2);
+  g_assert_nonnull(strstr(bad.err, "--chart-scale wide: expected auto, linear or log"));
+  g_assert_false(g_file_test(never, G_FILE_TEST_EXISTS));
+  g_auto(Result) alone = {0};
+  lbsim(&alone, "run", "-q", scenario_path, "--chart-scale", "log", NULL);
+  g_assert_cmpint(alone.status, ==, 2);
+  g_assert_nonnull(strstr(alone.err, "add --report DIR"));
+  g_assert_null(strstr(alone.out, "balancer")); /* nothing ran */
 }
 
 /* ---- in a browser ---- */
@@ -1016,6 +1480,33 @@ test_browser(void)
   if (g_file_set_contents(kept, bytes, (gssize)length, NULL))
     g_test_message("screenshot: %s", kept);
 
+  /* The families' page: ten balancers, large pictures shown from their
+   * files, small enough to open at once, a style per balancer in the
+   * DOM too. */
+  const char *families = families_report();
+  g_autofree char *families_json = g_strconcat(families, ".json", NULL);
+  g_autoptr(JsonParser) fjson = parse_json(families_json);
+  g_autofree char *fpage = report_file(families, "index.html");
+  GStatBuf st;
+  g_assert_cmpint(g_stat(fpage, &st), ==, 0);
+  g_test_message("the families' page: %lld bytes", (long long)st.st_size);
+  g_assert_cmpint(st.st_size, <, 512 * 1024);
+  g_autofree char *fshot = tmp_path("families.png");
+  g_autofree char *fdom = NULL, *flog = NULL;
+  render(fpage, fshot, &fdom, &flog);
+  g_assert_cmpuint(console_messages(flog), ==, 0);
+  check_families_charts(fdom, runs_of(fjson));
+  g_autoptr(GPtrArray) fpictures = all_matches(fdom, "<figure class=\"picture\"", 0);
+  g_autoptr(GPtrArray) linked = all_matches(fdom, "<img class=\"picture\" src=\"([^\"]*)\"", 1);
+  g_assert_cmpuint(fpictures->len, ==, json_array_get_length(runs_of(fjson)));
+  g_assert_cmpuint(linked->len, >, 0);
+  check_screenshot(fshot);
+  g_autofree char *fkept = g_build_filename(g_get_current_dir(), "families-screenshot.png", NULL);
+  g_autofree char *fbytes = NULL;
+  g_assert_true(g_file_get_contents(fshot, &fbytes, &length, NULL));
+  if (g_file_set_contents(fkept, fbytes, (gssize)length, NULL))
+    g_test_message("screenshot: %s", fkept);
+
   /* The sweep's page, with a script that logs twice: those two are
    * caught (the detection works), and the page itself logs nothing. One
    * start of Chromium less: it takes seconds. */
@@ -1054,6 +1545,8 @@ main(int argc, char **argv)
   g_test_add_func("/report/escape", test_escape);
   g_test_add_func("/report/bad-json", test_bad_json);
   g_test_add_func("/report/sweep", test_sweep);
+  g_test_add_func("/report/styles", test_styles);
+  g_test_add_func("/report/chart-scale", test_chart_scale);
   g_test_add_func("/report/browser", test_browser);
   int status = g_test_run();
   remove_tree(tmp_dir);

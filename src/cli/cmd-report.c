@@ -10,8 +10,12 @@ int
 lb_cmd_report(const LbCommand *self, int argc, char **argv)
 {
   gboolean force = FALSE;
-  g_autofree char *pictures = NULL;
+  g_autofree char *pictures = NULL, *chart_scale = NULL;
   GOptionEntry entries[] = {
+      {"chart-scale", 0, 0, G_OPTION_ARG_STRING, &chart_scale,
+       "The value axis of the line charts: auto (log when the values span a factor of 10 or "
+       "more), linear or log",
+       "SCALE"},
       {"force", 0, 0, G_OPTION_ARG_NONE, &force,
        "Replace a report of another scenario (or not made by lbsim) in DIR", NULL},
       {"pictures", 0, 0, G_OPTION_ARG_FILENAME, &pictures,
@@ -40,6 +44,11 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
     return LB_EXIT_INPUT;
   }
   const char *source = argv[1], *dir = argv[2];
+  LbPlotValueScale scale = LB_PLOT_VALUES_AUTO;
+  if (chart_scale != NULL && !lb_plot_value_scale_parse(chart_scale, &scale)) {
+    g_printerr("lbsim: --chart-scale %s: expected auto, linear or log\n", chart_scale);
+    return LB_EXIT_INPUT;
+  }
   if (pictures != NULL && !g_file_test(pictures, G_FILE_TEST_IS_DIR)) {
     g_printerr("lbsim: --pictures %s: not a folder\n", pictures);
     return LB_EXIT_INPUT;
@@ -62,8 +71,12 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
     g_printerr("lbsim: report folder %s: cannot make it: %s\n", dir, g_strerror(errsv));
     return LB_EXIT_INPUT;
   }
-  LbHtmlOptions options = {
-      .json = json, .length = length, .dir = dir, .pictures_dir = pictures, .source = source};
+  LbHtmlOptions options = {.json = json,
+                           .length = length,
+                           .dir = dir,
+                           .pictures_dir = pictures,
+                           .source = source,
+                           .chart_scale = scale};
   if (!lb_html_write(doc, &options, &error)) {
     g_printerr("lbsim: %s\n", error->message);
     return 1;

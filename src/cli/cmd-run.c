@@ -34,6 +34,8 @@ typedef struct {
   char *paje;
   char *pictures;
   char *report;
+  char *chart_scale;
+  LbPlotValueScale scale;
   gboolean force;
   char **cfg;
   char **log;
@@ -55,6 +57,7 @@ run_args_clear(RunArgs *a)
   g_free(a->paje);
   g_free(a->pictures);
   g_free(a->report);
+  g_free(a->chart_scale);
   g_strfreev(a->cfg);
   g_strfreev(a->log);
 }
@@ -100,6 +103,10 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
        "Write an HTML report in DIR (made if missing): index.html with the summary, the "
        "partitions, imbalance per step and time per phase, each chart's numbers as CSV beside it",
        "DIR"},
+      {"chart-scale", 0, 0, G_OPTION_ARG_STRING, &a->chart_scale,
+       "With --report: the value axis of the line charts, auto (log when the values span a "
+       "factor of 10 or more), linear or log",
+       "SCALE"},
       {"force", 0, 0, G_OPTION_ARG_NONE, &a->force,
        "With --report: replace a report of another scenario (or not made by lbsim) in DIR", NULL},
       {"cfg", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->cfg, "Pass a SimGrid --cfg setting",
@@ -436,6 +443,14 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
     lb_command_error(error);
     return LB_EXIT_INPUT;
   }
+  if (a.chart_scale != NULL &&
+      (a.report == NULL || !lb_plot_value_scale_parse(a.chart_scale, &a.scale))) {
+    g_printerr(a.report == NULL
+                   ? "lbsim: --chart-scale %s: the charts are --report's: add --report DIR\n"
+                   : "lbsim: --chart-scale %s: expected auto, linear or log\n",
+               a.chart_scale);
+    return LB_EXIT_INPUT;
+  }
   if (check && nargs > 2)
     return check_many(&a, args + 1, ranks, jobs);
   LbScenarioOverrides ov = overrides_of(&a, ranks);
@@ -463,8 +478,11 @@ write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const Out
       return FALSE;
     g_autoptr(LbResults) page = lb_results_read(doc, strlen(doc), "the run's JSON", error);
     g_assert(page != NULL); /* lbsim's own JSON */
-    LbHtmlOptions options = {
-        .json = doc, .length = strlen(doc), .dir = a->report, .pictures_dir = plan->pictures};
+    LbHtmlOptions options = {.json = doc,
+                             .length = strlen(doc),
+                             .dir = a->report,
+                             .pictures_dir = plan->pictures,
+                             .chart_scale = a->scale};
     if (!lb_html_write(page, &options, error))
       return FALSE;
   }

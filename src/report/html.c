@@ -175,8 +175,23 @@ value_cell(GString *out, const char *key, double v, const char *text)
   g_string_append(out, "\" data-value=\"");
   number(out, v);
   g_string_append(out, "\">");
-  esc(out, isfinite(v) ? text : "\xe2\x80\x93");
+  g_autoptr(GString) shown = g_string_new(isfinite(v) ? text : "\xe2\x80\x93");
+  /* a number and its unit stay on one line; the terminal's "us" is µs here */
+  if (g_str_has_suffix(shown->str, " us"))
+    g_string_replace(shown, " us", " \xc2\xb5s", 1);
+  g_string_replace(shown, " ", "\xc2\xa0", 0);
+  esc(out, shown->str);
   g_string_append(out, "</td>");
+}
+
+/* The terminal writes no time as a bare 0; the page gives it its unit. */
+static char *
+with_unit(char *text, const char *unit)
+{
+  if (strcmp(text, "0") != 0 || unit == NULL || strcmp(unit, "s") != 0)
+    return text;
+  g_free(text);
+  return g_strdup("0 s");
 }
 
 /* The run's declared metric of a JSON name, or NULL. */
@@ -208,7 +223,7 @@ summary_cells(GString *out, const LbRunResult *r)
   for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
     if (f->column == NULL)
       continue;
-    g_autofree char *text = lb_report_summary_text(f, r);
+    g_autofree char *text = with_unit(lb_report_summary_text(f, r), f->unit);
     value_cell(out, f->json, summary_value(f, r), text);
   }
 }
@@ -252,14 +267,17 @@ static const char style_sheet[] =
     "p.lead{color:#505050;margin:0 0 12px}nav a{margin-right:14px}\n"
     "table{border-collapse:collapse;margin:6px 0;font-size:0.92em}\n"
     "th,td{border:1px solid #d8d8d8;padding:3px 8px}thead th{background:#eef1f5}\n"
-    "table.numbers td{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "table.numbers td{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "table.numbers th{white-space:nowrap}div.wide{overflow-x:auto;max-width:100%}\n"
+    "div.wide tbody th{position:sticky;left:0;background:#f4f6f8}table#metrics{font-size:0.8em}\n"
     "tbody th{text-align:left}table.facts th{background:#f4f4f4}\n"
     "tbody tr:nth-child(even){background:#fafafa}\n"
-    "figure{margin:10px 0 18px}figure svg{max-width:100%;height:auto;display:block;"
+    "figure{margin:10px 0 18px}figure svg,figure img{max-width:100%;height:auto;display:block;"
     "border:1px solid #e4e4e4}\n"
     "figcaption{font-size:0.9em;color:#505050;margin-top:4px}\n"
     "div.pictures{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));"
     "gap:12px}\n"
+    "svg.swatch{vertical-align:middle;margin-right:4px}\n"
     "p.files,p.note{font-size:0.9em;color:#505050}td.error{text-align:left;color:#a00000}\n"
     "footer{font-size:0.85em;color:#707070;margin-top:32px;border-top:1px solid #ddd;"
     "padding-top:8px}\n";
@@ -316,6 +334,7 @@ typedef struct {
   gsize length;
   const char *dir;
   GPtrArray *files; /* base names written, in order */
+  LbPlotValueScale chart_scale;
 } Out;
 
 static gboolean
@@ -335,9 +354,10 @@ put_file(Out *o, const char *base, const char *text, gsize length, GError **erro
 /* A chart in the page, and beside it as an SVG file and its numbers as
  * CSV. */
 static gboolean
-put_chart(Out *o, GString *page, const LbPlot *plot, const char *what, const char *caption,
+put_chart(Out *o, GString *page, LbPlot *plot, const char *what, const char *caption,
           const GString *csv, GError **error)
 {
+  lb_plot_value_scale(plot, o->chart_scale);
   g_autofree char *svg_base = file_name(o->name, what, "svg");
   g_autofree char *csv_base = file_name(o->name, what, "csv");
   g_autofree char *svg = lb_plot_svg(plot, TRUE);
@@ -438,24 +458,26 @@ static gboolean
 run_summary(Out *o, GString *out, GError **error)
 {
   const LbResults *doc = o->doc;
-  g_string_append(out, "<h2 id=\"summary-section\">Summary</h2>\n<p>One row per balancer, as "
-                       "<code>lbsim run</code> prints it: imbalances are means over the "
-                       "adaptation steps, the rest sums.</p>\n<table class=\"numbers\" "
-                       "id=\"summary\">\n<thead><tr><th scope=\"col\">balancer</th>");
+  g_string_append(out,
+                  "<h2 id=\"summary-section\">Summary</h2>\n<p>One row per balancer, as "
+                  "<code>lbsim run</code> prints it: imbalances are means over the "
+                  "adaptation steps, the rest sums.</p>\n<div class=\"wide\"><table "
+                  "class=\"numbers\" id=\"summary\">\n<thead><tr><th scope=\"col\">balancer</th>");
   summary_head(out);
   g_string_append(out, "</tr></thead>\n<tbody>\n");
   for (guint i = 0; i < doc->runs->len; i++) {
     const LbRunResult *r = doc->runs->pdata[i];
     g_string_append(out, "<tr data-balancer=\"");
     esc(out, r->balancer);
-    g_string_append(out, "\"><th scope=\"row\">");
+    g_autofree char *swatch = lb_plot_swatch(i); /* its style on the charts */
+    g_string_append_printf(out, "\"><th scope=\"row\">%s ", swatch);
     esc(out, r->balancer);
     g_string_append(out, "</th>");
     summary_cells(out, r);
     g_string_append(out, "</tr>\n");
   }
-  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers, with every declared "
-                       "metric: ");
+  g_string_append(out, "</tbody>\n</table></div>\n<p class=\"files\">Numbers, with every "
+                       "declared metric: ");
   g_autoptr(GPtrArray) names = metric_names(doc->runs);
   g_autoptr(GString) csv = g_string_new(NULL);
   summary_csv(csv, doc->runs, names);
@@ -470,10 +492,11 @@ run_metrics(GString *out, const LbResults *doc)
 {
   g_autoptr(GPtrArray) names = metric_names(doc->runs);
   g_autofree char *csv_base = file_name(doc->name, "summary", "csv");
-  g_string_append(out, "<h2 id=\"metrics-section\">Declared metrics</h2>\n<p>What each balancer "
-                       "(and the application step) declares besides the summary; a dash where a "
-                       "balancer has no such metric.</p>\n<table class=\"numbers\" "
-                       "id=\"metrics\">\n<thead><tr><th scope=\"col\">metric</th>");
+  g_string_append(out,
+                  "<h2 id=\"metrics-section\">Declared metrics</h2>\n<p>What each balancer "
+                  "(and the application step) declares besides the summary; a dash where a "
+                  "balancer has no such metric.</p>\n<div class=\"wide\"><table "
+                  "class=\"numbers\" id=\"metrics\">\n<thead><tr><th scope=\"col\">metric</th>");
   for (guint i = 0; i < doc->runs->len; i++) {
     g_string_append(out, "<th scope=\"col\">");
     esc(out, ((const LbRunResult *)doc->runs->pdata[i])->balancer);
@@ -494,7 +517,7 @@ run_metrics(GString *out, const LbResults *doc)
       }
       if (help == NULL)
         help = g_strdup(d->help);
-      g_autofree char *text = lb_report_metric_value(d, v);
+      g_autofree char *text = with_unit(lb_report_metric_value(d, v), d->unit);
       value_cell(cells, name, v, text);
     }
     g_string_append(out, "<tr data-metric=\"");
@@ -509,7 +532,7 @@ run_metrics(GString *out, const LbResults *doc)
     esc(out, name);
     g_string_append_printf(out, "</th>%s</tr>\n", cells->str);
   }
-  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers: ");
+  g_string_append(out, "</tbody>\n</table></div>\n<p class=\"files\">Numbers: ");
   put_link(out, csv_base, csv_base);
   g_string_append(out, "</p>\n");
 }
@@ -527,6 +550,77 @@ finite_points(const LbRunResult *r, gboolean after, GArray *xs, GArray *ys)
     g_array_append_val(xs, x);
     g_array_append_val(ys, v);
   }
+}
+
+static int
+compare_doubles(gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* A close-up of the imbalance after balancing, without the balancers
+ * that dwarf the rest: those whose largest excess over 1 after balancing
+ * is CLOSE_UP_RATIO times the median balancer's or more (none, or
+ * enzo-original's whole grids, beside balancers near 1). Its lines keep
+ * their styles; there is none when no balancer or all but one would go. */
+#define CLOSE_UP_RATIO 10.0
+
+static gboolean
+run_imbalance_close(Out *o, GString *out, GError **error)
+{
+  const LbResults *doc = o->doc;
+  guint n = doc->runs->len;
+  g_autofree double *excess = g_new0(double, MAX(n, 1));
+  g_autofree double *sorted = g_new0(double, MAX(n, 1));
+  for (guint i = 0; i < n; i++) {
+    const LbRunResult *r = doc->runs->pdata[i];
+    for (guint s = 0; s < r->nadaptations; s++)
+      if (isfinite(r->adaptations[s].imbalance_after))
+        excess[i] = MAX(excess[i], r->adaptations[s].imbalance_after - 1);
+    sorted[i] = excess[i];
+  }
+  qsort(sorted, n, sizeof(double), compare_doubles);
+  double median = n == 0 ? 0 : n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  guint kept = 0;
+  g_autoptr(GString) left = g_string_new(NULL);
+  for (guint i = 0; i < n; i++) {
+    if (median > 0 && excess[i] >= CLOSE_UP_RATIO * median) {
+      g_string_append_printf(left, "%s%s", left->len ? ", " : "",
+                             ((const LbRunResult *)doc->runs->pdata[i])->balancer);
+      continue;
+    }
+    kept++;
+  }
+  if (left->len == 0 || kept < 2)
+    return TRUE;
+  g_autoptr(LbPlot) plot =
+      lb_plot_new(LB_PLOT_LINES, "imbalance-close", "Imbalance after balancing, close up");
+  lb_plot_x_axis(plot, "adaptation step", LB_PLOT_INTEGER, NULL);
+  lb_plot_value_axis(plot, "imbalance after balancing (max/avg load)", 1, FALSE);
+  g_autoptr(GString) csv = g_string_new("balancer,step,imbalance_after\n");
+  for (guint i = 0; i < n; i++) {
+    const LbRunResult *r = doc->runs->pdata[i];
+    if (median > 0 && excess[i] >= CLOSE_UP_RATIO * median)
+      continue;
+    lb_plot_series_styled(plot, r->balancer, i);
+    g_autoptr(GArray) xs = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autoptr(GArray) ys = g_array_new(FALSE, FALSE, sizeof(double));
+    finite_points(r, TRUE, xs, ys);
+    lb_plot_line(plot, 0, xs->len, (double *)xs->data, (double *)ys->data);
+    for (guint s = 0; s < r->nadaptations; s++) {
+      lb_report_csv_text(csv, r->balancer);
+      g_string_append_printf(csv, ",%u", s);
+      csv_number(csv, r->adaptations[s].imbalance_after);
+      g_string_append_c(csv, '\n');
+    }
+  }
+  g_autofree char *caption = g_strdup_printf(
+      "The imbalance after balancing of the balancers that stay near 1, on an axis made for "
+      "them: %s, whose imbalance exceeds 1 by ten times the median balancer's or more, are "
+      "left out (they are in the chart above).",
+      left->str);
+  return put_chart(o, out, plot, "imbalance-close", caption, csv, error);
 }
 
 static gboolean
@@ -562,7 +656,8 @@ run_imbalance(Out *o, GString *out, GError **error)
                    "The largest rank's load over the mean load at every adaptation step: dashed "
                    "as the step found it (after the model's update), solid after the balancer's "
                    "work; 1 is perfect balance.",
-                   csv, error);
+                   csv, error) &&
+         run_imbalance_close(o, out, error);
 }
 
 static gboolean
@@ -572,10 +667,21 @@ run_phases(Out *o, GString *out, GError **error)
   g_autoptr(LbPlot) plot =
       lb_plot_new(LB_PLOT_BARS, "phase-times", "Time per phase, summed over the steps");
   lb_plot_value_axis(plot, "simulated time", 0, TRUE);
+  /* a phase's fill is its name's place among every balancer's phases */
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_null_terminated(0, NULL, TRUE);
+  for (const LbBalancer *const *b = lb_balancers(); *b != NULL; b++)
+    for (const char *const *name = (*b)->phases; name != NULL && *name != NULL; name++)
+      if (!g_ptr_array_find_with_equal_func(keys, *name, g_str_equal, NULL))
+        g_ptr_array_add(keys, (gpointer)*name);
+  lb_plot_segment_keys(plot, (const char *const *)keys->pdata);
   g_autoptr(GString) csv = g_string_new("balancer,phase,steps,messages,bytes,time\n");
+  const LbSummaryField *balance = lb_summary_lookup("balance_time");
   for (guint i = 0; i < doc->runs->len; i++) {
     const LbRunResult *r = doc->runs->pdata[i];
     lb_plot_series(plot, r->balancer);
+    double balanced = summary_value(balance, r);
+    if (r->nphases > 0 && isfinite(balanced))
+      lb_plot_mark(plot, balanced, "balance time (the summary's)");
     for (guint k = 0; k < r->nphases; k++) {
       const LbPhaseResult *p = &r->phases[k];
       lb_plot_segment(plot, p->name, isfinite(p->time) ? p->time : 0);
@@ -592,8 +698,13 @@ run_phases(Out *o, GString *out, GError **error)
   g_string_append(out, "<h2 id=\"phases-section\">Time per phase</h2>\n");
   return put_chart(o, out, plot, "phase-times",
                    "The simulated time of each of a balancer's phases, summed over the "
-                   "adaptation steps, one bar per balancer; balancers without phases have no "
-                   "bar.",
+                   "adaptation steps, one bar per balancer (balancers without phases have "
+                   "none). A phase's time is its slowest rank's, and the slowest rank is not "
+                   "the same in every phase: a rank that finishes one phase early starts the "
+                   "next early. So a bar, the sum of these maxima, can be longer than the "
+                   "summary's balance column (the black mark), the slowest rank's whole "
+                   "balancing; it is shorter where a balancer spends time outside its "
+                   "phases.",
                    csv, error);
 }
 
@@ -631,6 +742,33 @@ inline_picture(GString *out, const char *svg, const char *prefix)
 
 static const char *const picture_kinds[] = {"partition", "grids", "curve"};
 
+/* A picture whose SVG is larger is shown from its file (an <img> of its
+ * PNG, or of the SVG without one) instead of inside the page: a curve
+ * through a million leaves is megabytes of path, and ten pictures of 1024
+ * ranks would make a page no browser opens quickly. */
+#define PICTURE_INLINE_MAX (96 * 1024)
+
+/* The picture file shown for a large picture, copied into the report's
+ * folder when it is elsewhere: its base name, or NULL. */
+static char *
+picture_file(Out *o, const char *pictures_dir, gboolean local, const char *what)
+{
+  static const char *const exts[] = {"png", "svg"};
+  for (guint e = 0; e < G_N_ELEMENTS(exts); e++) {
+    g_autofree char *path = lb_pictures_file(pictures_dir, o->name, what, exts[e]);
+    g_autofree char *base = file_name(o->name, what, exts[e]);
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+      continue;
+    if (local)
+      return g_steal_pointer(&base);
+    g_autofree char *bytes = NULL;
+    gsize length = 0;
+    if (g_file_get_contents(path, &bytes, &length, NULL) && put_file(o, base, bytes, length, NULL))
+      return g_steal_pointer(&base);
+  }
+  return NULL;
+}
+
 /* The pictures in pictures_dir: drawn there by the run of this JSON
  * (drawn), or found there; links to them when they are the folder's. */
 static void
@@ -652,24 +790,39 @@ run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gbo
       g_autofree char *what = g_strdup_printf("%s.%s", r->balancer, picture_kinds[k]);
       g_autofree char *path = lb_pictures_file(pictures_dir, doc->name, what, "svg");
       g_autofree char *svg = NULL;
-      if (!g_file_get_contents(path, &svg, NULL, NULL))
+      gsize size = 0;
+      /* no SVG (pictures drawn as PNG alone): the PNG */
+      gboolean has_svg = g_file_get_contents(path, &svg, &size, NULL);
+      g_autofree char *shown =
+          !has_svg || size > PICTURE_INLINE_MAX ? picture_file(o, pictures_dir, local, what) : NULL;
+      if (!has_svg && shown == NULL)
         continue;
       g_string_append(figures, "<figure class=\"picture\" data-balancer=\"");
       esc(figures, r->balancer);
       g_string_append(figures, "\">\n");
       g_autofree char *prefix = g_strdup_printf("pic%u-", n++);
-      inline_picture(figures, svg, prefix);
+      if (shown != NULL) {
+        g_autofree char *h = href(shown);
+        g_string_append_printf(figures, "<img class=\"picture\" src=\"%s\" alt=\"", h);
+        esc(figures, r->balancer);
+        g_string_append(figures, ": the final partition\" loading=\"lazy\">\n");
+      } else {
+        inline_picture(figures, svg, prefix);
+      }
       g_string_append(figures, "<figcaption>");
       esc(figures, r->balancer);
       if (local) {
         g_autofree char *svg_base = file_name(doc->name, what, "svg");
         g_autofree char *png_base = file_name(doc->name, what, "png");
-        g_string_append(figures, ": ");
-        put_link(figures, svg_base, "SVG");
-        g_ptr_array_add(o->files, g_strdup(svg_base));
+        g_string_append(figures, ":");
+        if (has_svg) {
+          g_string_append(figures, " ");
+          put_link(figures, svg_base, "SVG");
+          g_ptr_array_add(o->files, g_strdup(svg_base));
+        }
         g_autofree char *png = g_build_filename(o->dir, png_base, NULL);
         if (g_file_test(png, G_FILE_TEST_EXISTS)) {
-          g_string_append(figures, " \xc2\xb7 ");
+          g_string_append(figures, has_svg ? " \xc2\xb7 " : " ");
           put_link(figures, png_base, "PNG");
           g_ptr_array_add(o->files, g_strdup(png_base));
         }
@@ -1330,8 +1483,9 @@ gboolean
 lb_html_write(const LbResults *doc, const LbHtmlOptions *options, GError **error)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-  Out o = {doc,           doc->kind,       doc->name,    doc->version,
-           options->json, options->length, options->dir, files};
+  Out o = {doc,          doc->kind,     doc->name,
+           doc->version, options->json, options->length,
+           options->dir, files,         options->chart_scale};
   g_auto(Manifest) old = {0};
   gboolean had = manifest_load(options->dir, &old);
   g_autofree char *sha = g_compute_checksum_for_data(
@@ -1493,8 +1647,9 @@ gboolean
 lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *options, GError **error)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-  Out o = {NULL,          "reproduction",  rep->key,     LB_VERSION,
-           options->json, options->length, options->dir, files};
+  Out o = {NULL,         "reproduction", rep->key,
+           LB_VERSION,   options->json,  options->length,
+           options->dir, files,          options->chart_scale};
   g_auto(Manifest) old = {0};
   gboolean had = manifest_load(options->dir, &old);
   g_autofree char *json_base = file_name(rep->key, "reproduction", "json");

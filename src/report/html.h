@@ -8,6 +8,7 @@
 
 #include <glib.h>
 
+#include "report/plots.h"
 #include "report/results.h"
 
 #define LB_HTML_ERROR (lb_html_error_quark())
@@ -36,6 +37,7 @@ typedef struct {
   /* The JSON file the document was read from, or NULL; its text goes to
    * DIR/SCENARIO.run.json (or .sweep.json) unless it is that file. */
   const char *source;
+  LbPlotValueScale chart_scale; /* the value axes of the lines charts (--chart-scale) */
 } LbHtmlOptions;
 
 /* Writes the page, its CSV and SVG files, the JSON and the list of files,

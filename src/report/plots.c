@@ -20,7 +20,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
 #define BAR_HEIGHT 24
 #define BAR_GAP 14
 #define LEGEND_MAX 300
-#define MARKERS_MAX 60 /* points per line beyond which markers would hide the line */
+#define MARKERS_MAX 30 /* markers per line beyond which they would hide it */
 
 #define MAX_BANDS 2
 
@@ -37,18 +37,23 @@ typedef struct {
   GPtrArray *lines;    /* Line */
   GPtrArray *segments; /* names, owned by the plot's segment list */
   GArray *values;      /* double per segment */
+  double mark;         /* bars: NAN for none */
+  guint style;         /* of the palette */
 } Series;
 
 struct _LbPlot {
   LbPlotKind kind;
   char *id, *title, *x_label, *value_label;
   LbPlotScale scale;
+  LbPlotValueScale value_scale;
+  char *mark_label;
   GPtrArray *categories;
   double floor;
   gboolean seconds;
   GPtrArray *style_labels; /* by style index; NULL: not listed */
   GPtrArray *series;
   GPtrArray *segment_names; /* every segment name, in first-seen order */
+  GPtrArray *segment_keys;  /* names of fixed fills, by fill */
 };
 
 static void
@@ -89,6 +94,7 @@ lb_plot_new(LbPlotKind kind, const char *id, const char *title)
   p->style_labels = g_ptr_array_new_with_free_func(g_free);
   p->series = g_ptr_array_new_with_free_func(series_free);
   p->segment_names = g_ptr_array_new_with_free_func(g_free);
+  p->segment_keys = g_ptr_array_new_with_free_func(g_free);
   return p;
 }
 
@@ -101,10 +107,12 @@ lb_plot_free(LbPlot *plot)
   g_free(plot->title);
   g_free(plot->x_label);
   g_free(plot->value_label);
+  g_free(plot->mark_label);
   g_ptr_array_unref(plot->categories);
   g_ptr_array_unref(plot->style_labels);
   g_ptr_array_unref(plot->series);
   g_ptr_array_unref(plot->segment_names);
+  g_ptr_array_unref(plot->segment_keys);
   g_free(plot);
 }
 
@@ -129,6 +137,24 @@ lb_plot_value_axis(LbPlot *plot, const char *label, double floor, gboolean secon
 }
 
 void
+lb_plot_value_scale(LbPlot *plot, LbPlotValueScale scale)
+{
+  plot->value_scale = scale;
+}
+
+gboolean
+lb_plot_value_scale_parse(const char *text, LbPlotValueScale *scale)
+{
+  static const char *const names[] = {"auto", "linear", "log"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++)
+    if (g_strcmp0(text, names[i]) == 0) {
+      *scale = (LbPlotValueScale)i;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+void
 lb_plot_style(LbPlot *plot, guint style, const char *label)
 {
   if (plot->style_labels->len <= style)
@@ -140,11 +166,19 @@ lb_plot_style(LbPlot *plot, guint style, const char *label)
 void
 lb_plot_series(LbPlot *plot, const char *name)
 {
+  lb_plot_series_styled(plot, name, plot->series->len);
+}
+
+void
+lb_plot_series_styled(LbPlot *plot, const char *name, guint style)
+{
   Series *s = g_new0(Series, 1);
+  s->style = style;
   s->name = g_strdup(name);
   s->lines = g_ptr_array_new_with_free_func(line_free);
   s->segments = g_ptr_array_new();
   s->values = g_array_new(FALSE, FALSE, sizeof(double));
+  s->mark = NAN;
   g_ptr_array_add(plot->series, s);
 }
 
@@ -200,21 +234,70 @@ lb_plot_segment(LbPlot *plot, const char *name, double value)
   g_array_append_val(s->values, value);
 }
 
+void
+lb_plot_segment_keys(LbPlot *plot, const char *const *names)
+{
+  g_ptr_array_set_size(plot->segment_keys, 0);
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    g_ptr_array_add(plot->segment_keys, g_strdup(names[i]));
+}
+
+void
+lb_plot_mark(LbPlot *plot, double value, const char *label)
+{
+  g_return_if_fail(plot->kind == LB_PLOT_BARS);
+  current(plot)->mark = value;
+  g_free(plot->mark_label);
+  plot->mark_label = g_strdup(label);
+}
+
 /* ---- writing ---- */
 
 /* Segments get colours of their own, apart from the series' (Tol's
- * colour-blind-safe "bright" and "muted" sets); past sixteen names they
- * repeat, and the names written in the segments that hold them tell. */
+ * colour-blind-safe "bright" and "muted" sets); past sixteen names the
+ * same colours come hatched, then dotted. */
 static const guint32 segment_colours[] = {
     0x4477aa, 0xee6677, 0x228833, 0xccbb44, 0x66ccee, 0xaa3377, 0xbbbbbb, 0x332288,
     0x88ccee, 0x44aa99, 0x117733, 0x999933, 0xddcc77, 0xcc6677, 0x882255, 0xaa4499};
 
-/* A series' colour: the --pictures charts' seven, then the segments'. */
+/* A segment's fill, by the index of its name: the colours, then hatched,
+ * then dotted (a pattern of the chart, see segment_patterns). */
+#define SEGMENT_FILLS (3 * G_N_ELEMENTS(segment_colours))
+
+static guint32
+segment_colour(guint index)
+{
+  return segment_colours[index % G_N_ELEMENTS(segment_colours)];
+}
+
+/* The series' palette: Okabe and Ito's colours (the --pictures charts'
+ * seven; black before orange, which a few series would set beside
+ * vermillion), wine for their yellow, which white paper hides. */
+static const guint32 series_colours[] = {0x0072b2, 0xd55e00, 0x009e73, 0xcc79a7,
+                                         0x000000, 0x56b4e9, 0xe69f00, 0x882255};
+static const char *const marker_names[] = {"circle",  "square",        "triangle",
+                                           "diamond", "triangle-down", "plus"};
+/* a series' own dash, from the ninth on (its solid lines drawn so) */
+static const char *const series_dashes[] = {NULL, "12 3 2 3", "12 3 2 3 2 3"};
+
+G_STATIC_ASSERT(G_N_ELEMENTS(series_colours) * G_N_ELEMENTS(marker_names) / 2 == LB_PLOT_STYLES);
+
 static guint32
 series_colour(guint index)
 {
-  return index < 7 ? lb_pictures_line_colour(index)
-                   : segment_colours[(index - 7) % G_N_ELEMENTS(segment_colours)];
+  return series_colours[index % G_N_ELEMENTS(series_colours)];
+}
+
+static guint
+series_marker(guint index)
+{
+  return index % G_N_ELEMENTS(marker_names);
+}
+
+static const char *
+series_dash(guint index)
+{
+  return series_dashes[index / G_N_ELEMENTS(series_colours) % G_N_ELEMENTS(series_dashes)];
 }
 
 static const char *const dashes[] = {NULL, "7 4", "2 3", "9 3 2 3", "14 4"};
@@ -224,6 +307,8 @@ typedef struct {
   GString *out;
   cairo_t *cr; /* for text widths only */
   const LbPlot *plot;
+  gboolean log;     /* the value axis */
+  gboolean cut;     /* bars: the longest is cut at a break */
   double factor;    /* value units per drawn unit */
   const char *unit; /* of the drawn values, or NULL */
   char *value_label;
@@ -303,6 +388,32 @@ put_colour(GString *out, guint32 rgb)
 
 /* ---- the value axis ---- */
 
+/* The nearest of 1, 2 and 5 times a power of ten below v (or above). */
+static double
+log_nice(double v, gboolean above)
+{
+  static const double steps[] = {1, 2, 5, 10};
+  double magnitude = pow(10, floor(log10(v)));
+  double best = above ? 10 * magnitude : magnitude;
+  for (guint i = 0; i < G_N_ELEMENTS(steps); i++) {
+    double t = steps[i] * magnitude;
+    if (above ? t >= v * (1 - 1e-9) && t < best : t <= v * (1 + 1e-9) && t > best)
+      best = t;
+  }
+  return best;
+}
+
+/* Where a drawn value lies along the value axis, from 0 (its start) to 1. */
+static double
+axis_at(const Svg *s, double v)
+{
+  if (!s->log)
+    return (v - s->v_lo) / (s->v_hi - s->v_lo);
+  if (!(v > 0))
+    return 0;
+  return (log10(v) - log10(s->v_lo)) / (log10(s->v_hi) - log10(s->v_lo));
+}
+
 static void
 value_range(Svg *s, double lo, double hi)
 {
@@ -322,11 +433,20 @@ value_range(Svg *s, double lo, double hi)
     }
   }
   s->unit = unit;
-  s->value_label =
-      unit != NULL ? g_strdup_printf("%s (%s)", p->value_label, unit) : g_strdup(p->value_label);
+  s->value_label = g_strdup_printf("%s%s%s%s%s", p->value_label, unit != NULL ? " (" : "",
+                                   unit != NULL ? unit : "", unit != NULL ? ")" : "",
+                                   s->log   ? ", log scale"
+                                   : s->cut ? "; the longest bar is cut"
+                                            : "");
   lo *= s->factor;
   hi *= s->factor;
   double floor_v = p->floor * s->factor;
+  if (s->log) {
+    s->v_step = 0;
+    s->v_lo = floor_v > 0 && lo >= floor_v ? floor_v : log_nice(lo, FALSE);
+    s->v_hi = MAX(log_nice(hi, TRUE), s->v_lo * 2);
+    return;
+  }
   gboolean from_floor = lo >= floor_v;
   double base = from_floor ? floor_v : lo;
   double span = hi - base > 0 ? hi - base : fabs(hi) > 0 ? fabs(hi) : 1;
@@ -364,20 +484,98 @@ value_extent(const LbPlot *p, double *lo, double *hi)
       *lo = MIN(*lo, MIN(sum, 0));
       *hi = MAX(*hi, sum);
     }
+    if (isfinite(se->mark)) {
+      *lo = MIN(*lo, MIN(se->mark, 0));
+      *hi = MAX(*hi, se->mark);
+    }
   }
   if (*lo > *hi)
     *lo = *hi = p->floor;
+}
+
+/* Bars: the second longest (with its mark), or 0. */
+static double
+second_longest(const LbPlot *p)
+{
+  double first = 0, second = 0;
+  for (guint i = 0; i < p->series->len; i++) {
+    const Series *se = p->series->pdata[i];
+    double sum = 0;
+    for (guint k = 0; k < se->values->len; k++)
+      sum += g_array_index(se->values, double, k);
+    if (isfinite(se->mark))
+      sum = MAX(sum, se->mark);
+    if (sum > first) {
+      second = first;
+      first = sum;
+    } else {
+      second = MAX(second, sum);
+    }
+  }
+  return second;
+}
+
+/* The smallest positive value of the lines, or infinity. */
+static double
+smallest_positive(const LbPlot *p)
+{
+  double v = INFINITY;
+  for (guint i = 0; i < p->series->len; i++) {
+    const Series *se = p->series->pdata[i];
+    for (guint l = 0; l < se->lines->len; l++) {
+      const Line *line = se->lines->pdata[l];
+      for (guint k = 0; k < line->y->len; k++)
+        if (g_array_index(line->y, double, k) > 0)
+          v = MIN(v, g_array_index(line->y, double, k));
+    }
+  }
+  return v;
 }
 
 /* A value axis has a few ticks; more means the numbers are beyond what
  * an axis can show. */
 #define MAX_TICKS 64
 
+/* A log axis' ticks: its start, then the powers of ten in it, or with
+ * 2 and 5 times them, or finer still, the first of these with four ticks
+ * or more. */
+static GArray *
+log_ticks(const Svg *s)
+{
+  static const double sets[][6] = {{1}, {1, 2, 5}, {1, 1.5, 2, 3, 5, 7}};
+  static const guint sizes[] = {1, 3, 6};
+  GArray *ticks = NULL;
+  for (guint k = 0; k < G_N_ELEMENTS(sizes) && (ticks == NULL || ticks->len < 4); k++) {
+    if (ticks != NULL)
+      g_array_unref(ticks);
+    ticks = g_array_new(FALSE, FALSE, sizeof(double));
+    g_array_append_val(ticks, s->v_lo);
+    for (int e = (int)floor(log10(s->v_lo)); e <= (int)ceil(log10(s->v_hi)); e++)
+      for (guint m = 0; m < sizes[k] && ticks->len < MAX_TICKS; m++) {
+        double v = sets[k][m] * pow(10, e);
+        if (v > s->v_lo * (1 + 1e-9) && v <= s->v_hi * (1 + 1e-9))
+          g_array_append_val(ticks, v);
+      }
+  }
+  return ticks;
+}
+
+static char *
+tick_label(const Svg *s, double v)
+{
+  if (!s->log)
+    return lb_pictures_format_tick(v, s->v_step);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup(g_ascii_formatd(buf, sizeof buf, "%g", v));
+}
+
 /* The value axis' ticks: its start (the floor, 1 for an imbalance, is
  * worth a tick) and the multiples of the step above it. */
 static GArray *
 value_ticks(const Svg *s)
 {
+  if (s->log)
+    return log_ticks(s);
   GArray *ticks = g_array_new(FALSE, FALSE, sizeof(double));
   g_array_append_val(ticks, s->v_lo);
   double v = ceil(s->v_lo / s->v_step - 1e-9) * s->v_step;
@@ -401,7 +599,7 @@ value_ticks_width(Svg *s)
   double w = 0;
   g_autoptr(GArray) ticks = value_ticks(s);
   for (guint i = 0; i < ticks->len; i++) {
-    g_autofree char *label = lb_pictures_format_tick(g_array_index(ticks, double, i), s->v_step);
+    g_autofree char *label = tick_label(s, g_array_index(ticks, double, i));
     w = MAX(w, text_width(s->cr, label, TICK_SIZE, FALSE));
   }
   return w;
@@ -424,7 +622,7 @@ px_x(const Svg *s, double x)
 static double
 px_y(const Svg *s, double v)
 {
-  return s->bottom - (s->bottom - s->top) * (v * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
+  return s->bottom - (s->bottom - s->top) * axis_at(s, v * s->factor);
 }
 
 static void
@@ -490,12 +688,12 @@ x_ticks(Svg *s, GArray *at, GPtrArray *labels)
   }
 }
 
-/* A marker of a style centred on (x, y), as path data. */
+/* A marker (marker_names) centred on (x, y), as path data. */
 static void
-put_marker(GString *out, guint style, double x, double y)
+put_marker(GString *out, guint marker, double x, double y)
 {
   double r = 3.5;
-  switch (style % NSTYLES) {
+  switch (marker % G_N_ELEMENTS(marker_names)) {
   case 1: /* square */
     g_string_append(out, "M");
     put_px(out, x - r);
@@ -506,7 +704,7 @@ put_marker(GString *out, guint style, double x, double y)
   case 2: /* triangle, point up */
   case 4: /* point down */
   {
-    double d = style % NSTYLES == 2 ? 1 : -1, h = r * 1.2;
+    double d = marker % G_N_ELEMENTS(marker_names) == 2 ? 1 : -1, h = r * 1.2;
     g_string_append(out, "M");
     put_px(out, x);
     g_string_append_c(out, ',');
@@ -530,6 +728,18 @@ put_marker(GString *out, guint style, double x, double y)
     g_string_append_printf(out, " l%.2f,%.2f l%.2f,%.2f l%.2f,%.2f Z ", r * 1.3, r * 1.3, -r * 1.3,
                            r * 1.3, -r * 1.3, -r * 1.3);
     break;
+  case 5: /* plus */
+  {
+    double a = r * 1.3, b = r * 0.45;
+    g_string_append(out, "M");
+    put_px(out, x - b);
+    g_string_append_c(out, ',');
+    put_px(out, y - a);
+    g_string_append_printf(
+        out, " h%.2f v%.2f h%.2f v%.2f h%.2f v%.2f h%.2f v%.2f h%.2f v%.2f h%.2f Z ", 2 * b, a - b,
+        a - b, 2 * b, b - a, a - b, -2 * b, b - a, b - a, -2 * b, a - b);
+    break;
+  }
   default: /* circle */
     g_string_append(out, "M");
     put_px(out, x - r);
@@ -540,10 +750,11 @@ put_marker(GString *out, guint style, double x, double y)
   }
 }
 
+/* A line's dash: its style's, the series' own for the solid style. */
 static void
-put_dash(GString *out, guint style)
+put_dash(GString *out, guint style, guint series)
 {
-  const char *dash = dashes[style % NSTYLES];
+  const char *dash = style % NSTYLES == 0 ? series_dash(series) : dashes[style % NSTYLES];
   if (dash != NULL)
     g_string_append_printf(out, " stroke-dasharray=\"%s\"", dash);
 }
@@ -600,10 +811,14 @@ draw_band(Svg *s, const Line *line, guint b, guint32 colour)
   g_string_append(out, "\" fill-opacity=\"0.18\" stroke=\"none\"/>\n");
 }
 
+/* Markers on a line: on every point up to MARKERS_MAX, else on every
+ * k-th, started apart from series to series, so that they name the
+ * series without hiding the line. */
 static void
-draw_line(Svg *s, const Line *line, guint32 colour)
+draw_line(Svg *s, const Line *line, guint series)
 {
   GString *out = s->out;
+  guint32 colour = series_colour(series);
   for (guint b = 0; b < line->nbands; b++)
     if (line->band_kind[b] == LB_PLOT_BAND_AREA)
       draw_band(s, line, b, colour);
@@ -620,20 +835,32 @@ draw_line(Svg *s, const Line *line, guint32 colour)
   g_string_append(out, "\" fill=\"none\" stroke=\"");
   put_colour(out, colour);
   g_string_append(out, "\" stroke-width=\"2.25\" stroke-linejoin=\"round\"");
-  put_dash(out, line->style);
+  put_dash(out, line->style, series);
   g_string_append(out, "/>\n");
   for (guint b = 0; b < line->nbands; b++)
     if (line->band_kind[b] == LB_PLOT_BAND_BARS)
       draw_band(s, line, b, colour);
-  if (line->x->len > MARKERS_MAX)
+  if (line->x->len == 0)
     return;
+  guint every = (line->x->len + MARKERS_MAX - 1) / MARKERS_MAX;
   g_string_append(out, "<path class=\"markers\" d=\"");
-  for (guint k = 0; k < line->x->len; k++)
-    put_marker(out, line->style, px_x(s, g_array_index(line->x, double, k)),
+  for (guint k = every > 1 ? series * 3 % every : 0; k < line->x->len; k += every)
+    put_marker(out, series_marker(series), px_x(s, g_array_index(line->x, double, k)),
                px_y(s, g_array_index(line->y, double, k)));
   g_string_append(out, "\" fill=\"");
   put_colour(out, colour);
   g_string_append(out, "\" stroke=\"#ffffff\" stroke-width=\"1\"/>\n");
+}
+
+/* A series' style, for scripts: data-colour, data-marker, data-dash. */
+static void
+put_style(GString *out, guint series)
+{
+  g_string_append(out, " data-colour=\"");
+  put_colour(out, series_colour(series));
+  const char *dash = series_dash(series);
+  g_string_append_printf(out, "\" data-marker=\"%s\" data-dash=\"%s\"",
+                         marker_names[series_marker(series)], dash != NULL ? dash : "solid");
 }
 
 static void
@@ -644,12 +871,11 @@ value_grid(Svg *s, gboolean vertical)
   for (guint i = 0; i < at->len; i++) {
     double v = g_array_index(at, double, i);
     if (vertical) {
-      double x = round(s->left + (s->right - s->left) * (v - s->v_lo) / (s->v_hi - s->v_lo)) + 0.5;
+      double x = round(s->left + (s->right - s->left) * axis_at(s, v)) + 0.5;
       put_segment(grid, x, s->top, x, s->bottom);
       put_segment(ticks, x, s->bottom, x, s->bottom + 5);
     } else {
-      double y =
-          round(s->bottom - (s->bottom - s->top) * (v - s->v_lo) / (s->v_hi - s->v_lo)) + 0.5;
+      double y = round(s->bottom - (s->bottom - s->top) * axis_at(s, v)) + 0.5;
       put_segment(grid, s->left, y, s->right, y);
       put_segment(ticks, s->left - 5, y, s->left, y);
     }
@@ -661,14 +887,13 @@ value_grid(Svg *s, gboolean vertical)
                          TICK_SIZE);
   for (guint i = 0; i < at->len; i++) {
     double v = g_array_index(at, double, i);
-    g_autofree char *label = lb_pictures_format_tick(v, s->v_step);
+    g_autofree char *label = tick_label(s, v);
     if (vertical)
-      put_text(s, round(s->left + (s->right - s->left) * (v - s->v_lo) / (s->v_hi - s->v_lo)),
-               s->bottom + 19, "middle", NULL, label);
+      put_text(s, round(s->left + (s->right - s->left) * axis_at(s, v)), s->bottom + 19, "middle",
+               NULL, label);
     else
-      put_text(s, s->left - 8,
-               round(s->bottom - (s->bottom - s->top) * (v - s->v_lo) / (s->v_hi - s->v_lo)) + 4,
-               "end", NULL, label);
+      put_text(s, s->left - 8, round(s->bottom - (s->bottom - s->top) * axis_at(s, v)) + 4, "end",
+               NULL, label);
   }
   g_string_append(s->out, "</g>\n");
 }
@@ -713,13 +938,15 @@ lines_legend(Svg *s, double x, double y)
   g_string_append_printf(out, "<g class=\"legend\" font-size=\"%d\">\n", FONT_SIZE);
   for (guint i = 0; i < p->series->len; i++, y += 22) {
     const Series *se = p->series->pdata[i];
-    guint32 colour = series_colour(i);
+    guint32 colour = series_colour(se->style);
     g_string_append(out, "<path d=\"");
     put_segment(out, x, y, x + 28, y);
     g_string_append(out, "\" stroke=\"");
     put_colour(out, colour);
-    g_string_append(out, "\" stroke-width=\"2.25\"/>\n<path d=\"");
-    put_marker(out, 0, x + 14, y);
+    g_string_append(out, "\" stroke-width=\"2.25\"");
+    put_dash(out, 0, se->style);
+    g_string_append(out, "/>\n<path d=\"");
+    put_marker(out, series_marker(se->style), x + 14, y);
     g_string_append(out, "\" fill=\"");
     put_colour(out, colour);
     g_string_append(out, "\" stroke=\"#ffffff\"/>\n");
@@ -735,10 +962,8 @@ lines_legend(Svg *s, double x, double y)
     g_string_append(out, "<path d=\"");
     put_segment(out, x, y, x + 28, y);
     g_string_append(out, "\" stroke=\"#505050\" stroke-width=\"2\"");
-    put_dash(out, i);
-    g_string_append(out, "/>\n<path d=\"");
-    put_marker(out, i, x + 14, y);
-    g_string_append(out, "\" fill=\"#505050\" stroke=\"#ffffff\"/>\n");
+    put_dash(out, i, 0);
+    g_string_append(out, "/>\n");
     put_text(s, x + 36, y + 4, "start", "fill=\"#404040\"", p->style_labels->pdata[i]);
     y += 22;
   }
@@ -799,16 +1024,113 @@ draw_lines(Svg *s)
   for (guint i = 0; i < p->series->len; i++) {
     const Series *se = p->series->pdata[i];
     g_autofree char *name = g_markup_escape_text(se->name, -1);
-    g_string_append_printf(
-        out, "<g class=\"series\" data-series=\"%s\" clip-path=\"url(#%s-clip)\">\n", name, p->id);
+    g_string_append_printf(out, "<g class=\"series\" data-series=\"%s\"", name);
+    put_style(out, se->style);
+    g_string_append_printf(out, " clip-path=\"url(#%s-clip)\">\n", p->id);
     for (guint l = 0; l < se->lines->len; l++)
-      draw_line(s, se->lines->pdata[l], series_colour(i));
+      draw_line(s, se->lines->pdata[l], se->style);
     g_string_append(out, "</g>\n");
   }
   lines_legend(s, s->right + 20, s->top + 8);
 }
 
 /* ---- bars ---- */
+
+/* The fill (index) of a segment name: its key's, or after the keys in
+ * the order the names came. */
+static guint
+fill_of(const LbPlot *p, const char *name)
+{
+  guint k = 0;
+  if (g_ptr_array_find_with_equal_func(p->segment_keys, name, g_str_equal, &k))
+    return k;
+  guint other = 0;
+  for (guint c = 0; c < p->segment_names->len; c++) {
+    const char *seen = p->segment_names->pdata[c];
+    if (strcmp(seen, name) == 0)
+      break;
+    if (!g_ptr_array_find_with_equal_func(p->segment_keys, seen, g_str_equal, NULL))
+      other++;
+  }
+  return p->segment_keys->len + other;
+}
+
+/* The fill of index c: a colour, or past the colours a pattern of one
+ * defined by segment_patterns. */
+static void
+put_fill(GString *out, const LbPlot *p, guint c)
+{
+  c %= SEGMENT_FILLS;
+  if (c < G_N_ELEMENTS(segment_colours)) {
+    put_colour(out, segment_colour(c));
+    return;
+  }
+  g_autofree char *id = g_markup_escape_text(p->id, -1);
+  g_string_append_printf(out, "url(#%s-fill-%u)", id, c);
+}
+
+/* The hatched and dotted fills the chart's segment names need. */
+static void
+segment_patterns(Svg *s)
+{
+  const LbPlot *p = s->plot;
+  gboolean used[SEGMENT_FILLS] = {FALSE}, any = FALSE;
+  for (guint i = 0; i < p->segment_names->len; i++) {
+    guint c = fill_of(p, p->segment_names->pdata[i]) % SEGMENT_FILLS;
+    used[c] = TRUE;
+    any = any || c >= G_N_ELEMENTS(segment_colours);
+  }
+  if (!any)
+    return;
+  g_autofree char *id = g_markup_escape_text(p->id, -1);
+  g_string_append(s->out, "<defs>\n");
+  for (guint c = G_N_ELEMENTS(segment_colours); c < SEGMENT_FILLS; c++) {
+    if (!used[c])
+      continue;
+    gboolean hatched = c < 2 * G_N_ELEMENTS(segment_colours);
+    g_string_append_printf(s->out,
+                           "<pattern id=\"%s-fill-%u\" patternUnits=\"userSpaceOnUse\" "
+                           "width=\"6\" height=\"6\"%s><rect width=\"6\" height=\"6\" fill=\"",
+                           id, c, hatched ? " patternTransform=\"rotate(45)\"" : "");
+    put_colour(s->out, segment_colour(c));
+    g_string_append(s->out, hatched ? "\"/><rect width=\"2.5\" height=\"6\" fill=\"#ffffff\" "
+                                      "fill-opacity=\"0.7\"/></pattern>\n"
+                                    : "\"/><circle cx=\"3\" cy=\"3\" r=\"1.4\" fill=\"#ffffff\" "
+                                      "fill-opacity=\"0.8\"/></pattern>\n");
+  }
+  g_string_append(s->out, "</defs>\n");
+}
+
+/* A bar's end at v; past the axis (the longest bar, cut) just right of
+ * the frame. */
+static double
+bar_x(const Svg *s, double v)
+{
+  return s->left + (s->right - s->left) * MIN(axis_at(s, v * s->factor), 1.03);
+}
+
+static void
+put_mark_line(GString *out, double x, double y0, double y1)
+{
+  g_string_append(out, "<path class=\"mark\" d=\"");
+  put_segment(out, x, y0, x, y1);
+  g_string_append(out, "\" stroke=\"#202020\" stroke-width=\"2.5\"");
+}
+
+/* A value as the bars' ends write it: four digits, a time in the unit
+ * that suits it (a cut bar's may be far beyond the axis' unit). */
+static char *
+amount(const Svg *s, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  if (!s->plot->seconds)
+    return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.4g", v));
+  double factor = fabs(v) >= 1 || v == 0 ? 1 : fabs(v) >= 1e-3 ? 1e3 : 1e6;
+  return g_strdup_printf("%s\xc2\xa0%s", g_ascii_formatd(buf, sizeof buf, "%.4g", v * factor),
+                         factor == 1     ? "s"
+                         : factor == 1e3 ? "ms"
+                                         : "\xc2\xb5s");
+}
 
 static void
 draw_bars(Svg *s)
@@ -819,11 +1141,14 @@ draw_bars(Svg *s)
   for (guint i = 0; i < p->series->len; i++)
     names = MAX(names, text_width(s->cr, ((Series *)p->series->pdata[i])->name, FONT_SIZE, TRUE));
   double legend = legend_width(s);
+  if (p->mark_label != NULL)
+    legend = MAX(legend, MIN(text_width(s->cr, p->mark_label, FONT_SIZE, FALSE) + 44, LEGEND_MAX));
   s->top = TOP;
-  s->left = 16 + names + 12;
+  s->left = 16 + names + 12 + 16;         /* the name, then its series' marker */
   s->right = s->width - 24 - legend - 70; /* room for the totals after the longest bar */
   s->bottom = s->top + p->series->len * (BAR_HEIGHT + BAR_GAP) + BAR_GAP;
 
+  segment_patterns(s);
   value_grid(s, TRUE);
   frame(s);
   put_text(s, (s->left + s->right) / 2, s->bottom + 42, "middle",
@@ -831,22 +1156,23 @@ draw_bars(Svg *s)
   for (guint i = 0; i < p->series->len; i++) {
     const Series *se = p->series->pdata[i];
     double y = s->top + BAR_GAP + i * (BAR_HEIGHT + BAR_GAP);
-    put_text(s, s->left - 10, y + BAR_HEIGHT / 2.0 + 4, "end",
+    put_text(s, s->left - 26, y + BAR_HEIGHT / 2.0 + 4, "end",
              "font-weight=\"bold\" fill=\"#202020\"", se->name);
     g_autofree char *name = g_markup_escape_text(se->name, -1);
-    g_string_append_printf(out, "<g class=\"series\" data-series=\"%s\">\n", name);
+    g_string_append_printf(out, "<g class=\"series\" data-series=\"%s\"", name);
+    put_style(out, se->style);
+    g_string_append(out, ">\n<path class=\"marker\" d=\"");
+    put_marker(out, series_marker(se->style), s->left - 14, y + BAR_HEIGHT / 2.0);
+    g_string_append(out, "\" fill=\"");
+    put_colour(out, series_colour(se->style));
+    g_string_append(out, "\"/>\n");
     double sum = 0;
     for (guint k = 0; k < se->values->len; k++) {
       double v = g_array_index(se->values, double, k);
-      double x0 =
-          s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
+      double x0 = bar_x(s, sum);
       sum += v;
-      double x1 =
-          s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
-      guint colour = 0;
-      for (guint c = 0; c < p->segment_names->len; c++)
-        if (p->segment_names->pdata[c] == se->segments->pdata[k])
-          colour = c;
+      double x1 = bar_x(s, sum);
+      guint colour = fill_of(p, se->segments->pdata[k]);
       g_autofree char *segment = g_markup_escape_text(se->segments->pdata[k], -1);
       g_string_append_printf(out, "<rect class=\"segment\" data-segment=\"%s\" data-value=\"",
                              segment);
@@ -858,46 +1184,90 @@ draw_bars(Svg *s)
       g_string_append(out, "\" width=\"");
       put_px(out, x1 - x0);
       g_string_append_printf(out, "\" height=\"%d\" fill=\"", BAR_HEIGHT);
-      put_colour(out, segment_colours[colour % G_N_ELEMENTS(segment_colours)]);
+      put_fill(out, p, colour);
       g_string_append(out, "\" stroke=\"#ffffff\" stroke-width=\"0.5\"><title>");
-      g_autofree char *tip = g_strdup_printf("%s %s: %.6g", se->name,
-                                             (const char *)se->segments->pdata[k], v * s->factor);
+      g_autofree char *tip = g_strdup_printf(
+          "%s %s: %.6g%s%s", se->name, (const char *)se->segments->pdata[k], v * s->factor,
+          s->unit != NULL ? " " : "", s->unit != NULL ? s->unit : "");
       g_autofree char *escaped = g_markup_escape_text(tip, -1);
       g_string_append_printf(out, "%s</title></rect>\n", escaped);
       const char *label = se->segments->pdata[k];
-      guint32 rgb = segment_colours[colour % G_N_ELEMENTS(segment_colours)];
+      guint32 rgb = segment_colour(colour);
       double luma = 0.299 * (rgb >> 16) + 0.587 * (rgb >> 8 & 0xff) + 0.114 * (rgb & 0xff);
+      /* a halo of the segment's colour keeps the name readable on a pattern */
+      g_autofree char *look =
+          g_strdup_printf("font-size=\"11\" fill=\"#%s\" stroke=\"#%06x\" stroke-width=\"3\" "
+                          "paint-order=\"stroke\"",
+                          luma < 140 ? "ffffff" : "202020", rgb & 0xffffff);
       if (text_width(s->cr, label, TICK_SIZE, FALSE) + 8 <= x1 - x0)
-        put_text(s, (x0 + x1) / 2, y + BAR_HEIGHT / 2.0 + 4, "middle",
-                 luma < 140 ? "font-size=\"11\" fill=\"#ffffff\""
-                            : "font-size=\"11\" fill=\"#202020\"",
-                 label);
+        put_text(s, (x0 + x1) / 2, y + BAR_HEIGHT / 2.0 + 4, "middle", look, label);
     }
-    double end = s->left + (s->right - s->left) * (sum * s->factor - s->v_lo) / (s->v_hi - s->v_lo);
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    g_autofree char *total =
-        se->values->len == 0
-            ? g_strdup("no phases")
-            : g_strdup_printf("%s%s%s", g_ascii_formatd(buf, sizeof buf, "%.4g", sum * s->factor),
-                              s->unit != NULL ? " " : "", s->unit != NULL ? s->unit : "");
+    double end = bar_x(s, sum);
+    if (sum * s->factor > s->v_hi * (1 + 1e-9)) { /* the break, across the cut bar */
+      double at = s->right - 14;
+      g_string_append(out, "<path class=\"break\" d=\"");
+      for (guint k = 0; k < 2; k++)
+        put_segment(out, at + 5 * k - 4, y + BAR_HEIGHT + 3, at + 5 * k + 4, y - 3);
+      g_string_append(out, "\" stroke=\"#ffffff\" stroke-width=\"2.5\"/>\n");
+    }
+    if (isfinite(se->mark)) {
+      double at = bar_x(s, se->mark);
+      put_mark_line(out, at, y - 4, y + BAR_HEIGHT + 4);
+      g_string_append(out, " data-value=\"");
+      put_number(out, se->mark);
+      g_autofree char *value = amount(s, se->mark);
+      g_autofree char *tip =
+          g_strdup_printf("%s %s: %s", se->name, p->mark_label != NULL ? p->mark_label : "", value);
+      g_autofree char *escaped = g_markup_escape_text(tip, -1);
+      g_string_append_printf(out, "\"><title>%s</title></path>\n", escaped);
+      end = MAX(end, at);
+    }
+    g_autofree char *total = se->values->len == 0 ? g_strdup("no phases") : amount(s, sum);
     put_text(s, end + 6, y + BAR_HEIGHT / 2.0 + 4, "start", "fill=\"#404040\"", total);
     g_string_append(out, "</g>\n");
   }
-  /* the segments' colours */
+  /* the segments' fills, then what the marks are */
   double x = s->right + 90, y = s->top + 8;
-  g_string_append_printf(out, "<g class=\"legend\" font-size=\"%d\">\n", FONT_SIZE);
+  g_autofree char *id = g_markup_escape_text(p->id, -1);
+  g_string_append_printf(out, "<g class=\"legend\" id=\"%s-legend\" font-size=\"%d\">\n", id,
+                         FONT_SIZE);
   for (guint c = 0; c < p->segment_names->len; c++, y += 20) {
     g_string_append(out, "<rect x=\"");
     put_px(out, x);
     g_string_append(out, "\" y=\"");
     put_px(out, y - 6);
     g_string_append(out, "\" width=\"12\" height=\"12\" fill=\"");
-    put_colour(out, segment_colours[c % G_N_ELEMENTS(segment_colours)]);
+    put_fill(out, p, fill_of(p, p->segment_names->pdata[c]));
     g_string_append(out, "\"/>\n");
     put_text(s, x + 18, y + 4, "start", "fill=\"#202020\"", p->segment_names->pdata[c]);
   }
+  if (p->mark_label != NULL) {
+    y += 6;
+    put_mark_line(out, x + 6, y - 8, y + 8);
+    g_string_append(out, "/>\n");
+    put_text(s, x + 18, y + 4, "start", "fill=\"#202020\"", p->mark_label);
+    y += 20;
+  }
   g_string_append(out, "</g>\n");
   s->height = (guint)MAX(s->bottom + 60, y + 10);
+}
+
+char *
+lb_plot_swatch(guint style)
+{
+  GString *out = g_string_new("<svg class=\"swatch\" width=\"28\" height=\"12\" "
+                              "viewBox=\"0 0 28 12\" aria-hidden=\"true\"><path d=\"");
+  put_segment(out, 1, 6, 27, 6);
+  g_string_append(out, "\" stroke=\"");
+  put_colour(out, series_colour(style));
+  g_string_append(out, "\" stroke-width=\"2.25\"");
+  put_dash(out, 0, style);
+  g_string_append(out, "/><path d=\"");
+  put_marker(out, series_marker(style), 14, 6);
+  g_string_append(out, "\" fill=\"");
+  put_colour(out, series_colour(style));
+  g_string_append(out, "\" stroke=\"#ffffff\"/></svg>");
+  return g_string_free(out, FALSE);
 }
 
 char *
@@ -909,7 +1279,17 @@ lb_plot_svg(const LbPlot *plot, gboolean standalone)
   g_auto(Svg) s = {.out = body, .cr = cr, .plot = plot, .width = WIDTH, .height = LINES_HEIGHT};
   double lo, hi;
   value_extent(plot, &lo, &hi);
-  value_range(&s, lo, hi);
+  double positive = smallest_positive(plot);
+  if (plot->kind == LB_PLOT_LINES && isfinite(positive))
+    s.log = plot->value_scale == LB_PLOT_VALUES_LOG ||
+            (plot->value_scale == LB_PLOT_VALUES_AUTO && lo > 0 && hi >= LB_PLOT_LOG_SPAN * lo);
+  double second = second_longest(plot);
+  if (plot->kind == LB_PLOT_BARS && plot->value_scale != LB_PLOT_VALUES_LINEAR && second > 0 &&
+      hi >= LB_PLOT_CUT_RATIO * second) {
+    s.cut = TRUE;
+    hi = second;
+  }
+  value_range(&s, s.log ? positive : lo, hi);
   if (plot->kind == LB_PLOT_LINES)
     draw_lines(&s);
   else
@@ -921,13 +1301,18 @@ lb_plot_svg(const LbPlot *plot, gboolean standalone)
   g_autofree char *title = g_markup_escape_text(plot->title, -1);
   g_autofree char *id = g_markup_escape_text(plot->id, -1);
   g_string_append_printf(out,
-                         "<svg %sclass=\"plot\" id=\"%s\" width=\"%u\" height=\"%u\" "
+                         "<svg %sclass=\"plot\" id=\"%s\" data-value-scale=\"%s\" "
+                         "width=\"%u\" height=\"%u\" "
                          "viewBox=\"0 0 %u %u\" role=\"img\" aria-labelledby=\"%s-title\" "
                          "font-family=\"sans-serif\" font-size=\"%d\">\n"
                          "<title id=\"%s-title\">%s</title>\n"
                          "<rect width=\"%u\" height=\"%u\" fill=\"#ffffff\"/>\n",
-                         standalone ? "xmlns=\"http://www.w3.org/2000/svg\" " : "", id, s.width,
-                         s.height, s.width, s.height, id, FONT_SIZE, id, title, s.width, s.height);
+                         standalone ? "xmlns=\"http://www.w3.org/2000/svg\" " : "", id,
+                         s.log   ? "log"
+                         : s.cut ? "cut"
+                                 : "linear",
+                         s.width, s.height, s.width, s.height, id, FONT_SIZE, id, title, s.width,
+                         s.height);
   g_string_append_printf(out,
                          "<text x=\"16\" y=\"26\" font-size=\"%d\" font-weight=\"bold\" "
                          "fill=\"#202020\">%s</text>\n",

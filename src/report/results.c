@@ -318,6 +318,9 @@ read_doc_params(JsonObject *o, const char *where, const LbBalancer *b, LbRunResu
   for (GList *l = members; l != NULL; l = l->next) {
     JsonNode *n = json_object_get_member(params, l->data);
     g_autofree char *text = NULL;
+    if (JSON_NODE_HOLDS_NULL(n) && lb_param_spec_find(b->params, l->data) != NULL &&
+        lb_params_get_text(r->params, l->data) == NULL)
+      continue; /* a string left unset (dls' weights) is written null */
     if (JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_DOUBLE) {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
       text = g_strdup(g_ascii_dtostr(buf, sizeof buf, json_node_get_double(n)));
