@@ -65,7 +65,7 @@ run_args_clear(RunArgs *a)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 
 /* run's and check's options, with the closing NULL entry */
-#define RUN_OPTIONS 20
+#define RUN_OPTIONS 21
 
 static GOptionContext *
 run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
