@@ -109,10 +109,12 @@ is_high(guint32 c)
   return R(c) > 0xc0 && G(c) > 0xc0 && B(c) < 0x60;
 }
 
+/* The most and the least loaded rank's outlines (orange, blue) are
+ * boundaries too. */
 static gboolean
 is_boundary(guint32 c)
 {
-  return R(c) >= 0xd0 && G(c) >= 0xd0 && B(c) >= 0xd0;
+  return (R(c) >= 0xd0 && G(c) >= 0xd0 && B(c) >= 0xd0) || c == 0xd55e00 || c == 0x0072b2;
 }
 
 /* Is there a boundary pixel on the segment between the centres of two
@@ -177,15 +179,15 @@ assert_svg(const char *path, guint width, guint height)
   g_free(root.height);
 }
 
-/* A 960 x 540 chart (PNG and SVG) whose first two lines are drawn: the
+/* A 1280 x 720 chart (PNG and SVG) whose first two lines are drawn: the
  * first two colours of the palette (blue, vermillion). */
 static void
 assert_two_lines(const char *png, const char *svg)
 {
   g_autoptr(cairo_surface_t) s = load_png(png);
   guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
-  g_assert_cmpuint(w, ==, 960);
-  g_assert_cmpuint(h, ==, 540);
+  g_assert_cmpuint(w, ==, LB_PICTURES_WIDTH);
+  g_assert_cmpuint(h, ==, 720);
   assert_svg(svg, w, h);
   guint blue = 0, red = 0;
   for (guint y = 0; y < h; y++)
@@ -230,13 +232,13 @@ test_partition(void)
   g_autoptr(LbScenario) sc = NULL;
   LbPictureLayout l;
   lb_pictures_layout(work_of(scenario_path, &sc), &l);
-  /* 64 x 32 cells blown up to 10 pixels each, framed by titles, axes and
-   * the colour bar */
-  g_assert_cmpuint(l.cell_px, ==, 10);
-  g_assert_cmpuint(l.map_width, ==, 640);
-  g_assert_cmpuint(l.map_height, ==, 320);
+  /* 64 x 32 cells blown up to 14 pixels each, framed by titles, axes and
+   * the colour bar, as wide as every picture */
+  g_assert_cmpuint(l.cell_px, ==, 14);
+  g_assert_cmpuint(l.map_width, ==, 896);
+  g_assert_cmpuint(l.map_height, ==, 448);
   g_assert_cmpuint(l.width, >=, l.map_x + l.map_width + 60);
-  g_assert_cmpuint(l.width, <=, 1200);
+  g_assert_cmpuint(l.width, ==, LB_PICTURES_WIDTH);
 
   for (guint b = 0; b < G_N_ELEMENTS(balancers); b++) {
     g_autofree char *what = g_strdup_printf("%s.partition", balancers[b]);
@@ -338,8 +340,9 @@ test_models(void)
   g_assert_cmpint(three.status, ==, 0);
   g_autofree char *png3 = lb_pictures_file(dir, "pictures-16", "mlb.partition", "png");
   g_autoptr(cairo_surface_t) s3 = load_png(png3);
-  g_assert_cmpint(cairo_image_surface_get_width(s3), ==, MAX(16 * 40 + 176, 780));
-  g_assert_cmpint(cairo_image_surface_get_height(s3), ==, 88 + 320 + 56);
+  /* 16 cells along x blown up to 48 pixels (the most), 8 along y */
+  g_assert_cmpint(cairo_image_surface_get_width(s3), ==, LB_PICTURES_WIDTH);
+  g_assert_cmpint(cairo_image_surface_get_height(s3), ==, 120 + 8 * 48 + 84);
 }
 
 /* A folder that cannot be used is bad input, found before anything runs. */
@@ -407,7 +410,7 @@ test_samr(void)
   g_autoptr(cairo_surface_t) gs = load_png(grids);
   g_assert_cmpint(cairo_image_surface_get_width(gs), ==, 1280);
   g_autofree char *grids_svg = lb_pictures_file(dir, "samr-pictures", "move-split.grids", "svg");
-  assert_svg(grids_svg, 1280, 720);
+  assert_svg(grids_svg, 1280, 760);
   g_autofree char *png = lb_pictures_file(dir, "samr-pictures", "idle", "png");
   g_autofree char *svg = lb_pictures_file(dir, "samr-pictures", "idle", "svg");
   assert_two_lines(png, svg); /* enzo-original and move-split */
@@ -555,7 +558,7 @@ test_htree_files(void)
   for (guint w = 0; w < G_N_ELEMENTS(whats); w++) {
     g_autofree char *png = lb_pictures_file(dir, "htree-pictures", whats[w], "png");
     g_autoptr(cairo_surface_t) s = load_png(png);
-    guint width = w < 2 ? 1280 : 960, height = w < 2 ? 720 : 540;
+    guint width = 1280, height = 720;
     g_assert_cmpint(cairo_image_surface_get_width(s), ==, width);
     g_assert_cmpint(cairo_image_surface_get_height(s), ==, height);
     g_autofree char *svg = lb_pictures_file(dir, "htree-pictures", whats[w], "svg");

@@ -629,7 +629,7 @@ inline_picture(GString *out, const char *svg, const char *prefix)
   }
 }
 
-static const char *const picture_kinds[] = {"partition", "grids", "curve"};
+static const char *const picture_kinds[] = {"partition", "grids", "curve", "chunks"};
 
 /* The pictures in pictures_dir: drawn there by the run of this JSON
  * (drawn), or found there; links to them when they are the folder's. */
