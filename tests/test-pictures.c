@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <cairo.h>
+#include <math.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -680,6 +681,291 @@ test_htree_3d(void)
   }
 }
 
+/* The text of a file, which must exist. */
+static char *
+read_text(const char *path)
+{
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  return text;
+}
+
+/* The texts of an SVG's <text> elements, in order. */
+static GPtrArray *
+svg_texts(const char *svg)
+{
+  GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
+  for (const char *at = strstr(svg, "<text "); at != NULL; at = strstr(at + 1, "<text ")) {
+    const char *start = strchr(at, '>'), *end = strstr(at, "</text>");
+    g_assert_nonnull(start);
+    g_assert_nonnull(end);
+    g_autofree char *raw = g_strndup(start + 1, (gsize)(end - start - 1));
+    g_ptr_array_add(texts, g_steal_pointer(&raw));
+  }
+  return texts;
+}
+
+static gboolean
+has_text(GPtrArray *texts, const char *needle)
+{
+  for (guint i = 0; i < texts->len; i++)
+    if (strstr(texts->pdata[i], needle) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* --picture-format pdf,svg --picture-width 640: no PNG; a PDF that begins
+ * with %PDF and that pdftoppm draws 640 points wide; an SVG 640 wide
+ * whose text is <text> (the title, the axes' names), not glyph outlines. */
+static void
+test_formats(void)
+{
+  g_autofree char *dir = tmp_path("formats");
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", scenario_path, "--balancer", "mlb", "--pictures", dir, "--picture-format",
+        "pdf,svg", "--picture-width", "640", NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *png = picture_file(dir, "mlb.partition", "png");
+  g_autofree char *pdf = picture_file(dir, "mlb.partition", "pdf");
+  g_autofree char *svg = picture_file(dir, "mlb.partition", "svg");
+  g_autofree char *chart = picture_file(dir, "imbalance", "pdf");
+  g_assert_false(g_file_test(png, G_FILE_TEST_EXISTS));
+  g_assert_true(g_file_test(chart, G_FILE_TEST_IS_REGULAR));
+  g_autoptr(LbScenario) sc = NULL;
+  LbPictureLayout l;
+  lb_pictures_layout(work_of(scenario_path, &sc), &l);
+  guint height = (guint)ceil(l.height * 640.0 / LB_PICTURES_WIDTH);
+  assert_svg(svg, 640, height);
+  g_autofree char *text = read_text(svg);
+  g_assert_null(strstr(text, "glyph"));
+  g_autoptr(GPtrArray) texts = svg_texts(text);
+  g_assert_cmpuint(texts->len, >, 10);
+  g_assert_true(has_text(texts, "pictures-16 \xc2\xb7 mlb"));
+  g_assert_true(has_text(texts, "cell load"));
+  g_autofree char *head = read_text(pdf);
+  g_assert_true(g_str_has_prefix(head, "%PDF"));
+  g_autofree char *pdftoppm = g_find_program_in_path("pdftoppm");
+  if (pdftoppm == NULL) {
+    g_test_message("pdftoppm is not installed (tools/install-deps installs it): the PDF is not "
+                   "drawn");
+  } else {
+    g_autofree char *out = tmp_path("formats-pdf");
+    const char *argv[] = {pdftoppm, "-png", "-r", "72", "-singlefile", pdf, out, NULL};
+    int status = 0;
+    g_autofree char *err = NULL;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                               NULL, &err, &status, NULL));
+    g_test_message("pdftoppm: %s", err);
+    g_assert_true(g_spawn_check_wait_status(status, NULL));
+    g_autofree char *drawn = g_strconcat(out, ".png", NULL);
+    g_autoptr(cairo_surface_t) s = load_png(drawn);
+    g_assert_cmpint(cairo_image_surface_get_width(s), ==, 640);
+    g_assert_cmpint(cairo_image_surface_get_height(s), ==, height);
+    /* the ramp drawn: dark at the left of the map, light at its right */
+    guint x, y;
+    lb_pictures_cell_pixel(&l, 2, 20, &x, &y);
+    g_assert_true(is_low(pixel(s, x / 2, y / 2)));
+    lb_pictures_cell_pixel(&l, 61, 20, &x, &y);
+    g_assert_true(is_high(pixel(s, x / 2, y / 2)));
+  }
+
+  /* refused before anything runs */
+  const char *const bad[][4] = {
+      {"--picture-format", "gif", "--pictures", "gif"},
+      {"--picture-width", "100", "--pictures", "100"},
+      {"--picture-format", "pdf", "--json", "-"},
+  };
+  for (guint b = 0; b < G_N_ELEMENTS(bad); b++) {
+    g_autofree char *where = tmp_path(bad[b][3]);
+    g_auto(Result) refused = {0};
+    lbsim(&refused, "run", scenario_path, bad[b][0], bad[b][1], bad[b][2],
+          strcmp(bad[b][2], "--json") == 0 ? "-" : where, NULL);
+    g_test_message("%s %s: %s", bad[b][0], bad[b][1], refused.err);
+    g_assert_cmpint(refused.status, ==, 2);
+    g_assert_nonnull(strstr(refused.err, bad[b][0]));
+    g_assert_false(g_file_test(where, G_FILE_TEST_EXISTS));
+  }
+}
+
+/* The final loads of each run of a JSON document, by balancer. */
+static GArray *
+final_loads(JsonNode *root, const char *balancer)
+{
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    if (strcmp(json_object_get_string_member(run, "balancer"), balancer) != 0)
+      continue;
+    JsonArray *loads = json_object_get_array_member(run, "final_loads");
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(guint64));
+    for (guint r = 0; r < json_array_get_length(loads); r++) {
+      guint64 v = (guint64)json_array_get_int_element(loads, r);
+      g_array_append_val(out, v);
+    }
+    return out;
+  }
+  g_assert_not_reached();
+}
+
+/* "max rN" and "min rM" in a picture's text: the most and the least
+ * loaded rank of the run's final loads (the first of equals). */
+static void
+assert_extremes(const char *svg, GArray *loads)
+{
+  guint most = 0, least = 0;
+  for (guint r = 1; r < loads->len; r++) {
+    if (g_array_index(loads, guint64, r) > g_array_index(loads, guint64, most))
+      most = r;
+    if (g_array_index(loads, guint64, r) < g_array_index(loads, guint64, least))
+      least = r;
+  }
+  g_autofree char *text = read_text(svg);
+  g_autoptr(GPtrArray) texts = svg_texts(text);
+  g_autofree char *max = g_strdup_printf("max r%u", most);
+  g_autofree char *min = g_strdup_printf("min r%u", least);
+  g_test_message("%s: %s, %s", svg, max, min);
+  g_assert_true(has_text(texts, max));
+  g_assert_true(most == least || has_text(texts, min));
+  /* and no other rank is called the most loaded */
+  guint named = 0;
+  for (guint i = 0; i < texts->len; i++)
+    named += strstr(texts->pdata[i], "max r") != NULL && strstr(texts->pdata[i], max) == NULL;
+  g_assert_cmpuint(named, ==, 0);
+}
+
+/* The most and the least loaded rank named on the partitions (cells), the
+ * grids (SAMR) and the curves (H-tree), as the JSON's final loads say. */
+static void
+test_extremes(void)
+{
+  g_autofree char *dir = tmp_path("extremes");
+  g_autofree char *json = tmp_path("extremes.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", scenario_path, "--pictures", dir, "--json", json, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  for (guint b = 0; b < G_N_ELEMENTS(balancers); b++) {
+    g_autoptr(GArray) loads = final_loads(root, balancers[b]);
+    g_autofree char *what = g_strdup_printf("%s.partition", balancers[b]);
+    g_autofree char *svg = picture_file(dir, what, "svg");
+    assert_extremes(svg, loads);
+  }
+  g_autofree char *ini = tmp_path("htree-pictures.ini");
+  if (!g_file_test(ini, G_FILE_TEST_EXISTS))
+    g_assert_true(g_file_set_contents(ini, htree_text, -1, NULL));
+  g_autofree char *tree_dir = tmp_path("extremes-tree");
+  g_autofree char *tree_json = tmp_path("extremes-tree.json");
+  g_auto(Result) t = {0};
+  lbsim(&t, "run", "-q", ini, "--balancer", "sfc-shift", "--pictures", tree_dir, "--json",
+        tree_json, NULL);
+  g_assert_cmpint(t.status, ==, 0);
+  g_autoptr(JsonNode) tree = load_json(tree_json);
+  g_autoptr(GArray) loads = final_loads(tree, "sfc-shift");
+  g_autofree char *svg = lb_pictures_file(tree_dir, "htree-pictures", "sfc-shift.curve", "svg");
+  g_autofree char *text = read_text(svg);
+  guint most = 0;
+  for (guint k = 1; k < loads->len; k++)
+    if (g_array_index(loads, guint64, k) > g_array_index(loads, guint64, most))
+      most = k;
+  g_autofree char *named = g_strdup_printf("most loaded r%u (orange)", most);
+  g_assert_nonnull(strstr(text, named));
+}
+
+/* dls: its chunks over time, as `lbsim explain` tells them: the counts of
+ * chunks and migrated ones in the caption, and every chunk's bar (those
+ * wide enough to look at) in its colour on its worker's row. */
+static void
+test_chunks(void)
+{
+  g_autofree char *loop = g_build_filename(source_root(), "scenarios/loop-aqr-hetero-16.ini", NULL);
+  g_autofree char *dir = tmp_path("chunks");
+  const char *sets[] = {"--set", "dls.data=distributed", "--set", "dls.strategy=get"};
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", loop, "--balancer", "dls:fac", sets[0], sets[1], sets[2], sets[3],
+        "--pictures", dir, NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_auto(Result) told = {0};
+  lbsim(&told, "explain", "dls:fac", loop, sets[0], sets[1], sets[2], sets[3], NULL);
+  g_assert_cmpint(told.status, ==, 0);
+  typedef struct {
+    int rank, owner;
+    guint64 first, end;
+    double began, ended;
+  } Told;
+  g_autoptr(GArray) chunks = g_array_new(FALSE, FALSE, sizeof(Told));
+  g_auto(GStrv) lines = g_strsplit(told.out, "\n", -1);
+  guint migrated = 0;
+  guint64 iterations = 0;
+  double t_end = 0;
+  for (guint i = 0; lines[i] != NULL; i++) {
+    const char *at = strstr(lines[i], " t="), *began = strstr(lines[i], ", began at ");
+    Told c;
+    if (at == NULL || began == NULL ||
+        sscanf(at,
+               " t=%lf s rank %d: computed chunk [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+               ") of rank %d",
+               &c.ended, &c.rank, &c.first, &c.end, &c.owner) != 5 ||
+        sscanf(began, ", began at %lf", &c.began) != 1)
+      continue;
+    g_array_append_val(chunks, c);
+    migrated += c.owner != c.rank;
+    iterations = MAX(iterations, c.end);
+    t_end = MAX(t_end, c.ended);
+  }
+  g_assert_cmpuint(chunks->len, >, 50);
+  g_assert_cmpuint(migrated, >, 0);
+  g_autofree char *svg = lb_pictures_file(dir, "loop-aqr-hetero-16", "dls:fac.chunks", "svg");
+  g_autofree char *text = read_text(svg);
+  g_autofree char *counts = g_strdup_printf("%u chunks, %u migrated", chunks->len, migrated);
+  g_assert_nonnull(strstr(text, counts));
+  g_assert_null(strstr(text, "final partition"));
+  g_autofree char *png = lb_pictures_file(dir, "loop-aqr-hetero-16", "dls:fac.chunks", "png");
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  LbGanttLayout l;
+  lb_pictures_gantt_layout(16, t_end, &l);
+  g_assert_cmpint(cairo_image_surface_get_width(s), ==, l.width);
+  g_assert_cmpint(cairo_image_surface_get_height(s), ==, l.height);
+  guint looked = 0;
+  guint seen[16] = {0};
+  for (guint i = 0; i < chunks->len; i++) {
+    const Told *c = &g_array_index(chunks, Told, i);
+    double x0 = l.left + (l.right - l.left) * c->began / l.t_end;
+    double x1 = l.left + (l.right - l.left) * c->ended / l.t_end;
+    if (x1 - x0 < 16) /* clear of its start's mark and the rounding of its ends */
+      continue;
+    /* at a quarter, the middle and three quarters of the bar: a
+     * migration's line may cross one of them */
+    guint y = (guint)(l.top + (c->rank + 0.5) * l.row), right = 0;
+    guint32 want = lb_pictures_chunk_colour(c->first, iterations), got = 0;
+    for (guint q = 1; q <= 3; q++) {
+      got = pixel(s, (guint)(x0 + (x1 - x0) * q / 4), y);
+      right += got == want;
+    }
+    if (right < 2)
+      g_test_message("chunk %u of rank %d [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                     ") %.6f-%.6f s: %06x, not %06x",
+                     i, c->rank, c->first, c->end, c->began, c->ended, got, want);
+    g_assert_cmpuint(right, >=, 2);
+    looked++;
+    seen[c->rank]++;
+  }
+  guint rows = 0;
+  for (guint k = 0; k < 16; k++)
+    rows += seen[k] > 0;
+  g_test_message("%u chunks looked at on %u rows", looked, rows);
+  g_assert_cmpuint(looked, >=, 30);
+  g_assert_cmpuint(rows, >=, 12);
+  /* idle time is grey: after the last chunk of rank 0 */
+  double last0 = 0;
+  for (guint i = 0; i < chunks->len; i++)
+    if (g_array_index(chunks, Told, i).rank == 0)
+      last0 = MAX(last0, g_array_index(chunks, Told, i).ended);
+  if (l.right - (l.left + (l.right - l.left) * last0 / l.t_end) > 6)
+    g_assert_cmphex(pixel(s, (guint)l.right - 3, (guint)(l.top + 0.5 * l.row)), ==, 0xf0f0f0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -699,6 +985,9 @@ main(int argc, char **argv)
   g_test_add_func("/pictures/htree-owners", test_htree_owners);
   g_test_add_func("/pictures/htree-shift", test_htree_shift);
   g_test_add_func("/pictures/htree-3d", test_htree_3d);
+  g_test_add_func("/pictures/formats", test_formats);
+  g_test_add_func("/pictures/extremes", test_extremes);
+  g_test_add_func("/pictures/chunks", test_chunks);
   int status = g_test_run();
   remove_tree(tmp_dir);
   g_free(scenario_path);
