@@ -966,6 +966,156 @@ test_chunks(void)
     g_assert_cmphex(pixel(s, (guint)l.right - 3, (guint)(l.top + 0.5 * l.row)), ==, 0xf0f0f0);
 }
 
+/* From 256 ranks on, a curve picture is the leaves' loads with the
+ * parts' boundaries over them, not a colour per rank: almost no pixel of
+ * the panels has a rank's colour, the most loaded rank's ring (orange) is
+ * drawn in each panel, and the caption names the JSON's most loaded. */
+static void
+test_many_ranks(void)
+{
+  g_autofree char *ini = tmp_path("htree-pictures.ini");
+  if (!g_file_test(ini, G_FILE_TEST_EXISTS))
+    g_assert_true(g_file_set_contents(ini, htree_text, -1, NULL));
+  g_autofree char *dir = tmp_path("many");
+  g_autofree char *json = tmp_path("many.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", ini, "--ranks", "256", "--platform", "hypercube-256.xml", "--set",
+        "workload.elements=40000", "--set", "workload.max-level=8", "--balancer", "sfc-shift",
+        "--pictures", dir, "--json", json, NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *png = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "png");
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  for (guint panel = 0; panel < 2; panel++) {
+    double x0, y0, x1, y1;
+    lb_pictures_curve_point(panel, 0, 1, &x0, &y0);
+    lb_pictures_curve_point(panel, 1, 0, &x1, &y1);
+    guint64 owned = 0, ring = 0, all = 0;
+    g_autoptr(GHashTable) colours = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint k = 0; k < 256; k++)
+      g_hash_table_add(colours, GUINT_TO_POINTER(lb_pictures_owner_colour(k)));
+    for (guint y = (guint)y0 + 1; y < (guint)y1; y++)
+      for (guint x = (guint)x0 + 1; x < (guint)x1; x++) {
+        guint32 c = pixel(s, x, y);
+        owned += g_hash_table_contains(colours, GUINT_TO_POINTER(c));
+        ring += c == 0xd55e00;
+        all++;
+      }
+    g_test_message("panel %u: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                   " pixels in ranks' colours, %" G_GUINT64_FORMAT " orange",
+                   panel, owned, all, ring);
+    g_assert_cmpuint(owned * 200, <, all);
+    g_assert_cmpuint(ring, >, 50);
+  }
+  g_autoptr(JsonNode) root = load_json(json);
+  g_autoptr(GArray) loads = final_loads(root, "sfc-shift");
+  g_assert_cmpuint(loads->len, ==, 256);
+  guint most = 0;
+  for (guint k = 1; k < loads->len; k++)
+    if (g_array_index(loads, guint64, k) > g_array_index(loads, guint64, most))
+      most = k;
+  g_autofree char *svg = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "svg");
+  g_autofree char *text = read_text(svg);
+  g_autofree char *named = g_strdup_printf("most loaded r%u (orange)", most);
+  g_assert_nonnull(strstr(text, named));
+  g_autofree char *ring_name = g_strdup_printf(">max r%u<", most);
+  g_assert_nonnull(strstr(text, ring_name));
+}
+
+static char *
+chromium_path(void)
+{
+  char *path = g_find_program_in_path("chromium");
+  return path != NULL ? path : g_find_program_in_path("chromium-browser");
+}
+
+/* Pictures at 64 and 1024 ranks (partitions, the dls chunks) as a browser
+ * shows their SVG: a page of them, screenshotted by headless Chromium, is
+ * not blank, and is kept in the build folder (pictures-screenshot.png)
+ * to be looked at. */
+static void
+test_browser(void)
+{
+  g_autofree char *chromium = chromium_path();
+  if (chromium == NULL) {
+    g_test_skip("chromium is not installed (tools/install-deps installs it)");
+    return;
+  }
+  g_autofree char *dir = tmp_path("browser");
+  g_auto(Result) r64 = {0};
+  lbsim(&r64, "run", "-q", scenario_path, "--ranks", "64", "--platform", "hypercube-64.xml",
+        "--set", "workload.pattern=hotspots", "--balancer", "mlb", "--pictures", dir, NULL);
+  g_assert_cmpint(r64.status, ==, 0);
+  g_autofree char *dir1024 = tmp_path("browser-1024");
+  g_auto(Result) r1024 = {0};
+  lbsim(&r1024, "run", "-q", scenario_path, "--ranks", "1024", "--platform", "hypercube-1024.xml",
+        "--set", "workload.size=256x128", "--set", "workload.pattern=hotspots", "--balancer", "mlb",
+        "--pictures", dir1024, NULL);
+  g_assert_cmpint(r1024.status, ==, 0);
+  g_autofree char *loop = g_build_filename(source_root(), "scenarios/loop-aqr-hetero-16.ini", NULL);
+  g_auto(Result) dls = {0};
+  lbsim(&dls, "run", "-q", loop, "--balancer", "dls:gss", "--pictures", dir, NULL);
+  g_assert_cmpint(dls.status, ==, 0);
+  g_autofree char *a = picture_file(dir, "mlb.partition", "svg");
+  g_autofree char *b = picture_file(dir1024, "mlb.partition", "svg");
+  g_autofree char *c = lb_pictures_file(dir, "loop-aqr-hetero-16", "dls:gss.chunks", "svg");
+  g_autoptr(GString) page = g_string_new("<!DOCTYPE html><html><body style=\"margin:0\">\n");
+  const char *const svgs[] = {a, b, c};
+  for (guint i = 0; i < G_N_ELEMENTS(svgs); i++) {
+    g_autofree char *uri = g_filename_to_uri(svgs[i], NULL, NULL);
+    g_string_append_printf(page, "<img src=\"%s\" style=\"width:640px\">\n", uri);
+  }
+  g_string_append(page, "</body></html>\n");
+  g_autofree char *html = tmp_path("browser.html");
+  g_assert_true(g_file_set_contents(html, page->str, -1, NULL));
+  g_autofree char *shot = tmp_path("browser.png");
+  g_autofree char *uri = g_filename_to_uri(html, NULL, NULL);
+  g_autofree char *profile = tmp_path("chromium-profile");
+  g_autofree char *profile_arg = g_strconcat("--user-data-dir=", profile, NULL);
+  g_autofree char *shot_arg = g_strconcat("--screenshot=", shot, NULL);
+  const char *argv[] = {chromium,
+                        "--headless",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--no-first-run",
+                        "--hide-scrollbars",
+                        profile_arg,
+                        "--window-size=1280,1000",
+                        shot_arg,
+                        uri,
+                        NULL};
+  int status = 0;
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &status, NULL));
+  if (!g_spawn_check_wait_status(status, NULL))
+    g_error("chromium failed: %s", err);
+  g_autoptr(cairo_surface_t) s = load_png(shot);
+  guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
+  g_autoptr(GHashTable) colours = g_hash_table_new(g_direct_hash, g_direct_equal);
+  guint64 inked = 0;
+  guint64 dark_text = 0;
+  for (guint y = 0; y < h; y++)
+    for (guint x = 0; x < w; x++) {
+      guint32 px = pixel(s, x, y);
+      g_hash_table_add(colours, GUINT_TO_POINTER(px));
+      inked += px != 0xffffff;
+      /* the titles' dark grey (0x202020) in the top band of each picture */
+      dark_text += y < 40 && R(px) < 0x40 && G(px) < 0x40 && B(px) < 0x40;
+    }
+  g_test_message("screenshot %ux%u: %u colours, %.1f%% inked", w, h, g_hash_table_size(colours),
+                 100.0 * inked / ((double)w * h));
+  g_assert_cmpuint(g_hash_table_size(colours), >=, 200);
+  g_assert_cmpfloat(inked, >, 0.2 * w * h);
+  g_assert_cmpuint(dark_text, >, 100); /* the SVG's <text> is drawn */
+  g_autofree char *kept = g_build_filename(g_get_current_dir(), "pictures-screenshot.png", NULL);
+  g_autofree char *bytes = NULL;
+  gsize length = 0;
+  g_assert_true(g_file_get_contents(shot, &bytes, &length, NULL));
+  if (g_file_set_contents(kept, bytes, (gssize)length, NULL))
+    g_test_message("screenshot: %s", kept);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -988,6 +1138,8 @@ main(int argc, char **argv)
   g_test_add_func("/pictures/formats", test_formats);
   g_test_add_func("/pictures/extremes", test_extremes);
   g_test_add_func("/pictures/chunks", test_chunks);
+  g_test_add_func("/pictures/many-ranks", test_many_ranks);
+  g_test_add_func("/pictures/browser", test_browser);
   int status = g_test_run();
   remove_tree(tmp_dir);
   g_free(scenario_path);

@@ -1823,7 +1823,11 @@ draw_curve_heat(cairo_t *cr, const Curve *c, guint panel)
                                             e == 0 ? c->most[panel] : c->least[panel]);
     double w = text_width(cr, name) + 10, line = text_height(cr);
     double lx = CLAMP(x, left + w / 2, left + side - w / 2);
-    double ly = y + 20 + line / 2 + 2 > top + side ? y - 20 - line / 2 - 2 : y + 20 + line / 2 + 2;
+    /* the most loaded's name under its ring, the least loaded's over it,
+     * so that two rings close together keep both names */
+    double below = y + 20 + line / 2 + 2, above = y - 20 - line / 2 - 2;
+    double ly = e == 0 ? (below + line / 2 > top + side ? above : below)
+                       : (above - line / 2 < top ? below : above);
     rounded_rectangle(cr, lx - w / 2, ly - line / 2 - 2, w, line + 4, 4);
     cairo_fill(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -2120,21 +2124,20 @@ lb_pictures_chunks(const LbPictureOptions *o, const LbChunkPicture *picture, GEr
   g.iterations = iterations;
   lb_pictures_gantt_layout(picture->ranks, t_end, &g.layout);
   g.title = g_strdup_printf("%s \xc2\xb7 %s", picture->scenario, picture->balancer);
-  g.subtitle = g_strdup_printf(
-      "the chunks each worker computed over simulated time, %u adaptation step%s \xc2\xb7 "
-      "coloured by their first iteration; an orange start: another rank's data (migrated)%s",
-      picture->nadaptations, picture->nadaptations == 1 ? "" : "s",
-      g.migrated <= GANTT_LINES_MAX && g.migrated > 0 ? ", a line from its owner" : "");
+  g.subtitle = g_strdup_printf("the chunks each worker computed over simulated time, %u adaptation "
+                               "step%s, coloured by their first iteration",
+                               picture->nadaptations, picture->nadaptations == 1 ? "" : "s");
   guint busiest = 0;
   for (guint r = 1; r < picture->ranks; r++)
     if (count[r] > count[busiest])
       busiest = r;
   g.details = g_strdup_printf(
-      "%u chunks, %" G_GUINT64_FORMAT " migrated \xc2\xb7 %" G_GUINT64_FORMAT
-      " iterations \xc2\xb7 %u worker%s \xc2\xb7 the most chunks: r%u (%" G_GUINT64_FORMAT
+      "%u chunks, %" G_GUINT64_FORMAT " migrated (an orange start%s) \xc2\xb7 %" G_GUINT64_FORMAT
+      " iterations \xc2\xb7 %u worker%s, r%u computed the most chunks (%" G_GUINT64_FORMAT
       ") \xc2\xb7 T_p %.4g s",
-      picture->chunks->len, g.migrated, work, picture->ranks, picture->ranks == 1 ? "" : "s",
-      busiest, count[busiest], t_end);
+      picture->chunks->len, g.migrated,
+      g.migrated <= GANTT_LINES_MAX && g.migrated > 0 ? ", a line from the data's owner" : "", work,
+      picture->ranks, picture->ranks == 1 ? "" : "s", busiest, count[busiest], t_end);
   g_autofree char *what = g_strdup_printf("%s.chunks", picture->balancer);
   return write_picture(o, picture->scenario, what, g.layout.width, g.layout.height, draw_gantt, &g,
                        error);
