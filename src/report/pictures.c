@@ -1106,6 +1106,17 @@ chart_mean(const Chart *c, const LbRunResult *run)
   return v;
 }
 
+/* Past the seven colours, the lines are dashed, then dotted: no two of
+ * up to 21 runs look the same. */
+static void
+set_line_style(cairo_t *cr, guint index)
+{
+  static const double dashes[][2] = {{0, 0}, {9, 4}, {2, 3}};
+  guint style = index / G_N_ELEMENTS(line_colours) % G_N_ELEMENTS(dashes);
+  set_rgb(cr, line_colours[index % G_N_ELEMENTS(line_colours)]);
+  cairo_set_dash(cr, dashes[style], style == 0 ? 0 : 2, 0);
+}
+
 static void
 draw_chart(cairo_t *cr, gconstpointer data)
 {
@@ -1179,12 +1190,13 @@ draw_chart(cairo_t *cr, gconstpointer data)
   cairo_clip(cr);
   for (guint r = 0; r < results->len; r++) {
     const LbRunResult *run = results->pdata[r];
-    set_rgb(cr, line_colours[r % G_N_ELEMENTS(line_colours)]);
+    set_line_style(cr, r);
     cairo_set_line_width(cr, 2.25);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     for (guint s = 0; s < run->nadaptations; s++)
       cairo_line_to(cr, PX(s), PY(chart_value(c, run, s)));
     cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
     if (run->nadaptations > 60)
       continue;
     for (guint s = 0; s < run->nadaptations; s++) {
@@ -1204,12 +1216,13 @@ draw_chart(cairo_t *cr, gconstpointer data)
   double lx = right + 20, ly = top + 4;
   for (guint r = 0; r < results->len; r++) {
     const LbRunResult *run = results->pdata[r];
-    double y = ly + r * 52 + 8;
-    set_rgb(cr, line_colours[r % G_N_ELEMENTS(line_colours)]);
+    double y = ly + r * MIN(52.0, (bottom - top) / results->len) + 8;
+    set_line_style(cr, r);
     cairo_set_line_width(cr, 2.25);
     cairo_move_to(cr, lx, y);
     cairo_line_to(cr, lx + 28, y);
     cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
     cairo_arc(cr, lx + 14, y, 3.5, 0, 2 * G_PI);
     cairo_fill(cr);
     set_rgb(cr, 0x202020);
