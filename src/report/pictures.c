@@ -1480,9 +1480,9 @@ lb_pictures_grids(const LbPictureOptions *o, const LbGridsPicture *picture, GErr
 /* ---- a curve through the leaves of a tree ---- */
 
 #define CURVE_WIDTH LB_PICTURES_WIDTH
-#define CURVE_HEIGHT 720
+#define CURVE_HEIGHT 750
 #define CURVE_TOP 120
-#define CURVE_SIDE (CURVE_HEIGHT - 170)
+#define CURVE_SIDE 550
 /* Leaves narrower than this get no outline: it would cover them. */
 #define OUTLINE_MIN_PX 2.0
 /* Centres closer than this to the last one drawn are passed over. */
@@ -1692,8 +1692,8 @@ describe_curve(Curve *c)
                         lb_curve_name(pic->curve), which, pic->adaptation, pic->nadaptations);
   c->details = g_strdup_printf(
       "%s, %uD, %" G_GUINT64_FORMAT " finest cells per axis \xc2\xb7 %" G_GUINT64_FORMAT
-      " hnodes \xc2\xb7 %u rank%s \xc2\xb7 after balancing: most loaded r%u (orange), least "
-      "loaded r%u (blue)%s",
+      " hnodes \xc2\xb7 %u rank%s \xc2\xb7 after balancing: most loaded r%u, least "
+      "loaded r%u%s",
       work->model->name, work->dim, work->size[0], lb_work_total_units(work), pic->ranks,
       pic->ranks == 1 ? "" : "s", c->most[1], c->least[1],
       c->heat ? "" : " \xc2\xb7 small leaves not outlined");
@@ -1750,6 +1750,8 @@ draw_curve_line(cairo_t *cr, const Curve *c, guint panel)
   }
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
 }
+
+static void draw_rings(cairo_t *cr, const Curve *c, guint panel, double sum[2][3]);
 
 /* Many ranks: every leaf's square filled by its load per area (log
  * scale), a pixel wide line where owners meet, the most and the least
@@ -1821,7 +1823,17 @@ draw_curve_heat(cairo_t *cr, const Curve *c, guint panel)
   lb_pictures_curve_point(panel, 0, 1, &left, &top);
   cairo_set_source_surface(cr, image, left, top);
   cairo_paint(cr);
-  /* a ring round the most and the least loaded part, and its name */
+  draw_rings(cr, c, panel, sum);
+}
+
+/* A ring round the most and the least loaded rank's part (at the centre
+ * of its pixels: sum[e] holds their x, y and count, e 0 the most loaded,
+ * 1 the least, in the panel's pixels), and its name. */
+static void
+draw_rings(cairo_t *cr, const Curve *c, guint panel, double sum[2][3])
+{
+  double left, top, side = CURVE_SIDE;
+  lb_pictures_curve_point(panel, 0, 1, &left, &top);
   set_font(cr, 11, TRUE);
   for (guint e = 0; e < 2; e++) {
     if (sum[e][2] == 0 || (e == 1 && c->least[panel] == c->most[panel]))
@@ -1892,6 +1904,20 @@ draw_curve_panel(cairo_t *cr, const Curve *c, guint panel, const char *caption)
   cairo_stroke(cr);
   set_font(cr, 12, TRUE);
   show_text(cr, left + CURVE_SIDE / 2.0, top + CURVE_SIDE + 10, 0.5, 0, caption);
+  /* the most and the least loaded rank, named by their colours (a ring
+   * in the panel would hide the leaves under it) */
+  set_font(cr, 11, TRUE);
+  double y = top + CURVE_SIDE + 42, x = left + CURVE_SIDE / 2.0 - 120;
+  for (guint e = 0; e < (c->most[panel] == c->least[panel] ? 1u : 2u); e++) {
+    guint rank = e == 0 ? c->most[panel] : c->least[panel];
+    g_autofree char *name = g_strdup_printf("%s r%u", e == 0 ? "max" : "min", rank);
+    set_rgb(cr, lb_pictures_owner_colour(rank));
+    cairo_rectangle(cr, x, y - 8, 16, 16);
+    cairo_fill(cr);
+    set_rgb(cr, e == 0 ? 0xd55e00 : 0x0072b2);
+    show_text(cr, x + 22, y, 0, 0.5, name);
+    x += 140;
+  }
 }
 
 static void
