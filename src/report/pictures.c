@@ -1372,7 +1372,10 @@ draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, doubl
     levels = MAX(levels, g_array_index(grids, LbGridPart, i).level);
   guint most = 0, least = 0;
   g_autofree guint64 *load = grid_loads(p, grids, &most, &least);
-  double span = MAX((double)(load[most] - load[least]), 1.0);
+  double total = 0;
+  for (guint r = 0; r < p->ranks; r++)
+    total += (double)load[r];
+  double avg = MAX(total / MAX(p->ranks, 1), 1e-300);
   gboolean heat = p->ranks >= LB_PICTURES_MANY_RANKS;
   set_rgb(cr, 0xeeeeee);
   cairo_rectangle(cr, left, top, w, h);
@@ -1385,7 +1388,7 @@ draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, doubl
         continue;
       guint32 fill = !heat                  ? lb_pictures_owner_colour(g->owner)
                      : g->owner >= p->ranks ? 0xcccccc
-                                            : viridis((load[g->owner] - load[least]) / span);
+                                            : viridis(load[g->owner] / avg / 2);
       set_rgb(cr, fill);
       cairo_rectangle(cr, r[0], r[1], r[2], r[3]);
       cairo_fill_preserve(cr);
@@ -1432,9 +1435,9 @@ draw_grids(cairo_t *cr, gconstpointer data)
   g_autofree char *title = g_strdup_printf("%s \xc2\xb7 %s", p->scenario, p->balancer);
   g_autofree char *subtitle = g_strdup_printf(
       "grids at adaptation step %u (last of %u), %s%s", p->adaptation, p->nadaptations,
-      p->ranks >= LB_PICTURES_MANY_RANKS
-          ? "coloured by their owner's load (dark: the least loaded rank, light: the most)"
-          : "coloured by owner",
+      p->ranks >= LB_PICTURES_MANY_RANKS ? "coloured by their owner's load over the average (dark: "
+                                           "none, teal: 1, yellow: 2 or more)"
+                                         : "coloured by owner",
       p->dim == 3 ? "; the slice z = NZ/2 of the root" : "");
   guint levels = 0;
   for (guint i = 0; i < p->grids->len; i++)

@@ -117,7 +117,7 @@ typedef struct {
 
 /* DIR/SCENARIO.BALANCER.grids.EXT (each format): every grid a rectangle
  * coloured by its owner (from LB_PICTURES_MANY_RANKS ranks: by its
- * owner's load), finer levels drawn over coarser ones with stronger
+ * owner's load over the average), finer levels drawn over coarser ones with stronger
  * outlines, axes in root cells, the most and the least loaded rank's
  * grids outlined; before balancing on the left, after on the right, each
  * with its imbalance. */
