@@ -851,6 +851,42 @@ test_extremes(void)
     g_autofree char *svg = picture_file(dir, what, "svg");
     assert_extremes(svg, loads);
   }
+  /* SAMR grids: the after panel names the JSON's most and least loaded
+   * rank with their loads */
+  g_autofree char *samr = tmp_path("extremes-samr.ini");
+  g_autofree char *samr_text = g_strdup_printf(
+      "[scenario]\nname = samr-extremes\nplatform = %s/platforms/hypercube-16.xml\nranks = 16\n"
+      "seed = 2\nsteps = 5\n[workload]\nmodel = samr\nsize = 16x16x16\nlevels = 2\n"
+      "pattern = clusters\nclusters = 2\ninterval = 2\ngrowth = 0.03\namplitude = 300\n"
+      "base = 0\n[balancers]\nrun = move-split\n",
+      g_getenv("LBSIM_SOURCE_ROOT"));
+  g_assert_true(g_file_set_contents(samr, samr_text, -1, NULL));
+  g_autofree char *samr_dir = tmp_path("extremes-samr");
+  g_autofree char *samr_json = tmp_path("extremes-samr.json");
+  g_auto(Result) g = {0};
+  lbsim(&g, "run", "-q", samr, "--pictures", samr_dir, "--json", samr_json, NULL);
+  g_assert_cmpint(g.status, ==, 0);
+  g_autoptr(JsonNode) grids_root = load_json(samr_json);
+  g_autoptr(GArray) grid_loads = final_loads(grids_root, "move-split");
+  guint top = 0, bottom = 0;
+  for (guint k = 1; k < grid_loads->len; k++) {
+    if (g_array_index(grid_loads, guint64, k) > g_array_index(grid_loads, guint64, top))
+      top = k;
+    if (g_array_index(grid_loads, guint64, k) < g_array_index(grid_loads, guint64, bottom))
+      bottom = k;
+  }
+  g_autofree char *grids_svg =
+      lb_pictures_file(samr_dir, "samr-extremes", "move-split.grids", "svg");
+  g_autofree char *grids_text = read_text(grids_svg);
+  g_autofree char *max = g_strdup_printf(">max r%u: %" G_GUINT64_FORMAT "<", top,
+                                         g_array_index(grid_loads, guint64, top));
+  g_autofree char *min = g_strdup_printf(">min r%u: %" G_GUINT64_FORMAT "<", bottom,
+                                         g_array_index(grid_loads, guint64, bottom));
+  g_test_message("grids: %s %s", max, min);
+  g_assert_nonnull(strstr(grids_text, max));
+  g_assert_nonnull(strstr(grids_text, min));
+  g_assert_nonnull(strstr(grids_text, "after balancing: imbalance"));
+
   g_autofree char *ini = tmp_path("htree-pictures.ini");
   if (!g_file_test(ini, G_FILE_TEST_EXISTS))
     g_assert_true(g_file_set_contents(ini, htree_text, -1, NULL));

@@ -36,6 +36,7 @@ typedef struct {
   guint ranks, nadaptations;
   double imbalance_before, imbalance_after; /* of the last step */
   const guint64 *rank_load;                 /* per rank, after the last balancing */
+  const guint64 *rank_load_before;          /* per rank, as the last balancing found them */
   const guint32 *owner;                     /* per cell id, for models of cells; else NULL */
   const GArray *const *units;               /* per rank, its LbUnit after the last balancing */
   /* with keep_before: per rank, its units as the last balancing found

@@ -708,6 +708,7 @@ call_at_end(const LbCoreRun *run, const guint32 *owner, GError **error)
       .imbalance_before = run->adaptation_results[last].imbalance_before,
       .imbalance_after = run->adaptation_results[last].imbalance_after,
       .rank_load = run->load_after,
+      .rank_load_before = lb_loads_before((LbCoreRun *)run, last),
       .owner = owner,
       .units = (const GArray *const *)after,
       .units_before = (const GArray *const *)run->units_before,

@@ -1343,12 +1343,16 @@ grid_rect(const LbGridsPicture *p, const LbGridPart *g, double left, double top,
   return TRUE;
 }
 
-/* Loads per rank of a set of grids, and the most and the least loaded. */
+/* Loads per rank: the run's (given), or the sums of a set of grids' loads;
+ * and the most and the least loaded rank. */
 static guint64 *
-grid_loads(const LbGridsPicture *p, const GArray *grids, guint *most, guint *least)
+grid_loads(const LbGridsPicture *p, const GArray *grids, const guint64 *given, guint *most,
+           guint *least)
 {
   guint64 *load = g_new0(guint64, MAX(p->ranks, 1));
-  for (guint i = 0; i < grids->len; i++) {
+  if (given != NULL)
+    memcpy(load, given, p->ranks * sizeof *load);
+  for (guint i = 0; given == NULL && i < grids->len; i++) {
     const LbGridPart *g = &g_array_index(grids, LbGridPart, i);
     if (g->owner < p->ranks)
       load[g->owner] += g->load;
@@ -1362,8 +1366,8 @@ grid_loads(const LbGridsPicture *p, const GArray *grids, guint *most, guint *lea
  * ranks, by their owner's load (viridis from the least to the most
  * loaded rank); the most and the least loaded rank's grids outlined. */
 static void
-draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, double left, double top,
-                double side, const char *caption)
+draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, const guint64 *loads,
+                double left, double top, double side, const char *caption)
 {
   double s = MIN(side / (double)p->root[0], side / (double)p->root[1]);
   double w = s * (double)p->root[0], h = s * (double)p->root[1];
@@ -1371,7 +1375,7 @@ draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, doubl
   for (guint i = 0; i < grids->len; i++)
     levels = MAX(levels, g_array_index(grids, LbGridPart, i).level);
   guint most = 0, least = 0;
-  g_autofree guint64 *load = grid_loads(p, grids, &most, &least);
+  g_autofree guint64 *load = grid_loads(p, grids, loads, &most, &least);
   double total = 0;
   for (guint r = 0; r < p->ranks; r++)
     total += (double)load[r];
@@ -1454,8 +1458,9 @@ draw_grids(cairo_t *cr, gconstpointer data)
   g_autofree char *after =
       g_strdup_printf("after balancing: imbalance %.4f (max/avg)", p->imbalance_after);
   if (p->before != NULL)
-    draw_grid_panel(cr, p, p->before, 100, GRIDS_TOP, side, before);
-  draw_grid_panel(cr, p, p->grids, GRIDS_WIDTH / 2 + 60, GRIDS_TOP, side, after);
+    draw_grid_panel(cr, p, p->before, p->rank_load_before, 100, GRIDS_TOP, side, before);
+  draw_grid_panel(cr, p, p->grids, p->rank_load_after, GRIDS_WIDTH / 2 + 60, GRIDS_TOP, side,
+                  after);
   /* the levels' key, under the panels */
   double x = 100, y = GRIDS_HEIGHT - 26;
   set_font(cr, 11, FALSE);
@@ -2241,6 +2246,8 @@ grids_of_run(const LbRunEnd *end, const LbPictureOptions *o, GError **error)
       .root = {work->size[0], work->size[1], work->size[2]},
       .imbalance_before = end->imbalance_before,
       .imbalance_after = end->imbalance_after,
+      .rank_load_before = end->rank_load_before,
+      .rank_load_after = end->rank_load,
       .grids = grids,
       .before = end->grids_before,
   };

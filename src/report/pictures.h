@@ -113,6 +113,9 @@ typedef struct {
   const GArray *grids;                      /* LbGridPart, after the last balancing */
   const GArray *before;                     /* LbGridPart, as that balancing found them, or NULL */
   double imbalance_before, imbalance_after; /* max/avg at that step */
+  /* per rank, the run's loads before and after that balancing (what the
+   * imbalances are of), or NULL: the sums of the grids' loads */
+  const guint64 *rank_load_before, *rank_load_after;
 } LbGridsPicture;
 
 /* DIR/SCENARIO.BALANCER.grids.EXT (each format): every grid a rectangle
