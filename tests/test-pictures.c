@@ -993,6 +993,19 @@ test_chunks(void)
   g_test_message("%u chunks looked at on %u rows", looked, rows);
   g_assert_cmpuint(looked, >=, 30);
   g_assert_cmpuint(rows, >=, 12);
+  /* the report page shows the chart (its JSON, with dls's unset string
+   * parameter as null, reads back) */
+  g_autofree char *report = tmp_path("chunks-report");
+  g_auto(Result) page = {0};
+  lbsim(&page, "run", "-q", loop, "--balancer", "dls:fac", sets[0], sets[1], sets[2], sets[3],
+        "--report", report, NULL);
+  g_test_message("%s", page.err);
+  g_assert_cmpint(page.status, ==, 0);
+  g_autofree char *index = g_build_filename(report, "index.html", NULL);
+  g_autofree char *html = read_text(index);
+  g_assert_nonnull(strstr(html, "href=\"loop-aqr-hetero-16.dls%3Afac.chunks.svg\""));
+  g_assert_nonnull(strstr(html, counts));
+
   /* idle time is grey: after the last chunk of rank 0 */
   double last0 = 0;
   for (guint i = 0; i < chunks->len; i++)

@@ -318,6 +318,8 @@ read_doc_params(JsonObject *o, const char *where, const LbBalancer *b, LbRunResu
   for (GList *l = members; l != NULL; l = l->next) {
     JsonNode *n = json_object_get_member(params, l->data);
     g_autofree char *text = NULL;
+    if (JSON_NODE_HOLDS_NULL(n))
+      continue; /* a string parameter left unset (dls's weights): its default */
     if (JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_DOUBLE) {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
       text = g_strdup(g_ascii_dtostr(buf, sizeof buf, json_node_get_double(n)));
