@@ -99,7 +99,7 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
        "default png,svg; --report adds svg)",
        "FORMAT"},
       {"picture-width", 0, 0, G_OPTION_ARG_STRING, &a->picture_width,
-       "The pictures' width in pixels (PDF: points), 320 to 8192 (default 1280)", "PX"},
+       "The pictures' width in pixels (PDF: points), 320 to 4096 (default 1280)", "PX"},
       {"report", 0, 0, G_OPTION_ARG_FILENAME, &a->report,
        "Write an HTML report in DIR (made if missing): index.html with the summary, the "
        "partitions, imbalance per step and time per phase, each chart's numbers as CSV beside it",
@@ -263,9 +263,9 @@ plan_outputs(const RunArgs *a, const LbScenario *sc, OutputPlan *plan, GError **
   if (a->picture_width != NULL) {
     if (!lb_runner_parse_count("--picture-width", a->picture_width, &width, error))
       return FALSE;
-    if (width < 320 || width > 8192) {
+    if (width < 320 || width > 4096) {
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--picture-width %s: not between 320 and 8192 pixels", a->picture_width);
+                  "--picture-width %s: not between 320 and 4096 pixels", a->picture_width);
       return FALSE;
     }
   }
