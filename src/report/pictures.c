@@ -734,8 +734,25 @@ draw_heat(cairo_t *cr, const Plane *p)
   cairo_paint(cr);
 }
 
+/* The boundaries of one direction (edges of them, each covering `share`
+ * of the map). Where they would cover much of the map (thin pieces,
+ * hundreds of ranks: MLB's rows), they are dark and faint, so that the
+ * loads show through rather than a white wash; the other direction's (the
+ * cuts along the rows) keep their white. */
+static void
+stroke_boundaries(cairo_t *cr, guint64 edges, double share)
+{
+  double covered = edges * share;
+  if (covered > 0.15)
+    cairo_set_source_rgba(cr, 0, 0, 0, CLAMP(0.9 * 0.04 / covered, 0.12, 0.35));
+  else
+    cairo_set_source_rgba(cr, 1, 1, 1, CLAMP(0.9 * 0.06 / MAX(covered, 1e-9), 0.35, 0.9));
+  cairo_stroke(cr);
+}
+
 /* Owner boundaries: a line along every edge between samples of different
- * owners, edges in a row merged into one segment. */
+ * owners, edges in a row merged into one segment, each direction drawn
+ * by itself. */
 static void
 draw_boundaries(cairo_t *cr, const Plane *p)
 {
@@ -744,6 +761,8 @@ draw_boundaries(cairo_t *cr, const Plane *p)
   double width = k >= 12 ? 2 : 1, shift = k >= 12 ? 0 : 0.5;
   const guint32 *o = p->owner;
   guint64 edges = 0;
+  cairo_set_line_width(cr, width);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_SQUARE);
   /* vertical edges: left of sample column i */
   for (guint i = 1; i < l->sx; i++)
     for (guint j = 0; j < l->sy;) {
@@ -759,6 +778,8 @@ draw_boundaries(cairo_t *cr, const Plane *p)
       cairo_move_to(cr, x, l->map_y + (l->sy - j) * k);
       cairo_line_to(cr, x, l->map_y + (l->sy - j0) * k);
     }
+  stroke_boundaries(cr, edges, k * width / ((double)l->map_width * l->map_height));
+  edges = 0;
   /* horizontal edges: below sample row j */
   for (guint j = 1; j < l->sy; j++)
     for (guint i = 0; i < l->sx;) {
@@ -775,17 +796,7 @@ draw_boundaries(cairo_t *cr, const Plane *p)
       cairo_move_to(cr, l->map_x + i0 * k, y);
       cairo_line_to(cr, l->map_x + i * k, y);
     }
-  /* Where boundaries would cover much of the map (thin pieces, hundreds
-   * of ranks), they are drawn dark and faint, so that the loads still
-   * show through rather than a white wash over them. */
-  double covered = edges * k * width / ((double)l->map_width * l->map_height);
-  if (covered > 0.15)
-    cairo_set_source_rgba(cr, 0, 0, 0, CLAMP(0.9 * 0.04 / covered, 0.12, 0.35));
-  else
-    cairo_set_source_rgba(cr, 1, 1, 1, CLAMP(0.9 * 0.06 / covered, 0.35, 0.9));
-  cairo_set_line_width(cr, width);
-  cairo_set_line_cap(cr, CAIRO_LINE_CAP_SQUARE);
-  cairo_stroke(cr);
+  stroke_boundaries(cr, edges, k * width / ((double)l->map_width * l->map_height));
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
 }
 
