@@ -1149,24 +1149,49 @@ draw_chart(cairo_t *cr, gconstpointer data)
       lo = MIN(lo, chart_value(c, run, s));
     }
   }
+  /* A baseline four times the best value or more (none's imbalance of 5
+   * to 50) would squash every other line into one at the bottom: the
+   * axis is then logarithmic, ticks at 1, 2 and 5 times powers of ten. */
+  gboolean log_axis = c->floor > 0 && lo > 0 && hi / lo >= 4;
   double y_step = lb_pictures_nice_step(MAX(hi - lo, 1e-3), 6, FALSE);
   /* start at the best value (1 for max/avg) when every value allows it */
   double y_lo = lo >= c->floor ? c->floor : floor(lo / y_step + 1e-9) * y_step;
   double y_hi = MAX(ceil(hi / y_step - 1e-9) * y_step, y_lo + y_step);
   if (hi > y_hi - y_step * 0.2)
     y_hi += y_step;
-  double y_axis = y_lo - (y_hi - y_lo) * 0.03; /* points at y_lo clear of the frame */
+  if (log_axis) {
+    y_lo = MIN(lo, c->floor);
+    double decade = pow(10, ceil(log10(hi) - 1e-9));
+    y_hi = hi <= decade / 5 ? decade / 5 : hi <= decade / 2 ? decade / 2 : decade;
+  }
+  double y_axis = log_axis ? y_lo / pow(y_hi / y_lo, 0.03)
+                           : y_lo - (y_hi - y_lo) * 0.03; /* points at y_lo clear of the frame */
   double x_lo = steps > 1 ? 0 : -0.5, x_hi = steps > 1 ? steps - 1.0 : 0.5;
   double pad = (x_hi - x_lo) * 0.02;
   x_lo -= pad;
   x_hi += pad;
 #define PX(v) (left + (right - left) * ((v)-x_lo) / (x_hi - x_lo))
-#define PY(v) (bottom - (bottom - top) * ((v)-y_axis) / (y_hi - y_axis))
+#define PY(v)                                                                                      \
+  (log_axis ? bottom - (bottom - top) * log((v) / y_axis) / log(y_hi / y_axis)                     \
+            : bottom - (bottom - top) * ((v)-y_axis) / (y_hi - y_axis))
 
   set_font(cr, 11, FALSE);
   cairo_set_line_width(cr, 1);
-  for (double v = y_lo; v <= y_hi + y_step * 1e-6;
-       v = v == y_lo ? floor(v / y_step + 1.3) * y_step : v + y_step) {
+  g_autoptr(GArray) ticks = g_array_new(FALSE, FALSE, sizeof(double));
+  if (log_axis) {
+    for (double d = pow(10, floor(log10(y_lo))); d <= y_hi; d *= 10)
+      for (guint m = 0; m < 3; m++) {
+        double v = d * (m == 0 ? 1 : m == 1 ? 2 : 5);
+        if (v >= y_lo * (1 - 1e-9) && v <= y_hi * (1 + 1e-9))
+          g_array_append_val(ticks, v);
+      }
+  } else {
+    for (double v = y_lo; v <= y_hi + y_step * 1e-6;
+         v = v == y_lo ? floor(v / y_step + 1.3) * y_step : v + y_step)
+      g_array_append_val(ticks, v);
+  }
+  for (guint t = 0; t < ticks->len; t++) {
+    double v = g_array_index(ticks, double, t);
     double y = round(PY(v)) + 0.5;
     set_rgb(cr, 0xe4e4e4);
     cairo_move_to(cr, left, y);
@@ -1176,7 +1201,8 @@ draw_chart(cairo_t *cr, gconstpointer data)
     cairo_move_to(cr, left - 5, y);
     cairo_line_to(cr, left, y);
     cairo_stroke(cr);
-    g_autofree char *label = lb_pictures_format_tick(v, y_step);
+    g_autofree char *label =
+        log_axis ? g_strdup_printf("%g", v) : lb_pictures_format_tick(v, y_step);
     show_text(cr, left - 8, y, 1, 0.5, label);
   }
   double x_step = lb_pictures_nice_step(MAX(steps - 1.0, 1), 10, TRUE);
@@ -1194,7 +1220,8 @@ draw_chart(cairo_t *cr, gconstpointer data)
   cairo_stroke(cr);
   set_font(cr, 12, TRUE);
   show_text(cr, (left + right) / 2, bottom + 40, 0.5, 0, "adaptation step");
-  show_rotated(cr, left - 80, (top + bottom) / 2, c->axis);
+  g_autofree char *axis = g_strconcat(c->axis, log_axis ? ", log scale" : "", NULL);
+  show_rotated(cr, left - 80, (top + bottom) / 2, axis);
 
   cairo_save(cr);
   cairo_rectangle(cr, left, top, right - left, bottom - top);
