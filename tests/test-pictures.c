@@ -1165,6 +1165,46 @@ test_browser(void)
     g_test_message("screenshot: %s", kept);
 }
 
+/* The imbalance chart's axis is logarithmic exactly when the largest
+ * imbalance after balancing is four times the smallest or more (the
+ * JSON's adaptations say which): a narrow hot spot that leaves `none` at
+ * about 5, and the ramp that leaves it under 2. */
+static void
+test_log_axis(void)
+{
+  const char *const cases[][2] = {{"log-narrow", "0.03"}, {"log-wide", "0.3"}};
+  for (guint k = 0; k < G_N_ELEMENTS(cases); k++) {
+    g_autofree char *dir = tmp_path(cases[k][0]);
+    g_autofree char *json = g_strconcat(dir, ".json", NULL);
+    g_autofree char *width = g_strconcat("workload.width=", cases[k][1], NULL);
+    g_auto(Result) r = {0};
+    lbsim(&r, "run", "-q", scenario_path, "--set", "workload.pattern=hotspots", "--set",
+          "workload.hotspots=1", "--set", width, "--set", "workload.size=128x64", "--pictures", dir,
+          "--json", json, NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_autoptr(JsonNode) root = load_json(json);
+    JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
+    double lo = G_MAXDOUBLE, hi = 0;
+    for (guint i = 0; i < json_array_get_length(runs); i++) {
+      JsonArray *steps =
+          json_object_get_array_member(json_array_get_object_element(runs, i), "adaptations");
+      for (guint s = 0; s < json_array_get_length(steps); s++) {
+        double v = json_object_get_double_member(json_array_get_object_element(steps, s),
+                                                 "imbalance_after");
+        lo = MIN(lo, v);
+        hi = MAX(hi, v);
+      }
+    }
+    g_autofree char *svg = picture_file(dir, "imbalance", "svg");
+    g_autofree char *text = read_text(svg);
+    g_test_message("%s: %g to %g", cases[k][0], lo, hi);
+    g_assert_cmpint(strstr(text, "log scale") != NULL, ==, hi / lo >= 4);
+    g_assert_cmpint(k == 0, ==, hi / lo >= 4); /* the two cases are the two kinds */
+    if (hi / lo >= 4)                          /* ticks at 1, 2, 5 */
+      g_assert_nonnull(strstr(text, ">5</text>"));
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1188,6 +1228,7 @@ main(int argc, char **argv)
   g_test_add_func("/pictures/extremes", test_extremes);
   g_test_add_func("/pictures/chunks", test_chunks);
   g_test_add_func("/pictures/many-ranks", test_many_ranks);
+  g_test_add_func("/pictures/log-axis", test_log_axis);
   g_test_add_func("/pictures/browser", test_browser);
   int status = g_test_run();
   remove_tree(tmp_dir);
