@@ -770,6 +770,23 @@ test_formats(void)
     g_assert_true(is_high(pixel(s, x / 2, y / 2)));
   }
 
+  /* the default formats at another width: the PNG too, its heat map
+   * scaled with it */
+  g_autofree char *narrow = tmp_path("formats-960");
+  g_auto(Result) w = {0};
+  lbsim(&w, "run", "-q", scenario_path, "--balancer", "mlb", "--pictures", narrow,
+        "--picture-width", "960", NULL);
+  g_assert_cmpint(w.status, ==, 0);
+  g_autofree char *png960 = picture_file(narrow, "mlb.partition", "png");
+  g_autoptr(cairo_surface_t) s960 = load_png(png960);
+  g_assert_cmpint(cairo_image_surface_get_width(s960), ==, 960);
+  g_assert_cmpint(cairo_image_surface_get_height(s960), ==, (int)ceil(l.height * 0.75));
+  guint hx, hy;
+  lb_pictures_cell_pixel(&l, 61, 20, &hx, &hy);
+  g_assert_true(is_high(pixel(s960, (guint)(hx * 0.75), (guint)(hy * 0.75))));
+  g_autofree char *svg960 = picture_file(narrow, "mlb.partition", "svg");
+  assert_svg(svg960, 960, (guint)ceil(l.height * 0.75));
+
   /* refused before anything runs */
   const char *const bad[][4] = {
       {"--picture-format", "gif", "--pictures", "gif"},
