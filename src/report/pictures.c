@@ -1334,6 +1334,8 @@ lb_pictures_idle(const LbPictureOptions *o, const char *scenario, GPtrArray *res
 #define GRIDS_WIDTH LB_PICTURES_WIDTH
 #define GRIDS_HEIGHT 760
 #define GRIDS_TOP 130
+/* More grids than this in a panel are drawn as an image. */
+#define GRIDS_VECTOR_MAX 1500
 
 /* A colour per rank, spread round the hue circle by the golden angle. */
 guint32
@@ -1419,9 +1421,24 @@ draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, const
     total += (double)load[r];
   double avg = MAX(total / MAX(p->ranks, 1), 1e-300);
   gboolean heat = p->ranks >= LB_PICTURES_MANY_RANKS;
-  set_rgb(cr, 0xeeeeee);
-  cairo_rectangle(cr, left, top, w, h);
-  cairo_fill(cr);
+  /* Thousands of grids (a field seen as a hierarchy on 1024 ranks) are
+   * drawn on an image at the output's resolution and pasted in: in SVG
+   * and PDF they would be a path each (1.7 MB for 8000). */
+  cairo_t *to = cr;
+  cairo_surface_t *image = NULL;
+  double dx = 1, dy = 0;
+  cairo_user_to_device_distance(cr, &dx, &dy);
+  double scale = hypot(dx, dy);
+  if (grids->len > GRIDS_VECTOR_MAX) {
+    image =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(w * scale), (int)ceil(h * scale));
+    to = cairo_create(image);
+    cairo_scale(to, scale, scale);
+    cairo_translate(to, -left, -top);
+  }
+  set_rgb(to, 0xeeeeee);
+  cairo_rectangle(to, left, top, w, h);
+  cairo_fill(to);
   for (guint level = 0; level <= levels; level++)
     for (guint i = 0; i < grids->len; i++) {
       const LbGridPart *g = &g_array_index(grids, LbGridPart, i);
@@ -1431,14 +1448,25 @@ draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, const
       guint32 fill = !heat                  ? lb_pictures_owner_colour(g->owner)
                      : g->owner >= p->ranks ? 0xcccccc
                                             : viridis(load[g->owner] / avg / 2);
-      set_rgb(cr, fill);
-      cairo_rectangle(cr, r[0], r[1], r[2], r[3]);
-      cairo_fill_preserve(cr);
-      set_rgb(cr, level_colour(level));
+      set_rgb(to, fill);
+      cairo_rectangle(to, r[0], r[1], r[2], r[3]);
+      cairo_fill_preserve(to);
+      set_rgb(to, level_colour(level));
       /* a small grid's outline no wider than a quarter of it */
-      cairo_set_line_width(cr, MIN(level_width(level), MAX(0.3, MIN(r[2], r[3]) / 4)));
-      cairo_stroke(cr);
+      cairo_set_line_width(to, MIN(level_width(level), MAX(0.3, MIN(r[2], r[3]) / 4)));
+      cairo_stroke(to);
     }
+  if (image != NULL) {
+    cairo_destroy(to);
+    cairo_surface_flush(image);
+    cairo_save(cr);
+    cairo_translate(cr, left, top);
+    cairo_scale(cr, 1 / scale, 1 / scale);
+    cairo_set_source_surface(cr, image, 0, 0);
+    cairo_paint(cr);
+    cairo_restore(cr);
+    cairo_surface_destroy(image);
+  }
   for (guint e = 0; e < (most == least ? 1u : 2u); e++) {
     guint rank = e == 0 ? most : least;
     for (guint i = 0; i < grids->len; i++) {
