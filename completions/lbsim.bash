@@ -53,6 +53,10 @@ _lbsim()
       COMPREPLY=($(compgen -f -X '!*.xml' -- "$cur") $(compgen -d -- "$cur"))
       return
       ;;
+    --picture-format)
+      COMPREPLY=($(compgen -W "png svg pdf" -- "$cur"))
+      return
+      ;;
     -o | --json | --csv | --report | --state | --emit-jobs | --pictures | --paje | --trace)
       COMPREPLY=($(compgen -f -- "$cur"))
       return

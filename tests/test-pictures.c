@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <cairo.h>
+#include <math.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -109,10 +110,12 @@ is_high(guint32 c)
   return R(c) > 0xc0 && G(c) > 0xc0 && B(c) < 0x60;
 }
 
+/* The most and the least loaded rank's outlines (orange, blue) are
+ * boundaries too. */
 static gboolean
 is_boundary(guint32 c)
 {
-  return R(c) >= 0xd0 && G(c) >= 0xd0 && B(c) >= 0xd0;
+  return (R(c) >= 0xd0 && G(c) >= 0xd0 && B(c) >= 0xd0) || c == 0xd55e00 || c == 0x0072b2;
 }
 
 /* Is there a boundary pixel on the segment between the centres of two
@@ -177,15 +180,15 @@ assert_svg(const char *path, guint width, guint height)
   g_free(root.height);
 }
 
-/* A 960 x 540 chart (PNG and SVG) whose first two lines are drawn: the
+/* A 1280 x 720 chart (PNG and SVG) whose first two lines are drawn: the
  * first two colours of the palette (blue, vermillion). */
 static void
 assert_two_lines(const char *png, const char *svg)
 {
   g_autoptr(cairo_surface_t) s = load_png(png);
   guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
-  g_assert_cmpuint(w, ==, 960);
-  g_assert_cmpuint(h, ==, 540);
+  g_assert_cmpuint(w, ==, LB_PICTURES_WIDTH);
+  g_assert_cmpuint(h, ==, 720);
   assert_svg(svg, w, h);
   guint blue = 0, red = 0;
   for (guint y = 0; y < h; y++)
@@ -230,13 +233,13 @@ test_partition(void)
   g_autoptr(LbScenario) sc = NULL;
   LbPictureLayout l;
   lb_pictures_layout(work_of(scenario_path, &sc), &l);
-  /* 64 x 32 cells blown up to 10 pixels each, framed by titles, axes and
-   * the colour bar */
-  g_assert_cmpuint(l.cell_px, ==, 10);
-  g_assert_cmpuint(l.map_width, ==, 640);
-  g_assert_cmpuint(l.map_height, ==, 320);
+  /* 64 x 32 cells blown up to 14 pixels each, framed by titles, axes and
+   * the colour bar, as wide as every picture */
+  g_assert_cmpuint(l.cell_px, ==, 14);
+  g_assert_cmpuint(l.map_width, ==, 896);
+  g_assert_cmpuint(l.map_height, ==, 448);
   g_assert_cmpuint(l.width, >=, l.map_x + l.map_width + 60);
-  g_assert_cmpuint(l.width, <=, 1200);
+  g_assert_cmpuint(l.width, ==, LB_PICTURES_WIDTH);
 
   for (guint b = 0; b < G_N_ELEMENTS(balancers); b++) {
     g_autofree char *what = g_strdup_printf("%s.partition", balancers[b]);
@@ -338,8 +341,9 @@ test_models(void)
   g_assert_cmpint(three.status, ==, 0);
   g_autofree char *png3 = lb_pictures_file(dir, "pictures-16", "mlb.partition", "png");
   g_autoptr(cairo_surface_t) s3 = load_png(png3);
-  g_assert_cmpint(cairo_image_surface_get_width(s3), ==, MAX(16 * 40 + 176, 780));
-  g_assert_cmpint(cairo_image_surface_get_height(s3), ==, 88 + 320 + 56);
+  /* 16 cells along x blown up to 48 pixels (the most), 8 along y */
+  g_assert_cmpint(cairo_image_surface_get_width(s3), ==, LB_PICTURES_WIDTH);
+  g_assert_cmpint(cairo_image_surface_get_height(s3), ==, 120 + 8 * 48 + 84);
 }
 
 /* A folder that cannot be used is bad input, found before anything runs. */
@@ -407,7 +411,7 @@ test_samr(void)
   g_autoptr(cairo_surface_t) gs = load_png(grids);
   g_assert_cmpint(cairo_image_surface_get_width(gs), ==, 1280);
   g_autofree char *grids_svg = lb_pictures_file(dir, "samr-pictures", "move-split.grids", "svg");
-  assert_svg(grids_svg, 1280, 720);
+  assert_svg(grids_svg, 1280, 760);
   g_autofree char *png = lb_pictures_file(dir, "samr-pictures", "idle", "png");
   g_autofree char *svg = lb_pictures_file(dir, "samr-pictures", "idle", "svg");
   assert_two_lines(png, svg); /* enzo-original and move-split */
@@ -538,7 +542,7 @@ htree_scenario(void)
   return sc;
 }
 
-/* The curve pictures of an H-tree: one per run, 1280 x 720 in PNG and SVG,
+/* The curve pictures of an H-tree: one per run, 1280 x 750 in PNG and SVG,
  * the same bytes from a second run. */
 static void
 test_htree_files(void)
@@ -555,7 +559,7 @@ test_htree_files(void)
   for (guint w = 0; w < G_N_ELEMENTS(whats); w++) {
     g_autofree char *png = lb_pictures_file(dir, "htree-pictures", whats[w], "png");
     g_autoptr(cairo_surface_t) s = load_png(png);
-    guint width = w < 2 ? 1280 : 960, height = w < 2 ? 720 : 540;
+    guint width = 1280, height = w < 2 ? 750 : 720;
     g_assert_cmpint(cairo_image_surface_get_width(s), ==, width);
     g_assert_cmpint(cairo_image_surface_get_height(s), ==, height);
     g_autofree char *svg = lb_pictures_file(dir, "htree-pictures", whats[w], "svg");
@@ -663,7 +667,7 @@ test_htree_3d(void)
   g_autoptr(cairo_surface_t) s = load_png(png);
   g_assert_cmpint(cairo_image_surface_get_width(s), ==, 1280);
   g_autofree char *svg = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "svg");
-  assert_svg(svg, 1280, 720);
+  assert_svg(svg, 1280, 750);
   /* the curve in owners' colours in both panels */
   for (guint panel = 0; panel < 2; panel++) {
     double x0, y0, x1, y1;
@@ -674,6 +678,547 @@ test_htree_3d(void)
       for (guint x = (guint)x0; x < (guint)x1; x++)
         coloured += rank_of_colour(pixel(s, x, y), 8) >= 0;
     g_assert_cmpuint(coloured, >, 1000);
+  }
+}
+
+/* The text of a file, which must exist. */
+static char *
+read_text(const char *path)
+{
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  return text;
+}
+
+/* The texts of an SVG's <text> elements, in order. */
+static GPtrArray *
+svg_texts(const char *svg)
+{
+  GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
+  for (const char *at = strstr(svg, "<text "); at != NULL; at = strstr(at + 1, "<text ")) {
+    const char *start = strchr(at, '>'), *end = strstr(at, "</text>");
+    g_assert_nonnull(start);
+    g_assert_nonnull(end);
+    g_autofree char *raw = g_strndup(start + 1, (gsize)(end - start - 1));
+    g_ptr_array_add(texts, g_steal_pointer(&raw));
+  }
+  return texts;
+}
+
+static gboolean
+has_text(GPtrArray *texts, const char *needle)
+{
+  for (guint i = 0; i < texts->len; i++)
+    if (strstr(texts->pdata[i], needle) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* --picture-format pdf,svg --picture-width 640: no PNG; a PDF that begins
+ * with %PDF and that pdftoppm draws 640 points wide; an SVG 640 wide
+ * whose text is <text> (the title, the axes' names), not glyph outlines. */
+static void
+test_formats(void)
+{
+  g_autofree char *dir = tmp_path("formats");
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", scenario_path, "--balancer", "mlb", "--pictures", dir, "--picture-format",
+        "pdf,svg", "--picture-width", "640", NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *png = picture_file(dir, "mlb.partition", "png");
+  g_autofree char *pdf = picture_file(dir, "mlb.partition", "pdf");
+  g_autofree char *svg = picture_file(dir, "mlb.partition", "svg");
+  g_autofree char *chart = picture_file(dir, "imbalance", "pdf");
+  g_assert_false(g_file_test(png, G_FILE_TEST_EXISTS));
+  g_assert_true(g_file_test(chart, G_FILE_TEST_IS_REGULAR));
+  g_autoptr(LbScenario) sc = NULL;
+  LbPictureLayout l;
+  lb_pictures_layout(work_of(scenario_path, &sc), &l);
+  guint height = (guint)ceil(l.height * 640.0 / LB_PICTURES_WIDTH);
+  assert_svg(svg, 640, height);
+  g_autofree char *text = read_text(svg);
+  g_assert_null(strstr(text, "glyph"));
+  g_autoptr(GPtrArray) texts = svg_texts(text);
+  g_assert_cmpuint(texts->len, >, 10);
+  g_assert_true(has_text(texts, "pictures-16 \xc2\xb7 mlb"));
+  g_assert_true(has_text(texts, "cell load"));
+  g_autofree char *head = read_text(pdf);
+  g_assert_true(g_str_has_prefix(head, "%PDF"));
+  g_autofree char *pdftoppm = g_find_program_in_path("pdftoppm");
+  if (pdftoppm == NULL) {
+    g_test_message("pdftoppm is not installed (tools/install-deps installs it): the PDF is not "
+                   "drawn");
+  } else {
+    g_autofree char *out = tmp_path("formats-pdf");
+    const char *argv[] = {pdftoppm, "-png", "-r", "72", "-singlefile", pdf, out, NULL};
+    int status = 0;
+    g_autofree char *err = NULL;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                               NULL, &err, &status, NULL));
+    g_test_message("pdftoppm: %s", err);
+    g_assert_true(g_spawn_check_wait_status(status, NULL));
+    g_autofree char *drawn = g_strconcat(out, ".png", NULL);
+    g_autoptr(cairo_surface_t) s = load_png(drawn);
+    g_assert_cmpint(cairo_image_surface_get_width(s), ==, 640);
+    g_assert_cmpint(cairo_image_surface_get_height(s), ==, height);
+    /* the ramp drawn: dark at the left of the map, light at its right */
+    guint x, y;
+    lb_pictures_cell_pixel(&l, 2, 20, &x, &y);
+    g_assert_true(is_low(pixel(s, x / 2, y / 2)));
+    lb_pictures_cell_pixel(&l, 61, 20, &x, &y);
+    g_assert_true(is_high(pixel(s, x / 2, y / 2)));
+  }
+
+  /* the default formats at another width: the PNG too, its heat map
+   * scaled with it */
+  g_autofree char *narrow = tmp_path("formats-960");
+  g_auto(Result) w = {0};
+  lbsim(&w, "run", "-q", scenario_path, "--balancer", "mlb", "--pictures", narrow,
+        "--picture-width", "960", NULL);
+  g_assert_cmpint(w.status, ==, 0);
+  g_autofree char *png960 = picture_file(narrow, "mlb.partition", "png");
+  g_autoptr(cairo_surface_t) s960 = load_png(png960);
+  g_assert_cmpint(cairo_image_surface_get_width(s960), ==, 960);
+  g_assert_cmpint(cairo_image_surface_get_height(s960), ==, (int)ceil(l.height * 0.75));
+  guint hx, hy;
+  lb_pictures_cell_pixel(&l, 61, 20, &hx, &hy);
+  g_assert_true(is_high(pixel(s960, (guint)(hx * 0.75), (guint)(hy * 0.75))));
+  g_autofree char *svg960 = picture_file(narrow, "mlb.partition", "svg");
+  assert_svg(svg960, 960, (guint)ceil(l.height * 0.75));
+
+  /* refused before anything runs */
+  const char *const bad[][4] = {
+      {"--picture-format", "gif", "--pictures", "gif"},
+      {"--picture-width", "100", "--pictures", "100"},
+      {"--picture-format", "pdf", "--json", "-"},
+  };
+  for (guint b = 0; b < G_N_ELEMENTS(bad); b++) {
+    g_autofree char *where = tmp_path(bad[b][3]);
+    g_auto(Result) refused = {0};
+    lbsim(&refused, "run", scenario_path, bad[b][0], bad[b][1], bad[b][2],
+          strcmp(bad[b][2], "--json") == 0 ? "-" : where, NULL);
+    g_test_message("%s %s: %s", bad[b][0], bad[b][1], refused.err);
+    g_assert_cmpint(refused.status, ==, 2);
+    g_assert_nonnull(strstr(refused.err, bad[b][0]));
+    g_assert_false(g_file_test(where, G_FILE_TEST_EXISTS));
+  }
+}
+
+/* The final loads of each run of a JSON document, by balancer. */
+static GArray *
+final_loads(JsonNode *root, const char *balancer)
+{
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    if (strcmp(json_object_get_string_member(run, "balancer"), balancer) != 0)
+      continue;
+    JsonArray *loads = json_object_get_array_member(run, "final_loads");
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(guint64));
+    for (guint r = 0; r < json_array_get_length(loads); r++) {
+      guint64 v = (guint64)json_array_get_int_element(loads, r);
+      g_array_append_val(out, v);
+    }
+    return out;
+  }
+  g_assert_not_reached();
+}
+
+/* "max rN" and "min rM" in a picture's text: the most and the least
+ * loaded rank of the run's final loads (the first of equals). */
+static void
+assert_extremes(const char *svg, GArray *loads)
+{
+  guint most = 0, least = 0;
+  for (guint r = 1; r < loads->len; r++) {
+    if (g_array_index(loads, guint64, r) > g_array_index(loads, guint64, most))
+      most = r;
+    if (g_array_index(loads, guint64, r) < g_array_index(loads, guint64, least))
+      least = r;
+  }
+  g_autofree char *text = read_text(svg);
+  g_autoptr(GPtrArray) texts = svg_texts(text);
+  g_autofree char *max = g_strdup_printf("max r%u", most);
+  g_autofree char *min = g_strdup_printf("min r%u", least);
+  g_test_message("%s: %s, %s", svg, max, min);
+  g_assert_true(has_text(texts, max));
+  g_assert_true(most == least || has_text(texts, min));
+  /* and no other rank is called the most loaded */
+  guint named = 0;
+  for (guint i = 0; i < texts->len; i++)
+    named += strstr(texts->pdata[i], "max r") != NULL && strstr(texts->pdata[i], max) == NULL;
+  g_assert_cmpuint(named, ==, 0);
+}
+
+/* The most and the least loaded rank named on the partitions (cells), the
+ * grids (SAMR) and the curves (H-tree), as the JSON's final loads say. */
+static void
+test_extremes(void)
+{
+  g_autofree char *dir = tmp_path("extremes");
+  g_autofree char *json = tmp_path("extremes.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", scenario_path, "--pictures", dir, "--json", json, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  for (guint b = 0; b < G_N_ELEMENTS(balancers); b++) {
+    g_autoptr(GArray) loads = final_loads(root, balancers[b]);
+    g_autofree char *what = g_strdup_printf("%s.partition", balancers[b]);
+    g_autofree char *svg = picture_file(dir, what, "svg");
+    assert_extremes(svg, loads);
+  }
+  /* SAMR grids: the after panel names the JSON's most and least loaded
+   * rank with their loads */
+  g_autofree char *samr = tmp_path("extremes-samr.ini");
+  g_autofree char *samr_text = g_strdup_printf(
+      "[scenario]\nname = samr-extremes\nplatform = %s/platforms/hypercube-16.xml\nranks = 16\n"
+      "seed = 2\nsteps = 5\n[workload]\nmodel = samr\nsize = 16x16x16\nlevels = 2\n"
+      "pattern = clusters\nclusters = 2\ninterval = 2\ngrowth = 0.03\namplitude = 300\n"
+      "base = 0\n[balancers]\nrun = move-split\n",
+      g_getenv("LBSIM_SOURCE_ROOT"));
+  g_assert_true(g_file_set_contents(samr, samr_text, -1, NULL));
+  g_autofree char *samr_dir = tmp_path("extremes-samr");
+  g_autofree char *samr_json = tmp_path("extremes-samr.json");
+  g_auto(Result) g = {0};
+  lbsim(&g, "run", "-q", samr, "--pictures", samr_dir, "--json", samr_json, NULL);
+  g_assert_cmpint(g.status, ==, 0);
+  g_autoptr(JsonNode) grids_root = load_json(samr_json);
+  g_autoptr(GArray) grid_loads = final_loads(grids_root, "move-split");
+  guint top = 0, bottom = 0;
+  for (guint k = 1; k < grid_loads->len; k++) {
+    if (g_array_index(grid_loads, guint64, k) > g_array_index(grid_loads, guint64, top))
+      top = k;
+    if (g_array_index(grid_loads, guint64, k) < g_array_index(grid_loads, guint64, bottom))
+      bottom = k;
+  }
+  g_autofree char *grids_svg =
+      lb_pictures_file(samr_dir, "samr-extremes", "move-split.grids", "svg");
+  g_autofree char *grids_text = read_text(grids_svg);
+  g_autofree char *max = g_strdup_printf(">max r%u: %" G_GUINT64_FORMAT "<", top,
+                                         g_array_index(grid_loads, guint64, top));
+  g_autofree char *min = g_strdup_printf(">min r%u: %" G_GUINT64_FORMAT "<", bottom,
+                                         g_array_index(grid_loads, guint64, bottom));
+  g_test_message("grids: %s %s", max, min);
+  g_assert_nonnull(strstr(grids_text, max));
+  g_assert_nonnull(strstr(grids_text, min));
+  g_assert_nonnull(strstr(grids_text, "after balancing: imbalance"));
+
+  g_autofree char *ini = tmp_path("htree-pictures.ini");
+  if (!g_file_test(ini, G_FILE_TEST_EXISTS))
+    g_assert_true(g_file_set_contents(ini, htree_text, -1, NULL));
+  g_autofree char *tree_dir = tmp_path("extremes-tree");
+  g_autofree char *tree_json = tmp_path("extremes-tree.json");
+  g_auto(Result) t = {0};
+  lbsim(&t, "run", "-q", ini, "--balancer", "sfc-shift", "--pictures", tree_dir, "--json",
+        tree_json, NULL);
+  g_assert_cmpint(t.status, ==, 0);
+  g_autoptr(JsonNode) tree = load_json(tree_json);
+  g_autoptr(GArray) loads = final_loads(tree, "sfc-shift");
+  g_autofree char *svg = lb_pictures_file(tree_dir, "htree-pictures", "sfc-shift.curve", "svg");
+  g_autofree char *text = read_text(svg);
+  guint most = 0;
+  for (guint k = 1; k < loads->len; k++)
+    if (g_array_index(loads, guint64, k) > g_array_index(loads, guint64, most))
+      most = k;
+  g_autofree char *named = g_strdup_printf("most loaded r%u, least", most);
+  g_assert_nonnull(strstr(text, named));
+}
+
+/* dls: its chunks over time, as `lbsim explain` tells them: the counts of
+ * chunks and migrated ones in the caption, and every chunk's bar (those
+ * wide enough to look at) in its colour on its worker's row. */
+static void
+test_chunks(void)
+{
+  g_autofree char *loop = g_build_filename(source_root(), "scenarios/loop-aqr-hetero-16.ini", NULL);
+  g_autofree char *dir = tmp_path("chunks");
+  const char *sets[] = {"--set", "dls.data=distributed", "--set", "dls.strategy=get"};
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", loop, "--balancer", "dls:fac", sets[0], sets[1], sets[2], sets[3],
+        "--pictures", dir, NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_auto(Result) told = {0};
+  lbsim(&told, "explain", "dls:fac", loop, sets[0], sets[1], sets[2], sets[3], NULL);
+  g_assert_cmpint(told.status, ==, 0);
+  typedef struct {
+    int rank, owner;
+    guint64 first, end;
+    double began, ended;
+  } Told;
+  g_autoptr(GArray) chunks = g_array_new(FALSE, FALSE, sizeof(Told));
+  g_auto(GStrv) lines = g_strsplit(told.out, "\n", -1);
+  guint migrated = 0;
+  guint64 iterations = 0;
+  double t_end = 0;
+  for (guint i = 0; lines[i] != NULL; i++) {
+    const char *at = strstr(lines[i], " t="), *began = strstr(lines[i], ", began at ");
+    Told c;
+    if (at == NULL || began == NULL ||
+        sscanf(at,
+               " t=%lf s rank %d: computed chunk [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+               ") of rank %d",
+               &c.ended, &c.rank, &c.first, &c.end, &c.owner) != 5 ||
+        sscanf(began, ", began at %lf", &c.began) != 1)
+      continue;
+    g_array_append_val(chunks, c);
+    migrated += c.owner != c.rank;
+    iterations = MAX(iterations, c.end);
+    t_end = MAX(t_end, c.ended);
+  }
+  g_assert_cmpuint(chunks->len, >, 50);
+  g_assert_cmpuint(migrated, >, 0);
+  g_autofree char *svg = lb_pictures_file(dir, "loop-aqr-hetero-16", "dls:fac.chunks", "svg");
+  g_autofree char *text = read_text(svg);
+  g_autofree char *counts = g_strdup_printf("%u chunks, %u migrated", chunks->len, migrated);
+  g_assert_nonnull(strstr(text, counts));
+  g_assert_null(strstr(text, "final partition"));
+  g_autofree char *png = lb_pictures_file(dir, "loop-aqr-hetero-16", "dls:fac.chunks", "png");
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  LbGanttLayout l;
+  lb_pictures_gantt_layout(16, t_end, &l);
+  g_assert_cmpint(cairo_image_surface_get_width(s), ==, l.width);
+  g_assert_cmpint(cairo_image_surface_get_height(s), ==, l.height);
+  guint looked = 0;
+  guint seen[16] = {0};
+  for (guint i = 0; i < chunks->len; i++) {
+    const Told *c = &g_array_index(chunks, Told, i);
+    double x0 = l.left + (l.right - l.left) * c->began / l.t_end;
+    double x1 = l.left + (l.right - l.left) * c->ended / l.t_end;
+    if (x1 - x0 < 16) /* clear of its start's mark and the rounding of its ends */
+      continue;
+    /* at a quarter, the middle and three quarters of the bar: a
+     * migration's line may cross one of them */
+    guint y = (guint)(l.top + (c->rank + 0.5) * l.row), right = 0;
+    guint32 want = lb_pictures_chunk_colour(c->first, iterations), got = 0;
+    for (guint q = 1; q <= 3; q++) {
+      got = pixel(s, (guint)(x0 + (x1 - x0) * q / 4), y);
+      right += got == want;
+    }
+    if (right < 2)
+      g_test_message("chunk %u of rank %d [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                     ") %.6f-%.6f s: %06x, not %06x",
+                     i, c->rank, c->first, c->end, c->began, c->ended, got, want);
+    g_assert_cmpuint(right, >=, 2);
+    looked++;
+    seen[c->rank]++;
+  }
+  guint rows = 0;
+  for (guint k = 0; k < 16; k++)
+    rows += seen[k] > 0;
+  g_test_message("%u chunks looked at on %u rows", looked, rows);
+  g_assert_cmpuint(looked, >=, 30);
+  g_assert_cmpuint(rows, >=, 12);
+  /* the report page shows the chart (its JSON, with dls's unset string
+   * parameter as null, reads back) */
+  g_autofree char *report = tmp_path("chunks-report");
+  g_auto(Result) page = {0};
+  lbsim(&page, "run", "-q", loop, "--balancer", "dls:fac", sets[0], sets[1], sets[2], sets[3],
+        "--report", report, NULL);
+  g_test_message("%s", page.err);
+  g_assert_cmpint(page.status, ==, 0);
+  g_autofree char *index = g_build_filename(report, "index.html", NULL);
+  g_autofree char *html = read_text(index);
+  g_assert_nonnull(strstr(html, "href=\"loop-aqr-hetero-16.dls%3Afac.chunks.svg\""));
+  g_assert_nonnull(strstr(html, counts));
+
+  /* idle time is grey: after the last chunk of rank 0 */
+  double last0 = 0;
+  for (guint i = 0; i < chunks->len; i++)
+    if (g_array_index(chunks, Told, i).rank == 0)
+      last0 = MAX(last0, g_array_index(chunks, Told, i).ended);
+  if (l.right - (l.left + (l.right - l.left) * last0 / l.t_end) > 6)
+    g_assert_cmphex(pixel(s, (guint)l.right - 3, (guint)(l.top + 0.5 * l.row)), ==, 0xf0f0f0);
+}
+
+/* From 256 ranks on, a curve picture is the leaves' loads with the
+ * parts' boundaries over them, not a colour per rank: almost no pixel of
+ * the panels has a rank's colour, the most loaded rank's ring (orange) is
+ * drawn in each panel, and the caption names the JSON's most loaded. */
+static void
+test_many_ranks(void)
+{
+  g_autofree char *ini = tmp_path("htree-pictures.ini");
+  if (!g_file_test(ini, G_FILE_TEST_EXISTS))
+    g_assert_true(g_file_set_contents(ini, htree_text, -1, NULL));
+  g_autofree char *dir = tmp_path("many");
+  g_autofree char *json = tmp_path("many.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", ini, "--ranks", "256", "--platform", "hypercube-256.xml", "--set",
+        "workload.elements=40000", "--set", "workload.max-level=8", "--balancer", "sfc-shift",
+        "--pictures", dir, "--json", json, NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *png = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "png");
+  g_autoptr(cairo_surface_t) s = load_png(png);
+  for (guint panel = 0; panel < 2; panel++) {
+    double x0, y0, x1, y1;
+    lb_pictures_curve_point(panel, 0, 1, &x0, &y0);
+    lb_pictures_curve_point(panel, 1, 0, &x1, &y1);
+    guint64 owned = 0, ring = 0, all = 0;
+    g_autoptr(GHashTable) colours = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint k = 0; k < 256; k++)
+      g_hash_table_add(colours, GUINT_TO_POINTER(lb_pictures_owner_colour(k)));
+    for (guint y = (guint)y0 + 1; y < (guint)y1; y++)
+      for (guint x = (guint)x0 + 1; x < (guint)x1; x++) {
+        guint32 c = pixel(s, x, y);
+        owned += g_hash_table_contains(colours, GUINT_TO_POINTER(c));
+        ring += c == 0xd55e00;
+        all++;
+      }
+    g_test_message("panel %u: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                   " pixels in ranks' colours, %" G_GUINT64_FORMAT " orange",
+                   panel, owned, all, ring);
+    g_assert_cmpuint(owned * 200, <, all);
+    g_assert_cmpuint(ring, >, 50);
+  }
+  g_autoptr(JsonNode) root = load_json(json);
+  g_autoptr(GArray) loads = final_loads(root, "sfc-shift");
+  g_assert_cmpuint(loads->len, ==, 256);
+  guint most = 0;
+  for (guint k = 1; k < loads->len; k++)
+    if (g_array_index(loads, guint64, k) > g_array_index(loads, guint64, most))
+      most = k;
+  g_autofree char *svg = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "svg");
+  g_autofree char *text = read_text(svg);
+  g_autofree char *named = g_strdup_printf("most loaded r%u, least", most);
+  g_assert_nonnull(strstr(text, named));
+  g_autofree char *ring_name = g_strdup_printf(">max r%u<", most);
+  g_assert_nonnull(strstr(text, ring_name));
+}
+
+static char *
+chromium_path(void)
+{
+  char *path = g_find_program_in_path("chromium");
+  return path != NULL ? path : g_find_program_in_path("chromium-browser");
+}
+
+/* Pictures at 64 and 1024 ranks (partitions, the dls chunks) as a browser
+ * shows their SVG: a page of them, screenshotted by headless Chromium, is
+ * not blank, and is kept in the build folder (pictures-screenshot.png)
+ * to be looked at. */
+static void
+test_browser(void)
+{
+  g_autofree char *chromium = chromium_path();
+  if (chromium == NULL) {
+    g_test_skip("chromium is not installed (tools/install-deps installs it)");
+    return;
+  }
+  g_autofree char *dir = tmp_path("browser");
+  g_auto(Result) r64 = {0};
+  lbsim(&r64, "run", "-q", scenario_path, "--ranks", "64", "--platform", "hypercube-64.xml",
+        "--set", "workload.pattern=hotspots", "--balancer", "mlb", "--pictures", dir, NULL);
+  g_assert_cmpint(r64.status, ==, 0);
+  g_autofree char *dir1024 = tmp_path("browser-1024");
+  g_auto(Result) r1024 = {0};
+  lbsim(&r1024, "run", "-q", scenario_path, "--ranks", "1024", "--platform", "hypercube-1024.xml",
+        "--set", "workload.size=256x128", "--set", "workload.pattern=hotspots", "--balancer", "mlb",
+        "--pictures", dir1024, NULL);
+  g_assert_cmpint(r1024.status, ==, 0);
+  g_autofree char *loop = g_build_filename(source_root(), "scenarios/loop-aqr-hetero-16.ini", NULL);
+  g_auto(Result) dls = {0};
+  lbsim(&dls, "run", "-q", loop, "--balancer", "dls:gss", "--pictures", dir, NULL);
+  g_assert_cmpint(dls.status, ==, 0);
+  g_autofree char *a = picture_file(dir, "mlb.partition", "svg");
+  g_autofree char *b = picture_file(dir1024, "mlb.partition", "svg");
+  g_autofree char *c = lb_pictures_file(dir, "loop-aqr-hetero-16", "dls:gss.chunks", "svg");
+  g_autoptr(GString) page = g_string_new("<!DOCTYPE html><html><body style=\"margin:0\">\n");
+  const char *const svgs[] = {a, b, c};
+  for (guint i = 0; i < G_N_ELEMENTS(svgs); i++) {
+    g_autofree char *uri = g_filename_to_uri(svgs[i], NULL, NULL);
+    g_string_append_printf(page, "<img src=\"%s\" style=\"width:640px\">\n", uri);
+  }
+  g_string_append(page, "</body></html>\n");
+  g_autofree char *html = tmp_path("browser.html");
+  g_assert_true(g_file_set_contents(html, page->str, -1, NULL));
+  g_autofree char *shot = tmp_path("browser.png");
+  g_autofree char *uri = g_filename_to_uri(html, NULL, NULL);
+  g_autofree char *profile = tmp_path("chromium-profile");
+  g_autofree char *profile_arg = g_strconcat("--user-data-dir=", profile, NULL);
+  g_autofree char *shot_arg = g_strconcat("--screenshot=", shot, NULL);
+  const char *argv[] = {chromium,
+                        "--headless",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--no-first-run",
+                        "--hide-scrollbars",
+                        profile_arg,
+                        "--window-size=1280,1000",
+                        shot_arg,
+                        uri,
+                        NULL};
+  int status = 0;
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &status, NULL));
+  if (!g_spawn_check_wait_status(status, NULL))
+    g_error("chromium failed: %s", err);
+  g_autoptr(cairo_surface_t) s = load_png(shot);
+  guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
+  g_autoptr(GHashTable) colours = g_hash_table_new(g_direct_hash, g_direct_equal);
+  guint64 inked = 0;
+  guint64 dark_text = 0;
+  for (guint y = 0; y < h; y++)
+    for (guint x = 0; x < w; x++) {
+      guint32 px = pixel(s, x, y);
+      g_hash_table_add(colours, GUINT_TO_POINTER(px));
+      inked += px != 0xffffff;
+      /* the titles' dark grey (0x202020) in the top band of each picture */
+      dark_text += y < 40 && R(px) < 0x40 && G(px) < 0x40 && B(px) < 0x40;
+    }
+  g_test_message("screenshot %ux%u: %u colours, %.1f%% inked", w, h, g_hash_table_size(colours),
+                 100.0 * inked / ((double)w * h));
+  g_assert_cmpuint(g_hash_table_size(colours), >=, 200);
+  g_assert_cmpfloat(inked, >, 0.2 * w * h);
+  g_assert_cmpuint(dark_text, >, 100); /* the SVG's <text> is drawn */
+  g_autofree char *kept = g_build_filename(g_get_current_dir(), "pictures-screenshot.png", NULL);
+  g_autofree char *bytes = NULL;
+  gsize length = 0;
+  g_assert_true(g_file_get_contents(shot, &bytes, &length, NULL));
+  if (g_file_set_contents(kept, bytes, (gssize)length, NULL))
+    g_test_message("screenshot: %s", kept);
+}
+
+/* The imbalance chart's axis is logarithmic exactly when the largest
+ * imbalance after balancing is four times the smallest or more (the
+ * JSON's adaptations say which): a narrow hot spot that leaves `none` at
+ * about 5, and the ramp that leaves it under 2. */
+static void
+test_log_axis(void)
+{
+  const char *const cases[][2] = {{"log-narrow", "0.03"}, {"log-wide", "0.3"}};
+  for (guint k = 0; k < G_N_ELEMENTS(cases); k++) {
+    g_autofree char *dir = tmp_path(cases[k][0]);
+    g_autofree char *json = g_strconcat(dir, ".json", NULL);
+    g_autofree char *width = g_strconcat("workload.width=", cases[k][1], NULL);
+    g_auto(Result) r = {0};
+    lbsim(&r, "run", "-q", scenario_path, "--set", "workload.pattern=hotspots", "--set",
+          "workload.hotspots=1", "--set", width, "--set", "workload.size=128x64", "--pictures", dir,
+          "--json", json, NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_autoptr(JsonNode) root = load_json(json);
+    JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
+    double lo = G_MAXDOUBLE, hi = 0;
+    for (guint i = 0; i < json_array_get_length(runs); i++) {
+      JsonArray *steps =
+          json_object_get_array_member(json_array_get_object_element(runs, i), "adaptations");
+      for (guint s = 0; s < json_array_get_length(steps); s++) {
+        double v = json_object_get_double_member(json_array_get_object_element(steps, s),
+                                                 "imbalance_after");
+        lo = MIN(lo, v);
+        hi = MAX(hi, v);
+      }
+    }
+    g_autofree char *svg = picture_file(dir, "imbalance", "svg");
+    g_autofree char *text = read_text(svg);
+    g_test_message("%s: %g to %g", cases[k][0], lo, hi);
+    g_assert_cmpint(strstr(text, "log scale") != NULL, ==, hi / lo >= 4);
+    g_assert_cmpint(k == 0, ==, hi / lo >= 4); /* the two cases are the two kinds */
+    if (hi / lo >= 4)                          /* ticks at 1, 2, 5 */
+      g_assert_nonnull(strstr(text, ">5</text>"));
   }
 }
 
@@ -696,6 +1241,12 @@ main(int argc, char **argv)
   g_test_add_func("/pictures/htree-owners", test_htree_owners);
   g_test_add_func("/pictures/htree-shift", test_htree_shift);
   g_test_add_func("/pictures/htree-3d", test_htree_3d);
+  g_test_add_func("/pictures/formats", test_formats);
+  g_test_add_func("/pictures/extremes", test_extremes);
+  g_test_add_func("/pictures/chunks", test_chunks);
+  g_test_add_func("/pictures/many-ranks", test_many_ranks);
+  g_test_add_func("/pictures/log-axis", test_log_axis);
+  g_test_add_func("/pictures/browser", test_browser);
   int status = g_test_run();
   remove_tree(tmp_dir);
   g_free(scenario_path);

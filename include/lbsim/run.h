@@ -16,6 +16,16 @@ typedef enum {
   LB_RUN_ERROR_AT_END,    /* the caller's hook at the end of the run failed */
 } LbRunError;
 
+/* A piece of work a balancer that owns the compute ran (a chunk of
+ * loop iterations): who ran it, whose data it was (another rank's: it
+ * migrated), when, in simulated seconds. */
+typedef struct {
+  guint adaptation;
+  guint rank, owner;
+  guint64 first, count, load; /* iterations [first, first + count), their summed load */
+  double began, ended;
+} LbChunk;
+
 /* What a run leaves once its last step is balanced, for the caller's hook
  * (the pictures of the final partition): read-only, valid during the
  * call. */
@@ -26,12 +36,14 @@ typedef struct {
   guint ranks, nadaptations;
   double imbalance_before, imbalance_after; /* of the last step */
   const guint64 *rank_load;                 /* per rank, after the last balancing */
+  const guint64 *rank_load_before;          /* per rank, as the last balancing found them */
   const guint32 *owner;                     /* per cell id, for models of cells; else NULL */
   const GArray *const *units;               /* per rank, its LbUnit after the last balancing */
   /* with keep_before: per rank, its units as the last balancing found
    * them (models of trees), and the grids (models of grids); else NULL */
   const GArray *const *units_before;
   const GArray *grids_before;
+  const GArray *chunks; /* with keep_chunks: LbChunk, in the order computed; else NULL */
 } LbRunEnd;
 
 /* A hook at the end of a run: its error becomes the run's
@@ -46,6 +58,7 @@ typedef struct {
   LbRunEndFunc at_end;       /* called once the run's last step is balanced, or NULL */
   gpointer at_end_data;
   gboolean keep_before; /* keep the last step's units and grids before balancing */
+  gboolean keep_chunks; /* keep the chunks a balancer that owns the compute ran (LbChunk) */
   /* called once the platform and the ranks' hosts are checked, before
    * any rank starts, or NULL */
   void (*at_start)(gpointer data);

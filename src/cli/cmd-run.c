@@ -33,6 +33,8 @@ typedef struct {
   char *message_trace;
   char *paje;
   char *pictures;
+  char **picture_formats;
+  char *picture_width;
   char *report;
   char *chart_scale;
   LbPlotValueScale scale;
@@ -56,6 +58,8 @@ run_args_clear(RunArgs *a)
   g_free(a->message_trace);
   g_free(a->paje);
   g_free(a->pictures);
+  g_strfreev(a->picture_formats);
+  g_free(a->picture_width);
   g_free(a->report);
   g_free(a->chart_scale);
   g_strfreev(a->cfg);
@@ -65,7 +69,7 @@ run_args_clear(RunArgs *a)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 
 /* run's and check's options, with the closing NULL entry */
-#define RUN_OPTIONS 21
+#define RUN_OPTIONS 23
 
 static GOptionContext *
 run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
@@ -96,9 +100,15 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
       {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje,
        "Write SimGrid's Paje trace (several balancers: FILE.BALANCER each)", "FILE"},
       {"pictures", 0, 0, G_OPTION_ARG_FILENAME, &a->pictures,
-       "Draw each run's final partition and the scenario's imbalance per step, as PNG and SVG, "
-       "in DIR (made if missing)",
+       "Draw each run's final partition (dls: its chunks over time) and the scenario's imbalance "
+       "per step in DIR (made if missing)",
        "DIR"},
+      {"picture-format", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->picture_formats,
+       "The pictures' formats: png, svg (text as text), pdf, or a comma list (repeatable; "
+       "default png,svg; --report adds svg)",
+       "FORMAT"},
+      {"picture-width", 0, 0, G_OPTION_ARG_STRING, &a->picture_width,
+       "The pictures' width in pixels (PDF: points), 320 to 4096 (default 1280)", "PX"},
       {"report", 0, 0, G_OPTION_ARG_FILENAME, &a->report,
        "Write an HTML report in DIR (made if missing): index.html with the summary, the "
        "partitions, imbalance per step and time per phase, each chart's numbers as CSV beside it",
@@ -137,35 +147,28 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
  * (--pictures) the imbalance per step and, when a balancer declares
  * idle-procs, the idle processors. */
 static GPtrArray *
-picture_files(const char *dir, const LbScenario *sc, gboolean summary)
+picture_files(const LbPictureOptions *o, const char *dir, const LbScenario *sc, gboolean summary)
 {
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; i < sc->runs->len; i++) {
     const LbBalancerRun *run = sc->runs->pdata[i];
-    const LbModel *model = run->work->model;
-    if (model->total_units != NULL && model->grids == NULL && model->leaves == NULL)
+    const char *kind = lb_pictures_kind(run);
+    if (kind == NULL)
       continue;
-    g_autofree char *what = g_strdup_printf("%s.%s", run->label,
-                                            model->grids != NULL    ? "grids"
-                                            : model->leaves != NULL ? "curve"
-                                                                    : "partition");
-    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, what, "png"));
-    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, what, "svg"));
+    g_autofree char *what = g_strdup_printf("%s.%s", run->label, kind);
+    lb_pictures_add_files(names, o, dir, sc->name, what);
   }
   if (!summary)
     return names;
-  g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "imbalance", "png"));
-  g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "imbalance", "svg"));
+  lb_pictures_add_files(names, o, dir, sc->name, "imbalance");
   gboolean idle = FALSE;
   for (guint i = 0; i < sc->runs->len; i++) {
     const LbBalancer *b = ((const LbBalancerRun *)sc->runs->pdata[i])->balancer;
     for (const LbMetricSpec *m = b->metrics; m != NULL && m->name != NULL; m++)
       idle |= strcmp(m->name, "idle-procs") == 0;
   }
-  if (idle) {
-    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "idle", "png"));
-    g_ptr_array_add(names, lb_pictures_file(dir, sc->name, "idle", "svg"));
-  }
+  if (idle)
+    lb_pictures_add_files(names, o, dir, sc->name, "idle");
   return names;
 }
 
@@ -175,8 +178,9 @@ picture_files(const char *dir, const LbScenario *sc, gboolean summary)
  * interrupted or failed run leaves the user's files as they were. */
 typedef struct {
   gboolean make_pictures, make_report;
-  const char *pictures; /* the user's pictures folder: --pictures, or --report's */
-  char *staging;        /* the private folder, or NULL */
+  const char *pictures;             /* the user's pictures folder: --pictures, or --report's */
+  LbPictureOptions picture, staged; /* in that folder, and in the private one */
+  char *staging;                    /* the private folder, or NULL */
   char *staged_paje, *staged_trace, *staged_pictures;
 } OutputPlan;
 
@@ -257,13 +261,38 @@ plan_outputs(const RunArgs *a, const LbScenario *sc, OutputPlan *plan, GError **
   }
   /* the report shows the pictures; without --pictures they go beside it */
   plan->pictures = a->pictures != NULL ? a->pictures : a->report;
+  if (plan->pictures == NULL && (a->picture_formats != NULL || a->picture_width != NULL)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s draws nothing without "
+                "--pictures DIR or --report DIR",
+                a->picture_formats != NULL ? "--picture-format" : "--picture-width");
+    return FALSE;
+  }
+  if (!lb_pictures_parse_formats((const char *const *)a->picture_formats, &plan->picture.formats,
+                                 error))
+    return FALSE;
+  if (a->report != NULL)
+    plan->picture.formats |= LB_PICTURE_SVG; /* the page shows the SVG */
+  guint width = 0;
+  if (a->picture_width != NULL) {
+    if (!lb_runner_parse_count("--picture-width", a->picture_width, &width, error))
+      return FALSE;
+    if (width < 320 || width > 4096) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--picture-width %s: not between 320 and 4096 pixels", a->picture_width);
+      return FALSE;
+    }
+  }
+  plan->picture.width = width;
+  plan->picture.dir = plan->pictures;
   if (a->pictures != NULL &&
       !lb_output_check_folder("--pictures", a->pictures, &plan->make_pictures, error))
     return FALSE;
   if (plan->pictures != NULL) {
     const char *option = a->pictures != NULL ? "--pictures" : "--report";
     gboolean exists = a->pictures != NULL ? !plan->make_pictures : !plan->make_report;
-    g_autoptr(GPtrArray) names = picture_files(plan->pictures, sc, a->pictures != NULL);
+    g_autoptr(GPtrArray) names =
+        picture_files(&plan->picture, plan->pictures, sc, a->pictures != NULL);
     for (guint i = 0; i < names->len; i++)
       if ((exists && !lb_output_check(option, names->pdata[i], error)) ||
           !lb_file_set_output(set, option, names->pdata[i], error))
@@ -277,6 +306,8 @@ plan_outputs(const RunArgs *a, const LbScenario *sc, OutputPlan *plan, GError **
   plan->staged_paje = g_build_filename(plan->staging, "paje", NULL);
   plan->staged_trace = g_build_filename(plan->staging, "trace", NULL);
   plan->staged_pictures = g_build_filename(plan->staging, "pictures", NULL);
+  plan->staged = plan->picture;
+  plan->staged.dir = plan->staged_pictures;
   if (plan->pictures != NULL && g_mkdir(plan->staged_pictures, 0700) != 0) {
     int errsv = errno;
     g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv), "cannot make %s: %s",
@@ -310,8 +341,10 @@ place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GE
       (plan->make_report && a->pictures == NULL &&
        !lb_output_make_folder("--report", plan->pictures, error)))
     return FALSE;
-  g_autoptr(GPtrArray) staged = picture_files(plan->staged_pictures, sc, a->pictures != NULL);
-  g_autoptr(GPtrArray) names = picture_files(plan->pictures, sc, a->pictures != NULL);
+  g_autoptr(GPtrArray) staged =
+      picture_files(&plan->picture, plan->staged_pictures, sc, a->pictures != NULL);
+  g_autoptr(GPtrArray) names =
+      picture_files(&plan->picture, plan->pictures, sc, a->pictures != NULL);
   for (guint i = 0; i < names->len; i++)
     if (g_file_test(staged->pdata[i], G_FILE_TEST_EXISTS) &&
         !lb_output_move(staged->pdata[i], names->pdata[i], error))
@@ -503,8 +536,8 @@ write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const Out
   /* every run has succeeded: the pictures of all runs go straight to
    * their folder (made above), drawn last as before */
   return a->pictures == NULL ||
-         (lb_pictures_imbalance(a->pictures, sc->name, runs, error) &&
-          (!lb_pictures_has_idle(runs) || lb_pictures_idle(a->pictures, sc->name, runs, error)));
+         (lb_pictures_imbalance(&plan->picture, sc->name, runs, error) &&
+          (!lb_pictures_has_idle(runs) || lb_pictures_idle(&plan->picture, sc->name, runs, error)));
 }
 
 static int
@@ -530,8 +563,9 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   ro.run.paje_trace = a->paje != NULL ? plan.staged_paje : NULL;
   if (plan.pictures != NULL) {
     ro.run.at_end = lb_pictures_of_run;
-    ro.run.at_end_data = plan.staged_pictures;
+    ro.run.at_end_data = &plan.staged;
     ro.run.keep_before = TRUE;
+    ro.run.keep_chunks = TRUE;
   }
   ro.run.cfg = (const char *const *)a->cfg;
   ro.run.log = (const char *const *)a->log;

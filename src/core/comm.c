@@ -698,6 +698,17 @@ lb_metric_record(LbRank *self, guint metric, double value)
   *slot = def->combine == LB_COMBINE_MAX ? MAX(*slot, value) : *slot + value;
 }
 
+void
+lb_rank_note_chunk(LbRank *self, guint owner, guint64 first, guint64 count, guint64 load,
+                   double began)
+{
+  GArray *chunks = self->run->chunks;
+  if (chunks == NULL)
+    return;
+  LbChunk c = {self->adaptation, (guint)self->id, owner, first, count, load, began, lb_now()};
+  g_array_append_val(chunks, c);
+}
+
 gboolean
 lb_rank_narrating(const LbRank *self)
 {

@@ -131,6 +131,7 @@ struct _LbCoreRun {
   GArray *grids_before;   /* LbGridPart before the last balancing, for pictures */
   GArray **units_before;  /* per rank, its LbUnit before the last balancing: curve pictures */
   GPtrArray *narration;   /* LbNarrated, in the order said */
+  GArray *chunks;         /* LbChunk (lb_rank_note_chunk), with keep_chunks; else NULL */
   GPtrArray *stage_names; /* lb_narrate_stage's names by stage ("" when unnamed) */
   guint finished;         /* ranks that ran to the end: fewer means a deadlock */
   /* The machine graph (lb_rank_machine_neighbours), made on first use:

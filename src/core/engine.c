@@ -618,6 +618,7 @@ free_core_run(LbCoreRun *run)
     g_clear_pointer(&run->units_before[r], g_array_unref);
   g_free(run->units_before);
   g_clear_pointer(&run->narration, g_ptr_array_unref);
+  g_clear_pointer(&run->chunks, g_array_unref);
   g_clear_pointer(&run->stage_names, g_ptr_array_unref);
   g_free(run->failure);
   g_free(run);
@@ -707,10 +708,12 @@ call_at_end(const LbCoreRun *run, const guint32 *owner, GError **error)
       .imbalance_before = run->adaptation_results[last].imbalance_before,
       .imbalance_after = run->adaptation_results[last].imbalance_after,
       .rank_load = run->load_after,
+      .rank_load_before = lb_loads_before((LbCoreRun *)run, last),
       .owner = owner,
       .units = (const GArray *const *)after,
       .units_before = (const GArray *const *)run->units_before,
       .grids_before = run->grids_before,
+      .chunks = run->chunks,
   };
   g_autoptr(GError) local = NULL;
   if (run->options->at_end(&end, run->options->at_end_data, &local))
@@ -890,6 +893,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->transfers = g_array_new(FALSE, FALSE, sizeof(LbTransfer));
   run->events = g_array_new(FALSE, FALSE, sizeof(LbEvent));
   run->narration = g_ptr_array_new_with_free_func(lb_narrated_free);
+  if (options->keep_chunks && brun->balancer->owns_compute)
+    run->chunks = g_array_new(FALSE, FALSE, sizeof(LbChunk));
   run->stage_names = g_ptr_array_new_with_free_func(g_free);
   run->adaptation_metrics = g_new0(double, (gsize)run->nadaptations * run->ndefs);
   if (lb_work_has_ghosts(run->work)) {

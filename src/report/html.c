@@ -740,7 +740,7 @@ inline_picture(GString *out, const char *svg, const char *prefix)
   }
 }
 
-static const char *const picture_kinds[] = {"partition", "grids", "curve"};
+static const char *const picture_kinds[] = {"partition", "grids", "curve", "chunks"};
 
 /* A picture whose SVG is larger is shown from its file (an <img> of its
  * PNG, or of the SVG without one) instead of inside the page: a curve

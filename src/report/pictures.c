@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include <cairo.h>
+#include <cairo-pdf.h>
 #include <cairo-svg.h>
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_t, cairo_destroy)
@@ -16,23 +17,25 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
  * more) per cell; a larger one is sampled. Small fields are blown up to
  * about MAP_SMALL pixels. */
 #define MAP_MAX 1024
-#define MAP_SMALL 640
+#define MAP_SMALL 896
 #define CELL_PX_MAX 48
-#define MARGIN_LEFT 66
-#define MARGIN_TOP 88
-#define MARGIN_BOTTOM 56
+#define MARGIN_LEFT 100
+#define MARGIN_TOP 120
+#define MARGIN_BOTTOM 84
 #define COLOUR_BAR_GAP 24
-#define COLOUR_BAR_WIDTH 18
-#define MARGIN_RIGHT_BAR 110 /* gap, colour bar, its labels */
+#define COLOUR_BAR_WIDTH 20
+#define MARGIN_RIGHT_BAR 144 /* gap, colour bar, its labels */
 #define MARGIN_RIGHT_1D 28
-#define MIN_WIDTH 780
-#define MIN_MAP_HEIGHT 220
-#define BARS_HEIGHT 240
+#define MIN_MAP_HEIGHT 260
+#define BARS_HEIGHT 320
 #define RANK_BAND_GAP 8
-#define RANK_BAND_HEIGHT 34
-#define CHART_WIDTH 960
-#define CHART_HEIGHT 540
+#define RANK_BAND_HEIGHT 44
+#define CHART_WIDTH LB_PICTURES_WIDTH
+#define CHART_HEIGHT 720
 #define FONT "sans-serif"
+/* Every size below is multiplied by this: one scale for every picture,
+ * large enough to read when a page shows the picture half as wide. */
+#define FONT_SCALE 1.5
 
 /* ---- colours, numbers, text ---- */
 
@@ -114,7 +117,7 @@ set_font(cairo_t *cr, double size, gboolean bold)
 {
   cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
+  cairo_set_font_size(cr, size * FONT_SCALE);
 }
 
 static double
@@ -143,11 +146,60 @@ move_to_anchor(cairo_t *cr, double x, double y, double ax, double ay, const char
   cairo_move_to(cr, x - ax * text_width(cr, text), y - ay * (e.ascent + e.descent) + e.ascent);
 }
 
+/* Text in SVG pictures: cairo's SVG surface draws glyphs as outlines,
+ * which no editor can change and no search finds, so on an SVG surface
+ * text is kept as <text> elements (in device units, with its colour,
+ * size, weight, anchor and rotation) and written over the drawing when
+ * it is done. */
+static const cairo_user_data_key_t svg_text_key;
+
+static void
+svg_text(cairo_t *cr, GString *out, double x, double y, double ax, const char *text)
+{
+  double bx = x, by = y;
+  cairo_user_to_device(cr, &bx, &by);
+  cairo_matrix_t m;
+  cairo_get_matrix(cr, &m);
+  double scale = sqrt(fabs(m.xx * m.yy - m.xy * m.yx));
+  double angle = atan2(m.yx, m.xx) * 180 / G_PI;
+  cairo_matrix_t fm;
+  cairo_get_font_matrix(cr, &fm);
+  double r = 0, g = 0, b = 0, a = 1;
+  cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &b, &a);
+  gboolean bold = cairo_toy_font_face_get_weight(cairo_get_font_face(cr)) == CAIRO_FONT_WEIGHT_BOLD;
+  g_autofree char *escaped = g_markup_escape_text(text, -1);
+  char num[6][G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append_printf(out, "<text x=\"%s\" y=\"%s\" font-size=\"%s\"",
+                         g_ascii_formatd(num[0], sizeof num[0], "%.2f", bx),
+                         g_ascii_formatd(num[1], sizeof num[1], "%.2f", by),
+                         g_ascii_formatd(num[2], sizeof num[2], "%.2f", fm.xx * scale));
+  if (bold)
+    g_string_append(out, " font-weight=\"bold\"");
+  if (ax > 0)
+    g_string_append_printf(out, " text-anchor=\"%s\"", ax < 1 ? "middle" : "end");
+  g_string_append_printf(out, " fill=\"#%02x%02x%02x\"", (guint)lround(r * 255),
+                         (guint)lround(g * 255), (guint)lround(b * 255));
+  if (a < 1)
+    g_string_append_printf(out, " fill-opacity=\"%s\"",
+                           g_ascii_formatd(num[3], sizeof num[3], "%.2f", a));
+  if (fabs(angle) > 1e-6)
+    g_string_append_printf(out, " transform=\"rotate(%s %s %s)\"",
+                           g_ascii_formatd(num[3], sizeof num[3], "%.1f", angle), num[0], num[1]);
+  g_string_append_printf(out, ">%s</text>\n", escaped);
+}
+
 static void
 show_text(cairo_t *cr, double x, double y, double ax, double ay, const char *text)
 {
-  move_to_anchor(cr, x, y, ax, ay, text);
-  cairo_show_text(cr, text);
+  GString *svg = cairo_get_user_data(cr, &svg_text_key);
+  if (svg == NULL) {
+    move_to_anchor(cr, x, y, ax, ay, text);
+    cairo_show_text(cr, text);
+    return;
+  }
+  cairo_font_extents_t e;
+  cairo_font_extents(cr, &e);
+  svg_text(cr, svg, x, y - ay * (e.ascent + e.descent) + e.ascent, ax, text);
 }
 
 static void
@@ -183,9 +235,12 @@ show_fitted(cairo_t *cr, double x, double y, double width, double size, gboolean
             const char *text)
 {
   set_font(cr, size, bold);
-  double w = text_width(cr, text);
-  if (w > width)
-    set_font(cr, size * width / w, bold);
+  /* hinted advances are whole pixels: the width is not quite in
+   * proportion to the size */
+  for (double w = text_width(cr, text); w > width && size > 4; w = text_width(cr, text)) {
+    size *= MIN(width / w, 0.98);
+    set_font(cr, size, bold);
+  }
   show_text(cr, x, y, 0, 0, text);
 }
 
@@ -230,40 +285,133 @@ cairo_failed(cairo_status_t status, const char *path, GError **error)
   return TRUE;
 }
 
-/* DIR/SCENARIO.WHAT.png and .svg. The SVG's ids come from cairo's
- * counters, which the same drawing in the same order makes the same in
- * every run. */
-static gboolean
-write_picture(const char *dir, const char *scenario, const char *what, guint width, guint height,
-              DrawFunc draw, gconstpointer data, GError **error)
+/* The SVG's text after the drawing, inside its root element. */
+static void
+svg_add_text(GByteArray *bytes, const GString *text)
 {
-  g_autofree char *png = lb_pictures_file(dir, scenario, what, "png");
-  g_autofree char *svg = lb_pictures_file(dir, scenario, what, "svg");
+  const char *end = g_strrstr_len((const char *)bytes->data, bytes->len, "</svg>");
+  g_assert(end != NULL); /* cairo's own SVG */
+  gsize at = (gsize)(end - (const char *)bytes->data);
+  g_autoptr(GString) group = g_string_new("<g font-family=\"" FONT "\">\n");
+  g_string_append_len(group, text->str, (gssize)text->len);
+  g_string_append(group, "</g>\n");
+  g_byte_array_remove_range(bytes, (guint)at, bytes->len - (guint)at);
+  g_byte_array_append(bytes, (const guint8 *)group->str, (guint)group->len);
+  g_byte_array_append(bytes, (const guint8 *)"</svg>\n", 7);
+}
+
+static const char *const format_names[] = {"png", "svg", "pdf"};
+
+const char *
+lb_pictures_format_ext(LbPictureFormat format)
+{
+  for (guint f = 0; f < G_N_ELEMENTS(format_names); f++)
+    if (format == 1u << f)
+      return format_names[f];
+  g_return_val_if_reached(NULL);
+}
+
+gboolean
+lb_pictures_parse_formats(const char *const *values, guint *formats, GError **error)
+{
+  *formats = 0;
+  for (guint v = 0; values != NULL && values[v] != NULL; v++) {
+    g_auto(GStrv) names = g_strsplit(values[v], ",", -1);
+    for (guint n = 0; names[n] != NULL; n++) {
+      const char *name = g_strstrip(names[n]);
+      guint f = 0;
+      while (f < G_N_ELEMENTS(format_names) && g_ascii_strcasecmp(name, format_names[f]) != 0)
+        f++;
+      if (f == G_N_ELEMENTS(format_names)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--picture-format %s: not png, svg or pdf", name);
+        return FALSE;
+      }
+      *formats |= 1u << f;
+    }
+  }
+  if (*formats == 0)
+    *formats = LB_PICTURES_DEFAULT_FORMATS;
+  return TRUE;
+}
+
+static guint
+formats_of(const LbPictureOptions *o)
+{
+  return o->formats != 0 ? o->formats : LB_PICTURES_DEFAULT_FORMATS;
+}
+
+void
+lb_pictures_add_files(GPtrArray *names, const LbPictureOptions *o, const char *dir,
+                      const char *scenario, const char *what)
+{
+  for (guint f = 0; f < G_N_ELEMENTS(format_names); f++)
+    if (formats_of(o) & 1u << f)
+      g_ptr_array_add(names, lb_pictures_file(dir, scenario, what, format_names[f]));
+}
+
+/* One format of a picture drawn width x height (every picture LB_PICTURES_WIDTH
+ * wide, so that one font size reads the same in all), scaled to the
+ * options' width. The SVG's ids come from cairo's counters, which the same
+ * drawing in the same order makes the same in every run; the PDF carries
+ * no creation date. */
+static gboolean
+draw_format(LbPictureFormat format, const char *path, double scale, guint width, guint height,
+            DrawFunc draw, gconstpointer data, GError **error)
+{
   g_autoptr(GByteArray) bytes = g_byte_array_new();
-  {
+  double w = ceil(width * scale), h = ceil(height * scale);
+  if (format == LB_PICTURE_PNG) {
     g_autoptr(cairo_surface_t) image =
-        cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)width, (int)height);
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
     g_autoptr(cairo_t) cr = cairo_create(image);
+    cairo_scale(cr, scale, scale);
     draw(cr, data);
-    if (cairo_failed(cairo_status(cr), png, error) ||
-        cairo_failed(cairo_surface_write_to_png_stream(image, append_cb, bytes), png, error) ||
-        !save(png, bytes, error))
+    if (cairo_failed(cairo_status(cr), path, error) ||
+        cairo_failed(cairo_surface_write_to_png_stream(image, append_cb, bytes), path, error))
       return FALSE;
+    return save(path, bytes, error);
   }
-  g_byte_array_set_size(bytes, 0);
-  {
-    g_autoptr(cairo_surface_t) vector =
-        cairo_svg_surface_create_for_stream(append_cb, bytes, width, height);
+  g_autoptr(GString) text = g_string_new(NULL);
+  g_autoptr(cairo_surface_t) vector = NULL;
+  if (format == LB_PICTURE_SVG) {
+    vector = cairo_svg_surface_create_for_stream(append_cb, bytes, w, h);
     cairo_svg_surface_set_document_unit(vector, CAIRO_SVG_UNIT_USER);
-    g_autoptr(cairo_t) cr = cairo_create(vector);
-    draw(cr, data);
-    cairo_status_t status = cairo_status(cr);
-    g_clear_pointer(&cr, cairo_destroy);
-    cairo_surface_finish(vector);
-    if (cairo_failed(status, svg, error) || cairo_failed(cairo_surface_status(vector), svg, error))
+  } else {
+    vector = cairo_pdf_surface_create_for_stream(append_cb, bytes, w, h);
+    cairo_pdf_surface_set_metadata(vector, CAIRO_PDF_METADATA_CREATOR, "lbsim");
+    cairo_pdf_surface_set_metadata(vector, CAIRO_PDF_METADATA_CREATE_DATE, "");
+  }
+  g_autoptr(cairo_t) cr = cairo_create(vector);
+  if (format == LB_PICTURE_SVG)
+    cairo_set_user_data(cr, &svg_text_key, text, NULL);
+  cairo_scale(cr, scale, scale);
+  draw(cr, data);
+  cairo_status_t status = cairo_status(cr);
+  g_clear_pointer(&cr, cairo_destroy);
+  cairo_surface_finish(vector);
+  if (cairo_failed(status, path, error) || cairo_failed(cairo_surface_status(vector), path, error))
+    return FALSE;
+  if (format == LB_PICTURE_SVG)
+    svg_add_text(bytes, text);
+  return save(path, bytes, error);
+}
+
+/* DIR/SCENARIO.WHAT.EXT in each of the options' formats, drawn by the
+ * same function so that they agree. */
+static gboolean
+write_picture(const LbPictureOptions *o, const char *scenario, const char *what, guint width,
+              guint height, DrawFunc draw, gconstpointer data, GError **error)
+{
+  double scale = o->width > 0 ? (double)o->width / LB_PICTURES_WIDTH : 1.0;
+  for (guint f = 0; f < G_N_ELEMENTS(format_names); f++) {
+    if (!(formats_of(o) & 1u << f))
+      continue;
+    g_autofree char *path = lb_pictures_file(o->dir, scenario, what, format_names[f]);
+    if (!draw_format(1u << f, path, scale, width, height, draw, data, error))
       return FALSE;
   }
-  return save(svg, bytes, error);
+  return TRUE;
 }
 
 char *
@@ -302,7 +450,9 @@ lb_pictures_layout(const LbWork *work, LbPictureLayout *layout)
   if (longest <= MAP_MAX) {
     layout->sx = (guint)layout->nx;
     layout->sy = (guint)layout->ny;
-    layout->cell_px = (guint)CLAMP(MAP_SMALL / longest, 1, CELL_PX_MAX);
+    /* the nearest whole blow-up to MAP_SMALL that stays within MAP_MAX */
+    guint64 k = (2 * MAP_SMALL / longest + 1) / 2;
+    layout->cell_px = (guint)CLAMP(MIN(k, MAP_MAX / longest), 1, CELL_PX_MAX);
   } else {
     layout->sx = (guint)MAX(1, layout->nx * MAP_MAX / longest);
     layout->sy = (guint)MAX(1, layout->ny * MAP_MAX / longest);
@@ -312,7 +462,7 @@ lb_pictures_layout(const LbWork *work, LbPictureLayout *layout)
   layout->map_height = strip ? BARS_HEIGHT : layout->sy * layout->cell_px;
   guint right = strip ? MARGIN_RIGHT_1D : MARGIN_RIGHT_BAR;
   guint natural = MARGIN_LEFT + layout->map_width + right;
-  layout->width = MAX(natural, MIN_WIDTH);
+  layout->width = LB_PICTURES_WIDTH;
   layout->map_x = MARGIN_LEFT + (layout->width - natural) / 2;
   layout->map_y = MARGIN_TOP;
   layout->height = MARGIN_TOP + MARGIN_BOTTOM +
@@ -346,6 +496,7 @@ typedef struct {
   guint64 *load;  /* the largest load of the sample's cells */
   guint64 lo, hi; /* heat scale */
   RankArea *areas;
+  guint most, least; /* the most and the least loaded rank (the first of equals) */
   char *title, *subtitle, *details;
 } Plane;
 
@@ -403,6 +554,19 @@ sample_plane(Plane *p)
     }
 }
 
+/* The most and the least loaded rank, the first of equals. */
+static void
+extreme_ranks(const guint64 *load, guint ranks, guint *most, guint *least)
+{
+  *most = *least = 0;
+  for (guint r = 1; r < ranks; r++) {
+    if (load[r] > load[*most])
+      *most = r;
+    if (load[r] < load[*least])
+      *least = r;
+  }
+}
+
 static void
 describe_plane(Plane *p)
 {
@@ -426,6 +590,11 @@ describe_plane(Plane *p)
       g_string_append_printf(d, "%s%" G_GUINT64_FORMAT, a ? " \xc3\x97 " : " ", work->size[a]);
   g_string_append_printf(d, "%s \xc2\xb7 %u rank%s", work->dim == 1 ? "" : " cells", pic->ranks,
                          pic->ranks == 1 ? "" : "s");
+  extreme_ranks(pic->rank_load, pic->ranks, &p->most, &p->least);
+  g_autofree char *most = format_load(pic->rank_load[p->most]);
+  g_autofree char *least = format_load(pic->rank_load[p->least]);
+  g_string_append_printf(d, " \xc2\xb7 most loaded r%u (%s), least loaded r%u (%s)", p->most, most,
+                         p->least, least);
   guint64 per_x = (l->nx + l->sx - 1) / l->sx, per_y = (l->ny + l->sy - 1) / l->sy;
   if (work->dim == 1 && per_x > 1)
     g_string_append_printf(
@@ -444,11 +613,11 @@ draw_titles(cairo_t *cr, guint width, const char *title, const char *subtitle, c
 {
   double room = width - 2 * 16.0;
   set_rgb(cr, 0x202020);
-  show_fitted(cr, 16, 12, room, 17, TRUE, title);
-  show_fitted(cr, 16, 36, room, 13, FALSE, subtitle);
+  show_fitted(cr, 16, 14, room, 17, TRUE, title);
+  show_fitted(cr, 16, 48, room, 13, FALSE, subtitle);
   if (details != NULL) {
     set_rgb(cr, 0x606060);
-    show_fitted(cr, 16, 56, room, 12, FALSE, details);
+    show_fitted(cr, 16, 76, room, 12, FALSE, details);
   }
 }
 
@@ -481,9 +650,9 @@ draw_cell_ticks(cairo_t *cr, double start, double across, double length, guint64
   }
   set_font(cr, 12, TRUE);
   if (vertical)
-    show_rotated(cr, across - 48, start - length / 2, name);
+    show_rotated(cr, across - 70, start - length / 2, name);
   else
-    show_text(cr, start + length / 2, across + 26, 0.5, 0, name);
+    show_text(cr, start + length / 2, across + 36, 0.5, 0, name);
 }
 
 static void
@@ -565,8 +734,25 @@ draw_heat(cairo_t *cr, const Plane *p)
   cairo_paint(cr);
 }
 
+/* The boundaries of one direction (edges of them, each covering `share`
+ * of the map). Where they would cover much of the map (thin pieces,
+ * hundreds of ranks: MLB's rows), they are dark and faint, so that the
+ * loads show through rather than a white wash; the other direction's (the
+ * cuts along the rows) keep their white. */
+static void
+stroke_boundaries(cairo_t *cr, guint64 edges, double share)
+{
+  double covered = edges * share;
+  if (covered > 0.15)
+    cairo_set_source_rgba(cr, 0, 0, 0, CLAMP(0.9 * 0.04 / covered, 0.12, 0.35));
+  else
+    cairo_set_source_rgba(cr, 1, 1, 1, CLAMP(0.9 * 0.06 / MAX(covered, 1e-9), 0.35, 0.9));
+  cairo_stroke(cr);
+}
+
 /* Owner boundaries: a line along every edge between samples of different
- * owners, edges in a row merged into one segment. */
+ * owners, edges in a row merged into one segment, each direction drawn
+ * by itself. */
 static void
 draw_boundaries(cairo_t *cr, const Plane *p)
 {
@@ -575,6 +761,8 @@ draw_boundaries(cairo_t *cr, const Plane *p)
   double width = k >= 12 ? 2 : 1, shift = k >= 12 ? 0 : 0.5;
   const guint32 *o = p->owner;
   guint64 edges = 0;
+  cairo_set_line_width(cr, width);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_SQUARE);
   /* vertical edges: left of sample column i */
   for (guint i = 1; i < l->sx; i++)
     for (guint j = 0; j < l->sy;) {
@@ -590,6 +778,8 @@ draw_boundaries(cairo_t *cr, const Plane *p)
       cairo_move_to(cr, x, l->map_y + (l->sy - j) * k);
       cairo_line_to(cr, x, l->map_y + (l->sy - j0) * k);
     }
+  stroke_boundaries(cr, edges, k * width / ((double)l->map_width * l->map_height));
+  edges = 0;
   /* horizontal edges: below sample row j */
   for (guint j = 1; j < l->sy; j++)
     for (guint i = 0; i < l->sx;) {
@@ -606,13 +796,7 @@ draw_boundaries(cairo_t *cr, const Plane *p)
       cairo_move_to(cr, l->map_x + i0 * k, y);
       cairo_line_to(cr, l->map_x + i * k, y);
     }
-  /* Where boundaries would cover much of the map (thin pieces), they are
-   * drawn fainter so that the loads still show through. */
-  double covered = edges * k * width / ((double)l->map_width * l->map_height);
-  cairo_set_source_rgba(cr, 1, 1, 1, CLAMP(0.9 * 0.06 / covered, 0.35, 0.9));
-  cairo_set_line_width(cr, width);
-  cairo_set_line_cap(cr, CAIRO_LINE_CAP_SQUARE);
-  cairo_stroke(cr);
+  stroke_boundaries(cr, edges, k * width / ((double)l->map_width * l->map_height));
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
 }
 
@@ -646,7 +830,7 @@ draw_labels(cairo_t *cr, const Plane *p)
   double line = text_height(cr);
   for (guint r = 0; r < p->picture->ranks; r++) {
     const RankArea *a = &p->areas[r];
-    if (a->count == 0)
+    if (a->count == 0 || r == p->most || r == p->least)
       continue;
     double x = l->map_x + a->sum_x / a->count * k;
     double y = l->map_y + (l->sy - a->sum_y / a->count) * k;
@@ -662,6 +846,113 @@ draw_labels(cairo_t *cr, const Plane *p)
       const char *lines[] = {both};
       show_label(cr, x, y, lines, 1, w1);
     }
+  }
+}
+
+/* The outline of rank r's region: every sample edge with r on one side
+ * only. */
+static void
+outline_rank(cairo_t *cr, const Plane *p, guint32 r)
+{
+  const LbPictureLayout *l = &p->layout;
+  guint k = l->cell_px;
+  const guint32 *o = p->owner;
+  for (guint j = 0; j < l->sy; j++)
+    for (guint i = 0; i < l->sx; i++) {
+      if (o[(gsize)j * l->sx + i] != r)
+        continue;
+      double x = l->map_x + (double)i * k, y = l->map_y + (double)(l->sy - 1 - j) * k;
+      if (i == 0 || o[(gsize)j * l->sx + i - 1] != r) {
+        cairo_move_to(cr, x, y);
+        cairo_line_to(cr, x, y + k);
+      }
+      if (i + 1 == l->sx || o[(gsize)j * l->sx + i + 1] != r) {
+        cairo_move_to(cr, x + k, y);
+        cairo_line_to(cr, x + k, y + k);
+      }
+      if (j == 0 || o[(gsize)(j - 1) * l->sx + i] != r) {
+        cairo_move_to(cr, x, y + k);
+        cairo_line_to(cr, x + k, y + k);
+      }
+      if (j + 1 == l->sy || o[(gsize)(j + 1) * l->sx + i] != r) {
+        cairo_move_to(cr, x, y);
+        cairo_line_to(cr, x + k, y);
+      }
+    }
+  cairo_set_line_width(cr, 2);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_SQUARE);
+  cairo_stroke(cr);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+}
+
+/* "max r9: 2.17k" and "min r3: 1.90k" on the most and the least loaded
+ * rank's region (at its centroid), whether or not they fit: what a reader
+ * looks for first. A rank with no cells in the plane is named in the
+ * details only. */
+static void
+draw_extremes(cairo_t *cr, const Plane *p)
+{
+  const LbPictureLayout *l = &p->layout;
+  double k = l->cell_px;
+  set_font(cr, 11, TRUE);
+  double line = text_height(cr), last_y = -1e9;
+  const guint ranks[2] = {p->most, p->least};
+  const char *const names[2] = {"max", "min"};
+  const guint32 colours[2] = {0xd55e00, 0x0072b2};
+  for (guint e = 0; e < (p->most == p->least ? 1u : 2u); e++) {
+    const RankArea *a = &p->areas[ranks[e]];
+    if (a->count == 0)
+      continue;
+    set_rgb(cr, colours[e]);
+    outline_rank(cr, p, ranks[e]);
+    double x = l->map_x + a->sum_x / a->count * k;
+    double y = l->map_y + (l->sy - a->sum_y / a->count) * k;
+    if (fabs(y - last_y) < line + 4)
+      y = last_y + line + 4;
+    last_y = y;
+    g_autofree char *load = format_load(p->picture->rank_load[ranks[e]]);
+    g_autofree char *text = g_strdup_printf("%s r%u: %s", names[e], ranks[e], load);
+    double w = text_width(cr, text) + 10;
+    x = CLAMP(x, l->map_x + w / 2, l->map_x + l->map_width - w / 2);
+    rounded_rectangle(cr, x - w / 2, y - line / 2 - 2, w, line + 4, 4);
+    set_rgb(cr, colours[e]);
+    cairo_fill_preserve(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_set_line_width(cr, 1.5);
+    cairo_stroke(cr);
+    show_text(cr, x, y, 0.5, 0.5, text);
+  }
+}
+
+/* array1d: the most and the least loaded rank named over their bars. */
+static void
+draw_strip_extremes(cairo_t *cr, const Plane *p)
+{
+  const LbPictureLayout *l = &p->layout;
+  set_font(cr, 11, TRUE);
+  const guint ranks[2] = {p->most, p->least};
+  const char *const names[2] = {"max", "min"};
+  const guint32 colours[2] = {0xd55e00, 0x0072b2};
+  for (guint e = 0; e < (p->most == p->least ? 1u : 2u); e++) {
+    guint first = G_MAXUINT, last = 0;
+    for (guint i = 0; i < l->sx; i++)
+      if (p->owner[i] == ranks[e]) {
+        first = MIN(first, i);
+        last = i;
+      }
+    if (first == G_MAXUINT)
+      continue;
+    g_autofree char *load = format_load(p->picture->rank_load[ranks[e]]);
+    g_autofree char *text = g_strdup_printf("%s r%u: %s", names[e], ranks[e], load);
+    double w = text_width(cr, text) + 10, line = text_height(cr);
+    double x = l->map_x + (first + last + 1) / 2.0 * l->cell_px;
+    x = CLAMP(x, l->map_x + w / 2, l->map_x + l->map_width - w / 2);
+    double y = l->map_y + 4 + e * (line + 8) + line / 2;
+    rounded_rectangle(cr, x - w / 2, y - line / 2 - 2, w, line + 4, 4);
+    set_rgb(cr, colours[e]);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    show_text(cr, x, y, 0.5, 0.5, text);
   }
 }
 
@@ -691,7 +982,7 @@ draw_strip(cairo_t *cr, const Plane *p)
     show_text(cr, x0 - 8, y, 1, 0.5, label);
   }
   set_font(cr, 12, TRUE);
-  show_rotated(cr, x0 - 56, top + BARS_HEIGHT / 2.0, "load");
+  show_rotated(cr, x0 - 76, top + BARS_HEIGHT / 2.0, "load");
 
   g_autoptr(cairo_surface_t) bars =
       cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)l->map_width, BARS_HEIGHT);
@@ -766,6 +1057,7 @@ draw_partition(cairo_t *cr, gconstpointer data)
   draw_titles(cr, l->width, p->title, p->subtitle, p->details);
   if (p->picture->work->dim == 1) {
     draw_strip(cr, p);
+    draw_strip_extremes(cr, p);
     return;
   }
   draw_heat(cr, p);
@@ -775,21 +1067,22 @@ draw_partition(cairo_t *cr, gconstpointer data)
   cairo_rectangle(cr, l->map_x - 0.5, l->map_y - 0.5, l->map_width + 1, l->map_height + 1);
   cairo_stroke(cr);
   draw_labels(cr, p);
+  draw_extremes(cr, p);
   draw_cell_ticks(cr, l->map_x, l->map_y + l->map_height, l->map_width, l->nx, FALSE, "x");
   draw_cell_ticks(cr, l->map_y + l->map_height, l->map_x, l->map_height, l->ny, TRUE, "y");
   draw_colour_bar(cr, p);
 }
 
 gboolean
-lb_pictures_partition(const char *dir, const LbPartitionPicture *picture, GError **error)
+lb_pictures_partition(const LbPictureOptions *o, const LbPartitionPicture *picture, GError **error)
 {
   g_auto(Plane) p = {.picture = picture};
   lb_pictures_layout(picture->work, &p.layout);
   sample_plane(&p);
   describe_plane(&p);
   g_autofree char *what = g_strdup_printf("%s.partition", picture->balancer);
-  return write_picture(dir, picture->scenario, what, p.layout.width, p.layout.height,
-                       draw_partition, &p, error);
+  return write_picture(o, picture->scenario, what, p.layout.width, p.layout.height, draw_partition,
+                       &p, error);
 }
 
 /* ---- the imbalance chart ---- */
@@ -824,12 +1117,23 @@ chart_mean(const Chart *c, const LbRunResult *run)
   return v;
 }
 
+/* Past the seven colours, the lines are dashed, then dotted: no two of
+ * up to 21 runs look the same. */
+static void
+set_line_style(cairo_t *cr, guint index)
+{
+  static const double dashes[][2] = {{0, 0}, {9, 4}, {2, 3}};
+  guint style = index / G_N_ELEMENTS(line_colours) % G_N_ELEMENTS(dashes);
+  set_rgb(cr, line_colours[index % G_N_ELEMENTS(line_colours)]);
+  cairo_set_dash(cr, dashes[style], style == 0 ? 0 : 2, 0);
+}
+
 static void
 draw_chart(cairo_t *cr, gconstpointer data)
 {
   const Chart *c = data;
   GPtrArray *results = c->results;
-  double left = 84, right = CHART_WIDTH - 190, top = 80, bottom = CHART_HEIGHT - 64;
+  double left = 110, right = CHART_WIDTH - 250, top = 120, bottom = CHART_HEIGHT - 84;
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
   g_autofree char *title = g_strconcat(c->scenario, ": ", c->title, NULL);
@@ -845,24 +1149,49 @@ draw_chart(cairo_t *cr, gconstpointer data)
       lo = MIN(lo, chart_value(c, run, s));
     }
   }
+  /* A baseline four times the best value or more (none's imbalance of 5
+   * to 50) would squash every other line into one at the bottom: the
+   * axis is then logarithmic, ticks at 1, 2 and 5 times powers of ten. */
+  gboolean log_axis = c->floor > 0 && lo > 0 && hi / lo >= 4;
   double y_step = lb_pictures_nice_step(MAX(hi - lo, 1e-3), 6, FALSE);
   /* start at the best value (1 for max/avg) when every value allows it */
   double y_lo = lo >= c->floor ? c->floor : floor(lo / y_step + 1e-9) * y_step;
   double y_hi = MAX(ceil(hi / y_step - 1e-9) * y_step, y_lo + y_step);
   if (hi > y_hi - y_step * 0.2)
     y_hi += y_step;
-  double y_axis = y_lo - (y_hi - y_lo) * 0.03; /* points at y_lo clear of the frame */
+  if (log_axis) {
+    y_lo = MIN(lo, c->floor);
+    double decade = pow(10, ceil(log10(hi) - 1e-9));
+    y_hi = hi <= decade / 5 ? decade / 5 : hi <= decade / 2 ? decade / 2 : decade;
+  }
+  double y_axis = log_axis ? y_lo / pow(y_hi / y_lo, 0.03)
+                           : y_lo - (y_hi - y_lo) * 0.03; /* points at y_lo clear of the frame */
   double x_lo = steps > 1 ? 0 : -0.5, x_hi = steps > 1 ? steps - 1.0 : 0.5;
   double pad = (x_hi - x_lo) * 0.02;
   x_lo -= pad;
   x_hi += pad;
 #define PX(v) (left + (right - left) * ((v)-x_lo) / (x_hi - x_lo))
-#define PY(v) (bottom - (bottom - top) * ((v)-y_axis) / (y_hi - y_axis))
+#define PY(v)                                                                                      \
+  (log_axis ? bottom - (bottom - top) * log((v) / y_axis) / log(y_hi / y_axis)                     \
+            : bottom - (bottom - top) * ((v)-y_axis) / (y_hi - y_axis))
 
   set_font(cr, 11, FALSE);
   cairo_set_line_width(cr, 1);
-  for (double v = y_lo; v <= y_hi + y_step * 1e-6;
-       v = v == y_lo ? floor(v / y_step + 1.3) * y_step : v + y_step) {
+  g_autoptr(GArray) ticks = g_array_new(FALSE, FALSE, sizeof(double));
+  if (log_axis) {
+    for (double d = pow(10, floor(log10(y_lo))); d <= y_hi; d *= 10)
+      for (guint m = 0; m < 3; m++) {
+        double v = d * (m == 0 ? 1 : m == 1 ? 2 : 5);
+        if (v >= y_lo * (1 - 1e-9) && v <= y_hi * (1 + 1e-9))
+          g_array_append_val(ticks, v);
+      }
+  } else {
+    for (double v = y_lo; v <= y_hi + y_step * 1e-6;
+         v = v == y_lo ? floor(v / y_step + 1.3) * y_step : v + y_step)
+      g_array_append_val(ticks, v);
+  }
+  for (guint t = 0; t < ticks->len; t++) {
+    double v = g_array_index(ticks, double, t);
     double y = round(PY(v)) + 0.5;
     set_rgb(cr, 0xe4e4e4);
     cairo_move_to(cr, left, y);
@@ -872,7 +1201,8 @@ draw_chart(cairo_t *cr, gconstpointer data)
     cairo_move_to(cr, left - 5, y);
     cairo_line_to(cr, left, y);
     cairo_stroke(cr);
-    g_autofree char *label = lb_pictures_format_tick(v, y_step);
+    g_autofree char *label =
+        log_axis ? g_strdup_printf("%g", v) : lb_pictures_format_tick(v, y_step);
     show_text(cr, left - 8, y, 1, 0.5, label);
   }
   double x_step = lb_pictures_nice_step(MAX(steps - 1.0, 1), 10, TRUE);
@@ -889,20 +1219,22 @@ draw_chart(cairo_t *cr, gconstpointer data)
   cairo_rectangle(cr, left - 0.5, top - 0.5, right - left + 1, bottom - top + 1);
   cairo_stroke(cr);
   set_font(cr, 12, TRUE);
-  show_text(cr, (left + right) / 2, bottom + 28, 0.5, 0, "adaptation step");
-  show_rotated(cr, left - 60, (top + bottom) / 2, c->axis);
+  show_text(cr, (left + right) / 2, bottom + 40, 0.5, 0, "adaptation step");
+  g_autofree char *axis = g_strconcat(c->axis, log_axis ? ", log scale" : "", NULL);
+  show_rotated(cr, left - 80, (top + bottom) / 2, axis);
 
   cairo_save(cr);
   cairo_rectangle(cr, left, top, right - left, bottom - top);
   cairo_clip(cr);
   for (guint r = 0; r < results->len; r++) {
     const LbRunResult *run = results->pdata[r];
-    set_rgb(cr, line_colours[r % G_N_ELEMENTS(line_colours)]);
+    set_line_style(cr, r);
     cairo_set_line_width(cr, 2.25);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     for (guint s = 0; s < run->nadaptations; s++)
       cairo_line_to(cr, PX(s), PY(chart_value(c, run, s)));
     cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
     if (run->nadaptations > 60)
       continue;
     for (guint s = 0; s < run->nadaptations; s++) {
@@ -922,12 +1254,13 @@ draw_chart(cairo_t *cr, gconstpointer data)
   double lx = right + 20, ly = top + 4;
   for (guint r = 0; r < results->len; r++) {
     const LbRunResult *run = results->pdata[r];
-    double y = ly + r * 40 + 8;
-    set_rgb(cr, line_colours[r % G_N_ELEMENTS(line_colours)]);
+    double y = ly + r * MIN(52.0, (bottom - top) / results->len) + 8;
+    set_line_style(cr, r);
     cairo_set_line_width(cr, 2.25);
     cairo_move_to(cr, lx, y);
     cairo_line_to(cr, lx + 28, y);
     cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
     cairo_arc(cr, lx + 14, y, 3.5, 0, 2 * G_PI);
     cairo_fill(cr);
     set_rgb(cr, 0x202020);
@@ -936,12 +1269,13 @@ draw_chart(cairo_t *cr, gconstpointer data)
     g_autofree char *mean = g_strdup_printf("mean %.4f", chart_mean(c, run));
     set_rgb(cr, 0x606060);
     set_font(cr, 11, FALSE);
-    show_text(cr, lx + 36, y + 16, 0, 0.5, mean);
+    show_text(cr, lx + 36, y + 22, 0, 0.5, mean);
   }
 }
 
 gboolean
-lb_pictures_imbalance(const char *dir, const char *scenario, GPtrArray *results, GError **error)
+lb_pictures_imbalance(const LbPictureOptions *o, const char *scenario, GPtrArray *results,
+                      GError **error)
 {
   g_return_val_if_fail(results->len > 0, FALSE);
   const LbRunResult *first = results->pdata[0];
@@ -958,7 +1292,7 @@ lb_pictures_imbalance(const char *dir, const char *scenario, GPtrArray *results,
                  1,
                  -1,
                  NULL};
-  return write_picture(dir, scenario, "imbalance", CHART_WIDTH, CHART_HEIGHT, draw_chart, &chart,
+  return write_picture(o, scenario, "imbalance", CHART_WIDTH, CHART_HEIGHT, draw_chart, &chart,
                        error);
 }
 
@@ -974,7 +1308,8 @@ lb_pictures_has_idle(GPtrArray *results)
 }
 
 gboolean
-lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *results, GError **error)
+lb_pictures_idle(const LbPictureOptions *o, const char *scenario, GPtrArray *results,
+                 GError **error)
 {
   g_autoptr(GPtrArray) with = g_ptr_array_new();
   for (guint i = 0; i < results->len; i++) {
@@ -991,13 +1326,16 @@ lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *results, GErr
                       first->nadaptations == 1 ? "" : "s");
   Chart chart = {scenario, with, subtitle,    "idle processors", "idle processors (%)",
                  0,        0,    "idle-procs"};
-  return write_picture(dir, scenario, "idle", CHART_WIDTH, CHART_HEIGHT, draw_chart, &chart, error);
+  return write_picture(o, scenario, "idle", CHART_WIDTH, CHART_HEIGHT, draw_chart, &chart, error);
 }
 
 /* ---- the grids of a hierarchy ---- */
 
-#define GRIDS_WIDTH 1280
-#define GRIDS_HEIGHT 720
+#define GRIDS_WIDTH LB_PICTURES_WIDTH
+#define GRIDS_HEIGHT 760
+#define GRIDS_TOP 130
+/* More grids than this in a panel are drawn as an image. */
+#define GRIDS_VECTOR_MAX 1500
 
 /* A colour per rank, spread round the hue circle by the golden angle. */
 guint32
@@ -1011,42 +1349,151 @@ lb_pictures_owner_colour(guint owner)
   return (guint32)(c[0] * 255) << 16 | (guint32)(c[1] * 255) << 8 | (guint32)(c[2] * 255);
 }
 
-/* One panel: the grids of a hierarchy in a square of `side` pixels. */
+/* Per-level outlines: a colour and a width each, finer levels stronger. */
+static const guint32 level_colours[] = {0x505050, 0x000000, 0xcc79a7, 0x0072b2, 0xe69f00};
+
+static guint32
+level_colour(guint level)
+{
+  return level_colours[MIN(level, G_N_ELEMENTS(level_colours) - 1)];
+}
+
+static double
+level_width(guint level)
+{
+  return 0.6 + 0.8 * level;
+}
+
+/* A grid's rectangle in a panel, or FALSE when it does not meet the
+ * drawn plane (a 3D hierarchy: the root's mid-plane). */
+static gboolean
+grid_rect(const LbGridsPicture *p, const LbGridPart *g, double left, double top, double s, double h,
+          double r[4])
+{
+  double k = (double)g->scale;
+  if (p->dim == 3) { /* the mid-plane of the root, at this level's resolution */
+    double z = (double)p->root[2] / 2.0 * k;
+    if (z < (double)g->lo[2] || z >= (double)g->hi[2])
+      return FALSE;
+  }
+  r[0] = left + s * (double)g->lo[0] / k;
+  r[1] = top + h - s * (double)g->hi[1] / k;
+  r[2] = s * (double)(g->hi[0] - g->lo[0]) / k;
+  r[3] = s * (double)(g->hi[1] - g->lo[1]) / k;
+  return TRUE;
+}
+
+/* Loads per rank: the run's (given), or the sums of a set of grids' loads;
+ * and the most and the least loaded rank. */
+static guint64 *
+grid_loads(const LbGridsPicture *p, const GArray *grids, const guint64 *given, guint *most,
+           guint *least)
+{
+  guint64 *load = g_new0(guint64, MAX(p->ranks, 1));
+  if (given != NULL)
+    memcpy(load, given, p->ranks * sizeof *load);
+  for (guint i = 0; given == NULL && i < grids->len; i++) {
+    const LbGridPart *g = &g_array_index(grids, LbGridPart, i);
+    if (g->owner < p->ranks)
+      load[g->owner] += g->load;
+  }
+  extreme_ranks(load, p->ranks, most, least);
+  return load;
+}
+
+/* One panel: the grids of a hierarchy in a square of `side` pixels, with
+ * axes in root cells; filled by owner (a colour each), or, with many
+ * ranks, by their owner's load (viridis from the least to the most
+ * loaded rank); the most and the least loaded rank's grids outlined. */
 static void
-draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, double left, double top,
-                double side, const char *caption)
+draw_grid_panel(cairo_t *cr, const LbGridsPicture *p, const GArray *grids, const guint64 *loads,
+                double left, double top, double side, const char *caption)
 {
   double s = MIN(side / (double)p->root[0], side / (double)p->root[1]);
   double w = s * (double)p->root[0], h = s * (double)p->root[1];
   guint levels = 0;
   for (guint i = 0; i < grids->len; i++)
     levels = MAX(levels, g_array_index(grids, LbGridPart, i).level);
+  guint most = 0, least = 0;
+  g_autofree guint64 *load = grid_loads(p, grids, loads, &most, &least);
+  double total = 0;
+  for (guint r = 0; r < p->ranks; r++)
+    total += (double)load[r];
+  double avg = MAX(total / MAX(p->ranks, 1), 1e-300);
+  gboolean heat = p->ranks >= LB_PICTURES_MANY_RANKS;
+  /* Thousands of grids (a field seen as a hierarchy on 1024 ranks) are
+   * drawn on an image at the output's resolution and pasted in: in SVG
+   * and PDF they would be a path each (1.7 MB for 8000). */
+  cairo_t *to = cr;
+  cairo_surface_t *image = NULL;
+  double dx = 1, dy = 0;
+  cairo_user_to_device_distance(cr, &dx, &dy);
+  double scale = hypot(dx, dy);
+  if (grids->len > GRIDS_VECTOR_MAX) {
+    image =
+        cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(w * scale), (int)ceil(h * scale));
+    to = cairo_create(image);
+    cairo_scale(to, scale, scale);
+    cairo_translate(to, -left, -top);
+  }
+  set_rgb(to, 0xeeeeee);
+  cairo_rectangle(to, left, top, w, h);
+  cairo_fill(to);
   for (guint level = 0; level <= levels; level++)
     for (guint i = 0; i < grids->len; i++) {
       const LbGridPart *g = &g_array_index(grids, LbGridPart, i);
-      if (g->level != level)
+      double r[4];
+      if (g->level != level || !grid_rect(p, g, left, top, s, h, r))
         continue;
-      double k = (double)g->scale;
-      if (p->dim == 3) { /* the mid-plane of the root, at this level's resolution */
-        double z = (double)p->root[2] / 2.0 * k;
-        if (z < (double)g->lo[2] || z >= (double)g->hi[2])
-          continue;
-      }
-      double x0 = left + s * (double)g->lo[0] / k, x1 = left + s * (double)g->hi[0] / k;
-      double y0 = top + h - s * (double)g->hi[1] / k, y1 = top + h - s * (double)g->lo[1] / k;
-      set_rgb(cr, lb_pictures_owner_colour(g->owner));
-      cairo_rectangle(cr, x0, y0, x1 - x0, y1 - y0);
-      cairo_fill_preserve(cr);
-      set_rgb(cr, 0x202020);
-      cairo_set_line_width(cr, 0.5 + level);
-      cairo_stroke(cr);
+      guint32 fill = !heat                  ? lb_pictures_owner_colour(g->owner)
+                     : g->owner >= p->ranks ? 0xcccccc
+                                            : viridis(load[g->owner] / avg / 2);
+      set_rgb(to, fill);
+      cairo_rectangle(to, r[0], r[1], r[2], r[3]);
+      cairo_fill_preserve(to);
+      set_rgb(to, level_colour(level));
+      /* a small grid's outline no wider than a quarter of it */
+      cairo_set_line_width(to, MIN(level_width(level), MAX(0.3, MIN(r[2], r[3]) / 4)));
+      cairo_stroke(to);
     }
+  if (image != NULL) {
+    cairo_destroy(to);
+    cairo_surface_flush(image);
+    cairo_save(cr);
+    cairo_translate(cr, left, top);
+    cairo_scale(cr, 1 / scale, 1 / scale);
+    cairo_set_source_surface(cr, image, 0, 0);
+    cairo_paint(cr);
+    cairo_restore(cr);
+    cairo_surface_destroy(image);
+  }
+  for (guint e = 0; e < (most == least ? 1u : 2u); e++) {
+    guint rank = e == 0 ? most : least;
+    for (guint i = 0; i < grids->len; i++) {
+      const LbGridPart *g = &g_array_index(grids, LbGridPart, i);
+      double r[4];
+      if (g->owner == rank && grid_rect(p, g, left, top, s, h, r))
+        cairo_rectangle(cr, r[0] + 1.5, r[1] + 1.5, MAX(r[2] - 3, 1), MAX(r[3] - 3, 1));
+    }
+    set_rgb(cr, e == 0 ? 0xd55e00 : 0x0072b2);
+    cairo_set_line_width(cr, 3);
+    cairo_stroke(cr);
+  }
   set_rgb(cr, 0x404040);
   cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, left - 0.5, top - 0.5, w + 1, h + 1);
   cairo_stroke(cr);
-  set_font(cr, 12, TRUE);
-  show_text(cr, left + w / 2, top + h + 10, 0.5, 0, caption);
+  draw_cell_ticks(cr, left, top + h, w, p->root[0], FALSE, caption);
+  draw_cell_ticks(cr, top + h, left, h, p->root[1], TRUE, "y (root cells)");
+  g_autofree char *most_load = format_load(load[most]);
+  g_autofree char *least_load = format_load(load[least]);
+  g_autofree char *max = g_strdup_printf("max r%u: %s", most, most_load);
+  g_autofree char *min = g_strdup_printf("min r%u: %s", least, least_load);
+  set_font(cr, 11, TRUE);
+  set_rgb(cr, 0xd55e00);
+  show_text(cr, left, top - 6, 0, 1, max);
+  set_rgb(cr, 0x0072b2);
+  show_text(cr, left + text_width(cr, max) + 16, top - 6, 0, 1, min);
 }
 
 static void
@@ -1057,29 +1504,59 @@ draw_grids(cairo_t *cr, gconstpointer data)
   cairo_paint(cr);
   g_autofree char *title = g_strdup_printf("%s \xc2\xb7 %s", p->scenario, p->balancer);
   g_autofree char *subtitle = g_strdup_printf(
-      "grids at adaptation step %u (last of %u), coloured by owner%s", p->adaptation,
-      p->nadaptations, p->dim == 3 ? "; the slice z = NZ/2 of the root" : "");
-  draw_titles(cr, GRIDS_WIDTH, title, subtitle, NULL);
-  double side = GRIDS_HEIGHT - 130;
+      "grids at adaptation step %u (last of %u), %s%s", p->adaptation, p->nadaptations,
+      p->ranks >= LB_PICTURES_MANY_RANKS ? "coloured by their owner's load over the average (dark: "
+                                           "none, teal: 1, yellow: 2 or more)"
+                                         : "coloured by owner",
+      p->dim == 3 ? "; the slice z = NZ/2 of the root" : "");
+  guint levels = 0;
+  for (guint i = 0; i < p->grids->len; i++)
+    levels = MAX(levels, g_array_index(p->grids, LbGridPart, i).level);
+  g_autofree char *details = g_strdup_printf(
+      "%u grids on %u ranks \xc2\xb7 %" G_GUINT64_FORMAT " \xc3\x97 %" G_GUINT64_FORMAT
+      " root cells \xc2\xb7 outlines by level, finer stronger \xc2\xb7 the most loaded rank's "
+      "grids outlined orange, the least loaded's blue",
+      p->grids->len, p->ranks, p->root[0], p->root[1]);
+  draw_titles(cr, GRIDS_WIDTH, title, subtitle, details);
+  double side = GRIDS_HEIGHT - GRIDS_TOP - 150;
+  g_autofree char *before =
+      g_strdup_printf("before balancing: imbalance %.4f (max/avg)", p->imbalance_before);
+  g_autofree char *after =
+      g_strdup_printf("after balancing: imbalance %.4f (max/avg)", p->imbalance_after);
   if (p->before != NULL)
-    draw_grid_panel(cr, p, p->before, 40, 80, side, "before balancing");
-  draw_grid_panel(cr, p, p->grids, GRIDS_WIDTH / 2 + 20, 80, side, "after balancing");
+    draw_grid_panel(cr, p, p->before, p->rank_load_before, 100, GRIDS_TOP, side, before);
+  draw_grid_panel(cr, p, p->grids, p->rank_load_after, GRIDS_WIDTH / 2 + 60, GRIDS_TOP, side,
+                  after);
+  /* the levels' key, under the panels */
+  double x = 100, y = GRIDS_HEIGHT - 26;
+  set_font(cr, 11, FALSE);
+  for (guint level = 0; level <= levels; level++, x += 140) {
+    set_rgb(cr, 0xdddddd);
+    cairo_rectangle(cr, x, y, 26, 16);
+    cairo_fill_preserve(cr);
+    set_rgb(cr, level_colour(level));
+    cairo_set_line_width(cr, level_width(level));
+    cairo_stroke(cr);
+    g_autofree char *name = g_strdup_printf("level %u", level);
+    set_rgb(cr, 0x202020);
+    show_text(cr, x + 34, y + 8, 0, 0.5, name);
+  }
 }
 
 gboolean
-lb_pictures_grids(const char *dir, const LbGridsPicture *picture, GError **error)
+lb_pictures_grids(const LbPictureOptions *o, const LbGridsPicture *picture, GError **error)
 {
   g_autofree char *what = g_strdup_printf("%s.grids", picture->balancer);
-  return write_picture(dir, picture->scenario, what, GRIDS_WIDTH, GRIDS_HEIGHT, draw_grids, picture,
+  return write_picture(o, picture->scenario, what, GRIDS_WIDTH, GRIDS_HEIGHT, draw_grids, picture,
                        error);
 }
 
 /* ---- a curve through the leaves of a tree ---- */
 
-#define CURVE_WIDTH 1280
-#define CURVE_HEIGHT 720
-#define CURVE_TOP 80
-#define CURVE_SIDE (CURVE_HEIGHT - 130)
+#define CURVE_WIDTH LB_PICTURES_WIDTH
+#define CURVE_HEIGHT 750
+#define CURVE_TOP 120
+#define CURVE_SIDE 550
 /* Leaves narrower than this get no outline: it would cover them. */
 #define OUTLINE_MIN_PX 2.0
 /* Centres closer than this to the last one drawn are passed over. */
@@ -1094,12 +1571,15 @@ typedef struct {
 typedef struct {
   guint32 x, y, level;
   guint32 owner[2]; /* before, after */
+  guint64 load;
 } CurveLeaf;
 
 typedef struct {
   const LbCurvePicture *picture;
-  CurveLeaf *leaves; /* those drawn, in the curve's order */
-  gsize n, total;    /* drawn, and all the tree's leaves */
+  CurveLeaf *leaves;       /* those drawn, in the curve's order */
+  gsize n, total;          /* drawn, and all the tree's leaves */
+  gboolean heat;           /* many ranks: loads and boundaries, not a curve of colours */
+  guint most[2], least[2]; /* before, after */
   char *title, *subtitle, *details;
 } Curve;
 
@@ -1169,6 +1649,36 @@ owners_of(const Pair *leaves, gsize n, const GArray *const *units, guint ranks, 
   }
 }
 
+/* load[leaf] as owners_of finds owner[leaf] (0: no unit). */
+static void
+loads_of(const Pair *leaves, gsize n, const GArray *const *units, guint ranks, Pair *held,
+         Pair *spare, guint64 *load)
+{
+  gsize m = 0;
+  for (guint r = 0; r < ranks; r++)
+    for (guint i = 0; i < units[r]->len; i++)
+      held[m++] =
+          (Pair){g_array_index(units[r], LbUnit, i).id, g_array_index(units[r], LbUnit, i).load};
+  const Pair *sorted = sort_pairs(held, spare, m);
+  gsize j = 0;
+  for (gsize i = 0; i < n; i++) {
+    while (j < m && sorted[j].key < leaves[i].key)
+      j++;
+    load[leaves[i].value] = j < m && sorted[j].key == leaves[i].key ? sorted[j].value : 0;
+  }
+}
+
+/* The most and the least loaded rank of units. */
+static void
+extreme_units(const GArray *const *units, guint ranks, guint *most, guint *least)
+{
+  g_autofree guint64 *load = g_new0(guint64, MAX(ranks, 1));
+  for (guint r = 0; r < ranks; r++)
+    for (guint i = 0; i < units[r]->len; i++)
+      load[r] += g_array_index(units[r], LbUnit, i).load;
+  extreme_ranks(load, ranks, most, least);
+}
+
 static gsize
 count_units(const GArray *const *units, guint ranks)
 {
@@ -1205,6 +1715,8 @@ collect_leaves(Curve *c)
   g_autofree guint32 *after = g_new(guint32, MAX(n, 1));
   owners_of(by_id, n, pic->before, pic->ranks, pairs, spare, before);
   owners_of(by_id, n, pic->after, pic->ranks, pairs, spare, after);
+  g_autofree guint64 *load = g_new(guint64, MAX(n, 1));
+  loads_of(by_id, n, pic->after, pic->ranks, pairs, spare, load);
 
   gsize drawn = 0;
   for (gsize i = 0; i < n; i++) {
@@ -1223,6 +1735,7 @@ collect_leaves(Curve *c)
         .y = l->coords[1],
         .level = l->level,
         .owner = {before[by_key[k].value], after[by_key[k].value]},
+        .load = load[by_key[k].value],
     };
   }
 }
@@ -1238,15 +1751,26 @@ describe_curve(Curve *c)
                                        "along z",
                                        c->n, c->total)
                      : g_strdup_printf("the %zu leaves", c->n);
-  c->subtitle =
-      g_strdup_printf("the %s curve through %s of adaptation step %u (last of %u), "
-                      "each segment coloured by the owner of the leaf it leaves",
-                      lb_curve_name(pic->curve), which, pic->adaptation, pic->nadaptations);
+  c->heat = pic->ranks >= LB_PICTURES_MANY_RANKS;
+  extreme_units(pic->before, pic->ranks, &c->most[0], &c->least[0]);
+  extreme_units(pic->after, pic->ranks, &c->most[1], &c->least[1]);
+  if (c->heat)
+    c->subtitle = g_strdup_printf(
+        "%s of adaptation step %u (last of %u), by load per area (log scale, dark to light), "
+        "the ranks' parts of the %s curve outlined",
+        which, pic->adaptation, pic->nadaptations, lb_curve_name(pic->curve));
+  else
+    c->subtitle =
+        g_strdup_printf("the %s curve through %s of adaptation step %u (last of %u), "
+                        "each segment coloured by the owner of the leaf it leaves",
+                        lb_curve_name(pic->curve), which, pic->adaptation, pic->nadaptations);
   c->details = g_strdup_printf(
       "%s, %uD, %" G_GUINT64_FORMAT " finest cells per axis \xc2\xb7 %" G_GUINT64_FORMAT
-      " hnodes \xc2\xb7 %u rank%s \xc2\xb7 leaves under %.0f pixels wide are not outlined",
+      " hnodes \xc2\xb7 %u rank%s \xc2\xb7 after balancing: most loaded r%u, least "
+      "loaded r%u%s",
       work->model->name, work->dim, work->size[0], lb_work_total_units(work), pic->ranks,
-      pic->ranks == 1 ? "" : "s", OUTLINE_MIN_PX);
+      pic->ranks == 1 ? "" : "s", c->most[1], c->least[1],
+      c->heat ? "" : " \xc2\xb7 small leaves not outlined");
 }
 
 void
@@ -1301,11 +1825,130 @@ draw_curve_line(cairo_t *cr, const Curve *c, guint panel)
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
 }
 
+static void draw_rings(cairo_t *cr, const Curve *c, guint panel, double sum[2][3]);
+
+/* Many ranks: every leaf's square filled by its load per area (log
+ * scale), a pixel wide line where owners meet, the most and the least
+ * loaded rank's lines in orange and blue; a raster of the panel. */
+static void
+draw_curve_heat(cairo_t *cr, const Curve *c, guint panel)
+{
+  guint side = CURVE_SIDE;
+  g_autofree guint32 *owner = g_new(guint32, (gsize)side * side);
+  g_autofree double *density = g_new0(double, (gsize)side *side);
+  for (gsize i = 0; i < (gsize)side * side; i++)
+    owner[i] = LB_PICTURES_NOBODY;
+  double lo = G_MAXDOUBLE, hi = 0;
+  for (gsize i = 0; i < c->n; i++) {
+    const CurveLeaf *leaf = &c->leaves[i];
+    double size = ldexp(1.0, -(int)leaf->level);
+    double d = leaf->load > 0 ? log((double)leaf->load / (size * size)) : 0;
+    if (leaf->load > 0) {
+      lo = MIN(lo, d);
+      hi = MAX(hi, d);
+    }
+    guint x0 = (guint)floor(leaf->x * size * side), y0 = (guint)floor(leaf->y * size * side);
+    guint x1 = MAX((guint)floor((leaf->x + 1) * size * side), x0 + 1);
+    guint y1 = MAX((guint)floor((leaf->y + 1) * size * side), y0 + 1);
+    for (guint y = y0; y < MIN(y1, side); y++)
+      for (guint x = x0; x < MIN(x1, side); x++) {
+        gsize at = (gsize)(side - 1 - y) * side + x;
+        owner[at] = leaf->owner[panel];
+        density[at] = MAX(density[at], d);
+      }
+  }
+  if (hi <= lo)
+    hi = lo + 1;
+  double sum[2][3] = {{0}};
+  g_autoptr(cairo_surface_t) image =
+      cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)side, (int)side);
+  cairo_surface_flush(image);
+  guint8 *data = cairo_image_surface_get_data(image);
+  int stride = cairo_image_surface_get_stride(image);
+  for (guint y = 0; y < side; y++) {
+    guint32 *px = (guint32 *)(gpointer)(data + (gsize)y * stride);
+    for (guint x = 0; x < side; x++) {
+      gsize at = (gsize)y * side + x;
+      guint32 o = owner[at];
+      for (guint e = 0; e < 2; e++)
+        if (o == (e == 0 ? c->most[panel] : c->least[panel])) {
+          sum[e][0] += x;
+          sum[e][1] += y;
+          sum[e][2]++;
+        }
+      guint32 colour = o == LB_PICTURES_NOBODY ? 0xcccccc : viridis((density[at] - lo) / (hi - lo));
+      gboolean edge =
+          (x + 1 < side && owner[at + 1] != o) || (y + 1 < side && owner[at + side] != o);
+      if (edge || ((o == c->most[panel] || o == c->least[panel]) &&
+                   ((x > 0 && owner[at - 1] != o) || (y > 0 && owner[at - side] != o)))) {
+        if (o == c->most[panel])
+          colour = 0xd55e00;
+        else if (o == c->least[panel])
+          colour = 0x0072b2;
+        else /* white at 60 % */
+          colour = ((((colour >> 16) & 0xff) * 2 / 5 + 153) << 16) |
+                   ((((colour >> 8) & 0xff) * 2 / 5 + 153) << 8) | ((colour & 0xff) * 2 / 5 + 153);
+      }
+      px[x] = colour;
+    }
+  }
+  cairo_surface_mark_dirty(image);
+  double left, top;
+  lb_pictures_curve_point(panel, 0, 1, &left, &top);
+  cairo_set_source_surface(cr, image, left, top);
+  cairo_paint(cr);
+  draw_rings(cr, c, panel, sum);
+}
+
+/* A ring round the most and the least loaded rank's part (at the centre
+ * of its pixels: sum[e] holds their x, y and count, e 0 the most loaded,
+ * 1 the least, in the panel's pixels), and its name. */
+static void
+draw_rings(cairo_t *cr, const Curve *c, guint panel, double sum[2][3])
+{
+  double left, top, side = CURVE_SIDE;
+  lb_pictures_curve_point(panel, 0, 1, &left, &top);
+  set_font(cr, 11, TRUE);
+  for (guint e = 0; e < 2; e++) {
+    if (sum[e][2] == 0 || (e == 1 && c->least[panel] == c->most[panel]))
+      continue;
+    double x = left + sum[e][0] / sum[e][2], y = top + sum[e][1] / sum[e][2];
+    set_rgb(cr, e == 0 ? 0xd55e00 : 0x0072b2);
+    cairo_new_sub_path(cr);
+    cairo_arc(cr, x, y, 16, 0, 2 * G_PI);
+    cairo_set_line_width(cr, 3);
+    cairo_stroke(cr);
+    g_autofree char *name = g_strdup_printf("%s r%u", e == 0 ? "max" : "min",
+                                            e == 0 ? c->most[panel] : c->least[panel]);
+    double w = text_width(cr, name) + 10, line = text_height(cr);
+    double lx = CLAMP(x, left + w / 2, left + side - w / 2);
+    /* the most loaded's name under its ring, the least loaded's over it,
+     * so that two rings close together keep both names */
+    double below = y + 20 + line / 2 + 2, above = y - 20 - line / 2 - 2;
+    double ly = e == 0 ? (below + line / 2 > top + side ? above : below)
+                       : (above - line / 2 < top ? below : above);
+    rounded_rectangle(cr, lx - w / 2, ly - line / 2 - 2, w, line + 4, 4);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    show_text(cr, lx, ly, 0.5, 0.5, name);
+  }
+}
+
 static void
 draw_curve_panel(cairo_t *cr, const Curve *c, guint panel, const char *caption)
 {
   double left, top;
   lb_pictures_curve_point(panel, 0, 1, &left, &top);
+  if (c->heat) {
+    draw_curve_heat(cr, c, panel);
+    set_rgb(cr, 0x404040);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, left - 0.5, top - 0.5, CURVE_SIDE + 1, CURVE_SIDE + 1);
+    cairo_stroke(cr);
+    set_font(cr, 12, TRUE);
+    show_text(cr, left + CURVE_SIDE / 2.0, top + CURVE_SIDE + 10, 0.5, 0, caption);
+    return;
+  }
   cairo_save(cr);
   cairo_rectangle(cr, left, top, CURVE_SIDE, CURVE_SIDE);
   cairo_clip(cr);
@@ -1335,6 +1978,20 @@ draw_curve_panel(cairo_t *cr, const Curve *c, guint panel, const char *caption)
   cairo_stroke(cr);
   set_font(cr, 12, TRUE);
   show_text(cr, left + CURVE_SIDE / 2.0, top + CURVE_SIDE + 10, 0.5, 0, caption);
+  /* the most and the least loaded rank, named by their colours (a ring
+   * in the panel would hide the leaves under it) */
+  set_font(cr, 11, TRUE);
+  double y = top + CURVE_SIDE + 42, x = left + CURVE_SIDE / 2.0 - 120;
+  for (guint e = 0; e < (c->most[panel] == c->least[panel] ? 1u : 2u); e++) {
+    guint rank = e == 0 ? c->most[panel] : c->least[panel];
+    g_autofree char *name = g_strdup_printf("%s r%u", e == 0 ? "max" : "min", rank);
+    set_rgb(cr, lb_pictures_owner_colour(rank));
+    cairo_rectangle(cr, x, y - 8, 16, 16);
+    cairo_fill(cr);
+    set_rgb(cr, e == 0 ? 0xd55e00 : 0x0072b2);
+    show_text(cr, x + 22, y, 0, 0.5, name);
+    x += 140;
+  }
 }
 
 static void
@@ -1353,21 +2010,269 @@ draw_curve(cairo_t *cr, gconstpointer data)
 }
 
 gboolean
-lb_pictures_curve(const char *dir, const LbCurvePicture *picture, GError **error)
+lb_pictures_curve(const LbPictureOptions *o, const LbCurvePicture *picture, GError **error)
 {
   g_return_val_if_fail(picture->work->model->leaves != NULL, FALSE);
   g_auto(Curve) c = {.picture = picture};
   collect_leaves(&c);
   describe_curve(&c);
   g_autofree char *what = g_strdup_printf("%s.curve", picture->balancer);
-  return write_picture(dir, picture->scenario, what, CURVE_WIDTH, CURVE_HEIGHT, draw_curve, &c,
+  return write_picture(o, picture->scenario, what, CURVE_WIDTH, CURVE_HEIGHT, draw_curve, &c,
                        error);
+}
+
+/* ---- chunks over time (a balancer that owns the compute) ---- */
+
+#define GANTT_LEFT 110
+#define GANTT_RIGHT (LB_PICTURES_WIDTH - 150)
+#define GANTT_TOP 120
+#define GANTT_BOTTOM 90
+/* Migrations drawn as lines from the owner's row up to this many;
+ * beyond, only the marks at the chunks' starts. */
+#define GANTT_LINES_MAX 300
+
+void
+lb_pictures_gantt_layout(guint ranks, double t_end, LbGanttLayout *l)
+{
+  l->ranks = MAX(ranks, 1);
+  l->left = GANTT_LEFT;
+  l->right = GANTT_RIGHT;
+  l->top = GANTT_TOP;
+  l->row = CLAMP(900.0 / l->ranks, 0.5, 24.0);
+  double plot = MAX(l->row * l->ranks, 240.0);
+  l->row = plot / l->ranks;
+  l->bottom = l->top + plot;
+  l->width = LB_PICTURES_WIDTH;
+  l->height = (guint)ceil(l->bottom + GANTT_BOTTOM);
+  l->t_end = t_end > 0 ? t_end : 1;
+}
+
+guint32
+lb_pictures_chunk_colour(guint64 first, guint64 n)
+{
+  return viridis(n > 1 ? 0.1 + 0.9 * (double)first / (double)(n - 1) : 0.5);
+}
+
+typedef struct {
+  const LbChunkPicture *picture;
+  LbGanttLayout layout;
+  guint64 migrated;
+  guint64 iterations; /* the loop's: the last chunk's end, at most */
+  char *title, *subtitle, *details;
+} Gantt;
+
+static void
+gantt_clear(Gantt *g)
+{
+  g_free(g->title);
+  g_free(g->subtitle);
+  g_free(g->details);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Gantt, gantt_clear)
+
+static double
+gantt_x(const LbGanttLayout *l, double t)
+{
+  return l->left + (l->right - l->left) * t / l->t_end;
+}
+
+static void
+draw_gantt(cairo_t *cr, gconstpointer data)
+{
+  const Gantt *g = data;
+  const LbChunkPicture *pic = g->picture;
+  const LbGanttLayout *l = &g->layout;
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  draw_titles(cr, l->width, g->title, g->subtitle, g->details);
+  double w = l->right - l->left, h = l->bottom - l->top;
+  /* idle time grey, the bars over it: a raster of the plot, so that
+   * thousands of chunks cost pixels, not paths */
+  guint pw = (guint)ceil(w), ph = (guint)ceil(h);
+  g_autoptr(cairo_surface_t) bars =
+      cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)pw, (int)ph);
+  cairo_surface_flush(bars);
+  guint8 *px = cairo_image_surface_get_data(bars);
+  int stride = cairo_image_surface_get_stride(bars);
+  for (guint y = 0; y < ph; y++)
+    for (guint x = 0; x < pw; x++)
+      ((guint32 *)(gpointer)(px + (gsize)y * stride))[x] = 0xf0f0f0;
+  const LbChunk *chunk = (const LbChunk *)pic->chunks->data;
+  for (guint i = 0; i < pic->chunks->len; i++) {
+    const LbChunk *c = &chunk[i];
+    if (c->rank >= l->ranks)
+      continue;
+    guint x0 = (guint)CLAMP(lround(gantt_x(l, c->began) - l->left), 0, (long)pw - 1);
+    guint x1 = (guint)CLAMP(lround(gantt_x(l, c->ended) - l->left), (long)x0 + 1, (long)pw);
+    guint y0 = (guint)lround(c->rank * l->row);
+    guint y1 = (guint)MAX(lround((c->rank + 1) * l->row), (long)y0 + 1);
+    /* a gap of a pixel between rows that have room for it */
+    if (l->row >= 6)
+      y1--;
+    guint32 colour = lb_pictures_chunk_colour(c->first, g->iterations);
+    for (guint y = y0; y < MIN(y1, ph); y++)
+      for (guint x = x0; x < x1; x++)
+        ((guint32 *)(gpointer)(px + (gsize)y * stride))[x] = colour;
+    /* a chunk's start: a white line, so that chunks in a row stay apart;
+     * orange and two pixels wide when it migrated */
+    gboolean migrated = c->owner != c->rank;
+    guint mark = migrated ? MIN(2u, x1 - x0) : x1 - x0 >= 3 ? 1 : 0;
+    for (guint y = y0; y < MIN(y1, ph); y++)
+      for (guint x = x0; x < x0 + mark; x++)
+        ((guint32 *)(gpointer)(px + (gsize)y * stride))[x] = migrated ? 0xd55e00 : 0xffffff;
+  }
+  cairo_surface_mark_dirty(bars);
+  cairo_set_source_surface(cr, bars, l->left, l->top);
+  cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+  cairo_paint(cr);
+
+  /* migrations, when few: from the owner's row to the worker's at the
+   * chunk's start */
+  cairo_set_line_width(cr, 1);
+  for (guint i = 0; g->migrated <= GANTT_LINES_MAX && i < pic->chunks->len; i++) {
+    const LbChunk *c = &chunk[i];
+    if (c->owner == c->rank || c->rank >= l->ranks || c->owner >= l->ranks)
+      continue;
+    double x = round(gantt_x(l, c->began)) + 0.5;
+    cairo_move_to(cr, x, l->top + (c->owner + 0.5) * l->row);
+    cairo_line_to(cr, x, l->top + (c->rank + 0.5) * l->row);
+  }
+  cairo_set_source_rgba(cr, 0.84, 0.37, 0, 0.6);
+  cairo_stroke(cr);
+
+  /* adaptation steps: where each one's first chunk starts */
+  guint step = G_MAXUINT;
+  set_font(cr, 10, FALSE);
+  for (guint i = 0; i < pic->chunks->len; i++) {
+    const LbChunk *c = &chunk[i];
+    if (c->adaptation == step)
+      continue;
+    step = c->adaptation;
+    double start = c->began;
+    for (guint k = i; k < pic->chunks->len && chunk[k].adaptation == step; k++)
+      start = MIN(start, chunk[k].began);
+    double x = round(gantt_x(l, start)) + 0.5;
+    set_rgb(cr, 0x404040);
+    cairo_move_to(cr, x, l->top - 6);
+    cairo_line_to(cr, x, l->bottom);
+    cairo_stroke(cr);
+    if (pic->nadaptations > 1) {
+      g_autofree char *name = g_strdup_printf("step %u", step);
+      show_text(cr, x + 3, l->top - 4, 0, 1, name);
+    }
+  }
+
+  set_rgb(cr, 0x404040);
+  cairo_rectangle(cr, l->left - 0.5, l->top - 0.5, w + 1, h + 1);
+  cairo_stroke(cr);
+  /* the axes: simulated time, ranks downwards */
+  set_font(cr, 11, FALSE);
+  double t_step = lb_pictures_nice_step(l->t_end, 8, FALSE);
+  for (double t = 0; t <= l->t_end + t_step * 1e-6; t += t_step) {
+    double x = round(gantt_x(l, t)) + 0.5;
+    cairo_move_to(cr, x, l->bottom);
+    cairo_line_to(cr, x, l->bottom + 5);
+    cairo_stroke(cr);
+    g_autofree char *label = lb_pictures_format_tick(t, t_step);
+    show_text(cr, x, l->bottom + 8, 0.5, 0, label);
+  }
+  double r_step = lb_pictures_nice_step(l->ranks, MIN(l->ranks, 16u), TRUE);
+  for (double r = 0; r < l->ranks; r += r_step) {
+    double y = l->top + (r + 0.5) * l->row;
+    cairo_move_to(cr, l->left - 5, y);
+    cairo_line_to(cr, l->left, y);
+    cairo_stroke(cr);
+    g_autofree char *label = g_strdup_printf("r%.0f", r);
+    show_text(cr, l->left - 8, y, 1, 0.5, label);
+  }
+  set_font(cr, 12, TRUE);
+  show_text(cr, (l->left + l->right) / 2, l->bottom + 36, 0.5, 0, "simulated time (s)");
+  show_rotated(cr, l->left - 80, (l->top + l->bottom) / 2, "worker (rank)");
+
+  /* the colour key: the iterations' position in the loop */
+  double x = l->right + 28, bar = MIN(h, 360.0);
+  cairo_pattern_t *ramp = cairo_pattern_create_linear(0, l->top + bar, 0, l->top);
+  for (guint i = 0; i < 10; i++) {
+    guint32 c = viridis(0.1 + 0.1 * i);
+    cairo_pattern_add_color_stop_rgb(ramp, i / 9.0, (c >> 16) / 255.0, (c >> 8 & 0xff) / 255.0,
+                                     (c & 0xff) / 255.0);
+  }
+  cairo_rectangle(cr, x, l->top, COLOUR_BAR_WIDTH, bar);
+  cairo_set_source(cr, ramp);
+  cairo_fill(cr);
+  cairo_pattern_destroy(ramp);
+  set_rgb(cr, 0x404040);
+  set_font(cr, 11, FALSE);
+  g_autofree char *last = format_load(g->iterations > 0 ? g->iterations - 1 : 0);
+  show_text(cr, x + COLOUR_BAR_WIDTH + 6, l->top, 0, 0, last);
+  show_text(cr, x + COLOUR_BAR_WIDTH + 6, l->top + bar, 0, 1, "0");
+  show_rotated(cr, x + COLOUR_BAR_WIDTH + 24, l->top + bar / 2, "first iteration");
+  if (g->migrated > 0) {
+    set_rgb(cr, 0xd55e00);
+    cairo_rectangle(cr, x, l->top + bar + 24, 3, 12);
+    cairo_fill(cr);
+    set_rgb(cr, 0x404040);
+    show_text(cr, x + 8, l->top + bar + 30, 0, 0.5, "migrated");
+  }
+}
+
+gboolean
+lb_pictures_chunks(const LbPictureOptions *o, const LbChunkPicture *picture, GError **error)
+{
+  g_auto(Gantt) g = {.picture = picture};
+  double t_end = 0;
+  guint64 iterations = 0, work = 0;
+  g_autofree guint64 *count = g_new0(guint64, MAX(picture->ranks, 1));
+  const LbChunk *chunk = (const LbChunk *)picture->chunks->data;
+  for (guint i = 0; i < picture->chunks->len; i++) {
+    const LbChunk *c = &chunk[i];
+    t_end = MAX(t_end, c->ended);
+    iterations = MAX(iterations, c->first + c->count);
+    work += c->count;
+    g.migrated += c->owner != c->rank;
+    if (c->rank < picture->ranks)
+      count[c->rank]++;
+  }
+  g.iterations = iterations;
+  lb_pictures_gantt_layout(picture->ranks, t_end, &g.layout);
+  g.title = g_strdup_printf("%s \xc2\xb7 %s", picture->scenario, picture->balancer);
+  g.subtitle = g_strdup_printf("the chunks each worker computed over simulated time, %u adaptation "
+                               "step%s, coloured by their first iteration",
+                               picture->nadaptations, picture->nadaptations == 1 ? "" : "s");
+  guint busiest = 0;
+  for (guint r = 1; r < picture->ranks; r++)
+    if (count[r] > count[busiest])
+      busiest = r;
+  g.details = g_strdup_printf(
+      "%u chunks, %" G_GUINT64_FORMAT " migrated (an orange start%s) \xc2\xb7 %" G_GUINT64_FORMAT
+      " iterations \xc2\xb7 %u worker%s, r%u computed the most chunks (%" G_GUINT64_FORMAT
+      ") \xc2\xb7 T_p %.4g s",
+      picture->chunks->len, g.migrated,
+      g.migrated <= GANTT_LINES_MAX && g.migrated > 0 ? ", a line from the data's owner" : "", work,
+      picture->ranks, picture->ranks == 1 ? "" : "s", busiest, count[busiest], t_end);
+  g_autofree char *what = g_strdup_printf("%s.chunks", picture->balancer);
+  return write_picture(o, picture->scenario, what, g.layout.width, g.layout.height, draw_gantt, &g,
+                       error);
+}
+
+static gboolean
+chunks_of_run(const LbRunEnd *end, const LbPictureOptions *o, GError **error)
+{
+  LbChunkPicture picture = {
+      .scenario = end->scenario->name,
+      .balancer = end->brun->label,
+      .ranks = end->ranks,
+      .nadaptations = end->nadaptations,
+      .chunks = end->chunks,
+  };
+  return lb_pictures_chunks(o, &picture, error);
 }
 
 /* ---- a run's final partition, at its end ---- */
 
 static gboolean
-partition_of_run(const LbRunEnd *end, const char *dir, GError **error)
+partition_of_run(const LbRunEnd *end, const LbPictureOptions *o, GError **error)
 {
   const LbWork *work = end->work;
   g_autofree guint64 *load = g_new0(guint64, work->cells);
@@ -1388,11 +2293,11 @@ partition_of_run(const LbRunEnd *end, const char *dir, GError **error)
       .load = load,
       .rank_load = end->rank_load,
   };
-  return lb_pictures_partition(dir, &picture, error);
+  return lb_pictures_partition(o, &picture, error);
 }
 
 static gboolean
-grids_of_run(const LbRunEnd *end, const char *dir, GError **error)
+grids_of_run(const LbRunEnd *end, const LbPictureOptions *o, GError **error)
 {
   const LbWork *work = end->work;
   g_autoptr(GArray) grids = g_array_new(FALSE, FALSE, sizeof(LbGridPart));
@@ -1405,16 +2310,20 @@ grids_of_run(const LbRunEnd *end, const char *dir, GError **error)
       .adaptation = end->nadaptations - 1,
       .nadaptations = end->nadaptations,
       .root = {work->size[0], work->size[1], work->size[2]},
+      .imbalance_before = end->imbalance_before,
+      .imbalance_after = end->imbalance_after,
+      .rank_load_before = end->rank_load_before,
+      .rank_load_after = end->rank_load,
       .grids = grids,
       .before = end->grids_before,
   };
-  return lb_pictures_grids(dir, &picture, error);
+  return lb_pictures_grids(o, &picture, error);
 }
 
 /* The curve the run's balancer keeps, as it says; Hilbert's for one
  * that keeps none. */
 static gboolean
-curve_of_run(const LbRunEnd *end, const char *dir, GError **error)
+curve_of_run(const LbRunEnd *end, const LbPictureOptions *o, GError **error)
 {
   LbCurveKind kind = LB_CURVE_HILBERT;
   const LbBalancer *b = end->brun->balancer;
@@ -1433,19 +2342,35 @@ curve_of_run(const LbRunEnd *end, const char *dir, GError **error)
       .before = end->units_before,
       .after = end->units,
   };
-  return lb_pictures_curve(dir, &picture, error);
+  return lb_pictures_curve(o, &picture, error);
+}
+
+const char *
+lb_pictures_kind(const LbBalancerRun *run)
+{
+  const LbModel *model = run->work->model;
+  if (run->balancer->owns_compute)
+    return "chunks";
+  if (model->grids != NULL)
+    return "grids";
+  if (model->leaves != NULL)
+    return "curve";
+  return model->total_units == NULL ? "partition" : NULL;
 }
 
 gboolean
-lb_pictures_of_run(const LbRunEnd *end, gpointer dir, GError **error)
+lb_pictures_of_run(const LbRunEnd *end, gpointer options, GError **error)
 {
+  const LbPictureOptions *o = options;
+  if (end->brun->balancer->owns_compute)
+    return end->chunks == NULL || chunks_of_run(end, o, error);
   const LbModel *model = end->work->model;
   /* of models whose units are cells, of grids, of trees */
-  if (model->total_units == NULL && !partition_of_run(end, dir, error))
+  if (model->total_units == NULL && !partition_of_run(end, o, error))
     return FALSE;
-  if (model->grids != NULL && !grids_of_run(end, dir, error))
+  if (model->grids != NULL && !grids_of_run(end, o, error))
     return FALSE;
-  if (model->leaves != NULL && end->units_before != NULL && !curve_of_run(end, dir, error))
+  if (model->leaves != NULL && end->units_before != NULL && !curve_of_run(end, o, error))
     return FALSE;
   return TRUE;
 }

@@ -1,4 +1,5 @@
-/* Pictures of a run (--pictures DIR), drawn with cairo as PNG and SVG: the
+/* Pictures of a run (--pictures DIR), drawn with cairo as PNG, SVG (with
+ * its text as text) or PDF: the
  * final partition of one run over its work model (its grids, for a model of
  * grids; the curve through its tree's leaves, for a model of trees), and
  * the imbalance after each adaptation step of every run of a scenario. */
@@ -9,6 +10,37 @@
 #include "geometry/curve.h"
 
 #define LB_PICTURES_NOBODY G_MAXUINT32
+
+/* Every picture is drawn this wide, with the same font sizes, and scaled
+ * to the options' width. */
+#define LB_PICTURES_WIDTH 1280
+/* From this many ranks on, pictures of curves and grids show loads with
+ * the parts' boundaries over them: a colour per rank no longer tells
+ * hundreds of ranks apart. */
+#define LB_PICTURES_MANY_RANKS 256
+
+typedef enum {
+  LB_PICTURE_PNG = 1 << 0,
+  LB_PICTURE_SVG = 1 << 1,
+  LB_PICTURE_PDF = 1 << 2,
+} LbPictureFormat;
+
+#define LB_PICTURES_DEFAULT_FORMATS (LB_PICTURE_PNG | LB_PICTURE_SVG)
+
+/* Where pictures go and how. */
+typedef struct {
+  const char *dir;
+  guint formats; /* LbPictureFormat bits; 0: LB_PICTURES_DEFAULT_FORMATS */
+  guint width;   /* pixels (PDF: points); 0: LB_PICTURES_WIDTH */
+} LbPictureOptions;
+
+/* --picture-format's values (each "png", "svg", "pdf" or a comma list of
+ * them) as LbPictureFormat bits; none: the default. */
+gboolean lb_pictures_parse_formats(const char *const *values, guint *formats, GError **error);
+const char *lb_pictures_format_ext(LbPictureFormat format);
+/* DIR/SCENARIO.WHAT.EXT for each of the options' formats, added to names. */
+void lb_pictures_add_files(GPtrArray *names, const LbPictureOptions *o, const char *dir,
+                           const char *scenario, const char *what);
 
 /* One run's final partition: who owns every cell and its load. */
 typedef struct {
@@ -56,19 +88,20 @@ guint32 lb_pictures_line_colour(guint index);
 /* DIR/SCENARIO.WHAT.EXT, a `/` in the scenario's name written `_`. */
 char *lb_pictures_file(const char *dir, const char *scenario, const char *what, const char *ext);
 
-/* DIR/SCENARIO.BALANCER.partition.png and .svg. */
-gboolean lb_pictures_partition(const char *dir, const LbPartitionPicture *picture, GError **error);
+/* DIR/SCENARIO.BALANCER.partition.EXT (each format). */
+gboolean lb_pictures_partition(const LbPictureOptions *o, const LbPartitionPicture *picture,
+                               GError **error);
 
-/* DIR/SCENARIO.imbalance.png and .svg: the imbalance after balancing at
+/* DIR/SCENARIO.imbalance.EXT (each format): the imbalance after balancing at
  * every adaptation step, one line per run (LbRunResult) in order. */
-gboolean lb_pictures_imbalance(const char *dir, const char *scenario, GPtrArray *results,
+gboolean lb_pictures_imbalance(const LbPictureOptions *o, const char *scenario, GPtrArray *results,
                                GError **error);
 
 /* Whether any run declares idle-procs (the SAMR balancers), and
- * DIR/SCENARIO.idle.png and .svg: that metric at every adaptation step,
+ * DIR/SCENARIO.idle.EXT (each format): that metric at every adaptation step,
  * one line per run that has it. */
 gboolean lb_pictures_has_idle(GPtrArray *results);
-gboolean lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *results,
+gboolean lb_pictures_idle(const LbPictureOptions *o, const char *scenario, GPtrArray *results,
                           GError **error);
 
 /* One run's grids after balancing (models of grids): a 2D hierarchy, or
@@ -76,15 +109,23 @@ gboolean lb_pictures_idle(const char *dir, const char *scenario, GPtrArray *resu
 typedef struct {
   const char *scenario, *balancer;
   guint dim, ranks, adaptation, nadaptations;
-  guint64 root[3];      /* root cells per axis */
-  const GArray *grids;  /* LbGridPart, after the last balancing */
-  const GArray *before; /* LbGridPart, as that balancing found them, or NULL */
+  guint64 root[3];                          /* root cells per axis */
+  const GArray *grids;                      /* LbGridPart, after the last balancing */
+  const GArray *before;                     /* LbGridPart, as that balancing found them, or NULL */
+  double imbalance_before, imbalance_after; /* max/avg at that step */
+  /* per rank, the run's loads before and after that balancing (what the
+   * imbalances are of), or NULL: the sums of the grids' loads */
+  const guint64 *rank_load_before, *rank_load_after;
 } LbGridsPicture;
 
-/* DIR/SCENARIO.BALANCER.grids.png and .svg: every grid a rectangle
- * coloured by its owner, finer levels drawn over coarser ones with
- * stronger outlines; before balancing on the left, after on the right. */
-gboolean lb_pictures_grids(const char *dir, const LbGridsPicture *picture, GError **error);
+/* DIR/SCENARIO.BALANCER.grids.EXT (each format): every grid a rectangle
+ * coloured by its owner (from LB_PICTURES_MANY_RANKS ranks: by its
+ * owner's load over the average), finer levels drawn over coarser ones with stronger
+ * outlines, axes in root cells, the most and the least loaded rank's
+ * grids outlined; before balancing on the left, after on the right, each
+ * with its imbalance. */
+gboolean lb_pictures_grids(const LbPictureOptions *o, const LbGridsPicture *picture,
+                           GError **error);
 
 /* One run on a model of trees (htree): the curve through the leaves of
  * the last step's tree, in the curve's order, before and after that
@@ -106,15 +147,47 @@ void lb_pictures_curve_point(guint panel, double x, double y, double *px, double
  * (0xRRGGBB). */
 guint32 lb_pictures_owner_colour(guint owner);
 
-/* DIR/SCENARIO.BALANCER.curve.png and .svg: every leaf's square outlined
+/* DIR/SCENARIO.BALANCER.curve.EXT (each format): every leaf's square outlined
  * (a 3D tree: the leaves that meet the plane z = 1/2, seen along z) and
  * the curve through their centres in the curve's order, each segment in
  * the colour of the owner of the leaf it leaves; before balancing on the
  * left, after on the right. */
-gboolean lb_pictures_curve(const char *dir, const LbCurvePicture *picture, GError **error);
+gboolean lb_pictures_curve(const LbPictureOptions *o, const LbCurvePicture *picture,
+                           GError **error);
+
+/* One run of a balancer that owns the compute (dls): its chunks. */
+typedef struct {
+  const char *scenario, *balancer;
+  guint ranks, nadaptations;
+  const GArray *chunks; /* LbChunk */
+} LbChunkPicture;
+
+/* Where a chunks picture puts things: rank r's row is [top + r row,
+ * top + (r + 1) row), simulated time t at left + (right - left) t / t_end. */
+typedef struct {
+  guint width, height, ranks;
+  double left, right, top, bottom, row;
+  double t_end;
+} LbGanttLayout;
+
+void lb_pictures_gantt_layout(guint ranks, double t_end, LbGanttLayout *layout);
+/* A chunk's colour by its first iteration of n (0xRRGGBB). */
+guint32 lb_pictures_chunk_colour(guint64 first, guint64 n);
+
+/* DIR/SCENARIO.BALANCER.chunks.EXT (each format): a Gantt chart of the
+ * chunks, a row per worker over simulated time, each bar coloured by its
+ * first iteration, the chunks of another rank's data marked (and a line
+ * from that rank's row) as migrations. */
+gboolean lb_pictures_chunks(const LbPictureOptions *o, const LbChunkPicture *picture,
+                            GError **error);
+
+/* The picture a run draws, by its balancer and model: "chunks" (a
+ * balancer that owns the compute), "grids", "curve", "partition", or
+ * NULL (none). */
+const char *lb_pictures_kind(const LbBalancerRun *run);
 
 /* The pictures of a run's final partition, as the hook at the end of a
  * run (LbRunOptions.at_end, data the folder they go in): a partition of
  * cells, the grids of a hierarchy, or a curve through a tree's leaves
  * (which needs keep_before), by what the run's model has. */
-gboolean lb_pictures_of_run(const LbRunEnd *end, gpointer dir, GError **error);
+gboolean lb_pictures_of_run(const LbRunEnd *end, gpointer options, GError **error);
