@@ -53,7 +53,11 @@ _lbsim()
       COMPREPLY=($(compgen -f -X '!*.xml' -- "$cur") $(compgen -d -- "$cur"))
       return
       ;;
-    -o | --json | --csv | --report | --state | --emit-jobs | --pictures | --paje | --trace)
+    --scheduler)
+      COMPREPLY=($(compgen -W "plain parallel slurm" -- "$cur"))
+      return
+      ;;
+    -o | --json | --csv | --report | --state | --emit-jobs | --pictures | --paje | --trace | --lbsim)
       COMPREPLY=($(compgen -f -- "$cur"))
       return
       ;;
