@@ -676,7 +676,8 @@ static const char srun_standin[] =
 /* The sweep as a Slurm array: the scripts pass bash -n, name every run's
  * point above its task, and run end to end through the stand-ins (the
  * array, then the merge with a dependency on it) into the local sweep's
- * JSON and CSV. --lbsim is the program the jobs run. */
+ * JSON and CSV. --lbsim is the program the jobs run; with fewer tasks
+ * than runs (--slurm-max-array) each task runs every third. */
 static void
 test_emit_slurm(void)
 {
@@ -726,9 +727,18 @@ test_emit_slurm(void)
   g_assert_nonnull(strstr(array, "\n#SBATCH --account=lb\n"));
   g_autoptr(GPtrArray) labels = teach_labels();
   for (guint i = 0; i < labels->len; i++) {
-    g_autofree char *task = g_strdup_printf("\n# %s\n%u) id=", (char *)labels->pdata[i], i + 1);
+    g_autofree char *task = g_strdup_printf("\n  # %s\n  %u) id=", (char *)labels->pdata[i], i + 1);
     g_assert_nonnull(strstr(array, task));
   }
+  /* emitted again with at most 3 tasks: task K runs K, K + 3, K + 6 */
+  g_auto(Result) three = {0};
+  lbsim(&three, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml",
+        "--vary", "workload.high=3,10", "-o", json, "--csv", csv, "--emit-jobs", dir, "--scheduler",
+        "slurm", "--lbsim", wrapper, "--slurm-max-array", "3", NULL);
+  g_assert_cmpint(three.status, ==, 0);
+  g_autofree char *array3 = read_text(array_path);
+  g_assert_nonnull(strstr(array3, "\n#SBATCH --array=1-3\n"));
+  g_assert_null(strstr(array3, "--account"));
 
   g_autofree char *submit = g_build_filename(dir, "submit.sh", NULL);
   g_auto(Result) s = {0};
@@ -738,8 +748,8 @@ test_emit_slurm(void)
   g_assert_nonnull(strstr(s.out, "job array 1 (8 runs), then merge job 2"));
   g_autofree char *logged = read_text(log);
   g_autoptr(GString) want = g_string_new("sbatch 1 dependency= array.sbatch\n");
-  for (guint i = 1; i <= 8; i++)
-    g_string_append_printf(want, "srun %u\nlbsim run-job\n", i);
+  for (guint i = 0; i < 8; i++)
+    g_string_append_printf(want, "srun %u\nlbsim run-job\n", i / 3 + 1);
   g_string_append(want, "sbatch 2 dependency=afterany:1 merge.sbatch\nlbsim merge\n");
   g_assert_cmpstr(logged, ==, want->str);
 

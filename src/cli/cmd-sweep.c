@@ -460,7 +460,7 @@ typedef struct {
   char *emit;
   char *scheduler;
   char *lbsim;
-  char *slurm_time, *slurm_mem, *slurm_partition;
+  char *slurm_time, *slurm_mem, *slurm_partition, *slurm_max_array;
   char **sbatch;
   gboolean force;
   gboolean quiet;
@@ -482,6 +482,7 @@ sweep_args_clear(SweepArgs *a)
   g_free(a->slurm_time);
   g_free(a->slurm_mem);
   g_free(a->slurm_partition);
+  g_free(a->slurm_max_array);
   g_strfreev(a->sbatch);
 }
 
@@ -528,6 +529,10 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
        "With --scheduler slurm: each task's memory (default 2G)", "SIZE"},
       {"slurm-partition", 0, 0, G_OPTION_ARG_STRING, &a.slurm_partition,
        "With --scheduler slurm: the partition (default: the cluster's)", "NAME"},
+      {"slurm-max-array", 0, 0, G_OPTION_ARG_STRING, &a.slurm_max_array,
+       "With --scheduler slurm: array tasks at most, below the cluster's MaxArraySize; a task "
+       "then runs several runs (default 1000)",
+       "N"},
       {"sbatch", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.sbatch,
        "With --scheduler slurm: one more #SBATCH option for both jobs, e.g. "
        "--sbatch=--account=NAME (repeatable)",
@@ -567,13 +572,16 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
                                      {"--slurm-time", a.slurm_time},
                                      {"--slurm-mem", a.slurm_mem},
                                      {"--slurm-partition", a.slurm_partition},
+                                     {"--slurm-max-array", a.slurm_max_array},
                                      {"--sbatch", a.sbatch != NULL ? a.sbatch[0] : NULL}};
   for (guint i = 0; a.emit == NULL && i < G_N_ELEMENTS(emitting); i++)
     if (emitting[i][1] != NULL) {
       g_printerr("lbsim: %s is for --emit-jobs\n", emitting[i][0]);
       return LB_EXIT_INPUT;
     }
-  if (a.scheduler != NULL && !lb_emit_parse_scheduler(a.scheduler, &emit.scheduler, &error)) {
+  if ((a.scheduler != NULL && !lb_emit_parse_scheduler(a.scheduler, &emit.scheduler, &error)) ||
+      (a.slurm_max_array != NULL && !lb_runner_parse_count("--slurm-max-array", a.slurm_max_array,
+                                                           &emit.slurm_max_array, &error))) {
     print_error(error);
     return LB_EXIT_INPUT;
   }
@@ -596,18 +604,17 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
     g_printerr("lbsim: --csv -: a sweep rewrites its CSV as runs finish: give a file\n");
     return LB_EXIT_INPUT;
   }
-  emit = (LbEmit){emit.scheduler,
-                  a.emit,
-                  a.lbsim,
-                  json,
-                  a.csv,
-                  state,
-                  a.slurm_time,
-                  a.slurm_mem,
-                  a.slurm_partition,
-                  (const char *const *)a.sbatch,
-                  a.force,
-                  a.quiet};
+  emit.target = a.emit;
+  emit.lbsim = a.lbsim;
+  emit.json = json;
+  emit.csv = a.csv;
+  emit.state = state;
+  emit.slurm_time = a.slurm_time;
+  emit.slurm_mem = a.slurm_mem;
+  emit.slurm_partition = a.slurm_partition;
+  emit.sbatch = (const char *const *)a.sbatch;
+  emit.force = a.force;
+  emit.quiet = a.quiet;
   if (!check_files(sw, json, a.csv, a.emit != NULL ? &emit : NULL, state, &error) ||
       !check_state(state, sw, a.force, &error) ||
       (!a.force &&

@@ -10,6 +10,8 @@
 
 #define DEFAULT_TIME "01:00:00"
 #define DEFAULT_MEM "2G"
+/* Slurm's default MaxArraySize is 1001: task numbers up to 1000 */
+#define DEFAULT_MAX_ARRAY 1000
 /* the second line of every script, then the sweep's definition digest:
  * what tells a folder's earlier scripts from anyone else's files */
 #define MARKER "# lbsim-jobs sweep "
@@ -109,6 +111,8 @@ lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error
   for (guint i = 0; i < G_N_ELEMENTS(slurm_only); i++)
     if (slurm_only[i][1] != NULL && !slurm)
       return fail(error, LB_SWEEP_ERROR_INPUT, "%s is for --scheduler slurm", slurm_only[i][0]);
+  if (e->slurm_max_array > 0 && !slurm)
+    return fail(error, LB_SWEEP_ERROR_INPUT, "--slurm-max-array is for --scheduler slurm");
   for (guint i = 0; i < 3; i++)
     if (!check_sbatch_value(slurm_only[i][0], slurm_only[i][1], FALSE, error))
       return FALSE;
@@ -118,8 +122,7 @@ lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error
   for (guint i = 0; e->sbatch != NULL && e->sbatch[i] != NULL; i++)
     if (e->sbatch[i][0] != '-')
       return fail(error, LB_SWEEP_ERROR_INPUT,
-                  "--sbatch '%s': expected an sbatch option, such as --account=NAME",
-                  e->sbatch[i]);
+                  "--sbatch '%s': expected an sbatch option, such as --account=NAME", e->sbatch[i]);
   if (e->lbsim != NULL && (*e->lbsim == '\0' || has_control(e->lbsim)))
     return fail(error, LB_SWEEP_ERROR_INPUT, "--lbsim '%s': expected a program", e->lbsim);
   if (!slurm)
@@ -177,8 +180,8 @@ write_script(const char *dir, const char *name, const char *text, GError **error
     return FALSE;
   if (g_file_test(path, G_FILE_TEST_IS_REGULAR) && g_chmod(path, 0755) != 0) {
     int errsv = errno;
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv), "cannot make %s executable: %s",
-                path, g_strerror(errsv));
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
+                "cannot make %s executable: %s", path, g_strerror(errsv));
     return FALSE;
   }
   return TRUE;
@@ -197,27 +200,38 @@ write_slurm(const LbEmit *e, const LbSweep *sw, GPtrArray *runs, const char *lbs
   g_autofree char *marker = g_strdup_printf(MARKER "%s (%s)", sw->id, sw->name);
   g_autoptr(GString) array = g_string_new("#!/bin/bash\n");
   g_autofree char *array_name = job_name(sw, "");
-  g_string_append_printf(array,
-                         "%s: its %u runs still missing, one array task each\n"
-                         "# Submit it with submit.sh (the merge follows), or sbatch array.sbatch\n",
-                         marker, runs->len);
+  guint max = e->slurm_max_array > 0 ? e->slurm_max_array : DEFAULT_MAX_ARRAY;
+  guint tasks = MIN(runs->len, max);
+  g_string_append_printf(array, "%s: its %u runs still missing, %s\n", marker, runs->len,
+                         tasks == runs->len ? "one array task each"
+                                            : "task K runs K, K + TASKS, K + 2 TASKS, ...");
+  g_string_append(array,
+                  "# Submit it with submit.sh (the merge follows), or sbatch array.sbatch\n");
   g_string_append_printf(array, "#SBATCH --job-name=%s\n", array_name);
   if (runs->len > 0)
-    g_string_append_printf(array, "#SBATCH --array=1-%u\n", runs->len);
+    g_string_append_printf(array, "#SBATCH --array=1-%u\n", tasks);
   g_string_append_printf(array, "#SBATCH --output=%s/run-%%A_%%a.out\n", dir);
   sbatch_common(array, e);
   g_autofree char *state_word = shell_word(state);
   g_string_append_printf(array, "set -eu\nlbsim=%s\nstate=%s\n", lbsim, state_word);
-  g_string_append(array, "case \"${SLURM_ARRAY_TASK_ID:?not an array task}\" in\n");
+  g_string_append(array, "run() {\n  case \"$1\" in\n");
   for (guint i = 0; i < runs->len; i++) {
     const LbSweepRun *run = runs->pdata[i];
     g_autofree char *label = comment_text(sw, run);
-    g_string_append_printf(array, "# %s\n%u) id=%s ;;\n", label, i + 1, run->id);
+    g_string_append_printf(array, "  # %s\n  %u) id=%s ;;\n", label, i + 1, run->id);
   }
-  g_string_append(array, "*) echo \"array.sbatch: no task $SLURM_ARRAY_TASK_ID\" >&2; exit 2 ;;\n"
-                         "esac\n"
-                         "exec srun --ntasks=1 \"$lbsim\" run-job \"$state/$id.job\" "
-                         "\"$state/$id.result\"\n");
+  g_string_append(array, "  *) echo \"array.sbatch: no run $1\" >&2; return 2 ;;\n"
+                         "  esac\n"
+                         "  srun --ntasks=1 \"$lbsim\" run-job \"$state/$id.job\" "
+                         "\"$state/$id.result\"\n"
+                         "}\n");
+  g_string_append_printf(array,
+                         "status=0\n"
+                         "for k in $(seq \"${SLURM_ARRAY_TASK_ID:?not an array task}\" %u %u); do\n"
+                         "  run \"$k\" || status=$?\n"
+                         "done\n"
+                         "exit $status\n",
+                         MAX(tasks, 1), runs->len);
 
   g_autoptr(GString) merge = g_string_new("#!/bin/bash\n");
   g_autofree char *merge_name = job_name(sw, "-merge");
@@ -239,13 +253,14 @@ write_slurm(const LbEmit *e, const LbSweep *sw, GPtrArray *runs, const char *lbs
   g_string_append_printf(submit, "%s: submits the array, then the merge after it\nset -eu\n",
                          marker);
   if (runs->len > 0)
-    g_string_append_printf(submit,
-                           "array=$(sbatch --parsable %s/array.sbatch)\n"
-                           "array=${array%%%%;*}\n"
-                           "merge=$(sbatch --parsable --dependency=afterany:\"$array\" "
-                           "%s/merge.sbatch)\n"
-                           "echo \"lbsim: job array $array (%u runs), then merge job ${merge%%%%;*}\"\n",
-                           dir_word, dir_word, runs->len);
+    g_string_append_printf(
+        submit,
+        "array=$(sbatch --parsable %s/array.sbatch)\n"
+        "array=${array%%%%;*}\n"
+        "merge=$(sbatch --parsable --dependency=afterany:\"$array\" "
+        "%s/merge.sbatch)\n"
+        "echo \"lbsim: job array $array (%u runs), then merge job ${merge%%%%;*}\"\n",
+        dir_word, dir_word, runs->len);
   else
     g_string_append_printf(submit,
                            "merge=$(sbatch --parsable %s/merge.sbatch)\n"
@@ -284,9 +299,10 @@ lb_emit_jobs(const LbEmit *e, const LbSweep *sw, LbRunResult *const *results)
     return 1;
   }
   /* a bare name is found on the nodes' PATH; a path is made absolute */
-  g_autofree char *program = e->lbsim == NULL          ? g_strdup(exe)
-                             : strchr(e->lbsim, '/') != NULL ? g_canonicalize_filename(e->lbsim, NULL)
-                                                             : g_strdup(e->lbsim);
+  g_autofree char *program = e->lbsim == NULL ? g_strdup(exe)
+                             : strchr(e->lbsim, '/') != NULL
+                                 ? g_canonicalize_filename(e->lbsim, NULL)
+                                 : g_strdup(e->lbsim);
   g_autofree char *lbsim = shell_word(program);
   g_autofree char *state = g_canonicalize_filename(e->state, NULL);
   g_autoptr(GPtrArray) missing = g_ptr_array_new();

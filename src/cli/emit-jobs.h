@@ -15,13 +15,14 @@ typedef enum {
 
 typedef struct {
   LbScheduler scheduler;
-  const char *target;        /* --emit-jobs: FILE, or DIR for slurm */
-  const char *lbsim;         /* --lbsim: the program the jobs run; NULL: this one */
-  const char *json, *csv;    /* what the merge writes (csv may be NULL) */
-  const char *state;         /* the sweep's state folder */
-  const char *slurm_time;    /* #SBATCH --time, or NULL for the default */
-  const char *slurm_mem;     /* #SBATCH --mem, or NULL for the default */
+  const char *target;     /* --emit-jobs: FILE, or DIR for slurm */
+  const char *lbsim;      /* --lbsim: the program the jobs run; NULL: this one */
+  const char *json, *csv; /* what the merge writes (csv may be NULL) */
+  const char *state;      /* the sweep's state folder */
+  const char *slurm_time; /* #SBATCH --time, or NULL for the default */
+  const char *slurm_mem;  /* #SBATCH --mem, or NULL for the default */
   const char *slurm_partition;
+  guint slurm_max_array;     /* array tasks at most (0: the default, 1000) */
   const char *const *sbatch; /* more #SBATCH options, or NULL */
   gboolean force, quiet;
 } LbEmit;

@@ -558,7 +558,12 @@ init_simgrid(const LbScenario *scenario, const LbRunOptions *options)
   if (options->paje_trace != NULL) {
     g_ptr_array_add(args, g_strdup("--cfg=tracing:yes"));
     g_ptr_array_add(args, g_strdup_printf("--cfg=tracing/filename:%s", options->paje_trace));
-    g_ptr_array_add(args, g_strdup("--cfg=tracing/uncategorized:yes"));
+    /* lean unless asked: the links' bandwidth in use is most of the
+     * events, and their bandwidth and latency a variable each */
+    g_ptr_array_add(args, g_strdup_printf("--cfg=tracing/uncategorized:%s",
+                                          options->paje_links ? "yes" : "no"));
+    g_ptr_array_add(
+        args, g_strdup_printf("--cfg=tracing/disable_link:%s", options->paje_links ? "no" : "yes"));
     g_ptr_array_add(args, g_strdup("--cfg=tracing/platform:yes"));
     g_ptr_array_add(args, g_strdup("--cfg=tracing/platform/topology:no"));
     g_ptr_array_add(args, g_strdup("--cfg=tracing/precision:9"));

@@ -245,7 +245,7 @@ outputs_one_file(void)
       {"run", "s.ini", "-q", "--json", "old.json", "--csv", "hard.json", NULL, NULL, "hard.json"},
       {"run", "s.ini", "-q", "-b", "mlb", "--json", "x", "--paje", "x", "--paje x"},
       {"run", "s.ini", "-q", "-b", "mlb", "--message-trace", "t", "--paje", "./t", "--paje ./t"},
-      {"run", "s.ini", "-q", "--paje", "t", "--message-trace", "t", NULL, NULL, "t.none"},
+      {"run", "s.ini", "-q", "--paje", "t", "--json", "t.mlb.paje", NULL, NULL, "t.mlb.paje"},
       {"sweep", "s.ini", "-q", "--vary", "seed=1,2", "-o", "x.out", "--csv", "./x.out", "x.out"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
