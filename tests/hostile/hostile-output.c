@@ -284,6 +284,11 @@ unwritable_paths(void)
       {{"run-job", "job.ini", "nowhere/r.json"}, "nowhere"},
       {{"run-job", "job.ini", "folder"}, "folder"},
       {{"sweep", "s.ini", "-q", "--vary", "seed=1,2", "--emit-jobs", "nowhere/x"}, "nowhere"},
+      {{"sweep", "s.ini", "-q", "--vary", "seed=1,2", "--emit-jobs", "nowhere/x",
+        "--scheduler=slurm"},
+       "nowhere"},
+      {{"sweep", "s.ini", "-q", "--vary", "seed=1,2", "--emit-jobs", "s.ini", "--scheduler=slurm"},
+       "s.ini"},
       {{"sweep", "s.ini", "-q", "--vary", "seed=1,2", "-o", "folder"}, "folder"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
