@@ -87,8 +87,8 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
       {"message-trace", 0, 0, G_OPTION_ARG_FILENAME, &a->message_trace,
        "Write the message pattern for tools/bench (several balancers: FILE.BALANCER each)", "FILE"},
       {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje,
-       "Write SimGrid's Paje trace: each rank's phases (several balancers: FILE.BALANCER.paje "
-       "each)",
+       "Write a Paje trace: each rank's phases and an arrow per message (several balancers: "
+       "FILE.BALANCER.paje each)",
        "FILE"},
       {"paje-links", 0, 0, G_OPTION_ARG_NONE, &a->paje_links,
        "With --paje: trace the links' bandwidth in use too (most of the events)", NULL},
@@ -346,8 +346,8 @@ place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GE
       const LbBalancerRun *run = sc->runs->pdata[i];
       g_autofree char *from = trace_file(t == 0, traces[t][1], run->label, sc->runs->len);
       g_autofree char *to = trace_file(t == 0, traces[t][0], run->label, sc->runs->len);
-      gboolean lean = t == 0 && !a->paje_links;
-      if (!(lean ? lb_paje_write_lean(from, to, error) : lb_output_move(from, to, error)))
+      if (!(t == 0 ? lb_paje_write(from, !a->paje_links, to, error)
+                   : lb_output_move(from, to, error)))
         return FALSE;
     }
   }
