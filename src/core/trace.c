@@ -28,12 +28,13 @@ lb_trace_paje_declare(const LbCoreRun *run)
   TRACE_host_state_declare(PAJE_STATE);
   for (guint i = 0; i < G_N_ELEMENTS(core); i++)
     TRACE_host_state_declare_value(PAJE_STATE, core[i][0], core[i][1]);
+  /* Okabe and Ito's colour-blind safe colours, apart from the core's
+   * grey, orange and green: shades of one blue could not be told apart */
+  static const char *const distinct[] = {"0.00 0.45 0.70", "0.80 0.40 0.00", "0.35 0.70 0.90",
+                                         "0.80 0.60 0.70", "0.95 0.90 0.25", "0.00 0.00 0.00"};
   const char *const *phases = run->brun->balancer->phases;
-  for (guint i = 0; i < run->nphases; i++) {
-    /* blues, lighter phase by phase */
-    g_autofree char *color = g_strdup_printf("0.1 %.2f 0.9", 0.2 + 0.6 * i / MAX(run->nphases, 1));
-    TRACE_host_state_declare_value(PAJE_STATE, phases[i], color);
-  }
+  for (guint i = 0; i < run->nphases; i++)
+    TRACE_host_state_declare_value(PAJE_STATE, phases[i], distinct[i % G_N_ELEMENTS(distinct)]);
 }
 
 void
