@@ -344,9 +344,10 @@ lb_emit_jobs(const LbEmit *e, const LbSweep *sw, LbRunResult *const *results)
                missing->len, e->target, done, sw->runs->len, e->target, e->json);
     return 0;
   }
-  g_printerr("lbsim: %u jobs in %s (%u of %u runs done already); run them, then: lbsim merge "
-             "-o %s%s%s %s\n",
-             missing->len, e->target, done, sw->runs->len, e->json, e->csv != NULL ? " --csv " : "",
-             e->csv != NULL ? e->csv : "", e->state);
+  g_printerr("lbsim: %u jobs in %s (%u of %u runs done already); run them%s, then: lbsim "
+             "merge -o %s%s%s %s\n",
+             missing->len, e->target, done, sw->runs->len,
+             e->scheduler == LB_SCHEDULER_PARALLEL ? " (parallel --joblog FILE < jobs)" : "",
+             e->json, e->csv != NULL ? " --csv " : "", e->csv != NULL ? e->csv : "", e->state);
   return 0;
 }
