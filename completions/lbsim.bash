@@ -57,7 +57,11 @@ _lbsim()
       COMPREPLY=($(compgen -W "png svg pdf" -- "$cur"))
       return
       ;;
-    -o | --json | --csv | --report | --state | --emit-jobs | --pictures | --paje | --trace)
+    --scheduler)
+      COMPREPLY=($(compgen -W "plain parallel slurm" -- "$cur"))
+      return
+      ;;
+    -o | --json | --csv | --report | --state | --emit-jobs | --pictures | --paje | --trace | --lbsim)
       COMPREPLY=($(compgen -f -- "$cur"))
       return
       ;;

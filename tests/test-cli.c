@@ -253,11 +253,11 @@ test_output_checks(void)
   g_autofree char *dir = tmp_path("");
   expect_output_error("--json", dir, "is a folder, not a file");
   expect_output_error("--csv", "", "an empty file name");
-  /* with two balancers the traces are FILE.none and FILE.mlb */
-  g_autofree char *taken = tmp_path("taken.paje");
-  g_autofree char *none = tmp_path("taken.paje.none");
+  /* with two balancers the traces are FILE.none.paje and FILE.mlb.paje */
+  g_autofree char *taken = tmp_path("taken");
+  g_autofree char *none = tmp_path("taken.none.paje");
   g_assert_cmpint(g_mkdir_with_parents(none, 0700), ==, 0);
-  expect_output_error("--paje", taken, "taken.paje.none: is a folder, not a file");
+  expect_output_error("--paje", taken, "taken.none.paje: is a folder, not a file");
   g_rmdir(none);
 
   g_auto(Result) both = {0}, same = {0};
@@ -836,15 +836,20 @@ test_traces(void)
   g_autofree char *count = g_strdup_printf(" messages=%u ", sends);
   g_assert_nonnull(strstr(out, count));
 
-  /* With several balancers each writes FILE.BALANCER, and FILE is not written. */
+  /* With several balancers each writes FILE.BALANCER (Paje: FILE.BALANCER.paje,
+   * FILE's own .paje dropped first), and FILE is not written. */
   g_autofree char *both = tmp_path("both.trace");
   g_autofree char *both_messages = tmp_path("both.txt");
-  g_auto(Result) b = {0};
+  g_autofree char *both_paje = tmp_path("both.paje");
+  g_auto(Result) b = {0}, c = {0};
   lbsim(&b, "run", "-q", "scenarios/mlb-teach-16.ini", "--paje", both, "--message-trace",
         both_messages, NULL);
   g_assert_cmpint(b.status, ==, 0);
-  const char *const names[] = {"both.trace.none", "both.trace.mlb", "both.txt.none",
-                               "both.txt.mlb"};
+  lbsim(&c, "run", "-q", "scenarios/mlb-teach-16.ini", "--paje", both_paje, NULL);
+  g_assert_cmpint(c.status, ==, 0);
+  g_assert_false(g_file_test(both_paje, G_FILE_TEST_EXISTS));
+  const char *const names[] = {"both.trace.none.paje", "both.trace.mlb.paje", "both.txt.none",
+                               "both.txt.mlb",         "both.none.paje",      "both.mlb.paje"};
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
     g_autofree char *path = tmp_path(names[i]);
     g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
@@ -2071,6 +2076,138 @@ test_chunks_errors(void)
   g_assert_nonnull(strstr(name.err, "'fac2'"));
 }
 
+/* pj_dump's lines of a trace: its exit status checked, its stderr empty. */
+static char *
+pj_dump_of(const char *pj_dump, const char *paje)
+{
+  const char *argv[] = {pj_dump, "-l", "9", paje, NULL};
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &wait_status, NULL));
+  g_test_message("%s", err);
+  g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
+  g_assert_cmpstr(err, ==, "");
+  return g_steal_pointer(&out);
+}
+
+/* pj_dump's records whose kind (Container, State, Variable) is kind and
+ * whose third field is type (a container's type, a variable's name). */
+static guint
+pj_count(const char *dump, const char *kind, const char *const *types)
+{
+  guint n = 0;
+  g_auto(GStrv) lines = g_strsplit(dump, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++) {
+    g_auto(GStrv) f = g_strsplit(lines[i], ", ", -1);
+    if (g_strv_length(f) >= 3 && strcmp(f[0], kind) == 0 && g_strv_contains(types, f[2]))
+      n++;
+  }
+  return n;
+}
+
+/* --paje is lean: the ranks' hosts and their phases, an arrow per
+ * message, no link container and no link variable; --paje-links adds the
+ * links' bandwidth in use.
+ * Both read by pj_dump with the same states. A --cfg that would make
+ * SimGrid abort (no platform tracing: the hosts' containers missing) is
+ * refused before anything runs. */
+static void
+test_paje_lean(void)
+{
+  g_autofree char *pj_dump = g_find_program_in_path("pj_dump");
+  if (pj_dump == NULL) {
+    g_test_skip("pj_dump (Debian package pajeng, tools/install-deps) is not installed");
+    return;
+  }
+  g_autofree char *lean = tmp_path("lean.paje");
+  g_autofree char *links = tmp_path("links.paje");
+  g_auto(Result) l = {0}, k = {0};
+  g_autofree char *json = tmp_path("lean.json");
+  lbsim(&l, "run", "-q", "scenarios/mlb-teach-16.ini", "-b", "mlb", "--paje", lean, "-o", json,
+        NULL);
+  g_assert_cmpint(l.status, ==, 0);
+  lbsim(&k, "run", "-q", "scenarios/mlb-teach-16.ini", "-b", "mlb", "--paje", links, "--paje-links",
+        NULL);
+  g_assert_cmpint(k.status, ==, 0);
+  g_autofree char *lean_dump = pj_dump_of(pj_dump, lean);
+  g_autofree char *links_dump = pj_dump_of(pj_dump, links);
+  const char *const link_variables[] = {"bandwidth_used", "bandwidth", "latency", NULL};
+  const char *const link_type[] = {"LINK", NULL};
+  const char *const host_type[] = {"HOST", NULL};
+  const char *const phase[] = {"phase", NULL};
+  g_assert_cmpuint(pj_count(lean_dump, "Variable", link_variables), ==, 0);
+  g_assert_cmpuint(pj_count(lean_dump, "Container", link_type), ==, 0);
+  g_assert_cmpuint(pj_count(links_dump, "Variable", link_variables), >, 0);
+  /* the 16-host hypercube: 4 links out of each host, each up and down, and a loopback */
+  g_assert_cmpuint(pj_count(links_dump, "Container", link_type), ==, 16 * 9);
+  g_assert_cmpuint(pj_count(lean_dump, "Container", host_type), ==, 16);
+  g_assert_cmpuint(pj_count(links_dump, "Container", host_type), ==, 16);
+  /* an arrow per message the run simulated, from one host to another,
+   * never back in time */
+  const char *const message[] = {"message", NULL};
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *run = json_array_get_object_element(
+      json_object_get_array_member(json_node_get_object(root), "runs"), 0);
+  gint64 simulated = json_object_get_int_member(json_object_get_object_member(run, "summary"),
+                                                "simulated_messages");
+  g_assert_cmpint(simulated, >, 0);
+  g_assert_cmpuint(pj_count(lean_dump, "Link", message), ==, simulated);
+  g_assert_cmpuint(pj_count(links_dump, "Link", message), ==, simulated);
+  g_auto(GStrv) rows = g_strsplit(lean_dump, "\n", -1);
+  for (guint i = 0; rows[i] != NULL; i++) {
+    /* Link, CONTAINER, TYPE, START, END, DURATION, VALUE, FROM, TO, KEY */
+    g_auto(GStrv) f = g_strsplit(rows[i], ", ", -1);
+    if (g_strv_length(f) != 10 || strcmp(f[0], "Link") != 0)
+      continue;
+    g_assert_cmpfloat(g_ascii_strtod(f[3], NULL), <=, g_ascii_strtod(f[4], NULL));
+    g_assert_true(f[7][0] == 'n' && f[8][0] == 'n');
+    g_assert_cmpstr(f[7], !=, f[8]);
+  }
+  guint states = pj_count(lean_dump, "State", phase);
+  g_assert_cmpuint(states, >, 16);
+  g_assert_cmpuint(states, ==, pj_count(links_dump, "State", phase));
+  /* the same run, the same bytes */
+  g_autofree char *again = tmp_path("lean-again.paje");
+  g_auto(Result) l2 = {0};
+  lbsim(&l2, "run", "-q", "scenarios/mlb-teach-16.ini", "-b", "mlb", "--paje", again, NULL);
+  g_assert_cmpint(l2.status, ==, 0);
+  g_autofree char *first = NULL, *second = NULL;
+  g_assert_true(g_file_get_contents(lean, &first, NULL, NULL));
+  g_assert_true(g_file_get_contents(again, &second, NULL, NULL));
+  g_auto(GStrv) first_parts = g_strsplit(first, lean, -1);
+  g_auto(GStrv) second_parts = g_strsplit(second, again, -1);
+  g_autofree char *first_text = g_strjoinv("FILE", first_parts);
+  g_autofree char *second_text = g_strjoinv("FILE", second_parts);
+  g_assert_cmpstr(first_text, ==, second_text);
+  GStatBuf a, b;
+  g_assert_cmpint(g_stat(lean, &a), ==, 0);
+  g_assert_cmpint(g_stat(links, &b), ==, 0);
+  g_test_message("lean %ld bytes, with links %ld", (long)a.st_size, (long)b.st_size);
+  g_assert_cmpint(a.st_size, <, b.st_size);
+
+  static const char *const refused[][2] = {
+      {"tracing/platform:no", "--paje needs SimGrid's tracing/platform on"},
+      {"tracing:off", "--paje needs SimGrid's tracing on"},
+      {"tracing/filename:x.trace", "--paje names the trace file"},
+  };
+  g_autofree char *aborted = tmp_path("aborted.paje");
+  for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+    g_auto(Result) r = {0};
+    lbsim(&r, "run", "-q", "scenarios/mlb-teach-16.ini", "-b", "mlb", "--paje", aborted, "--cfg",
+          refused[i][0], "--cfg", "tracing/uncategorized:no", NULL);
+    g_assert_cmpint(r.status, ==, 2);
+    if (strstr(r.err, refused[i][1]) == NULL)
+      g_error("case %u: %s", i, r.err);
+    g_assert_null(strstr(r.err, "crashed"));
+    g_assert_false(g_file_test(aborted, G_FILE_TEST_EXISTS));
+  }
+  g_auto(Result) alone = {0};
+  lbsim(&alone, "run", "-q", "scenarios/mlb-teach-16.ini", "--paje-links", NULL);
+  g_assert_cmpint(alone.status, ==, 2);
+  g_assert_nonnull(strstr(alone.err, "--paje-links is for --paje"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2092,6 +2229,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/no-compute", test_no_compute);
   g_test_add_func("/cli/traces", test_traces);
   g_test_add_func("/cli/paje-states", test_paje_states);
+  g_test_add_func("/cli/paje-lean", test_paje_lean);
   g_test_add_func("/cli/placement-cost", test_placement_cost);
   g_test_add_func("/cli/check", test_check);
   g_test_add_func("/cli/reproduce", test_reproduce);

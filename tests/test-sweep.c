@@ -600,6 +600,298 @@ test_emit_merge(void)
   g_assert_cmpstr(none, ==, "");
 }
 
+/* ---- schedulers: Slurm through stand-ins, GNU parallel ---- */
+
+/* The runs of sweep_teach, as lbsim names them ("ranks=8 workload.high=3
+ * balancer=none"), in the cross product's order. */
+static GPtrArray *
+teach_labels(void)
+{
+  GPtrArray *labels = g_ptr_array_new_with_free_func(g_free);
+  for (guint a = 0; a < G_N_ELEMENTS(ranks); a++)
+    for (guint b = 0; b < G_N_ELEMENTS(highs); b++)
+      for (guint c = 0; c < G_N_ELEMENTS(teach_balancers); c++)
+        g_ptr_array_add(labels, g_strdup_printf("ranks=%s workload.high=%s balancer=%s", ranks[a],
+                                                highs[b], teach_balancers[c]));
+  return labels;
+}
+
+/* A shell command line in folder dir with bin first on PATH; its exit
+ * status, its stdout and stderr in r. */
+static void
+run_shell(Result *r, const char *dir, const char *bin, const char *line)
+{
+  const char *argv[] = {"/bin/bash", "-c", line, NULL};
+  g_auto(GStrv) env = g_get_environ();
+  if (bin != NULL) {
+    g_autofree char *path = g_strdup_printf("%s:%s", bin, g_getenv("PATH"));
+    env = g_environ_setenv(env, "PATH", path, TRUE);
+  }
+  int status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(dir, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
+                             &status, &error));
+  g_assert_no_error(error);
+  r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void
+write_program(const char *path, const char *text)
+{
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  g_assert_cmpint(g_chmod(path, 0755), ==, 0);
+}
+
+/* Small stand-ins for Slurm: sbatch runs a script at once, each task of
+ * its #SBATCH --array in turn with SLURM_ARRAY_TASK_ID set, and prints a
+ * job number (--parsable: with a cluster name after it, as Slurm may);
+ * srun drops its options and runs the command. Both log to bin/log. */
+static const char sbatch_standin[] =
+    "#!/bin/bash\n"
+    "set -eu\n"
+    "log=\"$(dirname \"$0\")/log\"\n"
+    "parsable=0 dependency=\n"
+    "while [ $# -gt 1 ]; do\n"
+    "  case \"$1\" in\n"
+    "    --parsable) parsable=1 ;;\n"
+    "    --dependency=*) dependency=${1#--dependency=} ;;\n"
+    "    *) echo \"sbatch stand-in: unexpected $1\" >&2; exit 2 ;;\n"
+    "  esac\n"
+    "  shift\n"
+    "done\n"
+    "id=$(( $(grep -c '^sbatch' \"$log\" || true) + 1 ))\n"
+    "echo \"sbatch $id dependency=$dependency $(basename \"$1\")\" >> \"$log\"\n"
+    "tasks=$(sed -n 's/^#SBATCH --array=1-\\([0-9]*\\)$/\\1/p' \"$1\")\n"
+    "if [ -n \"$tasks\" ]; then\n"
+    "  for task in $(seq 1 \"$tasks\"); do\n"
+    "    SLURM_ARRAY_JOB_ID=$id SLURM_ARRAY_TASK_ID=$task bash \"$1\" >&2 ||\n"
+    "      echo \"task $task failed\" >> \"$log\"\n"
+    "  done\n"
+    "else\n"
+    "  SLURM_JOB_ID=$id bash \"$1\" >&2 || echo \"job $id failed\" >> \"$log\"\n"
+    "fi\n"
+    "if [ $parsable = 1 ]; then echo \"$id;cluster\"; else echo \"Submitted batch job $id\"; fi\n";
+
+static const char srun_standin[] =
+    "#!/bin/bash\n"
+    "echo \"srun $SLURM_ARRAY_TASK_ID\" >> \"$(dirname \"$0\")/log\"\n"
+    "while [ \"${1#-}\" != \"$1\" ]; do shift; done\n"
+    "exec \"$@\"\n";
+
+/* The sweep as a Slurm array: the scripts pass bash -n, name every run's
+ * point above its task, and run end to end through the stand-ins (the
+ * array, then the merge with a dependency on it) into the local sweep's
+ * JSON and CSV. --lbsim is the program the jobs run; with fewer tasks
+ * than runs (--slurm-max-array) each task runs every third. */
+static void
+test_emit_slurm(void)
+{
+  g_autofree char *local = tmp_path("slurm-local.json");
+  g_autofree char *local_csv = tmp_path("slurm-local.csv");
+  g_auto(Result) l = {0};
+  sweep_teach(&l, local, local_csv, "2");
+  g_assert_cmpint(l.status, ==, 0);
+
+  g_autofree char *bin = tmp_path("slurm-bin");
+  g_assert_cmpint(g_mkdir(bin, 0777), ==, 0);
+  g_autofree char *sbatch = g_build_filename(bin, "sbatch", NULL);
+  g_autofree char *srun = g_build_filename(bin, "srun", NULL);
+  g_autofree char *log = g_build_filename(bin, "log", NULL);
+  g_autofree char *wrapper = g_build_filename(bin, "my-lbsim", NULL);
+  write_program(sbatch, sbatch_standin);
+  write_program(srun, srun_standin);
+  g_autofree char *wrapper_text = g_strdup_printf(
+      "#!/bin/bash\necho \"lbsim $1\" >> %s\nexec %s \"$@\"\n", log, g_getenv("LBSIM"));
+  write_program(wrapper, wrapper_text);
+  g_assert_true(g_file_set_contents(log, "", 0, NULL));
+
+  g_autofree char *json = tmp_path("slurm.json");
+  g_autofree char *csv = tmp_path("slurm.csv");
+  g_autofree char *dir = tmp_path("slurm-jobs");
+  g_auto(Result) e = {0};
+  lbsim(&e, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml", "--vary",
+        "workload.high=3,10", "-o", json, "--csv", csv, "--emit-jobs", dir, "--scheduler", "slurm",
+        "--lbsim", wrapper, "--slurm-time", "0:10:00", "--sbatch", "--account=lb", NULL);
+  g_assert_cmpint(e.status, ==, 0);
+  g_assert_false(g_file_test(json, G_FILE_TEST_EXISTS));
+  static const char *const scripts[] = {"array.sbatch", "merge.sbatch", "submit.sh"};
+  for (guint i = 0; i < G_N_ELEMENTS(scripts); i++) {
+    g_autofree char *path = g_build_filename(dir, scripts[i], NULL);
+    g_assert_true(g_file_test(path, G_FILE_TEST_IS_EXECUTABLE));
+    g_autofree char *check = g_strdup_printf("bash -n %s", path);
+    g_auto(Result) n = {0};
+    run_shell(&n, tmp_dir, NULL, check);
+    g_assert_cmpint(n.status, ==, 0);
+    g_assert_cmpstr(n.err, ==, "");
+  }
+  /* every task named by its point, in the sweep's order */
+  g_autofree char *array_path = g_build_filename(dir, "array.sbatch", NULL);
+  g_autofree char *array = read_text(array_path);
+  g_assert_nonnull(strstr(array, "\n#SBATCH --array=1-8\n"));
+  g_assert_nonnull(strstr(array, "\n#SBATCH --time=0:10:00\n"));
+  g_assert_nonnull(strstr(array, "\n#SBATCH --account=lb\n"));
+  g_autoptr(GPtrArray) labels = teach_labels();
+  for (guint i = 0; i < labels->len; i++) {
+    g_autofree char *task = g_strdup_printf("\n  # %s\n  %u) id=", (char *)labels->pdata[i], i + 1);
+    g_assert_nonnull(strstr(array, task));
+  }
+  /* emitted again with at most 3 tasks: task K runs K, K + 3, K + 6 */
+  g_auto(Result) three = {0};
+  lbsim(&three, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml",
+        "--vary", "workload.high=3,10", "-o", json, "--csv", csv, "--emit-jobs", dir, "--scheduler",
+        "slurm", "--lbsim", wrapper, "--slurm-max-array", "3", NULL);
+  g_assert_cmpint(three.status, ==, 0);
+  g_autofree char *array3 = read_text(array_path);
+  g_assert_nonnull(strstr(array3, "\n#SBATCH --array=1-3\n"));
+  g_assert_null(strstr(array3, "--account"));
+
+  g_autofree char *submit = g_build_filename(dir, "submit.sh", NULL);
+  g_auto(Result) s = {0};
+  run_shell(&s, tmp_dir, bin, submit);
+  g_test_message("%s%s", s.out, s.err);
+  g_assert_cmpint(s.status, ==, 0);
+  g_assert_nonnull(strstr(s.out, "job array 1 (8 runs), then merge job 2"));
+  g_autofree char *logged = read_text(log);
+  g_autoptr(GString) want = g_string_new("sbatch 1 dependency= array.sbatch\n");
+  for (guint i = 0; i < 8; i++)
+    g_string_append_printf(want, "srun %u\nlbsim run-job\n", i / 3 + 1);
+  g_string_append(want, "sbatch 2 dependency=afterany:1 merge.sbatch\nlbsim merge\n");
+  g_assert_cmpstr(logged, ==, want->str);
+
+  g_autofree char *a = read_text(local);
+  g_autofree char *b = read_text(json);
+  g_autofree char *a_fixed = json_without_measured(a);
+  g_autofree char *b_fixed = json_without_measured(b);
+  g_assert_cmpstr(a_fixed, ==, b_fixed);
+  g_autofree char *a_csv = read_text(local_csv);
+  g_autofree char *b_csv = read_text(csv);
+  g_assert_cmpstr(a_csv, ==, b_csv);
+
+  /* emitted again: no task left, submit.sh only merges */
+  g_auto(Result) again = {0};
+  lbsim(&again, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml",
+        "--vary", "workload.high=3,10", "-o", json, "--csv", csv, "--emit-jobs", dir, "--scheduler",
+        "slurm", NULL);
+  g_assert_cmpint(again.status, ==, 0);
+  g_autofree char *none = read_text(array_path);
+  g_assert_null(strstr(none, "--array"));
+  g_autofree char *submit_text = read_text(submit);
+  g_assert_null(strstr(submit_text, "array.sbatch"));
+  g_assert_nonnull(strstr(submit_text, "merge.sbatch"));
+}
+
+/* The job list for GNU parallel: each line ends with its run's point, so
+ * parallel's joblog names every run; merged, the local sweep's JSON. */
+static void
+test_emit_parallel(void)
+{
+  g_autofree char *parallel = g_find_program_in_path("parallel");
+  if (parallel == NULL) {
+    g_test_skip("GNU parallel (Debian package parallel, tools/install-deps) is not installed");
+    return;
+  }
+  g_autofree char *local = tmp_path("parallel-local.json");
+  g_autofree char *local_csv = tmp_path("parallel-local.csv");
+  g_auto(Result) l = {0};
+  sweep_teach(&l, local, local_csv, "2");
+  g_assert_cmpint(l.status, ==, 0);
+
+  g_autofree char *json = tmp_path("parallel.json");
+  g_autofree char *csv = tmp_path("parallel.csv");
+  g_autofree char *jobs = tmp_path("parallel-jobs.txt");
+  g_autofree char *state = tmp_path("parallel.d");
+  g_auto(Result) e = {0};
+  lbsim(&e, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml", "--vary",
+        "workload.high=3,10", "-o", json, "--csv", csv, "--emit-jobs", jobs, "--scheduler",
+        "parallel", NULL);
+  g_assert_cmpint(e.status, ==, 0);
+  g_assert_nonnull(strstr(e.err, "--csv"));
+  g_autofree char *line =
+      g_strdup_printf("%s --will-cite --joblog joblog.txt -j 2 < %s", parallel, jobs);
+  g_auto(Result) p = {0};
+  run_shell(&p, tmp_dir, NULL, line);
+  g_test_message("%s%s", p.out, p.err);
+  g_assert_cmpint(p.status, ==, 0);
+  g_autofree char *joblog_path = tmp_path("joblog.txt");
+  g_autofree char *joblog = read_text(joblog_path);
+  g_auto(GStrv) rows = g_strsplit(joblog, "\n", -1);
+  g_assert_cmpuint(g_strv_length(rows), ==, 10); /* the header, 8 runs, "" */
+  g_autoptr(GPtrArray) labels = teach_labels();
+  for (guint i = 0; i < labels->len; i++) {
+    g_autofree char *tail = g_strdup_printf("  # %s", (char *)labels->pdata[i]);
+    guint found = 0;
+    for (guint r = 1; rows[r] != NULL; r++) {
+      g_auto(GStrv) f = g_strsplit(rows[r], "\t", -1);
+      if (g_strv_length(f) == 9 && g_str_has_suffix(f[8], tail)) {
+        g_assert_cmpstr(f[6], ==, "0"); /* Exitval */
+        found++;
+      }
+    }
+    g_assert_cmpuint(found, ==, 1);
+  }
+  g_auto(Result) m = {0};
+  lbsim(&m, "merge", "-o", json, "--csv", csv, state, NULL);
+  g_assert_cmpint(m.status, ==, 0);
+  g_autofree char *a = read_text(local);
+  g_autofree char *b = read_text(json);
+  g_autofree char *a_fixed = json_without_measured(a);
+  g_autofree char *b_fixed = json_without_measured(b);
+  g_assert_cmpstr(a_fixed, ==, b_fixed);
+  g_autofree char *a_csv = read_text(local_csv);
+  g_autofree char *b_csv = read_text(csv);
+  g_assert_cmpstr(a_csv, ==, b_csv);
+}
+
+/* What --emit-jobs refuses: a Slurm folder's file lbsim did not write
+ * (kept as it was), options of another scheduler, unknown schedulers,
+ * scheduler options without --emit-jobs. */
+static void
+test_emit_refuse(void)
+{
+  g_autofree char *dir = tmp_path("foreign-jobs");
+  g_assert_cmpint(g_mkdir(dir, 0777), ==, 0);
+  g_autofree char *submit = g_build_filename(dir, "submit.sh", NULL);
+  g_assert_true(g_file_set_contents(submit, "#!/bin/sh\necho mine\n", -1, NULL));
+  g_autofree char *json = tmp_path("foreign.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "--emit-jobs", dir,
+        "--scheduler", "slurm", NULL);
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "submit.sh exists and is not a script lbsim"));
+  g_autofree char *kept = read_text(submit);
+  g_assert_cmpstr(kept, ==, "#!/bin/sh\necho mine\n");
+  g_autofree char *array = g_build_filename(dir, "array.sbatch", NULL);
+  g_assert_false(g_file_test(array, G_FILE_TEST_EXISTS));
+
+  g_autofree char *jobs = tmp_path("refused-jobs.txt");
+  static const struct {
+    const char *a, *b, *says;
+  } cases[] = {
+      {"--scheduler", "pbs", "--scheduler 'pbs': expected plain, parallel or slurm"},
+      {"--slurm-time", "1:00:00", "--slurm-time is for --scheduler slurm"},
+      {"--sbatch", "--account=x", "--sbatch is for --scheduler slurm"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_auto(Result) c = {0};
+    lbsim(&c, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "--emit-jobs", jobs,
+          cases[i].a, cases[i].b, NULL);
+    g_assert_cmpint(c.status, ==, 2);
+    if (strstr(c.err, cases[i].says) == NULL)
+      g_error("case %u: %s", i, c.err);
+    g_assert_false(g_file_test(jobs, G_FILE_TEST_EXISTS));
+  }
+  g_auto(Result) bad = {0}, lone = {0};
+  lbsim(&bad, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "--emit-jobs", dir,
+        "--scheduler", "slurm", "--force", "--slurm-mem", "2 G", NULL);
+  g_assert_cmpint(bad.status, ==, 2);
+  g_assert_nonnull(strstr(bad.err, "--slurm-mem '2 G': expected one word"));
+  lbsim(&lone, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "--scheduler",
+        "parallel", NULL);
+  g_assert_cmpint(lone.status, ==, 2);
+  g_assert_nonnull(strstr(lone.err, "--scheduler is for --emit-jobs"));
+  g_assert_false(g_file_test(json, G_FILE_TEST_EXISTS));
+}
+
 /* Outputs of something else are not replaced without --force; a state
  * folder of another sweep neither. */
 static void
@@ -1028,6 +1320,9 @@ main(int argc, char **argv)
   g_test_add_func("/sweep/related", test_related);
   g_test_add_func("/sweep/resume", test_resume);
   g_test_add_func("/sweep/emit-merge", test_emit_merge);
+  g_test_add_func("/sweep/emit-slurm", test_emit_slurm);
+  g_test_add_func("/sweep/emit-parallel", test_emit_parallel);
+  g_test_add_func("/sweep/emit-refuse", test_emit_refuse);
   g_test_add_func("/sweep/merge-malformed", test_merge_malformed);
   g_test_add_func("/sweep/refuse", test_refuse);
   g_test_add_func("/sweep/errors", test_errors);

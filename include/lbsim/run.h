@@ -55,6 +55,7 @@ typedef struct {
   gboolean narrate;          /* keep balancer narration (lbsim explain) */
   const char *message_trace; /* file for the message pattern, or NULL */
   const char *paje_trace;    /* SimGrid Paje trace file, or NULL */
+  gboolean paje_links;       /* and the links' bandwidth in use in it */
   LbRunEndFunc at_end;       /* called once the run's last step is balanced, or NULL */
   gpointer at_end_data;
   gboolean keep_before; /* keep the last step's units and grids before balancing */

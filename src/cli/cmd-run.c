@@ -15,6 +15,7 @@
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
 #include "report/html.h"
+#include "report/paje.h"
 #include "report/pictures.h"
 #include "report/report.h"
 
@@ -32,6 +33,7 @@ typedef struct {
   gboolean no_fork;
   char *message_trace;
   char *paje;
+  gboolean paje_links;
   char *pictures;
   char **picture_formats;
   char *picture_width;
@@ -69,7 +71,7 @@ run_args_clear(RunArgs *a)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 
 /* run's and check's options, with the closing NULL entry */
-#define RUN_OPTIONS 23
+#define RUN_OPTIONS 24
 
 static GOptionContext *
 run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
@@ -98,7 +100,11 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
       {"message-trace", 0, 0, G_OPTION_ARG_FILENAME, &a->message_trace,
        "Write the message pattern for tools/bench (several balancers: FILE.BALANCER each)", "FILE"},
       {"paje", 0, 0, G_OPTION_ARG_FILENAME, &a->paje,
-       "Write SimGrid's Paje trace (several balancers: FILE.BALANCER each)", "FILE"},
+       "Write a Paje trace: each rank's phases and an arrow per message (several balancers: "
+       "FILE.BALANCER.paje each)",
+       "FILE"},
+      {"paje-links", 0, 0, G_OPTION_ARG_NONE, &a->paje_links,
+       "With --paje: trace the links' bandwidth in use too (most of the events)", NULL},
       {"pictures", 0, 0, G_OPTION_ARG_FILENAME, &a->pictures,
        "Draw each run's final partition (dls: its chunks over time) and the scenario's imbalance "
        "per step in DIR (made if missing)",
@@ -217,12 +223,66 @@ add_output(LbFileSet *set, const char *option, const char *path, GError **error)
   return lb_output_check(option, path, error) && lb_file_set_output(set, option, path, error);
 }
 
+/* --paje's files (paje) or --message-trace's. */
+static char *
+trace_file(gboolean paje, const char *base, const char *label, guint runs)
+{
+  return paje ? lb_runner_paje_name(base, label, runs) : lb_runner_trace_name(base, label, runs);
+}
+
+static gboolean
+cfg_false(const char *value)
+{
+  static const char *const no[] = {"no", "off", "false", "0"};
+  for (guint i = 0; i < G_N_ELEMENTS(no); i++)
+    if (strcmp(value, no[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* SimGrid keeps the ranks' states in its hosts' containers, which it
+ * makes only when tracing the platform: a --cfg that turns tracing or
+ * the platform's tracing off would abort the run at its first state and
+ * leave an empty file; the file's name is --paje's. */
+static gboolean
+check_paje_cfg(const RunArgs *a, GError **error)
+{
+  if (a->paje == NULL) {
+    if (!a->paje_links)
+      return TRUE;
+    g_set_error_literal(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT, "--paje-links is for --paje");
+    return FALSE;
+  }
+  for (guint i = 0; a->cfg != NULL && a->cfg[i] != NULL; i++) {
+    const char *colon = strchr(a->cfg[i], ':');
+    g_autofree char *key = g_strndup(a->cfg[i], colon != NULL ? (gsize)(colon - a->cfg[i]) : 0);
+    if (colon == NULL)
+      continue;
+    if (strcmp(key, "tracing/filename") == 0) {
+      g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT, "--cfg %s: --paje names the trace file",
+                  a->cfg[i]);
+      return FALSE;
+    }
+    if ((strcmp(key, "tracing") == 0 || strcmp(key, "tracing/platform") == 0) &&
+        cfg_false(colon + 1)) {
+      g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
+                  "--cfg %s: --paje needs SimGrid's %s on (the ranks' phases are states of the "
+                  "hosts, which SimGrid traces only with it): drop the --cfg",
+                  a->cfg[i], key);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* Every file the run will read and write, checked before it starts: a
  * bad path is bad input, not an hour of simulation thrown away, and no
  * output may be an input or another output. */
 static gboolean
 plan_outputs(const RunArgs *a, const LbScenario *sc, OutputPlan *plan, GError **error)
 {
+  if (!check_paje_cfg(a, error))
+    return FALSE;
   g_autoptr(LbFileSet) set = lb_file_set_new();
   lb_file_set_input(set, "the scenario", sc->file);
   lb_file_set_input(set, "the platform", sc->platform);
@@ -246,7 +306,7 @@ plan_outputs(const RunArgs *a, const LbScenario *sc, OutputPlan *plan, GError **
     }
     for (guint i = 0; i < sc->runs->len; i++) {
       const LbBalancerRun *run = sc->runs->pdata[i];
-      g_autofree char *name = lb_runner_trace_name(traces[t][1], run->label, sc->runs->len);
+      g_autofree char *name = trace_file(t == 0, traces[t][1], run->label, sc->runs->len);
       if (!add_output(set, traces[t][0], name, error))
         return FALSE;
     }
@@ -329,9 +389,10 @@ place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GE
       continue;
     for (guint i = 0; i < sc->runs->len; i++) {
       const LbBalancerRun *run = sc->runs->pdata[i];
-      g_autofree char *from = lb_runner_trace_name(traces[t][1], run->label, sc->runs->len);
-      g_autofree char *to = lb_runner_trace_name(traces[t][0], run->label, sc->runs->len);
-      if (!lb_output_move(from, to, error))
+      g_autofree char *from = trace_file(t == 0, traces[t][1], run->label, sc->runs->len);
+      g_autofree char *to = trace_file(t == 0, traces[t][0], run->label, sc->runs->len);
+      if (!(t == 0 ? lb_paje_write(from, !a->paje_links, to, error)
+                   : lb_output_move(from, to, error)))
         return FALSE;
     }
   }
@@ -561,6 +622,7 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   ro.run.detail = a->detail;
   ro.run.message_trace = a->message_trace != NULL ? plan.staged_trace : NULL;
   ro.run.paje_trace = a->paje != NULL ? plan.staged_paje : NULL;
+  ro.run.paje_links = a->paje_links;
   if (plan.pictures != NULL) {
     ro.run.at_end = lb_pictures_of_run;
     ro.run.at_end_data = &plan.staged;

@@ -12,6 +12,7 @@
 
 #include "cli/child.h"
 #include "cli/commands.h"
+#include "cli/emit-jobs.h"
 #include "cli/runner.h"
 #include "cli/signals.h"
 #include "cli/sweep.h"
@@ -448,65 +449,11 @@ run_missing(const Sweeping *s, Outputs *out)
   return worst;
 }
 
-/* A word the shell reads back as it is. */
-static char *
-shell_word(const char *text)
-{
-  const char *safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=+-,@%";
-  if (*text != '\0' && strspn(text, safe) == strlen(text))
-    return g_strdup(text);
-  return g_shell_quote(text);
-}
-
-/* --emit-jobs: a job file per missing run in the state folder, and a line
- * per missing run in file: a command that runs it wherever the folder is
- * seen under the same path. */
-static int
-emit_jobs(const Sweeping *s, const char *file, const char *json)
-{
-  const LbSweep *sw = s->sweep;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *exe = g_file_read_link("/proc/self/exe", &error);
-  if (exe == NULL) {
-    print_error(error);
-    return 1;
-  }
-  g_autofree char *state = g_canonicalize_filename(s->state, NULL);
-  g_autofree char *exe_word = shell_word(exe);
-  g_autoptr(GString) lines = g_string_new(NULL);
-  guint missing = 0;
-  for (guint i = 0; i < sw->runs->len; i++) {
-    if (s->results[i] != NULL)
-      continue;
-    const LbSweepRun *run = sw->runs->pdata[i];
-    g_autofree char *job = run_file(state, run, ".job");
-    g_autofree char *result = run_file(state, run, ".result");
-    g_autofree char *data = lb_job_to_data(run->job);
-    if (!lb_output_write(job, data, -1, &error)) {
-      print_error(error);
-      return 1;
-    }
-    g_autofree char *job_word = shell_word(job);
-    g_autofree char *result_word = shell_word(result);
-    g_string_append_printf(lines, "%s run-job %s %s\n", exe_word, job_word, result_word);
-    missing++;
-  }
-  if (!write_text(file, lines->str, &error)) {
-    print_error(error);
-    return 1;
-  }
-  if (!s->quiet)
-    g_printerr("lbsim: %u jobs in %s (%u of %u runs done already); run them, then: lbsim merge "
-               "-o %s %s\n",
-               missing, file, sw->runs->len - missing, sw->runs->len, json, s->state);
-  return 0;
-}
-
 /* Before anything is made or run: each output can be written, none is
  * an input (the scenario, a point's platform, a file a point reads) or
  * another output, and the state folder is none of them either. */
 static gboolean
-check_files(const LbSweep *sw, const char *json, const char *csv, const char *emit,
+check_files(const LbSweep *sw, const char *json, const char *csv, const LbEmit *emit,
             const char *state, const LbSweepFiles *more, GError **error)
 {
   g_autoptr(LbFileSet) set = lb_file_set_new();
@@ -523,14 +470,14 @@ check_files(const LbSweep *sw, const char *json, const char *csv, const char *em
   }
   const char *const outputs[][2] = {{"-o", json},
                                     {"--csv", csv},
-                                    {"--emit-jobs", emit},
                                     {"--long-csv", more->long_csv},
                                     {"--stats-csv", more->stats_csv}};
   for (guint i = 0; i < G_N_ELEMENTS(outputs); i++)
     if (outputs[i][1] != NULL && (!lb_output_check(outputs[i][0], outputs[i][1], error) ||
                                   !lb_file_set_output(set, outputs[i][0], outputs[i][1], error)))
       return FALSE;
-  if (!lb_file_set_output(set, "--state", state, error))
+  if ((emit != NULL && !lb_emit_check(emit, sw, set, error)) ||
+      !lb_file_set_output(set, "--state", state, error))
     return FALSE;
   GStatBuf st;
   if (g_stat(state, &st) == 0 && !S_ISDIR(st.st_mode))
@@ -551,6 +498,10 @@ typedef struct {
   char *stats_csv;
   char *repeat;
   char *replicates;
+  char *scheduler;
+  char *lbsim;
+  char *slurm_time, *slurm_mem, *slurm_partition, *slurm_max_array;
+  char **sbatch;
   gboolean force;
   gboolean quiet;
 } SweepArgs;
@@ -570,6 +521,13 @@ sweep_args_clear(SweepArgs *a)
   g_free(a->stats_csv);
   g_free(a->repeat);
   g_free(a->replicates);
+  g_free(a->scheduler);
+  g_free(a->lbsim);
+  g_free(a->slurm_time);
+  g_free(a->slurm_mem);
+  g_free(a->slurm_partition);
+  g_free(a->slurm_max_array);
+  g_strfreev(a->sbatch);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SweepArgs, sweep_args_clear)
@@ -615,9 +573,30 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
       {"jobs", 'j', 0, G_OPTION_ARG_STRING, &a.jobs,
        "Simulations at once (default: the number of processors)", "N"},
       {"emit-jobs", 0, 0, G_OPTION_ARG_FILENAME, &a.emit,
-       "Run nothing: write one command per missing run to FILE (for GNU parallel or a Slurm "
-       "job array), then gather the results with lbsim merge",
-       "FILE"},
+       "Run nothing: write the missing runs for a --scheduler (a FILE of commands, or a DIR of "
+       "Slurm scripts), then gather the results with lbsim merge",
+       "FILE|DIR"},
+      {"scheduler", 0, 0, G_OPTION_ARG_STRING, &a.scheduler,
+       "With --emit-jobs: plain (one command a line, the default), parallel (each line ends "
+       "with its point, for GNU parallel's joblog) or slurm (DIR: a job array, a merge job and "
+       "submit.sh)",
+       "NAME"},
+      {"lbsim", 0, 0, G_OPTION_ARG_FILENAME, &a.lbsim,
+       "With --emit-jobs: the lbsim the jobs run (default: this program's absolute path)", "PATH"},
+      {"slurm-time", 0, 0, G_OPTION_ARG_STRING, &a.slurm_time,
+       "With --scheduler slurm: each task's time limit (default 01:00:00)", "TIME"},
+      {"slurm-mem", 0, 0, G_OPTION_ARG_STRING, &a.slurm_mem,
+       "With --scheduler slurm: each task's memory (default 2G)", "SIZE"},
+      {"slurm-partition", 0, 0, G_OPTION_ARG_STRING, &a.slurm_partition,
+       "With --scheduler slurm: the partition (default: the cluster's)", "NAME"},
+      {"slurm-max-array", 0, 0, G_OPTION_ARG_STRING, &a.slurm_max_array,
+       "With --scheduler slurm: array tasks at most, below the cluster's MaxArraySize; a task "
+       "then runs several runs (default 1000)",
+       "N"},
+      {"sbatch", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.sbatch,
+       "With --scheduler slurm: one more #SBATCH option for both jobs, e.g. "
+       "--sbatch=--account=NAME (repeatable)",
+       "OPTION"},
       {"force", 0, 0, G_OPTION_ARG_NONE, &a.force,
        "Replace outputs and a state folder made by another sweep", NULL},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress or summary on stderr", NULL},
@@ -647,13 +626,23 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
     g_printerr("lbsim: -o -: a sweep rewrites its JSON as runs finish: give a file\n");
     return LB_EXIT_INPUT;
   }
-  if (a.emit != NULL && a.csv != NULL) {
-    g_printerr("lbsim: --emit-jobs runs nothing: give --csv to lbsim merge\n");
-    return LB_EXIT_INPUT;
-  }
-  if (a.emit != NULL && (a.long_csv != NULL || a.stats_csv != NULL)) {
-    g_printerr("lbsim: --emit-jobs runs nothing: give --long-csv and --stats-csv to lbsim "
-               "merge\n");
+  LbEmit emit = {LB_SCHEDULER_PLAIN};
+  const char *const emitting[][2] = {{"--scheduler", a.scheduler},
+                                     {"--lbsim", a.lbsim},
+                                     {"--slurm-time", a.slurm_time},
+                                     {"--slurm-mem", a.slurm_mem},
+                                     {"--slurm-partition", a.slurm_partition},
+                                     {"--slurm-max-array", a.slurm_max_array},
+                                     {"--sbatch", a.sbatch != NULL ? a.sbatch[0] : NULL}};
+  for (guint i = 0; a.emit == NULL && i < G_N_ELEMENTS(emitting); i++)
+    if (emitting[i][1] != NULL) {
+      g_printerr("lbsim: %s is for --emit-jobs\n", emitting[i][0]);
+      return LB_EXIT_INPUT;
+    }
+  if ((a.scheduler != NULL && !lb_emit_parse_scheduler(a.scheduler, &emit.scheduler, &error)) ||
+      (a.slurm_max_array != NULL && !lb_runner_parse_count("--slurm-max-array", a.slurm_max_array,
+                                                           &emit.slurm_max_array, &error))) {
+    print_error(error);
     return LB_EXIT_INPUT;
   }
   guint repeat = 0;
@@ -691,10 +680,22 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
                "--replicates NAME)\n");
     return LB_EXIT_INPUT;
   }
-  if (!check_files(sw, a.emit == NULL ? json : NULL, a.csv, a.emit, state, &files, &error) ||
+  emit.target = a.emit;
+  emit.lbsim = a.lbsim;
+  emit.json = json;
+  emit.csv = a.csv;
+  emit.long_csv = a.long_csv;
+  emit.stats_csv = a.stats_csv;
+  emit.state = state;
+  emit.slurm_time = a.slurm_time;
+  emit.slurm_mem = a.slurm_mem;
+  emit.slurm_partition = a.slurm_partition;
+  emit.sbatch = (const char *const *)a.sbatch;
+  emit.force = a.force;
+  emit.quiet = a.quiet;
+  if (!check_files(sw, json, a.csv, a.emit != NULL ? &emit : NULL, state, &files, &error) ||
       !check_state(state, sw, a.force, &error) ||
-      (a.emit == NULL && !a.force &&
-       (!check_json(json, sw, &error) || !check_tables(&files, sw, &error)))) {
+      (!a.force && (!check_json(json, sw, &error) || !check_tables(&files, sw, &error)))) {
     print_error(error);
     return LB_EXIT_INPUT;
   }
@@ -712,8 +713,7 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
     guint n = sw->runs->len;
     LbRunResult **results = g_new0(LbRunResult *, n);
     read_kept(state, sw, results, a.quiet);
-    Sweeping s = {sw, results, state, jobs > 0 ? jobs : (guint)g_get_num_processors(), a.quiet};
-    int code = emit_jobs(&s, a.emit, json);
+    int code = lb_emit_jobs(&emit, sw, results);
     results_free(results, n);
     return code;
   }

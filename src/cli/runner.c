@@ -24,6 +24,17 @@ lb_runner_trace_name(const char *base, const char *balancer, guint runs)
   return g_strdup_printf("%s.%s", base, balancer);
 }
 
+char *
+lb_runner_paje_name(const char *base, const char *balancer, guint runs)
+{
+  if (base == NULL || runs == 1)
+    return g_strdup(base);
+  gsize n = strlen(base);
+  if (n > strlen(".paje") && g_str_has_suffix(base, ".paje"))
+    return g_strdup_printf("%.*s.%s.paje", (int)(n - strlen(".paje")), base, balancer);
+  return g_strdup_printf("%s.%s.paje", base, balancer);
+}
+
 gboolean
 lb_runner_parse_count(const char *option, const char *text, guint *value, GError **error)
 {
@@ -141,7 +152,7 @@ lb_runner_run(const LbScenario *sc, const LbScenarioOverrides *ov, const LbRunne
       g_autoptr(LbJob) job = job_of(sc, ov, next, dir);
       LbRunOptions run_options = options->run;
       g_autofree char *trace = lb_runner_trace_name(options->run.message_trace, job->balancer, n);
-      g_autofree char *paje = lb_runner_trace_name(options->run.paje_trace, job->balancer, n);
+      g_autofree char *paje = lb_runner_paje_name(options->run.paje_trace, job->balancer, n);
       g_autofree char *tag = g_strdup_printf("run-%u", next);
       g_autofree char *out = g_strdup_printf("%s/run-%u.json", dir, next);
       run_options.message_trace = trace;

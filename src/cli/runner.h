@@ -25,6 +25,10 @@ gboolean lb_runner_run(const LbScenario *scenario, const LbScenarioOverrides *ov
 /* The file a trace option names for one balancer: base itself when the
  * scenario runs one balancer, else base.BALANCER. */
 char *lb_runner_trace_name(const char *base, const char *balancer, guint runs);
+/* The same for --paje, whose files keep the extension Paje tools look
+ * for: base itself for one balancer, else base.BALANCER.paje (base
+ * without its .paje, if it has one). */
+char *lb_runner_paje_name(const char *base, const char *balancer, guint runs);
 
 /* A --ranks or --jobs value: a whole number from 1 to G_MAXINT (0 is not
  * "the default"). */

@@ -113,6 +113,10 @@ struct _LbCoreRun {
   sg_mailbox_t *mailboxes;
   LbRank *rank;
   FILE *trace;
+  /* --paje: every message's send and arrival (LbPajeMessage), and how
+   * many each (sender, receiver) pair has sent and received so far */
+  GArray *paje_messages;
+  GHashTable *paje_counts;
   guint64 messages_all;
   /* per adaptation step, filled by ranks as they go */
   LbPhaseTotals *phase_totals; /* steps * nphases */
@@ -177,6 +181,9 @@ void lb_trace_exec(LbRank *self, double flops);
 #define LB_PAJE_APPLICATION "application" /* ghost exchange and compute */
 void lb_trace_paje_declare(const LbCoreRun *run);
 void lb_trace_paje_state(LbRank *self, const char *value);
+/* The messages' arrows, which SimGrid's tracing does not draw for S4U:
+ * written beside the trace for report/paje.c to merge in. */
+gboolean lb_trace_paje_write_messages(const LbCoreRun *run, GError **error);
 
 /* lb_send and lb_recv without the user tag range: for the core's tags. */
 void lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes);

@@ -558,7 +558,12 @@ init_simgrid(const LbScenario *scenario, const LbRunOptions *options)
   if (options->paje_trace != NULL) {
     g_ptr_array_add(args, g_strdup("--cfg=tracing:yes"));
     g_ptr_array_add(args, g_strdup_printf("--cfg=tracing/filename:%s", options->paje_trace));
-    g_ptr_array_add(args, g_strdup("--cfg=tracing/uncategorized:yes"));
+    /* lean unless asked: the links' bandwidth in use is most of the
+     * events, and their bandwidth and latency a variable each */
+    g_ptr_array_add(args, g_strdup_printf("--cfg=tracing/uncategorized:%s",
+                                          options->paje_links ? "yes" : "no"));
+    g_ptr_array_add(
+        args, g_strdup_printf("--cfg=tracing/disable_link:%s", options->paje_links ? "no" : "yes"));
     g_ptr_array_add(args, g_strdup("--cfg=tracing/platform:yes"));
     g_ptr_array_add(args, g_strdup("--cfg=tracing/platform/topology:no"));
     g_ptr_array_add(args, g_strdup("--cfg=tracing/precision:9"));
@@ -611,6 +616,9 @@ free_core_run(LbCoreRun *run)
   g_clear_pointer(&run->metric_defs, g_array_unref);
   if (run->trace != NULL)
     fclose(run->trace);
+  if (run->paje_messages != NULL)
+    g_array_unref(run->paje_messages);
+  g_clear_pointer(&run->paje_counts, g_hash_table_unref);
   g_clear_pointer(&run->transfers, g_array_unref);
   g_clear_pointer(&run->events, g_array_unref);
   g_clear_pointer(&run->grids_before, g_array_unref);
@@ -946,6 +954,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
                 brun->balancer->name, run->ranks - run->finished, run->ranks);
     return NULL;
   }
+  if (!lb_trace_paje_write_messages(run, error))
+    return NULL;
   /* the owner of every cell: only models whose units are cells index by id */
   g_autofree guint32 *owner =
       (options->at_end != NULL || options->detail) && brun->work->model->total_units == NULL

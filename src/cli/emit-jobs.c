@@ -1,0 +1,362 @@
+/* lbsim sweep --emit-jobs: the commands that run a sweep's missing runs
+ * elsewhere, in the form a scheduler takes. */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/emit-jobs.h"
+#include "io/input.h"
+
+#define DEFAULT_TIME "01:00:00"
+#define DEFAULT_MEM "2G"
+/* Slurm's default MaxArraySize is 1001: task numbers up to 1000 */
+#define DEFAULT_MAX_ARRAY 1000
+/* the second line of every script, then the sweep's definition digest:
+ * what tells a folder's earlier scripts from anyone else's files */
+#define MARKER "# lbsim-jobs sweep "
+
+static const char *const slurm_files[] = {"array.sbatch", "merge.sbatch", "submit.sh"};
+
+static gboolean G_GNUC_PRINTF(3, 4) fail(GError **error, int code, const char *format, ...)
+{
+  va_list args;
+  va_start(args, format);
+  g_autofree char *text = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error_literal(error, LB_SWEEP_ERROR, code, text);
+  return FALSE;
+}
+
+gboolean
+lb_emit_parse_scheduler(const char *text, LbScheduler *scheduler, GError **error)
+{
+  static const char *const names[] = {"plain", "parallel", "slurm"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++)
+    if (strcmp(text, names[i]) == 0) {
+      *scheduler = (LbScheduler)i;
+      return TRUE;
+    }
+  return fail(error, LB_SWEEP_ERROR_INPUT, "--scheduler '%s': expected plain, parallel or slurm",
+              text);
+}
+
+/* A word the shell reads back as it is. */
+static char *
+shell_word(const char *text)
+{
+  const char *safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=+-,@%";
+  if (*text != '\0' && strspn(text, safe) == strlen(text))
+    return g_strdup(text);
+  return g_shell_quote(text);
+}
+
+/* A run's point as one comment line: control characters become spaces. */
+static char *
+comment_text(const LbSweep *sw, const LbSweepRun *run)
+{
+  char *text = lb_sweep_describe(sw, run);
+  for (char *c = text; *c != '\0'; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      *c = ' ';
+  return text;
+}
+
+static gboolean
+has_control(const char *text)
+{
+  for (const char *c = text; *c != '\0'; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      return TRUE;
+  return FALSE;
+}
+
+/* A value of an #SBATCH line: one word, nothing sbatch would read past. */
+static gboolean
+check_sbatch_value(const char *option, const char *value, gboolean spaces, GError **error)
+{
+  if (value == NULL)
+    return TRUE;
+  if (*value == '\0' || has_control(value) || (!spaces && strpbrk(value, " \t") != NULL))
+    return fail(error, LB_SWEEP_ERROR_INPUT, "%s '%s': expected %s", option, value,
+                spaces ? "an sbatch option on one line" : "one word");
+  return TRUE;
+}
+
+/* A script of this folder: new, one this sweep's --emit-jobs wrote, or
+ * (force) anything. */
+static gboolean
+check_script(const char *path, const LbSweep *sw, gboolean force, GError **error)
+{
+  if (force || !g_file_test(path, G_FILE_TEST_IS_REGULAR))
+    return TRUE;
+  g_autofree char *text = NULL;
+  g_autofree char *mine = g_strdup_printf("\n" MARKER "%s ", sw->id);
+  if (lb_input_read_prefix(path, 512, &text, NULL) && strstr(text, mine) != NULL)
+    return TRUE;
+  return fail(error, LB_SWEEP_ERROR_STATE,
+              "%s exists and is not a script lbsim sweep --emit-jobs wrote for this sweep: give "
+              "another folder, or --force to replace it",
+              path);
+}
+
+gboolean
+lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error)
+{
+  gboolean slurm = e->scheduler == LB_SCHEDULER_SLURM;
+  const char *const slurm_only[][2] = {{"--slurm-time", e->slurm_time},
+                                       {"--slurm-mem", e->slurm_mem},
+                                       {"--slurm-partition", e->slurm_partition},
+                                       {"--sbatch", e->sbatch != NULL ? e->sbatch[0] : NULL}};
+  for (guint i = 0; i < G_N_ELEMENTS(slurm_only); i++)
+    if (slurm_only[i][1] != NULL && !slurm)
+      return fail(error, LB_SWEEP_ERROR_INPUT, "%s is for --scheduler slurm", slurm_only[i][0]);
+  if (e->slurm_max_array > 0 && !slurm)
+    return fail(error, LB_SWEEP_ERROR_INPUT, "--slurm-max-array is for --scheduler slurm");
+  for (guint i = 0; i < 3; i++)
+    if (!check_sbatch_value(slurm_only[i][0], slurm_only[i][1], FALSE, error))
+      return FALSE;
+  for (guint i = 0; e->sbatch != NULL && e->sbatch[i] != NULL; i++)
+    if (!check_sbatch_value("--sbatch", e->sbatch[i], TRUE, error))
+      return FALSE;
+  for (guint i = 0; e->sbatch != NULL && e->sbatch[i] != NULL; i++)
+    if (e->sbatch[i][0] != '-')
+      return fail(error, LB_SWEEP_ERROR_INPUT,
+                  "--sbatch '%s': expected an sbatch option, such as --account=NAME", e->sbatch[i]);
+  if (e->lbsim != NULL && (*e->lbsim == '\0' || has_control(e->lbsim)))
+    return fail(error, LB_SWEEP_ERROR_INPUT, "--lbsim '%s': expected a program", e->lbsim);
+  if (!slurm)
+    return lb_output_check("--emit-jobs", e->target, error) &&
+           lb_file_set_output(set, "--emit-jobs", e->target, error);
+  gboolean make = FALSE;
+  if (!lb_output_check_folder("--emit-jobs", e->target, &make, error))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS(slurm_files); i++) {
+    g_autofree char *path = g_build_filename(e->target, slurm_files[i], NULL);
+    if ((!make && (!lb_output_check("--emit-jobs", path, error) ||
+                   !check_script(path, sw, e->force, error))) ||
+        !lb_file_set_output(set, "--emit-jobs", path, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static char *
+job_path(const char *dir, const LbSweepRun *run, const char *suffix)
+{
+  g_autofree char *name = g_strconcat(run->id, suffix, NULL);
+  return g_build_filename(dir, name, NULL);
+}
+
+/* The #SBATCH lines both scripts share. */
+static void
+sbatch_common(GString *out, const LbEmit *e)
+{
+  g_string_append_printf(out, "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n");
+  g_string_append_printf(out, "#SBATCH --time=%s\n",
+                         e->slurm_time != NULL ? e->slurm_time : DEFAULT_TIME);
+  g_string_append_printf(out, "#SBATCH --mem=%s\n",
+                         e->slurm_mem != NULL ? e->slurm_mem : DEFAULT_MEM);
+  if (e->slurm_partition != NULL)
+    g_string_append_printf(out, "#SBATCH --partition=%s\n", e->slurm_partition);
+  for (guint i = 0; e->sbatch != NULL && e->sbatch[i] != NULL; i++)
+    g_string_append_printf(out, "#SBATCH %s\n", e->sbatch[i]);
+}
+
+/* The sweep's name as a Slurm job name: letters, digits, - _ . only. */
+static char *
+job_name(const LbSweep *sw, const char *suffix)
+{
+  g_autofree char *name = g_strconcat("lbsim-", sw->name, suffix, NULL);
+  return g_strcanon(g_steal_pointer(&name),
+                    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.", '_');
+}
+
+static gboolean
+write_script(const char *dir, const char *name, const char *text, GError **error)
+{
+  g_autofree char *path = g_build_filename(dir, name, NULL);
+  if (!lb_output_write(path, text, -1, error))
+    return FALSE;
+  if (g_file_test(path, G_FILE_TEST_IS_REGULAR) && g_chmod(path, 0755) != 0) {
+    int errsv = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errsv),
+                "cannot make %s executable: %s", path, g_strerror(errsv));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* array.sbatch (task K runs the K-th missing run; a comment above each
+ * names its point), merge.sbatch (lbsim merge into the sweep's JSON and
+ * CSV) and submit.sh (the array, then the merge once every task has
+ * ended: afterany, so that the merge names the runs that failed). */
+static gboolean
+write_slurm(const LbEmit *e, const LbSweep *sw, GPtrArray *runs, const char *lbsim,
+            const char *state, GError **error)
+{
+  g_autofree char *dir = g_canonicalize_filename(e->target, NULL);
+  g_autofree char *dir_word = shell_word(dir);
+  g_autofree char *marker = g_strdup_printf(MARKER "%s (%s)", sw->id, sw->name);
+  g_autoptr(GString) array = g_string_new("#!/bin/bash\n");
+  g_autofree char *array_name = job_name(sw, "");
+  guint max = e->slurm_max_array > 0 ? e->slurm_max_array : DEFAULT_MAX_ARRAY;
+  guint tasks = MIN(runs->len, max);
+  g_string_append_printf(array, "%s: its %u runs still missing, %s\n", marker, runs->len,
+                         tasks == runs->len ? "one array task each"
+                                            : "task K runs K, K + TASKS, K + 2 TASKS, ...");
+  g_string_append(array,
+                  "# Submit it with submit.sh (the merge follows), or sbatch array.sbatch\n");
+  g_string_append_printf(array, "#SBATCH --job-name=%s\n", array_name);
+  if (runs->len > 0)
+    g_string_append_printf(array, "#SBATCH --array=1-%u\n", tasks);
+  g_string_append_printf(array, "#SBATCH --output=%s/run-%%A_%%a.out\n", dir);
+  sbatch_common(array, e);
+  g_autofree char *state_word = shell_word(state);
+  g_string_append_printf(array, "set -eu\nlbsim=%s\nstate=%s\n", lbsim, state_word);
+  g_string_append(array, "run() {\n  case \"$1\" in\n");
+  for (guint i = 0; i < runs->len; i++) {
+    const LbSweepRun *run = runs->pdata[i];
+    g_autofree char *label = comment_text(sw, run);
+    g_string_append_printf(array, "  # %s\n  %u) id=%s ;;\n", label, i + 1, run->id);
+  }
+  g_string_append(array, "  *) echo \"array.sbatch: no run $1\" >&2; return 2 ;;\n"
+                         "  esac\n"
+                         "  srun --ntasks=1 \"$lbsim\" run-job \"$state/$id.job\" "
+                         "\"$state/$id.result\"\n"
+                         "}\n");
+  g_string_append_printf(array,
+                         "status=0\n"
+                         "for k in $(seq \"${SLURM_ARRAY_TASK_ID:?not an array task}\" %u %u); do\n"
+                         "  run \"$k\" || status=$?\n"
+                         "done\n"
+                         "exit $status\n",
+                         MAX(tasks, 1), runs->len);
+
+  g_autoptr(GString) merge = g_string_new("#!/bin/bash\n");
+  g_autofree char *merge_name = job_name(sw, "-merge");
+  g_string_append_printf(merge, "%s: the merge, once the array is done\n", marker);
+  g_string_append_printf(merge, "#SBATCH --job-name=%s\n#SBATCH --output=%s/merge-%%j.out\n",
+                         merge_name, dir);
+  sbatch_common(merge, e);
+  g_autofree char *json = g_canonicalize_filename(e->json, NULL);
+  g_autofree char *json_word = shell_word(json);
+  g_string_append_printf(merge, "exec %s merge -o %s", lbsim, json_word);
+  const char *const tables[][2] = {
+      {"--csv", e->csv}, {"--long-csv", e->long_csv}, {"--stats-csv", e->stats_csv}};
+  for (guint t = 0; t < G_N_ELEMENTS(tables); t++)
+    if (tables[t][1] != NULL) {
+      g_autofree char *path = g_canonicalize_filename(tables[t][1], NULL);
+      g_autofree char *word = shell_word(path);
+      g_string_append_printf(merge, " %s %s", tables[t][0], word);
+    }
+  g_string_append_printf(merge, "%s %s\n", e->force ? " --force" : "", state_word);
+
+  g_autoptr(GString) submit = g_string_new("#!/bin/bash\n");
+  g_string_append_printf(submit, "%s: submits the array, then the merge after it\nset -eu\n",
+                         marker);
+  if (runs->len > 0)
+    g_string_append_printf(
+        submit,
+        "array=$(sbatch --parsable %s/array.sbatch)\n"
+        "array=${array%%%%;*}\n"
+        "merge=$(sbatch --parsable --dependency=afterany:\"$array\" "
+        "%s/merge.sbatch)\n"
+        "echo \"lbsim: job array $array (%u runs), then merge job ${merge%%%%;*}\"\n",
+        dir_word, dir_word, runs->len);
+  else
+    g_string_append_printf(submit,
+                           "merge=$(sbatch --parsable %s/merge.sbatch)\n"
+                           "echo \"lbsim: no run missing, merge job ${merge%%%%;*}\"\n",
+                           dir_word);
+
+  gboolean make = FALSE;
+  if (!lb_output_check_folder("--emit-jobs", e->target, &make, error) ||
+      (make && !lb_output_make_folder("--emit-jobs", e->target, error)))
+    return FALSE;
+  return write_script(e->target, "array.sbatch", array->str, error) &&
+         write_script(e->target, "merge.sbatch", merge->str, error) &&
+         write_script(e->target, "submit.sh", submit->str, error);
+}
+
+static gboolean
+write_list(const char *path, const char *text, GError **error)
+{
+  if (strcmp(path, "-") == 0) {
+    if (lb_output_stdout(text) && fflush(stdout) == 0)
+      return TRUE;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+                "cannot write standard output: %s", g_strerror(errno));
+    return FALSE;
+  }
+  return lb_output_write(path, text, -1, error);
+}
+
+int
+lb_emit_jobs(const LbEmit *e, const LbSweep *sw, LbRunResult *const *results)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *exe = e->lbsim != NULL ? NULL : g_file_read_link("/proc/self/exe", &error);
+  if (e->lbsim == NULL && exe == NULL) {
+    g_printerr("lbsim: %s\n", error->message);
+    return 1;
+  }
+  /* a bare name is found on the nodes' PATH; a path is made absolute */
+  g_autofree char *program = e->lbsim == NULL ? g_strdup(exe)
+                             : strchr(e->lbsim, '/') != NULL
+                                 ? g_canonicalize_filename(e->lbsim, NULL)
+                                 : g_strdup(e->lbsim);
+  g_autofree char *lbsim = shell_word(program);
+  g_autofree char *state = g_canonicalize_filename(e->state, NULL);
+  g_autoptr(GPtrArray) missing = g_ptr_array_new();
+  g_autoptr(GString) lines = g_string_new(NULL);
+  for (guint i = 0; i < sw->runs->len; i++) {
+    if (results[i] != NULL)
+      continue;
+    const LbSweepRun *run = sw->runs->pdata[i];
+    g_autofree char *job = job_path(state, run, ".job");
+    g_autofree char *result = job_path(state, run, ".result");
+    g_autofree char *data = lb_job_to_data(run->job);
+    if (!lb_output_write(job, data, -1, &error)) {
+      g_printerr("lbsim: %s\n", error->message);
+      return 1;
+    }
+    g_ptr_array_add(missing, (gpointer)run);
+    g_autofree char *job_word = shell_word(job);
+    g_autofree char *result_word = shell_word(result);
+    g_string_append_printf(lines, "%s run-job %s %s", lbsim, job_word, result_word);
+    if (e->scheduler == LB_SCHEDULER_PARALLEL) {
+      g_autofree char *label = comment_text(sw, run);
+      g_string_append_printf(lines, "  # %s", label);
+    }
+    g_string_append_c(lines, '\n');
+  }
+  gboolean written = e->scheduler == LB_SCHEDULER_SLURM
+                         ? write_slurm(e, sw, missing, lbsim, state, &error)
+                         : write_list(e->target, lines->str, &error);
+  if (!written) {
+    g_printerr("lbsim: %s\n", error->message);
+    return 1;
+  }
+  if (e->quiet)
+    return 0;
+  guint done = sw->runs->len - missing->len;
+  if (e->scheduler == LB_SCHEDULER_SLURM) {
+    g_printerr("lbsim: %u runs in %s/array.sbatch (%u of %u done already); %s/submit.sh submits "
+               "it, then the merge job that writes %s\n",
+               missing->len, e->target, done, sw->runs->len, e->target, e->json);
+    return 0;
+  }
+  g_autoptr(GString) tables_text = g_string_new(NULL);
+  const char *const tables[][2] = {
+      {"--csv", e->csv}, {"--long-csv", e->long_csv}, {"--stats-csv", e->stats_csv}};
+  for (guint t = 0; t < G_N_ELEMENTS(tables); t++)
+    if (tables[t][1] != NULL)
+      g_string_append_printf(tables_text, " %s %s", tables[t][0], tables[t][1]);
+  g_printerr("lbsim: %u jobs in %s (%u of %u runs done already); run them%s, then: lbsim "
+             "merge -o %s%s %s\n",
+             missing->len, e->target, done, sw->runs->len,
+             e->scheduler == LB_SCHEDULER_PARALLEL ? " (parallel --joblog FILE < jobs)" : "",
+             e->json, tables_text->str, e->state);
+  return 0;
+}
