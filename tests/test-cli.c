@@ -1019,11 +1019,11 @@ test_check(void)
         "expect.mlb.amounts-steps=== 10", "--set", "expect.mlb.accumulate-steps=== 4", "--set",
         "expect.mlb.imbalance-after=<= 1.01", NULL);
   g_assert_cmpint(pass.status, ==, 0);
-  g_assert_nonnull(strstr(pass.out, "PASS  mlb.schedule-steps <= 10"));
+  g_assert_nonnull(strstr(pass.out, "PASS  mlb.schedule_steps <= 10"));
   lbsim(&fail, "check", "-q", "scenarios/mlb-hypercube-1024.ini", SMALL, "--set",
         "expect.mlb.schedule-steps=< 2", NULL);
   g_assert_cmpint(fail.status, ==, 1);
-  g_assert_nonnull(strstr(fail.out, "FAIL  mlb.schedule-steps < 2 (actual 4)"));
+  g_assert_nonnull(strstr(fail.out, "FAIL  mlb.schedule_steps < 2 (actual 4)"));
   g_assert_nonnull(strstr(fail.out, " failed"));
 
   /* several scenarios: a header each, the highest exit status; an
@@ -1037,8 +1037,8 @@ test_check(void)
   lbsim(&one_fails, "check", "-q", "scenarios/mlb-teach-16.ini", "scenarios/loop-aqr-hetero-16.ini",
         "--set", "expect.mlb.imbalance-after=< 1", NULL);
   g_assert_cmpint(one_fails.status, ==, 1);
-  g_assert_nonnull(strstr(one_fails.out, "FAIL  mlb.imbalance-after < 1"));
-  g_assert_nonnull(strstr(one_fails.out, "SKIP  mlb.imbalance-after < 1"));
+  g_assert_nonnull(strstr(one_fails.out, "FAIL  mlb.imbalance_after < 1"));
+  g_assert_nonnull(strstr(one_fails.out, "SKIP  mlb.imbalance_after < 1"));
   g_assert_nonnull(strstr(one_fails.out, "0 failed, 1 skipped"));
   /* relations between runs: the bound is the other run's value times the
    * factor; a run not made skips the line */
@@ -1046,16 +1046,16 @@ test_check(void)
   lbsim(&related, "check", "-q", "scenarios/mlb-teach-16.ini", "--set",
         "expect.mlb.imbalance-after=<= 0.6 * none.imbalance-after", NULL);
   g_assert_cmpint(related.status, ==, 0);
-  g_assert_nonnull(strstr(related.out, "PASS  mlb.imbalance-after <= 0.6 * none.imbalance-after "
+  g_assert_nonnull(strstr(related.out, "PASS  mlb.imbalance_after <= 0.6 * none.imbalance_after "
                                        "(actual 1.538461538, bound 1.846153846)"));
   lbsim(&unrelated, "check", "-q", "scenarios/mlb-teach-16.ini", "--set",
         "expect.mlb.imbalance-after=>= none.imbalance-after", NULL);
   g_assert_cmpint(unrelated.status, ==, 1);
-  g_assert_nonnull(strstr(unrelated.out, "FAIL  mlb.imbalance-after >= none.imbalance-after"));
+  g_assert_nonnull(strstr(unrelated.out, "FAIL  mlb.imbalance_after >= none.imbalance_after"));
   lbsim(&alone, "check", "-q", "scenarios/mlb-teach-16.ini", "-b", "mlb", "--set",
         "expect.mlb.imbalance-after=>= none.imbalance-after", NULL);
   g_assert_cmpint(alone.status, ==, 0);
-  g_assert_nonnull(strstr(alone.out, "SKIP  mlb.imbalance-after >= none.imbalance-after "
+  g_assert_nonnull(strstr(alone.out, "SKIP  mlb.imbalance_after >= none.imbalance_after "
                                      "(balancer none was not run)"));
   lbsim(&missing, "check", "-q", "scenarios/mlb-teach-16.ini", "nowhere.ini", NULL);
   /* every scenario is read before any runs */

@@ -187,15 +187,15 @@ test_full(Fixture *f, gconstpointer data)
 
   g_assert_cmpuint(sc->expects->len, ==, 6);
   assert_expect(expect_at(sc, 0), "mlb", "schedule_steps", LB_EXPECT_LE, 10,
-                "mlb.schedule-steps <= 10");
+                "mlb.schedule_steps <= 10");
   assert_expect(expect_at(sc, 1), "mlb", "imbalance_after", LB_EXPECT_LT, 1.02,
-                "mlb.imbalance-after < 1.02");
+                "mlb.imbalance_after < 1.02");
   assert_expect(expect_at(sc, 2), "none", "imbalance_after", LB_EXPECT_GE, 1,
-                "none.imbalance-after >= 1");
+                "none.imbalance_after >= 1");
   assert_expect(expect_at(sc, 3), "mlb", "messages", LB_EXPECT_GT, 0, "mlb.messages > 0");
-  assert_expect(expect_at(sc, 4), "none", "bytes_moved", LB_EXPECT_EQ, 0, "none.bytes-moved == 0");
+  assert_expect(expect_at(sc, 4), "none", "bytes_moved", LB_EXPECT_EQ, 0, "none.bytes_moved == 0");
   assert_expect(expect_at(sc, 5), "mlb", "accumulate_steps", LB_EXPECT_LE, 4,
-                "mlb.accumulate-steps <= 4");
+                "mlb.accumulate_steps <= 4");
 }
 
 static void
@@ -322,7 +322,7 @@ test_comments(Fixture *f, gconstpointer data)
   g_assert_true(run_at(sc, 1)->balancer == lb_balancer_lookup("mlb"));
   g_assert_cmpuint(sc->expects->len, ==, 1);
   assert_expect(expect_at(sc, 0), "mlb", "schedule_steps", LB_EXPECT_LE, 10,
-                "mlb.schedule-steps <= 10");
+                "mlb.schedule_steps <= 10");
 }
 
 static void
@@ -346,14 +346,14 @@ test_expect_forms(Fixture *f, gconstpointer data)
   g_assert_cmpuint(sc->expects->len, ==, 11);
   assert_expect(expect_at(sc, 0), "mlb", "messages", LB_EXPECT_LE, 3, "mlb.messages <= 3");
   assert_expect(expect_at(sc, 1), "mlb", "bytes", LB_EXPECT_GE, 3, "mlb.bytes >= 3");
-  assert_expect(expect_at(sc, 2), "mlb", "migrate_steps", LB_EXPECT_LT, 3, "mlb.migrate-steps < 3");
-  assert_expect(expect_at(sc, 3), "mlb", "amounts_steps", LB_EXPECT_GT, 3, "mlb.amounts-steps > 3");
+  assert_expect(expect_at(sc, 2), "mlb", "migrate_steps", LB_EXPECT_LT, 3, "mlb.migrate_steps < 3");
+  assert_expect(expect_at(sc, 3), "mlb", "amounts_steps", LB_EXPECT_GT, 3, "mlb.amounts_steps > 3");
   assert_expect(expect_at(sc, 4), "mlb", "desired_steps", LB_EXPECT_EQ, 3,
-                "mlb.desired-steps == 3");
-  assert_expect(expect_at(sc, 5), "mlb", "ghost_bytes", LB_EXPECT_EQ, 3, "mlb.ghost-bytes == 3");
-  assert_expect(expect_at(sc, 6), "mlb", "compute_time", LB_EXPECT_GT, 3, "mlb.compute-time > 3");
+                "mlb.desired_steps == 3");
+  assert_expect(expect_at(sc, 5), "mlb", "ghost_bytes", LB_EXPECT_EQ, 3, "mlb.ghost_bytes == 3");
+  assert_expect(expect_at(sc, 6), "mlb", "compute_time", LB_EXPECT_GT, 3, "mlb.compute_time > 3");
   assert_expect(expect_at(sc, 7), "mlb", "balance_time", LB_EXPECT_LT, -15,
-                "mlb.balance-time < -1.5e1");
+                "mlb.balance_time < -1.5e1");
   /* a metric bounded on both sides keeps every bound */
   assert_expect(expect_at(sc, 8), "none", "imbalance_after", LB_EXPECT_GE, 1, NULL);
   assert_expect(expect_at(sc, 9), "none", "imbalance_after", LB_EXPECT_LE, 1.5, NULL);
@@ -582,7 +582,7 @@ test_override_sets(Fixture *f, gconstpointer data)
   g_assert_cmpuint(sc->expects->len, ==, 2);
   assert_expect(expect_at(sc, 0), "mlb", "schedule_steps", LB_EXPECT_LE, 10, NULL);
   assert_expect(expect_at(sc, 1), "none", "imbalance_after", LB_EXPECT_LE, 1.2,
-                "none.imbalance-after <= 1.2");
+                "none.imbalance_after <= 1.2");
 
   /* spaces around '=' as in a file */
   const char *const spaced[] = {"scenario.steps = 4", "mlb.desired =even", "workload.size= 2000",
@@ -1034,7 +1034,7 @@ static const ErrorCase error_cases[] = {
     {"expect/relation-unknown-metric",
      HEAD RUN_NONE "[expect]\nnone.messages <= 2 * mlb.schedule-step\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "expect", .key = "none.messages",
-     .detail = "mlb has no metric 'schedule-step'"},
+     .detail = "mlb has no metric 'schedule_step'"},
     {"choice/mlb", HEAD "[balancers]\nrun = mlb\n[mlb]\ndesired = half\n",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "mlb", .key = "desired",
      .detail = "'half' is not one of: halving, even"},
@@ -1479,11 +1479,11 @@ test_expect_parse(void)
     const char *balancer, *metric, *text;
   } good[] = {
       {"mlb.schedule-steps", "<= 10", LB_EXPECT_LE, 10, "mlb", "schedule_steps",
-       "mlb.schedule-steps <= 10"},
+       "mlb.schedule_steps <= 10"},
       {"mlb.x", "<3", LB_EXPECT_LT, 3, "mlb", "x", "mlb.x < 3"},
       {"none.imbalance-after", "  >=  1.5  ", LB_EXPECT_GE, 1.5, "none", "imbalance_after",
-       "none.imbalance-after >= 1.5"},
-      {"a.b-c-d", "> -2e3", LB_EXPECT_GT, -2000, "a", "b_c_d", "a.b-c-d > -2e3"},
+       "none.imbalance_after >= 1.5"},
+      {"a.b-c-d", "> -2e3", LB_EXPECT_GT, -2000, "a", "b_c_d", "a.b_c_d > -2e3"},
       {"mlb.bytes_moved", "==0", LB_EXPECT_EQ, 0, "mlb", "bytes_moved", "mlb.bytes_moved == 0"},
       {"x.y.z", "<= .5", LB_EXPECT_LE, 0.5, "x", "y.z", "x.y.z <= .5"},
   };

@@ -736,14 +736,21 @@ test_emit_slurm(void)
     g_assert_nonnull(strstr(array, task));
   }
   /* emitted again with at most 3 tasks: task K runs K, K + 3, K + 6 */
+  g_autofree char *long_csv = tmp_path("slurm-long.csv");
   g_auto(Result) three = {0};
   lbsim(&three, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml",
-        "--vary", "workload.high=3,10", "-o", json, "--csv", csv, "--emit-jobs", dir, "--scheduler",
-        "slurm", "--lbsim", wrapper, "--slurm-max-array", "3", NULL);
+        "--vary", "workload.high=3,10", "-o", json, "--csv", csv, "--long-csv", long_csv,
+        "--emit-jobs", dir, "--scheduler", "slurm", "--lbsim", wrapper, "--slurm-max-array", "3",
+        NULL);
   g_assert_cmpint(three.status, ==, 0);
   g_autofree char *array3 = read_text(array_path);
   g_assert_nonnull(strstr(array3, "\n#SBATCH --array=1-3\n"));
   g_assert_null(strstr(array3, "--account"));
+  /* the merge job writes the long CSV too */
+  g_autofree char *merge_path = g_build_filename(dir, "merge.sbatch", NULL);
+  g_autofree char *merge_text = read_text(merge_path);
+  g_autofree char *long_arg = g_strdup_printf(" --long-csv %s", long_csv);
+  g_assert_nonnull(strstr(merge_text, long_arg));
 
   g_autofree char *submit = g_build_filename(dir, "submit.sh", NULL);
   g_auto(Result) s = {0};
@@ -766,6 +773,8 @@ test_emit_slurm(void)
   g_autofree char *a_csv = read_text(local_csv);
   g_autofree char *b_csv = read_text(csv);
   g_assert_cmpstr(a_csv, ==, b_csv);
+  g_autofree char *long_text = read_text(long_csv);
+  g_assert_true(g_str_has_prefix(long_text, "scenario,balancer,label,ranks,seed,"));
 
   /* emitted again: no task left, submit.sh only merges */
   g_auto(Result) again = {0};

@@ -64,7 +64,7 @@ lb_expect_parse(const char *key, const char *value, LbExpect **out, GError **err
   const char *dot = strchr(key, '.');
   if (dot == NULL || dot == key || dot[1] == '\0') {
     g_set_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID,
-                "'%s' is not BALANCER.METRIC (e.g. mlb.schedule-steps)", key);
+                "'%s' is not BALANCER.METRIC (e.g. mlb.schedule_steps)", key);
     return FALSE;
   }
   const char *v = value;
@@ -100,7 +100,11 @@ lb_expect_parse(const char *key, const char *value, LbExpect **out, GError **err
     e->other_balancer = g_strndup(other, (gsize)(odot - other));
     e->other_metric = g_strdelimit(g_strdup(odot + 1), "-", '_');
   }
-  e->text = g_strdup_printf("%s %s %s", key, operators[i].text, rhs);
+  /* the text names the metrics as the JSON does, whichever spelling the
+   * line used */
+  if (other != NULL)
+    g_strdelimit(strrchr(rhs, '.'), "-", '_');
+  e->text = g_strdup_printf("%s.%s %s %s", e->balancer, e->metric, operators[i].text, rhs);
   *out = e;
   return TRUE;
 }

@@ -210,6 +210,20 @@ preprocess(const char *file, const char *text, GPtrArray *expects, GError **erro
 
 #define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
+/* An [expect] key, BALANCER.METRIC, with the metric spelt as the JSON
+ * spells it (schedule_steps for schedule-steps), so that a --set replaces
+ * the file's line whichever spelling either uses. */
+static char *
+expect_key_canonical(const char *key)
+{
+  char *canonical = g_strdup(key);
+  char *metric = strchr(canonical, '.');
+  for (char *c = metric; c != NULL && *c != '\0'; c++)
+    if (*c == '-')
+      *c = '_';
+  return canonical;
+}
+
 /* GROUP.KEY=VALUE, with spaces around '=' as in a file. Anything else would
  * reach GKeyFile as an invalid name, which it drops with a warning. A key
  * of [expect] is BALANCER.METRIC, so it may hold dots. */
@@ -229,7 +243,8 @@ apply_override(GKeyFile *kf, const char *file, const char *set, GError **error)
                 "'-' and '_'",
                 set);
   g_autofree char *group = g_strndup(set, group_len);
-  g_autofree char *name = g_strndup(key, key_len);
+  g_autofree char *given = g_strndup(key, key_len);
+  g_autofree char *name = expect ? expect_key_canonical(given) : g_strdup(given);
   g_autofree char *value = g_strstrip(g_strdup(eq + 1));
   g_key_file_set_value(kf, group, name, value);
   return TRUE;
@@ -610,11 +625,13 @@ static gboolean
 read_expects(LbScenario *sc, GKeyFile *kf, GPtrArray *lines, GError **error)
 {
   sc->expects = g_ptr_array_new_with_free_func((GDestroyNotify)lb_expect_free);
-  for (guint i = 0; i + 2 < lines->len; i += 3)
-    if (!g_key_file_has_key(kf, "expect", lines->pdata[i], NULL) &&
+  for (guint i = 0; i + 2 < lines->len; i += 3) {
+    g_autofree char *canonical = expect_key_canonical(lines->pdata[i]);
+    if (!g_key_file_has_key(kf, "expect", canonical, NULL) &&
         !add_expect(sc, lines->pdata[i], lines->pdata[i + 1], (guint)atoi(lines->pdata[i + 2]),
                     error))
       return FALSE;
+  }
   gsize n = 0;
   g_auto(GStrv) keys = g_key_file_get_keys(kf, "expect", &n, NULL);
   for (gsize i = 0; i < n; i++) {
