@@ -1319,6 +1319,88 @@ test_replicates_refused(void)
   }
 }
 
+/* The series' style attributes of a chart's <g class="series"> for name,
+ * or NULL when the chart has no such series. */
+static char *
+series_style(const char *svg, const char *name)
+{
+  g_autofree char *open = g_strdup_printf("<g class=\"series\" data-series=\"%s\"", name);
+  const char *at = strstr(svg, open);
+  if (at == NULL)
+    return NULL;
+  const char *end = strstr(at, " clip-path=");
+  g_assert_nonnull(end);
+  return g_strndup(at + strlen(open), (gsize)(end - at - strlen(open)));
+}
+
+/* A sweep whose baseline dwarfs the rest on the imbalance chart gets a
+ * close-up without it, its other lines in the styles of the full chart;
+ * the balancers left out are those the JSON says exceed 1 by ten times the
+ * median balancer's excess; a time of 0 in the means table has its unit. */
+static void
+test_close_up(void)
+{
+  g_autofree char *json = tmp_path("close-up.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "sweep", "-q", "scenarios/field2d-hypercube-64.ini", "--vary", "ranks=4,16",
+        "--platform", "hypercube-{ranks}.xml", "--repeat", "2", "-o", json, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
+  static const char *const names[] = {"none", "mlb", "mlb-nd", "lbd"};
+  double excess[G_N_ELEMENTS(names)] = {0};
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    const char *b = json_object_get_string_member(run, "balancer");
+    JsonObject *summary =
+        json_object_get_object_member(json_object_get_object_member(run, "result"), "summary");
+    double after = json_object_get_double_member(summary, "imbalance_after");
+    for (guint k = 0; k < G_N_ELEMENTS(names); k++)
+      if (strcmp(b, names[k]) == 0)
+        excess[k] = MAX(excess[k], after - 1);
+  }
+  double sorted[G_N_ELEMENTS(names)];
+  memcpy(sorted, excess, sizeof sorted);
+  for (guint i = 0; i < G_N_ELEMENTS(sorted); i++)
+    for (guint j = i + 1; j < G_N_ELEMENTS(sorted); j++)
+      if (sorted[j] < sorted[i]) {
+        double t = sorted[i];
+        sorted[i] = sorted[j];
+        sorted[j] = t;
+      }
+  double median = (sorted[1] + sorted[2]) / 2;
+  g_assert_cmpfloat(excess[0], >=, 10 * median); /* none, on this scenario */
+
+  g_autofree char *page = tmp_path("close-up-page");
+  g_auto(Result) rep = {0};
+  lbsim(&rep, "report", json, page, NULL);
+  g_assert_cmpint(rep.status, ==, 0);
+  g_autofree char *full_path =
+      g_build_filename(page, "field2d-hypercube-64.vs-ranks.imbalance.svg", NULL);
+  g_autofree char *close_path =
+      g_build_filename(page, "field2d-hypercube-64.vs-ranks.imbalance-close.svg", NULL);
+  g_autofree char *full = read_text(full_path);
+  g_autofree char *close = read_text(close_path);
+  g_assert_nonnull(strstr(close, "close up"));
+  for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
+    g_autofree char *in_full = series_style(full, names[k]);
+    g_autofree char *in_close = series_style(close, names[k]);
+    g_assert_nonnull(in_full);
+    if (excess[k] >= 10 * median) {
+      g_assert_null(in_close);
+    } else {
+      g_assert_nonnull(in_close);
+      g_assert_cmpstr(in_close, ==, in_full);
+    }
+  }
+  g_autofree char *index = g_build_filename(page, "index.html", NULL);
+  g_autofree char *html = read_text(index);
+  const char *none_row = strstr(html, "<tr data-balancer=\"none\">");
+  g_assert_nonnull(none_row);
+  g_autofree char *row = g_strndup(none_row, (gsize)(strstr(none_row, "</tr>") - none_row));
+  g_assert_nonnull(strstr(row, ">0\xc2\xa0s<")); /* a no-break space */
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1339,6 +1421,7 @@ main(int argc, char **argv)
   g_test_add_func("/sweep/default-names", test_default_names);
   g_test_add_func("/sweep/stats", test_stats);
   g_test_add_func("/sweep/replicates", test_replicates);
+  g_test_add_func("/sweep/close-up", test_close_up);
   g_test_add_func("/sweep/replicates-refused", test_replicates_refused);
   int status = g_test_run();
   if (tmp_dir != NULL)

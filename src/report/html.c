@@ -1051,7 +1051,7 @@ sweep_point_clear(gpointer p)
  * bands: their least to greatest, and the 95 % interval of the mean. */
 static gboolean
 sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *balancers,
-            GError **error)
+            const gboolean *left_out, GError **error)
 {
   const LbResults *doc = o->doc;
   const LbSweepAxis *vary = doc->axes->pdata[v];
@@ -1060,13 +1060,16 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
   LbPlotScale scale = value_scale(vary, xs);
   g_autofree char *safe = g_strdup(vary->name);
   g_strcanon(safe, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-", '_');
-  g_autofree char *what = g_strdup_printf("vs-%s.%s", safe, m->what);
-  g_autofree char *id = g_strdup_printf("vs-%s-%s", safe, m->what);
+  const char *close = left_out != NULL ? "-close" : "";
+  g_autofree char *what = g_strdup_printf("vs-%s.%s%s", safe, m->what, close);
+  g_autofree char *id = g_strdup_printf("vs-%s-%s%s", safe, m->what, close);
   g_autofree char *title =
       replicated
-          ? g_strdup_printf("%s against %s (mean of %u replicates)", m->title, vary->name,
-                            ((const LbSweepAxis *)doc->axes->pdata[doc->replicates])->values->len)
-          : g_strdup_printf("%s against %s", m->title, vary->name);
+          ? g_strdup_printf("%s against %s (mean of %u replicates)%s", m->title, vary->name,
+                            ((const LbSweepAxis *)doc->axes->pdata[doc->replicates])->values->len,
+                            left_out != NULL ? ", close up" : "")
+          : g_strdup_printf("%s against %s%s", m->title, vary->name,
+                            left_out != NULL ? ", close up" : "");
   g_autoptr(LbPlot) plot = lb_plot_new(LB_PLOT_LINES, id, title);
   lb_plot_x_axis(plot, vary->name, scale, (const char *const *)vary->values->pdata);
   lb_plot_value_axis(plot, m->axis, m->floor, m->seconds);
@@ -1097,8 +1100,13 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
   if (replicated)
     g_string_append(csv, "_mean,runs,min,max,ci95_low,ci95_high");
   g_string_append_c(csv, '\n');
+  g_autoptr(GString) left = g_string_new(NULL);
   for (guint b = 0; b < balancers->len; b++) {
-    lb_plot_series(plot, balancers->pdata[b]);
+    if (left_out != NULL && left_out[b]) {
+      g_string_append_printf(left, "%s%s", left->len ? ", " : "", (char *)balancers->pdata[b]);
+      continue;
+    }
+    lb_plot_series_styled(plot, balancers->pdata[b], b);
     for (guint c = 0; c < combos->len; c++) {
       /* this line's runs, gathered by their x, in the order of x */
       g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(SweepPoint));
@@ -1181,13 +1189,56 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
                             "error bars span the 95 % confidence interval of the mean (Student's "
                             "t with n - 1 degrees of freedom).")
                  : g_strdup("");
+  g_autofree char *close_text =
+      left->len > 0 ? g_strdup_printf(" On an axis made for the balancers that stay near 1: %s, "
+                                      "whose excess over 1 is ten times the median balancer's "
+                                      "or more, are left out (they are in the chart above).",
+                                      left->str)
+                    : g_strdup("");
   g_autofree char *caption =
       others > 0 ? g_strdup_printf("%s: %s against %s, a colour per balancer, a line style per "
-                                   "combination of the other parameters' values.%s",
-                                   m->title, of, vary->name, bands)
-                 : g_strdup_printf("%s: %s against %s, a line per balancer.%s", m->title, of,
-                                   vary->name, bands);
+                                   "combination of the other parameters' values.%s%s",
+                                   m->title, of, vary->name, bands, close_text)
+                 : g_strdup_printf("%s: %s against %s, a line per balancer.%s%s", m->title, of,
+                                   vary->name, bands, close_text);
   return put_chart(o, out, plot, what, caption, csv, error);
+}
+
+/* The balancers that dwarf the rest on the imbalance charts, as the run
+ * page's close-up leaves them out: whose largest excess over 1 (over every
+ * run) is CLOSE_UP_RATIO times the median balancer's or more. NULL when
+ * none would go, or when fewer than two would stay. */
+static gboolean *
+sweep_dwarfs(const LbResults *doc, const SweepMeasure *m, GPtrArray *balancers)
+{
+  guint n = balancers->len;
+  if (n < 3)
+    return NULL;
+  const LbSummaryField *field = lb_summary_lookup(m->field);
+  g_autofree double *excess = g_new0(double, n);
+  g_autofree double *sorted = g_new0(double, n);
+  for (guint i = 0; i < doc->results->len; i++) {
+    const LbSweepResult *s = doc->results->pdata[i];
+    double v = summary_value(field, s->result);
+    for (guint b = 0; b < n && isfinite(v); b++)
+      if (strcmp(s->balancer, balancers->pdata[b]) == 0)
+        excess[b] = MAX(excess[b], v - 1);
+  }
+  memcpy(sorted, excess, n * sizeof(double));
+  qsort(sorted, n, sizeof(double), compare_doubles);
+  double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  if (!(median > 0))
+    return NULL;
+  gboolean *left_out = g_new0(gboolean, n);
+  guint kept = n;
+  for (guint b = 0; b < n; b++)
+    if (excess[b] >= CLOSE_UP_RATIO * median) {
+      left_out[b] = TRUE;
+      kept--;
+    }
+  if (kept == n || kept < 2)
+    g_clear_pointer(&left_out, g_free);
+  return left_out;
 }
 
 static void
@@ -1371,10 +1422,10 @@ sweep_means(Out *o, GString *out, GError **error)
       lb_stats_of(x, members->len, &st);
       double half = st.ci_high - st.mean;
       g_autofree char *mean_text = field->kind == LB_SUMMARY_SECONDS
-                                       ? lb_report_seconds(st.mean)
+                                       ? with_unit(lb_report_seconds(st.mean), "s")
                                        : g_strdup_printf("%.4f", st.mean);
       g_autofree char *half_text = field->kind == LB_SUMMARY_SECONDS
-                                       ? lb_report_seconds(half)
+                                       ? with_unit(lb_report_seconds(half), "s")
                                        : g_strdup_printf("%.4f", half);
       g_autofree char *key = g_strdup_printf("%s_mean", field->json);
       g_autofree char *half_key = g_strdup_printf("%s_ci95_half", field->json);
@@ -1417,9 +1468,16 @@ sweep_page(Out *o, GString *out, const char *json_base, GError **error)
     g_string_append(out, "<h3>");
     esc(out, ((const LbSweepAxis *)doc->axes->pdata[v])->name);
     g_string_append(out, "</h3>\n");
-    for (guint m = 0; m < G_N_ELEMENTS(sweep_measures); m++)
-      if (!sweep_chart(o, out, v, &sweep_measures[m], balancers, error))
+    for (guint m = 0; m < G_N_ELEMENTS(sweep_measures); m++) {
+      if (!sweep_chart(o, out, v, &sweep_measures[m], balancers, NULL, error))
         return FALSE;
+      if (sweep_measures[m].floor != 1)
+        continue; /* a close-up of the imbalance only */
+      g_autofree gboolean *left_out = sweep_dwarfs(doc, &sweep_measures[m], balancers);
+      if (left_out != NULL &&
+          !sweep_chart(o, out, v, &sweep_measures[m], balancers, left_out, error))
+        return FALSE;
+    }
   }
   if ((doc->replicates >= 0 && !sweep_means(o, out, error)) || !sweep_table(o, out, error))
     return FALSE;
