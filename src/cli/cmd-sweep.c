@@ -254,26 +254,13 @@ typedef struct {
 } Outputs;
 
 static gboolean
-write_text(const char *path, const char *text, GError **error)
-{
-  if (strcmp(path, "-") == 0) {
-    if (lb_output_stdout(text) && fflush(stdout) == 0)
-      return TRUE;
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
-                "cannot write standard output: %s", g_strerror(errno));
-    return FALSE;
-  }
-  return lb_output_write(path, text, -1, error);
-}
-
-static gboolean
 write_outputs(Outputs *o, gboolean now, GError **error)
 {
   gint64 start = g_get_monotonic_time();
   if (!now && start - o->written < WRITE_SHARE * o->cost)
     return TRUE;
   g_autofree char *doc = lb_sweep_document(o->sweep, o->results);
-  if (!write_text(o->files.json, doc, error))
+  if (!lb_output_text(o->files.json, doc, error))
     return FALSE;
   char *(*const tables[])(const LbSweep *, LbRunResult *const *) = {lb_sweep_csv, lb_sweep_long_csv,
                                                                     lb_sweep_stats_csv};
@@ -282,7 +269,7 @@ write_outputs(Outputs *o, gboolean now, GError **error)
     if (paths[t] == NULL)
       continue;
     g_autofree char *text = tables[t](o->sweep, o->results);
-    if (!write_text(paths[t], text, error))
+    if (!lb_output_text(paths[t], text, error))
       return FALSE;
   }
   o->written = g_get_monotonic_time();

@@ -279,19 +279,6 @@ write_slurm(const LbEmit *e, const LbSweep *sw, GPtrArray *runs, const char *lbs
          write_script(e->target, "submit.sh", submit->str, error);
 }
 
-static gboolean
-write_list(const char *path, const char *text, GError **error)
-{
-  if (strcmp(path, "-") == 0) {
-    if (lb_output_stdout(text) && fflush(stdout) == 0)
-      return TRUE;
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
-                "cannot write standard output: %s", g_strerror(errno));
-    return FALSE;
-  }
-  return lb_output_write(path, text, -1, error);
-}
-
 int
 lb_emit_jobs(const LbEmit *e, const LbSweep *sw, LbRunResult *const *results)
 {
@@ -333,7 +320,7 @@ lb_emit_jobs(const LbEmit *e, const LbSweep *sw, LbRunResult *const *results)
   }
   gboolean written = e->scheduler == LB_SCHEDULER_SLURM
                          ? write_slurm(e, sw, missing, lbsim, state, &error)
-                         : write_list(e->target, lines->str, &error);
+                         : lb_output_text(e->target, lines->str, &error);
   if (!written) {
     g_printerr("lbsim: %s\n", error->message);
     return 1;

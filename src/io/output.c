@@ -425,6 +425,19 @@ lb_output_stdout(const char *text)
   return TRUE;
 }
 
+gboolean
+lb_output_text(const char *path, const char *text, GError **error)
+{
+  if (strcmp(path, "-") == 0) {
+    if (lb_output_stdout(text) && fflush(stdout) == 0)
+      return TRUE;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+                "cannot write standard output: %s", g_strerror(errno));
+    return FALSE;
+  }
+  return lb_output_write(path, text, -1, error);
+}
+
 int
 lb_output_stdout_close(void)
 {

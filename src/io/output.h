@@ -57,6 +57,9 @@ gboolean lb_output_move(const char *from, const char *path, GError **error);
 /* Writes to standard output and checks the write: FALSE with errno set
  * when it failed (a full device, a closed pipe). */
 gboolean lb_output_stdout(const char *text);
+/* Writes text to path by the rules (lb_output_write), or to standard
+ * output, flushed and checked, when path is "-". */
+gboolean lb_output_text(const char *path, const char *text, GError **error);
 /* Flushes and checks standard output at the end of a command: 0, or 1
  * after printing one line saying why. */
 int lb_output_stdout_close(void);

@@ -1292,6 +1292,28 @@ sweep_header(GString *out, const LbResults *doc, GPtrArray *balancers)
   g_string_append(out, "</table>\n");
 }
 
+/* A row of a table of runs: the point's values but the one at skip (-1:
+ * none), each a cell and a CSV field followed by a comma, then the
+ * balancer's header cell, left open for what follows its name. */
+static void
+point_row_start(GString *out, GString *csv, const LbResults *doc, const LbSweepResult *s, gint skip)
+{
+  g_string_append(out, "<tr data-balancer=\"");
+  esc(out, s->balancer);
+  g_string_append(out, "\">");
+  for (guint v = 0; v < doc->axes->len; v++) {
+    if ((gint)v == skip)
+      continue;
+    g_string_append(out, "<td>");
+    esc(out, s->point[v]);
+    g_string_append(out, "</td>");
+    lb_report_csv_text(csv, s->point[v]);
+    g_string_append_c(csv, ',');
+  }
+  g_string_append(out, "<th scope=\"row\">");
+  esc(out, s->balancer);
+}
+
 static gboolean
 sweep_table(Out *o, GString *out, GError **error)
 {
@@ -1315,18 +1337,7 @@ sweep_table(Out *o, GString *out, GError **error)
   g_string_append_c(csv, '\n');
   for (guint i = 0; i < doc->results->len; i++) {
     const LbSweepResult *s = doc->results->pdata[i];
-    g_string_append(out, "<tr data-balancer=\"");
-    esc(out, s->balancer);
-    g_string_append(out, "\">");
-    for (guint v = 0; v < doc->axes->len; v++) {
-      g_string_append(out, "<td>");
-      esc(out, s->point[v]);
-      g_string_append(out, "</td>");
-      lb_report_csv_text(csv, s->point[v]);
-      g_string_append_c(csv, ',');
-    }
-    g_string_append(out, "<th scope=\"row\">");
-    esc(out, s->balancer);
+    point_row_start(out, csv, doc, s, -1);
     g_string_append(out, "</th>");
     lb_report_csv_text(csv, s->balancer);
     summary_cells(out, s->result);
@@ -1396,20 +1407,7 @@ sweep_means(Out *o, GString *out, GError **error)
           compare_others(first, s, doc, (guint)doc->replicates) == 0)
         g_array_append_val(members, s);
     }
-    g_string_append(out, "<tr data-balancer=\"");
-    esc(out, first->balancer);
-    g_string_append(out, "\">");
-    for (guint v = 0; v < doc->axes->len; v++) {
-      if ((gint)v == doc->replicates)
-        continue;
-      g_string_append(out, "<td>");
-      esc(out, first->point[v]);
-      g_string_append(out, "</td>");
-      lb_report_csv_text(csv, first->point[v]);
-      g_string_append_c(csv, ',');
-    }
-    g_string_append(out, "<th scope=\"row\">");
-    esc(out, first->balancer);
+    point_row_start(out, csv, doc, first, doc->replicates);
     g_string_append_printf(out, "</th><td>%u</td>", members->len);
     lb_report_csv_text(csv, first->balancer);
     g_string_append_printf(csv, ",%u", members->len);
