@@ -61,6 +61,10 @@ _lbsim()
       COMPREPLY=($(compgen -W "plain parallel slurm" -- "$cur"))
       return
       ;;
+    --chart-scale)
+      COMPREPLY=($(compgen -W "auto linear log" -- "$cur"))
+      return
+      ;;
     -o | --json | --csv | --report | --state | --emit-jobs | --pictures | --paje | --trace | --lbsim)
       COMPREPLY=($(compgen -f -- "$cur"))
       return

@@ -92,6 +92,11 @@ def main():
     ok(got == ["baiardi2001"], "completion: papers", f"{got} {err}")
     got, err = complete("help", "sw")
     ok(got == ["sweep"], "completion: help's commands", f"{got} {err}")
+    for option, word, want in (("--picture-format", "p", ["pdf", "png"]),
+                               ("--chart-scale", "l", ["linear", "log"]),
+                               ("--scheduler", "s", ["slurm"])):
+        got, err = complete("run" if option != "--scheduler" else "sweep", option, word)
+        ok(sorted(got) == want, f"completion: {option}'s values", f"{got} {err}")
     return done()
 
 
