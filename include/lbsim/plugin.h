@@ -28,7 +28,7 @@ G_BEGIN_DECLS
 
 /* Raised whenever a public structure or function changes incompatibly: a
  * plugin built against another version is refused. */
-#define LB_ABI_VERSION 1
+#define LB_ABI_VERSION 2
 
 typedef struct _LbPlugin LbPlugin;
 
