@@ -145,6 +145,16 @@ sfc_order_key(const LbWork *work, const LbParams *params, guint64 id)
   return sfc_key(curve_of(params), work->dim, max_level_of(work), id);
 }
 
+static void
+sfc_order_keys(const LbWork *work, const LbParams *params, const LbUnit *units, gsize n,
+               guint64 *keys)
+{
+  LbCurveKind curve = curve_of(params);
+  guint order = max_level_of(work);
+  for (gsize i = 0; i < n; i++)
+    keys[i] = sfc_key(curve, work->dim, order, units[i].id);
+}
+
 static int
 compare_hnodes(gconstpointer a, gconstpointer b)
 {
@@ -1051,6 +1061,7 @@ const LbBalancer lb_sfc_shift_balancer = {
     .initial_units = sfc_initial_units,
     .describe_start = sfc_describe_start,
     .order_key = sfc_order_key,
+    .order_keys = sfc_order_keys,
     .collect = sfc_collect,
     .variant_key = "collect",
     .explain = sfc_explain,
