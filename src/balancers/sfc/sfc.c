@@ -390,11 +390,24 @@ typedef struct {
   double *bytes;   /* the model's bytes of each hnode, from its first send (NAN before) */
 } Block;
 
-/* h[at .. at + n) of a block, holding a reference to it. */
+/* h[at .. at + n) of a block, holding a reference to it. A piece
+ * forwarded hop by hop keeps its spans: their message figures are kept
+ * with them (the sum of their hnodes' bytes and the breaks in their runs
+ * of ids), worked out hnode by hnode once, when a span is first sent
+ * whole, not at every hop. */
 typedef struct {
   Block *block;
   guint at, n;
+  double bytes;   /* the sum of the hnodes' bytes, NAN until worked out */
+  gboolean exact; /* bytes and each of its terms are integers below 2^53 */
+  guint breaks;   /* hnodes whose id does not follow the one before's */
 } Span;
+
+static Span
+span_make(Block *block, guint at, guint n)
+{
+  return (Span){block, at, n, NAN, FALSE, 0};
+}
 
 static Block *
 block_new(const GArray *seq)
@@ -465,11 +478,10 @@ take_front(GArray *row, gsize k)
   while (k > 0) {
     Span *s = &g_array_index(row, Span, whole);
     if (s->n > k) {
-      Span part = {s->block, s->at, (guint)k};
+      Span part = span_make(s->block, s->at, (guint)k);
       g_atomic_ref_count_inc(&s->block->refs);
       g_array_append_val(piece, part);
-      s->at += (guint)k;
-      s->n -= (guint)k;
+      *s = span_make(s->block, s->at + (guint)k, s->n - (guint)k);
       break;
     }
     g_array_append_val(piece, *s);
@@ -491,10 +503,10 @@ take_back(GArray *row, gsize k)
   while (k > 0) {
     Span *s = &g_array_index(row, Span, from - 1);
     if (s->n > k) {
-      Span part = {s->block, s->at + s->n - (guint)k, (guint)k};
+      Span part = span_make(s->block, s->at + s->n - (guint)k, (guint)k);
       g_atomic_ref_count_inc(&s->block->refs);
       g_array_append_val(piece, part);
-      s->n -= (guint)k;
+      *s = span_make(s->block, s->at, s->n - (guint)k);
       break;
     }
     k -= s->n;
@@ -570,10 +582,46 @@ row_loads_init(RowLoads *r, const GArray *row)
   }
 }
 
-/* The network's figures of a piece, hnode by hnode in the order sent, as
- * lb_send_units_word would work them out: the runs of consecutive ids,
- * and the bytes (htree's lb_work_bytes is a sum over the units in order;
- * each hnode's share is worked out once, by the rank it started on). */
+/* The bytes of hnode j of a block, the model's, worked out once, by the
+ * rank that first sends it. */
+static double
+hnode_bytes(const LbWork *work, Block *b, guint j)
+{
+  if (isnan(b->bytes[j])) {
+    LbUnit u = {b->h[j].id, b->h[j].load};
+    b->bytes[j] = lb_work_bytes(work, &u, 1);
+  }
+  return b->bytes[j];
+}
+
+#define EXACT_LIMIT 0x1p53
+
+static void
+span_figures(const LbWork *work, Span *s)
+{
+  if (!isnan(s->bytes))
+    return;
+  const SfcHnode *h = s->block->h;
+  double bytes = 0;
+  gboolean exact = TRUE;
+  guint breaks = 0;
+  for (guint j = s->at; j < s->at + s->n; j++) {
+    double b = hnode_bytes(work, s->block, j);
+    exact &= b >= 0 && b < EXACT_LIMIT && b == floor(b);
+    bytes += b;
+    breaks += j > s->at && h[j].id != h[j - 1].id + 1;
+  }
+  s->bytes = bytes;
+  s->exact = exact && bytes < EXACT_LIMIT;
+  s->breaks = breaks;
+}
+
+/* The network's figures of a piece, in the order sent, as
+ * lb_send_units_word would work them out hnode by hnode: the runs of
+ * consecutive ids, and the bytes (htree's lb_work_bytes is a sum over the
+ * units in order). From the spans' figures when every term is an integer
+ * below 2^53, where any order of the sum is exact and so the same;
+ * otherwise, and for a recorded schedule, hnode by hnode. */
 static void
 send_piece(LbRank *self, int dst, guint round, GArray *piece, gboolean open)
 {
@@ -582,21 +630,45 @@ send_piece(LbRank *self, int dst, guint round, GArray *piece, gboolean open)
   g_autoptr(GArray) units = detail ? g_array_new(FALSE, FALSE, sizeof(LbUnit)) : NULL;
   guint n = 0, runs = 0;
   double bytes = 0;
-  guint64 next = G_MAXUINT64; /* the id that would go on with the last run */
-  for (guint i = 0; i < piece->len; i++) {
-    const Span *s = &g_array_index(piece, Span, i);
-    for (guint j = s->at; j < s->at + s->n; j++) {
-      const SfcHnode *h = &s->block->h[j];
-      LbUnit u = {h->id, h->load};
-      if (isnan(s->block->bytes[j]))
-        s->block->bytes[j] = lb_work_bytes(work, &u, 1);
-      bytes += s->block->bytes[j];
-      runs += h->id != next;
-      next = h->id + 1;
-      if (units != NULL)
-        g_array_append_val(units, u);
+  gboolean exact = !detail;
+  for (guint i = 0; i < piece->len && exact; i++) {
+    Span *s = &g_array_index(piece, Span, i);
+    span_figures(work, s);
+    exact = s->exact;
+  }
+  if (exact) {
+    guint64 next = G_MAXUINT64; /* the id that would go on with the last run */
+    for (guint i = 0; i < piece->len && exact; i++) {
+      const Span *s = &g_array_index(piece, Span, i);
+      const SfcHnode *h = s->block->h;
+      if (s->n == 0)
+        continue;
+      runs += (h[s->at].id != next) + s->breaks;
+      next = h[s->at + s->n - 1].id + 1;
+      bytes += s->bytes;
+      n += s->n;
     }
-    n += s->n;
+    exact = bytes < EXACT_LIMIT;
+  }
+  if (!exact) {
+    n = 0;
+    runs = 0;
+    bytes = 0;
+    guint64 next = G_MAXUINT64;
+    for (guint i = 0; i < piece->len; i++) {
+      const Span *s = &g_array_index(piece, Span, i);
+      for (guint j = s->at; j < s->at + s->n; j++) {
+        const SfcHnode *h = &s->block->h[j];
+        bytes += hnode_bytes(work, s->block, j);
+        runs += h->id != next;
+        next = h->id + 1;
+        if (units != NULL) {
+          LbUnit u = {h->id, h->load};
+          g_array_append_val(units, u);
+        }
+      }
+      n += s->n;
+    }
   }
   lb_send_units_ref(self, dst, TAG_SHIFT(round), round, piece, (GDestroyNotify)g_array_unref, n,
                     runs, bytes, open, units != NULL ? (const LbUnit *)units->data : NULL);
@@ -690,7 +762,7 @@ shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint6
   g_autoptr(GArray) row = spans_new();
   gboolean takes_part = left.open || right.open || in_left || in_right;
   if (takes_part && st->seq->len > 0) {
-    Span all = {block_new(st->seq), 0, st->seq->len};
+    Span all = span_make(block_new(st->seq), 0, st->seq->len);
     g_array_append_val(row, all);
   }
   RowLoads view = {0};
