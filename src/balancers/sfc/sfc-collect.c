@@ -705,7 +705,6 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
       g_array_append_val(owners, r);
   }
   g_array_sort(owners, compare_uint);
-  guint64 *counts = g_new0(guint64, v->p);
   g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
   g_autoptr(GArray) to = g_array_new(FALSE, FALSE, sizeof(guint));
   const Facing *f = (const Facing *)now->data;
@@ -724,7 +723,6 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
     diff_ids(told != NULL ? (const guint64 *)told->data : NULL, told != NULL ? told->len : 0,
              (const guint64 *)ids->data, ids->len, change);
     if (change->len > 0) {
-      counts[r] = 1;
       g_ptr_array_add(messages, change);
       g_array_append_val(to, r);
     } else
@@ -734,7 +732,15 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
     else
       g_hash_table_remove(inf->told, GUINT_TO_POINTER(r));
   }
-  guint64 incoming = messages_to_me(self, counts, v->p);
+  /* one message to each rank of `to` (ascending): the counts that are not
+   * zero, with no array of p counts to make and scan */
+  g_autoptr(GArray) ones = g_array_sized_new(FALSE, FALSE, sizeof(guint64), to->len);
+  for (guint i = 0; i < to->len; i++) {
+    guint64 one = 1;
+    g_array_append_val(ones, one);
+  }
+  guint64 incoming = lb_reduce_scatter_sum_u64_sparse(self, (const guint *)to->data,
+                                                      (const guint64 *)ones->data, to->len);
   for (guint i = 0; i < messages->len; i++) {
     GArray *m = messages->pdata[i];
     lb_send(self, (int)g_array_index(to, guint, i), TAG_DEPTH, m->data, m->len * sizeof(guint64),
