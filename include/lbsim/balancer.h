@@ -55,6 +55,11 @@ typedef struct {
    * order), or NULL. With it, every step checks the range property: each
    * rank's units are one run of that order, the runs in rank order. */
   guint64 (*order_key)(const LbWork *work, const LbParams *params, guint64 id);
+  /* order_key of n units at once, or NULL: a balancer whose key needs its
+   * parameters reads them once here, not once a unit (every step checks
+   * every unit). */
+  void (*order_keys)(const LbWork *work, const LbParams *params, const LbUnit *units, gsize n,
+                     guint64 *keys);
   /* Whether, under these parameters, the order it keeps may break (a
    * paper's rule read literally), or NULL: never. Then a step does not
    * fail on its order; it records the units out of order (the fewest that

@@ -59,6 +59,21 @@ digest_plain(const LbUnit *u, guint n, gboolean by_unit, LbDigest *digest)
     digest->conserved = conserved;
 }
 
+/* keys[0 .. n): the balancer's order keys of units[0 .. n) */
+static void
+order_keys(const LbBalancer *b, const LbWork *work, const LbParams *params, const LbUnit *units,
+           gsize n, guint64 *keys)
+{
+  if (b->order_keys != NULL) {
+    b->order_keys(work, params, units, n, keys);
+    return;
+  }
+  for (gsize i = 0; i < n; i++)
+    keys[i] = b->order_key != NULL ? b->order_key(work, params, units[i].id) : units[i].id;
+}
+
+#define KEY_BATCH 512
+
 static void
 digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units, LbDigest *digest)
 {
@@ -81,11 +96,14 @@ digest_units(const LbWork *work, const LbBalancerRun *brun, const GArray *units,
   }
   gboolean keyed = brun->balancer->keeps_order;
   digest->key_min = G_MAXUINT64;
+  guint64 keys[KEY_BATCH];
   for (guint i = 0; i < units->len; i++) {
     digest->load += u[i].load;
     if (by_unit)
       lb_conserve_unit(&digest->conserved, u + i);
-    guint64 k = key(work, brun->params, u[i].id);
+    if (i % KEY_BATCH == 0)
+      order_keys(brun->balancer, work, brun->params, u + i, MIN(units->len - i, KEY_BATCH), keys);
+    guint64 k = keys[i % KEY_BATCH];
     digest->key_min = MIN(digest->key_min, k);
     digest->key_max = MAX(digest->key_max, k);
     guint64 at = keyed ? k : u[i].id;
@@ -119,11 +137,14 @@ order_breaks(const LbCoreRun *run)
 {
   const LbBalancer *b = run->brun->balancer;
   g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(KeyOwner));
+  guint64 keys[KEY_BATCH];
   for (guint r = 0; r < run->ranks; r++) {
     const GArray *units = run->rank[r].units;
+    const LbUnit *u = (const LbUnit *)units->data;
     for (guint i = 0; i < units->len; i++) {
-      guint64 id = g_array_index(units, LbUnit, i).id;
-      KeyOwner k = {b->order_key != NULL ? b->order_key(run->work, run->brun->params, id) : id, r};
+      if (i % KEY_BATCH == 0)
+        order_keys(b, run->work, run->brun->params, u + i, MIN(units->len - i, KEY_BATCH), keys);
+      KeyOwner k = {keys[i % KEY_BATCH], r};
       g_array_append_val(all, k);
     }
   }

@@ -51,6 +51,11 @@ typedef struct {
   /* refine = elements: the elements' codes and the sort's other buffer,
    * kept from step to step rather than faulted in anew */
   guint64 *codes, *spare;
+  /* where the last lb_work_bytes search ended: a balancer weighs the
+   * hnodes it sends one at a time, in runs of the curve's order, which
+   * lie close together in the tree (only where a search starts; any
+   * value finds the same hnode) */
+  gsize bytes_hint;
 } Htree;
 
 /* An element's draws, and the stream of the per-node loads. */
@@ -879,15 +884,16 @@ htree_leaves(const LbWork *work, GArray *out)
 static double
 htree_bytes(const LbWork *work, const LbUnit *units, gsize n)
 {
-  const Htree *h = htree_of(work);
+  Htree *h = htree_of(work);
   double bytes = 0;
-  gsize hint = 0;
+  gsize hint = h->bytes_hint;
   for (gsize i = 0; i < n; i++) {
     gsize at = 0;
     guint64 own =
         find_near(h->tree, units[i].id, &hint, &at) ? lb_htree_own_elements(h->tree, at) : 0;
     bytes += work->bytes_per_unit + (double)own * h->bytes_per_element;
   }
+  h->bytes_hint = hint;
   return bytes;
 }
 

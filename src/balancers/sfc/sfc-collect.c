@@ -160,6 +160,23 @@ typedef struct {
   guint owner;
 } RemoteFace;
 
+/* sfc_owner of a key, looked for first among my segment and my two
+ * neighbours', which hold most of the squares across my faces: where the
+ * starts ascend, rank r owns exactly the keys from its start to the next
+ * rank's, so the answer is the same as the full search's. */
+static int
+owner_near(const SfcView *v, guint64 key)
+{
+  for (int d = 0; d < 3; d++) {
+    int r = v->me + (d == 0 ? 0 : d == 1 ? 1 : -1);
+    if (r < 0 || (guint)r >= v->p)
+      continue;
+    if (v->starts[r] <= key && ((guint)r + 1 == v->p || v->starts[r + 1] > key))
+      return r;
+  }
+  return sfc_owner(v->starts, v->p, key);
+}
+
 /* Every face square of my hnodes that my own hnodes do not cover, once a
  * collection (the announcements and the needs both read it). Most
  * squares are hnodes of mine: found near their neighbour's place in id
@@ -186,7 +203,7 @@ remote_faces(const SfcView *v)
       guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
       if (key >= first && key <= last)
         continue;
-      int owner = sfc_owner(v->starts, v->p, key);
+      int owner = owner_near(v, key);
       g_assert(owner >= 0);
       if (owner == v->me)
         continue;
@@ -215,7 +232,7 @@ remote_needs(const SfcView *v, const GArray *faces, GArray *owners)
     const Square *s = &g_array_index(all, Square, i);
     if (needs->len > 0 && g_array_index(needs, Square, needs->len - 1).id == s->id)
       continue;
-    int owner = sfc_owner(v->starts, v->p, s->key);
+    int owner = owner_near(v, s->key);
     g_assert(owner >= 0 && owner != v->me);
     g_array_append_val(needs, *s);
     guint o = (guint)owner;
@@ -705,7 +722,6 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
       g_array_append_val(owners, r);
   }
   g_array_sort(owners, compare_uint);
-  guint64 *counts = g_new0(guint64, v->p);
   g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
   g_autoptr(GArray) to = g_array_new(FALSE, FALSE, sizeof(guint));
   const Facing *f = (const Facing *)now->data;
@@ -724,7 +740,6 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
     diff_ids(told != NULL ? (const guint64 *)told->data : NULL, told != NULL ? told->len : 0,
              (const guint64 *)ids->data, ids->len, change);
     if (change->len > 0) {
-      counts[r] = 1;
       g_ptr_array_add(messages, change);
       g_array_append_val(to, r);
     } else
@@ -734,7 +749,15 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
     else
       g_hash_table_remove(inf->told, GUINT_TO_POINTER(r));
   }
-  guint64 incoming = messages_to_me(self, counts, v->p);
+  /* one message to each rank of `to` (ascending): the counts that are not
+   * zero, with no array of p counts to make and scan */
+  g_autoptr(GArray) ones = g_array_sized_new(FALSE, FALSE, sizeof(guint64), to->len);
+  for (guint i = 0; i < to->len; i++) {
+    guint64 one = 1;
+    g_array_append_val(ones, one);
+  }
+  guint64 incoming = lb_reduce_scatter_sum_u64_sparse(self, (const guint *)to->data,
+                                                      (const guint64 *)ones->data, to->len);
   for (guint i = 0; i < messages->len; i++) {
     GArray *m = messages->pdata[i];
     lb_send(self, (int)g_array_index(to, guint, i), TAG_DEPTH, m->data, m->len * sizeof(guint64),
@@ -768,7 +791,7 @@ pushes_for(const SfcView *v, const GArray *heard)
     guint n = face_squares(v->dim, g_array_index(heard, guint64, i), faces);
     for (guint k = 0; k < n; k++) {
       guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
-      if (sfc_owner(v->starts, v->p, key) != v->me)
+      if (owner_near(v, key) != v->me)
         continue;
       guint64 tag = tagged(v, covering(v, key));
       g_array_append_val(list, tag);
