@@ -775,7 +775,10 @@ static void
 run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gboolean local)
 {
   const LbResults *doc = o->doc;
-  g_string_append(out, "<h2 id=\"pictures-section\">Final partitions</h2>\n");
+  g_string_append(out, "<h2 id=\"pictures-section\">Final partitions</h2>\n<p>Each run's "
+                       "units on its ranks after the last balancing; for a balancer that owns "
+                       "the compute (dls), the chunks each rank computed over simulated "
+                       "time.</p>\n");
   if (pictures_dir == NULL) {
     g_string_append(out, "<p class=\"note\">No pictures: <code>lbsim run --report</code> draws "
                          "them; <code>lbsim report</code> adds those of <code>lbsim run "
@@ -805,7 +808,9 @@ run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gbo
         g_autofree char *h = href(shown);
         g_string_append_printf(figures, "<img class=\"picture\" src=\"%s\" alt=\"", h);
         esc(figures, r->balancer);
-        g_string_append(figures, ": the final partition\" loading=\"lazy\">\n");
+        g_string_append(figures, strcmp(picture_kinds[k], "chunks") == 0
+                                     ? ": the chunks over time\" loading=\"lazy\">\n"
+                                     : ": the final partition\" loading=\"lazy\">\n");
       } else {
         inline_picture(figures, svg, prefix);
       }
