@@ -317,11 +317,12 @@ void lb_narrate(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
  * each stage's phases. Every step starts at stage 0; every rank gives a
  * stage the same name. */
 void lb_narrate_stage(LbRank *self, guint stage, const char *name);
-/* A chunk of iterations [first, first + count) of owner's data, of summed
- * load `load`, that this rank computed from `began` until now (kept only
- * when the caller asks, for the pictures of who computed what, when). */
-void lb_rank_note_chunk(LbRank *self, guint owner, guint64 first, guint64 count, guint64 load,
-                        double began);
+/* A chunk of iterations [first, first + count) of owner's data, units[0
+ * .. count), that this rank computed from `began` until now (kept, with
+ * the units' summed load, only when the caller asks: the pictures of who
+ * computed what, when). */
+void lb_rank_note_chunk(LbRank *self, guint owner, guint64 first, const LbUnit *units,
+                        guint64 count, double began);
 /* Whether narration is kept: skip preparing what only lb_narrate uses. */
 gboolean lb_rank_narrating(const LbRank *self);
 

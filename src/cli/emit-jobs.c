@@ -18,16 +18,6 @@
 
 static const char *const slurm_files[] = {"array.sbatch", "merge.sbatch", "submit.sh"};
 
-static gboolean G_GNUC_PRINTF(3, 4) fail(GError **error, int code, const char *format, ...)
-{
-  va_list args;
-  va_start(args, format);
-  g_autofree char *text = g_strdup_vprintf(format, args);
-  va_end(args);
-  g_set_error_literal(error, LB_SWEEP_ERROR, code, text);
-  return FALSE;
-}
-
 gboolean
 lb_emit_parse_scheduler(const char *text, LbScheduler *scheduler, GError **error)
 {
@@ -37,8 +27,8 @@ lb_emit_parse_scheduler(const char *text, LbScheduler *scheduler, GError **error
       *scheduler = (LbScheduler)i;
       return TRUE;
     }
-  return fail(error, LB_SWEEP_ERROR_INPUT, "--scheduler '%s': expected plain, parallel or slurm",
-              text);
+  return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                       "--scheduler '%s': expected plain, parallel or slurm", text);
 }
 
 /* A word the shell reads back as it is. */
@@ -78,8 +68,8 @@ check_sbatch_value(const char *option, const char *value, gboolean spaces, GErro
   if (value == NULL)
     return TRUE;
   if (*value == '\0' || has_control(value) || (!spaces && strpbrk(value, " \t") != NULL))
-    return fail(error, LB_SWEEP_ERROR_INPUT, "%s '%s': expected %s", option, value,
-                spaces ? "an sbatch option on one line" : "one word");
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "%s '%s': expected %s", option, value,
+                         spaces ? "an sbatch option on one line" : "one word");
   return TRUE;
 }
 
@@ -94,10 +84,11 @@ check_script(const char *path, const LbSweep *sw, gboolean force, GError **error
   g_autofree char *mine = g_strdup_printf("\n" MARKER "%s ", sw->id);
   if (lb_input_read_prefix(path, 512, &text, NULL) && strstr(text, mine) != NULL)
     return TRUE;
-  return fail(error, LB_SWEEP_ERROR_STATE,
-              "%s exists and is not a script lbsim sweep --emit-jobs wrote for this sweep: give "
-              "another folder, or --force to replace it",
-              path);
+  return lb_sweep_fail(
+      error, LB_SWEEP_ERROR_STATE,
+      "%s exists and is not a script lbsim sweep --emit-jobs wrote for this sweep: give "
+      "another folder, or --force to replace it",
+      path);
 }
 
 gboolean
@@ -110,9 +101,10 @@ lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error
                                        {"--sbatch", e->sbatch != NULL ? e->sbatch[0] : NULL}};
   for (guint i = 0; i < G_N_ELEMENTS(slurm_only); i++)
     if (slurm_only[i][1] != NULL && !slurm)
-      return fail(error, LB_SWEEP_ERROR_INPUT, "%s is for --scheduler slurm", slurm_only[i][0]);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "%s is for --scheduler slurm",
+                           slurm_only[i][0]);
   if (e->slurm_max_array > 0 && !slurm)
-    return fail(error, LB_SWEEP_ERROR_INPUT, "--slurm-max-array is for --scheduler slurm");
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--slurm-max-array is for --scheduler slurm");
   for (guint i = 0; i < 3; i++)
     if (!check_sbatch_value(slurm_only[i][0], slurm_only[i][1], FALSE, error))
       return FALSE;
@@ -121,10 +113,11 @@ lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error
       return FALSE;
   for (guint i = 0; e->sbatch != NULL && e->sbatch[i] != NULL; i++)
     if (e->sbatch[i][0] != '-')
-      return fail(error, LB_SWEEP_ERROR_INPUT,
-                  "--sbatch '%s': expected an sbatch option, such as --account=NAME", e->sbatch[i]);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                           "--sbatch '%s': expected an sbatch option, such as --account=NAME",
+                           e->sbatch[i]);
   if (e->lbsim != NULL && (*e->lbsim == '\0' || has_control(e->lbsim)))
-    return fail(error, LB_SWEEP_ERROR_INPUT, "--lbsim '%s': expected a program", e->lbsim);
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--lbsim '%s': expected a program", e->lbsim);
   if (!slurm)
     return lb_output_check("--emit-jobs", e->target, error) &&
            lb_file_set_output(set, "--emit-jobs", e->target, error);

@@ -24,7 +24,8 @@ G_DEFINE_QUARK(lb-sweep-error-quark, lb_sweep_error)
 #define MAX_DIGITS 18
 #define ID_CHARS 16
 
-static gboolean G_GNUC_PRINTF(3, 4) fail(GError **error, LbSweepError code, const char *format, ...)
+gboolean
+lb_sweep_fail(GError **error, LbSweepError code, const char *format, ...)
 {
   va_list args;
   va_start(args, format);
@@ -135,18 +136,21 @@ add_range(GPtrArray *values, const char *item, gboolean *range, GError **error)
   for (guint i = 0; i < 3; i++) {
     gint64 f = p - scale[i] <= MAX_DIGITS ? power10(p - scale[i]) : limit;
     if (digits[i] > MAX_DIGITS || p > MAX_DIGITS || v[i] >= limit / f || v[i] <= -limit / f)
-      return fail(error, LB_SWEEP_ERROR_INPUT, "range %s: more than %d digits", item, MAX_DIGITS);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "range %s: more than %d digits", item,
+                           MAX_DIGITS);
     v[i] *= f;
   }
   if (v[2] == 0)
-    return fail(error, LB_SWEEP_ERROR_INPUT, "range %s: the step is 0", item);
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "range %s: the step is 0", item);
   gint64 span = v[1] - v[0];
   if (span != 0 && (span > 0) != (v[2] > 0))
-    return fail(error, LB_SWEEP_ERROR_INPUT, "range %s: a step of %s never goes from %s to %s",
-                item, parts[2], parts[0], parts[1]);
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                         "range %s: a step of %s never goes from %s to %s", item, parts[2],
+                         parts[0], parts[1]);
   gint64 count = span / v[2] + 1;
   if (count + values->len > MAX_VALUES)
-    return fail(error, LB_SWEEP_ERROR_INPUT, "range %s: more than %d values", item, MAX_VALUES);
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "range %s: more than %d values", item,
+                         MAX_VALUES);
   for (gint64 i = 0; i < count; i++)
     g_ptr_array_add(values, decimal_text(v[0] + i * v[2], p));
   return TRUE;
@@ -158,14 +162,14 @@ lb_sweep_values_parse(const char *text, GError **error)
   g_autoptr(GPtrArray) values = g_ptr_array_new_null_terminated(0, g_free, TRUE);
   g_auto(GStrv) items = g_strsplit(text, ",", -1);
   if (items[0] == NULL) {
-    fail(error, LB_SWEEP_ERROR_INPUT, "no values");
+    lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "no values");
     return NULL;
   }
   for (guint i = 0; items[i] != NULL; i++) {
     g_autofree char *item = g_strstrip(g_strdup(items[i]));
     gboolean range = FALSE;
     if (*item == '\0') {
-      fail(error, LB_SWEEP_ERROR_INPUT, "an empty value in '%s'", text);
+      lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "an empty value in '%s'", text);
       return NULL;
     }
     if (!add_range(values, item, &range, error))
@@ -173,14 +177,14 @@ lb_sweep_values_parse(const char *text, GError **error)
     if (!range)
       g_ptr_array_add(values, g_steal_pointer(&item));
     if (values->len > MAX_VALUES) {
-      fail(error, LB_SWEEP_ERROR_INPUT, "more than %d values", MAX_VALUES);
+      lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "more than %d values", MAX_VALUES);
       return NULL;
     }
   }
   g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < values->len; i++) {
     if (!g_hash_table_add(seen, values->pdata[i])) {
-      fail(error, LB_SWEEP_ERROR_INPUT, "%s comes twice", (char *)values->pdata[i]);
+      lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "%s comes twice", (char *)values->pdata[i]);
       return NULL;
     }
   }
@@ -283,9 +287,9 @@ expand_platform(const LbSweep *sw, guint point, GError **error)
            (strcmp(axis(sw, a)->name, name) != 0 || is_balancer_axis(axis(sw, a))))
       a++;
     if (name == NULL || a == sw->axes->len) {
-      fail(error, LB_SWEEP_ERROR_INPUT,
-           "--platform %s: {%s} is not a varied key (a --vary NAME other than balancer)",
-           sw->platform, name != NULL ? name : c + 1);
+      lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                    "--platform %s: {%s} is not a varied key (a --vary NAME other than balancer)",
+                    sw->platform, name != NULL ? name : c + 1);
       g_string_free(out, TRUE);
       return NULL;
     }
@@ -350,38 +354,39 @@ add_axis(LbSweep *sw, const char *spec, GError **error)
 {
   const char *eq = strchr(spec, '=');
   if (eq == NULL)
-    return fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s: expected NAME=LIST", spec);
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s: expected NAME=LIST", spec);
   g_autofree char *name = g_strstrip(g_strndup(spec, eq - spec));
   if (!known_axis(name))
-    return fail(error, LB_SWEEP_ERROR_INPUT,
-                "--vary %s: unknown name '%s' (ranks, platform, seed, steps, balancer or "
-                "GROUP.KEY such as workload.size)",
-                spec, name);
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                         "--vary %s: unknown name '%s' (ranks, platform, seed, steps, balancer or "
+                         "GROUP.KEY such as workload.size)",
+                         spec, name);
   for (guint a = 0; a < sw->axes->len; a++)
     if (strcmp(axis_key(axis(sw, a)->name), axis_key(name)) == 0)
-      return fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s: %s is varied twice", spec, name);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s: %s is varied twice", spec,
+                           name);
   for (guint i = 0; sw->sets != NULL && sw->sets[i] != NULL; i++) {
     g_autofree char *key = g_strstrip(g_strndup(sw->sets[i], strcspn(sw->sets[i], "=")));
     if (strcmp(key, axis_key(name)) == 0)
-      return fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s and --set %s: give %s once", spec,
-                  sw->sets[i], name);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s and --set %s: give %s once",
+                           spec, sw->sets[i], name);
   }
   if (strcmp(name, "platform") == 0 && sw->platform != NULL)
-    return fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s and --platform %s: give one", spec,
-                sw->platform);
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s and --platform %s: give one", spec,
+                         sw->platform);
   g_autoptr(GError) local = NULL;
   g_autoptr(GPtrArray) values = lb_sweep_values_parse(eq + 1, &local);
   if (values == NULL)
-    return fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s: %s", spec, local->message);
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s: %s", spec, local->message);
   for (guint i = 0; i < values->len; i++) {
     guint count = 0;
     if (strcmp(name, "ranks") == 0 &&
         !lb_runner_parse_count("ranks", values->pdata[i], &count, &local))
-      return fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s: %s", spec, local->message);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--vary %s: %s", spec, local->message);
     if (strcmp(name, "balancer") == 0 && lb_balancer_of_label(values->pdata[i]) == NULL)
-      return fail(error, LB_SWEEP_ERROR_INPUT,
-                  "--vary %s: unknown balancer '%s' (lbsim list shows them)", spec,
-                  (char *)values->pdata[i]);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                           "--vary %s: unknown balancer '%s' (lbsim list shows them)", spec,
+                           (char *)values->pdata[i]);
   }
   LbSweepAxis *a = g_new0(LbSweepAxis, 1);
   a->name = g_steal_pointer(&name);
@@ -440,7 +445,7 @@ add_point(LbSweep *sw, guint point, char **scenario_digest, GError **error)
       if (*where == '\0')
         g_propagate_error(error, g_steal_pointer(&local));
       else
-        fail(error, LB_SWEEP_ERROR_INPUT, "at %s: %s", where, local->message);
+        lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "at %s: %s", where, local->message);
       return FALSE;
     }
     if (sw->name == NULL) {
@@ -455,7 +460,7 @@ add_point(LbSweep *sw, guint point, char **scenario_digest, GError **error)
     for (guint r = 0; r < sc->runs->len; r++)
       if (!add_run(sw, point, &o, sc, ((LbBalancerRun *)sc->runs->pdata[r])->label,
                    *scenario_digest))
-        return fail(error, LB_SWEEP_ERROR_INPUT, "more than %d runs", MAX_RUNS);
+        return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "more than %d runs", MAX_RUNS);
   }
   return TRUE;
 }
@@ -541,17 +546,20 @@ static gboolean
 add_repeat(LbSweep *sw, guint repeat, GError **error)
 {
   if (repeat > MAX_REPEAT)
-    return fail(error, LB_SWEEP_ERROR_INPUT, "--repeat %u: at most %d", repeat, MAX_REPEAT);
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--repeat %u: at most %d", repeat,
+                         MAX_REPEAT);
   if (find_axis(sw, "seed") >= 0)
-    return fail(error, LB_SWEEP_ERROR_INPUT,
-                "--repeat and --vary seed: give one (--vary seed=LIST --replicates seed makes "
-                "the given seeds replicates)");
+    return lb_sweep_fail(
+        error, LB_SWEEP_ERROR_INPUT,
+        "--repeat and --vary seed: give one (--vary seed=LIST --replicates seed makes "
+        "the given seeds replicates)");
   for (guint i = 0; sw->sets != NULL && sw->sets[i] != NULL; i++) {
     g_autofree char *key = g_strstrip(g_strndup(sw->sets[i], strcspn(sw->sets[i], "=")));
     if (strcmp(key, "scenario.seed") == 0)
-      return fail(error, LB_SWEEP_ERROR_INPUT,
-                  "--repeat and --set %s: give the seeds with --vary seed=LIST --replicates seed",
-                  sw->sets[i]);
+      return lb_sweep_fail(
+          error, LB_SWEEP_ERROR_INPUT,
+          "--repeat and --set %s: give the seeds with --vary seed=LIST --replicates seed",
+          sw->sets[i]);
   }
   g_auto(PointOverrides) o = {0};
   point_overrides(sw, 0, &o);
@@ -563,8 +571,8 @@ add_repeat(LbSweep *sw, guint repeat, GError **error)
     return FALSE;
   }
   if (sc->seed > G_MAXUINT64 - repeat)
-    return fail(error, LB_SWEEP_ERROR_INPUT, "--repeat %u: seed %" G_GUINT64_FORMAT " is too large",
-                repeat, sc->seed);
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                         "--repeat %u: seed %" G_GUINT64_FORMAT " is too large", repeat, sc->seed);
   LbSweepAxis *a = g_new0(LbSweepAxis, 1);
   a->name = g_strdup("seed");
   a->values = g_ptr_array_new_null_terminated(repeat, g_free, TRUE);
@@ -604,13 +612,14 @@ lb_sweep_new_replicated(const char *scenario, const char *const *vary, const cha
       return NULL;
   }
   if (repeat > 0 && replicates != NULL) {
-    fail(error, LB_SWEEP_ERROR_INPUT,
-         "--repeat and --replicates: give one (--repeat N varies the seed itself)");
+    lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                  "--repeat and --replicates: give one (--repeat N varies the seed itself)");
     return NULL;
   }
   if (replicates != NULL && (sw->replicates = find_axis(sw, replicates)) < 0) {
-    fail(error, LB_SWEEP_ERROR_INPUT,
-         "--replicates %s: not a varied key (a --vary NAME other than balancer)", replicates);
+    lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                  "--replicates %s: not a varied key (a --vary NAME other than balancer)",
+                  replicates);
     return NULL;
   }
   if (repeat > 0 && !add_repeat(sw, repeat, error))
@@ -621,7 +630,7 @@ lb_sweep_new_replicated(const char *scenario, const char *const *vary, const cha
     sw->replicates = find_axis(sw, "seed");
   sw->npoints = count_points(sw);
   if (sw->npoints > MAX_RUNS) {
-    fail(error, LB_SWEEP_ERROR_INPUT, "more than %d points", MAX_RUNS);
+    lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "more than %d points", MAX_RUNS);
     return NULL;
   }
   g_autofree char *scenario_digest = NULL;
@@ -661,7 +670,7 @@ read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
   if (g_key_file_get_integer(kf, "sweep", "format", error) != FORMAT)
     return error != NULL && *error != NULL
                ? FALSE
-               : fail(error, LB_SWEEP_ERROR_STATE, "made by another version of lbsim");
+               : lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "made by another version of lbsim");
   if ((sw->scenario = get_escaped(kf, "sweep", "scenario", error)) == NULL ||
       (sw->name = get_escaped(kf, "sweep", "name", error)) == NULL)
     return FALSE;
@@ -686,11 +695,11 @@ read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
     g_autoptr(GError) local = NULL;
     sw->seed = g_key_file_get_uint64(kf, "sweep", "seed", &local);
     if (local != NULL)
-      return fail(error, LB_SWEEP_ERROR_STATE, "[sweep] seed: %s", local->message);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "[sweep] seed: %s", local->message);
   }
   gint naxes = g_key_file_get_integer(kf, "sweep", "axes", error);
   if (naxes < 0)
-    return fail(error, LB_SWEEP_ERROR_STATE, "[sweep] axes: negative");
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "[sweep] axes: negative");
   for (gint a = 1; a <= naxes; a++) {
     g_autofree char *name = g_strdup_printf("axis%d", a);
     g_autofree char *values = g_strdup_printf("values%d", a);
@@ -704,7 +713,7 @@ read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
     }
     g_ptr_array_add(sw->axes, x);
     if (x->values->len == 0)
-      return fail(error, LB_SWEEP_ERROR_STATE, "[sweep] %s: no values", values);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "[sweep] %s: no values", values);
   }
   sw->npoints = count_points(sw);
   if (g_key_file_has_key(kf, "sweep", "replicates", NULL)) {
@@ -712,13 +721,14 @@ read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
     if (name == NULL)
       return FALSE;
     if ((sw->replicates = find_axis(sw, name)) < 0)
-      return fail(error, LB_SWEEP_ERROR_STATE, "[sweep] replicates: %s is not an axis", name);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "[sweep] replicates: %s is not an axis",
+                           name);
   }
   gint nruns = g_key_file_get_integer(kf, "runs", "count", error);
   if (nruns < 0 || nruns > MAX_RUNS)
     return error != NULL && *error != NULL
                ? FALSE
-               : fail(error, LB_SWEEP_ERROR_STATE, "[runs] count: out of range");
+               : lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "[runs] count: out of range");
   for (gint i = 1; i <= nruns; i++) {
     g_autofree char *key = g_strdup_printf("run%d", i);
     g_autofree char *text = g_key_file_get_string(kf, "runs", key, error);
@@ -730,7 +740,8 @@ read_definition(LbSweep *sw, GKeyFile *kf, GError **error)
         strspn(parts[0], "0123456789abcdef") != ID_CHARS ||
         !g_ascii_string_to_unsigned(parts[1], 10, 0, sw->npoints - 1, &point, NULL) ||
         lb_balancer_of_label(parts[2]) == NULL)
-      return fail(error, LB_SWEEP_ERROR_STATE, "[runs] %s: expected ID POINT BALANCER", key);
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "[runs] %s: expected ID POINT BALANCER",
+                           key);
     LbSweepRun *run = g_new0(LbSweepRun, 1);
     run->point = (guint)point;
     run->id = g_strdup(parts[0]);
@@ -755,7 +766,8 @@ lb_sweep_read(const char *dir, GError **error)
   g_autoptr(GError) local = NULL;
   if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE, &local) ||
       !read_definition(sw, kf, &local)) {
-    fail(error, LB_SWEEP_ERROR_STATE, "%s: not a sweep's definition: %s", path, local->message);
+    lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "%s: not a sweep's definition: %s", path,
+                  local->message);
     return NULL;
   }
   sw->definition = g_steal_pointer(&text);

@@ -15,6 +15,10 @@ typedef enum {
   LB_SWEEP_ERROR_STATE, /* a state folder or an output that is not this sweep's */
 } LbSweepError;
 
+/* Sets error (LB_SWEEP_ERROR, code) to the formatted text: FALSE. */
+gboolean lb_sweep_fail(GError **error, LbSweepError code, const char *format, ...)
+    G_GNUC_PRINTF(3, 4);
+
 typedef struct {
   guint point;    /* in the cross product of the axes other than balancer */
   char *balancer; /* a label of the scenario's run list */

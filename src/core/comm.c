@@ -699,12 +699,15 @@ lb_metric_record(LbRank *self, guint metric, double value)
 }
 
 void
-lb_rank_note_chunk(LbRank *self, guint owner, guint64 first, guint64 count, guint64 load,
+lb_rank_note_chunk(LbRank *self, guint owner, guint64 first, const LbUnit *units, guint64 count,
                    double began)
 {
   GArray *chunks = self->run->chunks;
   if (chunks == NULL)
     return;
+  guint64 load = 0;
+  for (guint64 i = 0; i < count; i++)
+    load += units[i].load;
   LbChunk c = {self->adaptation, (guint)self->id, owner, first, count, load, began, lb_now()};
   g_array_append_val(chunks, c);
 }

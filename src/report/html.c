@@ -1297,6 +1297,18 @@ sweep_header(GString *out, const LbResults *doc, GPtrArray *balancers)
   g_string_append(out, "</table>\n");
 }
 
+/* The end of a sweep page's table: the link to its numbers, as CSV,
+ * written beside the page as NAME.WHAT.csv. */
+static gboolean
+sweep_table_end(Out *o, GString *out, const GString *csv, const char *what, GError **error)
+{
+  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers: ");
+  g_autofree char *csv_base = file_name(o->doc->name, what, "csv");
+  put_link(out, csv_base, csv_base);
+  g_string_append(out, "</p>\n");
+  return put_file(o, csv_base, csv->str, csv->len, error);
+}
+
 /* A row of a table of runs: the point's values but the one at skip (-1:
  * none), each a cell and a CSV field followed by a comma, then the
  * balancer's header cell, left open for what follows its name. */
@@ -1350,11 +1362,7 @@ sweep_table(Out *o, GString *out, GError **error)
     g_string_append(out, "</tr>\n");
     g_string_append_c(csv, '\n');
   }
-  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers: ");
-  g_autofree char *csv_base = file_name(doc->name, "sweep-runs", "csv");
-  put_link(out, csv_base, csv_base);
-  g_string_append(out, "</p>\n");
-  return put_file(o, csv_base, csv->str, csv->len, error);
+  return sweep_table_end(o, out, csv, "sweep-runs", error);
 }
 
 /* With replicates: the mean and the 95 % interval's half-width of a few
@@ -1440,11 +1448,7 @@ sweep_means(Out *o, GString *out, GError **error)
     g_string_append(out, "</tr>\n");
     g_string_append_c(csv, '\n');
   }
-  g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Numbers: ");
-  g_autofree char *csv_base = file_name(doc->name, "sweep-means", "csv");
-  put_link(out, csv_base, csv_base);
-  g_string_append(out, "</p>\n");
-  return put_file(o, csv_base, csv->str, csv->len, error);
+  return sweep_table_end(o, out, csv, "sweep-means", error);
 }
 
 static gboolean

@@ -628,11 +628,11 @@ static void
 finish_chunk(Dls *d, Chunk *c)
 {
   lb_executed(d->self, c->units, c->size);
-  guint64 cost = 0;
-  for (guint64 i = 0; i < c->size; i++)
-    cost += c->units[i].load;
-  lb_rank_note_chunk(d->self, (guint)c->owner, c->start, c->size, cost, c->began);
+  lb_rank_note_chunk(d->self, (guint)c->owner, c->start, c->units, c->size, c->began);
   if (lb_rank_narrating(d->self)) {
+    guint64 cost = 0;
+    for (guint64 i = 0; i < c->size; i++)
+      cost += c->units[i].load;
     /* one line a chunk: lbsim reproduce's timelines read them back */
     lb_narrate(d->self,
                "computed chunk [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT

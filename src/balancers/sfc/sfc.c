@@ -139,12 +139,8 @@ curve_of(const LbParams *params)
   return curve;
 }
 
-static guint64
-sfc_order_key(const LbWork *work, const LbParams *params, guint64 id)
-{
-  return sfc_key(curve_of(params), work->dim, max_level_of(work), id);
-}
-
+/* The engine asks for the keys of a batch of units: the parameters are
+ * read by name once a batch, not once a unit. */
 static void
 sfc_order_keys(const LbWork *work, const LbParams *params, const LbUnit *units, gsize n,
                guint64 *keys)
@@ -153,6 +149,15 @@ sfc_order_keys(const LbWork *work, const LbParams *params, const LbUnit *units, 
   guint order = max_level_of(work);
   for (gsize i = 0; i < n; i++)
     keys[i] = sfc_key(curve, work->dim, order, units[i].id);
+}
+
+static guint64
+sfc_order_key(const LbWork *work, const LbParams *params, guint64 id)
+{
+  LbUnit u = {id, 0};
+  guint64 key = 0;
+  sfc_order_keys(work, params, &u, 1, &key);
+  return key;
 }
 
 static int
@@ -631,30 +636,25 @@ send_piece(LbRank *self, int dst, guint round, GArray *piece, gboolean open)
   guint n = 0, runs = 0;
   double bytes = 0;
   gboolean exact = !detail;
+  guint64 next = G_MAXUINT64; /* the id that would go on with the last run */
   for (guint i = 0; i < piece->len && exact; i++) {
     Span *s = &g_array_index(piece, Span, i);
     span_figures(work, s);
     exact = s->exact;
+    if (s->n == 0)
+      continue;
+    const SfcHnode *h = s->block->h;
+    runs += (h[s->at].id != next) + s->breaks;
+    next = h[s->at + s->n - 1].id + 1;
+    bytes += s->bytes;
+    n += s->n;
   }
-  if (exact) {
-    guint64 next = G_MAXUINT64; /* the id that would go on with the last run */
-    for (guint i = 0; i < piece->len && exact; i++) {
-      const Span *s = &g_array_index(piece, Span, i);
-      const SfcHnode *h = s->block->h;
-      if (s->n == 0)
-        continue;
-      runs += (h[s->at].id != next) + s->breaks;
-      next = h[s->at + s->n - 1].id + 1;
-      bytes += s->bytes;
-      n += s->n;
-    }
-    exact = bytes < EXACT_LIMIT;
-  }
+  exact = exact && bytes < EXACT_LIMIT;
   if (!exact) {
     n = 0;
     runs = 0;
     bytes = 0;
-    guint64 next = G_MAXUINT64;
+    next = G_MAXUINT64;
     for (guint i = 0; i < piece->len; i++) {
       const Span *s = &g_array_index(piece, Span, i);
       for (guint j = s->at; j < s->at + s->n; j++) {
