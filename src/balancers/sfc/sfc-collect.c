@@ -71,28 +71,32 @@ compare_squares(gconstpointer a, gconstpointer b)
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The squares of the same level across each face of an hnode. */
+/* The squares of the same level across each face of an hnode. Its id
+ * holds its coordinates interleaved below the level bit, axis a in bits a,
+ * a + dim, ...: a neighbour's id is one step along one axis's bits, the
+ * other bits kept (arithmetic on dilated integers, with no decoding). */
 static guint
 face_squares(guint dim, guint64 id, guint64 *out)
 {
-  guint64 c[3];
-  guint level = lb_htree_decode(id, dim, c);
-  guint64 side = G_GUINT64_CONSTANT(1) << level;
+  guint64 level_bit = G_GUINT64_CONSTANT(1) << (63 - __builtin_clzll(id));
+  guint64 code = id ^ level_bit;
+  guint64 axis0 =
+      (dim == 2 ? G_GUINT64_CONSTANT(0x5555555555555555) : G_GUINT64_CONSTANT(0x1249249249249249)) &
+      (level_bit - 1);
   guint n = 0;
-  for (guint a = 0; a < dim; a++)
-    for (int s = -1; s <= 1; s += 2) {
-      if ((s < 0 && c[a] == 0) || (s > 0 && c[a] + 1 == side))
-        continue;
-      guint64 d[3] = {c[0], c[1], c[2]};
-      d[a] = s < 0 ? c[a] - 1 : c[a] + 1;
-      out[n++] = lb_htree_id(dim, level, d);
-    }
+  for (guint a = 0; a < dim; a++) {
+    guint64 axis = axis0 << a, c = code & axis, rest = level_bit | (code & ~axis);
+    if (c != 0) /* not on the low side of the space */
+      out[n++] = rest | ((c - 1) & axis);
+    if (c != axis) /* not on the high side */
+      out[n++] = rest | (((c | ~axis) + 1) & axis);
+  }
   return n;
 }
 
-/* The hnode of my segment that covers a square whose key is in it: the
- * last with a key not after the square's. */
-static const SfcHnode *
+/* The index of the hnode of my segment that covers a square whose key is
+ * in it: the last with a key not after the square's. */
+static guint
 covering(const SfcView *v, guint64 key)
 {
   const SfcHnode *h = (const SfcHnode *)v->seq->data;
@@ -105,7 +109,7 @@ covering(const SfcView *v, guint64 key)
       hi = mid;
   }
   g_assert(v->seq->len > 0 && h[lo].key <= key);
-  return &h[lo];
+  return lo;
 }
 
 /* Whether the hnode at index i of my segment is a leaf: the next hnode in
@@ -119,38 +123,50 @@ is_leaf(const SfcView *v, guint i, guint dim)
   return v->last_is_leaf;
 }
 
-/* Where id is, or would be, in my ids (ascending), searched from index
- * `from` outwards: a square across a face of an hnode is usually a few
- * places from it in id order (a sibling's id differs in its last bits). */
-static guint
-find_from(const LbUnit *u, guint n, guint from, guint64 id)
+/* My hnodes by id, to find at once the squares across faces that are
+ * hnodes of mine (most are): open addressing, at most half full. */
+typedef struct {
+  guint64 id; /* 0: an empty slot (ids are > 0) */
+  guint at;   /* the hnode's index in my segment */
+} Slot;
+
+typedef struct {
+  guint shift; /* a slot is the top 64 - shift bits of a multiplicative hash */
+  Slot slot[];
+} HnodeIndex;
+
+#define HASH_FACTOR G_GUINT64_CONSTANT(0x9e3779b97f4a7c15)
+
+static HnodeIndex *
+hnode_index_new(const SfcView *v)
 {
-  guint lo, hi; /* the answer is in [lo, hi] */
-  if (from < n && u[from].id < id) {
-    lo = from + 1;
-    guint step = 1;
-    while (lo + step - 1 < n && u[lo + step - 1].id < id) {
-      lo += step;
-      step *= 2;
-    }
-    hi = MIN(lo + step - 1, n);
-  } else {
-    hi = MIN(from, n);
-    guint step = 1;
-    while (hi >= step && u[hi - step].id >= id) {
-      hi -= step;
-      step *= 2;
-    }
-    lo = hi >= step ? hi - step + 1 : 0;
+  guint bits = 1;
+  while ((G_GUINT64_CONSTANT(1) << bits) < 2 * (guint64)v->seq->len)
+    bits++;
+  gsize size = (gsize)1 << bits;
+  HnodeIndex *x = g_malloc0(sizeof(HnodeIndex) + size * sizeof(Slot));
+  x->shift = 64 - bits;
+  const SfcHnode *h = (const SfcHnode *)v->seq->data;
+  for (guint i = 0; i < v->seq->len; i++) {
+    gsize s = (gsize)((h[i].id * HASH_FACTOR) >> x->shift);
+    while (x->slot[s].id != 0)
+      s = (s + 1) & (size - 1);
+    x->slot[s] = (Slot){h[i].id, i};
   }
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (u[mid].id < id)
-      lo = mid + 1;
-    else
-      hi = mid;
+  return x;
+}
+
+/* The index in my segment of hnode id, or -1 when it is not mine. */
+static int
+hnode_at(const HnodeIndex *x, guint64 id)
+{
+  gsize mask = ((gsize)1 << (64 - x->shift)) - 1;
+  for (gsize s = (gsize)((id * HASH_FACTOR) >> x->shift);; s = (s + 1) & mask) {
+    if (x->slot[s].id == id)
+      return (int)x->slot[s].at;
+    if (x->slot[s].id == 0)
+      return -1;
   }
-  return lo;
 }
 
 /* A square across a face of one of my hnodes that another rank holds or
@@ -179,12 +195,11 @@ owner_near(const SfcView *v, guint64 key)
 
 /* Every face square of my hnodes that my own hnodes do not cover, once a
  * collection (the announcements and the needs both read it). Most
- * squares are hnodes of mine: found near their neighbour's place in id
- * order, they need no key. A square whose key is in my segment is
+ * squares are hnodes of mine: found by id, they need no key. A square whose key is in my segment is
  * covered by my own hnodes, and so is one past my last hnode that the
  * next segment does not reach yet (my last hnode, a leaf, holds it). */
 static GArray *
-remote_faces(const SfcView *v)
+remote_faces(const SfcView *v, const HnodeIndex *mine)
 {
   GArray *out = g_array_new(FALSE, FALSE, sizeof(RemoteFace));
   if (v->seq->len == 0)
@@ -197,8 +212,7 @@ remote_faces(const SfcView *v)
   for (guint i = 0; i < n; i++) {
     guint nf = face_squares(v->dim, u[i].id, faces);
     for (guint k = 0; k < nf; k++) {
-      guint at = find_from(u, n, i, faces[k]);
-      if (at < n && u[at].id == faces[k])
+      if (hnode_at(mine, faces[k]) >= 0)
         continue;
       guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
       if (key >= first && key <= last)
@@ -324,11 +338,20 @@ check_coverage(const SfcView *v, const GArray *needs, GArray *got)
   return useless;
 }
 
+/* The hnode at index i of my segment as sent: its id with its leaf bit. */
 static guint64
-tagged(const SfcView *v, const SfcHnode *h)
+tagged(const SfcView *v, guint i)
 {
-  guint i = (guint)(h - (const SfcHnode *)v->seq->data);
-  return h->id | (is_leaf(v, i, v->dim) ? LEAF_BIT : 0);
+  return g_array_index(v->seq, SfcHnode, i).id | (is_leaf(v, i, v->dim) ? LEAF_BIT : 0);
+}
+
+/* The hnode of mine, as sent, that covers a square whose key is in my
+ * segment: the square's own when I have it, found without its key. */
+static guint64
+cover_of(const SfcView *v, const HnodeIndex *mine, guint64 square)
+{
+  int at = hnode_at(mine, square);
+  return tagged(v, at >= 0 ? (guint)at : covering(v, sfc_key(v->curve, v->dim, v->order, square)));
 }
 
 /* Tags of operator op: each operator's exchange apart from the next's. */
@@ -337,8 +360,9 @@ tagged(const SfcView *v, const SfcHnode *h)
 static void
 request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
 {
+  g_autofree HnodeIndex *mine = hnode_index_new(v);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) faces = remote_faces(v);
+  g_autoptr(GArray) faces = remote_faces(v, mine);
   g_autoptr(GArray) needs = remote_needs(v, faces, owners);
   guint batch = v->ra_batch;
   /* requests go out per owner in batches; owners come in key order, so
@@ -375,7 +399,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
       for (guint i = 0; i < n; i++) {
         guint64 id;
         memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
-        answer[i] = tagged(v, covering(v, sfc_key(v->curve, v->dim, v->order, id)));
+        answer[i] = cover_of(v, mine, id);
       }
       lb_send(self, msg->src, TAG_OF(TAG_ANSWER, op), answer, n * sizeof(guint64),
               data_bytes(v, n));
@@ -440,6 +464,7 @@ free_list(gpointer l)
 static void
 fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
 {
+  g_autofree HnodeIndex *mine = hnode_index_new(v);
   g_autoptr(GPtrArray) lists = g_ptr_array_new_full(v->p, free_list);
   g_ptr_array_set_size(lists, (gint)v->p);
   guint64 faces[6];
@@ -478,7 +503,7 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
   /* the same pushes every operator: how many reach me, once */
   guint64 incoming = messages_to_me(self, counts, v->p);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) remote = remote_faces(v);
+  g_autoptr(GArray) remote = remote_faces(v, mine);
   g_autoptr(GArray) needs = remote_needs(v, remote, owners);
   for (guint op = 0; op < v->operators; op++) {
     push_lists(self, v, lists, TAG_OF(TAG_PUSH, op), out);
@@ -496,8 +521,9 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
 static void
 informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
 {
+  g_autofree HnodeIndex *mine = hnode_index_new(v);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) faces = remote_faces(v);
+  g_autoptr(GArray) faces = remote_faces(v, mine);
   g_autoptr(GArray) needs = remote_needs(v, faces, owners);
   /* the depth and place of every square needed from each owner: one
    * message per owner, once for all the operators of the step (the
@@ -527,8 +553,7 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
     for (guint i = 0; i < n; i++) {
       guint64 id;
       memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
-      list_add(covers, (guint)msg->src,
-               tagged(v, covering(v, sfc_key(v->curve, v->dim, v->order, id))));
+      list_add(covers, (guint)msg->src, cover_of(v, mine, id));
     }
   }
   for (guint op = 0; op < v->operators; op++) {
@@ -783,17 +808,21 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
  * cover the squares across its boundary hnodes' faces that I hold, once
  * each (section 5.2's A_h I_k, exact with the depths). */
 static GArray *
-pushes_for(const SfcView *v, const GArray *heard)
+pushes_for(const SfcView *v, const HnodeIndex *mine, const GArray *heard)
 {
   GArray *list = g_array_new(FALSE, FALSE, sizeof(guint64));
   guint64 faces[6];
   for (guint i = 0; i < heard->len; i++) {
     guint n = face_squares(v->dim, g_array_index(heard, guint64, i), faces);
     for (guint k = 0; k < n; k++) {
-      guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
-      if (owner_near(v, key) != v->me)
-        continue;
-      guint64 tag = tagged(v, covering(v, key));
+      int at = hnode_at(mine, faces[k]);
+      if (at < 0) { /* a square of mine only if a leaf of mine holds it */
+        guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
+        if (owner_near(v, key) != v->me)
+          continue;
+        at = (int)covering(v, key);
+      }
+      guint64 tag = tagged(v, (guint)at);
       g_array_append_val(list, tag);
     }
   }
@@ -837,9 +866,10 @@ squares_covered(const SfcView *v, const GArray *needs, guint64 raw)
 static void
 informed(LbRank *self, const SfcView *v, SfcCollected *out)
 {
+  g_autofree HnodeIndex *mine = hnode_index_new(v);
   SfcInformed *inf = v->informed;
   g_assert(inf != NULL);
-  g_autoptr(GArray) faces = remote_faces(v);
+  g_autoptr(GArray) faces = remote_faces(v, mine);
   announce(self, v, faces, inf, out);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) needs = remote_needs(v, faces, owners);
@@ -847,8 +877,9 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
   g_autoptr(GPtrArray) lists = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
   for (guint i = 0; i < ranks->len; i++)
     g_ptr_array_add(
-        lists, pushes_for(v, g_hash_table_lookup(
-                                 inf->heard, GUINT_TO_POINTER(g_array_index(ranks, guint, i)))));
+        lists, pushes_for(v, mine,
+                          g_hash_table_lookup(inf->heard,
+                                              GUINT_TO_POINTER(g_array_index(ranks, guint, i)))));
   for (guint op = 0; op < v->operators; op++) {
     /* push, `merge` per message, non-blocking */
     for (guint d = 0; d < ranks->len; d++) {
