@@ -124,7 +124,8 @@ is_leaf(const SfcView *v, guint i, guint dim)
 }
 
 /* My hnodes by id, to find at once the squares across faces that are
- * hnodes of mine (most are): open addressing, at most half full. */
+ * hnodes of mine (most are; remote faces, pushes): open addressing, at
+ * most half full. */
 typedef struct {
   guint64 id; /* 0: an empty slot (ids are > 0) */
   guint at;   /* the hnode's index in my segment */
@@ -199,11 +200,12 @@ owner_near(const SfcView *v, guint64 key)
  * covered by my own hnodes, and so is one past my last hnode that the
  * next segment does not reach yet (my last hnode, a leaf, holds it). */
 static GArray *
-remote_faces(const SfcView *v, const HnodeIndex *mine)
+remote_faces(const SfcView *v)
 {
   GArray *out = g_array_new(FALSE, FALSE, sizeof(RemoteFace));
   if (v->seq->len == 0)
     return out;
+  g_autofree HnodeIndex *mine = hnode_index_new(v);
   const SfcHnode *h = (const SfcHnode *)v->seq->data;
   guint64 first = h[0].key, last = h[v->seq->len - 1].key;
   const LbUnit *u = (const LbUnit *)v->ids->data;
@@ -285,41 +287,43 @@ id_bytes(guint n)
   return LB_HEADER_BYTES + n * 8.0;
 }
 
-/* What arrived: ids with the leaf bit, for the coverage check. */
-static void
-keep_received(GArray *got, const LbMsg *msg)
+/* A received hnode for the coverage check: its id with the leaf bit (a
+ * Square's id) and its key. */
+static Square
+received(const SfcView *v, guint64 raw)
 {
-  g_array_append_vals(got, msg->data, (guint)(msg->len / sizeof(guint64)));
+  return (Square){raw, sfc_key(v->curve, v->dim, v->order, raw & ~LEAF_BIT)};
+}
+
+/* What arrived: n hnodes as sent, at data. */
+static void
+keep_received(const SfcView *v, GArray *got, const guint8 *data, guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    guint64 raw;
+    memcpy(&raw, data + i * sizeof raw, sizeof raw);
+    Square r = received(v, raw);
+    g_array_append_val(got, r);
+  }
 }
 
 /* Every needed square is covered by a received hnode (the square's own, or
- * a leaf holding it); returns how many received hnodes covered nothing. */
+ * a leaf holding it); returns how many received hnodes covered nothing.
+ * Both sorted by key, the last received hnode with a key not after a
+ * square's only moves on from one square to the next. */
 static guint64
 check_coverage(const SfcView *v, const GArray *needs, GArray *got)
 {
-  g_autoptr(GArray) received = g_array_new(FALSE, FALSE, sizeof(Square));
-  for (guint i = 0; i < got->len; i++) {
-    guint64 raw = g_array_index(got, guint64, i);
-    guint64 id = raw & ~LEAF_BIT;
-    Square s = {raw, sfc_key(v->curve, v->dim, v->order, id)}; /* id with its leaf bit */
-    g_array_append_val(received, s);
-  }
-  g_array_sort(received, compare_squares);
-  g_autofree gboolean *used = g_new0(gboolean, MAX(received->len, 1));
-  const Square *r = (const Square *)received->data;
+  g_array_sort(got, compare_squares);
+  g_autofree gboolean *used = g_new0(gboolean, MAX(got->len, 1));
+  const Square *r = (const Square *)got->data;
+  guint next = 0; /* the first received hnode with a key after the square's */
   for (guint i = 0; i < needs->len; i++) {
     const Square *s = &g_array_index(needs, Square, i);
-    /* the last received hnode with a key not after the square's */
-    guint lo = 0, hi = received->len;
-    while (lo < hi) {
-      guint mid = lo + (hi - lo) / 2;
-      if (r[mid].key <= s->key)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    g_assert(lo > 0);
-    guint at = lo - 1;
+    while (next < got->len && r[next].key <= s->key)
+      next++;
+    g_assert(next > 0);
+    guint at = next - 1;
     guint64 id = r[at].id & ~LEAF_BIT;
     gboolean leaf = (r[at].id & LEAF_BIT) != 0;
     g_assert(sfc_region_holds(v->dim, id, s->id) && (id == s->id || leaf));
@@ -327,10 +331,10 @@ check_coverage(const SfcView *v, const GArray *needs, GArray *got)
   }
   /* copies of one hnode (answers to squares it covers alike) count once */
   guint64 useless = 0;
-  for (guint i = 0; i < received->len;) {
+  for (guint i = 0; i < got->len;) {
     guint j = i;
     gboolean any = FALSE;
-    while (j < received->len && r[j].id == r[i].id)
+    while (j < got->len && r[j].id == r[i].id)
       any |= used[j++];
     useless += !any;
     i = j;
@@ -345,24 +349,14 @@ tagged(const SfcView *v, guint i)
   return g_array_index(v->seq, SfcHnode, i).id | (is_leaf(v, i, v->dim) ? LEAF_BIT : 0);
 }
 
-/* The hnode of mine, as sent, that covers a square whose key is in my
- * segment: the square's own when I have it, found without its key. */
-static guint64
-cover_of(const SfcView *v, const HnodeIndex *mine, guint64 square)
-{
-  int at = hnode_at(mine, square);
-  return tagged(v, at >= 0 ? (guint)at : covering(v, sfc_key(v->curve, v->dim, v->order, square)));
-}
-
 /* Tags of operator op: each operator's exchange apart from the next's. */
 #define TAG_OF(base, op) ((int)(base) + 16 * (int)(op))
 
 static void
 request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
 {
-  g_autofree HnodeIndex *mine = hnode_index_new(v);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) faces = remote_faces(v, mine);
+  g_autoptr(GArray) faces = remote_faces(v);
   g_autoptr(GArray) needs = remote_needs(v, faces, owners);
   guint batch = v->ra_batch;
   /* requests go out per owner in batches; owners come in key order, so
@@ -399,17 +393,17 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
       for (guint i = 0; i < n; i++) {
         guint64 id;
         memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
-        answer[i] = cover_of(v, mine, id);
+        answer[i] = tagged(v, covering(v, sfc_key(v->curve, v->dim, v->order, id)));
       }
       lb_send(self, msg->src, TAG_OF(TAG_ANSWER, op), answer, n * sizeof(guint64),
               data_bytes(v, n));
       out->data_messages++;
       out->hnodes_sent += n;
     }
-    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(Square));
     for (guint k = 0; k < batches->len; k++) {
       g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_ANSWER, op));
-      keep_received(got, msg);
+      keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
     }
     out->needed += needs->len;
     out->received += got->len;
@@ -464,7 +458,6 @@ free_list(gpointer l)
 static void
 fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
 {
-  g_autofree HnodeIndex *mine = hnode_index_new(v);
   g_autoptr(GPtrArray) lists = g_ptr_array_new_full(v->p, free_list);
   g_ptr_array_set_size(lists, (gint)v->p);
   guint64 faces[6];
@@ -503,14 +496,14 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
   /* the same pushes every operator: how many reach me, once */
   guint64 incoming = messages_to_me(self, counts, v->p);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) remote = remote_faces(v, mine);
+  g_autoptr(GArray) remote = remote_faces(v);
   g_autoptr(GArray) needs = remote_needs(v, remote, owners);
   for (guint op = 0; op < v->operators; op++) {
     push_lists(self, v, lists, TAG_OF(TAG_PUSH, op), out);
-    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(Square));
     for (guint64 k = 0; k < incoming; k++) {
       g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
-      keep_received(got, msg);
+      keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
     }
     out->needed += needs->len;
     out->received += got->len;
@@ -521,9 +514,8 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
 static void
 informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
 {
-  g_autofree HnodeIndex *mine = hnode_index_new(v);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) faces = remote_faces(v, mine);
+  g_autoptr(GArray) faces = remote_faces(v);
   g_autoptr(GArray) needs = remote_needs(v, faces, owners);
   /* the depth and place of every square needed from each owner: one
    * message per owner, once for all the operators of the step (the
@@ -553,7 +545,8 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
     for (guint i = 0; i < n; i++) {
       guint64 id;
       memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
-      list_add(covers, (guint)msg->src, cover_of(v, mine, id));
+      list_add(covers, (guint)msg->src,
+               tagged(v, covering(v, sfc_key(v->curve, v->dim, v->order, id))));
     }
   }
   for (guint op = 0; op < v->operators; op++) {
@@ -575,7 +568,7 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
         out->hnodes_sent += m;
       }
     }
-    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(Square));
     for (guint d = 0; d < v->p; d++) {
       if (asks->pdata[d] == NULL)
         continue;
@@ -583,8 +576,7 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
       for (guint64 k = 0; k < expected; k++) {
         g_autoptr(LbMsg) msg = lb_recv(self, (int)d, TAG_OF(TAG_PUSH, op));
         memcpy(&expected, msg->data, sizeof expected);
-        g_array_append_vals(got, msg->data + sizeof(guint64),
-                            (guint)(msg->len / sizeof(guint64) - 1));
+        keep_received(v, got, msg->data + sizeof(guint64), (guint)(msg->len / sizeof(guint64) - 1));
       }
     }
     out->needed += needs->len;
@@ -835,17 +827,29 @@ pushes_for(const SfcView *v, const HnodeIndex *mine, const GArray *heard)
   return list;
 }
 
+/* pushes_for of every rank of `ranks`, with one index of my hnodes that
+ * is freed before the next wait: the ranks do not all hold one at once. */
+static GPtrArray *
+pushes_to(const SfcView *v, GHashTable *heard, const GArray *ranks)
+{
+  g_autofree HnodeIndex *mine = hnode_index_new(v);
+  GPtrArray *lists = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  for (guint i = 0; i < ranks->len; i++) {
+    guint r = g_array_index(ranks, guint, i);
+    g_ptr_array_add(lists, pushes_for(v, mine, g_hash_table_lookup(heard, GUINT_TO_POINTER(r))));
+  }
+  return lists;
+}
+
 /* How many of my needed squares (ascending keys) a received hnode covers:
  * its own square, or, for a leaf, every square of its region (whose keys
  * are one run from its own). */
 static guint
-squares_covered(const SfcView *v, const GArray *needs, guint64 raw)
+squares_covered(const SfcView *v, const GArray *needs, const Square *r)
 {
-  guint64 id = raw & ~LEAF_BIT;
-  guint64 c[3];
-  guint level = lb_htree_decode(id, v->dim, c);
-  guint64 lo = sfc_key(v->curve, v->dim, v->order, id), hi = lo + 1;
-  if (raw & LEAF_BIT)
+  guint level = (guint)(63 - __builtin_clzll(r->id & ~LEAF_BIT)) / v->dim;
+  guint64 lo = r->key, hi = lo + 1;
+  if (r->id & LEAF_BIT)
     hi = ((lo >> 5) + (G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level)))) << 5;
   const Square *s = (const Square *)needs->data;
   guint a = 0, b = needs->len;
@@ -866,20 +870,14 @@ squares_covered(const SfcView *v, const GArray *needs, guint64 raw)
 static void
 informed(LbRank *self, const SfcView *v, SfcCollected *out)
 {
-  g_autofree HnodeIndex *mine = hnode_index_new(v);
   SfcInformed *inf = v->informed;
   g_assert(inf != NULL);
-  g_autoptr(GArray) faces = remote_faces(v, mine);
+  g_autoptr(GArray) faces = remote_faces(v);
   announce(self, v, faces, inf, out);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) needs = remote_needs(v, faces, owners);
   g_autoptr(GArray) ranks = sorted_ranks(inf->heard);
-  g_autoptr(GPtrArray) lists = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-  for (guint i = 0; i < ranks->len; i++)
-    g_ptr_array_add(
-        lists, pushes_for(v, mine,
-                          g_hash_table_lookup(inf->heard,
-                                              GUINT_TO_POINTER(g_array_index(ranks, guint, i)))));
+  g_autoptr(GPtrArray) lists = pushes_to(v, inf->heard, ranks);
   for (guint op = 0; op < v->operators; op++) {
     /* push, `merge` per message, non-blocking */
     for (guint d = 0; d < ranks->len; d++) {
@@ -896,16 +894,17 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
      * every square I need is covered: each is covered by one hnode, which
      * its owner pushes once, so nothing more can come, and no message
      * needs to say how many there are */
-    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(guint64));
+    g_autoptr(GArray) got = g_array_sized_new(FALSE, FALSE, sizeof(Square), needs->len);
     for (guint covered = 0; covered < needs->len;) {
       g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
       guint n = (guint)(msg->len / sizeof(guint64));
       for (guint i = 0; i < n; i++) {
         guint64 raw;
         memcpy(&raw, msg->data + i * sizeof(guint64), sizeof raw);
-        covered += squares_covered(v, needs, raw);
+        Square r = received(v, raw);
+        covered += squares_covered(v, needs, &r);
+        g_array_append_val(got, r);
       }
-      keep_received(got, msg);
     }
     out->needed += needs->len;
     out->received += got->len;
