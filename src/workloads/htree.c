@@ -849,22 +849,6 @@ htree_total_units(const LbWork *work)
   return htree_of(work)->tree->n;
 }
 
-/* Hnodes, their loads, and their ids mixed with the elements of their
- * regions, so that the elements are counted as well. */
-static void
-htree_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *into)
-{
-  const LbHtree *t = htree_of(work)->tree;
-  gsize hint = 0;
-  for (gsize i = 0; i < n; i++) {
-    gsize at = 0;
-    guint64 elements = find_near(t, units[i].id, &hint, &at) ? t->count[at] : G_MAXUINT64;
-    into->count++;
-    into->load += units[i].load;
-    into->checksum += lb_hash64(units[i].id ^ lb_hash64(elements));
-  }
-}
-
 static void
 htree_leaves(const LbWork *work, GArray *out)
 {
@@ -1088,7 +1072,10 @@ const LbModel lb_htree_model = {
     .describe_start = htree_describe_start,
     .update = htree_update,
     .total_units = htree_total_units,
-    .conserve = htree_conserve,
+    /* no conserve: the default's count, load and id checksum. The elements
+     * of a region are a function of its id under the step's tree, the one
+     * both sides of the check are taken under, so mixing them into the
+     * checksum would catch nothing more */
     .leaves = htree_leaves,
     .bytes = htree_bytes,
 };
