@@ -2,8 +2,6 @@
 
 #include <math.h>
 
-#include "workloads/htree.h"
-
 /* From boundary *at with prefix *prefix (at most target), the boundary
  * nearest to target (ties: the earliest, never before `floor`): loads
  * come in order through get(i). Leaves *at and *prefix at the last
@@ -299,12 +297,13 @@ sfc_owner(const guint64 *starts, guint p, guint64 key)
 }
 
 /* a holds b iff a is b's ancestor at a's level: b's id shifted up by
- * dim bits a level (location codes carry their level in their top bit). */
+ * dim bits a level. Location codes carry their level in their top bit,
+ * at bit dim x level: the levels' difference in bits is that of the top
+ * bits, with no division by dim. */
 gboolean
 sfc_region_holds(guint dim, guint64 a, guint64 b)
 {
   g_assert(a > 0 && b > 0);
   guint ta = 63 - (guint)__builtin_clzll(a), tb = 63 - (guint)__builtin_clzll(b);
-  guint la = ta / dim, lb = tb / dim;
-  return la <= lb && b >> (dim * (lb - la)) == a;
+  return ta <= tb && b >> (tb - ta) == a;
 }
