@@ -79,56 +79,59 @@ transposed_to_axes(guint dim, guint order, guint32 *x)
 
 /* Skilling's 2D curve as a machine of four states, derived from the
  * transform above and checked against its inverse (tests/test-curve.c):
- * at each level from the top, the state and the level's bits (x << 1 |
- * y) give two bits of the index (entry >> 2) and the next state (entry &
- * 3). It does a level in a table look-up where the transform takes two
- * reflections or swaps, and four levels at once with hilbert2_nibbles. */
+ * at each level from the top, the state and the level's Morton digit (y
+ * << 1 | x) give two bits of the index (entry >> 2) and the next state
+ * (entry & 3). It does a level in a table look-up where the transform
+ * takes two reflections or swaps, and four levels at once with
+ * hilbert2_bytes. Indexed by Morton digits, it reads an H-tree's location
+ * codes (their coordinates interleaved the same way) as they are. */
 static const guint8 hilbert2_level[4][4] = {
-    {1, 4, 14, 8},
-    {0, 15, 5, 9},
-    {10, 6, 12, 3},
-    {11, 13, 7, 2},
+    {1, 14, 4, 8},
+    {0, 5, 15, 9},
+    {10, 12, 6, 3},
+    {11, 7, 13, 2},
 };
 
-/* Four levels: [state][x's 4 bits << 4 | y's] = index bits << 2 | state. */
-static guint16 hilbert2_nibbles[4][256];
+/* Four levels: [state][Morton byte] = index bits << 2 | state. */
+static guint16 hilbert2_bytes[4][256];
 
 static void
-fill_hilbert2_nibbles(void)
+fill_hilbert2_bytes(void)
 {
   for (guint state = 0; state < 4; state++)
-    for (guint xy = 0; xy < 256; xy++) {
+    for (guint digits = 0; digits < 256; digits++) {
       guint s = state, bits = 0;
       for (guint b = 4; b-- > 0;) {
-        guint e = hilbert2_level[s][(xy >> (4 + b) & 1) << 1 | (xy >> b & 1)];
+        guint e = hilbert2_level[s][digits >> (2 * b) & 3];
         bits = bits << 2 | e >> 2;
         s = e & 3;
       }
-      hilbert2_nibbles[state][xy] = (guint16)(bits << 2 | s);
+      hilbert2_bytes[state][digits] = (guint16)(bits << 2 | s);
     }
 }
 
+/* The 2D Hilbert index of the cell at Morton position morton, by whole
+ * bytes: the order rounded up to four levels, the missing low levels
+ * zeros, and their bits dropped from the index (coarser curves are
+ * prefixes of finer ones). */
 static guint64
-hilbert2_index(guint order, guint32 x, guint32 y)
+hilbert2_index(guint order, guint64 morton)
 {
   static gsize filled = 0;
   if (g_once_init_enter(&filled)) {
-    fill_hilbert2_nibbles();
+    fill_hilbert2_bytes();
     g_once_init_leave(&filled, 1);
   }
+  guint pad = (4 - order % 4) % 4;
+  morton <<= 2 * pad;
   guint64 index = 0;
-  guint s = 0, b = order;
-  for (; b % 4 != 0; b--) {
-    guint e = hilbert2_level[s][(x >> (b - 1) & 1) << 1 | (y >> (b - 1) & 1)];
-    index = index << 2 | e >> 2;
-    s = e & 3;
-  }
-  for (; b > 0; b -= 4) {
-    guint e = hilbert2_nibbles[s][(x >> (b - 4) & 15) << 4 | (y >> (b - 4) & 15)];
+  guint s = 0;
+  for (guint b = order + pad; b > 0; b -= 4) {
+    guint e = hilbert2_bytes[s][morton >> (2 * b - 8) & 0xff];
     index = index << 8 | e >> 2;
     s = e & 3;
   }
-  return index;
+  return index >> (2 * pad);
 }
 
 static void
@@ -138,30 +141,56 @@ check_args(guint dim, guint order)
   g_assert(dim * order <= LB_CURVE_MAX_BITS);
 }
 
+static guint64
+morton_of(guint dim, const guint32 *c)
+{
+  guint64 morton = 0;
+  for (guint a = 0; a < dim; a++)
+    morton |= lb_bits_spread(dim, c[a]) << a;
+  return morton;
+}
+
+/* A constant dim lets the compiler unroll the axes and keep them in
+ * registers. */
+static guint64
+hilbert3_index(guint order, const guint32 *c)
+{
+  guint32 x[3] = {c[0], c[1], c[2]};
+  axes_to_transposed(3, order, x);
+  guint64 index = 0;
+  for (guint a = 0; a < 3; a++)
+    index |= lb_bits_spread(3, x[a]) << (2 - a);
+  return index;
+}
+
 guint64
 lb_curve_index(LbCurveKind kind, guint dim, guint order, const guint32 *c)
 {
   check_args(dim, order);
-  guint32 x[3];
-  for (guint a = 0; a < dim; a++) {
+  for (guint a = 0; a < dim; a++)
     g_assert((guint64)c[a] >> order == 0);
-    x[a] = c[a];
-  }
   if (order == 0)
     return 0;
-  guint64 index = 0;
-  if (kind == LB_CURVE_MORTON) {
-    for (guint a = 0; a < dim; a++)
-      index |= lb_bits_spread(dim, x[a]) << a;
-    return index;
-  }
+  if (kind == LB_CURVE_MORTON)
+    return morton_of(dim, c);
   if (dim == 2)
-    return hilbert2_index(order, x[0], x[1]);
-  /* a constant dim lets the compiler unroll the axes and keep them in registers */
-  axes_to_transposed(3, order, x);
-  for (guint a = 0; a < dim; a++)
-    index |= lb_bits_spread(dim, x[a]) << (dim - 1 - a);
-  return index;
+    return hilbert2_index(order, morton_of(2, c));
+  return hilbert3_index(order, c);
+}
+
+guint64
+lb_curve_index_of_morton(LbCurveKind kind, guint dim, guint order, guint64 morton)
+{
+  check_args(dim, order);
+  g_assert(order == 0 ? morton == 0 : morton >> (dim * order - 1) >> 1 == 0);
+  if (order == 0 || kind == LB_CURVE_MORTON)
+    return morton;
+  if (dim == 2)
+    return hilbert2_index(order, morton);
+  guint32 c[3];
+  for (guint a = 0; a < 3; a++)
+    c[a] = lb_bits_gather(3, morton >> a);
+  return hilbert3_index(order, c);
 }
 
 void

@@ -50,6 +50,11 @@ guint lb_curve_max_order(guint dim);
  * cell with coordinates c[0..dim), each in [0, 2^order). dim is 2 or 3. */
 guint64 lb_curve_index(LbCurveKind kind, guint dim, guint order, const guint32 *c);
 
+/* lb_curve_index of the cell at Morton position morton (its coordinates
+ * interleaved, as lb_curve_index(LB_CURVE_MORTON, ...) gives it): the
+ * location code of an H-tree node read without decoding it. */
+guint64 lb_curve_index_of_morton(LbCurveKind kind, guint dim, guint order, guint64 morton);
+
 /* The inverse: the coordinates c[0..dim) of the cell at position index. */
 void lb_curve_coords(LbCurveKind kind, guint dim, guint order, guint64 index, guint32 *c);
 

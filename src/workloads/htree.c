@@ -113,13 +113,22 @@ static const LbParamSpec htree_params[] = {
 
 /* ---- location codes ---- */
 
+/* Written out per dimension (2 or 3), with constant divisors: the
+ * balancers make and take apart ids for every face they look at. */
 static guint64
 morton(const guint64 *coords, guint dim)
 {
-  guint64 m = 0;
-  for (guint a = 0; a < dim; a++)
-    m |= lb_bits_spread(dim, coords[a]) << a;
-  return m;
+  if (dim == 2)
+    return lb_bits_spread(2, coords[0]) | lb_bits_spread(2, coords[1]) << 1;
+  return lb_bits_spread(3, coords[0]) | lb_bits_spread(3, coords[1]) << 1 |
+         lb_bits_spread(3, coords[2]) << 2;
+}
+
+/* The level whose marker bit is bit `top`, rounded down. */
+static guint
+level_below(guint top, guint dim)
+{
+  return dim == 2 ? top / 2 : top / 3;
 }
 
 guint64
@@ -134,11 +143,16 @@ lb_htree_decode(guint64 id, guint dim, guint64 *coords)
 {
   g_return_val_if_fail(id > 0, 0);
   guint top = 63 - (guint)__builtin_clzll(id);
-  guint level = top / dim;
   guint64 m = id ^ (1ull << top);
-  for (guint a = 0; a < dim; a++)
-    coords[a] = lb_bits_gather(dim, m >> a);
-  return level;
+  if (dim == 2) {
+    coords[0] = lb_bits_gather(2, m);
+    coords[1] = lb_bits_gather(2, m >> 1);
+  } else {
+    coords[0] = lb_bits_gather(3, m);
+    coords[1] = lb_bits_gather(3, m >> 1);
+    coords[2] = lb_bits_gather(3, m >> 2);
+  }
+  return level_below(top, dim);
 }
 
 guint64
@@ -174,8 +188,8 @@ key_of_id(const LbHtree *t, guint64 id, guint64 *key)
   if (id == 0)
     return FALSE;
   guint top = 63 - (guint)__builtin_clzll(id);
-  guint level = top / t->dim;
-  if (top % t->dim != 0 || level > t->max_level)
+  guint level = level_below(top, t->dim);
+  if (level * t->dim != top || level > t->max_level)
     return FALSE;
   *key = key_of(t, level, id ^ (1ull << top));
   return TRUE;
@@ -227,12 +241,21 @@ lb_htree_size(const LbHtree *t)
   return t->n;
 }
 
-guint64
-lb_htree_id_at(const LbHtree *t, gsize at)
+/* This file's own per-hnode calls go to static forms such as this one,
+ * which the compiler may inline; the exported names are for the other
+ * modules. */
+static guint64
+id_at(const LbHtree *t, gsize at)
 {
   guint64 key = t->key[at];
   guint level = key_level(key);
   return 1ull << (t->dim * level) | (key >> LEVEL_BITS) >> (t->dim * (t->max_level - level));
+}
+
+guint64
+lb_htree_id_at(const LbHtree *t, gsize at)
+{
+  return id_at(t, at);
 }
 
 /* The first position in a[0..n) whose key is >= v, searched outwards from
@@ -310,10 +333,16 @@ lb_htree_elements(const LbHtree *t, gsize at)
   return t->count[at];
 }
 
+static guint64
+own_elements(const LbHtree *t, gsize at)
+{
+  return t->size[at] == 1 ? t->count[at] : t->own_internal;
+}
+
 guint64
 lb_htree_own_elements(const LbHtree *t, gsize at)
 {
-  return t->size[at] == 1 ? t->count[at] : t->own_internal;
+  return own_elements(t, at);
 }
 
 /* ---- the tree over points ---- */
@@ -739,22 +768,28 @@ lb_htree_of(const LbWork *work)
   return htree_of(work)->tree;
 }
 
-guint64
-lb_htree_load(const LbWork *work, const LbHtree *t, gsize at)
+static guint64
+node_load(const LbWork *work, const LbHtree *t, gsize at)
 {
   const Htree *h = htree_of(work);
   switch (h->load) {
   case LOAD_CONSTANT:
     return h->node_load;
   case LOAD_PER_NODE: {
-    guint64 id = lb_htree_id_at(t, at);
+    guint64 id = id_at(t, at);
     guint64 r = lb_hash64(work->seed ^ lb_hash64(STREAM_NODE_LOAD << 48 ^ id));
     return h->node_load + r % (h->node_load_max - h->node_load + 1);
   }
   case LOAD_MEASURED:
-    return h->node_load + lb_htree_own_elements(t, at) * h->element_load;
+    return h->node_load + own_elements(t, at) * h->element_load;
   }
   g_assert_not_reached();
+}
+
+guint64
+lb_htree_load(const LbWork *work, const LbHtree *t, gsize at)
+{
+  return node_load(work, t, at);
 }
 
 static void
@@ -794,7 +829,7 @@ htree_update(const LbWork *work, guint rank, GArray *units, guint adaptation)
     guint64 id = u[i].id;
     if (!find_near(now, id, &hint_now, &at))
       continue;
-    u[kept] = (LbUnit){id, lb_htree_load(work, now, at)};
+    u[kept] = (LbUnit){id, node_load(work, now, at)};
     if (before != NULL && now->size[at] > 1 && find_near(before, id, &hint_before, &was) &&
         before->size[was] == 1) {
       Gain g = {kept, at};
@@ -811,7 +846,7 @@ htree_update(const LbWork *work, guint rank, GArray *units, guint adaptation)
     const Gain *g = next > 0 ? &g_array_index(gains, Gain, next - 1) : NULL;
     if (g != NULL && g->index == r) {
       for (gsize j = g->at + now->size[g->at] - 1; j > g->at; j--)
-        u[--w] = (LbUnit){lb_htree_id_at(now, j), lb_htree_load(work, now, j)};
+        u[--w] = (LbUnit){id_at(now, j), node_load(work, now, j)};
       next--;
     }
     u[--w] = u[r];
@@ -832,7 +867,7 @@ htree_initial_units(const LbWork *work, guint rank, LbStart start, GArray *units
   gsize first = (gsize)((unsigned __int128)n * rank / work->ranks);
   gsize end = (gsize)((unsigned __int128)n * (rank + 1) / work->ranks);
   for (gsize j = first; j < end; j++)
-    append_unit(units, lb_htree_id_at(h->tree, j), 0);
+    append_unit(units, id_at(h->tree, j), 0);
 }
 
 static char *
@@ -849,22 +884,6 @@ htree_total_units(const LbWork *work)
   return htree_of(work)->tree->n;
 }
 
-/* Hnodes, their loads, and their ids mixed with the elements of their
- * regions, so that the elements are counted as well. */
-static void
-htree_conserve(const LbWork *work, const LbUnit *units, gsize n, LbConserved *into)
-{
-  const LbHtree *t = htree_of(work)->tree;
-  gsize hint = 0;
-  for (gsize i = 0; i < n; i++) {
-    gsize at = 0;
-    guint64 elements = find_near(t, units[i].id, &hint, &at) ? t->count[at] : G_MAXUINT64;
-    into->count++;
-    into->load += units[i].load;
-    into->checksum += lb_hash64(units[i].id ^ lb_hash64(elements));
-  }
-}
-
 static void
 htree_leaves(const LbWork *work, GArray *out)
 {
@@ -872,7 +891,7 @@ htree_leaves(const LbWork *work, GArray *out)
   for (gsize at = 0; at < t->n; at++) {
     if (t->size[at] != 1)
       continue;
-    LbLeaf leaf = {.id = lb_htree_id_at(t, at)};
+    LbLeaf leaf = {.id = id_at(t, at)};
     guint64 c[LB_MAX_DIM] = {0};
     leaf.level = lb_htree_decode(leaf.id, t->dim, c);
     for (guint a = 0; a < t->dim; a++)
@@ -889,8 +908,7 @@ htree_bytes(const LbWork *work, const LbUnit *units, gsize n)
   gsize hint = h->bytes_hint;
   for (gsize i = 0; i < n; i++) {
     gsize at = 0;
-    guint64 own =
-        find_near(h->tree, units[i].id, &hint, &at) ? lb_htree_own_elements(h->tree, at) : 0;
+    guint64 own = find_near(h->tree, units[i].id, &hint, &at) ? own_elements(h->tree, at) : 0;
     bytes += work->bytes_per_unit + (double)own * h->bytes_per_element;
   }
   h->bytes_hint = hint;
@@ -1088,7 +1106,10 @@ const LbModel lb_htree_model = {
     .describe_start = htree_describe_start,
     .update = htree_update,
     .total_units = htree_total_units,
-    .conserve = htree_conserve,
+    /* no conserve: the default's count, load and id checksum. The elements
+     * of a region are a function of its id under the step's tree, the one
+     * both sides of the check are taken under, so mixing them into the
+     * checksum would catch nothing more */
     .leaves = htree_leaves,
     .bytes = htree_bytes,
 };

@@ -2,8 +2,6 @@
 
 #include <math.h>
 
-#include "workloads/htree.h"
-
 /* From boundary *at with prefix *prefix (at most target), the boundary
  * nearest to target (ties: the earliest, never before `floor`): loads
  * come in order through get(i). Leaves *at and *prefix at the last
@@ -262,15 +260,21 @@ sfc_shift(GPtrArray *seqs, double threshold, guint64 *moved)
   return rounds;
 }
 
+/* A location code is a 1 bit above the level's Morton position of the
+ * hnode (lb_htree_id): read as it is, without decoding its coordinates.
+ * The cube's first cell is its position in the level's own curve followed
+ * by zeros, coarser curves being prefixes of finer ones. */
 guint64
 sfc_key(LbCurveKind curve, guint dim, guint order, guint64 id)
 {
-  guint64 c[3];
-  guint level = lb_htree_decode(id, dim, c);
-  guint32 c32[3] = {(guint32)c[0], (guint32)c[1], dim > 2 ? (guint32)c[2] : 0};
+  g_assert(id > 0);
+  guint top = 63 - (guint)__builtin_clzll(id), level = top / dim;
+  g_assert(level <= order);
+  guint64 start = lb_curve_index_of_morton(curve, dim, level, id ^ (guint64)1 << top)
+                  << (dim * (order - level));
   /* levels <= 24 take 5 bits; the curve positions of a 2^order grid take
    * dim x order <= 48 */
-  return lb_curve_cube_start(curve, dim, order, level, c32) << 5 | level;
+  return start << 5 | level;
 }
 
 /* The owner of a key from the replicated tree: the last rank whose
@@ -293,12 +297,13 @@ sfc_owner(const guint64 *starts, guint p, guint64 key)
 }
 
 /* a holds b iff a is b's ancestor at a's level: b's id shifted up by
- * dim bits a level (location codes carry their level in their top bit). */
+ * dim bits a level. Location codes carry their level in their top bit,
+ * at bit dim x level: the levels' difference in bits is that of the top
+ * bits, with no division by dim. */
 gboolean
 sfc_region_holds(guint dim, guint64 a, guint64 b)
 {
   g_assert(a > 0 && b > 0);
   guint ta = 63 - (guint)__builtin_clzll(a), tb = 63 - (guint)__builtin_clzll(b);
-  guint la = ta / dim, lb = tb / dim;
-  return la <= lb && b >> (dim * (lb - la)) == a;
+  return ta <= tb && b >> (tb - ta) == a;
 }

@@ -713,22 +713,14 @@ narrate_piece(GString *s, guint dim, const GArray *piece, double owed, gboolean 
 
 /* The shift, as sfc_shift simulates it, with messages: each round every
  * open sender end sends its piece (empty when it waits for inflow) and
- * says whether it stays open; every open receiver end takes one. Returns
- * the rounds this rank took part in. */
+ * says whether it stays open; every open receiver end takes one. flow is
+ * Unb(Pre_b) of every boundary, from the gathered loads. Returns the
+ * rounds this rank took part in. */
 static guint
-shift(LbRank *self, SfcState *st, const guint64 *loads, double threshold, guint64 *moved)
+shift(LbRank *self, SfcState *st, const double *flow, double threshold, guint64 *moved)
 {
   int me = lb_rank_id(self), p = lb_rank_count(self);
-  /* Unb(Pre) of my two boundaries: the flows of every boundary, worked
-   * out by each rank from the loads it gathered, but kept by none (p of
-   * them on each of p ranks would be p^2) */
-  double pre, next_pre; /* Unb(Pre_me), Unb(Pre_me+1) */
-  {
-    g_autofree double *flow = g_new(double, p + 1);
-    sfc_flows(loads, (guint)p, flow);
-    pre = flow[me];
-    next_pre = flow[me + 1];
-  }
+  double pre = flow[me], next_pre = flow[me + 1]; /* Unb(Pre_me), Unb(Pre_me+1) */
   SfcEnd left = {0, FALSE}, right = {0, FALSE};
   gboolean in_left = FALSE, in_right = FALSE; /* a neighbour still sends to me */
   if (me > 0 && fabs(pre) > threshold) {
@@ -935,13 +927,53 @@ update_tree(LbRank *self, SfcState *st)
     }
   }
   /* the replicated tree agrees with the real owners: it sends every hnode
-   * of mine to me */
+   * of mine to me. sfc_owner, a bisection, never decreases as the key
+   * grows, whatever the starts: along ascending keys, the owners of the
+   * first and the last are those of all. */
   int me = lb_rank_id(self);
-  for (guint i = 0; i < st->seq->len; i++) {
-    int owner = sfc_owner(st->starts, p, g_array_index(st->seq, SfcHnode, i).key);
-    g_assert_cmpint(owner, ==, me);
+  const SfcHnode *h = (const SfcHnode *)st->seq->data;
+  guint n = st->seq->len;
+  for (guint i = 1; i < n; i++)
+    g_assert_cmpuint(h[i - 1].key, <, h[i].key);
+  if (n > 0) {
+    g_assert_cmpint(sfc_owner(st->starts, p, h[0].key), ==, me);
+    g_assert_cmpint(sfc_owner(st->starts, p, h[n - 1].key), ==, me);
   }
   return roots->len;
+}
+
+/* What every rank works out from the gathered loads: the total, the
+ * max_unbalance and the flows of all boundaries. Every rank holds the same
+ * block and would work out the same figures, p of them each (p^2 a step):
+ * the simulator works them out once per block, as segment_starts does. The
+ * cache keeps a reference to the block it read, so that no later block
+ * can take its address. */
+typedef struct {
+  GBytes *loads;
+  guint p;
+  double total, unbalance;
+  double *flow; /* Unb(Pre_b) for every boundary b = 0 .. p */
+} LoadFigures;
+
+static LoadFigures figures_cache;
+
+static const LoadFigures *
+load_figures(GBytes *gathered, guint p)
+{
+  LoadFigures *f = &figures_cache;
+  const guint64 *loads = g_bytes_get_data(gathered, NULL);
+  if (f->loads != NULL && f->p == p && g_bytes_get_data(f->loads, NULL) == (gconstpointer)loads)
+    return f;
+  g_clear_pointer(&f->loads, g_bytes_unref);
+  f->loads = g_bytes_ref(gathered);
+  f->p = p;
+  f->total = 0;
+  for (guint r = 0; r < p; r++)
+    f->total += (double)loads[r];
+  f->unbalance = sfc_max_unbalance(loads, p);
+  f->flow = g_renew(double, f->flow, p + 1);
+  sfc_flows(loads, p, f->flow);
+  return f;
 }
 
 static void
@@ -962,13 +994,10 @@ sfc_balance(LbRank *self, gpointer state)
     guint64 mine = segment_load(st);
     /* the gathered loads: one block that every rank holds */
     g_autoptr(GBytes) gathered = lb_allgather_shared(self, &mine, sizeof mine);
-    const guint64 *loads = g_bytes_get_data(gathered, NULL);
-    double total = 0;
-    for (guint r = 0; r < p; r++)
-      total += (double)loads[r];
-    double avg = total / p;
+    const LoadFigures *figures = load_figures(gathered, p);
+    double avg = figures->total / p;
     double threshold = lb_params_get_double(params, "threshold") * avg;
-    double unbalance = sfc_max_unbalance(loads, p);
+    double unbalance = figures->unbalance;
     lb_metric_record(self, METRIC_UNBALANCE_BEFORE, avg > 0 ? unbalance / avg : 0);
     lb_narrate(self, "load %" G_GUINT64_FORMAT ", average %.3f: max_unbalance %.3f %s T %.3f", mine,
                avg, unbalance, unbalance > threshold ? ">" : "<=", threshold);
@@ -977,7 +1006,7 @@ sfc_balance(LbRank *self, gpointer state)
       st->rebalanced = TRUE;
       lb_phase_begin(self, PHASE_SHIFT);
       guint64 moved = 0;
-      guint rounds = shift(self, st, loads, threshold, &moved);
+      guint rounds = shift(self, st, figures->flow, threshold, &moved);
       lb_metric_record(self, METRIC_ROUNDS, rounds);
       lb_metric_record(self, METRIC_HNODES_MOVED, (double)moved);
       if (rounds > 0)
