@@ -860,11 +860,16 @@ squares_covered(const SfcView *v, const GArray *needs, const Square *r)
     else
       b = mid;
   }
-  guint n = 0;
-  while (a + n < needs->len && s[a + n].key < hi)
-    n++;
-  g_assert(n > 0); /* nothing useless comes */
-  return n;
+  guint end = a, top = needs->len;
+  while (end < top) { /* the first square with a key not before hi */
+    guint mid = end + (top - end) / 2;
+    if (s[mid].key < hi)
+      end = mid + 1;
+    else
+      top = mid;
+  }
+  g_assert(end > a); /* nothing useless comes */
+  return end - a;
 }
 
 static void
