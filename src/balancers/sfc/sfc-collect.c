@@ -841,6 +841,21 @@ pushes_to(const SfcView *v, GHashTable *heard, const GArray *ranks)
   return lists;
 }
 
+/* The first of the squares s[from..n) (ascending keys) with a key not
+ * before key. */
+static guint
+first_from_key(const Square *s, guint from, guint n, guint64 key)
+{
+  while (from < n) {
+    guint mid = from + (n - from) / 2;
+    if (s[mid].key < key)
+      from = mid + 1;
+    else
+      n = mid;
+  }
+  return from;
+}
+
 /* How many of my needed squares (ascending keys) a received hnode covers:
  * its own square, or, for a leaf, every square of its region (whose keys
  * are one run from its own). */
@@ -852,22 +867,8 @@ squares_covered(const SfcView *v, const GArray *needs, const Square *r)
   if (r->id & LEAF_BIT)
     hi = ((lo >> 5) + (G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level)))) << 5;
   const Square *s = (const Square *)needs->data;
-  guint a = 0, b = needs->len;
-  while (a < b) { /* the first square with a key not before lo */
-    guint mid = a + (b - a) / 2;
-    if (s[mid].key < lo)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  guint end = a, top = needs->len;
-  while (end < top) { /* the first square with a key not before hi */
-    guint mid = end + (top - end) / 2;
-    if (s[mid].key < hi)
-      end = mid + 1;
-    else
-      top = mid;
-  }
+  guint a = first_from_key(s, 0, needs->len, lo);
+  guint end = first_from_key(s, a, needs->len, hi);
   g_assert(end > a); /* nothing useless comes */
   return end - a;
 }
