@@ -80,9 +80,7 @@ face_squares(guint dim, guint64 id, guint64 *out)
 {
   guint64 level_bit = G_GUINT64_CONSTANT(1) << (63 - __builtin_clzll(id));
   guint64 code = id ^ level_bit;
-  guint64 axis0 =
-      (dim == 2 ? G_GUINT64_CONSTANT(0x5555555555555555) : G_GUINT64_CONSTANT(0x1249249249249249)) &
-      (level_bit - 1);
+  guint64 axis0 = lb_bits_spread(dim, G_MAXUINT64) & (level_bit - 1); /* axis 0's bits */
   guint n = 0;
   for (guint a = 0; a < dim; a++) {
     guint64 axis = axis0 << a, c = code & axis, rest = level_bit | (code & ~axis);
@@ -196,9 +194,10 @@ owner_near(const SfcView *v, guint64 key)
 
 /* Every face square of my hnodes that my own hnodes do not cover, once a
  * collection (the announcements and the needs both read it). Most
- * squares are hnodes of mine: found by id, they need no key. A square whose key is in my segment is
- * covered by my own hnodes, and so is one past my last hnode that the
- * next segment does not reach yet (my last hnode, a leaf, holds it). */
+ * squares are hnodes of mine: found by id, they need no key. A square
+ * whose key is in my segment is covered by my own hnodes, and so is one
+ * past my last hnode that the next segment does not reach yet (my last
+ * hnode, a leaf, holds it). */
 static GArray *
 remote_faces(const SfcView *v)
 {
