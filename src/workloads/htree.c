@@ -51,6 +51,15 @@ typedef struct {
   /* refine = elements: the elements' codes and the sort's other buffer,
    * kept from step to step rather than faulted in anew */
   guint64 *codes, *spare;
+  /* the next step's tree, built on a thread of its own while the ranks
+   * simulate this one: a step's tree is a function of the model and the
+   * step alone, and building it (placing every element, sorting their
+   * codes) would otherwise hold the whole simulation up. Started by the
+   * process that simulates (ahead_pid): a forked child has no such
+   * thread. */
+  GThread *ahead;
+  guint ahead_step; /* the step last given to it */
+  pid_t ahead_pid;
   /* where the last lb_work_bytes search ended: a balancer weighs the
    * hnodes it sends one at a time, in runs of the curve's order, which
    * lie close together in the tree (only where a search starts; any
@@ -748,23 +757,87 @@ build_step(const LbWork *work, Htree *h, guint adaptation, LbHtree *reuse)
                          h->elements, reuse);
 }
 
+typedef struct {
+  const LbWork *work;
+  Htree *h;
+  guint adaptation;
+  LbHtree *reuse;
+} AheadBuild;
+
+/* Only build_step runs on the thread: it reads the model's settings and
+ * writes the codes' buffers, which nothing else touches while it runs. */
+static gpointer
+build_ahead(gpointer data)
+{
+  AheadBuild *a = data;
+  LbHtree *t = build_step(a->work, a->h, a->adaptation, a->reuse);
+  g_free(a);
+  return t;
+}
+
+/* Starts building step `adaptation`'s tree (in `reuse`'s arrays), if the
+ * scenario has that step; if no thread can be had, rebuild makes it when
+ * it is wanted. */
+static void
+start_ahead(const LbWork *work, Htree *h, guint adaptation, LbHtree *reuse)
+{
+  g_assert(h->ahead == NULL);
+  h->ahead_step = adaptation;
+  if (adaptation >= work->steps) {
+    lb_htree_free(reuse);
+    return;
+  }
+  AheadBuild *a = g_new(AheadBuild, 1);
+  *a = (AheadBuild){work, h, adaptation, reuse};
+  h->ahead = g_thread_try_new("htree-ahead", build_ahead, a, NULL);
+  if (h->ahead == NULL) {
+    lb_htree_free(reuse);
+    g_free(a);
+    return;
+  }
+  h->ahead_pid = getpid();
+}
+
+/* The tree the thread built, if it built step `adaptation`'s; NULL
+ * otherwise. A thread started before a fork does not run in the child: the
+ * child leaves it and builds its own (its buffers are only a copy). */
+static LbHtree *
+join_ahead(Htree *h, guint adaptation)
+{
+  if (h->ahead == NULL)
+    return NULL;
+  if (h->ahead_pid != getpid()) {
+    h->ahead = NULL;
+    return NULL;
+  }
+  LbHtree *t = g_thread_join(g_steal_pointer(&h->ahead));
+  if (h->ahead_step == adaptation)
+    return t;
+  lb_htree_free(t);
+  return NULL;
+}
+
 /* Once per adaptation step, by the first rank that asks: the tree of the
- * last step stays as `previous`, the one the units were made for. */
+ * last step stays as `previous`, the one the units were made for, and the
+ * next step's is started on the side. */
 static void
 rebuild(const LbWork *work, Htree *h, guint adaptation)
 {
+  LbHtree *next = join_ahead(h, adaptation);
   LbHtree *recycled = g_steal_pointer(&h->previous);
   if (adaptation == 0) {
     lb_htree_free(recycled);
     recycled = g_steal_pointer(&h->tree);
   }
-  LbHtree *next = build_step(work, h, adaptation, recycled);
+  if (next == NULL)
+    next = build_step(work, h, adaptation, g_steal_pointer(&recycled));
   /* the load built the last step's tree, the largest (the tolerance only
    * shrinks), within the budget */
   g_assert(next != NULL);
   h->previous = h->tree;
   h->tree = next;
   h->built = adaptation;
+  start_ahead(work, h, adaptation + 1, recycled);
 }
 
 const LbHtree *
@@ -924,6 +997,7 @@ static void
 htree_free(gpointer data)
 {
   Htree *h = data;
+  lb_htree_free(join_ahead(h, h->ahead_step));
   lb_htree_free(h->tree);
   lb_htree_free(h->previous);
   g_free(h->codes);
