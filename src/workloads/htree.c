@@ -48,9 +48,6 @@ typedef struct {
   LbHtree *tree;     /* of adaptation step `built` */
   LbHtree *previous; /* the tree the units held before it, or NULL */
   guint built;
-  /* refine = elements: the elements' codes and the sort's other buffer,
-   * kept from step to step rather than faulted in anew */
-  guint64 *codes, *spare;
   /* the next step's tree, built on a thread of its own while the ranks
    * simulate this one: a step's tree is a function of the model and the
    * step alone, and building it (placing every element, sorting their
@@ -743,17 +740,18 @@ build_step(const LbWork *work, Htree *h, guint adaptation, LbHtree *reuse)
                         h->tolerance * pow(h->decay, adaptation), h->budget, reuse);
   Placer pl;
   placer_init(&pl, work, adaptation);
-  if (h->codes == NULL) {
-    h->codes = g_new(guint64, h->elements);
-    h->spare = g_new(guint64, h->elements);
-  }
+  /* the elements' codes and the sort's other buffer (16 bytes an element)
+   * live only while the tree is built: apart from step 1's, the builds run
+   * on the side, where faulting them in anew delays nothing */
+  g_autofree guint64 *codes = g_new(guint64, h->elements);
+  g_autofree guint64 *spare = g_new(guint64, h->elements);
   for (guint64 i = 0; i < h->elements; i++) {
     double x[LB_MAX_DIM];
     place(&pl, i, x);
-    h->codes[i] = finest_code(x, h->dim, h->max_level);
+    codes[i] = finest_code(x, h->dim, h->max_level);
   }
   placer_clear(&pl);
-  return tree_from_codes(h->dim, h->min_level, h->max_level, h->leaf_elements, h->codes, h->spare,
+  return tree_from_codes(h->dim, h->min_level, h->max_level, h->leaf_elements, codes, spare,
                          h->elements, reuse);
 }
 
@@ -764,8 +762,8 @@ typedef struct {
   LbHtree *reuse;
 } AheadBuild;
 
-/* Only build_step runs on the thread: it reads the model's settings and
- * writes the codes' buffers, which nothing else touches while it runs. */
+/* Only build_step runs on the thread: it reads the model's settings, and
+ * writes only what it allocates. */
 static gpointer
 build_ahead(gpointer data)
 {
@@ -800,7 +798,7 @@ start_ahead(const LbWork *work, Htree *h, guint adaptation, LbHtree *reuse)
 
 /* The tree the thread built, if it built step `adaptation`'s; NULL
  * otherwise. A thread started before a fork does not run in the child: the
- * child leaves it and builds its own (its buffers are only a copy). */
+ * child leaves it alone and builds the tree itself. */
 static LbHtree *
 join_ahead(Htree *h, guint adaptation)
 {
@@ -1000,8 +998,6 @@ htree_free(gpointer data)
   lb_htree_free(join_ahead(h, h->ahead_step));
   lb_htree_free(h->tree);
   lb_htree_free(h->previous);
-  g_free(h->codes);
-  g_free(h->spare);
   g_free(h);
 }
 
