@@ -902,14 +902,10 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
     g_autoptr(GArray) got = g_array_sized_new(FALSE, FALSE, sizeof(Square), needs->len);
     for (guint covered = 0; covered < needs->len;) {
       g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
-      guint n = (guint)(msg->len / sizeof(guint64));
-      for (guint i = 0; i < n; i++) {
-        guint64 raw;
-        memcpy(&raw, msg->data + i * sizeof(guint64), sizeof raw);
-        Square r = received(v, raw);
-        covered += squares_covered(v, needs, &r);
-        g_array_append_val(got, r);
-      }
+      guint from = got->len;
+      keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
+      for (guint i = from; i < got->len; i++)
+        covered += squares_covered(v, needs, &g_array_index(got, Square, i));
     }
     out->needed += needs->len;
     out->received += got->len;

@@ -834,11 +834,24 @@ private_roots(const SfcState *st)
   return roots;
 }
 
+/* Whether *cached is `block`, a block every rank holds (shared, not
+ * copied: the same data); if not, *cached becomes a reference to it. The
+ * reference keeps the block's address from any later block, so that the
+ * figures worked out from it serve only its holders. */
+static gboolean
+cached_block(GBytes **cached, GBytes *block)
+{
+  if (*cached != NULL && g_bytes_get_data(*cached, NULL) == g_bytes_get_data(block, NULL))
+    return TRUE;
+  g_clear_pointer(cached, g_bytes_unref);
+  *cached = g_bytes_ref(block);
+  return FALSE;
+}
+
 /* Where every segment starts, from the replicated tree's roots. Every rank
  * holds the same roots (one shared block) and derives the same starts: the
- * simulator works them out once per block, into one block of starts that
- * every rank holds a reference to. The cache keeps a reference to the
- * roots it read, so that no later block can take its address. */
+ * simulator works them out once per block (cached_block), into one block
+ * of starts that every rank holds a reference to. */
 static struct {
   GBytes *roots;
   guint p;
@@ -856,14 +869,10 @@ static guint root_offsets_p;
 static void
 segment_starts(SfcState *st, guint p, int me)
 {
-  gsize size = 0;
-  const guint64 *all = g_bytes_get_data(st->roots, &size);
-  if (derived.roots == NULL || derived.p != p ||
-      g_bytes_get_data(derived.roots, NULL) != (gconstpointer)all) {
-    g_clear_pointer(&derived.roots, g_bytes_unref);
+  const guint64 *all = g_bytes_get_data(st->roots, NULL);
+  if (!cached_block(&derived.roots, st->roots) || derived.p != p) {
     g_clear_pointer(&derived.starts, g_bytes_unref);
     g_free(derived.first_ids);
-    derived.roots = g_bytes_ref(st->roots);
     derived.p = p;
     guint64 *starts = g_new(guint64, p);
     derived.first_ids = g_new0(guint64, p);
@@ -945,9 +954,8 @@ update_tree(LbRank *self, SfcState *st)
 /* What every rank works out from the gathered loads: the total, the
  * max_unbalance and the flows of all boundaries. Every rank holds the same
  * block and would work out the same figures, p of them each (p^2 a step):
- * the simulator works them out once per block, as segment_starts does. The
- * cache keeps a reference to the block it read, so that no later block
- * can take its address. */
+ * the simulator works them out once per block (cached_block), as
+ * segment_starts does. */
 typedef struct {
   GBytes *loads;
   guint p;
@@ -962,10 +970,8 @@ load_figures(GBytes *gathered, guint p)
 {
   LoadFigures *f = &figures_cache;
   const guint64 *loads = g_bytes_get_data(gathered, NULL);
-  if (f->loads != NULL && f->p == p && g_bytes_get_data(f->loads, NULL) == (gconstpointer)loads)
+  if (cached_block(&f->loads, gathered) && f->p == p)
     return f;
-  g_clear_pointer(&f->loads, g_bytes_unref);
-  f->loads = g_bytes_ref(gathered);
   f->p = p;
   f->total = 0;
   for (guint r = 0; r < p; r++)
