@@ -206,12 +206,11 @@ remote_faces(const SfcView *v)
     return out;
   g_autofree HnodeIndex *mine = hnode_index_new(v);
   const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  guint64 first = h[0].key, last = h[v->seq->len - 1].key;
-  const LbUnit *u = (const LbUnit *)v->ids->data;
-  guint n = v->ids->len;
+  guint n = v->seq->len;
+  guint64 first = h[0].key, last = h[n - 1].key;
   guint64 faces[6];
   for (guint i = 0; i < n; i++) {
-    guint nf = face_squares(v->dim, u[i].id, faces);
+    guint nf = face_squares(v->dim, h[i].id, faces);
     for (guint k = 0; k < nf; k++) {
       if (hnode_at(mine, faces[k]) >= 0)
         continue;
@@ -222,7 +221,7 @@ remote_faces(const SfcView *v)
       g_assert(owner >= 0);
       if (owner == v->me)
         continue;
-      RemoteFace f = {u[i].id, faces[k], key, (guint)owner};
+      RemoteFace f = {h[i].id, faces[k], key, (guint)owner};
       g_array_append_val(out, f);
     }
   }
@@ -841,33 +840,39 @@ pushes_to(const SfcView *v, GHashTable *heard, const GArray *ranks)
 }
 
 /* The first of the squares s[from..n) (ascending keys) with a key not
- * before key. */
+ * before key: a search whose step does not branch on the comparison
+ * (which way it goes is a coin toss to the processor, and this runs for
+ * every hnode received), written as a mask since the compiler makes a
+ * branch of the conditional. */
 static guint
 first_from_key(const Square *s, guint from, guint n, guint64 key)
 {
-  while (from < n) {
-    guint mid = from + (n - from) / 2;
-    if (s[mid].key < key)
-      from = mid + 1;
-    else
-      n = mid;
+  if (from >= n)
+    return from;
+  const Square *base = s + from;
+  guint len = n - from; /* the answer lies in [base, base + len] */
+  while (len > 1) {
+    guint half = len / 2;
+    base += half & -(guint)(base[half - 1].key < key);
+    len -= half;
   }
-  return from;
+  return (guint)(base - s) + (base->key < key);
 }
 
-/* How many of my needed squares (ascending keys) a received hnode covers:
- * its own square, or, for a leaf, every square of its region (whose keys
- * are one run from its own). */
+/* How many of my needed squares (ascending keys, each once) a received
+ * hnode covers: its own square, or, for a leaf, every square of its region
+ * (whose keys are one run from its own). */
 static guint
 squares_covered(const SfcView *v, const GArray *needs, const Square *r)
 {
-  guint level = (guint)(63 - __builtin_clzll(r->id & ~LEAF_BIT)) / v->dim;
-  guint64 lo = r->key, hi = lo + 1;
-  if (r->id & LEAF_BIT)
-    hi = ((lo >> 5) + (G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level)))) << 5;
   const Square *s = (const Square *)needs->data;
-  guint a = first_from_key(s, 0, needs->len, lo);
-  guint end = first_from_key(s, a, needs->len, hi);
+  guint64 lo = r->key;
+  guint a = first_from_key(s, 0, needs->len, lo), end = a + (a < needs->len && s[a].key == lo);
+  if (r->id & LEAF_BIT) {
+    guint level = (guint)(63 - __builtin_clzll(r->id & ~LEAF_BIT)) / v->dim;
+    guint64 hi = ((lo >> 5) + (G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level)))) << 5;
+    end = first_from_key(s, a, needs->len, hi);
+  }
   g_assert(end > a); /* nothing useless comes */
   return end - a;
 }

@@ -38,7 +38,6 @@ typedef struct {
   guint dim, order, p;
   int me;
   const GArray *seq;     /* SfcHnode, ascending keys */
-  const GArray *ids;     /* LbUnit of the same hnodes, ascending ids */
   const guint64 *starts; /* per rank, ascending (an empty rank: the next one's) */
   gboolean last_is_leaf; /* my last hnode has no sub-spaces (the replicated tree says) */
   guint merge, ra_batch; /* hnodes per pushed message, requests per request message */

@@ -174,49 +174,53 @@ compare_units(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Stable merge sorts on the 64-bit field that compare_hnodes and
- * compare_units read, with the comparison inlined: g_array_sort's calls
- * through a pointer and copies by size, twice a step for every hnode of
- * a rank, were about 3 % of a run (the same order: both sorts are
- * stable). Insertion sort on runs of SORT_RUN, then merges through tmp. */
+/* A rank's hnodes by key: a stable merge sort with the comparison inlined
+ * (g_array_sort's calls through a pointer and copies by size, every step
+ * for every hnode of a rank, were about 3 % of a run). The units come
+ * back from the model in the order this balancer left them, the curve's,
+ * with only the model's changes (a refined leaf's new hnodes after it),
+ * so most segments are in order already and are left as they are.
+ * Insertion sort on runs of SORT_RUN, then merges through tmp. */
 #define SORT_RUN 16
-#define DEFINE_SORT_BY(name, Type, field)                                                          \
-  static void name(Type *a, gsize n)                                                               \
-  {                                                                                                \
-    for (gsize lo = 0; lo < n; lo += SORT_RUN) {                                                   \
-      gsize hi = MIN(lo + SORT_RUN, n);                                                            \
-      for (gsize i = lo + 1; i < hi; i++) {                                                        \
-        Type v = a[i];                                                                             \
-        gsize j = i;                                                                               \
-        for (; j > lo && a[j - 1].field > v.field; j--)                                            \
-          a[j] = a[j - 1];                                                                         \
-        a[j] = v;                                                                                  \
-      }                                                                                            \
-    }                                                                                              \
-    if (n <= SORT_RUN)                                                                             \
-      return;                                                                                      \
-    g_autofree Type *tmp = g_new(Type, n);                                                         \
-    Type *from = a, *to = tmp;                                                                     \
-    for (gsize width = SORT_RUN; width < n; width *= 2) {                                          \
-      for (gsize lo = 0; lo < n; lo += 2 * width) {                                                \
-        gsize mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n), i = lo, j = mid, k = lo;      \
-        while (i < mid && j < hi)                                                                  \
-          to[k++] = from[j].field < from[i].field ? from[j++] : from[i++];                         \
-        while (i < mid)                                                                            \
-          to[k++] = from[i++];                                                                     \
-        while (j < hi)                                                                             \
-          to[k++] = from[j++];                                                                     \
-      }                                                                                            \
-      Type *swap = from;                                                                           \
-      from = to;                                                                                   \
-      to = swap;                                                                                   \
-    }                                                                                              \
-    if (from != a)                                                                                 \
-      memcpy(a, from, n * sizeof(Type));                                                           \
+static void
+sort_hnodes(SfcHnode *a, gsize n)
+{
+  gsize sorted = 1;
+  while (sorted < n && a[sorted - 1].key <= a[sorted].key)
+    sorted++;
+  if (sorted >= n)
+    return;
+  for (gsize lo = 0; lo < n; lo += SORT_RUN) {
+    gsize hi = MIN(lo + SORT_RUN, n);
+    for (gsize i = lo + 1; i < hi; i++) {
+      SfcHnode v = a[i];
+      gsize j = i;
+      for (; j > lo && a[j - 1].key > v.key; j--)
+        a[j] = a[j - 1];
+      a[j] = v;
+    }
   }
-
-DEFINE_SORT_BY(sort_hnodes, SfcHnode, key)
-DEFINE_SORT_BY(sort_units, LbUnit, id)
+  if (n <= SORT_RUN)
+    return;
+  g_autofree SfcHnode *tmp = g_new(SfcHnode, n);
+  SfcHnode *from = a, *to = tmp;
+  for (gsize width = SORT_RUN; width < n; width *= 2) {
+    for (gsize lo = 0; lo < n; lo += 2 * width) {
+      gsize mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n), i = lo, j = mid, k = lo;
+      while (i < mid && j < hi)
+        to[k++] = from[j].key < from[i].key ? from[j++] : from[i++];
+      while (i < mid)
+        to[k++] = from[i++];
+      while (j < hi)
+        to[k++] = from[j++];
+    }
+    SfcHnode *swap = from;
+    from = to;
+    to = swap;
+  }
+  if (from != a)
+    memcpy(a, from, n * sizeof(SfcHnode));
+}
 
 /* ---- the initial mapping ---- */
 
@@ -1028,13 +1032,14 @@ sfc_balance(LbRank *self, gpointer state)
   lb_phase_begin(self, PHASE_TREE);
   lb_metric_record(self, METRIC_ROOTS, update_tree(self, st));
 
+  /* my units in the curve's order: the model keeps their order when it
+   * updates them, so the next step finds them (nearly) in key order */
   GArray *units = lb_rank_units(self);
   g_array_set_size(units, st->seq->len);
   for (guint i = 0; i < st->seq->len; i++) {
     const SfcHnode *h = &g_array_index(st->seq, SfcHnode, i);
     g_array_index(units, LbUnit, i) = (LbUnit){h->id, h->load};
   }
-  sort_units((LbUnit *)units->data, units->len);
 }
 
 static void
@@ -1056,7 +1061,6 @@ sfc_collect(LbRank *self, gpointer state)
       .p = (guint)lb_rank_count(self),
       .me = lb_rank_id(self),
       .seq = st->seq,
-      .ids = lb_rank_units(self),
       .starts = st->starts,
       /* my last hnode has sub-spaces iff the next segment starts inside it */
       .last_is_leaf = st->seq->len == 0 || st->next_first_id == 0 ||
