@@ -841,9 +841,8 @@ pushes_to(const SfcView *v, GHashTable *heard, const GArray *ranks)
 
 /* The first of the squares s[from..n) (ascending keys) with a key not
  * before key: a search whose step does not branch on the comparison
- * (which way it goes is a coin toss to the processor, and this runs for
- * every hnode received), written as a mask since the compiler makes a
- * branch of the conditional. */
+ * (which way it goes is a coin toss to the processor), written as a mask
+ * since the compiler makes a branch of the conditional. */
 static guint
 first_from_key(const Square *s, guint from, guint n, guint64 key)
 {
@@ -859,22 +858,51 @@ first_from_key(const Square *s, guint from, guint n, guint64 key)
   return (guint)(base - s) + (base->key < key);
 }
 
-/* How many of my needed squares (ascending keys, each once) a received
- * hnode covers: its own square, or, for a leaf, every square of its region
- * (whose keys are one run from its own). */
+/* first_from_key from s[from], where the answer is expected to be near:
+ * steps doubling from there, then the search within the last step. */
 static guint
-squares_covered(const SfcView *v, const GArray *needs, const Square *r)
+first_from_key_near(const Square *s, guint from, guint n, guint64 key)
 {
-  const Square *s = (const Square *)needs->data;
-  guint64 lo = r->key;
-  guint a = first_from_key(s, 0, needs->len, lo), end = a + (a < needs->len && s[a].key == lo);
-  if (r->id & LEAF_BIT) {
-    guint level = (guint)(63 - __builtin_clzll(r->id & ~LEAF_BIT)) / v->dim;
-    guint64 hi = ((lo >> 5) + (G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level)))) << 5;
-    end = first_from_key(s, a, needs->len, hi);
+  guint step = 1;
+  while (from + step <= n && s[from + step - 1].key < key) {
+    from += step;
+    step *= 2;
   }
-  g_assert(end > a); /* nothing useless comes */
-  return end - a;
+  return first_from_key(s, from, MIN(from + step, n), key);
+}
+
+/* How many of my needed squares (ascending keys, each once) the n hnodes
+ * received at r cover: each its own square, or, for a leaf, every square
+ * of its region (whose keys are one run from its own). The hnodes of a
+ * message are put in key order first, so that each search starts where
+ * the last one ended: the needs are cold in the cache when a message wakes
+ * the rank, and searches from the start cost a miss a step. */
+static guint
+squares_covered(const SfcView *v, const GArray *needs, Square *r, guint n)
+{
+  for (guint i = 1; i < n; i++) {
+    Square x = r[i];
+    guint j = i;
+    for (; j > 0 && r[j - 1].key > x.key; j--)
+      r[j] = r[j - 1];
+    r[j] = x;
+  }
+  const Square *s = (const Square *)needs->data;
+  guint len = needs->len, at = 0, covered = 0;
+  for (guint i = 0; i < n; i++) {
+    guint64 lo = r[i].key;
+    at = first_from_key_near(s, at, len, lo);
+    guint end = at + (at < len && s[at].key == lo);
+    if (r[i].id & LEAF_BIT) {
+      guint level = (guint)(63 - __builtin_clzll(r[i].id & ~LEAF_BIT)) / v->dim;
+      guint64 hi = ((lo >> 5) + (G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level)))) << 5;
+      end = first_from_key_near(s, at, len, hi);
+    }
+    g_assert(end > at); /* nothing useless comes */
+    covered += end - at;
+    at = end;
+  }
+  return covered;
 }
 
 static void
@@ -909,8 +937,7 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
       g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
       guint from = got->len;
       keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
-      for (guint i = from; i < got->len; i++)
-        covered += squares_covered(v, needs, &g_array_index(got, Square, i));
+      covered += squares_covered(v, needs, &g_array_index(got, Square, from), got->len - from);
     }
     out->needed += needs->len;
     out->received += got->len;
