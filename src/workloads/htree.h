@@ -91,9 +91,10 @@ double lb_htree_poisson_surplus(LbPoissonBoundary boundary, guint level, guint64
 /* lbsim's own process keeps what the load built (the elements' codes and
  * the tree of step 0), and the process of a balancer run, which rebuilds
  * the tree at every later step, its own copy besides. Per hnode: a run's
- * two trees (the step's and the last) of 16 bytes with room to grow and
- * its unit on some rank, and the loaded tree with room to grow. */
-#define LB_HTREE_HNODE_BYTES (64.0 + LB_UNIT_BYTES + 32.0)
+ * three trees (the step's, the last, and the next, built on the side) of
+ * 16 bytes with room to grow and its unit on some rank, and the loaded
+ * tree with room to grow. */
+#define LB_HTREE_HNODE_BYTES (96.0 + LB_UNIT_BYTES + 32.0)
 /* Per element (refine = elements): its code and the sort's other buffer,
  * 16 bytes, in both processes. */
 #define LB_HTREE_ELEMENT_BYTES 32.0
