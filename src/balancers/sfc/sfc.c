@@ -178,9 +178,10 @@ compare_units(gconstpointer a, gconstpointer b)
  * (g_array_sort's calls through a pointer and copies by size, every step
  * for every hnode of a rank, were about 3 % of a run). The units come
  * back from the model in the order this balancer left them, the curve's,
- * with only the model's changes (a refined leaf's new hnodes after it),
- * so most segments are in order already and are left as they are.
- * Insertion sort on runs of SORT_RUN, then merges through tmp. */
+ * with only the model's changes (a refined leaf's new hnodes after it, in
+ * the model's order), so a segment where no leaf was refined is in order
+ * already and is left as it is. Insertion sort on runs of SORT_RUN, then
+ * merges through tmp. */
 #define SORT_RUN 16
 static void
 sort_hnodes(SfcHnode *a, gsize n)
@@ -1033,7 +1034,7 @@ sfc_balance(LbRank *self, gpointer state)
   lb_metric_record(self, METRIC_ROOTS, update_tree(self, st));
 
   /* my units in the curve's order: the model keeps their order when it
-   * updates them, so the next step finds them (nearly) in key order */
+   * updates them, so the next step's sort has little or nothing to do */
   GArray *units = lb_rank_units(self);
   g_array_set_size(units, st->seq->len);
   for (guint i = 0; i < st->seq->len; i++) {
