@@ -88,16 +88,16 @@ double lb_htree_poisson_surplus(LbPoissonBoundary boundary, guint level, guint64
 
 /* ---- what a tree may cost ---- */
 
-/* lbsim's own process keeps what the load built (the elements' codes and
- * the tree of step 0), and the process of a balancer run, which rebuilds
- * the tree at every later step, its own copy besides. Per hnode: a run's
- * three trees (the step's, the last, and the next, built on the side) of
- * 16 bytes with room to grow and its unit on some rank, and the loaded
- * tree with room to grow. */
+/* lbsim's own process keeps the tree the load built (step 0's), and the
+ * process of a balancer run, which rebuilds the tree at every later step,
+ * its own copy besides. Per hnode: a run's three trees (the step's, the
+ * last, and the next, built on the side) of 16 bytes with room to grow and
+ * its unit on some rank, and the loaded tree with room to grow. */
 #define LB_HTREE_HNODE_BYTES (96.0 + LB_UNIT_BYTES + 32.0)
 /* Per element (refine = elements): its code and the sort's other buffer,
- * 16 bytes, in both processes. */
-#define LB_HTREE_ELEMENT_BYTES 32.0
+ * 16 bytes, while a tree is built: one build at a time, the load's and
+ * then a run's, each freeing them when done. */
+#define LB_HTREE_ELEMENT_BYTES 16.0
 
 /* The most hnodes a tree over `elements` points can have (leaf_elements,
  * min_level and max_level as for lb_htree_new_points): below min-level
