@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "balancers/sfc/sfc-plan.h"
+#include "balancers/sort.h"
 #include "sfc-bound.h"
 
 /* The smallest bottleneck of a partition into p contiguous parts, by
@@ -426,10 +427,59 @@ test_shift_random(void)
   }
 }
 
+/* The balancers' inline sort: ascending and stable (equal keys keep their
+ * order), a permutation, on sizes around its runs and its stack buffer,
+ * with few distinct keys, and sorted or reversed input. */
+typedef struct {
+  guint32 key, seq;
+} Keyed;
+
+static inline gboolean
+keyed_before(const Keyed *x, const Keyed *y)
+{
+  return x->key < y->key;
+}
+
+LB_DEFINE_SORT(sort_keyed, Keyed, keyed_before)
+
+static void
+test_sort_stable(void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed(17);
+  const gsize sizes[] = {0, 1, 2, 15, 16, 17, 33, 255, 256, 257, 511, 512, 513, 1000, 4099};
+  for (gsize c = 0; c < G_N_ELEMENTS(sizes); c++)
+    for (guint shape = 0; shape < 4; shape++) {
+      gsize n = sizes[c];
+      g_autofree Keyed *a = g_new(Keyed, MAX(n, 1));
+      guint32 range = shape == 0 ? 4 : 1000000;
+      for (gsize i = 0; i < n; i++) {
+        guint32 k = g_rand_int_range(rand, 0, (gint32)range);
+        if (shape == 2)
+          k = (guint32)i / 3; /* in order already, with ties */
+        if (shape == 3)
+          k = (guint32)(n - i) / 3; /* reversed */
+        a[i] = (Keyed){k, (guint32)i};
+      }
+      g_autofree guint *count = g_new0(guint, MAX(n, 1));
+      sort_keyed(a, n);
+      for (gsize i = 0; i < n; i++) {
+        count[a[i].seq]++;
+        if (i > 0) {
+          g_assert_cmpuint(a[i - 1].key, <=, a[i].key);
+          if (a[i - 1].key == a[i].key)
+            g_assert_cmpuint(a[i - 1].seq, <, a[i].seq);
+        }
+      }
+      for (gsize i = 0; i < n; i++)
+        g_assert_cmpuint(count[i], ==, 1);
+    }
+}
+
 int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/sfc/sort/stable", test_sort_stable);
   g_test_add_func("/sfc/block/hand", test_block_hand);
   g_test_add_func("/sfc/block/random", test_block_random);
   g_test_add_func("/sfc/flows", test_flows);

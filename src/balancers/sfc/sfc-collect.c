@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "balancers/sfc/sfc-collect.h"
+#include "balancers/sort.h"
 #include "balancers/sfc/sfc-plan.h"
 #include "lbsim/model.h"
 #include "workloads/htree.h"
@@ -55,20 +56,26 @@ typedef struct {
   guint64 id, key;
 } Square;
 
-static int
-compare_u64(gconstpointer a, gconstpointer b)
+static inline gboolean
+u64_before(const guint64 *x, const guint64 *y)
 {
-  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
-  return x < y ? -1 : x > y;
+  return *x < *y;
 }
 
-static int
-compare_squares(gconstpointer a, gconstpointer b)
+LB_DEFINE_SORT(sort_u64, guint64, u64_before)
+
+static inline gboolean
+square_before(const Square *x, const Square *y)
 {
-  const Square *x = a, *y = b;
-  if (x->key != y->key)
-    return x->key < y->key ? -1 : 1;
-  return x->id < y->id ? -1 : x->id > y->id;
+  return x->key != y->key ? x->key < y->key : x->id < y->id;
+}
+
+LB_DEFINE_SORT(sort_squares, Square, square_before)
+
+static void
+sort_u64_array(GArray *a)
+{
+  sort_u64((guint64 *)a->data, a->len);
 }
 
 /* The squares of the same level across each face of an hnode. Its id
@@ -233,25 +240,26 @@ remote_faces(const SfcView *v)
 static GArray *
 remote_needs(const SfcView *v, const GArray *faces, GArray *owners)
 {
-  g_autoptr(GArray) all = g_array_sized_new(FALSE, FALSE, sizeof(Square), faces->len);
+  GArray *needs = g_array_sized_new(FALSE, FALSE, sizeof(Square), faces->len);
+  g_array_set_size(needs, faces->len);
+  Square *n = (Square *)needs->data;
   for (guint i = 0; i < faces->len; i++) {
     const RemoteFace *f = &g_array_index(faces, RemoteFace, i);
-    Square s = {f->square, f->key};
-    g_array_append_val(all, s);
+    n[i] = (Square){f->square, f->key};
   }
-  g_array_sort(all, compare_squares);
-  GArray *needs = g_array_new(FALSE, FALSE, sizeof(Square));
-  g_array_set_size(owners, 0);
-  for (guint i = 0; i < all->len; i++) {
-    const Square *s = &g_array_index(all, Square, i);
-    if (needs->len > 0 && g_array_index(needs, Square, needs->len - 1).id == s->id)
+  sort_squares(n, needs->len);
+  g_array_set_size(owners, needs->len);
+  guint w = 0;
+  for (guint i = 0; i < needs->len; i++) {
+    if (w > 0 && n[w - 1].id == n[i].id)
       continue;
-    int owner = owner_near(v, s->key);
+    int owner = owner_near(v, n[i].key);
     g_assert(owner >= 0 && owner != v->me);
-    g_array_append_val(needs, *s);
-    guint o = (guint)owner;
-    g_array_append_val(owners, o);
+    n[w] = n[i];
+    g_array_index(owners, guint, w++) = (guint)owner;
   }
+  g_array_set_size(needs, w);
+  g_array_set_size(owners, w);
   return needs;
 }
 
@@ -297,11 +305,12 @@ received(const SfcView *v, guint64 raw)
 static void
 keep_received(const SfcView *v, GArray *got, const guint8 *data, guint n)
 {
+  guint from = got->len;
+  g_array_set_size(got, from + n);
   for (guint i = 0; i < n; i++) {
     guint64 raw;
     memcpy(&raw, data + i * sizeof raw, sizeof raw);
-    Square r = received(v, raw);
-    g_array_append_val(got, r);
+    g_array_index(got, Square, from + i) = received(v, raw);
   }
 }
 
@@ -312,7 +321,7 @@ keep_received(const SfcView *v, GArray *got, const guint8 *data, guint n)
 static guint64
 check_coverage(const SfcView *v, const GArray *needs, GArray *got)
 {
-  g_array_sort(got, compare_squares);
+  sort_squares((Square *)got->data, got->len);
   g_autofree gboolean *used = g_new0(gboolean, MAX(got->len, 1));
   const Square *r = (const Square *)got->data;
   guint next = 0; /* the first received hnode with a key after the square's */
@@ -482,7 +491,7 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
     GArray *l = lists->pdata[d];
     if (l == NULL)
       continue;
-    g_array_sort(l, (GCompareFunc)compare_u64);
+    sort_u64_array(l);
     guint w = 0;
     for (guint i = 0; i < l->len; i++)
       if (w == 0 || g_array_index(l, guint64, w - 1) != g_array_index(l, guint64, i))
@@ -617,14 +626,13 @@ typedef struct {
   guint64 rank, id;
 } Facing;
 
-static int
-compare_facing(gconstpointer a, gconstpointer b)
+static inline gboolean
+facing_before(const Facing *x, const Facing *y)
 {
-  const Facing *x = a, *y = b;
-  if (x->rank != y->rank)
-    return x->rank < y->rank ? -1 : 1;
-  return x->id < y->id ? -1 : x->id > y->id;
+  return x->rank != y->rank ? x->rank < y->rank : x->id < y->id;
 }
+
+LB_DEFINE_SORT(sort_facing, Facing, facing_before)
 
 /* Section 5.2's Bo(op, P_k) towards every P_h: each of my hnodes with
  * every other rank that holds a square it needs across a face, by rank
@@ -633,27 +641,28 @@ static GArray *
 boundary(const GArray *faces)
 {
   GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(Facing), faces->len);
+  g_array_set_size(out, faces->len);
   for (guint i = 0; i < faces->len; i++) {
     const RemoteFace *rf = &g_array_index(faces, RemoteFace, i);
-    Facing f = {rf->owner, rf->hnode};
-    g_array_append_val(out, f);
+    g_array_index(out, Facing, i) = (Facing){rf->owner, rf->hnode};
   }
-  g_array_sort(out, compare_facing);
+  sort_facing((Facing *)out->data, out->len);
   guint w = 0;
   const Facing *f = (const Facing *)out->data;
   for (guint i = 0; i < out->len; i++)
-    if (w == 0 || compare_facing(&f[w - 1], &f[i]) != 0)
+    if (w == 0 || f[w - 1].rank != f[i].rank || f[w - 1].id != f[i].id)
       g_array_index(out, Facing, w++) = f[i];
   g_array_set_size(out, w);
   return out;
 }
 
-static int
-compare_uint(gconstpointer a, gconstpointer b)
+static inline gboolean
+uint_before(const guint *x, const guint *y)
 {
-  guint x = *(const guint *)a, y = *(const guint *)b;
-  return x < y ? -1 : x > y;
+  return *x < *y;
 }
+
+LB_DEFINE_SORT(sort_uints, guint, uint_before)
 
 /* The keys of a table of ranks, ascending: the order of sends must not
  * depend on hashing. */
@@ -668,59 +677,72 @@ sorted_ranks(GHashTable *table)
     guint r = GPOINTER_TO_UINT(key);
     g_array_append_val(ranks, r);
   }
-  g_array_sort(ranks, compare_uint);
+  sort_uints((guint *)ranks->data, ranks->len);
   return ranks;
 }
 
-/* What changed between two ascending lists of ids: those only in now,
- * then those only in before with GONE_BIT. */
+/* What changed from an ascending list of ids to the ascending ids of a run
+ * of Facings, appended to out in one ascending list (by id without
+ * GONE_BIT): those only in now as they are, those only in before with
+ * GONE_BIT. */
 static void
-diff_ids(const guint64 *before, guint nb, const guint64 *now, guint nn, GArray *out)
+diff_ids(const guint64 *before, guint nb, const Facing *now, guint nn, GArray *out)
 {
-  guint i = 0, j = 0;
+  guint w = out->len, i = 0, j = 0;
+  g_array_set_size(out, w + nb + nn);
+  guint64 *o = (guint64 *)out->data;
   while (i < nb || j < nn) {
-    if (j == nn || (i < nb && before[i] < now[j])) {
-      guint64 gone = before[i++] | GONE_BIT;
-      g_array_append_val(out, gone);
-    } else if (i == nb || now[j] < before[i]) {
-      g_array_append_val(out, now[j]);
-      j++;
-    } else {
+    if (j == nn || (i < nb && before[i] < now[j].id))
+      o[w++] = before[i++] | GONE_BIT;
+    else if (i == nb || now[j].id < before[i])
+      o[w++] = now[j++].id;
+    else {
       i++;
       j++;
     }
   }
+  g_array_set_size(out, w);
 }
 
-/* Applies an announcement to what I heard from its sender. */
+/* Applies an announcement (ascending by id, as diff_ids makes it) to what
+ * I heard from its sender, in place: the gone ids out in a forward pass,
+ * then the new ones merged in from the back. What I heard from a rank is
+ * what it told me, so a new id is not among it already. */
 static void
 apply_announcement(GArray *heard, const guint64 *ids, guint n)
 {
-  g_autoptr(GArray) gone = g_array_new(FALSE, FALSE, sizeof(guint64));
+  guint64 *h = (guint64 *)heard->data;
+  guint w = 0, k = 0, added = 0;
   for (guint i = 0; i < n; i++) {
-    guint64 id = ids[i] & ~GONE_BIT;
-    g_array_append_val((ids[i] & GONE_BIT) ? gone : heard, id);
+    g_assert(i == 0 || (ids[i - 1] & ~GONE_BIT) < (ids[i] & ~GONE_BIT));
+    added += (ids[i] & GONE_BIT) == 0;
   }
-  g_array_sort(heard, (GCompareFunc)compare_u64);
-  g_array_sort(gone, (GCompareFunc)compare_u64);
-  guint w = 0, k = 0;
   for (guint i = 0; i < heard->len; i++) {
-    guint64 id = g_array_index(heard, guint64, i);
-    while (k < gone->len && g_array_index(gone, guint64, k) < id)
+    while (k < n && ((ids[k] & GONE_BIT) == 0 || (ids[k] & ~GONE_BIT) < h[i]))
       k++;
-    if (k < gone->len && g_array_index(gone, guint64, k) == id)
+    if (k < n && (ids[k] & ~GONE_BIT) == h[i])
       continue;
-    /* an hnode announced again after a rebalancing is kept once */
-    if (w > 0 && g_array_index(heard, guint64, w - 1) == id)
-      continue;
-    g_array_index(heard, guint64, w++) = id;
+    h[w++] = h[i];
   }
-  g_array_set_size(heard, w);
+  g_assert(heard->len - w == n - added); /* every gone id was heard */
+  g_array_set_size(heard, w + added);
+  h = (guint64 *)heard->data;
+  gint64 i = (gint64)w - 1, out = (gint64)(w + added) - 1;
+  for (gint64 j = (gint64)n - 1; j >= 0; j--) {
+    if (ids[j] & GONE_BIT)
+      continue;
+    while (i >= 0 && h[i] > ids[j])
+      h[out--] = h[i--];
+    g_assert(i < 0 || h[i] != ids[j]);
+    h[out--] = ids[j];
+  }
+  g_assert(out == i);
 }
 
 /* The announcements: to every owner, what changed in my boundary towards
  * it since I last told it (all of it after a rebalancing, when both sides
- * forget). Then what reaches me, from any source. */
+ * forget), all in one list with a run per owner. Then what reaches me,
+ * from any source. */
 static void
 announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, SfcCollected *out)
 {
@@ -736,33 +758,40 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
     if (i == 0 || g_array_index(now, Facing, i - 1).rank != r)
       g_array_append_val(owners, r);
   }
-  g_array_sort(owners, compare_uint);
-  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  sort_uints((guint *)owners->data, owners->len);
+  g_autoptr(GArray) changes = g_array_new(FALSE, FALSE, sizeof(guint64));
   g_autoptr(GArray) to = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) ends = g_array_new(FALSE, FALSE, sizeof(guint)); /* of to's runs */
   const Facing *f = (const Facing *)now->data;
   guint at = 0;
   for (guint i = 0; i < owners->len; i++) {
     guint r = g_array_index(owners, guint, i);
     if (i > 0 && g_array_index(owners, guint, i - 1) == r)
       continue;
-    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(guint64));
     while (at < now->len && f[at].rank < r)
       at++;
+    guint from = at;
     while (at < now->len && f[at].rank == r)
-      g_array_append_val(ids, f[at++].id);
+      at++;
+    guint n = at - from, start = changes->len;
     GArray *told = g_hash_table_lookup(inf->told, GUINT_TO_POINTER(r));
-    GArray *change = g_array_new(FALSE, FALSE, sizeof(guint64));
     diff_ids(told != NULL ? (const guint64 *)told->data : NULL, told != NULL ? told->len : 0,
-             (const guint64 *)ids->data, ids->len, change);
-    if (change->len > 0) {
-      g_ptr_array_add(messages, change);
+             f + from, n, changes);
+    if (changes->len > start) {
       g_array_append_val(to, r);
-    } else
-      g_array_unref(change);
-    if (ids->len > 0)
-      g_hash_table_replace(inf->told, GUINT_TO_POINTER(r), g_steal_pointer(&ids));
-    else
+      g_array_append_val(ends, changes->len);
+    }
+    if (n == 0) {
       g_hash_table_remove(inf->told, GUINT_TO_POINTER(r));
+      continue;
+    }
+    if (told == NULL) {
+      told = g_array_sized_new(FALSE, FALSE, sizeof(guint64), n);
+      g_hash_table_insert(inf->told, GUINT_TO_POINTER(r), told);
+    }
+    g_array_set_size(told, n);
+    for (guint k = 0; k < n; k++)
+      g_array_index(told, guint64, k) = f[from + k].id;
   }
   /* one message to each rank of `to` (ascending): the counts that are not
    * zero, with no array of p counts to make and scan */
@@ -773,12 +802,13 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
   }
   guint64 incoming = lb_reduce_scatter_sum_u64_sparse(self, (const guint *)to->data,
                                                       (const guint64 *)ones->data, to->len);
-  for (guint i = 0; i < messages->len; i++) {
-    GArray *m = messages->pdata[i];
-    lb_send(self, (int)g_array_index(to, guint, i), TAG_DEPTH, m->data, m->len * sizeof(guint64),
-            id_bytes(m->len));
+  for (guint i = 0; i < to->len; i++) {
+    guint start = i == 0 ? 0 : g_array_index(ends, guint, i - 1);
+    guint m = g_array_index(ends, guint, i) - start;
+    lb_send(self, (int)g_array_index(to, guint, i), TAG_DEPTH,
+            &g_array_index(changes, guint64, start), m * sizeof(guint64), id_bytes(m));
     out->control_messages++;
-    out->announced += m->len;
+    out->announced += m;
   }
   for (guint64 k = 0; k < incoming; k++) {
     g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_DEPTH);
@@ -800,11 +830,14 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
 static GArray *
 pushes_for(const SfcView *v, const HnodeIndex *mine, const GArray *heard)
 {
-  GArray *list = g_array_new(FALSE, FALSE, sizeof(guint64));
+  GArray *list = g_array_sized_new(FALSE, FALSE, sizeof(guint64), heard->len * 2 * v->dim);
+  g_array_set_size(list, heard->len * 2 * v->dim);
+  guint64 *l = (guint64 *)list->data;
+  guint n = 0;
   guint64 faces[6];
   for (guint i = 0; i < heard->len; i++) {
-    guint n = face_squares(v->dim, g_array_index(heard, guint64, i), faces);
-    for (guint k = 0; k < n; k++) {
+    guint nf = face_squares(v->dim, g_array_index(heard, guint64, i), faces);
+    for (guint k = 0; k < nf; k++) {
       int at = hnode_at(mine, faces[k]);
       if (at < 0) { /* a square of mine only if a leaf of mine holds it */
         guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
@@ -812,15 +845,14 @@ pushes_for(const SfcView *v, const HnodeIndex *mine, const GArray *heard)
           continue;
         at = (int)covering(v, key);
       }
-      guint64 tag = tagged(v, (guint)at);
-      g_array_append_val(list, tag);
+      l[n++] = tagged(v, (guint)at);
     }
   }
-  g_array_sort(list, (GCompareFunc)compare_u64);
+  sort_u64(l, n);
   guint w = 0;
-  for (guint i = 0; i < list->len; i++)
-    if (w == 0 || g_array_index(list, guint64, w - 1) != g_array_index(list, guint64, i))
-      g_array_index(list, guint64, w++) = g_array_index(list, guint64, i);
+  for (guint i = 0; i < n; i++)
+    if (w == 0 || l[w - 1] != l[i])
+      l[w++] = l[i];
   g_array_set_size(list, w);
   return list;
 }

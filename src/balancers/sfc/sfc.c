@@ -25,6 +25,7 @@
 #include <xbt/log.h>
 
 #include "balancers/registry.h"
+#include "balancers/sort.h"
 #include "geometry/curve.h"
 #include "balancers/sfc/sfc-collect.h"
 #include "balancers/sfc/sfc-plan.h"
@@ -174,54 +175,18 @@ compare_units(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* A rank's hnodes by key: a stable merge sort with the comparison inlined
- * (g_array_sort's calls through a pointer and copies by size, every step
- * for every hnode of a rank, were about 3 % of a run). The units come
- * back from the model in the order this balancer left them, the curve's,
- * with only the model's changes (a refined leaf's new hnodes after it, in
- * the model's order), so a segment where no leaf was refined is in order
- * already and is left as it is. Insertion sort on runs of SORT_RUN, then
- * merges through tmp. */
-#define SORT_RUN 16
-static void
-sort_hnodes(SfcHnode *a, gsize n)
+/* A rank's hnodes by key, every step. The units come back from the model
+ * in the order this balancer left them, the curve's, with only the model's
+ * changes (a refined leaf's new hnodes after it, in the model's order), so
+ * a segment where no leaf was refined is in order already and the sort
+ * leaves it after one pass. */
+static inline gboolean
+key_before(const SfcHnode *x, const SfcHnode *y)
 {
-  gsize sorted = 1;
-  while (sorted < n && a[sorted - 1].key <= a[sorted].key)
-    sorted++;
-  if (sorted >= n)
-    return;
-  for (gsize lo = 0; lo < n; lo += SORT_RUN) {
-    gsize hi = MIN(lo + SORT_RUN, n);
-    for (gsize i = lo + 1; i < hi; i++) {
-      SfcHnode v = a[i];
-      gsize j = i;
-      for (; j > lo && a[j - 1].key > v.key; j--)
-        a[j] = a[j - 1];
-      a[j] = v;
-    }
-  }
-  if (n <= SORT_RUN)
-    return;
-  g_autofree SfcHnode *tmp = g_new(SfcHnode, n);
-  SfcHnode *from = a, *to = tmp;
-  for (gsize width = SORT_RUN; width < n; width *= 2) {
-    for (gsize lo = 0; lo < n; lo += 2 * width) {
-      gsize mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n), i = lo, j = mid, k = lo;
-      while (i < mid && j < hi)
-        to[k++] = from[j].key < from[i].key ? from[j++] : from[i++];
-      while (i < mid)
-        to[k++] = from[i++];
-      while (j < hi)
-        to[k++] = from[j++];
-    }
-    SfcHnode *swap = from;
-    from = to;
-    to = swap;
-  }
-  if (from != a)
-    memcpy(a, from, n * sizeof(SfcHnode));
+  return x->key < y->key;
 }
+
+LB_DEFINE_SORT(sort_hnodes, SfcHnode, key_before)
 
 /* ---- the initial mapping ---- */
 
@@ -315,18 +280,33 @@ sfc_free(gpointer state)
   g_free(st);
 }
 
-/* My units as a segment of the curve's sequence. */
+/* My units as a segment of the curve's sequence. A key is a function of
+ * the id alone, and the units come back in the order of my last segment
+ * with the model's changes among them (sort_hnodes): an hnode found at
+ * the same place in the last segment keeps its key, and only new hnodes
+ * are keyed. */
 static void
 order_segment(LbRank *self, SfcState *st)
 {
   GArray *units = lb_rank_units(self);
+  guint m = st->seq->len;
+  g_autofree SfcHnode *last = g_memdup2(st->seq->data, (gsize)m * sizeof(SfcHnode));
   g_array_set_size(st->seq, units->len);
+  SfcHnode *seq = (SfcHnode *)st->seq->data;
+  guint j = 0;
   for (guint i = 0; i < units->len; i++) {
     const LbUnit *u = &g_array_index(units, LbUnit, i);
-    g_array_index(st->seq, SfcHnode, i) =
-        (SfcHnode){sfc_key(st->curve, st->dim, st->order, u->id), u->id, u->load};
+    guint64 key;
+    if (j < m && last[j].id == u->id)
+      key = last[j++].key;
+    else {
+      key = sfc_key(st->curve, st->dim, st->order, u->id);
+      while (j < m && last[j].key <= key) /* what the model took out, or u itself */
+        j++;
+    }
+    seq[i] = (SfcHnode){key, u->id, u->load};
   }
-  sort_hnodes((SfcHnode *)st->seq->data, st->seq->len);
+  sort_hnodes(seq, st->seq->len);
 }
 
 static guint64
@@ -419,17 +399,21 @@ span_make(Block *block, guint at, guint n)
   return (Span){block, at, n, NAN, FALSE, 0};
 }
 
+/* A block of my segment: it takes seq's buffer, since the shift makes the
+ * segment anew from its row when it ends. */
 static Block *
-block_new(const GArray *seq)
+block_take(GArray *seq)
 {
   Block *b = g_new(Block, 1);
   g_atomic_ref_count_init(&b->refs);
   b->n = seq->len;
-  b->h = g_memdup2(seq->data, (gsize)seq->len * sizeof(SfcHnode));
-  b->prefix = g_new(guint64, (gsize)seq->len + 1);
-  b->bytes = g_new(double, MAX(seq->len, 1));
+  gsize n = 0;
+  b->h = g_array_steal(seq, &n);
+  g_assert(n == b->n);
+  b->prefix = g_new(guint64, n + 1);
+  b->bytes = g_new(double, MAX(n, 1));
   b->prefix[0] = 0;
-  for (guint i = 0; i < seq->len; i++) {
+  for (guint i = 0; i < b->n; i++) {
     b->prefix[i + 1] = b->prefix[i] + b->h[i].load;
     b->bytes[i] = NAN;
   }
@@ -759,7 +743,8 @@ shift(LbRank *self, SfcState *st, const double *flow, double threshold, guint64 
   g_autoptr(GArray) row = spans_new();
   gboolean takes_part = left.open || right.open || in_left || in_right;
   if (takes_part && st->seq->len > 0) {
-    Span all = span_make(block_new(st->seq), 0, st->seq->len);
+    guint n = st->seq->len;
+    Span all = span_make(block_take(st->seq), 0, n);
     g_array_append_val(row, all);
   }
   RowLoads view = {0};
@@ -808,10 +793,12 @@ shift(LbRank *self, SfcState *st, const double *flow, double threshold, guint64 
   if (!takes_part)
     return 0;
   /* my new segment, copied once out of the blocks that brought it */
-  g_array_set_size(st->seq, 0);
+  g_array_set_size(st->seq, (guint)spans_length(row));
+  SfcHnode *seq = (SfcHnode *)st->seq->data;
   for (guint i = 0; i < row->len; i++) {
     const Span *s = &g_array_index(row, Span, i);
-    g_array_append_vals(st->seq, s->block->h + s->at, s->n);
+    memcpy(seq, s->block->h + s->at, s->n * sizeof(SfcHnode));
+    seq += s->n;
   }
   return round;
 }
@@ -824,17 +811,25 @@ static GArray *
 private_roots(const SfcState *st)
 {
   GArray *roots = g_array_new(FALSE, FALSE, sizeof(guint64));
-  g_autoptr(GArray) holders = g_array_new(FALSE, FALSE, sizeof(guint64));
+  /* each holder's region strictly holds the next's: one a level at most */
+  guint64 holders[MAX(LB_HTREE_MAX_LEVEL_2D, LB_HTREE_MAX_LEVEL_3D) + 1];
+  guint depth = 0;
+  const SfcHnode *seq = (const SfcHnode *)st->seq->data;
   for (guint i = 0; i < st->seq->len; i++) {
-    guint64 id = g_array_index(st->seq, SfcHnode, i).id;
-    while (holders->len > 0 &&
-           !sfc_region_holds(st->dim, g_array_index(holders, guint64, holders->len - 1), id))
-      g_array_set_size(holders, holders->len - 1);
-    guint64 parent = lb_htree_parent(id, st->dim);
-    if (parent == 0 || holders->len == 0 ||
-        g_array_index(holders, guint64, holders->len - 1) != parent)
+    guint64 id = seq[i].id;
+    guint top = 63 - (guint)__builtin_clzll(id);
+    /* holder h holds id when id's bits begin with h's (sfc_region_holds) */
+    while (depth > 0) {
+      guint64 h = holders[depth - 1];
+      guint th = 63 - (guint)__builtin_clzll(h);
+      if (th <= top && id >> (top - th) == h)
+        break;
+      depth--;
+    }
+    if (depth == 0 || holders[depth - 1] != id >> st->dim) /* lb_htree_parent */
       g_array_append_val(roots, id);
-    g_array_append_val(holders, id);
+    g_assert(depth < G_N_ELEMENTS(holders));
+    holders[depth++] = id;
   }
   return roots;
 }
