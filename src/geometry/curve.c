@@ -92,10 +92,11 @@ static const guint8 hilbert2_level[4][4] = {
     {11, 7, 13, 2},
 };
 
-/* Four levels: [state][Morton byte] = index bits << 2 | state. */
-static guint16 hilbert2_bytes[4][256];
+/* Four levels: [state][Morton byte] = index bits << 2 | state (curve.h),
+ * filled when the library is loaded, before anything can read it. */
+guint16 lb_curve_hilbert2_bytes[4][256];
 
-static void
+__attribute__((constructor)) static void
 fill_hilbert2_bytes(void)
 {
   for (guint state = 0; state < 4; state++)
@@ -106,32 +107,14 @@ fill_hilbert2_bytes(void)
         bits = bits << 2 | e >> 2;
         s = e & 3;
       }
-      hilbert2_bytes[state][digits] = (guint16)(bits << 2 | s);
+      lb_curve_hilbert2_bytes[state][digits] = (guint16)(bits << 2 | s);
     }
 }
 
-/* The 2D Hilbert index of the cell at Morton position morton, by whole
- * bytes: the order rounded up to four levels, the missing low levels
- * zeros, and their bits dropped from the index (coarser curves are
- * prefixes of finer ones). */
 static guint64
 hilbert2_index(guint order, guint64 morton)
 {
-  static gsize filled = 0;
-  if (g_once_init_enter(&filled)) {
-    fill_hilbert2_bytes();
-    g_once_init_leave(&filled, 1);
-  }
-  guint pad = (4 - order % 4) % 4;
-  morton <<= 2 * pad;
-  guint64 index = 0;
-  guint s = 0;
-  for (guint b = order + pad; b > 0; b -= 4) {
-    guint e = hilbert2_bytes[s][morton >> (2 * b - 8) & 0xff];
-    index = index << 8 | e >> 2;
-    s = e & 3;
-  }
-  return index >> (2 * pad);
+  return lb_curve_hilbert2_of_morton(order, morton);
 }
 
 static void

@@ -55,6 +55,29 @@ guint64 lb_curve_index(LbCurveKind kind, guint dim, guint order, const guint32 *
  * location code of an H-tree node read without decoding it. */
 guint64 lb_curve_index_of_morton(LbCurveKind kind, guint dim, guint order, guint64 morton);
 
+/* The 2D Hilbert index of the cell at Morton position morton
+ * (lb_curve_index_of_morton's, with no checks), inline for the keys of
+ * H-trees: by whole bytes, the order rounded up to four levels, the
+ * missing low levels zeros, and their bits dropped from the index (coarser
+ * curves are prefixes of finer ones). The table is curve.c's state machine
+ * four levels at a time: [state][Morton byte] = index bits << 2 | state. */
+extern guint16 lb_curve_hilbert2_bytes[4][256];
+
+static inline guint64
+lb_curve_hilbert2_of_morton(guint order, guint64 morton)
+{
+  guint pad = (4 - order % 4) % 4;
+  morton <<= 2 * pad;
+  guint64 index = 0;
+  guint s = 0;
+  for (guint b = order + pad; b > 0; b -= 4) {
+    guint e = lb_curve_hilbert2_bytes[s][morton >> (2 * b - 8) & 0xff];
+    index = index << 8 | e >> 2;
+    s = e & 3;
+  }
+  return index >> (2 * pad);
+}
+
 /* The inverse: the coordinates c[0..dim) of the cell at position index. */
 void lb_curve_coords(LbCurveKind kind, guint dim, guint order, guint64 index, guint32 *c);
 

@@ -845,14 +845,18 @@ pushes_for(const SfcView *v, const HnodeIndex *mine, const GArray *heard)
           continue;
         at = (int)covering(v, key);
       }
-      l[n++] = tagged(v, (guint)at);
+      l[n++] = (guint64)at;
     }
   }
+  /* in my segment's order, which is the keys': the receiver's searches go
+   * on from one message to the next */
   sort_u64(l, n);
   guint w = 0;
   for (guint i = 0; i < n; i++)
     if (w == 0 || l[w - 1] != l[i])
       l[w++] = l[i];
+  for (guint i = 0; i < w; i++)
+    l[i] = tagged(v, (guint)l[i]);
   g_array_set_size(list, w);
   return list;
 }
@@ -903,14 +907,53 @@ first_from_key_near(const Square *s, guint from, guint n, guint64 key)
   return first_from_key(s, from, MIN(from + step, n), key);
 }
 
+/* Where the searches for an owner's hnodes go on from: each owner pushes
+ * in key order, and its messages come in the order sent. */
+typedef struct {
+  guint owner, first, at; /* first: the first square of mine it covers */
+} Cursor;
+
+/* One cursor per owner of my needs (needs ascend by key, so their owners
+ * never decrease), at the first square it covers. */
+static GArray *
+cursors_new(const GArray *owners)
+{
+  GArray *c = g_array_new(FALSE, FALSE, sizeof(Cursor));
+  for (guint i = 0; i < owners->len; i++) {
+    guint o = g_array_index(owners, guint, i);
+    if (c->len == 0 || g_array_index(c, Cursor, c->len - 1).owner != o) {
+      Cursor k = {o, i, i};
+      g_array_append_val(c, k);
+    }
+  }
+  return c;
+}
+
+static Cursor *
+cursor_of(GArray *cursors, guint owner)
+{
+  guint lo = 0, hi = cursors->len;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (g_array_index(cursors, Cursor, mid).owner < owner)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  g_assert(lo < cursors->len && g_array_index(cursors, Cursor, lo).owner == owner);
+  return &g_array_index(cursors, Cursor, lo);
+}
+
 /* How many of my needed squares (ascending keys, each once) the n hnodes
  * received at r cover: each its own square, or, for a leaf, every square
  * of its region (whose keys are one run from its own). The hnodes of a
- * message are put in key order first, so that each search starts where
- * the last one ended: the needs are cold in the cache when a message wakes
- * the rank, and searches from the start cost a miss a step. */
+ * message are put in key order (they come so), and the search goes on
+ * from where the sender's last one ended, *at, back to `first` if the
+ * message starts before it: the needs are cold in the cache when a
+ * message wakes the rank, and searches from the start cost a miss a
+ * step. */
 static guint
-squares_covered(const SfcView *v, const GArray *needs, Square *r, guint n)
+squares_covered(const SfcView *v, const GArray *needs, Square *r, guint n, guint first, guint *from)
 {
   for (guint i = 1; i < n; i++) {
     Square x = r[i];
@@ -920,7 +963,9 @@ squares_covered(const SfcView *v, const GArray *needs, Square *r, guint n)
     r[j] = x;
   }
   const Square *s = (const Square *)needs->data;
-  guint len = needs->len, at = 0, covered = 0;
+  guint len = needs->len, at = *from, covered = 0;
+  if (n > 0 && at > first && s[at - 1].key >= r[0].key)
+    at = first;
   for (guint i = 0; i < n; i++) {
     guint64 lo = r[i].key;
     at = first_from_key_near(s, at, len, lo);
@@ -934,6 +979,7 @@ squares_covered(const SfcView *v, const GArray *needs, Square *r, guint n)
     covered += end - at;
     at = end;
   }
+  *from = at;
   return covered;
 }
 
@@ -965,11 +1011,14 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
      * its owner pushes once, so nothing more can come, and no message
      * needs to say how many there are */
     g_autoptr(GArray) got = g_array_sized_new(FALSE, FALSE, sizeof(Square), needs->len);
+    g_autoptr(GArray) cursors = cursors_new(owners);
     for (guint covered = 0; covered < needs->len;) {
       g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
       guint from = got->len;
       keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
-      covered += squares_covered(v, needs, &g_array_index(got, Square, from), got->len - from);
+      Cursor *c = cursor_of(cursors, (guint)msg->src);
+      covered += squares_covered(v, needs, &g_array_index(got, Square, from), got->len - from,
+                                 c->first, &c->at);
     }
     out->needed += needs->len;
     out->received += got->len;

@@ -260,23 +260,6 @@ sfc_shift(GPtrArray *seqs, double threshold, guint64 *moved)
   return rounds;
 }
 
-/* A location code is a 1 bit above the level's Morton position of the
- * hnode (lb_htree_id): read as it is, without decoding its coordinates.
- * The cube's first cell is its position in the level's own curve followed
- * by zeros, coarser curves being prefixes of finer ones. */
-guint64
-sfc_key(LbCurveKind curve, guint dim, guint order, guint64 id)
-{
-  g_assert(id > 0);
-  guint top = 63 - (guint)__builtin_clzll(id), level = top / dim;
-  g_assert(level <= order);
-  guint64 start = lb_curve_index_of_morton(curve, dim, level, id ^ (guint64)1 << top)
-                  << (dim * (order - level));
-  /* levels <= 24 take 5 bits; the curve positions of a 2^order grid take
-   * dim x order <= 48 */
-  return start << 5 | level;
-}
-
 /* The owner of a key from the replicated tree: the last rank whose
  * segment starts at or before it. */
 int

@@ -82,7 +82,26 @@ guint sfc_shift(GPtrArray *seqs, double threshold, guint64 *moved);
  * the curve position of its first cell in the order-`order` curve, then
  * its level. A parent's key is just before its sub-spaces', and a subtree
  * is one run of keys. */
-guint64 sfc_key(LbCurveKind curve, guint dim, guint order, guint64 id);
+static inline guint64
+sfc_key(LbCurveKind curve, guint dim, guint order, guint64 id)
+{
+  /* A location code is a 1 bit above the level's Morton position of the
+   * hnode (lb_htree_id): read as it is, without decoding its coordinates.
+   * The cube's first cell is its position in the level's own curve
+   * followed by zeros, coarser curves being prefixes of finer ones. Inline,
+   * with the 2D Hilbert curve's table read here: a run computes some 10^8
+   * keys. */
+  g_assert(id > 0);
+  guint top = 63 - (guint)__builtin_clzll(id), level = top / dim;
+  g_assert(level <= order);
+  guint64 morton = id ^ (guint64)1 << top;
+  guint64 position = curve == LB_CURVE_HILBERT && dim == 2
+                         ? lb_curve_hilbert2_of_morton(level, morton)
+                         : lb_curve_index_of_morton(curve, dim, level, morton);
+  /* levels <= 24 take 5 bits; the curve positions of a 2^order grid take
+   * dim x order <= 48 */
+  return position << (dim * (order - level)) << 5 | level;
+}
 
 /* The rank whose segment holds key, from where every rank's segment
  * starts (ascending; an empty rank has the next rank's start), or -1
