@@ -130,7 +130,10 @@ is_leaf(const SfcView *v, guint i, guint dim)
 
 /* My hnodes by id, to find at once the squares across faces that are
  * hnodes of mine (most are; remote faces, pushes): open addressing, at
- * most half full. */
+ * most half full. An index lives between two waits, so one rank at a time
+ * holds one: up to INDEX_KEPT_BYTES, every rank's is the same buffer, kept
+ * for the process and warm in the cache, with no allocation and no page
+ * to fault in (a fresh one per rank per collection missed on every slot). */
 typedef struct {
   guint64 id; /* 0: an empty slot (ids are > 0) */
   guint at;   /* the hnode's index in my segment */
@@ -142,6 +145,10 @@ typedef struct {
 } HnodeIndex;
 
 #define HASH_FACTOR G_GUINT64_CONSTANT(0x9e3779b97f4a7c15)
+#define INDEX_KEPT_BYTES ((gsize)1 << 20)
+
+static HnodeIndex *kept_index;
+static gboolean kept_index_held;
 
 static HnodeIndex *
 hnode_index_new(const SfcView *v)
@@ -149,8 +156,17 @@ hnode_index_new(const SfcView *v)
   guint bits = 1;
   while ((G_GUINT64_CONSTANT(1) << bits) < 2 * (guint64)v->seq->len)
     bits++;
-  gsize size = (gsize)1 << bits;
-  HnodeIndex *x = g_malloc0(sizeof(HnodeIndex) + size * sizeof(Slot));
+  gsize size = (gsize)1 << bits, bytes = sizeof(HnodeIndex) + size * sizeof(Slot);
+  HnodeIndex *x;
+  if (bytes <= INDEX_KEPT_BYTES) {
+    g_assert(!kept_index_held);
+    if (kept_index == NULL)
+      kept_index = g_malloc(INDEX_KEPT_BYTES);
+    kept_index_held = TRUE;
+    x = kept_index;
+    memset(x, 0, bytes);
+  } else
+    x = g_malloc0(bytes);
   x->shift = 64 - bits;
   const SfcHnode *h = (const SfcHnode *)v->seq->data;
   for (guint i = 0; i < v->seq->len; i++) {
@@ -161,6 +177,19 @@ hnode_index_new(const SfcView *v)
   }
   return x;
 }
+
+static void
+hnode_index_free(HnodeIndex *x)
+{
+  if (x == NULL)
+    return;
+  if (x == kept_index)
+    kept_index_held = FALSE;
+  else
+    g_free(x);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(HnodeIndex, hnode_index_free)
 
 /* The index in my segment of hnode id, or -1 when it is not mine. */
 static int
@@ -211,7 +240,7 @@ remote_faces(const SfcView *v)
   GArray *out = g_array_new(FALSE, FALSE, sizeof(RemoteFace));
   if (v->seq->len == 0)
     return out;
-  g_autofree HnodeIndex *mine = hnode_index_new(v);
+  g_autoptr(HnodeIndex) mine = hnode_index_new(v);
   const SfcHnode *h = (const SfcHnode *)v->seq->data;
   guint n = v->seq->len;
   guint64 first = h[0].key, last = h[n - 1].key;
@@ -866,7 +895,7 @@ pushes_for(const SfcView *v, const HnodeIndex *mine, const GArray *heard)
 static GPtrArray *
 pushes_to(const SfcView *v, GHashTable *heard, const GArray *ranks)
 {
-  g_autofree HnodeIndex *mine = hnode_index_new(v);
+  g_autoptr(HnodeIndex) mine = hnode_index_new(v);
   GPtrArray *lists = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
   for (guint i = 0; i < ranks->len; i++) {
     guint r = g_array_index(ranks, guint, i);
