@@ -428,7 +428,7 @@ test_shift_random(void)
 }
 
 /* The balancers' inline sort: ascending and stable (equal keys keep their
- * order), a permutation, on sizes around its runs and its stack buffer,
+ * order), a permutation, on sizes around its runs of 16 and their merges,
  * with few distinct keys, and sorted or reversed input. */
 typedef struct {
   guint32 key, seq;

@@ -83,7 +83,7 @@ transposed_to_axes(guint dim, guint order, guint32 *x)
  * << 1 | x) give two bits of the index (entry >> 2) and the next state
  * (entry & 3). It does a level in a table look-up where the transform
  * takes two reflections or swaps, and four levels at once with
- * hilbert2_bytes. Indexed by Morton digits, it reads an H-tree's location
+ * lb_curve_hilbert2_bytes. Indexed by Morton digits, it reads an H-tree's location
  * codes (their coordinates interleaved the same way) as they are. */
 static const guint8 hilbert2_level[4][4] = {
     {1, 14, 4, 8},
@@ -109,12 +109,6 @@ fill_hilbert2_bytes(void)
       }
       lb_curve_hilbert2_bytes[state][digits] = (guint16)(bits << 2 | s);
     }
-}
-
-static guint64
-hilbert2_index(guint order, guint64 morton)
-{
-  return lb_curve_hilbert2_of_morton(order, morton);
 }
 
 static void
@@ -157,7 +151,7 @@ lb_curve_index(LbCurveKind kind, guint dim, guint order, const guint32 *c)
   if (kind == LB_CURVE_MORTON)
     return morton_of(dim, c);
   if (dim == 2)
-    return hilbert2_index(order, morton_of(2, c));
+    return lb_curve_hilbert2_of_morton(order, morton_of(2, c));
   return hilbert3_index(order, c);
 }
 
@@ -169,7 +163,7 @@ lb_curve_index_of_morton(LbCurveKind kind, guint dim, guint order, guint64 morto
   if (order == 0 || kind == LB_CURVE_MORTON)
     return morton;
   if (dim == 2)
-    return hilbert2_index(order, morton);
+    return lb_curve_hilbert2_of_morton(order, morton);
   guint32 c[3];
   for (guint a = 0; a < 3; a++)
     c[a] = lb_bits_gather(3, morton >> a);

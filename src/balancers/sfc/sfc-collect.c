@@ -72,12 +72,6 @@ square_before(const Square *x, const Square *y)
 
 LB_DEFINE_SORT(sort_squares, Square, square_before)
 
-static void
-sort_u64_array(GArray *a)
-{
-  sort_u64((guint64 *)a->data, a->len);
-}
-
 /* The squares of the same level across each face of an hnode. Its id
  * holds its coordinates interleaved below the level bit, axis a in bits a,
  * a + dim, ...: a neighbour's id is one step along one axis's bits, the
@@ -520,7 +514,7 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
     GArray *l = lists->pdata[d];
     if (l == NULL)
       continue;
-    sort_u64_array(l);
+    sort_u64((guint64 *)l->data, l->len);
     guint w = 0;
     for (guint i = 0; i < l->len; i++)
       if (w == 0 || g_array_index(l, guint64, w - 1) != g_array_index(l, guint64, i))
@@ -936,10 +930,10 @@ first_from_key_near(const Square *s, guint from, guint n, guint64 key)
   return first_from_key(s, from, MIN(from + step, n), key);
 }
 
-/* Where the searches for an owner's hnodes go on from: each owner pushes
- * in key order, and its messages come in the order sent. */
+/* Where the search for an owner's next hnode starts: an owner pushes in
+ * key order, and its messages come in the order sent. */
 typedef struct {
-  guint owner, first, at; /* first: the first square of mine it covers */
+  guint owner, at;
 } Cursor;
 
 /* One cursor per owner of my needs (needs ascend by key, so their owners
@@ -951,7 +945,7 @@ cursors_new(const GArray *owners)
   for (guint i = 0; i < owners->len; i++) {
     guint o = g_array_index(owners, guint, i);
     if (c->len == 0 || g_array_index(c, Cursor, c->len - 1).owner != o) {
-      Cursor k = {o, i, i};
+      Cursor k = {o, i};
       g_array_append_val(c, k);
     }
   }
@@ -974,41 +968,32 @@ cursor_of(GArray *cursors, guint owner)
 }
 
 /* How many of my needed squares (ascending keys, each once) the n hnodes
- * received at r cover: each its own square, or, for a leaf, every square
- * of its region (whose keys are one run from its own). The hnodes of a
- * message are put in key order (they come so), and the search goes on
- * from where the sender's last one ended, *at, back to `first` if the
- * message starts before it: the needs are cold in the cache when a
- * message wakes the rank, and searches from the start cost a miss a
- * step. */
+ * received at r (in key order, as their owner pushes them) cover: each its
+ * own square, or, for a leaf, every square of its region (whose keys are
+ * one run from its own). The search goes on from where the owner's last
+ * hnode ended, *at: the needs are cold in the cache when a message wakes
+ * the rank, and searches from the start cost a miss a step. */
 static guint
-squares_covered(const SfcView *v, const GArray *needs, Square *r, guint n, guint first, guint *from)
+squares_covered(const SfcView *v, const GArray *needs, const Square *r, guint n, guint *at)
 {
-  for (guint i = 1; i < n; i++) {
-    Square x = r[i];
-    guint j = i;
-    for (; j > 0 && r[j - 1].key > x.key; j--)
-      r[j] = r[j - 1];
-    r[j] = x;
-  }
   const Square *s = (const Square *)needs->data;
-  guint len = needs->len, at = *from, covered = 0;
-  if (n > 0 && at > first && s[at - 1].key >= r[0].key)
-    at = first;
+  guint len = needs->len, covered = 0;
   for (guint i = 0; i < n; i++) {
     guint64 lo = r[i].key;
-    at = first_from_key_near(s, at, len, lo);
-    guint end = at + (at < len && s[at].key == lo);
+    /* nothing I need from this owner lies before where its last hnode
+     * ended: the search from there finds what one from the start would */
+    g_assert(*at == 0 || s[*at - 1].key < lo);
+    guint a = first_from_key_near(s, *at, len, lo);
+    guint end = a + (a < len && s[a].key == lo);
     if (r[i].id & LEAF_BIT) {
       guint level = (guint)(63 - __builtin_clzll(r[i].id & ~LEAF_BIT)) / v->dim;
       guint64 hi = ((lo >> 5) + (G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level)))) << 5;
-      end = first_from_key_near(s, at, len, hi);
+      end = first_from_key_near(s, a, len, hi);
     }
-    g_assert(end > at); /* nothing useless comes */
-    covered += end - at;
-    at = end;
+    g_assert(end > a); /* nothing useless comes */
+    covered += end - a;
+    *at = end;
   }
-  *from = at;
   return covered;
 }
 
@@ -1046,8 +1031,8 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
       guint from = got->len;
       keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
       Cursor *c = cursor_of(cursors, (guint)msg->src);
-      covered += squares_covered(v, needs, &g_array_index(got, Square, from), got->len - from,
-                                 c->first, &c->at);
+      covered +=
+          squares_covered(v, needs, &g_array_index(got, Square, from), got->len - from, &c->at);
     }
     out->needed += needs->len;
     out->received += got->len;

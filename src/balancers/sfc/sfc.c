@@ -289,8 +289,8 @@ static void
 order_segment(LbRank *self, SfcState *st)
 {
   GArray *units = lb_rank_units(self);
-  guint m = st->seq->len;
-  g_autofree SfcHnode *last = g_memdup2(st->seq->data, (gsize)m * sizeof(SfcHnode));
+  gsize m = 0;
+  g_autofree SfcHnode *last = g_array_steal(st->seq, &m);
   g_array_set_size(st->seq, units->len);
   SfcHnode *seq = (SfcHnode *)st->seq->data;
   guint j = 0;
