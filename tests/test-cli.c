@@ -835,6 +835,17 @@ test_traces(void)
   g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
   g_autofree char *count = g_strdup_printf(" messages=%u ", sends);
   g_assert_nonnull(strstr(out, count));
+  /* and with lbsim's allocator settings (it restarts itself with them):
+   * the same replay, to the simulated time */
+  const char *tuned_argv[] = {argv[0], "--lbsim-allocator", messages, NULL};
+  g_autofree char *tuned = NULL, *tuned_err = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)tuned_argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &tuned,
+                             &tuned_err, &wait_status, NULL));
+  g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
+  g_assert_nonnull(strstr(tuned, count));
+  g_autofree char *sim_time =
+      g_strndup(strstr(out, " sim_time="), strcspn(strstr(out, " sim_time=") + 1, " ") + 1);
+  g_assert_nonnull(strstr(tuned, sim_time));
 
   /* With several balancers each writes FILE.BALANCER (Paje: FILE.BALANCER.paje,
    * FILE's own .paje dropped first), and FILE is not written. */

@@ -3,6 +3,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
@@ -144,6 +145,60 @@ static LbRunResult *
 run_with(void (*balance)(LbRank *, gpointer), guint ranks, guint steps, GError **error)
 {
   return run_on("hypercube-16.xml", balance, ranks, steps, error);
+}
+
+/* Huge pages are held off while the ranks' stacks are made (they would
+ * make whole stacks resident); a big run allows them again while its
+ * ranks run, a small one holds them off throughout; after the run the
+ * process has them as before (a process that had them off keeps them
+ * off). */
+static int thp_disabled_in_run;
+
+static void
+thp_probe_balance(LbRank *self, gpointer state)
+{
+  (void)state;
+  if (lb_rank_id(self) == 0)
+    thp_disabled_in_run = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
+}
+
+typedef struct {
+  const char *name;
+  int before;
+  guint ranks;
+  int in_run;
+} HugePagesCase;
+
+static const HugePagesCase huge_pages_cases[] = {
+    {"small", 0, 4, 1},
+    {"small-off", 1, 4, 1},
+    {"big", 0, 4096, 0},
+};
+
+static void
+test_huge_pages(void)
+{
+  /* one simulation a process */
+  for (guint i = 0; i < G_N_ELEMENTS(huge_pages_cases); i++) {
+    g_autofree char *path =
+        g_strdup_printf("/comm/huge-pages/subprocess/%s", huge_pages_cases[i].name);
+    g_test_trap_subprocess(path, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+  }
+}
+
+static void
+huge_pages_child(gconstpointer data)
+{
+  const HugePagesCase *c = data;
+  g_assert_cmpint(prctl(PR_SET_THP_DISABLE, c->before, 0, 0, 0), ==, 0);
+  thp_disabled_in_run = -1;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *platform = g_strdup_printf("hypercube-%u.xml", MAX(c->ranks, 16));
+  g_autoptr(LbRunResult) res = run_on(platform, thp_probe_balance, c->ranks, 1, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(thp_disabled_in_run, ==, c->in_run);
+  g_assert_cmpint(prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0), ==, c->before);
 }
 
 static void
@@ -1286,6 +1341,12 @@ main(int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
     g_autofree char *path = g_strdup_printf("/comm/collectives/subprocess/%u", sizes[i]);
     g_test_add_data_func(path, GUINT_TO_POINTER(sizes[i]), collectives_child);
+  }
+  g_test_add_func("/comm/huge-pages", test_huge_pages);
+  for (guint i = 0; i < G_N_ELEMENTS(huge_pages_cases); i++) {
+    g_autofree char *path =
+        g_strdup_printf("/comm/huge-pages/subprocess/%s", huge_pages_cases[i].name);
+    g_test_add_data_func(path, &huge_pages_cases[i], huge_pages_child);
   }
   g_test_add_func("/comm/invariants", test_invariants);
   g_test_add_data_func("/comm/invariants/subprocess/lose", (gconstpointer)lose_one_balance,

@@ -2,13 +2,16 @@
  *
  * The replay performs the messages and computations of the trace and nothing
  * else, so its wall time is the floor against which lbsim's own overhead per
- * simulated message is measured (see tools/bench). */
+ * simulated message is measured (see tools/bench). With --lbsim-allocator
+ * it runs with lbsim's settings of the C library's allocator (deep thread
+ * caches, huge pages for the heap), which make SimGrid faster too. */
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include <glib.h>
 #include <simgrid/actor.h>
@@ -18,6 +21,8 @@
 #include <simgrid/mailbox.h>
 #include <xbt/config.h>
 #include <xbt/log.h>
+
+#include "cli/malloc-tune.h"
 
 #define TRACE_MAGIC "# lbsim-message-trace "
 #define STACK_SIZE (64 * 1024)
@@ -360,11 +365,22 @@ has_cfg(int argc, char *argv[], const char *name)
 int
 main(int argc, char *argv[])
 {
+  /* --lbsim-allocator: restart with lbsim's allocator settings (the
+   * restarted process has them and goes on), for a floor that differs from
+   * lbsim by SimGrid's work alone */
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--lbsim-allocator") != 0)
+      continue;
+    lb_malloc_tune(argv);
+    memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv);
+    argc--;
+    break;
+  }
   gboolean guard_size_given = has_cfg(argc, argv, "contexts/guard-size");
   xbt_log_control_set("root.thres:warning");
   simgrid_init(&argc, argv);
   if (argc != 2 || argv[1][0] == '-') {
-    fprintf(stderr, "usage: %s TRACE [--cfg=NAME:VALUE ...]\n", argv[0]);
+    fprintf(stderr, "usage: %s [--lbsim-allocator] TRACE [--cfg=NAME:VALUE ...]\n", argv[0]);
     return 2;
   }
 
@@ -401,6 +417,9 @@ main(int argc, char *argv[])
     }
   }
   mailboxes = g_new(sg_mailbox_t, trace->n_ranks);
+  /* the stacks in small pages, as lbsim makes them (core/engine.c) */
+  gboolean held =
+      prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 0 && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0;
   for (guint r = 0; r < trace->n_ranks; r++) {
     char name[32];
     g_snprintf(name, sizeof name, "rank-%u", r);
@@ -411,6 +430,8 @@ main(int argc, char *argv[])
     sg_actor_set_data(actor, &trace->ranks[r]);
     sg_actor_start(actor, rank_actor, 0, NULL);
   }
+  if (held)
+    prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
   gint64 t2 = g_get_monotonic_time();
   simgrid_run();
   gint64 t3 = g_get_monotonic_time();

@@ -131,13 +131,14 @@ struct _LbCoreRun {
   guint32 *owner;        /* owner of every unit id, for the ghost exchange */
   guint64 *ghost_counts; /* scratch: faces shared with each rank */
   GArray *transfers;
-  GArray *events;         /* LbEvent, with detail */
-  GArray *grids_before;   /* LbGridPart before the last balancing, for pictures */
-  GArray **units_before;  /* per rank, its LbUnit before the last balancing: curve pictures */
-  GPtrArray *narration;   /* LbNarrated, in the order said */
-  GArray *chunks;         /* LbChunk (lb_rank_note_chunk), with keep_chunks; else NULL */
-  GPtrArray *stage_names; /* lb_narrate_stage's names by stage ("" when unnamed) */
-  guint finished;         /* ranks that ran to the end: fewer means a deadlock */
+  GArray *events;           /* LbEvent, with detail */
+  GArray *grids_before;     /* LbGridPart before the last balancing, for pictures */
+  GArray **units_before;    /* per rank, its LbUnit before the last balancing: curve pictures */
+  GPtrArray *narration;     /* LbNarrated, in the order said */
+  GArray *chunks;           /* LbChunk (lb_rank_note_chunk), with keep_chunks; else NULL */
+  GPtrArray *stage_names;   /* lb_narrate_stage's names by stage ("" when unnamed) */
+  guint finished;           /* ranks that ran to the end: fewer means a deadlock */
+  gboolean huge_pages_held; /* off for the whole run (a small one): see engine.c */
   /* The machine graph (lb_rank_machine_neighbours), made on first use:
    * rank r's neighbours are machine_adj[machine_offsets[r] ..
    * machine_offsets[r + 1] - 1]. */
