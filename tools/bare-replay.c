@@ -430,11 +430,14 @@ main(int argc, char *argv[])
     sg_actor_set_data(actor, &trace->ranks[r]);
     sg_actor_start(actor, rank_actor, 0, NULL);
   }
-  if (held)
+  /* and, as lbsim, in small pages throughout below 4096 ranks */
+  if (held && trace->n_ranks >= 4096)
     prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
   gint64 t2 = g_get_monotonic_time();
   simgrid_run();
   gint64 t3 = g_get_monotonic_time();
+  if (held)
+    prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
 
   guint n_done = 0;
   for (guint r = 0; r < trace->n_ranks; r++)
