@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 
 #include <glib.h>
 #include <simgrid/actor.h>
@@ -23,6 +22,7 @@
 #include <xbt/log.h>
 
 #include "cli/malloc-tune.h"
+#include "core/huge-pages.h"
 
 #define TRACE_MAGIC "# lbsim-message-trace "
 #define STACK_SIZE (64 * 1024)
@@ -417,9 +417,9 @@ main(int argc, char *argv[])
     }
   }
   mailboxes = g_new(sg_mailbox_t, trace->n_ranks);
-  /* the stacks in small pages, as lbsim makes them (core/engine.c) */
-  gboolean held =
-      prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) == 0 && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0;
+  /* huge pages as lbsim has them: off while the stacks are made, and
+   * throughout below LB_HUGE_PAGES_MIN_RANKS */
+  gboolean held = lb_huge_pages_hold();
   for (guint r = 0; r < trace->n_ranks; r++) {
     char name[32];
     g_snprintf(name, sizeof name, "rank-%u", r);
@@ -430,14 +430,14 @@ main(int argc, char *argv[])
     sg_actor_set_data(actor, &trace->ranks[r]);
     sg_actor_start(actor, rank_actor, 0, NULL);
   }
-  /* and, as lbsim, in small pages throughout below 4096 ranks */
-  if (held && trace->n_ranks >= 4096)
-    prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+  if (trace->n_ranks >= LB_HUGE_PAGES_MIN_RANKS) {
+    lb_huge_pages_release(held);
+    held = FALSE;
+  }
   gint64 t2 = g_get_monotonic_time();
   simgrid_run();
   gint64 t3 = g_get_monotonic_time();
-  if (held)
-    prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+  lb_huge_pages_release(held);
 
   guint n_done = 0;
   for (guint r = 0; r < trace->n_ranks; r++)

@@ -19,7 +19,7 @@
  * lbsim's spread over most of a gigabyte, and with small pages the
  * processor's translations of their addresses miss all the time (paired
  * runs at 4096 ranks with huge pages: sfc-shift 0.81 of the wall, lbd
- * 0.89; core/engine.c keeps the actors' stacks and small runs out of
+ * 0.89; core/huge-pages.c keeps the actors' stacks and small runs out of
  * them). The tunables are read only at start-up, so lbsim restarts
  * itself once with them before a simulating command, unless the tcache's
  * is already set, under valgrind (the new process would escape it) or with

@@ -138,7 +138,7 @@ struct _LbCoreRun {
   GArray *chunks;           /* LbChunk (lb_rank_note_chunk), with keep_chunks; else NULL */
   GPtrArray *stage_names;   /* lb_narrate_stage's names by stage ("" when unnamed) */
   guint finished;           /* ranks that ran to the end: fewer means a deadlock */
-  gboolean huge_pages_held; /* off for the whole run (a small one): see engine.c */
+  gboolean huge_pages_held; /* off while a small run simulates: core/huge-pages.c */
   /* The machine graph (lb_rank_machine_neighbours), made on first use:
    * rank r's neighbours are machine_adj[machine_offsets[r] ..
    * machine_offsets[r + 1] - 1]. */

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
@@ -15,6 +14,7 @@
 
 #include "core/background.h"
 #include "core/core.h"
+#include "core/huge-pages.h"
 #include "core/placement.h"
 #include "core/platform-check.h"
 #include "core/record.h"
@@ -614,40 +614,10 @@ free_rank(LbRank *rank)
   g_clear_pointer(&rank->pending, g_ptr_array_unref);
 }
 
-#define HUGE_PAGES_MIN_RANKS 4096
-
-/* lbsim's allocator puts its heap in huge pages (cli/malloc-tune.c), and
- * SimGrid takes each actor's stack from that heap, a guard page below it:
- * a stack written (at its top, as it is made) while the heap's end is one
- * huge page made the whole 2 MiB resident, and with it every stack made
- * next in that page (4096 ranks: 428 MiB of stacks instead of 49). Made
- * with huge pages held off, each stack is a small mapping of its own
- * between guard pages, in small pages for good, resident only where the
- * rank's calls reach. A run of fewer ranks than HUGE_PAGES_MIN_RANKS
- * holds them off throughout: its heap is small enough for small pages
- * (measured: mlb at 4096 ranks for 4 s ran 1.05 times slower with them,
- * dls:fac at 1024 1.08, sfc-shift at 1024 no faster), while lbd and
- * sfc-shift at 4096 ran 0.89 and about 0.85 of the wall. Returns whether
- * huge pages were allowed before. */
-static gboolean
-hold_huge_pages(void)
-{
-  if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) != 0)
-    return FALSE;
-  return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0;
-}
-
-static void
-release_huge_pages(gboolean held)
-{
-  if (held)
-    prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
-}
-
 static void
 free_core_run(LbCoreRun *run)
 {
-  release_huge_pages(run->huge_pages_held);
+  lb_huge_pages_release(run->huge_pages_held);
   for (guint r = 0; r < run->ranks && run->rank != NULL; r++)
     free_rank(&run->rank[r]);
   g_free(run->rank);
@@ -815,7 +785,7 @@ start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement)
       fprintf(run->trace, "%s%s", r == 0 ? " hosts=" : ",", sg_host_get_name(hosts[r]));
     fputc('\n', run->trace);
   }
-  gboolean held = !run->huge_pages_held && hold_huge_pages();
+  gboolean held = !run->huge_pages_held && lb_huge_pages_hold();
   for (guint r = 0; r < run->ranks; r++) {
     LbRank *rank = &run->rank[r];
     rank->host = hosts[r];
@@ -825,7 +795,7 @@ start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement)
     sg_actor_set_data(actor, rank);
     sg_actor_start(actor, rank_main, 0, NULL);
   }
-  release_huge_pages(held);
+  lb_huge_pages_release(held);
   lb_background_start(sc);
 }
 
@@ -936,7 +906,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     }
   }
 
-  run->huge_pages_held = run->ranks < HUGE_PAGES_MIN_RANKS && hold_huge_pages();
+  run->huge_pages_held = run->ranks < LB_HUGE_PAGES_MIN_RANKS && lb_huge_pages_hold();
   g_auto(SetUp) setup = {.run = run, .saved_stderr = capture_stderr(options)};
   load_platform(&setup);
 
