@@ -58,16 +58,15 @@ strip_asan_notes(char *err)
   *out = '\0';
 }
 
-/* Runs $LBSIM with the NULL-terminated arguments in args, in envp (NULL:
- * this process's environment). */
+/* Runs $LBSIM with the NULL-terminated arguments, in envp (NULL: this
+ * process's environment). */
 static inline void
-spawn_lbsim(Result *r, char **envp, va_list args)
+spawn_lbsim_argv(Result *r, char **envp, const char *const *args)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new();
   g_ptr_array_add(argv, (gpointer)g_getenv("LBSIM"));
-  const char *a;
-  while ((a = va_arg(args, const char *)) != NULL)
-    g_ptr_array_add(argv, (gpointer)a);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add(argv, (gpointer)args[i]);
   g_ptr_array_add(argv, NULL);
   int wait_status = 0;
   g_autoptr(GError) error = NULL;
@@ -77,6 +76,18 @@ spawn_lbsim(Result *r, char **envp, va_list args)
   strip_asan_notes(r->err);
   g_assert_true(WIFEXITED(wait_status));
   r->status = WEXITSTATUS(wait_status);
+}
+
+/* The same with the arguments in args. */
+static inline void
+spawn_lbsim(Result *r, char **envp, va_list args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  const char *a;
+  while ((a = va_arg(args, const char *)) != NULL)
+    g_ptr_array_add(argv, (gpointer)a);
+  g_ptr_array_add(argv, NULL);
+  spawn_lbsim_argv(r, envp, (const char *const *)argv->pdata);
 }
 
 /* A JSON file's document (a copy the caller frees). */

@@ -1092,7 +1092,8 @@ test_reproduce(void)
   g_auto(Result) list = {0}, unknown = {0};
   lbsim(&list, "reproduce", NULL);
   g_assert_cmpint(list.status, ==, 0);
-  g_assert_nonnull(strstr(list.out, "  lan2002    40 claims: Z. Lan, V. E. Taylor and G. Bryan"));
+  g_assert_nonnull(
+      strstr(list.out, "  lan2002    46 claims (46 headline): Z. Lan, V. E. Taylor and G. Bryan"));
   lbsim(&unknown, "reproduce", "lan2003", NULL);
   g_assert_cmpint(unknown.status, ==, 2);
   g_assert_nonnull(strstr(unknown.err, "no paper 'lan2003'"));
@@ -1136,27 +1137,37 @@ test_reproduce(void)
   g_assert_cmpint(quick.status, ==, 0);
   g_assert_nonnull(strstr(quick.out, "quick form: amr64 on 8, 32 ranks, 254 adaptations"));
   g_assert_nonnull(strstr(quick.out, "table2-amr64-16"));
+  /* the scorecard first, the known disagreements with their reasons */
+  g_assert_true(g_str_has_prefix(strstr(quick.out, "\n\n") + 2, "Scorecard: "));
+  g_assert_nonnull(strstr(quick.out, "Known disagreements:\n  table2-amr64-8: paper 12.6 %"));
   g_autoptr(JsonNode) root = load_json(json);
   JsonObject *o = json_node_get_object(root);
   g_assert_cmpstr(json_object_get_string_member(o, "paper"), ==, "lan2002");
   g_assert_true(json_object_get_boolean_member(o, "quick"));
+  JsonObject *card = json_object_get_object_member(o, "scorecard");
   JsonArray *cs = json_object_get_array_member(o, "claims");
-  g_assert_cmpuint(json_array_get_length(cs), ==, 40);
-  guint checked = 0, required = 0;
+  g_assert_cmpuint(json_array_get_length(cs), ==, 46);
+  g_assert_cmpuint(json_object_get_int_member(card, "headline"), ==, 46);
+  guint checked = 0, reproduced = 0, known = 0;
   for (guint i = 0; i < json_array_get_length(cs); i++) {
     JsonObject *c = json_array_get_object_element(cs, i);
-    const char *id = json_object_get_string_member(c, "id");
-    gboolean quick_ranks =
-        strstr(id, "-8") != NULL || strstr(id, "-32") != NULL || strcmp(id, "fig6-amr64-4") == 0;
-    JsonNode *lbsim_value = json_object_get_member(c, "lbsim");
-    g_assert_true(JSON_NODE_HOLDS_NULL(lbsim_value) != quick_ranks);
-    checked += quick_ranks;
-    if (quick_ranks && json_object_get_boolean_member(c, "required")) {
-      required++;
-      g_assert_true(json_object_get_boolean_member(c, "agrees"));
-    }
+    const char *status = json_object_get_string_member(c, "status");
+    gboolean done = !JSON_NODE_HOLDS_NULL(json_object_get_member(c, "lbsim"));
+    g_assert_true(done == (strcmp(status, "not-run") != 0));
+    checked += done;
+    reproduced += strcmp(status, "agrees") == 0;
+    known += strcmp(status, "known") == 0;
+    /* every disagreement is a known one, with its reason */
+    g_assert_cmpstr(status, !=, "disagrees");
+    if (strcmp(status, "known") == 0)
+      g_assert_nonnull(json_object_get_string_member(c, "known"));
+    /* a headline claim quotes the paper */
+    g_assert_nonnull(json_object_get_string_member(c, "words"));
   }
-  g_assert_cmpuint(checked, ==, 21);
+  g_assert_cmpuint(checked, ==, 26);
+  g_assert_cmpuint(reproduced, ==, json_object_get_int_member(card, "reproduced"));
+  g_assert_cmpuint(known, ==, json_object_get_int_member(card, "known"));
+  g_assert_cmpuint(known, >, 0);
   /* the preset's no-balancing imbalance on 4 ranks, as documented: within
    * a factor of two of Fig. 6's 2.02 */
   for (guint i = 0; i < json_array_get_length(cs); i++) {
@@ -1164,17 +1175,26 @@ test_reproduce(void)
     if (strcmp(json_object_get_string_member(c, "id"), "fig6-amr64-4") == 0)
       g_assert_true(json_object_get_boolean_member(c, "agrees"));
   }
-  g_assert_cmpuint(required, ==, 5);
-  /* the page: the claims, a chart per figure (13), the JSON beside them */
+  /* the inputs the paper does not state, each with its source */
+  JsonArray *cal = json_object_get_array_member(o, "calibration");
+  g_assert_cmpuint(json_array_get_length(cal), >=, 4);
+  for (guint i = 0; i < json_array_get_length(cal); i++)
+    g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(cal, i), "source"),
+                    !=, "");
+  /* the page: the scorecard, the claims, a chart per figure, the JSON
+   * beside them */
   g_autofree char *index = g_build_filename(page, "index.html", NULL);
   g_autofree char *html = NULL;
   g_assert_true(g_file_get_contents(index, &html, NULL, NULL));
   g_assert_nonnull(strstr(html, "<h1>lan2002: a reproduction</h1>"));
   g_assert_nonnull(strstr(html, "data-claim=\"table2-amr64-32\""));
+  g_assert_true(strstr(html, "id=\"scorecard-section\"") < strstr(html, "id=\"claims-section\""));
+  g_assert_nonnull(strstr(html, "<h3 class=\"known\">Known disagreements</h3>"));
+  g_assert_nonnull(strstr(html, "id=\"calibration\""));
   guint charts = 0;
   for (const char *at = html; (at = strstr(at, "<figure>")) != NULL; at++)
     charts++;
-  g_assert_cmpuint(charts, ==, 13);
+  g_assert_cmpuint(charts, ==, 11);
   g_autofree char *kept = g_build_filename(page, "lan2002.reproduction.json", NULL);
   g_autofree char *kept_text = NULL, *json_text = NULL;
   g_assert_true(g_file_get_contents(kept, &kept_text, NULL, NULL));
@@ -1216,14 +1236,17 @@ test_reproduce_checks(void)
   g_auto(Result) list = {0};
   lbsim(&list, "reproduce", NULL);
   g_assert_cmpint(list.status, ==, 0);
-  g_assert_nonnull(strstr(list.out, "  quinlan1997 24 claims: D. J. Quinlan and M. Berndt"));
-  g_assert_nonnull(strstr(list.out, "  lbd        7 claims: \"Load Balancing by Dimension\""));
+  g_assert_nonnull(
+      strstr(list.out, "  quinlan1997 18 claims (7 headline): D. J. Quinlan and M. Berndt"));
+  g_assert_nonnull(
+      strstr(list.out, "  lbd        5 claims (2 headline): \"Load Balancing by Dimension\""));
 
   g_autofree char *papers = tmp_path("check-papers");
   static const char *const bad_claims[][2] = {
       {"measure = check nope\n", "measure: 'nope' is not a check (gray-codes, "},
       {"measure = check steps accumulate-steps log3\nrun = r\n", "bound 'log3' is not log2p"},
-      {"measure = check steps accumulate-steps\nrun = r\n", "check steps takes METRIC log2p"},
+      {"measure = check steps accumulate-steps\nrun = r\n", "check steps takes METRIC [<=]log2p"},
+      {"measure = check loops count cap lbd\nrun = r\n", "'cap' is not tolerance or unchanged"},
       {"measure = check desired-floor-ceil\nrun = r\n",
        "run: check desired-floor-ceil reads no run"},
       {"measure = check bottleneck min mlb\n", "run: missing (check bottleneck reads a run's"},
@@ -1243,7 +1266,7 @@ test_reproduce_checks(void)
     g_autofree char *text =
         g_strdup_printf("[paper]\ncite = A. Author, \"A title\", 2000\nsummary = s\n"
                         "[run:r]\nscenario = s.ini\nranks = 4\nquick-ranks = 4\n"
-                        "[claim:c]\nclaim = c\n%spaper = 0\nrule = at-most 0\n",
+                        "[claim:c]\nclaim = c\n%spaper = 0\nrule = exactly 0\nheadline = false\n",
                         bad_claims[i][0]);
     g_assert_true(g_file_set_contents(claims, text, -1, NULL));
     g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "LBSIM_PAPERS_DIR", papers, TRUE);
@@ -1260,17 +1283,21 @@ test_reproduce_checks(void)
 
   static const struct {
     const char *key;
-    guint claims;
+    guint claims, headline, diagnostics;
     const char *const ids[8];
   } papers_run[] = {
       {"quinlan1997",
-       24,
-       {"gray-d2", "coarse-node-10010", "tree-sums", "schedule-desired", "schedule-steps",
-        "desired-spread-16384", "bottleneck-min", "loan-keeps-order"}},
-      {"lbd",
+       18,
        7,
+       6,
+       {"gray-d2", "coarse-node-10010", "tree-sums", "schedule-desired", "schedule-steps",
+        "desired-spread-16384", "bottleneck-excess", "loan-keeps-order"}},
+      {"lbd",
+       5,
+       2,
+       1,
        {"figure3-neighbours", "tdg-rectangles", "first-axis-shock", "first-axis-hotspots",
-        "loops-cap", "loops-worse"}},
+        "loops-tolerance"}},
   };
   for (guint i = 0; i < G_N_ELEMENTS(papers_run); i++) {
     const char *key = papers_run[i].key;
@@ -1286,24 +1313,29 @@ test_reproduce_checks(void)
                    quick.err);
     g_assert_cmpint(quick.status, ==, 0);
     g_assert_nonnull(strstr(quick.out, "the checks on fewer cases"));
-    g_assert_nonnull(strstr(quick.out, "0 required claims disagree"));
-    g_assert_null(strstr(quick.out, "could not be made"));
+    g_assert_nonnull(strstr(quick.out, "Scorecard: "));
+    g_assert_null(strstr(quick.out, "Not reproduced:"));
+    g_assert_null(strstr(quick.out, "could not be evaluated"));
     for (guint k = 0; k < G_N_ELEMENTS(papers_run[i].ids) && papers_run[i].ids[k] != NULL; k++)
       g_assert_nonnull(strstr(quick.out, papers_run[i].ids[k]));
     g_autoptr(JsonNode) root = load_json(json);
-    JsonArray *cs = json_object_get_array_member(json_node_get_object(root), "claims");
+    JsonObject *doc = json_node_get_object(root);
+    JsonArray *cs = json_object_get_array_member(doc, "claims");
     g_assert_cmpuint(json_array_get_length(cs), ==, papers_run[i].claims);
-    guint required = 0;
+    g_assert_cmpuint(json_array_get_length(json_object_get_array_member(doc, "diagnostics")), ==,
+                     papers_run[i].diagnostics);
+    guint headline = 0;
     for (guint k = 0; k < json_array_get_length(cs); k++) {
       JsonObject *c = json_array_get_object_element(cs, k);
       /* every claim of these two papers runs in the quick form */
       g_assert_false(JSON_NODE_HOLDS_NULL(json_object_get_member(c, "lbsim")));
-      if (json_object_get_boolean_member(c, "required")) {
-        required++;
-        g_assert_true(json_object_get_boolean_member(c, "agrees"));
+      if (json_object_get_boolean_member(c, "headline")) {
+        headline++;
+        const char *status = json_object_get_string_member(c, "status");
+        g_assert_true(strcmp(status, "agrees") == 0 || strcmp(status, "known") == 0);
       }
     }
-    g_assert_cmpuint(required, >, 0);
+    g_assert_cmpuint(headline, ==, papers_run[i].headline);
     g_autofree char *rows = NULL;
     g_assert_true(g_file_get_contents(csv, &rows, NULL, NULL));
     g_assert_nonnull(strstr(rows, papers_run[i].ids[0]));
@@ -1341,9 +1373,9 @@ sweep_result(JsonNode *sweep, const char *label, gint64 ranks)
 }
 
 static JsonObject *
-claim_named(JsonNode *root, const char *id)
+member_named(JsonNode *root, const char *array, const char *id)
 {
-  JsonArray *cs = json_object_get_array_member(json_node_get_object(root), "claims");
+  JsonArray *cs = json_object_get_array_member(json_node_get_object(root), array);
   for (guint i = 0; i < json_array_get_length(cs); i++) {
     JsonObject *c = json_array_get_object_element(cs, i);
     if (strcmp(json_object_get_string_member(c, "id"), id) == 0)
@@ -1352,10 +1384,23 @@ claim_named(JsonNode *root, const char *id)
   g_assert_not_reached();
 }
 
+static JsonObject *
+claim_named(JsonNode *root, const char *id)
+{
+  return member_named(root, "claims", id);
+}
+
+static JsonObject *
+diagnostic_named(JsonNode *root, const char *id)
+{
+  return member_named(root, "diagnostics", id);
+}
+
 /* lbsim reproduce baiardi2001's quick form: Fig. 1's shares are the runs'
  * messages over request/answer's, Fig. 2's efficiency T(1) / (16 T(16))
  * of the runs the state folder keeps, the work that makes 50% gives 50%
- * when run, and the required claims agree. */
+ * when run (a diagnostic), and every headline claim agrees or is a
+ * known disagreement. */
 static void
 test_reproduce_baiardi(void)
 {
@@ -1369,7 +1414,7 @@ test_reproduce_baiardi(void)
         json, NULL);
   g_test_message("%.1f s\n%s%s", (g_get_monotonic_time() - start) / 1e6, quick.out, quick.err);
   g_assert_cmpint(quick.status, ==, 0);
-  g_assert_nonnull(strstr(quick.out, "0 required claims disagree"));
+  g_assert_null(strstr(quick.out, "Not reproduced:"));
   g_autoptr(JsonNode) root = load_json(json);
 
   g_autofree char *fig1_path = g_build_filename(state, "fig1-problem2.json", NULL);
@@ -1385,7 +1430,9 @@ test_reproduce_baiardi(void)
   JsonObject *share = claim_named(root, "fig1-p2-ifp-messages-16");
   g_assert_cmpfloat_with_epsilon(json_object_get_double_member(share, "lbsim"), 100 * ifp / ra,
                                  1e-9);
-  g_assert_true(json_object_get_boolean_member(share, "agrees"));
+  /* merged, far under the paper's level: a known disagreement */
+  g_assert_false(json_object_get_boolean_member(share, "agrees"));
+  g_assert_cmpstr(json_object_get_string_member(share, "status"), ==, "known");
 
   g_autofree char *fig2_path = g_build_filename(state, "fig2-problem1.json", NULL);
   g_autoptr(JsonNode) fig2 = load_json(fig2_path);
@@ -1403,7 +1450,7 @@ test_reproduce_baiardi(void)
   /* the work for 50%, run: its efficiency within a point of 50% */
   for (guint p = 1; p <= 2; p++) {
     g_autofree char *id = g_strdup_printf("fig2-p%u-work", p);
-    JsonObject *work = claim_named(root, id);
+    JsonObject *work = diagnostic_named(root, id);
     const char *note = json_object_get_string_member(work, "note");
     const char *at = strstr(note, "a run at them: ");
     g_assert_nonnull(at);
@@ -1411,9 +1458,14 @@ test_reproduce_baiardi(void)
     g_assert_cmpfloat(fabs(measured - 50), <, 1);
     g_assert_cmpfloat(json_object_get_double_member(work, "lbsim"), >, 0);
   }
-  /* the comparison of the two problems is made over the same ranks */
-  const char *lower = json_object_get_string_member(claim_named(root, "fig2-second-lower"), "note");
-  g_assert_nonnull(strstr(lower, "least E(fig2-problem1) - E(fig2-problem2) over p = 2 .. 16"));
+  /* the comparison of the two problems is made over the same ranks, a
+   * point each */
+  JsonObject *lower = claim_named(root, "fig2-second-lower");
+  g_assert_nonnull(strstr(json_object_get_string_member(lower, "detail"), "fig2-problem2"));
+  JsonArray *points = json_object_get_array_member(lower, "points");
+  g_assert_cmpuint(json_array_get_length(points), ==, 2);
+  g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(points, 1), "at"), ==,
+                  "p = 16");
 }
 
 /* lbsim reproduce chaube2003 --quick: the AQR loop of Fig. 3 on 8 and 32
@@ -1443,11 +1495,11 @@ test_reproduce_chaube2003(void)
   g_assert_cmpfloat(seconds, <=, 90);
   g_assert_nonnull(strstr(quick.out, "quick form: a on 8, 32 ranks x workload.iterations=1080; b "
                                      "on 8, 32 ranks"));
-  g_assert_nonnull(strstr(quick.out, "0 required claims disagree"));
-  g_assert_null(strstr(quick.out, "could not be made"));
+  g_assert_null(strstr(quick.out, "Not reproduced:"));
+  g_assert_null(strstr(quick.out, "could not be evaluated"));
   g_autoptr(JsonNode) root = load_json(json);
   JsonArray *cs = json_object_get_array_member(json_node_get_object(root), "claims");
-  guint required = 0, run = 0;
+  guint run = 0;
   for (guint i = 0; i < json_array_get_length(cs); i++) {
     JsonObject *c = json_array_get_object_element(cs, i);
     const char *id = json_object_get_string_member(c, "id");
@@ -1455,10 +1507,6 @@ test_reproduce_chaube2003(void)
         !g_str_has_suffix(id, "-4") && !g_str_has_suffix(id, "-16") && !g_str_has_suffix(id, "-24");
     g_assert_true(JSON_NODE_HOLDS_NULL(json_object_get_member(c, "lbsim")) != quick_ranks);
     run += quick_ranks;
-    if (quick_ranks && json_object_get_boolean_member(c, "required")) {
-      required++;
-      g_assert_true(json_object_get_boolean_member(c, "agrees"));
-    }
     const char *note = json_object_get_string_member(c, "note");
     if (g_str_has_prefix(id, "fig3-awf-") && quick_ranks)
       g_assert_nonnull(strstr(note, "the means of 3 runs (each: a "));
@@ -1468,17 +1516,30 @@ test_reproduce_chaube2003(void)
       g_assert_nonnull(strstr(detail, "  1080  32 "));
       g_assert_null(strstr(detail, "  1080  16 "));
     }
-    if (g_str_has_prefix(id, "timeline-")) {
-      /* a line per rank, and the master's account of the last chunk */
-      const char *detail = json_object_get_string_member(c, "detail");
-      gboolean p32 = g_str_has_suffix(id, "-32");
-      g_assert_nonnull(strstr(detail, p32 ? "rank 31: " : "rank  7: "));
-      g_assert_null(strstr(detail, p32 ? "rank 32: " : "rank  8: "));
-      g_assert_nonnull(strstr(detail, "as the master chose it: t="));
+    /* Table 2: every configuration a point, against the technique's order */
+    if (strcmp(id, "table2-chunks-fac") == 0) {
+      g_assert_cmpuint(json_array_get_length(json_object_get_array_member(c, "points")), ==, 2);
+      g_assert_nonnull(strstr(json_object_get_string_member(c, "detail"), "PlogN"));
     }
   }
   g_assert_cmpuint(run, ==, json_array_get_length(cs) - 9);
-  g_assert_cmpuint(required, >, 0);
+  /* lbsim's own findings are diagnostics: a timeline a line per rank, and
+   * the master's account of the last chunk */
+  JsonArray *ds = json_object_get_array_member(json_node_get_object(root), "diagnostics");
+  guint timelines = 0;
+  for (guint i = 0; i < json_array_get_length(ds); i++) {
+    JsonObject *c = json_array_get_object_element(ds, i);
+    const char *id = json_object_get_string_member(c, "id");
+    if (!g_str_has_prefix(id, "timeline-"))
+      continue;
+    timelines++;
+    const char *detail = json_object_get_string_member(c, "detail");
+    gboolean p32 = g_str_has_suffix(id, "-32");
+    g_assert_nonnull(strstr(detail, p32 ? "rank 31: " : "rank  7: "));
+    g_assert_null(strstr(detail, p32 ? "rank 32: " : "rank  8: "));
+    g_assert_nonnull(strstr(detail, "as the master chose it: t="));
+  }
+  g_assert_cmpuint(timelines, ==, 3);
   /* Fig. 3's two charts, AF and AWF against the processors */
   g_autofree char *index = g_build_filename(page, "index.html", NULL);
   g_autofree char *html = NULL;
@@ -1494,6 +1555,175 @@ test_reproduce_chaube2003(void)
   g_assert_true(g_file_get_contents(json, &text, NULL, NULL));
   g_assert_true(g_file_get_contents(again_json, &again_text, NULL, NULL));
   g_assert_cmpstr(text, ==, again_text);
+}
+
+/* A paper of the test's own (LBSIM_PAPERS_DIR) on the teaching scenario:
+ * one run, and the claims given. */
+static char **
+own_paper(const char *name, const char *claims)
+{
+  g_autofree char *papers = tmp_path("verdict-papers");
+  g_autofree char *dir = g_build_filename(papers, name, NULL);
+  g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+  g_autofree char *teach =
+      g_build_filename(g_getenv("LBSIM_SOURCE_ROOT"), "scenarios", "mlb-teach-16.ini", NULL);
+  g_autofree char *text = g_strdup_printf("[paper]\ncite = A. Author, \"A title\", 2000\n"
+                                          "summary = s\n[run:teach]\nscenario = %s\n"
+                                          "ranks = 16\nquick-ranks = 16\n%s",
+                                          teach, claims);
+  g_autofree char *file = g_build_filename(dir, "claims.ini", NULL);
+  g_assert_true(g_file_set_contents(file, text, -1, NULL));
+  return g_environ_setenv(g_get_environ(), "LBSIM_PAPERS_DIR", papers, TRUE);
+}
+
+/* --check's verdict: a headline claim that disagrees fails it unless
+ * claims.ini lists it as known (and says why); a known one that agrees
+ * fails it too, so the list stays true; a claim that names a balancer,
+ * metric or processor count its run does not have is refused before
+ * anything runs. */
+static void
+test_reproduce_verdicts(void)
+{
+#define VERDICT_CLAIM                                                                              \
+  "[claim:steps]\nclaim = c\nwords = the paper's words\nrun = teach\nranks = 16\n"                 \
+  "measure = value %s %s\npaper = 4\nrule = %s\nheadline = true\n%s"
+  static const struct {
+    const char *name, *label, *metric, *rule, *known;
+    int status;
+    const char *out, *err;
+  } cases[] = {
+      {"agrees", "mlb", "schedule-steps", "exactly 4", "", 0, "Scorecard: 1 of 1 headline", NULL},
+      {"disagrees", "mlb", "schedule-steps", "exactly 3", "", 1,
+       "Not reproduced:\n  steps: paper 4",
+       "--check: steps (headline) disagrees and is not listed as known"},
+      {"known", "mlb", "schedule-steps", "exactly 3", "known = both: why it differs\n", 0,
+       "Known disagreements:\n  steps: paper 4", NULL},
+      {"known-quick", "mlb", "schedule-steps", "exactly 3", "known = quick: why it differs\n", 1,
+       NULL, "disagrees and is not listed as known"},
+      {"stale", "mlb", "schedule-steps", "exactly 4", "known = both: why it differed\n", 1,
+       "Listed as known but agreeing now", "steps agrees but claims.ini lists it as known"},
+      {"label", "mbl", "schedule-steps", "exactly 4", "", 2, NULL,
+       "[claim:steps] measure: [run:teach] runs no balancer 'mbl' (its labels: none, mlb)"},
+      {"metric", "mlb", "schedule-stepz", "exactly 4", "", 2, NULL,
+       "[claim:steps] measure: a run of 'mlb' has no metric 'schedule-stepz'"},
+      {"reason", "mlb", "schedule-steps", "exactly 3", "known = sometimes\n", 2, NULL,
+       "known: 'sometimes' is not 'full: REASON'"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *claims = g_strdup_printf(VERDICT_CLAIM, cases[i].label, cases[i].metric,
+                                              cases[i].rule, cases[i].known);
+    g_auto(GStrv) env = own_paper(cases[i].name, claims);
+    g_autofree char *state = tmp_path(cases[i].name);
+    g_auto(Result) r = {0};
+    lbsim_env(&r, env, "reproduce", cases[i].name, "--check", "-q", "--state", state, NULL);
+    g_test_message("%s: %d\n%s%s", cases[i].name, r.status, r.out, r.err);
+    g_assert_cmpint(r.status, ==, cases[i].status);
+    if (cases[i].out != NULL)
+      g_assert_nonnull(strstr(r.out, cases[i].out));
+    if (cases[i].err != NULL)
+      g_assert_nonnull(strstr(r.err, cases[i].err));
+    /* refused: nothing ran, nothing was written */
+    if (cases[i].status == 2) {
+      g_assert_cmpstr(r.out, ==, "");
+      g_assert_false(g_file_test(state, G_FILE_TEST_EXISTS));
+    }
+  }
+  /* a headline claim that could not be evaluated (its check needs runs on
+   * one rank, which the run does not have) */
+  g_auto(GStrv) failing = own_paper(
+      "failing",
+      "[claim:eff]\nclaim = c\nwords = w\nrun = teach\nmeasure = check efficiency mlb 16\n"
+      "paper = 50\nrule = range 50 100\nheadline = true\n");
+  g_auto(Result) failed = {0};
+  g_autofree char *failed_state = tmp_path("failing");
+  lbsim_env(&failed, failing, "reproduce", "failing", "--check", "-q", "--state", failed_state,
+            NULL);
+  g_assert_cmpint(failed.status, ==, 1);
+  g_assert_nonnull(strstr(failed.out, "Could not be evaluated:\n  eff: paper 50 (range 50 100)"));
+  g_assert_nonnull(strstr(failed.err, "--check: eff (headline) could not be evaluated: failed: "));
+  /* a processor count the run does not have, refused as the file is read */
+  g_auto(GStrv) env = own_paper(
+      "ranks",
+      "[claim:steps]\nclaim = c\nrun = teach\nranks = 32\n"
+      "measure = value mlb schedule-steps\npaper = 4\nrule = exactly 4\nheadline = false\n");
+  g_auto(Result) ranks = {0};
+  lbsim_env(&ranks, env, "reproduce", "ranks", "-q", NULL);
+  g_assert_cmpint(ranks.status, ==, 2);
+  g_assert_nonnull(
+      strstr(ranks.err, "[claim:steps] ranks: [run:teach] does not run 32 processors"));
+  /* same-sign alone, with no claim of the magnitude beside it */
+  g_auto(GStrv) alone = own_paper(
+      "alone",
+      "[claim:sign]\nclaim = c\nrun = teach\nranks = 16\n"
+      "measure = value mlb schedule-steps\npaper = 4\nrule = same-sign\nheadline = false\n");
+  g_auto(Result) sign = {0};
+  lbsim_env(&sign, alone, "reproduce", "alone", "-q", NULL);
+  g_assert_cmpint(sign.status, ==, 2);
+  g_assert_nonnull(strstr(sign.err, "same-sign only beside a claim"));
+}
+
+/* Each paper made wrong on purpose (--set on every run): a headline claim
+ * turns (a reproduced one disagrees, or a known disagreement agrees and
+ * the list is stale), and --check says so. */
+static void
+test_reproduce_mutations(void)
+{
+  if (g_getenv("LBSIM_SANITIZED") != NULL)
+    return;
+  static const struct {
+    const char *key, *sets[3];
+    const char *id, *status;
+  } cases[] = {
+      /* no balancing at all: move+split's threshold never reached, and the
+       * no-balancing runs balanced */
+      {"lan2002",
+       {"move-split.threshold=100", "move-split:no-dlb.threshold=1.2", NULL},
+       "table2-amr64-32",
+       "disagrees"},
+      {"lan2002", {NULL}, "fig12-amr64-32", "disagrees"},
+      {"lan2002", {NULL}, "fig6-above-2", "disagrees"},
+      /* a technique forced to STAT: AWF no longer the cheapest at 32 */
+      {"chaube2003", {"dls:awf.technique=stat", NULL}, "best-32", "disagrees"},
+      {"chaube2003", {NULL}, "fig3-awf-8", "agrees"},
+      /* the paper's literal loan repaired: its known disagreement agrees */
+      {"quinlan1997", {"mlb:literal.phase4=loan", NULL}, "literal-loan-order", "known-agrees"},
+      /* a tolerance every loop meets */
+      {"lbd", {"lbd.tolerance=100", NULL}, "loops-tolerance", "known-agrees"},
+      /* the work of a point ten thousand flops: Fig. 2's efficiency reached */
+      {"baiardi2001",
+       {"workload.flops-per-unit=10000", NULL},
+       "fig2-p1-efficiency-all",
+       "known-agrees"},
+  };
+  g_autoptr(JsonNode) root = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    if (cases[i].sets[0] != NULL) {
+      g_autofree char *state = g_strdup_printf("%s-mutated-%u", cases[i].key, i);
+      g_autofree char *state_path = tmp_path(state);
+      g_autofree char *json = g_strdup_printf("%s.json", state_path);
+      g_autoptr(GPtrArray) argv = g_ptr_array_new();
+      const char *fixed[] = {"reproduce", cases[i].key, "--quick", "--check", "-q",
+                             "--state",   state_path,   "--json",  json};
+      for (guint k = 0; k < G_N_ELEMENTS(fixed); k++)
+        g_ptr_array_add(argv, (gpointer)fixed[k]);
+      for (guint k = 0; cases[i].sets[k] != NULL; k++) {
+        g_ptr_array_add(argv, (gpointer) "--set");
+        g_ptr_array_add(argv, (gpointer)cases[i].sets[k]);
+      }
+      g_ptr_array_add(argv, NULL);
+      g_auto(Result) r = {0};
+      spawn_lbsim_argv(&r, NULL, (const char *const *)argv->pdata);
+      g_test_message("%s %s: %d\n%s", cases[i].key, cases[i].sets[0], r.status, r.err);
+      g_assert_cmpint(r.status, ==, 1);
+      g_assert_nonnull(strstr(r.err, "--check: "));
+      g_clear_pointer(&root, json_node_unref);
+      root = load_json(json);
+      JsonArray *sets = json_object_get_array_member(json_node_get_object(root), "sets");
+      g_assert_cmpstr(json_array_get_string_element(sets, 0), ==, cases[i].sets[0]);
+    }
+    JsonObject *c = claim_named(root, cases[i].id);
+    g_assert_cmpstr(json_object_get_string_member(c, "status"), ==, cases[i].status);
+  }
 }
 
 /* Shipped scenarios that take minutes under the sanitizers (a debug build,
@@ -2247,6 +2477,8 @@ main(int argc, char **argv)
   g_test_add_func("/cli/reproduce-checks", test_reproduce_checks);
   g_test_add_func("/cli/reproduce-baiardi2001", test_reproduce_baiardi);
   g_test_add_func("/cli/reproduce-chaube2003", test_reproduce_chaube2003);
+  g_test_add_func("/cli/reproduce-verdicts", test_reproduce_verdicts);
+  g_test_add_func("/cli/reproduce-mutations", test_reproduce_mutations);
   g_test_add_func("/cli/run-job", test_run_job);
   g_test_add_func("/cli/curve", test_curve);
   g_test_add_func("/cli/curve-errors", test_curve_errors);

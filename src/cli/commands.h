@@ -47,8 +47,6 @@ int lb_cmd_chunks(const LbCommand *self, int argc, char **argv);
 int lb_cmd_sweep(const LbCommand *self, int argc, char **argv);
 int lb_cmd_merge(const LbCommand *self, int argc, char **argv);
 int lb_cmd_reproduce(const LbCommand *self, int argc, char **argv);
-/* Where the papers' folders are (scenarios/papers, or $LBSIM_PAPERS_DIR). */
-const char *lb_papers_dir(void);
 int lb_cmd_run_job(const LbCommand *self, int argc, char **argv);
 int lb_cmd_help(const LbCommand *self, int argc, char **argv);
 int lb_cmd_version(const LbCommand *self, int argc, char **argv);

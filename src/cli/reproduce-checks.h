@@ -26,11 +26,24 @@ typedef struct {
   guint nruns;
 } LbCheckInput;
 
+/* One point of a check that computes a family (every processor count, a
+ * configuration): a claim whose rule is 'every RULE' or 'spans LO HI'
+ * judges them. */
 typedef struct {
-  double value; /* lbsim's number, compared with the paper's by the claim's rule */
-  char *note;   /* one line beside it */
-  char *detail; /* a worked example as lbsim computes it (lines), or NULL */
+  char *label; /* "p = 4", "N = 1080, P = 8" */
+  double value;
+} LbCheckPoint;
+
+typedef struct {
+  double value;   /* lbsim's number, compared with the paper's by the claim's rule */
+  char *note;     /* one line beside it */
+  char *detail;   /* a worked example as lbsim computes it (lines), or NULL */
+  GArray *points; /* LbCheckPoint (the caller frees), or NULL */
 } LbCheckOutput;
+
+/* Adds a point to out->points (made on the first). */
+void lb_check_output_point(LbCheckOutput *out, double value, const char *format, ...)
+    G_GNUC_PRINTF(3, 4);
 
 typedef struct {
   const char *name;
@@ -40,6 +53,15 @@ typedef struct {
   /* the arguments, checked before anything runs; NULL: any will do */
   gboolean (*validate)(const char *const *args, guint nargs, const char *dir, GError **error);
   gboolean (*compute)(const LbCheckInput *in, LbCheckOutput *out, GError **error);
+  /* What its arguments name, held against the claim's runs before anything
+   * runs: the arguments from label_first to label_last (-1: none; G_MAXINT:
+   * to the end) are balancer labels, or with label_prefix the variants of
+   * one ("dls:" + a technique); metric_arg names a metric of them (-1:
+   * none); needs_label is a label the runs must have (or NULL). */
+  int label_first, label_last;
+  const char *label_prefix;
+  int metric_arg;
+  const char *needs_label;
 } LbReproCheck;
 
 /* A check that cannot make its number (a run it needs failed). */

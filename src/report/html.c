@@ -279,6 +279,8 @@ static const char style_sheet[] =
     "gap:12px}\n"
     "svg.swatch{vertical-align:middle;margin-right:4px}\n"
     "p.files,p.note{font-size:0.9em;color:#505050}td.error{text-align:left;color:#a00000}\n"
+    ".known,.known th{color:#b00000}blockquote{margin:2px 0 8px 18px;color:#404040;"
+    "font-style:italic}\n"
     "footer{font-size:0.85em;color:#707070;margin-top:32px;border-top:1px solid #ddd;"
     "padding-top:8px}\n";
 
@@ -1590,6 +1592,96 @@ lb_html_write(const LbResults *doc, const LbHtmlOptions *options, GError **error
 
 /* ---- a reproduction's page ---- */
 
+static char *
+claim_number(double v, const char *unit)
+{
+  return g_strdup_printf("%.4g%s%s", v, *unit ? " " : "", unit);
+}
+
+/* The scorecard first: the headline claims by their verdict, each with
+ * the paper's words, the known disagreements apart, in red, with why. */
+static void
+scorecard(GString *out, const LbReproduction *rep)
+{
+  const LbScorecardRow *s = rep->scorecard;
+  g_string_append(out, "<h2 id=\"scorecard-section\">Scorecard</h2>\n<p class=\"lead\">");
+  g_string_append_printf(out,
+                         "<strong>%u of %u</strong> headline findings reproduced; %u not "
+                         "reproduced (%u known)",
+                         s->reproduced, s->headline, s->not_reproduced, s->known);
+  if (s->not_evaluated > 0)
+    g_string_append_printf(out, "; %u not evaluated in the quick form", s->not_evaluated);
+  if (s->failed > 0)
+    g_string_append_printf(out, "; %u could not be evaluated", s->failed);
+  if (s->calibrated > 0)
+    g_string_append_printf(out, "; %u calibrated (not counted)", s->calibrated);
+  g_string_append_printf(out, ". %u of %u claims evaluated agree.</p>\n", s->agreeing,
+                         s->evaluated);
+  static const struct {
+    const char *title, *status;
+  } groups[] = {
+      {"Reproduced", "agrees"},
+      {"Not reproduced", "disagrees"},
+      {"Known disagreements", "known"},
+      {"Listed as known, but agreeing now", "known-agrees"},
+      {"Could not be evaluated", "failed"},
+      {"Not evaluated (quick form)", "not-run"},
+  };
+  for (guint g = 0; g < G_N_ELEMENTS(groups); g++) {
+    gboolean any = FALSE;
+    for (guint i = 0; i < rep->nclaims; i++) {
+      const LbClaimRow *c = &rep->claims[i];
+      gboolean calibrated = c->calibrated != NULL && c->done;
+      if (!c->headline || c->diagnostic || strcmp(c->status, groups[g].status) != 0 ||
+          (calibrated && g < 2))
+        continue;
+      gboolean known = strcmp(c->status, "known") == 0;
+      if (!any)
+        g_string_append_printf(out, "<h3%s>%s</h3>\n<ul>\n", known ? " class=\"known\"" : "",
+                               groups[g].title);
+      any = TRUE;
+      g_string_append_printf(out, "<li%s><strong>", known ? " class=\"known\"" : "");
+      esc(out, c->id);
+      g_string_append(out, "</strong>: ");
+      g_autofree char *paper = claim_number(c->paper, c->unit);
+      esc(out, paper);
+      if (c->done) {
+        g_autofree char *lbsim = claim_number(c->lbsim, c->unit);
+        g_string_append(out, " in the paper, lbsim ");
+        esc(out, lbsim);
+      }
+      g_string_append(out, " (");
+      esc(out, c->rule);
+      g_string_append(out, ")");
+      if (known) {
+        g_string_append(out, ". <em>Why:</em> ");
+        esc(out, c->known);
+      }
+      g_string_append(out, "<blockquote>");
+      esc(out, c->words);
+      g_string_append(out, "</blockquote></li>\n");
+    }
+    if (any)
+      g_string_append(out, "</ul>\n");
+  }
+  gboolean calibrated = FALSE;
+  for (guint i = 0; i < rep->nclaims; i++) {
+    const LbClaimRow *c = &rep->claims[i];
+    if (c->calibrated == NULL || !c->done || c->diagnostic)
+      continue;
+    if (!calibrated)
+      g_string_append(out, "<h3>Calibrated (shown, not counted)</h3>\n<ul>\n");
+    calibrated = TRUE;
+    g_string_append(out, "<li>");
+    esc(out, c->id);
+    g_string_append(out, ": fitted with ");
+    esc(out, c->calibrated);
+    g_string_append(out, "</li>\n");
+  }
+  if (calibrated)
+    g_string_append(out, "</ul>\n");
+}
+
 static void
 claims_table(GString *out, const LbReproduction *rep)
 {
@@ -1600,12 +1692,17 @@ claims_table(GString *out, const LbReproduction *rep)
                        "scope=\"col\">note</th></tr></thead>\n<tbody>\n");
   for (guint i = 0; i < rep->nclaims; i++) {
     const LbClaimRow *c = &rep->claims[i];
+    if (c->diagnostic)
+      continue;
     g_autofree char *paper = g_strdup_printf("%.2f%s%s", c->paper, *c->unit ? " " : "", c->unit);
     g_autofree char *lbsim =
         c->done ? g_strdup_printf("%.2f%s%s", c->lbsim, *c->unit ? " " : "", c->unit)
                 : g_strdup("\xe2\x80\x93");
-    g_string_append(out, "<tr data-claim=\"");
+    gboolean known = strcmp(c->status, "known") == 0;
+    g_string_append_printf(out, "<tr%s data-claim=\"", known ? " class=\"known\"" : "");
     esc(out, c->id);
+    g_string_append(out, "\" data-status=\"");
+    esc(out, c->status);
     g_string_append(out, "\"><th scope=\"row\" title=\"");
     esc(out, c->text);
     g_string_append(out, "\">");
@@ -1618,14 +1715,69 @@ claims_table(GString *out, const LbReproduction *rep)
     g_string_append_printf(out, "</td><td>%s</td><td>",
                            !c->done    ? "\xe2\x80\x93"
                            : c->agrees ? "yes"
+                           : known     ? "<strong>no</strong> (known)"
                                        : "<strong>no</strong>");
-    if (c->required)
-      g_string_append(out, "(required) ");
+    if (c->headline)
+      g_string_append(out, "(headline) ");
+    if (c->calibrated != NULL)
+      g_string_append(out, "(calibrated) ");
     esc(out, c->note);
     g_string_append(out, "</td></tr>\n");
   }
   g_string_append(out, "</tbody>\n</table>\n<p class=\"files\">Hover a claim for its text; "
                        "every claim is in the JSON linked below.</p>\n");
+}
+
+/* lbsim's own numbers beside the claims, and the inputs the paper does
+ * not state with where each comes from. */
+static void
+diagnostics_and_calibration(GString *out, const LbReproduction *rep)
+{
+  gboolean any = FALSE;
+  for (guint i = 0; i < rep->nclaims; i++) {
+    const LbClaimRow *c = &rep->claims[i];
+    if (!c->diagnostic)
+      continue;
+    if (!any)
+      g_string_append(out, "<h2 id=\"diagnostics-section\">Diagnostics</h2>\n<p "
+                           "class=\"note\">lbsim's own numbers, not the paper's: no claim "
+                           "is made of them.</p>\n<table class=\"numbers\" "
+                           "id=\"diagnostics\">\n<thead><tr><th scope=\"col\">diagnostic</th>"
+                           "<th scope=\"col\">lbsim</th><th scope=\"col\">what</th><th "
+                           "scope=\"col\">note</th></tr></thead>\n<tbody>\n");
+    any = TRUE;
+    g_autofree char *lbsim = c->done ? claim_number(c->lbsim, c->unit) : g_strdup("\xe2\x80\x93");
+    g_string_append(out, "<tr data-diagnostic=\"");
+    esc(out, c->id);
+    g_string_append(out, "\"><th scope=\"row\">");
+    esc(out, c->id);
+    g_string_append(out, "</th>");
+    value_cell(out, "lbsim", c->done ? c->lbsim : NAN, lbsim);
+    g_string_append(out, "<td style=\"text-align:left;white-space:normal\">");
+    esc(out, c->text);
+    g_string_append(out, "</td><td style=\"text-align:left;white-space:normal\">");
+    esc(out, c->note);
+    g_string_append(out, "</td></tr>\n");
+  }
+  if (any)
+    g_string_append(out, "</tbody>\n</table>\n");
+  if (rep->ncalibration == 0)
+    return;
+  g_string_append(out, "<h2 id=\"calibration-section\">Calibration</h2>\n<p class=\"note\">"
+                       "The inputs the paper does not state, each with where its value comes "
+                       "from.</p>\n<table class=\"facts\" id=\"calibration\">\n<thead><tr><th "
+                       "scope=\"col\">input</th><th scope=\"col\">value</th><th "
+                       "scope=\"col\">source</th></tr></thead>\n<tbody>\n");
+  for (guint i = 0; i < rep->ncalibration; i++) {
+    g_string_append(out, "<tr><th scope=\"row\">");
+    esc(out, rep->calibration[i].key);
+    g_string_append(out, "</th><td>");
+    esc(out, rep->calibration[i].value);
+    g_string_append(out, "</td><td>");
+    esc(out, rep->calibration[i].source);
+    g_string_append(out, "</td></tr>\n");
+  }
+  g_string_append(out, "</tbody>\n</table>\n");
 }
 
 /* One chart per figure: the paper's and lbsim's numbers against the
@@ -1733,8 +1885,15 @@ lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *optio
     g_string_append(page, "</p>\n<p class=\"note\">The quick form: ");
     esc(page, rep->quick);
   }
+  if (rep->changed != NULL) {
+    g_string_append(page, "</p>\n<p class=\"note known\">Not the paper's experiment: every run "
+                          "with ");
+    esc(page, rep->changed);
+  }
   g_string_append(page, "</p>\n</header>\n");
+  scorecard(page, rep);
   claims_table(page, rep);
+  diagnostics_and_calibration(page, rep);
   if (!figure_charts(&o, page, rep, error))
     return FALSE;
   worked_examples(page, rep);

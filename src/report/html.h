@@ -44,21 +44,40 @@ typedef struct {
  * then removes the files of the report it replaces that it did not write. */
 gboolean lb_html_write(const LbResults *results, const LbHtmlOptions *options, GError **error);
 
-/* A claim of a paper beside lbsim's number (lbsim reproduce --report). */
+/* A claim of a paper beside lbsim's number (lbsim reproduce --report), or
+ * a diagnostic (lbsim's own number: no paper, no rule). */
 typedef struct {
   const char *id, *text, *unit, *rule, *note;
   const char *figure; /* the chart it is a point of (x: processors), or NULL */
   guint ranks;
   double paper, lbsim;
-  gboolean done, agrees, required;
-  const char *detail; /* a check's worked example (lines), or NULL */
+  gboolean done, agrees, headline, diagnostic;
+  const char *status;     /* "agrees", "disagrees", "known", "not run", "failed", ... */
+  const char *words;      /* the paper's words (headline claims), or NULL */
+  const char *known;      /* why it is a known disagreement, or NULL */
+  const char *calibrated; /* the calibration fitted to it, or NULL */
+  const char *detail;     /* a check's worked example (lines), or NULL */
 } LbClaimRow;
 
 typedef struct {
+  const char *key, *value, *source;
+} LbCalibrationRow;
+
+/* The headline claims' tally (see lbsim reproduce's scorecard). */
+typedef struct {
+  guint headline, reproduced, not_reproduced, known, not_evaluated, failed, calibrated;
+  guint claims, evaluated, agreeing, stale;
+} LbScorecardRow;
+
+typedef struct {
   const char *key, *cite, *summary;
-  const char *quick; /* what the quick form ran, or NULL for the full form */
-  const LbClaimRow *claims;
+  const char *quick;   /* what the quick form ran, or NULL for the full form */
+  const char *changed; /* the --set overrides the runs had, or NULL */
+  const LbScorecardRow *scorecard;
+  const LbClaimRow *claims; /* the claims, then the diagnostics */
   guint nclaims;
+  const LbCalibrationRow *calibration;
+  guint ncalibration;
 } LbReproduction;
 
 /* A reproduction's page in options->dir (checked with

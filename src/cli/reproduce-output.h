@@ -1,0 +1,24 @@
+/* A reproduction's outputs, each beginning with the paper's scorecard:
+ * the text of the terminal, the JSON of --json, the CSV of --csv and the
+ * page of --report. */
+#pragma once
+
+#include "cli/reproduce-evaluate.h"
+
+typedef struct {
+  gboolean quick;
+  const char *const *sets; /* --set overrides of every run (not the paper's), or NULL */
+  gboolean color;          /* the known disagreements in red (a terminal) */
+} LbPaperOutput;
+
+char *lb_paper_text(const LbPaper *paper, const LbPaperOutput *how);
+char *lb_paper_json(const LbPaper *paper, const LbPaperOutput *how);
+char *lb_paper_csv(const LbPaper *paper, const LbPaperOutput *how);
+/* The page in dir (made when make), the JSON beside it. */
+gboolean lb_paper_write_report(const LbPaper *paper, const LbPaperOutput *how, const char *dir,
+                               gboolean make, GError **error);
+/* What the quick form runs, one line. */
+char *lb_paper_quick_text(const LbPaper *paper);
+/* A claim's status as the outputs name it: "agrees", "disagrees",
+ * "known", "known-agrees", "failed", "not-run"; "diagnostic". */
+const char *lb_claim_status_name(const LbClaim *claim);
