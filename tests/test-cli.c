@@ -1127,7 +1127,8 @@ test_reproduce(void)
   if (g_getenv("LBSIM_SANITIZED") != NULL)
     return;
 
-  g_autofree char *state = tmp_path("lan2002.d");
+  /* the state folder lbsim reproduce --all --state TMP would use */
+  g_autofree char *state = tmp_path("lan2002");
   g_autofree char *json = tmp_path("lan2002.json");
   g_auto(Result) quick = {0}, again = {0};
   g_autofree char *page = tmp_path("lan2002-page");
@@ -1641,6 +1642,29 @@ test_reproduce_verdicts(void)
   g_assert_cmpint(failed.status, ==, 1);
   g_assert_nonnull(strstr(failed.out, "Could not be evaluated:\n  eff: paper 50 (range 50 100)"));
   g_assert_nonnull(strstr(failed.err, "--check: eff (headline) could not be evaluated: failed: "));
+  /* a claim an input was fitted to: shown, never counted as reproduced */
+  g_auto(GStrv) fitted = own_paper(
+      "fitted", "[claim:steps]\nclaim = c\nwords = w\nrun = teach\nranks = 16\n"
+                "measure = value mlb schedule-steps\npaper = 4\nrule = exactly 4\nheadline = true\n"
+                "calibrated = steps-knob\n[calibration]\nsteps-knob = 1; fitted to the claim\n");
+  g_auto(Result) calibrated = {0};
+  g_autofree char *fitted_state = tmp_path("fitted");
+  lbsim_env(&calibrated, fitted, "reproduce", "fitted", "--check", "-q", "--state", fitted_state,
+            NULL);
+  g_assert_cmpint(calibrated.status, ==, 0);
+  g_assert_nonnull(strstr(calibrated.out, "Scorecard: 0 of 1 headline findings reproduced, 0 not "
+                                          "(0 known), 1 calibrated (not counted)"));
+  g_assert_nonnull(strstr(calibrated.out, "Calibrated (shown, not counted):\n  steps: paper 4"));
+  g_assert_nonnull(strstr(calibrated.out, "  steps-knob = 1\n    fitted to the claim\n"));
+  g_auto(GStrv) unknown =
+      own_paper("unknown-key",
+                "[claim:steps]\nclaim = c\nrun = teach\nranks = 16\n"
+                "measure = value mlb schedule-steps\npaper = 4\nrule = exactly 4\n"
+                "headline = false\ncalibrated = knob\n[calibration]\nother = 1; chosen by lbsim\n");
+  g_auto(Result) no_key = {0};
+  lbsim_env(&no_key, unknown, "reproduce", "unknown-key", "-q", NULL);
+  g_assert_cmpint(no_key.status, ==, 2);
+  g_assert_nonnull(strstr(no_key.err, "calibrated: no key knob in [calibration]"));
   /* a processor count the run does not have, refused as the file is read */
   g_auto(GStrv) env = own_paper(
       "ranks",
@@ -1724,6 +1748,30 @@ test_reproduce_mutations(void)
     JsonObject *c = claim_named(root, cases[i].id);
     g_assert_cmpstr(json_object_get_string_member(c, "status"), ==, cases[i].status);
   }
+}
+
+/* lbsim reproduce --all: one row per paper, from the state folders the
+ * quick forms above left (nothing runs again), and the sum. */
+static void
+test_reproduce_all(void)
+{
+  if (g_getenv("LBSIM_SANITIZED") != NULL)
+    return;
+  g_auto(Result) all = {0};
+  g_autofree char *states = tmp_path("");
+  lbsim(&all, "reproduce", "--all", "--quick", "--check", "-q", "--state", states, NULL);
+  g_test_message("%s%s", all.out, all.err);
+  g_assert_cmpint(all.status, ==, 0);
+  g_assert_true(g_str_has_prefix(all.out, "paper        headline reproduced  claims agreeing"));
+  static const char *const rows[] = {"baiardi2001  4/22",  "chaube2003   10/24",
+                                     "lan2002      16/46", "lbd          1/2",
+                                     "quinlan1997  6/7",   "all          37/101"};
+  for (guint i = 0; i < G_N_ELEMENTS(rows); i++)
+    g_assert_nonnull(strstr(all.out, rows[i]));
+  g_auto(Result) refused = {0};
+  lbsim(&refused, "reproduce", "--all", "--json", "x.json", NULL);
+  g_assert_cmpint(refused.status, ==, 2);
+  g_assert_nonnull(strstr(refused.err, "--all prints one table"));
 }
 
 /* Shipped scenarios that take minutes under the sanitizers (a debug build,
@@ -2479,6 +2527,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/reproduce-chaube2003", test_reproduce_chaube2003);
   g_test_add_func("/cli/reproduce-verdicts", test_reproduce_verdicts);
   g_test_add_func("/cli/reproduce-mutations", test_reproduce_mutations);
+  g_test_add_func("/cli/reproduce-all", test_reproduce_all);
   g_test_add_func("/cli/run-job", test_run_job);
   g_test_add_func("/cli/curve", test_curve);
   g_test_add_func("/cli/curve-errors", test_curve_errors);

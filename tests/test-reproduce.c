@@ -106,9 +106,9 @@ test_rules_families(void)
 static void
 test_rules_refused(void)
 {
-  static const char *const bad[] = {"roughly",     "every",        "every spans 1 2", "range 2 1",
-                                    "spans -1 3",  "at-most",      "exactly x",       "within-3x",
-                                    "every every exactly 0"};
+  static const char *const bad[] = {"roughly",   "every",      "every spans 1 2",
+                                    "range 2 1", "spans -1 3", "at-most",
+                                    "exactly x", "within-3x",  "every every exactly 0"};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     LbRule r;
     g_autoptr(GError) error = NULL;
@@ -186,8 +186,13 @@ check(const char *name, const char *const *args, const Fake *f, LbCheckOutput *o
 {
   const LbReproCheck *c = lb_repro_check_lookup(name);
   g_assert_nonnull(c);
-  LbCheckInput in = {TRUE, 1, ".", args, g_strv_length((char **)args),
-                     f != NULL ? (const LbCheckRun *)f->runs->data : NULL, f != NULL ? f->runs->len : 0};
+  LbCheckInput in = {TRUE,
+                     1,
+                     ".",
+                     args,
+                     g_strv_length((char **)args),
+                     f != NULL ? (const LbCheckRun *)f->runs->data : NULL,
+                     f != NULL ? f->runs->len : 0};
   g_autoptr(GError) error = NULL;
   gboolean made = c->compute(&in, out, &error);
   g_assert_no_error(error);
@@ -373,8 +378,8 @@ test_check_dls_chunks(void)
 static void
 test_check_bottleneck(void)
 {
-  g_autofree char *path = g_build_filename(g_getenv("LBSIM_SOURCE_ROOT"), "scenarios",
-                                           "mlb-teach-16.ini", NULL);
+  g_autofree char *path =
+      g_build_filename(g_getenv("LBSIM_SOURCE_ROOT"), "scenarios", "mlb-teach-16.ini", NULL);
   g_autoptr(LbJob) job = lb_job_new(path, NULL, "mlb");
   g_auto(Fake) f = {0};
   fake_init(&f);

@@ -3,8 +3,10 @@
  * number and its scorecard first (docs/reference/reproduce.md). The
  * paper's data and rules are reproduce-claims.c's, the evaluation
  * reproduce-evaluate.c's, the outputs reproduce-output.c's. */
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "cli/commands.h"
 #include "cli/reproduce-output.h"
@@ -120,19 +122,23 @@ reproduce_all(const Args *a, guint jobs)
     if (p == NULL)
       return input_error(error);
     g_ptr_array_add(papers, p);
+  }
+  /* every paper read and checked: the folder of their states, then each */
+  if (a->state != NULL && !g_file_test(a->state, G_FILE_TEST_IS_DIR) &&
+      g_mkdir_with_parents(a->state, 0777) != 0) {
+    g_printerr("lbsim: --state %s: %s\n", a->state, g_strerror(errno));
+    return LB_EXIT_INPUT;
+  }
+  for (guint i = 0; i < papers->len; i++) {
+    const LbPaper *p = papers->pdata[i];
     char *state = a->state != NULL
                       ? g_build_filename(a->state, p->key, NULL)
                       : g_strdup_printf("%s-%s.d", p->key, a->quick ? "quick" : "reproduce");
-    gboolean make = FALSE;
-    if (!lb_output_check_folder("--state", state, &make, &error)) {
-      g_free(state);
-      return input_error(error);
-    }
     g_ptr_array_add(states, state);
+    gboolean make = FALSE;
+    if (!lb_output_check_folder("--state", state, &make, &error))
+      return input_error(error);
   }
-  if (a->state != NULL && !lb_output_make_folder("--state", a->state, &error) &&
-      !g_file_test(a->state, G_FILE_TEST_IS_DIR))
-    return input_error(error);
   int worst = 0, verdict = 0;
   g_autoptr(GString) out = g_string_new(NULL);
   g_string_append_printf(out, "%-12s %-20s %-18s %-7s %-8s %s\n", "paper", "headline reproduced",

@@ -264,6 +264,12 @@ lb_papers_dir(void)
   return dir;
 }
 
+static int
+compare_names(gconstpointer a, gconstpointer b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 GPtrArray *
 lb_paper_keys(void)
 {
@@ -274,7 +280,7 @@ lb_paper_keys(void)
     if (g_file_test(claims, G_FILE_TEST_IS_REGULAR))
       g_ptr_array_add(keys, g_strdup(name));
   }
-  g_ptr_array_sort(keys, (GCompareFunc)(void (*)(void))g_strcmp0);
+  g_ptr_array_sort(keys, compare_names);
   return keys;
 }
 
@@ -399,11 +405,11 @@ read_run(GKeyFile *kf, LbPaper *p, const char *file, const char *group, GError *
     for (guint k = 0; k < full->len; k++)
       in_full |= g_array_index(full, guint, k) == g_array_index(quick, guint, i);
     if (!in_full)
-      return bad(error, file, group, "quick-ranks: %u is not one of ranks", g_array_index(quick,
-                                                                                         guint, i));
+      return bad(error, file, group, "quick-ranks: %u is not one of ranks",
+                 g_array_index(quick, guint, i));
   }
-  r->scenario = g_path_is_absolute(scenario) ? g_strdup(scenario)
-                                             : g_build_filename(p->dir, scenario, NULL);
+  r->scenario =
+      g_path_is_absolute(scenario) ? g_strdup(scenario) : g_build_filename(p->dir, scenario, NULL);
   if (g_key_file_has_key(kf, group, "quick-steps", NULL)) {
     g_autofree char *steps = needed(kf, file, group, "quick-steps", error);
     guint64 n = 0;
@@ -485,8 +491,8 @@ read_check(LbClaim *c, const LbPaper *p, const char *file, const char *group, GP
  * order M A B ... |
  * check NAME ARGS */
 static gboolean
-read_measure(LbClaim *c, const LbPaper *p, const char *file, const char *group,
-             const char *measure, GError **error)
+read_measure(LbClaim *c, const LbPaper *p, const char *file, const char *group, const char *measure,
+             GError **error)
 {
   g_auto(GStrv) m = g_strsplit_set(measure, " \t", -1);
   g_autoptr(GPtrArray) words = g_ptr_array_new();
@@ -504,9 +510,12 @@ read_measure(LbClaim *c, const LbPaper *p, const char *file, const char *group,
     LbMeasure measure;
     guint labels; /* 0: two or more */
   } kinds[] = {
-      {"improvement", LB_MEASURE_IMPROVEMENT, 2}, {"excess", LB_MEASURE_EXCESS, 2},
-      {"ratio", LB_MEASURE_RATIO, 2},             {"share", LB_MEASURE_SHARE, 2},
-      {"gap", LB_MEASURE_GAP, 3},                 {"relative", LB_MEASURE_RELATIVE, 0},
+      {"improvement", LB_MEASURE_IMPROVEMENT, 2},
+      {"excess", LB_MEASURE_EXCESS, 2},
+      {"ratio", LB_MEASURE_RATIO, 2},
+      {"share", LB_MEASURE_SHARE, 2},
+      {"gap", LB_MEASURE_GAP, 3},
+      {"relative", LB_MEASURE_RELATIVE, 0},
       {"above", LB_MEASURE_ABOVE, 0},
       {"order", LB_MEASURE_ORDER, 0},
   };
@@ -530,12 +539,13 @@ read_measure(LbClaim *c, const LbPaper *p, const char *file, const char *group,
       c->labels[i] = g_strdup(words->pdata[i + 2]);
     return TRUE;
   }
-  return bad(error, file, group,
-             "measure: '%s' is not 'value BALANCER METRIC', 'improvement METRIC A B', 'excess "
-             "METRIC A B', 'ratio METRIC A B', 'share METRIC A B', 'gap METRIC A B C', 'relative "
-             "METRIC A B C ...', 'above METRIC A B C ...', 'order METRIC A B ...' or 'check NAME ARGS "
-             "...'",
-             measure);
+  return bad(
+      error, file, group,
+      "measure: '%s' is not 'value BALANCER METRIC', 'improvement METRIC A B', 'excess "
+      "METRIC A B', 'ratio METRIC A B', 'share METRIC A B', 'gap METRIC A B C', 'relative "
+      "METRIC A B C ...', 'above METRIC A B C ...', 'order METRIC A B ...' or 'check NAME ARGS "
+      "...'",
+      measure);
 }
 
 /* known = full|quick|both: REASON */
@@ -567,9 +577,9 @@ static gboolean
 read_claim(GKeyFile *kf, LbPaper *p, const char *file, const char *group, gboolean diagnostic,
            GError **error)
 {
-  static const char *const claim_keys[] = {
-      "claim", "words", "run",   "ranks", "measure",    "paper", "unit",
-      "rule",  "note",  "figure", "known", "calibrated", "headline", NULL};
+  static const char *const claim_keys[] = {"claim", "words",      "run",      "ranks", "measure",
+                                           "paper", "unit",       "rule",     "note",  "figure",
+                                           "known", "calibrated", "headline", NULL};
   static const char *const diagnostic_keys[] = {"what", "run", "ranks", "measure", "unit", NULL};
   if (!only_keys(kf, file, group, diagnostic ? diagnostic_keys : claim_keys, error))
     return FALSE;
@@ -619,7 +629,8 @@ read_claim(GKeyFile *kf, LbPaper *p, const char *file, const char *group, gboole
         for (guint j = 0; j < has->len; j++)
           found |= g_array_index(has, guint, j) == want;
         if (!found)
-          return bad(error, file, group, "ranks: [run:%s] does not run %u processors (its ranks: "
+          return bad(error, file, group,
+                     "ranks: [run:%s] does not run %u processors (its ranks: "
                      "%s)",
                      r->name, want, r->ranks);
       }
@@ -641,7 +652,8 @@ read_claim(GKeyFile *kf, LbPaper *p, const char *file, const char *group, gboole
   if (!lb_rule_parse(c->rule_text, &c->rule, &local))
     return bad(error, file, group, "rule: %s", local->message);
   if (c->rule.kind == LB_RULE_WITHIN_2X && c->paper == 0)
-    return bad(error, file, group, "rule: within-2x of 0 holds nothing: give the paper's bound as "
+    return bad(error, file, group,
+               "rule: within-2x of 0 holds nothing: give the paper's bound as "
                "a range");
   if (!g_key_file_has_key(kf, group, "headline", NULL))
     return bad(error, file, group,
@@ -666,7 +678,8 @@ read_claim(GKeyFile *kf, LbPaper *p, const char *file, const char *group, gboole
     return bad(error, file, group, "rule: '%s' judges several points; the claim has one",
                c->rule_text);
   if (c->figure != NULL && (c->ranks->len != 1 || c->rule.every || c->rule.kind == LB_RULE_SPANS))
-    return bad(error, file, group, "figure: a figure's point is a claim of one number at one "
+    return bad(error, file, group,
+               "figure: a figure's point is a claim of one number at one "
                "processor count");
   return TRUE;
 }

@@ -84,8 +84,8 @@ names_hold(const LbPaper *p, const LbClaim *c, GError **error)
     const LbReproCheck *k = c->check;
     guint n = g_strv_length(c->args);
     for (int i = k->label_first; i >= 0 && (guint)i < n && i <= k->label_last; i++)
-      g_ptr_array_add(labels, g_strconcat(k->label_prefix != NULL ? k->label_prefix : "",
-                                          c->args[i], NULL));
+      g_ptr_array_add(
+          labels, g_strconcat(k->label_prefix != NULL ? k->label_prefix : "", c->args[i], NULL));
     if (k->needs_label != NULL)
       g_ptr_array_add(labels, g_strdup(k->needs_label));
     metric = k->metric_arg >= 0 ? c->args[k->metric_arg] : NULL;
@@ -95,8 +95,8 @@ names_hold(const LbPaper *p, const LbClaim *c, GError **error)
     for (guint i = 0; i < labels->len; i++)
       if (!has_label(r, labels->pdata[i])) {
         g_autofree char *known = labels_text(r);
-        return refuse(error, c, "measure: [run:%s] runs no balancer '%s' (its labels: %s)",
-                      r->name, (char *)labels->pdata[i], known);
+        return refuse(error, c, "measure: [run:%s] runs no balancer '%s' (its labels: %s)", r->name,
+                      (char *)labels->pdata[i], known);
       }
     /* a metric the check reads of every label when it names none */
     if (metric != NULL && labels->len == 0)
@@ -315,8 +315,7 @@ evaluate_measure(LbClaim *c, const LbPaper *p)
   c->done = TRUE;
   c->lbsim = g_array_index(c->points, LbClaimPoint, 0).value;
   const char *note = notes->pdata[0];
-  if (c->points->len > 1 || *note != '\0' || c->diagnostic || c->paper == 0 ||
-      !isfinite(c->lbsim))
+  if (c->points->len > 1 || *note != '\0' || c->diagnostic || c->paper == 0 || !isfinite(c->lbsim))
     c->note = g_strdup(c->points->len > 1 ? "" : note);
   else
     c->note = g_strdup_printf("%.2f x the paper's", c->lbsim / c->paper);

@@ -9,8 +9,7 @@
 /* Makes the runs' sweeps (quick: the reduced form; sets: --set overrides
  * for every run, or NULL) and checks that every claim names balancers,
  * metrics and processor counts its runs have. */
-gboolean lb_paper_prepare(LbPaper *paper, gboolean quick, const char *const *sets,
-                          GError **error);
+gboolean lb_paper_prepare(LbPaper *paper, gboolean quick, const char *const *sets, GError **error);
 
 /* Runs what the state folder does not hold yet (STATE/NAME/ a run each);
  * the exit code of the worst run (0, 1 or 3). */

@@ -167,10 +167,10 @@ lb_paper_text(const LbPaper *p, const LbPaperOutput *how)
       continue;
     g_autofree char *paper = number_text(c->paper, c->unit);
     g_autofree char *lbsim = c->done ? number_text(c->lbsim, c->unit) : g_strdup("-");
-    const char *verdict = !c->done                        ? "-"
-                          : c->agrees                     ? "yes"
+    const char *verdict = !c->done                      ? "-"
+                          : c->agrees                   ? "yes"
                           : c->status == LB_CLAIM_KNOWN ? "known"
-                                                          : "NO";
+                                                        : "NO";
     g_string_append_printf(out, "%-30s %14s %14s  %-18s %-7s %s%s%s\n", c->id, paper, lbsim,
                            c->rule_text, verdict, c->headline ? "(headline) " : "",
                            c->calibrated != NULL ? "(calibrated) " : "",
@@ -306,9 +306,10 @@ lb_paper_json(const LbPaper *p, const LbPaperOutput *how)
     json_string_or_null(&j, "words", c->words);
     json_string_or_null(&j, "known", c->known_reason);
     if (c->known != LB_FORM_NONE)
-      lb_json_string(&j, "known_in", c->known == LB_FORM_BOTH   ? "both"
-                                     : c->known == LB_FORM_FULL ? "full"
-                                                                : "quick");
+      lb_json_string(&j, "known_in",
+                     c->known == LB_FORM_BOTH   ? "both"
+                     : c->known == LB_FORM_FULL ? "full"
+                                                : "quick");
     json_string_or_null(&j, "calibrated", c->calibrated);
     lb_json_string(&j, "note", c->note != NULL ? c->note : "");
     json_points(&j, c);
@@ -379,8 +380,8 @@ lb_paper_csv(const LbPaper *p, const LbPaperOutput *how)
       {"reproduced", "headline claims that agree", s.reproduced},
       {"not_reproduced", "headline claims that disagree", s.not_reproduced},
       {"known", "of those, listed as known", s.known},
-      {"not_evaluated", how->quick ? "headline claims the quick form does not run"
-                                   : "headline claims not run",
+      {"not_evaluated",
+       how->quick ? "headline claims the quick form does not run" : "headline claims not run",
        s.not_evaluated},
       {"failed", "headline claims that could not be evaluated", s.failed},
       {"calibrated", "headline claims fitted to (not counted)", s.calibrated},
@@ -409,7 +410,9 @@ lb_paper_csv(const LbPaper *p, const LbPaperOutput *how)
                            !c->done || c->diagnostic ? ""
                            : c->agrees               ? "true"
                                                      : "false",
-                           c->diagnostic ? "" : c->headline ? "true" : "false");
+                           c->diagnostic ? ""
+                           : c->headline ? "true"
+                                         : "false");
     csv_text(out, lb_claim_status_name(c));
     csv_text(out, c->known_reason);
     csv_text(out, c->note);
@@ -460,9 +463,8 @@ lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const char *di
                          s.evaluated,     s.agreeing,   s.stale};
   g_autofree char *quick_form = how->quick ? lb_paper_quick_text(p) : NULL;
   g_autofree char *changed = sets_text(how->sets);
-  LbReproduction rep = {p->key, p->cite,         p->summary, quick_form,
-                        changed, &card,          rows,       p->claims->len,
-                        cal,    p->calibration->len};
+  LbReproduction rep = {p->key, p->cite, p->summary,     quick_form, changed,
+                        &card,  rows,    p->claims->len, cal,        p->calibration->len};
   g_autofree char *doc = lb_paper_json(p, how);
   LbHtmlOptions options = {.json = doc, .length = strlen(doc), .dir = dir};
   return lb_html_write_reproduction(&rep, &options, error);
