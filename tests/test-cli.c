@@ -1093,7 +1093,7 @@ test_reproduce(void)
   lbsim(&list, "reproduce", NULL);
   g_assert_cmpint(list.status, ==, 0);
   g_assert_nonnull(
-      strstr(list.out, "  lan2002    46 claims (46 headline): Z. Lan, V. E. Taylor and G. Bryan"));
+      strstr(list.out, "  lan2002     46 claims (46 headline): Z. Lan, V. E. Taylor and G. Bryan"));
   lbsim(&unknown, "reproduce", "lan2003", NULL);
   g_assert_cmpint(unknown.status, ==, 2);
   g_assert_nonnull(strstr(unknown.err, "no paper 'lan2003'"));
@@ -1240,7 +1240,7 @@ test_reproduce_checks(void)
   g_assert_nonnull(
       strstr(list.out, "  quinlan1997 18 claims (7 headline): D. J. Quinlan and M. Berndt"));
   g_assert_nonnull(
-      strstr(list.out, "  lbd        5 claims (2 headline): \"Load Balancing by Dimension\""));
+      strstr(list.out, "  lbd         5 claims (2 headline): \"Load Balancing by Dimension\""));
 
   g_autofree char *papers = tmp_path("check-papers");
   static const char *const bad_claims[][2] = {

@@ -20,12 +20,15 @@ static int
 list_papers(void)
 {
   g_autoptr(GPtrArray) keys = lb_paper_keys();
+  int width = 0;
+  for (guint i = 0; i < keys->len; i++)
+    width = MAX(width, (int)strlen(keys->pdata[i]));
   g_print("Papers lbsim reproduces (lbsim reproduce KEY [--quick], or --all):\n");
   for (guint i = 0; i < keys->len; i++) {
     g_autoptr(GError) error = NULL;
     g_autoptr(LbPaper) p = lb_paper_load(keys->pdata[i], &error);
     if (p == NULL) {
-      g_print("  %-10s (its claims.ini does not load: %s)\n", (char *)keys->pdata[i],
+      g_print("  %-*s (its claims.ini does not load: %s)\n", width, (char *)keys->pdata[i],
               error->message);
       continue;
     }
@@ -35,8 +38,8 @@ list_papers(void)
       claims += !c->diagnostic;
       headline += !c->diagnostic && c->headline;
     }
-    g_print("  %-10s %u claims (%u headline): %s\n             %s\n", p->key, claims, headline,
-            p->cite, p->summary);
+    g_print("  %-*s %u claims (%u headline): %s\n  %-*s %s\n", width, p->key, claims, headline,
+            p->cite, width, "", p->summary);
   }
   return 0;
 }
