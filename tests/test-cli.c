@@ -1224,6 +1224,15 @@ test_reproduce(void)
   g_autofree char *doc = NULL;
   g_assert_true(g_file_get_contents(json, &doc, NULL, NULL));
   g_assert_cmpstr(piped.out, ==, doc);
+  /* lbsim report names a reproduction's document and what makes its page */
+  g_auto(Result) report = {0};
+  g_autofree char *report_dir = tmp_path("report-of-reproduction");
+  lbsim(&report, "report", json, report_dir, NULL);
+  g_assert_cmpint(report.status, ==, 2);
+  g_assert_nonnull(strstr(report.err, "a reproduction's document (lbsim reproduce --json), not a "
+                                      "run's or a sweep's: its page is lbsim reproduce lan2002 "
+                                      "--report DIR"));
+  g_assert_false(g_file_test(report_dir, G_FILE_TEST_EXISTS));
 }
 
 /* The claims lbsim reproduce computes itself (measure = check NAME):

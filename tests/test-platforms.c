@@ -800,7 +800,8 @@ check_xml_file(const char *path, GError **error)
 }
 
 /* Every shipped platform and every test platform passes (network/model
- * CM02 in a <config>, power-state speed lists, coordinates below 0). */
+ * CM02 in a <config>, power-state speed lists with states that are off at
+ * speed 0, coordinates below 0). */
 static void
 test_check_xml_accepts(void)
 {
@@ -834,8 +835,13 @@ test_check_xml_refuses(void)
     const char *body;
     const char *needle;
   } bad[] = {
-      {"<host id=\"a\" speed=\"1Gf,0f\"/>",
+      /* the power state in use computes: speed 0 there is refused */
+      {"<host id=\"a\" speed=\"1Gf,0f\" pstate=\"1\"/>",
        "t.xml:4: <host id=\"a\"> speed=\"1Gf,0f\": must be more than 0"},
+      {"<host id=\"a\" speed=\"0f,1Gf\"/>",
+       "t.xml:4: <host id=\"a\"> speed=\"0f,1Gf\": must be more than 0"},
+      {"<host id=\"a\" speed=\"1Gf,-1f\"/>",
+       "t.xml:4: <host id=\"a\"> speed=\"1Gf,-1f\": must be at least 0"},
       {"<host id=\"a\" speed=\"nanf\"/>",
        "t.xml:4: <host id=\"a\"> speed=\"nanf\": must be finite"},
       {"<link id=\"l\" bandwidth=\"1GBps\" latency=\"-2us\"/>",

@@ -147,10 +147,17 @@ element_refusal(const char *element, const char **names, const char **values, co
     gboolean rate = g_strv_contains(rate_attributes, names[i]);
     if (!rate && !g_strv_contains(latency_attributes, names[i]))
       continue;
-    /* a host's speed may list one per power state */
+    /* a host's speed may list one per power state: the state in use
+     * (pstate, default 0) computes, the others need only be figures (a
+     * state that is off has speed 0) */
     g_auto(GStrv) parts = g_strsplit(values[i], ",", -1);
+    const char *pstate = attribute(names, values, "pstate");
+    guint64 in_use = 0;
+    gboolean states = strcmp(names[i], "speed") == 0 && parts[0] != NULL && parts[1] != NULL;
+    if (states && pstate != NULL && !g_ascii_string_to_unsigned(pstate, 10, 0, 1000, &in_use, NULL))
+      in_use = 0; /* SimGrid's parser refuses it */
     for (guint p = 0; parts[p] != NULL; p++) {
-      const char *why = figure_refusal(parts[p], rate);
+      const char *why = figure_refusal(parts[p], rate && (!states || p == in_use));
       if (why != NULL)
         return why;
     }

@@ -767,7 +767,16 @@ lb_results_read(const char *json, gsize length, const char *source, GError **err
   gboolean ok = parser != NULL && read_format(root, error) &&
                 read_string(root, "lbsim", "", TRUE, &doc->version, error) &&
                 read_object(root, "sweep", "", FALSE, &sweep, error);
-  if (ok && sweep != NULL) {
+  if (ok && json_object_has_member(root, "paper") && json_object_has_member(root, "claims")) {
+    /* a reproduction's: its own page is made by the command that wrote it */
+    const char *paper = json_node_get_string(json_object_get_member(root, "paper"));
+    g_set_error(error, LB_RESULTS_ERROR, LB_RESULTS_ERROR_INPUT,
+                "a reproduction's document (lbsim reproduce --json), not a run's or a sweep's: "
+                "its page is lbsim reproduce %s --report DIR (the runs it kept are sweeps: "
+                "lbsim report STATE/NAME.json)",
+                paper != NULL ? paper : "KEY");
+    ok = FALSE;
+  } else if (ok && sweep != NULL) {
     doc->kind = "sweep";
     ok = read_sweep(doc, root, sweep, error);
   } else if (ok) {
