@@ -776,6 +776,18 @@ static const ErrorCase error_cases[] = {
      "0 0 0 0 8 16\n1 0 8 0 16 16\n0 1 0 0 20 4\n", .code = LB_SCENARIO_ERROR_INVALID,
      .group = "workload", .key = "hierarchy",
      .detail = "h.txt:3: a grid of level 1 must lie inside a grid of level 0 listed before it"},
+    /* the case: two level-0 grids of a 100x1 domain sharing cells */
+    {"samr/hierarchy-overlap",
+     HEAD RUN_NONE "[workload]\nmodel = samr\nsize = 100x1\nhierarchy = h.txt\n", "h.txt",
+     "0 0 0 0 36 1\n2 0 10 0 20 1\n", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload",
+     .key = "hierarchy",
+     .detail = "h.txt:2: the grid overlaps the grid of level 0 on line 1 (the grids of a level "
+               "must not share a cell)"},
+    {"samr/hierarchy-overlap-fine",
+     HEAD RUN_NONE "[workload]\nmodel = samr\nsize = 16x16\nhierarchy = h.txt\n", "h.txt",
+     "0 0 0 0 16 16\n# touching is not overlapping\n1 1 0 0 8 8\n2 1 8 0 16 8\n3 1 4 4 12 12\n",
+     .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "hierarchy",
+     .detail = "h.txt:5: the grid overlaps the grid of level 1 on line 3"},
     {"samr/hierarchy-owner",
      HEAD RUN_NONE "[workload]\nmodel = samr\nsize = 16x16\nhierarchy = h.txt\n", "h.txt",
      "16 0 0 0 16 16\n", .code = LB_SCENARIO_ERROR_INVALID, .group = "workload", .key = "hierarchy",

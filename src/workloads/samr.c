@@ -729,6 +729,8 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
   s->sections = g_ptr_array_new_with_free_func(free_section);
   s->section_steps = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *current = NULL;
+  /* the line of each grid of the current section, to name an overlap's */
+  g_autoptr(GArray) grid_lines = g_array_new(FALSE, FALSE, sizeof(guint));
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   for (guint ln = 0; lines[ln] != NULL; ln++) {
     char *line = lines[ln];
@@ -751,6 +753,7 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
                                 ln + 1, line);
       current = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
       g_ptr_array_add(s->sections, current);
+      g_array_set_size(grid_lines, 0);
       guint st = (guint)step;
       g_array_append_val(s->section_steps, st);
       continue;
@@ -818,7 +821,21 @@ read_hierarchy(LbWork *work, Samr *s, const char *file, const char *dir, GError 
             "it",
             path, ln + 1, g.level, g.level - 1);
     }
+    /* the grids of a level are disjoint (a cell is refined once) */
+    for (guint i = 0; i < current->len; i++) {
+      const SamrGrid *o = &g_array_index(current, SamrGrid, i);
+      gboolean overlap = o->level == g.level;
+      for (guint a = 0; a < dim && overlap; a++)
+        overlap = g.lo[a] < o->hi[a] && o->lo[a] < g.hi[a];
+      if (overlap)
+        return lb_workload_fail(error, file, "hierarchy",
+                                "%s:%u: the grid overlaps the grid of level %u on line %u (the "
+                                "grids of a level must not share a cell)",
+                                path, ln + 1, g.level, g_array_index(grid_lines, guint, i));
+    }
     g_array_append_val(current, g);
+    guint line_no = ln + 1;
+    g_array_append_val(grid_lines, line_no);
   }
   for (guint i = 0; i < s->sections->len; i++)
     if (((GArray *)s->sections->pdata[i])->len == 0)
