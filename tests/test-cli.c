@@ -1567,6 +1567,30 @@ test_reproduce_chaube2003(void)
   g_assert_cmpstr(text, ==, again_text);
 }
 
+/* Ranks varied without --platform run on the scenario's one platform:
+ * the sweep says so, a line a rank count; with --platform it does not. */
+static void
+test_sweep_hosts(void)
+{
+  g_autofree char *json = tmp_path("hosts.json");
+  g_autofree char *state = tmp_path("hosts.d");
+  g_auto(Result) r = {0};
+  lbsim(&r, "sweep", "scenarios/mlb-teach-16.ini", "--vary", "ranks=4,8", "--vary", "balancer=mlb",
+        "-o", json, "--state", state, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.err, "lbsim: ranks=4 runs on 4 of the hosts of the scenario's "
+                                 "platform, hypercube-16.xml"));
+  g_assert_nonnull(strstr(r.err, "lbsim: ranks=8 runs on 8 of the hosts"));
+  g_autofree char *json2 = tmp_path("hosts2.json");
+  g_autofree char *state2 = tmp_path("hosts2.d");
+  g_auto(Result) own = {0};
+  lbsim(&own, "sweep", "scenarios/mlb-teach-16.ini", "--vary", "ranks=4,8", "--vary",
+        "balancer=mlb", "--platform", "hypercube-{ranks}.xml", "-o", json2, "--state", state2,
+        NULL);
+  g_assert_cmpint(own.status, ==, 0);
+  g_assert_null(strstr(own.err, "of the hosts of the scenario's platform"));
+}
+
 /* A paper of the test's own (LBSIM_PAPERS_DIR) on the teaching scenario:
  * one run, and the claims given. */
 static char **
@@ -2530,6 +2554,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/paje-lean", test_paje_lean);
   g_test_add_func("/cli/placement-cost", test_placement_cost);
   g_test_add_func("/cli/check", test_check);
+  g_test_add_func("/cli/sweep-hosts", test_sweep_hosts);
   g_test_add_func("/cli/reproduce", test_reproduce);
   g_test_add_func("/cli/reproduce-checks", test_reproduce_checks);
   g_test_add_func("/cli/reproduce-baiardi2001", test_reproduce_baiardi);
