@@ -1568,7 +1568,8 @@ test_reproduce_chaube2003(void)
 }
 
 /* Ranks varied without --platform run on the scenario's one platform:
- * the sweep says so, a line a rank count; with --platform it does not. */
+ * the sweep says so, a line a rank count; with --platform it does not.
+ * Its JSON, balancer varied too, makes a report. */
 static void
 test_sweep_hosts(void)
 {
@@ -1589,6 +1590,17 @@ test_sweep_hosts(void)
         NULL);
   g_assert_cmpint(own.status, ==, 0);
   g_assert_null(strstr(own.err, "of the hosts of the scenario's platform"));
+  /* a varied balancer is each run's label: the report reads it back, as
+   * docs/reference/sweeps.md recommends the form */
+  g_autofree char *page = tmp_path("hosts-page");
+  g_auto(Result) report = {0};
+  lbsim(&report, "report", json, page, NULL);
+  g_test_message("%s", report.err);
+  g_assert_cmpint(report.status, ==, 0);
+  g_autofree char *index = g_build_filename(page, "index.html", NULL);
+  g_assert_true(g_file_test(index, G_FILE_TEST_IS_REGULAR));
+  g_autofree char *vs_balancer = g_build_filename(page, "mlb-teach-16.vs-balancer.time.svg", NULL);
+  g_assert_false(g_file_test(vs_balancer, G_FILE_TEST_EXISTS));
 }
 
 /* A paper of the test's own (LBSIM_PAPERS_DIR) on the teaching scenario:

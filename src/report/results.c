@@ -564,8 +564,11 @@ sweep_name(const char *scenario)
   return g_steal_pointer(&base);
 }
 
+/* The axes of a sweep's points; a varied balancer is not one (each run
+ * names its balancer, as the sweep's state does): its labels go to
+ * *balancers. */
 static gboolean
-read_axes(LbResults *doc, JsonArray *vary, GError **error)
+read_axes(LbResults *doc, JsonArray *vary, GPtrArray **balancers, GError **error)
 {
   guint nvary = json_array_get_length(vary);
   if (nvary == 0)
@@ -580,18 +583,28 @@ read_axes(LbResults *doc, JsonArray *vary, GError **error)
     if (!read_string(json_node_get_object(n), "name", at, TRUE, &name, error) ||
         !read_array(json_node_get_object(n), "values", at, TRUE, &values, error))
       return FALSE;
-    for (guint k = 0; k < i; k++)
+    gboolean balancer = strcmp(name, "balancer") == 0;
+    for (guint k = 0; k < doc->axes->len; k++)
       if (strcmp(((const LbSweepAxis *)doc->axes->pdata[k])->name, name) == 0)
         return bad_member(error, at, "name", "\"%s\" is varied twice", name);
-    LbSweepAxis *axis = lb_sweep_axis_new(name);
-    g_ptr_array_add(doc->axes, axis);
+    if (balancer && *balancers != NULL)
+      return bad_member(error, at, "name", "\"balancer\" is varied twice");
+    GPtrArray *list = NULL;
+    if (balancer) {
+      *balancers = g_ptr_array_new_with_free_func(g_free);
+      list = *balancers;
+    } else {
+      LbSweepAxis *axis = lb_sweep_axis_new(name);
+      g_ptr_array_add(doc->axes, axis);
+      list = axis->values;
+    }
     if (json_array_get_length(values) == 0)
       return bad_member(error, at, "values", "no value");
     for (guint k = 0; k < json_array_get_length(values); k++) {
       char *value = canonical(json_array_get_element(values, k));
       if (value == NULL)
         return bad(error, at, "values[%u]: expected a number or a string", k);
-      g_ptr_array_add(axis->values, value);
+      g_ptr_array_add(list, value);
     }
   }
   return TRUE;
@@ -628,7 +641,8 @@ read_sweep(LbResults *doc, JsonObject *root, JsonObject *sweep, GError **error)
   doc->name = sweep_name(doc->sweep_scenario);
   doc->axes = g_ptr_array_new_with_free_func((GDestroyNotify)lb_sweep_axis_free);
   doc->results = g_ptr_array_new_with_free_func(sweep_result_free);
-  if (!read_axes(doc, vary, error))
+  g_autoptr(GPtrArray) balancers = NULL;
+  if (!read_axes(doc, vary, &balancers, error))
     return FALSE;
   guint nvary = doc->axes->len;
   g_autofree char *replicates = NULL;
@@ -656,6 +670,10 @@ read_sweep(LbResults *doc, JsonObject *root, JsonObject *sweep, GError **error)
     if (!read_object(o, "point", at, TRUE, &point, error) ||
         !read_string(o, "balancer", at, TRUE, &s->balancer, error))
       return FALSE;
+    if (balancers != NULL &&
+        !g_ptr_array_find_with_equal_func(balancers, s->balancer, g_str_equal, NULL))
+      return bad_member(error, at, "balancer", "\"%s\" is not one of sweep.vary's balancers",
+                        s->balancer);
     for (guint v = 0; v < nvary; v++) {
       const LbSweepAxis *axis = doc->axes->pdata[v];
       s->point[v] = canonical(point_member(point, axis->name));
