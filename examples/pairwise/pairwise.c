@@ -114,6 +114,8 @@ give(LbRank *self, int partner, guint round, guint64 mine, guint64 theirs)
   }
   g_array_set_size(units, kept);
   g_array_sort(out, by_id);
+  lb_narrate(self, "round %u: sends rank %d %u units of load %.0f (half the difference: %.1f)",
+             round, partner, out->len, sent, excess);
   lb_send_units(self, partner, TAG_UNITS, round, (const LbUnit *)out->data, out->len, NULL);
 }
 
@@ -136,18 +138,29 @@ pairwise_balance(LbRank *self, gpointer state)
   for (; round < max_rounds; round++) {
     double heaviest = (double)load_of(units);
     lb_allreduce_max_double(self, &heaviest, 1);
-    if (heaviest <= (1 + tolerance) * average)
+    if (heaviest <= (1 + tolerance) * average) {
+      lb_narrate(self,
+                 "round %u: the heaviest rank holds %.0f, within the tolerance of the "
+                 "average %.1f: done",
+                 round, heaviest, average);
       break;
+    }
     matching(lb_rank_work(self)->seed, lb_rank_adaptation(self), round, p, partner);
     int other = partner[me];
-    if (other < 0)
+    if (other < 0) {
+      lb_narrate(self, "round %u: no partner (an odd count of ranks)", round);
       continue;
+    }
     lb_phase_begin(self, PHASE_PAIR);
     guint64 mine = load_of(units), theirs = 0;
     lb_send(self, other, TAG_LOAD, &mine, sizeof mine, sizeof mine);
     g_autoptr(LbMsg) msg = lb_recv(self, other, TAG_LOAD);
     memcpy(&theirs, msg->data, sizeof theirs);
     lb_wait_sends(self);
+    lb_narrate(self,
+               "round %u: paired with rank %d, load %" G_GUINT64_FORMAT
+               " against %" G_GUINT64_FORMAT,
+               round, other, mine, theirs);
     lb_phase_begin(self, PHASE_MOVE);
     lb_phase_round(self, MIN(round, 255u));
     /* ties: the lower rank gives, so both ends agree on who sends */

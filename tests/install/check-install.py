@@ -121,9 +121,14 @@ def main():
                 clean_env(LBSIM_PLUGIN_PATH=os.path.join(example, "build")))
         ok(p.returncode == 0 and "1 passed, 0 failed" in p.stdout,
            "LBSIM_PLUGIN_PATH (a folder): check", p.stdout + p.stderr)
-        p = run([lbsim, "explain", "pairwise", "--plugin", plugin, "--loads", "8,0,4,4"], example)
-        ok(p.returncode == 0 and "Final loads:" in p.stdout, "explain runs the plugin's balancer",
-           p.stdout + p.stderr)
+        # the README's case: two elements a rank, so half a difference moves,
+        # and the plugin's rounds narrated
+        p = run([lbsim, "explain", "pairwise", "--plugin", plugin, "--loads", "4,4,0,0,0,0,2,2",
+                 "--ranks", "4"], example)
+        ok(p.returncode == 0 and "Final loads: 4 4 2 2" in p.stdout
+           and "round 0: paired with rank" in p.stdout and "round 0: sends rank" in p.stdout
+           and "nothing moves" not in p.stdout,
+           "explain runs the plugin's balancer and narrates its rounds", p.stdout + p.stderr)
         # a sweep's jobs carry the plugin: run without --plugin, merged, reported
         p = run([lbsim, "sweep", "--plugin", plugin, "solo.ini", "--vary", "seed=1,2",
                  "--emit-jobs", "jobs.txt", "-o", "sweep.json", "-q"], example)
