@@ -127,7 +127,7 @@ def page5():
              ".PP\n", verbatim("[scenario]\nplatform = hypercube-16.xml\nranks = 16\nsteps = 1\n\n"
                               "[workload]\nmodel = array1d\nsize = 64\npattern = hotspots\n\n"
                               "[balancers]\nrun = none, mlb\n\n"
-                              "[expect]\nmlb.imbalance-after < none.imbalance-after\n"),
+                              "[expect]\nmlb.imbalance_after < none.imbalance_after\n"),
              ".SH KEYS\n"]
     for title, rows in tables(lbsim("list", "--markdown")):
         plain = title.replace("`", "")

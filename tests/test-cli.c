@@ -107,6 +107,19 @@ test_help(void)
   lbsim(&bad, "frobnicate", NULL);
   g_assert_cmpint(bad.status, ==, 2);
   g_assert_nonnull(strstr(bad.err, "unknown command 'frobnicate'"));
+  g_assert_nonnull(strstr(bad.err, "Usage: lbsim COMMAND"));
+  /* a mistyped command: the nearest named, not the whole help */
+  static const char *const typos[][2] = {
+      {"runn", "run"}, {"reprodcue", "reproduce"}, {"chekc", "check"}, {"repro", "reproduce"}};
+  for (guint i = 0; i < G_N_ELEMENTS(typos); i++) {
+    g_auto(Result) typo = {0};
+    lbsim(&typo, typos[i][0], NULL);
+    g_assert_cmpint(typo.status, ==, 2);
+    g_autofree char *want = g_strdup_printf("lbsim: unknown command '%s': did you mean '%s'?",
+                                            typos[i][0], typos[i][1]);
+    g_assert_nonnull(strstr(typo.err, want));
+    g_assert_null(strstr(typo.err, "Usage: lbsim COMMAND"));
+  }
   lbsim(&none, "run", NULL);
   g_assert_cmpint(none.status, ==, 2);
 }

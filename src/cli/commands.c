@@ -44,6 +44,48 @@ lb_command_lookup(const char *name)
   return NULL;
 }
 
+/* Edits (insert, delete, substitute, swap two neighbours) from a to b. */
+static guint
+distance(const char *a, const char *b)
+{
+  gsize n = strlen(a), m = strlen(b);
+  g_autofree guint *d = g_new(guint, (n + 1) * (m + 1));
+#define D(i, j) d[(i) * (m + 1) + (j)]
+  for (gsize i = 0; i <= n; i++)
+    D(i, 0) = (guint)i;
+  for (gsize j = 0; j <= m; j++)
+    D(0, j) = (guint)j;
+  for (gsize i = 1; i <= n; i++)
+    for (gsize j = 1; j <= m; j++) {
+      guint best = MIN(D(i - 1, j) + 1, D(i, j - 1) + 1);
+      best = MIN(best, D(i - 1, j - 1) + (a[i - 1] != b[j - 1]));
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        best = MIN(best, D(i - 2, j - 2) + 1);
+      D(i, j) = best;
+    }
+  guint result = D(n, m);
+#undef D
+  return result;
+}
+
+const LbCommand *
+lb_command_nearest(const char *name)
+{
+  const LbCommand *best = NULL;
+  guint least = G_MAXUINT;
+  for (const LbCommand *c = commands; c->name != NULL; c++) {
+    guint e = distance(name, c->name);
+    /* a prefix of a command ("repro") is near it too */
+    if (strlen(name) >= 3 && g_str_has_prefix(c->name, name))
+      e = 1;
+    if (e < least) {
+      least = e;
+      best = c;
+    }
+  }
+  return least <= 2 ? best : NULL;
+}
+
 char *
 lb_commands_usage(void)
 {

@@ -21,6 +21,9 @@ struct LbCommand {
 /* The rows, in the order of lbsim --help; the last has a NULL name. */
 const LbCommand *lb_commands(void);
 const LbCommand *lb_command_lookup(const char *name);
+/* The command a mistyped name most likely meant (two edits away at
+ * most, or a name it begins), or NULL. */
+const LbCommand *lb_command_nearest(const char *name);
 /* lbsim --help's text. */
 char *lb_commands_usage(void);
 /* A command's option context, its usage line made from its row:

@@ -113,7 +113,7 @@ def main():
             f.write("[scenario]\nplatform = hypercube-16.xml\nranks = 16\nsteps = 2\n"
                     "[workload]\nmodel = field2d\nsize = 64x64\npattern = hotspots\n"
                     "[balancers]\nrun = none, pairwise\n"
-                    "[expect]\npairwise.imbalance-after < none.imbalance-after\n")
+                    "[expect]\npairwise.imbalance_after < none.imbalance_after\n")
         p = run([lbsim, "check", "--plugin", plugin, "solo.ini"], example)
         ok(p.returncode == 0 and "1 passed, 0 failed" in p.stdout, "--plugin: check",
            p.stdout + p.stderr)
@@ -172,9 +172,9 @@ def main():
             f.write("[scenario]\nplatform = hypercube-16.xml\nranks = 16\nsteps = 2\n"
                     "[workload]\nmodel = ramp\nsize = 4096\nslope = 100\n"
                     "[balancers]\nrun = none, mlb, pairwise\n"
-                    "[expect]\nmlb.imbalance-after < none.imbalance-after\n"
-                    "mlb.imbalance-after <= 1.01\n"
-                    "pairwise.imbalance-after < none.imbalance-after\n")
+                    "[expect]\nmlb.imbalance_after < none.imbalance_after\n"
+                    "mlb.imbalance_after <= 1.01\n"
+                    "pairwise.imbalance_after < none.imbalance_after\n")
         p = run([lbsim, "check", "--plugin", ramp, "--plugin", plugin, "ramp.ini"], example)
         ok(p.returncode == 0 and "3 passed, 0 failed" in p.stdout,
            "a plugin's model runs mlb and a plugin's balancer, [expect] holding",
