@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/emit-jobs.h"
 #include "cli/sweep.h"
 #include "report/report.h"
 #include "lbsim-spawn.h"
@@ -889,6 +890,20 @@ test_emit_refuse(void)
       g_error("case %u: %s", i, c.err);
     g_assert_false(g_file_test(jobs, G_FILE_TEST_EXISTS));
   }
+  /* Slurm's time forms only: nothing else is written into the script */
+  static const char *const times[] = {"1h", "abc;rm",    "1:2:3:4", "-1",
+                                      "1-", "1-2:3:4:5", ":30",     ""};
+  for (guint i = 0; i < G_N_ELEMENTS(times); i++) {
+    g_auto(Result) t = {0};
+    lbsim(&t, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "--emit-jobs", dir,
+          "--scheduler", "slurm", "--force", "--slurm-time", times[i], NULL);
+    g_assert_cmpint(t.status, ==, 2);
+    g_assert_nonnull(strstr(t.err, "expected one of Slurm's forms"));
+    g_assert_false(g_file_test(array, G_FILE_TEST_EXISTS));
+  }
+  static const char *const good[] = {"30", "30:00", "1:00:00", "2-0", "2-12:30", "2-12:30:00"};
+  for (guint i = 0; i < G_N_ELEMENTS(good); i++)
+    g_assert_true(lb_emit_slurm_time_valid(good[i]));
   g_auto(Result) bad = {0}, lone = {0};
   lbsim(&bad, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "--emit-jobs", dir,
         "--scheduler", "slurm", "--force", "--slurm-mem", "2 G", NULL);

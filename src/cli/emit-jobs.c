@@ -91,6 +91,27 @@ check_script(const char *path, const LbSweep *sw, gboolean force, GError **error
       path);
 }
 
+/* Slurm's time formats (sbatch --time): minutes, minutes:seconds,
+ * hours:minutes:seconds, days-hours, days-hours:minutes and
+ * days-hours:minutes:seconds, each a whole number. */
+gboolean
+lb_emit_slurm_time_valid(const char *text)
+{
+  const char *dash = strchr(text, '-');
+  g_auto(GStrv) fields = g_strsplit(dash != NULL ? dash + 1 : text, ":", -1);
+  guint n = g_strv_length(fields);
+  if (n == 0 || n > 3)
+    return FALSE;
+  g_autofree char *days = dash != NULL ? g_strndup(text, dash - text) : NULL;
+  if (days != NULL && (*days == '\0' || days[strspn(days, "0123456789")] != '\0'))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (*fields[i] == '\0' || fields[i][strspn(fields[i], "0123456789")] != '\0' ||
+        strlen(fields[i]) > 9)
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error)
 {
@@ -105,6 +126,12 @@ lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error
                            slurm_only[i][0]);
   if (e->slurm_max_array > 0 && !slurm)
     return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--slurm-max-array is for --scheduler slurm");
+  if (e->slurm_time != NULL && !lb_emit_slurm_time_valid(e->slurm_time))
+    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                         "--slurm-time '%s': expected one of Slurm's forms, MINUTES, "
+                         "MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES "
+                         "or DAYS-HOURS:MINUTES:SECONDS (e.g. 1:00:00 for an hour)",
+                         e->slurm_time);
   for (guint i = 0; i < 3; i++)
     if (!check_sbatch_value(slurm_only[i][0], slurm_only[i][1], FALSE, error))
       return FALSE;

@@ -36,6 +36,8 @@ gboolean lb_emit_parse_scheduler(const char *text, LbScheduler *scheduler, GErro
  * file emit writes (added to set) can be written; a Slurm folder holds
  * nothing of anyone else's (another sweep's scripts, or files of that
  * name lbsim did not write) unless force. */
+/* Whether text is one of the time forms sbatch --time takes. */
+gboolean lb_emit_slurm_time_valid(const char *text);
 gboolean lb_emit_check(const LbEmit *emit, const LbSweep *sweep, LbFileSet *set, GError **error);
 
 /* Writes the job file of every run without a result (results[i] NULL)
