@@ -1086,10 +1086,63 @@ test_check(void)
   g_assert_cmpint(missing.status, ==, 2);
   g_assert_cmpstr(missing.out, ==, "");
   g_assert_nonnull(strstr(missing.err, "nowhere.ini"));
-  lbsim(&written, "check", "-q", "--json", "x.json", "scenarios/mlb-teach-16.ini",
+  lbsim(&written, "check", "-q", "--csv", "x.csv", "scenarios/mlb-teach-16.ini",
         "scenarios/loop-aqr-hetero-16.ini", NULL);
   g_assert_cmpint(written.status, ==, 2);
-  g_assert_nonnull(strstr(written.err, "writes no files"));
+  g_assert_nonnull(strstr(written.err, "writes one file, --json"));
+  g_assert_false(g_file_test("x.csv", G_FILE_TEST_EXISTS));
+
+  /* --json holds every [expect] line with its outcome, actual value and
+   * bound: one scenario's in its run document, several scenarios' in a
+   * document of each one's */
+  g_autofree char *one_json = tmp_path("check-one.json");
+  g_autofree char *many_json = tmp_path("check-many.json");
+  g_auto(Result) one = {0}, many = {0}, report = {0};
+  lbsim(&one, "check", "-q", "scenarios/mlb-teach-16.ini", "--json", one_json, "--set",
+        "expect.mlb.imbalance-after=<= 0.6 * none.imbalance-after", "--set",
+        "expect.mlb.schedule-steps=< 2", NULL);
+  g_assert_cmpint(one.status, ==, 1);
+  g_autoptr(JsonNode) one_root = load_json(one_json);
+  JsonArray *checks = json_object_get_array_member(json_node_get_object(one_root), "checks");
+  g_assert_cmpuint(json_array_get_length(checks), ==, 6);
+  guint fails = 0;
+  for (guint i = 0; i < json_array_get_length(checks); i++) {
+    JsonObject *c = json_array_get_object_element(checks, i);
+    const char *expect = json_object_get_string_member(c, "expect");
+    const char *outcome = json_object_get_string_member(c, "outcome");
+    fails += strcmp(outcome, "fail") == 0;
+    if (strcmp(expect, "mlb.imbalance_after <= 0.6 * none.imbalance_after") == 0) {
+      g_assert_cmpstr(outcome, ==, "pass");
+      g_assert_cmpfloat_with_epsilon(json_object_get_double_member(c, "bound"), 1.846153846, 1e-9);
+    }
+    if (strcmp(expect, "mlb.schedule_steps < 2") == 0) {
+      g_assert_cmpstr(outcome, ==, "fail");
+      g_assert_cmpint(json_object_get_int_member(c, "actual"), ==, 4);
+      g_assert_cmpint(json_object_get_int_member(c, "bound"), ==, 2);
+    }
+  }
+  g_assert_cmpuint(fails, ==, 1);
+  lbsim(&many, "check", "-q", "scenarios/mlb-teach-16.ini", "scenarios/loop-aqr-hetero-16.ini",
+        "--set", "expect.mlb.imbalance-after=< 1", "--json", many_json, NULL);
+  g_assert_cmpint(many.status, ==, 1);
+  g_autoptr(JsonNode) many_root = load_json(many_json);
+  JsonArray *docs = json_object_get_array_member(json_node_get_object(many_root), "checks");
+  g_assert_cmpuint(json_array_get_length(docs), ==, 2);
+  JsonObject *loop = json_array_get_object_element(docs, 1);
+  g_assert_cmpstr(
+      json_object_get_string_member(json_object_get_object_member(loop, "scenario"), "name"), ==,
+      "loop-aqr-hetero-16");
+  JsonArray *loop_checks = json_object_get_array_member(loop, "checks");
+  JsonObject *skipped =
+      json_array_get_object_element(loop_checks, json_array_get_length(loop_checks) - 1);
+  g_assert_cmpstr(json_object_get_string_member(skipped, "outcome"), ==, "skip");
+  g_assert_cmpstr(json_object_get_string_member(skipped, "skipped"), ==, "mlb");
+  g_assert_true(JSON_NODE_HOLDS_NULL(json_object_get_member(skipped, "actual")));
+  /* lbsim report names that document and reads one scenario's */
+  g_autofree char *page = tmp_path("check-many-page");
+  lbsim(&report, "report", many_json, page, NULL);
+  g_assert_cmpint(report.status, ==, 2);
+  g_assert_nonnull(strstr(report.err, "the document of a check of several scenarios"));
 }
 
 /* lbsim reproduce: the papers listed; lan2002's quick form through the

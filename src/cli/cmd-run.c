@@ -423,23 +423,24 @@ run_of(GPtrArray *results, const char *label)
   return run;
 }
 
-static int
-check_expectations(const LbScenario *sc, GPtrArray *results)
+/* Every [expect] line held against the runs: its outcome, its actual
+ * value and what it was compared with. */
+static GArray *
+expect_outcomes(const LbScenario *sc, GPtrArray *results)
 {
-  int failed = 0;
-  guint skipped = 0;
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(LbExpectOutcome));
   for (guint i = 0; i < sc->expects->len; i++) {
     const LbExpect *e = sc->expects->pdata[i];
     const LbRunResult *run = run_of(results, e->balancer);
     const LbRunResult *other =
         e->other_balancer != NULL ? run_of(results, e->other_balancer) : NULL;
-    double actual = 0, bound = e->value;
+    LbExpectOutcome o = {e->text, "skip", NAN, NAN, NULL};
     if (run == NULL || (e->other_balancer != NULL && other == NULL)) {
-      g_print("SKIP  %s (balancer %s was not run)\n", e->text,
-              run == NULL ? e->balancer : e->other_balancer);
-      skipped++;
+      o.skipped = run == NULL ? e->balancer : e->other_balancer;
+      g_array_append_val(out, o);
       continue;
     }
+    double actual = 0, bound = e->value;
     /* the scenario checker knows every metric name already */
     gboolean found = lb_run_result_lookup(run, e->metric, &actual);
     g_assert(found);
@@ -449,23 +450,60 @@ check_expectations(const LbScenario *sc, GPtrArray *results)
       g_assert(found);
       bound = e->value * theirs;
     }
-    gboolean ok = lb_expect_holds(e, actual, bound);
-    if (other != NULL)
-      g_print("%s  %s (actual %.10g, bound %.10g)\n", ok ? "PASS" : "FAIL", e->text, actual, bound);
+    o.outcome = lb_expect_holds(e, actual, bound) ? "pass" : "fail";
+    o.actual = actual;
+    o.bound = bound;
+    g_array_append_val(out, o);
+  }
+  return out;
+}
+
+/* The outcomes, a line each, and the tally: 1 when a line failed. */
+static int
+print_outcomes(const LbScenario *sc, const GArray *outcomes)
+{
+  int failed = 0;
+  guint skipped = 0;
+  for (guint i = 0; i < outcomes->len; i++) {
+    const LbExpectOutcome *o = &g_array_index(outcomes, LbExpectOutcome, i);
+    const LbExpect *e = sc->expects->pdata[i];
+    if (o->skipped != NULL) {
+      g_print("SKIP  %s (balancer %s was not run)\n", o->text, o->skipped);
+      skipped++;
+      continue;
+    }
+    gboolean ok = strcmp(o->outcome, "pass") == 0;
+    if (e->other_balancer != NULL)
+      g_print("%s  %s (actual %.10g, bound %.10g)\n", ok ? "PASS" : "FAIL", o->text, o->actual,
+              o->bound);
     else
-      g_print("%s  %s (actual %.10g)\n", ok ? "PASS" : "FAIL", e->text, actual);
+      g_print("%s  %s (actual %.10g)\n", ok ? "PASS" : "FAIL", o->text, o->actual);
     failed += !ok;
   }
   if (skipped > 0)
-    g_print("%u passed, %d failed, %u skipped\n", sc->expects->len - failed - skipped, failed,
+    g_print("%u passed, %d failed, %u skipped\n", outcomes->len - failed - skipped, failed,
             skipped);
   else
-    g_print("%u passed, %d failed\n", sc->expects->len - failed, failed);
+    g_print("%u passed, %d failed\n", outcomes->len - failed, failed);
   return failed > 0 ? 1 : 0;
 }
 
+/* What lbsim check of several scenarios keeps of each for its JSON. */
+typedef struct {
+  GPtrArray *runs;  /* LbRunResult */
+  GArray *outcomes; /* LbExpectOutcome */
+} Checked;
+
+static void
+checked_clear(gpointer data)
+{
+  Checked *c = data;
+  g_clear_pointer(&c->runs, g_ptr_array_unref);
+  g_clear_pointer(&c->outcomes, g_array_unref);
+}
+
 static int run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov,
-                   gboolean check, guint jobs);
+                   gboolean check, guint jobs, Checked *keep);
 
 static LbScenarioOverrides
 overrides_of(const RunArgs *a, guint ranks)
@@ -481,16 +519,26 @@ overrides_of(const RunArgs *a, guint ranks)
 static int
 check_many(RunArgs *a, char **files, guint ranks, guint jobs)
 {
-  if (a->json != NULL || a->csv != NULL || a->long_csv != NULL || a->pictures != NULL ||
-      a->report != NULL || a->paje != NULL || a->message_trace != NULL) {
-    g_printerr("lbsim: check of several scenarios writes no files: give one scenario with "
-               "--json, --csv, --pictures, --report, --paje or --message-trace\n");
+  g_autoptr(GError) error = NULL;
+  if (a->csv != NULL || a->long_csv != NULL || a->pictures != NULL || a->report != NULL ||
+      a->paje != NULL || a->message_trace != NULL) {
+    g_printerr("lbsim: check of several scenarios writes one file, --json (every scenario's "
+               "runs and checks): give one scenario with --csv, --pictures, --report, --paje or "
+               "--message-trace\n");
+    return LB_EXIT_INPUT;
+  }
+  if (g_strcmp0(a->json, "-") == 0) {
+    g_printerr("lbsim: check of several scenarios prints each one's table and checks: give "
+               "--json a file\n");
+    return LB_EXIT_INPUT;
+  }
+  if (a->json != NULL && !lb_output_check("--json", a->json, &error)) {
+    lb_command_error(error);
     return LB_EXIT_INPUT;
   }
   LbScenarioOverrides ov = overrides_of(a, ranks);
   g_autoptr(GPtrArray) scenarios = g_ptr_array_new_with_free_func((GDestroyNotify)lb_scenario_free);
   for (guint i = 0; files[i] != NULL; i++) {
-    g_autoptr(GError) error = NULL;
     LbScenario *sc = lb_scenario_load(files[i], &ov, &error);
     if (sc == NULL) {
       lb_command_error(error);
@@ -498,15 +546,47 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs)
     }
     g_ptr_array_add(scenarios, sc);
   }
+  /* each scenario's runs and checks kept for the one JSON at the end */
+  RunArgs one = *a;
+  one.json = NULL;
+  g_autoptr(GArray) kept = g_array_new(FALSE, TRUE, sizeof(Checked));
+  g_array_set_clear_func(kept, checked_clear);
+  g_array_set_size(kept, scenarios->len);
   int worst = 0;
   for (guint i = 0; i < scenarios->len; i++) {
     if (!lb_output_stdout(i > 0 ? "\n== " : "== ") || !lb_output_stdout(files[i]) ||
         !lb_output_stdout("\n"))
       return MAX(worst, 1);
-    int code = run_one(a, scenarios->pdata[i], &ov, TRUE, jobs);
+    int code = run_one(&one, scenarios->pdata[i], &ov, TRUE, jobs,
+                       a->json != NULL ? &g_array_index(kept, Checked, i) : NULL);
     if (code > 128)
       return code; /* interrupted: said once */
     worst = MAX(worst, code);
+  }
+  if (a->json == NULL)
+    return worst;
+  /* the scenarios that ran, in order; one whose runs failed has none */
+  g_autoptr(GPtrArray) sc = g_ptr_array_new();
+  g_autoptr(GPtrArray) runs = g_ptr_array_new();
+  g_autoptr(GPtrArray) checks = g_ptr_array_new();
+  g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < scenarios->len; i++) {
+    const Checked *c = &g_array_index(kept, Checked, i);
+    if (c->runs == NULL) {
+      g_printerr("lbsim: --json: %s is not in it (its runs failed)\n", files[i]);
+      continue;
+    }
+    g_ptr_array_add(sc, scenarios->pdata[i]);
+    g_ptr_array_add(runs, c->runs);
+    g_ptr_array_add(checks, c->outcomes->data);
+    g_array_append_val(counts, c->outcomes->len);
+  }
+  g_autofree char *doc = lb_report_check_documents(
+      (const LbScenario *const *)sc->pdata, (GPtrArray *const *)runs->pdata,
+      (const LbExpectOutcome *const *)checks->pdata, (const guint *)counts->data, sc->len);
+  if (!lb_output_write(a->json, doc, -1, &error)) {
+    lb_command_error(error);
+    return MAX(worst, 1);
   }
   return worst;
 }
@@ -553,16 +633,21 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
     lb_command_error(error);
     return LB_EXIT_INPUT;
   }
-  return run_one(&a, sc, &ov, check, jobs);
+  return run_one(&a, sc, &ov, check, jobs, NULL);
 }
 
+/* outcomes: lbsim check's, kept in the JSON; NULL for lbsim run */
 static gboolean
-write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const OutputPlan *plan,
-              GError **error)
+write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const GArray *outcomes,
+              const OutputPlan *plan, GError **error)
 {
   if (!place_outputs(a, sc, plan, error))
     return FALSE;
-  g_autofree char *doc = a->json != NULL || a->report != NULL ? lb_report_document(sc, runs) : NULL;
+  g_autofree char *doc = a->json == NULL && a->report == NULL ? NULL
+                         : outcomes != NULL
+                             ? lb_report_document_checked(
+                                   sc, runs, (const LbExpectOutcome *)outcomes->data, outcomes->len)
+                             : lb_report_document(sc, runs);
   if (a->json != NULL && strcmp(a->json, "-") == 0 && !lb_output_stdout(doc))
     return TRUE; /* said at exit */
   if (a->json != NULL && strcmp(a->json, "-") != 0 && !lb_output_write(a->json, doc, -1, error))
@@ -603,7 +688,7 @@ write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const Out
 
 static int
 run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, gboolean check,
-        guint jobs)
+        guint jobs, Checked *keep)
 {
   g_autoptr(GError) error = NULL;
   if (a->no_fork && sc->runs->len != 1) {
@@ -639,7 +724,8 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
     lb_command_error(error);
     return code;
   }
-  if (!write_results(a, sc, runs, &plan, &error)) {
+  g_autoptr(GArray) outcomes = check ? expect_outcomes(sc, runs) : NULL;
+  if (!write_results(a, sc, runs, outcomes, &plan, &error)) {
     lb_command_error(error);
     return 1;
   }
@@ -660,11 +746,15 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
             sc->name, sc->ranks, sc->platform, sc->work->model->name, lb_work_total_units(sc->work),
             sc->nadaptations, sc->nadaptations == 1 ? "" : "s", starts->str, table, phases);
   }
-  if (check) {
-    g_print("\n");
-    return check_expectations(sc, runs);
+  if (!check)
+    return 0;
+  g_print("\n");
+  int failed = print_outcomes(sc, outcomes);
+  if (keep != NULL) {
+    keep->runs = g_steal_pointer(&runs);
+    keep->outcomes = g_steal_pointer(&outcomes);
   }
-  return 0;
+  return failed;
 }
 
 int

@@ -256,32 +256,93 @@ lb_report_write_format(LbJson *j)
   lb_json_string(j, "lbsim", LB_VERSION);
 }
 
+static void
+write_number_or_null(LbJson *j, const char *key, double v)
+{
+  if (isfinite(v))
+    lb_json_double(j, key, v);
+  else
+    lb_json_raw(j, key, "null");
+}
+
+/* A run's document, with its checks when checks is not NULL. */
+static void
+write_document(LbJson *j, const LbScenario *sc, GPtrArray *results, const LbExpectOutcome *checks,
+               guint nchecks)
+{
+  lb_json_begin_object(j, NULL);
+  lb_report_write_format(j);
+  lb_json_begin_object(j, "scenario");
+  lb_json_string(j, "name", sc->name);
+  lb_json_string(j, "file", sc->file);
+  lb_json_uint(j, "seed", sc->seed);
+  lb_json_uint(j, "steps", sc->nadaptations);
+  lb_json_uint(j, "elements", lb_work_total_units(sc->work));
+  lb_json_string(j, "model", sc->work->model->name);
+  lb_json_end_object(j);
+  lb_json_begin_object(j, "platform");
+  lb_json_string(j, "file", sc->platform);
+  lb_json_uint(j, "hosts", results->len > 0 ? ((LbRunResult *)results->pdata[0])->hosts : 0);
+  if (sc->background != NULL)
+    lb_json_string(j, "background", sc->background);
+  lb_json_end_object(j);
+  lb_json_uint(j, "ranks", sc->ranks);
+  lb_json_begin_array(j, "runs", FALSE);
+  for (guint i = 0; i < results->len; i++)
+    lb_report_write_run(j, NULL, results->pdata[i]);
+  lb_json_end_array(j);
+  if (checks != NULL) {
+    lb_json_begin_array(j, "checks", FALSE);
+    for (guint i = 0; i < nchecks; i++) {
+      lb_json_begin_compact_object(j, NULL);
+      lb_json_string(j, "expect", checks[i].text);
+      lb_json_string(j, "outcome", checks[i].outcome);
+      write_number_or_null(j, "actual", checks[i].actual);
+      write_number_or_null(j, "bound", checks[i].bound);
+      if (checks[i].skipped != NULL)
+        lb_json_string(j, "skipped", checks[i].skipped);
+      lb_json_end_object(j);
+    }
+    lb_json_end_array(j);
+  }
+  lb_json_end_object(j);
+}
+
 char *
 lb_report_document(const LbScenario *sc, GPtrArray *results)
 {
   GString *out = g_string_new(NULL);
   LbJson j;
   lb_json_init(&j, out);
+  write_document(&j, sc, results, NULL, 0);
+  return g_string_free(out, FALSE);
+}
+
+char *
+lb_report_document_checked(const LbScenario *sc, GPtrArray *results, const LbExpectOutcome *checks,
+                           guint nchecks)
+{
+  GString *out = g_string_new(NULL);
+  LbJson j;
+  lb_json_init(&j, out);
+  static const LbExpectOutcome none[1];
+  write_document(&j, sc, results, checks != NULL ? checks : none, nchecks);
+  return g_string_free(out, FALSE);
+}
+
+char *
+lb_report_check_documents(const LbScenario *const *scenarios, GPtrArray *const *results,
+                          const LbExpectOutcome *const *checks, const guint *nchecks, guint count)
+{
+  GString *out = g_string_new(NULL);
+  LbJson j;
+  lb_json_init(&j, out);
   lb_json_begin_object(&j, NULL);
   lb_report_write_format(&j);
-  lb_json_begin_object(&j, "scenario");
-  lb_json_string(&j, "name", sc->name);
-  lb_json_string(&j, "file", sc->file);
-  lb_json_uint(&j, "seed", sc->seed);
-  lb_json_uint(&j, "steps", sc->nadaptations);
-  lb_json_uint(&j, "elements", lb_work_total_units(sc->work));
-  lb_json_string(&j, "model", sc->work->model->name);
-  lb_json_end_object(&j);
-  lb_json_begin_object(&j, "platform");
-  lb_json_string(&j, "file", sc->platform);
-  lb_json_uint(&j, "hosts", results->len > 0 ? ((LbRunResult *)results->pdata[0])->hosts : 0);
-  if (sc->background != NULL)
-    lb_json_string(&j, "background", sc->background);
-  lb_json_end_object(&j);
-  lb_json_uint(&j, "ranks", sc->ranks);
-  lb_json_begin_array(&j, "runs", FALSE);
-  for (guint i = 0; i < results->len; i++)
-    lb_report_write_run(&j, NULL, results->pdata[i]);
+  lb_json_begin_array(&j, "checks", FALSE);
+  static const LbExpectOutcome none[1];
+  for (guint i = 0; i < count; i++)
+    write_document(&j, scenarios[i], results[i], checks[i] != NULL ? checks[i] : none, nchecks[i]);
   lb_json_end_array(&j);
   lb_json_end_object(&j);
   return g_string_free(out, FALSE);

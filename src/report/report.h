@@ -11,6 +11,25 @@
  * in scenario order. */
 char *lb_report_document(const LbScenario *scenario, GPtrArray *results);
 
+/* One [expect] line as lbsim check held it. */
+typedef struct {
+  const char *text;    /* the line as written */
+  const char *outcome; /* "pass", "fail" or "skip" */
+  double actual;       /* NAN when skipped */
+  double bound;        /* what actual was compared with: NAN when skipped */
+  const char *skipped; /* why it was skipped (the balancer that did not run), or NULL */
+} LbExpectOutcome;
+
+/* A run's document with the outcomes of its [expect] lines (lbsim check),
+ * in "checks". */
+char *lb_report_document_checked(const LbScenario *scenario, GPtrArray *results,
+                                 const LbExpectOutcome *checks, guint nchecks);
+/* lbsim check of several scenarios: {"format", ..., "checks": [DOCUMENT,
+ * ...]}, each DOCUMENT a checked run's document, in the scenarios' order. */
+char *lb_report_check_documents(const LbScenario *const *scenarios, GPtrArray *const *results,
+                                const LbExpectOutcome *const *checks, const guint *nchecks,
+                                guint count);
+
 /* One run's object, as an element of the document's `runs` (key NULL) or
  * as a member (a sweep's `result`). */
 void lb_report_write_run(LbJson *j, const char *key, const LbRunResult *result);

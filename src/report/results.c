@@ -794,6 +794,13 @@ lb_results_read(const char *json, gsize length, const char *source, GError **err
                 "lbsim report STATE/NAME.json)",
                 paper != NULL ? paper : "KEY");
     ok = FALSE;
+  } else if (ok && !json_object_has_member(root, "runs") &&
+             json_object_has_member(root, "checks")) {
+    g_set_error(error, LB_RESULTS_ERROR, LB_RESULTS_ERROR_INPUT,
+                "the document of a check of several scenarios (lbsim check A.ini B.ini "
+                "--json): each element of its \"checks\" is one scenario's run document; "
+                "lbsim report reads one scenario's (lbsim check A.ini --json FILE)");
+    ok = FALSE;
   } else if (ok && sweep != NULL) {
     doc->kind = "sweep";
     ok = read_sweep(doc, root, sweep, error);

@@ -53,7 +53,14 @@ def main():
     p4 = lbsim("run", teach, "-q", "--json", "run.json", cwd=tmp)
     if p4.returncode == 0:
         docs["run"] = json.load(open(os.path.join(tmp, "run.json")))
-    kinds = ("sweep", "merge", "run", "replicates")
+    # lbsim check: one scenario's run document with its checks, and several
+    # scenarios' in one document
+    loop = os.path.join(SOURCE, "scenarios", "loop-aqr-hetero-16.ini")
+    if lbsim("check", teach, "-q", "--json", "check.json", cwd=tmp).returncode == 0:
+        docs["check"] = json.load(open(os.path.join(tmp, "check.json")))
+    if lbsim("check", teach, loop, "-q", "--json", "checks.json", cwd=tmp).returncode == 0:
+        docs["checks"] = json.load(open(os.path.join(tmp, "checks.json")))
+    kinds = ("sweep", "merge", "run", "replicates", "check", "checks")
     if not sanitized:
         kinds += ("reproduce",)
     for kind in kinds:
