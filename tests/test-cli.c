@@ -14,6 +14,7 @@
 
 #include "balancers/dls/chunks.h"
 #include "geometry/curve.h"
+#include "cli/commands.h"
 #include "lbsim-spawn.h"
 #include "lbsim/scenario.h"
 
@@ -108,6 +109,23 @@ test_help(void)
   g_assert_cmpint(bad.status, ==, 2);
   g_assert_nonnull(strstr(bad.err, "unknown command 'frobnicate'"));
   g_assert_nonnull(strstr(bad.err, "Usage: lbsim COMMAND"));
+  /* -q on every command: in its help, and taken */
+  for (const LbCommand *c = lb_commands(); c->name != NULL; c++) {
+    if (strcmp(c->name, "help") == 0 || strcmp(c->name, "version") == 0)
+      continue;
+    g_auto(Result) usage = {0};
+    lbsim(&usage, c->name, "--help", NULL);
+    g_assert_cmpint(usage.status, ==, 0);
+    if (strstr(usage.out, "-q, --quiet") == NULL)
+      g_error("lbsim %s --help names no -q, --quiet:\n%s", c->name, usage.out);
+  }
+  g_auto(Result) quiet_list = {0}, quiet_explain = {0};
+  lbsim(&quiet_list, "list", "-q", "mlb", NULL);
+  g_assert_cmpint(quiet_list.status, ==, 0);
+  g_assert_true(g_str_has_prefix(quiet_list.out, "mlb: "));
+  lbsim(&quiet_explain, "explain", "mlb", "-q", NULL);
+  g_assert_cmpint(quiet_explain.status, ==, 0);
+  g_assert_cmpstr(quiet_explain.err, ==, "");
   /* a mistyped command: the nearest named, not the whole help */
   static const char *const typos[][2] = {
       {"runn", "run"}, {"reprodcue", "reproduce"}, {"chekc", "check"}, {"repro", "reproduce"}};

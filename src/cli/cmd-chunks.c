@@ -70,6 +70,7 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
   g_autofree char *n_text = NULL, *p_text = NULL, *weights = NULL, *min_chunk = NULL;
   g_auto(GStrv) sets = NULL;
   gboolean json = FALSE;
+  gboolean quiet = FALSE;
   GOptionEntry entries[] = {
       {"iterations", 0, 0, G_OPTION_ARG_STRING, &n_text, "The loop's iterations: 1 to 2^53", "N"},
       {"workers", 0, 0, G_OPTION_ARG_STRING, &p_text, "The workers: 1 to 1048576", "P"},
@@ -81,6 +82,8 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
        "Set a [dls] key: min-chunk, fsc-h, fsc-sigma, weights (repeatable)", "dls.KEY=VALUE"},
       {"json", 0, 0, G_OPTION_ARG_NONE, &json,
        "A JSON array of {\"size\", \"worker\"} objects in order instead", NULL},
+      /* as every command takes it: the output is on standard output */
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr (prints none)", NULL},
       {NULL},
   };
   g_auto(GStrv) parsed = lb_command_parse(

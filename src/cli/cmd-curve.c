@@ -15,12 +15,15 @@ lb_cmd_curve(const LbCommand *self, int argc, char **argv)
 {
   g_autofree char *dim_text = NULL, *order_text = NULL;
   gboolean json = FALSE;
+  gboolean quiet = FALSE;
   GOptionEntry entries[] = {
       {"dim", 0, 0, G_OPTION_ARG_STRING, &dim_text, "Dimensions of the grid: 2 (default) or 3",
        "D"},
       {"order", 0, 0, G_OPTION_ARG_STRING, &order_text,
        "The grid has 2^K cells per axis: K from 1 to 12 in 2D, to 8 in 3D", "K"},
       {"json", 0, 0, G_OPTION_ARG_NONE, &json, "A JSON array of coordinate arrays instead", NULL},
+      /* as every command takes it: the output is on standard output */
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr (prints none)", NULL},
       {NULL},
   };
   g_auto(GStrv) parsed = lb_command_parse(

@@ -445,6 +445,7 @@ lb_cmd_explain(const LbCommand *self, int argc, char **argv)
 {
   g_autofree char *ranks_text = NULL, *loads_text = NULL;
   g_auto(GStrv) sets = NULL;
+  gboolean quiet = FALSE;
   GOptionEntry entries[] = {
       {"ranks", 'p', 0, G_OPTION_ARG_STRING, &ranks_text, "Override [scenario] ranks", "N"},
       {"loads", 'l', 0, G_OPTION_ARG_STRING, &loads_text,
@@ -453,6 +454,9 @@ lb_cmd_explain(const LbCommand *self, int argc, char **argv)
        "L0,L1,..."},
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a key (repeatable)",
        "GROUP.KEY=VALUE"},
+      /* as every command takes it: the narration goes to standard output */
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "No progress on stderr (explain prints none: its narration is on standard output)", NULL},
       {NULL},
   };
   g_auto(GStrv) parsed = lb_command_parse(

@@ -113,6 +113,7 @@ list_keys(void)
 int
 lb_cmd_list(const LbCommand *self, int argc, char **argv)
 {
+  argc = lb_command_drop_quiet(argc, argv);
   if (argc == 2 && strcmp(argv[1], "--markdown") == 0)
     return list_markdown();
   if (argc == 2 && strcmp(argv[1], "--names") == 0)
@@ -125,7 +126,8 @@ lb_cmd_list(const LbCommand *self, int argc, char **argv)
             "meaning), then the keys of [scenario] and [workload]. --markdown prints the\n"
             "tables of the reference instead; --names every balancer's name (and variant\n"
             "labels), --keys every GROUP.KEY that --set takes, one a line (for shell\n"
-            "completion).\n",
+            "completion). -q, --quiet: taken as by every command (list prints nothing on\n"
+            "stderr but errors).\n",
             usage);
     return 0;
   }

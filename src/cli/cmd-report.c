@@ -9,7 +9,7 @@
 int
 lb_cmd_report(const LbCommand *self, int argc, char **argv)
 {
-  gboolean force = FALSE;
+  gboolean force = FALSE, quiet = FALSE;
   g_autofree char *pictures = NULL, *chart_scale = NULL;
   GOptionEntry entries[] = {
       {"chart-scale", 0, 0, G_OPTION_ARG_STRING, &chart_scale,
@@ -21,6 +21,9 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
       {"pictures", 0, 0, G_OPTION_ARG_FILENAME, &pictures,
        "Show the partition pictures that lbsim run --pictures PICTURES drew for this JSON",
        "PICTURES"},
+      /* as every command takes it: report prints nothing on stderr but errors */
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr (report prints none)",
+       NULL},
       {NULL},
   };
   g_auto(GStrv) parsed = lb_command_parse(

@@ -12,6 +12,7 @@ int
 lb_cmd_run_job(const LbCommand *self, int argc, char **argv)
 {
   lb_signals_alone();
+  argc = lb_command_drop_quiet(argc, argv);
   if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
     g_autofree char *usage = lb_command_usage_line(self);
     g_print("%s\n\n"
@@ -28,6 +29,8 @@ lb_cmd_run_job(const LbCommand *self, int argc, char **argv)
             "as --set of lbsim run, numbered from 1 without gaps; plugin1, plugin2, ... name\n"
             "plugins to load first (a sweep writes the ones it had loaded). Any other group\n"
             "or key, a repeated one or a bad value is an error naming the line.\n"
+            "-q, --quiet: taken as by every command (run-job prints nothing on stderr but\n"
+            "errors).\n"
             "Exit status: 0 done, 1 the result could not be written, 2 bad input, 3 a run\n"
             "broke an invariant.\n",
             usage);

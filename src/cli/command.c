@@ -1,5 +1,7 @@
 /* What every command shares: its option context and usage line made from
  * its row, and its one line of error. */
+#include <string.h>
+
 #include "cli/commands.h"
 #include "cli/options.h"
 
@@ -35,4 +37,15 @@ lb_command_parse(const LbCommand *self, GOptionEntry *entries, const char *summa
   if (args == NULL)
     lb_command_error(error);
   return args;
+}
+
+int
+lb_command_drop_quiet(int argc, char **argv)
+{
+  int kept = 0;
+  for (int i = 0; i < argc; i++)
+    if (i == 0 || (strcmp(argv[i], "-q") != 0 && strcmp(argv[i], "--quiet") != 0))
+      argv[kept++] = argv[i];
+  argv[kept] = NULL;
+  return kept;
 }

@@ -31,6 +31,10 @@ char *lb_commands_usage(void);
 GOptionContext *lb_command_context(const LbCommand *self);
 /* "Usage: lbsim NAME ARGS", for the commands that take no options. */
 char *lb_command_usage_line(const LbCommand *self);
+/* For a command that parses its own few arguments: -q and --quiet, which
+ * every command takes, dropped (it prints nothing on stderr but errors);
+ * the new argc. */
+int lb_command_drop_quiet(int argc, char **argv);
 
 /* One line on stderr: "lbsim: MESSAGE". */
 void lb_command_error(const GError *error);
