@@ -54,7 +54,7 @@ test_help(void)
       {"run", "SCENARIO.ini"},
       {"check", "SCENARIO.ini [MORE.ini ...]"},
       {"report", "RESULT.json DIR"},
-      {"list", "[BALANCER | --markdown]"},
+      {"list", "[BALANCER | --markdown | --scenarios]"},
       {"explain", "BALANCER [SCENARIO.ini]"},
       {"curve", "hilbert|morton"},
       {"chunks", "stat|ss|fsc|gss|tss|fac|wf|awf|af"},
@@ -1651,6 +1651,27 @@ test_reproduce_chaube2003(void)
   g_assert_cmpstr(text, ==, again_text);
 }
 
+/* Shipped scenarios by name: listed (the papers' too), run by their
+ * names, and a name that is nowhere says where lbsim looked. */
+static void
+test_scenario_names(void)
+{
+  g_auto(Result) list = {0}, paper = {0}, nowhere = {0};
+  lbsim(&list, "list", "--scenarios", NULL);
+  g_assert_cmpint(list.status, ==, 0);
+  g_assert_nonnull(strstr(list.out, "\n  mlb-teach-16"));
+  g_assert_nonnull(strstr(list.out, "\n  papers/lbd/axes-shock"));
+  g_assert_null(strstr(list.out, "claims"));
+  lbsim(&paper, "run", "-q", "papers/lbd/axes-shock", "--set", "scenario.steps=1", NULL);
+  g_assert_cmpint(paper.status, ==, 0);
+  g_assert_true(g_str_has_prefix(paper.out, "lbd-axes-shock: 16 ranks"));
+  lbsim(&nowhere, "run", "-q", "mlb-teach-61", NULL);
+  g_assert_cmpint(nowhere.status, ==, 2);
+  g_assert_nonnull(strstr(nowhere.err, "mlb-teach-61: no such file here, and no shipped scenario "
+                                       "mlb-teach-61(.ini) in "));
+  g_assert_nonnull(strstr(nowhere.err, "(lbsim list --scenarios lists them)"));
+}
+
 /* Ranks varied without --platform run on the scenario's one platform:
  * the sweep says so, a line a rank count; with --platform it does not.
  * Its JSON, balancer varied too, makes a report. */
@@ -2651,6 +2672,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/placement-cost", test_placement_cost);
   g_test_add_func("/cli/check", test_check);
   g_test_add_func("/cli/sweep-hosts", test_sweep_hosts);
+  g_test_add_func("/cli/scenario-names", test_scenario_names);
   g_test_add_func("/cli/reproduce", test_reproduce);
   g_test_add_func("/cli/reproduce-checks", test_reproduce_checks);
   g_test_add_func("/cli/reproduce-baiardi2001", test_reproduce_baiardi);

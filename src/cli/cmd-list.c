@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "io/datadir.h"
 #include "lbsim/plugin.h"
 #include "lbsim/balancer.h"
 #include "lbsim/model.h"
@@ -84,6 +85,68 @@ list_names(void)
   return 0;
 }
 
+static int
+compare_names(gconstpointer a, gconstpointer b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .ini files of a folder, by name, each as PREFIX + its name without
+ * .ini. */
+static void
+scenario_names(const char *dir, const char *prefix, GPtrArray *names, GPtrArray *paths)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+  for (const char *f; d != NULL && (f = g_dir_read_name(d)) != NULL;)
+    if (g_str_has_suffix(f, ".ini") && strcmp(f, "claims.ini") != 0)
+      g_ptr_array_add(files, g_strdup(f));
+  g_ptr_array_sort(files, compare_names);
+  for (guint i = 0; i < files->len; i++) {
+    const char *f = files->pdata[i];
+    g_ptr_array_add(names, g_strdup_printf("%s%.*s", prefix, (int)(strlen(f) - 4), f));
+    g_ptr_array_add(paths, g_build_filename(dir, f, NULL));
+  }
+}
+
+/* The shipped scenarios, then each paper's, by the names lbsim run takes,
+ * with their [scenario] description. */
+static int
+list_scenarios(void)
+{
+  g_autofree char *dir = lb_data_file("scenarios", NULL);
+  if (dir == NULL || !g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_printerr("lbsim: no shipped scenarios (their folder is not beside lbsim)\n");
+    return 1;
+  }
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+  scenario_names(dir, "", names, paths);
+  g_autofree char *papers = g_build_filename(dir, "papers", NULL);
+  g_autoptr(GDir) pd = g_dir_open(papers, 0, NULL);
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+  for (const char *k; pd != NULL && (k = g_dir_read_name(pd)) != NULL;)
+    g_ptr_array_add(keys, g_strdup(k));
+  g_ptr_array_sort(keys, compare_names);
+  for (guint i = 0; i < keys->len; i++) {
+    g_autofree char *kdir = g_build_filename(papers, keys->pdata[i], NULL);
+    g_autofree char *prefix = g_strdup_printf("papers/%s/", (char *)keys->pdata[i]);
+    scenario_names(kdir, prefix, names, paths);
+  }
+  g_print("Scenarios lbsim run, check and sweep take by name (shipped in %s):\n", dir);
+  for (guint i = 0; i < names->len; i++) {
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autofree char *about = NULL;
+    if (g_key_file_load_from_file(kf, paths->pdata[i], G_KEY_FILE_NONE, NULL))
+      about = g_key_file_get_string(kf, "scenario", "description", NULL);
+    if (about != NULL)
+      g_print("  %-40s %s\n", (char *)names->pdata[i], about);
+    else
+      g_print("  %s\n", (char *)names->pdata[i]);
+  }
+  return 0;
+}
+
 /* For shell completion: every key --set takes, GROUP.KEY, one a line. */
 static int
 list_keys(void)
@@ -120,13 +183,17 @@ lb_cmd_list(const LbCommand *self, int argc, char **argv)
     return list_names();
   if (argc == 2 && strcmp(argv[1], "--keys") == 0)
     return list_keys();
+  if (argc == 2 && strcmp(argv[1], "--scenarios") == 0)
+    return list_scenarios();
   if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
     g_autofree char *usage = lb_command_usage_line(self);
     g_print("%s\n\nLists the balancers with their parameters (name, type and range, default,\n"
             "meaning), then the keys of [scenario] and [workload]. --markdown prints the\n"
             "tables of the reference instead; --names every balancer's name (and variant\n"
             "labels), --keys every GROUP.KEY that --set takes, one a line (for shell\n"
-            "completion). -q, --quiet: taken as by every command (list prints nothing on\n"
+            "completion), --scenarios the shipped scenarios and the papers' by the names\n"
+            "lbsim run takes (mlb-teach-16, papers/lbd/axes-shock). -q, --quiet: taken as by every "
+            "command (list prints nothing on\n"
             "stderr but errors).\n",
             usage);
     return 0;

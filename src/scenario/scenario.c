@@ -708,9 +708,10 @@ load_plugins(GKeyFile *kf, const char *path, GError **error)
 char *
 lb_scenario_find(const char *name)
 {
-  if (g_file_test(name, G_FILE_TEST_EXISTS) || strchr(name, G_DIR_SEPARATOR) != NULL ||
-      *name == '\0')
+  if (g_file_test(name, G_FILE_TEST_EXISTS) || g_path_is_absolute(name) || *name == '\0' ||
+      strstr(name, "..") != NULL)
     return g_strdup(name);
+  /* a shipped scenario by its name: "mlb-teach-16", "papers/lbd/axes-shock" */
   g_autofree char *file =
       g_str_has_suffix(name, ".ini") ? g_strdup(name) : g_strconcat(name, ".ini", NULL);
   char *shipped = lb_data_file("scenarios", file, NULL);
@@ -730,7 +731,16 @@ lb_scenario_load(const char *given, const LbScenarioOverrides *ov, GError **erro
   gsize length = 0;
   g_autoptr(GError) local = NULL;
   if (!lb_input_read(path, LB_INPUT_SCENARIO, &text, &length, &local)) {
-    g_set_error_literal(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_PARSE, local->message);
+    /* a name that is no file here: say where lbsim looked */
+    g_autofree char *shipped = lb_data_file("scenarios", NULL);
+    if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT) && strcmp(path, given) == 0 &&
+        shipped != NULL && !g_path_is_absolute(given))
+      g_set_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_PARSE,
+                  "%s: no such file here, and no shipped scenario %s%s in %s (lbsim list "
+                  "--scenarios lists them)",
+                  given, given, g_str_has_suffix(given, ".ini") ? "" : "(.ini)", shipped);
+    else
+      g_set_error_literal(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_PARSE, local->message);
     return NULL;
   }
   /* an editor's UTF-8 byte-order mark is no part of the first group's name */
