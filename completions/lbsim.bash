@@ -86,7 +86,9 @@ _lbsim()
       COMPREPLY=($(compgen -W "$(_lbsim_commands "$lbsim")" -- "$cur"))
       ;;
     run | check | sweep)
-      COMPREPLY=($(compgen -f -X '!*.ini' -- "$cur") $(compgen -d -- "$cur"))
+      # scenario files here, and the shipped scenarios by name
+      COMPREPLY=($(compgen -f -X '!*.ini' -- "$cur") $(compgen -d -- "$cur")
+        $(compgen -W "$("$lbsim" list --scenarios 2>/dev/null | sed -n 's/^  \([^ ]*\).*/\1/p')" -- "$cur"))
       ;;
     *)
       COMPREPLY=($(compgen -f -- "$cur"))

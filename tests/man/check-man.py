@@ -92,6 +92,11 @@ def main():
     ok(got == ["baiardi2001"], "completion: papers", f"{got} {err}")
     got, err = complete("help", "sw")
     ok(got == ["sweep"], "completion: help's commands", f"{got} {err}")
+    got, err = complete("run", "mlb-te")
+    ok("mlb-teach-16" in got, "completion: shipped scenarios by name after run", f"{got} {err}")
+    got, err = complete("check", "papers/lbd/ax")
+    ok(sorted(got) == ["papers/lbd/axes-hotspots", "papers/lbd/axes-shock"],
+       "completion: the papers' scenarios by name", f"{got} {err}")
     for option, word, want in (("--picture-format", "p", ["pdf", "png"]),
                                ("--chart-scale", "l", ["linear", "log"]),
                                ("--scheduler", "s", ["slurm"])):
