@@ -736,9 +736,8 @@ lb_scenario_load(const char *given, const LbScenarioOverrides *ov, GError **erro
     if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT) && strcmp(path, given) == 0 &&
         shipped != NULL && !g_path_is_absolute(given))
       g_set_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_PARSE,
-                  "%s: no such file here, and no shipped scenario %s%s in %s (lbsim list "
-                  "--scenarios lists them)",
-                  given, given, g_str_has_suffix(given, ".ini") ? "" : "(.ini)", shipped);
+                  "%s; and no shipped scenario %s%s in %s (lbsim list --scenarios lists them)",
+                  local->message, given, g_str_has_suffix(given, ".ini") ? "" : "(.ini)", shipped);
     else
       g_set_error_literal(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_PARSE, local->message);
     return NULL;
