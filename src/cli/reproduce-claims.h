@@ -63,10 +63,9 @@ typedef enum {
   LB_CLAIM_KNOWN_AGREES, /* listed as known, but it agrees now: the list is stale */
 } LbClaimStatus;
 
-typedef struct {
-  char *label; /* "amr64 ranks=32", or a check's own */
-  double value;
-} LbClaimPoint;
+/* A point of a claim: "amr64 on 32", or a check's own (its points move
+ * into the claim). */
+typedef LbCheckPoint LbClaimPoint;
 
 typedef struct {
   char *id;

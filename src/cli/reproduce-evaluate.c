@@ -371,12 +371,8 @@ evaluate_check(LbClaim *c, const LbPaper *p, gboolean quick, guint jobs)
   g_autoptr(GError) error = NULL;
   gboolean made = c->check->compute(&in, &out, &error);
   if (out.points != NULL) {
-    for (guint i = 0; made && i < out.points->len; i++) {
-      LbCheckPoint *pt = &g_array_index(out.points, LbCheckPoint, i);
-      add_point(c->points, pt->value, pt->label);
-    }
-    for (guint i = 0; i < out.points->len; i++)
-      g_free(g_array_index(out.points, LbCheckPoint, i).label);
+    /* the labels move with them: c->points frees them */
+    g_array_append_vals(c->points, out.points->data, out.points->len);
     g_array_unref(out.points);
   }
   if (!made) {

@@ -218,15 +218,6 @@ lb_paper_text(const LbPaper *p, const LbPaperOutput *how)
 }
 
 static void
-json_number_or_null(LbJson *j, const char *key, gboolean have, double v)
-{
-  if (have && isfinite(v))
-    lb_json_double(j, key, v);
-  else
-    lb_json_raw(j, key, "null");
-}
-
-static void
 json_string_or_null(LbJson *j, const char *key, const char *v)
 {
   if (v != NULL)
@@ -245,7 +236,7 @@ json_points(LbJson *j, const LbClaim *c)
     const LbClaimPoint *pt = &g_array_index(c->points, LbClaimPoint, k);
     lb_json_begin_compact_object(j, NULL);
     lb_json_string(j, "at", pt->label);
-    json_number_or_null(j, "lbsim", TRUE, pt->value);
+    lb_json_double(j, "lbsim", pt->value); /* null when not finite */
     lb_json_end_object(j);
   }
   lb_json_end_array(j);
@@ -292,7 +283,7 @@ lb_paper_json(const LbPaper *p, const LbPaperOutput *how)
     lb_json_string(&j, "id", c->id);
     lb_json_string(&j, "claim", c->text);
     lb_json_double(&j, "paper", c->paper);
-    json_number_or_null(&j, "lbsim", c->done, c->lbsim);
+    lb_json_double(&j, "lbsim", c->done ? c->lbsim : NAN); /* null when not run */
     lb_json_string(&j, "unit", c->unit);
     lb_json_string(&j, "rule", c->rule_text);
     if (c->done)
@@ -326,7 +317,7 @@ lb_paper_json(const LbPaper *p, const LbPaperOutput *how)
     lb_json_begin_object(&j, NULL);
     lb_json_string(&j, "id", c->id);
     lb_json_string(&j, "what", c->text);
-    json_number_or_null(&j, "lbsim", c->done, c->lbsim);
+    lb_json_double(&j, "lbsim", c->done ? c->lbsim : NAN); /* null when not run */
     lb_json_string(&j, "unit", c->unit);
     lb_json_string(&j, "note", c->note != NULL ? c->note : "");
     if (c->detail != NULL)
