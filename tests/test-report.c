@@ -516,6 +516,12 @@ test_run_files(void)
     JsonObject *metrics = json_object_get_object_member(run, "metrics");
     char **r = srows->pdata[i + 1];
     g_assert_cmpstr(r[0], ==, balancers[i]);
+    /* a measure that does not apply (the schedule steps of none and lbd,
+     * which declare none) is null in the JSON and an empty cell, never 0 */
+    gboolean applies = strcmp(balancers[i], "mlb") == 0;
+    g_assert_true(json_object_has_member(metrics, "schedule_steps") == applies);
+    g_assert_true(json_object_get_null_member(summary, "schedule_steps") == !applies);
+    g_assert_true(*r[column(srows->pdata[0], "schedule_steps")] == '\0' ? !applies : applies);
     for (guint c = 0; c < G_N_ELEMENTS(columns); c++)
       assert_close(g_ascii_strtod(r[column(srows->pdata[0], columns[c])], NULL),
                    member_double(summary, columns[c]));

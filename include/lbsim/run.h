@@ -152,7 +152,9 @@ typedef struct _LbRunResult {
 /* A declared metric's value for the run, or for one step; FALSE if the run
  * has no such metric. */
 gboolean lb_run_result_metric(const LbRunResult *result, const char *name, double *value);
-/* A summary field or declared metric by name ('-' and '_' alike). */
+/* A summary field or declared metric by name ('-' and '_' alike); FALSE
+ * when the run has neither, or the field does not apply to it (a derived
+ * one such as schedule_steps that its balancer does not declare). */
 gboolean lb_run_result_lookup(const LbRunResult *result, const char *name, double *value);
 /* Names of the common summary fields [expect] may use. */
 const char *const *lb_summary_fields(void);

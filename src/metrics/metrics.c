@@ -106,9 +106,7 @@ gboolean
 lb_run_result_lookup(const LbRunResult *r, const char *name, double *value)
 {
   const LbSummaryField *f = lb_summary_lookup(name);
-  if (f != NULL && (f->where & LB_SUMMARY_RUN)) {
-    lb_summary_get(f, r, -1, value);
-    return TRUE;
-  }
+  if (f != NULL && (f->where & LB_SUMMARY_RUN))
+    return lb_summary_get(f, r, -1, value);
   return lb_run_result_metric(r, name, value);
 }

@@ -25,7 +25,7 @@ static const LbSummaryField fields[] = {
      FALSE, TRUE, -1, STEP(total_load), "the load of all ranks"},
     {"schedule-steps", "schedule_steps", "rounds", LB_SUMMARY_COUNT, LB_AGGREGATE_MAX, BOTH,
      "steps", TRUE, TRUE, -1, -1,
-     "the balancer's schedule steps (its declared metric; 0 when it declares none)"},
+     "the balancer's schedule steps (its declared metric; none when it declares none)"},
     {"messages", "messages", "messages", LB_SUMMARY_COUNT, LB_AGGREGATE_SUM, BOTH, "messages", TRUE,
      TRUE, RUN(messages), STEP(messages), "messages the balancer sent"},
     {"bytes", "bytes", "bytes", LB_SUMMARY_BYTES, LB_AGGREGATE_SUM, BOTH, NULL, TRUE, FALSE,

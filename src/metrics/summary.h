@@ -31,7 +31,8 @@ typedef struct {
   gboolean csv;          /* a column of the CSV */
   gboolean whole;        /* a guint64 in the results (else a double) */
   /* where it lives in LbRunResult and in LbAdaptationResult (-1: derived
-   * from the declared metric of the same name, 0 when there is none) */
+   * from the declared metric of the same name; it does not apply, null in
+   * the JSON and empty in the CSV, when there is none) */
   gssize run_offset, step_offset;
   const char *help;
 } LbSummaryField;

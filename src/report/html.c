@@ -212,8 +212,7 @@ static double
 summary_value(const LbSummaryField *f, const LbRunResult *r)
 {
   double v = 0;
-  lb_summary_get(f, r, -1, &v);
-  return v;
+  return lb_summary_get(f, r, -1, &v) ? v : NAN; /* NAN: does not apply */
 }
 
 /* The summary's fields of the terminal's table, as it writes them. */

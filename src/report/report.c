@@ -154,8 +154,11 @@ write_summary(LbJson *j, const LbRunResult *r, int step)
     if (!(f->where & where))
       continue;
     double v = 0;
-    lb_summary_get(f, r, step, &v);
-    if (f->whole)
+    /* a measure that does not apply (a derived one the balancer does not
+     * declare) is null, never 0 */
+    if (!lb_summary_get(f, r, step, &v))
+      lb_json_raw(j, f->json, "null");
+    else if (f->whole)
       lb_json_uint(j, f->json, (guint64)v);
     else
       lb_json_double(j, f->json, v);
@@ -552,10 +555,12 @@ lb_report_csv_lead(GPtrArray *results, guint nlead, const char *const *names,
     g_string_append(out, run->balancer);
     for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
       double v = 0;
-      if (f->csv) {
-        lb_summary_get(f, run, -1, &v);
+      if (!f->csv)
+        continue;
+      if (lb_summary_get(f, run, -1, &v))
         csv_double(out, v);
-      }
+      else
+        g_string_append_c(out, ','); /* does not apply: empty */
     }
     for (guint c = 0; c < columns->len; c++) {
       double v = 0;

@@ -92,7 +92,9 @@ char *lb_report_metric_value(const LbMetricDef *def, double value);
 #define LB_RESULT_FORMAT "lbsim-result"
 /* 2: a sweep's point and vary values keep their types (numbers as
  * numbers) and a point's GROUP.KEY is member KEY of member GROUP */
-#define LB_RESULT_FORMAT_VERSION 2
+/* 3: a measure that does not apply to a run (schedule_steps of a balancer
+ * that declares none) is null in the JSON and empty in the CSV, not 0 */
+#define LB_RESULT_FORMAT_VERSION 3
 struct _LbJson;
 void lb_report_write_format(struct _LbJson *j);
 

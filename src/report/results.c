@@ -344,10 +344,16 @@ read_summary_field(JsonObject *o, const char *where, const LbSummaryField *f, Lb
                    int step, GError **error)
 {
   double v;
+  gboolean derived = (step < 0 ? f->run_offset : f->step_offset) < 0;
+  /* a derived measure the balancer does not declare is null (0 before
+   * format_version 3) */
+  JsonNode *n = node_of(o, f->json);
+  if (derived && n != NULL && JSON_NODE_HOLDS_NULL(n))
+    return TRUE;
   if (f->whole ? !read_whole(o, f->json, where, 0, MAX_WHOLE, &v, error)
                : !read_amount(o, f->json, where, &v, error))
     return FALSE;
-  if ((step < 0 ? f->run_offset : f->step_offset) >= 0)
+  if (!derived)
     lb_summary_set(f, r, step, v);
   return TRUE;
 }

@@ -559,8 +559,10 @@ read_balancers(LbScenario *sc, GKeyFile *kf, const LbScenarioOverrides *ov, GErr
 static gboolean
 known_metric(const LbBalancer *b, const char *metric)
 {
-  g_autofree char *dashed = g_strdelimit(g_strdup(metric), "_", '-');
-  if (g_strv_contains(lb_summary_fields(), dashed))
+  /* a summary field derived from a declared metric applies only to the
+   * balancers that declare it (none has no schedule_steps) */
+  const LbSummaryField *f = lb_summary_lookup(metric);
+  if (f != NULL && (f->where & LB_SUMMARY_RUN) && f->run_offset >= 0)
     return TRUE;
   g_autoptr(GArray) defs = lb_balancer_metric_defs(b);
   return lb_metric_defs_find(defs, metric) >= 0;
@@ -571,10 +573,11 @@ metric_names(const LbBalancer *b)
 {
   /* named as in the JSON and lbsim list */
   g_autoptr(GString) names = g_string_new(NULL);
-  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
-    if (f->where & LB_SUMMARY_RUN)
-      g_string_append_printf(names, "%s%s", names->len ? ", " : "", f->json);
   g_autoptr(GArray) defs = lb_balancer_metric_defs(b);
+  for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++)
+    if ((f->where & LB_SUMMARY_RUN) &&
+        (f->run_offset >= 0 || lb_metric_defs_find(defs, f->name) >= 0))
+      g_string_append_printf(names, "%s%s", names->len ? ", " : "", f->json);
   for (guint i = 0; i < defs->len; i++) {
     const LbMetricDef *d = &g_array_index(defs, LbMetricDef, i);
     if (!g_strv_contains(lb_summary_fields(), d->name))

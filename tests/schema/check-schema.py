@@ -66,7 +66,7 @@ def main():
     for kind in kinds:
         doc = docs.get(kind)
         ok(doc is not None and doc.get("format") == "lbsim-result"
-           and doc.get("format_version") == 2,
+           and doc.get("format_version") == 3,
            f"{kind}: written with its format and version", (p.stderr + p2.stderr + p3.stderr)[-2000:])
         if doc is not None:
             errs = validate.errors(v, doc)
@@ -85,10 +85,34 @@ def main():
         run = docs["run"]
         broken = {
             "without its format": {k: x for k, x in run.items() if k != "format"},
-            "of version 3": dict(run, format_version=3),
+            "of version 4": dict(run, format_version=4),
             "of version 1": dict(run, format_version=1),
             "with a member misspelt": dict(run, runz=run["runs"]),
         }
+        # a measure that does not apply is null, never 0: none declares no
+        # schedule steps, mlb does
+        steps = {r["balancer"]: (r["summary"]["schedule_steps"],
+                                 [a["schedule_steps"] for a in r.get("adaptations", [])])
+                 for r in run["runs"]}
+        ok(steps.get("none", (0, [0]))[0] is None and set(steps["none"][1]) <= {None}
+           and isinstance(steps.get("mlb", (None,))[0], int)
+           and all(isinstance(x, int) for x in steps["mlb"][1]),
+           "schedule_steps: null for none (run and steps), a count for mlb", json.dumps(steps))
+        r0 = copy.deepcopy(run)
+        r0["runs"][0]["summary"]["schedule_steps"] = -1
+        broken["with negative schedule steps"] = r0
+        # a version-2 document wrote 0 where the measure did not apply: read
+        v2 = copy.deepcopy(run)
+        v2["format_version"] = 2
+        for r in v2["runs"]:
+            if r["summary"]["schedule_steps"] is None:
+                r["summary"]["schedule_steps"] = 0
+                for a in r.get("adaptations", []):
+                    a["schedule_steps"] = 0
+        json.dump(v2, open(os.path.join(tmp, "v2.json"), "w"))
+        p = lbsim("report", "v2.json", "page-v2", cwd=tmp)
+        ok(p.returncode == 0, "lbsim report reads a version-2 document (0 where now null)",
+           p.stderr)
         r0 = copy.deepcopy(run)
         r0["runs"][0]["summary"]["messages"] = -1
         broken["with a negative message count"] = r0
@@ -96,9 +120,9 @@ def main():
             ok(validate.errors(v, doc), f"the schema refuses a document {what}")
         # lbsim's own reader: a newer version is refused, an older file read
         newer = os.path.join(tmp, "newer.json")
-        json.dump(dict(run, format_version=3), open(newer, "w"))
+        json.dump(dict(run, format_version=4), open(newer, "w"))
         p = lbsim("report", "newer.json", "page-newer", cwd=tmp)
-        ok(p.returncode == 2 and "format_version: 3: this lbsim reads versions 1 to 2"
+        ok(p.returncode == 2 and "format_version: 4: this lbsim reads versions 1 to 3"
            in p.stderr, "lbsim report refuses a format_version it does not know", p.stderr)
         older = os.path.join(tmp, "older.json")
         json.dump({k: x for k, x in run.items() if k not in ("format", "format_version")},
