@@ -94,6 +94,9 @@ typedef struct {
   /* bytes the run may need at most: the work's and views' estimates and
    * what every balancer run keeps per step (checked at load) */
   double memory;
+  /* the work's units as loaded: what the results report, whichever run
+   * (in this process or a child) changed the work since */
+  guint64 elements;
 } LbScenario;
 
 /* A scenario argument as a file: itself when it exists or names a folder,

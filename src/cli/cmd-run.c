@@ -743,7 +743,7 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
     }
     g_print("%s: %u ranks on %s, %s of %" G_GUINT64_FORMAT " units, %u adaptation step%s\n"
             "starting distribution: %s\n\n%s\n%s",
-            sc->name, sc->ranks, sc->platform, sc->work->model->name, lb_work_total_units(sc->work),
+            sc->name, sc->ranks, sc->platform, sc->work->model->name, sc->elements,
             sc->nadaptations, sc->nadaptations == 1 ? "" : "s", starts->str, table, phases);
   }
   if (!check)

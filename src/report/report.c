@@ -271,7 +271,7 @@ write_document(LbJson *j, const LbScenario *sc, GPtrArray *results, gboolean che
   lb_json_string(j, "file", sc->file);
   lb_json_uint(j, "seed", sc->seed);
   lb_json_uint(j, "steps", sc->nadaptations);
-  lb_json_uint(j, "elements", lb_work_total_units(sc->work));
+  lb_json_uint(j, "elements", sc->elements);
   lb_json_string(j, "model", sc->work->model->name);
   lb_json_end_object(j);
   lb_json_begin_object(j, "platform");

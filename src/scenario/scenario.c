@@ -392,6 +392,7 @@ read_workload(LbScenario *sc, GKeyFile *kf, const char *dir, GHashTable *set_key
                         local->message);
     return FALSE;
   }
+  sc->elements = lb_work_total_units(sc->work);
   return TRUE;
 }
 
