@@ -497,6 +497,72 @@ test_merge_malformed(void)
   g_assert_true(g_file_test(json, G_FILE_TEST_EXISTS));
 }
 
+/* Varying one balancer's key runs every other balancer once: none of the
+ * teaching scenario runs once for mlb's two values of desired, its one
+ * result is every point's, mlb runs at both; emitted jobs and a merge do
+ * the same. */
+static void
+test_shared_runs(void)
+{
+  g_autofree char *json = tmp_path("shared.json");
+  g_autofree char *state = tmp_path("shared.d");
+  g_auto(Result) r = {0};
+  lbsim(&r, "sweep", TEACH, "--vary", "mlb.desired=halving,even", "-o", json, "-j", "2", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.err, "4 runs, 3 of them distinct"));
+  g_assert_cmpuint(count_results(state), ==, 3);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonArray *runs = runs_of(root);
+  g_assert_cmpuint(json_array_get_length(runs), ==, 4);
+  /* in the cross product's order: (halving: none, mlb), (even: none, mlb) */
+  g_autofree char *none1 =
+      canonical(json_object_get_member(json_array_get_object_element(runs, 0), "result"));
+  g_autofree char *none2 =
+      canonical(json_object_get_member(json_array_get_object_element(runs, 2), "result"));
+  g_autofree char *mlb1 =
+      canonical(json_object_get_member(json_array_get_object_element(runs, 1), "result"));
+  g_autofree char *mlb2 =
+      canonical(json_object_get_member(json_array_get_object_element(runs, 3), "result"));
+  g_assert_nonnull(strstr(none1, "\"balancer\":\"none\""));
+  g_assert_cmpstr(none1, ==, none2);
+  g_assert_nonnull(strstr(mlb1, "\"desired\":\"halving\""));
+  g_assert_nonnull(strstr(mlb2, "\"desired\":\"even\""));
+  /* each point's own none: the same as a sweep that runs none alone */
+  g_autofree char *alone = tmp_path("shared-none.json");
+  g_auto(Result) a = {0};
+  lbsim(&a, "sweep", TEACH, "--vary", "balancer=none", "-o", alone, NULL);
+  g_assert_cmpint(a.status, ==, 0);
+  g_autoptr(JsonNode) aroot = load_json(alone);
+  g_autofree char *none0 =
+      canonical(json_object_get_member(json_array_get_object_element(runs_of(aroot), 0), "result"));
+  g_assert_cmpstr(none0, ==, none1);
+
+  /* for a cluster: three jobs, and the merge fills the four runs */
+  g_autofree char *cjson = tmp_path("shared-cluster.json");
+  g_autofree char *cstate = tmp_path("shared-cluster.d");
+  g_autofree char *jobs = tmp_path("shared-jobs.txt");
+  g_auto(Result) e = {0};
+  lbsim(&e, "sweep", TEACH, "--vary", "mlb.desired=halving,even", "-o", cjson, "--emit-jobs", jobs,
+        NULL);
+  g_assert_cmpint(e.status, ==, 0);
+  g_autofree char *text = read_text(jobs);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 4); /* three and the empty last */
+  run_lines(lines, 0, 3);
+  g_auto(Result) m = {0};
+  lbsim(&m, "merge", "-o", cjson, cstate, NULL);
+  g_assert_cmpint(m.status, ==, 0);
+  g_autoptr(JsonNode) croot = load_json(cjson);
+  g_assert_cmpuint(json_array_get_length(runs_of(croot)), ==, 4);
+  for (guint i = 0; i < 4; i++) {
+    g_autofree char *x =
+        canonical(json_object_get_member(json_array_get_object_element(runs, i), "result"));
+    g_autofree char *y = canonical(
+        json_object_get_member(json_array_get_object_element(runs_of(croot), i), "result"));
+    g_assert_cmpstr(x, ==, y);
+  }
+}
+
 /* The jobs emitted for a cluster, run in two halves as two nodes would,
  * then merged: the local sweep's document. Before the second half, merge
  * names every missing run. */
@@ -1425,6 +1491,7 @@ main(int argc, char **argv)
   g_test_add_func("/sweep/equals-run", test_equals_run);
   g_test_add_func("/sweep/related", test_related);
   g_test_add_func("/sweep/resume", test_resume);
+  g_test_add_func("/sweep/shared-runs", test_shared_runs);
   g_test_add_func("/sweep/emit-merge", test_emit_merge);
   g_test_add_func("/sweep/emit-slurm", test_emit_slurm);
   g_test_add_func("/sweep/emit-parallel", test_emit_parallel);

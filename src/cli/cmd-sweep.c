@@ -326,10 +326,12 @@ run_missing(const Sweeping *s, Outputs *out)
 {
   const LbSweep *sw = s->sweep;
   guint n = sw->runs->len;
+  /* one child per distinct run; the points that share it read its result */
   g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(guint));
   for (guint i = 0; i < n; i++)
-    if (s->results[i] == NULL)
+    if (s->results[i] == NULL && ((const LbSweepRun *)sw->runs->pdata[i])->first == i)
       g_array_append_val(todo, i);
+  n = lb_sweep_distinct(sw);
   gboolean show = !s->quiet && isatty(STDERR_FILENO);
   g_autoptr(GError) error = NULL;
   g_autofree pid_t *pids = g_new0(pid_t, MAX(todo->len, 1));
@@ -384,11 +386,12 @@ run_missing(const Sweeping *s, Outputs *out)
     int code = 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
       g_autofree char *result = run_file(s->state, run, ".result");
-      s->results[i] = read_result(result, run, &local);
-      if (s->results[i] == NULL) {
-        code = 1;
-        text = g_strdup(local->message);
-      }
+      for (guint j = i; j < sw->runs->len && code == 0; j++)
+        if (((const LbSweepRun *)sw->runs->pdata[j])->first == i &&
+            (s->results[j] = read_result(result, sw->runs->pdata[j], &local)) == NULL) {
+          code = 1;
+          text = g_strdup(local->message);
+        }
     } else if (lb_signals_caught() != 0) {
       remove_scratch(tmp, run);
       continue; /* stopped, not failed */
@@ -764,7 +767,14 @@ lb_sweep_execute_files(const LbSweep *sw, const char *state, const LbSweepFiles 
   }
   guint kept = read_kept(state, sw, results, quiet);
   Sweeping s = {sw, results, state, jobs > 0 ? jobs : (guint)g_get_num_processors(), quiet};
-  if (!quiet)
+  guint distinct = lb_sweep_distinct(sw), kept_distinct = 0;
+  for (guint i = 0; i < n; i++)
+    kept_distinct += results[i] != NULL && ((const LbSweepRun *)sw->runs->pdata[i])->first == i;
+  if (!quiet && distinct < n)
+    g_printerr("lbsim: %u runs, %u of them distinct (a balancer runs once for the values of "
+               "other balancers' keys), %u reused from %s\n",
+               n, distinct, kept_distinct, state);
+  else if (!quiet)
     g_printerr("lbsim: %u runs, %u reused from %s\n", n, kept, state);
   Outputs out = {sw, results, *files, 0, 0};
   if (!write_outputs(&out, TRUE, &error)) {
@@ -831,12 +841,25 @@ merge_definition(int argc, char **argv, GError **error)
   return g_steal_pointer(&sw);
 }
 
+/* The runs that share run first's result (points that reuse it), read
+ * from path too. */
+static gboolean
+read_shared(const LbSweep *sw, guint first, const char *path, LbRunResult **results, GError **error)
+{
+  for (guint j = first + 1; j < sw->runs->len; j++)
+    if (((const LbSweepRun *)sw->runs->pdata[j])->first == first && results[j] == NULL &&
+        (results[j] = read_result(path, sw->runs->pdata[j], error)) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 merge_results(const LbSweep *sw, int argc, char **argv, LbRunResult **results, GError **error)
 {
   g_autoptr(GHashTable) by_id = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < sw->runs->len; i++)
-    g_hash_table_insert(by_id, ((LbSweepRun *)sw->runs->pdata[i])->id, GUINT_TO_POINTER(i + 1));
+    if (((LbSweepRun *)sw->runs->pdata[i])->first == i)
+      g_hash_table_insert(by_id, ((LbSweepRun *)sw->runs->pdata[i])->id, GUINT_TO_POINTER(i + 1));
   for (int a = 1; a < argc; a++) {
     if (g_file_test(argv[a], G_FILE_TEST_IS_DIR)) {
       for (guint i = 0; i < sw->runs->len; i++) {
@@ -859,7 +882,8 @@ merge_results(const LbSweep *sw, int argc, char **argv, LbRunResult **results, G
                          "runs)",
                          argv[a]);
     if (results[i - 1] == NULL &&
-        (results[i - 1] = read_result(argv[a], sw->runs->pdata[i - 1], error)) == NULL)
+        ((results[i - 1] = read_result(argv[a], sw->runs->pdata[i - 1], error)) == NULL ||
+         !read_shared(sw, i - 1, argv[a], results, error)))
       return FALSE;
   }
   return TRUE;

@@ -317,10 +317,13 @@ lb_emit_jobs(const LbEmit *e, const LbSweep *sw, LbRunResult *const *results)
   g_autofree char *state = g_canonicalize_filename(e->state, NULL);
   g_autoptr(GPtrArray) missing = g_ptr_array_new();
   g_autoptr(GString) lines = g_string_new(NULL);
+  guint distinct = 0;
   for (guint i = 0; i < sw->runs->len; i++) {
-    if (results[i] != NULL)
-      continue;
     const LbSweepRun *run = sw->runs->pdata[i];
+    /* a run other points share is one job */
+    distinct += run->first == i;
+    if (results[i] != NULL || run->first != i)
+      continue;
     g_autofree char *job = job_path(state, run, ".job");
     g_autofree char *result = job_path(state, run, ".result");
     g_autofree char *data = lb_job_to_data(run->job);
@@ -347,11 +350,11 @@ lb_emit_jobs(const LbEmit *e, const LbSweep *sw, LbRunResult *const *results)
   }
   if (e->quiet)
     return 0;
-  guint done = sw->runs->len - missing->len;
+  guint done = distinct - missing->len;
   if (e->scheduler == LB_SCHEDULER_SLURM) {
     g_printerr("lbsim: %u runs in %s/array.sbatch (%u of %u done already); %s/submit.sh submits "
                "it, then the merge job that writes %s\n",
-               missing->len, e->target, done, sw->runs->len, e->target, e->json);
+               missing->len, e->target, done, distinct, e->target, e->json);
     return 0;
   }
   g_autoptr(GString) tables_text = g_string_new(NULL);
@@ -362,7 +365,7 @@ lb_emit_jobs(const LbEmit *e, const LbSweep *sw, LbRunResult *const *results)
       g_string_append_printf(tables_text, " %s %s", tables[t][0], tables[t][1]);
   g_printerr("lbsim: %u jobs in %s (%u of %u runs done already); run them%s, then: lbsim "
              "merge -o %s%s %s\n",
-             missing->len, e->target, done, sw->runs->len,
+             missing->len, e->target, done, distinct,
              e->scheduler == LB_SCHEDULER_PARALLEL ? " (parallel --joblog FILE < jobs)" : "",
              e->json, tables_text->str, e->state);
   return 0;

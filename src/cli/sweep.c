@@ -402,12 +402,33 @@ digest(const char *text)
   return g_strndup(hex, ID_CHARS);
 }
 
+/* Whether an override GROUP.KEY=VALUE can change the run of label: all
+ * do but the keys of another balancer's group (a balancer reads its
+ * name's group and its label's). */
+static gboolean
+set_reaches(const char *set, const char *label)
+{
+  g_autofree char *group = g_strndup(set, strcspn(set, "."));
+  if (lb_balancer_of_label(group) == NULL)
+    return TRUE;
+  gsize name_len = strcspn(label, ":");
+  return strcmp(group, label) == 0 ||
+         (strlen(group) == name_len && strncmp(group, label, name_len) == 0);
+}
+
 static gboolean
 add_run(LbSweep *sw, guint point, const PointOverrides *o, const LbScenario *sc, const char *label,
         const char *scenario_digest)
 {
+  /* the job holds only the overrides its balancer can see: equal jobs of
+   * two points are one run */
+  g_autoptr(GPtrArray) sets = g_ptr_array_new();
+  for (guint i = 0; i + 1 < o->sets->len; i++)
+    if (set_reaches(o->sets->pdata[i], label))
+      g_ptr_array_add(sets, o->sets->pdata[i]);
+  g_ptr_array_add(sets, NULL);
   LbScenarioOverrides ov = {o->ranks, o->platform != NULL ? sc->platform : NULL, NULL,
-                            (const char *const *)o->sets->pdata};
+                            (const char *const *)sets->pdata};
   LbSweepRun *run = g_new0(LbSweepRun, 1);
   run->point = point;
   run->balancer = g_strdup(label);
@@ -418,6 +439,32 @@ add_run(LbSweep *sw, guint point, const PointOverrides *o, const LbScenario *sc,
   run->id = digest(keyed);
   g_ptr_array_add(sw->runs, run);
   return sw->runs->len <= MAX_RUNS;
+}
+
+/* Each run's first: the first run with its id. */
+static void
+link_runs(LbSweep *sw)
+{
+  g_autoptr(GHashTable) first = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; i < sw->runs->len; i++) {
+    LbSweepRun *run = sw->runs->pdata[i];
+    gpointer at = NULL;
+    if (g_hash_table_lookup_extended(first, run->id, NULL, &at)) {
+      run->first = GPOINTER_TO_UINT(at);
+    } else {
+      run->first = i;
+      g_hash_table_insert(first, run->id, GUINT_TO_POINTER(i));
+    }
+  }
+}
+
+guint
+lb_sweep_distinct(const LbSweep *sw)
+{
+  guint n = 0;
+  for (guint i = 0; i < sw->runs->len; i++)
+    n += ((const LbSweepRun *)sw->runs->pdata[i])->first == i;
+  return n;
 }
 
 /* Every point's scenario, loaded as its runs will load it: bad input is
@@ -637,6 +684,7 @@ lb_sweep_new_replicated(const char *scenario, const char *const *vary, const cha
   for (guint p = 0; p < sw->npoints; p++)
     if (!add_point(sw, p, &scenario_digest, error))
       return NULL;
+  link_runs(sw);
   sw->definition = definition_text(sw);
   sw->id = digest(sw->definition);
   return g_steal_pointer(&sw);
@@ -770,6 +818,7 @@ lb_sweep_read(const char *dir, GError **error)
                   local->message);
     return NULL;
   }
+  link_runs(sw);
   sw->definition = g_steal_pointer(&text);
   sw->id = digest(sw->definition);
   return g_steal_pointer(&sw);

@@ -25,6 +25,10 @@ typedef struct {
   char *id;       /* hex digest of the job and the scenario file's bytes */
   LbJob *job;     /* NULL when read back from a state folder */
   char *platform; /* the resolved platform (for messages); NULL when read back */
+  /* the first run of the sweep with the same id, or this one's index: a
+   * balancer's run does not depend on another balancer's keys (varying
+   * mlb.desired runs none once), so points share it */
+  guint first;
 } LbSweepRun;
 
 typedef struct {
@@ -67,6 +71,10 @@ LbSweep *lb_sweep_new_replicated(const char *scenario, const char *const *vary,
 LbSweep *lb_sweep_read(const char *dir, GError **error);
 void lb_sweep_free(LbSweep *sweep);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbSweep, lb_sweep_free)
+
+/* How many distinct runs (ids) the sweep has: what runs, the others
+ * reuse one of them. */
+guint lb_sweep_distinct(const LbSweep *sweep);
 
 /* The value of axis (not the balancer axis) at point. */
 const char *lb_sweep_value(const LbSweep *sweep, guint point, guint axis);
