@@ -728,7 +728,7 @@ static const char sbatch_standin[] =
     "done\n"
     "id=$(( $(grep -c '^sbatch' \"$log\" || true) + 1 ))\n"
     "echo \"sbatch $id dependency=$dependency $(basename \"$1\")\" >> \"$log\"\n"
-    "tasks=$(sed -n 's/^#SBATCH --array=1-\\([0-9]*\\)$/\\1/p' \"$1\")\n"
+    "tasks=$(sed -n 's/^#SBATCH --array=1-\\([0-9]*\\)\\(%[0-9]*\\)\\{0,1\\}$/\\1/p' \"$1\")\n"
     "if [ -n \"$tasks\" ]; then\n"
     "  for task in $(seq 1 \"$tasks\"); do\n"
     "    SLURM_ARRAY_JOB_ID=$id SLURM_ARRAY_TASK_ID=$task bash \"$1\" >&2 ||\n"
@@ -808,16 +808,21 @@ test_emit_slurm(void)
   lbsim(&three, "sweep", TEACH, "--vary", "ranks=8,16", "--platform", "hypercube-{ranks}.xml",
         "--vary", "workload.high=3,10", "-o", json, "--csv", csv, "--long-csv", long_csv,
         "--emit-jobs", dir, "--scheduler", "slurm", "--lbsim", wrapper, "--slurm-max-array", "3",
+        "--slurm-array-limit", "2", "--slurm-merge-time", "0:05:00", "--slurm-merge-mem", "8G",
         NULL);
   g_assert_cmpint(three.status, ==, 0);
   g_autofree char *array3 = read_text(array_path);
-  g_assert_nonnull(strstr(array3, "\n#SBATCH --array=1-3\n"));
+  /* at most two tasks at once; the merge job's own limits, the tasks' the
+   * defaults */
+  g_assert_nonnull(strstr(array3, "\n#SBATCH --array=1-3%2\n"));
   g_assert_null(strstr(array3, "--account"));
+  g_assert_nonnull(strstr(array3, "\n#SBATCH --time=01:00:00\n#SBATCH --mem=2G\n"));
   /* the merge job writes the long CSV too */
   g_autofree char *merge_path = g_build_filename(dir, "merge.sbatch", NULL);
   g_autofree char *merge_text = read_text(merge_path);
   g_autofree char *long_arg = g_strdup_printf(" --long-csv %s", long_csv);
   g_assert_nonnull(strstr(merge_text, long_arg));
+  g_assert_nonnull(strstr(merge_text, "\n#SBATCH --time=0:05:00\n#SBATCH --mem=8G\n"));
 
   g_autofree char *submit = g_build_filename(dir, "submit.sh", NULL);
   g_auto(Result) s = {0};
@@ -946,6 +951,8 @@ test_emit_refuse(void)
       {"--scheduler", "pbs", "--scheduler 'pbs': expected plain, parallel or slurm"},
       {"--slurm-time", "1:00:00", "--slurm-time is for --scheduler slurm"},
       {"--sbatch", "--account=x", "--sbatch is for --scheduler slurm"},
+      {"--slurm-array-limit", "4", "--slurm-array-limit is for --scheduler slurm"},
+      {"--slurm-merge-mem", "8G", "--slurm-merge-mem is for --scheduler slurm"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_auto(Result) c = {0};
@@ -965,6 +972,21 @@ test_emit_refuse(void)
           "--scheduler", "slurm", "--force", "--slurm-time", times[i], NULL);
     g_assert_cmpint(t.status, ==, 2);
     g_assert_nonnull(strstr(t.err, "expected one of Slurm's forms"));
+    g_assert_false(g_file_test(array, G_FILE_TEST_EXISTS));
+  }
+  /* the merge job's time is checked as the tasks' is, the limit is a count */
+  static const char *const refused[][3] = {
+      {"--slurm-merge-time", "1h", "--slurm-merge-time '1h': expected one of Slurm's forms"},
+      {"--slurm-array-limit", "0", "--slurm-array-limit '0': expected a whole number"},
+      {"--slurm-merge-partition", "a b", "--slurm-merge-partition 'a b': expected one word"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+    g_auto(Result) t = {0};
+    lbsim(&t, "sweep", TEACH, "--vary", "workload.high=3,10", "-o", json, "--emit-jobs", dir,
+          "--scheduler", "slurm", "--force", refused[i][0], refused[i][1], NULL);
+    g_assert_cmpint(t.status, ==, 2);
+    if (strstr(t.err, refused[i][2]) == NULL)
+      g_error("%s %s: %s", refused[i][0], refused[i][1], t.err);
     g_assert_false(g_file_test(array, G_FILE_TEST_EXISTS));
   }
   static const char *const good[] = {"30", "30:00", "1:00:00", "2-0", "2-12:30", "2-12:30:00"};

@@ -490,7 +490,8 @@ typedef struct {
   char *replicates;
   char *scheduler;
   char *lbsim;
-  char *slurm_time, *slurm_mem, *slurm_partition, *slurm_max_array;
+  char *slurm_time, *slurm_mem, *slurm_partition, *slurm_max_array, *slurm_array_limit;
+  char *slurm_merge_time, *slurm_merge_mem, *slurm_merge_partition;
   char **sbatch;
   gboolean force;
   gboolean quiet;
@@ -517,6 +518,10 @@ sweep_args_clear(SweepArgs *a)
   g_free(a->slurm_mem);
   g_free(a->slurm_partition);
   g_free(a->slurm_max_array);
+  g_free(a->slurm_array_limit);
+  g_free(a->slurm_merge_time);
+  g_free(a->slurm_merge_mem);
+  g_free(a->slurm_merge_partition);
   g_strfreev(a->sbatch);
 }
 
@@ -607,6 +612,16 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
        "With --scheduler slurm: array tasks at most, below the cluster's MaxArraySize; a task "
        "then runs several runs (default 1000)",
        "N"},
+      {"slurm-array-limit", 0, 0, G_OPTION_ARG_STRING, &a.slurm_array_limit,
+       "With --scheduler slurm: array tasks running at once (#SBATCH --array=1-K%N; default: "
+       "no limit)",
+       "N"},
+      {"slurm-merge-time", 0, 0, G_OPTION_ARG_STRING, &a.slurm_merge_time,
+       "With --scheduler slurm: the merge job's time limit (default: --slurm-time's)", "TIME"},
+      {"slurm-merge-mem", 0, 0, G_OPTION_ARG_STRING, &a.slurm_merge_mem,
+       "With --scheduler slurm: the merge job's memory (default: --slurm-mem's)", "SIZE"},
+      {"slurm-merge-partition", 0, 0, G_OPTION_ARG_STRING, &a.slurm_merge_partition,
+       "With --scheduler slurm: the merge job's partition (default: --slurm-partition's)", "NAME"},
       {"sbatch", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.sbatch,
        "With --scheduler slurm: one more #SBATCH option for both jobs, e.g. "
        "--sbatch=--account=NAME (repeatable)",
@@ -647,6 +662,10 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
                                      {"--slurm-mem", a.slurm_mem},
                                      {"--slurm-partition", a.slurm_partition},
                                      {"--slurm-max-array", a.slurm_max_array},
+                                     {"--slurm-array-limit", a.slurm_array_limit},
+                                     {"--slurm-merge-time", a.slurm_merge_time},
+                                     {"--slurm-merge-mem", a.slurm_merge_mem},
+                                     {"--slurm-merge-partition", a.slurm_merge_partition},
                                      {"--sbatch", a.sbatch != NULL ? a.sbatch[0] : NULL}};
   for (guint i = 0; a.emit == NULL && i < G_N_ELEMENTS(emitting); i++)
     if (emitting[i][1] != NULL) {
@@ -655,7 +674,10 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
     }
   if ((a.scheduler != NULL && !lb_emit_parse_scheduler(a.scheduler, &emit.scheduler, &error)) ||
       (a.slurm_max_array != NULL && !lb_runner_parse_count("--slurm-max-array", a.slurm_max_array,
-                                                           &emit.slurm_max_array, &error))) {
+                                                           &emit.slurm_max_array, &error)) ||
+      (a.slurm_array_limit != NULL &&
+       !lb_runner_parse_count("--slurm-array-limit", a.slurm_array_limit, &emit.slurm_array_limit,
+                              &error))) {
     print_error(error);
     return LB_EXIT_INPUT;
   }
@@ -704,6 +726,9 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
   emit.slurm_time = a.slurm_time;
   emit.slurm_mem = a.slurm_mem;
   emit.slurm_partition = a.slurm_partition;
+  emit.slurm_merge_time = a.slurm_merge_time;
+  emit.slurm_merge_mem = a.slurm_merge_mem;
+  emit.slurm_merge_partition = a.slurm_merge_partition;
   emit.sbatch = (const char *const *)a.sbatch;
   emit.force = a.force;
   emit.quiet = a.quiet;

@@ -116,9 +116,13 @@ gboolean
 lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error)
 {
   gboolean slurm = e->scheduler == LB_SCHEDULER_SLURM;
+  /* the one-word values first, --sbatch last */
   const char *const slurm_only[][2] = {{"--slurm-time", e->slurm_time},
+                                       {"--slurm-merge-time", e->slurm_merge_time},
                                        {"--slurm-mem", e->slurm_mem},
+                                       {"--slurm-merge-mem", e->slurm_merge_mem},
                                        {"--slurm-partition", e->slurm_partition},
+                                       {"--slurm-merge-partition", e->slurm_merge_partition},
                                        {"--sbatch", e->sbatch != NULL ? e->sbatch[0] : NULL}};
   for (guint i = 0; i < G_N_ELEMENTS(slurm_only); i++)
     if (slurm_only[i][1] != NULL && !slurm)
@@ -126,13 +130,17 @@ lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error
                            slurm_only[i][0]);
   if (e->slurm_max_array > 0 && !slurm)
     return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--slurm-max-array is for --scheduler slurm");
-  if (e->slurm_time != NULL && !lb_emit_slurm_time_valid(e->slurm_time))
+  if (e->slurm_array_limit > 0 && !slurm)
     return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
-                         "--slurm-time '%s': expected one of Slurm's forms, MINUTES, "
-                         "MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES "
-                         "or DAYS-HOURS:MINUTES:SECONDS (e.g. 1:00:00 for an hour)",
-                         e->slurm_time);
-  for (guint i = 0; i < 3; i++)
+                         "--slurm-array-limit is for --scheduler slurm");
+  for (guint i = 0; i < 2; i++)
+    if (slurm_only[i][1] != NULL && !lb_emit_slurm_time_valid(slurm_only[i][1]))
+      return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
+                           "%s '%s': expected one of Slurm's forms, MINUTES, "
+                           "MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES "
+                           "or DAYS-HOURS:MINUTES:SECONDS (e.g. 1:00:00 for an hour)",
+                           slurm_only[i][0], slurm_only[i][1]);
+  for (guint i = 0; i + 1 < G_N_ELEMENTS(slurm_only); i++)
     if (!check_sbatch_value(slurm_only[i][0], slurm_only[i][1], FALSE, error))
       return FALSE;
   for (guint i = 0; e->sbatch != NULL && e->sbatch[i] != NULL; i++)
@@ -168,17 +176,20 @@ job_path(const char *dir, const LbSweepRun *run, const char *suffix)
   return g_build_filename(dir, name, NULL);
 }
 
-/* The #SBATCH lines both scripts share. */
+/* The #SBATCH lines of a script: the array's (merge FALSE) or the merge
+ * job's, whose limits default to the array's. */
 static void
-sbatch_common(GString *out, const LbEmit *e)
+sbatch_common(GString *out, const LbEmit *e, gboolean merge)
 {
+  const char *time = merge && e->slurm_merge_time != NULL ? e->slurm_merge_time : e->slurm_time;
+  const char *mem = merge && e->slurm_merge_mem != NULL ? e->slurm_merge_mem : e->slurm_mem;
+  const char *partition =
+      merge && e->slurm_merge_partition != NULL ? e->slurm_merge_partition : e->slurm_partition;
   g_string_append_printf(out, "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n");
-  g_string_append_printf(out, "#SBATCH --time=%s\n",
-                         e->slurm_time != NULL ? e->slurm_time : DEFAULT_TIME);
-  g_string_append_printf(out, "#SBATCH --mem=%s\n",
-                         e->slurm_mem != NULL ? e->slurm_mem : DEFAULT_MEM);
-  if (e->slurm_partition != NULL)
-    g_string_append_printf(out, "#SBATCH --partition=%s\n", e->slurm_partition);
+  g_string_append_printf(out, "#SBATCH --time=%s\n", time != NULL ? time : DEFAULT_TIME);
+  g_string_append_printf(out, "#SBATCH --mem=%s\n", mem != NULL ? mem : DEFAULT_MEM);
+  if (partition != NULL)
+    g_string_append_printf(out, "#SBATCH --partition=%s\n", partition);
   for (guint i = 0; e->sbatch != NULL && e->sbatch[i] != NULL; i++)
     g_string_append_printf(out, "#SBATCH %s\n", e->sbatch[i]);
 }
@@ -228,10 +239,12 @@ write_slurm(const LbEmit *e, const LbSweep *sw, GPtrArray *runs, const char *lbs
   g_string_append(array,
                   "# Submit it with submit.sh (the merge follows), or sbatch array.sbatch\n");
   g_string_append_printf(array, "#SBATCH --job-name=%s\n", array_name);
-  if (runs->len > 0)
+  if (runs->len > 0 && e->slurm_array_limit > 0)
+    g_string_append_printf(array, "#SBATCH --array=1-%u%%%u\n", tasks, e->slurm_array_limit);
+  else if (runs->len > 0)
     g_string_append_printf(array, "#SBATCH --array=1-%u\n", tasks);
   g_string_append_printf(array, "#SBATCH --output=%s/run-%%A_%%a.out\n", dir);
-  sbatch_common(array, e);
+  sbatch_common(array, e, FALSE);
   g_autofree char *state_word = shell_word(state);
   g_string_append_printf(array, "set -eu\nlbsim=%s\nstate=%s\n", lbsim, state_word);
   g_string_append(array, "run() {\n  case \"$1\" in\n");
@@ -258,7 +271,7 @@ write_slurm(const LbEmit *e, const LbSweep *sw, GPtrArray *runs, const char *lbs
   g_string_append_printf(merge, "%s: the merge, once the array is done\n", marker);
   g_string_append_printf(merge, "#SBATCH --job-name=%s\n#SBATCH --output=%s/merge-%%j.out\n",
                          merge_name, dir);
-  sbatch_common(merge, e);
+  sbatch_common(merge, e, TRUE);
   g_autofree char *json = g_canonicalize_filename(e->json, NULL);
   g_autofree char *json_word = shell_word(json);
   g_string_append_printf(merge, "exec %s merge -o %s", lbsim, json_word);

@@ -24,7 +24,10 @@ typedef struct {
   const char *slurm_time; /* #SBATCH --time, or NULL for the default */
   const char *slurm_mem;  /* #SBATCH --mem, or NULL for the default */
   const char *slurm_partition;
-  guint slurm_max_array;     /* array tasks at most (0: the default, 1000) */
+  guint slurm_max_array;   /* array tasks at most (0: the default, 1000) */
+  guint slurm_array_limit; /* tasks running at once (#SBATCH --array=...%N), 0: no limit */
+  /* the merge job's own limits, or NULL: the tasks' */
+  const char *slurm_merge_time, *slurm_merge_mem, *slurm_merge_partition;
   const char *const *sbatch; /* more #SBATCH options, or NULL */
   gboolean force, quiet;
 } LbEmit;
