@@ -2319,7 +2319,8 @@ test_curve(void)
         g_assert_cmpuint(lb_curve_index(kind, dim, order, c), ==, i);
       }
 
-      lbsim(&json, "curve", names[k], "--json", "--order", order_text, "--dim", dim_text, NULL);
+      lbsim(&json, "curve", names[k], "--json", "-", "--order", order_text, "--dim", dim_text,
+            NULL);
       g_assert_cmpint(json.status, ==, 0);
       g_autoptr(JsonParser) parser = json_parser_new();
       g_autoptr(GError) error = NULL;
@@ -2335,6 +2336,23 @@ test_curve(void)
                           g_array_index(cells, guint32, i * dim + a));
       }
     }
+  /* --json FILE: the lines on standard output and the JSON in FILE, the
+   * same as --json -; the flag it once was names the file it would be */
+  g_autofree char *file = tmp_path("curve.json");
+  g_auto(Result) both = {0}, lines = {0}, array = {0}, old = {0};
+  lbsim(&both, "curve", "morton", "--order", "2", "--json", file, NULL);
+  lbsim(&lines, "curve", "morton", "--order", "2", NULL);
+  lbsim(&array, "curve", "morton", "--order", "2", "--json", "-", NULL);
+  g_assert_cmpint(both.status, ==, 0);
+  g_assert_cmpstr(both.out, ==, lines.out);
+  g_autofree char *written = NULL;
+  g_assert_true(g_file_get_contents(file, &written, NULL, NULL));
+  g_assert_cmpstr(written, ==, array.out);
+  g_assert_true(g_str_has_prefix(array.out, "[\n  [0, 0],\n"));
+  lbsim(&old, "curve", "--json", "hilbert", "--order", "2", NULL);
+  g_assert_cmpint(old.status, ==, 2);
+  g_assert_nonnull(strstr(old.err, "--json takes a FILE"));
+  g_assert_false(g_file_test("hilbert", G_FILE_TEST_EXISTS));
   /* --dim is 2 unless given */
   g_auto(Result) two = {0}, plain = {0};
   lbsim(&two, "curve", "hilbert", "--dim", "2", "--order", "2", NULL);
@@ -2430,14 +2448,14 @@ test_chunks(void)
       gboolean by_worker = dls_technique_by_worker(t);
       g_auto(Result) text = {0}, json = {0};
       const char *wopt = weights[v] != NULL ? "--weights" : NULL;
-      lbsim(&text, "chunks", names[k], "--iterations", "1000", "--workers", "7", "--set",
+      lbsim(&text, "chunks", names[k], "--iterations", "1000", "--ranks", "7", "--set",
             "dls.min-chunk=2", wopt, weights[v], NULL);
       g_assert_cmpint(text.status, ==, 0);
       g_assert_cmpstr(text.err, ==, "");
       g_autoptr(GArray) workers = g_array_new(FALSE, FALSE, sizeof(guint));
       g_autoptr(GArray) sizes = chunks_text(text.out, by_worker, workers);
 
-      lbsim(&json, "chunks", names[k], "--json", "--iterations=1000", "--workers=7",
+      lbsim(&json, "chunks", names[k], "--json", "-", "--iterations=1000", "--ranks=7",
             "--min-chunk=2", wopt, weights[v], NULL);
       g_assert_cmpint(json.status, ==, 0);
       g_autoptr(JsonParser) parser = json_parser_new();
@@ -2474,13 +2492,36 @@ test_chunks(void)
       g_assert_cmpuint(dls_chunker_remaining(c), ==, 0);
     }
 
+  /* --json FILE: the lines and the JSON in FILE, as --json - writes it;
+   * --workers, --ranks's former name, still taken; -p as run's */
+  g_autofree char *file = tmp_path("chunks.json");
+  g_auto(Result) both = {0}, lines = {0}, array = {0}, old = {0}, former = {0}, twice = {0};
+  lbsim(&both, "chunks", "fac", "--iterations", "100", "-p", "4", "--json", file, NULL);
+  lbsim(&lines, "chunks", "fac", "--iterations", "100", "--workers", "4", NULL);
+  lbsim(&array, "chunks", "fac", "--iterations", "100", "--ranks", "4", "--json", "-", NULL);
+  g_assert_cmpint(both.status, ==, 0);
+  g_assert_cmpstr(both.out, ==, lines.out);
+  g_assert_true(g_str_has_prefix(lines.out, "13\n13\n13\n13\n"));
+  g_autofree char *written = NULL;
+  g_assert_true(g_file_get_contents(file, &written, NULL, NULL));
+  g_assert_cmpstr(written, ==, array.out);
+  lbsim(&old, "chunks", "--json", "fac", "--iterations", "100", "--ranks", "4", NULL);
+  g_assert_cmpint(old.status, ==, 2);
+  g_assert_nonnull(strstr(old.err, "--json takes a FILE"));
+  lbsim(&twice, "chunks", "fac", "--iterations", "100", "--ranks", "4", "--workers", "4", NULL);
+  g_assert_cmpint(twice.status, ==, 2);
+  g_assert_nonnull(strstr(twice.err, "--workers is --ranks"));
+  lbsim(&former, "chunks", "--help", NULL);
+  g_assert_nonnull(strstr(former.out, "--ranks"));
+  g_assert_null(strstr(former.out, "--workers"));
+
   /* by hand: gss from R = 100 on 4 workers, ceil(R/4) */
   g_auto(Result) gss = {0}, fsc = {0}, wf = {0};
-  lbsim(&gss, "chunks", "gss", "--iterations", "100", "--workers", "4", NULL);
+  lbsim(&gss, "chunks", "gss", "--iterations", "100", "--ranks", "4", NULL);
   g_assert_cmpstr(gss.out, ==, "25\n19\n14\n11\n8\n6\n5\n3\n3\n2\n1\n1\n1\n1\n");
   /* fsc, N = 1000, P = 4, h = 0.5, sigma = 2: (707.107 / 9.41928)^(2/3) =
    * 17.80: 55 chunks of 18, then 10 */
-  lbsim(&fsc, "chunks", "fsc", "--iterations", "1000", "--workers", "4", "--set", "dls.fsc-h=0.5",
+  lbsim(&fsc, "chunks", "fsc", "--iterations", "1000", "--ranks", "4", "--set", "dls.fsc-h=0.5",
         "--set", "dls.fsc-sigma=2", NULL);
   g_autoptr(GString) want = g_string_new(NULL);
   for (guint i = 0; i < 55; i++)
@@ -2488,7 +2529,7 @@ test_chunks(void)
   g_string_append(want, "10\n");
   g_assert_cmpstr(fsc.out, ==, want->str);
   /* wf, weights 1, 1, 1, 3 (2/3, 2/3, 2/3, 2): ceil(2/3 * 12.5) = 9, 2 * 12.5 = 25 */
-  lbsim(&wf, "chunks", "wf", "--iterations", "100", "--workers", "4", "--weights", "1,1,1,3", NULL);
+  lbsim(&wf, "chunks", "wf", "--iterations", "100", "--ranks", "4", "--weights", "1,1,1,3", NULL);
   g_assert_true(g_str_has_prefix(wf.out, "9 0\n9 1\n9 2\n25 3\n4 0\n"));
 }
 
@@ -2497,45 +2538,43 @@ test_chunks_errors(void)
 {
   const char *cases[][12] = {
       {"chunks", NULL},
-      {"chunks", "--iterations", "10", "--workers", "2", NULL},
-      {"chunks", "fac2", "--iterations", "10", "--workers", "2", NULL},
-      {"chunks", "fac", "gss", "--iterations", "10", "--workers", "2", NULL},
-      {"chunks", "fac", "--workers", "2", NULL},
+      {"chunks", "--iterations", "10", "--ranks", "2", NULL},
+      {"chunks", "fac2", "--iterations", "10", "--ranks", "2", NULL},
+      {"chunks", "fac", "gss", "--iterations", "10", "--ranks", "2", NULL},
+      {"chunks", "fac", "--ranks", "2", NULL},
       {"chunks", "fac", "--iterations", "10", NULL},
-      {"chunks", "fac", "--iterations", "0", "--workers", "2", NULL},
-      {"chunks", "fac", "--iterations", "-3", "--workers", "2", NULL},
-      {"chunks", "fac", "--iterations", "1e3", "--workers", "2", NULL},
-      {"chunks", "fac", "--iterations", "9007199254740993", "--workers", "2", NULL},
-      {"chunks", "fac", "--iterations", "10", "--workers", "0", NULL},
-      {"chunks", "fac", "--iterations", "10", "--workers", "1048577", NULL},
-      {"chunks", "wf", "--iterations", "10", "--workers", "2", "--weights", "1,2,3", NULL},
-      {"chunks", "wf", "--iterations", "10", "--workers", "2", "--weights", "1,-2", NULL},
-      {"chunks", "wf", "--iterations", "10", "--workers", "2", "--weights", "1,x", NULL},
-      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--min-chunk", "0", NULL},
-      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.bogus=1", NULL},
-      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "mlb.desired=even", NULL},
-      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.fsc-h=abc", NULL},
-      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.technique=gss", NULL},
-      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.min-chunk", NULL},
-      {"chunks", "wf", "--iterations", "10", "--workers", "2", "--set", "dls.weights=1,2",
+      {"chunks", "fac", "--iterations", "0", "--ranks", "2", NULL},
+      {"chunks", "fac", "--iterations", "-3", "--ranks", "2", NULL},
+      {"chunks", "fac", "--iterations", "1e3", "--ranks", "2", NULL},
+      {"chunks", "fac", "--iterations", "9007199254740993", "--ranks", "2", NULL},
+      {"chunks", "fac", "--iterations", "10", "--ranks", "0", NULL},
+      {"chunks", "fac", "--iterations", "10", "--ranks", "1048577", NULL},
+      {"chunks", "wf", "--iterations", "10", "--ranks", "2", "--weights", "1,2,3", NULL},
+      {"chunks", "wf", "--iterations", "10", "--ranks", "2", "--weights", "1,-2", NULL},
+      {"chunks", "wf", "--iterations", "10", "--ranks", "2", "--weights", "1,x", NULL},
+      {"chunks", "fac", "--iterations", "10", "--ranks", "2", "--min-chunk", "0", NULL},
+      {"chunks", "fac", "--iterations", "10", "--ranks", "2", "--set", "dls.bogus=1", NULL},
+      {"chunks", "fac", "--iterations", "10", "--ranks", "2", "--set", "mlb.desired=even", NULL},
+      {"chunks", "fac", "--iterations", "10", "--ranks", "2", "--set", "dls.fsc-h=abc", NULL},
+      {"chunks", "fac", "--iterations", "10", "--ranks", "2", "--set", "dls.technique=gss", NULL},
+      {"chunks", "fac", "--iterations", "10", "--ranks", "2", "--set", "dls.min-chunk", NULL},
+      {"chunks", "wf", "--iterations", "10", "--ranks", "2", "--set", "dls.weights=1,2",
        "--weights", "1,2", NULL},
-      {"chunks", "fac", "--iterations", "10", "--workers", "2", "--bogus", NULL},
+      {"chunks", "fac", "--iterations", "10", "--ranks", "2", "--bogus", NULL},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     assert_bad_input(cases[i]);
   g_auto(Result) key = {0}, weights = {0}, value = {0}, name = {0};
-  lbsim(&key, "chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.bogus=1",
-        NULL);
+  lbsim(&key, "chunks", "fac", "--iterations", "10", "--ranks", "2", "--set", "dls.bogus=1", NULL);
   g_assert_nonnull(strstr(key.err, "'bogus'"));
   g_assert_nonnull(strstr(key.err, "fsc-sigma"));
-  lbsim(&weights, "chunks", "wf", "--iterations", "10", "--workers", "2", "--weights", "1,2,3",
-        NULL);
+  lbsim(&weights, "chunks", "wf", "--iterations", "10", "--ranks", "2", "--weights", "1,2,3", NULL);
   g_assert_nonnull(strstr(weights.err, "weights"));
-  lbsim(&value, "chunks", "fac", "--iterations", "10", "--workers", "2", "--set", "dls.fsc-h=abc",
+  lbsim(&value, "chunks", "fac", "--iterations", "10", "--ranks", "2", "--set", "dls.fsc-h=abc",
         NULL);
   g_assert_nonnull(strstr(value.err, "fsc-h"));
   g_assert_nonnull(strstr(value.err, "'abc'"));
-  lbsim(&name, "chunks", "fac2", "--iterations", "10", "--workers", "2", NULL);
+  lbsim(&name, "chunks", "fac2", "--iterations", "10", "--ranks", "2", NULL);
   g_assert_nonnull(strstr(name.err, "'fac2'"));
 }
 

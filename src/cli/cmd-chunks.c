@@ -68,20 +68,25 @@ int
 lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
 {
   g_autofree char *n_text = NULL, *p_text = NULL, *weights = NULL, *min_chunk = NULL;
+  g_autofree char *workers = NULL, *json = NULL;
   g_auto(GStrv) sets = NULL;
-  gboolean json = FALSE;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
       {"iterations", 0, 0, G_OPTION_ARG_STRING, &n_text, "The loop's iterations: 1 to 2^53", "N"},
-      {"workers", 0, 0, G_OPTION_ARG_STRING, &p_text, "The workers: 1 to 1048576", "P"},
+      {"ranks", 'p', 0, G_OPTION_ARG_STRING, &p_text,
+       "The ranks that run the loop (its workers): 1 to 1048576", "P"},
+      /* its first name, kept for scripts that use it */
+      {"workers", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &workers, NULL, "P"},
       {"weights", 0, 0, G_OPTION_ARG_STRING, &weights,
        "Relative speeds, one per worker (the [dls] weights key; default: all equal)", "W0,W1,..."},
       {"min-chunk", 0, 0, G_OPTION_ARG_STRING, &min_chunk,
        "The smallest chunk but the last (the [dls] min-chunk key; default 1)", "M"},
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
        "Set a [dls] key: min-chunk, fsc-h, fsc-sigma, weights (repeatable)", "dls.KEY=VALUE"},
-      {"json", 0, 0, G_OPTION_ARG_NONE, &json,
-       "A JSON array of {\"size\", \"worker\"} objects in order instead", NULL},
+      {"json", 0, 0, G_OPTION_ARG_FILENAME, &json,
+       "Also write the chunks to FILE as a JSON array of {\"size\", \"worker\"} objects in "
+       "order (-: standard output, instead of the lines)",
+       "FILE"},
       /* as every command takes it: the output is on standard output */
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr (prints none)", NULL},
       {NULL},
@@ -89,7 +94,7 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
   g_auto(GStrv) parsed = lb_command_parse(
       self, entries,
       "Prints the chunks a dynamic loop scheduling technique hands out for a loop of N\n"
-      "iterations on P workers when requests come round-robin (worker 0, 1, ..., P-1, 0, ...),\n"
+      "iterations on P ranks when requests come round-robin (worker 0, 1, ..., P-1, 0, ...),\n"
       "one chunk a line: its size and, for wf, awf and af, whose sizes depend on who asks,\n"
       "the requesting worker after a space. Each technique's formula: docs/families/dls.md;\n"
       "the simulator's dls balancer uses the same code.\n"
@@ -105,6 +110,19 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
   argc = (int)g_strv_length(parsed);
   argv = parsed;
   DlsTechnique t;
+  /* --json once was a flag: "--json fac" would name a file fac */
+  if (argc == 1 && json != NULL && dls_technique_parse(json, &t)) {
+    g_printerr("lbsim: --json takes a FILE (- for standard output): lbsim chunks %s "
+               "--iterations N --ranks P --json FILE\n",
+               json);
+    return LB_EXIT_INPUT;
+  }
+  if (workers != NULL && p_text != NULL) {
+    g_printerr("lbsim: --workers is --ranks by its former name: give one\n");
+    return LB_EXIT_INPUT;
+  }
+  if (workers != NULL)
+    p_text = g_steal_pointer(&workers);
   if (argc != 2) {
     g_printerr("lbsim: chunks needs one technique: stat, ss, fsc, gss, tss, fac, wf, awf or af "
                "(see lbsim chunks --help)\n");
@@ -117,7 +135,7 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
   }
   guint64 n = 0, p = 0;
   if (n_text == NULL || p_text == NULL) {
-    g_printerr("lbsim: chunks needs --iterations N and --workers P\n");
+    g_printerr("lbsim: chunks needs --iterations N and --ranks P\n");
     return LB_EXIT_INPUT;
   }
   if (!g_ascii_string_to_unsigned(n_text, 10, 1, (guint64)DLS_MAX_ITERATIONS, &n, NULL)) {
@@ -125,7 +143,7 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
     return LB_EXIT_INPUT;
   }
   if (!g_ascii_string_to_unsigned(p_text, 10, 1, CHUNKS_MAX_WORKERS, &p, NULL)) {
-    g_printerr("lbsim: --workers '%s': expected a whole number from 1 to %u\n", p_text,
+    g_printerr("lbsim: --ranks '%s': expected a whole number from 1 to %u\n", p_text,
                CHUNKS_MAX_WORKERS);
     return LB_EXIT_INPUT;
   }
@@ -148,8 +166,17 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
 
   g_autoptr(DlsChunker) c = dls_chunker_new(t, n, (guint)p, &cp);
   gboolean by_worker = dls_technique_by_worker(t);
-  g_autofree LbOutBuffer *out = g_new0(LbOutBuffer, 1);
-  lb_out_text(out, json ? "[" : "");
+  /* the lines on standard output (unless the JSON is), the JSON to its
+   * FILE or standard output */
+  g_autofree LbOutBuffer *lines = g_new0(LbOutBuffer, 1);
+  g_autofree LbOutBuffer *array = g_new0(LbOutBuffer, 1);
+  int status = 0;
+  LbOutput *file = lb_out_open_file(json, array, &status);
+  if (status != 0)
+    return status;
+  gboolean text = g_strcmp0(json, "-") != 0;
+  if (json != NULL)
+    lb_out_text(array, "[");
   guint64 printed = 0, idle = 0;
   for (guint64 i = 0; dls_chunker_remaining(c) > 0; i++) {
     guint w = (guint)(i % p);
@@ -160,21 +187,28 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
     if (size == 0)
       continue;
     dls_chunker_report(c, w, size, (double)size / (cp.weights != NULL ? cp.weights[w] : 1.0));
-    if (json) {
-      lb_out_text(out, printed++ > 0 ? ",\n  {\"size\": " : "\n  {\"size\": ");
-      lb_out_number(out, size);
-      lb_out_text(out, ", \"worker\": ");
-      lb_out_number(out, w);
-      lb_out_text(out, "}");
-    } else {
-      lb_out_number(out, size);
+    if (json != NULL) {
+      lb_out_text(array, printed++ > 0 ? ",\n  {\"size\": " : "\n  {\"size\": ");
+      lb_out_number(array, size);
+      lb_out_text(array, ", \"worker\": ");
+      lb_out_number(array, w);
+      lb_out_text(array, "}");
+    }
+    if (text) {
+      lb_out_number(lines, size);
       if (by_worker) {
-        lb_out_text(out, " ");
-        lb_out_number(out, w);
+        lb_out_text(lines, " ");
+        lb_out_number(lines, w);
       }
-      lb_out_text(out, "\n");
+      lb_out_text(lines, "\n");
     }
   }
-  lb_out_text(out, json ? "\n]\n" : "");
-  return lb_out_finish(out);
+  if (json != NULL)
+    lb_out_text(array, "\n]\n");
+  if (file != NULL)
+    status = lb_out_close_file(file, array, json);
+  else if (json != NULL)
+    return lb_out_finish(array);
+  int written = lb_out_finish(lines);
+  return MAX(status, written);
 }

@@ -13,15 +13,17 @@
 int
 lb_cmd_curve(const LbCommand *self, int argc, char **argv)
 {
-  g_autofree char *dim_text = NULL, *order_text = NULL;
-  gboolean json = FALSE;
+  g_autofree char *dim_text = NULL, *order_text = NULL, *json = NULL;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
       {"dim", 0, 0, G_OPTION_ARG_STRING, &dim_text, "Dimensions of the grid: 2 (default) or 3",
        "D"},
       {"order", 0, 0, G_OPTION_ARG_STRING, &order_text,
        "The grid has 2^K cells per axis: K from 1 to 12 in 2D, to 8 in 3D", "K"},
-      {"json", 0, 0, G_OPTION_ARG_NONE, &json, "A JSON array of coordinate arrays instead", NULL},
+      {"json", 0, 0, G_OPTION_ARG_FILENAME, &json,
+       "Also write the cells to FILE as a JSON array of coordinate arrays (-: standard output, "
+       "instead of the lines)",
+       "FILE"},
       /* as every command takes it: the output is on standard output */
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr (prints none)", NULL},
       {NULL},
@@ -39,6 +41,13 @@ lb_cmd_curve(const LbCommand *self, int argc, char **argv)
   argc = (int)g_strv_length(parsed);
   argv = parsed;
   LbCurveKind kind;
+  /* --json once was a flag: "--json hilbert" would name a file hilbert */
+  if (argc == 1 && json != NULL && lb_curve_parse(json, &kind)) {
+    g_printerr("lbsim: --json takes a FILE (- for standard output): lbsim curve %s --order K "
+               "--json FILE\n",
+               json);
+    return LB_EXIT_INPUT;
+  }
   if (argc != 2) {
     g_printerr("lbsim: curve needs one curve name, hilbert or morton (see lbsim curve --help)\n");
     return LB_EXIT_INPUT;
@@ -65,20 +74,44 @@ lb_cmd_curve(const LbCommand *self, int argc, char **argv)
     return LB_EXIT_INPUT;
   }
 
-  g_autofree LbOutBuffer *out = g_new0(LbOutBuffer, 1);
+  /* the lines on standard output (unless the JSON is), the JSON to its
+   * FILE or standard output */
+  g_autofree LbOutBuffer *lines = g_new0(LbOutBuffer, 1);
+  g_autofree LbOutBuffer *array = g_new0(LbOutBuffer, 1);
+  int status = 0;
+  LbOutput *file = lb_out_open_file(json, array, &status);
+  if (status != 0)
+    return status;
+  gboolean text = g_strcmp0(json, "-") != 0;
   guint64 cells = (guint64)1 << (dim * order);
-  lb_out_text(out, json ? "[\n" : "");
+  if (json != NULL)
+    lb_out_text(array, "[\n");
   for (guint64 i = 0; i < cells; i++) {
     guint32 c[3];
     lb_curve_coords(kind, (guint)dim, (guint)order, i, c);
-    lb_out_text(out, json ? "  [" : "");
+    for (guint a = 0; text && a < dim; a++) {
+      if (a > 0)
+        lb_out_text(lines, " ");
+      lb_out_number(lines, c[a]);
+    }
+    if (text)
+      lb_out_text(lines, "\n");
+    if (json == NULL)
+      continue;
+    lb_out_text(array, "  [");
     for (guint a = 0; a < dim; a++) {
       if (a > 0)
-        lb_out_text(out, json ? ", " : " ");
-      lb_out_number(out, c[a]);
+        lb_out_text(array, ", ");
+      lb_out_number(array, c[a]);
     }
-    lb_out_text(out, !json ? "\n" : i + 1 < cells ? "],\n" : "]\n");
+    lb_out_text(array, i + 1 < cells ? "],\n" : "]\n");
   }
-  lb_out_text(out, json ? "]\n" : "");
-  return lb_out_finish(out);
+  if (json != NULL)
+    lb_out_text(array, "]\n");
+  if (file != NULL)
+    status = lb_out_close_file(file, array, json);
+  else if (json != NULL)
+    return lb_out_finish(array);
+  int printed = lb_out_finish(lines);
+  return MAX(status, printed);
 }
