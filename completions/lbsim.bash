@@ -1,6 +1,7 @@
 # bash completion for lbsim: commands, each command's options, balancer
-# names (--balancer, list, explain), GROUP.KEY=... for --set, papers for
-# reproduce, and files where a command takes them. Everything comes from
+# names (--balancer, list, explain), GROUP.KEY=... for --set and --vary,
+# papers for reproduce, techniques and curves for chunks and curve, and
+# files of the kind each option takes (.json, .csv, folders, ...). Everything comes from
 # lbsim itself (lbsim --help, lbsim COMMAND --help, lbsim list --names and
 # --keys, lbsim reproduce), so plugins' balancers complete too.
 
@@ -65,8 +66,52 @@ _lbsim()
       COMPREPLY=($(compgen -W "auto linear log" -- "$cur"))
       return
       ;;
-    -o | --json | --csv | --report | --state | --emit-jobs | --pictures | --paje | --trace | --lbsim)
+    --vary)
+      # the axes sweep knows, then every GROUP.KEY; balancer= takes labels
+      if [[ $cur == balancer=* ]]; then
+        local labels
+        labels=$("$lbsim" list --names 2>/dev/null)
+        COMPREPLY=($(compgen -P balancer= -W "$labels" -- "${cur#balancer=}"))
+        return
+      fi
+      local axes
+      axes="ranks= platform= seed= steps= balancer= $("$lbsim" list --keys 2>/dev/null | sed 's/$/=/')"
+      compopt -o nospace 2>/dev/null
+      COMPREPLY=($(compgen -W "$axes" -- "$cur"))
+      return
+      ;;
+    --replicates)
+      # a varied key: those given to --vary on this line
+      local i axes=
+      for ((i = 1; i < cword; i++)); do
+        [[ ${words[i - 1]} == --vary ]] && axes+=" ${words[i]%%=*}"
+      done
+      COMPREPLY=($(compgen -W "$axes" -- "$cur"))
+      return
+      ;;
+    # files by what each option writes or reads
+    -o | --json)
+      COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
+      return
+      ;;
+    --csv | --long-csv | --stats-csv)
+      COMPREPLY=($(compgen -f -X '!*.csv' -- "$cur") $(compgen -d -- "$cur"))
+      return
+      ;;
+    --report | --state | --pictures)
+      COMPREPLY=($(compgen -d -- "$cur"))
+      return
+      ;;
+    --paje)
+      COMPREPLY=($(compgen -f -X '!*.paje' -- "$cur") $(compgen -d -- "$cur"))
+      return
+      ;;
+    --emit-jobs | --message-trace)
       COMPREPLY=($(compgen -f -- "$cur"))
+      return
+      ;;
+    --lbsim)
+      COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))
       return
       ;;
   esac
@@ -84,6 +129,22 @@ _lbsim()
       ;;
     help)
       COMPREPLY=($(compgen -W "$(_lbsim_commands "$lbsim")" -- "$cur"))
+      ;;
+    chunks | curve)
+      # the names the command's usage line lists: stat|ss|... or hilbert|morton
+      local names
+      names=$("$lbsim" "$command" --help 2>/dev/null | sed -n 's/^  lbsim [a-z-]* .* \([a-z0-9|]*|[a-z0-9|]*\)$/\1/p' | tr '|' ' ')
+      COMPREPLY=($(compgen -W "$names" -- "$cur"))
+      ;;
+    report)
+      COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
+      ;;
+    run-job)
+      COMPREPLY=($(compgen -f -X '!*.job' -- "$cur") $(compgen -f -X '!*.result' -- "$cur")
+        $(compgen -d -- "$cur"))
+      ;;
+    merge)
+      COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.result' -- "$cur"))
       ;;
     run | check | sweep)
       # scenario files here, and the shipped scenarios by name

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tap import done, ok  # noqa: E402
@@ -102,6 +103,33 @@ def main():
                                ("--scheduler", "s", ["slurm"])):
         got, err = complete("run" if option != "--scheduler" else "sweep", option, word)
         ok(sorted(got) == want, f"completion: {option}'s values", f"{got} {err}")
+    got, err = complete("sweep", "x.ini", "--vary", "mlb.des")
+    ok(got == ["mlb.desired="], "completion: --vary's GROUP.KEY", f"{got} {err}")
+    got, err = complete("sweep", "x.ini", "--vary", "ran")
+    ok(got == ["ranks="], "completion: --vary's axes", f"{got} {err}")
+    got, err = complete("sweep", "x.ini", "--vary", "balancer=dls:a")
+    ok(sorted(got) == ["balancer=dls:af", "balancer=dls:awf"], "completion: --vary balancer=",
+       f"{got} {err}")
+    got, err = complete("chunks", "f")
+    ok(sorted(got) == ["fac", "fsc"], "completion: chunks's techniques", f"{got} {err}")
+    got, err = complete("curve", "")
+    ok(sorted(got) == ["hilbert", "morton"], "completion: curve's curves", f"{got} {err}")
+    got, err = complete("run", "--tr")
+    ok(got == [], "completion: no --trace (gone)", f"{got} {err}")
+    # files of the kind each option takes, in a folder of each kind
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("a.json", "a.csv", "a.ini", "a.paje"):
+            open(os.path.join(tmp, name), "w").close()
+        os.mkdir(os.path.join(tmp, "sub"))
+        for option, want in (("--long-csv", ["a.csv", "sub"]), ("--json", ["a.json", "sub"]),
+                             ("--report", ["sub"]), ("--paje", ["a.paje", "sub"])):
+            cwd = os.getcwd()
+            os.chdir(tmp)
+            try:
+                got, err = complete("run", option, "")
+            finally:
+                os.chdir(cwd)
+            ok(sorted(got) == want, f"completion: {option} offers {want}", f"{got} {err}")
     return done()
 
 
