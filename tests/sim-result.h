@@ -7,7 +7,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "lbsim/scenario.h"
 #include "report/report.h"
 

@@ -14,7 +14,7 @@
 #include <simgrid/host.h>
 #include <xbt/log.h>
 
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "core/background.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "balancers/dls/chunks.h"
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "lbsim-spawn.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "lbsim/scenario.h"
 #include "workloads/htree.h"
 

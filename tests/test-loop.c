@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "lbsim-spawn.h"
 #include "lbsim/model.h"
 #include "lbsim/scenario.h"

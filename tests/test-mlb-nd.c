@@ -6,7 +6,7 @@
 #include <glib/gstdio.h>
 
 #include "balancers/mlb/mlb-plan.h"
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "lbsim/scenario.h"
 #include "sim-result.h"
 

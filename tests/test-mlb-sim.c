@@ -7,7 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "balancers/mlb/mlb-plan.h"
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "report/report.h"
 #include "sim-result.h"
 #include "lbsim/scenario.h"

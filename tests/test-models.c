@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "balancers/cuts/tdg.h"
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "lbsim/model.h"
 #include "lbsim/scenario.h"
 #include "report/report.h"
 #include "report/results.h"
+#include "runner/transport.h"
 
 static char *
 write_scenario(const char *text, char **dir)

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli/job.h"
+#include "runner/job.h"
 #include "cli/reproduce-claims.h"
 #include "lbsim/balancer.h"
 

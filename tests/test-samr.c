@@ -7,7 +7,7 @@
 #include <glib/gstdio.h>
 
 #include "balancers/samr/samr-plan.h"
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "lbsim/scenario.h"
 #include "workloads/samr.h"
 

@@ -16,7 +16,7 @@
 #include "geometry/curve.h"
 #include "balancers/sfc/sfc-plan.h"
 #include "balancers/sfc/sfc-plan.h"
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "lbsim-spawn.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"

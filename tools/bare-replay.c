@@ -21,7 +21,7 @@
 #include <xbt/config.h>
 #include <xbt/log.h>
 
-#include "cli/malloc-tune.h"
+#include "runner/malloc-tune.h"
 #include "core/huge-pages.h"
 
 #define TRACE_MAGIC "# lbsim-message-trace "

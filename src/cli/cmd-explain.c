@@ -5,7 +5,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
 #include "workloads/models.h"

@@ -10,8 +10,8 @@
 
 #include "cli/commands.h"
 #include "cli/reproduce-output.h"
-#include "cli/runner.h"
-#include "cli/signals.h"
+#include "runner/runner.h"
+#include "runner/signals.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "report/html.h"

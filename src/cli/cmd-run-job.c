@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/job.h"
-#include "cli/signals.h"
+#include "runner/job.h"
+#include "runner/signals.h"
 #include "io/input.h"
 #include "io/output.h"
 

@@ -7,8 +7,8 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/runner.h"
-#include "cli/signals.h"
+#include "runner/runner.h"
+#include "runner/signals.h"
 #include "io/temporary.h"
 #include "io/input.h"
 #include "io/output.h"

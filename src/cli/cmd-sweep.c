@@ -10,16 +10,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/child.h"
+#include "runner/child.h"
 #include "cli/commands.h"
 #include "cli/emit-jobs.h"
-#include "cli/runner.h"
-#include "cli/signals.h"
+#include "runner/runner.h"
+#include "runner/signals.h"
 #include "cli/sweep.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "report/report.h"
 #include "report/results.h"
+#include "runner/transport.h"
 
 /* missing runs listed by name, at most */
 #define MAX_LISTED 20

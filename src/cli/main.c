@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "cli/malloc-tune.h"
+#include "runner/malloc-tune.h"
 #include "io/output.h"
 #include "lbsim/plugin.h"
 

@@ -15,7 +15,7 @@
 
 #include "balancers/cuts/tdg.h"
 #include "balancers/mlb/mlb-plan.h"
-#include "cli/runner.h"
+#include "runner/runner.h"
 #include "lbsim/balancer.h"
 #include "lbsim/model.h"
 #include "lbsim/scenario.h"

@@ -6,7 +6,7 @@
  * them. */
 #pragma once
 
-#include "cli/job.h"
+#include "runner/job.h"
 #include "lbsim/run.h"
 
 /* One run of the claim's [run:NAME] sweep, at the claim's ranks. */

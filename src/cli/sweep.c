@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli/preflight.h"
-#include "cli/runner.h"
+#include "runner/preflight.h"
+#include "runner/runner.h"
 #include "core/platform-check.h"
 #include "io/input.h"
 #include "lbsim/plugin.h"

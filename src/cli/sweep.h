@@ -3,7 +3,7 @@
  * stop and resume, or be spread over a cluster and merged. */
 #pragma once
 
-#include "cli/job.h"
+#include "runner/job.h"
 #include "lbsim/run.h"
 #include "report/results.h"
 

@@ -1,4 +1,4 @@
-/* lbsim's allocator puts its heap in huge pages (cli/malloc-tune.c), and
+/* lbsim's allocator puts its heap in huge pages (runner/malloc-tune.c), and
  * SimGrid takes each actor's stack from that heap, a guard page below it:
  * a stack written (at its top, as it is made) while the heap's end is one
  * huge page made the whole 2 MiB resident, and with it every stack made

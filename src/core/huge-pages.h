@@ -1,5 +1,5 @@
 /* Where huge pages are kept out of a simulation: the actors' stacks, and
- * runs too small to gain from them (cli/malloc-tune.c asks the C library
+ * runs too small to gain from them (runner/malloc-tune.c asks the C library
  * for them). */
 #pragma once
 

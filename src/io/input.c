@@ -222,3 +222,27 @@ lb_input_json_depth(const char *text, gsize length)
   }
   return deepest;
 }
+
+JsonParser *
+lb_input_json_object(const char *text, gsize length, const char *not_object, GQuark domain,
+                     gint code, JsonObject **root, GError **error)
+{
+  if (lb_input_json_depth(text, length) > LB_INPUT_JSON_DEPTH) {
+    g_set_error(error, domain, code, "arrays and objects nested more than %d deep",
+                LB_INPUT_JSON_DEPTH);
+    return NULL;
+  }
+  g_autoptr(JsonParser) parser = json_parser_new_immutable();
+  g_autoptr(GError) local = NULL;
+  if (!json_parser_load_from_data(parser, text, (gssize)length, &local)) {
+    g_set_error(error, domain, code, "not JSON: %s", local->message);
+    return NULL;
+  }
+  JsonNode *node = json_parser_get_root(parser);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT(node)) {
+    g_set_error_literal(error, domain, code, not_object);
+    return NULL;
+  }
+  *root = json_node_get_object(node);
+  return g_steal_pointer(&parser);
+}

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 typedef enum {
   LB_INPUT_SCENARIO,    /* a scenario or job file */
@@ -49,3 +50,9 @@ const GArray *lb_input_files(void);
 /* The deepest nesting of '[' and '{' in JSON text, outside strings: a
  * parser that recurses is given only text within LB_INPUT_JSON_DEPTH. */
 guint lb_input_json_depth(const char *text, gsize length);
+
+/* text (length bytes) as a JSON object, its nesting checked first: the
+ * parser that owns *root, or NULL with error (domain, code) "arrays and
+ * objects nested more than 64 deep", "not JSON: ..." or not_object. */
+JsonParser *lb_input_json_object(const char *text, gsize length, const char *not_object,
+                                 GQuark domain, gint code, JsonObject **root, GError **error);

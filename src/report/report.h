@@ -97,10 +97,3 @@ char *lb_report_metric_value(const LbMetricDef *def, double value);
 #define LB_RESULT_FORMAT_VERSION 3
 struct _LbJson;
 void lb_report_write_format(struct _LbJson *j);
-
-/* A run's result as the child hands it to its parent (json-glib, doubles
- * with 17 digits: nothing is rounded on the way); report/results.h reads
- * it back. */
-char *lb_result_to_transport(const LbRunResult *result);
-/* 2: the summary an object keyed by the summary table's JSON names */
-#define LB_TRANSPORT_VERSION 2

@@ -1,7 +1,7 @@
 /* lbsim's results read back into the typed results they were written
  * from: the user's document of a run or a sweep (lbsim run --json, lbsim
- * sweep -o) for the report page, and a child's transport for the runner
- * and lbsim merge. Nothing else parses a result. Both readers trust
+ * sweep -o) for the report page (a child's transport, for the runner and
+ * lbsim merge, is runner/transport.h's). Nothing else parses a document. Both readers trust
  * nothing: every member is checked for its type and range, and every count
  * against what it counts, before anything is allocated from it. */
 #pragma once
@@ -59,7 +59,3 @@ typedef struct {
 LbResults *lb_results_read(const char *json, gsize length, const char *source, GError **error);
 void lb_results_free(LbResults *results);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbResults, lb_results_free)
-
-/* A run's result as a child handed it to its parent
- * (lb_result_to_transport), back in the same typed structure. */
-LbRunResult *lb_result_from_transport(const char *text, GError **error);

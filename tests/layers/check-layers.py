@@ -19,8 +19,10 @@ ALLOWED = {
     'balancers': {'geometry', 'workloads', 'io'},
     'report': {'io', 'metrics', 'geometry'},
     'scenario': {'io', 'workloads', 'metrics'},
+    # the process pool: forks a simulation per job, the results' transport
+    'runner': {'io', 'metrics', 'core'},
     'cli': {'io', 'params', 'geometry', 'metrics', 'core', 'workloads', 'balancers', 'report',
-            'scenario'},
+            'scenario', 'runner'},
 }
 
 

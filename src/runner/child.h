@@ -3,7 +3,7 @@
 
 #include <sys/types.h>
 
-#include "cli/job.h"
+#include "runner/job.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
 

@@ -1,4 +1,4 @@
-#include "cli/signals.h"
+#include "runner/signals.h"
 
 #include <errno.h>
 #include <fcntl.h>

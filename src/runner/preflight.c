@@ -1,4 +1,4 @@
-#include "cli/preflight.h"
+#include "runner/preflight.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/child.h"
-#include "cli/signals.h"
+#include "runner/child.h"
+#include "runner/signals.h"
 #include "core/platform-check.h"
 
 #define TAG "preflight"

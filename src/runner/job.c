@@ -1,16 +1,16 @@
 /* Jobs: written down, read back, and run on the child side. */
-#include "cli/job.h"
+#include "runner/job.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/signals.h"
+#include "runner/signals.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "lbsim/params.h"
 #include "lbsim/plugin.h"
 #include "lbsim/workload.h"
-#include "report/report.h"
+#include "runner/transport.h"
 
 #define GROUP "job"
 

@@ -1,6 +1,6 @@
 /* A simulation in a child process of its own: forked, reaped, and what
  * its failure was, read from what it left in its folder. */
-#include "cli/child.h"
+#include "runner/child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/signals.h"
+#include "runner/signals.h"
 
 static void
 say_ready(gpointer data)

@@ -1,4 +1,4 @@
-#include "cli/runner.h"
+#include "runner/runner.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -8,13 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/child.h"
-#include "cli/job.h"
-#include "cli/preflight.h"
-#include "cli/signals.h"
+#include "runner/child.h"
+#include "runner/job.h"
+#include "runner/preflight.h"
+#include "runner/signals.h"
 #include "core/platform-check.h"
-#include "report/report.h"
-#include "report/results.h"
+#include "runner/transport.h"
 
 char *
 lb_runner_trace_name(const char *base, const char *balancer, guint runs)

@@ -1,4 +1,4 @@
-#include "cli/malloc-tune.h"
+#include "runner/malloc-tune.h"
 
 #include <stdlib.h>
 #include <string.h>
