@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/emit-jobs.h"
-#include "cli/sweep.h"
+#include "sweep/emit.h"
+#include "sweep/sweep.h"
 #include "report/report.h"
 #include "lbsim-spawn.h"
 

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "cli/reproduce-checks.h"
-#include "cli/sweep.h"
+#include "sweep/sweep.h"
 
 typedef enum {
   LB_MEASURE_VALUE,       /* BALANCER METRIC */

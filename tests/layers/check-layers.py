@@ -21,8 +21,10 @@ ALLOWED = {
     'scenario': {'io', 'workloads', 'metrics'},
     # the process pool: forks a simulation per job, the results' transport
     'runner': {'io', 'metrics', 'core'},
+    # sweeps as a library: may use report/ and runner/, never cli/
+    'sweep': {'io', 'metrics', 'report', 'runner'},
     'cli': {'io', 'params', 'geometry', 'metrics', 'core', 'workloads', 'balancers', 'report',
-            'scenario', 'runner'},
+            'scenario', 'runner', 'sweep'},
 }
 
 

@@ -113,4 +113,48 @@ int lb_sweep_execute(const LbSweep *sweep, const char *state, const char *json, 
 int lb_sweep_execute_files(const LbSweep *sweep, const char *state, const LbSweepFiles *files,
                            guint jobs, gboolean quiet, LbRunResult ***results);
 
-/* The commands: lbsim sweep and lbsim merge. */
+/* Writes the documents of files from results now (lbsim merge). */
+gboolean lb_sweep_write_documents(const LbSweep *sweep, LbRunResult *const *results,
+                                  const LbSweepFiles *files, GError **error);
+
+/* ---- the state folder and the outputs (state.c) ---- */
+
+/* NAME-sweep.json, NAME the scenario's; the state folder of a JSON FILE:
+ * FILE without .json, then .d */
+char *lb_sweep_default_json(const LbSweep *sweep);
+char *lb_sweep_default_state(const char *json);
+/* A JSON output may replace only this sweep's (its definition's digest
+ * near its start), a CSV only one with this sweep's columns. */
+gboolean lb_sweep_check_json(const char *path, const LbSweep *sweep, GError **error);
+gboolean lb_sweep_check_tables(const LbSweepFiles *files, const LbSweep *sweep, GError **error);
+/* A state folder: new, empty, this sweep's, or (force) another's. */
+gboolean lb_sweep_check_state(const char *dir, const LbSweep *sweep, gboolean force,
+                              GError **error);
+/* Before anything is made or run: each output can be written, none is an
+ * input or another output, the state folder neither; with emit, its
+ * scheduler's options and files too. */
+struct LbEmit;
+gboolean lb_sweep_check_files(const LbSweep *sweep, const char *json, const char *csv,
+                              const struct LbEmit *emit, const char *state,
+                              const LbSweepFiles *more, GError **error);
+/* DIR/ID.SUFFIX of a run (.job, .result, ...). */
+char *lb_sweep_run_file(const char *dir, const LbSweepRun *run, const char *suffix);
+/* A run's result file, checked to be of the run's balancer. */
+LbRunResult *lb_sweep_read_result(const char *path, const LbSweepRun *run, GError **error);
+/* The results the state folder holds into results (by run); a bad one is
+ * said (unless quiet) and runs again. Returns how many were read. */
+guint lb_sweep_read_kept(const char *dir, const LbSweep *sweep, LbRunResult **results,
+                         gboolean quiet);
+void lb_sweep_results_free(LbRunResult **results, guint n);
+
+/* ---- merging (merge.c): paths[1..argc), as lbsim merge takes them ---- */
+
+/* The sweep the state folders and result files belong to (the sweep.ini of
+ * each folder, and of each result file's folder), all the same one. */
+LbSweep *lb_sweep_merge_definition(int argc, char **argv, GError **error);
+/* Their results into results (by run), those other points share too. */
+gboolean lb_sweep_merge_results(const LbSweep *sweep, int argc, char **argv, LbRunResult **results,
+                                GError **error);
+/* merge's outputs: writable, none of them a file it reads or another. */
+gboolean lb_sweep_check_merge_files(const LbSweep *sweep, int argc, char **argv,
+                                    const LbSweepFiles *files, GError **error);

@@ -1,11 +1,12 @@
-/* lbsim sweep --emit-jobs: the commands that run a sweep's missing runs
- * elsewhere, in the form a scheduler takes. */
+/* --scheduler slurm: a folder of three scripts, a job array with a task
+ * per missing run (array.sbatch), the merge (merge.sbatch) and submit.sh,
+ * which submits the array, then the merge once every task has ended. */
+#include "sweep/emit.h"
+
 #include <errno.h>
 #include <glib/gstdio.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "cli/emit-jobs.h"
 #include "io/input.h"
 
 #define DEFAULT_TIME "01:00:00"
@@ -18,56 +19,13 @@
 
 static const char *const slurm_files[] = {"array.sbatch", "merge.sbatch", "submit.sh"};
 
-gboolean
-lb_emit_parse_scheduler(const char *text, LbScheduler *scheduler, GError **error)
-{
-  static const char *const names[] = {"plain", "parallel", "slurm"};
-  for (guint i = 0; i < G_N_ELEMENTS(names); i++)
-    if (strcmp(text, names[i]) == 0) {
-      *scheduler = (LbScheduler)i;
-      return TRUE;
-    }
-  return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
-                       "--scheduler '%s': expected plain, parallel or slurm", text);
-}
-
-/* A word the shell reads back as it is. */
-static char *
-shell_word(const char *text)
-{
-  const char *safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=+-,@%";
-  if (*text != '\0' && strspn(text, safe) == strlen(text))
-    return g_strdup(text);
-  return g_shell_quote(text);
-}
-
-/* A run's point as one comment line: control characters become spaces. */
-static char *
-comment_text(const LbSweep *sw, const LbSweepRun *run)
-{
-  char *text = lb_sweep_describe(sw, run);
-  for (char *c = text; *c != '\0'; c++)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f)
-      *c = ' ';
-  return text;
-}
-
-static gboolean
-has_control(const char *text)
-{
-  for (const char *c = text; *c != '\0'; c++)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f)
-      return TRUE;
-  return FALSE;
-}
-
 /* A value of an #SBATCH line: one word, nothing sbatch would read past. */
 static gboolean
 check_sbatch_value(const char *option, const char *value, gboolean spaces, GError **error)
 {
   if (value == NULL)
     return TRUE;
-  if (*value == '\0' || has_control(value) || (!spaces && strpbrk(value, " \t") != NULL))
+  if (*value == '\0' || lb_emit_has_control(value) || (!spaces && strpbrk(value, " \t") != NULL))
     return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "%s '%s': expected %s", option, value,
                          spaces ? "an sbatch option on one line" : "one word");
   return TRUE;
@@ -112,36 +70,25 @@ lb_emit_slurm_time_valid(const char *text)
   return TRUE;
 }
 
-gboolean
-lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error)
+static gboolean
+check_options(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error)
 {
-  gboolean slurm = e->scheduler == LB_SCHEDULER_SLURM;
   /* the one-word values first, --sbatch last */
-  const char *const slurm_only[][2] = {{"--slurm-time", e->slurm_time},
-                                       {"--slurm-merge-time", e->slurm_merge_time},
-                                       {"--slurm-mem", e->slurm_mem},
-                                       {"--slurm-merge-mem", e->slurm_merge_mem},
-                                       {"--slurm-partition", e->slurm_partition},
-                                       {"--slurm-merge-partition", e->slurm_merge_partition},
-                                       {"--sbatch", e->sbatch != NULL ? e->sbatch[0] : NULL}};
-  for (guint i = 0; i < G_N_ELEMENTS(slurm_only); i++)
-    if (slurm_only[i][1] != NULL && !slurm)
-      return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "%s is for --scheduler slurm",
-                           slurm_only[i][0]);
-  if (e->slurm_max_array > 0 && !slurm)
-    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--slurm-max-array is for --scheduler slurm");
-  if (e->slurm_array_limit > 0 && !slurm)
-    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
-                         "--slurm-array-limit is for --scheduler slurm");
+  const char *const values[][2] = {{"--slurm-time", e->slurm_time},
+                                   {"--slurm-merge-time", e->slurm_merge_time},
+                                   {"--slurm-mem", e->slurm_mem},
+                                   {"--slurm-merge-mem", e->slurm_merge_mem},
+                                   {"--slurm-partition", e->slurm_partition},
+                                   {"--slurm-merge-partition", e->slurm_merge_partition}};
   for (guint i = 0; i < 2; i++)
-    if (slurm_only[i][1] != NULL && !lb_emit_slurm_time_valid(slurm_only[i][1]))
+    if (values[i][1] != NULL && !lb_emit_slurm_time_valid(values[i][1]))
       return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
                            "%s '%s': expected one of Slurm's forms, MINUTES, "
                            "MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES "
                            "or DAYS-HOURS:MINUTES:SECONDS (e.g. 1:00:00 for an hour)",
-                           slurm_only[i][0], slurm_only[i][1]);
-  for (guint i = 0; i + 1 < G_N_ELEMENTS(slurm_only); i++)
-    if (!check_sbatch_value(slurm_only[i][0], slurm_only[i][1], FALSE, error))
+                           values[i][0], values[i][1]);
+  for (guint i = 0; i < G_N_ELEMENTS(values); i++)
+    if (!check_sbatch_value(values[i][0], values[i][1], FALSE, error))
       return FALSE;
   for (guint i = 0; e->sbatch != NULL && e->sbatch[i] != NULL; i++)
     if (!check_sbatch_value("--sbatch", e->sbatch[i], TRUE, error))
@@ -151,11 +98,6 @@ lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error
       return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT,
                            "--sbatch '%s': expected an sbatch option, such as --account=NAME",
                            e->sbatch[i]);
-  if (e->lbsim != NULL && (*e->lbsim == '\0' || has_control(e->lbsim)))
-    return lb_sweep_fail(error, LB_SWEEP_ERROR_INPUT, "--lbsim '%s': expected a program", e->lbsim);
-  if (!slurm)
-    return lb_output_check("--emit-jobs", e->target, error) &&
-           lb_file_set_output(set, "--emit-jobs", e->target, error);
   gboolean make = FALSE;
   if (!lb_output_check_folder("--emit-jobs", e->target, &make, error))
     return FALSE;
@@ -167,13 +109,6 @@ lb_emit_check(const LbEmit *e, const LbSweep *sw, LbFileSet *set, GError **error
       return FALSE;
   }
   return TRUE;
-}
-
-static char *
-job_path(const char *dir, const LbSweepRun *run, const char *suffix)
-{
-  g_autofree char *name = g_strconcat(run->id, suffix, NULL);
-  return g_build_filename(dir, name, NULL);
 }
 
 /* The #SBATCH lines of a script: the array's (merge FALSE) or the merge
@@ -223,11 +158,12 @@ write_script(const char *dir, const char *name, const char *text, GError **error
  * CSV) and submit.sh (the array, then the merge once every task has
  * ended: afterany, so that the merge names the runs that failed). */
 static gboolean
-write_slurm(const LbEmit *e, const LbSweep *sw, GPtrArray *runs, const char *lbsim,
-            const char *state, GError **error)
+write_files(const LbEmit *e, const LbSweep *sw, const LbEmitJobs *jobs, GError **error)
 {
+  GPtrArray *runs = jobs->runs;
+  const char *lbsim = jobs->lbsim, *state = jobs->state;
   g_autofree char *dir = g_canonicalize_filename(e->target, NULL);
-  g_autofree char *dir_word = shell_word(dir);
+  g_autofree char *dir_word = lb_emit_shell_word(dir);
   g_autofree char *marker = g_strdup_printf(MARKER "%s (%s)", sw->id, sw->name);
   g_autoptr(GString) array = g_string_new("#!/bin/bash\n");
   g_autofree char *array_name = job_name(sw, "");
@@ -245,12 +181,12 @@ write_slurm(const LbEmit *e, const LbSweep *sw, GPtrArray *runs, const char *lbs
     g_string_append_printf(array, "#SBATCH --array=1-%u\n", tasks);
   g_string_append_printf(array, "#SBATCH --output=%s/run-%%A_%%a.out\n", dir);
   sbatch_common(array, e, FALSE);
-  g_autofree char *state_word = shell_word(state);
+  g_autofree char *state_word = lb_emit_shell_word(state);
   g_string_append_printf(array, "set -eu\nlbsim=%s\nstate=%s\n", lbsim, state_word);
   g_string_append(array, "run() {\n  case \"$1\" in\n");
   for (guint i = 0; i < runs->len; i++) {
     const LbSweepRun *run = runs->pdata[i];
-    g_autofree char *label = comment_text(sw, run);
+    g_autofree char *label = lb_emit_comment(sw, run);
     g_string_append_printf(array, "  # %s\n  %u) id=%s ;;\n", label, i + 1, run->id);
   }
   g_string_append(array, "  *) echo \"array.sbatch: no run $1\" >&2; return 2 ;;\n"
@@ -273,16 +209,10 @@ write_slurm(const LbEmit *e, const LbSweep *sw, GPtrArray *runs, const char *lbs
                          merge_name, dir);
   sbatch_common(merge, e, TRUE);
   g_autofree char *json = g_canonicalize_filename(e->json, NULL);
-  g_autofree char *json_word = shell_word(json);
+  g_autofree char *json_word = lb_emit_shell_word(json);
   g_string_append_printf(merge, "exec %s merge -o %s", lbsim, json_word);
-  const char *const tables[][2] = {
-      {"--csv", e->csv}, {"--long-csv", e->long_csv}, {"--stats-csv", e->stats_csv}};
-  for (guint t = 0; t < G_N_ELEMENTS(tables); t++)
-    if (tables[t][1] != NULL) {
-      g_autofree char *path = g_canonicalize_filename(tables[t][1], NULL);
-      g_autofree char *word = shell_word(path);
-      g_string_append_printf(merge, " %s %s", tables[t][0], word);
-    }
+  g_autofree char *tables = lb_emit_tables(e, TRUE);
+  g_string_append(merge, tables);
   g_string_append_printf(merge, "%s %s\n", e->force ? " --force" : "", state_word);
 
   g_autoptr(GString) submit = g_string_new("#!/bin/bash\n");
@@ -312,74 +242,12 @@ write_slurm(const LbEmit *e, const LbSweep *sw, GPtrArray *runs, const char *lbs
          write_script(e->target, "submit.sh", submit->str, error);
 }
 
-int
-lb_emit_jobs(const LbEmit *e, const LbSweep *sw, LbRunResult *const *results)
+static void
+say(const LbEmit *e, const LbEmitJobs *jobs)
 {
-  g_autoptr(GError) error = NULL;
-  g_autofree char *exe = e->lbsim != NULL ? NULL : g_file_read_link("/proc/self/exe", &error);
-  if (e->lbsim == NULL && exe == NULL) {
-    g_printerr("lbsim: %s\n", error->message);
-    return 1;
-  }
-  /* a bare name is found on the nodes' PATH; a path is made absolute */
-  g_autofree char *program = e->lbsim == NULL ? g_strdup(exe)
-                             : strchr(e->lbsim, '/') != NULL
-                                 ? g_canonicalize_filename(e->lbsim, NULL)
-                                 : g_strdup(e->lbsim);
-  g_autofree char *lbsim = shell_word(program);
-  g_autofree char *state = g_canonicalize_filename(e->state, NULL);
-  g_autoptr(GPtrArray) missing = g_ptr_array_new();
-  g_autoptr(GString) lines = g_string_new(NULL);
-  guint distinct = 0;
-  for (guint i = 0; i < sw->runs->len; i++) {
-    const LbSweepRun *run = sw->runs->pdata[i];
-    /* a run other points share is one job */
-    distinct += run->first == i;
-    if (results[i] != NULL || run->first != i)
-      continue;
-    g_autofree char *job = job_path(state, run, ".job");
-    g_autofree char *result = job_path(state, run, ".result");
-    g_autofree char *data = lb_job_to_data(run->job);
-    if (!lb_output_write(job, data, -1, &error)) {
-      g_printerr("lbsim: %s\n", error->message);
-      return 1;
-    }
-    g_ptr_array_add(missing, (gpointer)run);
-    g_autofree char *job_word = shell_word(job);
-    g_autofree char *result_word = shell_word(result);
-    g_string_append_printf(lines, "%s run-job %s %s", lbsim, job_word, result_word);
-    if (e->scheduler == LB_SCHEDULER_PARALLEL) {
-      g_autofree char *label = comment_text(sw, run);
-      g_string_append_printf(lines, "  # %s", label);
-    }
-    g_string_append_c(lines, '\n');
-  }
-  gboolean written = e->scheduler == LB_SCHEDULER_SLURM
-                         ? write_slurm(e, sw, missing, lbsim, state, &error)
-                         : lb_output_text(e->target, lines->str, &error);
-  if (!written) {
-    g_printerr("lbsim: %s\n", error->message);
-    return 1;
-  }
-  if (e->quiet)
-    return 0;
-  guint done = distinct - missing->len;
-  if (e->scheduler == LB_SCHEDULER_SLURM) {
-    g_printerr("lbsim: %u runs in %s/array.sbatch (%u of %u done already); %s/submit.sh submits "
-               "it, then the merge job that writes %s\n",
-               missing->len, e->target, done, distinct, e->target, e->json);
-    return 0;
-  }
-  g_autoptr(GString) tables_text = g_string_new(NULL);
-  const char *const tables[][2] = {
-      {"--csv", e->csv}, {"--long-csv", e->long_csv}, {"--stats-csv", e->stats_csv}};
-  for (guint t = 0; t < G_N_ELEMENTS(tables); t++)
-    if (tables[t][1] != NULL)
-      g_string_append_printf(tables_text, " %s %s", tables[t][0], tables[t][1]);
-  g_printerr("lbsim: %u jobs in %s (%u of %u runs done already); run them%s, then: lbsim "
-             "merge -o %s%s %s\n",
-             missing->len, e->target, done, distinct,
-             e->scheduler == LB_SCHEDULER_PARALLEL ? " (parallel --joblog FILE < jobs)" : "",
-             e->json, tables_text->str, e->state);
-  return 0;
+  g_printerr("lbsim: %u runs in %s/array.sbatch (%u of %u done already); %s/submit.sh submits "
+             "it, then the merge job that writes %s\n",
+             jobs->runs->len, e->target, jobs->done, jobs->distinct, e->target, e->json);
 }
+
+const LbEmitter lb_emit_slurm = {"slurm", check_options, write_files, say};

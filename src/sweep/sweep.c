@@ -1,14 +1,13 @@
 /* Sweeps: the axes and their values, the points and their runs, the
  * definition as written in the state folder, and the documents built from
  * the runs' results. */
-#include "cli/sweep.h"
+#include "sweep/sweep.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "runner/preflight.h"
 #include "runner/runner.h"
-#include "core/platform-check.h"
 #include "io/input.h"
 #include "lbsim/plugin.h"
 #include "report/report.h"
@@ -688,6 +687,13 @@ lb_sweep_new_replicated(const char *scenario, const char *const *vary, const cha
   sw->definition = definition_text(sw);
   sw->id = digest(sw->definition);
   return g_steal_pointer(&sw);
+}
+
+char *
+lb_sweep_run_file(const char *dir, const LbSweepRun *run, const char *suffix)
+{
+  g_autofree char *name = g_strconcat(run->id, suffix, NULL);
+  return g_build_filename(dir, name, NULL);
 }
 
 /* ---- reading a sweep back ---- */
