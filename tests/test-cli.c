@@ -137,7 +137,27 @@ test_help(void)
                                             typos[i][0], typos[i][1]);
     g_assert_nonnull(strstr(typo.err, want));
     g_assert_null(strstr(typo.err, "Usage: lbsim COMMAND"));
+    /* and asked for its help */
+    g_auto(Result) help_typo = {0};
+    lbsim(&help_typo, "help", typos[i][0], NULL);
+    g_assert_cmpint(help_typo.status, ==, 2);
+    g_assert_cmpstr(help_typo.out, ==, "");
+    g_assert_nonnull(strstr(help_typo.err, want));
   }
+  g_auto(Result) help_far = {0}, help_version = {0}, version_dirs = {0};
+  lbsim(&help_far, "help", "frobnicate", NULL);
+  g_assert_cmpint(help_far.status, ==, 2);
+  g_assert_cmpstr(help_far.err, ==,
+                  "lbsim: unknown command 'frobnicate' (lbsim --help lists them)\n");
+  /* version's help is a help, not the version: the man page has no folder */
+  lbsim(&help_version, "help", "version", NULL);
+  g_assert_cmpint(help_version.status, ==, 0);
+  g_assert_true(g_str_has_prefix(help_version.out, "Usage: lbsim version\n\n"));
+  g_assert_null(strstr(help_version.out, source_root()));
+  /* from the build tree: the data and the docs of the source tree */
+  lbsim(&version_dirs, "version", NULL);
+  g_autofree char *docs = g_strdup_printf("\ndocs: %s/docs\n", source_root());
+  g_assert_nonnull(strstr(version_dirs.out, docs));
   lbsim(&none, "run", NULL);
   g_assert_cmpint(none.status, ==, 2);
 }

@@ -697,17 +697,28 @@ main(int argc, char **argv)
       context, "Writes a SimGrid 3.32 platform (DTD 4.1, CM02 network model) to stdout.");
   g_option_context_set_description(
       context, "Kinds:\n"
-               "  hypercube D        binary D-cube, D = 1..14 (2^D hosts), Intel iPSC/860 figures\n"
+               "  hypercube D        binary D-cube, D = 1..14 (2^D hosts), iPSC/860 figures\n"
                "  torus X Y Z        X x Y x Z 3D torus (each size >= 2), Cray T3E-900 figures\n"
                "  fat-tree N         gigabit Ethernet fat tree, N = k^2 (two levels) or k^3\n"
                "                     (three levels), e.g. 1024\n"
                "  hetero-cluster N   Fast Ethernet cluster, 16 hosts per edge switch, gigabit\n"
                "                     uplinks to a core switch; N even, at most 1024: half\n"
                "                     1.0 GHz and half 1.266 GHz nodes\n"
-               "  all DIR            write every platform shipped in platforms/ into DIR\n"
+               "  origin2000 N       SGI Origin2000-like machine of N = 2..512 processors: a\n"
+               "                     flat cluster of MPI figures\n"
+               "  all DIR            write every platform lbsim ships (its platforms/) into DIR\n"
                "\n"
-               "Hosts are named n0..n(p-1). The figures and their sources are in\n"
-               "platforms/README.md and in a comment at the top of each file.\n"
+               "Hosts are named n0..n(p-1). Each file says in a comment at its top what it\n"
+               "models and where its figures come from; platforms/README.md, beside the\n"
+               "shipped platforms (lbsim version says where), has the table.\n"
+               "\n"
+               "Examples:\n"
+               "  lbsim-platgen torus 8 8 8 > t3e-512.xml   (the shipped t3e-512.xml)\n"
+               "  lbsim-platgen fat-tree 64 > fat-tree-64.xml\n"
+               "  lbsim run field2d-hypercube-64 --platform fat-tree-64.xml\n"
+               "A scenario's platform key names such a file relative to the scenario's\n"
+               "folder, then platforms/.\n"
+               "\n"
                "Exit status: 0 on success, 1 if writing failed, 2 on bad arguments.");
   if (!g_option_context_parse(context, &argc, &argv, &error) || !run(argc, argv, &error)) {
     g_printerr("lbsim-platgen: %s\n", error->message);

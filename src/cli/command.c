@@ -16,7 +16,8 @@ lb_command_context(const LbCommand *self)
 char *
 lb_command_usage_line(const LbCommand *self)
 {
-  return g_strdup_printf("Usage: lbsim %s %s", self->name, self->args);
+  return g_strdup_printf("Usage: lbsim %s%s%s", self->name, *self->args != '\0' ? " " : "",
+                         self->args);
 }
 
 void

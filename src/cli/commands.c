@@ -86,6 +86,17 @@ lb_command_nearest(const char *name)
   return least <= 2 ? best : NULL;
 }
 
+gboolean
+lb_command_suggest(const char *typed)
+{
+  const LbCommand *near = lb_command_nearest(typed);
+  if (near == NULL)
+    return FALSE;
+  g_printerr("lbsim: unknown command '%s': did you mean '%s'? (lbsim help lists the commands)\n",
+             typed, near->name);
+  return TRUE;
+}
+
 char *
 lb_commands_usage(void)
 {
@@ -106,8 +117,8 @@ lb_commands_usage(void)
                   "files and folders). A scenario is a file, or the name of a shipped one\n"
                   "(mlb-teach-16).\n"
                   "\nlbsim help COMMAND (or lbsim COMMAND --help) shows a command's options;\n"
-                  "lbsim --version its version and where its data are. docs/reference/ has the\n"
-                  "scenario files and the JSON format.\n");
+                  "lbsim --version its version and where its data and docs are; docs/reference/\n"
+                  "has the scenario files and the JSON format.\n");
   return g_string_free(out, FALSE);
 }
 
@@ -118,10 +129,11 @@ lb_cmd_help(const LbCommand *self, int argc, char **argv)
     g_printerr("lbsim: help takes at most one command\n");
     return LB_EXIT_INPUT;
   }
-  if (argc == 2) {
+  if (argc == 2 && strcmp(argv[1], "--help") != 0 && strcmp(argv[1], "-h") != 0) {
     const LbCommand *c = lb_command_lookup(argv[1]);
     if (c == NULL) {
-      g_printerr("lbsim: unknown command '%s' (lbsim --help lists them)\n", argv[1]);
+      if (!lb_command_suggest(argv[1]))
+        g_printerr("lbsim: unknown command '%s' (lbsim --help lists them)\n", argv[1]);
       return LB_EXIT_INPUT;
     }
     char *args[] = {argv[1], "--help", NULL};
@@ -135,9 +147,20 @@ lb_cmd_help(const LbCommand *self, int argc, char **argv)
 int
 lb_cmd_version(const LbCommand *self, int argc, char **argv)
 {
+  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    g_autofree char *usage = lb_command_usage_line(self);
+    g_print("%s\n\n"
+            "Prints lbsim's version; where its data are (platforms/ and scenarios/;\n"
+            "$LBSIM_DATA_DIR if set) and its docs (reference/, the tutorial, the\n"
+            "families' pages); its plugin ABI version; and the plugins loaded, one a line.\n",
+            usage);
+    return 0;
+  }
   g_print("lbsim %s\n", LB_VERSION);
   const char *data = lb_data_dir();
   g_print("data: %s\n", data != NULL ? data : "none found (set LBSIM_DATA_DIR)");
+  const char *docs = lb_doc_dir();
+  g_print("docs: %s\n", docs != NULL ? docs : "none found");
   g_print("plugin ABI: %d\n", LB_ABI_VERSION);
   for (const char *const *p = lb_plugins_loaded(); *p != NULL; p++)
     g_print("plugin: %s\n", *p);

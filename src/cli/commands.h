@@ -24,6 +24,9 @@ const LbCommand *lb_command_lookup(const char *name);
 /* The command a mistyped name most likely meant (two edits away at
  * most, or a name it begins), or NULL. */
 const LbCommand *lb_command_nearest(const char *name);
+/* Says on stderr which command `typed` most likely meant; FALSE, having
+ * said nothing, when none is near. */
+gboolean lb_command_suggest(const char *typed);
 /* lbsim --help's text. */
 char *lb_commands_usage(void);
 /* A command's option context, its usage line made from its row:

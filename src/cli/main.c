@@ -66,13 +66,8 @@ dispatch(int argc, char **argv)
     name = "help";
   const LbCommand *c = lb_command_lookup(name);
   if (c == NULL) {
-    const LbCommand *near = lb_command_nearest(name);
-    if (near != NULL) {
-      g_printerr("lbsim: unknown command '%s': did you mean '%s'? (lbsim help lists the "
-                 "commands)\n",
-                 argv[1], near->name);
+    if (lb_command_suggest(name))
       return LB_EXIT_INPUT;
-    }
     g_autofree char *usage = lb_commands_usage();
     g_printerr("lbsim: unknown command '%s'\n\n%s", argv[1], usage);
     return LB_EXIT_INPUT;

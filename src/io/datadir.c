@@ -15,15 +15,18 @@
 #ifndef LB_INSTALL_DATADIR
 #define LB_INSTALL_DATADIR "share"
 #endif
+#ifndef LB_INSTALL_DOCDIR
+#define LB_INSTALL_DOCDIR "share/doc/lbsim"
+#endif
 #ifndef LB_SOURCE_DATA_DIR
 #define LB_SOURCE_DATA_DIR "."
 #endif
 
 static gboolean
-holds_data(const char *dir)
+holds(const char *dir, const char *folder)
 {
-  g_autofree char *platforms = g_build_filename(dir, "platforms", NULL);
-  return g_file_test(platforms, G_FILE_TEST_IS_DIR);
+  g_autofree char *path = g_build_filename(dir, folder, NULL);
+  return g_file_test(path, G_FILE_TEST_IS_DIR);
 }
 
 /* dir without its trailing `tail` components ("/opt/x/lib/x86_64-linux-gnu"
@@ -41,10 +44,11 @@ strip_tail(const char *dir, const char *tail)
   return g_strndup(dir, nd - nt - 1);
 }
 
-/* DATADIR/lbsim of the prefix the object holding this code was installed
- * in: a shared liblbsim in LIBDIR, or a program in BINDIR that links it. */
+/* PREFIX/where of the prefix the object holding this code was installed
+ * in (a shared liblbsim in LIBDIR, or a program in BINDIR that links it),
+ * when that folder holds `folder`. */
 static char *
-installed_dir(void)
+installed_dir(const char *where, const char *folder)
 {
   Dl_info info;
   if (dladdr((const void *)installed_dir, &info) == 0 || info.dli_fname == NULL)
@@ -58,10 +62,10 @@ installed_dir(void)
     g_autofree char *prefix = strip_tail(dir, tails[i]);
     if (prefix == NULL)
       continue;
-    char *data = g_build_filename(prefix, LB_INSTALL_DATADIR, "lbsim", NULL);
-    if (holds_data(data))
-      return data;
-    g_free(data);
+    char *found = g_build_filename(prefix, where, NULL);
+    if (holds(found, folder))
+      return found;
+    g_free(found);
   }
   return NULL;
 }
@@ -75,8 +79,25 @@ lb_data_dir(void)
     const char *env = g_getenv("LBSIM_DATA_DIR");
     if (env != NULL && *env != '\0')
       dir = g_strdup(env);
-    else if ((dir = installed_dir()) == NULL && holds_data(LB_SOURCE_DATA_DIR))
+    else if ((dir = installed_dir(LB_INSTALL_DATADIR "/lbsim", "platforms")) == NULL &&
+             holds(LB_SOURCE_DATA_DIR, "platforms"))
       dir = g_strdup(LB_SOURCE_DATA_DIR);
+    g_once_init_leave(&done, 1);
+  }
+  return dir;
+}
+
+const char *
+lb_doc_dir(void)
+{
+  static gsize done = 0;
+  static char *dir = NULL;
+  if (g_once_init_enter(&done)) {
+    if ((dir = installed_dir(LB_INSTALL_DOCDIR "/docs", "reference")) == NULL) {
+      g_autofree char *source = g_build_filename(LB_SOURCE_DATA_DIR, "docs", NULL);
+      if (holds(source, "reference"))
+        dir = g_steal_pointer(&source);
+    }
     g_once_init_leave(&done, 1);
   }
   return dir;

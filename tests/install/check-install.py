@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """The install round trip, as a user makes it: lbsim installed into a
-temporary prefix (meson install with DESTDIR), the prefix moved elsewhere,
-lbsim run from it by a shipped scenario's short name with its data found
-beside it, the example plugin (examples/pairwise) built against the moved
-prefix with pkg-config alone and run with --plugin, [scenario] plugins,
-LBSIM_PLUGIN_PATH, explain, a sweep's jobs, merge and report, and every
-way a plugin is refused. TAP on stdout.
+temporary prefix (meson install with DESTDIR), the prefix moved elsewhere;
+the prefix holds the docs, the JSON schema and the examples as in the
+sources, and lbsim-platgen, and no installed text file names the source,
+build or staging folder; lbsim run from it by a shipped scenario's short
+name with its data found beside it, the docs its help names found where
+lbsim version says, lbsim-platgen writing the shipped platforms and one
+lbsim runs on, the installed example plugin (examples/pairwise) built
+against the moved prefix with pkg-config alone and run with --plugin,
+[scenario] plugins, LBSIM_PLUGIN_PATH, explain, a sweep's jobs, merge and
+report, and every way a plugin is refused. TAP on stdout.
 Usage: check-install.py SOURCE_ROOT BUILD_ROOT PREFIX LIBDIR"""
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,6 +40,31 @@ def clean_env(**extra):
 def run(args, cwd, env=None):
     p = subprocess.run(args, cwd=cwd, env=env or clean_env(), capture_output=True, text=True)
     return p
+
+
+def text_of(path):
+    """A file's text, or None for a binary file (a NUL byte, or not UTF-8)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def same_tree(source, installed):
+    """The files of `source` missing from `installed` or different there."""
+    bad = []
+    for d, _, fs in os.walk(source):
+        for f in fs:
+            rel = os.path.relpath(os.path.join(d, f), source)
+            there = os.path.join(installed, rel)
+            if not os.path.isfile(there) or open(there, "rb").read() != \
+                    open(os.path.join(d, f), "rb").read():
+                bad.append(rel)
+    return bad
 
 
 def cc_plugin(tmp, name, body, cflags):
@@ -70,24 +101,87 @@ def main():
                   "share/lbsim/platforms/hypercube-16.xml", "share/lbsim/scenarios/mlb-teach-16.ini",
                   "share/lbsim/scenarios/papers/lan2002/claims.ini", "share/doc/lbsim/LICENSE",
                   "share/doc/lbsim/CITATION.cff", "share/man/man1/lbsim.1",
-                  "share/man/man5/lbsim-scenario.5", "share/bash-completion/completions/lbsim"]
+                  "share/man/man5/lbsim-scenario.5", "share/bash-completion/completions/lbsim",
+                  "bin/lbsim-platgen", "share/doc/lbsim/README.md",
+                  "share/doc/lbsim/docs/tutorial.md", "share/doc/lbsim/docs/reference/cli.md",
+                  "share/doc/lbsim/docs/reference/lbsim-result.schema.json",
+                  "share/doc/lbsim/examples/pairwise/README.md",
+                  "share/doc/lbsim/examples/pairwise/pairwise.c"]
         missing = [w for w in wanted if w not in files]
-        ok(not missing, "the prefix holds the program, library, headers, pkg-config file, data",
-           missing)
+        ok(not missing, "the prefix holds the program, lbsim-platgen, library, headers, "
+           "pkg-config file, data, docs, schema and examples", missing)
+        doc = os.path.join(moved, "share", "doc", "lbsim")
+        for folder in ("docs", "examples"):
+            bad = same_tree(os.path.join(SOURCE, folder), os.path.join(doc, folder))
+            ok(not bad, f"share/doc/lbsim/{folder} holds every file of {folder}/ as it is", bad)
+        with open(os.path.join(doc, "docs", "reference", "lbsim-result.schema.json")) as f:
+            schema = json.load(f)
+        ok("lbsim-result" in json.dumps(schema.get("properties", {}).get("format", {})),
+           "the installed schema is lbsim-result's JSON Schema", str(schema)[:300])
+
+        # no build path: neither the source's nor the build's folder (which
+        # may sit inside it) nor the staging one, as such or as roff writes
+        # it (a man page's "\-"), in any text file; the binaries keep the
+        # source tree as their last place to look for data
+        roots = {SOURCE, BUILD, os.path.realpath(SOURCE), os.path.realpath(BUILD), stage}
+        needles = roots | {r.replace("-", "\\-") for r in roots}
+        texts, leaks = 0, []
+        for f in files:
+            text = text_of(os.path.join(moved, f))
+            if text is None:
+                continue
+            texts += 1
+            leaks += [(f, n) for n in needles if n in text]
+        ok(texts > 100 and not leaks,
+           f"no installed text file ({texts}) names the source, build or staging folder", leaks)
 
         work = os.path.join(tmp, "user")
         os.makedirs(work)
         p = run([lbsim, "version"], work)
         data = os.path.join(moved, "share", "lbsim")
+        docs = os.path.join(doc, "docs")
         ok(p.returncode == 0 and f"data: {data}\n" in p.stdout,
            "the moved lbsim finds its data in its own prefix", p.stdout + p.stderr)
+        ok(f"docs: {docs}\n" in p.stdout, "the moved lbsim says where its docs are",
+           p.stdout + p.stderr)
+        # every docs/... that a help names, found beside that folder
+        helps = run([lbsim, "--help"], work).stdout
+        for c in re.findall(r"^  ([a-z][a-z-]*)(?: |$)", helps, flags=re.M):
+            helps += run([lbsim, c, "--help"], work).stdout
+        named = sorted(set(re.findall(r"docs/[\w./-]*\w", helps)))
+        absent = [n for n in named if not os.path.exists(os.path.join(doc, n))]
+        ok(len(named) >= 4 and not absent,
+           f"every docs/ path the help names is in the prefix ({', '.join(named)})", absent)
+
+        # lbsim-platgen, moved with the prefix: the shipped platforms, and
+        # one of another size that lbsim runs on
+        platgen = os.path.join(moved, "bin", "lbsim-platgen")
+        p = run([platgen, "--help"], work)
+        ok(p.returncode == 0 and all(k in p.stdout for k in ("torus X Y Z", "fat-tree N",
+                                                             "origin2000 N", "Examples:")),
+           "lbsim-platgen --help names its kinds and has examples", p.stdout + p.stderr)
+        p = run([platgen, "all", "platforms"], work)
+        shipped = os.path.join(data, "platforms")
+        bad = same_tree(os.path.join(work, "platforms"), shipped) if p.returncode == 0 else ["?"]
+        xml = [f for f in os.listdir(shipped) if f.endswith(".xml")]
+        ok(not bad and len(os.listdir(os.path.join(work, "platforms"))) == len(xml),
+           f"the installed lbsim-platgen writes the installed platforms ({len(xml)})",
+           f"{bad}{p.stderr}")
+        p = run([platgen, "fat-tree", "16"], work)
+        with open(os.path.join(work, "fat-tree-16.xml"), "w") as f:
+            f.write(p.stdout)
+        p = run([lbsim, "run", "-q", "mlb-teach-16", "--platform", "fat-tree-16.xml", "--json",
+                 "fat-tree.json"], work)
+        ok(p.returncode == 0 and "fat-tree-16.xml" in open(os.path.join(work, "fat-tree.json"))
+           .read(), "lbsim runs a shipped scenario on a fat tree that lbsim-platgen made",
+           p.stderr)
         p = run([lbsim, "run", "-q", "mlb-teach-16", "--json", "teach.json"], work)
         ok(p.returncode == 0 and os.path.exists(os.path.join(work, "teach.json")),
            "a shipped scenario runs by its short name from the moved prefix", p.stderr)
 
-        # the example, built against the moved prefix only
+        # the installed example, built against the moved prefix only
         example = os.path.join(work, "pairwise")
-        shutil.copytree(os.path.join(SOURCE, "examples", "pairwise"), example)
+        shutil.copytree(os.path.join(doc, "examples", "pairwise"), example)
         env = clean_env(PKG_CONFIG_PATH=os.path.join(moved, LIBDIR, "pkgconfig"))
         start = time.monotonic()
         p = run(["meson", "setup", "build", "-Dwerror=true"], example, env)

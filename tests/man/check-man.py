@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """lbsim(1) and lbsim-scenario(5) as built: readable with man -l, without
-a warning of groff's, a section for every command lbsim --help lists with
-that command's help in it, every key and balancer lbsim list knows; and the
-bash completion: commands, options, balancer names, --set keys and papers
-as lbsim gives them. TAP on stdout.
-Usage: check-man.py LBSIM MAN1 MAN5 COMPLETION"""
+a warning of groff's, no line wider than 80 columns, no path of the source
+or build tree, a section for every command lbsim --help lists with every
+option of that command's help in it, every key and balancer lbsim list
+knows, and EXAMPLES whose commands run (each page's in an empty folder, the
+built lbsim and lbsim-platgen first on PATH); and the bash completion:
+commands, options, balancer names, --set keys and papers as lbsim gives
+them. TAP on stdout.
+Usage: check-man.py LBSIM MAN1 MAN5 COMPLETION PLATGEN SOURCE_ROOT BUILD_ROOT"""
 import os
 import re
 import shutil
@@ -15,20 +18,53 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tap import done, ok  # noqa: E402
 
-LBSIM, MAN1, MAN5, COMPLETION = sys.argv[1:5]
+LBSIM, MAN1, MAN5, COMPLETION, PLATGEN, SOURCE, BUILD = sys.argv[1:8]
 
 
-def out(*args, env=None):
-    return subprocess.run(list(args), capture_output=True, text=True, env=env)
+def out(*args, env=None, cwd=None):
+    return subprocess.run(list(args), capture_output=True, text=True, env=env, cwd=cwd)
 
 
-def rendered(page):
-    env = dict(os.environ, MANWIDTH="100", MAN_KEEP_FORMATTING="0")
+def rendered(page, width=100):
+    env = dict(os.environ, MANWIDTH=str(width), MAN_KEEP_FORMATTING="0")
     if shutil.which("man"):
         p = out("man", "-l", page, env=env)
     else:  # groff alone renders the same text
         p = out("groff", "-man", "-Tutf8", page, env=env)
     return p.returncode, re.sub(r".\x08", "", p.stdout), p.stderr
+
+
+def section(text, heading, indent=""):
+    """The lines under a heading of a rendered page, to the next heading of
+    the same level or above."""
+    m = re.search(rf"^{indent}{re.escape(heading)}\n(.*?)(?=^ {{0,{len(indent)}}}\S|\Z)", text,
+                  flags=re.M | re.S)
+    return m.group(1) if m else ""
+
+
+def examples(text):
+    """The EXAMPLES of a rendered page: for each, its commands (the lines
+    indented deeper than its text) as one shell script."""
+    scripts = []
+    for block in re.split(r"\n\s*\n", section(text, "EXAMPLES")):
+        commands = [ln[11:] for ln in block.splitlines() if ln.startswith(" " * 11)]
+        if commands:
+            scripts.append("\n".join(commands))
+    return scripts
+
+
+def run_examples(page, text):
+    scripts = examples(text)
+    ok(len(scripts) >= 3, f"{page} has EXAMPLES ({len(scripts)})", text[-2000:])
+    path = os.pathsep.join([os.path.dirname(os.path.abspath(LBSIM)),
+                            os.path.dirname(os.path.abspath(PLATGEN)), os.environ["PATH"]])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LBSIM")}
+    env["PATH"] = path
+    with tempfile.TemporaryDirectory(prefix="lbsim-man-") as work:
+        for script in scripts:
+            p = out("bash", "-e", "-c", script, env=env, cwd=work)
+            ok(p.returncode == 0, f"{page} EXAMPLES: {script.splitlines()[0]}",
+               f"exit {p.returncode}\n{p.stderr[-2000:]}")
 
 
 def complete(*words):
@@ -54,18 +90,28 @@ def main():
        warn.stderr)
     missing = [c for c in commands if not re.search(rf"^ {{3}}lbsim {c}$", text1, flags=re.M)]
     ok(not missing, "lbsim(1) has a section for every command", missing)
-    # each command's help, word for word (the first option line of each)
+    # each command's options, word for word in its section (the page fills
+    # a description over lines: compare with any run of white space as one)
     differ = []
+    options = 0
     for c in commands:
-        if c in ("help", "version"):
+        if c == "help":
             continue
-        first = [ln.strip() for ln in out(LBSIM, c, "--help").stdout.splitlines()
-                 if ln.strip().startswith("-")][:1]
-        if first and first[0].replace("\u2026", "...") not in re.sub(r" +", " ", text1):
-            # rendering may justify spaces: compare with runs of spaces made one
-            if re.sub(r" +", " ", first[0]) not in re.sub(r" +", " ", text1):
-                differ.append((c, first[0]))
-    ok(not differ, "each command's options are in lbsim(1) as --help gives them", differ)
+        words = re.sub(r"\s+", " ", section(text1, f"lbsim {c}", "   "))
+        for ln in out(LBSIM, c, "--help").stdout.splitlines():
+            m = re.match(r"^\s+(-\S.*?)\s{2,}(\S.*)$", ln)
+            if not m:
+                continue
+            options += 1
+            want = re.sub(r"\s+", " ", f"{m.group(1)} {m.group(2)}").replace("\u2026", "...")
+            if want not in words:
+                differ.append((c, want))
+    ok(options >= 50 and not differ,
+       f"each command's options ({options}) are in its section of lbsim(1) as --help gives them",
+       differ)
+    version = section(text1, "lbsim version", "   ")
+    ok("Usage: lbsim version" in version and "data:" not in version,
+       "lbsim(1)'s version section is its help, not the version of the build", version)
     for word in ("LBSIM_PLUGIN_PATH", "LBSIM_DATA_DIR", "EXIT STATUS", "lbsim-scenario(5)"):
         ok(word in text1, f"lbsim(1) has {word}")
 
@@ -78,6 +124,18 @@ def main():
     names = [n for n in out(LBSIM, "list", "--names").stdout.split() if ":" not in n]
     nosec = [n for n in names if not re.search(rf"^   \[{re.escape(n)}\]", text5, flags=re.M)]
     ok(names and not nosec, "lbsim-scenario(5) has a section for every balancer", nosec)
+
+    # the installed pages read at 80 columns, and name no folder of the build
+    for page in (MAN1, MAN5):
+        code, text, err = rendered(page, 80)
+        wide = [ln for ln in text.splitlines() if len(ln) > 80]
+        ok(code == 0 and text and not wide, f"{os.path.basename(page)}: no line wider than 80 "
+           "at MANWIDTH=80", wide[:5])
+        source = open(page, encoding="utf-8").read().replace("\\-", "-")
+        leaks = [d for d in {SOURCE, BUILD, os.path.realpath(SOURCE), os.path.realpath(BUILD)}
+                 if d in source or d in text]
+        ok(not leaks, f"{os.path.basename(page)} names no source or build folder", leaks)
+        run_examples(os.path.basename(page), rendered(page)[1])
 
     got, err = complete("re")
     ok(set(got) == {"report", "reproduce"}, "completion: commands", f"{got} {err}")
