@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "runner/job.h"
-#include "cli/reproduce-claims.h"
+#include "reproduce/claims.h"
 #include "lbsim/balancer.h"
 
 /* ---- the rules ---- */

@@ -9,7 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "cli/commands.h"
-#include "cli/reproduce-output.h"
+#include "reproduce/output.h"
 #include "runner/runner.h"
 #include "runner/signals.h"
 #include "io/input.h"

@@ -1,7 +1,7 @@
 /* claims.ini: a paper's experiment and claims as data, read strictly
  * (every error names the file and the group), and the rules that judge
  * lbsim's numbers against the paper's. */
-#include "cli/reproduce-claims.h"
+#include "reproduce/claims.h"
 
 #include <math.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * docs/reference/reproduce.md describes the file. */
 #pragma once
 
-#include "cli/reproduce-checks.h"
+#include "reproduce/checks.h"
 #include "sweep/sweep.h"
 
 typedef enum {

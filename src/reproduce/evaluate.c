@@ -1,6 +1,6 @@
 /* A paper's experiment run through the sweep machinery and every claim
  * judged by its rule; the scorecard of the headline claims. */
-#include "cli/reproduce-evaluate.h"
+#include "reproduce/evaluate.h"
 
 #include <math.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * the scorecard of its headline claims. */
 #pragma once
 
-#include "cli/reproduce-claims.h"
+#include "reproduce/claims.h"
 
 /* Makes the runs' sweeps (quick: the reduced form; sets: --set overrides
  * for every run, or NULL) and checks that every claim names balancers,

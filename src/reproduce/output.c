@@ -1,7 +1,7 @@
 /* What lbsim reproduce writes: the scorecard first, then every claim
  * beside the paper's number, the diagnostics, the calibration and the
  * worked examples. */
-#include "cli/reproduce-output.h"
+#include "reproduce/output.h"
 
 #include <math.h>
 #include <string.h>

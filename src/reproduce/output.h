@@ -3,7 +3,7 @@
  * page of --report. */
 #pragma once
 
-#include "cli/reproduce-evaluate.h"
+#include "reproduce/evaluate.h"
 
 typedef struct {
   gboolean quick;

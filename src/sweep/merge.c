@@ -29,13 +29,14 @@ lb_sweep_merge_definition(int argc, char **argv, GError **error)
       sw = g_steal_pointer(&here);
       from = argv[i];
     } else if (strcmp(sw->definition, here->definition) != 0) {
-      lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "%s and %s belong to different sweeps (their sweep.ini differ)", from,
-                  argv[i]);
+      lb_sweep_fail(error, LB_SWEEP_ERROR_STATE,
+                    "%s and %s belong to different sweeps (their sweep.ini differ)", from, argv[i]);
       return NULL;
     }
   }
   if (sw == NULL)
-    lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "no sweep.ini next to the result files: give the sweep's state folder too");
+    lb_sweep_fail(error, LB_SWEEP_ERROR_STATE,
+                  "no sweep.ini next to the result files: give the sweep's state folder too");
   return g_steal_pointer(&sw);
 }
 
@@ -52,7 +53,8 @@ read_shared(const LbSweep *sw, guint first, const char *path, LbRunResult **resu
 }
 
 gboolean
-lb_sweep_merge_results(const LbSweep *sw, int argc, char **argv, LbRunResult **results, GError **error)
+lb_sweep_merge_results(const LbSweep *sw, int argc, char **argv, LbRunResult **results,
+                       GError **error)
 {
   g_autoptr(GHashTable) by_id = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < sw->runs->len; i++)
@@ -76,9 +78,9 @@ lb_sweep_merge_results(const LbSweep *sw, int argc, char **argv, LbRunResult **r
     guint i = GPOINTER_TO_UINT(id != NULL ? g_hash_table_lookup(by_id, id) : NULL);
     if (i == 0)
       return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE,
-                         "%s: not a result of this sweep (ID.result, ID one of its sweep.ini's "
-                         "runs)",
-                         argv[a]);
+                           "%s: not a result of this sweep (ID.result, ID one of its sweep.ini's "
+                           "runs)",
+                           argv[a]);
     if (results[i - 1] == NULL &&
         ((results[i - 1] = lb_sweep_read_result(argv[a], sw->runs->pdata[i - 1], error)) == NULL ||
          !read_shared(sw, i - 1, argv[a], results, error)))
@@ -91,7 +93,7 @@ lb_sweep_merge_results(const LbSweep *sw, int argc, char **argv, LbRunResult **r
  * reads, or the other output. */
 gboolean
 lb_sweep_check_merge_files(const LbSweep *sw, int argc, char **argv, const LbSweepFiles *files,
-                  GError **error)
+                           GError **error)
 {
   g_autoptr(LbFileSet) set = lb_file_set_new();
   for (int i = 1; i < argc; i++) {

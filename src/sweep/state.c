@@ -71,9 +71,10 @@ lb_sweep_check_json(const char *path, const LbSweep *sw, GError **error)
       lb_input_read_prefix(path, JSON_HEAD, &text, NULL) ? definition_in_head(text) : NULL;
   if (g_strcmp0(id, sw->id) == 0)
     return TRUE;
-  return lb_sweep_fail(
-      error, LB_SWEEP_ERROR_STATE, "%s exists and holds %s: give another -o, or --force to replace it", path,
-      id != NULL ? "another sweep's results" : "something else than a sweep's results");
+  return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE,
+                       "%s exists and holds %s: give another -o, or --force to replace it", path,
+                       id != NULL ? "another sweep's results"
+                                  : "something else than a sweep's results");
 }
 
 /* A CSV output: one that starts with this sweep's columns. */
@@ -93,9 +94,9 @@ check_csv(const char *path, const LbSweep *sw, GError **error)
   if (lb_input_read_prefix(path, head->len, &text, NULL) && g_str_has_prefix(text, head->str))
     return TRUE;
   return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE,
-                     "%s exists and is not this sweep's CSV: give another --csv, or --force to "
-                     "replace it",
-                     path);
+                       "%s exists and is not this sweep's CSV: give another --csv, or --force to "
+                       "replace it",
+                       path);
 }
 
 /* A long or statistics CSV: one that starts with this sweep's header. */
@@ -109,9 +110,9 @@ check_table(const char *option, const char *path, const char *text, GError **err
   if (lb_input_read_prefix(path, n, &have, NULL) && strncmp(have, text, n) == 0)
     return TRUE;
   return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE,
-                     "%s exists and is not this sweep's CSV: give another %s, or --force to "
-                     "replace it",
-                     path, option);
+                       "%s exists and is not this sweep's CSV: give another %s, or --force to "
+                       "replace it",
+                       path, option);
 }
 
 gboolean
@@ -141,11 +142,12 @@ lb_sweep_check_state(const char *dir, const LbSweep *sw, gboolean force, GError 
   if (text != NULL) {
     if (force || strcmp(text, sw->definition) == 0)
       return TRUE;
-    return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE,
-                       "%s holds another sweep's runs (other keys, values, balancers or scenario "
-                       "contents): give another -o or --state, or --force to make it this sweep's "
-                       "(the results of runs the two share are kept)",
-                       dir);
+    return lb_sweep_fail(
+        error, LB_SWEEP_ERROR_STATE,
+        "%s holds another sweep's runs (other keys, values, balancers or scenario "
+        "contents): give another -o or --state, or --force to make it this sweep's "
+        "(the results of runs the two share are kept)",
+        dir);
   }
   if (!g_file_test(dir, G_FILE_TEST_EXISTS))
     return TRUE;
@@ -157,9 +159,9 @@ lb_sweep_check_state(const char *dir, const LbSweep *sw, gboolean force, GError 
   if (force || g_dir_read_name(d) == NULL)
     return TRUE;
   return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE,
-                     "%s is not empty and holds no sweep.ini: give another -o or --state, or "
-                     "--force to use it",
-                     dir);
+                       "%s is not empty and holds no sweep.ini: give another -o or --state, or "
+                       "--force to use it",
+                       dir);
 }
 
 /* ---- results ---- */
@@ -177,8 +179,8 @@ lb_sweep_read_result(const char *path, const LbSweepRun *run, GError **error)
     return NULL;
   }
   if (strcmp(result->balancer, run->balancer) != 0) {
-    lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "%s: a result of %s, where the sweep expects %s", path, result->balancer,
-                run->balancer);
+    lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "%s: a result of %s, where the sweep expects %s",
+                  path, result->balancer, run->balancer);
     lb_run_result_free(result);
     return NULL;
   }
@@ -209,7 +211,7 @@ lb_sweep_read_kept(const char *dir, const LbSweep *sw, LbRunResult **results, gb
  * another output, and the state folder is none of them either. */
 gboolean
 lb_sweep_check_files(const LbSweep *sw, const char *json, const char *csv, const LbEmit *emit,
-            const char *state, const LbSweepFiles *more, GError **error)
+                     const char *state, const LbSweepFiles *more, GError **error)
 {
   g_autoptr(LbFileSet) set = lb_file_set_new();
   lb_file_set_input(set, "the scenario", sw->scenario);

@@ -23,8 +23,11 @@ ALLOWED = {
     'runner': {'io', 'metrics', 'core'},
     # sweeps as a library: may use report/ and runner/, never cli/
     'sweep': {'io', 'metrics', 'report', 'runner'},
+    # papers as data plus checks: sweeps run the claims' runs, a check may
+    # compute a balancer's own plan (balancers/) to hold it against a run
+    'reproduce': {'io', 'metrics', 'report', 'runner', 'sweep', 'balancers'},
     'cli': {'io', 'params', 'geometry', 'metrics', 'core', 'workloads', 'balancers', 'report',
-            'scenario', 'runner', 'sweep'},
+            'scenario', 'runner', 'sweep', 'reproduce'},
 }
 
 

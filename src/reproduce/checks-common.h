@@ -1,0 +1,43 @@
+/* What the checks of every paper share (checks-common.c), and each
+ * paper's table of checks (checks-PAPER.c), which checks.c joins. */
+#pragma once
+
+#include "lbsim/scenario.h"
+#include "reproduce/checks.h"
+
+/* a check's arguments that name no run's label or metric */
+#define LB_CHECK_NO_LABELS -1, -1, NULL, -1, NULL
+
+/* Each paper's checks, ended by a row with a NULL name. */
+extern const LbReproCheck lb_checks_quinlan1997[];
+extern const LbReproCheck lb_checks_lbd[];
+extern const LbReproCheck lb_checks_baiardi2001[];
+extern const LbReproCheck lb_checks_chaube2003[];
+
+/* Sets error (the checks' domain) to the formatted text: FALSE. */
+gboolean lb_check_fail(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/* The d of p = 2^d (the least d with 2^d >= p); whether p is a power of 2. */
+guint lb_check_log2_of(guint64 p);
+gboolean lb_check_power_of_two(guint64 p);
+/* "0110" -> 6; at most 20 bits. */
+gboolean lb_check_binary(const char *text, guint *value);
+/* v as width binary digits, the highest first. */
+char *lb_check_bits_text(guint v, guint width);
+/* "5,1,7" -> its numbers (guint64), or NULL. */
+GArray *lb_check_numbers(const char *text);
+/* Orders guint64s, or (key, value) pairs of them by key (qsort, g_array_sort). */
+int lb_check_compare_guint64(gconstpointer a, gconstpointer b);
+/* Simulations at once: jobs, or one per processor. */
+guint lb_check_processors(guint jobs);
+/* A scenario of the check's own (and the loads file it names, loads.txt
+ * beside it), loaded from a temporary folder as lbsim explain loads its
+ * cases. */
+LbScenario *lb_check_load_text(const char *text, const char *loads, GError **error);
+/* The scenario's one balancer run, simulated in a child; the schedule and
+ * (with narrate) the ranks' narration kept. */
+LbRunResult *lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov,
+                               gboolean narrate, guint jobs, GError **error);
+/* MLB on a hypercube of p ranks over the given elements (in blocks of
+ * equal counts over the ranks), narrated. */
+LbRunResult *lb_check_simulate_mlb(guint p, const guint64 *elements, guint n, guint jobs,
+                                   GError **error);
