@@ -105,6 +105,12 @@ typedef struct {
 char *lb_scenario_find(const char *name);
 LbScenario *lb_scenario_load(const char *path, const LbScenarioOverrides *overrides,
                              GError **error);
+/* A scenario given as text (and the loads file it may name, loads.txt
+ * beside it, when loads is not NULL), loaded from a temporary folder that
+ * is gone on return; errors name it `name` instead of the temporary file
+ * (NULL: they keep that path). */
+LbScenario *lb_scenario_load_text(const char *text, const char *loads, const char *name,
+                                  const LbScenarioOverrides *overrides, GError **error);
 void lb_scenario_free(LbScenario *scenario);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbScenario, lb_scenario_free)
 

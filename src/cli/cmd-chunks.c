@@ -5,7 +5,7 @@
 
 #include "balancers/dls/chunks.h"
 #include "cli/commands.h"
-#include "cli/out-buffer.h"
+#include "io/out-buffer.h"
 
 /* Output of `lbsim chunks` has P lines at least: P up to 2^20. */
 #define CHUNKS_MAX_WORKERS (1u << 20)

@@ -5,7 +5,7 @@
 
 #include "geometry/curve.h"
 #include "cli/commands.h"
-#include "cli/out-buffer.h"
+#include "io/out-buffer.h"
 
 /* `lbsim curve` prints at most 2^CURVE_MAX_CELL_BITS cells. */
 #define CURVE_MAX_CELL_BITS 24

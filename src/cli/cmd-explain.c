@@ -8,6 +8,7 @@
 #include "runner/runner.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
+#include "report/story.h"
 #include "workloads/models.h"
 
 /* The built-in example: 3 elements per rank (24 on the default 8 ranks),
@@ -28,33 +29,6 @@ static const char small_case[] = "[scenario]\n"
 
 #define BUILTIN "the built-in example"
 #define LARGEST_HYPERCUBE 16384
-
-/* The scenario text, and with --loads the loads file it names (loads.txt
- * beside it). */
-static LbScenario *
-load_text(const char *text, const char *loads, const LbScenarioOverrides *ov, GError **error)
-{
-  g_autofree char *dir = g_dir_make_tmp("lbsim-explain-XXXXXX", error);
-  if (dir == NULL)
-    return NULL;
-  g_autofree char *path = g_build_filename(dir, "explain.ini", NULL);
-  g_autofree char *loads_path = g_build_filename(dir, "loads.txt", NULL);
-  g_autoptr(GError) local = NULL;
-  LbScenario *sc = NULL;
-  if (g_file_set_contents(path, text, -1, &local) &&
-      (loads == NULL || g_file_set_contents(loads_path, loads, -1, &local)))
-    sc = lb_scenario_load(path, ov, &local);
-  g_unlink(path);
-  g_unlink(loads_path);
-  g_rmdir(dir);
-  if (sc != NULL)
-    return sc;
-  /* the user never saw the temporary file: name the example instead */
-  gboolean named = g_str_has_prefix(local->message, path);
-  g_set_error(error, local->domain, local->code, BUILTIN "%s%s", named ? "" : ": ",
-              local->message + (named ? strlen(path) : 0));
-  return NULL;
-}
 
 /* For balancers that do not run on the 1D array: a small 2D field with two
  * hot spots, 4 x 4 cells per rank of the processor grid. */
@@ -236,7 +210,7 @@ load_builtin(const LbScenarioOverrides *ov, const char *loads, GError **error)
         : lb_balancer_supports(b, lb_model_lookup("loop"))
             ? g_strdup_printf(small_loop, platform, ranks, 6 * ranks)
             : g_strdup_printf(small_field, platform, ranks, 4 * grid[0], 4 * grid[1]);
-    g_autoptr(LbScenario) sc = load_text(text, loads, ov, error);
+    g_autoptr(LbScenario) sc = lb_scenario_load_text(text, loads, BUILTIN, ov, error);
     if (sc == NULL)
       return NULL;
     if (sc->ranks == ranks) {
@@ -287,109 +261,6 @@ print_initial(const LbScenario *sc, const LbBalancerRun *brun, guint64 *loads_by
               g_array_index(units, LbUnit, units->len - 1).id, loads_by_rank[r], line->str,
               line->len >= 60 ? " ..." : "");
   }
-}
-
-static int
-compare_transfers(gconstpointer a, gconstpointer b)
-{
-  const LbTransfer *x = a, *y = b;
-  if (x->adaptation != y->adaptation)
-    return x->adaptation < y->adaptation ? -1 : 1;
-  if (x->round != y->round)
-    return x->round < y->round ? -1 : 1;
-  if (x->src != y->src)
-    return x->src < y->src ? -1 : 1;
-  return x->dst < y->dst ? -1 : x->dst > y->dst;
-}
-
-/* The units of a tree move as many runs of ids as they have gaps: the
- * schedule sums them per round and pair of ranks. */
-static void
-print_tree_schedule(GArray *transfers)
-{
-  g_autoptr(GArray) t = g_array_copy(transfers);
-  g_array_sort(t, compare_transfers);
-  for (guint i = 0; i < t->len;) {
-    const LbTransfer *x = &g_array_index(t, LbTransfer, i);
-    if (i == 0 || x->round != g_array_index(t, LbTransfer, i - 1).round ||
-        x->adaptation != g_array_index(t, LbTransfer, i - 1).adaptation)
-      g_print("  adaptation step %u, round %u:\n", x->adaptation, x->round);
-    guint64 count = 0, load = 0;
-    guint j = i;
-    for (; j < t->len && compare_transfers(x, &g_array_index(t, LbTransfer, j)) == 0; j++) {
-      count += g_array_index(t, LbTransfer, j).count;
-      load += g_array_index(t, LbTransfer, j).load;
-    }
-    g_print("    rank %2u -> rank %2u  %" G_GUINT64_FORMAT " hnode%s  load %" G_GUINT64_FORMAT "\n",
-            x->src, x->dst, count, count == 1 ? "" : "s", load);
-    i = j;
-  }
-}
-
-static void
-print_story(const LbRunResult *run, const LbBalancerRun *brun, gboolean tree)
-{
-  g_print("\nWhat every rank did, in simulated time:\n");
-  for (guint i = 0; run->narration != NULL && i < run->narration->len; i++)
-    g_print("  %s\n", (char *)run->narration->pdata[i]);
-
-  g_print("\nThe schedule (transfers of units):\n");
-  GArray *t = run->transfers;
-  if (t == NULL || t->len == 0)
-    g_print("  nothing moves\n");
-  else if (tree)
-    print_tree_schedule(t);
-  for (guint i = 0; !tree && t != NULL && i < t->len; i++) {
-    const LbTransfer *x = &g_array_index(t, LbTransfer, i), *last = x - 1;
-    /* the steps of each stage's phases (an axis' slabs, a level's
-     * iterations), numbered within them */
-    if (i == 0 || x->round != last->round || x->adaptation != last->adaptation ||
-        x->phase != last->phase || x->stage != last->stage) {
-      g_autoptr(GString) head = g_string_new(NULL);
-      if (run->nadaptations > 1)
-        g_string_append_printf(head, "adaptation step %u, ", x->adaptation);
-      if (run->stages != NULL && x->stage < run->stages->len &&
-          *(const char *)run->stages->pdata[x->stage] != '\0')
-        g_string_append_printf(head, "%s, ", (const char *)run->stages->pdata[x->stage]);
-      if (x->phase >= 0 && (guint)x->phase < run->nphases)
-        g_string_append_printf(head, "%s ", run->phases[x->phase].name);
-      g_print("  %sstep %u:\n", head->str, x->round);
-    }
-    g_print("    rank %2u -> rank %2u  units %" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT
-            "  load %" G_GUINT64_FORMAT "\n",
-            x->src, x->dst, x->first, x->first + x->count - 1, x->load);
-  }
-  if (run->partition != NULL && run->dim >= 2) {
-    g_print("\nFinal boxes (cells, half-open) and neighbours:\n");
-    for (guint r = 0; r < run->ranks; r++) {
-      const LbRankPart *part = &run->partition[r];
-      g_autoptr(GString) box = g_string_new(NULL);
-      for (guint a = 0; a < run->dim; a++)
-        g_string_append_printf(box, "%s[%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
-                               a ? " x " : "", part->lo[a], part->hi[a]);
-      g_autoptr(GString) near = g_string_new(NULL);
-      for (guint i = 0; i < part->nneighbours; i++)
-        g_string_append_printf(near, " %u", part->neighbours[i]);
-      g_print("  rank %2u  %s  load %5" G_GUINT64_FORMAT "  neighbours%s\n", r, box->str,
-              part->load, near->str);
-    }
-  }
-  g_print("\nFinal loads:");
-  for (guint r = 0; r < run->ranks; r++)
-    g_print(" %" G_GUINT64_FORMAT, run->final_loads[r]);
-  double steps = 0;
-  gboolean has_steps = lb_run_result_metric(run, "schedule-steps", &steps);
-  g_print("\nImbalance (max/avg): %.4f before, %.4f after; ", run->imbalance_before,
-          run->imbalance_after);
-  if (has_steps)
-    g_print("%.0f schedule steps, ", steps);
-  g_print("%" G_GUINT64_FORMAT " messages\n", run->messages);
-  double breaks = 0;
-  if (brun->balancer->breaks_order != NULL && brun->balancer->breaks_order(brun->params) &&
-      lb_run_result_metric(run, "order-breaks", &breaks))
-    g_print("Order breaks: %.0f element%s out of array order (the fewest that must move for the "
-            "ranks to hold contiguous pieces in rank order)\n",
-            breaks, breaks == 1 ? "" : "s");
 }
 
 /* --loads: the file the case reads, and the ranks unless --ranks gives
@@ -517,6 +388,8 @@ lb_cmd_explain(const LbCommand *self, int argc, char **argv)
     brun->balancer->explain(&c, out);
     g_print("%s", out->str);
   }
-  print_story(run, brun, brun->work->model->leaves != NULL);
+  g_autofree char *story =
+      lb_report_story(run, brun->balancer, brun->params, brun->work->model->leaves != NULL);
+  g_print("%s", story);
   return 0;
 }

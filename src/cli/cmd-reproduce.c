@@ -16,34 +16,6 @@
 #include "io/output.h"
 #include "report/html.h"
 
-static int
-list_papers(void)
-{
-  g_autoptr(GPtrArray) keys = lb_paper_keys();
-  int width = 0;
-  for (guint i = 0; i < keys->len; i++)
-    width = MAX(width, (int)strlen(keys->pdata[i]));
-  g_print("Papers lbsim reproduces (lbsim reproduce KEY [--quick], or --all):\n");
-  for (guint i = 0; i < keys->len; i++) {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(LbPaper) p = lb_paper_load(keys->pdata[i], &error);
-    if (p == NULL) {
-      g_print("  %-*s (its claims.ini does not load: %s)\n", width, (char *)keys->pdata[i],
-              error->message);
-      continue;
-    }
-    guint claims = 0, headline = 0;
-    for (guint k = 0; k < p->claims->len; k++) {
-      const LbClaim *c = p->claims->pdata[k];
-      claims += !c->diagnostic;
-      headline += !c->diagnostic && c->headline;
-    }
-    g_print("  %-*s %u claims (%u headline): %s\n  %-*s %s\n", width, p->key, claims, headline,
-            p->cite, width, "", p->summary);
-  }
-  return 0;
-}
-
 typedef struct {
   gboolean quick, check, quiet, force, all;
   char *jobs, *json, *csv, *state, *report;
@@ -94,19 +66,6 @@ paper_run(LbPaper *p, const Args *a, const char *state, guint jobs)
   return MAX(worst, checks);
 }
 
-static int
-check_verdict(const LbPaper *p)
-{
-  g_autofree char *why = NULL;
-  if (!lb_paper_check_fails(p, &why))
-    return 0;
-  g_auto(GStrv) lines = g_strsplit(why, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (*lines[i] != '\0')
-      g_printerr("lbsim: %s: --check: %s\n", p->key, lines[i]);
-  return 1;
-}
-
 /* lbsim reproduce --all: every paper, one scorecard table. */
 static int
 reproduce_all(const Args *a, guint jobs)
@@ -143,31 +102,15 @@ reproduce_all(const Args *a, guint jobs)
       return input_error(error);
   }
   int worst = 0, verdict = 0;
-  g_autoptr(GString) out = g_string_new(NULL);
-  g_string_append_printf(out, "%-12s %-20s %-18s %-7s %-8s %s\n", "paper", "headline reproduced",
-                         "claims agreeing", "known", "quick", "not evaluated");
-  guint sum[4] = {0, 0, 0, 0};
   for (guint i = 0; i < papers->len; i++) {
-    LbPaper *p = papers->pdata[i];
-    int code = paper_run(p, a, states->pdata[i], jobs);
+    int code = paper_run(papers->pdata[i], a, states->pdata[i], jobs);
     worst = MAX(worst, code);
-    LbScorecard s;
-    lb_paper_scorecard(p, &s);
-    g_autofree char *headline = g_strdup_printf("%u/%u", s.reproduced, s.headline);
-    g_autofree char *claims = g_strdup_printf("%u/%u", s.agreeing, s.evaluated);
-    g_string_append_printf(out, "%-12s %-20s %-18s %-7u %-8s %u\n", p->key, headline, claims,
-                           s.known, a->quick ? "yes" : "no", s.not_evaluated + s.failed);
-    sum[0] += s.reproduced;
-    sum[1] += s.headline;
-    sum[2] += s.agreeing;
-    sum[3] += s.evaluated;
     if (a->check)
-      verdict |= check_verdict(p);
+      verdict |= lb_paper_check_say(papers->pdata[i]);
   }
-  g_autofree char *headline = g_strdup_printf("%u/%u", sum[0], sum[1]);
-  g_autofree char *claims = g_strdup_printf("%u/%u", sum[2], sum[3]);
-  g_string_append_printf(out, "%-12s %-20s %-18s\n", "all", headline, claims);
-  lb_output_stdout(out->str);
+  g_autofree char *table =
+      lb_papers_scorecards((const LbPaper *const *)papers->pdata, papers->len, a->quick);
+  lb_output_stdout(table);
   return MAX(worst, verdict);
 }
 
@@ -240,8 +183,11 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
     lb_signals_alone();
     return reproduce_all(&a, jobs);
   }
-  if (n == 1)
-    return list_papers();
+  if (n == 1) {
+    g_autofree char *papers = lb_papers_text();
+    g_print("%s", papers);
+    return 0;
+  }
   if (n != 2) {
     g_printerr("lbsim: reproduce takes one paper's key (lbsim reproduce lists them)\n");
     return LB_EXIT_INPUT;
@@ -310,6 +256,6 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
     }
   }
   if (a.check)
-    worst = MAX(worst, check_verdict(p) ? 1 : 0);
+    worst = MAX(worst, lb_paper_check_say(p) ? 1 : 0);
   return worst;
 }

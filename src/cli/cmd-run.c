@@ -413,81 +413,6 @@ place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GE
   return TRUE;
 }
 
-static const LbRunResult *
-run_of(GPtrArray *results, const char *label)
-{
-  const LbRunResult *run = NULL;
-  for (guint r = 0; r < results->len; r++)
-    if (strcmp(((const LbRunResult *)results->pdata[r])->balancer, label) == 0)
-      run = results->pdata[r];
-  return run;
-}
-
-/* Every [expect] line held against the runs: its outcome, its actual
- * value and what it was compared with. */
-static GArray *
-expect_outcomes(const LbScenario *sc, GPtrArray *results)
-{
-  GArray *out = g_array_new(FALSE, FALSE, sizeof(LbExpectOutcome));
-  for (guint i = 0; i < sc->expects->len; i++) {
-    const LbExpect *e = sc->expects->pdata[i];
-    const LbRunResult *run = run_of(results, e->balancer);
-    const LbRunResult *other =
-        e->other_balancer != NULL ? run_of(results, e->other_balancer) : NULL;
-    LbExpectOutcome o = {e->text, "skip", NAN, NAN, NULL};
-    if (run == NULL || (e->other_balancer != NULL && other == NULL)) {
-      o.skipped = run == NULL ? e->balancer : e->other_balancer;
-      g_array_append_val(out, o);
-      continue;
-    }
-    double actual = 0, bound = e->value;
-    /* the scenario checker knows every metric name already */
-    gboolean found = lb_run_result_lookup(run, e->metric, &actual);
-    g_assert(found);
-    if (other != NULL) {
-      double theirs = 0;
-      found = lb_run_result_lookup(other, e->other_metric, &theirs);
-      g_assert(found);
-      bound = e->value * theirs;
-    }
-    o.outcome = lb_expect_holds(e, actual, bound) ? "pass" : "fail";
-    o.actual = actual;
-    o.bound = bound;
-    g_array_append_val(out, o);
-  }
-  return out;
-}
-
-/* The outcomes, a line each, and the tally: 1 when a line failed. */
-static int
-print_outcomes(const LbScenario *sc, const GArray *outcomes)
-{
-  int failed = 0;
-  guint skipped = 0;
-  for (guint i = 0; i < outcomes->len; i++) {
-    const LbExpectOutcome *o = &g_array_index(outcomes, LbExpectOutcome, i);
-    const LbExpect *e = sc->expects->pdata[i];
-    if (o->skipped != NULL) {
-      g_print("SKIP  %s (balancer %s was not run)\n", o->text, o->skipped);
-      skipped++;
-      continue;
-    }
-    gboolean ok = strcmp(o->outcome, "pass") == 0;
-    if (e->other_balancer != NULL)
-      g_print("%s  %s (actual %.10g, bound %.10g)\n", ok ? "PASS" : "FAIL", o->text, o->actual,
-              o->bound);
-    else
-      g_print("%s  %s (actual %.10g)\n", ok ? "PASS" : "FAIL", o->text, o->actual);
-    failed += !ok;
-  }
-  if (skipped > 0)
-    g_print("%u passed, %d failed, %u skipped\n", outcomes->len - failed - skipped, failed,
-            skipped);
-  else
-    g_print("%u passed, %d failed\n", outcomes->len - failed, failed);
-  return failed > 0 ? 1 : 0;
-}
-
 /* What lbsim check of several scenarios keeps of each for its JSON. */
 typedef struct {
   GPtrArray *runs;  /* LbRunResult */
@@ -724,7 +649,7 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
     lb_command_error(error);
     return code;
   }
-  g_autoptr(GArray) outcomes = check ? expect_outcomes(sc, runs) : NULL;
+  g_autoptr(GArray) outcomes = check ? lb_expect_outcomes(sc, runs) : NULL;
   if (!write_results(a, sc, runs, outcomes, &plan, &error)) {
     lb_command_error(error);
     return 1;
@@ -749,7 +674,7 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   if (!check)
     return 0;
   g_print("\n");
-  int failed = print_outcomes(sc, outcomes);
+  int failed = lb_expect_print(sc, outcomes);
   if (keep != NULL) {
     keep->runs = g_steal_pointer(&runs);
     keep->outcomes = g_steal_pointer(&outcomes);

@@ -70,30 +70,6 @@ sweep_args_clear(SweepArgs *a)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SweepArgs, sweep_args_clear)
 
-/* Ranks varied on the scenario's one platform: each point runs on the
- * first hosts of it, which a user may not expect; say so once a count. */
-static void
-say_hosts(const LbSweep *sw)
-{
-  guint axis = 0;
-  while (axis < sw->axes->len && strcmp(((LbSweepAxis *)sw->axes->pdata[axis])->name, "ranks") != 0)
-    axis++;
-  if (sw->platform != NULL || axis == sw->axes->len)
-    return;
-  g_autoptr(GHashTable) said = g_hash_table_new(g_str_hash, g_str_equal);
-  for (guint i = 0; i < sw->runs->len; i++) {
-    const LbSweepRun *run = sw->runs->pdata[i];
-    const char *ranks = lb_sweep_value(sw, run->point, axis);
-    if (run->platform == NULL || !g_hash_table_add(said, (gpointer)ranks))
-      continue;
-    g_autofree char *base = g_path_get_basename(run->platform);
-    g_printerr("lbsim: ranks=%s runs on %s of the hosts of the scenario's platform, %s, placed "
-               "as its [scenario] placement says (host r for rank r by default); --platform "
-               "PATTERN gives each point its own, e.g. hypercube-{ranks}.xml\n",
-               ranks, ranks, base);
-  }
-}
-
 int
 lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
 {
@@ -284,7 +260,7 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
     return LB_EXIT_INPUT;
   }
   if (!a.quiet)
-    say_hosts(sw);
+    lb_sweep_say_hosts(sw);
   if (a.emit != NULL) {
     g_autofree char *ini = g_build_filename(state, "sweep.ini", NULL);
     if (g_mkdir_with_parents(state, 0777) != 0) {

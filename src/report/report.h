@@ -5,20 +5,12 @@
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
 #include "metrics/summary.h"
+#include "report/expect.h"
 #include "report/json-writer.h"
 
 /* The whole document: the scenario, the platform and every run (LbRunResult),
  * in scenario order. */
 char *lb_report_document(const LbScenario *scenario, GPtrArray *results);
-
-/* One [expect] line as lbsim check held it. */
-typedef struct {
-  const char *text;    /* the line as written */
-  const char *outcome; /* "pass", "fail" or "skip" */
-  double actual;       /* NAN when skipped */
-  double bound;        /* what actual was compared with: NAN when skipped */
-  const char *skipped; /* why it was skipped (the balancer that did not run), or NULL */
-} LbExpectOutcome;
 
 /* A run's document with the outcomes of its [expect] lines (lbsim check),
  * in "checks". */

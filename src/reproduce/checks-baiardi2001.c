@@ -24,7 +24,8 @@ efficiency_validate(const char *const *args, guint nargs, const char *dir, GErro
 {
   guint64 p = 0;
   if (!g_ascii_string_to_unsigned(args[1], 10, 2, 1 << 20, &p, NULL))
-    return lb_check_fail(error, "check efficiency: P '%s' is not a processor count of 2 or more", args[1]);
+    return lb_check_fail(error, "check efficiency: P '%s' is not a processor count of 2 or more",
+                         args[1]);
   return TRUE;
 }
 
@@ -87,8 +88,8 @@ efficiency(const LbCheckInput *in, LbCheckOutput *out, GError **error)
     }
     for (guint k = 0; k < e->ps->len; k++)
       if (g_array_index(e->ps, guint, k) == res->ranks)
-        return lb_check_fail(error, "%s: two runs of %s on %u ranks (vary only the ranks)", name, label,
-                    res->ranks);
+        return lb_check_fail(error, "%s: two runs of %s on %u ranks (vary only the ranks)", name,
+                             label, res->ranks);
     guint at = 0;
     while (at < e->ps->len && g_array_index(e->ps, guint, at) < res->ranks)
       at++;
@@ -96,12 +97,13 @@ efficiency(const LbCheckInput *in, LbCheckOutput *out, GError **error)
     g_array_insert_val(e->times, at, res->total_time);
   }
   if (groups->len == 0 || groups->len > 2)
-    return lb_check_fail(error, "efficiency reads one run or two, each with %s's runs; it has %u", label,
-                groups->len);
+    return lb_check_fail(error, "efficiency reads one run or two, each with %s's runs; it has %u",
+                         label, groups->len);
   for (guint k = 0; k < groups->len; k++) {
     const EfficiencyRun *e = &g_array_index(groups, EfficiencyRun, k);
     if (g_array_index(e->ps, guint, 0) != 1 || !isfinite(efficiency_at(e, P)))
-      return lb_check_fail(error, "%s: efficiency needs %s's runs on 1 and on %u ranks", e->name, label, P);
+      return lb_check_fail(error, "%s: efficiency needs %s's runs on 1 and on %u ranks", e->name,
+                           label, P);
   }
   g_autoptr(GString) t = g_string_new(NULL);
   g_string_append_printf(t, "%8s", "p-nodes");
@@ -144,7 +146,7 @@ efficiency(const LbCheckInput *in, LbCheckOutput *out, GError **error)
     const EfficiencyRun *second = &g_array_index(groups, EfficiencyRun, 1);
     if (least_p == 0)
       return lb_check_fail(error, "%s and %s share no processor count from 2 to %u", first->name,
-                  second->name, P);
+                           second->name, P);
     out->value = least;
     out->note = g_strdup_printf("least E(%s) - E(%s) over p = 2 .. %u: %.1f points at p = %u",
                                 first->name, second->name, P, least, least_p);
@@ -163,8 +165,8 @@ work_validate(const char *const *args, guint nargs, const char *dir, GError **er
   char *end = NULL;
   double e = g_ascii_strtod(args[2], &end);
   if (end == args[2] || *end != '\0' || !(e > 0 && e < 100))
-    return lb_check_fail(error, "check work-for-efficiency: '%s' is not a percentage between 0 and 100",
-                args[2]);
+    return lb_check_fail(
+        error, "check work-for-efficiency: '%s' is not a percentage between 0 and 100", args[2]);
   return TRUE;
 }
 

@@ -70,7 +70,8 @@ dls_table(const LbCheckInput *in, DlsTable *t, GError **error)
     double n = 0, cost = 0;
     if (k < 0 || !lb_run_result_lookup(res, "iterations", &n) ||
         !lb_run_result_lookup(res, "cost", &cost))
-      return lb_check_fail(error, "%s: not a run of a dls technique with its cost", in->runs[i].point);
+      return lb_check_fail(error, "%s: not a run of a dls technique with its cost",
+                           in->runs[i].point);
     const char *point = in->runs[i].point;
     g_autofree char *place = g_strndup(point, strcspn(point, ":"));
     guint pl = 0;
@@ -162,8 +163,9 @@ dls_technique_validate(const char *const *args, guint nargs, const char *dir, GE
     if (i == 1 && !g_ascii_string_to_unsigned(args[i], 10, 1, G_MAXUINT32, &n, NULL))
       return lb_check_fail(error, "'%s' is not a loop size N", args[i]);
     if (i != 1 && dls_index(args[i]) < 0)
-      return lb_check_fail(error, "'%s' is not a dls technique (stat, ss, fsc, gss, tss, fac, wf, awf, af)",
-                  args[i]);
+      return lb_check_fail(
+          error, "'%s' is not a dls technique (stat, ss, fsc, gss, tss, fac, wf, awf, af)",
+          args[i]);
   }
   return TRUE;
 }
@@ -181,11 +183,13 @@ dls_improvement_check(const LbCheckInput *in, LbCheckOutput *out, GError **error
   guint64 n = g_ascii_strtoull(in->args[1], NULL, 10);
   g_autoptr(GArray) ranks = dls_ranks(&t);
   if (ranks->len != 1)
-    return lb_check_fail(error, "the runs have %u processor counts: give the claim its ranks", ranks->len);
+    return lb_check_fail(error, "the runs have %u processor counts: give the claim its ranks",
+                         ranks->len);
   const DlsPoint *pt = dls_point(&t, n, 0);
   if (pt == NULL || !dls_improvement(&t, pt, k, &out->value))
-    return lb_check_fail(error, "no runs of dls:stat and dls:%s at N = %" G_GUINT64_FORMAT " in every run",
-                in->args[0], n);
+    return lb_check_fail(error,
+                         "no runs of dls:stat and dls:%s at N = %" G_GUINT64_FORMAT " in every run",
+                         in->args[0], n);
   double stat = 0, cost = 0;
   dls_mean_cost(&t, pt, 0, &stat);
   dls_mean_cost(&t, pt, k, &cost);
@@ -267,8 +271,8 @@ dls_best(const LbCheckInput *in, LbCheckOutput *out, GError **error)
         }
       }
       if (others == 0)
-        return lb_check_fail(error, "N = %" G_GUINT64_FORMAT ", P = %u: no technique besides STAT", n,
-                    pt->ranks);
+        return lb_check_fail(error, "N = %" G_GUINT64_FORMAT ", P = %u: no technique besides STAT",
+                             n, pt->ranks);
       points++;
       g_string_append_printf(detail, "  %s\n", dls_names[best]);
       lb_check_output_point(out, !dls_adaptive(best), "N = %" G_GUINT64_FORMAT ", P = %u", n,
@@ -529,10 +533,11 @@ static gboolean
 dls_chunks_validate(const char *const *args, guint nargs, const char *dir, GError **error)
 {
   if (dls_index(args[0]) < 0)
-    return lb_check_fail(error, "'%s' is not a dls technique (stat, ss, fsc, gss, tss, fac, wf, awf, af)",
-                args[0]);
+    return lb_check_fail(
+        error, "'%s' is not a dls technique (stat, ss, fsc, gss, tss, fac, wf, awf, af)", args[0]);
   if (!g_strv_contains(chunk_orders, args[1]))
-    return lb_check_fail(error, "'%s' is not an order of Table 2 (P, N, N/Kopt, Plog(N/P), PlogN)", args[1]);
+    return lb_check_fail(error, "'%s' is not an order of Table 2 (P, N, N/Kopt, Plog(N/P), PlogN)",
+                         args[1]);
   return TRUE;
 }
 
@@ -572,7 +577,7 @@ dls_chunks(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   }
   if (keys->len < 2)
     return lb_check_fail(error, "%s: %u configurations (N, P); an order needs two or more", label,
-                keys->len);
+                         keys->len);
   g_autofree double *ratio = g_new(double, keys->len);
   double log_mean = 0, lo = INFINITY, hi = 0;
   g_autoptr(GString) t = g_string_new(NULL);

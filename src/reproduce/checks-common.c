@@ -106,36 +106,15 @@ lb_check_compare_guint64(gconstpointer a, gconstpointer b)
 
 /* ---- real runs the checks make themselves ---- */
 
-/* A scenario of the check's own (and the loads file it names, loads.txt
- * beside it), loaded from a temporary folder as lbsim explain loads its
- * cases. */
-LbScenario *
-lb_check_load_text(const char *text, const char *loads, GError **error)
-{
-  g_autofree char *dir = g_dir_make_tmp("lbsim-reproduce-XXXXXX", error);
-  if (dir == NULL)
-    return NULL;
-  g_autofree char *path = g_build_filename(dir, "case.ini", NULL);
-  g_autofree char *loads_path = g_build_filename(dir, "loads.txt", NULL);
-  LbScenarioOverrides ov = {0};
-  LbScenario *sc = NULL;
-  if (g_file_set_contents(path, text, -1, error) &&
-      (loads == NULL || g_file_set_contents(loads_path, loads, -1, error)))
-    sc = lb_scenario_load(path, &ov, error);
-  g_unlink(path);
-  g_unlink(loads_path);
-  g_rmdir(dir);
-  return sc;
-}
-
 /* The scenario's one balancer run, simulated in a child; the schedule and
  * (with narrate) the ranks' narration kept. */
 LbRunResult *
 lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov, gboolean narrate, guint jobs,
-         GError **error)
+                  GError **error)
 {
-  LbRunnerOptions ro = {
-      .jobs = lb_check_processors(jobs), .quiet = TRUE, .run = {.detail = TRUE, .narrate = narrate}};
+  LbRunnerOptions ro = {.jobs = lb_check_processors(jobs),
+                        .quiet = TRUE,
+                        .run = {.detail = TRUE, .narrate = narrate}};
   g_autoptr(GPtrArray) results = NULL;
   int code = 0;
   if (!lb_runner_run(sc, ov, &ro, &results, &code, error))
@@ -160,10 +139,9 @@ lb_check_simulate_mlb(guint p, const guint64 *elements, guint n, guint jobs, GEr
   for (guint i = 0; i < n; i++)
     g_string_append_printf(loads, "%s%" G_GUINT64_FORMAT, i ? " " : "", elements[i]);
   g_string_append_c(loads, '\n');
-  g_autoptr(LbScenario) sc = lb_check_load_text(text, loads->str, error);
+  LbScenarioOverrides ov = {0};
+  g_autoptr(LbScenario) sc = lb_scenario_load_text(text, loads->str, NULL, &ov, error);
   if (sc == NULL)
     return NULL;
-  LbScenarioOverrides ov = {0};
   return lb_check_simulate(sc, &ov, TRUE, jobs, error);
 }
-

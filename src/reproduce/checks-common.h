@@ -29,10 +29,6 @@ GArray *lb_check_numbers(const char *text);
 int lb_check_compare_guint64(gconstpointer a, gconstpointer b);
 /* Simulations at once: jobs, or one per processor. */
 guint lb_check_processors(guint jobs);
-/* A scenario of the check's own (and the loads file it names, loads.txt
- * beside it), loaded from a temporary folder as lbsim explain loads its
- * cases. */
-LbScenario *lb_check_load_text(const char *text, const char *loads, GError **error);
 /* The scenario's one balancer run, simulated in a child; the schedule and
  * (with narrate) the ranks' narration kept. */
 LbRunResult *lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov,

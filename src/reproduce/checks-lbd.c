@@ -45,7 +45,8 @@ figure3_validate(const char *const *args, guint nargs, const char *dir, GError *
     guint64 s = 0;
     g_autoptr(GArray) list = parts[1] != NULL ? lb_check_numbers(parts[1]) : NULL;
     if (!g_ascii_string_to_unsigned(parts[0], 10, 0, 8, &s, NULL) || list == NULL)
-      return lb_check_fail(error, "check tdg-figure3: '%s' is not SUBSET:N,N,... (subsets 0 .. 8)", args[i]);
+      return lb_check_fail(error, "check tdg-figure3: '%s' is not SUBSET:N,N,... (subsets 0 .. 8)",
+                           args[i]);
   }
   return TRUE;
 }
@@ -346,9 +347,9 @@ first_axis(const LbCheckInput *in, LbCheckOutput *out, GError **error)
     return lb_check_fail(error, "no runs of %s", balancer);
   if (first[0] == 0 || first[1] == 0)
     return lb_check_fail(error,
-                "in all %u runs %s has the smaller metric: the runs cannot test the "
-                "choice (vary the load so that each axis leads somewhere)",
-                runs, first[0] == 0 ? "y" : "x");
+                         "in all %u runs %s has the smaller metric: the runs cannot test the "
+                         "choice (vary the load so that each axis leads somewhere)",
+                         runs, first[0] == 0 ? "y" : "x");
   out->value = differ;
   out->note = g_strdup_printf("%u runs: f_x <= f_y in %u (f_y - f_x %.3f .. %.3f), f_x > f_y in "
                               "%u (%.3f .. %.3f); %u first axes differ from the smaller metric's",

@@ -17,11 +17,13 @@ gray_codes_validate(const char *const *args, guint nargs, const char *dir, GErro
 {
   guint width = (guint)strlen(args[0]), v = 0;
   if (width > 10 || nargs != 1u << width)
-    return lb_check_fail(error, "check gray-codes: %u codes of %u bits; the table of d bits has 2^d rows",
-                nargs, width);
+    return lb_check_fail(error,
+                         "check gray-codes: %u codes of %u bits; the table of d bits has 2^d rows",
+                         nargs, width);
   for (guint i = 0; i < nargs; i++)
     if (strlen(args[i]) != width || !lb_check_binary(args[i], &v))
-      return lb_check_fail(error, "check gray-codes: '%s' is not a code of %u bits", args[i], width);
+      return lb_check_fail(error, "check gray-codes: '%s' is not a code of %u bits", args[i],
+                           width);
   return TRUE;
 }
 
@@ -54,10 +56,11 @@ coarse_children_validate(const char *const *args, guint nargs, const char *dir, 
   guint v = 0, width = (guint)strlen(args[0]);
   for (guint i = 0; i < 3; i++)
     if (!lb_check_binary(args[i], &v) || strlen(args[i]) != width + (i > 0))
-      return lb_check_fail(error,
-                  "check coarse-children: '%s' is not a code of %u bits (the node has one bit "
-                  "fewer than its children)",
-                  args[i], width + (i > 0));
+      return lb_check_fail(
+          error,
+          "check coarse-children: '%s' is not a code of %u bits (the node has one bit "
+          "fewer than its children)",
+          args[i], width + (i > 0));
   return TRUE;
 }
 
@@ -98,7 +101,8 @@ coarse_children(const LbCheckInput *in, LbCheckOutput *out, GError **error)
     gboolean paired = partner == ranks[1 - i];
     gboolean coded = mlb_gray(r) >> 1 == node && mlb_gray(r) == want[i];
     in_node += paired && coded;
-    g_autofree char *code = lb_check_bits_text(mlb_gray(r), d), *parent = lb_check_bits_text(mlb_gray(r) >> 1, d - 1);
+    g_autofree char *code = lb_check_bits_text(mlb_gray(r), d),
+                    *parent = lb_check_bits_text(mlb_gray(r) >> 1, d - 1);
     g_string_append_printf(how, "%s%s: rank %u (lbsim's code %s), 0-edge partner %u, node %s",
                            i ? "; " : "", in->args[1 + i], r, code, partner, parent);
   }
@@ -148,8 +152,9 @@ read_accumulation(const LbRunResult *run, guint d, Accumulated *acc, GError **er
     found++;
   }
   if (found != run->ranks * d)
-    return lb_check_fail(error, "phase 1's narration tells %u of the %u exchanges (its form changed?)",
-                found, run->ranks * d);
+    return lb_check_fail(error,
+                         "phase 1's narration tells %u of the %u exchanges (its form changed?)",
+                         found, run->ranks * d);
   return TRUE;
 }
 
@@ -371,13 +376,14 @@ tree_schedule_validate(const char *const *args, guint nargs, const char *dir, GE
 {
   static const char *const what[] = {"tree", "schedule", "no-return", NULL};
   if (!g_strv_contains(what, args[0]))
-    return lb_check_fail(error, "check tree-schedule: '%s' is not tree, schedule or no-return", args[0]);
+    return lb_check_fail(error, "check tree-schedule: '%s' is not tree, schedule or no-return",
+                         args[0]);
   g_autoptr(GArray) loads = lb_check_numbers(args[1]);
   if (loads == NULL || loads->len < 2 || loads->len > 64 || !lb_check_power_of_two(loads->len))
     return lb_check_fail(error,
-                "check tree-schedule: '%s' is not the loads of 2 to 64 ranks (a power of "
-                "two of them), whole numbers separated by commas",
-                args[1]);
+                         "check tree-schedule: '%s' is not the loads of 2 to 64 ranks (a power of "
+                         "two of them), whole numbers separated by commas",
+                         args[1]);
   for (guint i = 0; i < loads->len; i++)
     if (g_array_index(loads, guint64, i) > 10000)
       return lb_check_fail(error, "check tree-schedule: loads up to 10000 (a worked example)");
@@ -682,10 +688,11 @@ static gboolean
 steps_validate(const char *const *args, guint nargs, const char *dir, GError **error)
 {
   if (!g_strv_contains(bounds, bound_name(args[1])))
-    return lb_check_fail(error,
-                "check steps: bound '%s' is not log2p, d(d+1)/2 or d(d-1)/2 (exactly), or one "
-                "of them after <= (at most)",
-                args[1]);
+    return lb_check_fail(
+        error,
+        "check steps: bound '%s' is not log2p, d(d+1)/2 or d(d-1)/2 (exactly), or one "
+        "of them after <= (at most)",
+        args[1]);
   return TRUE;
 }
 
@@ -850,7 +857,8 @@ spread_validate(const char *const *args, guint nargs, const char *dir, GError **
 {
   guint64 p = 0;
   if (!g_ascii_string_to_unsigned(args[0], 10, 2, 16384, &p, NULL) || !lb_check_power_of_two(p))
-    return lb_check_fail(error, "check desired-spread: '%s' is not a power of two from 2 to 16384", args[0]);
+    return lb_check_fail(error, "check desired-spread: '%s' is not a power of two from 2 to 16384",
+                         args[0]);
   return TRUE;
 }
 
@@ -1060,7 +1068,8 @@ bottleneck_validate(const char *const *args, guint nargs, const char *dir, GErro
 {
   static const char *const stats[] = {"min", "median", "max", "excess", NULL};
   if (!g_strv_contains(stats, args[0]))
-    return lb_check_fail(error, "check bottleneck: '%s' is not min, median, max or excess", args[0]);
+    return lb_check_fail(error, "check bottleneck: '%s' is not min, median, max or excess",
+                         args[0]);
   return TRUE;
 }
 
@@ -1165,7 +1174,8 @@ const LbReproCheck lb_checks_quinlan1997[] = {
      2, FALSE, tree_schedule_validate, tree_schedule, LB_CHECK_NO_LABELS},
     {"steps", "METRIC [<=]log2p|d(d+1)/2|d(d-1)/2 [LABEL ...]", 2, 16, TRUE, steps_validate, steps,
      2, G_MAXINT, NULL, 0, NULL},
-    {"desired-floor-ceil", "no arguments", 0, 0, FALSE, NULL, desired_floor_ceil, LB_CHECK_NO_LABELS},
+    {"desired-floor-ceil", "no arguments", 0, 0, FALSE, NULL, desired_floor_ceil,
+     LB_CHECK_NO_LABELS},
     {"desired-spread", "P (a power of two)", 1, 1, FALSE, spread_validate, desired_spread,
      LB_CHECK_NO_LABELS},
     {"pass-through", "count|returns SCENARIO [BALANCER]", 2, 3, FALSE, transfers_validate,

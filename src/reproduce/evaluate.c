@@ -476,3 +476,16 @@ lb_paper_check_fails(const LbPaper *p, char **why)
     *why = g_string_free(g_steal_pointer(&t), FALSE);
   return fails;
 }
+
+int
+lb_paper_check_say(const LbPaper *p)
+{
+  g_autofree char *why = NULL;
+  if (!lb_paper_check_fails(p, &why))
+    return 0;
+  g_auto(GStrv) lines = g_strsplit(why, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (*lines[i] != '\0')
+      g_printerr("lbsim: %s: --check: %s\n", p->key, lines[i]);
+  return 1;
+}

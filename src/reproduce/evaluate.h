@@ -39,3 +39,6 @@ void lb_paper_scorecard(const LbPaper *paper, LbScorecard *card);
  * known one agrees, or a headline claim could not be evaluated. Each
  * reason a line of *why (may be NULL). */
 gboolean lb_paper_check_fails(const LbPaper *paper, char **why);
+/* --check's verdict said on stderr, a line per reason: 1 when the paper
+ * fails it, else 0. */
+int lb_paper_check_say(const LbPaper *paper);

@@ -460,3 +460,57 @@ lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const char *di
   LbHtmlOptions options = {.json = doc, .length = strlen(doc), .dir = dir};
   return lb_html_write_reproduction(&rep, &options, error);
 }
+
+char *
+lb_papers_text(void)
+{
+  g_autoptr(GPtrArray) keys = lb_paper_keys();
+  int width = 0;
+  for (guint i = 0; i < keys->len; i++)
+    width = MAX(width, (int)strlen(keys->pdata[i]));
+  GString *out =
+      g_string_new("Papers lbsim reproduces (lbsim reproduce KEY [--quick], or --all):\n");
+  for (guint i = 0; i < keys->len; i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(LbPaper) p = lb_paper_load(keys->pdata[i], &error);
+    if (p == NULL) {
+      g_string_append_printf(out, "  %-*s (its claims.ini does not load: %s)\n", width,
+                             (char *)keys->pdata[i], error->message);
+      continue;
+    }
+    guint claims = 0, headline = 0;
+    for (guint k = 0; k < p->claims->len; k++) {
+      const LbClaim *c = p->claims->pdata[k];
+      claims += !c->diagnostic;
+      headline += !c->diagnostic && c->headline;
+    }
+    g_string_append_printf(out, "  %-*s %u claims (%u headline): %s\n  %-*s %s\n", width, p->key,
+                           claims, headline, p->cite, width, "", p->summary);
+  }
+  return g_string_free(out, FALSE);
+}
+
+char *
+lb_papers_scorecards(const LbPaper *const *papers, guint n, gboolean quick)
+{
+  GString *out = g_string_new(NULL);
+  g_string_append_printf(out, "%-12s %-20s %-18s %-7s %-8s %s\n", "paper", "headline reproduced",
+                         "claims agreeing", "known", "quick", "not evaluated");
+  guint sum[4] = {0, 0, 0, 0};
+  for (guint i = 0; i < n; i++) {
+    LbScorecard s;
+    lb_paper_scorecard(papers[i], &s);
+    g_autofree char *headline = g_strdup_printf("%u/%u", s.reproduced, s.headline);
+    g_autofree char *claims = g_strdup_printf("%u/%u", s.agreeing, s.evaluated);
+    g_string_append_printf(out, "%-12s %-20s %-18s %-7u %-8s %u\n", papers[i]->key, headline,
+                           claims, s.known, quick ? "yes" : "no", s.not_evaluated + s.failed);
+    sum[0] += s.reproduced;
+    sum[1] += s.headline;
+    sum[2] += s.agreeing;
+    sum[3] += s.evaluated;
+  }
+  g_autofree char *headline = g_strdup_printf("%u/%u", sum[0], sum[1]);
+  g_autofree char *claims = g_strdup_printf("%u/%u", sum[2], sum[3]);
+  g_string_append_printf(out, "%-12s %-20s %-18s\n", "all", headline, claims);
+  return g_string_free(out, FALSE);
+}

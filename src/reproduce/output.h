@@ -19,6 +19,12 @@ gboolean lb_paper_write_report(const LbPaper *paper, const LbPaperOutput *how, c
                                gboolean make, GError **error);
 /* What the quick form runs, one line. */
 char *lb_paper_quick_text(const LbPaper *paper);
+/* lbsim reproduce without a paper: every shipped paper, its claims
+ * (headline ones) and what it is. */
+char *lb_papers_text(void);
+/* lbsim reproduce --all's table: each paper's scorecard in a row, then
+ * the sums. */
+char *lb_papers_scorecards(const LbPaper *const *papers, guint n, gboolean quick);
 /* A claim's status as the outputs name it: "agrees", "disagrees",
  * "known", "known-agrees", "failed", "not-run"; "diagnostic". */
 const char *lb_claim_status_name(const LbClaim *claim);

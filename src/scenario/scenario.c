@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include "io/datadir.h"
 #include "io/input.h"
 #include "lbsim/plugin.h"
@@ -723,6 +725,36 @@ lb_scenario_find(const char *name)
     return shipped;
   g_free(shipped);
   return g_strdup(name);
+}
+
+LbScenario *
+lb_scenario_load_text(const char *text, const char *loads, const char *name,
+                      const LbScenarioOverrides *ov, GError **error)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-scenario-XXXXXX", error);
+  if (dir == NULL)
+    return NULL;
+  g_autofree char *path = g_build_filename(dir, "scenario.ini", NULL);
+  g_autofree char *loads_path = g_build_filename(dir, "loads.txt", NULL);
+  g_autoptr(GError) local = NULL;
+  LbScenario *sc = NULL;
+  if (g_file_set_contents(path, text, -1, &local) &&
+      (loads == NULL || g_file_set_contents(loads_path, loads, -1, &local)))
+    sc = lb_scenario_load(path, ov, &local);
+  g_unlink(path);
+  g_unlink(loads_path);
+  g_rmdir(dir);
+  if (sc != NULL)
+    return sc;
+  if (name == NULL) {
+    g_propagate_error(error, g_steal_pointer(&local));
+    return NULL;
+  }
+  /* the user never saw the temporary file: name the scenario instead */
+  gboolean named = g_str_has_prefix(local->message, path);
+  g_set_error(error, local->domain, local->code, "%s%s%s", name, named ? "" : ": ",
+              local->message + (named ? strlen(path) : 0));
+  return NULL;
 }
 
 LbScenario *

@@ -696,6 +696,30 @@ lb_sweep_run_file(const char *dir, const LbSweepRun *run, const char *suffix)
   return g_build_filename(dir, name, NULL);
 }
 
+/* Ranks varied on the scenario's one platform: each point runs on the
+ * first hosts of it, which a user may not expect; say so once a count. */
+void
+lb_sweep_say_hosts(const LbSweep *sw)
+{
+  guint axis = 0;
+  while (axis < sw->axes->len && strcmp(((LbSweepAxis *)sw->axes->pdata[axis])->name, "ranks") != 0)
+    axis++;
+  if (sw->platform != NULL || axis == sw->axes->len)
+    return;
+  g_autoptr(GHashTable) said = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; i < sw->runs->len; i++) {
+    const LbSweepRun *run = sw->runs->pdata[i];
+    const char *ranks = lb_sweep_value(sw, run->point, axis);
+    if (run->platform == NULL || !g_hash_table_add(said, (gpointer)ranks))
+      continue;
+    g_autofree char *base = g_path_get_basename(run->platform);
+    g_printerr("lbsim: ranks=%s runs on %s of the hosts of the scenario's platform, %s, placed "
+               "as its [scenario] placement says (host r for rank r by default); --platform "
+               "PATTERN gives each point its own, e.g. hypercube-{ranks}.xml\n",
+               ranks, ranks, base);
+  }
+}
+
 /* ---- reading a sweep back ---- */
 
 static char *

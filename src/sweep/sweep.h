@@ -76,6 +76,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbSweep, lb_sweep_free)
  * reuse one of them. */
 guint lb_sweep_distinct(const LbSweep *sweep);
 
+/* Ranks varied on the scenario's one platform (no --platform): says on
+ * stderr, once per count, which hosts each point's ranks run on. */
+void lb_sweep_say_hosts(const LbSweep *sweep);
+
 /* The value of axis (not the balancer axis) at point. */
 const char *lb_sweep_value(const LbSweep *sweep, guint point, guint axis);
 /* "ranks=16 move-split.threshold=1.1 balancer=move-split" */

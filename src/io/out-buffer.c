@@ -1,4 +1,4 @@
-#include "cli/out-buffer.h"
+#include "io/out-buffer.h"
 
 #include <errno.h>
 #include <stdio.h>
