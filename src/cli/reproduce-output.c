@@ -412,13 +412,52 @@ lb_paper_csv(const LbPaper *p, const LbPaperOutput *how)
   return g_string_free(out, FALSE);
 }
 
+/* The line of a figure a claim is a point of: what it measures, named by
+ * the run it is of (value: the balancer; improvement: the improving one,
+ * B; the others: A), or a check by its words. */
+static char *
+claim_series(const LbClaim *c)
+{
+  if (c->measure == LB_MEASURE_CHECK || c->labels == NULL || c->labels[0] == NULL)
+    return g_strdup(g_str_has_prefix(c->measure_text, "check ") ? c->measure_text + 6
+                                                                : c->measure_text);
+  if (c->measure == LB_MEASURE_IMPROVEMENT && c->labels[1] != NULL)
+    return g_strdup(c->labels[1]);
+  return g_strdup(c->labels[0]);
+}
+
+/* The figures' lines: a claim's series, unless two measures of one figure
+ * would share it; then each its measure as written. */
+static GPtrArray *
+figure_series(const LbPaper *p)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < p->claims->len; i++)
+    g_ptr_array_add(names, claim_series(p->claims->pdata[i]));
+  for (guint i = 0; i < p->claims->len; i++) {
+    const LbClaim *c = p->claims->pdata[i];
+    for (guint j = 0; c->figure != NULL && j < p->claims->len; j++) {
+      const LbClaim *d = p->claims->pdata[j];
+      if (d->figure == NULL || strcmp(c->figure, d->figure) != 0 ||
+          strcmp(names->pdata[i], names->pdata[j]) != 0 ||
+          strcmp(c->measure_text, d->measure_text) == 0)
+        continue;
+      g_free(names->pdata[i]);
+      names->pdata[i] = g_strdup(c->measure_text);
+      break;
+    }
+  }
+  return names;
+}
+
 gboolean
-lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const char *dir, gboolean make,
-                      GError **error)
+lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const LbPaperCharts *charts,
+                      const char *dir, gboolean make, GError **error)
 {
   if (make && !lb_output_make_folder("--report", dir, error))
     return FALSE;
   g_autofree LbClaimRow *rows = g_new0(LbClaimRow, MAX(p->claims->len, 1));
+  g_autoptr(GPtrArray) series = figure_series(p);
   for (guint i = 0; i < p->claims->len; i++) {
     const LbClaim *c = p->claims->pdata[i];
     rows[i] = (LbClaimRow){
@@ -428,6 +467,7 @@ lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const char *di
         .rule = c->rule_text != NULL ? c->rule_text : "",
         .note = c->note != NULL ? c->note : "",
         .figure = c->figure,
+        .series = series->pdata[i],
         .ranks = c->ranks->len == 1 ? g_array_index(c->ranks, guint, 0) : 0,
         .paper = c->paper,
         .lbsim = c->lbsim,
@@ -457,6 +497,10 @@ lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const char *di
   LbReproduction rep = {p->key, p->cite, p->summary,     quick_form, changed,
                         &card,  rows,    p->claims->len, cal,        p->calibration->len};
   g_autofree char *doc = lb_paper_json(p, how);
-  LbHtmlOptions options = {.json = doc, .length = strlen(doc), .dir = dir};
+  LbHtmlOptions options = {.json = doc,
+                           .length = strlen(doc),
+                           .dir = dir,
+                           .chart_formats = charts->formats,
+                           .look = charts->look};
   return lb_html_write_reproduction(&rep, &options, error);
 }

@@ -38,6 +38,8 @@ typedef struct {
    * DIR/SCENARIO.run.json (or .sweep.json) unless it is that file. */
   const char *source;
   LbPlotValueScale chart_scale; /* the value axes of the lines charts (--chart-scale) */
+  guint chart_formats;          /* each chart's files besides its SVG: LbFigureFormat bits */
+  LbFigureLook look;            /* the charts' files for print (the page's stay as they are) */
 } LbHtmlOptions;
 
 /* Writes the page, its CSV and SVG files, the JSON and the list of files,
@@ -49,6 +51,7 @@ gboolean lb_html_write(const LbResults *results, const LbHtmlOptions *options, G
 typedef struct {
   const char *id, *text, *unit, *rule, *note;
   const char *figure; /* the chart it is a point of (x: processors), or NULL */
+  const char *series; /* the line of that chart it is a point of (what it measures) */
   guint ranks;
   double paper, lbsim;
   gboolean done, agrees, headline, diagnostic;
