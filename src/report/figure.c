@@ -192,8 +192,8 @@ lb_figure_draw(LbFigureFormat format, const LbFigureTarget *target, double width
   g_autoptr(cairo_surface_t) vector = NULL;
   if (format == LB_FIGURE_SVG) {
     vector = cairo_svg_surface_create_for_stream(append_cb, bytes, w, h);
-    cairo_svg_surface_set_document_unit(vector, target->points ? CAIRO_SVG_UNIT_PT
-                                                               : CAIRO_SVG_UNIT_USER);
+    cairo_svg_surface_set_document_unit(vector,
+                                        target->points ? CAIRO_SVG_UNIT_PT : CAIRO_SVG_UNIT_USER);
   } else {
     vector = cairo_pdf_surface_create_for_stream(append_cb, bytes, w, h);
     cairo_pdf_surface_set_metadata(vector, CAIRO_PDF_METADATA_CREATOR, "lbsim");

@@ -30,10 +30,10 @@ typedef struct {
 } State;
 
 typedef struct {
-  cairo_t *cr;     /* the drawing's */
-  cairo_t *target; /* where shapes go now: cr, or a pattern's */
-  GArray *states;  /* State */
-  GArray *saved;   /* gboolean per element: whether it saved cr */
+  cairo_t *cr;          /* the drawing's */
+  cairo_t *target;      /* where shapes go now: cr, or a pattern's */
+  GArray *states;       /* State */
+  GArray *saved;        /* gboolean per element: whether it saved cr */
   GHashTable *patterns; /* id -> cairo_pattern_t */
   GHashTable *clips;    /* id -> double[4] */
   /* inside a <clipPath> or <pattern>: its id and its content */
@@ -281,8 +281,8 @@ transform(cairo_t *cr, const char *text, double *angle, double *cx, double *cy)
 }
 
 static void
-start_cb(GMarkupParseContext *context, const char *element, const char **names,
-         const char **values, gpointer data, GError **error)
+start_cb(GMarkupParseContext *context, const char *element, const char **names, const char **values,
+         gpointer data, GError **error)
 {
   Reader *r = data;
   State s = *top(r);
@@ -430,8 +430,7 @@ end_cb(GMarkupParseContext *context, const char *element, gpointer data, GError 
 }
 
 static void
-text_cb(GMarkupParseContext *context, const char *text, gsize length, gpointer data,
-        GError **error)
+text_cb(GMarkupParseContext *context, const char *text, gsize length, gpointer data, GError **error)
 {
   Reader *r = data;
   if (r->text != NULL && r->skip == 0)
