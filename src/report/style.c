@@ -44,8 +44,9 @@ static const struct {
   const char *name;
   guint style;
 } shipped[] = {
-    {"mlb", 0},    {"move-split", 1},    {"sfc-shift", 2},     {"lbd", 3},  {"none", 4},
-    {"enzo-original", 5}, {"dls", 6}, {"mlb-nd", 7}, {"scratch-remap", 8}, {"diffusion", 9},
+    {"mlb", 0},           {"move-split", 1},    {"sfc-shift", 2}, {"lbd", 3},
+    {"none", 4},          {"enzo-original", 5}, {"dls", 6},       {"mlb-nd", 7},
+    {"scratch-remap", 8}, {"diffusion", 9},
 };
 
 static gboolean
@@ -69,13 +70,26 @@ hash_name(const char *name)
   return h;
 }
 
+/* The palette's solid styles, one per colour. */
+#define SOLID G_N_ELEMENTS(colours)
+
 guint
 lb_style_index_of(const char *name)
 {
   guint style = 0;
   if (shipped_style(name, &style))
     return style;
-  return hash_name(name) % LB_STYLES;
+  return hash_name(name) % SOLID;
+}
+
+/* The k-th style to try for a name whose own style is own: the solid
+ * ones from its own on, then the dashed ones. */
+static guint
+probe(guint own, guint k)
+{
+  if (own >= SOLID) /* a shipped balancer's dashed style: from there on */
+    return (own + k) % LB_STYLES;
+  return k < SOLID ? (own + k) % SOLID : k;
 }
 
 struct _LbStyles {
@@ -106,8 +120,8 @@ lb_styles_new(const char *const *names, guint n)
   gboolean taken[LB_STYLES] = {FALSE};
   for (guint i = 0; i < sorted->len; i++) {
     guint own = lb_style_index_of(sorted->pdata[i]), k = own;
-    for (guint tries = 0; taken[k] && tries < LB_STYLES; tries++)
-      k = (k + 1) % LB_STYLES;
+    for (guint tries = 1; taken[k] && tries < LB_STYLES; tries++)
+      k = probe(own, tries);
     if (taken[k]) /* more names than styles: they repeat */
       k = own;
     taken[k] = TRUE;

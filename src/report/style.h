@@ -33,12 +33,14 @@ const char *lb_style_marker_name(LbMarker marker);
 
 /* The style a name has on its own: the fixed one of a balancer lbsim
  * ships (by its bare name), else a stable hash of the whole name (a
- * variant, NAME:VARIANT, or a plugin's balancer) into the palette. */
+ * variant, NAME:VARIANT, or a plugin's balancer) into the palette's eight
+ * solid styles. */
 guint lb_style_index_of(const char *name);
 
 /* The styles of the names one document shows (a run's balancers, a
  * sweep's, the lines of a reproduction): each its own (lb_style_index_of)
- * unless a name before it holds that one, then the next free one. The
+ * unless a name before it holds that one, then the next free one (the
+ * solid ones first, then the dashed). The
  * shipped balancers' names come first, then the others in byte order, so
  * that a name's style depends on which names the document has, never on
  * their order or on the chart. */
