@@ -1832,28 +1832,54 @@ diagnostics_and_calibration(GString *out, const LbReproduction *rep)
   g_string_append(out, "</tbody>\n</table>\n");
 }
 
-/* A figure's file name: its reference, the words before its ':' ("Fig.
- * 1, problem 1 (h = 10)": fig-1-problem-1-h-10), a number after it when
- * another figure of the page has it already. */
+/* Text as a file name's part: lower case, a '-' for every run of other
+ * characters than letters and digits, at most 80 characters. */
 static char *
-figure_slug(const char *figure, GPtrArray *taken)
+slug(const char *text, gssize length)
 {
-  g_autofree char *lower = g_ascii_strdown(figure, (gssize)strcspn(figure, ":"));
-  GString *slug = g_string_new(NULL);
+  g_autofree char *lower = g_ascii_strdown(text, length);
+  GString *out = g_string_new(NULL);
   for (const char *c = lower; *c != '\0'; c++)
     if (g_ascii_isalnum(*c))
-      g_string_append_c(slug, *c);
-    else if (slug->len > 0 && slug->str[slug->len - 1] != '-')
-      g_string_append_c(slug, '-');
-  while (slug->len > 0 && slug->str[slug->len - 1] == '-')
-    g_string_truncate(slug, slug->len - 1);
-  if (slug->len == 0)
-    g_string_assign(slug, "figure");
-  g_autofree char *base = g_strdup(slug->str);
-  for (guint n = 2; g_ptr_array_find_with_equal_func(taken, slug->str, g_str_equal, NULL); n++)
-    g_string_printf(slug, "%s-%u", base, n);
-  g_ptr_array_add(taken, g_strdup(slug->str));
-  return g_string_free(slug, FALSE);
+      g_string_append_c(out, *c);
+    else if (out->len > 0 && out->str[out->len - 1] != '-')
+      g_string_append_c(out, '-');
+  if (out->len > 80)
+    g_string_truncate(out, 80);
+  while (out->len > 0 && out->str[out->len - 1] == '-')
+    g_string_truncate(out, out->len - 1);
+  if (out->len == 0)
+    g_string_assign(out, "figure");
+  return g_string_free(out, FALSE);
+}
+
+/* The figures' file names: each its reference, the words before its ':'
+ * ("Fig. 1, problem 1 (h = 10): ..." is fig-1-problem-1-h-10); figures
+ * that share a reference each their whole text; a number after a name
+ * taken still. */
+static GPtrArray *
+figure_slugs(GPtrArray *figures)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) short_names = g_ptr_array_new_with_free_func(g_free);
+  for (guint k = 0; k < figures->len; k++) {
+    const char *f = figures->pdata[k];
+    g_ptr_array_add(short_names, slug(f, (gssize)strcspn(f, ":")));
+  }
+  for (guint k = 0; k < figures->len; k++) {
+    guint same = 0;
+    for (guint j = 0; j < figures->len; j++)
+      same += strcmp(short_names->pdata[j], short_names->pdata[k]) == 0;
+    g_autofree char *name =
+        same > 1 ? slug(figures->pdata[k], -1) : g_strdup(short_names->pdata[k]);
+    char *unique = g_strdup(name);
+    for (guint n = 2; g_ptr_array_find_with_equal_func(out, unique, g_str_equal, NULL); n++) {
+      g_free(unique);
+      unique = g_strdup_printf("%s-%u", name, n);
+    }
+    g_ptr_array_add(out, unique);
+  }
+  return out;
 }
 
 static int
@@ -1877,7 +1903,7 @@ figure_charts(Out *o, GString *out, const LbReproduction *rep, GError **error)
       g_ptr_array_add(figures, (gpointer)f);
   }
   g_string_append(out, "<h2 id=\"figures-section\">The paper's figures</h2>\n");
-  g_autoptr(GPtrArray) taken = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) slugs = figure_slugs(figures);
   for (guint k = 0; k < figures->len; k++) {
     const char *figure = figures->pdata[k];
     g_autoptr(GPtrArray) series = g_ptr_array_new();
@@ -1890,8 +1916,8 @@ figure_charts(Out *o, GString *out, const LbReproduction *rep, GError **error)
       if (!g_ptr_array_find_with_equal_func(series, c->series, g_str_equal, NULL))
         g_ptr_array_add(series, (gpointer)c->series);
     }
-    g_autofree char *slug = figure_slug(figure, taken);
-    g_autoptr(LbPlot) plot = new_plot(o, LB_PLOT_LINES, slug, figure);
+    const char *name = slugs->pdata[k];
+    g_autoptr(LbPlot) plot = new_plot(o, LB_PLOT_LINES, name, figure);
     lb_plot_x_axis(plot, "processors", LB_PLOT_LOG2, NULL);
     lb_plot_value_axis(plot, *unit != '\0' ? unit : "value", 0, FALSE);
     lb_plot_style(plot, 0, "lbsim");
@@ -1935,7 +1961,7 @@ figure_charts(Out *o, GString *out, const LbReproduction *rep, GError **error)
     g_string_append(out, "<h3>");
     esc(out, figure);
     g_string_append(out, "</h3>\n");
-    if (!put_chart(o, out, plot, slug,
+    if (!put_chart(o, out, plot, name,
                    "The paper's number (dashed) and lbsim's (solid, where it ran) for each "
                    "processor count the claims name, a line per quantity measured.",
                    csv, error))
