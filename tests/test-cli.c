@@ -1188,6 +1188,52 @@ figure_lines(const char *svg, const char *series)
   return out;
 }
 
+/* Fig. 13's chart of lan2002, a claim of several points on it: a line
+ * per run of the original's idle processors, lbsim's points as the
+ * claim's JSON gives them ("amr64 on 32"), and the least and the most the
+ * paper states (5.9 and 81.2 %) dashed at each of the claim's processor
+ * counts. */
+static void
+check_spans_figure(const char *page, JsonArray *claims)
+{
+  g_autofree char *svg_path = g_build_filename(page, "lan2002.fig-13-and-section-5-3.svg", NULL);
+  g_autofree char *svg = NULL;
+  g_assert_true(g_file_get_contents(svg_path, &svg, NULL, NULL));
+  JsonObject *claim = NULL;
+  for (guint i = 0; i < json_array_get_length(claims); i++) {
+    JsonObject *c = json_array_get_object_element(claims, i);
+    if (strcmp(json_object_get_string_member(c, "id"), "fig13-original-spans") == 0)
+      claim = c;
+  }
+  g_assert_nonnull(claim);
+  JsonArray *points = json_object_get_array_member(claim, "points");
+  const char *const runs[] = {"amr64", "amr128", "shockpool3d"};
+  for (guint r = 0; r < G_N_ELEMENTS(runs); r++) {
+    g_autofree char *series = g_strdup_printf("enzo-original (%s)", runs[r]);
+    g_autoptr(GPtrArray) lines = figure_lines(svg, series);
+    g_assert_cmpuint(lines->len, ==, 3);
+    g_assert_cmpstr(lines->pdata[0], ==, "1|8 16 32 48 64|5.9 5.9 5.9 5.9 5.9");
+    g_assert_cmpstr(lines->pdata[1], ==, "1|8 16 32 48 64|81.2 81.2 81.2 81.2 81.2");
+    g_autoptr(GString) x = g_string_new(NULL), y = g_string_new(NULL);
+    for (guint k = 0; k < json_array_get_length(points); k++) {
+      JsonObject *pt = json_array_get_object_element(points, k);
+      g_autofree char *prefix = g_strdup_printf("%s on ", runs[r]);
+      const char *at = json_object_get_string_member(pt, "at");
+      if (!g_str_has_prefix(at, prefix))
+        continue;
+      guint ranks = (guint)g_ascii_strtoull(at + strlen(prefix), NULL, 10);
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append_printf(x, "%s%u", x->len ? " " : "", ranks);
+      g_string_append_printf(
+          y, "%s%s", y->len ? " " : "",
+          g_ascii_formatd(buf, sizeof buf, "%.10g", json_object_get_double_member(pt, "lbsim")));
+    }
+    g_assert_cmpuint(x->len, >, 0);
+    g_autofree char *lbsim_line = g_strdup_printf("0|%s|%s", x->str, y->str);
+    g_assert_cmpstr(lines->pdata[2], ==, lbsim_line);
+  }
+}
+
 /* A reproduction's chart of one figure (KEY.NAME.svg and .csv beside the
  * page): a series per quantity, each the claims whose id starts with its
  * prefix (their processor count after it), the paper's numbers dashed
@@ -1361,7 +1407,7 @@ test_reproduce(void)
   guint charts = 0;
   for (const char *at = html; (at = strstr(at, "<figure>")) != NULL; at++)
     charts++;
-  g_assert_cmpuint(charts, ==, 10);
+  g_assert_cmpuint(charts, ==, 13);
   /* each chart's files named after its figure; Fig. 14's thresholds 1.10
    * and 1.25 two series of one chart, as the paper draws them */
   const char *const fig14[] = {"move-split:t110", "move-split:t125"};
@@ -1370,6 +1416,7 @@ test_reproduce(void)
   const char *const table2[] = {"move-split"};
   const char *const table2_ids[] = {"table2-amr64-"};
   check_figure(page, "lan2002", "table-2-amr64", cs, table2, table2_ids, 1);
+  check_spans_figure(page, cs);
   g_autofree char *figure1 = g_build_filename(page, "lan2002.figure-1.svg", NULL);
   g_assert_false(g_file_test(figure1, G_FILE_TEST_EXISTS));
   /* a claim's note wraps in its cell */

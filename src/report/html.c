@@ -1882,17 +1882,30 @@ figure_slugs(GPtrArray *figures)
   return out;
 }
 
-static int
-compare_ranks(gconstpointer a, gconstpointer b)
+/* The points of one line: (processors, value) in the order of the
+ * processors. */
+static void
+line_points(GPtrArray *points, gboolean paper, GArray *x, GArray *y)
 {
-  const LbClaimRow *x = *(const LbClaimRow *const *)a, *y = *(const LbClaimRow *const *)b;
-  return x->ranks < y->ranks ? -1 : x->ranks > y->ranks;
+  g_autoptr(GArray) order = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint i = 0; i < points->len; i++) {
+    const LbFigurePoint *pt = points->pdata[i];
+    double v = paper ? pt->paper : pt->lbsim, r = pt->ranks;
+    if (!isfinite(v))
+      continue;
+    guint at = 0;
+    while (at < x->len && g_array_index(x, double, at) <= r)
+      at++;
+    g_array_insert_val(x, at, r);
+    g_array_insert_val(y, at, v);
+  }
 }
 
 /* One chart per figure the claims name: a series per quantity its claims
- * measure (the claims of one measure at several processor counts), the
- * paper's numbers dashed, lbsim's solid, against the processors; each
- * file named after the figure. */
+ * measure (a claim of one number at one processor count is a point of
+ * its quantity's lines; a claim of several points, lbsim's line and the
+ * bounds the paper states), the paper's numbers dashed, lbsim's solid,
+ * against the processors; each file named after the figure. */
 static gboolean
 figure_charts(Out *o, GString *out, const LbReproduction *rep, GError **error)
 {
@@ -1906,15 +1919,15 @@ figure_charts(Out *o, GString *out, const LbReproduction *rep, GError **error)
   g_autoptr(GPtrArray) slugs = figure_slugs(figures);
   for (guint k = 0; k < figures->len; k++) {
     const char *figure = figures->pdata[k];
-    g_autoptr(GPtrArray) series = g_ptr_array_new();
+    g_autoptr(GPtrArray) points = g_ptr_array_new();
     const char *unit = "";
     for (guint i = 0; i < rep->nclaims; i++) {
       const LbClaimRow *c = &rep->claims[i];
       if (c->figure == NULL || strcmp(c->figure, figure) != 0)
         continue;
       unit = c->unit;
-      if (!g_ptr_array_find_with_equal_func(series, c->series, g_str_equal, NULL))
-        g_ptr_array_add(series, (gpointer)c->series);
+      for (guint p = 0; p < c->npoints; p++)
+        g_ptr_array_add(points, (gpointer)&c->points[p]);
     }
     const char *name = slugs->pdata[k];
     g_autoptr(LbPlot) plot = new_plot(o, LB_PLOT_LINES, name, figure);
@@ -1923,47 +1936,52 @@ figure_charts(Out *o, GString *out, const LbReproduction *rep, GError **error)
     lb_plot_style(plot, 0, "lbsim");
     lb_plot_style(plot, 1, "the paper");
     g_autoptr(GString) csv = g_string_new("series,processors,paper,lbsim\n");
+    g_autoptr(GPtrArray) series = g_ptr_array_new();
+    for (guint i = 0; i < points->len; i++) {
+      const LbFigurePoint *pt = points->pdata[i];
+      if (!g_ptr_array_find_with_equal_func(series, pt->series, g_str_equal, NULL))
+        g_ptr_array_add(series, (gpointer)pt->series);
+    }
     for (guint l = 0; l < series->len; l++) {
-      g_autoptr(GPtrArray) points = g_ptr_array_new();
-      for (guint i = 0; i < rep->nclaims; i++) {
-        const LbClaimRow *c = &rep->claims[i];
-        if (c->figure != NULL && strcmp(c->figure, figure) == 0 &&
-            strcmp(c->series, series->pdata[l]) == 0)
-          g_ptr_array_add(points, (gpointer)c);
-      }
-      g_ptr_array_sort(points, compare_ranks);
-      g_autoptr(GArray) px = g_array_new(FALSE, FALSE, sizeof(double));
-      g_autoptr(GArray) py = g_array_new(FALSE, FALSE, sizeof(double));
-      g_autoptr(GArray) lx = g_array_new(FALSE, FALSE, sizeof(double));
-      g_autoptr(GArray) ly = g_array_new(FALSE, FALSE, sizeof(double));
-      for (guint i = 0; i < points->len; i++) {
-        const LbClaimRow *c = points->pdata[i];
-        double x = c->ranks;
-        g_array_append_val(px, x);
-        g_array_append_val(py, c->paper);
-        lb_report_csv_text(csv, c->series);
-        g_string_append_printf(csv, ",%u", c->ranks);
-        csv_number(csv, c->paper);
-        if (c->done) {
-          g_array_append_val(lx, x);
-          g_array_append_val(ly, c->lbsim);
-          csv_number(csv, c->lbsim);
-        } else {
-          g_string_append_c(csv, ',');
+      lb_plot_series(plot, series->pdata[l]);
+      for (guint line = 0; line < 3; line++) { /* the paper's two, then lbsim's */
+        g_autoptr(GPtrArray) on = g_ptr_array_new();
+        for (guint i = 0; i < points->len; i++) {
+          const LbFigurePoint *pt = points->pdata[i];
+          if (strcmp(pt->series, series->pdata[l]) == 0 &&
+              (line == 2 ? isfinite(pt->lbsim) : isfinite(pt->paper) && pt->line == line))
+            g_ptr_array_add(on, (gpointer)pt);
         }
+        g_autoptr(GArray) x = g_array_new(FALSE, FALSE, sizeof(double));
+        g_autoptr(GArray) y = g_array_new(FALSE, FALSE, sizeof(double));
+        line_points(on, line < 2, x, y);
+        if (x->len > 0)
+          lb_plot_line(plot, line < 2 ? 1 : 0, x->len, (double *)x->data, (double *)y->data);
+      }
+      for (guint i = 0; i < points->len; i++) {
+        const LbFigurePoint *pt = points->pdata[i];
+        if (strcmp(pt->series, series->pdata[l]) != 0)
+          continue;
+        lb_report_csv_text(csv, pt->series);
+        g_string_append_printf(csv, ",%u", pt->ranks);
+        if (isfinite(pt->paper))
+          csv_number(csv, pt->paper);
+        else
+          g_string_append_c(csv, ',');
+        if (isfinite(pt->lbsim))
+          csv_number(csv, pt->lbsim);
+        else
+          g_string_append_c(csv, ',');
         g_string_append_c(csv, '\n');
       }
-      lb_plot_series(plot, series->pdata[l]);
-      lb_plot_line(plot, 1, px->len, (double *)px->data, (double *)py->data);
-      if (lx->len > 0)
-        lb_plot_line(plot, 0, lx->len, (double *)lx->data, (double *)ly->data);
     }
     g_string_append(out, "<h3>");
     esc(out, figure);
     g_string_append(out, "</h3>\n");
     if (!put_chart(o, out, plot, name,
-                   "The paper's number (dashed) and lbsim's (solid, where it ran) for each "
-                   "processor count the claims name, a line per quantity measured.",
+                   "The paper's numbers (dashed) and lbsim's (solid, where it ran) against the "
+                   "processors, a line per quantity measured; for a claim of several points, "
+                   "the least and the most the paper states.",
                    csv, error))
       return FALSE;
   }
@@ -2007,8 +2025,8 @@ lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *optio
                    .look = &options->look};
   g_autoptr(GPtrArray) names = g_ptr_array_new();
   for (guint i = 0; i < rep->nclaims; i++)
-    if (rep->claims[i].figure != NULL)
-      g_ptr_array_add(names, (gpointer)rep->claims[i].series);
+    for (guint p = 0; p < rep->claims[i].npoints; p++)
+      g_ptr_array_add(names, (gpointer)rep->claims[i].points[p].series);
   o.styles = lb_styles_new((const char *const *)names->pdata, names->len);
   g_auto(Manifest) old = {0};
   gboolean had = manifest_load(options->dir, &old);
