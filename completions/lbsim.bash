@@ -66,6 +66,15 @@ _lbsim()
       COMPREPLY=($(compgen -W "auto linear log" -- "$cur"))
       return
       ;;
+    --figure-size)
+      # a column, a page's width (inches, millimetres), or WIDTHxHEIGHT
+      COMPREPLY=($(compgen -W "3.4in 7in 86mm 178mm" -- "$cur"))
+      return
+      ;;
+    --figure-font)
+      COMPREPLY=($(compgen -W "7 8 9 10" -- "$cur"))
+      return
+      ;;
     --vary)
       # the axes sweep knows, then every GROUP.KEY; balancer= takes labels
       if [[ $cur == balancer=* ]]; then

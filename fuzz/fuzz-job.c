@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/job.h"
+#include "runner/job.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "report/results.h"
+#include "runner/transport.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

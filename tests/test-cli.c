@@ -1207,6 +1207,134 @@ test_check(void)
   g_assert_nonnull(strstr(report.err, "the document of a check of several scenarios"));
 }
 
+/* The numbers a chart's line draws: data-style, data-x and data-y of
+ * each <path class="line"> of a series' group. */
+static GPtrArray *
+figure_lines(const char *svg, const char *series)
+{
+  g_autofree char *quoted = g_regex_escape_string(series, -1);
+  g_autofree char *pattern =
+      g_strdup_printf("<g class=\"series\" data-series=\"%s\"[^>]*>(.*?)</g>", quoted);
+  g_autoptr(GRegex) group = g_regex_new(pattern, G_REGEX_DOTALL, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  g_assert_true(g_regex_match(group, svg, 0, &m));
+  g_autofree char *body = g_match_info_fetch(m, 1);
+  g_autoptr(GRegex) line = g_regex_new(
+      "<path class=\"line\" data-style=\"([0-9]+)\" data-x=\"([^\"]*)\" data-y=\"([^\"]*)\"", 0, 0,
+      NULL);
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GMatchInfo) l = NULL;
+  for (g_regex_match(line, body, 0, &l); g_match_info_matches(l); g_match_info_next(l, NULL)) {
+    g_autofree char *style = g_match_info_fetch(l, 1), *x = g_match_info_fetch(l, 2);
+    g_autofree char *y = g_match_info_fetch(l, 3);
+    g_ptr_array_add(out, g_strdup_printf("%s|%s|%s", style, x, y));
+  }
+  return out;
+}
+
+/* Fig. 13's chart of lan2002, a claim of several points on it: a line
+ * per run of the original's idle processors, lbsim's points as the
+ * claim's JSON gives them ("amr64 on 32"), and the least and the most the
+ * paper states (5.9 and 81.2 %) dashed at each of the claim's processor
+ * counts. */
+static void
+check_spans_figure(const char *page, JsonArray *claims)
+{
+  g_autofree char *svg_path = g_build_filename(page, "lan2002.fig-13-and-section-5-3.svg", NULL);
+  g_autofree char *svg = NULL;
+  g_assert_true(g_file_get_contents(svg_path, &svg, NULL, NULL));
+  JsonObject *claim = NULL;
+  for (guint i = 0; i < json_array_get_length(claims); i++) {
+    JsonObject *c = json_array_get_object_element(claims, i);
+    if (strcmp(json_object_get_string_member(c, "id"), "fig13-original-spans") == 0)
+      claim = c;
+  }
+  g_assert_nonnull(claim);
+  JsonArray *points = json_object_get_array_member(claim, "points");
+  const char *const runs[] = {"amr64", "amr128", "shockpool3d"};
+  for (guint r = 0; r < G_N_ELEMENTS(runs); r++) {
+    g_autofree char *series = g_strdup_printf("enzo-original (%s)", runs[r]);
+    g_autoptr(GPtrArray) lines = figure_lines(svg, series);
+    g_assert_cmpuint(lines->len, ==, 3);
+    g_assert_cmpstr(lines->pdata[0], ==, "1|8 16 32 48 64|5.9 5.9 5.9 5.9 5.9");
+    g_assert_cmpstr(lines->pdata[1], ==, "1|8 16 32 48 64|81.2 81.2 81.2 81.2 81.2");
+    g_autoptr(GString) x = g_string_new(NULL), y = g_string_new(NULL);
+    for (guint k = 0; k < json_array_get_length(points); k++) {
+      JsonObject *pt = json_array_get_object_element(points, k);
+      g_autofree char *prefix = g_strdup_printf("%s on ", runs[r]);
+      const char *at = json_object_get_string_member(pt, "at");
+      if (!g_str_has_prefix(at, prefix))
+        continue;
+      guint ranks = (guint)g_ascii_strtoull(at + strlen(prefix), NULL, 10);
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append_printf(x, "%s%u", x->len ? " " : "", ranks);
+      g_string_append_printf(
+          y, "%s%s", y->len ? " " : "",
+          g_ascii_formatd(buf, sizeof buf, "%.10g", json_object_get_double_member(pt, "lbsim")));
+    }
+    g_assert_cmpuint(x->len, >, 0);
+    g_autofree char *lbsim_line = g_strdup_printf("0|%s|%s", x->str, y->str);
+    g_assert_cmpstr(lines->pdata[2], ==, lbsim_line);
+  }
+}
+
+/* A reproduction's chart of one figure (KEY.NAME.svg and .csv beside the
+ * page): a series per quantity, each the claims whose id starts with its
+ * prefix (their processor count after it), the paper's numbers dashed
+ * (style 1) and lbsim's solid (style 0, where it ran), in the order of
+ * the processors, and the CSV a row per claim. */
+static void
+check_figure(const char *page, const char *key, const char *name, JsonArray *claims,
+             const char *const *series, const char *const *prefixes, guint n)
+{
+  g_autofree char *base = g_strdup_printf("%s.%s.svg", key, name);
+  g_autofree char *svg_path = g_build_filename(page, base, NULL);
+  g_autofree char *svg = NULL;
+  g_assert_true(g_file_get_contents(svg_path, &svg, NULL, NULL));
+  g_autofree char *csv_base = g_strdup_printf("%s.%s.csv", key, name);
+  g_autofree char *csv_path = g_build_filename(page, csv_base, NULL);
+  g_autofree char *csv = NULL;
+  g_assert_true(g_file_get_contents(csv_path, &csv, NULL, NULL));
+  g_assert_true(g_str_has_prefix(csv, "series,processors,paper,lbsim\n"));
+  guint groups = 0;
+  for (const char *at = svg; (at = strstr(at, "<g class=\"series\"")) != NULL; at++)
+    groups++;
+  g_assert_cmpuint(groups, ==, n);
+  for (guint k = 0; k < n; k++) {
+    g_autoptr(GString) px = g_string_new(NULL), py = g_string_new(NULL);
+    g_autoptr(GString) lx = g_string_new(NULL), ly = g_string_new(NULL);
+    for (guint r = 1; r <= 1024; r++) /* the processors in order */
+      for (guint i = 0; i < json_array_get_length(claims); i++) {
+        JsonObject *c = json_array_get_object_element(claims, i);
+        const char *id = json_object_get_string_member(c, "id");
+        g_autofree char *want = g_strdup_printf("%s%u", prefixes[k], r);
+        if (strcmp(id, want) != 0)
+          continue;
+        char buf[G_ASCII_DTOSTR_BUF_SIZE];
+        g_string_append_printf(px, "%s%u", px->len ? " " : "", r);
+        g_string_append_printf(
+            py, "%s%s", py->len ? " " : "",
+            g_ascii_formatd(buf, sizeof buf, "%.10g", json_object_get_double_member(c, "paper")));
+        g_autofree char *row = g_strdup_printf("\n%s,%u,", series[k], r);
+        g_assert_nonnull(strstr(csv, row));
+        if (JSON_NODE_HOLDS_NULL(json_object_get_member(c, "lbsim")))
+          continue;
+        g_string_append_printf(lx, "%s%u", lx->len ? " " : "", r);
+        g_string_append_printf(
+            ly, "%s%s", ly->len ? " " : "",
+            g_ascii_formatd(buf, sizeof buf, "%.10g", json_object_get_double_member(c, "lbsim")));
+      }
+    g_autoptr(GPtrArray) lines = figure_lines(svg, series[k]);
+    g_autofree char *paper = g_strdup_printf("1|%s|%s", px->str, py->str);
+    g_assert_cmpuint(lines->len, ==, lx->len > 0 ? 2 : 1);
+    g_assert_cmpstr(lines->pdata[0], ==, paper);
+    if (lx->len > 0) {
+      g_autofree char *lbsim_line = g_strdup_printf("0|%s|%s", lx->str, ly->str);
+      g_assert_cmpstr(lines->pdata[1], ==, lbsim_line);
+    }
+  }
+}
+
 /* lbsim reproduce: the papers listed; lan2002's quick form through the
  * sweep machinery, every claim checked at the quick processor counts
  * beside the paper's number, the required ones agreeing (--check), the
@@ -1323,7 +1451,21 @@ test_reproduce(void)
   guint charts = 0;
   for (const char *at = html; (at = strstr(at, "<figure>")) != NULL; at++)
     charts++;
-  g_assert_cmpuint(charts, ==, 11);
+  g_assert_cmpuint(charts, ==, 13);
+  /* each chart's files named after its figure; Fig. 14's thresholds 1.10
+   * and 1.25 two series of one chart, as the paper draws them */
+  const char *const fig14[] = {"move-split:t110", "move-split:t125"};
+  const char *const fig14_ids[] = {"fig14-amr64-1.10-", "fig14-amr64-1.25-"};
+  check_figure(page, "lan2002", "fig-14-amr64", cs, fig14, fig14_ids, 2);
+  const char *const table2[] = {"move-split"};
+  const char *const table2_ids[] = {"table2-amr64-"};
+  check_figure(page, "lan2002", "table-2-amr64", cs, table2, table2_ids, 1);
+  check_spans_figure(page, cs);
+  g_autofree char *figure1 = g_build_filename(page, "lan2002.figure-1.svg", NULL);
+  g_assert_false(g_file_test(figure1, G_FILE_TEST_EXISTS));
+  /* a claim's note wraps in its cell */
+  g_assert_nonnull(strstr(html, "table.numbers td.text{text-align:left;white-space:normal"));
+  g_assert_nonnull(strstr(html, "</td><td class=\"text\">(headline) "));
   g_autofree char *kept = g_build_filename(page, "lan2002.reproduction.json", NULL);
   g_autofree char *kept_text = NULL, *json_text = NULL;
   g_assert_true(g_file_get_contents(kept, &kept_text, NULL, NULL));
@@ -1678,14 +1820,17 @@ test_reproduce_chaube2003(void)
     g_assert_nonnull(strstr(detail, "as the master chose it: t="));
   }
   g_assert_cmpuint(timelines, ==, 3);
-  /* Fig. 3's two charts, AF and AWF against the processors */
+  /* Fig. 3's chart: AF and AWF, a series each, against the processors */
   g_autofree char *index = g_build_filename(page, "index.html", NULL);
   g_autofree char *html = NULL;
   g_assert_true(g_file_get_contents(index, &html, NULL, NULL));
   guint charts = 0;
   for (const char *at = html; (at = strstr(at, "<figure>")) != NULL; at++)
     charts++;
-  g_assert_cmpuint(charts, ==, 2);
+  g_assert_cmpuint(charts, ==, 1);
+  const char *const fig3[] = {"dls-improvement af 1080", "dls-improvement awf 1080"};
+  const char *const fig3_ids[] = {"fig3-af-", "fig3-awf-"};
+  check_figure(page, "chaube2003", "fig-3-family-6-n-1080", cs, fig3, fig3_ids, 2);
   lbsim(&again, "reproduce", "chaube2003", "--quick", "-q", "--state", again_state, "--json",
         again_json, NULL);
   g_assert_cmpint(again.status, ==, 0);

@@ -62,7 +62,7 @@ pictures(const char *name, const char *jobs)
 static char *
 picture_file(const char *dir, const char *what, const char *ext)
 {
-  return lb_pictures_file(dir, "pictures-16", what, ext);
+  return lb_figure_file(dir, "pictures-16", what, ext);
 }
 
 static LbWork *
@@ -180,25 +180,42 @@ assert_svg(const char *path, guint width, guint height)
   g_free(root.height);
 }
 
-/* A 1280 x 720 chart (PNG and SVG) whose first two lines are drawn: the
- * first two colours of the palette (blue, vermillion). */
+/* A balancer's colour on every figure (report/style.h), among the
+ * balancers of its run. */
+static guint32
+colour_of(const char *const *names, guint n, const char *name)
+{
+  g_autoptr(LbStyles) styles = lb_styles_new(names, n);
+  return lb_style_at(lb_styles_index(styles, name))->colour;
+}
+
+/* Pixels of exactly this colour. */
+static guint
+pixels_of(cairo_surface_t *s, guint32 colour)
+{
+  guint n = 0;
+  guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
+  for (guint y = 0; y < h; y++)
+    for (guint x = 0; x < w; x++)
+      n += pixel(s, x, y) == colour;
+  return n;
+}
+
+/* A chart LB_PICTURES_WIDTH wide (PNG, and SVG of the same size) whose
+ * lines of a and b are drawn, each in its balancer's colour among the
+ * run's names. */
 static void
-assert_two_lines(const char *png, const char *svg)
+assert_two_lines(const char *png, const char *svg, const char *const *names, guint n, const char *a,
+                 const char *b)
 {
   g_autoptr(cairo_surface_t) s = load_png(png);
   guint w = (guint)cairo_image_surface_get_width(s), h = (guint)cairo_image_surface_get_height(s);
   g_assert_cmpuint(w, ==, LB_PICTURES_WIDTH);
-  g_assert_cmpuint(h, ==, 720);
+  g_assert_cmpuint(h, >, 400);
   assert_svg(svg, w, h);
-  guint blue = 0, red = 0;
-  for (guint y = 0; y < h; y++)
-    for (guint x = 0; x < w; x++) {
-      guint32 c = pixel(s, x, y);
-      blue += c == 0x0072b2;
-      red += c == 0xd55e00;
-    }
-  g_assert_cmpuint(blue, >, 50);
-  g_assert_cmpuint(red, >, 50);
+  g_assert_cmpuint(colour_of(names, n, a), !=, colour_of(names, n, b));
+  g_assert_cmpuint(pixels_of(s, colour_of(names, n, a)), >, 50);
+  g_assert_cmpuint(pixels_of(s, colour_of(names, n, b)), >, 50);
 }
 
 static void
@@ -286,7 +303,7 @@ test_imbalance_chart(void)
   const char *dir = pictures("made", "2");
   g_autofree char *png = picture_file(dir, "imbalance", "png");
   g_autofree char *svg = picture_file(dir, "imbalance", "svg");
-  assert_two_lines(png, svg);
+  assert_two_lines(png, svg, balancers, G_N_ELEMENTS(balancers), "none", "mlb");
 }
 
 /* Same scenario and seed, same bytes, however many simulations at once. */
@@ -324,7 +341,7 @@ test_models(void)
   g_autoptr(LbScenario) sc = NULL;
   LbPictureLayout l;
   lb_pictures_layout(work_of(teach, &sc), &l);
-  g_autofree char *png = lb_pictures_file(dir, "mlb-teach-16", "none.partition", "png");
+  g_autofree char *png = lb_figure_file(dir, "mlb-teach-16", "none.partition", "png");
   g_autoptr(cairo_surface_t) s = load_png(png);
   g_assert_cmpint(cairo_image_surface_get_width(s), ==, l.width);
   g_assert_cmpint(cairo_image_surface_get_height(s), ==, l.height);
@@ -339,7 +356,7 @@ test_models(void)
   lbsim(&three, "run", "-q", scenario_path, "--set", "workload.model=field3d", "--set",
         "workload.size=16x8x6", "--balancer", "mlb", "--pictures", dir, NULL);
   g_assert_cmpint(three.status, ==, 0);
-  g_autofree char *png3 = lb_pictures_file(dir, "pictures-16", "mlb.partition", "png");
+  g_autofree char *png3 = lb_figure_file(dir, "pictures-16", "mlb.partition", "png");
   g_autoptr(cairo_surface_t) s3 = load_png(png3);
   /* 16 cells along x blown up to 48 pixels (the most), 8 along y */
   g_assert_cmpint(cairo_image_surface_get_width(s3), ==, LB_PICTURES_WIDTH);
@@ -373,7 +390,7 @@ test_bad_folder(void)
   expect_refused(file, ": exists and is not a folder");
   /* a folder whose picture's name is taken by a folder */
   g_autofree char *taken = tmp_path("taken");
-  g_autofree char *png = lb_pictures_file(taken, "pictures-16", "mlb.partition", "png");
+  g_autofree char *png = lb_figure_file(taken, "pictures-16", "mlb.partition", "png");
   g_assert_cmpint(g_mkdir_with_parents(png, 0700), ==, 0);
   g_auto(Result) r = {0};
   lbsim(&r, "run", scenario_path, "--pictures", taken, NULL);
@@ -407,15 +424,247 @@ test_samr(void)
   while (g_dir_read_name(d) != NULL)
     n++;
   g_assert_cmpuint(n, ==, 10);
-  g_autofree char *grids = lb_pictures_file(dir, "samr-pictures", "move-split.grids", "png");
+  g_autofree char *grids = lb_figure_file(dir, "samr-pictures", "move-split.grids", "png");
   g_autoptr(cairo_surface_t) gs = load_png(grids);
   g_assert_cmpint(cairo_image_surface_get_width(gs), ==, 1280);
-  g_autofree char *grids_svg = lb_pictures_file(dir, "samr-pictures", "move-split.grids", "svg");
+  g_autofree char *grids_svg = lb_figure_file(dir, "samr-pictures", "move-split.grids", "svg");
   assert_svg(grids_svg, 1280, 760);
-  g_autofree char *png = lb_pictures_file(dir, "samr-pictures", "idle", "png");
-  g_autofree char *svg = lb_pictures_file(dir, "samr-pictures", "idle", "svg");
-  assert_two_lines(png, svg); /* enzo-original and move-split */
+  g_autofree char *png = lb_figure_file(dir, "samr-pictures", "idle", "png");
+  g_autofree char *svg = lb_figure_file(dir, "samr-pictures", "idle", "svg");
+  const char *const names[] = {"none", "enzo-original", "move-split"};
+  assert_two_lines(png, svg, names, G_N_ELEMENTS(names), "enzo-original", "move-split");
   g_unlink(ini);
+}
+
+/* The text of a file, which must exist. */
+static char *
+read_text(const char *path)
+{
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  return text;
+}
+
+/* The texts of an SVG's <text> elements, in order. */
+static GPtrArray *
+svg_texts(const char *svg)
+{
+  GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
+  for (const char *at = strstr(svg, "<text "); at != NULL; at = strstr(at + 1, "<text ")) {
+    const char *start = strchr(at, '>'), *end = strstr(at, "</text>");
+    g_assert_nonnull(start);
+    g_assert_nonnull(end);
+    g_autofree char *raw = g_strndup(start + 1, (gsize)(end - start - 1));
+    g_ptr_array_add(texts, g_steal_pointer(&raw));
+  }
+  return texts;
+}
+
+static gboolean
+has_text(GPtrArray *texts, const char *needle)
+{
+  for (guint i = 0; i < texts->len; i++)
+    if (strstr(texts->pdata[i], needle) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* The styles of a chart's series (its first lines), "colour marker dash
+ * stroke" by name: what the group says and the colour its line is drawn
+ * in. */
+static GHashTable *
+series_styles(const char *svg)
+{
+  GHashTable *out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GRegex) re = g_regex_new(
+      "<g class=\"series\" data-series=\"([^\"]*)\" data-colour=\"(#[0-9a-f]{6})\" "
+      "data-marker=\"([a-z-]+)\" data-dash=\"([^\"]+)\"[^>]*>\n<path class=\"line\"[^>]* "
+      "stroke=\"(#[0-9a-f]{6})\"",
+      0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  for (g_regex_match(re, svg, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL)) {
+    g_autofree char *name = g_match_info_fetch(m, 1);
+    g_autofree char *colour = g_match_info_fetch(m, 2), *marker = g_match_info_fetch(m, 3);
+    g_autofree char *dash = g_match_info_fetch(m, 4), *stroke = g_match_info_fetch(m, 5);
+    g_assert_cmpstr(stroke, ==, colour); /* drawn as it says */
+    char *style = g_strdup_printf("%s %s %s", colour, marker, dash);
+    const char *before = g_hash_table_lookup(out, name);
+    if (before != NULL) /* a close-up below: the same again */
+      g_assert_cmpstr(before, ==, style);
+    g_hash_table_replace(out, g_strdup(name), style);
+  }
+  return out;
+}
+
+/* One palette keyed by balancer: two different pictures of one run (the
+ * imbalance and the idle processors) draw each balancer in one colour,
+ * marker and dash, its style's (report/style.h), and no two balancers,
+ * a variant and its family among them, in one colour and marker; the
+ * PNGs have pixels of each SAMR balancer's colour. */
+static void
+test_palette(void)
+{
+  g_autofree char *dir = tmp_path("palette");
+  g_autofree char *ini = tmp_path("palette.ini");
+  g_autofree char *text = g_strdup_printf(
+      "[scenario]\nname = palette\nplatform = %s/platforms/hypercube-16.xml\nranks = 16\n"
+      "seed = 2\nsteps = 6\n[workload]\nmodel = samr\nsize = 16x16x16\nlevels = 2\n"
+      "pattern = clusters\nclusters = 2\ninterval = 2\ngrowth = 0.03\namplitude = 300\nbase = 0\n"
+      "[balancers]\nrun = none, enzo-original, move-split, move-split:t125\n"
+      "[move-split:t125]\nthreshold = 1.25\n",
+      source_root());
+  g_assert_true(g_file_set_contents(ini, text, -1, NULL));
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", ini, "--pictures", dir, NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  const char *const names[] = {"none", "enzo-original", "move-split", "move-split:t125"};
+  g_autoptr(LbStyles) palette = lb_styles_new(names, G_N_ELEMENTS(names));
+  g_autofree char *imbalance_path = lb_figure_file(dir, "palette", "imbalance", "svg");
+  g_autofree char *idle_path = lb_figure_file(dir, "palette", "idle", "svg");
+  g_autofree char *imbalance_text = read_text(imbalance_path);
+  g_autofree char *idle_text = read_text(idle_path);
+  g_autoptr(GHashTable) imbalance = series_styles(imbalance_text);
+  g_autoptr(GHashTable) idle = series_styles(idle_text);
+  g_assert_cmpuint(g_hash_table_size(imbalance), ==, G_N_ELEMENTS(names));
+  g_assert_cmpuint(g_hash_table_size(idle), ==, 3); /* none has no idle processors */
+  g_autoptr(GHashTable) pairs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    const char *style = g_hash_table_lookup(imbalance, names[i]);
+    g_assert_nonnull(style);
+    g_test_message("%s: %s", names[i], style);
+    if (i > 0)
+      g_assert_cmpstr(g_hash_table_lookup(idle, names[i]), ==, style);
+    const LbStyle *own = lb_style_at(lb_styles_index(palette, names[i]));
+    g_autofree char *colour = g_strdup_printf("#%06x ", own->colour);
+    g_assert_true(g_str_has_prefix(style, colour));
+    g_auto(GStrv) parts = g_strsplit(style, " ", 3);
+    g_assert_cmpstr(parts[1], ==, lb_style_marker_name(own->marker));
+    if (!g_hash_table_add(pairs, g_strdup_printf("%s %s", parts[0], parts[1])))
+      g_error("%s: the colour and marker of another balancer", names[i]);
+  }
+  for (guint p = 0; p < 2; p++) {
+    g_autofree char *png = lb_figure_file(dir, "palette", p == 0 ? "imbalance" : "idle", "png");
+    g_autoptr(cairo_surface_t) s = load_png(png);
+    for (guint i = 1; i < G_N_ELEMENTS(names); i++)
+      g_assert_cmpuint(pixels_of(s, lb_style_at(lb_styles_index(palette, names[i]))->colour), >,
+                       50);
+  }
+  g_unlink(ini);
+}
+
+/* Where a PDF's first page ends: its MediaBox's width and height. */
+static void
+pdf_size(const char *path, double *width, double *height)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  g_assert_true(g_file_get_contents(path, &text, &length, NULL));
+  static const char key[] = "/MediaBox [ 0 0 ";
+  const char *box = NULL;
+  for (gsize i = 0; box == NULL && i + strlen(key) < length; i++) /* past binary streams */
+    if (memcmp(text + i, key, strlen(key)) == 0)
+      box = text + i;
+  g_assert_nonnull(box);
+  char *end = NULL;
+  *width = g_ascii_strtod(box + strlen("/MediaBox [ 0 0 "), &end);
+  *height = g_ascii_strtod(end, NULL);
+}
+
+/* An SVG root's attribute, as written. */
+static char *
+root_attribute(const char *svg, const char *name)
+{
+  const char *root = strstr(svg, "<svg");
+  g_assert_nonnull(root);
+  g_autofree char *key = g_strdup_printf(" %s=\"", name);
+  const char *at = strstr(root, key);
+  g_assert_true(at != NULL && at < strchr(root, '>'));
+  at += strlen(key);
+  return g_strndup(at, strcspn(at, "\""));
+}
+
+/* Figures for print: --figure-size 3.4in makes every picture 244.8 points
+ * wide in its SVG and its PDF (the same height in both) and 1020 pixels in
+ * its PNG (300 an inch); the chart's ticks and legend in 8-point text, or
+ * --figure-font's; --no-title drops the title lines (and their band). */
+static void
+test_print(void)
+{
+  const char *const looks[][4] = {
+      {"print", "--figure-font", "8", NULL},
+      {"print-10", "--figure-font", "10", NULL},
+      {"print-untitled", "--no-title", NULL, NULL},
+  };
+  double partition_height[G_N_ELEMENTS(looks)] = {0};
+  for (guint k = 0; k < G_N_ELEMENTS(looks); k++) {
+    g_autofree char *dir = tmp_path(looks[k][0]);
+    g_auto(Result) r = {0};
+    lbsim(&r, "run", "-q", scenario_path, "--pictures", dir, "--picture-format", "svg,pdf,png",
+          "--figure-size", "3.4in", looks[k][1], looks[k][2], NULL);
+    g_test_message("%s", r.err);
+    g_assert_cmpint(r.status, ==, 0);
+    const char *const whats[] = {"imbalance", "mlb.partition"};
+    for (guint w = 0; w < G_N_ELEMENTS(whats); w++) {
+      g_autofree char *svg = picture_file(dir, whats[w], "svg");
+      g_autofree char *pdf = picture_file(dir, whats[w], "pdf");
+      g_autofree char *png = picture_file(dir, whats[w], "png");
+      g_autofree char *text = read_text(svg);
+      g_autofree char *width = root_attribute(text, "width");
+      g_autofree char *height = root_attribute(text, "height");
+      g_assert_cmpstr(width, ==, "244.8pt");
+      g_assert_true(g_str_has_suffix(height, "pt"));
+      double pw = 0, ph = 0;
+      pdf_size(pdf, &pw, &ph);
+      g_assert_cmpfloat_with_epsilon(pw, 244.8, 1e-6);
+      g_assert_cmpfloat_with_epsilon(ph, g_ascii_strtod(height, NULL), 0.01);
+      g_autoptr(cairo_surface_t) s = load_png(png);
+      g_assert_cmpint(cairo_image_surface_get_width(s), ==, 1020);
+      g_assert_cmpint(cairo_image_surface_get_height(s), ==, (int)ceil(ph * 300 / 72 - 1e-9));
+      g_autoptr(GPtrArray) texts = svg_texts(text);
+      gboolean untitled = strcmp(looks[k][1], "--no-title") == 0;
+      if (w == 0) {
+        const char *font = untitled ? "8" : looks[k][2];
+        g_autofree char *ticks = g_strdup_printf("<g class=\"tick-labels\" font-size=\"%s\"", font);
+        g_autofree char *legend = g_strdup_printf("<g class=\"legend\" font-size=\"%s\"", font);
+        g_assert_nonnull(strstr(text, ticks));
+        g_assert_nonnull(strstr(text, legend));
+        g_assert_cmpint(has_text(texts, "pictures-16: imbalance"), ==, !untitled);
+      } else {
+        partition_height[k] = ph;
+        g_assert_cmpint(has_text(texts, "pictures-16 \xc2\xb7 mlb"), ==, !untitled);
+        g_assert_true(has_text(texts, "cell load"));
+      }
+    }
+  }
+  /* the title's band gone, the rest as it was */
+  g_assert_cmpfloat(partition_height[2], <, partition_height[0] - 10);
+  g_assert_cmpfloat_with_epsilon(partition_height[1], partition_height[0], 1e-6);
+
+  /* refused before anything runs */
+  const char *const bad[][4] = {
+      {"--figure-size", "3.4", "--figure-size", NULL},
+      {"--figure-size", "0.5in", "--figure-size", NULL},
+      {"--figure-font", "8", "--figure-font", NULL},
+      {"--figure-size", "3.4in", "--picture-width", "640"},
+  };
+  for (guint b = 0; b < G_N_ELEMENTS(bad); b++) {
+    g_autofree char *where = tmp_path("print-refused");
+    g_auto(Result) refused = {0};
+    if (bad[b][3] != NULL)
+      lbsim(&refused, "run", scenario_path, "--pictures", where, bad[b][0], bad[b][1], bad[b][2],
+            bad[b][3], NULL);
+    else
+      lbsim(&refused, "run", scenario_path, "--pictures", where, bad[b][0], bad[b][1], NULL);
+    g_test_message("%s %s: %s", bad[b][0], bad[b][1], refused.err);
+    g_assert_cmpint(refused.status, ==, 2);
+    g_assert_nonnull(strstr(refused.err, bad[b][2]));
+    g_assert_false(g_file_test(where, G_FILE_TEST_EXISTS));
+  }
+  g_auto(Result) alone = {0};
+  lbsim(&alone, "run", scenario_path, "--no-title", NULL);
+  g_assert_cmpint(alone.status, ==, 2);
+  g_assert_nonnull(strstr(alone.err, "--no-title draws nothing without"));
 }
 
 /* An H-tree on 8 ranks whose two hot spots move between the two steps:
@@ -542,8 +791,8 @@ htree_scenario(void)
   return sc;
 }
 
-/* The curve pictures of an H-tree: one per run, 1280 x 750 in PNG and SVG,
- * the same bytes from a second run. */
+/* The curve pictures of an H-tree: one per run, 1280 x 750 in PNG and SVG
+ * (the chart as tall as its content), the same bytes from a second run. */
 static void
 test_htree_files(void)
 {
@@ -557,16 +806,17 @@ test_htree_files(void)
   const char *const whats[] = {"none.curve", "sfc-shift.curve", "imbalance"};
   const char *const exts[] = {"png", "svg"};
   for (guint w = 0; w < G_N_ELEMENTS(whats); w++) {
-    g_autofree char *png = lb_pictures_file(dir, "htree-pictures", whats[w], "png");
+    g_autofree char *png = lb_figure_file(dir, "htree-pictures", whats[w], "png");
     g_autoptr(cairo_surface_t) s = load_png(png);
-    guint width = 1280, height = w < 2 ? 750 : 720;
+    guint width = 1280, height = w < 2 ? 750 : (guint)cairo_image_surface_get_height(s);
+    g_assert_cmpuint(height, >, 400);
     g_assert_cmpint(cairo_image_surface_get_width(s), ==, width);
     g_assert_cmpint(cairo_image_surface_get_height(s), ==, height);
-    g_autofree char *svg = lb_pictures_file(dir, "htree-pictures", whats[w], "svg");
+    g_autofree char *svg = lb_figure_file(dir, "htree-pictures", whats[w], "svg");
     assert_svg(svg, width, height);
     for (guint e = 0; e < G_N_ELEMENTS(exts); e++) {
-      g_autofree char *pa = lb_pictures_file(dir, "htree-pictures", whats[w], exts[e]);
-      g_autofree char *pb = lb_pictures_file(again, "htree-pictures", whats[w], exts[e]);
+      g_autofree char *pa = lb_figure_file(dir, "htree-pictures", whats[w], exts[e]);
+      g_autofree char *pb = lb_figure_file(again, "htree-pictures", whats[w], exts[e]);
       g_autofree char *ta = NULL, *tb = NULL;
       gsize la = 0, lb = 0;
       g_assert_true(g_file_get_contents(pa, &ta, &la, NULL));
@@ -603,7 +853,7 @@ test_htree_owners(void)
   g_autoptr(LbScenario) last = htree_scenario();
   g_autoptr(GArray) none = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   lb_work_update(last->work, 0, none, 1); /* the tree of the last step */
-  g_autofree char *png = lb_pictures_file(dir, "htree-pictures", "none.curve", "png");
+  g_autofree char *png = lb_figure_file(dir, "htree-pictures", "none.curve", "png");
   g_autoptr(cairo_surface_t) s = load_png(png);
   g_autoptr(GArray) leaves = sampled_leaves(lb_htree_of(last->work), 6);
   g_assert_cmpuint(leaves->len, >=, 20);
@@ -635,7 +885,7 @@ test_htree_shift(void)
   g_autoptr(GArray) none = g_array_new(FALSE, FALSE, sizeof(LbUnit));
   lb_work_update(sc->work, 0, none, 1); /* the tree of the last step */
   g_autoptr(GArray) leaves = sampled_leaves(lb_htree_of(sc->work), 6);
-  g_autofree char *png = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "png");
+  g_autofree char *png = lb_figure_file(dir, "htree-pictures", "sfc-shift.curve", "png");
   g_autoptr(cairo_surface_t) s = load_png(png);
   guint changed = 0;
   for (guint panel = 0; panel < 2; panel++) {
@@ -663,10 +913,10 @@ test_htree_3d(void)
   const char *const extra[] = {"--set", "workload.dim=3",         "--set", "workload.max-level=4",
                                "--set", "sfc-shift.curve=morton", NULL};
   g_autofree char *dir = htree_run("htree-3d", "2", extra);
-  g_autofree char *png = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "png");
+  g_autofree char *png = lb_figure_file(dir, "htree-pictures", "sfc-shift.curve", "png");
   g_autoptr(cairo_surface_t) s = load_png(png);
   g_assert_cmpint(cairo_image_surface_get_width(s), ==, 1280);
-  g_autofree char *svg = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "svg");
+  g_autofree char *svg = lb_figure_file(dir, "htree-pictures", "sfc-shift.curve", "svg");
   assert_svg(svg, 1280, 750);
   /* the curve in owners' colours in both panels */
   for (guint panel = 0; panel < 2; panel++) {
@@ -679,39 +929,6 @@ test_htree_3d(void)
         coloured += rank_of_colour(pixel(s, x, y), 8) >= 0;
     g_assert_cmpuint(coloured, >, 1000);
   }
-}
-
-/* The text of a file, which must exist. */
-static char *
-read_text(const char *path)
-{
-  char *text = NULL;
-  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-  return text;
-}
-
-/* The texts of an SVG's <text> elements, in order. */
-static GPtrArray *
-svg_texts(const char *svg)
-{
-  GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
-  for (const char *at = strstr(svg, "<text "); at != NULL; at = strstr(at + 1, "<text ")) {
-    const char *start = strchr(at, '>'), *end = strstr(at, "</text>");
-    g_assert_nonnull(start);
-    g_assert_nonnull(end);
-    g_autofree char *raw = g_strndup(start + 1, (gsize)(end - start - 1));
-    g_ptr_array_add(texts, g_steal_pointer(&raw));
-  }
-  return texts;
-}
-
-static gboolean
-has_text(GPtrArray *texts, const char *needle)
-{
-  for (guint i = 0; i < texts->len; i++)
-    if (strstr(texts->pdata[i], needle) != NULL)
-      return TRUE;
-  return FALSE;
 }
 
 /* --picture-format pdf,svg --picture-width 640: no PNG; a PDF that begins
@@ -892,8 +1109,7 @@ test_extremes(void)
     if (g_array_index(grid_loads, guint64, k) < g_array_index(grid_loads, guint64, bottom))
       bottom = k;
   }
-  g_autofree char *grids_svg =
-      lb_pictures_file(samr_dir, "samr-extremes", "move-split.grids", "svg");
+  g_autofree char *grids_svg = lb_figure_file(samr_dir, "samr-extremes", "move-split.grids", "svg");
   g_autofree char *grids_text = read_text(grids_svg);
   g_autofree char *max = g_strdup_printf(">max r%u: %" G_GUINT64_FORMAT "<", top,
                                          g_array_index(grid_loads, guint64, top));
@@ -915,7 +1131,7 @@ test_extremes(void)
   g_assert_cmpint(t.status, ==, 0);
   g_autoptr(JsonNode) tree = load_json(tree_json);
   g_autoptr(GArray) loads = final_loads(tree, "sfc-shift");
-  g_autofree char *svg = lb_pictures_file(tree_dir, "htree-pictures", "sfc-shift.curve", "svg");
+  g_autofree char *svg = lb_figure_file(tree_dir, "htree-pictures", "sfc-shift.curve", "svg");
   g_autofree char *text = read_text(svg);
   guint most = 0;
   for (guint k = 1; k < loads->len; k++)
@@ -923,6 +1139,19 @@ test_extremes(void)
       most = k;
   g_autofree char *named = g_strdup_printf("most loaded r%u, least", most);
   g_assert_nonnull(strstr(text, named));
+}
+
+/* No file of the folder has a ':' in its name. */
+static void
+assert_no_colon(const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  g_assert_nonnull(d);
+  guint n = 0;
+  for (const char *name; (name = g_dir_read_name(d)) != NULL; n++)
+    if (strchr(name, ':') != NULL)
+      g_error("%s/%s: a ':' in a file's name", dir, name);
+  g_assert_cmpuint(n, >, 0);
 }
 
 /* dls: its chunks over time, as `lbsim explain` tells them: the counts of
@@ -969,12 +1198,18 @@ test_chunks(void)
   }
   g_assert_cmpuint(chunks->len, >, 50);
   g_assert_cmpuint(migrated, >, 0);
-  g_autofree char *svg = lb_pictures_file(dir, "loop-aqr-hetero-16", "dls:fac.chunks", "svg");
+  /* a variant's label in file names: NAME+VARIANT, no ':' (scp, make);
+   * the label itself, in the picture and the results, as it is */
+  g_autofree char *svg = g_build_filename(dir, "loop-aqr-hetero-16.dls+fac.chunks.svg", NULL);
+  g_autofree char *named = lb_figure_file(dir, "loop-aqr-hetero-16", "dls:fac.chunks", "svg");
+  g_assert_cmpstr(named, ==, svg);
+  assert_no_colon(dir);
   g_autofree char *text = read_text(svg);
+  g_assert_nonnull(strstr(text, "dls:fac"));
   g_autofree char *counts = g_strdup_printf("%u chunks, %u migrated", chunks->len, migrated);
   g_assert_nonnull(strstr(text, counts));
   g_assert_null(strstr(text, "final partition"));
-  g_autofree char *png = lb_pictures_file(dir, "loop-aqr-hetero-16", "dls:fac.chunks", "png");
+  g_autofree char *png = lb_figure_file(dir, "loop-aqr-hetero-16", "dls:fac.chunks", "png");
   g_autoptr(cairo_surface_t) s = load_png(png);
   LbGanttLayout l;
   lb_pictures_gantt_layout(16, t_end, &l);
@@ -1020,7 +1255,8 @@ test_chunks(void)
   g_assert_cmpint(page.status, ==, 0);
   g_autofree char *index = g_build_filename(report, "index.html", NULL);
   g_autofree char *html = read_text(index);
-  g_assert_nonnull(strstr(html, "href=\"loop-aqr-hetero-16.dls%3Afac.chunks.svg\""));
+  g_assert_nonnull(strstr(html, "href=\"loop-aqr-hetero-16.dls+fac.chunks.svg\""));
+  assert_no_colon(report);
   g_assert_nonnull(strstr(html, counts));
 
   /* idle time is grey: after the last chunk of rank 0 */
@@ -1050,7 +1286,7 @@ test_many_ranks(void)
         "--pictures", dir, "--json", json, NULL);
   g_test_message("%s", r.err);
   g_assert_cmpint(r.status, ==, 0);
-  g_autofree char *png = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "png");
+  g_autofree char *png = lb_figure_file(dir, "htree-pictures", "sfc-shift.curve", "png");
   g_autoptr(cairo_surface_t) s = load_png(png);
   for (guint panel = 0; panel < 2; panel++) {
     double x0, y0, x1, y1;
@@ -1080,7 +1316,7 @@ test_many_ranks(void)
   for (guint k = 1; k < loads->len; k++)
     if (g_array_index(loads, guint64, k) > g_array_index(loads, guint64, most))
       most = k;
-  g_autofree char *svg = lb_pictures_file(dir, "htree-pictures", "sfc-shift.curve", "svg");
+  g_autofree char *svg = lb_figure_file(dir, "htree-pictures", "sfc-shift.curve", "svg");
   g_autofree char *text = read_text(svg);
   g_autofree char *named = g_strdup_printf("most loaded r%u, least", most);
   g_assert_nonnull(strstr(text, named));
@@ -1124,7 +1360,7 @@ test_browser(void)
   g_assert_cmpint(dls.status, ==, 0);
   g_autofree char *a = picture_file(dir, "mlb.partition", "svg");
   g_autofree char *b = picture_file(dir1024, "mlb.partition", "svg");
-  g_autofree char *c = lb_pictures_file(dir, "loop-aqr-hetero-16", "dls:gss.chunks", "svg");
+  g_autofree char *c = lb_figure_file(dir, "loop-aqr-hetero-16", "dls:gss.chunks", "svg");
   g_autoptr(GString) page = g_string_new("<!DOCTYPE html><html><body style=\"margin:0\">\n");
   const char *const svgs[] = {a, b, c};
   for (guint i = 0; i < G_N_ELEMENTS(svgs); i++) {
@@ -1236,6 +1472,8 @@ main(int argc, char **argv)
   g_test_add_func("/pictures/determinism", test_determinism);
   g_test_add_func("/pictures/models", test_models);
   g_test_add_func("/pictures/samr", test_samr);
+  g_test_add_func("/pictures/palette", test_palette);
+  g_test_add_func("/pictures/print", test_print);
   g_test_add_func("/pictures/bad-folder", test_bad_folder);
   g_test_add_func("/pictures/htree-files", test_htree_files);
   g_test_add_func("/pictures/htree-owners", test_htree_owners);

@@ -271,9 +271,10 @@ lines_of(const char *group)
     g_autoptr(GPtrArray) x = all_matches(paths->pdata[i], "data-x=\"([^\"]*)\"", 1);
     g_autoptr(GPtrArray) y = all_matches(paths->pdata[i], "data-y=\"([^\"]*)\"", 1);
     g_autoptr(GPtrArray) d = all_matches(paths->pdata[i], " d=\"([^\"]*)\"", 1);
-    g_assert_cmpuint(style->len * x->len * y->len * d->len, ==, 1);
+    g_assert_cmpuint(x->len * y->len * d->len, ==, 1);
+    g_assert_cmpuint(style->len, <=, 1); /* a reference's line has none */
     Line *l = g_new0(Line, 1);
-    l->style = (guint)g_ascii_strtoull(style->pdata[0], NULL, 10);
+    l->style = style->len > 0 ? (guint)g_ascii_strtoull(style->pdata[0], NULL, 10) : 0;
     l->x = numbers(x->pdata[0]);
     l->y = numbers(y->pdata[0]);
     g_autofree char *coords = g_strdelimit(g_strdup(d->pdata[0]), "ML", ' ');
@@ -889,6 +890,30 @@ check_sweep_chart(const char *html, const char *id, gboolean by_ranks, const cha
       g_ptr_array_add(everything, (gpointer)line);
     }
   }
+  /* time against ranks: ideal scaling from the fastest run on the fewest
+   * ranks, drawn on the chart's axes; no such line elsewhere */
+  g_autoptr(GPtrArray) references =
+      all_matches(svg, "<g class=\"reference\" data-reference=\"([^\"]*)\"[^>]*>(.*?)</g>", 0);
+  gboolean ideal = by_ranks && strcmp(key, "total_time") == 0;
+  g_assert_cmpuint(references->len, ==, ideal ? 1 : 0);
+  g_autoptr(GPtrArray) reference = ideal ? lines_of(references->pdata[0]) : NULL;
+  if (ideal) {
+    double fastest = G_MAXDOUBLE;
+    for (guint b = 0; b < NBALANCERS; b++)
+      for (guint a = 0; a < G_N_ELEMENTS(sweep_amplitudes); a++)
+        fastest = MIN(fastest, summary_of(0, a, balancers[b], key));
+    g_autofree char *label =
+        g_strdup_printf("data-reference=\"ideal scaling from %u ranks\"", sweep_ranks[0]);
+    g_assert_nonnull(strstr(references->pdata[0], label));
+    g_assert_cmpuint(reference->len, ==, 1);
+    const Line *line = reference->pdata[0];
+    g_assert_cmpuint(line->x->len, ==, G_N_ELEMENTS(sweep_ranks));
+    for (guint k = 0; k < line->x->len; k++) {
+      g_assert_cmpfloat(g_array_index(line->x, double, k), ==, sweep_ranks[k]);
+      assert_close(g_array_index(line->y, double, k), fastest * sweep_ranks[0] / sweep_ranks[k]);
+    }
+    g_ptr_array_add(everything, reference->pdata[0]);
+  }
   check_geometry(everything, by_ranks, log_values(svg));
 }
 
@@ -1247,7 +1272,8 @@ test_styles(void)
   /* none's balance is 0 s, not a bare 0 */
   g_assert_nonnull(strstr(html, "data-key=\"balance_time\" data-value=\"0\">0\xc2\xa0s</td>"));
 
-  /* the palette: 18 balancers, 18 styles that differ in colour and marker */
+  /* the palette: 18 balancers (variants of three), 18 styles that differ
+   * in colour and marker */
   g_autofree char *small_path = g_strconcat(run_report("run"), ".json", NULL);
   g_autoptr(JsonParser) small = parse_json(small_path);
   JsonObject *root = json_node_get_object(json_parser_get_root(small));
@@ -1255,7 +1281,9 @@ test_styles(void)
   g_autoptr(JsonArray) many = json_array_new();
   for (guint k = 0; k < 6; k++)
     for (guint i = 0; i < json_array_get_length(runs); i++) {
-      JsonNode *copy = json_node_copy(json_array_get_element(runs, i));
+      /* a deep copy: json_node_copy shares the object */
+      g_autofree char *text = json_to_string(json_array_get_element(runs, i), FALSE);
+      JsonNode *copy = json_from_string(text, NULL);
       JsonObject *o = json_node_get_object(copy);
       g_autofree char *label =
           g_strdup_printf("%s:v%u", json_object_get_string_member(o, "balancer"), k);
@@ -1280,6 +1308,113 @@ test_styles(void)
   g_autoptr(GPtrArray) styles = series_styles(svg);
   g_assert_cmpuint(styles->len, ==, 18);
   check_distinct_styles(styles);
+}
+
+/* A PDF's MediaBox: its width and height in points. */
+static void
+pdf_size(const char *path, double *width, double *height)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  g_assert_true(g_file_get_contents(path, &text, &length, NULL));
+  g_assert_true(g_str_has_prefix(text, "%PDF"));
+  static const char key[] = "/MediaBox [ 0 0 ";
+  const char *box = NULL;
+  for (gsize i = 0; box == NULL && i + strlen(key) < length; i++) /* past binary streams */
+    if (memcmp(text + i, key, strlen(key)) == 0)
+      box = text + i;
+  g_assert_nonnull(box);
+  char *end = NULL;
+  *width = g_ascii_strtod(box + strlen(key), &end);
+  *height = g_ascii_strtod(end, NULL);
+}
+
+/* The first <svg>'s attribute. */
+static char *
+svg_attribute(const char *svg, const char *name)
+{
+  g_autofree char *pattern = g_strdup_printf("<svg[^>]* %s=\"([^\"]*)\"", name);
+  g_autoptr(GPtrArray) m = all_matches(svg, pattern, 1);
+  g_assert_cmpuint(m->len, >=, 1);
+  return g_strdup(m->pdata[0]);
+}
+
+/* lbsim report --picture-format pdf,png --figure-size 3.4in --no-title:
+ * every chart's SVG beside its PDF and PNG, 244.8 points wide (the PNG
+ * 1020 pixels, 300 an inch) and as tall in each, its ticks and legend in
+ * 8-point text, no title line; the files in the report's list, and gone
+ * when the report is made again without them. The page's own charts stay
+ * as they are on a screen. */
+static void
+test_print(void)
+{
+  const char *dir = run_report("run");
+  g_autofree char *json = g_strconcat(dir, ".json", NULL);
+  g_autofree char *out = tmp_path("print");
+  g_auto(Result) r = {0};
+  lbsim(&r, "report", json, out, "--picture-format", "pdf,png", "--figure-size", "3.4in",
+        "--no-title", NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *manifest_path = report_file(out, "lbsim-report.ini");
+  g_autofree char *manifest = read_text(manifest_path);
+  const char *const charts[][2] = {{"imbalance-steps", "Imbalance per adaptation step"},
+                                   {"phase-times", "Time per phase, summed over the steps"}};
+  for (guint c = 0; c < G_N_ELEMENTS(charts); c++) {
+    g_autofree char *svg_base = g_strdup_printf("report-16.%s.svg", charts[c][0]);
+    g_autofree char *pdf_base = g_strdup_printf("report-16.%s.pdf", charts[c][0]);
+    g_autofree char *png_base = g_strdup_printf("report-16.%s.png", charts[c][0]);
+    g_autofree char *svg_path = report_file(out, svg_base);
+    g_autofree char *pdf_path = report_file(out, pdf_base);
+    g_autofree char *png_path = report_file(out, png_base);
+    g_autofree char *svg = read_text(svg_path);
+    g_autofree char *width = svg_attribute(svg, "width");
+    g_autofree char *height = svg_attribute(svg, "height");
+    g_assert_cmpstr(width, ==, "244.8pt");
+    g_assert_true(g_str_has_suffix(height, "pt"));
+    g_assert_nonnull(strstr(svg, "<g class=\"tick-labels\" font-size=\"8\""));
+    g_assert_nonnull(strstr(svg, "font-size=\"8\">\n"));
+    g_autofree char *title_text = g_strdup_printf(">%s</text>", charts[c][1]);
+    g_assert_null(strstr(svg, title_text));
+    double pw = 0, ph = 0;
+    pdf_size(pdf_path, &pw, &ph);
+    g_assert_cmpfloat_with_epsilon(pw, 244.8, 1e-6);
+    g_assert_cmpfloat_with_epsilon(ph, g_ascii_strtod(height, NULL), 1e-6);
+    g_autoptr(cairo_surface_t) png = cairo_image_surface_create_from_png(png_path);
+    g_assert_cmpint(cairo_surface_status(png), ==, CAIRO_STATUS_SUCCESS);
+    g_assert_cmpint(cairo_image_surface_get_width(png), ==, 1020);
+    g_assert_cmpint(cairo_image_surface_get_height(png), ==, (int)ceil(ph * 300 / 72));
+    g_assert_nonnull(strstr(manifest, pdf_base));
+    g_assert_nonnull(strstr(manifest, png_base));
+  }
+  /* the page's chart: a screen's, with its title */
+  g_autofree char *page = report_file(out, "index.html");
+  g_autofree char *html = read_text(page);
+  g_autofree char *inline_svg = element(html, "svg", "imbalance-steps");
+  g_autofree char *inline_width = svg_attribute(inline_svg, "width");
+  g_assert_cmpstr(inline_width, ==, "1000");
+  g_assert_nonnull(strstr(inline_svg, ">Imbalance per adaptation step</text>"));
+  /* again without them: the PDFs and PNGs go */
+  g_auto(Result) again = {0};
+  lbsim(&again, "report", json, out, NULL);
+  g_assert_cmpint(again.status, ==, 0);
+  g_autofree char *pdf = report_file(out, "report-16.imbalance-steps.pdf");
+  g_autofree char *svg = report_file(out, "report-16.imbalance-steps.svg");
+  g_assert_false(g_file_test(pdf, G_FILE_TEST_EXISTS));
+  g_assert_true(g_file_test(svg, G_FILE_TEST_EXISTS));
+  /* refused before anything is written */
+  const char *const bad[][3] = {{"--picture-format", "gif", "--picture-format gif"},
+                                {"--figure-size", "3", "--figure-size 3"},
+                                {"--figure-font", "8", "--figure-font is for --figure-size"}};
+  for (guint b = 0; b < G_N_ELEMENTS(bad); b++) {
+    g_autofree char *where = tmp_path("print-refused");
+    g_auto(Result) refused = {0};
+    lbsim(&refused, "report", json, where, bad[b][0], bad[b][1], NULL);
+    g_test_message("%s", refused.err);
+    g_assert_cmpint(refused.status, ==, 2);
+    g_assert_nonnull(strstr(refused.err, bad[b][2]));
+    g_assert_false(g_file_test(where, G_FILE_TEST_EXISTS));
+  }
 }
 
 /* Values spread over a factor of 10 or more get a log axis, others a
@@ -1553,6 +1688,7 @@ main(int argc, char **argv)
   g_test_add_func("/report/sweep", test_sweep);
   g_test_add_func("/report/styles", test_styles);
   g_test_add_func("/report/chart-scale", test_chart_scale);
+  g_test_add_func("/report/print", test_print);
   g_test_add_func("/report/browser", test_browser);
   int status = g_test_run();
   remove_tree(tmp_dir);

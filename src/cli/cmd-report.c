@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 
+#include "cli/options.h"
 #include "io/input.h"
 #include "report/html.h"
 
@@ -11,7 +12,9 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
 {
   gboolean force = FALSE, quiet = FALSE;
   g_autofree char *pictures = NULL, *chart_scale = NULL;
-  GOptionEntry entries[] = {
+  g_auto(GStrv) formats = NULL;
+  g_auto(LbFigureArgs) figure = {0};
+  GOptionEntry entries[5 + LB_FIGURE_ENTRIES + 1] = {
       {"chart-scale", 0, 0, G_OPTION_ARG_STRING, &chart_scale,
        "The value axis of the line charts: auto (log when the values span a factor of 10 or "
        "more), linear or log",
@@ -21,11 +24,15 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
       {"pictures", 0, 0, G_OPTION_ARG_FILENAME, &pictures,
        "Show the partition pictures that lbsim run --pictures PICTURES drew for this JSON",
        "PICTURES"},
+      {"picture-format", 0, 0, G_OPTION_ARG_STRING_ARRAY, &formats,
+       "Each chart's file in these formats too: png, pdf, svg, or a comma list (repeatable; SVG "
+       "always)",
+       "FORMAT"},
       /* as every command takes it: report prints nothing on stderr but errors */
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr (report prints none)",
        NULL},
-      {NULL},
   };
+  lb_figure_entries(&figure, &entries[5]);
   g_auto(GStrv) parsed = lb_command_parse(
       self, entries,
       "Writes DIR/index.html, one self-contained page (no script, no network), from\n"
@@ -35,6 +42,7 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
       "DIR is made if missing; a DIR that holds the report of another scenario is\n"
       "refused unless --force. The partition pictures are shown when DIR holds them\n"
       "for the same JSON (lbsim run --report DIR) or --pictures names them.\n"
+      "--picture-format pdf writes each chart as PDF too, --figure-size for print.\n"
       "Exit status: 0 done, 1 a file could not be written, 2 bad input.",
       argc, argv);
   if (parsed == NULL)
@@ -50,6 +58,13 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
   LbPlotValueScale scale = LB_PLOT_VALUES_AUTO;
   if (chart_scale != NULL && !lb_plot_value_scale_parse(chart_scale, &scale)) {
     g_printerr("lbsim: --chart-scale %s: expected auto, linear or log\n", chart_scale);
+    return LB_EXIT_INPUT;
+  }
+  guint chart_formats = 0;
+  LbFigureLook look;
+  if (!lb_figure_parse_formats((const char *const *)formats, &chart_formats, &error) ||
+      !lb_figure_args_look(&figure, &look, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
     return LB_EXIT_INPUT;
   }
   if (pictures != NULL && !g_file_test(pictures, G_FILE_TEST_IS_DIR)) {
@@ -79,7 +94,9 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
                            .dir = dir,
                            .pictures_dir = pictures,
                            .source = source,
-                           .chart_scale = scale};
+                           .chart_scale = scale,
+                           .chart_formats = chart_formats,
+                           .look = look};
   if (!lb_html_write(doc, &options, &error)) {
     g_printerr("lbsim: %s\n", error->message);
     return 1;

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "reproduce/output.h"
 #include "runner/runner.h"
 #include "runner/signals.h"
@@ -19,7 +20,8 @@
 typedef struct {
   gboolean quick, check, quiet, force, all;
   char *jobs, *json, *csv, *state, *report;
-  char **sets;
+  char **sets, **formats;
+  LbFigureArgs figure;
 } Args;
 
 static void
@@ -31,6 +33,8 @@ args_clear(Args *a)
   g_free(a->csv);
   g_free(a->state);
   g_strfreev(a->sets);
+  g_strfreev(a->formats);
+  lb_figure_args_clear(&a->figure);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Args, args_clear)
@@ -114,11 +118,14 @@ reproduce_all(const Args *a, guint jobs)
   return MAX(worst, verdict);
 }
 
+#define REPRODUCE_OPTIONS 12
+
 int
 lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
 {
   g_auto(Args) a = {0};
-  GOptionEntry entries[] = {
+  /* the command's, then the figures', then the closing NULL entry */
+  GOptionEntry entries[REPRODUCE_OPTIONS + LB_FIGURE_ENTRIES + 1] = {
       {"quick", 0, 0, G_OPTION_ARG_NONE, &a.quick,
        "The reduced form: fewer processor counts, shorter runs (said in the output)", NULL},
       {"all", 0, 0, G_OPTION_ARG_NONE, &a.all,
@@ -143,6 +150,10 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
        "An HTML page of the scorecard, the claims and the paper's figures, the paper's numbers "
        "beside lbsim's, in DIR",
        "DIR"},
+      {"picture-format", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.formats,
+       "With --report: each chart's file in these formats too: png, pdf, svg, or a comma list "
+       "(repeatable; SVG always)",
+       "FORMAT"},
       {"force", 0, 0, G_OPTION_ARG_NONE, &a.force,
        "Replace a report folder that holds another report", NULL},
       {"check", 0, 0, G_OPTION_ARG_NONE, &a.check,
@@ -154,8 +165,8 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
        "experiment (said in every output); to see which claims a change moves",
        "GROUP.KEY=VALUE"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress on stderr", NULL},
-      {NULL},
   };
+  lb_figure_entries(&a.figure, &entries[REPRODUCE_OPTIONS]);
   g_auto(GStrv) args = lb_command_parse(
       self, entries,
       "Without KEY, lists the papers. With KEY, runs that paper's experiment (its scenario\n"
@@ -174,6 +185,15 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   guint n = g_strv_length(args);
   guint jobs = 0;
   if (a.jobs != NULL && !lb_runner_parse_count("--jobs", a.jobs, &jobs, &error))
+    return input_error(error);
+  LbPaperCharts charts = {0};
+  const char *figure = a.formats != NULL ? "--picture-format" : lb_figure_args_given(&a.figure);
+  if (a.report == NULL && figure != NULL) {
+    g_printerr("lbsim: %s is for the charts of --report DIR\n", figure);
+    return LB_EXIT_INPUT;
+  }
+  if (!lb_figure_parse_formats((const char *const *)a.formats, &charts.formats, &error) ||
+      !lb_figure_args_look(&a.figure, &charts.look, &error))
     return input_error(error);
   if (a.all) {
     if (n != 1) {
@@ -242,7 +262,7 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
       return 1;
     }
   }
-  if (a.report != NULL && !lb_paper_write_report(p, &how, a.report, make, &error)) {
+  if (a.report != NULL && !lb_paper_write_report(p, &how, &charts, a.report, make, &error)) {
     g_printerr("lbsim: %s\n", error->message);
     return 1;
   }

@@ -37,6 +37,7 @@ typedef struct {
   char *pictures;
   char **picture_formats;
   char *picture_width;
+  LbFigureArgs figure;
   char *report;
   char *chart_scale;
   LbPlotValueScale scale;
@@ -62,6 +63,7 @@ run_args_clear(RunArgs *a)
   g_free(a->pictures);
   g_strfreev(a->picture_formats);
   g_free(a->picture_width);
+  lb_figure_args_clear(&a->figure);
   g_free(a->report);
   g_free(a->chart_scale);
   g_strfreev(a->cfg);
@@ -71,7 +73,7 @@ run_args_clear(RunArgs *a)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 
 /* run's and check's options, with the closing NULL entry */
-#define RUN_OPTIONS 24
+#define RUN_OPTIONS 27
 
 static GOptionContext *
 run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
@@ -115,6 +117,8 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
        "FORMAT"},
       {"picture-width", 0, 0, G_OPTION_ARG_STRING, &a->picture_width,
        "The pictures' width in pixels (PDF: points), 320 to 4096 (default 1280)", "PX"},
+  };
+  const GOptionEntry tail[] = {
       {"report", 0, 0, G_OPTION_ARG_FILENAME, &a->report,
        "Write an HTML report in DIR (made if missing): index.html with the summary, the "
        "partitions, imbalance per step and time per phase, each chart's numbers as CSV beside it",
@@ -133,8 +137,10 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
        "Show SimGrid's messages and lbsim's per-step log (simulated time stamps)", NULL},
       {NULL},
   };
-  G_STATIC_ASSERT(G_N_ELEMENTS(entries) == RUN_OPTIONS);
+  G_STATIC_ASSERT(G_N_ELEMENTS(entries) + LB_FIGURE_ENTRIES + G_N_ELEMENTS(tail) == RUN_OPTIONS);
   memcpy(out, entries, sizeof entries);
+  lb_figure_entries(&a->figure, out + G_N_ELEMENTS(entries));
+  memcpy(out + G_N_ELEMENTS(entries) + LB_FIGURE_ENTRIES, tail, sizeof tail);
   GOptionContext *ctx = lb_command_context(self);
   g_option_context_add_main_entries(ctx, out, NULL);
   g_option_context_set_summary(
@@ -186,6 +192,7 @@ typedef struct {
   gboolean make_pictures, make_report;
   const char *pictures;             /* the user's pictures folder: --pictures, or --report's */
   LbPictureOptions picture, staged; /* in that folder, and in the private one */
+  guint chart_formats;              /* the report's charts' files besides SVG */
   char *staging;                    /* the private folder, or NULL */
   char *staged_paje, *staged_trace, *staged_pictures;
 } OutputPlan;
@@ -321,18 +328,33 @@ plan_outputs(const RunArgs *a, const LbScenario *sc, OutputPlan *plan, GError **
   }
   /* the report shows the pictures; without --pictures they go beside it */
   plan->pictures = a->pictures != NULL ? a->pictures : a->report;
-  if (plan->pictures == NULL && (a->picture_formats != NULL || a->picture_width != NULL)) {
+  const char *figure = lb_figure_args_given(&a->figure);
+  if (plan->pictures == NULL &&
+      (a->picture_formats != NULL || a->picture_width != NULL || figure != NULL)) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "%s draws nothing without "
                 "--pictures DIR or --report DIR",
-                a->picture_formats != NULL ? "--picture-format" : "--picture-width");
+                a->picture_formats != NULL ? "--picture-format"
+                : a->picture_width != NULL ? "--picture-width"
+                                           : figure);
     return FALSE;
   }
-  if (!lb_pictures_parse_formats((const char *const *)a->picture_formats, &plan->picture.formats,
-                                 error))
+  if (!lb_figure_parse_formats((const char *const *)a->picture_formats, &plan->picture.formats,
+                               error) ||
+      !lb_figure_args_look(&a->figure, &plan->picture.look, error))
     return FALSE;
+  if (a->picture_width != NULL && plan->picture.look.width > 0) {
+    g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--picture-width and --figure-size: give one (pixels, or a size for "
+                        "print)");
+    return FALSE;
+  }
+  /* the report's charts: SVG, and the formats asked for */
+  plan->chart_formats = plan->picture.formats;
+  if (plan->picture.formats == 0)
+    plan->picture.formats = LB_PICTURES_DEFAULT_FORMATS;
   if (a->report != NULL)
-    plan->picture.formats |= LB_PICTURE_SVG; /* the page shows the SVG */
+    plan->picture.formats |= LB_FIGURE_SVG; /* the page shows the SVG */
   guint width = 0;
   if (a->picture_width != NULL) {
     if (!lb_runner_parse_count("--picture-width", a->picture_width, &width, error))
@@ -586,7 +608,9 @@ write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const GAr
                              .length = strlen(doc),
                              .dir = a->report,
                              .pictures_dir = plan->pictures,
-                             .chart_scale = a->scale};
+                             .chart_scale = a->scale,
+                             .chart_formats = plan->chart_formats,
+                             .look = plan->picture.look};
     if (!lb_html_write(page, &options, error))
       return FALSE;
   }

@@ -58,3 +58,52 @@ lb_cli_parse(GOptionContext *ctx, const GOptionEntry *entries, int argc, char **
   }
   return strv;
 }
+
+void
+lb_figure_args_clear(LbFigureArgs *a)
+{
+  g_free(a->size);
+  g_free(a->font);
+}
+
+void
+lb_figure_entries(LbFigureArgs *a, GOptionEntry *out)
+{
+  const GOptionEntry entries[] = {
+      {"figure-size", 0, 0, G_OPTION_ARG_STRING, &a->size,
+       "Figures for print: this wide (3.4in, 86mm, 8.6cm, 245pt) or WIDTHxHEIGHT; PDF and SVG "
+       "in points, PNG at 300 pixels an inch, the charts' text at --figure-font",
+       "SIZE"},
+      {"figure-font", 0, 0, G_OPTION_ARG_STRING, &a->font,
+       "With --figure-size: the charts' text (ticks, legend, axes) in points, 4 to 36 (default "
+       "8)",
+       "PT"},
+      {"no-title", 0, 0, G_OPTION_ARG_NONE, &a->no_title,
+       "Figures without their title lines (a paper's caption says it)", NULL},
+  };
+  G_STATIC_ASSERT(G_N_ELEMENTS(entries) == LB_FIGURE_ENTRIES);
+  memcpy(out, entries, sizeof entries);
+}
+
+const char *
+lb_figure_args_given(const LbFigureArgs *a)
+{
+  return a->size != NULL   ? "--figure-size"
+         : a->font != NULL ? "--figure-font"
+         : a->no_title     ? "--no-title"
+                           : NULL;
+}
+
+gboolean
+lb_figure_args_look(const LbFigureArgs *a, LbFigureLook *look, GError **error)
+{
+  *look = (LbFigureLook){0};
+  look->no_title = a->no_title;
+  if (a->font != NULL && a->size == NULL) {
+    g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--figure-font is for --figure-size: give the figures' size too");
+    return FALSE;
+  }
+  return (a->size == NULL || lb_figure_parse_size(a->size, &look->width, &look->height, error)) &&
+         (a->font == NULL || lb_figure_parse_font(a->font, &look->font, error));
+}

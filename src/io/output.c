@@ -343,6 +343,15 @@ write_all(FILE *stream, const char *text, gsize length)
   return length == 0 || fwrite(text, 1, length, stream) == length;
 }
 
+char *
+lb_output_file_part(const char *name)
+{
+  char *part = g_strdup(name);
+  g_strdelimit(part, "/", '_');
+  g_strdelimit(part, ":", LB_OUTPUT_LABEL_SEPARATOR);
+  return part;
+}
+
 gboolean
 lb_output_write(const char *path, const char *text, gssize length, GError **error)
 {

@@ -34,6 +34,14 @@ gboolean lb_output_check_folder(const char *option, const char *dir, gboolean *m
 /* Makes a folder lb_output_check_folder said to make. */
 gboolean lb_output_make_folder(const char *option, const char *dir, GError **error);
 
+/* A name as it goes into a file's name that lbsim makes of it (a run
+ * label, a scenario's name): a label's ':' (NAME:VARIANT) written '+',
+ * which scp, make and Windows take as it is, and a '/' written '_'. No
+ * other character changes, and the labels inside the results stay as
+ * they are. */
+#define LB_OUTPUT_LABEL_SEPARATOR '+'
+char *lb_output_file_part(const char *name);
+
 /* Writes text (length bytes; -1: up to its NUL) to path by the rules. */
 gboolean lb_output_write(const char *path, const char *text, gssize length, GError **error);
 

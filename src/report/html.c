@@ -141,20 +141,19 @@ csv_number(GString *out, double v)
   number(out, v);
 }
 
-/* NAME.WHAT.EXT, a `/` in the name written `_` (as the pictures' files). */
+/* NAME.WHAT.EXT, as the pictures' files are named (lb_figure_file). */
 static char *
 file_name(const char *name, const char *what, const char *ext)
 {
-  g_autofree char *path = lb_pictures_file("", name, what, ext);
+  g_autofree char *path = lb_figure_file("", name, what, ext);
   return g_path_get_basename(path);
 }
 
-/* A file name as a relative link: a `:` (a variant's label) would read as
- * a scheme. */
+/* A file name as a relative link, escaped as a URI's path. */
 static char *
 href(const char *base)
 {
-  return g_uri_escape_string(base, NULL, FALSE);
+  return g_uri_escape_string(base, "+", FALSE);
 }
 
 static void
@@ -268,6 +267,7 @@ static const char style_sheet[] =
     "th,td{border:1px solid #d8d8d8;padding:3px 8px}thead th{background:#eef1f5}\n"
     "table.numbers td{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
     "table.numbers th{white-space:nowrap}div.wide{overflow-x:auto;max-width:100%}\n"
+    "table.numbers td.text{text-align:left;white-space:normal;min-width:16em}\n"
     "div.wide tbody th{position:sticky;left:0;background:#f4f6f8}table#metrics{font-size:0.8em}\n"
     "tbody th{text-align:left}table.facts th{background:#f4f4f4}\n"
     "tbody tr:nth-child(even){background:#fafafa}\n"
@@ -336,7 +336,27 @@ typedef struct {
   const char *dir;
   GPtrArray *files; /* base names written, in order */
   LbPlotValueScale chart_scale;
+  guint chart_formats;      /* the charts' files besides their SVG (LbFigureFormat) */
+  const LbFigureLook *look; /* the charts' files' size and text */
+  LbStyles *styles;         /* of the names the page's charts show */
 } Out;
+
+static void
+out_clear(Out *o)
+{
+  lb_styles_free(o->styles);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Out, out_clear)
+
+/* A chart of the page, its names in their styles. */
+static LbPlot *
+new_plot(Out *o, LbPlotKind kind, const char *id, const char *title)
+{
+  LbPlot *plot = lb_plot_new(kind, id, title);
+  lb_plot_styles(plot, o->styles);
+  return plot;
+}
 
 static gboolean
 put_file(Out *o, const char *base, const char *text, gsize length, GError **error)
@@ -352,27 +372,46 @@ put_file(Out *o, const char *base, const char *text, gsize length, GError **erro
   return TRUE;
 }
 
-/* A chart in the page, and beside it as an SVG file and its numbers as
- * CSV. */
+/* A chart in the page, and beside it as an SVG file (and PNG and PDF as
+ * --picture-format asks, the files at --figure-size's size) and its
+ * numbers as CSV. */
 static gboolean
 put_chart(Out *o, GString *page, LbPlot *plot, const char *what, const char *caption,
           const GString *csv, GError **error)
 {
   lb_plot_value_scale(plot, o->chart_scale);
-  g_autofree char *svg_base = file_name(o->name, what, "svg");
-  g_autofree char *csv_base = file_name(o->name, what, "csv");
-  g_autofree char *svg = lb_plot_svg(plot, TRUE);
   g_autofree char *inline_svg = lb_plot_svg(plot, FALSE);
-  if (!put_file(o, svg_base, svg, strlen(svg), error) ||
-      !put_file(o, csv_base, csv->str, csv->len, error))
+  lb_plot_look(plot, o->look, LB_PLOT_WIDTH, LB_PLOT_FONT);
+  g_autofree char *csv_base = file_name(o->name, what, "csv");
+  if (!put_file(o, csv_base, csv->str, csv->len, error))
     return FALSE;
+  g_autoptr(GString) links = g_string_new(NULL);
+  for (guint f = 0; f < LB_FIGURE_FORMATS; f++) {
+    LbFigureFormat format = 1u << f;
+    if (format != LB_FIGURE_SVG && !(o->chart_formats & format))
+      continue;
+    const char *ext = lb_figure_format_ext(format);
+    g_autofree char *base = file_name(o->name, what, ext);
+    g_autofree char *path = g_build_filename(o->dir, base, NULL);
+    g_autoptr(GBytes) bytes = NULL;
+    if (format == LB_FIGURE_SVG) {
+      char *svg = lb_plot_svg(plot, TRUE);
+      bytes = g_bytes_new_take(svg, strlen(svg));
+    } else {
+      bytes = lb_plot_figure((const LbPlot *const *)&plot, 1, format, 0, path, error);
+    }
+    gsize length = 0;
+    const char *data = bytes != NULL ? g_bytes_get_data(bytes, &length) : NULL;
+    if (bytes == NULL || !put_file(o, base, data, length, error))
+      return FALSE;
+    g_string_append(links, links->len > 0 ? " \xc2\xb7 " : "");
+    put_link(links, base, base);
+  }
   g_string_append_printf(page, "<figure>\n%s<figcaption>", inline_svg);
   esc(page, caption);
   g_string_append(page, " Numbers: ");
   put_link(page, csv_base, csv_base);
-  g_string_append(page, " \xc2\xb7 chart: ");
-  put_link(page, svg_base, svg_base);
-  g_string_append(page, "</figcaption>\n</figure>\n");
+  g_string_append_printf(page, " \xc2\xb7 chart: %s</figcaption>\n</figure>\n", links->str);
   return TRUE;
 }
 
@@ -470,7 +509,8 @@ run_summary(Out *o, GString *out, GError **error)
     const LbRunResult *r = doc->runs->pdata[i];
     g_string_append(out, "<tr data-balancer=\"");
     esc(out, r->balancer);
-    g_autofree char *swatch = lb_plot_swatch(i); /* its style on the charts */
+    /* its style on the charts */
+    g_autofree char *swatch = lb_plot_swatch(lb_styles_index(o->styles, r->balancer));
     g_string_append_printf(out, "\"><th scope=\"row\">%s ", swatch);
     esc(out, r->balancer);
     g_string_append(out, "</th>");
@@ -553,58 +593,39 @@ finite_points(const LbRunResult *r, gboolean after, GArray *xs, GArray *ys)
   }
 }
 
-static int
-compare_doubles(gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* A close-up of the imbalance after balancing, without the balancers
- * that dwarf the rest: those whose largest excess over 1 after balancing
- * is CLOSE_UP_RATIO times the median balancer's or more (none, or
- * enzo-original's whole grids, beside balancers near 1). Its lines keep
- * their styles; there is none when no balancer or all but one would go. */
-#define CLOSE_UP_RATIO 10.0
-
+ * that dwarf the rest (lb_plot_dwarfs). Its lines keep their styles; there
+ * is none when no balancer or all but one would go. */
 static gboolean
 run_imbalance_close(Out *o, GString *out, GError **error)
 {
   const LbResults *doc = o->doc;
   guint n = doc->runs->len;
   g_autofree double *excess = g_new0(double, MAX(n, 1));
-  g_autofree double *sorted = g_new0(double, MAX(n, 1));
   for (guint i = 0; i < n; i++) {
     const LbRunResult *r = doc->runs->pdata[i];
     for (guint s = 0; s < r->nadaptations; s++)
       if (isfinite(r->adaptations[s].imbalance_after))
         excess[i] = MAX(excess[i], r->adaptations[s].imbalance_after - 1);
-    sorted[i] = excess[i];
   }
-  qsort(sorted, n, sizeof(double), compare_doubles);
-  double median = n == 0 ? 0 : n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  guint kept = 0;
+  g_autofree gboolean *left_out = lb_plot_dwarfs(excess, n);
+  if (left_out == NULL)
+    return TRUE;
   g_autoptr(GString) left = g_string_new(NULL);
-  for (guint i = 0; i < n; i++) {
-    if (median > 0 && excess[i] >= CLOSE_UP_RATIO * median) {
+  for (guint i = 0; i < n; i++)
+    if (left_out[i])
       g_string_append_printf(left, "%s%s", left->len ? ", " : "",
                              ((const LbRunResult *)doc->runs->pdata[i])->balancer);
-      continue;
-    }
-    kept++;
-  }
-  if (left->len == 0 || kept < 2)
-    return TRUE;
   g_autoptr(LbPlot) plot =
-      lb_plot_new(LB_PLOT_LINES, "imbalance-close", "Imbalance after balancing, close up");
+      new_plot(o, LB_PLOT_LINES, "imbalance-close", "Imbalance after balancing, close up");
   lb_plot_x_axis(plot, "adaptation step", LB_PLOT_INTEGER, NULL);
   lb_plot_value_axis(plot, "imbalance after balancing (max/avg load)", 1, FALSE);
   g_autoptr(GString) csv = g_string_new("balancer,step,imbalance_after\n");
   for (guint i = 0; i < n; i++) {
     const LbRunResult *r = doc->runs->pdata[i];
-    if (median > 0 && excess[i] >= CLOSE_UP_RATIO * median)
+    if (left_out[i])
       continue;
-    lb_plot_series_styled(plot, r->balancer, i);
+    lb_plot_series(plot, r->balancer);
     g_autoptr(GArray) xs = g_array_new(FALSE, FALSE, sizeof(double));
     g_autoptr(GArray) ys = g_array_new(FALSE, FALSE, sizeof(double));
     finite_points(r, TRUE, xs, ys);
@@ -629,7 +650,7 @@ run_imbalance(Out *o, GString *out, GError **error)
 {
   const LbResults *doc = o->doc;
   g_autoptr(LbPlot) plot =
-      lb_plot_new(LB_PLOT_LINES, "imbalance-steps", "Imbalance per adaptation step");
+      new_plot(o, LB_PLOT_LINES, "imbalance-steps", "Imbalance per adaptation step");
   lb_plot_x_axis(plot, "adaptation step", LB_PLOT_INTEGER, NULL);
   lb_plot_value_axis(plot, "imbalance (max/avg load)", 1, FALSE);
   lb_plot_style(plot, 0, "after balancing");
@@ -666,7 +687,7 @@ run_phases(Out *o, GString *out, GError **error)
 {
   const LbResults *doc = o->doc;
   g_autoptr(LbPlot) plot =
-      lb_plot_new(LB_PLOT_BARS, "phase-times", "Time per phase, summed over the steps");
+      new_plot(o, LB_PLOT_BARS, "phase-times", "Time per phase, summed over the steps");
   lb_plot_value_axis(plot, "simulated time", 0, TRUE);
   /* a phase's fill is its name's place among every balancer's phases */
   g_autoptr(GPtrArray) keys = g_ptr_array_new_null_terminated(0, NULL, TRUE);
@@ -756,7 +777,7 @@ picture_file(Out *o, const char *pictures_dir, gboolean local, const char *what)
 {
   static const char *const exts[] = {"png", "svg"};
   for (guint e = 0; e < G_N_ELEMENTS(exts); e++) {
-    g_autofree char *path = lb_pictures_file(pictures_dir, o->name, what, exts[e]);
+    g_autofree char *path = lb_figure_file(pictures_dir, o->name, what, exts[e]);
     g_autofree char *base = file_name(o->name, what, exts[e]);
     if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
       continue;
@@ -792,7 +813,7 @@ run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gbo
     const LbRunResult *r = doc->runs->pdata[i];
     for (guint k = 0; k < G_N_ELEMENTS(picture_kinds); k++) {
       g_autofree char *what = g_strdup_printf("%s.%s", r->balancer, picture_kinds[k]);
-      g_autofree char *path = lb_pictures_file(pictures_dir, doc->name, what, "svg");
+      g_autofree char *path = lb_figure_file(pictures_dir, doc->name, what, "svg");
       g_autofree char *svg = NULL;
       gsize size = 0;
       /* no SVG (pictures drawn as PNG alone): the PNG */
@@ -819,18 +840,23 @@ run_pictures(Out *o, GString *out, const char *pictures_dir, gboolean drawn, gbo
       esc(figures, r->balancer);
       if (local) {
         g_autofree char *svg_base = file_name(doc->name, what, "svg");
-        g_autofree char *png_base = file_name(doc->name, what, "png");
         g_string_append(figures, ":");
         if (has_svg) {
           g_string_append(figures, " ");
           put_link(figures, svg_base, "SVG");
           g_ptr_array_add(o->files, g_strdup(svg_base));
         }
-        g_autofree char *png = g_build_filename(o->dir, png_base, NULL);
-        if (g_file_test(png, G_FILE_TEST_EXISTS)) {
-          g_string_append(figures, has_svg ? " \xc2\xb7 " : " ");
-          put_link(figures, png_base, "PNG");
-          g_ptr_array_add(o->files, g_strdup(png_base));
+        gboolean linked = has_svg;
+        static const char *const others[][2] = {{"png", "PNG"}, {"pdf", "PDF"}};
+        for (guint f = 0; f < G_N_ELEMENTS(others); f++) {
+          g_autofree char *base = file_name(doc->name, what, others[f][0]);
+          g_autofree char *other = g_build_filename(o->dir, base, NULL);
+          if (!g_file_test(other, G_FILE_TEST_EXISTS))
+            continue;
+          g_string_append(figures, linked ? " \xc2\xb7 " : " ");
+          put_link(figures, base, others[f][1]);
+          g_ptr_array_add(o->files, g_strdup(base));
+          linked = TRUE;
         }
       }
       g_string_append(figures, "</figcaption>\n</figure>\n");
@@ -1076,7 +1102,7 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
                             left_out != NULL ? ", close up" : "")
           : g_strdup_printf("%s against %s%s", m->title, vary->name,
                             left_out != NULL ? ", close up" : "");
-  g_autoptr(LbPlot) plot = lb_plot_new(LB_PLOT_LINES, id, title);
+  g_autoptr(LbPlot) plot = new_plot(o, LB_PLOT_LINES, id, title);
   lb_plot_x_axis(plot, vary->name, scale, (const char *const *)vary->values->pdata);
   lb_plot_value_axis(plot, m->axis, m->floor, m->seconds);
 
@@ -1107,12 +1133,13 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
     g_string_append(csv, "_mean,runs,min,max,ci95_low,ci95_high");
   g_string_append_c(csv, '\n');
   g_autoptr(GString) left = g_string_new(NULL);
+  double fastest_x = INFINITY, fastest_y = INFINITY; /* the first point of the fewest ranks */
   for (guint b = 0; b < balancers->len; b++) {
     if (left_out != NULL && left_out[b]) {
       g_string_append_printf(left, "%s%s", left->len ? ", " : "", (char *)balancers->pdata[b]);
       continue;
     }
-    lb_plot_series_styled(plot, balancers->pdata[b], b);
+    lb_plot_series(plot, balancers->pdata[b]);
     for (guint c = 0; c < combos->len; c++) {
       /* this line's runs, gathered by their x, in the order of x */
       g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(SweepPoint));
@@ -1152,6 +1179,10 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
         hi[n + k] = isfinite(p->stats.ci_high) ? p->stats.ci_high : p->stats.mean;
       }
       lb_plot_line(plot, c, n, x, y);
+      if (n > 0 && (x[0] < fastest_x || (x[0] == fastest_x && y[0] < fastest_y))) {
+        fastest_x = x[0];
+        fastest_y = y[0];
+      }
       if (replicated) {
         lb_plot_band(plot, LB_PLOT_BAND_AREA, n, lo, hi);
         lb_plot_band(plot, LB_PLOT_BAND_BARS, n, lo + n, hi + n);
@@ -1186,6 +1217,22 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
       }
     }
   }
+  /* time against ranks: what ideal (strong) scaling would give from the
+   * fastest run at the fewest ranks */
+  gboolean ideal = m->seconds && strcmp(vary->name, "ranks") == 0 && scale != LB_PLOT_CATEGORIES &&
+                   isfinite(fastest_y) && fastest_y > 0 && fastest_x > 0;
+  if (ideal) {
+    g_autofree double *ix = g_new(double, vary->values->len);
+    g_autofree double *iy = g_new(double, vary->values->len);
+    guint n = 0;
+    for (guint k = 0; k < vary->values->len; k++)
+      if (xs[k] >= fastest_x) {
+        ix[n] = xs[k];
+        iy[n++] = fastest_y * fastest_x / xs[k];
+      }
+    g_autofree char *label = g_strdup_printf("ideal scaling from %g ranks", fastest_x);
+    lb_plot_reference(plot, label, n, ix, iy);
+  }
   const char *rname =
       replicated ? ((const LbSweepAxis *)doc->axes->pdata[doc->replicates])->name : NULL;
   g_autofree char *of = replicated ? g_strdup_printf("The mean over the replicates (%s)", rname)
@@ -1201,28 +1248,29 @@ sweep_chart(Out *o, GString *out, guint v, const SweepMeasure *m, GPtrArray *bal
                                       "or more, are left out (they are in the chart above).",
                                       left->str)
                     : g_strdup("");
+  g_autofree char *ideal_text =
+      ideal ? g_strdup_printf(" The grey dotted line is ideal strong scaling, the fastest time on "
+                              "%g ranks times %g over the ranks (not in the CSV).",
+                              fastest_x, fastest_x)
+            : g_strdup("");
   g_autofree char *caption =
       others > 0 ? g_strdup_printf("%s: %s against %s, a colour per balancer, a line style per "
-                                   "combination of the other parameters' values.%s%s",
-                                   m->title, of, vary->name, bands, close_text)
-                 : g_strdup_printf("%s: %s against %s, a line per balancer.%s%s", m->title, of,
-                                   vary->name, bands, close_text);
+                                   "combination of the other parameters' values.%s%s%s",
+                                   m->title, of, vary->name, bands, close_text, ideal_text)
+                 : g_strdup_printf("%s: %s against %s, a line per balancer.%s%s%s", m->title, of,
+                                   vary->name, bands, close_text, ideal_text);
   return put_chart(o, out, plot, what, caption, csv, error);
 }
 
 /* The balancers that dwarf the rest on the imbalance charts, as the run
- * page's close-up leaves them out: whose largest excess over 1 (over every
- * run) is CLOSE_UP_RATIO times the median balancer's or more. NULL when
- * none would go, or when fewer than two would stay. */
+ * page's close-up leaves them out (lb_plot_dwarfs), their largest
+ * excess over 1 over every run. */
 static gboolean *
 sweep_dwarfs(const LbResults *doc, const SweepMeasure *m, GPtrArray *balancers)
 {
   guint n = balancers->len;
-  if (n < 3)
-    return NULL;
   const LbSummaryField *field = lb_summary_lookup(m->field);
-  g_autofree double *excess = g_new0(double, n);
-  g_autofree double *sorted = g_new0(double, n);
+  g_autofree double *excess = g_new0(double, MAX(n, 1));
   for (guint i = 0; i < doc->results->len; i++) {
     const LbSweepResult *s = doc->results->pdata[i];
     double v = summary_value(field, s->result);
@@ -1230,21 +1278,7 @@ sweep_dwarfs(const LbResults *doc, const SweepMeasure *m, GPtrArray *balancers)
       if (strcmp(s->balancer, balancers->pdata[b]) == 0)
         excess[b] = MAX(excess[b], v - 1);
   }
-  memcpy(sorted, excess, n * sizeof(double));
-  qsort(sorted, n, sizeof(double), compare_doubles);
-  double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  if (!(median > 0))
-    return NULL;
-  gboolean *left_out = g_new0(gboolean, n);
-  guint kept = n;
-  for (guint b = 0; b < n; b++)
-    if (excess[b] >= CLOSE_UP_RATIO * median) {
-      left_out[b] = TRUE;
-      kept--;
-    }
-  if (kept == n || kept < 2)
-    g_clear_pointer(&left_out, g_free);
-  return left_out;
+  return lb_plot_dwarfs(excess, n);
 }
 
 static void
@@ -1549,9 +1583,27 @@ gboolean
 lb_html_write(const LbResults *doc, const LbHtmlOptions *options, GError **error)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-  Out o = {doc,          doc->kind,     doc->name,
-           doc->version, options->json, options->length,
-           options->dir, files,         options->chart_scale};
+  g_auto(Out) o = {.doc = doc,
+                   .kind = doc->kind,
+                   .name = doc->name,
+                   .version = doc->version,
+                   .json = options->json,
+                   .length = options->length,
+                   .dir = options->dir,
+                   .files = files,
+                   .chart_scale = options->chart_scale,
+                   .chart_formats = options->chart_formats,
+                   .look = &options->look};
+  /* a balancer's style: by its name, among the names of the page */
+  g_autoptr(GPtrArray) names = g_ptr_array_new();
+  if (strcmp(doc->kind, "sweep") == 0) {
+    g_autoptr(GPtrArray) balancers = sweep_balancers(doc);
+    g_ptr_array_extend(names, balancers, NULL, NULL);
+  } else {
+    for (guint i = 0; i < doc->runs->len; i++)
+      g_ptr_array_add(names, ((LbRunResult *)doc->runs->pdata[i])->balancer);
+  }
+  o.styles = lb_styles_new((const char *const *)names->pdata, names->len);
   g_auto(Manifest) old = {0};
   gboolean had = manifest_load(options->dir, &old);
   g_autofree char *sha = g_compute_checksum_for_data(
@@ -1711,7 +1763,7 @@ claims_table(GString *out, const LbReproduction *rep)
     value_cell(out, "lbsim", c->done ? c->lbsim : NAN, lbsim);
     g_string_append(out, "<td>");
     esc(out, c->rule);
-    g_string_append_printf(out, "</td><td>%s</td><td>",
+    g_string_append_printf(out, "</td><td>%s</td><td class=\"text\">",
                            !c->done    ? "\xe2\x80\x93"
                            : c->agrees ? "yes"
                            : known     ? "<strong>no</strong> (known)"
@@ -1752,9 +1804,9 @@ diagnostics_and_calibration(GString *out, const LbReproduction *rep)
     esc(out, c->id);
     g_string_append(out, "</th>");
     value_cell(out, "lbsim", c->done ? c->lbsim : NAN, lbsim);
-    g_string_append(out, "<td style=\"text-align:left;white-space:normal\">");
+    g_string_append(out, "<td class=\"text\">");
     esc(out, c->text);
-    g_string_append(out, "</td><td style=\"text-align:left;white-space:normal\">");
+    g_string_append(out, "</td><td class=\"text\">");
     esc(out, c->note);
     g_string_append(out, "</td></tr>\n");
   }
@@ -1779,8 +1831,80 @@ diagnostics_and_calibration(GString *out, const LbReproduction *rep)
   g_string_append(out, "</tbody>\n</table>\n");
 }
 
-/* One chart per figure: the paper's and lbsim's numbers against the
- * processors, points of the claims that name the figure. */
+/* Text as a file name's part: lower case, a '-' for every run of other
+ * characters than letters and digits, at most 80 characters. */
+static char *
+slug(const char *text, gssize length)
+{
+  g_autofree char *lower = g_ascii_strdown(text, length);
+  GString *out = g_string_new(NULL);
+  for (const char *c = lower; *c != '\0'; c++)
+    if (g_ascii_isalnum(*c))
+      g_string_append_c(out, *c);
+    else if (out->len > 0 && out->str[out->len - 1] != '-')
+      g_string_append_c(out, '-');
+  if (out->len > 80)
+    g_string_truncate(out, 80);
+  while (out->len > 0 && out->str[out->len - 1] == '-')
+    g_string_truncate(out, out->len - 1);
+  if (out->len == 0)
+    g_string_assign(out, "figure");
+  return g_string_free(out, FALSE);
+}
+
+/* The figures' file names: each its reference, the words before its ':'
+ * ("Fig. 1, problem 1 (h = 10): ..." is fig-1-problem-1-h-10); figures
+ * that share a reference each their whole text; a number after a name
+ * taken still. */
+static GPtrArray *
+figure_slugs(GPtrArray *figures)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) short_names = g_ptr_array_new_with_free_func(g_free);
+  for (guint k = 0; k < figures->len; k++) {
+    const char *f = figures->pdata[k];
+    g_ptr_array_add(short_names, slug(f, (gssize)strcspn(f, ":")));
+  }
+  for (guint k = 0; k < figures->len; k++) {
+    guint same = 0;
+    for (guint j = 0; j < figures->len; j++)
+      same += strcmp(short_names->pdata[j], short_names->pdata[k]) == 0;
+    g_autofree char *name =
+        same > 1 ? slug(figures->pdata[k], -1) : g_strdup(short_names->pdata[k]);
+    char *unique = g_strdup(name);
+    for (guint n = 2; g_ptr_array_find_with_equal_func(out, unique, g_str_equal, NULL); n++) {
+      g_free(unique);
+      unique = g_strdup_printf("%s-%u", name, n);
+    }
+    g_ptr_array_add(out, unique);
+  }
+  return out;
+}
+
+/* The points of one line: (processors, value) in the order of the
+ * processors. */
+static void
+line_points(GPtrArray *points, gboolean paper, GArray *x, GArray *y)
+{
+  g_autoptr(GArray) order = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint i = 0; i < points->len; i++) {
+    const LbFigurePoint *pt = points->pdata[i];
+    double v = paper ? pt->paper : pt->lbsim, r = pt->ranks;
+    if (!isfinite(v))
+      continue;
+    guint at = 0;
+    while (at < x->len && g_array_index(x, double, at) <= r)
+      at++;
+    g_array_insert_val(x, at, r);
+    g_array_insert_val(y, at, v);
+  }
+}
+
+/* One chart per figure the claims name: a series per quantity its claims
+ * measure (a claim of one number at one processor count is a point of
+ * its quantity's lines; a claim of several points, lbsim's line and the
+ * bounds the paper states), the paper's numbers dashed, lbsim's solid,
+ * against the processors; each file named after the figure. */
 static gboolean
 figure_charts(Out *o, GString *out, const LbReproduction *rep, GError **error)
 {
@@ -1791,47 +1915,72 @@ figure_charts(Out *o, GString *out, const LbReproduction *rep, GError **error)
       g_ptr_array_add(figures, (gpointer)f);
   }
   g_string_append(out, "<h2 id=\"figures-section\">The paper's figures</h2>\n");
+  g_autoptr(GPtrArray) slugs = figure_slugs(figures);
   for (guint k = 0; k < figures->len; k++) {
     const char *figure = figures->pdata[k];
-    g_autoptr(GArray) px = g_array_new(FALSE, FALSE, sizeof(double));
-    g_autoptr(GArray) py = g_array_new(FALSE, FALSE, sizeof(double));
-    g_autoptr(GArray) lx = g_array_new(FALSE, FALSE, sizeof(double));
-    g_autoptr(GArray) ly = g_array_new(FALSE, FALSE, sizeof(double));
-    g_autoptr(GString) csv = g_string_new("processors,paper,lbsim\n");
+    g_autoptr(GPtrArray) points = g_ptr_array_new();
     const char *unit = "";
     for (guint i = 0; i < rep->nclaims; i++) {
       const LbClaimRow *c = &rep->claims[i];
       if (c->figure == NULL || strcmp(c->figure, figure) != 0)
         continue;
-      double x = c->ranks;
       unit = c->unit;
-      g_array_append_val(px, x);
-      g_array_append_val(py, c->paper);
-      g_string_append_printf(csv, "%u", c->ranks);
-      csv_number(csv, c->paper);
-      if (c->done) {
-        g_array_append_val(lx, x);
-        g_array_append_val(ly, c->lbsim);
-        csv_number(csv, c->lbsim);
-      } else {
-        g_string_append_c(csv, ',');
-      }
-      g_string_append_c(csv, '\n');
+      for (guint p = 0; p < c->npoints; p++)
+        g_ptr_array_add(points, (gpointer)&c->points[p]);
     }
-    g_autofree char *id = g_strdup_printf("figure-%u", k + 1);
-    g_autoptr(LbPlot) plot = lb_plot_new(LB_PLOT_LINES, id, figure);
+    const char *name = slugs->pdata[k];
+    g_autoptr(LbPlot) plot = new_plot(o, LB_PLOT_LINES, name, figure);
     lb_plot_x_axis(plot, "processors", LB_PLOT_LOG2, NULL);
     lb_plot_value_axis(plot, *unit != '\0' ? unit : "value", 0, FALSE);
-    lb_plot_series(plot, "the paper");
-    lb_plot_line(plot, 0, px->len, (double *)px->data, (double *)py->data);
-    lb_plot_series(plot, "lbsim");
-    lb_plot_line(plot, 0, lx->len, (double *)lx->data, (double *)ly->data);
+    lb_plot_style(plot, 0, "lbsim");
+    lb_plot_style(plot, 1, "the paper");
+    g_autoptr(GString) csv = g_string_new("series,processors,paper,lbsim\n");
+    g_autoptr(GPtrArray) series = g_ptr_array_new();
+    for (guint i = 0; i < points->len; i++) {
+      const LbFigurePoint *pt = points->pdata[i];
+      if (!g_ptr_array_find_with_equal_func(series, pt->series, g_str_equal, NULL))
+        g_ptr_array_add(series, (gpointer)pt->series);
+    }
+    for (guint l = 0; l < series->len; l++) {
+      lb_plot_series(plot, series->pdata[l]);
+      for (guint line = 0; line < 3; line++) { /* the paper's two, then lbsim's */
+        g_autoptr(GPtrArray) on = g_ptr_array_new();
+        for (guint i = 0; i < points->len; i++) {
+          const LbFigurePoint *pt = points->pdata[i];
+          if (strcmp(pt->series, series->pdata[l]) == 0 &&
+              (line == 2 ? isfinite(pt->lbsim) : isfinite(pt->paper) && pt->line == line))
+            g_ptr_array_add(on, (gpointer)pt);
+        }
+        g_autoptr(GArray) x = g_array_new(FALSE, FALSE, sizeof(double));
+        g_autoptr(GArray) y = g_array_new(FALSE, FALSE, sizeof(double));
+        line_points(on, line < 2, x, y);
+        if (x->len > 0)
+          lb_plot_line(plot, line < 2 ? 1 : 0, x->len, (double *)x->data, (double *)y->data);
+      }
+      for (guint i = 0; i < points->len; i++) {
+        const LbFigurePoint *pt = points->pdata[i];
+        if (strcmp(pt->series, series->pdata[l]) != 0)
+          continue;
+        lb_report_csv_text(csv, pt->series);
+        g_string_append_printf(csv, ",%u", pt->ranks);
+        if (isfinite(pt->paper))
+          csv_number(csv, pt->paper);
+        else
+          g_string_append_c(csv, ',');
+        if (isfinite(pt->lbsim))
+          csv_number(csv, pt->lbsim);
+        else
+          g_string_append_c(csv, ',');
+        g_string_append_c(csv, '\n');
+      }
+    }
     g_string_append(out, "<h3>");
     esc(out, figure);
     g_string_append(out, "</h3>\n");
-    if (!put_chart(o, out, plot, id,
-                   "The paper's number and lbsim's for each processor count the claims name "
-                   "(lbsim's where it ran).",
+    if (!put_chart(o, out, plot, name,
+                   "The paper's numbers (dashed) and lbsim's (solid, where it ran) against the "
+                   "processors, a line per quantity measured; for a claim of several points, "
+                   "the least and the most the paper states.",
                    csv, error))
       return FALSE;
   }
@@ -1863,9 +2012,21 @@ gboolean
 lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *options, GError **error)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
-  Out o = {NULL,         "reproduction", rep->key,
-           LB_VERSION,   options->json,  options->length,
-           options->dir, files,          options->chart_scale};
+  g_auto(Out) o = {.kind = "reproduction",
+                   .name = rep->key,
+                   .version = LB_VERSION,
+                   .json = options->json,
+                   .length = options->length,
+                   .dir = options->dir,
+                   .files = files,
+                   .chart_scale = options->chart_scale,
+                   .chart_formats = options->chart_formats,
+                   .look = &options->look};
+  g_autoptr(GPtrArray) names = g_ptr_array_new();
+  for (guint i = 0; i < rep->nclaims; i++)
+    for (guint p = 0; p < rep->claims[i].npoints; p++)
+      g_ptr_array_add(names, (gpointer)rep->claims[i].points[p].series);
+  o.styles = lb_styles_new((const char *const *)names->pdata, names->len);
   g_auto(Manifest) old = {0};
   gboolean had = manifest_load(options->dir, &old);
   g_autofree char *json_base = file_name(rep->key, "reproduction", "json");

@@ -38,17 +38,33 @@ typedef struct {
    * DIR/SCENARIO.run.json (or .sweep.json) unless it is that file. */
   const char *source;
   LbPlotValueScale chart_scale; /* the value axes of the lines charts (--chart-scale) */
+  guint chart_formats;          /* each chart's files besides its SVG: LbFigureFormat bits */
+  LbFigureLook look;            /* the charts' files for print (the page's stay as they are) */
 } LbHtmlOptions;
 
 /* Writes the page, its CSV and SVG files, the JSON and the list of files,
  * then removes the files of the report it replaces that it did not write. */
 gboolean lb_html_write(const LbResults *results, const LbHtmlOptions *options, GError **error);
 
+/* A point of a figure's chart: the quantity it is of (a series: the
+ * paper's lines and lbsim's of one quantity share its name and style),
+ * its processors, and the paper's number there or lbsim's (NAN: none).
+ * A claim of several points has lbsim's points and the paper's bounds as
+ * lines of their own (line 0 and 1: the least and the most). */
+typedef struct {
+  const char *series;
+  guint ranks;
+  double paper, lbsim;
+  guint line;
+} LbFigurePoint;
+
 /* A claim of a paper beside lbsim's number (lbsim reproduce --report), or
  * a diagnostic (lbsim's own number: no paper, no rule). */
 typedef struct {
   const char *id, *text, *unit, *rule, *note;
-  const char *figure; /* the chart it is a point of (x: processors), or NULL */
+  const char *figure;          /* the chart it is on (x: processors), or NULL */
+  const LbFigurePoint *points; /* its points on that chart */
+  guint npoints;
   guint ranks;
   double paper, lbsim;
   gboolean done, agrees, headline, diagnostic;

@@ -1,14 +1,13 @@
-/* Pictures with cairo: every picture is drawn twice by the same function,
- * on an image surface (PNG) and on an SVG surface, so the two agree. */
+/* Pictures with cairo: every picture is drawn by one function in each
+ * format (figure.c), so that they agree; the charts of the steps are the
+ * report's (plots.c). */
 #include "report/pictures.h"
-#include "io/output.h"
 #include "lbsim/balancer.h"
+#include "report/plots.h"
 
 #include <math.h>
 #include <string.h>
 #include <cairo.h>
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_t, cairo_destroy)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
@@ -30,9 +29,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
 #define BARS_HEIGHT 320
 #define RANK_BAND_GAP 8
 #define RANK_BAND_HEIGHT 44
-#define CHART_WIDTH LB_PICTURES_WIDTH
-#define CHART_HEIGHT 720
-#define FONT "sans-serif"
+/* The title lines' band at the top of every picture, cut off when the
+ * title is dropped (--no-title). */
+#define TITLE_BAND 88
 /* Every size below is multiplied by this: one scale for every picture,
  * large enough to read when a page shows the picture half as wide. */
 #define FONT_SCALE 1.5
@@ -67,37 +66,6 @@ set_rgb(cairo_t *cr, guint32 rgb)
   cairo_set_source_rgb(cr, (rgb >> 16) / 255.0, (rgb >> 8 & 0xff) / 255.0, (rgb & 0xff) / 255.0);
 }
 
-/* Colour-blind-safe (Okabe and Ito), without the yellow that white hides. */
-static const guint32 line_colours[] = {0x0072b2, 0xd55e00, 0x009e73, 0xcc79a7,
-                                       0xe69f00, 0x56b4e9, 0x000000};
-
-guint32
-lb_pictures_line_colour(guint index)
-{
-  return line_colours[index % G_N_ELEMENTS(line_colours)];
-}
-
-double
-lb_pictures_nice_step(double span, guint count, gboolean integral)
-{
-  double raw = span > 0 ? span / count : 1;
-  double magnitude = pow(10, floor(log10(raw)));
-  double f = raw / magnitude;
-  double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10) * magnitude;
-  if (integral)
-    step = MAX(1, round(step));
-  return step;
-}
-
-char *
-lb_pictures_format_tick(double v, double step)
-{
-  int decimals = 0;
-  while (decimals < 6 && fabs(step * pow(10, decimals) - round(step * pow(10, decimals))) > 1e-6)
-    decimals++;
-  return g_strdup_printf("%.*f", decimals, fabs(v) < step * 1e-9 ? 0.0 : v);
-}
-
 /* Loads on labels: exact up to six digits, else three significant ones. */
 static char *
 format_load(guint64 v)
@@ -115,7 +83,7 @@ format_load(guint64 v)
 static void
 set_font(cairo_t *cr, double size, gboolean bold)
 {
-  cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+  cairo_select_font_face(cr, LB_FONT_FAMILY, CAIRO_FONT_SLANT_NORMAL,
                          bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, size * FONT_SCALE);
 }
@@ -136,70 +104,12 @@ text_height(cairo_t *cr)
   return e.ascent + e.descent;
 }
 
-/* Moves to where text anchored at (x, y) starts: ax 0 left, 0.5 centre,
- * 1 right; ay 0 top, 0.5 middle, 1 bottom. */
-static void
-move_to_anchor(cairo_t *cr, double x, double y, double ax, double ay, const char *text)
-{
-  cairo_font_extents_t e;
-  cairo_font_extents(cr, &e);
-  cairo_move_to(cr, x - ax * text_width(cr, text), y - ay * (e.ascent + e.descent) + e.ascent);
-}
-
-/* Text in SVG pictures: cairo's SVG surface draws glyphs as outlines,
- * which no editor can change and no search finds, so on an SVG surface
- * text is kept as <text> elements (in device units, with its colour,
- * size, weight, anchor and rotation) and written over the drawing when
- * it is done. */
-static const cairo_user_data_key_t svg_text_key;
-
-static void
-svg_text(cairo_t *cr, GString *out, double x, double y, double ax, const char *text)
-{
-  double bx = x, by = y;
-  cairo_user_to_device(cr, &bx, &by);
-  cairo_matrix_t m;
-  cairo_get_matrix(cr, &m);
-  double scale = sqrt(fabs(m.xx * m.yy - m.xy * m.yx));
-  double angle = atan2(m.yx, m.xx) * 180 / G_PI;
-  cairo_matrix_t fm;
-  cairo_get_font_matrix(cr, &fm);
-  double r = 0, g = 0, b = 0, a = 1;
-  cairo_pattern_get_rgba(cairo_get_source(cr), &r, &g, &b, &a);
-  gboolean bold = cairo_toy_font_face_get_weight(cairo_get_font_face(cr)) == CAIRO_FONT_WEIGHT_BOLD;
-  g_autofree char *escaped = g_markup_escape_text(text, -1);
-  char num[6][G_ASCII_DTOSTR_BUF_SIZE];
-  g_string_append_printf(out, "<text x=\"%s\" y=\"%s\" font-size=\"%s\"",
-                         g_ascii_formatd(num[0], sizeof num[0], "%.2f", bx),
-                         g_ascii_formatd(num[1], sizeof num[1], "%.2f", by),
-                         g_ascii_formatd(num[2], sizeof num[2], "%.2f", fm.xx * scale));
-  if (bold)
-    g_string_append(out, " font-weight=\"bold\"");
-  if (ax > 0)
-    g_string_append_printf(out, " text-anchor=\"%s\"", ax < 1 ? "middle" : "end");
-  g_string_append_printf(out, " fill=\"#%02x%02x%02x\"", (guint)lround(r * 255),
-                         (guint)lround(g * 255), (guint)lround(b * 255));
-  if (a < 1)
-    g_string_append_printf(out, " fill-opacity=\"%s\"",
-                           g_ascii_formatd(num[3], sizeof num[3], "%.2f", a));
-  if (fabs(angle) > 1e-6)
-    g_string_append_printf(out, " transform=\"rotate(%s %s %s)\"",
-                           g_ascii_formatd(num[3], sizeof num[3], "%.1f", angle), num[0], num[1]);
-  g_string_append_printf(out, ">%s</text>\n", escaped);
-}
-
 static void
 show_text(cairo_t *cr, double x, double y, double ax, double ay, const char *text)
 {
-  GString *svg = cairo_get_user_data(cr, &svg_text_key);
-  if (svg == NULL) {
-    move_to_anchor(cr, x, y, ax, ay, text);
-    cairo_show_text(cr, text);
-    return;
-  }
   cairo_font_extents_t e;
   cairo_font_extents(cr, &e);
-  svg_text(cr, svg, x, y - ay * (e.ascent + e.descent) + e.ascent, ax, text);
+  lb_figure_show_text(cr, x, y - ay * (e.ascent + e.descent) + e.ascent, ax, text);
 }
 
 static void
@@ -229,10 +139,11 @@ show_label(cairo_t *cr, double x, double y, const char *const *lines, guint n, d
     show_text(cr, x, top + i * line, 0.5, 0, lines[i]);
 }
 
-/* One line, made smaller until it fits width. */
+/* One line anchored at x (ax as show_text's), made smaller until it
+ * fits width. */
 static void
-show_fitted(cairo_t *cr, double x, double y, double width, double size, gboolean bold,
-            const char *text)
+show_fitted_at(cairo_t *cr, double x, double y, double ax, double width, double size, gboolean bold,
+               const char *text)
 {
   set_font(cr, size, bold);
   /* hinted advances are whole pixels: the width is not quite in
@@ -241,7 +152,14 @@ show_fitted(cairo_t *cr, double x, double y, double width, double size, gboolean
     size *= MIN(width / w, 0.98);
     set_font(cr, size, bold);
   }
-  show_text(cr, x, y, 0, 0, text);
+  show_text(cr, x, y, ax, 0, text);
+}
+
+static void
+show_fitted(cairo_t *cr, double x, double y, double width, double size, gboolean bold,
+            const char *text)
+{
+  show_fitted_at(cr, x, y, 0, width, size, bold, text);
 }
 
 static void
@@ -258,83 +176,6 @@ show_rotated(cairo_t *cr, double x, double y, const char *text)
 
 typedef void (*DrawFunc)(cairo_t *cr, gconstpointer data);
 
-static cairo_status_t
-append_cb(void *closure, const unsigned char *data, unsigned int length)
-{
-  g_byte_array_append(closure, data, length);
-  return CAIRO_STATUS_SUCCESS;
-}
-
-static gboolean
-save(const char *path, GByteArray *bytes, GError **error)
-{
-  g_autoptr(GError) local = NULL;
-  if (lb_output_write(path, (const char *)bytes->data, bytes->len, &local))
-    return TRUE;
-  g_set_error(error, G_FILE_ERROR, local->code, "cannot write %s: %s", path, local->message);
-  return FALSE;
-}
-
-static gboolean
-cairo_failed(cairo_status_t status, const char *path, GError **error)
-{
-  if (status == CAIRO_STATUS_SUCCESS)
-    return FALSE;
-  g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot draw %s: %s", path,
-              cairo_status_to_string(status));
-  return TRUE;
-}
-
-/* The SVG's text after the drawing, inside its root element. */
-static void
-svg_add_text(GByteArray *bytes, const GString *text)
-{
-  const char *end = g_strrstr_len((const char *)bytes->data, bytes->len, "</svg>");
-  g_assert(end != NULL); /* cairo's own SVG */
-  gsize at = (gsize)(end - (const char *)bytes->data);
-  g_autoptr(GString) group = g_string_new("<g font-family=\"" FONT "\">\n");
-  g_string_append_len(group, text->str, (gssize)text->len);
-  g_string_append(group, "</g>\n");
-  g_byte_array_remove_range(bytes, (guint)at, bytes->len - (guint)at);
-  g_byte_array_append(bytes, (const guint8 *)group->str, (guint)group->len);
-  g_byte_array_append(bytes, (const guint8 *)"</svg>\n", 7);
-}
-
-static const char *const format_names[] = {"png", "svg", "pdf"};
-
-const char *
-lb_pictures_format_ext(LbPictureFormat format)
-{
-  for (guint f = 0; f < G_N_ELEMENTS(format_names); f++)
-    if (format == 1u << f)
-      return format_names[f];
-  g_return_val_if_reached(NULL);
-}
-
-gboolean
-lb_pictures_parse_formats(const char *const *values, guint *formats, GError **error)
-{
-  *formats = 0;
-  for (guint v = 0; values != NULL && values[v] != NULL; v++) {
-    g_auto(GStrv) names = g_strsplit(values[v], ",", -1);
-    for (guint n = 0; names[n] != NULL; n++) {
-      const char *name = g_strstrip(names[n]);
-      guint f = 0;
-      while (f < G_N_ELEMENTS(format_names) && g_ascii_strcasecmp(name, format_names[f]) != 0)
-        f++;
-      if (f == G_N_ELEMENTS(format_names)) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--picture-format %s: not png, svg or pdf", name);
-        return FALSE;
-      }
-      *formats |= 1u << f;
-    }
-  }
-  if (*formats == 0)
-    *formats = LB_PICTURES_DEFAULT_FORMATS;
-  return TRUE;
-}
-
 static guint
 formats_of(const LbPictureOptions *o)
 {
@@ -345,81 +186,66 @@ void
 lb_pictures_add_files(GPtrArray *names, const LbPictureOptions *o, const char *dir,
                       const char *scenario, const char *what)
 {
-  for (guint f = 0; f < G_N_ELEMENTS(format_names); f++)
+  for (guint f = 0; f < LB_FIGURE_FORMATS; f++)
     if (formats_of(o) & 1u << f)
-      g_ptr_array_add(names, lb_pictures_file(dir, scenario, what, format_names[f]));
+      g_ptr_array_add(names, lb_figure_file(dir, scenario, what, lb_figure_format_ext(1u << f)));
 }
 
-/* One format of a picture drawn width x height (every picture LB_PICTURES_WIDTH
- * wide, so that one font size reads the same in all), scaled to the
- * options' width. The SVG's ids come from cairo's counters, which the same
- * drawing in the same order makes the same in every run; the PDF carries
- * no creation date. */
+static const cairo_user_data_key_t untitled_key;
+
 static gboolean
-draw_format(LbPictureFormat format, const char *path, double scale, guint width, guint height,
-            DrawFunc draw, gconstpointer data, GError **error)
+untitled(cairo_t *cr)
 {
-  g_autoptr(GByteArray) bytes = g_byte_array_new();
-  double w = ceil(width * scale), h = ceil(height * scale);
-  if (format == LB_PICTURE_PNG) {
-    g_autoptr(cairo_surface_t) image =
-        cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
-    g_autoptr(cairo_t) cr = cairo_create(image);
-    cairo_scale(cr, scale, scale);
-    draw(cr, data);
-    if (cairo_failed(cairo_status(cr), path, error) ||
-        cairo_failed(cairo_surface_write_to_png_stream(image, append_cb, bytes), path, error))
-      return FALSE;
-    return save(path, bytes, error);
-  }
-  g_autoptr(GString) text = g_string_new(NULL);
-  g_autoptr(cairo_surface_t) vector = NULL;
-  if (format == LB_PICTURE_SVG) {
-    vector = cairo_svg_surface_create_for_stream(append_cb, bytes, w, h);
-    cairo_svg_surface_set_document_unit(vector, CAIRO_SVG_UNIT_USER);
-  } else {
-    vector = cairo_pdf_surface_create_for_stream(append_cb, bytes, w, h);
-    cairo_pdf_surface_set_metadata(vector, CAIRO_PDF_METADATA_CREATOR, "lbsim");
-    cairo_pdf_surface_set_metadata(vector, CAIRO_PDF_METADATA_CREATE_DATE, "");
-  }
-  g_autoptr(cairo_t) cr = cairo_create(vector);
-  if (format == LB_PICTURE_SVG)
-    cairo_set_user_data(cr, &svg_text_key, text, NULL);
-  cairo_scale(cr, scale, scale);
-  draw(cr, data);
-  cairo_status_t status = cairo_status(cr);
-  g_clear_pointer(&cr, cairo_destroy);
-  cairo_surface_finish(vector);
-  if (cairo_failed(status, path, error) || cairo_failed(cairo_surface_status(vector), path, error))
-    return FALSE;
-  if (format == LB_PICTURE_SVG)
-    svg_add_text(bytes, text);
-  return save(path, bytes, error);
+  return cairo_get_user_data(cr, &untitled_key) != NULL;
 }
 
-/* DIR/SCENARIO.WHAT.EXT in each of the options' formats, drawn by the
- * same function so that they agree. */
+/* A picture drawn without its title band: moved up over it. */
+typedef struct {
+  DrawFunc draw;
+  gconstpointer data;
+} Untitled;
+
+static void
+draw_untitled(cairo_t *cr, gconstpointer data)
+{
+  const Untitled *u = data;
+  cairo_set_user_data(cr, &untitled_key, (void *)u, NULL);
+  cairo_translate(cr, 0, -TITLE_BAND);
+  u->draw(cr, u->data);
+}
+
+/* DIR/SCENARIO.WHAT.EXT in each of the options' formats, drawn width x
+ * height (every picture LB_PICTURES_WIDTH wide, so that one font size
+ * reads the same in all) and scaled to the options' width: pixels (PDF:
+ * points), or, for print, its width in points (its PNG LB_FIGURE_PPI
+ * pixels an inch). */
 static gboolean
 write_picture(const LbPictureOptions *o, const char *scenario, const char *what, guint width,
               guint height, DrawFunc draw, gconstpointer data, GError **error)
 {
-  double scale = o->width > 0 ? (double)o->width / LB_PICTURES_WIDTH : 1.0;
-  for (guint f = 0; f < G_N_ELEMENTS(format_names); f++) {
+  gboolean print = o->look.width > 0;
+  double scale = print          ? o->look.width / LB_PICTURES_WIDTH
+                 : o->width > 0 ? (double)o->width / LB_PICTURES_WIDTH
+                                : 1.0;
+  Untitled u = {draw, data};
+  double h = height;
+  if (o->look.no_title) {
+    draw = draw_untitled;
+    data = &u;
+    h -= TITLE_BAND;
+  }
+  for (guint f = 0; f < LB_FIGURE_FORMATS; f++) {
     if (!(formats_of(o) & 1u << f))
       continue;
-    g_autofree char *path = lb_pictures_file(o->dir, scenario, what, format_names[f]);
-    if (!draw_format(1u << f, path, scale, width, height, draw, data, error))
+    LbFigureTarget target = {scale, print};
+    if (print && 1u << f == LB_FIGURE_PNG)
+      target.scale *= LB_FIGURE_PPI / 72;
+    g_autofree char *path = lb_figure_file(o->dir, scenario, what, lb_figure_format_ext(1u << f));
+    g_autoptr(GBytes) bytes = lb_figure_draw(1u << f, &target, width, h, draw, data, path, error);
+    if (bytes == NULL || !lb_figure_save(path, bytes, error))
       return FALSE;
   }
   return TRUE;
-}
-
-char *
-lb_pictures_file(const char *dir, const char *scenario, const char *what, const char *ext)
-{
-  g_autofree char *name = g_strdup_printf("%s.%s.%s", scenario, what, ext);
-  g_strdelimit(name, "/", '_');
-  return g_build_filename(dir, name, NULL);
 }
 
 /* ---- the partition ---- */
@@ -611,6 +437,8 @@ describe_plane(Plane *p)
 static void
 draw_titles(cairo_t *cr, guint width, const char *title, const char *subtitle, const char *details)
 {
+  if (untitled(cr))
+    return;
   double room = width - 2 * 16.0;
   set_rgb(cr, 0x202020);
   show_fitted(cr, 16, 14, room, 17, TRUE, title);
@@ -628,11 +456,11 @@ draw_cell_ticks(cairo_t *cr, double start, double across, double length, guint64
                 gboolean vertical, const char *name)
 {
   set_font(cr, 11, FALSE);
-  double step = lb_pictures_nice_step((double)n, length >= 400 ? 8 : 4, TRUE);
+  double step = lb_figure_nice_step((double)n, length >= 400 ? 8 : 4, TRUE);
   cairo_set_line_width(cr, 1);
   for (double v = 0; v <= (double)n + 1e-9; v += step) {
     double at = length * v / (double)n;
-    g_autofree char *label = lb_pictures_format_tick(v, step);
+    g_autofree char *label = lb_figure_format_tick(v, step);
     set_rgb(cr, 0x404040);
     if (vertical) {
       double y = round(start - at) + 0.5;
@@ -677,14 +505,14 @@ draw_colour_bar(cairo_t *cr, const Plane *p)
 
   set_font(cr, 11, FALSE);
   double span = (double)(p->hi - p->lo);
-  double step = lb_pictures_nice_step(span, 6, TRUE);
+  double step = lb_figure_nice_step(span, 6, TRUE);
   double first = ceil(p->lo / step) * step, last = floor(p->hi / step) * step;
   for (double v = first; v <= last + 1e-9; v += step) {
     double y = round(bottom - height * (v - p->lo) / span) + 0.5;
     cairo_move_to(cr, x + COLOUR_BAR_WIDTH, y);
     cairo_line_to(cr, x + COLOUR_BAR_WIDTH + 5, y);
     cairo_stroke(cr);
-    g_autofree char *label = lb_pictures_format_tick(v, step);
+    g_autofree char *label = lb_figure_format_tick(v, step);
     show_text(cr, x + COLOUR_BAR_WIDTH + 8, y, 0, 0.5, label);
   }
   /* the ends, the smallest and largest load shown, unless a tick is there */
@@ -964,7 +792,7 @@ draw_strip(cairo_t *cr, const Plane *p)
   const LbPictureLayout *l = &p->layout;
   guint k = l->cell_px;
   double x0 = l->map_x, top = l->map_y, bottom = top + BARS_HEIGHT;
-  double step = lb_pictures_nice_step((double)p->hi, 5, TRUE);
+  double step = lb_figure_nice_step((double)p->hi, 5, TRUE);
   double y_max = ceil((double)p->hi / step) * step;
   set_font(cr, 11, FALSE);
   cairo_set_line_width(cr, 1);
@@ -978,7 +806,7 @@ draw_strip(cairo_t *cr, const Plane *p)
     cairo_move_to(cr, x0 - 5, y);
     cairo_line_to(cr, x0, y);
     cairo_stroke(cr);
-    g_autofree char *label = lb_pictures_format_tick(v, step);
+    g_autofree char *label = lb_figure_format_tick(v, step);
     show_text(cr, x0 - 8, y, 1, 0.5, label);
   }
   set_font(cr, 12, TRUE);
@@ -1085,192 +913,103 @@ lb_pictures_partition(const LbPictureOptions *o, const LbPartitionPicture *pictu
                        &p, error);
 }
 
-/* ---- the imbalance chart ---- */
+/* ---- the charts of the steps ---- */
 
+/* What a chart of the steps shows: the imbalance after balancing, or a
+ * declared metric by name. */
 typedef struct {
-  const char *scenario;
-  GPtrArray *results; /* the runs drawn (those with a value) */
-  char *subtitle;
-  const char *title, *axis; /* after "SCENARIO: ", and the y axis */
-  double floor;             /* the best value: the axis starts there when it can */
-  int metric;               /* -1: imbalance after balancing; else a metric def index... */
-  const char *metric_name;  /* ...looked up by name in each run */
-} Chart;
+  const char *metric; /* NULL: the imbalance after balancing */
+  const char *what, *axis;
+  double floor; /* the best value: the axis starts there when it can */
+} Measure;
 
-/* A run's value at a step, and its mean over the run. */
 static double
-chart_value(const Chart *c, const LbRunResult *run, guint step)
+step_value(const Measure *m, const LbRunResult *run, guint step)
 {
-  if (c->metric_name == NULL)
+  if (m->metric == NULL)
     return run->adaptations[step].imbalance_after;
-  int k = lb_metric_defs_find(run->metric_defs, c->metric_name);
+  int k = lb_metric_defs_find(run->metric_defs, m->metric);
   return run->adaptation_metrics[(gsize)step * run->metric_defs->len + (guint)k];
 }
 
 static double
-chart_mean(const Chart *c, const LbRunResult *run)
+run_mean(const Measure *m, const LbRunResult *run)
 {
-  if (c->metric_name == NULL)
+  if (m->metric == NULL)
     return run->imbalance_after;
   double v = 0;
-  lb_run_result_metric(run, c->metric_name, &v);
+  lb_run_result_metric(run, m->metric, &v);
   return v;
 }
 
-/* Past the seven colours, the lines are dashed, then dotted: no two of
- * up to 21 runs look the same. */
-static void
-set_line_style(cairo_t *cr, guint index)
+/* A chart of the runs (those not left out), a line each, in its
+ * balancer's style. */
+static LbPlot *
+steps_chart(const LbPictureOptions *o, const LbStyles *styles, const char *id, const char *title,
+            const char *subtitle, const Measure *m, GPtrArray *runs, const gboolean *left_out)
 {
-  static const double dashes[][2] = {{0, 0}, {9, 4}, {2, 3}};
-  guint style = index / G_N_ELEMENTS(line_colours) % G_N_ELEMENTS(dashes);
-  set_rgb(cr, line_colours[index % G_N_ELEMENTS(line_colours)]);
-  cairo_set_dash(cr, dashes[style], style == 0 ? 0 : 2, 0);
+  LbPlot *plot = lb_plot_new(LB_PLOT_LINES, id, title);
+  lb_plot_look(plot, &o->look, LB_PICTURES_WIDTH, LB_PICTURES_CHART_FONT);
+  lb_plot_styles(plot, styles);
+  lb_plot_subtitle(plot, subtitle);
+  lb_plot_log_span(plot, LB_PICTURES_LOG_SPAN);
+  lb_plot_x_axis(plot, "adaptation step", LB_PLOT_INTEGER, NULL);
+  lb_plot_value_axis(plot, m->axis, m->floor, FALSE);
+  for (guint r = 0; r < runs->len; r++) {
+    const LbRunResult *run = runs->pdata[r];
+    if (left_out != NULL && left_out[r])
+      continue;
+    lb_plot_series(plot, run->balancer);
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_autofree char *mean =
+        g_strconcat("mean ", g_ascii_formatd(buf, sizeof buf, "%.4f", run_mean(m, run)), NULL);
+    lb_plot_series_note(plot, mean);
+    g_autoptr(GArray) xs = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autoptr(GArray) ys = g_array_new(FALSE, FALSE, sizeof(double));
+    for (guint s = 0; s < run->nadaptations; s++) {
+      double x = s, y = step_value(m, run, s);
+      if (!isfinite(y))
+        continue;
+      g_array_append_val(xs, x);
+      g_array_append_val(ys, y);
+    }
+    lb_plot_line(plot, 0, xs->len, (double *)xs->data, (double *)ys->data);
+  }
+  return plot;
 }
 
-static void
-draw_chart(cairo_t *cr, gconstpointer data)
+static LbStyles *
+styles_of(GPtrArray *runs)
 {
-  const Chart *c = data;
-  GPtrArray *results = c->results;
-  double left = 110, right = CHART_WIDTH - 250, top = 120, bottom = CHART_HEIGHT - 84;
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  g_autofree char *title = g_strconcat(c->scenario, ": ", c->title, NULL);
-  draw_titles(cr, CHART_WIDTH, title, c->subtitle, NULL);
+  g_autofree const char **names = g_new0(const char *, MAX(runs->len, 1));
+  for (guint r = 0; r < runs->len; r++)
+    names[r] = ((const LbRunResult *)runs->pdata[r])->balancer;
+  return lb_styles_new(names, runs->len);
+}
 
-  guint steps = 0;
-  double hi = c->floor, lo = c->floor;
-  for (guint r = 0; r < results->len; r++) {
-    const LbRunResult *run = results->pdata[r];
-    steps = MAX(steps, run->nadaptations);
-    for (guint s = 0; s < run->nadaptations; s++) {
-      hi = MAX(hi, chart_value(c, run, s));
-      lo = MIN(lo, chart_value(c, run, s));
-    }
-  }
-  /* A baseline four times the best value or more (none's imbalance of 5
-   * to 50) would squash every other line into one at the bottom: the
-   * axis is then logarithmic, ticks at 1, 2 and 5 times powers of ten. */
-  gboolean log_axis = c->floor > 0 && lo > 0 && hi / lo >= 4;
-  double y_step = lb_pictures_nice_step(MAX(hi - lo, 1e-3), 6, FALSE);
-  /* start at the best value (1 for max/avg) when every value allows it */
-  double y_lo = lo >= c->floor ? c->floor : floor(lo / y_step + 1e-9) * y_step;
-  double y_hi = MAX(ceil(hi / y_step - 1e-9) * y_step, y_lo + y_step);
-  if (hi > y_hi - y_step * 0.2)
-    y_hi += y_step;
-  if (log_axis) {
-    y_lo = MIN(lo, c->floor);
-    double decade = pow(10, ceil(log10(hi) - 1e-9));
-    y_hi = hi <= decade / 5 ? decade / 5 : hi <= decade / 2 ? decade / 2 : decade;
-  }
-  double y_axis = log_axis ? y_lo / pow(y_hi / y_lo, 0.03)
-                           : y_lo - (y_hi - y_lo) * 0.03; /* points at y_lo clear of the frame */
-  double x_lo = steps > 1 ? 0 : -0.5, x_hi = steps > 1 ? steps - 1.0 : 0.5;
-  double pad = (x_hi - x_lo) * 0.02;
-  x_lo -= pad;
-  x_hi += pad;
-#define PX(v) (left + (right - left) * ((v)-x_lo) / (x_hi - x_lo))
-#define PY(v)                                                                                      \
-  (log_axis ? bottom - (bottom - top) * log((v) / y_axis) / log(y_hi / y_axis)                     \
-            : bottom - (bottom - top) * ((v)-y_axis) / (y_hi - y_axis))
-
-  set_font(cr, 11, FALSE);
-  cairo_set_line_width(cr, 1);
-  g_autoptr(GArray) ticks = g_array_new(FALSE, FALSE, sizeof(double));
-  if (log_axis) {
-    for (double d = pow(10, floor(log10(y_lo))); d <= y_hi; d *= 10)
-      for (guint m = 0; m < 3; m++) {
-        double v = d * (m == 0 ? 1 : m == 1 ? 2 : 5);
-        if (v >= y_lo * (1 - 1e-9) && v <= y_hi * (1 + 1e-9))
-          g_array_append_val(ticks, v);
-      }
-  } else {
-    for (double v = y_lo; v <= y_hi + y_step * 1e-6;
-         v = v == y_lo ? floor(v / y_step + 1.3) * y_step : v + y_step)
-      g_array_append_val(ticks, v);
-  }
-  for (guint t = 0; t < ticks->len; t++) {
-    double v = g_array_index(ticks, double, t);
-    double y = round(PY(v)) + 0.5;
-    set_rgb(cr, 0xe4e4e4);
-    cairo_move_to(cr, left, y);
-    cairo_line_to(cr, right, y);
-    cairo_stroke(cr);
-    set_rgb(cr, 0x404040);
-    cairo_move_to(cr, left - 5, y);
-    cairo_line_to(cr, left, y);
-    cairo_stroke(cr);
-    g_autofree char *label =
-        log_axis ? g_strdup_printf("%g", v) : lb_pictures_format_tick(v, y_step);
-    show_text(cr, left - 8, y, 1, 0.5, label);
-  }
-  double x_step = lb_pictures_nice_step(MAX(steps - 1.0, 1), 10, TRUE);
-  for (double v = 0; v <= steps - 1.0 + 1e-9; v += x_step) {
-    double x = round(PX(v)) + 0.5;
-    set_rgb(cr, 0x404040);
-    cairo_move_to(cr, x, bottom);
-    cairo_line_to(cr, x, bottom + 5);
-    cairo_stroke(cr);
-    g_autofree char *label = lb_pictures_format_tick(v, x_step);
-    show_text(cr, x, bottom + 8, 0.5, 0, label);
-  }
-  set_rgb(cr, 0x404040);
-  cairo_rectangle(cr, left - 0.5, top - 0.5, right - left + 1, bottom - top + 1);
-  cairo_stroke(cr);
-  set_font(cr, 12, TRUE);
-  show_text(cr, (left + right) / 2, bottom + 40, 0.5, 0, "adaptation step");
-  g_autofree char *axis = g_strconcat(c->axis, log_axis ? ", log scale" : "", NULL);
-  show_rotated(cr, left - 80, (top + bottom) / 2, axis);
-
-  cairo_save(cr);
-  cairo_rectangle(cr, left, top, right - left, bottom - top);
-  cairo_clip(cr);
-  for (guint r = 0; r < results->len; r++) {
-    const LbRunResult *run = results->pdata[r];
-    set_line_style(cr, r);
-    cairo_set_line_width(cr, 2.25);
-    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-    for (guint s = 0; s < run->nadaptations; s++)
-      cairo_line_to(cr, PX(s), PY(chart_value(c, run, s)));
-    cairo_stroke(cr);
-    cairo_set_dash(cr, NULL, 0, 0);
-    if (run->nadaptations > 60)
+/* DIR/SCENARIO.WHAT.EXT of the charts, one above the other. */
+static gboolean
+write_charts(const LbPictureOptions *o, const char *scenario, const char *what,
+             const LbPlot *const *plots, guint n, GError **error)
+{
+  for (guint f = 0; f < LB_FIGURE_FORMATS; f++) {
+    if (!(formats_of(o) & 1u << f))
       continue;
-    for (guint s = 0; s < run->nadaptations; s++) {
-      cairo_new_sub_path(cr);
-      cairo_arc(cr, PX(s), PY(chart_value(c, run, s)), 3.5, 0, 2 * G_PI);
-    }
-    cairo_fill_preserve(cr);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_set_line_width(cr, 1);
-    cairo_stroke(cr);
+    g_autofree char *path = lb_figure_file(o->dir, scenario, what, lb_figure_format_ext(1u << f));
+    g_autoptr(GBytes) bytes = lb_plot_figure(plots, n, 1u << f, o->width, path, error);
+    if (bytes == NULL || !lb_figure_save(path, bytes, error))
+      return FALSE;
   }
-  cairo_restore(cr);
-#undef PX
-#undef PY
+  return TRUE;
+}
 
-  /* the legend, right of the plot: a line per run, with its mean */
-  double lx = right + 20, ly = top + 4;
-  for (guint r = 0; r < results->len; r++) {
-    const LbRunResult *run = results->pdata[r];
-    double y = ly + r * MIN(52.0, (bottom - top) / results->len) + 8;
-    set_line_style(cr, r);
-    cairo_set_line_width(cr, 2.25);
-    cairo_move_to(cr, lx, y);
-    cairo_line_to(cr, lx + 28, y);
-    cairo_stroke(cr);
-    cairo_set_dash(cr, NULL, 0, 0);
-    cairo_arc(cr, lx + 14, y, 3.5, 0, 2 * G_PI);
-    cairo_fill(cr);
-    set_rgb(cr, 0x202020);
-    set_font(cr, 12, TRUE);
-    show_text(cr, lx + 36, y, 0, 0.5, run->balancer);
-    g_autofree char *mean = g_strdup_printf("mean %.4f", chart_mean(c, run));
-    set_rgb(cr, 0x606060);
-    set_font(cr, 11, FALSE);
-    show_text(cr, lx + 36, y + 22, 0, 0.5, mean);
-  }
+static char *
+chart_subtitle(GPtrArray *runs, const char *what)
+{
+  const LbRunResult *first = runs->pdata[0];
+  return g_strdup_printf("%s, %u rank%s, %u adaptation step%s \xc2\xb7 %s", first->model,
+                         first->ranks, first->ranks == 1 ? "" : "s", first->nadaptations,
+                         first->nadaptations == 1 ? "" : "s", what);
 }
 
 gboolean
@@ -1278,22 +1017,38 @@ lb_pictures_imbalance(const LbPictureOptions *o, const char *scenario, GPtrArray
                       GError **error)
 {
   g_return_val_if_fail(results->len > 0, FALSE);
-  const LbRunResult *first = results->pdata[0];
-  g_autofree char *subtitle =
-      g_strdup_printf("%s, %u rank%s, %u adaptation step%s \xc2\xb7 max/avg of the ranks' loads "
-                      "after each step's balancing, one line per balancer",
-                      first->model, first->ranks, first->ranks == 1 ? "" : "s", first->nadaptations,
-                      first->nadaptations == 1 ? "" : "s");
-  Chart chart = {scenario,
-                 results,
-                 subtitle,
-                 "imbalance after balancing",
-                 "imbalance after balancing (max/avg)",
-                 1,
-                 -1,
-                 NULL};
-  return write_picture(o, scenario, "imbalance", CHART_WIDTH, CHART_HEIGHT, draw_chart, &chart,
-                       error);
+  g_autoptr(LbStyles) styles = styles_of(results);
+  const Measure m = {NULL, "imbalance after balancing", "imbalance after balancing (max/avg)", 1};
+  g_autofree char *subtitle = chart_subtitle(
+      results, "max/avg of the ranks' loads after each step's balancing, one line per balancer");
+  g_autofree char *title = g_strconcat(scenario, ": imbalance after balancing", NULL);
+  g_autoptr(LbPlot) all = steps_chart(o, styles, "imbalance", title, subtitle, &m, results, NULL);
+  /* the balancers that stay near 1, on an axis made for them */
+  g_autofree double *excess = g_new0(double, results->len);
+  for (guint r = 0; r < results->len; r++) {
+    const LbRunResult *run = results->pdata[r];
+    for (guint s = 0; s < run->nadaptations; s++)
+      if (isfinite(run->adaptations[s].imbalance_after))
+        excess[r] = MAX(excess[r], run->adaptations[s].imbalance_after - 1);
+  }
+  g_autofree gboolean *left_out = lb_plot_dwarfs(excess, results->len);
+  if (left_out == NULL)
+    return write_charts(o, scenario, "imbalance", (const LbPlot *const *)&all, 1, error);
+  g_autoptr(GString) left = g_string_new(NULL);
+  for (guint r = 0; r < results->len; r++)
+    if (left_out[r])
+      g_string_append_printf(left, "%s%s", left->len ? ", " : "",
+                             ((const LbRunResult *)results->pdata[r])->balancer);
+  g_autofree char *close_title = g_strconcat(scenario, ": close up, without ", left->str, NULL);
+  g_autofree char *close_subtitle =
+      g_strdup_printf("the balancers that stay near 1: %s exceed%s 1 by ten times the median "
+                      "balancer's excess or more",
+                      left->str, strchr(left->str, ',') != NULL ? "" : "s");
+  g_autoptr(LbPlot) close =
+      steps_chart(o, styles, "imbalance-close", close_title, close_subtitle, &m, results, left_out);
+  lb_plot_log_span(close, LB_PLOT_LOG_SPAN);
+  const LbPlot *both[] = {all, close};
+  return write_charts(o, scenario, "imbalance", both, 2, error);
 }
 
 gboolean
@@ -1318,15 +1073,14 @@ lb_pictures_idle(const LbPictureOptions *o, const char *scenario, GPtrArray *res
       g_ptr_array_add(with, results->pdata[i]);
   }
   g_return_val_if_fail(with->len > 0, FALSE);
-  const LbRunResult *first = with->pdata[0];
-  g_autofree char *subtitle =
-      g_strdup_printf("%s, %u rank%s, %u adaptation step%s \xc2\xb7 percentage of ranks with no "
-                      "load after each step's balancing (the paper's eq. 3)",
-                      first->model, first->ranks, first->ranks == 1 ? "" : "s", first->nadaptations,
-                      first->nadaptations == 1 ? "" : "s");
-  Chart chart = {scenario, with, subtitle,    "idle processors", "idle processors (%)",
-                 0,        0,    "idle-procs"};
-  return write_picture(o, scenario, "idle", CHART_WIDTH, CHART_HEIGHT, draw_chart, &chart, error);
+  /* the styles of every run of the scenario, as the imbalance chart has them */
+  g_autoptr(LbStyles) styles = styles_of(results);
+  const Measure m = {"idle-procs", "idle processors", "idle processors (%)", 0};
+  g_autofree char *subtitle = chart_subtitle(
+      with, "percentage of ranks with no load after each step's balancing (the paper's eq. 3)");
+  g_autofree char *title = g_strconcat(scenario, ": idle processors", NULL);
+  g_autoptr(LbPlot) plot = steps_chart(o, styles, "idle", title, subtitle, &m, with, NULL);
+  return write_charts(o, scenario, "idle", (const LbPlot *const *)&plot, 1, error);
 }
 
 /* ---- the grids of a hierarchy ---- */
@@ -1934,6 +1688,16 @@ draw_rings(cairo_t *cr, const Curve *c, guint panel, double sum[2][3])
   }
 }
 
+/* A panel's caption under it, centred, within the panel's width and a
+ * little more (the left panel is 40 from the picture's edge). */
+static void
+show_caption(cairo_t *cr, double left, double top, const char *caption)
+{
+  set_rgb(cr, 0x404040);
+  show_fitted_at(cr, left + CURVE_SIDE / 2.0, top + CURVE_SIDE + 10, 0.5, CURVE_SIDE + 60, 12, TRUE,
+                 caption);
+}
+
 static void
 draw_curve_panel(cairo_t *cr, const Curve *c, guint panel, const char *caption)
 {
@@ -1945,8 +1709,7 @@ draw_curve_panel(cairo_t *cr, const Curve *c, guint panel, const char *caption)
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, left - 0.5, top - 0.5, CURVE_SIDE + 1, CURVE_SIDE + 1);
     cairo_stroke(cr);
-    set_font(cr, 12, TRUE);
-    show_text(cr, left + CURVE_SIDE / 2.0, top + CURVE_SIDE + 10, 0.5, 0, caption);
+    show_caption(cr, left, top, caption);
     return;
   }
   cairo_save(cr);
@@ -1976,8 +1739,7 @@ draw_curve_panel(cairo_t *cr, const Curve *c, guint panel, const char *caption)
   cairo_set_line_width(cr, 1);
   cairo_rectangle(cr, left - 0.5, top - 0.5, CURVE_SIDE + 1, CURVE_SIDE + 1);
   cairo_stroke(cr);
-  set_font(cr, 12, TRUE);
-  show_text(cr, left + CURVE_SIDE / 2.0, top + CURVE_SIDE + 10, 0.5, 0, caption);
+  show_caption(cr, left, top, caption);
   /* the most and the least loaded rank, named by their colours (a ring
    * in the panel would hide the leaves under it) */
   set_font(cr, 11, TRUE);
@@ -2168,16 +1930,16 @@ draw_gantt(cairo_t *cr, gconstpointer data)
   cairo_stroke(cr);
   /* the axes: simulated time, ranks downwards */
   set_font(cr, 11, FALSE);
-  double t_step = lb_pictures_nice_step(l->t_end, 8, FALSE);
+  double t_step = lb_figure_nice_step(l->t_end, 8, FALSE);
   for (double t = 0; t <= l->t_end + t_step * 1e-6; t += t_step) {
     double x = round(gantt_x(l, t)) + 0.5;
     cairo_move_to(cr, x, l->bottom);
     cairo_line_to(cr, x, l->bottom + 5);
     cairo_stroke(cr);
-    g_autofree char *label = lb_pictures_format_tick(t, t_step);
+    g_autofree char *label = lb_figure_format_tick(t, t_step);
     show_text(cr, x, l->bottom + 8, 0.5, 0, label);
   }
-  double r_step = lb_pictures_nice_step(l->ranks, MIN(l->ranks, 16u), TRUE);
+  double r_step = lb_figure_nice_step(l->ranks, MIN(l->ranks, 16u), TRUE);
   for (double r = 0; r < l->ranks; r += r_step) {
     double y = l->top + (r + 0.5) * l->row;
     cairo_move_to(cr, l->left - 5, y);

@@ -8,6 +8,7 @@
 #include "lbsim/model.h"
 #include "lbsim/run.h"
 #include "geometry/curve.h"
+#include "report/figure.h"
 
 #define LB_PICTURES_NOBODY G_MAXUINT32
 
@@ -19,25 +20,22 @@
  * hundreds of ranks apart. */
 #define LB_PICTURES_MANY_RANKS 256
 
-typedef enum {
-  LB_PICTURE_PNG = 1 << 0,
-  LB_PICTURE_SVG = 1 << 1,
-  LB_PICTURE_PDF = 1 << 2,
-} LbPictureFormat;
-
-#define LB_PICTURES_DEFAULT_FORMATS (LB_PICTURE_PNG | LB_PICTURE_SVG)
+#define LB_PICTURES_DEFAULT_FORMATS (LB_FIGURE_PNG | LB_FIGURE_SVG)
+/* The pictures' imbalance chart: its body text (pixels of its
+ * LB_PICTURES_WIDTH), large enough to read when a page shows the picture
+ * half as wide, and the span of its values from which its axis is
+ * logarithmic. */
+#define LB_PICTURES_CHART_FONT 18
+#define LB_PICTURES_LOG_SPAN 4.0
 
 /* Where pictures go and how. */
 typedef struct {
   const char *dir;
-  guint formats; /* LbPictureFormat bits; 0: LB_PICTURES_DEFAULT_FORMATS */
-  guint width;   /* pixels (PDF: points); 0: LB_PICTURES_WIDTH */
+  guint formats;     /* LbFigureFormat bits; 0: LB_PICTURES_DEFAULT_FORMATS */
+  guint width;       /* pixels (PDF: points); 0: LB_PICTURES_WIDTH */
+  LbFigureLook look; /* for print: its width, in points, instead of width */
 } LbPictureOptions;
 
-/* --picture-format's values (each "png", "svg", "pdf" or a comma list of
- * them) as LbPictureFormat bits; none: the default. */
-gboolean lb_pictures_parse_formats(const char *const *values, guint *formats, GError **error);
-const char *lb_pictures_format_ext(LbPictureFormat format);
 /* DIR/SCENARIO.WHAT.EXT for each of the options' formats, added to names. */
 void lb_pictures_add_files(GPtrArray *names, const LbPictureOptions *o, const char *dir,
                            const char *scenario, const char *what);
@@ -76,30 +74,20 @@ void lb_pictures_layout(const LbWork *work, LbPictureLayout *layout);
 void lb_pictures_cell_pixel(const LbPictureLayout *layout, guint64 x, guint64 y, guint *px,
                             guint *py);
 
-/* A tick spacing of 1, 2, 2.5 or 5 times a power of ten giving at most
- * about `count` ticks over span (whole numbers only when integral), and a
- * tick's label with as many decimals as the spacing needs. */
-double lb_pictures_nice_step(double span, guint count, gboolean integral);
-char *lb_pictures_format_tick(double v, double step);
-/* The colour of the index-th line of a chart (0xRRGGBB): colour-blind
- * safe, distinct for the first seven. */
-guint32 lb_pictures_line_colour(guint index);
-
-/* DIR/SCENARIO.WHAT.EXT, a `/` in the scenario's name written `_`. */
-char *lb_pictures_file(const char *dir, const char *scenario, const char *what, const char *ext);
-
 /* DIR/SCENARIO.BALANCER.partition.EXT (each format). */
 gboolean lb_pictures_partition(const LbPictureOptions *o, const LbPartitionPicture *picture,
                                GError **error);
 
 /* DIR/SCENARIO.imbalance.EXT (each format): the imbalance after balancing at
- * every adaptation step, one line per run (LbRunResult) in order. */
+ * every adaptation step, one line per run (LbRunResult) in its balancer's
+ * style, and under it, when some runs dwarf the rest (lb_plot_dwarfs),
+ * the others close up. */
 gboolean lb_pictures_imbalance(const LbPictureOptions *o, const char *scenario, GPtrArray *results,
                                GError **error);
 
 /* Whether any run declares idle-procs (the SAMR balancers), and
  * DIR/SCENARIO.idle.EXT (each format): that metric at every adaptation step,
- * one line per run that has it. */
+ * one line per run that has it, in its balancer's style. */
 gboolean lb_pictures_has_idle(GPtrArray *results);
 gboolean lb_pictures_idle(const LbPictureOptions *o, const char *scenario, GPtrArray *results,
                           GError **error);

@@ -34,8 +34,10 @@ tree_schedule(GString *out, GArray *transfers)
       count += g_array_index(t, LbTransfer, j).count;
       load += g_array_index(t, LbTransfer, j).load;
     }
-    g_string_append_printf(out, "    rank %2u -> rank %2u  %" G_GUINT64_FORMAT " hnode%s  load %" G_GUINT64_FORMAT "\n",
-            x->src, x->dst, count, count == 1 ? "" : "s", load);
+    g_string_append_printf(out,
+                           "    rank %2u -> rank %2u  %" G_GUINT64_FORMAT
+                           " hnode%s  load %" G_GUINT64_FORMAT "\n",
+                           x->src, x->dst, count, count == 1 ? "" : "s", load);
     i = j;
   }
 }
@@ -71,9 +73,10 @@ lb_report_story(const LbRunResult *run, const LbBalancer *balancer, const LbPara
         g_string_append_printf(head, "%s ", run->phases[x->phase].name);
       g_string_append_printf(out, "  %sstep %u:\n", head->str, x->round);
     }
-    g_string_append_printf(out, "    rank %2u -> rank %2u  units %" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT
-            "  load %" G_GUINT64_FORMAT "\n",
-            x->src, x->dst, x->first, x->first + x->count - 1, x->load);
+    g_string_append_printf(out,
+                           "    rank %2u -> rank %2u  units %" G_GUINT64_FORMAT
+                           " .. %" G_GUINT64_FORMAT "  load %" G_GUINT64_FORMAT "\n",
+                           x->src, x->dst, x->first, x->first + x->count - 1, x->load);
   }
   if (run->partition != NULL && run->dim >= 2) {
     g_string_append_printf(out, "\nFinal boxes (cells, half-open) and neighbours:\n");
@@ -86,8 +89,8 @@ lb_report_story(const LbRunResult *run, const LbBalancer *balancer, const LbPara
       g_autoptr(GString) near = g_string_new(NULL);
       for (guint i = 0; i < part->nneighbours; i++)
         g_string_append_printf(near, " %u", part->neighbours[i]);
-      g_string_append_printf(out, "  rank %2u  %s  load %5" G_GUINT64_FORMAT "  neighbours%s\n", r, box->str,
-              part->load, near->str);
+      g_string_append_printf(out, "  rank %2u  %s  load %5" G_GUINT64_FORMAT "  neighbours%s\n", r,
+                             box->str, part->load, near->str);
     }
   }
   g_string_append_printf(out, "\nFinal loads:");
@@ -95,16 +98,18 @@ lb_report_story(const LbRunResult *run, const LbBalancer *balancer, const LbPara
     g_string_append_printf(out, " %" G_GUINT64_FORMAT, run->final_loads[r]);
   double steps = 0;
   gboolean has_steps = lb_run_result_metric(run, "schedule-steps", &steps);
-  g_string_append_printf(out, "\nImbalance (max/avg): %.4f before, %.4f after; ", run->imbalance_before,
-          run->imbalance_after);
+  g_string_append_printf(out, "\nImbalance (max/avg): %.4f before, %.4f after; ",
+                         run->imbalance_before, run->imbalance_after);
   if (has_steps)
     g_string_append_printf(out, "%.0f schedule steps, ", steps);
   g_string_append_printf(out, "%" G_GUINT64_FORMAT " messages\n", run->messages);
   double breaks = 0;
   if (balancer->breaks_order != NULL && balancer->breaks_order(params) &&
       lb_run_result_metric(run, "order-breaks", &breaks))
-    g_string_append_printf(out, "Order breaks: %.0f element%s out of array order (the fewest that must move for the "
-            "ranks to hold contiguous pieces in rank order)\n",
-            breaks, breaks == 1 ? "" : "s");
+    g_string_append_printf(
+        out,
+        "Order breaks: %.0f element%s out of array order (the fewest that must move for the "
+        "ranks to hold contiguous pieces in rank order)\n",
+        breaks, breaks == 1 ? "" : "s");
   return g_string_free(out, FALSE);
 }

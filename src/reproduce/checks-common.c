@@ -30,7 +30,7 @@ lb_check_output_point(LbCheckOutput *out, double value, const char *format, ...)
     out->points = g_array_new(FALSE, FALSE, sizeof(LbCheckPoint));
   va_list args;
   va_start(args, format);
-  LbCheckPoint pt = {g_strdup_vprintf(format, args), value};
+  LbCheckPoint pt = {g_strdup_vprintf(format, args), value, 0, 0};
   va_end(args);
   g_array_append_val(out->points, pt);
 }

@@ -32,6 +32,9 @@ typedef struct {
 typedef struct {
   char *label; /* "p = 4", "N = 1080, P = 8" */
   double value;
+  /* a claim's point of a run at a processor count: the run's index among
+   * the claim's runs and the processors; a check's own: 0 processors */
+  guint run, ranks;
 } LbCheckPoint;
 
 typedef struct {

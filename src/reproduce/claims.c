@@ -677,10 +677,13 @@ read_claim(GKeyFile *kf, LbPaper *p, const char *file, const char *group, gboole
   if (npoints == 1 && (c->rule.every || c->rule.kind == LB_RULE_SPANS))
     return bad(error, file, group, "rule: '%s' judges several points; the claim has one",
                c->rule_text);
-  if (c->figure != NULL && (c->ranks->len != 1 || c->rule.every || c->rule.kind == LB_RULE_SPANS))
+  /* a figure draws a claim's numbers against the processors: one at one
+   * count, or a measure's points (runs x ranks), not a check's own */
+  gboolean family = c->rule.every || c->rule.kind == LB_RULE_SPANS;
+  if (c->figure != NULL && (family ? check : c->ranks->len != 1))
     return bad(error, file, group,
-               "figure: a figure's point is a claim of one number at one "
-               "processor count");
+               "figure: a figure draws a claim of one number at one processor count, or the "
+               "points of a measure (runs x ranks), not a check's");
   return TRUE;
 }
 

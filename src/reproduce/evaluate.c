@@ -179,9 +179,9 @@ ran_at(const LbPaperRun *r, guint ranks)
 }
 
 static void
-add_point(GArray *points, double value, const char *label)
+add_point(GArray *points, double value, const char *label, guint run, guint ranks)
 {
-  LbClaimPoint pt = {g_strdup(label), value};
+  LbClaimPoint pt = {g_strdup(label), value, run, ranks};
   g_array_append_val(points, pt);
 }
 
@@ -303,7 +303,7 @@ evaluate_measure(LbClaim *c, const LbPaper *p)
       }
       g_autofree char *label = c->runs[1] != NULL ? g_strdup_printf("%s on %u", r->name, ranks)
                                                   : g_strdup_printf("%u processors", ranks);
-      add_point(c->points, v, label);
+      add_point(c->points, v, label, k, ranks);
       g_ptr_array_add(notes, note);
     }
   }

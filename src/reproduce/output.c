@@ -412,13 +412,129 @@ lb_paper_csv(const LbPaper *p, const LbPaperOutput *how)
   return g_string_free(out, FALSE);
 }
 
+/* The line of a figure a claim is a point of: what it measures, named by
+ * the run it is of (value: the balancer; improvement: the improving one,
+ * B; the others: A), or a check by its words. */
+static char *
+claim_series(const LbClaim *c)
+{
+  if (c->measure == LB_MEASURE_CHECK || c->labels == NULL || c->labels[0] == NULL)
+    return g_strdup(g_str_has_prefix(c->measure_text, "check ") ? c->measure_text + 6
+                                                                : c->measure_text);
+  if (c->measure == LB_MEASURE_IMPROVEMENT && c->labels[1] != NULL)
+    return g_strdup(c->labels[1]);
+  return g_strdup(c->labels[0]);
+}
+
+/* The figures' lines: a claim's series, unless two measures of one figure
+ * would share it; then each its measure as written. */
+static GPtrArray *
+figure_series(const LbPaper *p)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < p->claims->len; i++)
+    g_ptr_array_add(names, claim_series(p->claims->pdata[i]));
+  for (guint i = 0; i < p->claims->len; i++) {
+    const LbClaim *c = p->claims->pdata[i];
+    for (guint j = 0; c->figure != NULL && j < p->claims->len; j++) {
+      const LbClaim *d = p->claims->pdata[j];
+      if (d->figure == NULL || strcmp(c->figure, d->figure) != 0 ||
+          strcmp(names->pdata[i], names->pdata[j]) != 0 ||
+          strcmp(c->measure_text, d->measure_text) == 0)
+        continue;
+      g_free(names->pdata[i]);
+      names->pdata[i] = g_strdup(c->measure_text);
+      break;
+    }
+  }
+  return names;
+}
+
+/* The least and the most a claim of several points holds its points to
+ * (NAN: no bound that way). */
+static void
+rule_bounds(const LbClaim *c, double *lo, double *hi)
+{
+  *lo = *hi = NAN;
+  switch (c->rule.kind) {
+  case LB_RULE_AT_LEAST:
+  case LB_RULE_EXACTLY:
+    *lo = c->rule.lo;
+    break;
+  case LB_RULE_AT_MOST:
+    *hi = c->rule.hi;
+    break;
+  case LB_RULE_RANGE:
+  case LB_RULE_SPANS:
+    *lo = c->rule.lo;
+    *hi = c->rule.hi;
+    break;
+  case LB_RULE_WITHIN_2X:
+    *lo = MIN(c->paper / 2, c->paper * 2);
+    *hi = MAX(c->paper / 2, c->paper * 2);
+    break;
+  case LB_RULE_SAME_SIGN:
+    *lo = 0;
+    break;
+  }
+}
+
+/* A claim's points on its figure's chart: one, the paper's number and
+ * lbsim's at its processor count; or, for a claim of several points,
+ * for each of its runs (a line each, "SERIES (RUN)" when it has several)
+ * lbsim's points and the paper's bounds at each processor count. The
+ * names go in names, which outlives the points. */
+static GArray *
+figure_points(const LbClaim *c, const char *series, GPtrArray *names)
+{
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(LbFigurePoint));
+  if (c->figure == NULL)
+    return out;
+  gboolean family = c->rule.every || c->rule.kind == LB_RULE_SPANS;
+  if (!family) {
+    LbFigurePoint pt = {series, c->ranks->len > 0 ? g_array_index(c->ranks, guint, 0) : 0, c->paper,
+                        c->done ? c->lbsim : NAN, 0};
+    g_array_append_val(out, pt);
+    return out;
+  }
+  double lo, hi;
+  rule_bounds(c, &lo, &hi);
+  guint nruns = c->runs != NULL ? g_strv_length(c->runs) : 0;
+  for (guint k = 0; k < nruns; k++) {
+    char *name = nruns > 1 ? g_strdup_printf("%s (%s)", series, c->runs[k]) : g_strdup(series);
+    g_ptr_array_add(names, name);
+    for (guint b = 0; b < 2; b++) {
+      double bound = b == 0 ? lo : hi;
+      for (guint i = 0; i < c->ranks->len && isfinite(bound); i++) {
+        LbFigurePoint pt = {name, g_array_index(c->ranks, guint, i), bound, NAN, b};
+        g_array_append_val(out, pt);
+      }
+    }
+    for (guint i = 0; c->done && i < c->points->len; i++) {
+      const LbClaimPoint *p = &g_array_index(c->points, LbClaimPoint, i);
+      if (p->run != k || p->ranks == 0)
+        continue;
+      LbFigurePoint pt = {name, p->ranks, NAN, p->value, 0};
+      g_array_append_val(out, pt);
+    }
+  }
+  return out;
+}
+
 gboolean
-lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const char *dir, gboolean make,
-                      GError **error)
+lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const LbPaperCharts *charts,
+                      const char *dir, gboolean make, GError **error)
 {
   if (make && !lb_output_make_folder("--report", dir, error))
     return FALSE;
   g_autofree LbClaimRow *rows = g_new0(LbClaimRow, MAX(p->claims->len, 1));
+  g_autoptr(GPtrArray) series = figure_series(p);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) points = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  for (guint i = 0; i < p->claims->len; i++) {
+    GArray *on = figure_points(p->claims->pdata[i], series->pdata[i], names);
+    g_ptr_array_add(points, on);
+  }
   for (guint i = 0; i < p->claims->len; i++) {
     const LbClaim *c = p->claims->pdata[i];
     rows[i] = (LbClaimRow){
@@ -428,6 +544,8 @@ lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const char *di
         .rule = c->rule_text != NULL ? c->rule_text : "",
         .note = c->note != NULL ? c->note : "",
         .figure = c->figure,
+        .points = (const LbFigurePoint *)((GArray *)points->pdata[i])->data,
+        .npoints = ((GArray *)points->pdata[i])->len,
         .ranks = c->ranks->len == 1 ? g_array_index(c->ranks, guint, 0) : 0,
         .paper = c->paper,
         .lbsim = c->lbsim,
@@ -457,7 +575,11 @@ lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const char *di
   LbReproduction rep = {p->key, p->cite, p->summary,     quick_form, changed,
                         &card,  rows,    p->claims->len, cal,        p->calibration->len};
   g_autofree char *doc = lb_paper_json(p, how);
-  LbHtmlOptions options = {.json = doc, .length = strlen(doc), .dir = dir};
+  LbHtmlOptions options = {.json = doc,
+                           .length = strlen(doc),
+                           .dir = dir,
+                           .chart_formats = charts->formats,
+                           .look = charts->look};
   return lb_html_write_reproduction(&rep, &options, error);
 }
 

@@ -3,6 +3,7 @@
  * page of --report. */
 #pragma once
 
+#include "report/style.h"
 #include "reproduce/evaluate.h"
 
 typedef struct {
@@ -14,9 +15,16 @@ typedef struct {
 char *lb_paper_text(const LbPaper *paper, const LbPaperOutput *how);
 char *lb_paper_json(const LbPaper *paper, const LbPaperOutput *how);
 char *lb_paper_csv(const LbPaper *paper, const LbPaperOutput *how);
+/* The page's charts' files: their formats besides SVG, their look. */
+typedef struct {
+  guint formats;
+  LbFigureLook look;
+} LbPaperCharts;
+
 /* The page in dir (made when make), the JSON beside it. */
-gboolean lb_paper_write_report(const LbPaper *paper, const LbPaperOutput *how, const char *dir,
-                               gboolean make, GError **error);
+gboolean lb_paper_write_report(const LbPaper *paper, const LbPaperOutput *how,
+                               const LbPaperCharts *charts, const char *dir, gboolean make,
+                               GError **error);
 /* What the quick form runs, one line. */
 char *lb_paper_quick_text(const LbPaper *paper);
 /* lbsim reproduce without a paper: every shipped paper, its claims

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "io/output.h"
 #include "runner/child.h"
 #include "runner/job.h"
 #include "runner/preflight.h"
@@ -20,7 +21,8 @@ lb_runner_trace_name(const char *base, const char *balancer, guint runs)
 {
   if (base == NULL || runs == 1)
     return g_strdup(base);
-  return g_strdup_printf("%s.%s", base, balancer);
+  g_autofree char *part = lb_output_file_part(balancer);
+  return g_strdup_printf("%s.%s", base, part);
 }
 
 char *
@@ -29,9 +31,10 @@ lb_runner_paje_name(const char *base, const char *balancer, guint runs)
   if (base == NULL || runs == 1)
     return g_strdup(base);
   gsize n = strlen(base);
+  g_autofree char *part = lb_output_file_part(balancer);
   if (n > strlen(".paje") && g_str_has_suffix(base, ".paje"))
-    return g_strdup_printf("%.*s.%s.paje", (int)(n - strlen(".paje")), base, balancer);
-  return g_strdup_printf("%s.%s.paje", base, balancer);
+    return g_strdup_printf("%.*s.%s.paje", (int)(n - strlen(".paje")), base, part);
+  return g_strdup_printf("%s.%s.paje", base, part);
 }
 
 gboolean

@@ -23,7 +23,8 @@ gboolean lb_runner_run(const LbScenario *scenario, const LbScenarioOverrides *ov
                        GError **error);
 
 /* The file a trace option names for one balancer: base itself when the
- * scenario runs one balancer, else base.BALANCER. */
+ * scenario runs one balancer, else base.BALANCER (a label's ':' written
+ * '+', lb_output_file_part). */
 char *lb_runner_trace_name(const char *base, const char *balancer, guint runs);
 /* The same for --paje, whose files keep the extension Paje tools look
  * for: base itself for one balancer, else base.BALANCER.paje (base

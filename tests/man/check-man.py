@@ -141,6 +141,10 @@ def main():
     ok(set(got) == {"report", "reproduce"}, "completion: commands", f"{got} {err}")
     got, err = complete("run", "--b")
     ok(got == ["--balancer"], "completion: a command's options", f"{got} {err}")
+    for command in ("run", "check", "report", "reproduce"):
+        got, err = complete(command, "--fig")
+        ok(sorted(got) == ["--figure-font", "--figure-size"],
+           f"completion: {command}'s figure options", f"{got} {err}")
     got, err = complete("run", "-b", "mlb")
     ok(set(got) == {"mlb", "mlb-nd"}, "completion: balancer names", f"{got} {err}")
     got, err = complete("run", "-b", "dls:a")
@@ -158,6 +162,8 @@ def main():
        "completion: the papers' scenarios by name", f"{got} {err}")
     for option, word, want in (("--picture-format", "p", ["pdf", "png"]),
                                ("--chart-scale", "l", ["linear", "log"]),
+                               ("--figure-size", "3", ["3.4in"]),
+                               ("--figure-font", "", ["10", "7", "8", "9"]),
                                ("--scheduler", "s", ["slurm"])):
         got, err = complete("run" if option != "--scheduler" else "sweep", option, word)
         ok(sorted(got) == want, f"completion: {option}'s values", f"{got} {err}")
