@@ -107,7 +107,7 @@ _lbsim()
       COMPREPLY=($(compgen -f -X '!*.csv' -- "$cur") $(compgen -d -- "$cur"))
       return
       ;;
-    --report | --state | --pictures)
+    --report | --state | --pictures | --partition-pictures)
       COMPREPLY=($(compgen -d -- "$cur"))
       return
       ;;

@@ -1831,6 +1831,30 @@ test_reproduce_chaube2003(void)
   const char *const fig3[] = {"dls-improvement af 1080", "dls-improvement awf 1080"};
   const char *const fig3_ids[] = {"fig3-af-", "fig3-awf-"};
   check_figure(page, "chaube2003", "fig-3-family-6-n-1080", cs, fig3, fig3_ids, 2);
+  /* --chart-scale sets the figures' value axis (the runs kept: no run) */
+  static const char *const scales[] = {"log", "linear"};
+  for (guint k = 0; k < G_N_ELEMENTS(scales); k++) {
+    g_autofree char *dir = tmp_path(scales[k]);
+    g_auto(Result) scaled = {0};
+    lbsim(&scaled, "reproduce", "chaube2003", "--quick", "-q", "--state", state, "--report", dir,
+          "--chart-scale", scales[k], NULL);
+    g_assert_cmpint(scaled.status, ==, 0);
+    g_autofree char *scaled_index = g_build_filename(dir, "index.html", NULL);
+    g_autofree char *scaled_html = NULL;
+    g_assert_true(g_file_get_contents(scaled_index, &scaled_html, NULL, NULL));
+    g_autofree char *want = g_strdup_printf("data-value-scale=\"%s\"", scales[k]);
+    g_assert_nonnull(strstr(scaled_html, want));
+    g_assert_null(
+        strstr(scaled_html, k == 0 ? "data-value-scale=\"linear\"" : "data-value-scale=\"log\""));
+  }
+  g_auto(Result) no_page = {0}, bad_scale = {0};
+  lbsim(&no_page, "reproduce", "chaube2003", "--quick", "--chart-scale", "log", NULL);
+  g_assert_cmpint(no_page.status, ==, 2);
+  g_assert_nonnull(strstr(no_page.err, "--chart-scale is for the charts of --report DIR"));
+  lbsim(&bad_scale, "reproduce", "chaube2003", "--quick", "--report", page, "--chart-scale", "ln",
+        NULL);
+  g_assert_cmpint(bad_scale.status, ==, 2);
+  g_assert_nonnull(strstr(bad_scale.err, "--chart-scale ln: expected auto, linear or log"));
   lbsim(&again, "reproduce", "chaube2003", "--quick", "-q", "--state", again_state, "--json",
         again_json, NULL);
   g_assert_cmpint(again.status, ==, 0);

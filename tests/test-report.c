@@ -589,9 +589,15 @@ test_determinism(void)
   g_assert_cmpstr(texts[0], ==, texts[1]);
   g_assert_null(strstr(texts[0], "class=\"picture\""));
   g_assert_nonnull(strstr(texts[0], "No pictures"));
-  /* with --pictures, the pictures are back and the page is the first */
+  /* --pictures, the folder other commands write, is refused here with
+   * the option's new name; nothing is written */
+  g_auto(Result) former = {0};
+  lbsim(&former, "report", json, elsewhere, "--pictures", dir, NULL);
+  g_assert_cmpint(former.status, ==, 2);
+  g_assert_nonnull(strstr(former.err, "report --pictures is --partition-pictures now"));
+  /* with --partition-pictures, the pictures are back and the page is the first */
   g_auto(Result) with = {0};
-  lbsim(&with, "report", json, elsewhere, "--pictures", dir, NULL);
+  lbsim(&with, "report", json, elsewhere, "--partition-pictures", dir, NULL);
   g_assert_cmpint(with.status, ==, 0);
   g_autofree char *other = report_file(elsewhere, "index.html");
   g_autofree char *text = read_text(other);
@@ -1224,7 +1230,7 @@ test_styles(void)
   }
   g_autofree char *copied = tmp_path("families-copied");
   g_auto(Result) with = {0};
-  lbsim(&with, "report", json_path, copied, "--pictures", elsewhere, NULL);
+  lbsim(&with, "report", json_path, copied, "--partition-pictures", elsewhere, NULL);
   g_assert_cmpint(with.status, ==, 0);
   g_autofree char *copied_page = report_file(copied, "index.html");
   g_autofree char *copied_html = read_text(copied_page);

@@ -11,19 +11,22 @@ int
 lb_cmd_report(const LbCommand *self, int argc, char **argv)
 {
   gboolean force = FALSE, quiet = FALSE;
-  g_autofree char *pictures = NULL, *chart_scale = NULL;
+  g_autofree char *pictures = NULL, *chart_scale = NULL, *former = NULL;
   g_auto(GStrv) formats = NULL;
   g_auto(LbFigureArgs) figure = {0};
-  GOptionEntry entries[5 + LB_FIGURE_ENTRIES + 1] = {
+  GOptionEntry entries[6 + LB_FIGURE_ENTRIES + 1] = {
       {"chart-scale", 0, 0, G_OPTION_ARG_STRING, &chart_scale,
        "The value axis of the line charts: auto (log when the values span a factor of 10 or "
        "more), linear or log",
        "SCALE"},
       {"force", 0, 0, G_OPTION_ARG_NONE, &force,
        "Replace a report of another scenario (or not made by lbsim) in DIR", NULL},
-      {"pictures", 0, 0, G_OPTION_ARG_FILENAME, &pictures,
-       "Show the partition pictures that lbsim run --pictures PICTURES drew for this JSON",
-       "PICTURES"},
+      {"partition-pictures", 0, 0, G_OPTION_ARG_FILENAME, &pictures,
+       "Show the partition pictures that lbsim run --pictures DIR drew for this JSON, from DIR",
+       "DIR"},
+      /* --pictures names a folder lbsim writes on every other command:
+       * here it named one to read, and is refused with its new name */
+      {"pictures", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &former, NULL, "DIR"},
       {"picture-format", 0, 0, G_OPTION_ARG_STRING_ARRAY, &formats,
        "Each chart's file in these formats too: png, pdf, svg, or a comma list (repeatable; SVG "
        "always)",
@@ -32,7 +35,7 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress on stderr (report prints none)",
        NULL},
   };
-  lb_figure_entries(&figure, &entries[5]);
+  lb_figure_entries(&figure, &entries[6]);
   g_auto(GStrv) parsed = lb_command_parse(
       self, entries,
       "Writes DIR/index.html, one self-contained page (no script, no network), from\n"
@@ -41,7 +44,7 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
       "varied parameter), with each chart as SVG and its numbers as CSV beside it.\n"
       "DIR is made if missing; a DIR that holds the report of another scenario is\n"
       "refused unless --force. The partition pictures are shown when DIR holds them\n"
-      "for the same JSON (lbsim run --report DIR) or --pictures names them.\n"
+      "for the same JSON (lbsim run --report DIR) or --partition-pictures names them.\n"
       "--picture-format pdf writes each chart as PDF too, --figure-size for print.\n"
       "Exit status: 0 done, 1 a file could not be written, 2 bad input.",
       argc, argv);
@@ -52,6 +55,12 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
   argv = parsed;
   if (argc != 3) {
     g_printerr("lbsim: report needs a JSON file and a folder (see lbsim report --help)\n");
+    return LB_EXIT_INPUT;
+  }
+  if (former != NULL) {
+    g_printerr("lbsim: report --pictures is --partition-pictures now (--pictures DIR is where a "
+               "command writes pictures): --partition-pictures %s\n",
+               former);
     return LB_EXIT_INPUT;
   }
   const char *source = argv[1], *dir = argv[2];
@@ -68,7 +77,7 @@ lb_cmd_report(const LbCommand *self, int argc, char **argv)
     return LB_EXIT_INPUT;
   }
   if (pictures != NULL && !g_file_test(pictures, G_FILE_TEST_IS_DIR)) {
-    g_printerr("lbsim: --pictures %s: not a folder\n", pictures);
+    g_printerr("lbsim: --partition-pictures %s: not a folder\n", pictures);
     return LB_EXIT_INPUT;
   }
   g_autofree char *json = NULL;

@@ -19,7 +19,7 @@
 
 typedef struct {
   gboolean quick, check, quiet, force, all;
-  char *jobs, *json, *csv, *state, *report;
+  char *jobs, *json, *csv, *state, *report, *chart_scale;
   char **sets, **formats;
   LbFigureArgs figure;
 } Args;
@@ -32,6 +32,7 @@ args_clear(Args *a)
   g_free(a->json);
   g_free(a->csv);
   g_free(a->state);
+  g_free(a->chart_scale);
   g_strfreev(a->sets);
   g_strfreev(a->formats);
   lb_figure_args_clear(&a->figure);
@@ -118,7 +119,7 @@ reproduce_all(const Args *a, guint jobs)
   return MAX(worst, verdict);
 }
 
-#define REPRODUCE_OPTIONS 12
+#define REPRODUCE_OPTIONS 13
 
 int
 lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
@@ -150,6 +151,10 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
        "An HTML page of the scorecard, the claims and the paper's figures, the paper's numbers "
        "beside lbsim's, in DIR",
        "DIR"},
+      {"chart-scale", 0, 0, G_OPTION_ARG_STRING, &a.chart_scale,
+       "With --report: the value axis of the figures' charts: auto (log when the values span "
+       "a factor of 10 or more), linear or log",
+       "SCALE"},
       {"picture-format", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.formats,
        "With --report: each chart's file in these formats too: png, pdf, svg, or a comma list "
        "(repeatable; SVG always)",
@@ -187,7 +192,9 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   if (a.jobs != NULL && !lb_runner_parse_count("--jobs", a.jobs, &jobs, &error))
     return input_error(error);
   LbPaperCharts charts = {0};
-  const char *figure = a.formats != NULL ? "--picture-format" : lb_figure_args_given(&a.figure);
+  const char *figure = a.formats != NULL       ? "--picture-format"
+                       : a.chart_scale != NULL ? "--chart-scale"
+                                               : lb_figure_args_given(&a.figure);
   if (a.report == NULL && figure != NULL) {
     g_printerr("lbsim: %s is for the charts of --report DIR\n", figure);
     return LB_EXIT_INPUT;
@@ -195,6 +202,10 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   if (!lb_figure_parse_formats((const char *const *)a.formats, &charts.formats, &error) ||
       !lb_figure_args_look(&a.figure, &charts.look, &error))
     return input_error(error);
+  if (a.chart_scale != NULL && !lb_plot_value_scale_parse(a.chart_scale, &charts.scale)) {
+    g_printerr("lbsim: --chart-scale %s: expected auto, linear or log\n", a.chart_scale);
+    return LB_EXIT_INPUT;
+  }
   if (a.all) {
     if (n != 1) {
       g_printerr("lbsim: reproduce --all runs every paper: give no KEY\n");

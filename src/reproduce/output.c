@@ -579,6 +579,7 @@ lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const LbPaperC
                            .length = strlen(doc),
                            .dir = dir,
                            .chart_formats = charts->formats,
+                           .chart_scale = charts->scale,
                            .look = charts->look};
   return lb_html_write_reproduction(&rep, &options, error);
 }

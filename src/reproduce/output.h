@@ -3,6 +3,7 @@
  * page of --report. */
 #pragma once
 
+#include "report/plots.h"
 #include "report/style.h"
 #include "reproduce/evaluate.h"
 
@@ -19,6 +20,7 @@ char *lb_paper_csv(const LbPaper *paper, const LbPaperOutput *how);
 typedef struct {
   guint formats;
   LbFigureLook look;
+  LbPlotValueScale scale; /* the value axes (--chart-scale) */
 } LbPaperCharts;
 
 /* The page in dir (made when make), the JSON beside it. */
