@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tap import done, ok  # noqa: E402
 
 LBSIM, MAN1, MAN5, COMPLETION, PLATGEN, SOURCE, BUILD = sys.argv[1:8]
+COMPLETION = os.path.abspath(COMPLETION)
 
 
 def out(*args, env=None, cwd=None):
