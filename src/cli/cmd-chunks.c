@@ -205,10 +205,5 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
   }
   if (json != NULL)
     lb_out_text(array, "\n]\n");
-  if (file != NULL)
-    status = lb_out_close_file(file, array, json);
-  else if (json != NULL)
-    return lb_out_finish(array);
-  int written = lb_out_finish(lines);
-  return MAX(status, written);
+  return lb_out_end(lines, array, file, json);
 }

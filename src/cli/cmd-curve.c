@@ -108,10 +108,5 @@ lb_cmd_curve(const LbCommand *self, int argc, char **argv)
   }
   if (json != NULL)
     lb_out_text(array, "]\n");
-  if (file != NULL)
-    status = lb_out_close_file(file, array, json);
-  else if (json != NULL)
-    return lb_out_finish(array);
-  int printed = lb_out_finish(lines);
-  return MAX(status, printed);
+  return lb_out_end(lines, array, file, json);
 }

@@ -262,16 +262,8 @@ lb_cmd_sweep(const LbCommand *self, int argc, char **argv)
   if (!a.quiet)
     lb_sweep_say_hosts(sw);
   if (a.emit != NULL) {
-    g_autofree char *ini = g_build_filename(state, "sweep.ini", NULL);
-    if (g_mkdir_with_parents(state, 0777) != 0) {
-      int errsv = errno;
-      g_printerr("lbsim: cannot make %s: %s\n", state, g_strerror(errsv));
+    if (!lb_sweep_state_make(state, sw))
       return 1;
-    }
-    if (!lb_output_write(ini, sw->definition, -1, &error)) {
-      print_error(error);
-      return 1;
-    }
     guint n = sw->runs->len;
     LbRunResult **results = g_new0(LbRunResult *, n);
     lb_sweep_read_kept(state, sw, results, a.quiet);

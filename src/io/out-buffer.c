@@ -84,3 +84,15 @@ lb_out_close_file(LbOutput *file, LbOutBuffer *b, const char *path)
   }
   return 0;
 }
+
+int
+lb_out_end(LbOutBuffer *lines, LbOutBuffer *array, LbOutput *file, const char *json)
+{
+  int status = 0;
+  if (file != NULL)
+    status = lb_out_close_file(file, array, json);
+  else if (json != NULL)
+    return lb_out_finish(array);
+  int written = lb_out_finish(lines);
+  return MAX(status, written);
+}

@@ -28,3 +28,7 @@ int lb_out_finish(LbOutBuffer *b);
  * after one line saying why. */
 LbOutput *lb_out_open_file(const char *path, LbOutBuffer *b, int *status);
 int lb_out_close_file(LbOutput *file, LbOutBuffer *b, const char *path);
+/* The end of a command that writes lines on standard output and, with
+ * --json FILE, an array to FILE (file, from lb_out_open_file) or, with
+ * --json -, to standard output instead of the lines: the exit status. */
+int lb_out_end(LbOutBuffer *lines, LbOutBuffer *array, LbOutput *file, const char *json);

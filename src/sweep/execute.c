@@ -233,16 +233,8 @@ lb_sweep_execute_files(const LbSweep *sw, const char *state, const LbSweepFiles 
   guint n = sw->runs->len;
   LbRunResult **results = g_new0(LbRunResult *, n);
   *results_out = results;
-  g_autofree char *ini = g_build_filename(state, "sweep.ini", NULL);
-  if (g_mkdir_with_parents(state, 0777) != 0) {
-    int errsv = errno;
-    g_printerr("lbsim: cannot make %s: %s\n", state, g_strerror(errsv));
+  if (!lb_sweep_state_make(state, sw))
     return 1;
-  }
-  if (!lb_output_write(ini, sw->definition, -1, &error)) {
-    print_error(error);
-    return 1;
-  }
   guint kept = lb_sweep_read_kept(state, sw, results, quiet);
   Sweeping s = {sw, results, state, jobs > 0 ? jobs : (guint)g_get_num_processors(), quiet};
   guint distinct = lb_sweep_distinct(sw), kept_distinct = 0;

@@ -241,3 +241,20 @@ lb_sweep_check_files(const LbSweep *sw, const char *json, const char *csv, const
     return lb_sweep_fail(error, LB_SWEEP_ERROR_STATE, "--state %s: not a folder", state);
   return TRUE;
 }
+
+gboolean
+lb_sweep_state_make(const char *dir, const LbSweep *sw)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ini = g_build_filename(dir, "sweep.ini", NULL);
+  if (g_mkdir_with_parents(dir, 0777) != 0) {
+    int errsv = errno;
+    g_printerr("lbsim: cannot make %s: %s\n", dir, g_strerror(errsv));
+    return FALSE;
+  }
+  if (!lb_output_write(ini, sw->definition, -1, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -150,6 +150,9 @@ LbRunResult *lb_sweep_read_result(const char *path, const LbSweepRun *run, GErro
 guint lb_sweep_read_kept(const char *dir, const LbSweep *sweep, LbRunResult **results,
                          gboolean quiet);
 void lb_sweep_results_free(LbRunResult **results, guint n);
+/* The state folder made if missing, the sweep's definition written in it
+ * (sweep.ini): FALSE after saying why on stderr. */
+gboolean lb_sweep_state_make(const char *dir, const LbSweep *sweep);
 
 /* ---- merging (merge.c): paths[1..argc), as lbsim merge takes them ---- */
 
