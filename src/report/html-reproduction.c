@@ -262,7 +262,6 @@ figure_slugs(GPtrArray *figures)
 static void
 line_points(GPtrArray *points, gboolean paper, GArray *x, GArray *y)
 {
-  g_autoptr(GArray) order = g_array_new(FALSE, FALSE, sizeof(double));
   for (guint i = 0; i < points->len; i++) {
     const LbFigurePoint *pt = points->pdata[i];
     double v = paper ? pt->paper : pt->lbsim, r = pt->ranks;
