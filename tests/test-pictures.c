@@ -13,6 +13,7 @@
 #include "report/pictures.h"
 #include "workloads/htree.h"
 #include "lbsim-spawn.h"
+#include "figure-files.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
 
@@ -551,24 +552,6 @@ test_palette(void)
                        50);
   }
   g_unlink(ini);
-}
-
-/* Where a PDF's first page ends: its MediaBox's width and height. */
-static void
-pdf_size(const char *path, double *width, double *height)
-{
-  g_autofree char *text = NULL;
-  gsize length = 0;
-  g_assert_true(g_file_get_contents(path, &text, &length, NULL));
-  static const char key[] = "/MediaBox [ 0 0 ";
-  const char *box = NULL;
-  for (gsize i = 0; box == NULL && i + strlen(key) < length; i++) /* past binary streams */
-    if (memcmp(text + i, key, strlen(key)) == 0)
-      box = text + i;
-  g_assert_nonnull(box);
-  char *end = NULL;
-  *width = g_ascii_strtod(box + strlen("/MediaBox [ 0 0 "), &end);
-  *height = g_ascii_strtod(end, NULL);
 }
 
 /* An SVG root's attribute, as written. */

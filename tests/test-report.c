@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "lbsim-spawn.h"
+#include "figure-files.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
 
@@ -1314,25 +1315,6 @@ test_styles(void)
   g_autoptr(GPtrArray) styles = series_styles(svg);
   g_assert_cmpuint(styles->len, ==, 18);
   check_distinct_styles(styles);
-}
-
-/* A PDF's MediaBox: its width and height in points. */
-static void
-pdf_size(const char *path, double *width, double *height)
-{
-  g_autofree char *text = NULL;
-  gsize length = 0;
-  g_assert_true(g_file_get_contents(path, &text, &length, NULL));
-  g_assert_true(g_str_has_prefix(text, "%PDF"));
-  static const char key[] = "/MediaBox [ 0 0 ";
-  const char *box = NULL;
-  for (gsize i = 0; box == NULL && i + strlen(key) < length; i++) /* past binary streams */
-    if (memcmp(text + i, key, strlen(key)) == 0)
-      box = text + i;
-  g_assert_nonnull(box);
-  char *end = NULL;
-  *width = g_ascii_strtod(box + strlen(key), &end);
-  *height = g_ascii_strtod(end, NULL);
 }
 
 /* The first <svg>'s attribute. */

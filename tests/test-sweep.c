@@ -561,6 +561,31 @@ test_shared_runs(void)
         json_object_get_member(json_array_get_object_element(runs_of(croot), i), "result"));
     g_assert_cmpstr(x, ==, y);
   }
+  /* the three result files alone (as copied back from nodes): the same */
+  g_autofree char *fjson = tmp_path("shared-files.json");
+  g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(args, g_strdup("merge"));
+  g_ptr_array_add(args, g_strdup("-o"));
+  g_ptr_array_add(args, g_strdup(fjson));
+  g_autoptr(GDir) d = g_dir_open(cstate, 0, NULL);
+  const char *name;
+  while ((name = g_dir_read_name(d)) != NULL)
+    if (g_str_has_suffix(name, ".result"))
+      g_ptr_array_add(args, g_build_filename(cstate, name, NULL));
+  g_assert_cmpuint(args->len, ==, 3 + 3);
+  g_auto(Result) f = {0};
+  lbsim(&f, args->pdata[0], args->pdata[1], args->pdata[2], args->pdata[3], args->pdata[4],
+        args->pdata[5], NULL);
+  g_assert_cmpint(f.status, ==, 0);
+  g_autoptr(JsonNode) froot = load_json(fjson);
+  g_assert_cmpuint(json_array_get_length(runs_of(froot)), ==, 4);
+  for (guint i = 0; i < 4; i++) {
+    g_autofree char *x =
+        canonical(json_object_get_member(json_array_get_object_element(runs, i), "result"));
+    g_autofree char *y = canonical(
+        json_object_get_member(json_array_get_object_element(runs_of(froot), i), "result"));
+    g_assert_cmpstr(x, ==, y);
+  }
 }
 
 /* The jobs emitted for a cluster, run in two halves as two nodes would,

@@ -18,6 +18,7 @@
 #include "core/placement.h"
 #include "core/platform-check.h"
 #include "core/record.h"
+#include "metrics/metrics.h"
 
 XBT_LOG_NEW_CATEGORY(lb, "lbsim");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_core, lb, "lbsim core: engine and rank actors");
@@ -657,15 +658,6 @@ free_core_run(LbCoreRun *run)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbCoreRun, free_core_run)
 
-static guint
-count_phases(const LbBalancer *balancer)
-{
-  guint n = 0;
-  while (balancer->phases[n] != NULL)
-    n++;
-  return n;
-}
-
 static void
 set_stage(const LbRunOptions *options, const char *stage)
 {
@@ -879,7 +871,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->options = options;
   run->ranks = scenario->ranks;
   run->nadaptations = scenario->nadaptations;
-  run->nphases = count_phases(brun->balancer);
+  run->nphases = lb_balancer_phase_count(brun->balancer);
   run->work = brun->work;
   run->start = lb_scenario_start(scenario, brun->balancer);
   run->metric_defs = lb_balancer_metric_defs(brun->balancer);

@@ -35,6 +35,15 @@ lb_aggregate_name(LbAggregate aggregate)
   return names[aggregate];
 }
 
+guint
+lb_balancer_phase_count(const LbBalancer *b)
+{
+  guint n = 0;
+  while (b->phases[n] != NULL)
+    n++;
+  return n;
+}
+
 static int
 phase_index(const LbBalancer *b, const char *name)
 {

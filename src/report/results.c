@@ -89,15 +89,6 @@ balancer_of(const char *where, const char *label, GError **error)
   return b;
 }
 
-static guint
-count_phases(const LbBalancer *b)
-{
-  guint n = 0;
-  while (b->phases[n] != NULL)
-    n++;
-  return n;
-}
-
 /* ---- a user's document ---- */
 
 /* A member that must hold a node of type (an object, an array); absent,
@@ -366,7 +357,7 @@ read_doc_phases(JsonObject *o, const char *where, const LbBalancer *b, LbRunResu
   JsonArray *phases;
   if (!read_array(o, "phases", where, TRUE, &phases, error))
     return FALSE;
-  guint n = count_phases(b);
+  guint n = lb_balancer_phase_count(b);
   if (json_array_get_length(phases) != n)
     return bad_member(error, where, "phases", "%u entries, expected %u (the balancer's phases)",
                       json_array_get_length(phases), n);

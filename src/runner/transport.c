@@ -222,15 +222,6 @@ static gboolean G_GNUC_PRINTF(3, 4) bad(GError **error, const char *where, const
   return FALSE;
 }
 
-static guint
-count_phases(const LbBalancer *b)
-{
-  guint n = 0;
-  while (b->phases[n] != NULL)
-    n++;
-  return n;
-}
-
 /* Below 2^64: a double that converts to a guint64. */
 #define BELOW_2_64 18446744073709551616.0
 
@@ -631,7 +622,7 @@ read_result(JsonObject *o, LbRunResult *r, GError **error)
     return FALSE;
   lb_run_result_aggregate(r);
 
-  guint nphases = count_phases(balancer);
+  guint nphases = lb_balancer_phase_count(balancer);
   JsonArray *phases = array_of(o, "phases", nphases, "the balancer's phases", error);
   if (phases == NULL)
     return FALSE;

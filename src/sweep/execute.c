@@ -164,12 +164,16 @@ run_missing(const Sweeping *s, Outputs *out)
     int code = 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
       g_autofree char *result = lb_sweep_run_file(s->state, run, ".result");
-      for (guint j = i; j < sw->runs->len && code == 0; j++)
-        if (((const LbSweepRun *)sw->runs->pdata[j])->first == i &&
-            (s->results[j] = lb_sweep_read_result(result, sw->runs->pdata[j], &local)) == NULL) {
+      /* the run, then the points that share it */
+      guint j = i;
+      do {
+        s->results[j] = lb_sweep_read_result(result, sw->runs->pdata[j], &local);
+        if (s->results[j] == NULL) {
           code = 1;
           text = g_strdup(local->message);
         }
+        j = ((const LbSweepRun *)sw->runs->pdata[j])->next;
+      } while (j != 0 && code == 0);
     } else if (lb_signals_caught() != 0) {
       remove_scratch(tmp, run);
       continue; /* stopped, not failed */

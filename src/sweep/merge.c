@@ -45,8 +45,9 @@ lb_sweep_merge_definition(int argc, char **argv, GError **error)
 static gboolean
 read_shared(const LbSweep *sw, guint first, const char *path, LbRunResult **results, GError **error)
 {
-  for (guint j = first + 1; j < sw->runs->len; j++)
-    if (((const LbSweepRun *)sw->runs->pdata[j])->first == first && results[j] == NULL &&
+  for (guint j = ((const LbSweepRun *)sw->runs->pdata[first])->next; j != 0;
+       j = ((const LbSweepRun *)sw->runs->pdata[j])->next)
+    if (results[j] == NULL &&
         (results[j] = lb_sweep_read_result(path, sw->runs->pdata[j], error)) == NULL)
       return FALSE;
   return TRUE;

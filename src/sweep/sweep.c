@@ -440,20 +440,23 @@ add_run(LbSweep *sw, guint point, const PointOverrides *o, const LbScenario *sc,
   return sw->runs->len <= MAX_RUNS;
 }
 
-/* Each run's first: the first run with its id. */
+/* Each run's first (the first run with its id) and next (the one after it
+ * with that id): the runs sharing one result, in order. */
 static void
 link_runs(LbSweep *sw)
 {
-  g_autoptr(GHashTable) first = g_hash_table_new(g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) last = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < sw->runs->len; i++) {
     LbSweepRun *run = sw->runs->pdata[i];
     gpointer at = NULL;
-    if (g_hash_table_lookup_extended(first, run->id, NULL, &at)) {
-      run->first = GPOINTER_TO_UINT(at);
-    } else {
-      run->first = i;
-      g_hash_table_insert(first, run->id, GUINT_TO_POINTER(i));
+    run->first = i;
+    run->next = 0;
+    if (g_hash_table_lookup_extended(last, run->id, NULL, &at)) {
+      LbSweepRun *before = sw->runs->pdata[GPOINTER_TO_UINT(at)];
+      run->first = before->first;
+      before->next = i;
     }
+    g_hash_table_insert(last, run->id, GUINT_TO_POINTER(i));
   }
 }
 

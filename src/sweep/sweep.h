@@ -29,6 +29,7 @@ typedef struct {
    * balancer's run does not depend on another balancer's keys (varying
    * mlb.desired runs none once), so points share it */
   guint first;
+  guint next; /* the next run with the same id, or 0 when none (0 is always a first) */
 } LbSweepRun;
 
 typedef struct {
