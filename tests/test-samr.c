@@ -3,6 +3,7 @@
  * random hierarchies: cells conserved level by level, no split below the
  * minimum size. */
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
 
@@ -510,6 +511,229 @@ test_replay(void)
   g_rmdir(dir);
 }
 
+/* The boundary exchange as ENZO pays it, on grids worked out by hand: 2D,
+ * factor 2, 2 ghost cells, 8 bytes a cell, one step of level 0 and two of
+ * level 1 until the next adaptation, 100 flops a grid a step. */
+static const SamrGeometry two_d = {2, 2, 2, 4};
+static const SamrCosts enzo_costs = {SAMR_EXCHANGE_ENZO, 100, 1e6, 8};
+static const guint64 two_steps[] = {1, 2};
+
+static SamrGrid
+box2(guint owner, guint level, gint64 x0, gint64 y0, gint64 x1, gint64 y1)
+{
+  return (SamrGrid){owner, level, {x0, y0, 0}, {x1, y1, 1}};
+}
+
+/* Rank `rank`'s part of the exchange: its messages (to, bytes) in order,
+ * its receives, copies and flops. */
+static LbAppStep
+exchange_of(const GArray *table, guint levels, guint ranks, guint rank, GArray *messages)
+{
+  SamrExchange *x = lb_samr_exchange_new(&two_d, table, two_steps, levels, &enzo_costs, ranks);
+  LbAppStep step = {messages, 0, 0, 0, 0};
+  lb_samr_exchange_rank(x, rank, &step);
+  lb_samr_exchange_free(x);
+  return step;
+}
+
+static void
+assert_messages(const GArray *messages, guint n, const guint *to, const double *bytes)
+{
+  g_assert_cmpuint(messages->len, ==, n);
+  for (guint i = 0; i < n; i++) {
+    g_assert_cmpuint(g_array_index(messages, LbAppMessage, i).rank, ==, to[i]);
+    g_assert_cmpfloat(g_array_index(messages, LbAppMessage, i).bytes, ==, bytes[i]);
+  }
+}
+
+/* Two root tiles A = [0,8)x[0,8) on rank 0 and B = [8,16)x[0,8) on rank 1
+ * share 8 faces: 8 x 2 ghost cells x 8 bytes = 128 bytes each way, one
+ * message each. Splitting B at x = 12 into B1 (rank 1) and B2 (rank 2)
+ * adds two ghost layers across the cut: 2 x 2 x (8 + 2 x 2) = 48 cells
+ * (144 -> 96 + 96), and a second touching pair, B1-B2: rank 1 now sends
+ * two messages (to 0 and 2), rank 2 one. Moving B1 to rank 0 turns A-B1
+ * into a copy (128 each way, 256 bytes on rank 0) and leaves B1-B2 as
+ * messages between ranks 0 and 2. */
+static void
+test_exchange_two_grids(void)
+{
+  g_autoptr(GArray) table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+  SamrGrid a = box2(0, 0, 0, 0, 8, 8), b = box2(1, 0, 8, 0, 16, 8);
+  g_array_append_val(table, a);
+  g_array_append_val(table, b);
+  g_autoptr(GArray) m = g_array_new(FALSE, FALSE, sizeof(LbAppMessage));
+  LbAppStep step = exchange_of(table, 0, 3, 0, m);
+  assert_messages(m, 1, (guint[]){1}, (double[]){128});
+  g_assert_cmpuint(step.receives, ==, 1);
+  g_assert_cmpfloat(step.copy_bytes, ==, 0);
+  g_assert_cmpfloat(step.flops, ==, 100);
+  g_assert_cmpuint(lb_samr_cells(&two_d, &b), ==, 144);
+
+  SamrGrid b1 = box2(1, 0, 8, 0, 12, 8), b2 = box2(2, 0, 12, 0, 16, 8);
+  g_assert_cmpuint(lb_samr_cells(&two_d, &b1) + lb_samr_cells(&two_d, &b2) -
+                       lb_samr_cells(&two_d, &b),
+                   ==, 2 * 2 * (8 + 2 * 2));
+  g_array_index(table, SamrGrid, 1) = b1;
+  g_array_append_val(table, b2);
+  g_array_set_size(m, 0);
+  step = exchange_of(table, 0, 3, 1, m);
+  assert_messages(m, 2, (guint[]){0, 2}, (double[]){128, 128});
+  g_assert_cmpuint(step.receives, ==, 2);
+  g_assert_cmpfloat(step.flops, ==, 100);
+  g_array_set_size(m, 0);
+  step = exchange_of(table, 0, 3, 2, m);
+  assert_messages(m, 1, (guint[]){1}, (double[]){128});
+
+  g_array_index(table, SamrGrid, 1).owner = 0; /* B1 moves next to A */
+  g_array_set_size(m, 0);
+  step = exchange_of(table, 0, 3, 0, m);
+  assert_messages(m, 1, (guint[]){2}, (double[]){128});
+  g_assert_cmpuint(step.receives, ==, 1);
+  g_assert_cmpfloat(step.copy_bytes, ==, 256);
+  g_assert_cmpfloat(step.flops, ==, 200);
+  g_array_set_size(m, 0);
+  step = exchange_of(table, 0, 3, 1, m);
+  g_assert_cmpuint(m->len, ==, 0);
+  g_assert_cmpuint(step.receives, ==, 0);
+  g_assert_cmpfloat(step.flops, ==, 0);
+}
+
+/* A child C = [4,12)x[4,12) of level 1 over A (its cells [2,6)x[2,6)):
+ * the projection gives A its 64 interior cells coarsened, 16 cells x 8
+ * bytes x A's 1 step = 128 bytes; the interpolation fills C's ghost zone,
+ * (8 + 4)^2 - 64 = 80 cells, from 80 / 4 = 20 of A's, x 8 bytes x C's 2
+ * steps = 320 bytes. On A's rank both are copies (448 bytes); on rank 3,
+ * one message each way of those sizes. The grid costs 100 flops for each
+ * of its 2 steps. */
+static void
+test_exchange_parent_child(void)
+{
+  g_autoptr(GArray) table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+  SamrGrid a = box2(0, 0, 0, 0, 8, 8), c = box2(0, 1, 4, 4, 12, 12);
+  g_array_append_val(table, a);
+  g_array_append_val(table, c);
+  g_autoptr(GArray) m = g_array_new(FALSE, FALSE, sizeof(LbAppMessage));
+  LbAppStep step = exchange_of(table, 1, 4, 0, m);
+  g_assert_cmpuint(m->len, ==, 0);
+  g_assert_cmpfloat(step.copy_bytes, ==, 448);
+  g_assert_cmpfloat(step.flops, ==, 100 + 200);
+  g_array_index(table, SamrGrid, 1).owner = 3;
+  g_array_set_size(m, 0);
+  step = exchange_of(table, 1, 4, 0, m);
+  assert_messages(m, 1, (guint[]){3}, (double[]){320});
+  g_assert_cmpuint(step.receives, ==, 1);
+  g_assert_cmpfloat(step.copy_bytes, ==, 0);
+  g_array_set_size(m, 0);
+  step = exchange_of(table, 1, 4, 3, m);
+  assert_messages(m, 1, (guint[]){0}, (double[]){128});
+  g_assert_cmpfloat(step.flops, ==, 200);
+  /* A level-1 grid [12,20)x[4,12) across A and a second tile B =
+   * [8,16)x[0,8) on rank 1 (A's level-1 cells end at x = 16), split there:
+   * each half's 32 cells project 8 cells, 64 bytes, to its own parent;
+   * each half's ghost zone, (4 + 4) x (8 + 4) - 32 = 64 cells, comes from
+   * 16 of its parent's, 256 bytes */
+  SamrGrid b = box2(1, 0, 8, 0, 16, 8), c1 = box2(3, 1, 12, 4, 16, 12),
+           c2 = box2(3, 1, 16, 4, 20, 12);
+  g_array_set_size(table, 0);
+  g_array_append_val(table, a);
+  g_array_append_val(table, b);
+  g_array_append_val(table, c1);
+  g_array_append_val(table, c2);
+  g_array_set_size(m, 0);
+  step = exchange_of(table, 1, 4, 3, m);
+  /* to A's rank 0 and B's rank 1, 64 bytes each; C1-C2 share 8 faces on
+   * one rank: 8 x 2 x 8 x 2 steps = 256 bytes each way, copied */
+  assert_messages(m, 2, (guint[]){0, 1}, (double[]){64, 64});
+  g_assert_cmpuint(step.receives, ==, 2);
+  g_assert_cmpfloat(step.copy_bytes, ==, 512);
+  g_array_set_size(m, 0);
+  step = exchange_of(table, 1, 4, 1, m);
+  /* B to A (128, its faces) and B's interpolation to C2 (256) */
+  assert_messages(m, 2, (guint[]){0, 3}, (double[]){128, 256});
+}
+
+/* The paper's load (section 5.1: "the total amount of grids in bytes on a
+ * processor"), every grid a rank holds, on a replayed hierarchy of two
+ * levels with no ghosts: rank 0 holds a root tile of 8 cells and a level-1
+ * grid of 8, rank 1 a root tile of 8. Loads 16 and 8, average 12: the
+ * imbalance ratio is 16 / 12 = 1.3333; avg_std sqrt(((4/3 - 1)^2 + (2/3 -
+ * 1)^2) / 1) = 0.4714. Level by level (nothing moves: threshold 1e9), level
+ * 0 is balanced (1) and level 1 all on rank 0 (2): level-imbalance-ratio
+ * 1.5; rank 1 has no level-1 grid: idle-procs (0 + 50) / 2 = 25 %. */
+static void
+test_paper_load(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-samr-XXXXXX", NULL);
+  g_autofree char *grids = g_build_filename(dir, "two.txt", NULL);
+  g_assert_true(g_file_set_contents(grids, "0 0 0 0 4 2\n1 0 4 0 8 2\n0 1 0 0 2 4\n", -1, NULL));
+  g_autofree char *text = g_strdup_printf(
+      "[scenario]\nplatform = hypercube-2.xml\nranks = 2\nsteps = 1\n"
+      "[workload]\nmodel = samr\nsize = 8x2\nghost = 0\nmin-cells = 1\nhierarchy = %s\n"
+      "[balancers]\nrun = move-split\n[move-split]\nthreshold = 1e9\n",
+      grids);
+  LbScenario *sc = load_text(text);
+  LbRunnerOptions options = {.jobs = 1, .quiet = TRUE};
+  int code = -1;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *results = NULL;
+  g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
+  const LbRunResult *ms = results->pdata[0];
+  g_assert_cmpfloat_with_epsilon(metric(ms, "imbalance-ratio"), 16.0 / 12.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(metric(ms, "avg-std"), sqrt(2.0) / 3.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(metric(ms, "level-imbalance-ratio"), 1.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon(metric(ms, "idle-procs"), 25, 1e-12);
+  g_assert_cmpfloat(metric(ms, "finest-level"), ==, 1);
+  g_assert_cmpfloat(metric(ms, "level-0-grids"), ==, 2);
+  g_assert_cmpfloat(metric(ms, "level-1-grids"), ==, 1);
+  g_assert_cmpfloat(metric(ms, "level-2-grids"), ==, 0);
+  g_ptr_array_unref(results);
+  lb_scenario_free(sc);
+  g_unlink(grids);
+  g_rmdir(dir);
+}
+
+/* The presets' hierarchies grow within the memory their scenario was
+ * admitted for: over 20 adaptations of AMR128 and ShockPool3D on 8 ranks,
+ * the grids held never pass what the estimate allowed, and every level
+ * down to the preset's finest is built (7 for AMR128, 3 for ShockPool3D). */
+static void
+test_preset_bounds(void)
+{
+  static const struct {
+    const char *preset;
+    guint finest;
+  } cases[] = {{"amr128", 7}, {"shockpool3d", 3}};
+  for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+    g_autofree char *text =
+        g_strdup_printf("[scenario]\nplatform = hypercube-8.xml\nranks = 8\nsteps = 20\n"
+                        "[workload]\nmodel = samr\npreset = %s\n[balancers]\nrun = none\n",
+                        cases[c].preset);
+    LbScenario *sc = load_text(text);
+    double allowed = sc->work->memory / LB_SAMR_GRID_BYTES;
+    g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    guint deepest = 0;
+    guint64 most[SAMR_MAX_LEVELS] = {0};
+    for (guint step = 0; step < 20; step++) {
+      for (guint r = 0; r < 8; r++)
+        lb_work_update(sc->work, r, units, step);
+      guint64 per_level[SAMR_MAX_LEVELS] = {0};
+      for (guint64 i = 0; i < lb_samr_grids(sc->work); i++)
+        per_level[lb_samr_grid(sc->work, i)->level]++;
+      g_assert_cmpfloat((double)lb_samr_grids(sc->work), <=, allowed);
+      for (guint l = 0; l < SAMR_MAX_LEVELS; l++) {
+        most[l] = MAX(most[l], per_level[l]);
+        if (per_level[l] > 0)
+          deepest = MAX(deepest, l);
+      }
+      g_assert_cmpuint(per_level[0], ==, 8);
+    }
+    g_assert_cmpuint(deepest, ==, cases[c].finest);
+    for (guint l = 1; l <= cases[c].finest; l++)
+      g_assert_cmpuint(most[l], >, 0);
+    lb_scenario_free(sc);
+  }
+}
+
 /* Fig. 10's rule on its own example: 0 -> 5 and 1 -> 2 share no rank and
  * overlap (wave 0); the next, 0 -> 3, waits for processor 0, still
  * sending to 5 (wave 1). A chain waits link by link; disjoint transfers
@@ -941,6 +1165,10 @@ main(int argc, char **argv)
   g_test_add_func("/samr/presets", test_presets);
   g_test_add_func("/samr/lock-in", test_lock_in);
   g_test_add_func("/samr/covers", test_covers);
+  g_test_add_func("/samr/exchange-two-grids", test_exchange_two_grids);
+  g_test_add_func("/samr/exchange-parent-child", test_exchange_parent_child);
+  g_test_add_func("/samr/paper-load", test_paper_load);
+  g_test_add_func("/samr/preset-bounds", test_preset_bounds);
   g_test_add_data_func("/samr/hierarchy/clusters-3d",
                        "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
                        "[workload]\nmodel = samr\nsize = 32x32x32\nlevels = 2\n"

@@ -71,6 +71,25 @@ typedef struct {
 guint64 lb_boxes_shared_faces(const gint64 *alo, const gint64 *ahi, const gint64 *blo,
                               const gint64 *bhi, guint dim);
 
+/* One message of the application's step between adaptations: to a rank,
+ * its bytes. */
+typedef struct {
+  guint rank;
+  double bytes;
+} LbAppMessage;
+
+/* The application's step of a model that knows its communication whole (a
+ * grid hierarchy's boundary exchange, grid by grid): the messages a rank
+ * sends, ascending by rank, how many it receives, the bytes it copies
+ * between its own units, and the flops it computes beyond its units'
+ * loads (a cost per unit). */
+typedef struct {
+  GArray *messages; /* LbAppMessage */
+  guint receives;
+  double copy_bytes, copy_bandwidth;
+  double flops;
+} LbAppStep;
+
 /* What happened to a unit in a balancing step, as --detail lists it. */
 typedef enum {
   LB_EVENT_MOVE,  /* unit went whole from `from` to `to` */
@@ -149,6 +168,11 @@ struct _LbModel {
    * who holds what (a grid hierarchy): appends LbNeighbour (rank, faces)
    * in ascending rank order. NULL: boundary, if any. */
   void (*neighbours)(const LbWork *work, guint me, const LbUnit *units, gsize n, GArray *out);
+  /* Or the whole application step of rank `me` (fills step->messages, its
+   * copies and extra flops; returns FALSE to use neighbours instead, as a
+   * model's option may ask). Called once the balancing step is over on
+   * every rank. NULL: neighbours, if any. */
+  gboolean (*app_step)(const LbWork *work, guint me, const LbUnit *units, gsize n, LbAppStep *step);
   /* The grids after the run, for --detail (models of grids); may be NULL. */
   void (*grids)(const LbWork *work, GArray *out);
   /* The leaves of the tree the last update built, in any order, for the

@@ -305,18 +305,55 @@ cell_neighbours(const LbWork *work, const guint32 *owner, guint r, const GArray 
   }
 }
 
+/* A model's whole application step (a grid hierarchy's boundary
+ * exchange, grid by grid): its messages go out in order, as many come back
+ * from each rank, its local copies take their bytes at the copy bandwidth.
+ * Returns the flops to compute beyond the units' loads. */
+static double
+exchange_step(LbRank *self, const LbAppStep *step)
+{
+  LbCoreRun *run = self->run;
+  double *messages =
+      lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_MESSAGES);
+  double *bytes =
+      lb_adaptation_metric(run, self->adaptation, run->first_app_def + LB_APP_GHOST_BYTES);
+  const LbAppMessage *m = (const LbAppMessage *)step->messages->data;
+  for (guint i = 0; i < step->messages->len; i++) {
+    guint8 token = 0;
+    lb_core_send(self, (int)m[i].rank, LB_TAG_GHOST, &token, 1, m[i].bytes);
+    *messages += 1;
+    *bytes += m[i].bytes;
+  }
+  for (guint i = 0; i < step->receives; i++)
+    lb_msg_free(lb_core_recv(self, LB_ANY_SOURCE, LB_TAG_GHOST));
+  if (step->copy_bytes > 0 && step->copy_bandwidth > 0)
+    sg_actor_sleep_for(step->copy_bytes / step->copy_bandwidth);
+  lb_wait_sends(self);
+  return step->flops;
+}
+
 /* The application's ghost exchange: every neighbour gets the faces it
  * shares with this rank x ghost-depth x bytes-per-unit, then as much comes
  * back from each. The neighbours are the balancer's graph when it built
  * one, else the ranks whose cells touch this rank's: the application's own
- * knowledge of its partition. */
-static void
+ * knowledge of its partition; or a model's own step (app_step). Returns
+ * the flops to compute beyond the units' loads. */
+static double
 exchange_ghosts(LbRank *self)
 {
   LbCoreRun *run = self->run;
   const LbWork *work = run->work;
   g_autoptr(GArray) found = NULL;
   const GArray *graph = self->graph;
+  if (graph == NULL && work->model->app_step != NULL) {
+    g_autoptr(GArray) sends = g_array_new(FALSE, FALSE, sizeof(LbAppMessage));
+    LbAppStep step = {sends, 0, 0, 0, 0};
+    if (work->model->app_step(work, (guint)self->id, (const LbUnit *)self->units->data,
+                              self->units->len, &step))
+      return exchange_step(self, &step);
+  }
+  if (work->ghost_depth == 0)
+    return 0;
   if (graph == NULL) {
     found = g_array_new(FALSE, FALSE, sizeof(LbNeighbour));
     if (work->model->neighbours != NULL)
@@ -346,6 +383,7 @@ exchange_ghosts(LbRank *self)
   for (guint i = 0; i < graph->len; i++)
     lb_msg_free(lb_core_recv(self, (int)n[i].rank, LB_TAG_GHOST));
   lb_wait_sends(self);
+  return 0;
 }
 
 static void
@@ -362,7 +400,7 @@ application(LbRank *self, gpointer state)
 {
   LbCoreRun *run = self->run;
   guint a = self->adaptation;
-  double start = lb_now();
+  double start = lb_now(), extra = 0;
   lb_trace_paje_state(self, LB_PAJE_APPLICATION);
   if (run->brun->balancer->collect != NULL) {
     guint64 messages = self->sent_messages;
@@ -376,13 +414,13 @@ application(LbRank *self, gpointer state)
     double *ghost = lb_adaptation_metric(run, a, run->first_app_def + LB_APP_GHOST_TIME);
     *ghost = MAX(*ghost, lb_now() - start);
   } else if (lb_work_has_ghosts(run->work)) {
-    exchange_ghosts(self);
+    extra = exchange_ghosts(self);
     double *ghost = lb_adaptation_metric(run, a, run->first_app_def + LB_APP_GHOST_TIME);
     *ghost = MAX(*ghost, lb_now() - start);
   }
   if (!run->brun->balancer->owns_compute) {
     double compute_start = lb_now();
-    lb_execute(self, lb_work_flops(run->work, run->load_after[self->id]));
+    lb_execute(self, lb_work_flops(run->work, run->load_after[self->id]) + extra);
     double *compute = lb_adaptation_metric(run, a, run->first_app_def + LB_APP_COMPUTE_TIME);
     *compute = MAX(*compute, lb_now() - compute_start);
   }

@@ -605,8 +605,9 @@ lb_work_flops(const LbWork *work, guint64 load)
 gboolean
 lb_work_has_ghosts(const LbWork *work)
 {
-  return (work->model->boundary != NULL || work->model->neighbours != NULL) &&
-         work->ghost_depth > 0;
+  return work->model->app_step != NULL ||
+         ((work->model->boundary != NULL || work->model->neighbours != NULL) &&
+          work->ghost_depth > 0);
 }
 
 guint

@@ -21,8 +21,6 @@
 #include "workloads/models.h"
 #include "workloads/samr.h"
 
-#define SAMR_MAX_LEVELS 8
-
 typedef struct {
   SamrGeometry geo;
   guint levels; /* finest level */
@@ -44,6 +42,11 @@ typedef struct {
   guint built;           /* the adaptation step it is for */
   GPtrArray *sections;   /* hierarchy = FILE: a GArray of SamrGrid per section */
   GArray *section_steps; /* guint: the first adaptation of each section */
+  SamrCosts costs;
+  /* the table changes (a rebuild, a grid set) count up; the boundary
+   * exchange worked out for the table at `exchange_of` */
+  guint64 generation, exchange_of;
+  SamrExchange *exchange;
 } Samr;
 
 static const LbParamSpec samr_params[] = {
@@ -78,6 +81,15 @@ static const LbParamSpec samr_params[] = {
      "samr: bytes a cell of a moved grid carries (ghosts included)"},
     {"flops-per-unit", LB_PARAM_DOUBLE, "1000", 0, 1e15, NULL,
      "samr: flops per cell and substep in the compute step"},
+    {"exchange", LB_PARAM_CHOICE, "enzo", 0, 0, "enzo|faces|none",
+     "samr: the application's boundary exchange between adaptations: enzo, grid by grid as ENZO "
+     "does it (each grid with the grids of its level it touches, its parents and its children, "
+     "a message between ranks, a copy on one); faces, lbsim's earlier model (faces shared "
+     "between ranks, one message a pair of ranks, no parents or children); none"},
+    {"grid-flops", LB_PARAM_DOUBLE, "0", 0, 1e15, NULL,
+     "samr: fixed flops a grid pays each time step of its level (the solver's set-up of a grid)"},
+    {"copy-bandwidth", LB_PARAM_DOUBLE, "390e6", 1, 1e15, NULL,
+     "samr: bytes a second of a boundary copy between two grids of one rank (exchange = enzo)"},
     {NULL},
 };
 
@@ -123,39 +135,6 @@ static Samr *
 samr_of(const LbWork *work)
 {
   return work->data;
-}
-
-guint64
-lb_samr_interior_cells(const SamrGeometry *g, const SamrGrid *grid)
-{
-  guint64 n = 1;
-  for (guint a = 0; a < g->dim; a++)
-    n *= (guint64)(grid->hi[a] - grid->lo[a]);
-  return n;
-}
-
-guint64
-lb_samr_cells(const SamrGeometry *g, const SamrGrid *grid)
-{
-  guint64 n = 1;
-  for (guint a = 0; a < g->dim; a++)
-    n *= (guint64)(grid->hi[a] - grid->lo[a]) + 2u * g->ghost;
-  return n;
-}
-
-guint64
-lb_samr_substeps(const SamrGeometry *g, guint level)
-{
-  guint64 s = 1;
-  for (guint l = 0; l < level; l++)
-    s *= g->factor;
-  return s;
-}
-
-guint64
-lb_samr_load(const SamrGeometry *g, const SamrGrid *grid)
-{
-  return lb_samr_cells(g, grid) * lb_samr_substeps(g, grid->level);
 }
 
 const SamrGeometry *
@@ -251,6 +230,7 @@ lb_samr_set(const LbWork *work, guint64 id, const SamrGrid *grid)
   if (table->len <= id)
     g_array_set_size(table, (guint)id + 1);
   g_array_index(table, SamrGrid, id) = *grid;
+  samr_of(work)->generation++;
 }
 
 /* ---- clustering (Berger and Rigoutsos) ---- */
@@ -435,6 +415,7 @@ rebuild(const LbWork *work, Samr *s, guint adaptation)
     g_array_unref(s->table);
     s->table = g_array_copy(grids);
     s->built = adaptation;
+    s->generation++;
     return;
   }
   LbWork *mutable = (LbWork *)work;
@@ -475,6 +456,7 @@ rebuild(const LbWork *work, Samr *s, guint adaptation)
   g_array_unref(s->table);
   s->table = table;
   s->built = adaptation;
+  s->generation++;
   if (s->per_level) {
     guint depth = 0;
     for (guint i = 0; i < table->len; i++)
@@ -596,6 +578,43 @@ samr_neighbours(const LbWork *work, guint me, const LbUnit *units, gsize n, GArr
   g_array_append_vals(out, list->data, list->len);
 }
 
+/* The application's step of rank `me` with exchange = enzo or none: the
+ * hierarchy's exchange (samr-grid.c), worked out once for the table as
+ * the balancing step left it (the first rank to ask; every rank asks after
+ * the last rank's balancing is over), each rank taking its part. */
+static gboolean
+samr_app_step(const LbWork *work, guint me, const LbUnit *units, gsize n, LbAppStep *step)
+{
+  (void)units;
+  (void)n;
+  Samr *s = samr_of(work);
+  if (s->costs.exchange == SAMR_EXCHANGE_FACES)
+    return FALSE;
+  if (s->exchange == NULL || s->exchange_of != s->generation) {
+    lb_samr_exchange_free(s->exchange);
+    guint64 steps[SAMR_MAX_LEVELS];
+    guint levels = 0;
+    for (guint i = 0; i < s->table->len; i++)
+      levels = MAX(levels, g_array_index(s->table, SamrGrid, i).level);
+    for (guint l = 0; l <= levels; l++)
+      steps[l] = steps_of(s, l);
+    SamrCosts costs = s->costs;
+    if (costs.exchange == SAMR_EXCHANGE_NONE) {
+      /* the grids' fixed cost alone */
+      SamrGeometry none = s->geo;
+      none.ghost = 0;
+      costs.bytes_per_unit = 0;
+      s->exchange = lb_samr_exchange_new(&none, s->table, steps, levels, &costs, work->ranks);
+    } else {
+      s->exchange = lb_samr_exchange_new(&s->geo, s->table, steps, levels, &costs, work->ranks);
+    }
+    s->exchange_of = s->generation;
+  }
+  lb_samr_exchange_rank(s->exchange, me, step);
+  step->copy_bandwidth = s->costs.copy_bandwidth;
+  return TRUE;
+}
+
 static void
 samr_grids(const LbWork *work, GArray *out)
 {
@@ -616,6 +635,7 @@ static void
 samr_free(gpointer data)
 {
   Samr *s = data;
+  lb_samr_exchange_free(s->exchange);
   g_array_unref(s->table);
   if (s->sections != NULL)
     g_ptr_array_unref(s->sections);
@@ -876,6 +896,13 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   work->bytes_per_unit = lb_params_get_double(w, "bytes-per-unit");
   work->flops_per_unit = lb_params_get_double(w, "flops-per-unit");
   work->ghost_depth = s->geo.ghost;
+  const char *exchange = lb_params_get_string(w, "exchange");
+  s->costs.exchange = strcmp(exchange, "enzo") == 0    ? SAMR_EXCHANGE_ENZO
+                      : strcmp(exchange, "faces") == 0 ? SAMR_EXCHANGE_FACES
+                                                       : SAMR_EXCHANGE_NONE;
+  s->costs.grid_flops = lb_params_get_double(w, "grid-flops");
+  s->costs.copy_bandwidth = lb_params_get_double(w, "copy-bandwidth");
+  s->costs.bytes_per_unit = work->bytes_per_unit;
   if (lb_params_is_set(w, "refine")) {
     g_auto(GStrv) parts = g_strsplit(lb_params_get_string(w, "refine"), ",", -1);
     if (g_strv_length(parts) != s->levels)
@@ -994,6 +1021,7 @@ const LbModel lb_samr_model = {
     .total_units = samr_total_units,
     .conserve = samr_conserve,
     .neighbours = samr_neighbours,
+    .app_step = samr_app_step,
     .grids = samr_grids,
     .bytes = samr_bytes,
 };

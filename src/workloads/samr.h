@@ -12,6 +12,9 @@
 
 G_BEGIN_DECLS
 
+/* The most levels a hierarchy has (levels 0 .. SAMR_MAX_LEVELS - 1). */
+#define SAMR_MAX_LEVELS 8
+
 /* The geometry of a hierarchy: grids are boxes of interior cells in the
  * index space of their level, with `ghost` cells added on every side. */
 typedef struct {
@@ -73,6 +76,46 @@ void lb_samr_set(const LbWork *work, guint64 id, const SamrGrid *grid);
  * the flags of the largest parent level, one byte a cell (*flags). */
 void lb_samr_bounds(const SamrGeometry *g, double root_cells, guint levels, guint ranks,
                     const double *fractions, double efficiency, double *grids, double *flags);
+
+/* What the application pays between adaptations besides its cells
+ * (samr-grid.c): the boundary exchange grid by grid (`exchange = enzo`),
+ * lbsim's earlier faces between ranks (`faces`, through the model's
+ * neighbours), or none; a fixed cost a grid a step; local copies' speed. */
+typedef enum {
+  SAMR_EXCHANGE_ENZO,
+  SAMR_EXCHANGE_FACES,
+  SAMR_EXCHANGE_NONE,
+} SamrExchangeKind;
+
+typedef struct {
+  SamrExchangeKind exchange;
+  double grid_flops;     /* flops a grid a time step of its level */
+  double copy_bandwidth; /* bytes a second of a copy between two grids of a rank */
+  double bytes_per_unit; /* bytes a cell */
+} SamrCosts;
+
+/* The exchange of a hierarchy (table) for the time steps of each level
+ * until the next adaptation (steps[0 .. levels]): every pair of touching
+ * grids of one level (faces x ghost cells deep, both ways, once a step of
+ * the level), every overlapping parent and child (the child's interior
+ * over the parent, coarsened, to the parent once a step of the parent's
+ * level; the child's ghost zone's share, coarsened, from the parent once a
+ * step of the child's), each a message between two ranks or a copy on
+ * one; and each grid's grid_flops a step. */
+typedef struct _SamrExchange SamrExchange;
+SamrExchange *lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *steps,
+                                   guint levels, const SamrCosts *costs, guint ranks);
+/* Appends rank's messages (by receiver, then as found) to step->messages,
+ * adds its copies' bytes and its grids' flops. */
+void lb_samr_exchange_rank(const SamrExchange *x, guint rank, LbAppStep *step);
+typedef struct {
+  guint64 messages;
+  double copy_bytes;
+  guint64 sibling_pairs, family_pairs; /* touching pairs of a level; parent and child pairs */
+  double bytes;                        /* of messages and copies */
+} SamrExchangeTotals;
+void lb_samr_exchange_totals(const SamrExchange *x, SamrExchangeTotals *out);
+void lb_samr_exchange_free(SamrExchange *x);
 
 extern const LbModel lb_samr_model;
 

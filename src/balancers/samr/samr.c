@@ -36,21 +36,40 @@ enum {
   METRIC_IMBALANCE_RATIO,
   METRIC_AVG_STD,
   METRIC_IDLE_PROCS,
+  METRIC_LEVEL_IMBALANCE_RATIO,
+  METRIC_LEVEL_AVG_STD,
   METRIC_GRIDS_MOVED,
   METRIC_GRIDS_SPLIT,
   METRIC_GRIDS,
   METRIC_ATTEMPTS,
+  METRIC_FINEST_LEVEL,
+  METRIC_LEVEL_GRIDS, /* one a level, 0 .. SAMR_MAX_LEVELS - 1 */
 };
 
+#define LEVEL_GRIDS(l)                                                                             \
+  {                                                                                                \
+    "level-" #l "-grids", "grids", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,                        \
+        "grids of level " #l " after balancing, averaged over adaptations"                         \
+  }
+
+/* The paper's metrics (section 5.1) are on its load, "the total amount of
+ * grids in bytes on a processor": every grid a rank holds. */
 static const LbMetricSpec samr_metrics[] = {
     {"imbalance-ratio", "ratio", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
-     "the paper's eq. 1: MaxLoad / AvgLoad after balancing, averaged over adaptations"},
+     "the paper's eq. 1 on its load (the bytes of all the grids a rank holds, cells with ghosts): "
+     "MaxLoad / AvgLoad after balancing, averaged over adaptations"},
     {"avg-std", "ratio", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
-     "the paper's eq. 2 as lbsim reads it: the standard deviation (P - 1 in the denominator) of "
-     "L_i / AvgLoad after balancing, averaged over adaptations"},
+     "the paper's eq. 2 as lbsim reads it, on its load: the standard deviation (P - 1 in the "
+     "denominator) of L_i / AvgLoad after balancing, averaged over adaptations"},
     {"idle-procs", "%", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
-     "the paper's eq. 3: percentage of ranks with no load after balancing, averaged over "
-     "adaptations"},
+     "the paper's eq. 3: percentage of ranks with none of the grids a balancing covered "
+     "(levels), after it, averaged over adaptations (every rank holds a root tile, so no rank "
+     "is ever idle on all its grids: Fig. 13's idle processors are a level's)"},
+    {"level-imbalance-ratio", "ratio", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
+     "eq. 1 on the grids each balancing covered (levels: with each, every rebuilt level on its "
+     "own, then the mean over those levels), averaged over adaptations"},
+    {"level-avg-std", "ratio", LB_AGGREGATE_MEAN, LB_COMBINE_MAX, NULL,
+     "eq. 2 as lbsim reads it on the grids each balancing covered, averaged over adaptations"},
     {"grids-moved", "grids", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL, "grids moved whole"},
     {"grids-split", "grids", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
      "grids split, a piece of each moving"},
@@ -59,8 +78,20 @@ static const LbMetricSpec samr_metrics[] = {
     {"attempts", "passes", LB_AGGREGATE_MAX, LB_COMBINE_MAX, NULL,
      "move-split: passes of Fig. 8's while loop (moving phase, then a split); the original: "
      "moves, one per pass of Fig. 3's loop"},
+    {"finest-level", "level", LB_AGGREGATE_MAX, LB_COMBINE_MAX, NULL,
+     "the deepest level of the hierarchy reached"},
+    LEVEL_GRIDS(0),
+    LEVEL_GRIDS(1),
+    LEVEL_GRIDS(2),
+    LEVEL_GRIDS(3),
+    LEVEL_GRIDS(4),
+    LEVEL_GRIDS(5),
+    LEVEL_GRIDS(6),
+    LEVEL_GRIDS(7),
     {NULL},
 };
+
+G_STATIC_ASSERT(SAMR_MAX_LEVELS == 8);
 
 #define TRANSFERS_HELP                                                                             \
   "parallel: each decision its own transfer in the order decided, a rank in one at a time "        \
@@ -298,6 +329,8 @@ typedef struct {
   guint *wave;
   SamrGrid *grid_after, *piece;
   Quality quality; /* the mean over the sets of grids balanced */
+  Quality paper;   /* every grid: the paper's load */
+  guint level_grids[SAMR_MAX_LEVELS], finest;
   SamrGeometry geo;
   guint p, attempts, from;
   double threshold;
@@ -434,6 +467,16 @@ decide(const SamrGeometry *geo, GArray *table, guint p, double threshold, gboole
   last.quality.ratio /= sets;
   last.quality.std /= sets;
   last.quality.idle /= sets;
+  g_autofree guint *every = g_new(guint, MAX(last.after->len, 1));
+  memset(last.level_grids, 0, sizeof last.level_grids);
+  last.finest = 0;
+  for (guint i = 0; i < last.after->len; i++) {
+    guint level = g_array_index(last.after, SamrGrid, i).level;
+    every[i] = i;
+    last.level_grids[level]++;
+    last.finest = MAX(last.finest, level);
+  }
+  last.paper = quality(geo, last.after, every, last.after->len, p);
   guint n = last.actions->len;
   last.wave = g_new0(guint, MAX(n, 1));
   last.grid_after = g_new0(SamrGrid, MAX(n, 1));
@@ -534,10 +577,15 @@ balance(LbRank *self, gboolean move_split)
     lb_narrate(self, "%s", (const char *)d->notes->pdata[k]);
   lb_metric_record(self, METRIC_GRIDS_MOVED, moved);
   lb_metric_record(self, METRIC_GRIDS_SPLIT, split);
-  lb_metric_record(self, METRIC_IMBALANCE_RATIO, d->quality.ratio);
-  lb_metric_record(self, METRIC_AVG_STD, d->quality.std);
+  lb_metric_record(self, METRIC_IMBALANCE_RATIO, d->paper.ratio);
+  lb_metric_record(self, METRIC_AVG_STD, d->paper.std);
   lb_metric_record(self, METRIC_IDLE_PROCS, d->quality.idle);
+  lb_metric_record(self, METRIC_LEVEL_IMBALANCE_RATIO, d->quality.ratio);
+  lb_metric_record(self, METRIC_LEVEL_AVG_STD, d->quality.std);
   lb_metric_record(self, METRIC_GRIDS, d->after->len);
+  lb_metric_record(self, METRIC_FINEST_LEVEL, d->finest);
+  for (guint l = 0; l < SAMR_MAX_LEVELS; l++)
+    lb_metric_record(self, METRIC_LEVEL_GRIDS + (int)l, d->level_grids[l]);
 
   lb_phase_begin(self, PHASE_MOVE);
   if (strcmp(lb_params_get_string(params, "transfers"), "merged") == 0)
