@@ -1,7 +1,8 @@
 /* Chains-on-chains partitioning, solved exactly for the checks: a chain of
  * n weights cut into k contiguous parts (some may be empty) so that the
- * heaviest part is as light as it can be. The balancers' own cut rules are
- * held against it; none of their code is used here. */
+ * heaviest part is as light as it can be. The balancers' own cut rules
+ * (lbd's cuts, scratch-remap's and MLB's final loads) are held against it;
+ * none of their code is used here. */
 #pragma once
 
 #include <glib.h>

@@ -371,7 +371,7 @@ loops_validate(const char *const *args, guint nargs, const char *dir, GError **e
   if (strcmp(args[0], "count") != 0 && strcmp(args[0], "share") != 0)
     return lb_check_fail(error, "check loops: '%s' is not count or share", args[0]);
   /* the cap and a worse metric cannot end a loop of lbd's Redistribute
-   * (the profile move never makes the metric worse and converges well
+   * (the profile's cuts never make the metric worse and converge well
    * within the cap): a claim of them could not fail */
   if (strcmp(args[1], "tolerance") != 0 && strcmp(args[1], "unchanged") != 0)
     return lb_check_fail(error, "check loops: '%s' is not tolerance or unchanged", args[1]);
@@ -526,7 +526,7 @@ piece_profile(const LbWork *work, const guint64 *field, const LoopLine *l)
 
 typedef struct {
   double ratio;
-  guint64 lbd, best, total;
+  guint64 lbd, best, total, heaviest; /* heaviest: the chain's heaviest cell */
   guint parts;
   const LoopLine *line;
 } LoopAtBest;
@@ -549,7 +549,7 @@ static gboolean
 best_cuts(const LbCheckInput *in, LbCheckOutput *out, GError **error)
 {
   const char *balancer = in->args[0];
-  guint runs = 0, loops = 0, far = 0, reachable = 0, at_best = 0;
+  guint runs = 0, loops = 0, far = 0, reachable = 0, at_best = 0, one_cell = 0;
   double worst = 0, sum = 0;
   g_autoptr(GString) detail = g_string_new(NULL);
   for (guint i = 0; i < in->nruns; i++) {
@@ -608,9 +608,11 @@ best_cuts(const LbCheckInput *in, LbCheckOutput *out, GError **error)
         field_step = l->step;
       }
       g_autofree guint64 *profile = piece_profile(work, field, l);
-      guint64 total = 0, told = 0, most = 0;
-      for (guint64 c = 0; c < work->size[l->axis]; c++)
+      guint64 total = 0, told = 0, most = 0, heaviest = 0;
+      for (guint64 c = 0; c < work->size[l->axis]; c++) {
         total += profile[c];
+        heaviest = MAX(heaviest, profile[c]);
+      }
       for (guint s = 0; s < l->loads->len; s++) {
         told += g_array_index(l->loads, guint64, s);
         most = MAX(most, g_array_index(l->loads, guint64, s));
@@ -620,26 +622,30 @@ best_cuts(const LbCheckInput *in, LbCheckOutput *out, GError **error)
                              "%s: step %u, level %u: lbd's slabs hold %" G_GUINT64_FORMAT
                              ", the piece's cells %" G_GUINT64_FORMAT " at that step",
                              run->point, l->step, l->level, told, total);
-      LoopAtBest b = {0,
-                      most,
-                      lb_chains_best_bottleneck(profile, work->size[l->axis], l->loads->len, NULL),
-                      total,
-                      l->loads->len,
-                      l};
+      LoopAtBest b = {
+          .lbd = most,
+          .best = lb_chains_best_bottleneck(profile, work->size[l->axis], l->loads->len, NULL),
+          .total = total,
+          .heaviest = heaviest,
+          .parts = l->loads->len,
+          .line = l,
+      };
       b.ratio = b.best > 0 ? (double)b.lbd / (double)b.best : 1.0;
       g_array_append_val(found, b);
     }
     guint run_far = 0, run_reachable = 0;
-    double run_worst = 0;
+    double run_worst = 0, run_cell = 0; /* the heaviest cell over the mean slab */
     for (guint k = 0; k < found->len; k++) {
       const LoopAtBest *b = &g_array_index(found, LoopAtBest, k);
       run_far += b->ratio > 1.05;
       at_best += b->lbd == b->best;
+      one_cell += b->best == b->heaviest; /* no cuts lighter than one cell */
       /* the best cuts' metric within the tolerance: the loop could have
        * ended there */
       run_reachable += (double)b->best * b->parts / (double)b->total - 1.0 <=
                        lb_params_get_double(res->params, "tolerance");
       run_worst = MAX(run_worst, b->ratio);
+      run_cell = MAX(run_cell, (double)b->heaviest * b->parts / (double)b->total);
       sum += b->ratio;
     }
     loops += found->len;
@@ -649,9 +655,9 @@ best_cuts(const LbCheckInput *in, LbCheckOutput *out, GError **error)
     g_string_append_printf(detail,
                            "%s: %u loops stopped above the tolerance; lbd's heaviest slab over "
                            "the best %.3f at most, %u more than 5 %% above; the best within the "
-                           "tolerance in %u\n",
+                           "tolerance in %u; a cell up to %.2f of the mean slab\n",
                            run->point, found->len, found->len ? run_worst : 1.0, run_far,
-                           run_reachable);
+                           run_reachable, run_cell);
     g_array_sort(found, compare_worse_first);
     for (guint k = 0; k < MIN(found->len, 3) && g_array_index(found, LoopAtBest, k).ratio > 1.05;
          k++) {
@@ -672,9 +678,9 @@ best_cuts(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   out->note = g_strdup_printf("%u loops in %u runs stopped above the tolerance: %u at the best "
                               "cuts, lbd's heaviest slab over the best's %.3f on average and "
                               "%.3f at most, %u more than 5 %% above; the best cuts were within "
-                              "the tolerance in %u",
+                              "the tolerance in %u, their heaviest slab one cell in %u",
                               loops, runs, at_best, loops ? sum / loops : 1.0, loops ? worst : 1.0,
-                              far, reachable);
+                              far, reachable, one_cell);
   out->detail = g_string_free(g_steal_pointer(&detail), FALSE);
   return TRUE;
 }
