@@ -1519,7 +1519,7 @@ test_reproduce_checks(void)
   g_assert_nonnull(
       strstr(list.out, "  quinlan1997 18 claims (7 headline): D. J. Quinlan and M. Berndt"));
   g_assert_nonnull(
-      strstr(list.out, "  lbd         5 claims (2 headline): \"Load Balancing by Dimension\""));
+      strstr(list.out, "  lbd         6 claims (2 headline): \"Load Balancing by Dimension\""));
 
   g_autofree char *papers = tmp_path("check-papers");
   static const char *const bad_claims[][2] = {
@@ -1573,11 +1573,11 @@ test_reproduce_checks(void)
        {"gray-d2", "coarse-node-10010", "tree-sums", "schedule-desired", "schedule-steps",
         "desired-spread-16384", "bottleneck-excess", "loan-keeps-order"}},
       {"lbd",
-       5,
+       6,
        2,
        1,
        {"figure3-neighbours", "tdg-rectangles", "first-axis-shock", "first-axis-hotspots",
-        "loops-tolerance"}},
+        "loops-tolerance", "loops-best-cuts"}},
   };
   for (guint i = 0; i < G_N_ELEMENTS(papers_run); i++) {
     const char *key = papers_run[i].key;

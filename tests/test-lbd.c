@@ -1,10 +1,15 @@
 /* Load Balancing by Dimension's arithmetic: the neighbour graph
  * (BUILD_UNDIRECTED_TDG) on the document's own example and against brute
- * force on thousands of random column partitions. */
+ * force on thousands of random column partitions; the best cuts of a
+ * chain, lbd's and the reproduction check's, by hand and against a
+ * dynamic programme; and a run where lbd must reach the best cuts. */
 #include <glib.h>
+#include <string.h>
 
 #include "balancers/cuts/lbd-plan.h"
 #include "balancers/cuts/tdg.h"
+#include "reproduce/chains.h"
+#include "sim-result.h"
 
 static GArray *
 neighbours(const LbColumns *p, guint subset, gboolean brute)
@@ -231,6 +236,148 @@ test_profile_cuts(void)
   g_assert_cmpuint(sum, ==, 9);
 }
 
+/* The best cuts of 3 1 4 1 5 9 2 6 (total 31) into 3 parts, by hand: a
+ * part holds at least the 9, and joining the 9 to its left takes in the 5
+ * (14), to its right the 2 and 6 (17). Below 14 the 9's part is {9} or
+ * {9, 2}, so the 5 ends a part before it: 3 1 4 1 5 weighs 14 > 13 and
+ * needs two parts, and the third must take 9 2 6 = 17. So no cuts reach
+ * 13, and 3 1 4 1 5 | 9 2 | 6 (14, 11, 6) reaches 14: the best bottleneck
+ * is 14, and the check's greedy cuts are those, 0 5 7 8. lbd's are the
+ * nearest shares of 31 / 3 (prefixes 9 and 23 nearest 10.3 and 20.7):
+ * 3 1 4 1 | 5 9 | 2 6 (9, 14, 8), which reach 14 too, so they stay. */
+static void
+test_best_cuts_by_hand(void)
+{
+  const guint64 chain[] = {3, 1, 4, 1, 5, 9, 2, 6};
+  gsize cuts[4];
+  g_assert_cmpuint(lb_chains_best_bottleneck(chain, 8, 3, cuts), ==, 14);
+  const gsize want[] = {0, 5, 7, 8};
+  for (guint k = 0; k < 4; k++)
+    g_assert_cmpuint(cuts[k], ==, want[k]);
+  g_assert_cmpuint(lb_chains_bottleneck(chain, cuts, 3), ==, 14);
+  g_assert_cmpuint(lb_chains_best_bottleneck(chain, 8, 1, NULL), ==, 31);
+  g_assert_cmpuint(lb_chains_best_bottleneck(chain, 8, 8, NULL), ==, 9);
+  g_assert_cmpuint(lb_chains_best_bottleneck(chain, 8, 20, NULL), ==, 9);
+
+  guint64 lbd_cuts[4], loads[3];
+  g_assert_cmpuint(lbd_best_cuts(chain, 8, 3, lbd_cuts, loads), ==, 14);
+  const guint64 want_lbd[] = {0, 4, 6, 8}, want_loads[] = {9, 14, 8};
+  for (guint k = 0; k < 4; k++)
+    g_assert_cmpuint(lbd_cuts[k], ==, want_lbd[k]);
+  for (guint k = 0; k < 3; k++)
+    g_assert_cmpuint(loads[k], ==, want_loads[k]);
+
+  /* the profile of test_profile_cuts: its nearest shares weigh 3, 1, 5,
+   * but 1 1 1 1 | 4 | 0 0 1 weighs 4, 4, 1 (no part can be lighter than
+   * the 4): the best cuts move cut 1 to 4 and cut 2 to 5 */
+  const guint64 profile[] = {1, 1, 1, 1, 4, 0, 0, 1};
+  g_assert_cmpuint(lb_chains_best_bottleneck(profile, 8, 3, NULL), ==, 4);
+  g_assert_cmpuint(lbd_best_cuts(profile, 8, 3, lbd_cuts, loads), ==, 4);
+  const guint64 want_moved[] = {0, 4, 5, 8}, want_moved_loads[] = {4, 4, 1};
+  for (guint k = 0; k < 4; k++)
+    g_assert_cmpuint(lbd_cuts[k], ==, want_moved[k]);
+  for (guint k = 0; k < 3; k++)
+    g_assert_cmpuint(loads[k], ==, want_moved_loads[k]);
+}
+
+/* The best bottleneck by a dynamic programme over every cut: best[k][i],
+ * the least heaviest part of the first i weights in k parts. */
+static guint64
+best_by_programme(const guint64 *w, guint n, guint parts)
+{
+  guint64 best[8][16];
+  for (guint i = 0; i <= n; i++) {
+    guint64 sum = 0;
+    for (guint j = 0; j < i; j++)
+      sum += w[j];
+    best[1][i] = sum;
+  }
+  for (guint k = 2; k <= parts; k++)
+    for (guint i = 0; i <= n; i++) {
+      best[k][i] = G_MAXUINT64;
+      guint64 tail = 0;
+      for (guint j = i + 1; j-- > 0;) { /* the last part is w[j .. i) */
+        best[k][i] = MIN(best[k][i], MAX(best[k - 1][j], tail));
+        if (j > 0)
+          tail += w[j - 1];
+      }
+    }
+  return best[parts][n];
+}
+
+/* Both best-cut solvers (the check's and lbd's) against the programme on
+ * random chains, zeros and more parts than weights included; lbd's cuts
+ * in order and its loads theirs, and the nearest shares kept whenever
+ * they reach the best. */
+static void
+test_best_cuts_random(void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed(43);
+  guint kept = 0, moved = 0;
+  for (guint t = 0; t < 20000; t++) {
+    guint n = (guint)g_rand_int_range(rand, 1, 16), parts = (guint)g_rand_int_range(rand, 1, 8);
+    guint64 w[16];
+    for (guint i = 0; i < n; i++)
+      w[i] = g_rand_boolean(rand) ? 0 : (guint64)g_rand_int_range(rand, 0, 30);
+    guint64 want = best_by_programme(w, n, parts);
+    gsize cuts[9];
+    g_assert_cmpuint(lb_chains_best_bottleneck(w, n, parts, cuts), ==, want);
+    g_assert_cmpuint(lb_chains_bottleneck(w, cuts, parts), <=, want);
+    guint64 lbd_cuts[9], loads[8], share[9], share_loads[8];
+    g_assert_cmpuint(lbd_best_cuts(w, n, parts, lbd_cuts, loads), ==, want);
+    lbd_profile_cuts(w, n, parts, share, share_loads);
+    g_assert_cmpuint(lbd_cuts[0], ==, 0);
+    g_assert_cmpuint(lbd_cuts[parts], ==, n);
+    guint64 most = 0, shares_most = 0;
+    for (guint k = 0; k < parts; k++) {
+      g_assert_cmpuint(lbd_cuts[k], <=, lbd_cuts[k + 1]);
+      guint64 sum = 0;
+      for (guint64 i = lbd_cuts[k]; i < lbd_cuts[k + 1]; i++)
+        sum += w[i];
+      g_assert_cmpuint(loads[k], ==, sum);
+      most = MAX(most, sum);
+      shares_most = MAX(shares_most, share_loads[k]);
+    }
+    g_assert_cmpuint(most, ==, want);
+    if (shares_most == want) {
+      g_assert_true(memcmp(lbd_cuts, share, sizeof(guint64) * (parts + 1)) == 0);
+      kept++;
+    } else
+      moved += memcmp(lbd_cuts, share, sizeof(guint64) * (parts + 1)) != 0;
+  }
+  g_assert_cmpuint(kept, >, 1000);
+  g_assert_cmpuint(moved, >, 1000);
+}
+
+/* A run where lbd must reach the best cuts: one row of 8 cells, loads 1 1
+ * 1 1 4 0 0 1, on 3 ranks (a 3 x 1 grid: the x loop has 3 slabs). The
+ * nearest shares stop at 3, 1, 5 (no nearer shares exist), 5 / 3 over the
+ * mean; the best cuts weigh 4, 4, 1, and no cuts do better (a slab holds
+ * the 4): lbd must end at max / mean 4 / 3, its loop stopped above the
+ * tolerance (1/3 > 0.05) at cuts none can better. With redistribute =
+ * profile it ends at 5 / 3. */
+static void
+test_reaches_best_cuts(void)
+{
+  static const char *const ways[] = {"", "redistribute = profile\n"};
+  static const double want[] = {4.0 / 3.0, 5.0 / 3.0};
+  for (guint i = 0; i < G_N_ELEMENTS(ways); i++) {
+    g_autofree char *ini =
+        g_strdup_printf("[scenario]\nplatform = hypercube-4.xml\nranks = 3\nsteps = 1\n"
+                        "[workload]\nmodel = field2d\nsize = 8x1\nprocs = 3x1\npattern = file\n"
+                        "file = loads.txt\n[balancers]\nrun = lbd\n[lbd]\n%s",
+                        ways[i]);
+    g_auto(SimResult) res = {0};
+    simulate_with(ini, "1 1 1 1 4 0 0 1\n", FALSE, &res);
+    JsonObject *summary = json_object_get_object_member(res.run, "summary");
+    JsonObject *metrics = json_object_get_object_member(res.run, "metrics");
+    g_assert_cmpfloat_with_epsilon(json_object_get_double_member(summary, "imbalance_after"),
+                                   want[i], 1e-9);
+    g_assert_cmpfloat(json_object_get_double_member(metrics, "loops_unchanged"), ==, 1);
+    g_assert_cmpfloat(json_object_get_double_member(metrics, "iterations_x"), ==, 1);
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -241,5 +388,8 @@ main(int argc, char **argv)
   g_test_add_func("/lbd/metric", test_metric);
   g_test_add_func("/lbd/equalize", test_equalize);
   g_test_add_func("/lbd/profile-cuts", test_profile_cuts);
+  g_test_add_func("/lbd/best-cuts/by-hand", test_best_cuts_by_hand);
+  g_test_add_func("/lbd/best-cuts/random", test_best_cuts_random);
+  g_test_add_func("/lbd/best-cuts/run", test_reaches_best_cuts);
   return g_test_run();
 }

@@ -225,8 +225,8 @@ test_boxes_3d(void)
 /* LBD's loops on random fields (2D and 3D, hot spots and clusters at
  * seeded places, several steps): within each loop (a piece's first rank
  * tells it) the metric never rises from one iteration to the next and no
- * row of cuts comes back; every loop stops on the tolerance or on cuts the
- * profile cannot better, never at the cap; and lbd ends within 5 % of
+ * row of cuts comes back; every loop stops on the tolerance or at the best
+ * cuts of the profile, never at the cap; and lbd ends within 5 % of
  * mlb-nd's imbalance, the same family of partitions. */
 static void
 test_lbd_converges(void)

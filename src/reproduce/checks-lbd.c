@@ -1,12 +1,15 @@
 /* The checks of "Load Balancing by Dimension", a design note of the PDT
  * code: BUILD_UNDIRECTED_TDG (its Figure 3 and random cuts), which axis
- * goes first, and how the loops end. */
+ * goes first, how the loops end, and where they end against the best
+ * cuts. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "balancers/cuts/tdg.h"
 #include "lbsim/balancer.h"
 #include "lbsim/model.h"
+#include "reproduce/chains.h"
 #include "reproduce/checks-common.h"
 
 /* ---- lbd: BUILD_UNDIRECTED_TDG ---- */
@@ -368,7 +371,7 @@ loops_validate(const char *const *args, guint nargs, const char *dir, GError **e
   if (strcmp(args[0], "count") != 0 && strcmp(args[0], "share") != 0)
     return lb_check_fail(error, "check loops: '%s' is not count or share", args[0]);
   /* the cap and a worse metric cannot end a loop of lbd's Redistribute
-   * (the profile move never makes the metric worse and converges well
+   * (the profile's cuts never make the metric worse and converge well
    * within the cap): a claim of them could not fail */
   if (strcmp(args[1], "tolerance") != 0 && strcmp(args[1], "unchanged") != 0)
     return lb_check_fail(error, "check loops: '%s' is not tolerance or unchanged", args[1]);
@@ -421,6 +424,267 @@ loops(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   return TRUE;
 }
 
+/* ---- lbd: the loops against the best cuts ---- */
+
+/* A loop's metric line as lbd narrates it: "level L (a): metric F >
+ * tolerance T after N redistributions; PIECE: slabs' loads W W ...", PIECE
+ * "the whole domain" or "inside x in [a, b), y in [c, d)". */
+typedef struct {
+  guint step, level, axis;
+  int rank;
+  gboolean above;
+  guint64 lo[3], hi[3]; /* the piece's box (the whole field along free axes) */
+  GArray *loads;        /* guint64, one per slab */
+} LoopLine;
+
+static void
+loop_line_clear(gpointer data)
+{
+  LoopLine *l = data;
+  g_clear_pointer(&l->loads, g_array_unref);
+}
+
+static gboolean
+parse_loop_line(const char *line, guint step, const LbWork *work, LoopLine *l)
+{
+  const char *at = strstr(line, " rank ");
+  char axis = 0, cmp[3] = "";
+  double f = 0, tolerance = 0;
+  if (at == NULL || sscanf(at, " rank %d: level %u (%c): metric %lf %2s tolerance %lf", &l->rank,
+                           &l->level, &axis, &f, cmp, &tolerance) != 6)
+    return FALSE;
+  const char *loads = strstr(at, ": slabs' loads"), *piece = strstr(at, "; ");
+  if (loads == NULL || piece == NULL || axis < 'x' || axis > 'z')
+    return FALSE;
+  l->step = step;
+  l->axis = (guint)(axis - 'x');
+  l->above = strcmp(cmp, ">") == 0;
+  for (guint a = 0; a < 3; a++) {
+    l->lo[a] = 0;
+    l->hi[a] = a < work->dim ? work->size[a] : 1;
+  }
+  piece += 2;
+  if (g_str_has_prefix(piece, "inside")) {
+    const char *p = piece + strlen("inside");
+    while (p < loads) {
+      char a = 0;
+      guint64 lo = 0, hi = 0;
+      int used = 0;
+      if (sscanf(p, "%*[ ,]%c in [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")%n", &a, &lo, &hi,
+                 &used) != 3 ||
+          a < 'x' || a >= 'x' + (char)work->dim)
+        return FALSE;
+      l->lo[a - 'x'] = lo;
+      l->hi[a - 'x'] = hi;
+      p += used;
+    }
+  } else if (!g_str_has_prefix(piece, "the whole domain"))
+    return FALSE;
+  l->loads = g_array_new(FALSE, FALSE, sizeof(guint64));
+  for (const char *p = loads + strlen(": slabs' loads"); *p == ' ';) {
+    char *end = NULL;
+    guint64 v = g_ascii_strtoull(p + 1, &end, 10);
+    if (end == p + 1)
+      break;
+    g_array_append_val(l->loads, v);
+    p = end;
+  }
+  return l->loads->len > 0;
+}
+
+/* The field's load at every cell at an adaptation step, from the model
+ * (a pure function of the cell and the step), as MESH measures it. */
+static guint64 *
+field_at(const LbWork *work, guint step)
+{
+  g_autoptr(GArray) units = g_array_sized_new(FALSE, FALSE, sizeof(LbUnit), (guint)work->cells);
+  g_array_set_size(units, (guint)work->cells);
+  for (guint64 i = 0; i < work->cells; i++)
+    g_array_index(units, LbUnit, i) = (LbUnit){i, 0};
+  lb_work_update(work, 0, units, step);
+  guint64 *loads = g_new(guint64, work->cells);
+  for (guint64 i = 0; i < work->cells; i++)
+    loads[i] = g_array_index(units, LbUnit, i).load;
+  return loads;
+}
+
+/* The piece's load along the loop's axis, cell by cell: the chain its
+ * slabs are contiguous runs of. */
+static guint64 *
+piece_profile(const LbWork *work, const guint64 *field, const LoopLine *l)
+{
+  guint64 sx = work->size[0], sy = work->dim > 1 ? work->size[1] : 1;
+  guint64 *profile = g_new0(guint64, work->size[l->axis]);
+  for (guint64 z = l->lo[2]; z < l->hi[2]; z++)
+    for (guint64 y = l->lo[1]; y < l->hi[1]; y++)
+      for (guint64 x = l->lo[0]; x < l->hi[0]; x++) {
+        guint64 c[3] = {x, y, z};
+        profile[c[l->axis]] += field[x + sx * (y + sy * z)];
+      }
+  return profile;
+}
+
+typedef struct {
+  double ratio;
+  guint64 lbd, best, total, heaviest; /* heaviest: the chain's heaviest cell */
+  guint parts;
+  const LoopLine *line;
+} LoopAtBest;
+
+static int
+compare_worse_first(gconstpointer a, gconstpointer b)
+{
+  double x = ((const LoopAtBest *)a)->ratio, y = ((const LoopAtBest *)b)->ratio;
+  return x > y ? -1 : x < y;
+}
+
+/* BALANCER: every run the claim reads, made again with narration. At
+ * each Redistribute loop that stopped with its metric above the
+ * tolerance, the chain the loop's cuts divide (its piece's load along the
+ * axis, cell by cell, computed here from the workload at that step) is cut
+ * exactly into the loop's slabs (lb_chains_best_bottleneck), and lbd's
+ * heaviest slab where it stopped is held against that best. lbsim's
+ * number: the loops that stopped more than 5 % above it. */
+static gboolean
+best_cuts(const LbCheckInput *in, LbCheckOutput *out, GError **error)
+{
+  const char *balancer = in->args[0];
+  guint runs = 0, loops = 0, far = 0, reachable = 0, at_best = 0, one_cell = 0;
+  double worst = 0, sum = 0;
+  g_autoptr(GString) detail = g_string_new(NULL);
+  for (guint i = 0; i < in->nruns; i++) {
+    const LbCheckRun *run = &in->runs[i];
+    if (strcmp(run->result->balancer, balancer) != 0)
+      continue;
+    runs++;
+    g_autoptr(LbScenario) sc = lb_job_load(run->job, error);
+    if (sc == NULL)
+      return FALSE;
+    const LbWork *work = ((const LbBalancerRun *)sc->runs->pdata[0])->work;
+    LbScenarioOverrides ov = {0};
+    g_autoptr(LbRunResult) res = lb_check_simulate(sc, &ov, TRUE, in->jobs, error);
+    if (res == NULL)
+      return FALSE;
+    if (fabs(res->imbalance_after - run->result->imbalance_after) >
+        1e-9 * MAX(1.0, run->result->imbalance_after))
+      return lb_check_fail(error, "%s: made again with narration it ends at %.6f, not %.6f",
+                           run->point, res->imbalance_after, run->result->imbalance_after);
+    /* the metric lines in story order: a step starts at rank 0's mesh line,
+     * and each loop's lines are its teller's, one after the other */
+    g_autoptr(GArray) lines = g_array_new(FALSE, FALSE, sizeof(LoopLine));
+    g_array_set_clear_func(lines, loop_line_clear);
+    int step = -1;
+    for (guint k = 0; res->narration != NULL && k < res->narration->len; k++) {
+      const char *text = res->narration->pdata[k];
+      if (strstr(text, " rank 0: slabs along x ") != NULL)
+        step++;
+      LoopLine l = {0};
+      if (strstr(text, "): metric ") == NULL)
+        continue;
+      if (step < 0 || !parse_loop_line(text, (guint)step, work, &l)) {
+        loop_line_clear(&l);
+        return lb_check_fail(error, "%s: a loop's narration is not as this check reads it: '%s'",
+                             run->point, text);
+      }
+      g_array_append_val(lines, l);
+    }
+    if ((guint)(step + 1) != res->nadaptations)
+      return lb_check_fail(error, "%s: the narration tells %d steps of %u", run->point, step + 1,
+                           res->nadaptations);
+    g_autoptr(GArray) found = g_array_new(FALSE, FALSE, sizeof(LoopAtBest));
+    g_autofree guint64 *field = NULL;
+    guint field_step = G_MAXUINT;
+    for (guint k = 0; k < lines->len; k++) {
+      const LoopLine *l = &g_array_index(lines, LoopLine, k), *next = NULL;
+      if (k + 1 < lines->len)
+        next = &g_array_index(lines, LoopLine, k + 1);
+      /* the loop's last line: where it stopped */
+      if (!l->above || (next != NULL && next->step == l->step && next->level == l->level &&
+                        next->rank == l->rank))
+        continue;
+      if (field_step != l->step) {
+        g_free(field);
+        field = field_at(work, l->step);
+        field_step = l->step;
+      }
+      g_autofree guint64 *profile = piece_profile(work, field, l);
+      guint64 total = 0, told = 0, most = 0, heaviest = 0;
+      for (guint64 c = 0; c < work->size[l->axis]; c++) {
+        total += profile[c];
+        heaviest = MAX(heaviest, profile[c]);
+      }
+      for (guint s = 0; s < l->loads->len; s++) {
+        told += g_array_index(l->loads, guint64, s);
+        most = MAX(most, g_array_index(l->loads, guint64, s));
+      }
+      if (told != total)
+        return lb_check_fail(error,
+                             "%s: step %u, level %u: lbd's slabs hold %" G_GUINT64_FORMAT
+                             ", the piece's cells %" G_GUINT64_FORMAT " at that step",
+                             run->point, l->step, l->level, told, total);
+      LoopAtBest b = {
+          .lbd = most,
+          .best = lb_chains_best_bottleneck(profile, work->size[l->axis], l->loads->len, NULL),
+          .total = total,
+          .heaviest = heaviest,
+          .parts = l->loads->len,
+          .line = l,
+      };
+      b.ratio = b.best > 0 ? (double)b.lbd / (double)b.best : 1.0;
+      g_array_append_val(found, b);
+    }
+    guint run_far = 0, run_reachable = 0;
+    double run_worst = 0, run_cell = 0; /* the heaviest cell over the mean slab */
+    for (guint k = 0; k < found->len; k++) {
+      const LoopAtBest *b = &g_array_index(found, LoopAtBest, k);
+      run_far += b->ratio > 1.05;
+      at_best += b->lbd == b->best;
+      one_cell += b->best == b->heaviest; /* no cuts lighter than one cell */
+      /* the best cuts' metric within the tolerance: the loop could have
+       * ended there */
+      run_reachable += (double)b->best * b->parts / (double)b->total - 1.0 <=
+                       lb_params_get_double(res->params, "tolerance");
+      run_worst = MAX(run_worst, b->ratio);
+      run_cell = MAX(run_cell, (double)b->heaviest * b->parts / (double)b->total);
+      sum += b->ratio;
+    }
+    loops += found->len;
+    far += run_far;
+    reachable += run_reachable;
+    worst = MAX(worst, run_worst);
+    g_string_append_printf(detail,
+                           "%s: %u loops stopped above the tolerance; lbd's heaviest slab over "
+                           "the best %.3f at most, %u more than 5 %% above; the best within the "
+                           "tolerance in %u; a cell up to %.2f of the mean slab\n",
+                           run->point, found->len, found->len ? run_worst : 1.0, run_far,
+                           run_reachable, run_cell);
+    g_array_sort(found, compare_worse_first);
+    for (guint k = 0; k < MIN(found->len, 3) && g_array_index(found, LoopAtBest, k).ratio > 1.05;
+         k++) {
+      const LoopAtBest *b = &g_array_index(found, LoopAtBest, k);
+      g_string_append_printf(detail,
+                             "  step %u, level %u (%c), rank %d's piece, %u slabs: lbd's heaviest "
+                             "%" G_GUINT64_FORMAT ", the best %" G_GUINT64_FORMAT
+                             " (x %.3f; metric %.4f against %.4f)\n",
+                             b->line->step, b->line->level, "xyz"[b->line->axis], b -> line -> rank,
+                             b -> parts, b -> lbd, b -> best, b -> ratio,
+                             (double)b -> lbd * b -> parts / (double)b -> total - 1.0,
+                             (double)b -> best * b -> parts / (double)b -> total - 1.0);
+    }
+  }
+  if (runs == 0)
+    return lb_check_fail(error, "no runs of %s", balancer);
+  out->value = far;
+  out->note = g_strdup_printf("%u loops in %u runs stopped above the tolerance: %u at the best "
+                              "cuts, lbd's heaviest slab over the best's %.3f on average and "
+                              "%.3f at most, %u more than 5 %% above; the best cuts were within "
+                              "the tolerance in %u, their heaviest slab one cell in %u",
+                              loops, runs, at_best, loops ? sum / loops : 1.0, loops ? worst : 1.0,
+                              far, reachable, one_cell);
+  out->detail = g_string_free(g_steal_pointer(&detail), FALSE);
+  return TRUE;
+}
+
 const LbReproCheck lb_checks_lbd[] = {
     {"tdg-figure3", "SUBSET:N,N,... (the document's lists)", 1, 9, FALSE, figure3_validate,
      tdg_figure3, LB_CHECK_NO_LABELS},
@@ -428,5 +692,6 @@ const LbReproCheck lb_checks_lbd[] = {
     {"first-axis", "BALANCER", 1, 1, TRUE, NULL, first_axis, 0, 0, NULL, -1, NULL},
     {"loops", "count|share tolerance|unchanged BALANCER", 3, 3, TRUE, loops_validate, loops, 2, 2,
      NULL, -1, NULL},
+    {"best-cuts", "BALANCER", 1, 1, TRUE, NULL, best_cuts, 0, 0, NULL, -1, NULL},
     {NULL},
 };

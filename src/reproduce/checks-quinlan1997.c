@@ -8,6 +8,7 @@
 
 #include "balancers/mlb/mlb-plan.h"
 #include "lbsim/balancer.h"
+#include "reproduce/chains.h"
 #include "reproduce/checks-common.h"
 
 /* ---- quinlan1997: the Gray code and the tree ---- */
@@ -1021,48 +1022,6 @@ ordered_loads(const LbJob *job, GError **error)
   return loads;
 }
 
-/* Whether loads split into at most `parts` contiguous pieces of at most
- * `cap` each: greedy, each piece as long as it fits. */
-static gboolean
-fits(const guint64 *loads, guint n, guint parts, guint64 cap)
-{
-  guint used = 1;
-  guint64 piece = 0;
-  for (guint i = 0; i < n; i++) {
-    if (loads[i] > cap)
-      return FALSE;
-    if (piece + loads[i] > cap) {
-      if (++used > parts)
-        return FALSE;
-      piece = 0;
-    }
-    piece += loads[i];
-  }
-  return TRUE;
-}
-
-/* The least bottleneck of any partition of loads into `parts` contiguous
- * pieces in order (chains on chains), exactly: the least whole cap the
- * greedy packing meets, by bisection between the largest load and the
- * total. Written here, apart from scratch-remap's and MLB's code. */
-static guint64
-optimal_bottleneck(const guint64 *loads, guint n, guint parts)
-{
-  guint64 lo = 0, hi = 0;
-  for (guint i = 0; i < n; i++) {
-    lo = MAX(lo, loads[i]);
-    hi += loads[i];
-  }
-  while (lo < hi) {
-    guint64 mid = lo + (hi - lo) / 2;
-    if (fits(loads, n, parts, mid))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
 static gboolean
 bottleneck_validate(const char *const *args, guint nargs, const char *dir, GError **error)
 {
@@ -1101,7 +1060,7 @@ bottleneck(const LbCheckInput *in, LbCheckOutput *out, GError **error)
     if (loads == NULL)
       return lb_check_fail(error, "%s: %s", in->runs[i].point, local->message);
     const guint64 *l = (const guint64 *)loads->data;
-    guint64 best = optimal_bottleneck(l, loads->len, res->ranks), largest = 0;
+    guint64 best = lb_chains_best_bottleneck(l, loads->len, res->ranks, NULL), largest = 0;
     for (guint k = 0; k < loads->len; k++)
       largest = MAX(largest, l[k]);
     guint64 got = 0;

@@ -112,3 +112,90 @@ lbd_profile_cuts(const guint64 *profile, guint64 width, guint parts, guint64 *cu
       loads[k] += profile[x];
   }
 }
+
+/* The last boundary p in [from, width] with prefix[p] <= bound (prefix is
+ * non-decreasing). */
+static guint64
+last_within(const guint64 *prefix, guint64 from, guint64 width, guint64 bound)
+{
+  guint64 lo = from, hi = width;
+  while (lo < hi) {
+    guint64 mid = hi - (hi - lo) / 2;
+    if (prefix[mid] <= bound)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* The first boundary p in [0, to] with prefix[p] >= bound. */
+static guint64
+first_within(const guint64 *prefix, guint64 to, guint64 bound)
+{
+  guint64 lo = 0, hi = to;
+  while (lo < hi) {
+    guint64 mid = lo + (hi - lo) / 2;
+    if (prefix[mid] >= bound)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* Whether `parts` slabs of at most b each cover the profile: each slab
+ * from where the last ended as far as b allows (b is at least the
+ * heaviest cell). */
+static gboolean
+fits(const guint64 *prefix, guint64 width, guint parts, guint64 b)
+{
+  guint64 at = 0;
+  for (guint k = 0; k < parts && at < width; k++)
+    at = last_within(prefix, at, width, prefix[at] + b);
+  return at == width;
+}
+
+guint64
+lbd_best_cuts(const guint64 *profile, guint64 width, guint parts, guint64 *cuts, guint64 *loads)
+{
+  g_autofree guint64 *prefix = g_new(guint64, width + 1);
+  guint64 heaviest = 0;
+  prefix[0] = 0;
+  for (guint64 x = 0; x < width; x++) {
+    prefix[x + 1] = prefix[x] + profile[x];
+    heaviest = MAX(heaviest, profile[x]);
+  }
+  guint64 total = prefix[width];
+  /* B lies between the heaviest cell (or the mean slab) and the total */
+  guint64 lo = MAX(heaviest, total / parts + (total % parts != 0)), hi = MAX(lo, total);
+  while (lo < hi) {
+    guint64 mid = lo + (hi - lo) / 2;
+    if (fits(prefix, width, parts, mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  guint64 b = lo;
+  /* least[k]: the first place cut k may sit with the slabs after it still
+   * within b (each from the end as far back as b allows) */
+  g_autofree guint64 *least = g_new(guint64, parts + 1);
+  least[parts] = width;
+  for (guint k = parts; k > 0; k--)
+    least[k - 1] = first_within(prefix, least[k], prefix[least[k]] > b ? prefix[least[k]] - b : 0);
+  /* each cut at its nearest share, kept within [least, as far as b
+   * reaches from the cut before]: the rest stays within b, and the window
+   * is never empty (least[k] <= the end of a slab of b from cut k - 1) */
+  lbd_profile_cuts(profile, width, parts, cuts, loads);
+  for (guint k = 1; k < parts; k++) {
+    guint64 from = MAX(least[k], cuts[k - 1]);
+    guint64 reach = last_within(prefix, cuts[k - 1], width, prefix[cuts[k - 1]] + b);
+    g_assert(from <= reach);
+    cuts[k] = CLAMP(cuts[k], from, reach);
+  }
+  for (guint k = 0; k < parts; k++) {
+    loads[k] = prefix[cuts[k + 1]] - prefix[cuts[k]];
+    g_assert(loads[k] <= b);
+  }
+  return b;
+}

@@ -46,4 +46,12 @@ void lbd_equalize_cuts(const LbdBox *boxes, const guint64 *loads, guint n, guint
 void lbd_profile_cuts(const guint64 *profile, guint64 width, guint parts, guint64 *cuts,
                       guint64 *loads);
 
+/* The best cuts of the profile: the least bottleneck B that any cuts into
+ * `parts` contiguous slabs reach (the heaviest slab as light as it can
+ * be, so the metric as low as it can be), and among the cuts that reach
+ * it, each cut as near lbd_profile_cuts' as B allows (those very cuts
+ * when they reach B). Returns B; cuts and *loads as lbd_profile_cuts. */
+guint64 lbd_best_cuts(const guint64 *profile, guint64 width, guint parts, guint64 *cuts,
+                      guint64 *loads);
+
 G_END_DECLS

@@ -59,7 +59,8 @@ static const LbMetricSpec lbd_metrics[] = {
      "loops (one per level and piece, every step) that stopped with the metric within the "
      "tolerance"},
     {"loops-unchanged", "loops", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
-     "loops that stopped because Redistribute found no better cuts"},
+     "loops that stopped above the tolerance because Redistribute found no better cuts (with "
+     "redistribute = best: none exist)"},
     {"loops-cap", "loops", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
      "loops that stopped at max-iterations"},
     {"loops-worse", "loops", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
@@ -82,11 +83,13 @@ static const LbParamSpec lbd_params[] = {
      "the grid's straight columns and rows and kept (the pseudocode's choice where both metrics "
      "are slab metrics), or decided again every step from the ranks' grid rows and columns "
      "(which rebuilds the hierarchy whenever the two metrics cross)"},
-    {"redistribute", LB_PARAM_CHOICE, "profile", 0, 0, "profile|even",
-     "Redistribute, which the document leaves open: profile: cuts at the nearest shares of the "
-     "piece's load profile along the axis (allreduced once per loop; converges, the metric never "
-     "rises); even: each slab's load taken as spread evenly over its box (lbsim's first "
-     "estimate, which can oscillate)"},
+    {"redistribute", LB_PARAM_CHOICE, "best", 0, 0, "best|profile|even",
+     "Redistribute, which the document leaves open: best: the best cuts of the piece's load "
+     "profile along the axis (allreduced once per loop), whose heaviest slab is the least any "
+     "cuts give, each cut as near its share as that allows: a loop stops within the tolerance "
+     "or where no cuts do better; profile: the nearest shares of that profile (can stop well "
+     "above the best); even: each slab's load taken as spread evenly over its box (lbsim's "
+     "first estimate, which can oscillate)"},
     {NULL},
 };
 
@@ -320,12 +323,16 @@ typedef enum { STOP_TOLERANCE, STOP_UNCHANGED, STOP_CAP, STOP_WORSE } Stop;
  * the slabs' loads are what the metric needs: an allreduce the first time
  * (unless known, the loads the mesh phase summed), then only the moved
  * slabs' (update_slabs). Redistribute (which the document leaves open):
- * with `redistribute = profile`, the piece's load profile along the axis
- * (an allreduce of every rank's cells summed by coordinate, once per loop:
- * moving cells does not change it) puts each cut where the prefix is
- * nearest its share, and the cuts move only when the slabs' loads that
- * the profile gives exactly are better than the current ones: the metric
- * never rises, and the second pass finds the same cuts. With `even`, each
+ * with `redistribute = best` or `profile`, the piece's load profile along
+ * the axis (an allreduce of every rank's cells summed by coordinate, once
+ * per loop: moving cells does not change it) gives the cuts: `best` the
+ * cuts whose heaviest slab is the least any cuts give, each as near its
+ * share as that allows; `profile` each cut where the prefix is nearest its
+ * share. The cuts move only when the slabs' loads that the profile gives
+ * exactly are better than the current ones: the metric never rises, and
+ * the second pass finds the same cuts (with `best`, a loop above the
+ * tolerance stops only where no cuts do better, as the pseudocode's `while`
+ * asks of a loop that can end). With `even`, each
  * slab's load is taken as spread evenly over its box (which can swing
  * past the balance: a worse metric sends the cuts back to the best seen,
  * and stops). Returns the iterations and sets *stop; *mine is the rank's
@@ -337,7 +344,9 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
   const LbParams *params = lb_rank_params(self);
   double tolerance = lb_params_get_double(params, "tolerance");
   guint max_iterations = (guint)lb_params_get_int(params, "max-iterations");
-  gboolean by_profile = strcmp(lb_params_get_string(params, "redistribute"), "profile") == 0;
+  const char *redistribute = lb_params_get_string(params, "redistribute");
+  gboolean best_cuts = strcmp(redistribute, "best") == 0;
+  gboolean by_profile = best_cuts || strcmp(redistribute, "profile") == 0;
   guint axis = s->order[l];
   guint parts = (guint)s->parts[l];
   gsize index = lb_cuts_piece(s, (guint)s->me, l);
@@ -426,17 +435,21 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
         else
           lb_allreduce_sum_u64(self, profile, (guint)extent);
       }
-      lbd_profile_cuts(profile, s->extent[axis], parts, cuts, expected);
+      if (best_cuts)
+        lbd_best_cuts(profile, s->extent[axis], parts, cuts, expected);
+      else
+        lbd_profile_cuts(profile, s->extent[axis], parts, cuts, expected);
+      const char *which = best_cuts ? "best cuts" : "nearest shares";
       double g = lbd_metric(expected, parts);
       if (memcmp(cuts, now, row_bytes) == 0 || g >= f) {
         if (teller)
-          lb_narrate(self, "level %u (%c): the profile's cuts%s leave metric %.4f, no better: stop",
-                     l, "xyz"[axis], memcmp(cuts, now, row_bytes) == 0 ? " (these)" : "", g);
+          lb_narrate(self, "level %u (%c): the profile's %s%s leave metric %.4f, no better: stop",
+                     l, "xyz"[axis], which, memcmp(cuts, now, row_bytes) == 0 ? " (these)" : "", g);
         *stop = STOP_UNCHANGED;
         break;
       }
       if (teller) {
-        g_autofree char *why = g_strdup_printf("the profile's nearest shares (metric %.4f): ", g);
+        g_autofree char *why = g_strdup_printf("the profile's %s (metric %.4f): ", which, g);
         narrate_cuts(self, l, axis, now, cuts, parts, why);
       }
     } else if (f > best_f) {
