@@ -515,7 +515,7 @@ test_replay(void)
  * factor 2, 2 ghost cells, 8 bytes a cell, one step of level 0 and two of
  * level 1 until the next adaptation, 100 flops a grid a step. */
 static const SamrGeometry two_d = {2, 2, 2, 4};
-static const SamrCosts enzo_costs = {SAMR_EXCHANGE_ENZO, 100, 1e6, 8};
+static const SamrCosts enzo_costs = {SAMR_EXCHANGE_ENZO, 100, 1e6, 8, FALSE};
 static const guint64 two_steps[] = {1, 2};
 
 static SamrGrid
@@ -650,6 +650,23 @@ test_exchange_parent_child(void)
   step = exchange_of(table, 1, 4, 1, m);
   /* B to A (128, its faces) and B's interpolation to C2 (256) */
   assert_messages(m, 2, (guint[]){0, 3}, (double[]){128, 256});
+  /* with B on rank 0 too, rank 0 sends each half its ghost zone: two
+   * messages to rank 3, or one of 512 bytes by pairs of ranks */
+  g_array_index(table, SamrGrid, 1).owner = 0;
+  g_array_set_size(m, 0);
+  step = exchange_of(table, 1, 4, 0, m);
+  assert_messages(m, 2, (guint[]){3, 3}, (double[]){256, 256});
+  g_assert_cmpfloat(step.copy_bytes, ==, 256);
+  SamrCosts merged = enzo_costs;
+  merged.by_ranks = TRUE;
+  SamrExchange *x = lb_samr_exchange_new(&two_d, table, two_steps, 1, &merged, 4);
+  g_array_set_size(m, 0);
+  LbAppStep by_ranks = {m, 0, 0, 0, 0};
+  lb_samr_exchange_rank(x, 0, &by_ranks);
+  assert_messages(m, 1, (guint[]){3}, (double[]){512});
+  lb_samr_exchange_rank(x, 3, &by_ranks);
+  g_assert_cmpuint(by_ranks.receives, ==, 1 + 1);
+  lb_samr_exchange_free(x);
 }
 
 /* The paper's load (section 5.1: "the total amount of grids in bytes on a

@@ -201,6 +201,17 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
     }
   }
   g_array_sort(transfers, compare_transfers);
+  if (costs->by_ranks && transfers->len > 0) {
+    guint kept = 0;
+    Transfer *t = (Transfer *)transfers->data;
+    for (guint i = 1; i < transfers->len; i++) {
+      if (t[i].from == t[kept].from && t[i].to == t[kept].to)
+        t[kept].bytes += t[i].bytes;
+      else
+        t[++kept] = t[i];
+    }
+    g_array_set_size(transfers, kept + 1);
+  }
   x->first = g_new0(guint, ranks + 1);
   x->receives = g_new0(guint, ranks);
   for (guint i = 0; i < transfers->len; i++) {

@@ -86,6 +86,10 @@ static const LbParamSpec samr_params[] = {
      "does it (each grid with the grids of its level it touches, its parents and its children, "
      "a message between ranks, a copy on one); faces, lbsim's earlier model (faces shared "
      "between ranks, one message a pair of ranks, no parents or children); none"},
+    {"exchange-messages", LB_PARAM_CHOICE, "grids", 0, 0, "grids|ranks",
+     "samr: with exchange = enzo, a message for each pair of grids on two ranks (as ENZO sends "
+     "them), or one a pair of ranks carrying their bytes (cheaper to simulate where ranks hold "
+     "hundreds of grids: the latency of the others is not charged)"},
     {"grid-flops", LB_PARAM_DOUBLE, "0", 0, 1e15, NULL,
      "samr: fixed flops a grid pays each time step of its level (the solver's set-up of a grid)"},
     {"copy-bandwidth", LB_PARAM_DOUBLE, "390e6", 1, 1e15, NULL,
@@ -903,6 +907,7 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
   s->costs.grid_flops = lb_params_get_double(w, "grid-flops");
   s->costs.copy_bandwidth = lb_params_get_double(w, "copy-bandwidth");
   s->costs.bytes_per_unit = work->bytes_per_unit;
+  s->costs.by_ranks = strcmp(lb_params_get_string(w, "exchange-messages"), "ranks") == 0;
   if (lb_params_is_set(w, "refine")) {
     g_auto(GStrv) parts = g_strsplit(lb_params_get_string(w, "refine"), ",", -1);
     if (g_strv_length(parts) != s->levels)

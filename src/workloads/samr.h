@@ -92,6 +92,7 @@ typedef struct {
   double grid_flops;     /* flops a grid a time step of its level */
   double copy_bandwidth; /* bytes a second of a copy between two grids of a rank */
   double bytes_per_unit; /* bytes a cell */
+  gboolean by_ranks;     /* one message a pair of ranks, the sum of their grids' */
 } SamrCosts;
 
 /* The exchange of a hierarchy (table) for the time steps of each level
@@ -105,7 +106,9 @@ typedef struct {
 typedef struct _SamrExchange SamrExchange;
 SamrExchange *lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *steps,
                                    guint levels, const SamrCosts *costs, guint ranks);
-/* Appends rank's messages (by receiver, then as found) to step->messages,
+/* (costs->by_ranks: the messages from one rank to another are one, of
+ * their bytes summed.) Appends rank's messages (by receiver, then as found)
+ * to step->messages,
  * adds its copies' bytes and its grids' flops. */
 void lb_samr_exchange_rank(const SamrExchange *x, guint rank, LbAppStep *step);
 typedef struct {
