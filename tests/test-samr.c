@@ -405,6 +405,23 @@ metric(const LbRunResult *r, const char *name)
   return v;
 }
 
+/* The runs of a scenario given as text, through the runner; detail: the
+ * decisions and grids --detail lists. */
+static GPtrArray *
+run_text(const char *text, guint jobs, gboolean detail)
+{
+  LbScenario *sc = load_text(text);
+  LbRunnerOptions options = {.jobs = jobs, .quiet = TRUE, .run = {.detail = detail}};
+  int code = -1;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *results = NULL;
+  g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
+  g_assert_no_error(error);
+  g_assert_cmpint(code, ==, 0);
+  lb_scenario_free(sc);
+  return results;
+}
+
 /* Both schemes on a clustered hierarchy: every step conserves the cells of
  * every level (the run checks it), move+split balances better than the
  * original (the paper's finding, in direction), splits only in move+split,
@@ -461,12 +478,7 @@ test_replay(void)
       "[workload]\nmodel = samr\nsize = 100x1\nghost = 0\nmin-cells = 1\nhierarchy = %s\n"
       "[balancers]\nrun = enzo-original, move-split\n",
       grids);
-  LbScenario *sc = load_text(text);
-  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE, .run = {.detail = TRUE}};
-  int code = -1;
-  g_autoptr(GError) error = NULL;
-  GPtrArray *results = NULL;
-  g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
+  GPtrArray *results = run_text(text, 2, TRUE);
   const LbRunResult *orig = results->pdata[0], *ms = results->pdata[1];
   /* --detail: the decisions and the grids they leave */
   g_assert_nonnull(ms->events);
@@ -506,7 +518,6 @@ test_replay(void)
     g_assert_cmpuint(ms->final_loads[r], ==, want_ms[r]);
   }
   g_ptr_array_unref(results);
-  lb_scenario_free(sc);
   g_unlink(grids);
   g_rmdir(dir);
 }
@@ -688,12 +699,7 @@ test_paper_load(void)
       "[workload]\nmodel = samr\nsize = 8x2\nghost = 0\nmin-cells = 1\nhierarchy = %s\n"
       "[balancers]\nrun = move-split\n[move-split]\nthreshold = 1e9\n",
       grids);
-  LbScenario *sc = load_text(text);
-  LbRunnerOptions options = {.jobs = 1, .quiet = TRUE};
-  int code = -1;
-  g_autoptr(GError) error = NULL;
-  GPtrArray *results = NULL;
-  g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
+  GPtrArray *results = run_text(text, 1, FALSE);
   const LbRunResult *ms = results->pdata[0];
   g_assert_cmpfloat_with_epsilon(metric(ms, "imbalance-ratio"), 16.0 / 12.0, 1e-12);
   g_assert_cmpfloat_with_epsilon(metric(ms, "avg-std"), sqrt(2.0) / 3.0, 1e-12);
@@ -704,7 +710,6 @@ test_paper_load(void)
   g_assert_cmpfloat(metric(ms, "level-1-grids"), ==, 1);
   g_assert_cmpfloat(metric(ms, "level-2-grids"), ==, 0);
   g_ptr_array_unref(results);
-  lb_scenario_free(sc);
   g_unlink(grids);
   g_rmdir(dir);
 }
@@ -1067,13 +1072,7 @@ test_no_thrashing(void)
       "hotspots = 2\nwidth = 0.08\namplitude = 90\nbase = 0\ndrift = 0\nadapt = root\n"
       "[balancers]\nrun = move-split, move-split:figure\n"
       "[move-split]\nlevels = all\n[move-split:figure]\nreading = figure\nlevels = all\n";
-  LbScenario *sc = load_text(text);
-  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE, .run = {.detail = TRUE}};
-  int code = -1;
-  g_autoptr(GError) error = NULL;
-  GPtrArray *results = NULL;
-  g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
-  g_assert_no_error(error);
+  GPtrArray *results = run_text(text, 2, TRUE);
   guint backs[2] = {0, 0};
   for (guint k = 0; k < 2; k++) {
     const LbRunResult *r = results->pdata[k];
@@ -1102,7 +1101,6 @@ test_no_thrashing(void)
   for (guint r = 0; r < 8; r++)
     g_assert_cmpuint(prose->final_loads[r], ==, figure->final_loads[r]);
   g_ptr_array_unref(results);
-  lb_scenario_free(sc);
 }
 
 /* Runs move-split under levels = each, rebuilt and all on a hierarchy of
@@ -1118,16 +1116,8 @@ run_covers(guint levels)
       "[move-split:each]\nlevels = each\n[move-split:rebuilt]\nlevels = rebuilt\n"
       "[move-split:all]\nlevels = all\n",
       levels);
-  LbScenario *sc = load_text(text);
-  LbRunnerOptions options = {.jobs = 2, .quiet = TRUE};
-  int code = -1;
-  g_autoptr(GError) error = NULL;
-  GPtrArray *results = NULL;
-  g_assert_true(lb_runner_run(sc, NULL, &options, &results, &code, &error));
-  g_assert_no_error(error);
-  g_assert_cmpint(code, ==, 0);
+  GPtrArray *results = run_text(text, 2, FALSE);
   g_assert_cmpuint(results->len, ==, 3);
-  lb_scenario_free(sc);
   return results;
 }
 
