@@ -680,6 +680,41 @@ test_exchange_parent_child(void)
   lb_samr_exchange_free(x);
 }
 
+/* The exchange options through real runs of one adaptation: root tiles A
+ * (rank 0) and B (rank 1) share 8 faces, their children C1 (rank 0) and
+ * C2 (rank 1) 8 more at level 1 (2 steps of it a root step). enzo: a
+ * message each way for each pair, 4; parent and child share a rank, so
+ * theirs are copies. faces: one message each way between the two ranks,
+ * 2, of the same bytes, (8 + 8 x 2) faces x 2 ghost cells x 8 bytes =
+ * 384 each way. none: nothing. */
+static void
+test_exchange_options(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-samr-XXXXXX", NULL);
+  g_autofree char *grids = g_build_filename(dir, "four.txt", NULL);
+  g_assert_true(g_file_set_contents(
+      grids, "0 0 0 0 8 8\n1 0 8 0 16 8\n0 1 12 4 16 12\n1 1 16 4 20 12\n", -1, NULL));
+  static const struct {
+    const char *exchange;
+    double messages, bytes;
+  } cases[] = {{"enzo", 4, 768}, {"faces", 2, 768}, {"none", 0, 0}};
+  for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+    g_autofree char *text = g_strdup_printf(
+        "[scenario]\nplatform = hypercube-2.xml\nranks = 2\nsteps = 1\n"
+        "[workload]\nmodel = samr\nsize = 16x8\nghost = 2\nmin-cells = 1\nbytes-per-unit = 8\n"
+        "exchange = %s\nhierarchy = %s\n[balancers]\nrun = move-split\n"
+        "[move-split]\nthreshold = 1e9\n",
+        cases[c].exchange, grids);
+    GPtrArray *results = run_text(text, 1, FALSE);
+    const LbRunResult *r = results->pdata[0];
+    g_assert_cmpfloat(metric(r, "ghost-messages"), ==, cases[c].messages);
+    g_assert_cmpfloat(metric(r, "ghost-bytes"), ==, cases[c].bytes);
+    g_ptr_array_unref(results);
+  }
+  g_unlink(grids);
+  g_rmdir(dir);
+}
+
 /* The paper's load (section 5.1: "the total amount of grids in bytes on a
  * processor"), every grid a rank holds, on a replayed hierarchy of two
  * levels with no ghosts: rank 0 holds a root tile of 8 cells and a level-1
@@ -1174,6 +1209,7 @@ main(int argc, char **argv)
   g_test_add_func("/samr/covers", test_covers);
   g_test_add_func("/samr/exchange-two-grids", test_exchange_two_grids);
   g_test_add_func("/samr/exchange-parent-child", test_exchange_parent_child);
+  g_test_add_func("/samr/exchange-options", test_exchange_options);
   g_test_add_func("/samr/paper-load", test_paper_load);
   g_test_add_func("/samr/preset-bounds", test_preset_bounds);
   g_test_add_data_func("/samr/hierarchy/clusters-3d",
