@@ -536,11 +536,12 @@ box2(guint owner, guint level, gint64 x0, gint64 y0, gint64 x1, gint64 y1)
 }
 
 /* Rank `rank`'s part of the exchange: its messages (to, bytes) in order,
- * its receives, copies and flops. */
+ * in `messages` (emptied first), its receives, copies and flops. */
 static LbAppStep
 exchange_of(const GArray *table, guint levels, guint ranks, guint rank, GArray *messages)
 {
   SamrExchange *x = lb_samr_exchange_new(&two_d, table, two_steps, levels, &enzo_costs, ranks);
+  g_array_set_size(messages, 0);
   LbAppStep step = {messages, 0, 0, 0, 0};
   lb_samr_exchange_rank(x, rank, &step);
   lb_samr_exchange_free(x);
@@ -579,6 +580,18 @@ test_exchange_two_grids(void)
   g_assert_cmpfloat(step.copy_bytes, ==, 0);
   g_assert_cmpfloat(step.flops, ==, 100);
   g_assert_cmpuint(lb_samr_cells(&two_d, &b), ==, 144);
+  /* exchange = none: the grid's fixed cost alone */
+  SamrCosts none = enzo_costs;
+  none.exchange = SAMR_EXCHANGE_NONE;
+  SamrExchange *x = lb_samr_exchange_new(&two_d, table, two_steps, 0, &none, 3);
+  LbAppStep alone = {m, 0, 0, 0, 0};
+  g_array_set_size(m, 0);
+  lb_samr_exchange_rank(x, 0, &alone);
+  g_assert_cmpuint(m->len, ==, 0);
+  g_assert_cmpuint(alone.receives, ==, 0);
+  g_assert_cmpfloat(alone.copy_bytes, ==, 0);
+  g_assert_cmpfloat(alone.flops, ==, 100);
+  lb_samr_exchange_free(x);
 
   SamrGrid b1 = box2(1, 0, 8, 0, 12, 8), b2 = box2(2, 0, 12, 0, 16, 8);
   g_assert_cmpuint(lb_samr_cells(&two_d, &b1) + lb_samr_cells(&two_d, &b2) -
@@ -586,23 +599,19 @@ test_exchange_two_grids(void)
                    ==, 2 * 2 * (8 + 2 * 2));
   g_array_index(table, SamrGrid, 1) = b1;
   g_array_append_val(table, b2);
-  g_array_set_size(m, 0);
   step = exchange_of(table, 0, 3, 1, m);
   assert_messages(m, 2, (guint[]){0, 2}, (double[]){128, 128});
   g_assert_cmpuint(step.receives, ==, 2);
   g_assert_cmpfloat(step.flops, ==, 100);
-  g_array_set_size(m, 0);
   step = exchange_of(table, 0, 3, 2, m);
   assert_messages(m, 1, (guint[]){1}, (double[]){128});
 
   g_array_index(table, SamrGrid, 1).owner = 0; /* B1 moves next to A */
-  g_array_set_size(m, 0);
   step = exchange_of(table, 0, 3, 0, m);
   assert_messages(m, 1, (guint[]){2}, (double[]){128});
   g_assert_cmpuint(step.receives, ==, 1);
   g_assert_cmpfloat(step.copy_bytes, ==, 256);
   g_assert_cmpfloat(step.flops, ==, 200);
-  g_array_set_size(m, 0);
   step = exchange_of(table, 0, 3, 1, m);
   g_assert_cmpuint(m->len, ==, 0);
   g_assert_cmpuint(step.receives, ==, 0);
@@ -629,12 +638,10 @@ test_exchange_parent_child(void)
   g_assert_cmpfloat(step.copy_bytes, ==, 448);
   g_assert_cmpfloat(step.flops, ==, 100 + 200);
   g_array_index(table, SamrGrid, 1).owner = 3;
-  g_array_set_size(m, 0);
   step = exchange_of(table, 1, 4, 0, m);
   assert_messages(m, 1, (guint[]){3}, (double[]){320});
   g_assert_cmpuint(step.receives, ==, 1);
   g_assert_cmpfloat(step.copy_bytes, ==, 0);
-  g_array_set_size(m, 0);
   step = exchange_of(table, 1, 4, 3, m);
   assert_messages(m, 1, (guint[]){0}, (double[]){128});
   g_assert_cmpfloat(step.flops, ==, 200);
@@ -650,21 +657,18 @@ test_exchange_parent_child(void)
   g_array_append_val(table, b);
   g_array_append_val(table, c1);
   g_array_append_val(table, c2);
-  g_array_set_size(m, 0);
   step = exchange_of(table, 1, 4, 3, m);
   /* to A's rank 0 and B's rank 1, 64 bytes each; C1-C2 share 8 faces on
    * one rank: 8 x 2 x 8 x 2 steps = 256 bytes each way, copied */
   assert_messages(m, 2, (guint[]){0, 1}, (double[]){64, 64});
   g_assert_cmpuint(step.receives, ==, 2);
   g_assert_cmpfloat(step.copy_bytes, ==, 512);
-  g_array_set_size(m, 0);
   step = exchange_of(table, 1, 4, 1, m);
   /* B to A (128, its faces) and B's interpolation to C2 (256) */
   assert_messages(m, 2, (guint[]){0, 3}, (double[]){128, 256});
   /* with B on rank 0 too, rank 0 sends each half its ghost zone: two
    * messages to rank 3, or one of 512 bytes by pairs of ranks */
   g_array_index(table, SamrGrid, 1).owner = 0;
-  g_array_set_size(m, 0);
   step = exchange_of(table, 1, 4, 0, m);
   assert_messages(m, 2, (guint[]){3, 3}, (double[]){256, 256});
   g_assert_cmpfloat(step.copy_bytes, ==, 256);

@@ -57,14 +57,11 @@ typedef struct {
 
 struct _SamrExchange {
   guint ranks;
-  Transfer *messages;    /* between ranks, by sender, then receiver, then seq */
-  guint *first;          /* ranks + 1 offsets into messages, by sender */
-  guint *receives;       /* per rank: messages it receives */
-  double *copy_bytes;    /* per rank: bytes copied between its own grids */
-  double *flops;         /* per rank: the fixed cost of its grids */
-  guint64 sibling_pairs; /* touching pairs of one level */
-  guint64 family_pairs;  /* overlapping (parent, child) pairs */
-  double bytes;          /* all the bytes, messages and copies */
+  Transfer *messages; /* between ranks, by sender, then receiver, then seq */
+  guint *first;       /* ranks + 1 offsets into messages, by sender */
+  guint *receives;    /* per rank: messages it receives */
+  double *copy_bytes; /* per rank: bytes copied between its own grids */
+  double *flops;      /* per rank: the fixed cost of its grids */
 };
 
 static int
@@ -143,7 +140,7 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
   for (guint l = 0; l <= levels; l++)
     g_array_sort_with_data(by_level->pdata[l], compare_lo, (gpointer)table);
   g_autoptr(GArray) transfers = g_array_new(FALSE, FALSE, sizeof(Transfer));
-  for (guint l = 0; l <= levels; l++) {
+  for (guint l = 0; l <= levels && costs->exchange != SAMR_EXCHANGE_NONE; l++) {
     const GArray *level = by_level->pdata[l];
     const guint *sorted = (const guint *)level->data;
     /* siblings: the faces they share, ghost cells deep, both ways, once a
@@ -157,7 +154,6 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
         guint64 faces = lb_boxes_shared_faces(a->lo, a->hi, b->lo, b->hi, dim);
         if (faces == 0)
           continue;
-        x->sibling_pairs++;
         double bytes = (double)faces * g->ghost * unit * (double)steps[l];
         add(transfers, x->copy_bytes, a->owner, b->owner, bytes);
         add(transfers, x->copy_bytes, b->owner, a->owner, bytes);
@@ -187,7 +183,6 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
         }
         if (overlap == 0)
           continue;
-        x->family_pairs++;
         /* projection: the child's interior over the parent, coarsened,
          * once a step of the parent's level */
         double projection = ceil(overlap / per_coarse) * unit * (double)steps[l - 1];
@@ -218,12 +213,9 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
     const Transfer *t = &g_array_index(transfers, Transfer, i);
     x->first[t->from + 1]++;
     x->receives[t->to]++;
-    x->bytes += t->bytes;
   }
-  for (guint r = 0; r < ranks; r++) {
+  for (guint r = 0; r < ranks; r++)
     x->first[r + 1] += x->first[r];
-    x->bytes += x->copy_bytes[r];
-  }
   x->messages = (Transfer *)g_array_free(g_steal_pointer(&transfers), FALSE);
   return x;
 }
@@ -239,14 +231,6 @@ lb_samr_exchange_rank(const SamrExchange *x, guint rank, LbAppStep *step)
   step->receives += x->receives[rank];
   step->copy_bytes += x->copy_bytes[rank];
   step->flops += x->flops[rank];
-}
-
-void
-lb_samr_exchange_totals(const SamrExchange *x, SamrExchangeTotals *out)
-{
-  *out = (SamrExchangeTotals){x->first[x->ranks], 0, x->sibling_pairs, x->family_pairs, x->bytes};
-  for (guint r = 0; r < x->ranks; r++)
-    out->copy_bytes += x->copy_bytes[r];
 }
 
 void

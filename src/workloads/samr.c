@@ -602,16 +602,7 @@ samr_app_step(const LbWork *work, guint me, const LbUnit *units, gsize n, LbAppS
       levels = MAX(levels, g_array_index(s->table, SamrGrid, i).level);
     for (guint l = 0; l <= levels; l++)
       steps[l] = steps_of(s, l);
-    SamrCosts costs = s->costs;
-    if (costs.exchange == SAMR_EXCHANGE_NONE) {
-      /* the grids' fixed cost alone */
-      SamrGeometry none = s->geo;
-      none.ghost = 0;
-      costs.bytes_per_unit = 0;
-      s->exchange = lb_samr_exchange_new(&none, s->table, steps, levels, &costs, work->ranks);
-    } else {
-      s->exchange = lb_samr_exchange_new(&s->geo, s->table, steps, levels, &costs, work->ranks);
-    }
+    s->exchange = lb_samr_exchange_new(&s->geo, s->table, steps, levels, &s->costs, work->ranks);
     s->exchange_of = s->generation;
   }
   lb_samr_exchange_rank(s->exchange, me, step);

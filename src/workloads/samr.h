@@ -102,7 +102,8 @@ typedef struct {
  * over the parent, coarsened, to the parent once a step of the parent's
  * level; the child's ghost zone's share, coarsened, from the parent once a
  * step of the child's), each a message between two ranks or a copy on
- * one; and each grid's grid_flops a step. */
+ * one (none of these with costs->exchange = none); and each grid's
+ * grid_flops a step. */
 typedef struct _SamrExchange SamrExchange;
 SamrExchange *lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *steps,
                                    guint levels, const SamrCosts *costs, guint ranks);
@@ -111,13 +112,6 @@ SamrExchange *lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, c
  * to step->messages,
  * adds its copies' bytes and its grids' flops. */
 void lb_samr_exchange_rank(const SamrExchange *x, guint rank, LbAppStep *step);
-typedef struct {
-  guint64 messages;
-  double copy_bytes;
-  guint64 sibling_pairs, family_pairs; /* touching pairs of a level; parent and child pairs */
-  double bytes;                        /* of messages and copies */
-} SamrExchangeTotals;
-void lb_samr_exchange_totals(const SamrExchange *x, SamrExchangeTotals *out);
 void lb_samr_exchange_free(SamrExchange *x);
 
 extern const LbModel lb_samr_model;
