@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include "balancers/samr/samr-plan.h"
+#include "balancers/samr/samr-table.h"
 #include "runner/runner.h"
 #include "lbsim/scenario.h"
 #include "workloads/samr.h"
@@ -556,6 +557,119 @@ assert_messages(const GArray *messages, guint n, const guint *to, const double *
     g_assert_cmpuint(g_array_index(messages, LbAppMessage, i).rank, ==, to[i]);
     g_assert_cmpfloat(g_array_index(messages, LbAppMessage, i).bytes, ==, bytes[i]);
   }
+}
+
+/* The table's index against a scan of the whole table: after every move,
+ * resize and append of a random sequence, the first grid of a rank in a
+ * load window and its first largest grid are the scan's. */
+static void
+test_table_index(void)
+{
+  GRand *rand = g_rand_new_with_seed(7);
+  SamrGeometry geo = {3, 2, 1, 8};
+  for (guint round = 0; round < 40; round++) {
+    guint p = 1 + (guint)g_rand_int_range(rand, 0, 9);
+    guint n = (guint)g_rand_int_range(rand, 0, 700);
+    g_autoptr(GArray) grids = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+    for (guint i = 0; i < n; i++) {
+      SamrGrid g = {(guint)g_rand_int_range(rand, 0, (gint32)p), 0, {0, 0, 0}, {0, 0, 0}};
+      for (guint a = 0; a < 3; a++)
+        g.hi[a] = g_rand_int_range(rand, 1, 6);
+      g_array_append_val(grids, g);
+    }
+    SamrTable *t = samr_table_new(&geo, grids, p);
+    for (guint op = 0; op < 600; op++) {
+      guint kind = (guint)g_rand_int_range(rand, 0, 3);
+      if (kind == 0 && grids->len > 0) {
+        samr_table_move(t, (guint)g_rand_int_range(rand, 0, (gint32)grids->len),
+                        (guint)g_rand_int_range(rand, 0, (gint32)p));
+      } else if (kind == 1 && grids->len > 0) {
+        guint i = (guint)g_rand_int_range(rand, 0, (gint32)grids->len);
+        g_array_index(grids, SamrGrid, i).hi[0] = g_rand_int_range(rand, 1, 6);
+        samr_table_resized(t, i);
+      } else {
+        SamrGrid g = {(guint)g_rand_int_range(rand, 0, (gint32)p), 0, {0, 0, 0}, {2, 3, 4}};
+        samr_table_append(t, &g);
+      }
+      guint rank = (guint)g_rand_int_range(rand, 0, (gint32)p);
+      double low = g_rand_double_range(rand, -500, 1500),
+             high = low + g_rand_double_range(rand, 0, 800);
+      guint first = G_MAXUINT, largest = G_MAXUINT;
+      guint64 most = 0;
+      for (guint i = 0; i < grids->len; i++) {
+        const SamrGrid *g = &g_array_index(grids, SamrGrid, i);
+        g_assert_cmpuint(samr_table_load(t, i), ==, lb_samr_load(&geo, g));
+        double load = (double)lb_samr_load(&geo, g);
+        if (g->owner != rank)
+          continue;
+        if (first == G_MAXUINT && load > low && load < high)
+          first = i;
+        if (largest == G_MAXUINT || lb_samr_load(&geo, g) > most) {
+          largest = i;
+          most = lb_samr_load(&geo, g);
+        }
+      }
+      g_assert_cmpuint(samr_table_first_between(t, rank, low, high), ==, first);
+      g_assert_cmpuint(samr_table_largest(t, rank), ==, largest);
+    }
+    samr_table_free(t);
+  }
+  g_rand_free(rand);
+}
+
+/* The exchange's search for touching grids against every pair: random
+ * boxes of one level (some wide, so the lattice has to hold them), 2D and
+ * 3D; each rank's bytes sent and copied are the pairs' sum (whole numbers,
+ * so the order of the sum does not matter). */
+static void
+test_exchange_all_pairs(void)
+{
+  GRand *rand = g_rand_new_with_seed(3);
+  SamrCosts costs = {SAMR_EXCHANGE_ENZO, 0, 1e6, 8, FALSE};
+  guint64 steps[] = {1};
+  for (guint round = 0; round < 60; round++) {
+    guint dim = 2 + round % 2, p = 4;
+    SamrGeometry geo = {dim, 2, 1 + round % 3, 4};
+    guint n = 1 + (guint)g_rand_int_range(rand, 0, 300);
+    g_autoptr(GArray) table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+    for (guint i = 0; i < n; i++) {
+      SamrGrid g = {(guint)g_rand_int_range(rand, 0, (gint32)p), 0, {0, 0, 0}, {1, 1, 1}};
+      for (guint a = 0; a < dim; a++) {
+        g.lo[a] = g_rand_int_range(rand, 0, 60);
+        g.hi[a] =
+            g.lo[a] + (i % 17 == 0 ? g_rand_int_range(rand, 20, 70) : g_rand_int_range(rand, 1, 6));
+      }
+      g_array_append_val(table, g);
+    }
+    double sent[4] = {0}, copied[4] = {0};
+    for (guint i = 0; i < n; i++)
+      for (guint j = i + 1; j < n; j++) {
+        const SamrGrid *a = &g_array_index(table, SamrGrid, i),
+                       *b = &g_array_index(table, SamrGrid, j);
+        double bytes =
+            (double)lb_boxes_shared_faces(a->lo, a->hi, b->lo, b->hi, dim) * geo.ghost * 8;
+        if (a->owner == b->owner) {
+          copied[a->owner] += 2 * bytes;
+        } else {
+          sent[a->owner] += bytes;
+          sent[b->owner] += bytes;
+        }
+      }
+    SamrExchange *x = lb_samr_exchange_new(&geo, table, steps, 0, &costs, p);
+    g_autoptr(GArray) m = g_array_new(FALSE, FALSE, sizeof(LbAppMessage));
+    for (guint r = 0; r < p; r++) {
+      g_array_set_size(m, 0);
+      LbAppStep step = {m, 0, 0, 0, 0};
+      lb_samr_exchange_rank(x, r, &step);
+      double total = 0;
+      for (guint k = 0; k < m->len; k++)
+        total += g_array_index(m, LbAppMessage, k).bytes;
+      g_assert_cmpfloat(total, ==, sent[r]);
+      g_assert_cmpfloat(step.copy_bytes, ==, copied[r]);
+    }
+    lb_samr_exchange_free(x);
+  }
+  g_rand_free(rand);
 }
 
 /* Two root tiles A = [0,8)x[0,8) on rank 0 and B = [8,16)x[0,8) on rank 1
@@ -1211,6 +1325,8 @@ main(int argc, char **argv)
   g_test_add_func("/samr/presets", test_presets);
   g_test_add_func("/samr/lock-in", test_lock_in);
   g_test_add_func("/samr/covers", test_covers);
+  g_test_add_func("/samr/table-index", test_table_index);
+  g_test_add_func("/samr/exchange-all-pairs", test_exchange_all_pairs);
   g_test_add_func("/samr/exchange-two-grids", test_exchange_two_grids);
   g_test_add_func("/samr/exchange-parent-child", test_exchange_parent_child);
   g_test_add_func("/samr/exchange-options", test_exchange_options);

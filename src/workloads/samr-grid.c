@@ -87,6 +87,13 @@ compare_lo(gconstpointer a, gconstpointer b, gpointer data)
   return *(const guint *)a < *(const guint *)b ? -1 : 1;
 }
 
+static int
+compare_positions(gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return x < y ? -1 : x > y;
+}
+
 static void
 add(GArray *transfers, double *copy_bytes, guint from, guint to, double bytes)
 {
@@ -100,19 +107,125 @@ add(GArray *transfers, double *copy_bytes, guint from, guint to, double bytes)
   g_array_append_val(transfers, t);
 }
 
-/* The first index of sorted (by lo[0]) whose lo[0] is at least x. */
-static guint
-lower_bound(const GArray *table, const guint *sorted, guint n, gint64 x)
+/* The grids of one level (positions into its list sorted by lo[0])
+ * bucketed on a lattice of boxes, so that the grids whose closed boxes meet
+ * a closed box are found without looking at every grid of the level: a
+ * shock's plane of 10^5 grids shares one x range. */
+typedef struct {
+  guint64 key; /* the bucket's lattice coordinates, 21 bits an axis */
+  guint at;    /* the grid's position */
+} Bucketed;
+
+typedef struct {
+  guint dim;
+  gint64 edge[3];  /* the lattice's spacing along each axis */
+  GArray *entries; /* Bucketed, by key then position */
+  guint *seen;     /* per position: the last query that found it */
+  guint query;
+} Buckets;
+
+#define BUCKET_BITS 21
+
+static int
+compare_bucketed(gconstpointer a, gconstpointer b)
 {
-  guint lo = 0, hi = n;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (g_array_index(table, SamrGrid, sorted[mid]).lo[0] < x)
-      lo = mid + 1;
-    else
-      hi = mid;
+  const Bucketed *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static guint64
+bucket_key(const guint64 *c)
+{
+  return c[0] | c[1] << BUCKET_BITS | c[2] << (2 * BUCKET_BITS);
+}
+
+/* The lattice cells [from, to] (inclusive, per axis) a closed box [lo, hi]
+ * meets. */
+static void
+bucket_span(const Buckets *b, const gint64 *lo, const gint64 *hi, guint64 *from, guint64 *to)
+{
+  for (guint a = 0; a < 3; a++) {
+    from[a] = a < b->dim ? (guint64)(MAX(lo[a], 0) / b->edge[a]) : 0;
+    to[a] = a < b->dim ? (guint64)(MAX(hi[a], 0) / b->edge[a]) : 0;
   }
-  return lo;
+}
+
+/* Spacing: the grids' mean extent, but no grid over 9 cells of the lattice
+ * an axis and the lattice within 2^21 cells an axis. */
+static void
+buckets_init(Buckets *b, const GArray *table, const guint *sorted, guint n, guint dim)
+{
+  b->dim = dim;
+  b->query = 0;
+  b->seen = g_new0(guint, MAX(n, 1));
+  for (guint a = 0; a < 3; a++) {
+    gint64 sum = 0, widest = 0, top = 0;
+    for (guint k = 0; k < n && a < dim; k++) {
+      const SamrGrid *g = &g_array_index(table, SamrGrid, sorted[k]);
+      sum += g->hi[a] - g->lo[a];
+      widest = MAX(widest, g->hi[a] - g->lo[a]);
+      top = MAX(top, g->hi[a]);
+    }
+    gint64 edge = n > 0 ? sum / n : 1;
+    edge = MAX(edge, widest / 8);
+    edge = MAX(edge, (top >> (BUCKET_BITS - 1)) + 1);
+    b->edge[a] = MAX(edge, 1);
+  }
+  b->entries = g_array_new(FALSE, FALSE, sizeof(Bucketed));
+  for (guint k = 0; k < n; k++) {
+    const SamrGrid *g = &g_array_index(table, SamrGrid, sorted[k]);
+    guint64 from[3], to[3], c[3];
+    bucket_span(b, g->lo, g->hi, from, to);
+    for (c[2] = from[2]; c[2] <= to[2]; c[2]++)
+      for (c[1] = from[1]; c[1] <= to[1]; c[1]++)
+        for (c[0] = from[0]; c[0] <= to[0]; c[0]++) {
+          Bucketed e = {bucket_key(c), k};
+          g_array_append_val(b->entries, e);
+        }
+  }
+  g_array_sort(b->entries, compare_bucketed);
+}
+
+static void
+buckets_clear(Buckets *b)
+{
+  g_array_unref(b->entries);
+  g_free(b->seen);
+}
+
+/* The positions whose closed boxes may meet the closed box [lo, hi] (every
+ * one that does, and others sharing its lattice cells), from `after` on,
+ * ascending, into found (emptied first). */
+static void
+buckets_find(Buckets *b, const gint64 *lo, const gint64 *hi, guint after, GArray *found)
+{
+  g_array_set_size(found, 0);
+  b->query++;
+  guint64 from[3], to[3], c[3];
+  bucket_span(b, lo, hi, from, to);
+  const Bucketed *e = (const Bucketed *)b->entries->data;
+  guint n = b->entries->len;
+  for (c[2] = from[2]; c[2] <= to[2]; c[2]++)
+    for (c[1] = from[1]; c[1] <= to[1]; c[1]++)
+      for (c[0] = from[0]; c[0] <= to[0]; c[0]++) {
+        guint64 key = bucket_key(c);
+        guint first = 0, last = n;
+        while (first < last) {
+          guint mid = first + (last - first) / 2;
+          if (e[mid].key < key || (e[mid].key == key && e[mid].at < after))
+            first = mid + 1;
+          else
+            last = mid;
+        }
+        for (guint i = first; i < n && e[i].key == key; i++)
+          if (b->seen[e[i].at] != b->query) {
+            b->seen[e[i].at] = b->query;
+            g_array_append_val(found, e[i].at);
+          }
+      }
+  g_array_sort(found, compare_positions);
 }
 
 SamrExchange *
@@ -127,30 +240,32 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
   double per_coarse = pow(g->factor, dim), unit = costs->bytes_per_unit;
   /* the grids of each level, by their lower x */
   g_autoptr(GPtrArray) by_level = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-  gint64 widest[SAMR_MAX_LEVELS] = {0};
   for (guint l = 0; l <= levels; l++)
     g_ptr_array_add(by_level, g_array_new(FALSE, FALSE, sizeof(guint)));
   for (guint i = 0; i < table->len; i++) {
     const SamrGrid *grid = &g_array_index(table, SamrGrid, i);
     g_assert(grid->level <= levels);
     g_array_append_val(by_level->pdata[grid->level], i);
-    widest[grid->level] = MAX(widest[grid->level], grid->hi[0] - grid->lo[0]);
     x->flops[grid->owner] += costs->grid_flops * (double)steps[grid->level];
   }
   for (guint l = 0; l <= levels; l++)
     g_array_sort_with_data(by_level->pdata[l], compare_lo, (gpointer)table);
   g_autoptr(GArray) transfers = g_array_new(FALSE, FALSE, sizeof(Transfer));
+  g_autoptr(GArray) found = g_array_new(FALSE, FALSE, sizeof(guint));
+  Buckets buckets[2] = {0}; /* of level l and of l - 1 */
   for (guint l = 0; l <= levels && costs->exchange != SAMR_EXCHANGE_NONE; l++) {
     const GArray *level = by_level->pdata[l];
     const guint *sorted = (const guint *)level->data;
+    if (l > 0)
+      buckets[1] = buckets[0];
+    buckets_init(&buckets[0], table, sorted, level->len, dim);
     /* siblings: the faces they share, ghost cells deep, both ways, once a
-     * step of their level */
+     * step of their level; each pair once, in the order of the first */
     for (guint k = 0; k < level->len && steps[l] > 0 && g->ghost > 0; k++) {
       const SamrGrid *a = &g_array_index(table, SamrGrid, sorted[k]);
-      for (guint m = k + 1; m < level->len; m++) {
-        const SamrGrid *b = &g_array_index(table, SamrGrid, sorted[m]);
-        if (b->lo[0] > a->hi[0])
-          break;
+      buckets_find(&buckets[0], a->lo, a->hi, k + 1, found);
+      for (guint j = 0; j < found->len; j++) {
+        const SamrGrid *b = &g_array_index(table, SamrGrid, sorted[g_array_index(found, guint, j)]);
         guint64 faces = lb_boxes_shared_faces(a->lo, a->hi, b->lo, b->hi, dim);
         if (faces == 0)
           continue;
@@ -170,16 +285,20 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
       const SamrGrid *c = &g_array_index(table, SamrGrid, sorted[k]);
       double interior = (double)lb_samr_interior_cells(g, c);
       double shell = (double)lb_samr_cells(g, c) - interior;
-      /* parents whose x range [lo, hi) x factor meets the child's */
-      guint from = lower_bound(table, psorted, parents->len, c->lo[0] / f - widest[l - 1] - 1);
-      for (guint m = from; m < parents->len; m++) {
-        const SamrGrid *p = &g_array_index(table, SamrGrid, psorted[m]);
-        if (p->lo[0] * f >= c->hi[0])
-          break;
+      /* the parents that may overlap: the child's box in their cells */
+      gint64 lo[3], hi[3];
+      for (guint a = 0; a < dim; a++) {
+        lo[a] = c->lo[a] / f;
+        hi[a] = (c->hi[a] + f - 1) / f;
+      }
+      buckets_find(&buckets[1], lo, hi, 0, found);
+      for (guint j = 0; j < found->len; j++) {
+        const SamrGrid *p =
+            &g_array_index(table, SamrGrid, psorted[g_array_index(found, guint, j)]);
         double overlap = 1;
         for (guint a = 0; a < dim && overlap > 0; a++) {
-          gint64 lo = MAX(p->lo[a] * f, c->lo[a]), hi = MIN(p->hi[a] * f, c->hi[a]);
-          overlap = hi > lo ? overlap * (double)(hi - lo) : 0;
+          gint64 olo = MAX(p->lo[a] * f, c->lo[a]), ohi = MIN(p->hi[a] * f, c->hi[a]);
+          overlap = ohi > olo ? overlap * (double)(ohi - olo) : 0;
         }
         if (overlap == 0)
           continue;
@@ -194,7 +313,10 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
         add(transfers, x->copy_bytes, p->owner, c->owner, interpolation);
       }
     }
+    buckets_clear(&buckets[1]);
   }
+  if (costs->exchange != SAMR_EXCHANGE_NONE)
+    buckets_clear(&buckets[0]);
   g_array_sort(transfers, compare_transfers);
   if (costs->by_ranks && transfers->len > 0) {
     guint kept = 0;

@@ -2,6 +2,10 @@
  * (samr-plan.h). */
 #include "balancers/samr/samr-plan.h"
 
+#include <math.h>
+
+#include "balancers/samr/samr-table.h"
+
 void
 samr_extremes(const guint64 *loads, guint p, guint *max_proc, guint *min_proc)
 {
@@ -38,11 +42,10 @@ grid_at(GArray *grids, guint i)
 }
 
 static void
-move_grid(const SamrGeometry *g, GArray *grids, guint i, guint to, guint64 *loads, guint attempt,
-          GArray *actions)
+move_grid(SamrTable *t, guint i, guint to, guint64 *loads, guint attempt, GArray *actions)
 {
-  SamrGrid *grid = grid_at(grids, i);
-  guint64 load = lb_samr_load(g, grid);
+  const SamrGrid *grid = grid_at(samr_table_grids(t), i);
+  guint64 load = samr_table_load(t, i);
   SamrAction a = {.kind = SAMR_MOVE,
                   .grid = i,
                   .from = grid->owner,
@@ -51,7 +54,7 @@ move_grid(const SamrGeometry *g, GArray *grids, guint i, guint to, guint64 *load
                   .attempt = attempt};
   loads[grid->owner] -= load;
   loads[to] += load;
-  grid->owner = to;
+  samr_table_move(t, i, to);
   g_array_append_val(actions, a);
 }
 
@@ -59,6 +62,7 @@ void
 samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, double threshold,
               GArray *actions, GPtrArray *notes)
 {
+  SamrTable *t = samr_table_new(g, grids, p);
   for (guint pass = 0;;) {
     guint mx, mn;
     samr_extremes(loads, p, &mx, &mn);
@@ -67,35 +71,31 @@ samr_original(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, dou
            "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "), MinProc %u (%" G_GUINT64_FORMAT
            "): MaxLoad <= %g x MinLoad = %.2f: balanced, done",
            pass, mx, loads[mx], mn, loads[mn], threshold, threshold * (double)loads[mn]);
-      return;
+      break;
     }
     double limit = (double)(loads[mx] - loads[mn]) / 2.0;
-    guint i = 0;
-    for (; i < grids->len; i++) {
-      const SamrGrid *grid = grid_at(grids, i);
-      if (grid->owner == mx && (double)lb_samr_load(g, grid) < limit)
-        break;
-    }
-    if (i == grids->len) {
+    guint i = samr_table_first_between(t, mx, -INFINITY, limit);
+    if (i == G_MAXUINT) {
       /* no grid qualifies: the figure's loop would spin; the scheme stops */
       note(notes,
            "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "), MinProc %u (%" G_GUINT64_FORMAT
            "): MaxLoad > %g x MinLoad = %.2f, but no grid of rank %u is below (MaxLoad - "
            "MinLoad) / 2 = %.2f: the scheme stops",
            pass, mx, loads[mx], mn, loads[mn], threshold, threshold * (double)loads[mn], mx, limit);
-      return;
+      break;
     }
     guint64 max_load = loads[mx], min_load = loads[mn];
-    move_grid(g, grids, i, mn, loads, pass, actions);
+    move_grid(t, i, mn, loads, pass, actions);
     note(notes,
          "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "), MinProc %u (%" G_GUINT64_FORMAT
          "): MaxLoad > %g x MinLoad = %.2f; grid %u (%" G_GUINT64_FORMAT
          "), the first of rank %u below (MaxLoad - MinLoad) / 2 = %.2f, moves to rank %u: "
          "now %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT,
          pass, mx, max_load, mn, min_load, threshold, threshold * (double)min_load, i,
-         lb_samr_load(g, grid_at(grids, i)), mx, limit, mn, loads[mx], loads[mn]);
+         samr_table_load(t, i), mx, limit, mn, loads[mx], loads[mn]);
     pass++;
   }
+  samr_table_free(t);
 }
 
 gboolean
@@ -134,29 +134,22 @@ samr_split_plane(const SamrGeometry *g, const SamrGrid *grid, guint64 want, guin
  * if it fits the hole AvgLoad - MinLoad, else the piece that fills it best.
  * Returns whether anything moved. */
 static gboolean
-split_phase(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, guint mx, guint mn,
+split_phase(const SamrGeometry *g, SamrTable *t, guint64 *loads, guint p, guint mx, guint mn,
             guint attempt, GArray *actions, GPtrArray *notes)
 {
+  GArray *grids = samr_table_grids(t);
   guint64 total = 0;
   for (guint r = 0; r < p; r++)
     total += loads[r];
   double hole = (double)total / p - (double)loads[mn];
-  guint largest = G_MAXUINT;
-  guint64 largest_load = 0;
-  for (guint i = 0; i < grids->len; i++) {
-    const SamrGrid *grid = grid_at(grids, i);
-    guint64 load = lb_samr_load(g, grid);
-    if (grid->owner == mx && (largest == G_MAXUINT || load > largest_load)) {
-      largest = i;
-      largest_load = load;
-    }
-  }
+  guint largest = samr_table_largest(t, mx);
+  guint64 largest_load = largest != G_MAXUINT ? samr_table_load(t, largest) : 0;
   if (largest == G_MAXUINT) {
     note(notes, "pass %u: split: rank %u holds no grid: nothing to split", attempt, mx);
     return FALSE;
   }
   if ((double)largest_load <= hole) {
-    move_grid(g, grids, largest, mn, loads, attempt, actions);
+    move_grid(t, largest, mn, loads, attempt, actions);
     note(notes,
          "pass %u: split: rank %u's largest grid %u (%" G_GUINT64_FORMAT
          ") fits MinProc %u's hole AvgLoad - MinLoad = %.2f: it moves whole; now %" G_GUINT64_FORMAT
@@ -179,9 +172,10 @@ split_phase(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, guint
   piece.lo[axis] = at;
   piece.owner = mn;
   SamrGrid *rest = grid_at(grids, largest);
-  guint64 before = lb_samr_load(g, rest);
+  guint64 before = samr_table_load(t, largest);
   rest->hi[axis] = at;
-  guint64 after = lb_samr_load(g, rest), moved = lb_samr_load(g, &piece);
+  samr_table_resized(t, largest);
+  guint64 after = samr_table_load(t, largest), moved = lb_samr_load(g, &piece);
   loads[mx] = loads[mx] - before + after;
   loads[mn] += moved;
   SamrAction a = {.kind = SAMR_SPLIT,
@@ -193,7 +187,7 @@ split_phase(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, guint
                   .at = at,
                   .load = moved,
                   .attempt = attempt};
-  g_array_append_val(grids, piece);
+  samr_table_append(t, &piece);
   g_array_append_val(actions, a);
   note(notes,
        "pass %u: split: rank %u's largest grid %u (%" G_GUINT64_FORMAT
@@ -221,6 +215,7 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
   gboolean done = FALSE;
   guint last_max = 0, last_min = 0;
   guint cap = SAMR_MAX_ATTEMPTS(p, grids->len), attempt = 0;
+  SamrTable *t = samr_table_new(g, grids, p);
   for (; !done && attempt < cap; attempt++) {
     guint mx, mn, acted = actions->len;
     samr_extremes(loads, p, &mx, &mn);
@@ -230,7 +225,8 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
            "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "): MaxLoad <= %g x AvgLoad %.2f = %.2f: "
            "balanced, done",
            attempt, mx, loads[mx], threshold, avg, threshold * avg);
-      return attempt;
+      done = TRUE;
+      break;
     }
     note(notes,
          "pass %u: MaxProc %u (%" G_GUINT64_FORMAT "), MinProc %u (%" G_GUINT64_FORMAT
@@ -248,14 +244,8 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
         break;
       }
       double low = avg / threshold - (double)loads[mn], high = avg * threshold - (double)loads[mn];
-      guint i = 0;
-      for (; i < grids->len; i++) {
-        const SamrGrid *grid = grid_at(grids, i);
-        double load = (double)lb_samr_load(g, grid);
-        if (grid->owner == mx && load > low && load < high)
-          break;
-      }
-      if (i == grids->len) {
+      guint i = samr_table_first_between(t, mx, low, high);
+      if (i == G_MAXUINT) {
         note(notes,
              "pass %u: no grid of MaxProc %u (%" G_GUINT64_FORMAT
              ") lies in (AvgLoad / %g - MinLoad, AvgLoad x %g - MinLoad) = (%.2f, %.2f) for "
@@ -265,14 +255,13 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
       }
       guint64 max_load = loads[mx], min_load = loads[mn];
       guint from = mx, to = mn;
-      move_grid(g, grids, i, mn, loads, attempt, actions);
+      move_grid(t, i, mn, loads, attempt, actions);
       note(notes,
            "pass %u: move grid %u (%" G_GUINT64_FORMAT ") from MaxProc %u (%" G_GUINT64_FORMAT
            ") to MinProc %u (%" G_GUINT64_FORMAT
            "): it lies in (%.2f, %.2f); now %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT "%s",
-           attempt, i, lb_samr_load(g, grid_at(grids, i)), from, max_load, to, min_load, low, high,
-           loads[from], loads[to],
-           holds ? " (the ratio held already: Fig. 8's loop moves on regardless)" : "");
+           attempt, i, samr_table_load(t, i), from, max_load, to, min_load, low, high, loads[from],
+           loads[to], holds ? " (the ratio held already: Fig. 8's loop moves on regardless)" : "");
       samr_extremes(loads, p, &mx, &mn);
       avg = average(loads, p);
     }
@@ -295,7 +284,7 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
         done = TRUE;
       last_max = mx;
       last_min = mn;
-      split_phase(g, grids, loads, p, mx, mn, attempt, actions, notes);
+      split_phase(g, t, loads, p, mx, mn, attempt, actions, notes);
       /* every move and split takes load from MaxProc to MinProc, no more than
        * its hole: the sum of the loads' squares falls, so a pass that moves
        * load is never undone; one that moves nothing ends the scheme */
@@ -316,6 +305,7 @@ samr_move_split(const SamrGeometry *g, GArray *grids, guint64 *loads, guint p, d
   }
   if (!done)
     note(notes, "stopped after %u passes (the guard)", attempt);
+  samr_table_free(t);
   return attempt;
 }
 

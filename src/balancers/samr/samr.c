@@ -498,19 +498,30 @@ carry_out_in_order(LbRank *self, const Decision *d)
   const LbWork *work = lb_rank_work(self);
   GArray *units = lb_rank_units(self);
   guint me = (guint)lb_rank_id(self);
+  /* where each grid this rank holds sits in units (it takes grids from the
+   * end to fill a hole, and sorts them at the end) */
+  g_autoptr(GHashTable) where = g_hash_table_new(NULL, NULL);
+  for (guint i = 0; i < units->len; i++)
+    g_hash_table_insert(where, GSIZE_TO_POINTER(g_array_index(units, LbUnit, i).id + 1),
+                        GUINT_TO_POINTER(i));
   for (guint k = 0; k < d->actions->len; k++) {
     const SamrAction *a = &g_array_index(d->actions, SamrAction, k);
     if (a->from != me && a->to != me)
       continue;
     lb_phase_round(self, d->wave[k]);
     if (a->to == me) {
+      guint had = units->len;
       lb_recv_units(self, (int)a->from, TAG_MOVE(k), units, NULL);
+      for (guint i = had; i < units->len; i++)
+        g_hash_table_insert(where, GSIZE_TO_POINTER(g_array_index(units, LbUnit, i).id + 1),
+                            GUINT_TO_POINTER(i));
       continue;
     }
-    guint at = 0;
-    while (at < units->len && g_array_index(units, LbUnit, at).id != a->grid)
-      at++;
-    g_assert(at < units->len); /* the decisions follow the data */
+    gpointer found = NULL;
+    gboolean holds =
+        g_hash_table_lookup_extended(where, GSIZE_TO_POINTER(a->grid + 1), NULL, &found);
+    g_assert(holds); /* the decisions follow the data */
+    guint at = GPOINTER_TO_UINT(found);
     LbUnit sent;
     if (a->kind == SAMR_SPLIT) {
       lb_samr_set(work, a->grid, &d->grid_after[k]);
@@ -520,7 +531,11 @@ carry_out_in_order(LbRank *self, const Decision *d)
     } else {
       lb_samr_set(work, a->grid, &d->grid_after[k]);
       sent = (LbUnit){a->grid, lb_samr_work(work, &d->grid_after[k])};
-      g_array_remove_index(units, at);
+      g_hash_table_remove(where, GSIZE_TO_POINTER(a->grid + 1));
+      g_array_remove_index_fast(units, at);
+      if (at < units->len)
+        g_hash_table_insert(where, GSIZE_TO_POINTER(g_array_index(units, LbUnit, at).id + 1),
+                            GUINT_TO_POINTER(at));
     }
     lb_send_units(self, (int)a->to, TAG_MOVE(k), d->wave[k], &sent, 1, NULL);
     lb_wait_sends(self);
