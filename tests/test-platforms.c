@@ -48,6 +48,10 @@ typedef struct {
   guint near_links;      /* links between n0 and n1 */
   double near_latency;   /* seconds, route n0 -> n1 */
   double near_bandwidth; /* bytes/s, route n0 -> n1 */
+  /* lbsim-message-latency machines (0 elsewhere): a torus link's latency,
+   * the cost paid once a message (on the two limiter links a route adds),
+   * and a message to oneself (the loopback) */
+  double hop_latency, message_latency, self_latency;
 } PlatformCase;
 
 static const PlatformCase cases[] = {
@@ -65,8 +69,8 @@ static const PlatformCase cases[] = {
     {"hypercube-4096.xml", TOPOLOGY_HYPERCUBE, 4096, {12}, 1, 75e-6, 2.8e6},
     {"hypercube-8192.xml", TOPOLOGY_HYPERCUBE, 8192, {13}, 1, 75e-6, 2.8e6},
     {"hypercube-16384.xml", TOPOLOGY_HYPERCUBE, 16384, {14}, 1, 75e-6, 2.8e6},
-    {"t3e-512.xml", TOPOLOGY_TORUS, 512, {8, 8, 8}, 1, 10e-6, 300e6},
-    {"t3e-1024.xml", TOPOLOGY_TORUS, 1024, {8, 8, 16}, 1, 10e-6, 300e6},
+    {"t3e-512.xml", TOPOLOGY_TORUS, 512, {8, 8, 8}, 3, 10.05e-6, 300e6, 50e-9, 10e-6, 10e-6},
+    {"t3e-1024.xml", TOPOLOGY_TORUS, 1024, {8, 8, 16}, 3, 10.05e-6, 300e6, 50e-9, 10e-6, 10e-6},
     {"fat-tree-1024.xml", TOPOLOGY_FAT_TREE, 1024, {32}, 2, 25e-6, 125e6},
     {"hetero-cluster-16.xml", TOPOLOGY_CLUSTER, 16, {0}, 3, 100e-6, 12.5e6},
     {"hetero-cluster-32.xml", TOPOLOGY_CLUSTER, 32, {0}, 3, 100e-6, 12.5e6},
@@ -285,6 +289,8 @@ load_platform(const char *file)
   xbt_log_control_set("root.thres:warning");
   simgrid_init(&argc, argv);
   simgrid_load_platform(path);
+  /* seals the platform: a Dijkstra zone (t3e-*.xml) works routes out then */
+  simgrid_run();
 }
 
 static sg_host_t
@@ -381,6 +387,14 @@ torus_distance(const guint *sizes, guint from, guint to)
   return distance;
 }
 
+/* A route `distance` torus links long: the links, and a limiter link at
+ * each end where the machine pays its message latency on them. */
+static guint
+torus_links(const PlatformCase *c, guint distance)
+{
+  return distance + (c->message_latency > 0 ? 2 : 0);
+}
+
 static void
 check_torus(const PlatformCase *c)
 {
@@ -396,20 +410,21 @@ check_torus(const PlatformCase *c)
       guint next = base + (coordinate + 1) % sizes[d] * stride[d];
       guint previous = base + (coordinate + sizes[d] - 1) % sizes[d] * stride[d];
 
-      assert_route(host, next, 1, c->near_latency);
-      assert_route(host, previous, 1, c->near_latency);
+      assert_route(host, next, torus_links(c, 1), c->near_latency);
+      assert_route(host, previous, torus_links(c, 1), c->near_latency);
     }
   /* Wrap-around in each dimension, spelled out. */
-  assert_route(0, sizes[0] - 1, 1, c->near_latency);
-  assert_route(0, stride[1] * (sizes[1] - 1), 1, c->near_latency);
-  assert_route(0, stride[2] * (sizes[2] - 1), 1, c->near_latency);
+  assert_route(0, sizes[0] - 1, torus_links(c, 1), c->near_latency);
+  assert_route(0, stride[1] * (sizes[1] - 1), torus_links(c, 1), c->near_latency);
+  assert_route(0, stride[2] * (sizes[2] - 1), torus_links(c, 1), c->near_latency);
   for (guint sample = 0; sample < 256; sample++) {
     guint from = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
     guint to = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
     guint distance = torus_distance(sizes, from, to);
 
     if (from != to)
-      assert_route(from, to, distance, distance * c->near_latency);
+      assert_route(from, to, torus_links(c, distance),
+                   c->message_latency + distance * c->hop_latency);
   }
 }
 
@@ -542,11 +557,17 @@ start_exchange(Exchange *exchange, guint from, guint to)
 }
 
 static void
-assert_exchange(const Exchange *exchange, const PlatformCase *c)
+assert_exchange(const Exchange *exchange, double latency, const PlatformCase *c)
 {
-  g_assert_cmpfloat_with_epsilon(exchange->arrivals[0], c->near_latency, EPSILON);
+  g_assert_cmpfloat_with_epsilon(exchange->arrivals[0], latency, EPSILON);
   g_assert_cmpfloat_with_epsilon(exchange->arrivals[1] - exchange->arrivals[0],
-                                 c->near_latency + MESSAGE_BYTES / c->near_bandwidth, 1e-9);
+                                 latency + MESSAGE_BYTES / c->near_bandwidth, 1e-9);
+}
+
+static double
+self_latency(const PlatformCase *c)
+{
+  return c->self_latency > 0 ? c->self_latency : c->near_latency;
 }
 
 /* Proves the network model is CM02 without cross-traffic (under LV08 the
@@ -564,9 +585,9 @@ check_messages(const PlatformCase *c)
   start_exchange(&back, 1, 0);
   start_exchange(&self, c->hosts - 1, c->hosts - 1);
   simgrid_run();
-  assert_exchange(&forth, c);
-  assert_exchange(&back, c);
-  assert_exchange(&self, c);
+  assert_exchange(&forth, c->near_latency, c);
+  assert_exchange(&back, c->near_latency, c);
+  assert_exchange(&self, self_latency(c), c);
 }
 
 static void
@@ -586,7 +607,7 @@ check_platform(const PlatformCase *c)
   g_assert_cmpfloat_with_epsilon(sg_host_get_route_bandwidth(host_number(0), host_number(1)),
                                  c->near_bandwidth, 1.0);
   g_assert_cmpuint(route_links(c->hosts - 1, c->hosts - 1, &latency), >=, 1);
-  g_assert_cmpfloat_with_epsilon(latency, c->near_latency, EPSILON);
+  g_assert_cmpfloat_with_epsilon(latency, self_latency(c), EPSILON);
 
   switch (c->topology) {
   case TOPOLOGY_HYPERCUBE:
@@ -697,6 +718,38 @@ check_uplink(void)
   for (guint i = 0; i < G_N_ELEMENTS(within); i++)
     g_assert_cmpfloat_with_epsilon(within[i].arrival, near + MESSAGE_BYTES / HOST_LINK_BANDWIDTH,
                                    1e-9);
+}
+
+/* On t3e-512.xml, at once and on routes that share no link: a message to a
+ * torus neighbour (n0 to n1) and one 4 links away (n200 to n204 + 8 + 64 +
+ * 1: x 0 -> 1 ... each axis once, and x again) arrive 3 hops' latency
+ * apart: the message latency is paid once, whatever the distance. */
+static void
+check_t3e_hops(void)
+{
+  const double hop = 50e-9, message = 10e-6, bandwidth = 300e6;
+  Flow near, far;
+  guint from = 200, to = 200 + 2 + 8 + 64; /* x + 2, y + 1, z + 1 */
+
+  load_platform("t3e-512.xml");
+  double latency = 0;
+  g_assert_cmpuint(route_links(from, to, &latency), ==, 4 + 2);
+  start_flow(&near, 0, 1);
+  start_flow(&far, from, to);
+  simgrid_run();
+  g_assert_cmpfloat_with_epsilon(near.arrival, message + hop + MESSAGE_BYTES / bandwidth, 1e-12);
+  g_assert_cmpfloat_with_epsilon(far.arrival - near.arrival, 3 * hop, 1e-12);
+}
+
+static void
+test_t3e_hops(void)
+{
+  if (g_test_subprocess()) {
+    check_t3e_hops();
+    return;
+  }
+  g_test_trap_subprocess(NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
 }
 
 static void
@@ -952,6 +1005,7 @@ main(int argc, char **argv)
     g_test_add_data_func(path, &cases[i], test_load);
   }
   g_test_add_func("/platforms/uplink/hetero-cluster-64", test_uplink);
+  g_test_add_func("/platforms/t3e-512/hops", test_t3e_hops);
   g_test_add_func("/platforms/load-time/hypercube-16384", test_load_time);
   g_test_add_func("/platforms/check/cfg", test_check_cfg);
   g_test_add_func("/platforms/check/xml-accepts", test_check_xml_accepts);

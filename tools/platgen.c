@@ -33,10 +33,12 @@ typedef struct {
 #define HYPERCUBE_BW "2.8MBps"
 #define HYPERCUBE_LAT "75us"
 
-/* Cray T3E-900 node and torus link. */
+/* Cray T3E-900 node, torus link, and MPI's latency of a message, half on
+ * each end's host link. */
 #define T3E_SPEED "100Mf"
 #define T3E_BW "300MBps"
-#define T3E_LAT "10us"
+#define T3E_HOP_LAT "50ns"
+#define T3E_HOST_LAT "5us"
 
 /* Commodity gigabit cluster; a route crosses 2 (same leaf) or 4 links. */
 #define FAT_TREE_SPEED "4Gf"
@@ -131,12 +133,21 @@ append_header(GString *xml)
  * (a TCP acknowledgement flow of 5% in the reverse direction) is off for the
  * same reason: with it, two neighbours exchanging at once each lose 5%. */
 static void
+append_config_with(GString *xml, const char *extra)
+{
+  g_string_append_printf(xml,
+                         "  <config>\n"
+                         "    <prop id=\"network/model\" value=\"CM02\"/>\n"
+                         "    <prop id=\"network/crosstraffic\" value=\"0\"/>\n"
+                         "%s"
+                         "  </config>\n",
+                         extra);
+}
+
+static void
 append_config(GString *xml)
 {
-  g_string_append(xml, "  <config>\n"
-                       "    <prop id=\"network/model\" value=\"CM02\"/>\n"
-                       "    <prop id=\"network/crosstraffic\" value=\"0\"/>\n"
-                       "  </config>\n");
+  append_config_with(xml, "");
 }
 
 static void
@@ -253,35 +264,70 @@ generate_torus(const guint *values)
       "       We use 100 MFLOPS, about a ninth of peak: the 21164 has 8 KB + 96 KB of\n"
       "       on-chip cache and the T3E no board cache, so scientific codes sustained a\n"
       "       small fraction of peak (the same order of ratio as the iPSC/860 figure).\n"
-      "       Links: 300 MB/s, the point-to-point bandwidth van der Steen and Dongarra\n"
-      "       give and that Cray MPI delivered (85-90%% of SHMEM's 340 MB/s in the Ames\n"
-      "       Laboratory MP_Lite measurements, D. Turner). The raw torus link rate of\n"
-      "       about 600 MB/s per direction (S. L. Scott, \"Synchronization and\n"
+      "       Links: 300 MB/s each way, the point-to-point bandwidth van der Steen and\n"
+      "       Dongarra give and that Cray MPI delivered (85-90%% of SHMEM's 340 MB/s in\n"
+      "       the Ames Laboratory MP_Lite measurements, D. Turner). The raw torus link\n"
+      "       rate of about 600 MB/s per direction (S. L. Scott, \"Synchronization and\n"
       "       Communication in the T3E Multiprocessor\", ASPLOS VII, 1996) is not used:\n"
       "       under CM02 one message gets the whole link, and no message got 600 MB/s.\n"
-      "       Latency: 10 us per link. Cray MPI's one-way latency is commonly quoted\n"
-      "       as 10-20 us for early releases and was about 5 us in later ones (Ames\n"
-      "       Laboratory); 10 us lies between. It is charged per link, so a message to\n"
-      "       a torus neighbour costs exactly 10 us + S / 300 MB/s and one h links away\n"
-      "       h times the latency (the real network added well under 1 us per hop:\n"
-      "       only neighbour messages are exact).\n"
-      "       Host nI sits at x + %u y + %u z = I; every node has links to its x, y and\n"
-      "       z neighbours, wrapping around. A message from a host to itself crosses\n"
-      "       a loopback link with the figures of one torus link (without it SimGrid\n"
-      "       aborts on such a message).\n"
+      "       Latency: 10 us a message, paid once whatever the distance. Cray MPI's\n"
+      "       one-way latency is commonly quoted as 10-20 us for early releases and\n"
+      "       was about 5 us in later ones (Ames Laboratory); 10 us lies between. It is\n"
+      "       the software's cost, not the network's: each node reaches its router\n"
+      "       through a host link of 5 us, so a message pays 10 us on its two host\n"
+      "       links. A torus link adds 50 ns: our assumption, of the order of a router\n"
+      "       hop in the machines of its time (tens of nanoseconds in the Origin2000's,\n"
+      "       J. Laudon and D. Lenoski, ISCA 1997), not a T3E measurement (the T3E's\n"
+      "       hop was well under 1 us). So a message h links away costs 10 us + h x 50\n"
+      "       ns + S / 300 MB/s.\n"
+      "       Host nI and its router rI sit at x + %u y + %u z = I; every router has\n"
+      "       links to its x, y and z neighbours, wrapping around, and routes follow\n"
+      "       the fewest links (SimGrid's Dijkstra routing; the real network routed\n"
+      "       adaptively). A message from a host to itself crosses SimGrid's loopback\n"
+      "       link, set to 10 us and 300 MB/s.\n"
       "       Written by lbsim-platgen; do not edit by hand. -->\n",
       values[0], values[1], values[2], hosts, values[0], values[0] * values[1]);
-  append_config(xml);
-  g_string_append(xml, "  <zone id=\"world\" routing=\"Full\">\n");
+  /* in seconds and bytes a second: the keys take no units */
+  append_config_with(xml, "    <prop id=\"network/loopback-lat\" value=\"1e-05\"/>\n"
+                          "    <prop id=\"network/loopback-bw\" value=\"3e+08\"/>\n");
+  g_string_append(xml, "  <zone id=\"world\" routing=\"DijkstraCache\">\n");
   append_prop(xml, "    ", "lbsim-topology", "torus");
   append_prop(xml, "    ", "lbsim-torus-dims", sizes);
-  g_string_append_printf(xml,
-                         "    <cluster id=\"torus\" prefix=\"n\" suffix=\"\" radical=\"0-%u\"\n"
-                         "             speed=\"" T3E_SPEED "\" bw=\"" T3E_BW "\" lat=\"" T3E_LAT
-                         "\"\n"
-                         "             loopback_bw=\"" T3E_BW "\" loopback_lat=\"" T3E_LAT "\"\n"
-                         "             topology=\"TORUS\" topo_parameters=\"%s\"/>\n",
-                         hosts - 1, sizes);
+  for (guint i = 0; i < hosts; i++)
+    g_string_append_printf(xml, "    <host id=\"n%u\" speed=\"" T3E_SPEED "\"/>\n", i);
+  for (guint i = 0; i < hosts; i++)
+    g_string_append_printf(xml, "    <router id=\"r%u\"/>\n", i);
+  for (guint i = 0; i < hosts; i++)
+    g_string_append_printf(xml,
+                           "    <link id=\"n%u_host\" bandwidth=\"" T3E_BW
+                           "\" latency=\"" T3E_HOST_LAT "\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                           i);
+  /* the link from router i to its next neighbour along each axis (a
+   * dimension of 2 has one link between its two routers) */
+  guint stride[3] = {1, values[0], values[0] * values[1]};
+  for (guint i = 0; i < hosts; i++)
+    for (guint d = 0; d < 3; d++)
+      if (values[d] > 2 || i / stride[d] % values[d] == 0)
+        g_string_append_printf(xml,
+                               "    <link id=\"r%u_%c\" bandwidth=\"" T3E_BW
+                               "\" latency=\"" T3E_HOP_LAT "\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                               i, "xyz"[d]);
+  for (guint i = 0; i < hosts; i++)
+    g_string_append_printf(xml,
+                           "    <route src=\"n%u\" dst=\"r%u\"><link_ctn id=\"n%u_host\" "
+                           "direction=\"UP\"/></route>\n",
+                           i, i, i);
+  for (guint i = 0; i < hosts; i++)
+    for (guint d = 0; d < 3; d++) {
+      guint coordinate = i / stride[d] % values[d];
+      if (values[d] == 2 && coordinate != 0)
+        continue;
+      guint next = i - coordinate * stride[d] + (coordinate + 1) % values[d] * stride[d];
+      g_string_append_printf(xml,
+                             "    <route src=\"r%u\" dst=\"r%u\"><link_ctn id=\"r%u_%c\" "
+                             "direction=\"UP\"/></route>\n",
+                             i, next, i, "xyz"[d]);
+    }
   g_string_append(xml, "  </zone>\n");
   append_footer(xml);
   return xml;
