@@ -25,4 +25,7 @@ start_simgrid(const char *path)
   xbt_log_control_set("root.thres:warning");
   simgrid_init(&argc, argv);
   simgrid_load_platform(path);
+  /* seals the platform, as a run does before its first actor: a Dijkstra
+   * zone (t3e-*.xml) works its routes out then */
+  simgrid_run();
 }
