@@ -17,6 +17,7 @@
 #include "report/html.h"
 #include "report/paje.h"
 #include "report/pictures.h"
+#include "report/junit.h"
 #include "report/report.h"
 
 typedef struct {
@@ -45,6 +46,8 @@ typedef struct {
   char **cfg;
   char **log;
   gboolean verbose;
+  char *junit;  /* check */
+  gboolean tap; /* check */
 } RunArgs;
 
 static void
@@ -68,12 +71,14 @@ run_args_clear(RunArgs *a)
   g_free(a->chart_scale);
   g_strfreev(a->cfg);
   g_strfreev(a->log);
+  g_free(a->junit);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 
-/* run's and check's options, with the closing NULL entry */
-#define RUN_OPTIONS 27
+/* run's and check's options, with the closing NULL entry (run stops two
+ * before it: --junit and --tap are check's) */
+#define RUN_OPTIONS 29
 
 static GOptionContext *
 run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
@@ -135,12 +140,20 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
        "Pass a SimGrid --log setting, e.g. lb_mlb.thres:debug", "SETTING"},
       {"verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose,
        "Show SimGrid's messages and lbsim's per-step log (simulated time stamps)", NULL},
+      {"junit", 0, 0, G_OPTION_ARG_FILENAME, &a->junit,
+       "Write a JUnit XML test report: a testsuite a scenario, a testcase an [expect] line",
+       "FILE"},
+      {"tap", 0, 0, G_OPTION_ARG_NONE, &a->tap,
+       "Write the checks as TAP version 13 on standard output (the tables go to standard error)",
+       NULL},
       {NULL},
   };
   G_STATIC_ASSERT(G_N_ELEMENTS(entries) + LB_FIGURE_ENTRIES + G_N_ELEMENTS(tail) == RUN_OPTIONS);
   memcpy(out, entries, sizeof entries);
   lb_figure_entries(&a->figure, out + G_N_ELEMENTS(entries));
   memcpy(out + G_N_ELEMENTS(entries) + LB_FIGURE_ENTRIES, tail, sizeof tail);
+  if (strcmp(self->name, "check") != 0)
+    memset(&out[RUN_OPTIONS - 3], 0, sizeof out[0]); /* run ends before --junit */
   GOptionContext *ctx = lb_command_context(self);
   g_option_context_add_main_entries(ctx, out, NULL);
   g_option_context_set_summary(
@@ -439,6 +452,8 @@ place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GE
 typedef struct {
   GPtrArray *runs;  /* LbRunResult */
   GArray *outcomes; /* LbExpectOutcome */
+  double seconds;   /* wall time of its runs and checks */
+  char *error;      /* why its runs failed, or NULL */
 } Checked;
 
 static void
@@ -447,7 +462,50 @@ checked_clear(gpointer data)
   Checked *c = data;
   g_clear_pointer(&c->runs, g_ptr_array_unref);
   g_clear_pointer(&c->outcomes, g_array_unref);
+  g_clear_pointer(&c->error, g_free);
 }
+
+/* lbsim check's test reports (--junit FILE, --tap on the saved standard
+ * output), from each scenario as check held it. FALSE if the JUnit file
+ * could not be written (said). */
+static gboolean
+write_test_reports(const RunArgs *a, GPtrArray *scenarios, const Checked *kept, int tap_fd)
+{
+  g_autoptr(GArray) reports = g_array_new(FALSE, TRUE, sizeof(LbCheckReport));
+  for (guint i = 0; i < scenarios->len; i++) {
+    const LbScenario *sc = scenarios->pdata[i];
+    const Checked *c = &kept[i];
+    LbCheckReport r = {sc->name,
+                       sc,
+                       c->outcomes != NULL ? (const LbExpectOutcome *)c->outcomes->data : NULL,
+                       c->outcomes != NULL ? c->outcomes->len : 0,
+                       c->seconds,
+                       c->error};
+    g_array_append_val(reports, r);
+  }
+  if (tap_fd >= 0) {
+    g_autofree char *tap = lb_tap_document((const LbCheckReport *)reports->data, reports->len);
+    fflush(stdout);
+    gsize done = 0, length = strlen(tap);
+    while (done < length) {
+      gssize n = write(tap_fd, tap + done, length - done);
+      if (n <= 0 && errno != EINTR)
+        break;
+      done += n > 0 ? (gsize)n : 0;
+    }
+  }
+  if (a->junit == NULL)
+    return TRUE;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *xml = lb_junit_document((const LbCheckReport *)reports->data, reports->len);
+  if (!lb_output_write(a->junit, xml, -1, &error)) {
+    lb_command_error(error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Checked, checked_clear)
 
 static int run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov,
                    gboolean check, guint jobs, Checked *keep);
@@ -464,7 +522,7 @@ overrides_of(const RunArgs *a, guint ranks)
  * status is the highest of theirs (3 a broken invariant, 2 bad input, 1 a
  * failed expectation). */
 static int
-check_many(RunArgs *a, char **files, guint ranks, guint jobs)
+check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
 {
   g_autoptr(GError) error = NULL;
   if (a->csv != NULL || a->long_csv != NULL || a->pictures != NULL || a->report != NULL ||
@@ -500,16 +558,20 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs)
   g_array_set_clear_func(kept, checked_clear);
   g_array_set_size(kept, scenarios->len);
   int worst = 0;
+  gboolean keep = a->json != NULL || a->junit != NULL || tap_fd >= 0;
   for (guint i = 0; i < scenarios->len; i++) {
     if (!lb_output_stdout(i > 0 ? "\n== " : "== ") || !lb_output_stdout(files[i]) ||
         !lb_output_stdout("\n"))
       return MAX(worst, 1);
     int code = run_one(&one, scenarios->pdata[i], &ov, TRUE, jobs,
-                       a->json != NULL ? &g_array_index(kept, Checked, i) : NULL);
+                       keep ? &g_array_index(kept, Checked, i) : NULL);
     if (code > 128)
       return code; /* interrupted: said once */
     worst = MAX(worst, code);
   }
+  if ((a->junit != NULL || tap_fd >= 0) &&
+      !write_test_reports(a, scenarios, (const Checked *)kept->data, tap_fd))
+    worst = MAX(worst, 1);
   if (a->json == NULL)
     return worst;
   /* the scenarios that ran, in order; one whose runs failed has none */
@@ -572,15 +634,50 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
                a.chart_scale);
     return LB_EXIT_INPUT;
   }
-  if (check && nargs > 2)
-    return check_many(&a, args + 1, ranks, jobs);
+  if (a.tap && (g_strcmp0(a.json, "-") == 0 || g_strcmp0(a.csv, "-") == 0 ||
+                g_strcmp0(a.long_csv, "-") == 0)) {
+    g_printerr("lbsim: --tap writes standard output: give --json, --csv or --long-csv a file\n");
+    return LB_EXIT_INPUT;
+  }
+  if (a.junit != NULL && !lb_output_check("--junit", a.junit, &error)) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
+  /* TAP alone on standard output: the tables and lines go to standard error */
+  int tap_fd = -1;
+  if (a.tap) {
+    fflush(stdout);
+    tap_fd = dup(STDOUT_FILENO);
+    if (tap_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+      g_printerr("lbsim: --tap: %s\n", g_strerror(errno));
+      return 1;
+    }
+  }
+  if (check && nargs > 2) {
+    int code = check_many(&a, args + 1, ranks, jobs, tap_fd);
+    if (tap_fd >= 0)
+      close(tap_fd);
+    return code;
+  }
   LbScenarioOverrides ov = overrides_of(&a, ranks);
   g_autoptr(LbScenario) sc = lb_scenario_load(args[1], &ov, &error);
   if (sc == NULL) {
     lb_command_error(error);
     return LB_EXIT_INPUT;
   }
-  return run_one(&a, sc, &ov, check, jobs, NULL);
+  if (!check || (a.junit == NULL && tap_fd < 0))
+    return run_one(&a, sc, &ov, check, jobs, NULL);
+  g_auto(Checked) kept = {0};
+  int code = run_one(&a, sc, &ov, check, jobs, &kept);
+  if (code <= 128) {
+    g_autoptr(GPtrArray) scenarios = g_ptr_array_new();
+    g_ptr_array_add(scenarios, sc);
+    if (!write_test_reports(&a, scenarios, &kept, tap_fd))
+      code = MAX(code, 1);
+  }
+  if (tap_fd >= 0)
+    close(tap_fd);
+  return code;
 }
 
 /* outcomes: lbsim check's, kept in the JSON; NULL for lbsim run */
@@ -669,7 +766,12 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   ro.run.progress = !a->quiet && isatty(STDERR_FILENO);
   g_autoptr(GPtrArray) runs = NULL;
   int code = 0;
+  gint64 start = g_get_monotonic_time();
   if (!lb_runner_run(sc, ov, &ro, &runs, &code, &error)) {
+    if (keep != NULL) {
+      keep->seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+      keep->error = g_strdup(error->message);
+    }
     lb_command_error(error);
     return code;
   }
@@ -700,6 +802,7 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   g_print("\n");
   int failed = lb_expect_print(sc, outcomes);
   if (keep != NULL) {
+    keep->seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
     keep->runs = g_steal_pointer(&runs);
     keep->outcomes = g_steal_pointer(&outcomes);
   }
