@@ -22,6 +22,8 @@ static const LbCommand commands[] = {
      lb_cmd_merge, FALSE},
     {"reproduce", "[KEY]", "a source paper's experiment, its claims beside lbsim's numbers",
      lb_cmd_reproduce, TRUE},
+    {"diff", "A.json B.json", "two results of one scenario (or paper), value by value", lb_cmd_diff,
+     FALSE},
     {"run-job", "JOB.ini RESULT.json", "one job of a sweep (the child side, for clusters)",
      lb_cmd_run_job, TRUE},
     {"help", "[COMMAND]", "this text, or a command's options", lb_cmd_help, FALSE},

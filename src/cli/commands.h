@@ -56,6 +56,7 @@ int lb_cmd_curve(const LbCommand *self, int argc, char **argv);
 int lb_cmd_chunks(const LbCommand *self, int argc, char **argv);
 int lb_cmd_sweep(const LbCommand *self, int argc, char **argv);
 int lb_cmd_merge(const LbCommand *self, int argc, char **argv);
+int lb_cmd_diff(const LbCommand *self, int argc, char **argv);
 int lb_cmd_reproduce(const LbCommand *self, int argc, char **argv);
 int lb_cmd_run_job(const LbCommand *self, int argc, char **argv);
 int lb_cmd_help(const LbCommand *self, int argc, char **argv);

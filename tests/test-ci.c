@@ -1,0 +1,367 @@
+/* What a user's CI runs: lbsim check's test reports, JUnit XML valid
+ * against tests/junit.xsd (checked by xmllint), TAP version 13 as prove
+ * reads it, a test per [expect] line with its failure, skip or error; and
+ * lbsim diff between two results, held to tolerances. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "lbsim-spawn.h"
+
+static char *tmp_dir;
+
+static char *
+tmp_path(const char *name)
+{
+  if (tmp_dir == NULL)
+    tmp_dir = g_dir_make_tmp("lbsim-junit-XXXXXX", NULL);
+  g_assert_nonnull(tmp_dir);
+  return g_build_filename(tmp_dir, name, NULL);
+}
+
+/* A scenario of three lines: one holds, one fails (mlb's 4 steps on 16
+ * ranks against < 2), one is none's; with -b mlb the last is skipped. */
+static char *
+mixed_scenario(const char *name, const char *platform)
+{
+  g_autofree char *file = g_strdup_printf("%s.ini", name);
+  char *path = tmp_path(file);
+  g_autofree char *text = g_strdup_printf(
+      "[scenario]\nname = %s\nplatform = %s\nranks = 16\nseed = 1\nsteps = 1\n"
+      "[workload]\nmodel = field2d\nsize = 64x64\npattern = hotspots\n"
+      "[balancers]\nrun = none, mlb\n"
+      "[expect]\nmlb.schedule_steps <= 4\nmlb.schedule_steps < 2\nnone.imbalance_after >= 1\n",
+      name, platform);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  return path;
+}
+
+/* xmllint --schema tests/junit.xsd FILE: its exit status. */
+static int
+validate(const char *file)
+{
+  g_autofree char *schema = g_build_filename(source_root(), "tests", "junit.xsd", NULL);
+  const char *argv[] = {"xmllint", "--noout", "--schema", schema, file, NULL};
+  int status = 0;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                             &status, &error));
+  g_assert_no_error(error);
+  if (!WIFEXITED(status))
+    return -1;
+  if (WEXITSTATUS(status) != 0)
+    g_test_message("xmllint: %s", err);
+  return WEXITSTATUS(status);
+}
+
+static void
+test_schema_refuses(void)
+{
+  /* the schema holds something: a test case without its classname, and
+   * one with two outcomes, fail it */
+  g_autofree char *bad = tmp_path("bad.xml");
+  g_assert_true(g_file_set_contents(
+      bad,
+      "<?xml version=\"1.0\"?>\n<testsuites><testsuite name=\"s\" tests=\"1\" failures=\"0\" "
+      "errors=\"0\"><testcase name=\"t\"/></testsuite></testsuites>\n",
+      -1, NULL));
+  g_assert_cmpint(validate(bad), !=, 0);
+  g_assert_true(g_file_set_contents(
+      bad,
+      "<?xml version=\"1.0\"?>\n<testsuites><testsuite name=\"s\" tests=\"1\" failures=\"1\" "
+      "errors=\"0\"><testcase name=\"t\" classname=\"s\"><failure/><skipped/></testcase>"
+      "</testsuite></testsuites>\n",
+      -1, NULL));
+  g_assert_cmpint(validate(bad), !=, 0);
+}
+
+static void
+test_mixed(void)
+{
+  g_autofree char *ini = mixed_scenario("mixed", "hypercube-16.xml");
+  g_autofree char *xml = tmp_path("mixed.xml");
+  g_auto(Result) r = {0};
+  lbsim(&r, "check", "-q", "-b", "mlb", "--junit", xml, "--tap", ini, NULL);
+  g_assert_cmpint(r.status, ==, 1);
+  /* TAP alone on standard output, the tables on standard error */
+  g_assert_true(g_str_has_prefix(r.out, "TAP version 13\n1..3\n"));
+  g_assert_nonnull(strstr(r.out, "\nok 1 - mixed: mlb.schedule_steps <= 4\n"));
+  g_assert_nonnull(strstr(r.out, "\nnot ok 2 - mixed: mlb.schedule_steps < 2\n  ---\n"
+                                 "  message: \"actual 4, bound < 2\"\n"));
+  g_assert_nonnull(strstr(
+      r.out, "\nok 3 - mixed: none.imbalance_after >= 1 # SKIP balancer none was not run\n"));
+  g_assert_null(strstr(r.out, "PASS"));
+  g_assert_nonnull(strstr(r.err, "FAIL  mlb.schedule_steps < 2"));
+
+  g_assert_cmpint(validate(xml), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(xml, &text, NULL, NULL));
+  g_assert_nonnull(strstr(text, "<testsuite name=\"mixed\" tests=\"3\" failures=\"1\" errors=\"0\" "
+                                "skipped=\"1\""));
+  g_assert_nonnull(strstr(text, "<testcase classname=\"mixed\" name=\"mlb.schedule_steps &lt;= 4\" "
+                                "time=\"0\"/>"));
+  g_assert_nonnull(strstr(text, "<failure message=\"actual 4, bound &lt; 2\" type=\"expect\">"));
+  g_assert_nonnull(strstr(text, "<skipped message=\"balancer none was not run\"/>"));
+}
+
+/* prove reads the TAP: one failure of three, one of them skipped. */
+static void
+test_prove(void)
+{
+  g_autofree char *ini = mixed_scenario("proved", "hypercube-16.xml");
+  g_autofree char *script = tmp_path("check.t");
+  g_autofree char *text = g_strdup_printf(
+      "#!/bin/sh\nexec '%s' check -q -b mlb --tap '%s' 2>/dev/null\n", g_getenv("LBSIM"), ini);
+  g_assert_true(g_file_set_contents(script, text, -1, NULL));
+  g_assert_cmpint(g_chmod(script, 0755), ==, 0);
+  const char *argv[] = {"prove", script, NULL};
+  int status = 0;
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                             &status, &error));
+  g_assert_no_error(error);
+  g_test_message("%s%s", out, err);
+  g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+  g_assert_nonnull(strstr(out, "Failed 1/3 subtests"));
+  g_assert_nonnull(strstr(out, "1 skipped subtest"));
+}
+
+/* Runs that fail (a platform without a host) make every line an error;
+ * several scenarios are a testsuite each, in order. */
+static void
+test_errors_and_many(void)
+{
+  g_autofree char *empty = tmp_path("empty.xml");
+  g_assert_true(g_file_set_contents(
+      empty,
+      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+      "<platform version=\"4.1\"><zone id=\"world\" routing=\"Full\"></zone></platform>\n",
+      -1, NULL));
+  g_autofree char *broken = mixed_scenario("broken", empty);
+  g_autofree char *fine = g_build_filename(source_root(), "scenarios", "mlb-teach-16.ini", NULL);
+  g_autofree char *xml = tmp_path("many.xml");
+  g_auto(Result) r = {0};
+  lbsim(&r, "check", "-q", "--junit", xml, "--tap", fine, broken, NULL);
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_cmpint(validate(xml), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(xml, &text, NULL, NULL));
+  const char *first = strstr(text, "<testsuite name=\"mlb-teach-16\" tests=\"6\" failures=\"0\" "
+                                   "errors=\"0\" skipped=\"0\"");
+  const char *second = strstr(text, "<testsuite name=\"broken\" tests=\"3\" failures=\"0\" "
+                                    "errors=\"3\" skipped=\"0\"");
+  g_assert_nonnull(first);
+  g_assert_nonnull(second);
+  g_assert_true(first < second);
+  g_assert_nonnull(strstr(text, "<testsuites name=\"lbsim check\" tests=\"9\" failures=\"0\" "
+                                "errors=\"3\" skipped=\"0\""));
+  g_assert_nonnull(strstr(text, "has no host\" type=\"run\"/>"));
+  g_assert_true(g_str_has_prefix(r.out, "TAP version 13\n1..9\n"));
+  g_assert_nonnull(strstr(r.out, "\nnot ok 7 - broken: mlb.schedule_steps <= 4\n"));
+  g_assert_nonnull(strstr(r.out, "  severity: error\n"));
+}
+
+/* --junit and --tap are check's: run refuses them. */
+static void
+test_run_refuses(void)
+{
+  g_autofree char *fine = g_build_filename(source_root(), "scenarios", "mlb-teach-16.ini", NULL);
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", "--tap", fine, NULL);
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "--tap"));
+}
+
+/* Runs mlb-teach-16 with extra --set arguments into NAME.json. */
+static char *
+teach_result(const char *name, const char *set)
+{
+  g_autofree char *file = g_strdup_printf("%s.json", name);
+  char *json = tmp_path(file);
+  g_autofree char *ini = g_build_filename(source_root(), "scenarios", "mlb-teach-16.ini", NULL);
+  g_auto(Result) r = {0};
+  if (set != NULL)
+    lbsim(&r, "run", "-q", "-o", json, "--set", set, ini, NULL);
+  else
+    lbsim(&r, "run", "-q", "-o", json, ini, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  return json;
+}
+
+/* Two runs of one scenario and seed are the same; a heavier left quarter
+ * (high = 11, not 10) moves none's app_time by exactly 10 % (its slowest
+ * rank's work, all of it in the heavy quarter) and mlb's bytes moved; a
+ * 20 % tolerance holds them all, 5 % not, a metric's own tolerance wins
+ * over the general one, --only narrows, --json says the same. */
+static void
+test_diff_runs(void)
+{
+  g_autofree char *a = teach_result("a", NULL);
+  g_autofree char *same = teach_result("same", NULL);
+  g_autofree char *heavy = teach_result("heavy", "workload.high=11");
+  g_auto(Result) eq = {0}, moved = {0}, loose = {0}, tight = {0}, own = {0}, only = {0}, json = {0};
+  lbsim(&eq, "diff", a, same, NULL);
+  g_assert_cmpint(eq.status, ==, 0);
+  g_assert_nonnull(strstr(eq.out, "values compared, 0 differ, 0 beyond the tolerance"));
+  lbsim(&moved, "diff", a, heavy, NULL);
+  g_assert_cmpint(moved.status, ==, 1);
+  g_assert_nonnull(strstr(moved.out, "+10.00%  MOVED"));
+  g_assert_nonnull(strstr(moved.out, "\nnone   app_time "));
+  g_assert_nonnull(strstr(moved.out, "phase.migrate.bytes"));
+  lbsim(&loose, "diff", "--tolerance", "20%", a, heavy, NULL);
+  g_assert_cmpint(loose.status, ==, 0);
+  g_assert_null(strstr(loose.out, "MOVED"));
+  lbsim(&tight, "diff", "--tolerance", "5%", a, heavy, NULL);
+  g_assert_cmpint(tight.status, ==, 1);
+  /* app_time's own 20 % wins over 1 %, but total_time (+9.35 %) still moves */
+  lbsim(&own, "diff", "-t", "1%", "-t", "app_time=20%", "--only", "app_time,total_time", a, heavy,
+        NULL);
+  g_assert_cmpint(own.status, ==, 1);
+  g_assert_nonnull(strstr(own.out, "app_time"));
+  g_assert_nonnull(strstr(own.out, "within"));
+  g_assert_null(strstr(own.out, "bytes_moved"));
+  lbsim(&only, "diff", "--only", "messages,schedule_steps", a, heavy, NULL);
+  g_assert_cmpint(only.status, ==, 0);
+  g_assert_nonnull(strstr(only.out, "3 values compared, 0 differ"));
+  lbsim(&json, "diff", "--json", "-", a, heavy, NULL);
+  g_assert_cmpint(json.status, ==, 1);
+  g_autoptr(JsonParser) p = json_parser_new();
+  g_assert_true(json_parser_load_from_data(p, json.out, -1, NULL));
+  JsonObject *root = json_node_get_object(json_parser_get_root(p));
+  g_assert_cmpstr(json_object_get_string_member(root, "format"), ==, "lbsim-diff");
+  g_assert_cmpint(json_object_get_int_member(root, "moved"), ==, 16);
+}
+
+/* Different scenarios, a reproduction against a run, a bad tolerance: 2,
+ * each named. A run with one balancer fewer: its values are in A only. */
+static void
+test_diff_refuses(void)
+{
+  g_autofree char *a = teach_result("ra", NULL);
+  g_autofree char *renamed = teach_result("renamed", "scenario.name=other");
+  g_autofree char *fewer = tmp_path("fewer.json");
+  g_autofree char *ini = g_build_filename(source_root(), "scenarios", "mlb-teach-16.ini", NULL);
+  g_auto(Result) run = {0}, other = {0}, bad = {0}, one = {0}, args = {0};
+  lbsim(&run, "run", "-q", "-b", "mlb", "-o", fewer, ini, NULL);
+  g_assert_cmpint(run.status, ==, 0);
+  lbsim(&other, "diff", a, renamed, NULL);
+  g_assert_cmpint(other.status, ==, 2);
+  g_assert_nonnull(strstr(other.err, "of scenario 'mlb-teach-16'"));
+  g_assert_nonnull(strstr(other.err, "of scenario 'other'"));
+  lbsim(&bad, "diff", "-t", "x=abc", a, a, NULL);
+  g_assert_cmpint(bad.status, ==, 2);
+  g_assert_nonnull(strstr(bad.err, "'abc' is not an amount"));
+  lbsim(&one, "diff", a, fewer, NULL);
+  g_assert_cmpint(one.status, ==, 1);
+  g_assert_nonnull(strstr(one.out, "only in A"));
+  lbsim(&args, "diff", a, NULL);
+  g_assert_cmpint(args.status, ==, 2);
+}
+
+/* A sweep over the seed, then the same sweep with one point changed (its
+ * platform and seed as before, the load of the heavy quarter up at
+ * seed 2 only, written as the other run's result); the difference is at
+ * that point and balancer only. */
+static void
+test_diff_sweep(void)
+{
+  g_autofree char *ini = g_build_filename(source_root(), "scenarios", "mlb-teach-16.ini", NULL);
+  g_autofree char *a = tmp_path("sweep-a.json"), *b = tmp_path("sweep-b.json");
+  g_autofree char *sa = tmp_path("sweep-a.d"), *sb = tmp_path("sweep-b.d");
+  g_auto(Result) ra = {0}, rb = {0}, d = {0}, same = {0};
+  lbsim(&ra, "sweep", "-q", "-j", "1", "--vary", "seed=1,2", "-o", a, "--state", sa, ini, NULL);
+  g_assert_cmpint(ra.status, ==, 0);
+  lbsim(&rb, "sweep", "-q", "-j", "1", "--vary", "seed=1,2", "-o", b, "--state", sb, ini, NULL);
+  g_assert_cmpint(rb.status, ==, 0);
+  lbsim(&same, "diff", a, b, NULL);
+  g_assert_cmpint(same.status, ==, 0);
+  /* one point changed: seed 2's mlb total time up by a tenth */
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(b, &text, NULL, NULL));
+  g_autoptr(JsonParser) p = json_parser_new();
+  g_assert_true(json_parser_load_from_data(p, text, -1, NULL));
+  JsonObject *root = json_node_get_object(json_parser_get_root(p));
+  JsonArray *runs = json_object_get_array_member(root, "runs");
+  guint changed = 0;
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    JsonObject *run = json_array_get_object_element(runs, i);
+    JsonObject *point = json_object_get_object_member(run, "point");
+    if (json_object_get_int_member(point, "seed") != 2 ||
+        strcmp(json_object_get_string_member(run, "balancer"), "mlb") != 0)
+      continue;
+    JsonObject *summary =
+        json_object_get_object_member(json_object_get_object_member(run, "result"), "summary");
+    json_object_set_double_member(summary, "total_time",
+                                  json_object_get_double_member(summary, "total_time") * 1.1);
+    changed++;
+  }
+  g_assert_cmpuint(changed, ==, 1);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  json_generator_set_root(gen, json_parser_get_root(p));
+  g_assert_true(json_generator_to_file(gen, b, NULL));
+  lbsim(&d, "diff", a, b, NULL);
+  g_assert_cmpint(d.status, ==, 1);
+  g_assert_nonnull(strstr(d.out, "seed=2 mlb  total_time"));
+  g_assert_nonnull(strstr(d.out, "+10.00%  MOVED"));
+  g_assert_nonnull(strstr(d.out, ", 1 differ, 1 beyond the tolerance"));
+}
+
+/* Two reproductions of one paper, claim by claim: lbsim's number and
+ * whether it agrees; a claim in one only is named; two papers are refused. */
+static void
+test_diff_reproductions(void)
+{
+  g_autofree char *a = tmp_path("rep-a.json"), *b = tmp_path("rep-b.json"),
+                  *c = tmp_path("rep-c.json");
+  g_assert_true(
+      g_file_set_contents(a,
+                          "{\"format\": \"lbsim-reproduction\", \"paper\": \"p\", \"claims\": ["
+                          "{\"id\": \"x\", \"lbsim\": 10, \"agrees\": true},"
+                          "{\"id\": \"y\", \"lbsim\": 5, \"agrees\": false},"
+                          "{\"id\": \"z\", \"lbsim\": null, \"agrees\": null}]}",
+                          -1, NULL));
+  g_assert_true(
+      g_file_set_contents(b,
+                          "{\"format\": \"lbsim-reproduction\", \"paper\": \"p\", \"claims\": ["
+                          "{\"id\": \"x\", \"lbsim\": 10.5, \"agrees\": true},"
+                          "{\"id\": \"y\", \"lbsim\": 5, \"agrees\": true},"
+                          "{\"id\": \"w\", \"lbsim\": 1, \"agrees\": true}]}",
+                          -1, NULL));
+  g_assert_true(g_file_set_contents(
+      c, "{\"format\": \"lbsim-reproduction\", \"paper\": \"q\", \"claims\": []}", -1, NULL));
+  g_auto(Result) d = {0}, loose = {0}, other = {0};
+  lbsim(&d, "diff", a, b, NULL);
+  g_assert_cmpint(d.status, ==, 1);
+  g_assert_nonnull(strstr(d.out, "x      lbsim"));
+  g_assert_nonnull(strstr(d.out, "+5.00%  MOVED"));
+  g_assert_nonnull(strstr(d.out, "y      agrees"));
+  g_assert_nonnull(strstr(d.out, "only in A"));
+  g_assert_nonnull(strstr(d.out, "only in B"));
+  lbsim(&loose, "diff", "-t", "lbsim=10%", "--only", "lbsim", a, b, NULL);
+  g_assert_cmpint(loose.status, ==, 1); /* z and w are still in one only */
+  g_assert_nonnull(strstr(loose.out, "within"));
+  lbsim(&other, "diff", a, c, NULL);
+  g_assert_cmpint(other.status, ==, 2);
+  g_assert_nonnull(strstr(other.err, "two reproductions of one paper"));
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/junit/schema-refuses", test_schema_refuses);
+  g_test_add_func("/junit/mixed", test_mixed);
+  g_test_add_func("/junit/prove", test_prove);
+  g_test_add_func("/junit/errors-and-many", test_errors_and_many);
+  g_test_add_func("/junit/run-refuses", test_run_refuses);
+  g_test_add_func("/diff/runs", test_diff_runs);
+  g_test_add_func("/diff/refuses", test_diff_refuses);
+  g_test_add_func("/diff/sweep", test_diff_sweep);
+  g_test_add_func("/diff/reproductions", test_diff_reproductions);
+  int code = g_test_run();
+  if (tmp_dir != NULL)
+    remove_tree(tmp_dir);
+  return code;
+}
