@@ -347,6 +347,49 @@ test_diff_reproductions(void)
   g_assert_nonnull(strstr(other.err, "two reproductions of one paper"));
 }
 
+/* A baseline written, then held: the same scenario passes; a heavier
+ * quarter fails it (exit 1, each moved value a failing test case in the
+ * JUnit file, named "baseline: mlb total_time"), unless the tolerance
+ * takes it; a missing baseline is bad input; a folder holds one a
+ * scenario. */
+static void
+test_baseline(void)
+{
+  g_autofree char *ini = g_build_filename(source_root(), "scenarios", "mlb-teach-16.ini", NULL);
+  g_autofree char *dir = tmp_path("baselines");
+  g_assert_cmpint(g_mkdir(dir, 0700), ==, 0);
+  g_autofree char *file = g_build_filename(dir, "mlb-teach-16.json", NULL);
+  g_autofree char *xml = tmp_path("baseline.xml");
+  g_auto(Result) write = {0}, same = {0}, moved = {0}, loose = {0}, missing = {0}, alone = {0};
+  lbsim(&write, "check", "-q", "--baseline", dir, "--update-baseline", ini, NULL);
+  g_assert_cmpint(write.status, ==, 0);
+  g_assert_true(g_file_test(file, G_FILE_TEST_IS_REGULAR));
+  lbsim(&same, "check", "-q", "--baseline", file, ini, NULL);
+  g_assert_cmpint(same.status, ==, 0);
+  g_assert_nonnull(strstr(same.out, "58 values compared, 0 differ"));
+  lbsim(&moved, "check", "-q", "--baseline", dir, "--set", "workload.high=11", "--junit", xml, ini,
+        NULL);
+  g_assert_cmpint(moved.status, ==, 1);
+  g_assert_nonnull(strstr(moved.out, "16 differ, 16 beyond the tolerance"));
+  g_assert_cmpint(validate(xml), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(xml, &text, NULL, NULL));
+  /* 6 [expect] lines that hold, 16 baseline values that moved */
+  g_assert_nonnull(strstr(text, "tests=\"22\" failures=\"16\""));
+  g_assert_nonnull(strstr(text, "name=\"baseline: mlb total_time\""));
+  g_assert_nonnull(strstr(text, "<failure message=\"baseline 0.02523825714, now 0.02701325714\" "
+                                "type=\"baseline\"/>"));
+  lbsim(&loose, "check", "-q", "--baseline", dir, "-t", "20%", "--set", "workload.high=11", ini,
+        NULL);
+  g_assert_cmpint(loose.status, ==, 0);
+  g_autofree char *nothere = tmp_path("nothere.json");
+  lbsim(&missing, "check", "-q", "--baseline", nothere, ini, NULL);
+  g_assert_cmpint(missing.status, ==, 2);
+  g_assert_nonnull(strstr(missing.err, "write it with --update-baseline"));
+  lbsim(&alone, "check", "-q", "--tolerance", "1%", ini, NULL);
+  g_assert_cmpint(alone.status, ==, 2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -360,6 +403,7 @@ main(int argc, char **argv)
   g_test_add_func("/diff/refuses", test_diff_refuses);
   g_test_add_func("/diff/sweep", test_diff_sweep);
   g_test_add_func("/diff/reproductions", test_diff_reproductions);
+  g_test_add_func("/baseline/held", test_baseline);
   int code = g_test_run();
   if (tmp_dir != NULL)
     remove_tree(tmp_dir);

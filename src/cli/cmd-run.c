@@ -17,6 +17,7 @@
 #include "report/html.h"
 #include "report/paje.h"
 #include "report/pictures.h"
+#include "report/diff.h"
 #include "report/junit.h"
 #include "report/report.h"
 
@@ -46,8 +47,11 @@ typedef struct {
   char **cfg;
   char **log;
   gboolean verbose;
-  char *junit;  /* check */
-  gboolean tap; /* check */
+  char *junit;              /* check */
+  gboolean tap;             /* check */
+  char *baseline;           /* check */
+  gboolean update_baseline; /* check */
+  char **tolerances;        /* check --baseline */
 } RunArgs;
 
 static void
@@ -72,13 +76,16 @@ run_args_clear(RunArgs *a)
   g_strfreev(a->cfg);
   g_strfreev(a->log);
   g_free(a->junit);
+  g_free(a->baseline);
+  g_strfreev(a->tolerances);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 
-/* run's and check's options, with the closing NULL entry (run stops two
- * before it: --junit and --tap are check's) */
-#define RUN_OPTIONS 29
+/* run's and check's options, with the closing NULL entry (run stops five
+ * before it: --junit, --tap and the baseline's three are check's) */
+#define RUN_OPTIONS 32
+#define CHECK_ONLY_OPTIONS 5
 
 static GOptionContext *
 run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
@@ -146,14 +153,24 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
       {"tap", 0, 0, G_OPTION_ARG_NONE, &a->tap,
        "Write the checks as TAP version 13 on standard output (the tables go to standard error)",
        NULL},
+      {"baseline", 0, 0, G_OPTION_ARG_FILENAME, &a->baseline,
+       "Hold the runs to a stored result (FILE, or DIR/NAME.json for each scenario NAME) as "
+       "lbsim diff does: a failing check for each value beyond --tolerance",
+       "FILE|DIR"},
+      {"update-baseline", 0, 0, G_OPTION_ARG_NONE, &a->update_baseline,
+       "Write the runs' result as the --baseline instead of holding them to it", NULL},
+      {"tolerance", 't', 0, G_OPTION_ARG_STRING_ARRAY, &a->tolerances,
+       "With --baseline: how far a value may move (1%, 0.5, METRIC=AMOUNT; repeatable; default: "
+       "none)",
+       "AMOUNT"},
       {NULL},
   };
   G_STATIC_ASSERT(G_N_ELEMENTS(entries) + LB_FIGURE_ENTRIES + G_N_ELEMENTS(tail) == RUN_OPTIONS);
   memcpy(out, entries, sizeof entries);
   lb_figure_entries(&a->figure, out + G_N_ELEMENTS(entries));
   memcpy(out + G_N_ELEMENTS(entries) + LB_FIGURE_ENTRIES, tail, sizeof tail);
-  if (strcmp(self->name, "check") != 0)
-    memset(&out[RUN_OPTIONS - 3], 0, sizeof out[0]); /* run ends before --junit */
+  if (strcmp(self->name, "check") != 0) /* run ends before --junit */
+    memset(&out[RUN_OPTIONS - 1 - CHECK_ONLY_OPTIONS], 0, sizeof out[0]);
   GOptionContext *ctx = lb_command_context(self);
   g_option_context_add_main_entries(ctx, out, NULL);
   g_option_context_set_summary(
@@ -450,10 +467,11 @@ place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GE
 
 /* What lbsim check of several scenarios keeps of each for its JSON. */
 typedef struct {
-  GPtrArray *runs;  /* LbRunResult */
-  GArray *outcomes; /* LbExpectOutcome */
-  double seconds;   /* wall time of its runs and checks */
-  char *error;      /* why its runs failed, or NULL */
+  GPtrArray *runs;     /* LbRunResult */
+  GArray *outcomes;    /* LbExpectOutcome */
+  double seconds;      /* wall time of its runs and checks */
+  char *error;         /* why its runs failed, or NULL */
+  GPtrArray *baseline; /* LbDiffRow: the values that differ from --baseline */
 } Checked;
 
 static void
@@ -463,6 +481,7 @@ checked_clear(gpointer data)
   g_clear_pointer(&c->runs, g_ptr_array_unref);
   g_clear_pointer(&c->outcomes, g_array_unref);
   g_clear_pointer(&c->error, g_free);
+  g_clear_pointer(&c->baseline, g_ptr_array_unref);
 }
 
 /* lbsim check's test reports (--junit FILE, --tap on the saved standard
@@ -480,7 +499,8 @@ write_test_reports(const RunArgs *a, GPtrArray *scenarios, const Checked *kept, 
                        c->outcomes != NULL ? (const LbExpectOutcome *)c->outcomes->data : NULL,
                        c->outcomes != NULL ? c->outcomes->len : 0,
                        c->seconds,
-                       c->error};
+                       c->error,
+                       c->baseline};
     g_array_append_val(reports, r);
   }
   if (tap_fd >= 0) {
@@ -643,6 +663,24 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
     lb_command_error(error);
     return LB_EXIT_INPUT;
   }
+  if ((a.update_baseline || a.tolerances != NULL) && a.baseline == NULL) {
+    g_printerr("lbsim: --update-baseline and --tolerance go with --baseline FILE|DIR\n");
+    return LB_EXIT_INPUT;
+  }
+  for (guint i = 0; a.tolerances != NULL && a.tolerances[i] != NULL; i++) {
+    LbTolerance *t = lb_tolerance_parse(a.tolerances[i], &error);
+    if (t == NULL) {
+      lb_command_error(error);
+      return LB_EXIT_INPUT;
+    }
+    lb_tolerance_free(t);
+  }
+  if (a.baseline != NULL && nargs > 2 && !g_str_has_suffix(a.baseline, "/") &&
+      !g_file_test(a.baseline, G_FILE_TEST_IS_DIR)) {
+    g_printerr("lbsim: --baseline %s: several scenarios need a folder (a NAME.json each)\n",
+               a.baseline);
+    return LB_EXIT_INPUT;
+  }
   /* TAP alone on standard output: the tables and lines go to standard error */
   int tap_fd = -1;
   if (a.tap) {
@@ -665,11 +703,11 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
     lb_command_error(error);
     return LB_EXIT_INPUT;
   }
-  if (!check || (a.junit == NULL && tap_fd < 0))
+  if (!check || (a.junit == NULL && tap_fd < 0 && a.baseline == NULL))
     return run_one(&a, sc, &ov, check, jobs, NULL);
   g_auto(Checked) kept = {0};
   int code = run_one(&a, sc, &ov, check, jobs, &kept);
-  if (code <= 128) {
+  if (code <= 128 && (a.junit != NULL || tap_fd >= 0)) {
     g_autoptr(GPtrArray) scenarios = g_ptr_array_new();
     g_ptr_array_add(scenarios, sc);
     if (!write_test_reports(&a, scenarios, &kept, tap_fd))
@@ -730,6 +768,68 @@ write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const GAr
   return a->pictures == NULL ||
          (lb_pictures_imbalance(&plan->picture, sc->name, runs, error) &&
           (!lb_pictures_has_idle(runs) || lb_pictures_idle(&plan->picture, sc->name, runs, error)));
+}
+
+/* --baseline's file for a scenario: DIR/NAME.json when the option names
+ * a folder (or ends in '/'), else the option itself. */
+static char *
+baseline_path(const char *option, const LbScenario *sc)
+{
+  if (g_str_has_suffix(option, "/") || g_file_test(option, G_FILE_TEST_IS_DIR)) {
+    g_autofree char *file = g_strdup_printf("%s.json", sc->name);
+    return g_build_filename(option, file, NULL);
+  }
+  return g_strdup(option);
+}
+
+/* check --baseline: writes the runs' result there (--update-baseline), or
+ * holds them to it, printing what differs (*rows: the differences). 0
+ * all within their tolerance, 1 one moved, LB_EXIT_INPUT said. */
+static int
+hold_baseline(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, GPtrArray **rows)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = baseline_path(a->baseline, sc);
+  g_autofree char *doc = lb_report_document(sc, runs);
+  if (a->update_baseline) {
+    if (!lb_output_write(path, doc, -1, &error)) {
+      lb_command_error(error);
+      return LB_EXIT_INPUT;
+    }
+    g_print("baseline written: %s\n", path);
+    return 0;
+  }
+  g_autofree char *base = NULL;
+  gsize length = 0;
+  if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+    g_printerr("lbsim: --baseline %s: no such file (write it with --update-baseline)\n", path);
+    return LB_EXIT_INPUT;
+  }
+  if (!lb_input_read(path, LB_INPUT_RESULT, &base, &length, &error)) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
+  g_autoptr(GPtrArray) tolerances =
+      g_ptr_array_new_with_free_func((GDestroyNotify)lb_tolerance_free);
+  for (guint i = 0; a->tolerances != NULL && a->tolerances[i] != NULL; i++) {
+    LbTolerance *t = lb_tolerance_parse(a->tolerances[i], &error);
+    g_assert(t != NULL); /* checked before the runs */
+    g_ptr_array_add(tolerances, t);
+  }
+  LbDiffOptions options = {tolerances, NULL};
+  guint compared = 0;
+  *rows = lb_diff_documents(base, length, path, doc, strlen(doc), "this run", &options, &compared,
+                            &error);
+  if (*rows == NULL) {
+    g_printerr("lbsim: --baseline: %s\n", error->message);
+    return LB_EXIT_INPUT;
+  }
+  gboolean moved = FALSE;
+  for (guint i = 0; i < (*rows)->len; i++)
+    moved |= ((const LbDiffRow *)(*rows)->pdata[i])->moved;
+  g_autofree char *table = lb_diff_table(*rows, compared);
+  g_print("\nagainst the baseline %s (A) as lbsim diff holds it:\n%s", path, table);
+  return moved ? 1 : 0;
 }
 
 static int
@@ -801,6 +901,15 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
     return 0;
   g_print("\n");
   int failed = lb_expect_print(sc, outcomes);
+  if (a->baseline != NULL) {
+    g_autoptr(GPtrArray) rows = NULL;
+    int held = hold_baseline(a, sc, runs, &rows);
+    if (held == LB_EXIT_INPUT)
+      return LB_EXIT_INPUT;
+    failed = MAX(failed, held);
+    if (keep != NULL)
+      keep->baseline = g_steal_pointer(&rows);
+  }
   if (keep != NULL) {
     keep->seconds = (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC;
     keep->runs = g_steal_pointer(&runs);

@@ -12,6 +12,21 @@ failure_message(const LbExpectOutcome *o, const LbExpect *e)
                          o->bound);
 }
 
+/* A baseline row's test name and, when it moved, its message. */
+static char *
+baseline_name(const LbDiffRow *row)
+{
+  return g_strdup_printf("baseline: %s %s", row->where, row->metric);
+}
+
+static char *
+baseline_message(const LbDiffRow *row)
+{
+  if (row->only != 0)
+    return g_strdup_printf("in the %s only", row->only == 'A' ? "baseline" : "run");
+  return g_strdup_printf("baseline %.10g, now %.10g", row->a, row->b);
+}
+
 static void
 append_escaped(GString *out, const char *text)
 {
@@ -34,6 +49,10 @@ tally(const LbCheckReport *r, guint *tests, guint *failures, guint *errors, guin
       (*skipped)++;
     else if (strcmp(r->outcomes[i].outcome, "pass") != 0)
       (*failures)++;
+  }
+  for (guint i = 0; r->baseline != NULL && i < r->baseline->len; i++) {
+    (*tests)++;
+    *failures += ((const LbDiffRow *)r->baseline->pdata[i])->moved;
   }
 }
 
@@ -90,6 +109,23 @@ append_suite(GString *out, const LbCheckReport *r)
     } else {
       g_string_append(out, "/>\n");
     }
+  }
+  for (guint i = 0; r->baseline != NULL && i < r->baseline->len; i++) {
+    const LbDiffRow *row = r->baseline->pdata[i];
+    g_autofree char *name = baseline_name(row);
+    g_string_append(out, "    <testcase classname=\"");
+    append_escaped(out, r->name);
+    g_string_append(out, "\" name=\"");
+    append_escaped(out, name);
+    g_string_append(out, "\" time=\"0\"");
+    if (!row->moved) {
+      g_string_append(out, "/>\n");
+      continue;
+    }
+    g_autofree char *message = baseline_message(row);
+    g_string_append(out, ">\n      <failure message=\"");
+    append_escaped(out, message);
+    g_string_append(out, "\" type=\"baseline\"/>\n    </testcase>\n");
   }
   g_string_append(out, "  </testsuite>\n");
 }
@@ -182,6 +218,19 @@ lb_tap_document(const LbCheckReport *reports, guint n)
                                o->bound);
       } else {
         g_string_append_c(out, '\n');
+      }
+    }
+    for (guint j = 0; r->baseline != NULL && j < r->baseline->len; j++) {
+      const LbDiffRow *row = r->baseline->pdata[j];
+      g_autofree char *name = baseline_name(row);
+      g_string_append_printf(out, "%s %u - ", row->moved ? "not ok" : "ok", ++k);
+      append_description(out, r->name, name);
+      g_string_append_c(out, '\n');
+      if (row->moved) {
+        g_autofree char *message = baseline_message(row);
+        g_string_append(out, "  ---\n  message: ");
+        append_yaml_string(out, message);
+        g_string_append(out, "\n  ...\n");
       }
     }
   }

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "report/diff.h"
 #include "report/expect.h"
 
 /* One scenario as lbsim check held it. */
@@ -16,6 +17,9 @@ typedef struct {
   guint n;
   double seconds;    /* wall time of its runs and checks */
   const char *error; /* why its runs failed (a broken invariant, ...), or NULL */
+  /* --baseline: the values that differ from it (LbDiffRow; those within
+   * their tolerance pass), or NULL */
+  const GPtrArray *baseline;
 } LbCheckReport;
 
 /* The JUnit document of the scenarios, in order. */
