@@ -8,6 +8,16 @@
 
 #include "lbsim-spawn.h"
 
+/* lbsim with an environment of its own. */
+static void
+lbsim_env(Result *r, char **envp, ...)
+{
+  va_list args;
+  va_start(args, envp);
+  spawn_lbsim(r, envp, args);
+  va_end(args);
+}
+
 static char *tmp_dir;
 
 static char *
@@ -101,7 +111,7 @@ test_mixed(void)
                                 "skipped=\"1\""));
   g_assert_nonnull(strstr(text, "<testcase classname=\"mixed\" name=\"mlb.schedule_steps &lt;= 4\" "
                                 "time=\"0\"/>"));
-  g_assert_nonnull(strstr(text, "<failure message=\"actual 4, bound &lt; 2\" type=\"expect\">"));
+  g_assert_nonnull(strstr(text, "<failure message=\"actual 4, bound &lt; 2\" type=\"expect\"/>"));
   g_assert_nonnull(strstr(text, "<skipped message=\"balancer none was not run\"/>"));
 }
 
@@ -390,6 +400,58 @@ test_baseline(void)
   g_assert_cmpint(alone.status, ==, 2);
 }
 
+/* lbsim reproduce --check --junit --tap on a toy paper (mlb-teach-16's
+ * run): a claim that agrees passes, a known disagreement is skipped with
+ * its reason, a headline claim that disagrees fails the verdict and its
+ * test case. */
+static void
+test_reproduce_reports(void)
+{
+  g_autofree char *papers = tmp_path("papers");
+  g_autofree char *toy = g_build_filename(papers, "toy", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(toy, 0700), ==, 0);
+  g_autofree char *ini = g_build_filename(source_root(), "scenarios", "mlb-teach-16.ini", NULL);
+  g_autofree char *copy = g_build_filename(toy, "s.ini", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(ini, &text, NULL, NULL));
+  g_assert_true(g_file_set_contents(copy, text, -1, NULL));
+  g_autofree char *claims = g_build_filename(toy, "claims.ini", NULL);
+  const char *head = "run = r\nranks = 16\nheadline = true\n";
+  g_autofree char *body =
+      g_strdup_printf("[paper]\ncite = A. Author, \"A title\", 2000\nsummary = a toy\n"
+                      "[run:r]\nscenario = s.ini\nranks = 16\nquick-ranks = 16\n"
+                      "[claim:steps]\nclaim = log2 p steps\nwords = four steps\n%s"
+                      "measure = value mlb schedule_steps\npaper = 4\nrule = exactly 4\n"
+                      "[claim:imbalance]\nclaim = exact balance\nwords = balanced\n%s"
+                      "measure = value mlb imbalance_after\npaper = 1\nrule = exactly 1\n"
+                      "known = both: whole elements of 10 cannot balance 13 a rank\n"
+                      "[claim:messages]\nclaim = one message\nwords = one\n%s"
+                      "measure = value mlb messages\npaper = 1\nrule = exactly 1\n",
+                      head, head, head);
+  g_assert_true(g_file_set_contents(claims, body, -1, NULL));
+  g_autofree char *state = tmp_path("toy-state");
+  g_autofree char *xml = tmp_path("toy.xml");
+  g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "LBSIM_PAPERS_DIR", papers, TRUE);
+  g_auto(Result) r = {0}, without = {0};
+  lbsim_env(&r, env, "reproduce", "toy", "--quick", "--check", "-q", "--state", state, "--junit",
+            xml, "--tap", NULL);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_true(g_str_has_prefix(r.out, "TAP version 13\n1..3\nok 1 - toy: steps\n"));
+  g_assert_nonnull(strstr(r.out, "ok 2 - toy: imbalance # SKIP known disagreement, paper 1, "
+                                 "lbsim 1.538461538 (exactly 1): whole elements"));
+  g_assert_nonnull(strstr(r.out, "not ok 3 - toy: messages\n"));
+  g_assert_cmpint(validate(xml), ==, 0);
+  g_autofree char *doc = NULL;
+  g_assert_true(g_file_get_contents(xml, &doc, NULL, NULL));
+  g_assert_nonnull(strstr(doc, "<testsuite name=\"toy\" tests=\"3\" failures=\"1\" errors=\"0\" "
+                               "skipped=\"1\""));
+  g_assert_nonnull(strstr(doc, "<failure message=\"paper 1, lbsim 220 (exactly 1)\" "
+                               "type=\"claim\"/>"));
+  lbsim_env(&without, env, "reproduce", "toy", "--quick", "--state", state, "--tap", NULL);
+  g_assert_cmpint(without.status, ==, 2);
+  g_assert_nonnull(strstr(without.err, "add --check"));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -404,6 +466,7 @@ main(int argc, char **argv)
   g_test_add_func("/diff/sweep", test_diff_sweep);
   g_test_add_func("/diff/reproductions", test_diff_reproductions);
   g_test_add_func("/baseline/held", test_baseline);
+  g_test_add_func("/reproduce/reports", test_reproduce_reports);
   int code = g_test_run();
   if (tmp_dir != NULL)
     remove_tree(tmp_dir);

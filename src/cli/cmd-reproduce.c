@@ -18,8 +18,8 @@
 #include "report/html.h"
 
 typedef struct {
-  gboolean quick, check, quiet, force, all;
-  char *jobs, *json, *csv, *state, *report, *chart_scale;
+  gboolean quick, check, quiet, force, all, tap;
+  char *jobs, *json, *csv, *state, *report, *chart_scale, *junit;
   char **sets, **formats;
   LbFigureArgs figure;
 } Args;
@@ -33,6 +33,7 @@ args_clear(Args *a)
   g_free(a->csv);
   g_free(a->state);
   g_free(a->chart_scale);
+  g_free(a->junit);
   g_strfreev(a->sets);
   g_strfreev(a->formats);
   lb_figure_args_clear(&a->figure);
@@ -71,9 +72,35 @@ paper_run(LbPaper *p, const Args *a, const char *state, guint jobs)
   return MAX(worst, checks);
 }
 
+/* --junit and --tap: a suite a paper, a case a claim (TAP on the saved
+ * standard output). FALSE when the JUnit file could not be written. */
+static gboolean
+write_claim_reports(const Args *a, GPtrArray *suites, int tap_fd)
+{
+  if (tap_fd >= 0) {
+    g_autofree char *tap = lb_tap_document((LbTestSuite *const *)suites->pdata, suites->len);
+    fflush(stdout);
+    FILE *out = fdopen(tap_fd, "w");
+    if (out != NULL) {
+      fputs(tap, out);
+      fclose(out);
+    }
+  }
+  if (a->junit == NULL)
+    return TRUE;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *xml = lb_junit_document((LbTestSuite *const *)suites->pdata, suites->len,
+                                           "lbsim reproduce --check");
+  if (!lb_output_write(a->junit, xml, -1, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* lbsim reproduce --all: every paper, one scorecard table. */
 static int
-reproduce_all(const Args *a, guint jobs)
+reproduce_all(const Args *a, guint jobs, int tap_fd)
 {
   if (a->json != NULL || a->csv != NULL || a->report != NULL) {
     g_printerr("lbsim: --all prints one table of scorecards; --json, --csv and --report are a "
@@ -107,19 +134,26 @@ reproduce_all(const Args *a, guint jobs)
       return input_error(error);
   }
   int worst = 0, verdict = 0;
+  g_autoptr(GPtrArray) suites = g_ptr_array_new_with_free_func((GDestroyNotify)lb_test_suite_free);
   for (guint i = 0; i < papers->len; i++) {
+    gint64 start = g_get_monotonic_time();
     int code = paper_run(papers->pdata[i], a, states->pdata[i], jobs);
     worst = MAX(worst, code);
     if (a->check)
       verdict |= lb_paper_check_say(papers->pdata[i]);
+    g_ptr_array_add(suites,
+                    lb_paper_test_suite(papers->pdata[i],
+                                        (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC));
   }
+  if ((a->junit != NULL || tap_fd >= 0) && !write_claim_reports(a, suites, tap_fd))
+    worst = MAX(worst, 1);
   g_autofree char *table =
       lb_papers_scorecards((const LbPaper *const *)papers->pdata, papers->len, a->quick);
   lb_output_stdout(table);
   return MAX(worst, verdict);
 }
 
-#define REPRODUCE_OPTIONS 13
+#define REPRODUCE_OPTIONS 15
 
 int
 lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
@@ -170,6 +204,12 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
        "experiment (said in every output); to see which claims a change moves",
        "GROUP.KEY=VALUE"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress on stderr", NULL},
+      {"junit", 0, 0, G_OPTION_ARG_FILENAME, &a.junit,
+       "With --check: a JUnit XML test report, a testsuite a paper, a testcase a claim", "FILE"},
+      {"tap", 0, 0, G_OPTION_ARG_NONE, &a.tap,
+       "With --check: the claims as TAP version 13 on standard output (the tables go to "
+       "standard error)",
+       NULL},
   };
   lb_figure_entries(&a.figure, &entries[REPRODUCE_OPTIONS]);
   g_auto(GStrv) args = lb_command_parse(
@@ -206,13 +246,32 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
     g_printerr("lbsim: --chart-scale %s: expected auto, linear or log\n", a.chart_scale);
     return LB_EXIT_INPUT;
   }
+  if ((a.junit != NULL || a.tap) && !a.check) {
+    g_printerr("lbsim: --junit and --tap report --check's verdict: add --check\n");
+    return LB_EXIT_INPUT;
+  }
+  if (a.tap && (g_strcmp0(a.json, "-") == 0 || g_strcmp0(a.csv, "-") == 0)) {
+    g_printerr("lbsim: --tap writes standard output: give --json or --csv a file\n");
+    return LB_EXIT_INPUT;
+  }
+  if (a.junit != NULL && !lb_output_check("--junit", a.junit, &error))
+    return input_error(error);
+  int tap_fd = -1;
+  if (a.tap) {
+    fflush(stdout);
+    tap_fd = dup(STDOUT_FILENO);
+    if (tap_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+      g_printerr("lbsim: --tap: %s\n", g_strerror(errno));
+      return 1;
+    }
+  }
   if (a.all) {
     if (n != 1) {
       g_printerr("lbsim: reproduce --all runs every paper: give no KEY\n");
       return LB_EXIT_INPUT;
     }
     lb_signals_alone();
-    return reproduce_all(&a, jobs);
+    return reproduce_all(&a, jobs, tap_fd);
   }
   if (n == 1) {
     g_autofree char *papers = lb_papers_text();
@@ -257,6 +316,7 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
       !lb_html_check_folder(a.report, "--report", "reproduction", p->key, a.force, &make, &error))
     return input_error(error);
 
+  gint64 start = g_get_monotonic_time();
   int worst = paper_run(p, &a, state, jobs);
   LbPaperOutput how = {a.quick, (const char *const *)a.sets,
                        isatty(STDOUT_FILENO) && g_getenv("NO_COLOR") == NULL};
@@ -288,5 +348,13 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   }
   if (a.check)
     worst = MAX(worst, lb_paper_check_say(p) ? 1 : 0);
+  if (a.junit != NULL || tap_fd >= 0) {
+    g_autoptr(GPtrArray) suites =
+        g_ptr_array_new_with_free_func((GDestroyNotify)lb_test_suite_free);
+    g_ptr_array_add(
+        suites, lb_paper_test_suite(p, (double)(g_get_monotonic_time() - start) / G_USEC_PER_SEC));
+    if (!write_claim_reports(&a, suites, tap_fd))
+      worst = MAX(worst, 1);
+  }
   return worst;
 }

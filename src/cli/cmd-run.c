@@ -490,21 +490,17 @@ checked_clear(gpointer data)
 static gboolean
 write_test_reports(const RunArgs *a, GPtrArray *scenarios, const Checked *kept, int tap_fd)
 {
-  g_autoptr(GArray) reports = g_array_new(FALSE, TRUE, sizeof(LbCheckReport));
+  g_autoptr(GPtrArray) suites = g_ptr_array_new_with_free_func((GDestroyNotify)lb_test_suite_free);
   for (guint i = 0; i < scenarios->len; i++) {
-    const LbScenario *sc = scenarios->pdata[i];
     const Checked *c = &kept[i];
-    LbCheckReport r = {sc->name,
-                       sc,
-                       c->outcomes != NULL ? (const LbExpectOutcome *)c->outcomes->data : NULL,
-                       c->outcomes != NULL ? c->outcomes->len : 0,
-                       c->seconds,
-                       c->error,
-                       c->baseline};
-    g_array_append_val(reports, r);
+    g_ptr_array_add(
+        suites, lb_test_suite_of_check(
+                    scenarios->pdata[i],
+                    c->outcomes != NULL ? (const LbExpectOutcome *)c->outcomes->data : NULL,
+                    c->outcomes != NULL ? c->outcomes->len : 0, c->baseline, c->seconds, c->error));
   }
   if (tap_fd >= 0) {
-    g_autofree char *tap = lb_tap_document((const LbCheckReport *)reports->data, reports->len);
+    g_autofree char *tap = lb_tap_document((LbTestSuite *const *)suites->pdata, suites->len);
     fflush(stdout);
     gsize done = 0, length = strlen(tap);
     while (done < length) {
@@ -517,7 +513,8 @@ write_test_reports(const RunArgs *a, GPtrArray *scenarios, const Checked *kept, 
   if (a->junit == NULL)
     return TRUE;
   g_autoptr(GError) error = NULL;
-  g_autofree char *xml = lb_junit_document((const LbCheckReport *)reports->data, reports->len);
+  g_autofree char *xml =
+      lb_junit_document((LbTestSuite *const *)suites->pdata, suites->len, "lbsim check");
   if (!lb_output_write(a->junit, xml, -1, &error)) {
     lb_command_error(error);
     return FALSE;

@@ -1,30 +1,87 @@
-/* lbsim check's test reports (junit.h). */
+/* Test reports (junit.h). */
 #include "report/junit.h"
 
 #include <math.h>
 #include <string.h>
 
-/* A failed line's message: "actual 12, bound <= 10". */
-static char *
-failure_message(const LbExpectOutcome *o, const LbExpect *e)
+static void
+clear_case(gpointer data)
 {
-  return g_strdup_printf("actual %.10g, bound %s %.10g", o->actual, lb_expect_op_text(e->op),
-                         o->bound);
+  LbTestCase *c = data;
+  g_free(c->name);
+  g_free(c->message);
+  g_free(c->type);
 }
 
-/* A baseline row's test name and, when it moved, its message. */
-static char *
-baseline_name(const LbDiffRow *row)
+LbTestSuite *
+lb_test_suite_new(const char *name, double seconds)
 {
-  return g_strdup_printf("baseline: %s %s", row->where, row->metric);
+  LbTestSuite *s = g_new0(LbTestSuite, 1);
+  s->name = g_strdup(name);
+  s->seconds = seconds;
+  s->cases = g_array_new(FALSE, TRUE, sizeof(LbTestCase));
+  g_array_set_clear_func(s->cases, clear_case);
+  return s;
 }
 
-static char *
-baseline_message(const LbDiffRow *row)
+void
+lb_test_suite_free(LbTestSuite *suite)
 {
-  if (row->only != 0)
-    return g_strdup_printf("in the %s only", row->only == 'A' ? "baseline" : "run");
-  return g_strdup_printf("baseline %.10g, now %.10g", row->a, row->b);
+  if (suite == NULL)
+    return;
+  g_free(suite->name);
+  g_array_unref(suite->cases);
+  g_free(suite);
+}
+
+void
+lb_test_suite_add(LbTestSuite *suite, const char *name, LbTestOutcome outcome, const char *message,
+                  const char *type)
+{
+  LbTestCase c = {g_strdup(name), outcome, g_strdup(message), g_strdup(type)};
+  g_array_append_val(suite->cases, c);
+}
+
+LbTestSuite *
+lb_test_suite_of_check(const LbScenario *sc, const LbExpectOutcome *outcomes, guint n,
+                       const GPtrArray *baseline, double seconds, const char *error)
+{
+  LbTestSuite *s = lb_test_suite_new(sc->name, seconds);
+  if (outcomes == NULL) {
+    /* no line could be held: each is an error (a scenario without lines,
+     * its run) */
+    guint lines = sc->expects->len;
+    for (guint i = 0; i < MAX(lines, 1); i++) {
+      const LbExpect *e = lines > 0 ? sc->expects->pdata[i] : NULL;
+      lb_test_suite_add(s, e != NULL ? e->text : "run", LB_TEST_ERROR,
+                        error != NULL ? error : "the runs failed", "run");
+    }
+    return s;
+  }
+  for (guint i = 0; i < n; i++) {
+    const LbExpectOutcome *o = &outcomes[i];
+    const LbExpect *e = sc->expects->pdata[i];
+    if (o->skipped != NULL) {
+      g_autofree char *why = g_strdup_printf("balancer %s was not run", o->skipped);
+      lb_test_suite_add(s, o->text, LB_TEST_SKIP, why, NULL);
+    } else if (strcmp(o->outcome, "pass") != 0) {
+      g_autofree char *message = g_strdup_printf("actual %.10g, bound %s %.10g", o->actual,
+                                                 lb_expect_op_text(e->op), o->bound);
+      lb_test_suite_add(s, o->text, LB_TEST_FAIL, message, "expect");
+    } else {
+      lb_test_suite_add(s, o->text, LB_TEST_PASS, NULL, NULL);
+    }
+  }
+  for (guint i = 0; baseline != NULL && i < baseline->len; i++) {
+    const LbDiffRow *row = baseline->pdata[i];
+    g_autofree char *name = g_strdup_printf("baseline: %s %s", row->where, row->metric);
+    g_autofree char *message =
+        !row->moved      ? NULL
+        : row->only != 0 ? g_strdup_printf("in the %s only", row->only == 'A' ? "baseline" : "run")
+                         : g_strdup_printf("baseline %.10g, now %.10g", row->a, row->b);
+    lb_test_suite_add(s, name, row->moved ? LB_TEST_FAIL : LB_TEST_PASS, message, "baseline");
+  }
+  return s;
 }
 
 static void
@@ -34,123 +91,74 @@ append_escaped(GString *out, const char *text)
   g_string_append(out, escaped);
 }
 
-/* The counts of one scenario: tests, failures, errors, skipped. */
+/* The counts of a suite, by outcome. */
 static void
-tally(const LbCheckReport *r, guint *tests, guint *failures, guint *errors, guint *skipped)
+tally(const LbTestSuite *s, guint *counts)
 {
-  *tests = *failures = *errors = *skipped = 0;
-  if (r->outcomes == NULL) {
-    *tests = *errors = MAX(r->scenario->expects->len, 1);
-    return;
-  }
-  *tests = r->n;
-  for (guint i = 0; i < r->n; i++) {
-    if (r->outcomes[i].skipped != NULL)
-      (*skipped)++;
-    else if (strcmp(r->outcomes[i].outcome, "pass") != 0)
-      (*failures)++;
-  }
-  for (guint i = 0; r->baseline != NULL && i < r->baseline->len; i++) {
-    (*tests)++;
-    *failures += ((const LbDiffRow *)r->baseline->pdata[i])->moved;
-  }
+  memset(counts, 0, 4 * sizeof *counts);
+  for (guint i = 0; i < s->cases->len; i++)
+    counts[g_array_index(s->cases, LbTestCase, i).outcome]++;
 }
 
 static void
-append_suite(GString *out, const LbCheckReport *r)
+append_suite(GString *out, const LbTestSuite *s)
 {
-  guint tests, failures, errors, skipped;
-  tally(r, &tests, &failures, &errors, &skipped);
+  guint n[4];
+  tally(s, n);
   g_string_append(out, "  <testsuite name=\"");
-  append_escaped(out, r->name);
+  append_escaped(out, s->name);
   g_string_append_printf(out,
                          "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" "
                          "time=\"%.3f\">\n",
-                         tests, failures, errors, skipped, r->seconds);
-  if (r->outcomes == NULL) {
-    /* no line could be held: each is an error (a scenario without lines,
-     * its run) */
-    guint lines = r->scenario->expects->len;
-    for (guint i = 0; i < MAX(lines, 1); i++) {
-      const LbExpect *e = lines > 0 ? r->scenario->expects->pdata[i] : NULL;
-      g_string_append(out, "    <testcase classname=\"");
-      append_escaped(out, r->name);
-      g_string_append(out, "\" name=\"");
-      append_escaped(out, e != NULL ? e->text : "run");
-      g_string_append(out, "\" time=\"0\">\n      <error message=\"");
-      append_escaped(out, r->error != NULL ? r->error : "the runs failed");
-      g_string_append(out, "\" type=\"run\"/>\n    </testcase>\n");
-    }
-    g_string_append(out, "  </testsuite>\n");
-    return;
-  }
-  for (guint i = 0; i < r->n; i++) {
-    const LbExpectOutcome *o = &r->outcomes[i];
-    const LbExpect *e = r->scenario->expects->pdata[i];
+                         s->cases->len, n[LB_TEST_FAIL], n[LB_TEST_ERROR], n[LB_TEST_SKIP],
+                         s->seconds);
+  static const char *const element[] = {NULL, "failure", "skipped", "error"};
+  for (guint i = 0; i < s->cases->len; i++) {
+    const LbTestCase *c = &g_array_index(s->cases, LbTestCase, i);
     g_string_append(out, "    <testcase classname=\"");
-    append_escaped(out, r->name);
+    append_escaped(out, s->name);
     g_string_append(out, "\" name=\"");
-    append_escaped(out, o->text);
+    append_escaped(out, c->name);
     g_string_append(out, "\" time=\"0\"");
-    if (o->skipped != NULL) {
-      g_autofree char *why = g_strdup_printf("balancer %s was not run", o->skipped);
-      g_string_append(out, ">\n      <skipped message=\"");
-      append_escaped(out, why);
-      g_string_append(out, "\"/>\n    </testcase>\n");
-    } else if (strcmp(o->outcome, "pass") != 0) {
-      g_autofree char *message = failure_message(o, e);
-      g_string_append(out, ">\n      <failure message=\"");
-      append_escaped(out, message);
-      g_string_append(out, "\" type=\"expect\">");
-      append_escaped(out, o->text);
-      g_string_append(out, ": ");
-      append_escaped(out, message);
-      g_string_append(out, "</failure>\n    </testcase>\n");
-    } else {
-      g_string_append(out, "/>\n");
-    }
-  }
-  for (guint i = 0; r->baseline != NULL && i < r->baseline->len; i++) {
-    const LbDiffRow *row = r->baseline->pdata[i];
-    g_autofree char *name = baseline_name(row);
-    g_string_append(out, "    <testcase classname=\"");
-    append_escaped(out, r->name);
-    g_string_append(out, "\" name=\"");
-    append_escaped(out, name);
-    g_string_append(out, "\" time=\"0\"");
-    if (!row->moved) {
+    if (c->outcome == LB_TEST_PASS) {
       g_string_append(out, "/>\n");
       continue;
     }
-    g_autofree char *message = baseline_message(row);
-    g_string_append(out, ">\n      <failure message=\"");
-    append_escaped(out, message);
-    g_string_append(out, "\" type=\"baseline\"/>\n    </testcase>\n");
+    g_string_append_printf(out, ">\n      <%s message=\"", element[c->outcome]);
+    append_escaped(out, c->message != NULL ? c->message : "");
+    g_string_append_c(out, '"');
+    if (c->type != NULL) {
+      g_string_append(out, " type=\"");
+      append_escaped(out, c->type);
+      g_string_append_c(out, '"');
+    }
+    g_string_append(out, "/>\n    </testcase>\n");
   }
   g_string_append(out, "  </testsuite>\n");
 }
 
 char *
-lb_junit_document(const LbCheckReport *reports, guint n)
+lb_junit_document(LbTestSuite *const *suites, guint n, const char *name)
 {
-  guint tests = 0, failures = 0, errors = 0, skipped = 0;
+  guint total = 0, counts[4] = {0};
   double seconds = 0;
   for (guint i = 0; i < n; i++) {
-    guint t, f, e, s;
-    tally(&reports[i], &t, &f, &e, &s);
-    tests += t;
-    failures += f;
-    errors += e;
-    skipped += s;
-    seconds += reports[i].seconds;
+    guint c[4];
+    tally(suites[i], c);
+    for (guint k = 0; k < 4; k++)
+      counts[k] += c[k];
+    total += suites[i]->cases->len;
+    seconds += suites[i]->seconds;
   }
-  GString *out = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  GString *out = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"");
+  append_escaped(out, name);
   g_string_append_printf(out,
-                         "<testsuites name=\"lbsim check\" tests=\"%u\" failures=\"%u\" "
-                         "errors=\"%u\" skipped=\"%u\" time=\"%.3f\">\n",
-                         tests, failures, errors, skipped, seconds);
+                         "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" "
+                         "time=\"%.3f\">\n",
+                         total, counts[LB_TEST_FAIL], counts[LB_TEST_ERROR], counts[LB_TEST_SKIP],
+                         seconds);
   for (guint i = 0; i < n; i++)
-    append_suite(out, &reports[i]);
+    append_suite(out, suites[i]);
   g_string_append(out, "</testsuites>\n");
   return g_string_free(out, FALSE);
 }
@@ -163,76 +171,43 @@ append_yaml_string(GString *out, const char *text)
   for (const char *c = text; *c != '\0'; c++) {
     if (*c == '"' || *c == '\\')
       g_string_append_c(out, '\\');
-    g_string_append_c(out, *c);
+    if (*c == '\n')
+      g_string_append(out, "\\n");
+    else
+      g_string_append_c(out, *c);
   }
   g_string_append_c(out, '"');
 }
 
-/* A test point's description: no '#', which would start a directive. */
-static void
-append_description(GString *out, const char *scenario, const char *line)
-{
-  g_autofree char *text = g_strdup_printf("%s: %s", scenario, line);
-  g_strdelimit(text, "#\n", ' ');
-  g_string_append(out, text);
-}
-
 char *
-lb_tap_document(const LbCheckReport *reports, guint n)
+lb_tap_document(LbTestSuite *const *suites, guint n)
 {
   guint total = 0;
-  for (guint i = 0; i < n; i++) {
-    guint t, f, e, s;
-    tally(&reports[i], &t, &f, &e, &s);
-    total += t;
-  }
+  for (guint i = 0; i < n; i++)
+    total += suites[i]->cases->len;
   GString *out = g_string_new("TAP version 13\n");
   g_string_append_printf(out, "1..%u\n", total);
   guint k = 0;
-  for (guint i = 0; i < n; i++) {
-    const LbCheckReport *r = &reports[i];
-    if (r->outcomes == NULL) {
-      guint lines = r->scenario->expects->len;
-      for (guint j = 0; j < MAX(lines, 1); j++) {
-        const LbExpect *e = lines > 0 ? r->scenario->expects->pdata[j] : NULL;
-        g_string_append_printf(out, "not ok %u - ", ++k);
-        append_description(out, r->name, e != NULL ? e->text : "run");
-        g_string_append(out, "\n  ---\n  message: ");
-        append_yaml_string(out, r->error != NULL ? r->error : "the runs failed");
-        g_string_append(out, "\n  severity: error\n  ...\n");
-      }
-      continue;
-    }
-    for (guint j = 0; j < r->n; j++) {
-      const LbExpectOutcome *o = &r->outcomes[j];
-      gboolean ok = o->skipped != NULL || strcmp(o->outcome, "pass") == 0;
-      g_string_append_printf(out, "%s %u - ", ok ? "ok" : "not ok", ++k);
-      append_description(out, r->name, o->text);
-      if (o->skipped != NULL) {
-        g_string_append_printf(out, " # SKIP balancer %s was not run\n", o->skipped);
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < suites[i]->cases->len; j++) {
+      const LbTestCase *c = &g_array_index(suites[i]->cases, LbTestCase, j);
+      gboolean ok = c->outcome == LB_TEST_PASS || c->outcome == LB_TEST_SKIP;
+      /* a description has no '#' (a directive) and no newline */
+      g_autofree char *text = g_strdup_printf("%s: %s", suites[i]->name, c->name);
+      g_strdelimit(text, "#\n", ' ');
+      g_string_append_printf(out, "%s %u - %s", ok ? "ok" : "not ok", ++k, text);
+      if (c->outcome == LB_TEST_SKIP) {
+        g_autofree char *why = g_strdup(c->message != NULL ? c->message : "");
+        g_strdelimit(why, "\n", ' ');
+        g_string_append_printf(out, " # SKIP %s\n", why);
       } else if (!ok) {
-        g_autofree char *message = failure_message(o, r->scenario->expects->pdata[j]);
         g_string_append(out, "\n  ---\n  message: ");
-        append_yaml_string(out, message);
-        g_string_append_printf(out, "\n  actual: %.10g\n  bound: %.10g\n  ...\n", o->actual,
-                               o->bound);
+        append_yaml_string(out, c->message != NULL ? c->message : "");
+        g_string_append_printf(out, "\n  severity: %s\n  ...\n",
+                               c->outcome == LB_TEST_ERROR ? "error" : "fail");
       } else {
         g_string_append_c(out, '\n');
       }
     }
-    for (guint j = 0; r->baseline != NULL && j < r->baseline->len; j++) {
-      const LbDiffRow *row = r->baseline->pdata[j];
-      g_autofree char *name = baseline_name(row);
-      g_string_append_printf(out, "%s %u - ", row->moved ? "not ok" : "ok", ++k);
-      append_description(out, r->name, name);
-      g_string_append_c(out, '\n');
-      if (row->moved) {
-        g_autofree char *message = baseline_message(row);
-        g_string_append(out, "  ---\n  message: ");
-        append_yaml_string(out, message);
-        g_string_append(out, "\n  ...\n");
-      }
-    }
-  }
   return g_string_free(out, FALSE);
 }

@@ -1,7 +1,8 @@
-/* lbsim check's verdicts as test reports a CI server reads: JUnit XML (one
- * <testsuite> a scenario, one <testcase> an [expect] line), as GitLab,
- * Jenkins and GitHub's test reporters take it, and TAP version 13 (one
- * test point a line) for prove and meson. */
+/* Test reports a CI server reads: JUnit XML (a <testsuite> of <testcase>
+ * elements, as GitLab, Jenkins and GitHub's test reporters take it) and
+ * TAP version 13 (a test point each) for prove and meson; lbsim check
+ * makes a suite a scenario (a case an [expect] line, and one a value held
+ * to --baseline), lbsim reproduce --check a suite of the paper's claims. */
 #pragma once
 
 #include <glib.h>
@@ -9,21 +10,40 @@
 #include "report/diff.h"
 #include "report/expect.h"
 
-/* One scenario as lbsim check held it. */
+typedef enum {
+  LB_TEST_PASS,
+  LB_TEST_FAIL,
+  LB_TEST_SKIP,
+  LB_TEST_ERROR, /* could not be held: its runs failed */
+} LbTestOutcome;
+
 typedef struct {
-  const char *name;                /* the scenario's name: the suite and the classname */
-  const LbScenario *scenario;      /* its [expect] lines (for their operators) */
-  const LbExpectOutcome *outcomes; /* in the lines' order; NULL when the runs failed */
-  guint n;
-  double seconds;    /* wall time of its runs and checks */
-  const char *error; /* why its runs failed (a broken invariant, ...), or NULL */
-  /* --baseline: the values that differ from it (LbDiffRow; those within
-   * their tolerance pass), or NULL */
-  const GPtrArray *baseline;
-} LbCheckReport;
+  char *name;
+  LbTestOutcome outcome;
+  char *message; /* why it failed, was skipped or is in error; NULL when it passed */
+  char *type;    /* the kind of failure or error ("expect", "baseline", "run", "claim") */
+} LbTestCase;
 
-/* The JUnit document of the scenarios, in order. */
-char *lb_junit_document(const LbCheckReport *reports, guint n);
+typedef struct {
+  char *name;     /* the suite, and its cases' classname */
+  double seconds; /* wall time */
+  GArray *cases;  /* LbTestCase */
+} LbTestSuite;
 
-/* The TAP document of the scenarios, in order. */
-char *lb_tap_document(const LbCheckReport *reports, guint n);
+LbTestSuite *lb_test_suite_new(const char *name, double seconds);
+void lb_test_suite_free(LbTestSuite *suite);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbTestSuite, lb_test_suite_free)
+void lb_test_suite_add(LbTestSuite *suite, const char *name, LbTestOutcome outcome,
+                       const char *message, const char *type);
+
+/* lbsim check's suite of one scenario: its [expect] lines' outcomes
+ * (NULL when its runs failed: every line is then an error with `error`),
+ * then the values held to a baseline (LbDiffRow, or NULL). */
+LbTestSuite *lb_test_suite_of_check(const LbScenario *sc, const LbExpectOutcome *outcomes, guint n,
+                                    const GPtrArray *baseline, double seconds, const char *error);
+
+/* The JUnit document of the suites, in order. */
+char *lb_junit_document(LbTestSuite *const *suites, guint n, const char *name);
+
+/* The TAP document of the suites, in order. */
+char *lb_tap_document(LbTestSuite *const *suites, guint n);

@@ -477,6 +477,56 @@ lb_paper_check_fails(const LbPaper *p, char **why)
   return fails;
 }
 
+LbTestSuite *
+lb_paper_test_suite(const LbPaper *p, double seconds)
+{
+  LbTestSuite *s = lb_test_suite_new(p->key, seconds);
+  for (guint i = 0; i < p->claims->len; i++) {
+    const LbClaim *c = p->claims->pdata[i];
+    if (c->diagnostic)
+      continue;
+    g_autofree char *numbers =
+        g_strdup_printf("paper %.10g, lbsim %.10g (%s)", c->paper, c->lbsim, c->rule_text);
+    switch (c->status) {
+    case LB_CLAIM_AGREES:
+      lb_test_suite_add(s, c->id, LB_TEST_PASS, NULL, NULL);
+      break;
+    case LB_CLAIM_KNOWN_AGREES: {
+      g_autofree char *m =
+          g_strdup_printf("%s: it agrees but claims.ini lists it as known: take it off", numbers);
+      lb_test_suite_add(s, c->id, LB_TEST_FAIL, m, "claim");
+      break;
+    }
+    case LB_CLAIM_DISAGREES:
+      if (c->headline && c->calibrated == NULL) {
+        lb_test_suite_add(s, c->id, LB_TEST_FAIL, numbers, "claim");
+      } else {
+        g_autofree char *m =
+            g_strdup_printf("%s: disagrees, %s", numbers,
+                            c->calibrated != NULL ? "calibrated to it"
+                                                  : "not a headline claim (the verdict leaves it)");
+        lb_test_suite_add(s, c->id, LB_TEST_SKIP, m, NULL);
+      }
+      break;
+    case LB_CLAIM_KNOWN: {
+      g_autofree char *m = g_strdup_printf("known disagreement, %s: %s", numbers,
+                                           c->known_reason != NULL ? c->known_reason : "");
+      lb_test_suite_add(s, c->id, LB_TEST_SKIP, m, NULL);
+      break;
+    }
+    case LB_CLAIM_FAILED:
+      lb_test_suite_add(s, c->id, c->headline ? LB_TEST_ERROR : LB_TEST_SKIP,
+                        c->note != NULL ? c->note : "could not be evaluated", "run");
+      break;
+    case LB_CLAIM_NOT_RUN:
+    default:
+      lb_test_suite_add(s, c->id, LB_TEST_SKIP, "not run in this form (--quick)", NULL);
+      break;
+    }
+  }
+  return s;
+}
+
 int
 lb_paper_check_say(const LbPaper *p)
 {

@@ -4,6 +4,8 @@
  * the scorecard of its headline claims. */
 #pragma once
 
+#include "report/junit.h"
+
 #include "reproduce/claims.h"
 
 /* Makes the runs' sweeps (quick: the reduced form; sets: --set overrides
@@ -42,3 +44,8 @@ gboolean lb_paper_check_fails(const LbPaper *paper, char **why);
 /* --check's verdict said on stderr, a line per reason: 1 when the paper
  * fails it, else 0. */
 int lb_paper_check_say(const LbPaper *paper);
+/* The claims as a test suite, as --check holds them: a claim that fails
+ * the verdict fails (or is in error when it could not be evaluated); one
+ * that agrees passes; known disagreements, claims the verdict leaves and
+ * those not run are skipped, with why. */
+LbTestSuite *lb_paper_test_suite(const LbPaper *paper, double seconds);
