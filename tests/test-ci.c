@@ -452,6 +452,88 @@ test_reproduce_reports(void)
   g_assert_nonnull(strstr(without.err, "add --check"));
 }
 
+/* mlb-teach-16 (16 ranks, 1 step) with [let] and [expect] lines of its own. */
+static char *
+formula_scenario(const char *name, const char *let, const char *expect)
+{
+  g_autofree char *file = g_strdup_printf("%s.ini", name);
+  char *path = tmp_path(file);
+  g_autofree char *text = g_strdup_printf(
+      "[scenario]\nname = %s\nplatform = hypercube-16.xml\nranks = 16\nseed = 1\nsteps = 1\n"
+      "[workload]\nsize = 64\npattern = step\nhigh = 10\nlow = 1\nat = 0.25\ndrift = 0\n"
+      "[balancers]\nrun = none, mlb\n[let]\n%s\n[expect]\n%s\n",
+      name, let, expect);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  return path;
+}
+
+/* Bounds as formulas: every operator and function, ranks and steps, [let]
+ * names reading earlier ones, metrics and phase figures of any balancer,
+ * each line's value printed beside the actual; a formula that reads a
+ * balancer not run is skipped; a bound that does not hold fails. */
+static void
+test_formulas(void)
+{
+  g_autofree char *ini =
+      formula_scenario("formulas", "d = log2(ranks)\nhalf = d / 2\nsteps2 = steps * 2",
+                       "mlb.schedule_steps <= log2(ranks)\n"
+                       "mlb.amounts_steps == d*(d+1)/2\n"
+                       "mlb.accumulate_steps == mlb.phase.accumulate.steps\n"
+                       "mlb.desired_steps == min(ceil(half - 0.5), floor(-(-1))) - 2\n"
+                       "mlb.messages >= max(ranks, 2) * (steps2 + 1) - none.messages\n"
+                       "mlb.imbalance_after < 1.6 - 3e-2\n"
+                       "none.imbalance_after <= mlb.imbalance_after * 2 + d - 3.9");
+  g_auto(Result) r = {0}, only = {0};
+  lbsim(&r, "check", "-q", ini, NULL);
+  g_test_message("%s%s", r.out, r.err);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.out, "PASS  mlb.schedule_steps <= log2(ranks) (actual 4, bound 4)"));
+  g_assert_nonnull(strstr(r.out, "PASS  mlb.amounts_steps == d*(d+1)/2 (actual 10, bound 10)"));
+  g_assert_nonnull(strstr(
+      r.out, "PASS  mlb.accumulate_steps == mlb.phase.accumulate.steps (actual 4, bound 4)"));
+  /* min(ceil(1.5), 1) - 2 = -1: the line fails with that bound */
+  g_assert_nonnull(strstr(r.out, "FAIL  mlb.desired_steps == min(ceil(half - 0.5), floor(-(-1))) "
+                                 "- 2 (actual 0, bound -1)"));
+  g_assert_nonnull(strstr(r.out, "(actual 220, bound 48)"));
+  g_assert_nonnull(strstr(r.out, "PASS  mlb.imbalance_after < 1.6 - 3e-2 (actual 1.538461538, "
+                                 "bound 1.57)"));
+  /* 1.538 x 2 + 4 - 3.9 = 3.177 over none's 3.077 */
+  g_assert_nonnull(strstr(r.out, "PASS  none.imbalance_after <= mlb.imbalance_after * 2 + d - 3.9 "
+                                 "(actual 3.076923077, bound 3.176923077)"));
+  g_assert_nonnull(strstr(r.out, "6 passed, 1 failed"));
+  /* mlb alone: the lines whose formula reads none are skipped */
+  lbsim(&only, "check", "-q", "-b", "mlb", ini, NULL);
+  g_assert_nonnull(strstr(only.out, "SKIP  mlb.messages >= max(ranks, 2) * (steps2 + 1) - "
+                                    "none.messages (balancer none was not run)"));
+}
+
+/* A parse error of each kind: exit 2, the column named. */
+static void
+test_formula_errors(void)
+{
+  const char *const cases[][3] = {
+      {"d = 1", "mlb.schedule_steps <= log2(ranks) +", "column 14: a number, a name or '('"},
+      {"d = 1", "mlb.schedule_steps <= (ranks", "column 7: a ')' is missing"},
+      {"d = 1", "mlb.schedule_steps <= ranks 2", "column 7: '2' after a whole expression"},
+      {"d = 1", "mlb.schedule_steps <= min(ranks)", "min takes two arguments"},
+      {"d = 1", "mlb.schedule_steps <= sqrt(ranks)", "unknown function 'sqrt'"},
+      {"d = 1", "mlb.schedule_steps <= rank + 1", "'rank' is not ranks, steps nor a [let] name"},
+      {"d = 1", "mlb.schedule_steps <= mlb.phase.nope.steps", "has no metric 'phase.nope.steps'"},
+      {"d = 1", "mlb.schedule_steps <= lbz.messages + 1", "unknown balancer 'lbz'"},
+      {"d = e + 1\ne = 2", "mlb.schedule_steps <= d", "'e' is not ranks, steps nor a [let] name"},
+      {"ranks = 2", "mlb.schedule_steps <= 4", "not ranks or steps"},
+      {"d = 1..2", "mlb.schedule_steps <= d", "'1..2' is not a number"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *name = g_strdup_printf("bad-%u", i);
+    g_autofree char *ini = formula_scenario(name, cases[i][0], cases[i][1]);
+    g_auto(Result) r = {0};
+    lbsim(&r, "check", "-q", ini, NULL);
+    if (r.status != 2 || strstr(r.err, cases[i][2]) == NULL)
+      g_error("case %u: exit %d, stderr: %s", i, r.status, r.err);
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -467,6 +549,8 @@ main(int argc, char **argv)
   g_test_add_func("/diff/reproductions", test_diff_reproductions);
   g_test_add_func("/baseline/held", test_baseline);
   g_test_add_func("/reproduce/reports", test_reproduce_reports);
+  g_test_add_func("/expect/formulas", test_formulas);
+  g_test_add_func("/expect/formula-errors", test_formula_errors);
   int code = g_test_run();
   if (tmp_dir != NULL)
     remove_tree(tmp_dir);

@@ -36,6 +36,16 @@ typedef enum {
   LB_EXPECT_EQ,
 } LbExpectOp;
 
+/* An expression of [expect] or [let] (its parser is lbsim's own). */
+typedef struct _LbExpr LbExpr;
+
+/* A name of [let] and its expression. */
+typedef struct {
+  char *name;
+  LbExpr *expr;
+  char *text; /* as written */
+} LbLet;
+
 typedef struct {
   char *balancer;
   char *metric; /* a summary field or a declared metric, with '-' or '_' */
@@ -46,6 +56,10 @@ typedef struct {
   char *other_balancer, *other_metric;
   char *text; /* as written, for messages */
   guint line; /* in the scenario file; 0 when given with --set */
+  /* a formula on the right (numbers, ranks, steps, [let] names, any
+   * balancer's metric, log2 ceil floor min max): NULL for a number or a
+   * relation */
+  LbExpr *formula;
 } LbExpect;
 
 typedef struct {
@@ -91,6 +105,7 @@ typedef struct {
   GPtrArray *runs;    /* LbBalancerRun */
   GPtrArray *views;   /* LbWork: views of work that runs use, at most one per adapter */
   GPtrArray *expects; /* LbExpect */
+  GPtrArray *lets;    /* LbLet, [let] */
   /* bytes the run may need at most: the work's and views' estimates and
    * what every balancer run keeps per step (checked at load) */
   double memory;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lbsim/scenario.h"
+#include "scenario/expr.h"
 
 static const struct {
   const char *text;
@@ -32,6 +33,7 @@ lb_expect_free(LbExpect *expect)
   g_free(expect->other_balancer);
   g_free(expect->other_metric);
   g_free(expect->text);
+  lb_expr_free(expect->formula);
   g_free(expect);
 }
 
@@ -49,8 +51,8 @@ parse_relation(const char *text, double *factor, char **reference)
   }
   /* a balancer's name starts with a letter: 1.5x is a bad number */
   const char *dot = strrchr(ref, '.');
-  if (!g_ascii_isalpha(ref[0]) || dot == NULL || dot[1] == '\0')
-    return FALSE;
+  if (!g_ascii_isalpha(ref[0]) || dot == NULL || dot[1] == '\0' || strchr(ref, '.') != dot)
+    return FALSE; /* BALANCER.phase.NAME.steps is a formula's */
   for (const char *c = ref; *c != '\0'; c++)
     if (g_ascii_isspace(*c) || *c == '*')
       return FALSE;
@@ -82,19 +84,25 @@ lb_expect_parse(const char *key, const char *value, LbExpect **out, GError **err
   g_autofree char *rhs = g_strstrip(g_strdup(v + strlen(operators[i].text)));
   double bound = 1;
   g_autofree char *other = NULL;
+  g_autoptr(LbExpr) formula = NULL;
   /* nan, inf or a hex float would be read, then fail every run */
   if (!lb_parse_decimal(rhs, &bound) && !parse_relation(rhs, &bound, &other)) {
-    g_set_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID,
-                "'%s %s' does not compare with a number (a finite decimal: 2.5, 1e-3) nor "
-                "with another run's metric (BALANCER.METRIC, or FACTOR * BALANCER.METRIC)",
-                key, v);
-    return FALSE;
+    g_autoptr(GError) local = NULL;
+    formula = lb_expr_parse(rhs, &local);
+    if (formula == NULL) {
+      g_set_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID,
+                  "'%s %s': the bound '%s' is neither a number, another run's metric nor a "
+                  "formula: %s",
+                  key, v, rhs, local->message);
+      return FALSE;
+    }
   }
   LbExpect *e = g_new0(LbExpect, 1);
   e->balancer = g_strndup(key, (gsize)(dot - key));
   e->metric = g_strdelimit(g_strdup(dot + 1), "-", '_');
   e->op = operators[i].op;
   e->value = bound;
+  e->formula = g_steal_pointer(&formula);
   if (other != NULL) {
     const char *odot = strrchr(other, '.');
     e->other_balancer = g_strndup(other, (gsize)(odot - other));

@@ -11,6 +11,7 @@
 #include "lbsim/plugin.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
+#include "scenario/expr.h"
 #include "metrics/summary.h"
 #include "workloads/models.h"
 
@@ -97,6 +98,7 @@ lb_scenario_free(LbScenario *sc)
   g_clear_pointer(&sc->views, g_ptr_array_unref);
   lb_work_free(sc->work);
   g_clear_pointer(&sc->expects, g_ptr_array_unref);
+  g_clear_pointer(&sc->lets, g_ptr_array_unref);
   g_free(sc);
 }
 
@@ -589,6 +591,106 @@ metric_names(const LbBalancer *b)
   return g_strdup(names->str);
 }
 
+static void
+let_free(gpointer data)
+{
+  LbLet *let = data;
+  g_free(let->name);
+  lb_expr_free(let->expr);
+  g_free(let->text);
+  g_free(let);
+}
+
+/* What a formula may read: ranks, steps, the [let] names before it
+ * (lets: how many of sc->lets), and any balancer's metric or phase
+ * figure (BALANCER.phase.NAME.steps, .messages, .bytes, .time). */
+typedef struct {
+  const LbScenario *sc;
+  guint lets;
+  char *bad; /* the first name it may not read, and why */
+} NameCheck;
+
+static gboolean
+known_phase_figure(const LbBalancer *b, const char *name)
+{
+  if (!g_str_has_prefix(name, "phase."))
+    return FALSE;
+  const char *phase = name + strlen("phase.");
+  const char *dot = strrchr(phase, '.');
+  if (dot == NULL)
+    return FALSE;
+  const char *figure = dot + 1;
+  if (strcmp(figure, "steps") != 0 && strcmp(figure, "messages") != 0 &&
+      strcmp(figure, "bytes") != 0 && strcmp(figure, "time") != 0)
+    return FALSE;
+  for (const char *const *p = b->phases; p != NULL && *p != NULL; p++)
+    if (strlen(*p) == (gsize)(dot - phase) && strncmp(*p, phase, (gsize)(dot - phase)) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+check_name(const char *balancer, const char *name, gpointer data)
+{
+  NameCheck *c = data;
+  if (c->bad != NULL)
+    return;
+  if (balancer == NULL) {
+    if (strcmp(name, "ranks") == 0 || strcmp(name, "steps") == 0)
+      return;
+    for (guint i = 0; i < c->lets; i++)
+      if (strcmp(((const LbLet *)c->sc->lets->pdata[i])->name, name) == 0)
+        return;
+    c->bad = g_strdup_printf("'%s' is not ranks, steps nor a [let] name before it", name);
+    return;
+  }
+  const LbBalancer *b = lb_balancer_of_label(balancer);
+  if (b == NULL)
+    c->bad = g_strdup_printf("unknown balancer '%s'", balancer);
+  else if (!known_metric(b, name) && !known_phase_figure(b, name)) {
+    g_autofree char *names = metric_names(b);
+    c->bad = g_strdup_printf("%s has no metric '%s' (known: %s, and phase.PHASE.steps, "
+                             ".messages, .bytes or .time)",
+                             b->name, name, names);
+  }
+}
+
+/* [let]: NAME = FORMULA, each reading the names before it. */
+static gboolean
+read_lets(LbScenario *sc, GKeyFile *kf, GError **error)
+{
+  sc->lets = g_ptr_array_new_with_free_func(let_free);
+  gsize n = 0;
+  g_auto(GStrv) keys = g_key_file_get_keys(kf, "let", &n, NULL);
+  for (gsize i = 0; i < n; i++) {
+    const char *name = keys[i];
+    gboolean plain = g_ascii_isalpha(name[0]);
+    for (const char *c = name; *c != '\0'; c++)
+      plain &= g_ascii_isalnum(*c) || *c == '_';
+    if (!plain || strcmp(name, "ranks") == 0 || strcmp(name, "steps") == 0)
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "let", name,
+                  "a name is a letter, then letters, digits and '_', not ranks or steps");
+    g_autofree char *text = g_key_file_get_value(kf, "let", name, NULL);
+    g_autoptr(GError) local = NULL;
+    LbExpr *expr = lb_expr_parse(text, &local);
+    if (expr == NULL)
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "let", name, "'%s': %s", text,
+                  local->message);
+    LbLet *let = g_new0(LbLet, 1);
+    let->name = g_strdup(name);
+    let->expr = expr;
+    let->text = g_strdup(text);
+    NameCheck check = {sc, sc->lets->len, NULL};
+    g_ptr_array_add(sc->lets, let);
+    lb_expr_names(expr, check_name, &check);
+    if (check.bad != NULL) {
+      g_autofree char *bad = check.bad;
+      return fail(error, LB_SCENARIO_ERROR_INVALID, sc->file, "let", name, "'%s': %s", text, bad);
+    }
+  }
+  return TRUE;
+}
+
 /* line: in the file, 0 for --set. */
 static gboolean
 add_expect(LbScenario *sc, const char *key, const char *value, guint line, GError **error)
@@ -609,6 +711,14 @@ add_expect(LbScenario *sc, const char *key, const char *value, guint line, GErro
     g_autofree char *names = metric_names(b);
     return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key,
                 "%s has no metric '%s' (known: %s)", b->name, strchr(key, '.') + 1, names);
+  }
+  if (e->formula != NULL) {
+    NameCheck check = {sc, sc->lets->len, NULL};
+    lb_expr_names(e->formula, check_name, &check);
+    if (check.bad != NULL) {
+      g_autofree char *bad = check.bad;
+      return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key, "'%s': %s", e->text, bad);
+    }
   }
   if (e->other_balancer == NULL)
     return TRUE;
@@ -676,11 +786,11 @@ check_groups(GKeyFile *kf, const char *file, GError **error)
   for (gsize i = 0; i < n; i++) {
     const char *g = groups[i];
     if (strcmp(g, "scenario") == 0 || strcmp(g, "workload") == 0 || strcmp(g, "balancers") == 0 ||
-        strcmp(g, "expect") == 0 || lb_balancer_of_label(g) != NULL ||
+        strcmp(g, "expect") == 0 || strcmp(g, "let") == 0 || lb_balancer_of_label(g) != NULL ||
         lb_adapter_by_group(g) != NULL)
       continue;
     return fail(error, LB_SCENARIO_ERROR_UNKNOWN_GROUP, file, g, NULL,
-                "unknown group (known: scenario, workload, balancers, expect, a balancer's "
+                "unknown group (known: scenario, workload, balancers, expect, let, a balancer's "
                 "name, NAME:VARIANT, or a view of a field: as-htree, as-samr, as-loop)");
   }
   return TRUE;
@@ -876,7 +986,7 @@ lb_scenario_load(const char *given, const LbScenarioOverrides *ov, GError **erro
 
   if (!read_workload(sc, kf, dir, set_keys, error))
     return NULL;
-  if (!read_balancers(sc, kf, ov, error) || !check_memory(sc, error) ||
+  if (!read_balancers(sc, kf, ov, error) || !check_memory(sc, error) || !read_lets(sc, kf, error) ||
       !read_expects(sc, kf, expect_lines, error))
     return NULL;
   return g_steal_pointer(&sc);
