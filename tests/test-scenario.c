@@ -1518,7 +1518,7 @@ test_expect_parse(void)
       {"mlb.", "<= 10"},         {"mlb.steps", "10"},
       {"mlb.steps", "= 10"},     {"mlb.steps", "=< 10"},
       {"mlb.steps", "=> 10"},    {"mlb.steps", "<="},
-      {"mlb.steps", "<= ten"},   {"mlb.steps", "<= 10 apples"},
+      {"mlb.steps", "<= ten +"}, {"mlb.steps", "<= 10 apples"},
       {"mlb.steps", "<= 1e999"}, {"mlb.steps", ""},
       {"mlb.steps", "<> 3"},
   };
@@ -1530,6 +1530,12 @@ test_expect_parse(void)
     g_assert_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID);
     g_assert_nonnull(strstr(error->message, bad[i].key));
   }
+  /* a bare name parses as a formula: whether the scenario has it is the
+   * scenario's check (expect/not-a-number) */
+  LbExpect *named = NULL;
+  g_assert_true(lb_expect_parse("mlb.steps", "<= ten", &named, NULL));
+  g_assert_nonnull(named->formula);
+  lb_expect_free(named);
   lb_expect_free(NULL);
 }
 
@@ -1693,13 +1699,21 @@ test_expect_holds(void)
   g_assert_false(lb_expect_holds(rel, 8.5, 0.8 * 10));
   g_assert_cmpstr(rel->text, ==, "a.m <= 0.8 * b.m");
   lb_expect_free(rel);
-  static const char *const not_relations[] = {
-      "< b.", "< .m", "< 0.8 * ", "< x * b.m", "< 0.8 * b.m * 2", "< b m", "< nan * b.m"};
+  static const char *const not_relations[] = {"< b.", "< .m", "< 0.8 * ", "< b m"};
   for (guint i = 0; i < G_N_ELEMENTS(not_relations); i++) {
     LbExpect *e = NULL;
     g_autoptr(GError) error = NULL;
     g_assert_false(lb_expect_parse("a.m", not_relations[i], &e, &error));
-    g_assert_nonnull(strstr(error->message, "nor with another run's metric"));
+    g_assert_nonnull(strstr(error->message, "another run's metric or a formula"));
+  }
+  /* not relations but formulas, whose names the scenario checks */
+  static const char *const formulas[] = {"< x * b.m", "< 0.8 * b.m * 2", "< nan * b.m"};
+  for (guint i = 0; i < G_N_ELEMENTS(formulas); i++) {
+    LbExpect *e = NULL;
+    g_assert_true(lb_expect_parse("a.m", formulas[i], &e, NULL));
+    g_assert_nonnull(e->formula);
+    g_assert_null(e->other_balancer);
+    lb_expect_free(e);
   }
 
   static const LbExpectOp ops[] = {LB_EXPECT_LE, LB_EXPECT_LT, LB_EXPECT_GE, LB_EXPECT_GT,

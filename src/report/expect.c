@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "scenario/expr.h"
+#include "metrics/expr.h"
 
 static const LbRunResult *
 run_of(GPtrArray *results, const char *label)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "lbsim/scenario.h"
-#include "scenario/expr.h"
+#include "metrics/expr.h"
 
 static const struct {
   const char *text;
@@ -91,9 +91,9 @@ lb_expect_parse(const char *key, const char *value, LbExpect **out, GError **err
     formula = lb_expr_parse(rhs, &local);
     if (formula == NULL) {
       g_set_error(error, LB_SCENARIO_ERROR, LB_SCENARIO_ERROR_INVALID,
-                  "'%s %s': the bound '%s' is neither a number, another run's metric nor a "
-                  "formula: %s",
-                  key, v, rhs, local->message);
+                  "'%s %s' does not compare with a number (a finite decimal: 2.5, 1e-3), "
+                  "another run's metric or a formula: %s",
+                  key, v, local->message);
       return FALSE;
     }
   }

@@ -11,7 +11,7 @@
 #include "lbsim/plugin.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
-#include "scenario/expr.h"
+#include "metrics/expr.h"
 #include "metrics/summary.h"
 #include "workloads/models.h"
 
@@ -717,7 +717,10 @@ add_expect(LbScenario *sc, const char *key, const char *value, guint line, GErro
     lb_expr_names(e->formula, check_name, &check);
     if (check.bad != NULL) {
       g_autofree char *bad = check.bad;
-      return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key, "'%s': %s", e->text, bad);
+      return fail(error, LB_SCENARIO_ERROR_INVALID, where, "expect", key,
+                  "'%s' does not compare with a number, another run's metric or a formula it "
+                  "can read: %s",
+                  e->text, bad);
     }
   }
   if (e->other_balancer == NULL)

@@ -1,6 +1,6 @@
 /* [expect] and [let] expressions (expr.h): a recursive descent parser
  * over + - * /, unary minus, parentheses and calls. */
-#include "scenario/expr.h"
+#include "metrics/expr.h"
 
 #include <math.h>
 #include <string.h>
