@@ -341,6 +341,58 @@ test_check_dls_best(void)
   g_assert_cmpfloat(check("dls-best", args, &g, &won), ==, 0);
 }
 
+/* The runs of one family (a point "a: ranks=P workload.aqr-family=F
+ * ..."), with STAT's efficiency. */
+static void
+dls_family_configuration(Fake *f, guint family, guint ranks, const double *improvements)
+{
+  static const char *const names[] = {"stat", "ss", "fsc", "gss", "tss", "fac", "wf", "awf", "af"};
+  for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
+    g_autofree char *label = g_strdup_printf("dls:%s", names[k]);
+    LbRunResult *r = fake_run(label, ranks);
+    g_ptr_array_add(f->results, r);
+    char *point = g_strdup_printf("a: ranks=%u workload.iterations=1080 workload.aqr-family=%u "
+                                  "balancer=%s",
+                                  ranks, family, label);
+    g_ptr_array_add(f->points, point);
+    LbCheckRun one = {NULL, point, r};
+    g_array_append_val(f->runs, one);
+    set_metric(r, "iterations", 1080);
+    set_metric(r, "cost", 100 * (1 - improvements[k] / 100));
+    set_metric(r, "efficiency", 0.4);
+  }
+}
+
+/* The families, each its own: AWF cutting 40 % at both P counts where it
+ * is cheapest, FAC cheapest where AWF cuts 10 %; one family's check
+ * refuses runs that vary the family. */
+static void
+test_check_dls_families(void)
+{
+  g_auto(Fake) f = {0};
+  fake_init(&f);
+  const double awf_wins[] = {0, 1, 10, 12, 3, 25, 25, 40, 9};
+  const double fac_wins[] = {0, 1, 10, 12, 3, 30, 30, 10, 9};
+  dls_family_configuration(&f, 3, 8, awf_wins);
+  dls_family_configuration(&f, 3, 32, awf_wins);
+  dls_family_configuration(&f, 5, 8, fac_wins);
+  dls_family_configuration(&f, 5, 32, awf_wins);
+  g_auto(LbCheckOutput) max = {0}, best = {0};
+  const char *const max_args[] = {"1080", "max", NULL}, *const best_args[] = {"1080", "best", NULL};
+  g_assert_cmpfloat(check("dls-families", max_args, &f, &max), ==, 2);
+  g_assert_cmpfloat(check("dls-families", best_args, &f, &best), ==, 1);
+  g_assert_nonnull(strstr(best.note, "5: 1 of 2"));
+  g_assert_nonnull(strstr(best.detail, "1 of 2: 8:fac"));
+  g_assert_nonnull(strstr(best.detail, "60.0 (8)")); /* STAT idle, 1 - 0.4, the first of a tie */
+  const LbReproCheck *c = lb_repro_check_lookup("dls-best");
+  const char *const args[] = {"1080", NULL};
+  LbCheckInput in = {TRUE, 1, ".", args, 1, (const LbCheckRun *)f.runs->data, f.runs->len};
+  g_auto(LbCheckOutput) refused = {0};
+  g_autoptr(GError) error = NULL;
+  g_assert_false(c->compute(&in, &refused, &error));
+  g_assert_nonnull(strstr(error->message, "the runs vary the family"));
+}
+
 /* Chunks against Table 2's order: a count of another order spreads its
  * ratio beyond a factor of two. */
 static void
@@ -413,6 +465,7 @@ main(int argc, char **argv)
   g_test_add_func("/reproduce/checks/efficiency", test_check_efficiency);
   g_test_add_func("/reproduce/checks/dls-best", test_check_dls_best);
   g_test_add_func("/reproduce/checks/dls-chunks", test_check_dls_chunks);
+  g_test_add_func("/reproduce/checks/dls-families", test_check_dls_families);
   g_test_add_func("/reproduce/checks/bottleneck", test_check_bottleneck);
   return g_test_run();
 }

@@ -4,6 +4,7 @@
  * Table 2's chunk counts against their order. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lbsim/balancer.h"
@@ -31,13 +32,16 @@ dls_index(const char *technique)
   return -1;
 }
 
-/* One configuration (P, N): every technique's cost P T_p in each run of
- * the claim (the paper's runs, one per background placement). */
+/* One configuration (P, N, and the family when the runs vary it): every
+ * technique's cost P T_p in each run of the claim (the paper's runs, one
+ * per background placement), and STAT's idle share of its cost. */
 typedef struct {
   guint ranks;
   guint64 n;
+  int family; /* the point's workload.aqr-family, -1 when not varied */
   double cost[MAX_PLACES][DLS_NAMES];
   gboolean have[MAX_PLACES][DLS_NAMES];
+  double idle[MAX_PLACES]; /* STAT's 100 (1 - T_1 / (P T_p)) */
 } DlsPoint;
 
 typedef struct {
@@ -45,6 +49,16 @@ typedef struct {
   char *places[MAX_PLACES];
   guint nplaces;
 } DlsTable;
+
+#define FAMILY_AXIS "workload.aqr-family="
+
+/* The family a run's point names ("... workload.aqr-family=5 ..."), or -1. */
+static int
+point_family(const char *point)
+{
+  const char *at = strstr(point, FAMILY_AXIS);
+  return at == NULL ? -1 : atoi(at + strlen(FAMILY_AXIS));
+}
 
 static void
 dls_table_clear(DlsTable *t)
@@ -56,10 +70,11 @@ dls_table_clear(DlsTable *t)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(DlsTable, dls_table_clear)
 
-/* The runs of the claim as (P, N) points; a run's placement is its [run:]
- * (the point's name before ':'). */
+/* The runs of the claim as (P, N) points, or (P, N, family) points when
+ * families is TRUE (a check of one family refuses runs of several); a
+ * run's placement is its [run:] (the point's name before ':'). */
 static gboolean
-dls_table(const LbCheckInput *in, DlsTable *t, GError **error)
+dls_table(const LbCheckInput *in, DlsTable *t, gboolean families, GError **error)
 {
   t->points = g_array_new(FALSE, TRUE, sizeof(DlsPoint));
   for (guint i = 0; i < in->nruns; i++) {
@@ -67,10 +82,15 @@ dls_table(const LbCheckInput *in, DlsTable *t, GError **error)
     if (!g_str_has_prefix(res->balancer, "dls:"))
       continue;
     int k = dls_index(res->balancer + strlen("dls:"));
-    double n = 0, cost = 0;
+    int family = point_family(in->runs[i].point);
+    double n = 0, cost = 0, efficiency = 0;
     if (k < 0 || !lb_run_result_lookup(res, "iterations", &n) ||
-        !lb_run_result_lookup(res, "cost", &cost))
+        !lb_run_result_lookup(res, "cost", &cost) ||
+        !lb_run_result_lookup(res, "efficiency", &efficiency))
       return lb_check_fail(error, "%s: not a run of a dls technique with its cost",
+                           in->runs[i].point);
+    if (family >= 0 && !families)
+      return lb_check_fail(error, "%s: the runs vary the family; this check reads one",
                            in->runs[i].point);
     const char *point = in->runs[i].point;
     g_autofree char *place = g_strndup(point, strcspn(point, ":"));
@@ -86,7 +106,7 @@ dls_table(const LbCheckInput *in, DlsTable *t, GError **error)
     DlsPoint *pt = NULL;
     for (; j < t->points->len; j++) {
       pt = &g_array_index(t->points, DlsPoint, j);
-      if (pt->ranks == res->ranks && pt->n == (guint64)n)
+      if (pt->ranks == res->ranks && pt->n == (guint64)n && pt->family == family)
         break;
     }
     if (j == t->points->len) {
@@ -94,9 +114,12 @@ dls_table(const LbCheckInput *in, DlsTable *t, GError **error)
       pt = &g_array_index(t->points, DlsPoint, j);
       pt->ranks = res->ranks;
       pt->n = (guint64)n;
+      pt->family = family;
     }
     pt->cost[pl][k] = cost;
     pt->have[pl][k] = TRUE;
+    if (k == 0)
+      pt->idle[pl] = 100 * (1 - efficiency);
   }
   if (t->points->len == 0)
     return lb_check_fail(error, "no runs of dls");
@@ -177,7 +200,7 @@ static gboolean
 dls_improvement_check(const LbCheckInput *in, LbCheckOutput *out, GError **error)
 {
   g_auto(DlsTable) t = {0};
-  if (!dls_table(in, &t, error))
+  if (!dls_table(in, &t, FALSE, error))
     return FALSE;
   guint k = (guint)dls_index(in->args[0]);
   guint64 n = g_ascii_strtoull(in->args[1], NULL, 10);
@@ -219,7 +242,7 @@ static gboolean
 dls_best(const LbCheckInput *in, LbCheckOutput *out, GError **error)
 {
   g_auto(DlsTable) t = {0};
-  if (!dls_table(in, &t, error))
+  if (!dls_table(in, &t, FALSE, error))
     return FALSE;
   gboolean all = strcmp(in->args[0], "all") == 0;
   guint64 only = all ? 0 : g_ascii_strtoull(in->args[0], NULL, 10);
@@ -301,7 +324,7 @@ static gboolean
 dls_max_improvement(const LbCheckInput *in, LbCheckOutput *out, GError **error)
 {
   g_auto(DlsTable) t = {0};
-  if (!dls_table(in, &t, error))
+  if (!dls_table(in, &t, FALSE, error))
     return FALSE;
   guint64 n = g_ascii_strtoull(in->args[0], NULL, 10);
   double top = -G_MAXDOUBLE;
@@ -507,6 +530,145 @@ dls_timeline(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   return TRUE;
 }
 
+/* ---- chaube2003: the seed's "family 6" read as each family ---- */
+
+static gboolean
+dls_families_validate(const char *const *args, guint nargs, const char *dir, GError **error)
+{
+  guint64 n = 0;
+  if (!g_ascii_string_to_unsigned(args[0], 10, 1, G_MAXUINT32, &n, NULL))
+    return lb_check_fail(error, "'%s' is not a loop size N", args[0]);
+  if (strcmp(args[1], "max") != 0 && strcmp(args[1], "best") != 0)
+    return lb_check_fail(error, "'%s' is not max or best", args[1]);
+  return TRUE;
+}
+
+/* One family's findings at N over the processor counts. */
+typedef struct {
+  int family;
+  double idle, top, top_adaptive; /* the largest over P */
+  guint idle_at, top_at, adaptive_at, top_k, adaptive_k;
+  guint configurations, lost; /* where a technique that does not adapt is cheapest */
+  GString *lost_at;
+} DlsFamily;
+
+static void
+dls_family(const DlsTable *t, guint64 n, int family, DlsFamily *f)
+{
+  *f = (DlsFamily){family, -G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE};
+  f->lost_at = g_string_new(NULL);
+  g_autoptr(GArray) ranks = dls_ranks(t);
+  for (guint b = 0; b < ranks->len; b++)
+    for (guint j = 0; j < t->points->len; j++) {
+      const DlsPoint *pt = &g_array_index(t->points, DlsPoint, j);
+      double stat = 0;
+      if (pt->n != n || pt->family != family || pt->ranks != g_array_index(ranks, guint, b) ||
+          !dls_mean_cost(t, pt, 0, &stat))
+        continue;
+      double idle = 0;
+      for (guint pl = 0; pl < t->nplaces; pl++)
+        idle += pt->idle[pl] / t->nplaces;
+      if (idle > f->idle) {
+        f->idle = idle;
+        f->idle_at = pt->ranks;
+      }
+      guint best = 0;
+      double top = 0;
+      for (guint k = 1; k < DLS_NAMES; k++) {
+        double v = 0;
+        if (!dls_improvement(t, pt, k, &v))
+          continue;
+        if (v > top) {
+          top = v;
+          best = k;
+        }
+        if (v > f->top) {
+          f->top = v;
+          f->top_at = pt->ranks;
+          f->top_k = k;
+        }
+        if (dls_adaptive(k) && v > f->top_adaptive) {
+          f->top_adaptive = v;
+          f->adaptive_at = pt->ranks;
+          f->adaptive_k = k;
+        }
+      }
+      f->configurations++;
+      if (!dls_adaptive(best)) {
+        f->lost++;
+        g_string_append_printf(f->lost_at, "%s%u:%s", f->lost_at->len ? " " : "", pt->ranks,
+                               dls_names[best]);
+      }
+    }
+}
+
+/* N max|best: the claim's runs vary the family (workload.aqr-family); for
+ * each at N, over the processor counts and of the costs averaged over the
+ * placements: STAT's largest idle share, the largest cut of any technique
+ * and of awf or af, and the processor counts where a technique that does
+ * not adapt is cheapest. lbsim's number, max: the families whose largest
+ * awf or af cut is within a factor of two of the seed's 68 %; best: those
+ * where awf or af is cheapest at every processor count. The detail is the
+ * table of every family. */
+static gboolean
+dls_families(const LbCheckInput *in, LbCheckOutput *out, GError **error)
+{
+  g_auto(DlsTable) t = {0};
+  if (!dls_table(in, &t, TRUE, error))
+    return FALSE;
+  guint64 n = g_ascii_strtoull(in->args[0], NULL, 10);
+  gboolean max = strcmp(in->args[1], "max") == 0;
+  g_autoptr(GArray) families = g_array_new(FALSE, FALSE, sizeof(int));
+  for (guint j = 0; j < t.points->len; j++) {
+    int family = g_array_index(t.points, DlsPoint, j).family, k = 0;
+    while (k < (int)families->len && g_array_index(families, int, k) < family)
+      k++;
+    if (k == (int)families->len || g_array_index(families, int, k) != family)
+      g_array_insert_val(families, k, family);
+  }
+  g_autoptr(GString) d = g_string_new(NULL);
+  g_string_append_printf(d,
+                         "at N = %" G_GUINT64_FORMAT ", the costs averaged over %u runs, the "
+                         "largest over the processor counts (P):\n%6s %15s %20s %20s  %s\n",
+                         n, t.nplaces, "family", "STAT idle (P)", "best cut (P)",
+                         "awf or af best (P)", "a technique that does not adapt cheapest at P");
+  g_autoptr(GString) each = g_string_new(NULL);
+  guint counted = 0, seen = 0;
+  for (guint i = 0; i < families->len; i++) {
+    DlsFamily f;
+    dls_family(&t, n, g_array_index(families, int, i), &f);
+    if (f.configurations == 0) {
+      g_string_free(f.lost_at, TRUE);
+      continue;
+    }
+    seen++;
+    gboolean hit = max ? f.top_adaptive >= 34 && f.top_adaptive <= 136 : f.lost == 0;
+    counted += hit;
+    g_autofree char *top = g_strdup_printf("%s %.1f (%u)", dls_names[f.top_k], f.top, f.top_at);
+    g_autofree char *adaptive =
+        g_strdup_printf("%s %.1f (%u)", dls_names[f.adaptive_k], f.top_adaptive, f.adaptive_at);
+    g_autofree char *idle = g_strdup_printf("%.1f (%u)", f.idle, f.idle_at);
+    g_string_append_printf(d, "%6d %15s %20s %20s  %u of %u%s%s\n", f.family, idle, top, adaptive,
+                           f.lost, f.configurations, f.lost ? ": " : "", f.lost_at->str);
+    if (max)
+      g_string_append_printf(each, "%s%d: %s %.1f", each->len ? ", " : "", f.family,
+                             dls_names[f.adaptive_k], f.top_adaptive);
+    else
+      g_string_append_printf(each, "%s%d: %u of %u", each->len ? ", " : "", f.family, f.lost,
+                             f.configurations);
+    g_string_free(f.lost_at, TRUE);
+  }
+  if (seen == 0)
+    return lb_check_fail(error, "no runs at N = %s", in->args[0]);
+  out->value = counted;
+  out->note = g_strdup_printf(
+      max ? "%u of %u families: awf or af within 2x of 68 %% (largest cut: %s)"
+          : "%u of %u families: awf or af cheapest at every P (P where another is: %s)",
+      counted, seen, each->str);
+  out->detail = g_string_free(g_steal_pointer(&d), FALSE);
+  return TRUE;
+}
+
 /* ---- chaube2003: Table 2, chunks against their order ---- */
 
 static const char *const chunk_orders[] = {"P", "N", "N/Kopt", "Plog(N/P)", "PlogN", NULL};
@@ -623,5 +785,7 @@ const LbReproCheck lb_checks_chaube2003[] = {
      "dls:", -1, NULL},
     {"dls-chunks", "TECHNIQUE ORDER", 2, 2, TRUE, dls_chunks_validate, dls_chunks, 0, 0, "dls:", -1,
      NULL},
+    {"dls-families", "N max|best", 2, 2, TRUE, dls_families_validate, dls_families, -1, -1, NULL,
+     -1, "dls:stat"},
     {NULL},
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io/input.h"
+#include "workloads/aqr.h"
 #include "workloads/models.h"
 
 typedef enum {
@@ -74,18 +75,32 @@ static const LbParamSpec loop_params[] = {
      "loop, cost field: the field's cells NXxNY or NXxNYxNZ; one iteration per cell in the "
      "field's linear order, costing the cell's load under the pattern keys at each adaptation "
      "step"},
+    {"aqr-model", LB_PARAM_CHOICE, "quadrature", 0, 0, "quadrature|formula",
+     "loop, cost aqr: each integral's cost is the evaluations lbsim's adaptive Gauss-Kronrod "
+     "routine spends on it (quadrature), or lbsim's earlier formula for them (formula)"},
     {"aqr-families", LB_PARAM_INT, "8", 1, 8, NULL,
      "loop, cost aqr: integrand families (the first this many of the eight)"},
     {"aqr-levels", LB_PARAM_INT, "10", 1, 20, NULL,
-     "loop, cost aqr: difficulty levels per family (level d: sharpness 2^d)"},
-    {"aqr-tolerances", LB_PARAM_INT, "8", 1, 12, NULL,
-     "loop, cost aqr: relative tolerances per level (tolerance e: 10^-(2+e))"},
+     "loop, cost aqr: difficulty levels per family (each level's feature twice as sharp as the "
+     "one before, or its singularity's exponent nearer -1)"},
+    {"aqr-tolerances", LB_PARAM_INT, "13", 1, 13, NULL,
+     "loop, cost aqr: relative tolerances per level (tolerance e: 10^-(2+e)); aqr-model "
+     "formula: 8 unless given"},
+    {"aqr-rules", LB_PARAM_INT, "1", 1, 2, NULL,
+     "loop, cost aqr, aqr-model quadrature: rules per tolerance (Gauss-Kronrod 7-15, then "
+     "10-21)"},
+    {"aqr-samples", LB_PARAM_INT, "10", 1, 10000, NULL,
+     "loop, cost aqr, aqr-model quadrature: integrals per family, level, tolerance and rule, "
+     "each with its feature at a random place"},
+    {"aqr-max-evaluations", LB_PARAM_INT, "10000", 1, 1e9, NULL,
+     "loop, cost aqr, aqr-model quadrature: the routine's limit of evaluations per integral "
+     "(MAXNFE)"},
     {"aqr-family", LB_PARAM_CHOICE, "all", 0, 0, "all|0|1|2|3|4|5|6|7",
      "loop, cost aqr: all (the first aqr-families families, one after another) or one family's "
-     "integrals only (6: the endpoint singularity, the seed's Fig. 3)"},
+     "integrals only (5: discontinuous, the seed's family 6 read as A. Genz's sixth)"},
     {"aqr-order", LB_PARAM_CHOICE, "profile", 0, 0, "profile|back|front|random",
-     "loop, cost aqr: the iterations in the profile's order (family, level, tolerance, sample), "
-     "sorted with the costliest at the back or at the front, or shuffled"},
+     "loop, cost aqr: the iterations in the profile's order (family, level, tolerance, rule, "
+     "sample), sorted with the costliest at the back or at the front, or shuffled"},
     {"bytes-per-iteration", LB_PARAM_DOUBLE, "64", 0, 1e12, NULL,
      "loop: bytes an iteration's data carries when it moves"},
     {"flops-per-unit", LB_PARAM_DOUBLE, "1e4", 0, 1e15, NULL,
@@ -107,8 +122,12 @@ static const struct {
     {"cost-max", "uniform|increasing|decreasing"},
     {"cost-file", "file"},
     {"field-size", "field"},
+    {"aqr-model", "aqr"},
     {"aqr-families", "aqr"},
     {"aqr-levels", "aqr"},
+    {"aqr-rules", "aqr"},
+    {"aqr-samples", "aqr"},
+    {"aqr-max-evaluations", "aqr"},
     {"aqr-tolerances", "aqr"},
     {"aqr-family", "aqr"},
     {"aqr-order", "aqr"},
@@ -165,120 +184,6 @@ to_cost(double x)
   if (x >= 0x1p62)
     return (guint64)1 << 62;
   return (guint64)llround(x);
-}
-
-/* ---- the AQR-like profile ----
- * Each iteration integrates one integrand of a family at a difficulty level
- * and a relative tolerance, with a globally adaptive 15-point Gauss-Kronrod
- * rule that bisects the worst subinterval until the error estimate meets the
- * tolerance. Its cost is the function evaluations: 15 (2k - 1) for k final
- * subintervals, at most MAX_NFE. k follows the integrand's feature at
- * sharpness a = 2^level and tolerance eps = 10^-(2 + e): smooth but peaked or
- * oscillating integrands need subintervals in proportion to a power of a
- * times eps^(-1/8) (the rule's effective order), integrands with a kink, a
- * jump or a singularity need bisections that home in on the feature: a
- * multiple of log2(a / eps). The feature's place and the integrand's
- * coefficients are drawn per sample, which scales k by a seeded factor in
- * [0.5, 1.5). */
-#define RULE_POINTS 15
-#define MAX_NFE (RULE_POINTS * (2 * 1000 - 1))
-
-typedef struct {
-  const char *name;
-  gboolean smooth;
-  double scale, power; /* smooth: k = scale a^power eps^(-1/8) */
-  double per_bit;      /* not smooth: k = 1 + per_bit log2(a / eps) */
-} AqrFamily;
-
-static const AqrFamily aqr_families[8] = {
-    {"oscillatory", TRUE, 0.25, 0.75, 0},       {"product peak", TRUE, 0.4, 0.5, 0},
-    {"corner peak", FALSE, 0, 0, 1.5},          {"gaussian", TRUE, 0.4, 0.5, 0},
-    {"continuous (kink)", FALSE, 0, 0, 0.5},    {"discontinuous", FALSE, 0, 0, 1.0},
-    {"endpoint singularity", FALSE, 0, 0, 2.0}, {"interior log singularity", FALSE, 0, 0, 1.2},
-};
-
-static guint64
-aqr_nfe(const AqrFamily *f, guint level, guint tolerance, double noise)
-{
-  double a = ldexp(1.0, (int)level), eps = pow(10.0, -(2.0 + tolerance));
-  double k =
-      f->smooth ? f->scale * pow(a, f->power) * pow(eps, -0.125) : 1.0 + f->per_bit * log2(a / eps);
-  k = MAX(1.0, ceil(k * noise));
-  double nfe = RULE_POINTS * (2.0 * k - 1.0);
-  return (guint64)MIN(nfe, (double)MAX_NFE);
-}
-
-/* Iterations go family by family (the slowest index), then by difficulty,
- * then by tolerance, then by sample: combination c of C = F D E takes the
- * iterations i with floor(i C / N) = c. One family (aqr-family) makes C =
- * D E of that family alone. */
-static void
-aqr_costs(const LbParams *w, GRand *rand, guint64 n, guint64 *costs)
-{
-  const char *only = lb_params_get_string(w, "aqr-family");
-  gboolean one = strcmp(only, "all") != 0;
-  guint64 families = one ? 1 : (guint64)lb_params_get_int(w, "aqr-families");
-  guint first = one ? (guint)(only[0] - '0') : 0;
-  guint64 levels = (guint64)lb_params_get_int(w, "aqr-levels");
-  guint64 tolerances = (guint64)lb_params_get_int(w, "aqr-tolerances");
-  guint64 combinations = families * levels * tolerances;
-  for (guint64 i = 0; i < n; i++) {
-    guint64 c = (guint64)(((unsigned __int128)i * combinations) / n);
-    guint tolerance = (guint)(c % tolerances);
-    guint level = (guint)((c / tolerances) % levels);
-    guint family = first + (guint)(c / (tolerances * levels));
-    double noise = 0.5 + g_rand_double(rand);
-    costs[i] = aqr_nfe(&aqr_families[family], level, tolerance, noise);
-  }
-}
-
-typedef struct {
-  guint64 cost, index;
-} Ranked;
-
-static int
-cheapest_first(const void *a, const void *b)
-{
-  const Ranked *x = a, *y = b;
-  if (x->cost != y->cost)
-    return x->cost < y->cost ? -1 : 1;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int
-costliest_first(const void *a, const void *b)
-{
-  const Ranked *x = a, *y = b;
-  if (x->cost != y->cost)
-    return x->cost > y->cost ? -1 : 1;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* aqr-order: the loop's distribution of costs over its index. back and
- * front sort the profile's costs (equal costs keep the profile's order, so
- * the result is one on every machine); random shuffles them by
- * Fisher-Yates with the draws that follow the costs'. */
-static void
-aqr_order(const LbParams *w, GRand *rand, guint64 n, guint64 *costs)
-{
-  const char *order = lb_params_get_string(w, "aqr-order");
-  if (strcmp(order, "random") == 0) {
-    for (guint64 i = n; i > 1; i--) {
-      guint64 j = (guint64)floor(g_rand_double(rand) * (double)i);
-      guint64 t = costs[i - 1];
-      costs[i - 1] = costs[j];
-      costs[j] = t;
-    }
-    return;
-  }
-  if (strcmp(order, "profile") == 0)
-    return;
-  g_autofree Ranked *r = g_new(Ranked, n);
-  for (guint64 i = 0; i < n; i++)
-    r[i] = (Ranked){costs[i], i};
-  qsort(r, n, sizeof *r, strcmp(order, "back") == 0 ? cheapest_first : costliest_first);
-  for (guint64 i = 0; i < n; i++)
-    costs[i] = r[i].cost;
 }
 
 /* ---- reading ---- */
@@ -452,8 +357,7 @@ draw_costs(const LbWork *work, Loop *loop)
   loop->costs = g_new(guint64, n);
   guint64 *c = loop->costs;
   if (loop->kind == COST_AQR) {
-    aqr_costs(w, rand, n, c);
-    aqr_order(w, rand, n, c);
+    lb_aqr_costs(w, work->seed, n, c);
     return;
   }
   for (guint64 i = 0; i < n; i++) {
@@ -509,11 +413,9 @@ loop_load(LbWork *work, const char *file, const char *dir, GError **error)
       loop->kind = (CostKind)i;
   if (!check_keys(work, cost, file, error))
     return FALSE;
-  if (lb_params_is_set(w, "aqr-families") && lb_params_is_set(w, "aqr-family") &&
-      strcmp(lb_params_get_string(w, "aqr-family"), "all") != 0)
-    return lb_workload_fail(error, file, "aqr-families",
-                            "counts the families of aqr-family = all, but aqr-family is %s",
-                            lb_params_get_string(w, "aqr-family"));
+  if (loop->kind == COST_AQR &&
+      !lb_aqr_check(w, (guint64)lb_params_get_int(w, "iterations"), file, error))
+    return FALSE;
   gboolean bounded =
       loop->kind == COST_UNIFORM || loop->kind == COST_INCREASING || loop->kind == COST_DECREASING;
   if (bounded && lb_params_get_int(w, "cost-min") > lb_params_get_int(w, "cost-max"))
