@@ -534,6 +534,33 @@ test_formula_errors(void)
   }
 }
 
+/* scenarios/regression/: the golden step counts hold at every processor
+ * count the formulas are written for. */
+static void
+test_regression_suite(void)
+{
+  g_autofree char *ini =
+      g_build_filename(source_root(), "scenarios", "regression", "mlb-steps.ini", NULL);
+  const char *const ranks[] = {"2", "16", "128", "1024"};
+  for (guint i = 0; i < G_N_ELEMENTS(ranks); i++) {
+    g_autofree char *platform = g_strdup_printf("hypercube-%s.xml", ranks[i]);
+    g_autofree char *xml = tmp_path("regression.xml");
+    g_auto(Result) r = {0};
+    lbsim(&r, "check", "-q", "--ranks", ranks[i], "--platform", platform, "--junit", xml, ini,
+          NULL);
+    if (r.status != 0)
+      g_error("p = %s: exit %d\n%s%s", ranks[i], r.status, r.out, r.err);
+    g_assert_nonnull(strstr(r.out, "6 passed, 0 failed"));
+    /* d(d+1)/2 amount steps, d = log2 p, printed as the bound */
+    guint d = (guint)g_bit_nth_msf(g_ascii_strtoull(ranks[i], NULL, 10), -1);
+    g_autofree char *amounts =
+        g_strdup_printf("PASS  mlb.amounts_steps == d*(d+1)/2 (actual %u, bound %u)",
+                        d * (d + 1) / 2, d * (d + 1) / 2);
+    g_assert_nonnull(strstr(r.out, amounts));
+    g_assert_cmpint(validate(xml), ==, 0);
+  }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -551,6 +578,7 @@ main(int argc, char **argv)
   g_test_add_func("/reproduce/reports", test_reproduce_reports);
   g_test_add_func("/expect/formulas", test_formulas);
   g_test_add_func("/expect/formula-errors", test_formula_errors);
+  g_test_add_func("/regression/mlb-steps", test_regression_suite);
   int code = g_test_run();
   if (tmp_dir != NULL)
     remove_tree(tmp_dir);
