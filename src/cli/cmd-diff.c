@@ -11,6 +11,7 @@ typedef struct {
   char **tolerances;
   char *only;
   char *json;
+  gboolean quiet;
 } DiffArgs;
 
 static void
@@ -37,6 +38,8 @@ lb_cmd_diff(const LbCommand *self, int argc, char **argv)
        "METRIC,..."},
       {"json", 'o', 0, G_OPTION_ARG_FILENAME, &a.json,
        "Write the differences as JSON (- for stdout)", "FILE"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet,
+       "Print no table: the exit status (and --json) say it", NULL},
       {NULL},
   };
   g_auto(GStrv) args = lb_command_parse(
@@ -108,7 +111,9 @@ lb_cmd_diff(const LbCommand *self, int argc, char **argv)
       return LB_EXIT_INPUT;
     }
   }
-  g_autofree char *table = lb_diff_table(rows, compared);
-  lb_output_stdout(table);
+  if (!a.quiet) {
+    g_autofree char *table = lb_diff_table(rows, compared);
+    lb_output_stdout(table);
+  }
   return moved ? 1 : 0;
 }
