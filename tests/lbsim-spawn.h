@@ -90,6 +90,17 @@ spawn_lbsim(Result *r, char **envp, va_list args)
   spawn_lbsim_argv(r, envp, (const char *const *)argv->pdata);
 }
 
+/* $LBSIM with an environment of its own (envp), the arguments NULL
+ * terminated. */
+static inline void
+lbsim_env(Result *r, char **envp, ...)
+{
+  va_list args;
+  va_start(args, envp);
+  spawn_lbsim(r, envp, args);
+  va_end(args);
+}
+
 /* A JSON file's document (a copy the caller frees). */
 static inline JsonNode *
 load_json(const char *path)

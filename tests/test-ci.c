@@ -8,16 +8,6 @@
 
 #include "lbsim-spawn.h"
 
-/* lbsim with an environment of its own. */
-static void
-lbsim_env(Result *r, char **envp, ...)
-{
-  va_list args;
-  va_start(args, envp);
-  spawn_lbsim(r, envp, args);
-  va_end(args);
-}
-
 static char *tmp_dir;
 
 static char *

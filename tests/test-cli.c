@@ -18,16 +18,6 @@
 #include "lbsim-spawn.h"
 #include "lbsim/scenario.h"
 
-/* The same with an environment of its own. */
-static void
-lbsim_env(Result *r, char **envp, ...)
-{
-  va_list args;
-  va_start(args, envp);
-  spawn_lbsim(r, envp, args);
-  va_end(args);
-}
-
 static char *tmp_dir;
 
 static char *

@@ -79,12 +79,7 @@ write_claim_reports(const Args *a, GPtrArray *suites, int tap_fd)
 {
   if (tap_fd >= 0) {
     g_autofree char *tap = lb_tap_document((LbTestSuite *const *)suites->pdata, suites->len);
-    fflush(stdout);
-    FILE *out = fdopen(tap_fd, "w");
-    if (out != NULL) {
-      fputs(tap, out);
-      fclose(out);
-    }
+    lb_cli_tap_end(tap_fd, tap);
   }
   if (a->junit == NULL)
     return TRUE;
@@ -256,15 +251,9 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   }
   if (a.junit != NULL && !lb_output_check("--junit", a.junit, &error))
     return input_error(error);
-  int tap_fd = -1;
-  if (a.tap) {
-    fflush(stdout);
-    tap_fd = dup(STDOUT_FILENO);
-    if (tap_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-      g_printerr("lbsim: --tap: %s\n", g_strerror(errno));
-      return 1;
-    }
-  }
+  int tap_fd = a.tap ? lb_cli_tap_begin() : -1;
+  if (a.tap && tap_fd < 0)
+    return 1;
   if (a.all) {
     if (n != 1) {
       g_printerr("lbsim: reproduce --all runs every paper: give no KEY\n");

@@ -501,14 +501,7 @@ write_test_reports(const RunArgs *a, GPtrArray *scenarios, const Checked *kept, 
   }
   if (tap_fd >= 0) {
     g_autofree char *tap = lb_tap_document((LbTestSuite *const *)suites->pdata, suites->len);
-    fflush(stdout);
-    gsize done = 0, length = strlen(tap);
-    while (done < length) {
-      gssize n = write(tap_fd, tap + done, length - done);
-      if (n <= 0 && errno != EINTR)
-        break;
-      done += n > 0 ? (gsize)n : 0;
-    }
+    lb_cli_tap_end(tap_fd, tap);
   }
   if (a->junit == NULL)
     return TRUE;
@@ -679,21 +672,11 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
     return LB_EXIT_INPUT;
   }
   /* TAP alone on standard output: the tables and lines go to standard error */
-  int tap_fd = -1;
-  if (a.tap) {
-    fflush(stdout);
-    tap_fd = dup(STDOUT_FILENO);
-    if (tap_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-      g_printerr("lbsim: --tap: %s\n", g_strerror(errno));
-      return 1;
-    }
-  }
-  if (check && nargs > 2) {
-    int code = check_many(&a, args + 1, ranks, jobs, tap_fd);
-    if (tap_fd >= 0)
-      close(tap_fd);
-    return code;
-  }
+  int tap_fd = a.tap ? lb_cli_tap_begin() : -1;
+  if (a.tap && tap_fd < 0)
+    return 1;
+  if (check && nargs > 2)
+    return check_many(&a, args + 1, ranks, jobs, tap_fd);
   LbScenarioOverrides ov = overrides_of(&a, ranks);
   g_autoptr(LbScenario) sc = lb_scenario_load(args[1], &ov, &error);
   if (sc == NULL) {
@@ -710,8 +693,6 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
     if (!write_test_reports(&a, scenarios, &kept, tap_fd))
       code = MAX(code, 1);
   }
-  if (tap_fd >= 0)
-    close(tap_fd);
   return code;
 }
 

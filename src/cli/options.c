@@ -1,6 +1,9 @@
 #include "cli/options.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const GOptionEntry *
 short_entry(const GOptionEntry *entries, char c)
@@ -106,4 +109,34 @@ lb_figure_args_look(const LbFigureArgs *a, LbFigureLook *look, GError **error)
   }
   return (a->size == NULL || lb_figure_parse_size(a->size, &look->width, &look->height, error)) &&
          (a->font == NULL || lb_figure_parse_font(a->font, &look->font, error));
+}
+
+int
+lb_cli_tap_begin(void)
+{
+  fflush(stdout);
+  int fd = dup(STDOUT_FILENO);
+  if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    g_printerr("lbsim: --tap: %s\n", g_strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void
+lb_cli_tap_end(int fd, const char *tap)
+{
+  fflush(stdout);
+  gsize done = 0, length = strlen(tap);
+  while (done < length) {
+    gssize n = write(fd, tap + done, length - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += (gsize)n;
+  }
+  close(fd);
 }

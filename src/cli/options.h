@@ -29,3 +29,10 @@ const char *lb_figure_args_given(const LbFigureArgs *a);
 /* The look they ask for (zeros when none is given); --figure-font
  * without --figure-size is bad input. */
 gboolean lb_figure_args_look(const LbFigureArgs *a, LbFigureLook *look, GError **error);
+
+/* --tap: TAP alone on standard output, the tables on standard error. Saves
+ * standard output and points it at standard error: the saved descriptor,
+ * or -1 once it has said why. */
+int lb_cli_tap_begin(void);
+/* Writes the TAP document to the saved descriptor and closes it. */
+void lb_cli_tap_end(int fd, const char *tap);
