@@ -1246,6 +1246,56 @@ master_worker_balance(LbRank *self, gpointer state)
   }
 }
 
+/* A collect that computes part of the work between its exchanges
+ * (lb_app_compute): rank 0 computes 1 s and sends rank 1 a message; rank 1
+ * computes 2 s and then receives it, which only then travels. Each rank's
+ * work W (its load x 1e6 flops, 10 Mflop/s) is computed once: what the
+ * collect computed counts as computation, W / speed on both ranks; the
+ * collection's time is the rest of the collect, at most rank 0's wait for
+ * its send, 1 s and the message's latency. */
+static void
+collect_compute_collect(LbRank *self, gpointer state)
+{
+  if (lb_rank_id(self) == 0) {
+    lb_app_compute(self, 1.0 * SPEED);
+    lb_send(self, 1, 3, NULL, 0, 64);
+    lb_wait_sends(self);
+  } else {
+    lb_app_compute(self, 2.0 * SPEED);
+    lb_msg_free(lb_recv(self, 0, 3));
+  }
+}
+
+static void
+test_collect_compute(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-comm-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "s.ini", NULL);
+  const char *ini = "[scenario]\nplatform = hypercube-16.xml\nranks = 2\nsteps = 1\n"
+                    "[workload]\nsize = 100\npattern = uniform\nflops-per-unit = 1e6\n"
+                    "[balancers]\nrun = none\n";
+  g_assert_true(g_file_set_contents(path, ini, -1, NULL));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbScenario) sc = lb_scenario_load(path, NULL, &error);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_assert_no_error(error);
+  LbBalancer collecting = test_balancer;
+  collecting.balance = idle_balance;
+  collecting.collect = collect_compute_collect;
+  ((LbBalancerRun *)sc->runs->pdata[0])->balancer = &collecting;
+  LbRunOptions options = {0};
+  g_autoptr(LbRunResult) res = lb_run_simulate(sc, 0, &options, &error);
+  g_assert_no_error(error);
+  double work = (double)MAX(res->final_loads[0], res->final_loads[1]) * 1e6 / SPEED;
+  g_assert_cmpfloat(work, >, 2.0);
+  double compute = 0, ghost = 0;
+  g_assert_true(lb_run_result_metric(res, "compute-time", &compute));
+  g_assert_true(lb_run_result_metric(res, "ghost-time", &ghost));
+  assert_time(compute, work - 1e-9, work + 1e-9);
+  assert_time(ghost, 1.0, 1.0 + LATE);
+}
+
 /* SimGrid reports a deadlock and ends the run as if it had finished: count
  * the ranks that come back from the test balancer. */
 static void (*counted)(LbRank *, gpointer);
@@ -1337,6 +1387,7 @@ main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/comm/collectives", test_collectives);
+  g_test_add_func("/comm/collect-compute", test_collect_compute);
   static const guint sizes[] = {1, 2, 5, 7, 16};
   for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
     g_autofree char *path = g_strdup_printf("/comm/collectives/subprocess/%u", sizes[i]);

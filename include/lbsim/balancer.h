@@ -69,7 +69,9 @@ typedef struct {
   /* The application's communication, when the family defines its own (the
    * SFC family's collection of remote data), in place of the ghost
    * exchange: runs on every rank after balancing, before the compute, and
-   * is timed and counted as the ghost exchange. NULL: the ghost exchange. */
+   * is timed and counted as the ghost exchange. It may compute part of the
+   * rank's work between its exchanges (lb_app_compute), which counts as
+   * computation. NULL: the ghost exchange. */
   void (*collect)(LbRank *self, gpointer state);
   /* Once every run of a scenario is done: fills the metrics of result that
    * compare it with the others (all[n], result among them), or NULL. */

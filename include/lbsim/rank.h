@@ -115,6 +115,12 @@ double lb_rank_host_speed(const LbRank *self, int rank);
 guint lb_rank_machine_neighbours(LbRank *self, int rank, const guint **neighbours);
 /* Runs flops on the rank's host. */
 void lb_execute(LbRank *self, double flops);
+/* Inside a balancer's collect: runs flops of this step's application work
+ * now, between its exchanges (a V-cycle's operator on one level after the
+ * collection it needs). They count as computation, not as the collection's
+ * time, and after the collect the core computes only what is left of the
+ * rank's work. */
+void lb_app_compute(LbRank *self, double flops);
 /* Runs flops in slices of slice_flops, calling between_cb (may be NULL)
  * after each slice, the last one included; stops early when it returns
  * FALSE. Returns the flops executed. */

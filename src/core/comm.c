@@ -584,6 +584,15 @@ lb_execute(LbRank *self, double flops)
   sg_actor_execute(flops);
 }
 
+void
+lb_app_compute(LbRank *self, double flops)
+{
+  double start = lb_now();
+  lb_execute(self, flops);
+  self->app_flops += MAX(flops, 0);
+  self->app_compute_time += lb_now() - start;
+}
+
 double
 lb_execute_sliced(LbRank *self, double flops, double slice_flops,
                   gboolean (*between_cb)(LbRank *self, gpointer data), gpointer data)

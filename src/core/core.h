@@ -78,6 +78,9 @@ struct _LbRank {
   LbConserved executed;  /* units computed this step (balancers that own the compute) */
   guint64 sent_messages; /* every message this rank sent, whatever the phase */
   double sent_bytes;
+  /* What a balancer's collect computed itself this step (lb_app_compute):
+   * the flops, and the simulated time they took. */
+  double app_flops, app_compute_time;
   guint64 phase_rounds[LB_MAX_ROUNDS / 64];
   guint phase_rounds_beyond; /* as LbPhaseTotals.rounds_beyond */
   guint phase_round_next;    /* the first round a collective of this phase may number */

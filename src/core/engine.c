@@ -402,6 +402,8 @@ application(LbRank *self, gpointer state)
   guint a = self->adaptation;
   double start = lb_now(), extra = 0;
   lb_trace_paje_state(self, LB_PAJE_APPLICATION);
+  self->app_flops = 0;
+  self->app_compute_time = 0;
   if (run->brun->balancer->collect != NULL) {
     guint64 messages = self->sent_messages;
     double bytes = self->sent_bytes;
@@ -411,8 +413,9 @@ application(LbRank *self, gpointer state)
         (double)(self->sent_messages - messages);
     *lb_adaptation_metric(run, a, run->first_app_def + LB_APP_GHOST_BYTES) +=
         self->sent_bytes - bytes;
+    /* what the collect computed between its exchanges is computation */
     double *ghost = lb_adaptation_metric(run, a, run->first_app_def + LB_APP_GHOST_TIME);
-    *ghost = MAX(*ghost, lb_now() - start);
+    *ghost = MAX(*ghost, lb_now() - start - self->app_compute_time);
   } else if (lb_work_has_ghosts(run->work)) {
     extra = exchange_ghosts(self);
     double *ghost = lb_adaptation_metric(run, a, run->first_app_def + LB_APP_GHOST_TIME);
@@ -420,9 +423,13 @@ application(LbRank *self, gpointer state)
   }
   if (!run->brun->balancer->owns_compute) {
     double compute_start = lb_now();
-    lb_execute(self, lb_work_flops(run->work, run->load_after[self->id]) + extra);
+    /* the rank's work less what its collect computed already (rounding
+     * left over from splitting it is not work) */
+    double flops = lb_work_flops(run->work, run->load_after[self->id]) + extra;
+    if (flops - self->app_flops > 1e-9 * flops)
+      lb_execute(self, flops - self->app_flops);
     double *compute = lb_adaptation_metric(run, a, run->first_app_def + LB_APP_COMPUTE_TIME);
-    *compute = MAX(*compute, lb_now() - compute_start);
+    *compute = MAX(*compute, lb_now() - compute_start + self->app_compute_time);
   }
   run->app_max[a] = MAX(run->app_max[a], lb_now() - start);
 }
