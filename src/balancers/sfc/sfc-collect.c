@@ -1,15 +1,6 @@
 /* The application's collection of remote data on an SFC partition of an
  * H-tree (Baiardi, Chiti, Mori, Ricci 2001, sections 4 and 5.2-5.3): the
- * seed's three strategies as messages.
- *
- * The stencil: every hnode computes (the seed's multigrid case), and needs
- * across each of its faces the hnode that covers the neighbouring square
- * of its own level: that square's hnode when the tree has it, else the
- * leaf whose region holds it, which is the hnode with the greatest key not
- * after the square's (no hnode's key falls between a leaf's and the keys
- * of squares inside it). The owner of that hnode is the rank whose segment
- * holds the square's key: the replicated tree tells every rank where the
- * segments start.
+ * seed's three strategies as messages, on the stencil of sfc-stencil.c.
  *   request/answer     a rank asks the owner for every remote square it
  *                      needs (`ra-batch` requests per message) and gets
  *                      one answer message per request message;
@@ -39,6 +30,7 @@
 #include <string.h>
 
 #include "balancers/sfc/sfc-collect.h"
+#include "balancers/sfc/sfc-stencil.h"
 #include "balancers/sort.h"
 #include "balancers/sfc/sfc-plan.h"
 #include "lbsim/model.h"
@@ -49,13 +41,6 @@
 #define TAG_PUSH 0x202
 #define TAG_DEPTH 0x203 /* once a step: TAG_OF's spacing leaves it to itself */
 
-/* A pushed or answered hnode: its id, bit 63 set when it is a leaf. */
-#define LEAF_BIT (G_GUINT64_CONSTANT(1) << 63)
-
-typedef struct {
-  guint64 id, key;
-} Square;
-
 static inline gboolean
 u64_before(const guint64 *x, const guint64 *y)
 {
@@ -63,228 +48,6 @@ u64_before(const guint64 *x, const guint64 *y)
 }
 
 LB_DEFINE_SORT(sort_u64, guint64, u64_before)
-
-static inline gboolean
-square_before(const Square *x, const Square *y)
-{
-  return x->key != y->key ? x->key < y->key : x->id < y->id;
-}
-
-LB_DEFINE_SORT(sort_squares, Square, square_before)
-
-/* The squares of the same level across each face of an hnode. Its id
- * holds its coordinates interleaved below the level bit, axis a in bits a,
- * a + dim, ...: a neighbour's id is one step along one axis's bits, the
- * other bits kept (arithmetic on dilated integers, with no decoding). */
-static guint
-face_squares(guint dim, guint64 id, guint64 *out)
-{
-  guint64 level_bit = G_GUINT64_CONSTANT(1) << (63 - __builtin_clzll(id));
-  guint64 code = id ^ level_bit;
-  guint64 axis0 = lb_bits_spread(dim, G_MAXUINT64) & (level_bit - 1); /* axis 0's bits */
-  guint n = 0;
-  for (guint a = 0; a < dim; a++) {
-    guint64 axis = axis0 << a, c = code & axis, rest = level_bit | (code & ~axis);
-    if (c != 0) /* not on the low side of the space */
-      out[n++] = rest | ((c - 1) & axis);
-    if (c != axis) /* not on the high side */
-      out[n++] = rest | (((c | ~axis) + 1) & axis);
-  }
-  return n;
-}
-
-/* The index of the hnode of my segment that covers a square whose key is
- * in it: the last with a key not after the square's. */
-static guint
-covering(const SfcView *v, guint64 key)
-{
-  const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  guint lo = 0, hi = v->seq->len;
-  while (hi - lo > 1) {
-    guint mid = lo + (hi - lo) / 2;
-    if (h[mid].key <= key)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  g_assert(v->seq->len > 0 && h[lo].key <= key);
-  return lo;
-}
-
-/* Whether the hnode at index i of my segment is a leaf: the next hnode in
- * the sequence (mine or not) is not inside it. */
-static gboolean
-is_leaf(const SfcView *v, guint i, guint dim)
-{
-  const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  if (i + 1 < v->seq->len)
-    return !sfc_region_holds(dim, h[i].id, h[i + 1].id);
-  return v->last_is_leaf;
-}
-
-/* My hnodes by id, to find at once the squares across faces that are
- * hnodes of mine (most are; remote faces, pushes): open addressing, at
- * most half full. An index lives between two waits, so one rank at a time
- * holds one: up to INDEX_KEPT_BYTES, every rank's is the same buffer, kept
- * for the process and warm in the cache, with no allocation and no page
- * to fault in (a fresh one per rank per collection missed on every slot). */
-typedef struct {
-  guint64 id; /* 0: an empty slot (ids are > 0) */
-  guint at;   /* the hnode's index in my segment */
-} Slot;
-
-typedef struct {
-  guint shift; /* a slot is the top 64 - shift bits of a multiplicative hash */
-  Slot slot[];
-} HnodeIndex;
-
-#define HASH_FACTOR G_GUINT64_CONSTANT(0x9e3779b97f4a7c15)
-#define INDEX_KEPT_BYTES ((gsize)1 << 20)
-
-static HnodeIndex *kept_index;
-static gboolean kept_index_held;
-
-static HnodeIndex *
-hnode_index_new(const SfcView *v)
-{
-  guint bits = 1;
-  while ((G_GUINT64_CONSTANT(1) << bits) < 2 * (guint64)v->seq->len)
-    bits++;
-  gsize size = (gsize)1 << bits, bytes = sizeof(HnodeIndex) + size * sizeof(Slot);
-  HnodeIndex *x;
-  if (bytes <= INDEX_KEPT_BYTES) {
-    g_assert(!kept_index_held);
-    if (kept_index == NULL)
-      kept_index = g_malloc(INDEX_KEPT_BYTES);
-    kept_index_held = TRUE;
-    x = kept_index;
-    memset(x, 0, bytes);
-  } else
-    x = g_malloc0(bytes);
-  x->shift = 64 - bits;
-  const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  for (guint i = 0; i < v->seq->len; i++) {
-    gsize s = (gsize)((h[i].id * HASH_FACTOR) >> x->shift);
-    while (x->slot[s].id != 0)
-      s = (s + 1) & (size - 1);
-    x->slot[s] = (Slot){h[i].id, i};
-  }
-  return x;
-}
-
-static void
-hnode_index_free(HnodeIndex *x)
-{
-  if (x == NULL)
-    return;
-  if (x == kept_index)
-    kept_index_held = FALSE;
-  else
-    g_free(x);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(HnodeIndex, hnode_index_free)
-
-/* The index in my segment of hnode id, or -1 when it is not mine. */
-static int
-hnode_at(const HnodeIndex *x, guint64 id)
-{
-  gsize mask = ((gsize)1 << (64 - x->shift)) - 1;
-  for (gsize s = (gsize)((id * HASH_FACTOR) >> x->shift);; s = (s + 1) & mask) {
-    if (x->slot[s].id == id)
-      return (int)x->slot[s].at;
-    if (x->slot[s].id == 0)
-      return -1;
-  }
-}
-
-/* A square across a face of one of my hnodes that another rank holds or
- * covers: the hnode whose face it is, the square, its key and owner. */
-typedef struct {
-  guint64 hnode, square, key;
-  guint owner;
-} RemoteFace;
-
-/* sfc_owner of a key, looked for first among my segment and my two
- * neighbours', which hold most of the squares across my faces: where the
- * starts ascend, rank r owns exactly the keys from its start to the next
- * rank's, so the answer is the same as the full search's. */
-static int
-owner_near(const SfcView *v, guint64 key)
-{
-  for (int d = 0; d < 3; d++) {
-    int r = v->me + (d == 0 ? 0 : d == 1 ? 1 : -1);
-    if (r < 0 || (guint)r >= v->p)
-      continue;
-    if (v->starts[r] <= key && ((guint)r + 1 == v->p || v->starts[r + 1] > key))
-      return r;
-  }
-  return sfc_owner(v->starts, v->p, key);
-}
-
-/* Every face square of my hnodes that my own hnodes do not cover, once a
- * collection (the announcements and the needs both read it). Most
- * squares are hnodes of mine: found by id, they need no key. A square
- * whose key is in my segment is covered by my own hnodes, and so is one
- * past my last hnode that the next segment does not reach yet (my last
- * hnode, a leaf, holds it). */
-static GArray *
-remote_faces(const SfcView *v)
-{
-  GArray *out = g_array_new(FALSE, FALSE, sizeof(RemoteFace));
-  if (v->seq->len == 0)
-    return out;
-  g_autoptr(HnodeIndex) mine = hnode_index_new(v);
-  const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  guint n = v->seq->len;
-  guint64 first = h[0].key, last = h[n - 1].key;
-  guint64 faces[6];
-  for (guint i = 0; i < n; i++) {
-    guint nf = face_squares(v->dim, h[i].id, faces);
-    for (guint k = 0; k < nf; k++) {
-      if (hnode_at(mine, faces[k]) >= 0)
-        continue;
-      guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
-      if (key >= first && key <= last)
-        continue;
-      int owner = owner_near(v, key);
-      g_assert(owner >= 0);
-      if (owner == v->me)
-        continue;
-      RemoteFace f = {h[i].id, faces[k], key, (guint)owner};
-      g_array_append_val(out, f);
-    }
-  }
-  return out;
-}
-
-/* The squares this rank needs from others, sorted by key, with their
- * owners. */
-static GArray *
-remote_needs(const SfcView *v, const GArray *faces, GArray *owners)
-{
-  GArray *needs = g_array_sized_new(FALSE, FALSE, sizeof(Square), faces->len);
-  g_array_set_size(needs, faces->len);
-  Square *n = (Square *)needs->data;
-  for (guint i = 0; i < faces->len; i++) {
-    const RemoteFace *f = &g_array_index(faces, RemoteFace, i);
-    n[i] = (Square){f->square, f->key};
-  }
-  sort_squares(n, needs->len);
-  g_array_set_size(owners, needs->len);
-  guint w = 0;
-  for (guint i = 0; i < needs->len; i++) {
-    if (w > 0 && n[w - 1].id == n[i].id)
-      continue;
-    int owner = owner_near(v, n[i].key);
-    g_assert(owner >= 0 && owner != v->me);
-    n[w] = n[i];
-    g_array_index(owners, guint, w++) = (guint)owner;
-  }
-  g_array_set_size(needs, w);
-  g_array_set_size(owners, w);
-  return needs;
-}
 
 /* How many messages reach me, from counts[d], how many I send to each
  * rank d: a reduce-scatter. counts is freed before it, as the entries
@@ -316,69 +79,6 @@ id_bytes(guint n)
   return LB_HEADER_BYTES + n * 8.0;
 }
 
-/* A received hnode for the coverage check: its id with the leaf bit (a
- * Square's id) and its key. */
-static Square
-received(const SfcView *v, guint64 raw)
-{
-  return (Square){raw, sfc_key(v->curve, v->dim, v->order, raw & ~LEAF_BIT)};
-}
-
-/* What arrived: n hnodes as sent, at data. */
-static void
-keep_received(const SfcView *v, GArray *got, const guint8 *data, guint n)
-{
-  guint from = got->len;
-  g_array_set_size(got, from + n);
-  for (guint i = 0; i < n; i++) {
-    guint64 raw;
-    memcpy(&raw, data + i * sizeof raw, sizeof raw);
-    g_array_index(got, Square, from + i) = received(v, raw);
-  }
-}
-
-/* Every needed square is covered by a received hnode (the square's own, or
- * a leaf holding it); returns how many received hnodes covered nothing.
- * Both sorted by key, the last received hnode with a key not after a
- * square's only moves on from one square to the next. */
-static guint64
-check_coverage(const SfcView *v, const GArray *needs, GArray *got)
-{
-  sort_squares((Square *)got->data, got->len);
-  g_autofree gboolean *used = g_new0(gboolean, MAX(got->len, 1));
-  const Square *r = (const Square *)got->data;
-  guint next = 0; /* the first received hnode with a key after the square's */
-  for (guint i = 0; i < needs->len; i++) {
-    const Square *s = &g_array_index(needs, Square, i);
-    while (next < got->len && r[next].key <= s->key)
-      next++;
-    g_assert(next > 0);
-    guint at = next - 1;
-    guint64 id = r[at].id & ~LEAF_BIT;
-    gboolean leaf = (r[at].id & LEAF_BIT) != 0;
-    g_assert(sfc_region_holds(v->dim, id, s->id) && (id == s->id || leaf));
-    used[at] = TRUE;
-  }
-  /* copies of one hnode (answers to squares it covers alike) count once */
-  guint64 useless = 0;
-  for (guint i = 0; i < got->len;) {
-    guint j = i;
-    gboolean any = FALSE;
-    while (j < got->len && r[j].id == r[i].id)
-      any |= used[j++];
-    useless += !any;
-    i = j;
-  }
-  return useless;
-}
-
-/* The hnode at index i of my segment as sent: its id with its leaf bit. */
-static guint64
-tagged(const SfcView *v, guint i)
-{
-  return g_array_index(v->seq, SfcHnode, i).id | (is_leaf(v, i, v->dim) ? LEAF_BIT : 0);
-}
-
 /* Tags of operator op: each operator's exchange apart from the next's. */
 #define TAG_OF(base, op) ((int)(base) + 16 * (int)(op))
 
@@ -386,8 +86,8 @@ static void
 request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
 {
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) faces = remote_faces(v);
-  g_autoptr(GArray) needs = remote_needs(v, faces, owners);
+  g_autoptr(GArray) faces = sfc_remote_faces(v);
+  g_autoptr(GArray) needs = sfc_remote_needs(v, faces, owners);
   guint batch = v->ra_batch;
   /* requests go out per owner in batches; owners come in key order, so
    * each owner's squares are one run: the batches, as [from, to) */
@@ -409,7 +109,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
       const guint *range = (const guint *)batches->data + 2 * b;
       g_autofree guint64 *ids = g_new(guint64, range[1] - range[0]);
       for (guint j = range[0]; j < range[1]; j++)
-        ids[j - range[0]] = g_array_index(needs, Square, j).id;
+        ids[j - range[0]] = g_array_index(needs, SfcSquare, j).id;
       lb_send(self, (int)g_array_index(owners, guint, range[0]), TAG_OF(TAG_REQUEST, op), ids,
               (range[1] - range[0]) * sizeof(guint64), id_bytes(range[1] - range[0]));
       out->control_messages++;
@@ -423,21 +123,21 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
       for (guint i = 0; i < n; i++) {
         guint64 id;
         memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
-        answer[i] = tagged(v, covering(v, sfc_key(v->curve, v->dim, v->order, id)));
+        answer[i] = sfc_tagged(v, sfc_covering(v, sfc_key(v->curve, v->dim, v->order, id)));
       }
       lb_send(self, msg->src, TAG_OF(TAG_ANSWER, op), answer, n * sizeof(guint64),
               data_bytes(v, n));
       out->data_messages++;
       out->hnodes_sent += n;
     }
-    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(Square));
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
     for (guint k = 0; k < batches->len; k++) {
       g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_ANSWER, op));
-      keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
+      sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
     }
     out->needed += needs->len;
     out->received += got->len;
-    out->useless += check_coverage(v, needs, got);
+    out->useless += sfc_check_coverage(v, needs, got);
   }
 }
 
@@ -493,8 +193,8 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
   guint64 faces[6];
   const SfcHnode *h = (const SfcHnode *)v->seq->data;
   for (guint i = 0; i < v->seq->len; i++) {
-    guint n = face_squares(v->dim, h[i].id, faces);
-    guint64 tag = h[i].id | (is_leaf(v, i, v->dim) ? LEAF_BIT : 0);
+    guint n = sfc_face_squares(v->dim, h[i].id, faces);
+    guint64 tag = h[i].id | (sfc_is_leaf(v, i) ? SFC_LEAF_BIT : 0);
     for (guint k = 0; k < n; k++) {
       /* every rank whose segment meets the square's subtree: the keys
        * from the square's to the last of its region */
@@ -526,18 +226,18 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
   /* the same pushes every operator: how many reach me, once */
   guint64 incoming = messages_to_me(self, counts, v->p);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) remote = remote_faces(v);
-  g_autoptr(GArray) needs = remote_needs(v, remote, owners);
+  g_autoptr(GArray) remote = sfc_remote_faces(v);
+  g_autoptr(GArray) needs = sfc_remote_needs(v, remote, owners);
   for (guint op = 0; op < v->operators; op++) {
     push_lists(self, v, lists, TAG_OF(TAG_PUSH, op), out);
-    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(Square));
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
     for (guint64 k = 0; k < incoming; k++) {
       g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
-      keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
+      sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
     }
     out->needed += needs->len;
     out->received += got->len;
-    out->useless += check_coverage(v, needs, got);
+    out->useless += sfc_check_coverage(v, needs, got);
   }
 }
 
@@ -545,15 +245,15 @@ static void
 informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
 {
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) faces = remote_faces(v);
-  g_autoptr(GArray) needs = remote_needs(v, faces, owners);
+  g_autoptr(GArray) faces = sfc_remote_faces(v);
+  g_autoptr(GArray) needs = sfc_remote_needs(v, faces, owners);
   /* the depth and place of every square needed from each owner: one
    * message per owner, once for all the operators of the step (the
    * paper's once per V-cycle) */
   g_autoptr(GPtrArray) asks = g_ptr_array_new_full(v->p, free_list);
   g_ptr_array_set_size(asks, (gint)v->p);
   for (guint i = 0; i < needs->len; i++)
-    list_add(asks, g_array_index(owners, guint, i), g_array_index(needs, Square, i).id);
+    list_add(asks, g_array_index(owners, guint, i), g_array_index(needs, SfcSquare, i).id);
   guint64 *counts = g_new0(guint64, v->p);
   for (guint d = 0; d < v->p; d++)
     counts[d] = asks->pdata[d] != NULL;
@@ -576,7 +276,7 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
       guint64 id;
       memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
       list_add(covers, (guint)msg->src,
-               tagged(v, covering(v, sfc_key(v->curve, v->dim, v->order, id))));
+               sfc_tagged(v, sfc_covering(v, sfc_key(v->curve, v->dim, v->order, id))));
     }
   }
   for (guint op = 0; op < v->operators; op++) {
@@ -598,7 +298,7 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
         out->hnodes_sent += m;
       }
     }
-    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(Square));
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
     for (guint d = 0; d < v->p; d++) {
       if (asks->pdata[d] == NULL)
         continue;
@@ -606,12 +306,13 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
       for (guint64 k = 0; k < expected; k++) {
         g_autoptr(LbMsg) msg = lb_recv(self, (int)d, TAG_OF(TAG_PUSH, op));
         memcpy(&expected, msg->data, sizeof expected);
-        keep_received(v, got, msg->data + sizeof(guint64), (guint)(msg->len / sizeof(guint64) - 1));
+        sfc_keep_received(v, got, msg->data + sizeof(guint64),
+                          (guint)(msg->len / sizeof(guint64) - 1));
       }
     }
     out->needed += needs->len;
     out->received += got->len;
-    out->useless += check_coverage(v, needs, got);
+    out->useless += sfc_check_coverage(v, needs, got);
   }
 }
 
@@ -666,7 +367,7 @@ boundary(const GArray *faces)
   GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(Facing), faces->len);
   g_array_set_size(out, faces->len);
   for (guint i = 0; i < faces->len; i++) {
-    const RemoteFace *rf = &g_array_index(faces, RemoteFace, i);
+    const SfcFace *rf = &g_array_index(faces, SfcFace, i);
     g_array_index(out, Facing, i) = (Facing){rf->owner, rf->hnode};
   }
   sort_facing((Facing *)out->data, out->len);
@@ -851,7 +552,7 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
  * cover the squares across its boundary hnodes' faces that I hold, once
  * each (section 5.2's A_h I_k, exact with the depths). */
 static GArray *
-pushes_for(const SfcView *v, const HnodeIndex *mine, const GArray *heard)
+pushes_for(const SfcView *v, const SfcIndex *mine, const GArray *heard)
 {
   GArray *list = g_array_sized_new(FALSE, FALSE, sizeof(guint64), heard->len * 2 * v->dim);
   g_array_set_size(list, heard->len * 2 * v->dim);
@@ -859,14 +560,14 @@ pushes_for(const SfcView *v, const HnodeIndex *mine, const GArray *heard)
   guint n = 0;
   guint64 faces[6];
   for (guint i = 0; i < heard->len; i++) {
-    guint nf = face_squares(v->dim, g_array_index(heard, guint64, i), faces);
+    guint nf = sfc_face_squares(v->dim, g_array_index(heard, guint64, i), faces);
     for (guint k = 0; k < nf; k++) {
-      int at = hnode_at(mine, faces[k]);
+      int at = sfc_index_at(mine, faces[k]);
       if (at < 0) { /* a square of mine only if a leaf of mine holds it */
         guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
-        if (owner_near(v, key) != v->me)
+        if (sfc_owner_near(v, key) != v->me)
           continue;
-        at = (int)covering(v, key);
+        at = (int)sfc_covering(v, key);
       }
       l[n++] = (guint64)at;
     }
@@ -879,7 +580,7 @@ pushes_for(const SfcView *v, const HnodeIndex *mine, const GArray *heard)
     if (w == 0 || l[w - 1] != l[i])
       l[w++] = l[i];
   for (guint i = 0; i < w; i++)
-    l[i] = tagged(v, (guint)l[i]);
+    l[i] = sfc_tagged(v, (guint)l[i]);
   g_array_set_size(list, w);
   return list;
 }
@@ -889,7 +590,7 @@ pushes_for(const SfcView *v, const HnodeIndex *mine, const GArray *heard)
 static GPtrArray *
 pushes_to(const SfcView *v, GHashTable *heard, const GArray *ranks)
 {
-  g_autoptr(HnodeIndex) mine = hnode_index_new(v);
+  g_autoptr(SfcIndex) mine = sfc_index_new(v);
   GPtrArray *lists = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
   for (guint i = 0; i < ranks->len; i++) {
     guint r = g_array_index(ranks, guint, i);
@@ -903,11 +604,11 @@ pushes_to(const SfcView *v, GHashTable *heard, const GArray *ranks)
  * (which way it goes is a coin toss to the processor), written as a mask
  * since the compiler makes a branch of the conditional. */
 static guint
-first_from_key(const Square *s, guint from, guint n, guint64 key)
+first_from_key(const SfcSquare *s, guint from, guint n, guint64 key)
 {
   if (from >= n)
     return from;
-  const Square *base = s + from;
+  const SfcSquare *base = s + from;
   guint len = n - from; /* the answer lies in [base, base + len] */
   while (len > 1) {
     guint half = len / 2;
@@ -920,7 +621,7 @@ first_from_key(const Square *s, guint from, guint n, guint64 key)
 /* first_from_key from s[from], where the answer is expected to be near:
  * steps doubling from there, then the search within the last step. */
 static guint
-first_from_key_near(const Square *s, guint from, guint n, guint64 key)
+first_from_key_near(const SfcSquare *s, guint from, guint n, guint64 key)
 {
   guint step = 1;
   while (from + step <= n && s[from + step - 1].key < key) {
@@ -974,9 +675,9 @@ cursor_of(GArray *cursors, guint owner)
  * hnode ended, *at: the needs are cold in the cache when a message wakes
  * the rank, and searches from the start cost a miss a step. */
 static guint
-squares_covered(const SfcView *v, const GArray *needs, const Square *r, guint n, guint *at)
+squares_covered(const SfcView *v, const GArray *needs, const SfcSquare *r, guint n, guint *at)
 {
-  const Square *s = (const Square *)needs->data;
+  const SfcSquare *s = (const SfcSquare *)needs->data;
   guint len = needs->len, covered = 0;
   for (guint i = 0; i < n; i++) {
     guint64 lo = r[i].key;
@@ -985,8 +686,8 @@ squares_covered(const SfcView *v, const GArray *needs, const Square *r, guint n,
     g_assert(*at == 0 || s[*at - 1].key < lo);
     guint a = first_from_key_near(s, *at, len, lo);
     guint end = a + (a < len && s[a].key == lo);
-    if (r[i].id & LEAF_BIT) {
-      guint level = (guint)(63 - __builtin_clzll(r[i].id & ~LEAF_BIT)) / v->dim;
+    if (r[i].id & SFC_LEAF_BIT) {
+      guint level = (guint)(63 - __builtin_clzll(r[i].id & ~SFC_LEAF_BIT)) / v->dim;
       guint64 hi = ((lo >> 5) + (G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level)))) << 5;
       end = first_from_key_near(s, a, len, hi);
     }
@@ -1002,10 +703,10 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
 {
   SfcInformed *inf = v->informed;
   g_assert(inf != NULL);
-  g_autoptr(GArray) faces = remote_faces(v);
+  g_autoptr(GArray) faces = sfc_remote_faces(v);
   announce(self, v, faces, inf, out);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) needs = remote_needs(v, faces, owners);
+  g_autoptr(GArray) needs = sfc_remote_needs(v, faces, owners);
   g_autoptr(GArray) ranks = sorted_ranks(inf->heard);
   g_autoptr(GPtrArray) lists = pushes_to(v, inf->heard, ranks);
   for (guint op = 0; op < v->operators; op++) {
@@ -1024,19 +725,19 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
      * every square I need is covered: each is covered by one hnode, which
      * its owner pushes once, so nothing more can come, and no message
      * needs to say how many there are */
-    g_autoptr(GArray) got = g_array_sized_new(FALSE, FALSE, sizeof(Square), needs->len);
+    g_autoptr(GArray) got = g_array_sized_new(FALSE, FALSE, sizeof(SfcSquare), needs->len);
     g_autoptr(GArray) cursors = cursors_new(owners);
     for (guint covered = 0; covered < needs->len;) {
       g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
       guint from = got->len;
-      keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
+      sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
       Cursor *c = cursor_of(cursors, (guint)msg->src);
       covered +=
-          squares_covered(v, needs, &g_array_index(got, Square, from), got->len - from, &c->at);
+          squares_covered(v, needs, &g_array_index(got, SfcSquare, from), got->len - from, &c->at);
     }
     out->needed += needs->len;
     out->received += got->len;
-    out->useless += check_coverage(v, needs, got);
+    out->useless += sfc_check_coverage(v, needs, got);
   }
 }
 
