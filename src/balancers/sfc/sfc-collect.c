@@ -82,6 +82,41 @@ id_bytes(guint n)
 /* Tags of operator op: each operator's exchange apart from the next's. */
 #define TAG_OF(base, op) ((int)(base) + 16 * (int)(op))
 
+/* Section 5.3's receive: an MPI_Irecv from any source, posted before the
+ * rank sends and again after each message it takes, so that what the
+ * others send it travels while it waits (with blocking receives each
+ * transfer would start only when its receive asked for it, one after
+ * another: 15 pushes of 15 points took 15 latencies on the T3E instead of
+ * one and their bytes). */
+typedef struct {
+  LbRank *self;
+  int tag;
+  LbRequest *req;
+} Inbox;
+
+static void
+inbox_open(Inbox *in, LbRank *self, int tag)
+{
+  *in = (Inbox){self, tag, lb_irecv(self, LB_ANY_SOURCE, tag)};
+}
+
+static LbMsg *
+inbox_take(Inbox *in)
+{
+  LbMsg *msg = lb_wait(in->self, in->req);
+  lb_request_free(in->req);
+  in->req = lb_irecv(in->self, LB_ANY_SOURCE, in->tag);
+  return msg;
+}
+
+static void
+inbox_close(Inbox *in)
+{
+  g_clear_pointer(&in->req, lb_request_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Inbox, inbox_close)
+
 static void
 request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
 {
@@ -105,6 +140,9 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
   /* the same requests every operator: how many reach me, once */
   guint64 incoming = messages_to_me(self, counts, v->p);
   for (guint op = 0; op < v->operators; op++) {
+    g_auto(Inbox) requests, answers;
+    inbox_open(&requests, self, TAG_OF(TAG_REQUEST, op));
+    inbox_open(&answers, self, TAG_OF(TAG_ANSWER, op));
     for (guint b = 0; b < batches->len; b++) {
       const guint *range = (const guint *)batches->data + 2 * b;
       g_autofree guint64 *ids = g_new(guint64, range[1] - range[0]);
@@ -117,7 +155,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
     }
     /* serve the requests that come, one answer message each */
     for (guint64 k = 0; k < incoming; k++) {
-      g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_REQUEST, op));
+      g_autoptr(LbMsg) msg = inbox_take(&requests);
       guint n = (guint)(msg->len / sizeof(guint64));
       g_autofree guint64 *answer = g_new(guint64, MAX(n, 1));
       for (guint i = 0; i < n; i++) {
@@ -132,7 +170,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
     }
     g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
     for (guint k = 0; k < batches->len; k++) {
-      g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_ANSWER, op));
+      g_autoptr(LbMsg) msg = inbox_take(&answers);
       sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
     }
     out->needed += needs->len;
@@ -229,16 +267,34 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
   g_autoptr(GArray) remote = sfc_remote_faces(v);
   g_autoptr(GArray) needs = sfc_remote_needs(v, remote, owners);
   for (guint op = 0; op < v->operators; op++) {
+    g_auto(Inbox) pushes;
+    inbox_open(&pushes, self, TAG_OF(TAG_PUSH, op));
     push_lists(self, v, lists, TAG_OF(TAG_PUSH, op), out);
     g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
     for (guint64 k = 0; k < incoming; k++) {
-      g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
+      g_autoptr(LbMsg) msg = inbox_take(&pushes);
       sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
     }
     out->needed += needs->len;
     out->received += got->len;
     out->useless += sfc_check_coverage(v, needs, got);
   }
+}
+
+/* The index of value in an ascending array of guint that holds it. */
+static guint
+position(const GArray *sorted, guint value)
+{
+  guint lo = 0, hi = sorted->len;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (g_array_index(sorted, guint, mid) < value)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  g_assert(lo < sorted->len && g_array_index(sorted, guint, lo) == value);
+  return lo;
 }
 
 static void
@@ -258,6 +314,8 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
   for (guint d = 0; d < v->p; d++)
     counts[d] = asks->pdata[d] != NULL;
   guint64 incoming = messages_to_me(self, counts, v->p);
+  g_auto(Inbox) lists;
+  inbox_open(&lists, self, TAG_DEPTH);
   for (guint d = 0; d < v->p; d++) {
     GArray *l = asks->pdata[d];
     if (l == NULL)
@@ -270,7 +328,7 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
   g_autoptr(GPtrArray) covers = g_ptr_array_new_full(v->p, free_list);
   g_ptr_array_set_size(covers, (gint)v->p);
   for (guint64 k = 0; k < incoming; k++) {
-    g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_DEPTH);
+    g_autoptr(LbMsg) msg = inbox_take(&lists);
     guint n = (guint)(msg->len / sizeof(guint64));
     for (guint i = 0; i < n; i++) {
       guint64 id;
@@ -279,7 +337,16 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
                sfc_tagged(v, sfc_covering(v, sfc_key(v->curve, v->dim, v->order, id))));
     }
   }
+  /* the owners I asked, ascending, and how many messages each has still
+   * to send me (G_MAXUINT64 until its first one says) */
+  g_autoptr(GArray) asked = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint d = 0; d < v->p; d++)
+    if (asks->pdata[d] != NULL)
+      g_array_append_val(asked, d);
+  g_autofree guint64 *remaining = g_new(guint64, MAX(asked->len, 1));
   for (guint op = 0; op < v->operators; op++) {
+    g_auto(Inbox) pushes;
+    inbox_open(&pushes, self, TAG_OF(TAG_PUSH, op));
     /* push, `merge` per message, the first word of each telling how many
      * messages this push has */
     for (guint d = 0; d < v->p; d++) {
@@ -299,16 +366,16 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
       }
     }
     g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
-    for (guint d = 0; d < v->p; d++) {
-      if (asks->pdata[d] == NULL)
-        continue;
-      guint64 expected = 1;
-      for (guint64 k = 0; k < expected; k++) {
-        g_autoptr(LbMsg) msg = lb_recv(self, (int)d, TAG_OF(TAG_PUSH, op));
-        memcpy(&expected, msg->data, sizeof expected);
-        sfc_keep_received(v, got, msg->data + sizeof(guint64),
-                          (guint)(msg->len / sizeof(guint64) - 1));
-      }
+    for (guint i = 0; i < asked->len; i++)
+      remaining[i] = G_MAXUINT64;
+    for (guint pending = asked->len; pending > 0;) {
+      g_autoptr(LbMsg) msg = inbox_take(&pushes);
+      guint at = position(asked, (guint)msg->src);
+      if (remaining[at] == G_MAXUINT64)
+        memcpy(&remaining[at], msg->data, sizeof remaining[at]);
+      pending -= --remaining[at] == 0;
+      sfc_keep_received(v, got, msg->data + sizeof(guint64),
+                        (guint)(msg->len / sizeof(guint64) - 1));
     }
     out->needed += needs->len;
     out->received += got->len;
@@ -526,6 +593,8 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
   }
   guint64 incoming = lb_reduce_scatter_sum_u64_sparse(self, (const guint *)to->data,
                                                       (const guint64 *)ones->data, to->len);
+  g_auto(Inbox) depths;
+  inbox_open(&depths, self, TAG_DEPTH);
   for (guint i = 0; i < to->len; i++) {
     guint start = i == 0 ? 0 : g_array_index(ends, guint, i - 1);
     guint m = g_array_index(ends, guint, i) - start;
@@ -535,7 +604,7 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
     out->announced += m;
   }
   for (guint64 k = 0; k < incoming; k++) {
-    g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_DEPTH);
+    g_autoptr(LbMsg) msg = inbox_take(&depths);
     gpointer src = GUINT_TO_POINTER((guint)msg->src);
     GArray *heard = g_hash_table_lookup(inf->heard, src);
     if (heard == NULL) {
@@ -710,6 +779,8 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
   g_autoptr(GArray) ranks = sorted_ranks(inf->heard);
   g_autoptr(GPtrArray) lists = pushes_to(v, inf->heard, ranks);
   for (guint op = 0; op < v->operators; op++) {
+    g_auto(Inbox) pushes;
+    inbox_open(&pushes, self, TAG_OF(TAG_PUSH, op));
     /* push, `merge` per message, non-blocking */
     for (guint d = 0; d < ranks->len; d++) {
       GArray *cover = lists->pdata[d];
@@ -721,14 +792,13 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
         out->hnodes_sent += m;
       }
     }
-    /* whatever comes first (the seed's MPI_Irecv from any source), until
-     * every square I need is covered: each is covered by one hnode, which
-     * its owner pushes once, so nothing more can come, and no message
-     * needs to say how many there are */
+    /* whatever comes first, until every square I need is covered: each
+     * is covered by one hnode, which its owner pushes once, so nothing
+     * more can come, and no message needs to say how many there are */
     g_autoptr(GArray) got = g_array_sized_new(FALSE, FALSE, sizeof(SfcSquare), needs->len);
     g_autoptr(GArray) cursors = cursors_new(owners);
     for (guint covered = 0; covered < needs->len;) {
-      g_autoptr(LbMsg) msg = lb_recv(self, LB_ANY_SOURCE, TAG_OF(TAG_PUSH, op));
+      g_autoptr(LbMsg) msg = inbox_take(&pushes);
       guint from = got->len;
       sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
       Cursor *c = cursor_of(cursors, (guint)msg->src);
