@@ -41,14 +41,6 @@
 #define TAG_PUSH 0x202
 #define TAG_DEPTH 0x203 /* once a step: TAG_OF's spacing leaves it to itself */
 
-static inline gboolean
-u64_before(const guint64 *x, const guint64 *y)
-{
-  return *x < *y;
-}
-
-LB_DEFINE_SORT(sort_u64, guint64, u64_before)
-
 /* How many messages reach me, from counts[d], how many I send to each
  * rank d: a reduce-scatter. counts is freed before it, as the entries
  * that are not zero: no rank holds p words while the collective waits. */
@@ -79,8 +71,8 @@ id_bytes(guint n)
   return LB_HEADER_BYTES + n * 8.0;
 }
 
-/* Tags of operator op: each operator's exchange apart from the next's. */
-#define TAG_OF(base, op) ((int)(base) + 16 * (int)(op))
+/* Tags of the k-th collection of a step: each apart from the next's. */
+#define TAG_OF(base, k) ((int)(base) + 16 * (int)(k))
 
 /* Section 5.3's receive: an MPI_Irecv from any source, posted before the
  * rank sends and again after each message it takes, so that what the
@@ -117,44 +109,235 @@ inbox_close(Inbox *in)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Inbox, inbox_close)
 
+/* ---- the V-cycle's collections ---- */
+
+/* The bucket of an hnode or a square: its level when the step collects
+ * level by level, else 0 (one bucket for every level). */
+static inline guint
+bucket_of(const SfcView *v, guint64 id)
+{
+  return v->by_level ? (guint)(63 - __builtin_clzll(id)) / v->dim : 0;
+}
+
+static guint
+buckets_of(const SfcView *v)
+{
+  return v->by_level ? v->deepest + 1 : 1;
+}
+
+/* One collection of the step: an operator's, on one bucket. */
+typedef struct {
+  guint op, bucket;
+} Phase;
+
+/* The step's collections in the V-cycle's order: the first half of the
+ * operators (pre-smoothing, restriction) on each level from the deepest
+ * to the root's, then the others (prolongation, post-smoothing) back
+ * down; with one bucket, the operators in turn. */
+static GArray *
+phases_of(const SfcView *v)
+{
+  guint nb = buckets_of(v), down = (v->operators + 1) / 2;
+  GArray *phases = g_array_sized_new(FALSE, FALSE, sizeof(Phase), nb * v->operators);
+  for (guint b = nb; b-- > 0;)
+    for (guint op = 0; op < down; op++) {
+      Phase ph = {op, b};
+      g_array_append_val(phases, ph);
+    }
+  for (guint b = 0; b < nb; b++)
+    for (guint op = down; op < v->operators; op++) {
+      Phase ph = {op, b};
+      g_array_append_val(phases, ph);
+    }
+  return phases;
+}
+
+/* The load of my hnodes in each bucket. */
+static double *
+bucket_loads(const SfcView *v)
+{
+  double *loads = g_new0(double, buckets_of(v));
+  for (guint i = 0; i < v->seq->len; i++) {
+    const SfcHnode *h = &g_array_index(v->seq, SfcHnode, i);
+    loads[bucket_of(v, h->id)] += (double)h->load;
+  }
+  return loads;
+}
+
+/* What follows a collection level by level: the operator on my hnodes of
+ * that level, its share of their work (section 5.2: "The values of points
+ * in I_h(op, l) are exchanged among the processes just before the
+ * application of op"). With one bucket the core computes after. */
+static void
+compute_phase(LbRank *self, const SfcView *v, const double *loads, const Phase *ph)
+{
+  if (v->by_level)
+    lb_app_compute(self, loads[ph->bucket] * v->flops_per_load / v->operators);
+}
+
+/* A rank's needs split by bucket: the squares (SfcSquare, by key) and
+ * their owners (guint), each array a GPtrArray's entry b. */
+static void
+split_needs(const SfcView *v, const GArray *needs, const GArray *owners, GPtrArray *squares,
+            GPtrArray *by_owner)
+{
+  for (guint b = 0; b < buckets_of(v); b++) {
+    g_ptr_array_add(squares, g_array_new(FALSE, FALSE, sizeof(SfcSquare)));
+    g_ptr_array_add(by_owner, g_array_new(FALSE, FALSE, sizeof(guint)));
+  }
+  for (guint i = 0; i < needs->len; i++) {
+    const SfcSquare *s = &g_array_index(needs, SfcSquare, i);
+    guint b = bucket_of(v, s->id);
+    g_array_append_val(squares->pdata[b], *s);
+    g_array_append_val(by_owner->pdata[b], g_array_index(owners, guint, i));
+  }
+}
+
+static GPtrArray *
+arrays_new(void)
+{
+  return g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+}
+
+/* One hnode to push in a bucket's collections: to whom, and its index in
+ * my segment. */
+typedef struct {
+  guint bucket, dest, at;
+} Push;
+
+static inline gboolean
+push_before(const Push *x, const Push *y)
+{
+  if (x->bucket != y->bucket)
+    return x->bucket < y->bucket;
+  return x->dest != y->dest ? x->dest < y->dest : x->at < y->at;
+}
+
+LB_DEFINE_SORT(sort_pushes, Push, push_before)
+
+/* Sorts the pushes by bucket, destination and index (my segment's order,
+ * the keys': a receiver's searches go on from one message to the next),
+ * once each; returns where each bucket's run starts (nb + 1 entries). */
+static guint *
+push_runs(GArray *pushes, guint nb)
+{
+  Push *p = (Push *)pushes->data;
+  sort_pushes(p, pushes->len);
+  guint w = 0;
+  for (guint i = 0; i < pushes->len; i++)
+    if (w == 0 || push_before(&p[w - 1], &p[i]))
+      p[w++] = p[i];
+  g_array_set_size(pushes, w);
+  guint *runs = g_new(guint, nb + 1);
+  guint i = 0;
+  for (guint b = 0; b <= nb; b++) {
+    while (i < w && p[i].bucket < b)
+      i++;
+    runs[b] = i;
+  }
+  return runs;
+}
+
+/* Pushes p[from..to) (one bucket's, by destination), `merge` hnodes a
+ * message; with count_word the first word of each tells how many
+ * messages its destination gets in this collection. */
+static void
+send_pushes(LbRank *self, const SfcView *v, const Push *p, guint from, guint to, int tag,
+            gboolean count_word, SfcCollected *out)
+{
+  g_autofree guint64 *buf = g_new(guint64, v->merge + 1);
+  for (guint i = from; i < to;) {
+    guint d = p[i].dest, j = i;
+    while (j < to && p[j].dest == d)
+      j++;
+    guint64 messages = (j - i + v->merge - 1) / v->merge;
+    for (guint k = i; k < j; k += v->merge) {
+      guint m = MIN(v->merge, j - k), w = 0;
+      if (count_word)
+        buf[w++] = messages;
+      for (guint x = 0; x < m; x++)
+        buf[w++] = sfc_tagged(v, p[k + x].at);
+      lb_send(self, (int)d, tag, buf, w * sizeof(guint64),
+              data_bytes(v, m) + (count_word ? 8.0 : 0.0));
+      out->data_messages++;
+      out->hnodes_sent += m;
+    }
+    i = j;
+  }
+}
+
+/* How many push messages of each bucket reach me: a reduce-scatter per
+ * bucket, once a step (every operator pushes the same). */
+static guint64 *
+pushes_to_me(LbRank *self, const SfcView *v, const GArray *pushes, const guint *runs)
+{
+  guint nb = buckets_of(v);
+  const Push *p = (const Push *)pushes->data;
+  guint64 *incoming = g_new(guint64, nb);
+  for (guint b = 0; b < nb; b++) {
+    guint64 *counts = g_new0(guint64, v->p);
+    for (guint i = runs[b]; i < runs[b + 1];) {
+      guint j = i;
+      while (j < runs[b + 1] && p[j].dest == p[i].dest)
+        j++;
+      counts[p[i].dest] = (j - i + v->merge - 1) / v->merge;
+      i = j;
+    }
+    incoming[b] = messages_to_me(self, counts, v->p);
+  }
+  return incoming;
+}
+
 static void
 request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
 {
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) faces = sfc_remote_faces(v);
   g_autoptr(GArray) needs = sfc_remote_needs(v, faces, owners);
-  guint batch = v->ra_batch;
-  /* requests go out per owner in batches; owners come in key order, so
-   * each owner's squares are one run: the batches, as [from, to) */
-  g_autoptr(GArray) batches = g_array_new(FALSE, FALSE, sizeof(guint) * 2);
-  guint64 *counts = g_new0(guint64, v->p);
-  for (guint i = 0; i < needs->len;) {
-    guint owner = g_array_index(owners, guint, i), j = i;
-    while (j < needs->len && j - i < batch && g_array_index(owners, guint, j) == owner)
-      j++;
-    counts[owner]++;
-    guint range[2] = {i, j};
-    g_array_append_vals(batches, range, 1);
-    i = j;
+  g_autoptr(GPtrArray) squares = arrays_new(), by_owner = arrays_new(), batches = arrays_new();
+  split_needs(v, needs, owners, squares, by_owner);
+  guint nb = buckets_of(v);
+  g_autofree guint64 *incoming = g_new(guint64, nb);
+  for (guint b = 0; b < nb; b++) {
+    /* requests go out per owner in batches; owners come in key order, so
+     * each owner's squares are one run: the batches, as [from, to) */
+    const GArray *sq = squares->pdata[b], *ow = by_owner->pdata[b];
+    GArray *bt = g_array_new(FALSE, FALSE, sizeof(guint) * 2);
+    g_ptr_array_add(batches, bt);
+    guint64 *counts = g_new0(guint64, v->p);
+    for (guint i = 0; i < sq->len;) {
+      guint owner = g_array_index(ow, guint, i), j = i;
+      while (j < sq->len && j - i < v->ra_batch && g_array_index(ow, guint, j) == owner)
+        j++;
+      counts[owner]++;
+      guint range[2] = {i, j};
+      g_array_append_vals(bt, range, 1);
+      i = j;
+    }
+    /* the same requests every operator: how many reach me, once */
+    incoming[b] = messages_to_me(self, counts, v->p);
   }
-  /* the same requests every operator: how many reach me, once */
-  guint64 incoming = messages_to_me(self, counts, v->p);
-  for (guint op = 0; op < v->operators; op++) {
+  g_autofree double *loads = bucket_loads(v);
+  g_autoptr(GArray) phases = phases_of(v);
+  for (guint k = 0; k < phases->len; k++) {
+    const Phase *ph = &g_array_index(phases, Phase, k);
+    const GArray *sq = squares->pdata[ph->bucket], *ow = by_owner->pdata[ph->bucket];
+    const GArray *bt = batches->pdata[ph->bucket];
     g_auto(Inbox) requests, answers;
-    inbox_open(&requests, self, TAG_OF(TAG_REQUEST, op));
-    inbox_open(&answers, self, TAG_OF(TAG_ANSWER, op));
-    for (guint b = 0; b < batches->len; b++) {
-      const guint *range = (const guint *)batches->data + 2 * b;
+    inbox_open(&requests, self, TAG_OF(TAG_REQUEST, k));
+    inbox_open(&answers, self, TAG_OF(TAG_ANSWER, k));
+    for (guint b = 0; b < bt->len; b++) {
+      const guint *range = (const guint *)bt->data + 2 * b;
       g_autofree guint64 *ids = g_new(guint64, range[1] - range[0]);
       for (guint j = range[0]; j < range[1]; j++)
-        ids[j - range[0]] = g_array_index(needs, SfcSquare, j).id;
-      lb_send(self, (int)g_array_index(owners, guint, range[0]), TAG_OF(TAG_REQUEST, op), ids,
+        ids[j - range[0]] = g_array_index(sq, SfcSquare, j).id;
+      lb_send(self, (int)g_array_index(ow, guint, range[0]), TAG_OF(TAG_REQUEST, k), ids,
               (range[1] - range[0]) * sizeof(guint64), id_bytes(range[1] - range[0]));
       out->control_messages++;
       out->announced += range[1] - range[0];
     }
     /* serve the requests that come, one answer message each */
-    for (guint64 k = 0; k < incoming; k++) {
+    for (guint64 r = 0; r < incoming[ph->bucket]; r++) {
       g_autoptr(LbMsg) msg = inbox_take(&requests);
       guint n = (guint)(msg->len / sizeof(guint64));
       g_autofree guint64 *answer = g_new(guint64, MAX(n, 1));
@@ -163,47 +346,86 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
         memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
         answer[i] = sfc_tagged(v, sfc_covering(v, sfc_key(v->curve, v->dim, v->order, id)));
       }
-      lb_send(self, msg->src, TAG_OF(TAG_ANSWER, op), answer, n * sizeof(guint64),
-              data_bytes(v, n));
+      lb_send(self, msg->src, TAG_OF(TAG_ANSWER, k), answer, n * sizeof(guint64), data_bytes(v, n));
       out->data_messages++;
       out->hnodes_sent += n;
     }
     g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
-    for (guint k = 0; k < batches->len; k++) {
+    for (guint b = 0; b < bt->len; b++) {
       g_autoptr(LbMsg) msg = inbox_take(&answers);
       sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
     }
-    out->needed += needs->len;
+    out->needed += sq->len;
     out->received += got->len;
-    out->useless += sfc_check_coverage(v, needs, got);
+    out->useless += sfc_check_coverage(v, sq, got);
+    compute_phase(self, v, loads, ph);
   }
+  out->phases += phases->len;
 }
 
-/* Pushes the lists of hnodes per destination in messages of `merge`. */
+/* Fault prevention: every hnode of mine goes, unasked, to every rank
+ * whose segment meets the region across one of its faces. Level by level
+ * it goes in its own level's collections, and a leaf in every deeper
+ * level's too: the square across one of the receiver's hnodes of such a
+ * level may lie inside it, and without the receiver's depths (section
+ * 5.2: "P_h computes an approximation A_h I_k(op, l) of I_k(op, l) that,
+ * because of safety, includes all the squares that could be a neighbor of
+ * a square at level l in Do(P_k)") its owner cannot know. */
 static void
-push_lists(LbRank *self, const SfcView *v, GPtrArray *lists, int tag, SfcCollected *out)
+fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
 {
-  for (guint d = 0; d < v->p; d++) {
-    GArray *l = lists->pdata[d];
-    if (l == NULL)
-      continue;
-    for (guint i = 0; i < l->len; i += v->merge) {
-      guint n = MIN(v->merge, l->len - i);
-      lb_send(self, (int)d, tag, &g_array_index(l, guint64, i), n * sizeof(guint64),
-              data_bytes(v, n));
-      out->data_messages++;
-      out->hnodes_sent += n;
+  guint nb = buckets_of(v);
+  g_autoptr(GArray) pushes = g_array_new(FALSE, FALSE, sizeof(Push));
+  guint64 faces[6];
+  const SfcHnode *h = (const SfcHnode *)v->seq->data;
+  for (guint i = 0; i < v->seq->len; i++) {
+    guint n = sfc_face_squares(v->dim, h[i].id, faces);
+    guint b = bucket_of(v, h[i].id), last = v->by_level && sfc_is_leaf(v, i) ? nb - 1 : b;
+    for (guint k = 0; k < n; k++) {
+      /* every rank whose segment meets the square's subtree: the keys
+       * from the square's to the last of its region */
+      guint64 c[3];
+      guint level = lb_htree_decode(faces[k], v->dim, c);
+      guint64 lo = sfc_key(v->curve, v->dim, v->order, faces[k]);
+      guint64 span = G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level));
+      guint64 hi = ((lo >> 5) + span) << 5;
+      int first = sfc_owner(v->starts, v->p, lo), end = sfc_owner(v->starts, v->p, hi - 1);
+      for (int d = first; d <= end; d++)
+        if (d != v->me)
+          for (guint bb = b; bb <= last; bb++) {
+            Push p = {bb, (guint)d, i};
+            g_array_append_val(pushes, p);
+          }
     }
   }
-}
-
-static void
-push_messages(const SfcView *v, GPtrArray *lists, guint64 *counts)
-{
-  for (guint d = 0; d < v->p; d++) {
-    GArray *l = lists->pdata[d];
-    counts[d] = l == NULL ? 0 : (l->len + v->merge - 1) / v->merge;
+  /* an hnode may reach a destination over several faces: once each */
+  g_autofree guint *runs = push_runs(pushes, nb);
+  g_autofree guint64 *incoming = pushes_to_me(self, v, pushes, runs);
+  g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) remote = sfc_remote_faces(v);
+  g_autoptr(GArray) needs = sfc_remote_needs(v, remote, owners);
+  g_autoptr(GPtrArray) squares = arrays_new(), by_owner = arrays_new();
+  split_needs(v, needs, owners, squares, by_owner);
+  g_autofree double *loads = bucket_loads(v);
+  g_autoptr(GArray) phases = phases_of(v);
+  for (guint k = 0; k < phases->len; k++) {
+    const Phase *ph = &g_array_index(phases, Phase, k);
+    const GArray *sq = squares->pdata[ph->bucket];
+    g_auto(Inbox) inbox;
+    inbox_open(&inbox, self, TAG_OF(TAG_PUSH, k));
+    send_pushes(self, v, (const Push *)pushes->data, runs[ph->bucket], runs[ph->bucket + 1],
+                TAG_OF(TAG_PUSH, k), FALSE, out);
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
+    for (guint64 r = 0; r < incoming[ph->bucket]; r++) {
+      g_autoptr(LbMsg) msg = inbox_take(&inbox);
+      sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
+    }
+    out->needed += sq->len;
+    out->received += got->len;
+    out->useless += sfc_check_coverage(v, sq, got);
+    compute_phase(self, v, loads, ph);
   }
+  out->phases += phases->len;
 }
 
 static void
@@ -221,64 +443,6 @@ free_list(gpointer l)
 {
   if (l != NULL)
     g_array_unref(l);
-}
-
-static void
-fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
-{
-  g_autoptr(GPtrArray) lists = g_ptr_array_new_full(v->p, free_list);
-  g_ptr_array_set_size(lists, (gint)v->p);
-  guint64 faces[6];
-  const SfcHnode *h = (const SfcHnode *)v->seq->data;
-  for (guint i = 0; i < v->seq->len; i++) {
-    guint n = sfc_face_squares(v->dim, h[i].id, faces);
-    guint64 tag = h[i].id | (sfc_is_leaf(v, i) ? SFC_LEAF_BIT : 0);
-    for (guint k = 0; k < n; k++) {
-      /* every rank whose segment meets the square's subtree: the keys
-       * from the square's to the last of its region */
-      guint64 c[3];
-      guint level = lb_htree_decode(faces[k], v->dim, c);
-      guint64 lo = sfc_key(v->curve, v->dim, v->order, faces[k]);
-      guint64 span = G_GUINT64_CONSTANT(1) << (v->dim * (v->order - level));
-      guint64 hi = ((lo >> 5) + span) << 5;
-      int first = sfc_owner(v->starts, v->p, lo), end = sfc_owner(v->starts, v->p, hi - 1);
-      for (int d = first; d <= end; d++)
-        if (d != v->me)
-          list_add(lists, (guint)d, tag);
-    }
-  }
-  /* an hnode may reach a destination over several faces: once each */
-  for (guint d = 0; d < v->p; d++) {
-    GArray *l = lists->pdata[d];
-    if (l == NULL)
-      continue;
-    sort_u64((guint64 *)l->data, l->len);
-    guint w = 0;
-    for (guint i = 0; i < l->len; i++)
-      if (w == 0 || g_array_index(l, guint64, w - 1) != g_array_index(l, guint64, i))
-        g_array_index(l, guint64, w++) = g_array_index(l, guint64, i);
-    g_array_set_size(l, w);
-  }
-  guint64 *counts = g_new0(guint64, v->p);
-  push_messages(v, lists, counts);
-  /* the same pushes every operator: how many reach me, once */
-  guint64 incoming = messages_to_me(self, counts, v->p);
-  g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) remote = sfc_remote_faces(v);
-  g_autoptr(GArray) needs = sfc_remote_needs(v, remote, owners);
-  for (guint op = 0; op < v->operators; op++) {
-    g_auto(Inbox) pushes;
-    inbox_open(&pushes, self, TAG_OF(TAG_PUSH, op));
-    push_lists(self, v, lists, TAG_OF(TAG_PUSH, op), out);
-    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
-    for (guint64 k = 0; k < incoming; k++) {
-      g_autoptr(LbMsg) msg = inbox_take(&pushes);
-      sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
-    }
-    out->needed += needs->len;
-    out->received += got->len;
-    out->useless += sfc_check_coverage(v, needs, got);
-  }
 }
 
 /* The index of value in an ascending array of guint that holds it. */
@@ -324,52 +488,47 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
     out->control_messages++;
     out->announced += l->len;
   }
-  /* what each asker needs: the distinct hnodes covering its squares */
-  g_autoptr(GPtrArray) covers = g_ptr_array_new_full(v->p, free_list);
-  g_ptr_array_set_size(covers, (gint)v->p);
+  /* what each asker needs: the distinct hnodes covering its squares, in
+   * the bucket of each square */
+  g_autoptr(GArray) covers = g_array_new(FALSE, FALSE, sizeof(Push));
   for (guint64 k = 0; k < incoming; k++) {
     g_autoptr(LbMsg) msg = inbox_take(&lists);
     guint n = (guint)(msg->len / sizeof(guint64));
     for (guint i = 0; i < n; i++) {
       guint64 id;
       memcpy(&id, msg->data + i * sizeof(guint64), sizeof id);
-      list_add(covers, (guint)msg->src,
-               sfc_tagged(v, sfc_covering(v, sfc_key(v->curve, v->dim, v->order, id))));
+      Push p = {bucket_of(v, id), (guint)msg->src,
+                sfc_covering(v, sfc_key(v->curve, v->dim, v->order, id))};
+      g_array_append_val(covers, p);
     }
   }
-  /* the owners I asked, ascending, and how many messages each has still
-   * to send me (G_MAXUINT64 until its first one says) */
-  g_autoptr(GArray) asked = g_array_new(FALSE, FALSE, sizeof(guint));
-  for (guint d = 0; d < v->p; d++)
-    if (asks->pdata[d] != NULL)
-      g_array_append_val(asked, d);
-  g_autofree guint64 *remaining = g_new(guint64, MAX(asked->len, 1));
-  for (guint op = 0; op < v->operators; op++) {
-    g_auto(Inbox) pushes;
-    inbox_open(&pushes, self, TAG_OF(TAG_PUSH, op));
-    /* push, `merge` per message, the first word of each telling how many
-     * messages this push has */
-    for (guint d = 0; d < v->p; d++) {
-      GArray *cover = covers->pdata[d];
-      if (cover == NULL)
-        continue;
-      guint64 messages = (cover->len + v->merge - 1) / v->merge;
-      for (guint i = 0; i < cover->len; i += v->merge) {
-        guint m = MIN(v->merge, cover->len - i);
-        g_autofree guint64 *buf = g_new(guint64, m + 1);
-        buf[0] = messages;
-        memcpy(buf + 1, &g_array_index(cover, guint64, i), m * sizeof(guint64));
-        lb_send(self, (int)d, TAG_OF(TAG_PUSH, op), buf, (m + 1) * sizeof(guint64),
-                data_bytes(v, m) + 8.0);
-        out->data_messages++;
-        out->hnodes_sent += m;
-      }
-    }
-    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
+  guint nb = buckets_of(v);
+  g_autofree guint *runs = push_runs(covers, nb);
+  g_autoptr(GPtrArray) squares = arrays_new(), by_owner = arrays_new();
+  split_needs(v, needs, owners, squares, by_owner);
+  g_autofree double *loads = bucket_loads(v);
+  g_autoptr(GArray) phases = phases_of(v);
+  for (guint k = 0; k < phases->len; k++) {
+    const Phase *ph = &g_array_index(phases, Phase, k);
+    const GArray *sq = squares->pdata[ph->bucket], *ow = by_owner->pdata[ph->bucket];
+    g_auto(Inbox) inbox;
+    inbox_open(&inbox, self, TAG_OF(TAG_PUSH, k));
+    send_pushes(self, v, (const Push *)covers->data, runs[ph->bucket], runs[ph->bucket + 1],
+                TAG_OF(TAG_PUSH, k), TRUE, out);
+    /* the owners I need something of in this bucket, ascending (needs
+     * ascend by key, so their owners never decrease), and how many
+     * messages each has still to send me (G_MAXUINT64 until its first
+     * one says) */
+    g_autoptr(GArray) asked = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint i = 0; i < ow->len; i++)
+      if (i == 0 || g_array_index(ow, guint, i - 1) != g_array_index(ow, guint, i))
+        g_array_append_val(asked, g_array_index(ow, guint, i));
+    g_autofree guint64 *remaining = g_new(guint64, MAX(asked->len, 1));
     for (guint i = 0; i < asked->len; i++)
       remaining[i] = G_MAXUINT64;
+    g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
     for (guint pending = asked->len; pending > 0;) {
-      g_autoptr(LbMsg) msg = inbox_take(&pushes);
+      g_autoptr(LbMsg) msg = inbox_take(&inbox);
       guint at = position(asked, (guint)msg->src);
       if (remaining[at] == G_MAXUINT64)
         memcpy(&remaining[at], msg->data, sizeof remaining[at]);
@@ -377,10 +536,12 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
       sfc_keep_received(v, got, msg->data + sizeof(guint64),
                         (guint)(msg->len / sizeof(guint64) - 1));
     }
-    out->needed += needs->len;
+    out->needed += sq->len;
     out->received += got->len;
-    out->useless += sfc_check_coverage(v, needs, got);
+    out->useless += sfc_check_coverage(v, sq, got);
+    compute_phase(self, v, loads, ph);
   }
+  out->phases += phases->len;
 }
 
 /* ---- informed fault prevention as section 5.2 has it ---- */
@@ -617,55 +778,37 @@ announce(LbRank *self, const SfcView *v, const GArray *faces, SfcInformed *inf, 
   }
 }
 
-/* What I push to a rank from what it announced: the hnodes of mine that
- * cover the squares across its boundary hnodes' faces that I hold, once
- * each (section 5.2's A_h I_k, exact with the depths). */
+/* What I push to each rank from what it announced: the hnodes of mine
+ * that cover the squares across its boundary hnodes' faces that I hold,
+ * once each (section 5.2's A_h I_k, exact with the depths), in the bucket
+ * of the hnode announced. One index of my hnodes for all of them, freed
+ * before the next wait: the ranks do not all hold one at once. */
 static GArray *
-pushes_for(const SfcView *v, const SfcIndex *mine, const GArray *heard)
-{
-  GArray *list = g_array_sized_new(FALSE, FALSE, sizeof(guint64), heard->len * 2 * v->dim);
-  g_array_set_size(list, heard->len * 2 * v->dim);
-  guint64 *l = (guint64 *)list->data;
-  guint n = 0;
-  guint64 faces[6];
-  for (guint i = 0; i < heard->len; i++) {
-    guint nf = sfc_face_squares(v->dim, g_array_index(heard, guint64, i), faces);
-    for (guint k = 0; k < nf; k++) {
-      int at = sfc_index_at(mine, faces[k]);
-      if (at < 0) { /* a square of mine only if a leaf of mine holds it */
-        guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
-        if (sfc_owner_near(v, key) != v->me)
-          continue;
-        at = (int)sfc_covering(v, key);
-      }
-      l[n++] = (guint64)at;
-    }
-  }
-  /* in my segment's order, which is the keys': the receiver's searches go
-   * on from one message to the next */
-  sort_u64(l, n);
-  guint w = 0;
-  for (guint i = 0; i < n; i++)
-    if (w == 0 || l[w - 1] != l[i])
-      l[w++] = l[i];
-  for (guint i = 0; i < w; i++)
-    l[i] = sfc_tagged(v, (guint)l[i]);
-  g_array_set_size(list, w);
-  return list;
-}
-
-/* pushes_for of every rank of `ranks`, with one index of my hnodes that
- * is freed before the next wait: the ranks do not all hold one at once. */
-static GPtrArray *
 pushes_to(const SfcView *v, GHashTable *heard, const GArray *ranks)
 {
   g_autoptr(SfcIndex) mine = sfc_index_new(v);
-  GPtrArray *lists = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-  for (guint i = 0; i < ranks->len; i++) {
-    guint r = g_array_index(ranks, guint, i);
-    g_ptr_array_add(lists, pushes_for(v, mine, g_hash_table_lookup(heard, GUINT_TO_POINTER(r))));
+  GArray *pushes = g_array_new(FALSE, FALSE, sizeof(Push));
+  guint64 faces[6];
+  for (guint r = 0; r < ranks->len; r++) {
+    guint rank = g_array_index(ranks, guint, r);
+    const GArray *from = g_hash_table_lookup(heard, GUINT_TO_POINTER(rank));
+    for (guint i = 0; i < from->len; i++) {
+      guint64 id = g_array_index(from, guint64, i);
+      guint nf = sfc_face_squares(v->dim, id, faces);
+      for (guint k = 0; k < nf; k++) {
+        int at = sfc_index_at(mine, faces[k]);
+        if (at < 0) { /* a square of mine only if a leaf of mine holds it */
+          guint64 key = sfc_key(v->curve, v->dim, v->order, faces[k]);
+          if (sfc_owner_near(v, key) != v->me)
+            continue;
+          at = (int)sfc_covering(v, key);
+        }
+        Push p = {bucket_of(v, id), rank, (guint)at};
+        g_array_append_val(pushes, p);
+      }
+    }
   }
-  return lists;
+  return pushes;
 }
 
 /* The first of the squares s[from..n) (ascending keys) with a key not
@@ -776,39 +919,40 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
   announce(self, v, faces, inf, out);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) needs = sfc_remote_needs(v, faces, owners);
+  g_autoptr(GPtrArray) squares = arrays_new(), by_owner = arrays_new();
+  split_needs(v, needs, owners, squares, by_owner);
   g_autoptr(GArray) ranks = sorted_ranks(inf->heard);
-  g_autoptr(GPtrArray) lists = pushes_to(v, inf->heard, ranks);
-  for (guint op = 0; op < v->operators; op++) {
-    g_auto(Inbox) pushes;
-    inbox_open(&pushes, self, TAG_OF(TAG_PUSH, op));
+  g_autoptr(GArray) pushes = pushes_to(v, inf->heard, ranks);
+  g_autofree guint *runs = push_runs(pushes, buckets_of(v));
+  g_autofree double *loads = bucket_loads(v);
+  g_autoptr(GArray) phases = phases_of(v);
+  for (guint k = 0; k < phases->len; k++) {
+    const Phase *ph = &g_array_index(phases, Phase, k);
+    const GArray *sq = squares->pdata[ph->bucket], *ow = by_owner->pdata[ph->bucket];
+    g_auto(Inbox) inbox;
+    inbox_open(&inbox, self, TAG_OF(TAG_PUSH, k));
     /* push, `merge` per message, non-blocking */
-    for (guint d = 0; d < ranks->len; d++) {
-      GArray *cover = lists->pdata[d];
-      for (guint i = 0; i < cover->len; i += v->merge) {
-        guint m = MIN(v->merge, cover->len - i);
-        lb_send(self, (int)g_array_index(ranks, guint, d), TAG_OF(TAG_PUSH, op),
-                &g_array_index(cover, guint64, i), m * sizeof(guint64), data_bytes(v, m));
-        out->data_messages++;
-        out->hnodes_sent += m;
-      }
-    }
+    send_pushes(self, v, (const Push *)pushes->data, runs[ph->bucket], runs[ph->bucket + 1],
+                TAG_OF(TAG_PUSH, k), FALSE, out);
     /* whatever comes first, until every square I need is covered: each
      * is covered by one hnode, which its owner pushes once, so nothing
      * more can come, and no message needs to say how many there are */
-    g_autoptr(GArray) got = g_array_sized_new(FALSE, FALSE, sizeof(SfcSquare), needs->len);
-    g_autoptr(GArray) cursors = cursors_new(owners);
-    for (guint covered = 0; covered < needs->len;) {
-      g_autoptr(LbMsg) msg = inbox_take(&pushes);
+    g_autoptr(GArray) got = g_array_sized_new(FALSE, FALSE, sizeof(SfcSquare), sq->len);
+    g_autoptr(GArray) cursors = cursors_new(ow);
+    for (guint covered = 0; covered < sq->len;) {
+      g_autoptr(LbMsg) msg = inbox_take(&inbox);
       guint from = got->len;
       sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
       Cursor *c = cursor_of(cursors, (guint)msg->src);
       covered +=
-          squares_covered(v, needs, &g_array_index(got, SfcSquare, from), got->len - from, &c->at);
+          squares_covered(v, sq, &g_array_index(got, SfcSquare, from), got->len - from, &c->at);
     }
-    out->needed += needs->len;
+    out->needed += sq->len;
     out->received += got->len;
-    out->useless += sfc_check_coverage(v, needs, got);
+    out->useless += sfc_check_coverage(v, sq, got);
+    compute_phase(self, v, loads, ph);
   }
+  out->phases += phases->len;
 }
 
 void

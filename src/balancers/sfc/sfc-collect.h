@@ -42,6 +42,12 @@ typedef struct {
   gboolean last_is_leaf; /* my last hnode has no sub-spaces (the replicated tree says) */
   guint merge, ra_batch; /* hnodes per pushed message, requests per request message */
   guint operators;       /* collections per step (the operators of a V-cycle) */
+  /* a collection per operator and level, each followed by that level's
+   * computation (section 5.2's I_h(op, l)), the levels 0 .. deepest;
+   * FALSE: one per operator for every level, the core computes after */
+  gboolean by_level;
+  guint deepest;         /* the deepest level of any hnode this step (by_level) */
+  double flops_per_load; /* the application's flops per unit of an hnode's load */
   double bytes_per_hnode;
   SfcInformed *informed; /* SFC_INFORMED: what earlier steps announced */
   gboolean rebalanced;   /* the balancing procedure ran this step (every rank knows it) */
@@ -56,6 +62,7 @@ typedef struct {
   guint64 needed;   /* remote squares this rank needed */
   guint64 received; /* hnodes it received */
   guint64 useless;  /* distinct received hnodes that covered none of its squares */
+  guint64 phases;   /* collections: an operator's, or an operator's on one level */
 } SfcCollected;
 
 void sfc_collect_run(LbRank *self, const SfcView *view, SfcStrategy strategy, SfcCollected *out);

@@ -54,6 +54,7 @@ enum {
   METRIC_COLLECT_RECEIVED,
   METRIC_COLLECT_USELESS,
   METRIC_COLLECT_ANNOUNCED,
+  METRIC_COLLECT_PHASES,
 };
 
 static const LbMetricSpec sfc_metrics[] = {
@@ -86,6 +87,9 @@ static const LbMetricSpec sfc_metrics[] = {
     {"collect-announced", "hnodes", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
      "ids the control messages carried: squares asked (request-answer, informed-needs), "
      "boundary hnodes whose depth was announced or withdrawn (informed)"},
+    {"collect-phases", "collections", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
+     "the data collection's exchanges: one per operator and level (levels = each) or per "
+     "operator"},
     {NULL},
 };
 
@@ -107,6 +111,10 @@ static const LbParamSpec sfc_params[] = {
     {"operators", LB_PARAM_INT, "1", 1, 1000, NULL,
      "collections of remote data per adaptation step (the operators of a V-cycle; informed "
      "fault prevention announces depths once for all of them)"},
+    {"levels", LB_PARAM_CHOICE, "each", 0, 0, "each|together",
+     "the V-cycle's collections: each, one per operator and level, each "
+     "followed by that level's computation (the seed's I_h(op, l)); together, one per operator "
+     "for all levels, the step's computation after them (lbsim's)"},
     {"ra-batch", LB_PARAM_INT, "1", 1, 1000000, NULL,
      "requests per request message, and hnodes per answer (1: a request and an answer per "
      "remote hnode, as the seed describes request/answer)"},
@@ -123,6 +131,7 @@ typedef struct {
   guint64 next_first_id; /* the first hnode of the next non-empty segment, or 0 */
   SfcInformed *informed; /* what informed fault prevention announced and heard */
   gboolean rebalanced;   /* the shift ran this step */
+  guint deepest;         /* the deepest level of any rank's hnodes this step (levels = each) */
 } SfcState;
 
 static guint
@@ -960,18 +969,31 @@ typedef struct {
   GBytes *loads;
   guint p;
   double total, unbalance;
-  double *flow; /* Unb(Pre_b) for every boundary b = 0 .. p */
+  double *flow;  /* Unb(Pre_b) for every boundary b = 0 .. p */
+  guint deepest; /* the deepest level any rank gave (words = 2) */
 } LoadFigures;
 
 static LoadFigures figures_cache;
 
+/* gathered holds `words` guint64 per rank: its load, then (words = 2) the
+ * deepest level of its hnodes. */
 static const LoadFigures *
-load_figures(GBytes *gathered, guint p)
+load_figures(GBytes *gathered, guint p, guint words)
 {
   LoadFigures *f = &figures_cache;
-  const guint64 *loads = g_bytes_get_data(gathered, NULL);
+  const guint64 *all = g_bytes_get_data(gathered, NULL);
   if (cached_block(&f->loads, gathered) && f->p == p)
     return f;
+  g_autofree guint64 *split = NULL;
+  const guint64 *loads = all;
+  f->deepest = 0;
+  if (words > 1) {
+    loads = split = g_new(guint64, p);
+    for (guint r = 0; r < p; r++) {
+      split[r] = all[r * words];
+      f->deepest = MAX(f->deepest, (guint)all[r * words + 1]);
+    }
+  }
   f->p = p;
   f->total = 0;
   for (guint r = 0; r < p; r++)
@@ -980,6 +1002,24 @@ load_figures(GBytes *gathered, guint p)
   f->flow = g_renew(double, f->flow, p + 1);
   sfc_flows(loads, p, f->flow);
   return f;
+}
+
+/* The deepest level of my hnodes. */
+static guint
+deepest_level(const SfcState *st)
+{
+  guint deepest = 0;
+  for (guint i = 0; i < st->seq->len; i++) {
+    guint64 id = g_array_index(st->seq, SfcHnode, i).id;
+    deepest = MAX(deepest, (guint)(63 - __builtin_clzll(id)) / st->dim);
+  }
+  return deepest;
+}
+
+static gboolean
+by_level(const LbParams *params)
+{
+  return strcmp(lb_params_get_string(params, "levels"), "each") == 0;
 }
 
 static void
@@ -995,18 +1035,24 @@ sfc_balance(LbRank *self, gpointer state)
   order_segment(self, st);
   narrate_segment(self, st, "before");
 
+  /* levels = each: the V-cycle's collections run from the deepest level
+   * of any rank's hnodes, which rides with the loads (lbsim's: the seed
+   * does not say how a p-node learns the hierarchy's depth) */
+  guint words = by_level(params) ? 2 : 1;
+  st->deepest = deepest_level(st);
   if (a % (guint)lb_params_get_int(params, "period") == 0) {
     lb_phase_begin(self, PHASE_DETECT);
-    guint64 mine = segment_load(st);
+    guint64 mine[2] = {segment_load(st), st->deepest};
     /* the gathered loads: one block that every rank holds */
-    g_autoptr(GBytes) gathered = lb_allgather_shared(self, &mine, sizeof mine);
-    const LoadFigures *figures = load_figures(gathered, p);
+    g_autoptr(GBytes) gathered = lb_allgather_shared(self, mine, words * sizeof(guint64));
+    const LoadFigures *figures = load_figures(gathered, p, words);
+    st->deepest = figures->deepest;
     double avg = figures->total / p;
     double threshold = lb_params_get_double(params, "threshold") * avg;
     double unbalance = figures->unbalance;
     lb_metric_record(self, METRIC_UNBALANCE_BEFORE, avg > 0 ? unbalance / avg : 0);
-    lb_narrate(self, "load %" G_GUINT64_FORMAT ", average %.3f: max_unbalance %.3f %s T %.3f", mine,
-               avg, unbalance, unbalance > threshold ? ">" : "<=", threshold);
+    lb_narrate(self, "load %" G_GUINT64_FORMAT ", average %.3f: max_unbalance %.3f %s T %.3f",
+               mine[0], avg, unbalance, unbalance > threshold ? ">" : "<=", threshold);
     if (unbalance > threshold) {
       lb_metric_record(self, METRIC_TRIGGERED, 1);
       st->rebalanced = TRUE;
@@ -1023,6 +1069,11 @@ sfc_balance(LbRank *self, gpointer state)
       unbalance = fabs((double)segment_load(st) - avg);
     }
     lb_metric_record(self, METRIC_UNBALANCE_AFTER, avg > 0 ? unbalance / avg : 0);
+  } else if (words > 1) {
+    lb_phase_begin(self, PHASE_DETECT);
+    double deepest = st->deepest;
+    lb_allreduce_max_double(self, &deepest, 1);
+    st->deepest = (guint)deepest;
   }
 
   lb_phase_begin(self, PHASE_TREE);
@@ -1064,6 +1115,9 @@ sfc_collect(LbRank *self, gpointer state)
       .merge = (guint)lb_params_get_int(params, "merge"),
       .ra_batch = (guint)lb_params_get_int(params, "ra-batch"),
       .operators = (guint)lb_params_get_int(params, "operators"),
+      .by_level = by_level(params),
+      .deepest = st->deepest,
+      .flops_per_load = lb_rank_work(self)->flops_per_unit,
       .bytes_per_hnode = lb_rank_work(self)->bytes_per_unit,
       .informed = st->informed,
       .rebalanced = st->rebalanced,
@@ -1076,6 +1130,7 @@ sfc_collect(LbRank *self, gpointer state)
   lb_metric_record(self, METRIC_COLLECT_RECEIVED, (double)got.received);
   lb_metric_record(self, METRIC_COLLECT_USELESS, (double)got.useless);
   lb_metric_record(self, METRIC_COLLECT_ANNOUNCED, (double)got.announced);
+  lb_metric_record(self, METRIC_COLLECT_PHASES, (double)got.phases);
 }
 
 /* Explain's tables are for small trees. */
