@@ -492,6 +492,8 @@ static const char *const option_sets[] = {
     "curve = hilbert\ncollect = fault-prevention\nlevels = together\n",
     "curve = hilbert\ncollect = informed\nlevels = together\nperiod = 2\n",
     "curve = morton\ncollect = informed-needs\nlevels = together\n",
+    "curve = hilbert\ncollect = fault-prevention\nsync = counts\n",
+    "curve = morton\ncollect = informed\nsync = counts\nlevels = together\n",
 };
 
 /* Every option set on every changing tree runs through: the core checks
@@ -543,17 +545,23 @@ test_options(void)
       }
       /* the reduce-scatters of message counts: request/answer and fault
        * prevention one per level bucket a step (collect-phases counts an
-       * operator's collections on each), the others one a step */
+       * operator's collections on each), fault prevention none when
+       * synchronisation messages end its collections, the others one a
+       * step; the synchronisation messages: p - 1 a rank a collection */
       double buckets = metric(r, "collect-phases") / (double)lb_params_get_int(params, "operators");
-      gboolean per_bucket =
-          strcmp(collect, "request-answer") == 0 || strcmp(collect, "fault-prevention") == 0;
+      gboolean fp = strcmp(collect, "fault-prevention") == 0;
+      gboolean synced = (fp || strcmp(collect, "informed") == 0) &&
+                        strcmp(lb_params_get_string(params, "sync"), "messages") == 0;
+      double sync = metric(r, "collect-sync-messages");
+      g_assert_cmpfloat(sync, ==, synced ? metric(r, "collect-phases") * p * (p - 1) : 0);
+      gboolean per_bucket = strcmp(collect, "request-answer") == 0 || (fp && !synced);
       if (by_level) /* every tree is deeper than its root */
         g_assert_cmpfloat(buckets, >, steps);
       else
         g_assert_cmpfloat(buckets, ==, steps);
+      double scatters = fp && synced ? 0 : per_bucket ? buckets : steps;
       g_assert_cmpfloat(metric(r, "ghost-messages"), ==,
-                        control + data +
-                            (per_bucket ? buckets : steps) * (double)reduce_scatter_messages(p));
+                        control + data + sync + scatters * (double)reduce_scatter_messages(p));
       g_assert_cmpfloat(needed, >, 0);
       if (strcmp(collect, "request-answer") == 0) {
         guint batch = (guint)lb_params_get_int(params, "ra-batch");
@@ -744,38 +752,49 @@ test_range(void)
  * P0 and P2 both, to P1 Q3 alone (5): 20, the same 27 hnodes and 2
  * useless. (No leaf lies above level 2, so none goes to a deeper level's
  * collection.) Request/answer and fault prevention learn how many
- * messages reach them from a reduce-scatter per level, 3 a step. */
+ * messages reach them from a reduce-scatter per level, 3 a step.
+ *
+ * With section 5.3's synchronisation (sync = messages) fault prevention
+ * and informed end each collection with a message from every rank to
+ * every other, and no reduce-scatter tells fault prevention its counts:
+ * 3 collections x p (p - 1), 6 messages on 2 ranks, 36 on 4. */
 typedef struct {
   guint ranks;
   const char *collect;
-  gboolean by_level;
+  gboolean by_level, sync;
   guint64 loads[4];
   double needed, control, data, received, useless, roots;
 } HandCase;
 
 static const HandCase hand_cases[] = {
     /* request/answer: a request and an answer per square */
-    {2, "request-answer", FALSE, {10, 11}, 12, 12, 12, 12, 0, 4},
-    {4, "request-answer", FALSE, {5, 5, 6, 5}, 25, 25, 25, 25, 0, 6},
+    {2, "request-answer", FALSE, FALSE, {10, 11}, 12, 12, 12, 12, 0, 4},
+    {4, "request-answer", FALSE, FALSE, {5, 5, 6, 5}, 25, 25, 25, 25, 0, 6},
     /* fault prevention: one push per (owner, destination) pair */
-    {2, "fault-prevention", FALSE, {10, 11}, 12, 0, 2, 12, 0, 4},
-    {4, "fault-prevention", FALSE, {5, 5, 6, 5}, 25, 0, 11, 27, 2, 6},
+    {2, "fault-prevention", FALSE, FALSE, {10, 11}, 12, 0, 2, 12, 0, 4},
+    {4, "fault-prevention", FALSE, FALSE, {5, 5, 6, 5}, 25, 0, 11, 27, 2, 6},
     /* informed, its first step: an announcement of depths and a push per
      * (rank, owner) pair; informed-needs: a list of squares and a push */
-    {2, "informed", FALSE, {10, 11}, 12, 2, 2, 12, 0, 4},
-    {4, "informed", FALSE, {5, 5, 6, 5}, 25, 10, 10, 25, 0, 6},
-    {2, "informed-needs", FALSE, {10, 11}, 12, 2, 2, 12, 0, 4},
-    {4, "informed-needs", FALSE, {5, 5, 6, 5}, 25, 10, 10, 25, 0, 6},
+    {2, "informed", FALSE, FALSE, {10, 11}, 12, 2, 2, 12, 0, 4},
+    {4, "informed", FALSE, FALSE, {5, 5, 6, 5}, 25, 10, 10, 25, 0, 6},
+    {2, "informed-needs", FALSE, FALSE, {10, 11}, 12, 2, 2, 12, 0, 4},
+    {4, "informed-needs", FALSE, FALSE, {5, 5, 6, 5}, 25, 10, 10, 25, 0, 6},
     /* level by level: the same requests and answers; a push per pair and
      * level */
-    {2, "request-answer", TRUE, {10, 11}, 12, 12, 12, 12, 0, 4},
-    {4, "request-answer", TRUE, {5, 5, 6, 5}, 25, 25, 25, 25, 0, 6},
-    {2, "fault-prevention", TRUE, {10, 11}, 12, 0, 4, 12, 0, 4},
-    {4, "fault-prevention", TRUE, {5, 5, 6, 5}, 25, 0, 20, 27, 2, 6},
-    {2, "informed", TRUE, {10, 11}, 12, 2, 4, 12, 0, 4},
-    {4, "informed", TRUE, {5, 5, 6, 5}, 25, 10, 18, 25, 0, 6},
-    {2, "informed-needs", TRUE, {10, 11}, 12, 2, 4, 12, 0, 4},
-    {4, "informed-needs", TRUE, {5, 5, 6, 5}, 25, 10, 18, 25, 0, 6},
+    {2, "request-answer", TRUE, FALSE, {10, 11}, 12, 12, 12, 12, 0, 4},
+    {4, "request-answer", TRUE, FALSE, {5, 5, 6, 5}, 25, 25, 25, 25, 0, 6},
+    {2, "fault-prevention", TRUE, FALSE, {10, 11}, 12, 0, 4, 12, 0, 4},
+    {4, "fault-prevention", TRUE, FALSE, {5, 5, 6, 5}, 25, 0, 20, 27, 2, 6},
+    {2, "informed", TRUE, FALSE, {10, 11}, 12, 2, 4, 12, 0, 4},
+    {4, "informed", TRUE, FALSE, {5, 5, 6, 5}, 25, 10, 18, 25, 0, 6},
+    {2, "informed-needs", TRUE, FALSE, {10, 11}, 12, 2, 4, 12, 0, 4},
+    {4, "informed-needs", TRUE, FALSE, {5, 5, 6, 5}, 25, 10, 18, 25, 0, 6},
+    /* level by level, each collection ended by section 5.3's
+     * synchronisation: the same pushes */
+    {2, "fault-prevention", TRUE, TRUE, {10, 11}, 12, 0, 4, 12, 0, 4},
+    {4, "fault-prevention", TRUE, TRUE, {5, 5, 6, 5}, 25, 0, 20, 27, 2, 6},
+    {2, "informed", TRUE, TRUE, {10, 11}, 12, 2, 4, 12, 0, 4},
+    {4, "informed", TRUE, TRUE, {5, 5, 6, 5}, 25, 10, 18, 25, 0, 6},
 };
 
 static void
@@ -787,8 +806,8 @@ test_hand(gconstpointer data)
       "[workload]\nmodel = htree\ndim = 2\nmin-level = 2\nmax-level = 2\nelements = 1\n"
       "load = constant\n[balancers]\nrun = sfc-shift\n"
       "[sfc-shift]\ncurve = hilbert\nthreshold = 1\ncollect = %s\nmerge = 15\nra-batch = 1\n"
-      "levels = %s\n",
-      c->ranks, c->collect, c->by_level ? "each" : "together");
+      "levels = %s\nsync = %s\n",
+      c->ranks, c->collect, c->by_level ? "each" : "together", c->sync ? "messages" : "counts");
   g_autoptr(LbScenario) sc = load_text(ini);
   g_assert_cmpuint(lb_htree_size(lb_htree_of(sc->work)), ==, 21);
   g_autoptr(GError) error = NULL;
@@ -804,13 +823,18 @@ test_hand(gconstpointer data)
   g_assert_cmpfloat(metric(r, "collect-data-messages"), ==, c->data);
   g_assert_cmpfloat(metric(r, "collect-hnodes-received"), ==, c->received);
   g_assert_cmpfloat(metric(r, "collect-useless"), ==, c->useless);
-  /* the reduce-scatters of message counts: one a step, or one a level */
-  gboolean per_level = c->by_level && (strcmp(c->collect, "request-answer") == 0 ||
-                                       strcmp(c->collect, "fault-prevention") == 0);
-  g_assert_cmpfloat(metric(r, "collect-phases"), ==, c->by_level ? 3 : 1);
+  /* the reduce-scatters of message counts: one a step, or one a level;
+   * none for fault prevention's pushes when synchronisation messages end
+   * its collections */
+  gboolean fp = strcmp(c->collect, "fault-prevention") == 0;
+  gboolean per_level = c->by_level && (strcmp(c->collect, "request-answer") == 0 || fp);
+  double phases = c->by_level ? 3 : 1, sync = c->sync ? phases * c->ranks * (c->ranks - 1) : 0;
+  g_assert_cmpfloat(metric(r, "collect-phases"), ==, phases);
+  g_assert_cmpfloat(metric(r, "collect-sync-messages"), ==, sync);
+  double scatters = c->sync && fp ? 0 : per_level ? 3 : 1;
   g_assert_cmpfloat(metric(r, "ghost-messages"), ==,
-                    c->control + c->data +
-                        (per_level ? 3.0 : 1.0) * (double)reduce_scatter_messages(c->ranks));
+                    c->control + c->data + sync +
+                        scatters * (double)reduce_scatter_messages(c->ranks));
 }
 
 /* Section 5.3's receives are posted ahead (an MPI_Irecv from any source,
@@ -830,7 +854,8 @@ test_posted_receives(void)
       load_text("[scenario]\nplatform = t3e-512.xml\nranks = 2\nsteps = 1\n"
                 "[workload]\nmodel = htree\ndim = 2\nmin-level = 2\nmax-level = 2\nelements = 1\n"
                 "load = constant\nflops-per-unit = 1\n[balancers]\nrun = sfc-shift\n"
-                "[sfc-shift]\ncollect = fault-prevention\nmerge = 1\nlevels = together\n");
+                "[sfc-shift]\ncollect = fault-prevention\nmerge = 1\nlevels = together\n"
+                "sync = counts\n");
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) results = run_all(sc, &error);
   g_assert_no_error(error);
@@ -930,7 +955,7 @@ run_ifp(const char *collect, double threshold)
       "[workload]\nmodel = htree\ndim = 2\nrefine = poisson\nmin-level = 2\nmax-level = 3\n"
       "tolerance = 1\ntolerance-decay = 0.1\nload = constant\n[balancers]\nrun = sfc-shift\n"
       "[sfc-shift]\ncurve = hilbert\nthreshold = %g\ncollect = %s\nmerge = 15\n"
-      "levels = together\n",
+      "levels = together\nsync = counts\n",
       threshold, collect);
   g_autoptr(LbScenario) sc = load_text(ini);
   g_assert_cmpuint(lb_htree_size(lb_htree_of(sc->work)), ==, 21);
@@ -1009,13 +1034,15 @@ test_informed_rebalanced(void)
  * message per (rank, owner) pair. Level by level informed still sends the
  * least, but fault prevention's leaves go in every deeper level's
  * collection too, and on these trees (leaves of level 3 beside level 12)
- * its bytes pass request/answer's. */
+ * its bytes pass request/answer's. Without the synchronisation messages
+ * (sync = counts), p (p - 1) a collection, which on 32 ranks and 12
+ * levels outnumber request/answer's. */
 static void
 ordering_in(gconstpointer data, gboolean by_level)
 {
   g_autofree char *base = g_strdup_printf(
-      "%s[balancers]\nrun = sfc-shift\n[sfc-shift]\nlevels = %s\ncollect = ", (const char *)data,
-      by_level ? "each" : "together");
+      "%s[balancers]\nrun = sfc-shift\n[sfc-shift]\nsync = counts\nlevels = %s\ncollect = ",
+      (const char *)data, by_level ? "each" : "together");
   static const char *const strategies[] = {"request-answer", "fault-prevention", "informed"};
   const LbRunResult *r[3];
   GPtrArray *keep[3];
@@ -1061,7 +1088,9 @@ test_ordering(gconstpointer data)
  * strategy (the scenario runs informed): the same partition; request/answer
  * a request and an answer per square; informed nothing useless, fault
  * prevention some; the collection's messages informed < fault prevention <
- * request/answer, and request/answer the most bytes. */
+ * request/answer, and request/answer the most bytes. The scenario counts
+ * (sync = counts): the synchronisation messages, counted by hand above,
+ * would be 44 collections x 64 x 63 a step here. */
 static void
 test_poisson_strategies(void)
 {
@@ -1184,8 +1213,8 @@ main(int argc, char **argv)
   g_test_add_func("/sfc-sim/range", test_range);
   for (guint i = 0; i < G_N_ELEMENTS(hand_cases); i++) {
     g_autofree char *path =
-        g_strdup_printf("/sfc-sim/hand/%s-%u%s", hand_cases[i].collect, hand_cases[i].ranks,
-                        hand_cases[i].by_level ? "-levels" : "");
+        g_strdup_printf("/sfc-sim/hand/%s-%u%s%s", hand_cases[i].collect, hand_cases[i].ranks,
+                        hand_cases[i].by_level ? "-levels" : "", hand_cases[i].sync ? "-sync" : "");
     g_test_add_data_func(path, &hand_cases[i], test_hand);
   }
   for (guint i = 0; i < G_N_ELEMENTS(ifp_cases); i++) {

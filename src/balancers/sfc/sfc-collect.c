@@ -175,6 +175,22 @@ compute_phase(LbRank *self, const SfcView *v, const double *loads, const Phase *
     lb_app_compute(self, loads[ph->bucket] * v->flops_per_load / v->operators);
 }
 
+/* Section 5.3's end of a collection: "After sending A_h I_k(op, l) for
+ * any k, P_h broadcasts, through np - 1 MPI_Isend, a synchronization
+ * message and it continues to receive data from its partners. Since P_h
+ * does not know how many data it will receive, it waits for the
+ * synchronization message from all the other processes." An empty
+ * message on the collection's tag, after the rank's pushes: one sender's
+ * messages are taken in the order it sent them. */
+static void
+send_syncs(LbRank *self, const SfcView *v, int tag, SfcCollected *out)
+{
+  for (guint k = 1; k < v->p; k++) {
+    lb_send(self, (int)(((guint)v->me + k) % v->p), tag, NULL, 0, LB_HEADER_BYTES);
+    out->sync_messages++;
+  }
+}
+
 /* A rank's needs split by bucket: the squares (SfcSquare, by key) and
  * their owners (guint), each array a GPtrArray's entry b. */
 static void
@@ -363,6 +379,20 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
   out->phases += phases->len;
 }
 
+/* Pushes of the collection until every other rank's synchronisation
+ * message came. */
+static void
+receive_until_synced(Inbox *inbox, const SfcView *v, GArray *got)
+{
+  for (guint synced = 0; synced + 1 < v->p;) {
+    g_autoptr(LbMsg) msg = inbox_take(inbox);
+    if (msg->len == 0)
+      synced++;
+    else
+      sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
+  }
+}
+
 /* Fault prevention: every hnode of mine goes, unasked, to every rank
  * whose segment meets the region across one of its faces. Level by level
  * it goes in its own level's collections, and a leaf in every deeper
@@ -400,7 +430,7 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
   }
   /* an hnode may reach a destination over several faces: once each */
   g_autofree guint *runs = push_runs(pushes, nb);
-  g_autofree guint64 *incoming = pushes_to_me(self, v, pushes, runs);
+  g_autofree guint64 *incoming = v->sync_messages ? NULL : pushes_to_me(self, v, pushes, runs);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) remote = sfc_remote_faces(v);
   g_autoptr(GArray) needs = sfc_remote_needs(v, remote, owners);
@@ -416,10 +446,14 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
     send_pushes(self, v, (const Push *)pushes->data, runs[ph->bucket], runs[ph->bucket + 1],
                 TAG_OF(TAG_PUSH, k), FALSE, out);
     g_autoptr(GArray) got = g_array_new(FALSE, FALSE, sizeof(SfcSquare));
-    for (guint64 r = 0; r < incoming[ph->bucket]; r++) {
-      g_autoptr(LbMsg) msg = inbox_take(&inbox);
-      sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
-    }
+    if (v->sync_messages) {
+      send_syncs(self, v, TAG_OF(TAG_PUSH, k), out);
+      receive_until_synced(&inbox, v, got);
+    } else
+      for (guint64 r = 0; r < incoming[ph->bucket]; r++) {
+        g_autoptr(LbMsg) msg = inbox_take(&inbox);
+        sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));
+      }
     out->needed += sq->len;
     out->received += got->len;
     out->useless += sfc_check_coverage(v, sq, got);
@@ -934,12 +968,16 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
     /* push, `merge` per message, non-blocking */
     send_pushes(self, v, (const Push *)pushes->data, runs[ph->bucket], runs[ph->bucket + 1],
                 TAG_OF(TAG_PUSH, k), FALSE, out);
-    /* whatever comes first, until every square I need is covered: each
+    g_autoptr(GArray) got = g_array_sized_new(FALSE, FALSE, sizeof(SfcSquare), sq->len);
+    if (v->sync_messages) {
+      send_syncs(self, v, TAG_OF(TAG_PUSH, k), out);
+      receive_until_synced(&inbox, v, got);
+    }
+    /* or whatever comes first until every square I need is covered: each
      * is covered by one hnode, which its owner pushes once, so nothing
      * more can come, and no message needs to say how many there are */
-    g_autoptr(GArray) got = g_array_sized_new(FALSE, FALSE, sizeof(SfcSquare), sq->len);
     g_autoptr(GArray) cursors = cursors_new(ow);
-    for (guint covered = 0; covered < sq->len;) {
+    for (guint covered = 0; !v->sync_messages && covered < sq->len;) {
       g_autoptr(LbMsg) msg = inbox_take(&inbox);
       guint from = got->len;
       sfc_keep_received(v, got, msg->data, (guint)(msg->len / sizeof(guint64)));

@@ -42,6 +42,11 @@ typedef struct {
   gboolean last_is_leaf; /* my last hnode has no sub-spaces (the replicated tree says) */
   guint merge, ra_batch; /* hnodes per pushed message, requests per request message */
   guint operators;       /* collections per step (the operators of a V-cycle) */
+  /* fault prevention and informed: every collection ends with np - 1
+   * synchronisation messages from every rank (section 5.3); FALSE: a
+   * reduce-scatter of message counts (fault prevention) or every square
+   * covered (informed), lbsim's */
+  gboolean sync_messages;
   /* a collection per operator and level, each followed by that level's
    * computation (section 5.2's I_h(op, l)), the levels 0 .. deepest;
    * FALSE: one per operator for every level, the core computes after */
@@ -59,10 +64,11 @@ typedef struct {
   guint64 announced;        /* hnodes whose depth an announcement carried (SFC_INFORMED) */
   guint64 data_messages;    /* answers and pushes */
   guint64 hnodes_sent;
-  guint64 needed;   /* remote squares this rank needed */
-  guint64 received; /* hnodes it received */
-  guint64 useless;  /* distinct received hnodes that covered none of its squares */
-  guint64 phases;   /* collections: an operator's, or an operator's on one level */
+  guint64 needed;        /* remote squares this rank needed */
+  guint64 received;      /* hnodes it received */
+  guint64 useless;       /* distinct received hnodes that covered none of its squares */
+  guint64 phases;        /* collections: an operator's, or an operator's on one level */
+  guint64 sync_messages; /* the synchronisation messages that ended them */
 } SfcCollected;
 
 void sfc_collect_run(LbRank *self, const SfcView *view, SfcStrategy strategy, SfcCollected *out);

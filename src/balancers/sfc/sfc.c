@@ -55,6 +55,7 @@ enum {
   METRIC_COLLECT_USELESS,
   METRIC_COLLECT_ANNOUNCED,
   METRIC_COLLECT_PHASES,
+  METRIC_COLLECT_SYNC,
 };
 
 static const LbMetricSpec sfc_metrics[] = {
@@ -90,6 +91,8 @@ static const LbMetricSpec sfc_metrics[] = {
     {"collect-phases", "collections", LB_AGGREGATE_SUM, LB_COMBINE_MAX, NULL,
      "the data collection's exchanges: one per operator and level (levels = each) or per "
      "operator"},
+    {"collect-sync-messages", "messages", LB_AGGREGATE_SUM, LB_COMBINE_SUM, NULL,
+     "the synchronisation messages that end each collection (sync = messages: np - 1 a rank)"},
     {NULL},
 };
 
@@ -115,6 +118,10 @@ static const LbParamSpec sfc_params[] = {
      "the V-cycle's collections: each, one per operator and level, each "
      "followed by that level's computation (the seed's I_h(op, l)); together, one per operator "
      "for all levels, the step's computation after them (lbsim's)"},
+    {"sync", LB_PARAM_CHOICE, "messages", 0, 0, "messages|counts",
+     "how a rank knows a collection of fault-prevention or informed is over: messages, np - 1 "
+     "synchronisation messages from every rank (the seed's); counts, a reduce-scatter of message "
+     "counts (fault-prevention) or every needed square covered (informed), lbsim's"},
     {"ra-batch", LB_PARAM_INT, "1", 1, 1000000, NULL,
      "requests per request message, and hnodes per answer (1: a request and an answer per "
      "remote hnode, as the seed describes request/answer)"},
@@ -1116,6 +1123,7 @@ sfc_collect(LbRank *self, gpointer state)
       .ra_batch = (guint)lb_params_get_int(params, "ra-batch"),
       .operators = (guint)lb_params_get_int(params, "operators"),
       .by_level = by_level(params),
+      .sync_messages = strcmp(lb_params_get_string(params, "sync"), "messages") == 0,
       .deepest = st->deepest,
       .flops_per_load = lb_rank_work(self)->flops_per_unit,
       .bytes_per_hnode = lb_rank_work(self)->bytes_per_unit,
@@ -1131,6 +1139,7 @@ sfc_collect(LbRank *self, gpointer state)
   lb_metric_record(self, METRIC_COLLECT_USELESS, (double)got.useless);
   lb_metric_record(self, METRIC_COLLECT_ANNOUNCED, (double)got.announced);
   lb_metric_record(self, METRIC_COLLECT_PHASES, (double)got.phases);
+  lb_metric_record(self, METRIC_COLLECT_SYNC, (double)got.sync_messages);
 }
 
 /* Explain's tables are for small trees. */
