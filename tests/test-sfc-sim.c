@@ -415,14 +415,20 @@ test_plan(gconstpointer data)
     /* the pieces, and nothing else, in the shift */
     g_assert_cmpfloat(step_metric(res, s, "shift-messages"), ==, (double)sp->messages);
     /* section 5.3: an allgather of the loads (a tree gather, then a
-     * broadcast: 2(p - 1) messages) when the check runs, else, level by
-     * level, an allreduce of the deepest level (as many); one for the
-     * replicated tree, of the roots (their lengths in its head), every
-     * step */
+     * broadcast: 2(p - 1) messages) when the check runs, else an
+     * allreduce of the deepest level and of whether roots changed (as
+     * many) */
     gboolean by_level = strcmp(lb_params_get_string(params, "levels"), "each") == 0;
+    gboolean on_shift = strcmp(lb_params_get_string(params, "tree-update"), "shift") == 0;
     g_assert_cmpfloat(step_metric(res, s, "detect-messages"), ==,
-                      sp->detected || by_level ? 2.0 * (p - 1) : 0);
-    g_assert_cmpfloat(step_metric(res, s, "tree-messages"), ==, 2.0 * (p - 1));
+                      sp->detected || by_level || on_shift ? 2.0 * (p - 1) : 0);
+    /* the replicated tree: made at step 0 and after every shift, else
+     * only when a rank's private roots changed (a pruned tree) */
+    if (s == 0 || sp->triggered)
+      g_assert_cmpfloat(step_metric(res, s, "tree-messages"), ==, 2.0 * (p - 1));
+    else
+      g_assert_true(step_metric(res, s, "tree-messages") == 0 ||
+                    step_metric(res, s, "tree-messages") == 2.0 * (p - 1));
     if (sp->detected) {
       g_assert_cmpfloat_with_epsilon(step_metric(res, s, "max-unbalance-before"),
                                      sp->unbalance_before, 1e-12);
@@ -494,6 +500,7 @@ static const char *const option_sets[] = {
     "curve = morton\ncollect = informed-needs\nlevels = together\n",
     "curve = hilbert\ncollect = fault-prevention\nsync = counts\n",
     "curve = morton\ncollect = informed\nsync = counts\nlevels = together\n",
+    "curve = hilbert\ncollect = informed\ntree-update = every-step\nperiod = 2\n",
 };
 
 /* Every option set on every changing tree runs through: the core checks
@@ -528,11 +535,20 @@ test_options(void)
       g_assert_cmpuint(sum, ==, r->adaptations[steps - 1].total_load);
       guint detections = (steps + period - 1) / period;
       gboolean by_level = strcmp(lb_params_get_string(params, "levels"), "each") == 0;
-      /* level by level, steps without a detection learn the deepest level
-       * by an allreduce, as many messages */
+      gboolean on_shift = strcmp(lb_params_get_string(params, "tree-update"), "shift") == 0;
+      /* level by level, or with the tree made only when needed, steps
+       * without a detection learn the deepest level and whether a rank's
+       * roots changed by an allreduce, as many messages */
       g_assert_cmpfloat(metric(r, "detect-messages"), ==,
-                        2.0 * (p - 1) * (by_level ? steps : detections));
-      g_assert_cmpfloat(metric(r, "tree-messages"), ==, 2.0 * (p - 1) * steps);
+                        2.0 * (p - 1) * (by_level || on_shift ? steps : detections));
+      /* the replicated tree at step 0 and after each shift at least, or
+       * every step */
+      if (strcmp(lb_params_get_string(params, "tree-update"), "every-step") == 0)
+        g_assert_cmpfloat(metric(r, "tree-messages"), ==, 2.0 * (p - 1) * steps);
+      g_assert_cmpfloat(metric(r, "tree-messages"), >=,
+                        2.0 * (p - 1) *
+                            (1 + metric(r, "triggered") - step_metric(r, 0, "triggered")));
+      g_assert_cmpfloat(metric(r, "tree-messages"), <=, 2.0 * (p - 1) * steps);
       g_assert_cmpfloat(metric(r, "triggered"), <=, detections);
       double control = metric(r, "collect-control-messages"),
              data = metric(r, "collect-data-messages"), needed = metric(r, "collect-hnodes-needed"),
@@ -948,21 +964,60 @@ static const IfpCase ifp_cases[] = {
 };
 
 static GPtrArray *
-run_ifp(const char *collect, double threshold)
+run_ifp_tree(const char *collect, double threshold, const char *tree_update)
 {
   g_autofree char *ini = g_strdup_printf(
       "[scenario]\nplatform = hypercube-4.xml\nranks = 3\nsteps = 2\n"
       "[workload]\nmodel = htree\ndim = 2\nrefine = poisson\nmin-level = 2\nmax-level = 3\n"
       "tolerance = 1\ntolerance-decay = 0.1\nload = constant\n[balancers]\nrun = sfc-shift\n"
       "[sfc-shift]\ncurve = hilbert\nthreshold = %g\ncollect = %s\nmerge = 15\n"
-      "levels = together\nsync = counts\n",
-      threshold, collect);
+      "levels = together\nsync = counts\ntree-update = %s\n",
+      threshold, collect, tree_update);
   g_autoptr(LbScenario) sc = load_text(ini);
   g_assert_cmpuint(lb_htree_size(lb_htree_of(sc->work)), ==, 21);
   g_autoptr(GError) error = NULL;
   GPtrArray *results = run_all(sc, &error);
   g_assert_no_error(error);
   return results;
+}
+
+static GPtrArray *
+run_ifp(const char *collect, double threshold)
+{
+  return run_ifp_tree(collect, threshold, "shift");
+}
+
+/* The replicated tree is made anew after a shift (section 5.3: "If the
+ * load is to be rebalanced, the elements are shifted ... Then, the
+ * processes exchange the roots of their new private H-Trees"): on the
+ * tree above, step 1 adds the cells of (3 3) to P2, which holds (3 3), so
+ * no segment's private roots change, and with threshold 1 nothing
+ * shifts: the tree's allgather (2 (p - 1) = 4 messages) at step 0 only;
+ * with threshold 0.01 step 1 shifts, and it comes again; every step with
+ * tree-update = every-step. The allgather of the loads carries the flag
+ * every step: 4 messages each. */
+static void
+test_tree_update(void)
+{
+  static const struct {
+    double threshold;
+    const char *tree_update;
+    double tree[2];
+  } cases[] = {
+      {1, "shift", {4, 0}},
+      {0.01, "shift", {4, 4}},
+      {1, "every-step", {4, 4}},
+  };
+  for (guint k = 0; k < G_N_ELEMENTS(cases); k++) {
+    g_autoptr(GPtrArray) results =
+        run_ifp_tree("informed", cases[k].threshold, cases[k].tree_update);
+    const LbRunResult *r = results->pdata[0];
+    for (guint s = 0; s < 2; s++) {
+      g_assert_cmpfloat(step_metric(r, s, "triggered"), ==, s == 1 && cases[k].threshold < 1);
+      g_assert_cmpfloat(step_metric(r, s, "tree-messages"), ==, cases[k].tree[s]);
+      g_assert_cmpfloat(step_metric(r, s, "detect-messages"), ==, 4);
+    }
+  }
 }
 
 static void
@@ -1224,6 +1279,7 @@ main(int argc, char **argv)
   g_test_add_func("/sfc-sim/informed-rebalanced", test_informed_rebalanced);
   g_test_add_func("/sfc-sim/posted-receives", test_posted_receives);
   g_test_add_func("/sfc-sim/levels-compute", test_levels_compute);
+  g_test_add_func("/sfc-sim/tree-update", test_tree_update);
   g_test_add_data_func("/sfc-sim/ordering/2d", ORDERING_2D, test_ordering);
   g_test_add_data_func("/sfc-sim/ordering/3d", ORDERING_3D, test_ordering);
   g_test_add_func("/sfc-sim/poisson-strategies", test_poisson_strategies);

@@ -118,6 +118,10 @@ static const LbParamSpec sfc_params[] = {
      "the V-cycle's collections: each, one per operator and level, each "
      "followed by that level's computation (the seed's I_h(op, l)); together, one per operator "
      "for all levels, the step's computation after them (lbsim's)"},
+    {"tree-update", LB_PARAM_CHOICE, "shift", 0, 0, "shift|every-step",
+     "when the replicated tree is made anew (an allgather of the private roots): shift, after a "
+     "shift or when a rank's private roots changed otherwise (the seed's: after the shift); "
+     "every-step, every step (lbsim's)"},
     {"sync", LB_PARAM_CHOICE, "messages", 0, 0, "messages|counts",
      "how a rank knows a collection of fault-prevention or informed is over: messages, np - 1 "
      "synchronisation messages from every rank (the seed's); counts, a reduce-scatter of message "
@@ -139,6 +143,7 @@ typedef struct {
   SfcInformed *informed; /* what informed fault prevention announced and heard */
   gboolean rebalanced;   /* the shift ran this step */
   guint deepest;         /* the deepest level of any rank's hnodes this step (levels = each) */
+  GArray *given_roots;   /* my private roots when the replicated tree was last made, or NULL */
 } SfcState;
 
 static guint
@@ -293,6 +298,7 @@ sfc_free(gpointer state)
   g_clear_pointer(&st->roots, g_bytes_unref);
   g_clear_pointer(&st->starts_block, g_bytes_unref);
   sfc_informed_free(st->informed);
+  g_clear_pointer(&st->given_roots, g_array_unref);
   g_free(st);
 }
 
@@ -921,22 +927,29 @@ segment_starts(SfcState *st, guint p, int me)
  * rank will send, so that MPI_Allgatherv has its buffer sizes; lbsim's
  * allgatherv carries the lengths at the head of its own data, so that
  * first allgather would be a message nothing reads. Empty ranks take the
- * next rank's start, so that the starts ascend. Returns how many roots are
- * mine. */
+ * next rank's start, so that the starts ascend. With gather FALSE the
+ * tree stays as it was (no segment's roots changed since it was made),
+ * and only the check below runs. Returns how many roots are mine. */
 static guint
-update_tree(LbRank *self, SfcState *st)
+update_tree(LbRank *self, SfcState *st, gboolean gather)
 {
   guint p = (guint)lb_rank_count(self);
   g_autoptr(GArray) roots = private_roots(st);
-  g_clear_pointer(&st->roots, g_bytes_unref);
-  if (root_offsets_p != p) {
-    g_free(root_offsets);
-    root_offsets = g_new(gsize, p + 1);
-    root_offsets_p = p;
+  if (!gather) {
+    lb_narrate(self, "no segment's private roots changed: the replicated tree stays");
+  } else {
+    g_clear_pointer(&st->roots, g_bytes_unref);
+    if (root_offsets_p != p) {
+      g_free(root_offsets);
+      root_offsets = g_new(gsize, p + 1);
+      root_offsets_p = p;
+    }
+    st->roots = lb_allgatherv_shared(self, roots->data, roots->len * sizeof(guint64), root_offsets);
+    segment_starts(st, p, lb_rank_id(self));
+    g_clear_pointer(&st->given_roots, g_array_unref);
+    st->given_roots = g_array_ref(roots);
   }
-  st->roots = lb_allgatherv_shared(self, roots->data, roots->len * sizeof(guint64), root_offsets);
-  segment_starts(st, p, lb_rank_id(self));
-  if (lb_rank_narrating(self)) {
+  if (gather && lb_rank_narrating(self)) {
     g_autoptr(GString) names = g_string_new(NULL);
     for (guint i = 0; i < roots->len; i++) {
       g_string_append_c(names, ' ');
@@ -976,14 +989,18 @@ typedef struct {
   GBytes *loads;
   guint p;
   double total, unbalance;
-  double *flow;  /* Unb(Pre_b) for every boundary b = 0 .. p */
-  guint deepest; /* the deepest level any rank gave (words = 2) */
+  double *flow;         /* Unb(Pre_b) for every boundary b = 0 .. p */
+  guint deepest;        /* the deepest level any rank gave (words = 2) */
+  gboolean any_changed; /* some rank's private roots changed (words = 2) */
 } LoadFigures;
 
 static LoadFigures figures_cache;
 
 /* gathered holds `words` guint64 per rank: its load, then (words = 2) the
- * deepest level of its hnodes. */
+ * deepest level of its hnodes with, above bit ROOTS_CHANGED, whether its
+ * private roots changed since the replicated tree was made. */
+#define ROOTS_CHANGED 32
+
 static const LoadFigures *
 load_figures(GBytes *gathered, guint p, guint words)
 {
@@ -994,11 +1011,14 @@ load_figures(GBytes *gathered, guint p, guint words)
   g_autofree guint64 *split = NULL;
   const guint64 *loads = all;
   f->deepest = 0;
+  f->any_changed = FALSE;
   if (words > 1) {
     loads = split = g_new(guint64, p);
     for (guint r = 0; r < p; r++) {
+      guint64 word = all[r * words + 1];
       split[r] = all[r * words];
-      f->deepest = MAX(f->deepest, (guint)all[r * words + 1]);
+      f->deepest = MAX(f->deepest, (guint)(word & G_MAXUINT32));
+      f->any_changed |= (word >> ROOTS_CHANGED) != 0;
     }
   }
   f->p = p;
@@ -1029,6 +1049,18 @@ by_level(const LbParams *params)
   return strcmp(lb_params_get_string(params, "levels"), "each") == 0;
 }
 
+/* Whether my private roots differ from those I gave the replicated tree
+ * when it was last made. */
+static gboolean
+roots_changed(const SfcState *st)
+{
+  if (st->given_roots == NULL)
+    return TRUE;
+  g_autoptr(GArray) now = private_roots(st);
+  return now->len != st->given_roots->len ||
+         memcmp(now->data, st->given_roots->data, now->len * sizeof(guint64)) != 0;
+}
+
 static void
 sfc_balance(LbRank *self, gpointer state)
 {
@@ -1044,16 +1076,21 @@ sfc_balance(LbRank *self, gpointer state)
 
   /* levels = each: the V-cycle's collections run from the deepest level
    * of any rank's hnodes, which rides with the loads (lbsim's: the seed
-   * does not say how a p-node learns the hierarchy's depth) */
-  guint words = by_level(params) ? 2 : 1;
+   * does not say how a p-node learns the hierarchy's depth); tree-update
+   * = shift: so does whether a rank's private roots changed without a
+   * shift (a model that prunes: the seed's grids are never removed) */
+  gboolean tree_on_shift = strcmp(lb_params_get_string(params, "tree-update"), "shift") == 0;
+  guint words = by_level(params) || tree_on_shift ? 2 : 1;
   st->deepest = deepest_level(st);
+  gboolean changed = tree_on_shift && roots_changed(st), any_changed = TRUE;
   if (a % (guint)lb_params_get_int(params, "period") == 0) {
     lb_phase_begin(self, PHASE_DETECT);
-    guint64 mine[2] = {segment_load(st), st->deepest};
+    guint64 mine[2] = {segment_load(st), st->deepest | (guint64)changed << ROOTS_CHANGED};
     /* the gathered loads: one block that every rank holds */
     g_autoptr(GBytes) gathered = lb_allgather_shared(self, mine, words * sizeof(guint64));
     const LoadFigures *figures = load_figures(gathered, p, words);
     st->deepest = figures->deepest;
+    any_changed = figures->any_changed;
     double avg = figures->total / p;
     double threshold = lb_params_get_double(params, "threshold") * avg;
     double unbalance = figures->unbalance;
@@ -1078,13 +1115,18 @@ sfc_balance(LbRank *self, gpointer state)
     lb_metric_record(self, METRIC_UNBALANCE_AFTER, avg > 0 ? unbalance / avg : 0);
   } else if (words > 1) {
     lb_phase_begin(self, PHASE_DETECT);
-    double deepest = st->deepest;
-    lb_allreduce_max_double(self, &deepest, 1);
-    st->deepest = (guint)deepest;
+    double max[2] = {st->deepest, changed};
+    lb_allreduce_max_double(self, max, 2);
+    st->deepest = (guint)max[0];
+    any_changed = max[1] > 0;
   }
 
+  /* section 5.3: "If the load is to be rebalanced, the elements are
+   * shifted ... Then, the processes exchange the roots of their new
+   * private H-Trees to update the replicated H-Tree." */
   lb_phase_begin(self, PHASE_TREE);
-  lb_metric_record(self, METRIC_ROOTS, update_tree(self, st));
+  gboolean gather = !tree_on_shift || st->rebalanced || any_changed || st->roots == NULL;
+  lb_metric_record(self, METRIC_ROOTS, update_tree(self, st, gather));
 
   /* my units in the curve's order: the model keeps their order when it
    * updates them, so the next step's sort has little or nothing to do */
