@@ -28,6 +28,7 @@
  * needs is covered. Every rank checks that what it received covers every
  * square it needed. */
 #include <string.h>
+#include <xbt/log.h>
 
 #include "balancers/sfc/sfc-collect.h"
 #include "balancers/sfc/sfc-stencil.h"
@@ -35,6 +36,10 @@
 #include "balancers/sfc/sfc-plan.h"
 #include "lbsim/model.h"
 #include "workloads/htree.h"
+
+XBT_LOG_EXTERNAL_CATEGORY(lb_sfc);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_sfc_collect, lb_sfc,
+                                "SFC data collection: each collection's time (debug)");
 
 #define TAG_REQUEST 0x200
 #define TAG_ANSWER 0x201
@@ -169,10 +174,18 @@ bucket_loads(const SfcView *v)
  * in I_h(op, l) are exchanged among the processes just before the
  * application of op"). With one bucket the core computes after. */
 static void
-compute_phase(LbRank *self, const SfcView *v, const double *loads, const Phase *ph)
+compute_phase(LbRank *self, const SfcView *v, const double *loads, const Phase *ph, double start)
 {
+  double exchanged = lb_now();
   if (v->by_level)
     lb_app_compute(self, loads[ph->bucket] * v->flops_per_load / v->operators);
+  if (v->by_level)
+    XBT_DEBUG("step %u, rank %d, operator %u, level %u: %.9f s collecting, %.9f s computing",
+              lb_rank_adaptation(self), v->me, ph->op, ph->bucket, exchanged - start,
+              lb_now() - exchanged);
+  else
+    XBT_DEBUG("step %u, rank %d, operator %u, every level: %.9f s collecting",
+              lb_rank_adaptation(self), v->me, ph->op, exchanged - start);
 }
 
 /* Section 5.3's end of a collection: "After sending A_h I_k(op, l) for
@@ -337,6 +350,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
   g_autoptr(GArray) phases = phases_of(v);
   for (guint k = 0; k < phases->len; k++) {
     const Phase *ph = &g_array_index(phases, Phase, k);
+    double start = lb_now();
     const GArray *sq = squares->pdata[ph->bucket], *ow = by_owner->pdata[ph->bucket];
     const GArray *bt = batches->pdata[ph->bucket];
     g_auto(Inbox) requests, answers;
@@ -374,7 +388,7 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
     out->needed += sq->len;
     out->received += got->len;
     out->useless += sfc_check_coverage(v, sq, got);
-    compute_phase(self, v, loads, ph);
+    compute_phase(self, v, loads, ph, start);
   }
   out->phases += phases->len;
 }
@@ -440,6 +454,7 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
   g_autoptr(GArray) phases = phases_of(v);
   for (guint k = 0; k < phases->len; k++) {
     const Phase *ph = &g_array_index(phases, Phase, k);
+    double start = lb_now();
     const GArray *sq = squares->pdata[ph->bucket];
     g_auto(Inbox) inbox;
     inbox_open(&inbox, self, TAG_OF(TAG_PUSH, k));
@@ -457,7 +472,7 @@ fault_prevention(LbRank *self, const SfcView *v, SfcCollected *out)
     out->needed += sq->len;
     out->received += got->len;
     out->useless += sfc_check_coverage(v, sq, got);
-    compute_phase(self, v, loads, ph);
+    compute_phase(self, v, loads, ph, start);
   }
   out->phases += phases->len;
 }
@@ -544,6 +559,7 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
   g_autoptr(GArray) phases = phases_of(v);
   for (guint k = 0; k < phases->len; k++) {
     const Phase *ph = &g_array_index(phases, Phase, k);
+    double start = lb_now();
     const GArray *sq = squares->pdata[ph->bucket], *ow = by_owner->pdata[ph->bucket];
     g_auto(Inbox) inbox;
     inbox_open(&inbox, self, TAG_OF(TAG_PUSH, k));
@@ -573,7 +589,7 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
     out->needed += sq->len;
     out->received += got->len;
     out->useless += sfc_check_coverage(v, sq, got);
-    compute_phase(self, v, loads, ph);
+    compute_phase(self, v, loads, ph, start);
   }
   out->phases += phases->len;
 }
@@ -950,7 +966,10 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
   SfcInformed *inf = v->informed;
   g_assert(inf != NULL);
   g_autoptr(GArray) faces = sfc_remote_faces(v);
+  double announcing = lb_now();
   announce(self, v, faces, inf, out);
+  XBT_DEBUG("step %u, rank %d, announcements: %.9f s", lb_rank_adaptation(self), v->me,
+            lb_now() - announcing);
   g_autoptr(GArray) owners = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) needs = sfc_remote_needs(v, faces, owners);
   g_autoptr(GPtrArray) squares = arrays_new(), by_owner = arrays_new();
@@ -962,6 +981,7 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
   g_autoptr(GArray) phases = phases_of(v);
   for (guint k = 0; k < phases->len; k++) {
     const Phase *ph = &g_array_index(phases, Phase, k);
+    double start = lb_now();
     const GArray *sq = squares->pdata[ph->bucket], *ow = by_owner->pdata[ph->bucket];
     g_auto(Inbox) inbox;
     inbox_open(&inbox, self, TAG_OF(TAG_PUSH, k));
@@ -988,7 +1008,7 @@ informed(LbRank *self, const SfcView *v, SfcCollected *out)
     out->needed += sq->len;
     out->received += got->len;
     out->useless += sfc_check_coverage(v, sq, got);
-    compute_phase(self, v, loads, ph);
+    compute_phase(self, v, loads, ph, start);
   }
   out->phases += phases->len;
 }
