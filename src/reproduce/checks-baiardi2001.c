@@ -1,7 +1,7 @@
-/* The checks of F. Baiardi, A. Bonotti, L. Ferrucci, L. Ricci and
- * P. Mori, "Load balancing by domain decomposition: the bounded neighbour
- * approach" (2001): the efficiency of Fig. 2 and the work an hnode needs
- * for an efficiency. */
+/* The checks of F. Baiardi, S. Chiti, P. Mori and L. Ricci, "Integrating
+ * load balancing and locality in the parallelization of irregular
+ * problems" (Future Generation Computer Systems 17, 2001): the efficiency
+ * of Fig. 2 and the work an hnode needs for an efficiency. */
 #include <math.h>
 #include <string.h>
 
