@@ -37,7 +37,7 @@ G_DEFINE_QUARK(lbsim_bare_replay_error, bare_error)
 typedef struct {
   double value; /* bytes for 'S', flops for 'X' */
   gint32 peer;  /* destination for 'S', source for 'R' */
-  char kind;    /* 'S', 'R', 'W' or 'X' */
+  char kind;    /* 'S', 'R', 'W', 'X' or 'G' (a get posted ahead) */
 } Op;
 
 typedef struct {
@@ -210,6 +210,7 @@ parse_op(char **p, Trace *t)
       return FALSE;
     break;
   case 'W':
+  case 'G':
     break;
   case 'X':
     if (!parse_amount(p, &value))
@@ -254,7 +255,7 @@ parse_ops(const char *path, char *p, Trace *t, GError **error)
         *p = '\0';
       g_set_error(error, BARE_ERROR, BARE_ERROR_TRACE,
                   "%s:%" G_GUINT64_FORMAT ": bad op '%s' (expected 'RANK S DST BYTES', "
-                  "'RANK R SRC', 'RANK W' or 'RANK X FLOPS' with ranks below %u)",
+                  "'RANK R SRC', 'RANK W', 'RANK X FLOPS' or 'RANK G' with ranks below %u)",
                   path, line, start, t->n_ranks);
       return FALSE;
     }
@@ -305,6 +306,9 @@ rank_actor(int argc, char *argv[])
   sg_mailbox_t own = mailboxes[rank->id];
   sg_comm_t *pending = g_new(sg_comm_t, rank->max_pending);
   guint n_pending = 0, reap_at = 0;
+  /* gets posted ahead ('G'), oldest first, each with its payload's slot:
+   * a receive ('R') harvests the oldest, as lbsim does, else gets */
+  GQueue posted = G_QUEUE_INIT;
 
   for (const Op *op = rank->ops; op < rank->ops + rank->n_ops; op++) {
     switch (op->kind) {
@@ -325,8 +329,19 @@ rank_actor(int argc, char *argv[])
       pending[n_pending++] =
           sg_mailbox_put_async(mailboxes[op->peer], rank, (long)(op->value + 0.5));
       break;
+    case 'G': {
+      void **slot = g_new(void *, 1);
+      g_queue_push_tail(&posted, sg_mailbox_get_async(own, slot));
+      g_queue_push_tail(&posted, slot);
+      break;
+    }
     case 'R':
-      sg_mailbox_get(own);
+      if (g_queue_is_empty(&posted)) {
+        sg_mailbox_get(own);
+      } else {
+        sg_comm_wait(g_queue_pop_head(&posted));
+        g_free(g_queue_pop_head(&posted));
+      }
       break;
     case 'W':
       for (guint i = 0; i < n_pending; i++)
@@ -343,6 +358,11 @@ rank_actor(int argc, char *argv[])
   for (guint i = 0; i < n_pending; i++)
     sg_comm_wait(pending[i]);
   g_free(pending);
+  /* gets posted and never harvested (lbsim's spare ones) match nothing */
+  while (!g_queue_is_empty(&posted)) {
+    g_queue_pop_head(&posted);
+    g_free(g_queue_pop_head(&posted));
+  }
   rank->done = TRUE;
 }
 

@@ -285,10 +285,12 @@ post_get(LbRank *self)
   in->payload = NULL;
   in->comm = sg_mailbox_get_async(self->mailbox, &in->payload);
   g_queue_push_tail(&self->inbound, in);
+  lb_trace_post(self);
 }
 
 /* Gets are harvested in posting order, which is the senders' order.
- * Traced when taken from the mailbox: that is what bare SimGrid replays. */
+ * Traced when taken from the mailbox (and when posted): that is what bare
+ * SimGrid replays. */
 static LbMsg *
 take_inbound(LbRank *self)
 {

@@ -175,6 +175,7 @@ void lb_rank_flush_phase(LbRank *self);
 void lb_phase_collective_rounds(LbRank *self, guint rounds);
 void lb_trace_send(LbRank *self, int dst, double bytes);
 void lb_trace_recv(LbRank *self, int src);
+void lb_trace_post(LbRank *self);
 void lb_trace_wait(LbRank *self);
 void lb_trace_exec(LbRank *self, double flops);
 

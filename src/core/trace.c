@@ -121,6 +121,16 @@ lb_trace_recv(LbRank *self, int src)
     paje_message(self->run, src, self->id, TRUE);
 }
 
+/* A get posted ahead on the rank's mailbox: the replay posts it too, so
+ * that what it matches travels while the rank does what comes next; the
+ * rank's next receive (R) harvests the oldest one. */
+void
+lb_trace_post(LbRank *self)
+{
+  if (self->run->trace != NULL)
+    fprintf(self->run->trace, "%d G\n", self->id);
+}
+
 void
 lb_trace_wait(LbRank *self)
 {
