@@ -57,7 +57,7 @@ test_help(void)
       {"list", "[BALANCER | --markdown | --scenarios]"},
       {"explain", "BALANCER [SCENARIO.ini]"},
       {"curve", "hilbert|morton"},
-      {"chunks", "stat|ss|fsc|gss|tss|fac|wf|awf|af"},
+      {"chunks", "stat|ss|fsc|gss|tss|fac|frac|wf|awf|af"},
       {"sweep", "SCENARIO.ini"},
       {"merge", "STATE-DIR|RUN.result ..."},
       {"reproduce", "[KEY]"},
@@ -2628,7 +2628,7 @@ chunks_text(const char *out, gboolean by_worker, GArray *workers)
 static void
 test_chunks(void)
 {
-  const char *names[] = {"stat", "ss", "fsc", "gss", "tss", "fac", "wf", "awf", "af"};
+  const char *names[] = {"stat", "ss", "fsc", "gss", "tss", "fac", "frac", "wf", "awf", "af"};
   const char *weights[] = {NULL, "1,2,3,1,1,0.5,4"};
   for (guint k = 0; k < G_N_ELEMENTS(names); k++)
     for (guint v = 0; v < G_N_ELEMENTS(weights); v++) {
@@ -2703,6 +2703,13 @@ test_chunks(void)
   lbsim(&former, "chunks", "--help", NULL);
   g_assert_nonnull(strstr(former.out, "--ranks"));
   g_assert_null(strstr(former.out, "--workers"));
+
+  /* frac: worker 2's and 3's tiles hold 2 iterations (10 on 4 ranks),
+   * less than min-chunk 3: their chunks are cut to them (fac: 3, 3, 3, 1) */
+  g_auto(Result) tiles = {0};
+  lbsim(&tiles, "chunks", "frac", "--iterations", "10", "--ranks", "4", "--min-chunk", "3", NULL);
+  g_assert_cmpint(tiles.status, ==, 0);
+  g_assert_cmpstr(tiles.out, ==, "3 0\n3 1\n2 2\n2 3\n");
 
   /* by hand: gss from R = 100 on 4 workers, ceil(R/4) */
   g_auto(Result) gss = {0}, fsc = {0}, wf = {0};

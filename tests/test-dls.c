@@ -276,11 +276,12 @@ block_start(guint64 n, guint ranks, guint r)
 static gboolean
 deterministic(DlsTechnique t)
 {
-  return t != DLS_WF && t != DLS_AWF && t != DLS_AF;
+  return !dls_technique_by_worker(t);
 }
 
 /* The chunks the chunk arithmetic hands out for requests in any order
- * (for the techniques whose sizes do not depend on who asks). */
+ * (for the techniques whose sizes do not depend on who asks), or in
+ * round-robin order. */
 static GArray *
 chunker_sizes(DlsTechnique t, guint64 n, guint ranks, guint64 min_chunk)
 {
@@ -488,8 +489,8 @@ run_case(const Case *c)
 
 /* ---- every technique, both strategies, both layouts, any P ---- */
 
-static const char *const techniques[] = {"stat", "ss", "fsc", "gss", "tss",
-                                         "fac",  "wf", "awf", "af"};
+static const char *const techniques[] = {"stat", "ss",   "fsc", "gss", "tss",
+                                         "fac",  "frac", "wf",  "awf", "af"};
 
 typedef struct {
   const char *name;
@@ -659,9 +660,9 @@ test_ss_one_worker(void)
     }
 }
 
-/* With replicated data every chunk comes from the front of the loop, so
- * the chunks in the order of their first iteration are the order they were
- * handed out in; with break-after at least the largest chunk each is one
+/* With replicated data every chunk comes from the front of the loop (but
+ * frac's, from tiles), so the chunks in the order of their first iteration
+ * are the order they were handed out in; with break-after at least the largest chunk each is one
  * call of the work routine. They must be the chunk arithmetic's for the
  * same requests: any order for the techniques that do not look at the
  * requester, the requesters' order for wf (no weights given: equal, not
@@ -706,6 +707,36 @@ test_chunk_sizes(void)
         g_assert_cmpuint(s->start, ==, block_start(n, p, w));
         g_assert_cmpuint(s->size, ==, block_start(n, p, w + 1) - block_start(n, p, w));
       }
+    } else if (tech == DLS_FRAC) {
+      /* each rank's chunks in the order it computed them (one slice
+       * each): from the front of its own tile (its block), the first of
+       * ceil(301 / 24) = 13 iterations, one after another, until the tile
+       * is done, then from others' tiles, within one tile each */
+      for (guint w = 0; w < p; w++) {
+        guint64 own = block_start(n, p, w);
+        gboolean borrowing = FALSE;
+        guint seen = 0;
+        for (guint k = 0; k < slices->len; k++) {
+          const Slice *s = &g_array_index(slices, Slice, k);
+          if (s->rank != w)
+            continue;
+          guint tile = 0;
+          while (s->start >= block_start(n, p, tile + 1))
+            tile++;
+          g_assert_cmpuint(s->start + s->size, <=, block_start(n, p, tile + 1));
+          if (seen++ == 0) {
+            g_assert_cmpuint(s->start, ==, block_start(n, p, w));
+            g_assert_cmpuint(s->size, ==, 13);
+          }
+          if (tile == w) {
+            g_assert_false(borrowing);
+            g_assert_cmpuint(s->start, ==, own);
+            own += s->size;
+          } else {
+            borrowing = TRUE;
+          }
+        }
+      }
     } else if (deterministic(tech)) {
       g_autoptr(GArray) want = chunker_sizes(tech, n, p, 1);
       g_assert_cmpuint(want->len, ==, chunks->len);
@@ -728,6 +759,48 @@ test_chunk_sizes(void)
       }
     }
   }
+}
+
+/* With distributed data dls's master takes every technique's chunk from
+ * the requester's own block, then from the back of the owner with most
+ * left, capped at what it holds: fractiling's tiles and borrowing. frac's
+ * chunks (fac's sizes, from the tiles by the same rule) are then fac's,
+ * at the same places: the same run, to the last message and second. With
+ * replicated data fac's come from the front of the loop and frac's from
+ * the tiles: the ranks compute other iterations. */
+static void
+test_frac_is_fac(void)
+{
+  static const char *const metrics[] = {"parallel-time",       "useful-time",  "chunks",
+                                        "migrated-iterations", "req-messages", "giv-messages"};
+  for (guint layout = 0; layout < 2; layout++)
+    for (guint give = 0; give < 2; give++) {
+      g_autoptr(LbRunResult) fac = NULL, frac = NULL;
+      LbRunResult **runs[2] = {&fac, &frac};
+      for (guint i = 0; i < 2; i++) {
+        g_autofree char *text = g_strdup_printf(
+            "[scenario]\nplatform = hetero-cluster-16.xml\nranks = 16\nseed = 1\n"
+            "background = n3:0.5\n[workload]\nmodel = loop\ncost = aqr\niterations = 1040\n"
+            "[balancers]\nrun = dls\n[dls]\ntechnique = %s\nstrategy = %s\ndata = %s\n",
+            i == 0 ? "fac" : "frac", give ? "give" : "get", layout ? "replicated" : "distributed");
+        g_autoptr(GError) error = NULL;
+        *runs[i] = run_text(text, NULL, &error);
+        g_assert_no_error(error);
+      }
+      gboolean same = TRUE;
+      for (guint k = 0; k < G_N_ELEMENTS(metrics); k++) {
+        g_test_message("%s %s %s: fac %.6f, frac %.6f", layout ? "replicated" : "distributed",
+                       give ? "give" : "get", metrics[k], metric(fac, metrics[k]),
+                       metric(frac, metrics[k]));
+        same &= metric(fac, metrics[k]) == metric(frac, metrics[k]);
+      }
+      g_assert_true(layout ? !same : same);
+      /* distributed: chunks moved (the rule was exercised); replicated: none */
+      if (layout)
+        g_assert_cmpfloat(metric(frac, "migrated-iterations"), ==, 0);
+      else
+        g_assert_cmpfloat(metric(frac, "migrated-iterations"), >, 0);
+    }
 }
 
 /* ---- against STAT on a heterogeneous cluster ---- */
@@ -1150,6 +1223,7 @@ main(int argc, char **argv)
   g_test_add_func("/dls/ss-one-worker", test_ss_one_worker);
   g_test_add_func("/dls/chunk-sizes", test_chunk_sizes);
   g_test_add_func("/dls/hetero", test_hetero);
+  g_test_add_func("/dls/frac-is-fac", test_frac_is_fac);
   g_test_add_func("/dls/work-summary", test_work_summary);
   g_test_add_func("/dls/awf-background", test_awf_background);
   g_test_add_func("/dls/awf-steps", test_awf_steps);
