@@ -2,6 +2,7 @@
  * out by hand, and the properties every sequence has. */
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 
 #include "balancers/dls/chunks.h"
 
@@ -425,7 +426,7 @@ test_awf(void)
   g_assert_cmpuint(dls_chunker_next(f, 0), ==, 161);
   g_assert_cmpfloat_with_epsilon(dls_chunker_weights(f)[2], 9.0 / 11, 1e-12);
 
-  /* wf with weights-from = measured: the first report fixes the weight;
+  /* wf with weights = measured: the first report fixes the weight;
    * later reports change nothing */
   DlsChunkParams pm = params_min(1);
   pm.weights_from = DLS_WEIGHTS_MEASURED;
@@ -699,32 +700,36 @@ test_params(void)
   g_assert_cmpuint(p.min_chunk, ==, 1);
   g_assert_cmpfloat(p.fsc_h, ==, 1);
   g_assert_cmpfloat(p.fsc_sigma, ==, 1);
+  /* weights = speeds by default: without speeds (lbsim chunks, the
+   * scenario's check) all equal */
+  g_assert_cmpstr(lb_params_get_string(params, "weights"), ==, "speeds");
+  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_SPEEDS);
   g_assert_null(p.weights);
   dls_chunk_params_clear(&p);
 
-  /* the hosts' nominal speeds only when asked for (weights-from =
-   * host-speed, lbsim's); a weights key then is an error */
+  /* the hosts' nominal speeds by default, the processors' relative speeds */
   const double speeds[] = {1e9, 2e9, 1e9};
   g_assert_true(dls_chunk_params_read(&p, params, 3, speeds, &error));
-  g_assert_null(p.weights);
-  dls_chunk_params_clear(&p);
-  g_assert_true(lb_params_set(params, "weights-from", "host-speed", &error));
-  g_assert_true(dls_chunk_params_read(&p, params, 3, speeds, &error));
   g_assert_nonnull(p.weights);
+  g_assert_cmpfloat(p.weights[0], ==, 1e9);
   g_assert_cmpfloat(p.weights[1], ==, 2e9);
-  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_HOST);
+  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_SPEEDS);
   dls_chunk_params_clear(&p);
-  g_assert_true(lb_params_set(params, "weights", "1,2,3", &error));
-  g_assert_false(dls_chunk_params_read(&p, params, 3, speeds, &error));
-  g_assert_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID);
-  g_clear_error(&error);
+  /* measured: no weights now, the first reports give them */
+  g_assert_true(lb_params_set(params, "weights", " measured", &error));
+  g_assert_true(dls_chunk_params_read(&p, params, 3, speeds, &error));
+  g_assert_null(p.weights);
+  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_MEASURED);
+  g_assert_cmpint(dls_weights_from(params), ==, DLS_WEIGHTS_MEASURED);
   dls_chunk_params_clear(&p);
-  g_assert_true(lb_params_set(params, "weights-from", "given", &error));
+  g_assert_false(lb_params_set(params, "weights-from", "given", NULL));
 
   g_assert_true(lb_params_set(params, "weights", " 1, 2.5 ,4", &error));
   g_assert_true(lb_params_set(params, "min-chunk", "7", &error));
   g_assert_true(lb_params_set(params, "fsc-sigma", "0.25", &error));
+  /* given: they, not the speeds */
   g_assert_true(dls_chunk_params_read(&p, params, 3, speeds, &error));
+  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_GIVEN);
   g_assert_cmpfloat(p.weights[0], ==, 1);
   g_assert_cmpfloat(p.weights[1], ==, 2.5);
   g_assert_cmpfloat(p.weights[2], ==, 4);
@@ -735,13 +740,17 @@ test_params(void)
   g_assert_false(lb_params_set(params, "min-chunk", "0", NULL));
   g_assert_false(lb_params_set(params, "technique", "fac3", NULL));
   g_assert_false(lb_params_set(params, "fsc-h", "-1", NULL));
-  const char *bad[] = {"1,2", "1,2,3,4", "1,0,2", "1,-2,2", "1,x,2", "1,,2", "1,inf,2", "1;2;3"};
+  const char *bad[] = {"1,2",  "1,2,3,4", "1,0,2", "1,-2,2", "1,x,2",
+                       "1,,2", "1,inf,2", "1;2;3", "speed",  "hosts"};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_autoptr(GError) e = NULL;
     g_assert_true(lb_params_set(params, "weights", bad[i], NULL));
     g_assert_false(dls_chunk_params_read(&p, params, 3, NULL, &e));
     g_assert_error(e, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID);
     g_assert_true(g_str_has_prefix(e->message, "weights: "));
+    /* a word that is no list names what the key takes */
+    g_assert_true((strstr(e->message, "is not speeds, measured or w0,w1,...") != NULL) ==
+                  g_ascii_isalpha(bad[i][0]));
     g_assert_null(p.weights);
   }
 

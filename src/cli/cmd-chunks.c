@@ -78,7 +78,9 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
       /* its first name, kept for scripts that use it */
       {"workers", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &workers, NULL, "P"},
       {"weights", 0, 0, G_OPTION_ARG_STRING, &weights,
-       "Relative speeds, one per worker (the [dls] weights key; default: all equal)", "W0,W1,..."},
+       "Relative speeds, one per worker (the [dls] weights key; its default, speeds, is all "
+       "equal here: no platform)",
+       "W0,W1,..."},
       {"min-chunk", 0, 0, G_OPTION_ARG_STRING, &min_chunk,
        "The smallest chunk but the last (the [dls] min-chunk key; default 1)", "M"},
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,

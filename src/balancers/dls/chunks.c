@@ -43,6 +43,12 @@ parse_weights(const char *text, guint workers, double **out, GError **error)
 {
   g_auto(GStrv) parts = g_strsplit(text, ",", -1);
   guint n = g_strv_length(parts);
+  g_autofree char *word = g_strstrip(g_strdup(text));
+  if (n == 1 && *word != '\0' && !g_ascii_isdigit(*word) && strchr("+-.", *word) == NULL) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "weights: '%s' is not speeds, measured or w0,w1,... (one per worker)", word);
+    return FALSE;
+  }
   if (n != workers) {
     g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
                 "weights: %u value%s for %u worker%s (give one per worker)", n, n == 1 ? "" : "s",
@@ -65,6 +71,17 @@ parse_weights(const char *text, guint workers, double **out, GError **error)
   return TRUE;
 }
 
+DlsWeightsFrom
+dls_weights_from(const LbParams *params)
+{
+  g_autofree char *text = g_strstrip(g_strdup(lb_params_get_string(params, "weights")));
+  if (strcmp(text, "speeds") == 0)
+    return DLS_WEIGHTS_SPEEDS;
+  if (strcmp(text, "measured") == 0)
+    return DLS_WEIGHTS_MEASURED;
+  return DLS_WEIGHTS_GIVEN;
+}
+
 gboolean
 dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
                       const double *speeds, GError **error)
@@ -76,19 +93,10 @@ dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
   p->first_chunk = (guint64)lb_params_get_int(params, "first-chunk");
   p->awf_update = strcmp(lb_params_get_string(params, "awf-update"), "chunk") == 0 ? DLS_AWF_CHUNK
                                                                                    : DLS_AWF_BATCH;
-  const char *from = lb_params_get_string(params, "weights-from");
-  p->weights_from = strcmp(from, "measured") == 0     ? DLS_WEIGHTS_MEASURED
-                    : strcmp(from, "host-speed") == 0 ? DLS_WEIGHTS_HOST
-                                                      : DLS_WEIGHTS_GIVEN;
-  if (lb_params_is_set(params, "weights")) {
-    if (p->weights_from != DLS_WEIGHTS_GIVEN) {
-      g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
-                  "weights: given, but weights-from = %s takes them from elsewhere", from);
-      return FALSE;
-    }
+  p->weights_from = dls_weights_from(params);
+  if (p->weights_from == DLS_WEIGHTS_GIVEN)
     return parse_weights(lb_params_get_string(params, "weights"), workers, &p->weights, error);
-  }
-  if (p->weights_from == DLS_WEIGHTS_HOST && speeds != NULL)
+  if (p->weights_from == DLS_WEIGHTS_SPEEDS && speeds != NULL)
     p->weights = g_memdup2(speeds, workers * sizeof *speeds);
   return TRUE;
 }

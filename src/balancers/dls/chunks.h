@@ -34,8 +34,9 @@
  *         tile's last chunk may be below min_chunk). The tiles on a
  *         space-filling curve of the paper are the loop's own order here.
  *   wf    fac's batches; requester r gets ceil(w_r R_b/2P), the weights w
- *         normalised to sum to P: given, or measured (each worker's time
- *         per iteration in its first report, then fixed).
+ *         normalised to sum to P: the processors' relative speeds (the
+ *         hosts' nominal speeds, by default), given, or measured (each
+ *         worker's time per iteration in its first report, then fixed).
  *   awf   wf whose weights are measured: I. Banicescu, V. Velusamy and
  *         J. Devaprasad, "On the scalability of dynamic scheduling
  *         scientific applications with adaptive weighted factoring",
@@ -117,11 +118,11 @@ const char *dls_technique_name(DlsTechnique t);
  * is cut from; wf, awf, af). */
 gboolean dls_technique_by_worker(DlsTechnique t);
 
-/* Where wf's weights come from (the key weights-from). */
+/* Where wf's weights come from (the key weights). */
 typedef enum {
-  DLS_WEIGHTS_GIVEN,    /* the weights key, as LB_Migrate's caller gives them; else equal */
+  DLS_WEIGHTS_GIVEN,    /* w0,w1,..., as LB_Migrate's caller gives them (NULL: equal) */
+  DLS_WEIGHTS_SPEEDS,   /* the hosts' nominal speeds (speeds[]), the processors' relative speeds */
   DLS_WEIGHTS_MEASURED, /* each worker's first (probe) chunk, its time per iteration */
-  DLS_WEIGHTS_HOST,     /* lbsim's: the platform's nominal host speeds (speeds[]) */
 } DlsWeightsFrom;
 
 /* When awf updates its weights (the key awf-update). */
@@ -167,12 +168,11 @@ guint64 dls_default_first_chunk(guint64 n, guint workers);
      "fsc: h, the overhead of scheduling one chunk (any time unit, the one of fsc-sigma)"},        \
     {"fsc-sigma", LB_PARAM_DOUBLE, "1", 0, 1e12, NULL,                                             \
      "fsc: sigma, the standard deviation of an iteration's time (the unit of fsc-h)"},             \
-    {"weights", LB_PARAM_STRING, NULL, 0, 0, NULL,                                                 \
-     "wf: relative speeds w0,w1,... one per worker, positive, normalised to sum to the number "   \
-     "of workers, as LB_Migrate's caller gives them (default: all equal)"},                        \
-    {"weights-from", LB_PARAM_CHOICE, "given", 0, 0, "given|measured|host-speed",                  \
-     "wf: given (the weights key), measured (from each worker's first chunk, then fixed) or "      \
-     "host-speed (lbsim's: the platform's nominal speeds, which no report measured)"},             \
+    {"weights", LB_PARAM_STRING, "speeds", 0, 0, NULL,                                             \
+     "wf's weights, the processors' relative speeds: speeds (the hosts' nominal speeds; all "      \
+     "equal in lbsim chunks), measured (each worker's time per iteration in its first chunk, "     \
+     "then fixed) or w0,w1,... one per worker, positive, as LB_Migrate's caller gives them; "      \
+     "normalised to sum to the number of workers"},                                                \
     {"first-chunk", LB_PARAM_INT, "0", 0, DLS_MAX_ITERATIONS, NULL,                                \
      "awf, af, wf measured: the chunk of a worker that has not reported a time yet (0: the DLB "   \
      "tool's default minimum chunk, about half of N / (P log2(N/P)))"},                            \
@@ -186,11 +186,15 @@ guint64 dls_default_first_chunk(guint64 n, guint workers);
 /* The rows above and the end row. */
 extern const LbParamSpec dls_chunk_params[];
 
+/* What the weights key of params (a table holding DLS_CHUNK_PARAM_ROWS)
+ * says: speeds, measured, or given (a list, checked when read). */
+DlsWeightsFrom dls_weights_from(const LbParams *params);
+
 /* Fills p from the chunk keys of params (a table holding
- * DLS_CHUNK_PARAM_ROWS): the weights from the key, or with weights-from =
- * host-speed from speeds[workers] if not NULL, else NULL (awf-time is the
- * workers' business, not read here). The technique is not read here. Bad weights are
- * an LB_PARAM_ERROR naming the key. */
+ * DLS_CHUNK_PARAM_ROWS): the weights given, or with weights = speeds
+ * speeds[workers] if not NULL, else NULL (awf-time is the workers'
+ * business, not read here). The technique is not read here. Bad weights
+ * are an LB_PARAM_ERROR naming the key. */
 gboolean dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
                                const double *speeds, GError **error);
 /* Frees the weights dls_chunk_params_read made. */
