@@ -82,7 +82,8 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
        "equal here: no platform)",
        "W0,W1,..."},
       {"min-chunk", 0, 0, G_OPTION_ARG_STRING, &min_chunk,
-       "The smallest chunk but the last (the [dls] min-chunk key; default 1)", "M"},
+       "The smallest chunk but the last (frac: a tile's last; the [dls] min-chunk key; default 1)",
+       "M"},
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
        "Set a [dls] key: min-chunk, fsc-h, fsc-sigma, weights (repeatable)", "dls.KEY=VALUE"},
       {"json", 0, 0, G_OPTION_ARG_FILENAME, &json,
@@ -99,8 +100,8 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
       "iterations on P ranks when requests come round-robin (worker 0, 1, ..., P-1, 0, ...),\n"
       "one chunk a line: its size and, for frac, wf, awf and af, whose sizes depend on who\n"
       "asks, the requesting worker after a space (frac: the chunk is cut from its tile).\n"
-      "Each technique's formula: docs/families/dls.md;\n"
-      "the simulator's dls balancer uses the same code.\n"
+      "Each technique's formula: docs/families/dls.md; the simulator's dls balancer uses\n"
+      "the same code.\n"
       "awf and af adapt from measured chunk times. Here worker r runs an iteration in\n"
       "1/w_r seconds (w: the weights) and reports each chunk as soon as it gets it: awf\n"
       "then gives wf's chunks, and af, after one fac chunk, gives each requester its\n"

@@ -163,7 +163,8 @@ guint64 dls_default_first_chunk(guint64 n, guint workers);
     {"technique", LB_PARAM_CHOICE, "fac", 0, 0, "stat|ss|fsc|gss|tss|fac|frac|wf|awf|af",          \
      "the loop scheduling technique (its chunk sizes: docs/families/dls.md)"},                   \
     {"min-chunk", LB_PARAM_INT, "1", 1, DLS_MAX_ITERATIONS, NULL,                                  \
-     "every chunk has at least this many iterations (but the last, if fewer are left)"},           \
+     "every chunk has at least this many iterations (but the last, if fewer are left; frac: a "    \
+     "tile's last)"},                                                                              \
     {"fsc-h", LB_PARAM_DOUBLE, "1", 0, 1e12, NULL,                                                 \
      "fsc: h, the overhead of scheduling one chunk (any time unit, the one of fsc-sigma)"},        \
     {"fsc-sigma", LB_PARAM_DOUBLE, "1", 0, 1e12, NULL,                                             \
