@@ -2,6 +2,7 @@
  * out by hand, and the properties every sequence has. */
 #include <glib.h>
 #include <math.h>
+#include <string.h>
 
 #include "balancers/dls/chunks.h"
 
@@ -38,13 +39,14 @@ assert_sizes(GArray *got, const guint64 *want, guint n)
 static void
 test_names(void)
 {
-  const char *names[] = {"stat", "ss", "fsc", "gss", "tss", "fac", "wf", "awf", "af"};
+  const char *names[] = {"stat", "ss", "fsc", "gss", "tss", "fac", "frac", "wf", "awf", "af"};
   g_assert_cmpuint(G_N_ELEMENTS(names), ==, DLS_N_TECHNIQUES);
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
     DlsTechnique t;
     g_assert_true(dls_technique_parse(names[i], &t));
     g_assert_cmpstr(dls_technique_name(t), ==, names[i]);
-    g_assert_cmpint(dls_technique_by_worker(t), ==, t == DLS_WF || t == DLS_AWF || t == DLS_AF);
+    g_assert_cmpint(dls_technique_by_worker(t), ==,
+                    t == DLS_FRAC || t == DLS_WF || t == DLS_AWF || t == DLS_AF);
   }
   DlsTechnique t;
   g_assert_false(dls_technique_parse("FAC", &t));
@@ -259,6 +261,73 @@ test_fac(void)
   g_assert_cmpuint(dls_chunker_next(d, 0), ==, 13);
 }
 
+/* Requests from the workers in order, each chunk's size and first
+ * iteration as wanted. */
+static void
+assert_placed(DlsChunker *c, const guint *workers, const guint64 *size, const guint64 *first,
+              guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    guint64 at = G_MAXUINT64;
+    g_assert_cmpuint(dls_chunker_next_at(c, workers[i], &at), ==, size[i]);
+    g_assert_cmpuint(at, ==, first[i]);
+  }
+  g_assert_cmpuint(dls_chunker_remaining(c), ==, 0);
+}
+
+static void
+test_frac(void)
+{
+  DlsChunkParams p = params_min(1);
+  /* N = 10, P = 3: tiles [0, 4), [4, 7), [7, 10) (10 mod 3 = 1 tile of 4).
+   * R_b = 10: ceil(10/6) = 2 from the front of each requester's tile,
+   * at 0, 4, 7; R_b = 4: ceil(4/6) = 1 each, at 2, 6, 9; R_b = 1: 1, the
+   * last of tile 0, at 3. fac's sizes, in tiles. */
+  g_autoptr(DlsChunker) a = dls_chunker_new(DLS_FRAC, 10, 3, &p);
+  assert_placed(a, (const guint[]){0, 1, 2, 0, 1, 2, 0}, (const guint64[]){2, 2, 2, 1, 1, 1, 1},
+                (const guint64[]){0, 4, 7, 2, 6, 9, 3}, 7);
+  g_autoptr(GArray) same = round_robin(DLS_FRAC, 100, 4, &p);
+  g_autoptr(GArray) fac = round_robin(DLS_FAC, 100, 4, &p);
+  assert_same(same, fac);
+
+  /* N = 20, P = 2, worker 0 asking for everything after worker 1's first:
+   * tiles [0, 10), [10, 20). R_b = 20: ceil(20/4) = 5: worker 0 [0, 5),
+   * worker 1 [10, 15). R_b = 10: 3: [5, 8), then 3 cut to the 2 tile 0
+   * has left, [8, 10). R_b = 5 (a new batch: the cut left R at 5):
+   * ceil(5/4) = 2 twice, from the back of tile 1, [18, 20) and [16, 18);
+   * R_b = 1: [15, 16). fac would give 5, 5, 3, 3, 1, 1, 1, 1. */
+  g_autoptr(DlsChunker) b = dls_chunker_new(DLS_FRAC, 20, 2, &p);
+  assert_placed(b, (const guint[]){0, 1, 0, 0, 0, 0, 0}, (const guint64[]){5, 5, 3, 2, 2, 2, 1},
+                (const guint64[]){0, 10, 5, 8, 18, 16, 15}, 7);
+
+  /* min-chunk 3, N = 10, P = 4: tiles of 3, 3, 2, 2. R_b = 10:
+   * ceil(10/8) = 2, raised to 3: 3, 3, then 3 cut to the tiles' 2, 2
+   * (fac: 3, 3, 3, 1) */
+  DlsChunkParams m = params_min(3);
+  g_autoptr(GArray) cut = round_robin(DLS_FRAC, 10, 4, &m);
+  assert_sizes(cut, (const guint64[]){3, 3, 2, 2}, 4);
+
+  /* capped: the rest stays in its tile. N = 40, P = 2: worker 0 takes
+   * [0, 10) and [10, 20) (R_b = 40: 10 each); R_b = 20: 5 from the back
+   * of tile 1, [35, 40), capped at 3 keeps [37, 40): tile 1 is [20, 37);
+   * worker 1 gets 5 from its front, [20, 25); R_b = 12: ceil(12/4) = 3
+   * from the back, [34, 37) */
+  g_autoptr(DlsChunker) c = dls_chunker_new(DLS_FRAC, 40, 2, &p);
+  g_assert_cmpuint(dls_chunker_next(c, 0), ==, 10);
+  g_assert_cmpuint(dls_chunker_next(c, 0), ==, 10);
+  g_assert_cmpuint(dls_chunker_next_capped(c, 0, 3), ==, 3);
+  g_assert_cmpuint(dls_chunker_remaining(c), ==, 17);
+  guint64 at = 0;
+  g_assert_cmpuint(dls_chunker_next_at(c, 1, &at), ==, 5);
+  g_assert_cmpuint(at, ==, 20);
+  g_assert_cmpuint(dls_chunker_next_at(c, 0, &at), ==, 3);
+  g_assert_cmpuint(at, ==, 34);
+  g_autofree char *why = dls_chunker_describe_last(c);
+  g_assert_cmpstr(why, ==,
+                  "frac, batch 3, R_b = 12: ceil(R_b / 2P) = ceil(12 / 4) = 3, from the back of "
+                  "tile 1, the one with most left (its own is done)");
+}
+
 static void
 test_wf(void)
 {
@@ -357,7 +426,7 @@ test_awf(void)
   g_assert_cmpuint(dls_chunker_next(f, 0), ==, 161);
   g_assert_cmpfloat_with_epsilon(dls_chunker_weights(f)[2], 9.0 / 11, 1e-12);
 
-  /* wf with weights-from = measured: the first report fixes the weight;
+  /* wf with weights = measured: the first report fixes the weight;
    * later reports change nothing */
   DlsChunkParams pm = params_min(1);
   pm.weights_from = DLS_WEIGHTS_MEASURED;
@@ -506,6 +575,14 @@ check_sequence(DlsTechnique t, guint64 n, guint workers, const DlsChunkParams *p
     block_at[w] = w == 0 ? 0 : block_at[w - 1] + block[w - 1];
     block[w] = MIN(MAX(n / workers + (w < n % workers), p->min_chunk), n - block_at[w]);
   }
+  /* frac's tiles: the blocks before min_chunk, what each has left
+   * [lo, hi) */
+  g_autofree guint64 *lo = g_new(guint64, workers), *hi = g_new(guint64, workers);
+  for (guint w = 0; w < workers; w++) {
+    lo[w] = w * (n / workers) + MIN(w, n % workers);
+    hi[w] = (w + 1) * (n / workers) + MIN(w + 1, n % workers);
+  }
+  g_autofree guint8 *handed = g_new0(guint8, n);
   guint64 front = 0, sum = 0, chunks = 0, idle = 0;
   for (guint64 i = 0; dls_chunker_remaining(c) > 0; i++) {
     guint w = shuffled ? (guint)g_rand_int_range(rand, 0, (gint32)workers) : (guint)(i % workers);
@@ -521,9 +598,30 @@ check_sequence(DlsTechnique t, guint64 n, guint workers, const DlsChunkParams *p
     }
     chunks++;
     g_assert_cmpuint(size, <=, r);
-    if (t != DLS_STAT || !shuffled)
+    if ((t != DLS_STAT || !shuffled) && t != DLS_FRAC)
       g_assert_cmpuint(size, >=, MIN(p->min_chunk, r));
-    if (t == DLS_STAT) {
+    for (guint64 k = first; k < first + size; k++) {
+      g_assert_cmpuint(k, <, n);
+      g_assert_cmpuint(handed[k], ==, 0);
+      handed[k] = 1;
+    }
+    if (t == DLS_FRAC) {
+      /* the front of the requester's tile while it has iterations, else
+       * the back of the one with most left (the lowest on ties), never
+       * across tiles; below min_chunk only when its tile has no more */
+      guint tile = w;
+      if (lo[w] == hi[w])
+        for (guint k = 0; k < workers; k++)
+          if (hi[k] - lo[k] > hi[tile] - lo[tile])
+            tile = k;
+      g_assert_cmpuint(size, <=, hi[tile] - lo[tile]);
+      g_assert_cmpuint(size, >=, MIN(MIN(p->min_chunk, r), hi[tile] - lo[tile]));
+      g_assert_cmpuint(first, ==, tile == w ? lo[tile] : hi[tile] - size);
+      if (tile == w)
+        lo[tile] += size;
+      else
+        hi[tile] -= size;
+    } else if (t == DLS_STAT) {
       g_assert_false(served[w]);
       served[w] = 1;
       g_assert_cmpuint(size, ==, block[w]);
@@ -602,32 +700,36 @@ test_params(void)
   g_assert_cmpuint(p.min_chunk, ==, 1);
   g_assert_cmpfloat(p.fsc_h, ==, 1);
   g_assert_cmpfloat(p.fsc_sigma, ==, 1);
+  /* weights = speeds by default: without speeds (lbsim chunks, the
+   * scenario's check) all equal */
+  g_assert_cmpstr(lb_params_get_string(params, "weights"), ==, "speeds");
+  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_SPEEDS);
   g_assert_null(p.weights);
   dls_chunk_params_clear(&p);
 
-  /* the hosts' nominal speeds only when asked for (weights-from =
-   * host-speed, lbsim's); a weights key then is an error */
+  /* the hosts' nominal speeds by default, the processors' relative speeds */
   const double speeds[] = {1e9, 2e9, 1e9};
   g_assert_true(dls_chunk_params_read(&p, params, 3, speeds, &error));
-  g_assert_null(p.weights);
-  dls_chunk_params_clear(&p);
-  g_assert_true(lb_params_set(params, "weights-from", "host-speed", &error));
-  g_assert_true(dls_chunk_params_read(&p, params, 3, speeds, &error));
   g_assert_nonnull(p.weights);
+  g_assert_cmpfloat(p.weights[0], ==, 1e9);
   g_assert_cmpfloat(p.weights[1], ==, 2e9);
-  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_HOST);
+  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_SPEEDS);
   dls_chunk_params_clear(&p);
-  g_assert_true(lb_params_set(params, "weights", "1,2,3", &error));
-  g_assert_false(dls_chunk_params_read(&p, params, 3, speeds, &error));
-  g_assert_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID);
-  g_clear_error(&error);
+  /* measured: no weights now, the first reports give them */
+  g_assert_true(lb_params_set(params, "weights", " measured", &error));
+  g_assert_true(dls_chunk_params_read(&p, params, 3, speeds, &error));
+  g_assert_null(p.weights);
+  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_MEASURED);
+  g_assert_cmpint(dls_weights_from(params), ==, DLS_WEIGHTS_MEASURED);
   dls_chunk_params_clear(&p);
-  g_assert_true(lb_params_set(params, "weights-from", "given", &error));
+  g_assert_false(lb_params_set(params, "weights-from", "given", NULL));
 
   g_assert_true(lb_params_set(params, "weights", " 1, 2.5 ,4", &error));
   g_assert_true(lb_params_set(params, "min-chunk", "7", &error));
   g_assert_true(lb_params_set(params, "fsc-sigma", "0.25", &error));
+  /* given: they, not the speeds */
   g_assert_true(dls_chunk_params_read(&p, params, 3, speeds, &error));
+  g_assert_cmpint(p.weights_from, ==, DLS_WEIGHTS_GIVEN);
   g_assert_cmpfloat(p.weights[0], ==, 1);
   g_assert_cmpfloat(p.weights[1], ==, 2.5);
   g_assert_cmpfloat(p.weights[2], ==, 4);
@@ -638,13 +740,17 @@ test_params(void)
   g_assert_false(lb_params_set(params, "min-chunk", "0", NULL));
   g_assert_false(lb_params_set(params, "technique", "fac3", NULL));
   g_assert_false(lb_params_set(params, "fsc-h", "-1", NULL));
-  const char *bad[] = {"1,2", "1,2,3,4", "1,0,2", "1,-2,2", "1,x,2", "1,,2", "1,inf,2", "1;2;3"};
+  const char *bad[] = {"1,2",  "1,2,3,4", "1,0,2", "1,-2,2", "1,x,2",
+                       "1,,2", "1,inf,2", "1;2;3", "speed",  "hosts"};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_autoptr(GError) e = NULL;
     g_assert_true(lb_params_set(params, "weights", bad[i], NULL));
     g_assert_false(dls_chunk_params_read(&p, params, 3, NULL, &e));
     g_assert_error(e, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID);
     g_assert_true(g_str_has_prefix(e->message, "weights: "));
+    /* a word that is no list names what the key takes */
+    g_assert_true((strstr(e->message, "is not speeds, measured or w0,w1,...") != NULL) ==
+                  g_ascii_isalpha(bad[i][0]));
     g_assert_null(p.weights);
   }
 
@@ -667,6 +773,7 @@ main(int argc, char **argv)
   g_test_add_func("/chunks/gss", test_gss);
   g_test_add_func("/chunks/tss", test_tss);
   g_test_add_func("/chunks/fac", test_fac);
+  g_test_add_func("/chunks/frac", test_frac);
   g_test_add_func("/chunks/wf", test_wf);
   g_test_add_func("/chunks/awf", test_awf);
   g_test_add_func("/chunks/af", test_af);

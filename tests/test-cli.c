@@ -47,7 +47,7 @@ test_help(void)
       {"list", "[BALANCER | --markdown | --scenarios]"},
       {"explain", "BALANCER [SCENARIO.ini]"},
       {"curve", "hilbert|morton"},
-      {"chunks", "stat|ss|fsc|gss|tss|fac|wf|awf|af"},
+      {"chunks", "stat|ss|fsc|gss|tss|fac|frac|wf|awf|af"},
       {"sweep", "SCENARIO.ini"},
       {"merge", "STATE-DIR|RUN.result ..."},
       {"reproduce", "[KEY]"},
@@ -1811,8 +1811,9 @@ test_reproduce_chaube2003(void)
   g_test_message("chaube2003: %.1f s\n%s%s", seconds, quick.out, quick.err);
   g_assert_cmpint(quick.status, ==, 0);
   g_assert_cmpfloat(seconds, <=, 90);
-  g_assert_nonnull(strstr(quick.out, "quick form: a on 8, 32 ranks x workload.iterations=1080; b "
-                                     "on 8, 32 ranks"));
+  g_assert_nonnull(strstr(quick.out,
+                          "quick form: a on 8, 32 ranks x workload.iterations=1080,10400; "
+                          "b on 8, 32 ranks"));
   g_assert_null(strstr(quick.out, "Not reproduced:"));
   g_assert_null(strstr(quick.out, "could not be evaluated"));
   g_autoptr(JsonNode) root = load_json(json);
@@ -1834,10 +1835,18 @@ test_reproduce_chaube2003(void)
       g_assert_nonnull(strstr(detail, "  1080  32 "));
       g_assert_null(strstr(detail, "  1080  16 "));
     }
-    /* Table 2: every configuration a point, against the technique's order */
+    /* Table 2: every configuration a point, against the technique's
+     * order; its growth from 1080 to 10400 at 8 and 32 processors, and
+     * from 8 to 32 at each N */
     if (strcmp(id, "table2-chunks-fac") == 0) {
-      g_assert_cmpuint(json_array_get_length(json_object_get_array_member(c, "points")), ==, 2);
+      g_assert_cmpuint(json_array_get_length(json_object_get_array_member(c, "points")), ==, 4);
       g_assert_nonnull(strstr(json_object_get_string_member(c, "detail"), "PlogN"));
+    }
+    if (strcmp(id, "table2-growth-frac") == 0) {
+      g_assert_cmpuint(json_array_get_length(json_object_get_array_member(c, "points")), ==, 4);
+      const char *detail = json_object_get_string_member(c, "detail");
+      g_assert_nonnull(strstr(detail, "P = 32, N 1080 -> 10400 "));
+      g_assert_nonnull(strstr(detail, "N = 10400, P 8 -> 32 "));
     }
   }
   g_assert_cmpuint(run, ==, json_array_get_length(cs) - 9);
@@ -2110,6 +2119,9 @@ test_reproduce_mutations(void)
       /* AF made FAC: its known losses to STAT are cuts (and AWF unchanged) */
       {"chaube2003", {"dls:af.technique=fac", NULL}, "fig3-af-8", "known-agrees"},
       {"chaube2003", {NULL}, "fig3-awf-8", "agrees"},
+      /* fac's chunks one iteration each: Table 2's order for fac fails */
+      {"chaube2003", {"dls:fac.technique=ss", NULL}, "table2-growth-fac", "disagrees"},
+      {"chaube2003", {NULL}, "table2-growth-frac", "agrees"},
       /* the paper's literal loan repaired: its known disagreement agrees */
       {"quinlan1997", {"mlb:literal.phase4=loan", NULL}, "literal-loan-order", "known-agrees"},
       /* a tolerance every loop meets */
@@ -2666,7 +2678,7 @@ chunks_text(const char *out, gboolean by_worker, GArray *workers)
 static void
 test_chunks(void)
 {
-  const char *names[] = {"stat", "ss", "fsc", "gss", "tss", "fac", "wf", "awf", "af"};
+  const char *names[] = {"stat", "ss", "fsc", "gss", "tss", "fac", "frac", "wf", "awf", "af"};
   const char *weights[] = {NULL, "1,2,3,1,1,0.5,4"};
   for (guint k = 0; k < G_N_ELEMENTS(names); k++)
     for (guint v = 0; v < G_N_ELEMENTS(weights); v++) {
@@ -2741,6 +2753,13 @@ test_chunks(void)
   lbsim(&former, "chunks", "--help", NULL);
   g_assert_nonnull(strstr(former.out, "--ranks"));
   g_assert_null(strstr(former.out, "--workers"));
+
+  /* frac: worker 2's and 3's tiles hold 2 iterations (10 on 4 ranks),
+   * less than min-chunk 3: their chunks are cut to them (fac: 3, 3, 3, 1) */
+  g_auto(Result) tiles = {0};
+  lbsim(&tiles, "chunks", "frac", "--iterations", "10", "--ranks", "4", "--min-chunk", "3", NULL);
+  g_assert_cmpint(tiles.status, ==, 0);
+  g_assert_cmpstr(tiles.out, ==, "3 0\n3 1\n2 2\n2 3\n");
 
   /* by hand: gss from R = 100 on 4 workers, ceil(R/4) */
   g_auto(Result) gss = {0}, fsc = {0}, wf = {0};

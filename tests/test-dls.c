@@ -276,11 +276,12 @@ block_start(guint64 n, guint ranks, guint r)
 static gboolean
 deterministic(DlsTechnique t)
 {
-  return t != DLS_WF && t != DLS_AWF && t != DLS_AF;
+  return !dls_technique_by_worker(t);
 }
 
 /* The chunks the chunk arithmetic hands out for requests in any order
- * (for the techniques whose sizes do not depend on who asks). */
+ * (for the techniques whose sizes do not depend on who asks), or in
+ * round-robin order. */
 static GArray *
 chunker_sizes(DlsTechnique t, guint64 n, guint ranks, guint64 min_chunk)
 {
@@ -488,8 +489,8 @@ run_case(const Case *c)
 
 /* ---- every technique, both strategies, both layouts, any P ---- */
 
-static const char *const techniques[] = {"stat", "ss", "fsc", "gss", "tss",
-                                         "fac",  "wf", "awf", "af"};
+static const char *const techniques[] = {"stat", "ss",   "fsc", "gss", "tss",
+                                         "fac",  "frac", "wf",  "awf", "af"};
 
 typedef struct {
   const char *name;
@@ -659,14 +660,15 @@ test_ss_one_worker(void)
     }
 }
 
-/* With replicated data every chunk comes from the front of the loop, so
- * the chunks in the order of their first iteration are the order they were
- * handed out in; with break-after at least the largest chunk each is one
+/* With replicated data every chunk comes from the front of the loop (but
+ * frac's, from tiles), so the chunks in the order of their first iteration
+ * are the order they were handed out in; with break-after at least the largest chunk each is one
  * call of the work routine. They must be the chunk arithmetic's for the
  * same requests: any order for the techniques that do not look at the
- * requester, the requesters' order for wf (no weights given: equal, not
- * the hosts' speeds), and the first round (handed out unasked, in rank
- * order, before any report) for awf and af: first-chunk each. */
+ * requester, the requesters' order for wf (weighted by the hosts' speeds,
+ * 1 GFLOPS for ranks 0 to 7, 1.266 for 8 to 11), and the first round
+ * (handed out unasked, in rank order, before any report) for awf and af:
+ * first-chunk each. */
 static void
 test_chunk_sizes(void)
 {
@@ -706,28 +708,186 @@ test_chunk_sizes(void)
         g_assert_cmpuint(s->start, ==, block_start(n, p, w));
         g_assert_cmpuint(s->size, ==, block_start(n, p, w + 1) - block_start(n, p, w));
       }
+    } else if (tech == DLS_FRAC) {
+      /* each rank's chunks in the order it computed them (one slice
+       * each): from the front of its own tile (its block), the first of
+       * ceil(301 / 24) = 13 iterations, one after another, until the tile
+       * is done, then from others' tiles, within one tile each */
+      for (guint w = 0; w < p; w++) {
+        guint64 own = block_start(n, p, w);
+        gboolean borrowing = FALSE;
+        guint seen = 0;
+        for (guint k = 0; k < slices->len; k++) {
+          const Slice *s = &g_array_index(slices, Slice, k);
+          if (s->rank != w)
+            continue;
+          guint tile = 0;
+          while (s->start >= block_start(n, p, tile + 1))
+            tile++;
+          g_assert_cmpuint(s->start + s->size, <=, block_start(n, p, tile + 1));
+          if (seen++ == 0) {
+            g_assert_cmpuint(s->start, ==, block_start(n, p, w));
+            g_assert_cmpuint(s->size, ==, 13);
+          }
+          if (tile == w) {
+            g_assert_false(borrowing);
+            g_assert_cmpuint(s->start, ==, own);
+            own += s->size;
+          } else {
+            borrowing = TRUE;
+          }
+        }
+      }
     } else if (deterministic(tech)) {
       g_autoptr(GArray) want = chunker_sizes(tech, n, p, 1);
       g_assert_cmpuint(want->len, ==, chunks->len);
       for (guint k = 0; k < want->len; k++)
         g_assert_cmpuint(g_array_index(chunks, Slice, k).size, ==, g_array_index(want, guint64, k));
     } else {
-      DlsChunkParams plain = {1, 1, 1, NULL};
-      g_autoptr(DlsChunker) equal = dls_chunker_new(DLS_WF, n, p, &plain);
+      double speeds[p];
+      for (guint w = 0; w < p; w++)
+        speeds[w] = w < 8 ? 1e9 : 1.266e9;
+      DlsChunkParams hosts = {1, 1, 1, speeds};
+      g_autoptr(DlsChunker) weighted = dls_chunker_new(DLS_WF, n, p, &hosts);
       guint replay = tech == DLS_WF ? chunks->len : p;
       for (guint k = 0; k < replay; k++) {
         const Slice *s = &g_array_index(chunks, Slice, k);
         if (k < p)
           g_assert_cmpuint(s->rank, ==, k);
-        /* wf: the weights given, none here (equal: fac's chunks); the host
-         * speeds only under weights-from = host-speed. awf and af: every
-         * rank's first chunk, before it reported, is the probe chunk */
+        /* wf: weighted by the hosts' speeds (weights = speeds, the
+         * default). awf and af: every rank's first chunk, before it
+         * reported, is the probe chunk */
         guint64 size =
-            tech == DLS_WF ? dls_chunker_next(equal, s->rank) : dls_default_first_chunk(n, p);
+            tech == DLS_WF ? dls_chunker_next(weighted, s->rank) : dls_default_first_chunk(n, p);
         g_assert_cmpuint(s->size, ==, size);
       }
     }
   }
+}
+
+/* With distributed data dls's master takes every technique's chunk from
+ * the requester's own block, then from the back of the owner with most
+ * left, capped at what it holds: fractiling's tiles and borrowing. frac's
+ * chunks (fac's sizes, from the tiles by the same rule) are then fac's,
+ * at the same places: the same run, to the last message and second. With
+ * replicated data fac's come from the front of the loop and frac's from
+ * the tiles: the ranks compute other iterations. */
+static void
+test_frac_is_fac(void)
+{
+  static const char *const metrics[] = {"parallel-time",       "useful-time",  "chunks",
+                                        "migrated-iterations", "req-messages", "giv-messages"};
+  for (guint layout = 0; layout < 2; layout++)
+    for (guint give = 0; give < 2; give++) {
+      g_autoptr(LbRunResult) fac = NULL, frac = NULL;
+      LbRunResult **runs[2] = {&fac, &frac};
+      for (guint i = 0; i < 2; i++) {
+        g_autofree char *text = g_strdup_printf(
+            "[scenario]\nplatform = hetero-cluster-16.xml\nranks = 16\nseed = 1\n"
+            "background = n3:0.5\n[workload]\nmodel = loop\ncost = aqr\niterations = 1040\n"
+            "[balancers]\nrun = dls\n[dls]\ntechnique = %s\nstrategy = %s\ndata = %s\n",
+            i == 0 ? "fac" : "frac", give ? "give" : "get", layout ? "replicated" : "distributed");
+        g_autoptr(GError) error = NULL;
+        *runs[i] = run_text(text, NULL, &error);
+        g_assert_no_error(error);
+      }
+      gboolean same = TRUE;
+      for (guint k = 0; k < G_N_ELEMENTS(metrics); k++) {
+        g_test_message("%s %s %s: fac %.6f, frac %.6f", layout ? "replicated" : "distributed",
+                       give ? "give" : "get", metrics[k], metric(fac, metrics[k]),
+                       metric(frac, metrics[k]));
+        same &= metric(fac, metrics[k]) == metric(frac, metrics[k]);
+      }
+      g_assert_true(layout ? !same : same);
+      /* distributed: chunks moved (the rule was exercised); replicated: none */
+      if (layout)
+        g_assert_cmpfloat(metric(frac, "migrated-iterations"), ==, 0);
+      else
+        g_assert_cmpfloat(metric(frac, "migrated-iterations"), >, 0);
+    }
+}
+
+/* wf's weights by default: the processors' relative speeds. Two hosts,
+ * rank 0's of 1 GFLOPS and rank 1's of 3, N = 100 iterations of 1e9 flops
+ * each (1 s on rank 0, 1/3 s on rank 1), replicated data (chunks from the
+ * loop's front, so in the order of their first iteration they are in the
+ * order they were handed out), one slice a chunk. The weights 1 and 3
+ * normalised to sum to P = 2: w_0 = 0.5, w_1 = 1.5; a chunk is
+ * ceil(w_r R_b / 2P), R_b the R at its batch's start, a batch any P = 2
+ * chunks:
+ *   batch 1, R_b = 100, the first round (unasked, in rank order): rank 0
+ *   ceil(0.5 x 25 = 12.5) = 13, rank 1 ceil(1.5 x 25 = 37.5) = 38, three
+ *   times as large before rounding, as the speeds are (fac: ceil(25) = 25,
+ *   25);
+ *   batch 2, R_b = 49: the master asks for its next chunk as it begins
+ *   one (a chunk is one slice, the last) and answers rank 1 only between
+ *   its slices, so both are its own: ceil(0.5 x 12.25) = 7, 7;
+ *   R_b = 35: rank 0 ceil(4.375) = 5, rank 1 ceil(1.5 x 8.75 = 13.125) = 14;
+ *   R_b = 16: 2, 6; R_b = 8: 1, 3; R_b = 4: ceil(0.5) = 1, ceil(1.5) = 2;
+ *   R_b = 1: 1 to rank 0.
+ * Rank 1 computes 38 + 14 + 6 + 3 + 2 = 63 iterations. weights = 1,1
+ * (given) is fac: 25 and 25 first. */
+static void
+test_wf_speeds(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-dls-XXXXXX", NULL);
+  g_autofree char *platform = g_build_filename(dir, "two-speeds.xml", NULL);
+  const char *xml = "<?xml version='1.0'?>\n"
+                    "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                    "<platform version=\"4.1\">\n"
+                    "  <zone id=\"world\" routing=\"Full\">\n"
+                    "    <host id=\"n0\" speed=\"1Gf\"/>\n"
+                    "    <host id=\"n1\" speed=\"3Gf\"/>\n"
+                    "    <link id=\"l\" bandwidth=\"1GBps\" latency=\"10us\"/>\n"
+                    "    <route src=\"n0\" dst=\"n1\"><link_ctn id=\"l\"/></route>\n"
+                    "  </zone>\n"
+                    "</platform>\n";
+  g_assert_true(g_file_set_contents(platform, xml, -1, NULL));
+  static const guint want_rank[] = {0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0};
+  static const guint64 want_size[] = {13, 38, 7, 7, 5, 14, 2, 6, 1, 3, 1, 2, 1};
+  static const char *const weights[] = {NULL, "1,1"};
+  for (guint v = 0; v < G_N_ELEMENTS(weights); v++) {
+    g_autofree char *given =
+        weights[v] != NULL ? g_strdup_printf("weights = %s\n", weights[v]) : g_strdup("");
+    g_autofree char *text =
+        g_strdup_printf("[scenario]\nplatform = %s\nranks = 2\nseed = 1\n"
+                        "[workload]\nmodel = loop\ncost = constant\nmean = 1000\niterations = 100\n"
+                        "flops-per-unit = 1e6\n[balancers]\nrun = dls\n[dls]\ntechnique = wf\n%s"
+                        "data = replicated\nbreak-after = 100\ndebug = 4\n",
+                        platform, given);
+    g_autofree char *trace = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(LbRunResult) r = run_text(text, &trace, &error);
+    g_assert_no_error(error);
+    g_auto(Trace) t = {0};
+    parse_trace(trace, 2, &t);
+    Slice by_start[100] = {{0}};
+    for (guint k = 0; k < t.slices->len; k++) {
+      const Slice *sl = &g_array_index(t.slices, Slice, k);
+      by_start[sl->start] = *sl;
+    }
+    guint64 at = 0, on_fast = 0;
+    for (guint k = 0; at < 100; k++) {
+      const Slice *sl = &by_start[at];
+      g_assert_cmpuint(sl->size, >, 0);
+      g_test_message("weights = %s: chunk %u, rank %u, %" G_GUINT64_FORMAT " iterations",
+                     weights[v] != NULL ? weights[v] : "speeds", k, sl->rank, sl->size);
+      if (v == 0) {
+        g_assert_cmpuint(k, <, G_N_ELEMENTS(want_size));
+        g_assert_cmpuint(sl->rank, ==, want_rank[k]);
+        g_assert_cmpuint(sl->size, ==, want_size[k]);
+      } else if (k < 2) {
+        g_assert_cmpuint(sl->rank, ==, k);
+        g_assert_cmpuint(sl->size, ==, 25);
+      }
+      on_fast += sl->rank == 1 ? sl->size : 0;
+      at += sl->size;
+    }
+    if (v == 0)
+      g_assert_cmpuint(on_fast, ==, 63);
+  }
+  g_unlink(platform);
+  g_rmdir(dir);
 }
 
 /* ---- against STAT on a heterogeneous cluster ---- */
@@ -1150,6 +1310,8 @@ main(int argc, char **argv)
   g_test_add_func("/dls/ss-one-worker", test_ss_one_worker);
   g_test_add_func("/dls/chunk-sizes", test_chunk_sizes);
   g_test_add_func("/dls/hetero", test_hetero);
+  g_test_add_func("/dls/frac-is-fac", test_frac_is_fac);
+  g_test_add_func("/dls/wf-speeds", test_wf_speeds);
   g_test_add_func("/dls/work-summary", test_work_summary);
   g_test_add_func("/dls/awf-background", test_awf_background);
   g_test_add_func("/dls/awf-steps", test_awf_steps);

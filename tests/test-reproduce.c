@@ -309,7 +309,8 @@ test_check_efficiency(void)
 static void
 dls_configuration(Fake *f, guint ranks, guint64 n, const double *improvements)
 {
-  static const char *const names[] = {"stat", "ss", "fsc", "gss", "tss", "fac", "wf", "awf", "af"};
+  static const char *const names[] = {"stat", "ss",   "fsc", "gss", "tss",
+                                      "fac",  "frac", "wf",  "awf", "af"};
   for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
     g_autofree char *label = g_strdup_printf("dls:%s", names[k]);
     LbRunResult *r = fake_add(f, "a", label, ranks);
@@ -326,7 +327,7 @@ test_check_dls_best(void)
 {
   g_auto(Fake) f = {0};
   fake_init(&f);
-  const double all_lose[] = {0, -20, -15, -9, -30, -8, -8, -2, -40};
+  const double all_lose[] = {0, -20, -15, -9, -30, -8, -8, -8, -2, -40};
   dls_configuration(&f, 8, 1080, all_lose);
   g_auto(LbCheckOutput) lost = {0};
   const char *const args[] = {"1080", NULL};
@@ -335,7 +336,7 @@ test_check_dls_best(void)
 
   g_auto(Fake) g = {0};
   fake_init(&g);
-  const double awf_wins[] = {0, 1, 10, 12, 3, 25, 25, 27, 9};
+  const double awf_wins[] = {0, 1, 10, 12, 3, 25, 25, 25, 27, 9};
   dls_configuration(&g, 8, 1080, awf_wins);
   g_auto(LbCheckOutput) won = {0};
   g_assert_cmpfloat(check("dls-best", args, &g, &won), ==, 0);
@@ -425,6 +426,66 @@ test_check_dls_chunks(void)
   g_assert_false(lb_rule_judge(&every, 1, values, wrong.points->len, &shown, &at));
 }
 
+/* Table 2's order as growth. fac's counts (the mean of two runs), as
+ * factoring gives them: N = 1040 on 4 processors, 9 batches of 4, 36
+ * chunks; on 32, 5 batches of 32 and one of 16, 176; N = 10400 on 4, 12
+ * batches, 48; on 32, 9 batches, 288. Against P log N: N 1040 -> 10400 at
+ * P = 4, 48 / 36 = 1.333 over log2(10400) / log2(1040) = 1.331: 1.002; at
+ * P = 32, 288 / 176 = 1.636: 1.229; P 4 -> 32 at N = 1040, 176 / 36 =
+ * 4.889 over 8: 0.611 (the furthest from 1); at N = 10400, 288 / 48 = 6:
+ * 0.75. Every pair within 2x. SS's counts (N) against STAT's order (P): N
+ * 10 times, the order 1; P 8 times, the counts 1: 10 and 1/8, outside. */
+static void
+test_check_dls_growth(void)
+{
+  g_auto(Fake) f = {0};
+  fake_init(&f);
+  const guint ps[] = {4, 32};
+  const guint64 ns[] = {1040, 10400};
+  const double fac[2][2] = {{36, 48}, {176, 288}};
+  for (guint i = 0; i < 2; i++)
+    for (guint j = 0; j < 2; j++)
+      for (guint run = 0; run < 2; run++) {
+        /* two placements, the mean the count above */
+        LbRunResult *r = fake_add(&f, run == 0 ? "a" : "b", "dls:fac", ps[i]);
+        set_metric(r, "iterations", (double)ns[j]);
+        set_metric(r, "chunks", fac[i][j] + (run == 0 ? -1 : 1));
+        LbRunResult *ss = fake_add(&f, run == 0 ? "a" : "b", "dls:ss", ps[i]);
+        set_metric(ss, "iterations", (double)ns[j]);
+        set_metric(ss, "chunks", (double)ns[j]);
+      }
+  g_auto(LbCheckOutput) right = {0}, exact = {0}, wrong = {0};
+  const char *const fac_plogn[] = {"fac", "PlogN", NULL};
+  double worst = check("dls-growth", fac_plogn, &f, &right);
+  g_assert_cmpfloat_with_epsilon(worst, (176.0 / 36) / 8, 1e-9);
+  g_assert_cmpuint(right.points->len, ==, 4);
+  const double want[] = {(48.0 / 36) / (log2(10400) / log2(1040)),
+                         (288.0 / 176) / (log2(10400) / log2(1040)), (176.0 / 36) / 8,
+                         (288.0 / 48) / 8};
+  const char *const labels[] = {"P = 4, N 1040 -> 10400", "P = 32, N 1040 -> 10400",
+                                "N = 1040, P 4 -> 32", "N = 10400, P 4 -> 32"};
+  LbRule every = rule("every within-2x");
+  double values[4], shown = 0;
+  guint at = 0;
+  for (guint i = 0; i < 4; i++) {
+    const LbCheckPoint *pt = &g_array_index(right.points, LbCheckPoint, i);
+    g_assert_cmpfloat_with_epsilon(pt->value, want[i], 1e-9);
+    g_assert_cmpstr(pt->label, ==, labels[i]);
+    values[i] = pt->value;
+  }
+  g_assert_true(lb_rule_judge(&every, 1, values, 4, &shown, &at));
+  /* SS against its own order: exactly; against STAT's: 10 and 1/8 */
+  const char *const ss_n[] = {"ss", "N", NULL};
+  g_assert_cmpfloat_with_epsilon(check("dls-growth", ss_n, &f, &exact), 1, 1e-12);
+  const char *const ss_as_stat[] = {"ss", "P", NULL};
+  check("dls-growth", ss_as_stat, &f, &wrong);
+  for (guint i = 0; i < 4; i++)
+    values[i] = g_array_index(wrong.points, LbCheckPoint, i).value;
+  g_assert_cmpfloat_with_epsilon(values[0], 10, 1e-12);
+  g_assert_cmpfloat_with_epsilon(values[2], 1.0 / 8, 1e-12);
+  g_assert_false(lb_rule_judge(&every, 1, values, 4, &shown, &at));
+}
+
 /* The optimum computed in the check from the run's scenario: a run that
  * ends with everything on one rank is far more than an element above it. */
 static void
@@ -466,6 +527,7 @@ main(int argc, char **argv)
   g_test_add_func("/reproduce/checks/dls-best", test_check_dls_best);
   g_test_add_func("/reproduce/checks/dls-chunks", test_check_dls_chunks);
   g_test_add_func("/reproduce/checks/dls-families", test_check_dls_families);
+  g_test_add_func("/reproduce/checks/dls-growth", test_check_dls_growth);
   g_test_add_func("/reproduce/checks/bottleneck", test_check_bottleneck);
   return g_test_run();
 }

@@ -78,9 +78,12 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
       /* its first name, kept for scripts that use it */
       {"workers", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &workers, NULL, "P"},
       {"weights", 0, 0, G_OPTION_ARG_STRING, &weights,
-       "Relative speeds, one per worker (the [dls] weights key; default: all equal)", "W0,W1,..."},
+       "Relative speeds, one per worker (the [dls] weights key; its default, speeds, is all "
+       "equal here: no platform)",
+       "W0,W1,..."},
       {"min-chunk", 0, 0, G_OPTION_ARG_STRING, &min_chunk,
-       "The smallest chunk but the last (the [dls] min-chunk key; default 1)", "M"},
+       "The smallest chunk but the last (frac: a tile's last; the [dls] min-chunk key; default 1)",
+       "M"},
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
        "Set a [dls] key: min-chunk, fsc-h, fsc-sigma, weights (repeatable)", "dls.KEY=VALUE"},
       {"json", 0, 0, G_OPTION_ARG_FILENAME, &json,
@@ -95,9 +98,10 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
       self, entries,
       "Prints the chunks a dynamic loop scheduling technique hands out for a loop of N\n"
       "iterations on P ranks when requests come round-robin (worker 0, 1, ..., P-1, 0, ...),\n"
-      "one chunk a line: its size and, for wf, awf and af, whose sizes depend on who asks,\n"
-      "the requesting worker after a space. Each technique's formula: docs/families/dls.md;\n"
-      "the simulator's dls balancer uses the same code.\n"
+      "one chunk a line: its size and, for frac, wf, awf and af, whose sizes depend on who\n"
+      "asks, the requesting worker after a space (frac: the chunk is cut from its tile).\n"
+      "Each technique's formula: docs/families/dls.md; the simulator's dls balancer uses\n"
+      "the same code.\n"
       "awf and af adapt from measured chunk times. Here worker r runs an iteration in\n"
       "1/w_r seconds (w: the weights) and reports each chunk as soon as it gets it: awf\n"
       "then gives wf's chunks, and af, after one fac chunk, gives each requester its\n"
@@ -124,13 +128,14 @@ lb_cmd_chunks(const LbCommand *self, int argc, char **argv)
   if (workers != NULL)
     p_text = g_steal_pointer(&workers);
   if (argc != 2) {
-    g_printerr("lbsim: chunks needs one technique: stat, ss, fsc, gss, tss, fac, wf, awf or af "
-               "(see lbsim chunks --help)\n");
+    g_printerr("lbsim: chunks needs one technique: stat, ss, fsc, gss, tss, fac, frac, wf, awf "
+               "or af (see lbsim chunks --help)\n");
     return LB_EXIT_INPUT;
   }
   if (!dls_technique_parse(argv[1], &t)) {
-    g_printerr("lbsim: unknown technique '%s' (stat, ss, fsc, gss, tss, fac, wf, awf or af)\n",
-               argv[1]);
+    g_printerr(
+        "lbsim: unknown technique '%s' (stat, ss, fsc, gss, tss, fac, frac, wf, awf or af)\n",
+        argv[1]);
     return LB_EXIT_INPUT;
   }
   guint64 n = 0, p = 0;

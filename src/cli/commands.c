@@ -15,7 +15,7 @@ static const LbCommand commands[] = {
     {"explain", "BALANCER [SCENARIO.ini]", "narrate a balancer on a small case, step by step",
      lb_cmd_explain, TRUE},
     {"curve", "hilbert|morton", "a space-filling curve's cells, in order", lb_cmd_curve, FALSE},
-    {"chunks", "stat|ss|fsc|gss|tss|fac|wf|awf|af",
+    {"chunks", "stat|ss|fsc|gss|tss|fac|frac|wf|awf|af",
      "the chunks a loop scheduling technique hands out", lb_cmd_chunks, FALSE},
     {"sweep", "SCENARIO.ini", "a scenario over a cross product of values", lb_cmd_sweep, TRUE},
     {"merge", "STATE-DIR|RUN.result ...", "gather the results of a sweep run elsewhere",

@@ -12,8 +12,8 @@
 
 /* ---- chaube2003: loop scheduling's cost against STAT ---- */
 
-static const char *const dls_names[] = {"stat", "ss", "fsc", "gss", "tss",
-                                        "fac",  "wf", "awf", "af",  NULL};
+static const char *const dls_names[] = {"stat", "ss", "fsc", "gss", "tss", "fac",
+                                        "frac", "wf", "awf", "af",  NULL};
 #define DLS_NAMES (G_N_ELEMENTS(dls_names) - 1)
 #define MAX_PLACES 8
 
@@ -187,7 +187,7 @@ dls_technique_validate(const char *const *args, guint nargs, const char *dir, GE
       return lb_check_fail(error, "'%s' is not a loop size N", args[i]);
     if (i != 1 && dls_index(args[i]) < 0)
       return lb_check_fail(
-          error, "'%s' is not a dls technique (stat, ss, fsc, gss, tss, fac, wf, awf, af)",
+          error, "'%s' is not a dls technique (stat, ss, fsc, gss, tss, fac, frac, wf, awf, af)",
           args[i]);
   }
   return TRUE;
@@ -696,76 +696,180 @@ dls_chunks_validate(const char *const *args, guint nargs, const char *dir, GErro
 {
   if (dls_index(args[0]) < 0)
     return lb_check_fail(
-        error, "'%s' is not a dls technique (stat, ss, fsc, gss, tss, fac, wf, awf, af)", args[0]);
+        error, "'%s' is not a dls technique (stat, ss, fsc, gss, tss, fac, frac, wf, awf, af)",
+        args[0]);
   if (!g_strv_contains(chunk_orders, args[1]))
     return lb_check_fail(error, "'%s' is not an order of Table 2 (P, N, N/Kopt, Plog(N/P), PlogN)",
                          args[1]);
   return TRUE;
 }
 
-/* TECHNIQUE ORDER: the technique's chunks (averaged over the claim's
- * runs, the placements) in every configuration (N, P) over its order: a
- * count of that order is a constant times it, so each configuration's
- * ratio is a point, over the ratios' geometric mean (1 for a count
- * exactly of the order); lbsim's number is the largest ratio over the
- * least. */
-static gboolean
-dls_chunks(const LbCheckInput *in, LbCheckOutput *out, GError **error)
+/* A technique's chunks in each configuration (P, N), averaged over the
+ * claim's runs (the placements). */
+typedef struct {
+  guint64 ranks, n;
+  double chunks;
+} DlsCount;
+
+static GArray *
+dls_counts(const LbCheckInput *in, const char *label, GError **error)
 {
-  g_autofree char *label = g_strdup_printf("dls:%s", in->args[0]);
-  const char *order = in->args[1];
-  /* (P, N) -> the sum of chunks and the runs summed */
-  g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(guint64) * 2);
-  g_autoptr(GArray) sums = g_array_new(FALSE, TRUE, sizeof(double) * 2);
+  g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(DlsCount));
+  g_autoptr(GArray) runs = g_array_new(FALSE, TRUE, sizeof(guint));
   for (guint i = 0; i < in->nruns; i++) {
     const LbRunResult *res = in->runs[i].result;
     if (strcmp(res->balancer, label) != 0)
       continue;
     double n = 0, chunks = 0;
     if (!lb_run_result_lookup(res, "iterations", &n) ||
-        !lb_run_result_lookup(res, "chunks", &chunks))
-      return lb_check_fail(error, "%s: no iterations or chunks", in->runs[i].point);
-    guint64 key[2] = {res->ranks, (guint64)n};
-    guint j = 0;
-    while (j < keys->len && memcmp(&g_array_index(keys, guint64, 2 * j), key, sizeof key) != 0)
-      j++;
-    if (j == keys->len) {
-      g_array_append_vals(keys, key, 1);
-      g_array_set_size(sums, j + 1);
+        !lb_run_result_lookup(res, "chunks", &chunks)) {
+      lb_check_fail(error, "%s: no iterations or chunks", in->runs[i].point);
+      return NULL;
     }
-    double *sum = &g_array_index(sums, double, 2 * j);
-    sum[0] += chunks;
-    sum[1] += 1;
+    guint j = 0;
+    while (j < counts->len && (g_array_index(counts, DlsCount, j).ranks != res->ranks ||
+                               g_array_index(counts, DlsCount, j).n != (guint64)n))
+      j++;
+    if (j == counts->len) {
+      DlsCount c = {res->ranks, (guint64)n, 0};
+      g_array_append_val(counts, c);
+      g_array_set_size(runs, j + 1);
+    }
+    g_array_index(counts, DlsCount, j).chunks += chunks;
+    g_array_index(runs, guint, j)++;
   }
-  if (keys->len < 2)
+  for (guint j = 0; j < counts->len; j++)
+    g_array_index(counts, DlsCount, j).chunks /= g_array_index(runs, guint, j);
+  return g_steal_pointer(&counts);
+}
+
+/* TECHNIQUE ORDER: the technique's chunks (averaged over the claim's
+ * runs, the placements) in every configuration (N, P) over its order: a
+ * count of that order is a constant times it, so each configuration's
+ * ratio is a point, over the ratios' geometric mean (1 for a count
+ * exactly of that order); lbsim's number is the largest ratio over the
+ * least. */
+static gboolean
+dls_chunks(const LbCheckInput *in, LbCheckOutput *out, GError **error)
+{
+  g_autofree char *label = g_strdup_printf("dls:%s", in->args[0]);
+  const char *order = in->args[1];
+  g_autoptr(GArray) counts = dls_counts(in, label, error);
+  if (counts == NULL)
+    return FALSE;
+  if (counts->len < 2)
     return lb_check_fail(error, "%s: %u configurations (N, P); an order needs two or more", label,
-                         keys->len);
-  g_autofree double *ratio = g_new(double, keys->len);
+                         counts->len);
+  g_autofree double *ratio = g_new(double, counts->len);
   double log_mean = 0, lo = INFINITY, hi = 0;
   g_autoptr(GString) t = g_string_new(NULL);
   g_string_append_printf(t, "%6s %3s %10s %12s %10s\n", "N", "P", "chunks", order, "ratio");
-  for (guint j = 0; j < keys->len; j++) {
-    const guint64 *key = &g_array_index(keys, guint64, 2 * j);
-    const double *sum = &g_array_index(sums, double, 2 * j);
-    double chunks = sum[0] / sum[1], f = chunk_order(order, (double)key[1], (double)key[0]);
-    ratio[j] = chunks / f;
-    log_mean += log(ratio[j]) / keys->len;
+  for (guint j = 0; j < counts->len; j++) {
+    const DlsCount *c = &g_array_index(counts, DlsCount, j);
+    double f = chunk_order(order, (double)c->n, (double)c->ranks);
+    ratio[j] = c->chunks / f;
+    log_mean += log(ratio[j]) / counts->len;
     lo = MIN(lo, ratio[j]);
     hi = MAX(hi, ratio[j]);
     g_string_append_printf(t,
                            "%6" G_GUINT64_FORMAT " %3" G_GUINT64_FORMAT " %10.1f %12.1f %10.4f\n",
-                           key[1], key[0], chunks, f, ratio[j]);
+                           c->n, c->ranks, c->chunks, f, ratio[j]);
   }
   double mean = exp(log_mean);
-  for (guint j = 0; j < keys->len; j++) {
-    const guint64 *key = &g_array_index(keys, guint64, 2 * j);
+  for (guint j = 0; j < counts->len; j++) {
+    const DlsCount *c = &g_array_index(counts, DlsCount, j);
     lb_check_output_point(out, ratio[j] / mean, "N = %" G_GUINT64_FORMAT ", P = %" G_GUINT64_FORMAT,
-                          key[1], key[0]);
+                          c->n, c->ranks);
   }
   out->value = hi / lo;
   out->note = g_strdup_printf("%s's chunks over %s in %u configurations: from %.3g to %.3g "
                               "(largest over least %.2f)",
-                              label, order, keys->len, lo, hi, hi / lo);
+                              label, order, counts->len, lo, hi, hi / lo);
+  out->detail = g_string_free(g_steal_pointer(&t), FALSE);
+  return TRUE;
+}
+
+/* Adds the growth of the chunks from configuration a to b (one axis
+ * fixed) against the order's, as a point and a line of the detail. */
+static void
+dls_growth_point(LbCheckOutput *out, GString *t, const char *order, const DlsCount *a,
+                 const DlsCount *b, gboolean along_n)
+{
+  double got = b->chunks / a->chunks;
+  double want = chunk_order(order, (double)b->n, (double)b->ranks) /
+                chunk_order(order, (double)a->n, (double)a->ranks);
+  if (along_n)
+    lb_check_output_point(
+        out, got / want, "P = %" G_GUINT64_FORMAT ", N %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT,
+        a->ranks, a->n, b->n);
+  else
+    lb_check_output_point(
+        out, got / want, "N = %" G_GUINT64_FORMAT ", P %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT,
+        a->n, a->ranks, b->ranks);
+  g_string_append_printf(t, "%-22s %8.1f -> %8.1f %8.3f %8.3f %8.3f\n",
+                         g_array_index(out->points, LbCheckPoint, out->points->len - 1).label,
+                         a->chunks, b->chunks, got, want, got / want);
+}
+
+/* TECHNIQUE ORDER: Table 2's order as growth, constants aside: at each P,
+ * the technique's chunks (averaged over the claim's runs) at the largest
+ * N over those at the smallest, and at each N, at the most processors over
+ * the fewest, each over what the order predicts for the same two
+ * configurations (1: the count grows as the order does); a point each,
+ * the number the one furthest from 1. */
+static gboolean
+dls_growth(const LbCheckInput *in, LbCheckOutput *out, GError **error)
+{
+  g_autofree char *label = g_strdup_printf("dls:%s", in->args[0]);
+  const char *order = in->args[1];
+  g_autoptr(GArray) counts = dls_counts(in, label, error);
+  if (counts == NULL)
+    return FALSE;
+  g_autoptr(GString) t = g_string_new(NULL);
+  g_string_append_printf(t, "%-22s %20s %8s %8s %8s\n", "growth", "chunks", "lbsim", order, "over");
+  for (guint axis = 0; axis < 2; axis++) {
+    gboolean along_n = axis == 0;
+    /* each value of the fixed axis once, ascending */
+    g_autoptr(GArray) fixed = g_array_new(FALSE, FALSE, sizeof(guint64));
+    for (guint j = 0; j < counts->len; j++) {
+      const DlsCount *c = &g_array_index(counts, DlsCount, j);
+      guint64 v = along_n ? c->ranks : c->n;
+      guint k = 0;
+      while (k < fixed->len && g_array_index(fixed, guint64, k) < v)
+        k++;
+      if (k == fixed->len || g_array_index(fixed, guint64, k) != v)
+        g_array_insert_val(fixed, k, v);
+    }
+    for (guint k = 0; k < fixed->len; k++) {
+      guint64 v = g_array_index(fixed, guint64, k);
+      const DlsCount *lo = NULL, *hi = NULL;
+      for (guint j = 0; j < counts->len; j++) {
+        const DlsCount *c = &g_array_index(counts, DlsCount, j);
+        guint64 along = along_n ? c->n : c->ranks;
+        if ((along_n ? c->ranks : c->n) != v)
+          continue;
+        if (lo == NULL || along < (along_n ? lo->n : lo->ranks))
+          lo = c;
+        if (hi == NULL || along > (along_n ? hi->n : hi->ranks))
+          hi = c;
+      }
+      if (lo != hi)
+        dls_growth_point(out, t, order, lo, hi, along_n);
+    }
+  }
+  if (out->points == NULL)
+    return lb_check_fail(error, "%s: no two configurations that differ in N alone or P alone",
+                         label);
+  double worst = 1;
+  for (guint i = 0; i < out->points->len; i++) {
+    double v = g_array_index(out->points, LbCheckPoint, i).value;
+    if (fabs(log(v)) > fabs(log(worst)))
+      worst = v;
+  }
+  out->value = worst;
+  out->note = g_strdup_printf("%s's chunks grow as %s within a factor of %.2f over %u pairs of "
+                              "configurations",
+                              label, order, MAX(worst, 1 / worst), out->points->len);
   out->detail = g_string_free(g_steal_pointer(&t), FALSE);
   return TRUE;
 }
@@ -787,5 +891,7 @@ const LbReproCheck lb_checks_chaube2003[] = {
      NULL},
     {"dls-families", "N max|best", 2, 2, TRUE, dls_families_validate, dls_families, -1, -1, NULL,
      -1, "dls:stat"},
+    {"dls-growth", "TECHNIQUE ORDER", 2, 2, TRUE, dls_chunks_validate, dls_growth, 0, 0, "dls:", -1,
+     NULL},
     {NULL},
 };

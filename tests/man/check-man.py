@@ -176,7 +176,7 @@ def main():
     ok(sorted(got) == ["balancer=dls:af", "balancer=dls:awf"], "completion: --vary balancer=",
        f"{got} {err}")
     got, err = complete("chunks", "f")
-    ok(sorted(got) == ["fac", "fsc"], "completion: chunks's techniques", f"{got} {err}")
+    ok(sorted(got) == ["fac", "frac", "fsc"], "completion: chunks's techniques", f"{got} {err}")
     got, err = complete("curve", "")
     ok(sorted(got) == ["hilbert", "morton"], "completion: curve's curves", f"{got} {err}")
     # --trace is gone from lbsim: the completion names it nowhere (an option

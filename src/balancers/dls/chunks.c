@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char *const technique_names[DLS_N_TECHNIQUES] = {
-    "stat", "ss", "fsc", "gss", "tss", "fac", "wf", "awf", "af",
+    "stat", "ss", "fsc", "gss", "tss", "fac", "frac", "wf", "awf", "af",
 };
 
 const LbParamSpec dls_chunk_params[] = {
@@ -35,7 +35,7 @@ dls_technique_name(DlsTechnique t)
 gboolean
 dls_technique_by_worker(DlsTechnique t)
 {
-  return t == DLS_WF || t == DLS_AWF || t == DLS_AF;
+  return t == DLS_FRAC || t == DLS_WF || t == DLS_AWF || t == DLS_AF;
 }
 
 static gboolean
@@ -43,6 +43,12 @@ parse_weights(const char *text, guint workers, double **out, GError **error)
 {
   g_auto(GStrv) parts = g_strsplit(text, ",", -1);
   guint n = g_strv_length(parts);
+  g_autofree char *word = g_strstrip(g_strdup(text));
+  if (n == 1 && *word != '\0' && !g_ascii_isdigit(*word) && strchr("+-.", *word) == NULL) {
+    g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
+                "weights: '%s' is not speeds, measured or w0,w1,... (one per worker)", word);
+    return FALSE;
+  }
   if (n != workers) {
     g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
                 "weights: %u value%s for %u worker%s (give one per worker)", n, n == 1 ? "" : "s",
@@ -65,6 +71,17 @@ parse_weights(const char *text, guint workers, double **out, GError **error)
   return TRUE;
 }
 
+DlsWeightsFrom
+dls_weights_from(const LbParams *params)
+{
+  g_autofree char *text = g_strstrip(g_strdup(lb_params_get_string(params, "weights")));
+  if (strcmp(text, "speeds") == 0)
+    return DLS_WEIGHTS_SPEEDS;
+  if (strcmp(text, "measured") == 0)
+    return DLS_WEIGHTS_MEASURED;
+  return DLS_WEIGHTS_GIVEN;
+}
+
 gboolean
 dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
                       const double *speeds, GError **error)
@@ -76,19 +93,10 @@ dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
   p->first_chunk = (guint64)lb_params_get_int(params, "first-chunk");
   p->awf_update = strcmp(lb_params_get_string(params, "awf-update"), "chunk") == 0 ? DLS_AWF_CHUNK
                                                                                    : DLS_AWF_BATCH;
-  const char *from = lb_params_get_string(params, "weights-from");
-  p->weights_from = strcmp(from, "measured") == 0     ? DLS_WEIGHTS_MEASURED
-                    : strcmp(from, "host-speed") == 0 ? DLS_WEIGHTS_HOST
-                                                      : DLS_WEIGHTS_GIVEN;
-  if (lb_params_is_set(params, "weights")) {
-    if (p->weights_from != DLS_WEIGHTS_GIVEN) {
-      g_set_error(error, LB_PARAM_ERROR, LB_PARAM_ERROR_INVALID,
-                  "weights: given, but weights-from = %s takes them from elsewhere", from);
-      return FALSE;
-    }
+  p->weights_from = dls_weights_from(params);
+  if (p->weights_from == DLS_WEIGHTS_GIVEN)
     return parse_weights(lb_params_get_string(params, "weights"), workers, &p->weights, error);
-  }
-  if (p->weights_from == DLS_WEIGHTS_HOST && speeds != NULL)
+  if (p->weights_from == DLS_WEIGHTS_SPEEDS && speeds != NULL)
     p->weights = g_memdup2(speeds, workers * sizeof *speeds);
   return TRUE;
 }
@@ -143,6 +151,7 @@ struct _DlsChunker {
   guint64 remaining, front, count;
   double *weights;                   /* normalised to sum to workers */
   guint64 *block_first, *block_size; /* stat; a block's size is 0 once handed out */
+  guint64 *tile_lo, *tile_hi;        /* frac: what each tile has left, [lo, hi) */
   guint64 fixed;                     /* fsc */
   guint64 tss_first, tss_delta;
   guint64 batch_r; /* R at the current batch's start */
@@ -158,16 +167,18 @@ struct _DlsChunker {
   /* how the last chunk's size came about, for dls_chunker_describe_last */
   struct {
     guint worker;
-    guint64 r;        /* R when it was asked for */
-    guint64 wanted;   /* the technique's size */
-    double exact;     /* af's K_i, wf's and awf's w_i R_b / 2P, before ceil */
-    guint64 batch_r;  /* batched: R_b */
-    guint batch;      /* batched: which batch, from 1 */
-    guint64 index;    /* tss: the chunk's index i */
-    gboolean adapted; /* af: from the reports */
-    gboolean probe;   /* awf, af, measured wf: the worker had not reported yet */
-    guint64 size;     /* after min_chunk and R */
-    guint64 cap;      /* dls_chunker_next_capped's cap when it cut, else 0 */
+    guint64 r;         /* R when it was asked for */
+    guint64 wanted;    /* the technique's size */
+    double exact;      /* af's K_i, wf's and awf's w_i R_b / 2P, before ceil */
+    guint64 batch_r;   /* batched: R_b */
+    guint batch;       /* batched: which batch, from 1 */
+    guint64 index;     /* tss: the chunk's index i */
+    guint tile;        /* frac: the tile it was cut from */
+    gboolean tile_cut; /* frac: cut to what its tile had left */
+    gboolean adapted;  /* af: from the reports */
+    gboolean probe;    /* awf, af, measured wf: the worker had not reported yet */
+    guint64 size;      /* after min_chunk and R */
+    guint64 cap;       /* dls_chunker_next_capped's cap when it cut, else 0 */
   } last;
 };
 
@@ -209,6 +220,33 @@ init_stat(DlsChunker *c)
     c->block_size[w] = MIN(MAX(size, c->min_chunk), left);
     left -= c->block_size[w];
   }
+}
+
+/* frac's tiles: the data's blocks as the loop model lays them out. */
+static void
+init_tiles(DlsChunker *c)
+{
+  guint64 p = c->workers;
+  c->tile_lo = g_new(guint64, p);
+  c->tile_hi = g_new(guint64, p);
+  for (guint64 w = 0; w < p; w++) {
+    c->tile_lo[w] = w * (c->n / p) + MIN(w, c->n % p);
+    c->tile_hi[w] = (w + 1) * (c->n / p) + MIN(w + 1, c->n % p);
+  }
+}
+
+/* frac: the requester's own tile while it has iterations, then the one
+ * with most left (the lowest on ties), as dls's master takes another
+ * owner's data. */
+static guint
+pick_tile(const DlsChunker *c, guint worker)
+{
+  guint t = worker;
+  if (c->tile_hi[t] == c->tile_lo[t])
+    for (guint k = 0; k < c->workers; k++)
+      if (c->tile_hi[k] - c->tile_lo[k] > c->tile_hi[t] - c->tile_lo[t])
+        t = k;
+  return t;
 }
 
 static guint64
@@ -266,6 +304,9 @@ dls_chunker_new(DlsTechnique t, guint64 n, guint workers, const DlsChunkParams *
   case DLS_TSS:
     init_tss(c);
     break;
+  case DLS_FRAC:
+    init_tiles(c);
+    break;
   case DLS_AWF:
   case DLS_AF:
     c->reports = g_new0(Reports, workers);
@@ -293,6 +334,8 @@ dls_chunker_free(DlsChunker *c)
   g_free(c->weights);
   g_free(c->block_first);
   g_free(c->block_size);
+  g_free(c->tile_lo);
+  g_free(c->tile_hi);
   g_free(c->reports);
   g_free(c);
 }
@@ -465,6 +508,7 @@ wanted(DlsChunker *c, guint worker)
     }
     G_GNUC_FALLTHROUGH;
   case DLS_FAC:
+  case DLS_FRAC:
     if (c->batch_left == 0) {
       c->batch_r = c->remaining;
       c->batch_left = c->workers;
@@ -475,7 +519,7 @@ wanted(DlsChunker *c, guint worker)
     c->batch_left--;
     c->last.batch_r = c->batch_r;
     c->last.batch = c->batches;
-    if (c->technique == DLS_FAC)
+    if (c->technique == DLS_FAC || c->technique == DLS_FRAC)
       return (c->batch_r + 2 * p - 1) / (2 * p);
     c->last.exact = c->weights[worker] * (double)c->batch_r / (2.0 * p);
     return ceil_count(c->last.exact);
@@ -503,6 +547,24 @@ dls_chunker_next_at(DlsChunker *c, guint worker, guint64 *first)
     c->block_size[worker] = 0;
     if (first != NULL)
       *first = c->block_first[worker];
+  } else if (c->technique == DLS_FRAC) {
+    size = wanted(c, worker);
+    c->last.wanted = size;
+    guint t = pick_tile(c, worker);
+    guint64 left = c->tile_hi[t] - c->tile_lo[t];
+    size = MIN(MAX(size, c->min_chunk), c->remaining);
+    c->last.tile = t;
+    c->last.tile_cut = size > left;
+    size = MIN(size, left);
+    if (t == worker) {
+      if (first != NULL)
+        *first = c->tile_lo[t];
+      c->tile_lo[t] += size;
+    } else {
+      c->tile_hi[t] -= size;
+      if (first != NULL)
+        *first = c->tile_hi[t];
+    }
   } else {
     size = wanted(c, worker); /* not inside MIN: it advances the batch */
     c->last.wanted = size;
@@ -539,6 +601,10 @@ dls_chunker_next_capped(DlsChunker *c, guint worker, guint64 cap)
   if (c->technique == DLS_STAT) {
     c->block_size[worker] = size - cap;
     c->block_first[worker] = first + cap;
+  } else if (c->technique == DLS_FRAC && c->last.tile == worker) {
+    c->tile_lo[worker] -= size - cap;
+  } else if (c->technique == DLS_FRAC) {
+    c->tile_hi[c->last.tile] += size - cap; /* it keeps the tile's back end */
   } else {
     c->front -= size - cap;
   }
@@ -642,11 +708,18 @@ dls_chunker_describe_last(const DlsChunker *c)
                            c->last.index, c->tss_first, c->tss_delta, c->last.wanted);
     break;
   case DLS_FAC:
+  case DLS_FRAC:
     g_string_append_printf(out,
                            ", batch %u, R_b = %" G_GUINT64_FORMAT
                            ": ceil(R_b / 2P) = ceil(%" G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT
                            ") = %" G_GUINT64_FORMAT,
                            c->last.batch, c->last.batch_r, c->last.batch_r, 2 * p, c->last.wanted);
+    if (c->technique == DLS_FRAC && c->last.tile == c->last.worker)
+      g_string_append_printf(out, ", from the front of its own tile");
+    else if (c->technique == DLS_FRAC)
+      g_string_append_printf(out,
+                             ", from the back of tile %u, the one with most left (its own is done)",
+                             c->last.tile);
     break;
   case DLS_AF:
   case DLS_WF:
@@ -680,7 +753,10 @@ dls_chunker_describe_last(const DlsChunker *c)
   guint64 raised = MAX(c->last.wanted, c->min_chunk);
   if (raised > c->last.wanted)
     g_string_append_printf(out, ", raised to min-chunk %" G_GUINT64_FORMAT, c->min_chunk);
-  if (c->last.size < raised)
+  if (c->last.tile_cut)
+    g_string_append_printf(out, ", cut to the %" G_GUINT64_FORMAT " its tile has left",
+                           c->last.size);
+  else if (c->last.size < raised)
     g_string_append_printf(out, ", cut to the %" G_GUINT64_FORMAT " left (R)", c->last.size);
   if (c->last.cap > 0)
     g_string_append_printf(out, ", cut to %" G_GUINT64_FORMAT ", all its source has left",

@@ -23,9 +23,20 @@
  *         delta is 0: every chunk is F.
  *   fac   batches of P chunks (whoever asks); every chunk of a batch is
  *         ceil(R_b/2P), R_b the R at the batch's start.
+ *   frac  fractiling (I. Banicescu and S. F. Hummel, "Balancing processor
+ *         loads and exploiting data locality in N-body simulations",
+ *         Supercomputing '95): fac's batches and sizes, each chunk cut
+ *         from a tile. The tiles are stat's blocks before min_chunk (worker
+ *         w's: the first N mod P of ceil(N/P), the others of floor(N/P));
+ *         worker w's chunk is the front of what its own tile has left, or,
+ *         once that is empty, the back of the tile with most left (the
+ *         lowest on ties), and is capped at what that tile has left (so a
+ *         tile's last chunk may be below min_chunk). The tiles on a
+ *         space-filling curve of the paper are the loop's own order here.
  *   wf    fac's batches; requester r gets ceil(w_r R_b/2P), the weights w
- *         normalised to sum to P: given, or measured (each worker's time
- *         per iteration in its first report, then fixed).
+ *         normalised to sum to P: the processors' relative speeds (the
+ *         hosts' nominal speeds, by default), given, or measured (each
+ *         worker's time per iteration in its first report, then fixed).
  *   awf   wf whose weights are measured: I. Banicescu, V. Velusamy and
  *         J. Devaprasad, "On the scalability of dynamic scheduling
  *         scientific applications with adaptive weighted factoring",
@@ -89,12 +100,13 @@ typedef enum {
   DLS_GSS,
   DLS_TSS,
   DLS_FAC,
+  DLS_FRAC,
   DLS_WF,
   DLS_AWF,
   DLS_AF,
 } DlsTechnique;
 
-#define DLS_N_TECHNIQUES 9
+#define DLS_N_TECHNIQUES 10
 
 /* Loops up to 2^53 iterations: every size computed in doubles is exact. */
 #define DLS_MAX_ITERATIONS 9007199254740992.0
@@ -102,14 +114,15 @@ typedef enum {
 /* "stat", "ss", ...; FALSE for any other name. */
 gboolean dls_technique_parse(const char *name, DlsTechnique *out);
 const char *dls_technique_name(DlsTechnique t);
-/* TRUE when the size depends on who asks besides when (wf, awf, af). */
+/* TRUE when the size depends on who asks besides when (frac: the tile it
+ * is cut from; wf, awf, af). */
 gboolean dls_technique_by_worker(DlsTechnique t);
 
-/* Where wf's weights come from (the key weights-from). */
+/* Where wf's weights come from (the key weights). */
 typedef enum {
-  DLS_WEIGHTS_GIVEN,    /* the weights key, as LB_Migrate's caller gives them; else equal */
+  DLS_WEIGHTS_GIVEN,    /* w0,w1,..., as LB_Migrate's caller gives them (NULL: equal) */
+  DLS_WEIGHTS_SPEEDS,   /* the hosts' nominal speeds (speeds[]), the processors' relative speeds */
   DLS_WEIGHTS_MEASURED, /* each worker's first (probe) chunk, its time per iteration */
-  DLS_WEIGHTS_HOST,     /* lbsim's: the platform's nominal host speeds (speeds[]) */
 } DlsWeightsFrom;
 
 /* When awf updates its weights (the key awf-update). */
@@ -147,20 +160,20 @@ guint64 dls_default_first_chunk(guint64 n, guint workers);
  * (clang-format cannot lay out a table in a macro.) */
 /* clang-format off */
 #define DLS_CHUNK_PARAM_ROWS                                                                       \
-    {"technique", LB_PARAM_CHOICE, "fac", 0, 0, "stat|ss|fsc|gss|tss|fac|wf|awf|af",               \
+    {"technique", LB_PARAM_CHOICE, "fac", 0, 0, "stat|ss|fsc|gss|tss|fac|frac|wf|awf|af",          \
      "the loop scheduling technique (its chunk sizes: docs/families/dls.md)"},                   \
     {"min-chunk", LB_PARAM_INT, "1", 1, DLS_MAX_ITERATIONS, NULL,                                  \
-     "every chunk has at least this many iterations (but the last, if fewer are left)"},           \
+     "every chunk has at least this many iterations (but the last, if fewer are left; frac: a "    \
+     "tile's last)"},                                                                              \
     {"fsc-h", LB_PARAM_DOUBLE, "1", 0, 1e12, NULL,                                                 \
      "fsc: h, the overhead of scheduling one chunk (any time unit, the one of fsc-sigma)"},        \
     {"fsc-sigma", LB_PARAM_DOUBLE, "1", 0, 1e12, NULL,                                             \
      "fsc: sigma, the standard deviation of an iteration's time (the unit of fsc-h)"},             \
-    {"weights", LB_PARAM_STRING, NULL, 0, 0, NULL,                                                 \
-     "wf: relative speeds w0,w1,... one per worker, positive, normalised to sum to the number "   \
-     "of workers, as LB_Migrate's caller gives them (default: all equal)"},                        \
-    {"weights-from", LB_PARAM_CHOICE, "given", 0, 0, "given|measured|host-speed",                  \
-     "wf: given (the weights key), measured (from each worker's first chunk, then fixed) or "      \
-     "host-speed (lbsim's: the platform's nominal speeds, which no report measured)"},             \
+    {"weights", LB_PARAM_STRING, "speeds", 0, 0, NULL,                                             \
+     "wf's weights, the processors' relative speeds: speeds (the hosts' nominal speeds; all "      \
+     "equal in lbsim chunks), measured (each worker's time per iteration in its first chunk, "     \
+     "then fixed) or w0,w1,... one per worker, positive, as LB_Migrate's caller gives them; "      \
+     "normalised to sum to the number of workers"},                                                \
     {"first-chunk", LB_PARAM_INT, "0", 0, DLS_MAX_ITERATIONS, NULL,                                \
      "awf, af, wf measured: the chunk of a worker that has not reported a time yet (0: the DLB "   \
      "tool's default minimum chunk, about half of N / (P log2(N/P)))"},                            \
@@ -174,11 +187,15 @@ guint64 dls_default_first_chunk(guint64 n, guint workers);
 /* The rows above and the end row. */
 extern const LbParamSpec dls_chunk_params[];
 
+/* What the weights key of params (a table holding DLS_CHUNK_PARAM_ROWS)
+ * says: speeds, measured, or given (a list, checked when read). */
+DlsWeightsFrom dls_weights_from(const LbParams *params);
+
 /* Fills p from the chunk keys of params (a table holding
- * DLS_CHUNK_PARAM_ROWS): the weights from the key, or with weights-from =
- * host-speed from speeds[workers] if not NULL, else NULL (awf-time is the
- * workers' business, not read here). The technique is not read here. Bad weights are
- * an LB_PARAM_ERROR naming the key. */
+ * DLS_CHUNK_PARAM_ROWS): the weights given, or with weights = speeds
+ * speeds[workers] if not NULL, else NULL (awf-time is the workers'
+ * business, not read here). The technique is not read here. Bad weights
+ * are an LB_PARAM_ERROR naming the key. */
 gboolean dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
                                const double *speeds, GError **error);
 /* Frees the weights dls_chunk_params_read made. */
@@ -198,10 +215,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(DlsChunker, dls_chunker_free)
 guint64 dls_chunker_next(DlsChunker *c, guint worker);
 /* The same, and the chunk's first iteration in *first: chunks are ranges
  * of consecutive iterations handed out from the front of the loop, except
- * stat's blocks, which lie in worker order. */
+ * stat's blocks, which lie in worker order, and frac's, cut from tiles. */
 guint64 dls_chunker_next_at(DlsChunker *c, guint worker, guint64 *first);
 /* As dls_chunker_next, capped at cap >= 1 iterations (what the place the
- * chunk comes from holds): what the cap cuts off stays unscheduled. */
+ * chunk comes from holds): what the cap cuts off stays unscheduled (frac:
+ * in its tile, whose other end the chunk keeps when it was borrowed from
+ * the back). */
 guint64 dls_chunker_next_capped(DlsChunker *c, guint worker, guint64 cap);
 /* Worker's measured time for a finished chunk of size iterations (size >=
  * 1, seconds >= 0). awf and af adapt from it; the others ignore it. af

@@ -777,8 +777,7 @@ dls_balance(LbRank *self, gpointer state)
   d->debug = (int)lb_params_get_int(params, "debug");
   const char *technique = lb_params_get_string(params, "technique");
   d->learns = strcmp(technique, "awf") == 0 || strcmp(technique, "af") == 0 ||
-              (strcmp(technique, "wf") == 0 &&
-               strcmp(lb_params_get_string(params, "weights-from"), "measured") == 0);
+              (strcmp(technique, "wf") == 0 && dls_weights_from(params) == DLS_WEIGHTS_MEASURED);
   d->timed = strcmp(technique, "af") == 0;
   d->elapsed = strcmp(technique, "awf") == 0 &&
                strcmp(lb_params_get_string(params, "awf-time"), "elapsed") == 0;
