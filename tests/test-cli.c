@@ -1097,6 +1097,64 @@ test_placement_cost(void)
       "linear");
 }
 
+/* placement = queue on the paper's cluster: the run's hosts are whole
+ * nodes of the draw (the trace's header lists them, and the bare replay
+ * runs on them), the same seed gives the same JSON and hosts, another seed
+ * other hosts. */
+static char *
+queue_run(const char *seed, const char *json, const char *messages)
+{
+  g_auto(Result) r = {0};
+  g_autofree char *set_seed = g_strdup_printf("scenario.seed=%s", seed);
+  lbsim(&r, "run", "-q", "scenarios/loop-aqr-hetero-16.ini", "--platform",
+        "platforms/dual-cluster-225-128.xml", "--balancer", "dls:fac", "--set",
+        "scenario.placement=queue", "--set", set_seed, "--set", "workload.iterations=400", "--json",
+        json, "--message-trace", messages, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(messages, &text, NULL, NULL));
+  return g_strndup(text, strcspn(text, "\n"));
+}
+
+static void
+test_placement_queue(void)
+{
+  g_autofree char *json = tmp_path("queue.json"), *again_json = tmp_path("queue-again.json");
+  g_autofree char *other_json = tmp_path("queue-other.json");
+  g_autofree char *messages = tmp_path("queue.txt"), *again_messages = tmp_path("queue-again.txt");
+  g_autofree char *other_messages = tmp_path("queue-other.txt");
+  g_autofree char *header = queue_run("1", json, messages);
+  g_autofree char *again = queue_run("1", again_json, again_messages);
+  g_autofree char *other = queue_run("2", other_json, other_messages);
+
+  g_assert_nonnull(strstr(header, " placement=queue hosts="));
+  g_auto(GStrv) hosts = g_strsplit(strstr(header, "hosts=") + strlen("hosts="), ",", -1);
+  g_assert_cmpuint(g_strv_length(hosts), ==, 16);
+  for (guint r = 0; r < 16; r += 2) {
+    guint64 even = g_ascii_strtoull(hosts[r] + 1, NULL, 10);
+    g_assert_cmpuint(even % 2, ==, 0);
+    g_assert_cmpuint(g_ascii_strtoull(hosts[r + 1] + 1, NULL, 10), ==, even + 1);
+  }
+  g_assert_cmpstr(header, ==, again);
+  g_assert_cmpstr(header, !=, other);
+  g_autofree char *a = without_measured(json), *b = without_measured(again_json);
+  g_assert_cmpstr(a, ==, b);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
+  g_assert_cmpstr(
+      json_object_get_string_member(json_array_get_object_element(runs, 0), "placement"), ==,
+      "queue");
+
+  const char *argv[] = {g_getenv("LBSIM_BARE_REPLAY"), messages, NULL};
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_assert_nonnull(argv[0]);
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &wait_status, NULL));
+  g_test_message("bare replay: %s%s", out, err);
+  g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
+}
+
 static void
 test_check(void)
 {
@@ -2922,6 +2980,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/paje-states", test_paje_states);
   g_test_add_func("/cli/paje-lean", test_paje_lean);
   g_test_add_func("/cli/placement-cost", test_placement_cost);
+  g_test_add_func("/cli/placement-queue", test_placement_queue);
   g_test_add_func("/cli/check", test_check);
   g_test_add_func("/cli/sweep-hosts", test_sweep_hosts);
   g_test_add_func("/cli/scenario-names", test_scenario_names);

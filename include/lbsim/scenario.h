@@ -26,6 +26,7 @@ typedef enum {
   LB_PLACEMENT_LINEAR,
   LB_PLACEMENT_GRAY,
   LB_PLACEMENT_COST,
+  LB_PLACEMENT_QUEUE,
 } LbPlacement;
 
 typedef enum {

@@ -808,10 +808,11 @@ start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement)
 {
   const LbScenario *sc = run->scenario;
   if (run->trace != NULL) {
-    /* A replay cannot work out the cost order: it gets the hosts. */
+    /* A replay cannot work out the cost order or the draw: it gets the hosts. */
     fprintf(run->trace, "# lbsim-message-trace 1 ranks=%u platform=%s placement=%.*s", run->ranks,
             sc->platform, (int)strcspn(placement, " "), placement);
-    for (guint r = 0; sc->placement == LB_PLACEMENT_COST && r < run->ranks; r++)
+    gboolean listed = sc->placement == LB_PLACEMENT_COST || sc->placement == LB_PLACEMENT_QUEUE;
+    for (guint r = 0; listed && r < run->ranks; r++)
       fprintf(run->trace, "%s%s", r == 0 ? " hosts=" : ",", sg_host_get_name(hosts[r]));
     fputc('\n', run->trace);
   }

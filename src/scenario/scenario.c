@@ -28,11 +28,13 @@ static const LbParamSpec scenario_params[] = {
     {"seed", LB_PARAM_INT, "1", 0, 9007199254740992.0, NULL, "seed of every random choice"},
     {"steps", LB_PARAM_INT, "1", 1, 100000, NULL,
      "adaptation steps: update loads, balance, compute"},
-    {"placement", LB_PARAM_CHOICE, "auto", 0, 0, "auto|linear|gray|cost",
-     "rank r on host r (linear), on host gray(r) (gray), or on the r-th host of the SP order by "
+    {"placement", LB_PARAM_CHOICE, "auto", 0, 0, "auto|linear|gray|cost|queue",
+     "rank r on host r (linear), on host gray(r) (gray), on the r-th host of the SP order by "
      "communication cost of Baiardi et al. (cost: Gray order on hypercubes, a snake on tori, leaf "
-     "order on fat trees, nearest route latency next elsewhere); auto: gray on hypercube "
-     "platforms"},
+     "order on fat trees, nearest route latency next elsewhere), or on whole nodes drawn at random "
+     "with the seed as a batch queue hands them out (queue: ceil(ranks / K) nodes of the "
+     "platform's K = lbsim-node-hosts hosts, 1 if it has none; ranks 0 .. K-1 on the first drawn "
+     "node's hosts, and so on); auto: gray on hypercube platforms"},
     {"plugins", LB_PARAM_STRING, NULL, 0, 0, NULL,
      "plugins to load before the rest of the file is read: a comma-separated list of shared "
      "objects, relative to the scenario's folder (see lbsim run --plugin)"},
@@ -851,6 +853,7 @@ lb_scenario_load(const char *given, const LbScenarioOverrides *ov, GError **erro
   sc->placement = strcmp(placement, "gray") == 0     ? LB_PLACEMENT_GRAY
                   : strcmp(placement, "linear") == 0 ? LB_PLACEMENT_LINEAR
                   : strcmp(placement, "cost") == 0   ? LB_PLACEMENT_COST
+                  : strcmp(placement, "queue") == 0  ? LB_PLACEMENT_QUEUE
                                                      : LB_PLACEMENT_AUTO;
   const char *background =
       lb_params_is_set(s, "background") ? lb_params_get_string(s, "background") : "";
