@@ -88,6 +88,9 @@ typedef struct {
   LbPlacement placement;
   char *background; /* [scenario] background as given, or NULL */
   GArray *loads;    /* LbBackground, one per host and entry, in the list's order */
+  /* [scenario] background-traffic: other jobs' flows out of and into each
+   * edge switch the run uses (0: none) */
+  guint background_traffic;
   LbWork *work;
   GPtrArray *runs;    /* LbBalancerRun */
   GPtrArray *views;   /* LbWork: views of work that runs use, at most one per adapter */

@@ -18,6 +18,7 @@
 #include "core/placement.h"
 #include "core/platform-check.h"
 #include "core/record.h"
+#include "core/traffic.h"
 #include "metrics/metrics.h"
 
 XBT_LOG_NEW_CATEGORY(lb, "lbsim");
@@ -804,7 +805,8 @@ set_up_clear(SetUp *setup)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SetUp, set_up_clear)
 
 static void
-start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement)
+start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement, const sg_host_t *traffic,
+            guint nflows)
 {
   const LbScenario *sc = run->scenario;
   if (run->trace != NULL) {
@@ -828,6 +830,7 @@ start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement)
   }
   lb_huge_pages_release(held);
   lb_background_start(sc);
+  lb_traffic_start(traffic, nflows);
 }
 
 static void
@@ -836,9 +839,12 @@ set_up_main(int argc, char *argv[])
   SetUp *setup = sg_actor_self_get_data();
   LbCoreRun *run = setup->run;
   g_autofree sg_host_t *hosts = NULL;
+  g_autofree sg_host_t *traffic = NULL;
+  guint nflows = 0;
   gboolean placed = lb_place_ranks(run->scenario, &hosts, &setup->placement, &setup->error) &&
                     lb_platform_check_hosts(run->scenario, hosts, &setup->error) &&
-                    lb_background_check(run->scenario, &setup->error);
+                    lb_background_check(run->scenario, &setup->error) &&
+                    lb_traffic_hosts(run->scenario, hosts, &traffic, &nflows, &setup->error);
   if (placed) {
     release_stderr(run->options, setup->saved_stderr);
     setup->saved_stderr = -1;
@@ -847,7 +853,7 @@ set_up_main(int argc, char *argv[])
   if (placed && run->options->at_start != NULL)
     run->options->at_start(run->options->at_start_data);
   if (placed && run->rank != NULL)
-    start_ranks(run, hosts, setup->placement);
+    start_ranks(run, hosts, setup->placement, traffic, nflows);
 }
 
 /* Starts SimGrid with the run's settings and platform, and the set-up

@@ -28,6 +28,15 @@ natural_host_cmp(const void *a, const void *b)
   return strcmp(x, y);
 }
 
+sg_host_t *
+lb_hosts_in_order(size_t *count)
+{
+  *count = sg_host_count();
+  sg_host_t *hosts = sg_host_list();
+  qsort(hosts, *count, sizeof(sg_host_t), natural_host_cmp);
+  return hosts;
+}
+
 /* lbsim-platgen puts its properties on the root zone or on the zone that
  * wraps the cluster; *zone is where key was found. */
 static const char *
@@ -53,6 +62,13 @@ zone_property(const char *key, sg_netzone_t *zone)
   }
   xbt_dict_free(&sons);
   return value;
+}
+
+const char *
+lb_platform_property(const char *key)
+{
+  sg_netzone_t zone = NULL;
+  return zone_property(key, &zone);
 }
 
 static double
@@ -176,8 +192,7 @@ lb_place_ranks(const LbScenario *sc, sg_host_t **placed, char **placement_name, 
                 sc->ranks, sc->ranks, sc->platform, nhosts);
     return FALSE;
   }
-  sg_host_t *hosts = sg_host_list();
-  qsort(hosts, nhosts, sizeof(sg_host_t), natural_host_cmp);
+  sg_host_t *hosts = lb_hosts_in_order(&nhosts);
 
   LbPlacement placement = sc->placement;
   if (placement == LB_PLACEMENT_AUTO) {

@@ -20,3 +20,10 @@ guint lb_node_hosts(const LbScenario *scenario, guint nhosts, GError **error);
 /* count of nodes 0 .. nodes - 1, drawn at random without replacement, in the
  * order drawn: the same for the same seed, on every machine. */
 void lb_queue_draw(guint nodes, guint count, guint64 seed, guint *drawn);
+
+/* The platform's hosts by the number in their names (xbt_free the list). */
+sg_host_t *lb_hosts_in_order(size_t *count);
+
+/* An lbsim-platgen property of the platform (on its root zone or the zone
+ * that wraps its cluster), or NULL. */
+const char *lb_platform_property(const char *key);

@@ -279,6 +279,8 @@ write_document(LbJson *j, const LbScenario *sc, GPtrArray *results, gboolean che
   lb_json_uint(j, "hosts", results->len > 0 ? ((LbRunResult *)results->pdata[0])->hosts : 0);
   if (sc->background != NULL)
     lb_json_string(j, "background", sc->background);
+  if (sc->background_traffic > 0)
+    lb_json_uint(j, "background_traffic", sc->background_traffic);
   lb_json_end_object(j);
   lb_json_uint(j, "ranks", sc->ranks);
   lb_json_begin_array(j, "runs", FALSE);

@@ -42,6 +42,11 @@ static const LbParamSpec scenario_params[] = {
      "competing load on some hosts: a comma-separated list of HOSTS:SHARE[@START-END], HOSTS a "
      "host name or a range nA-nB, SHARE in (0, 1] the fraction of the host's speed its rank keeps "
      "from START to END simulated seconds (default: the whole run; @START-: to its end)"},
+    {"background-traffic", LB_PARAM_INT, "0", 0, 1024, NULL,
+     "other jobs' network traffic: on every edge switch that holds a rank, this many nodes the "
+     "run did not take each send a flow to one on another switch, and as many receive one, for "
+     "the whole run, drawn with the seed (0: none; needs the platform's lbsim-switch-nodes, as "
+     "lbsim-platgen dual-cluster writes it)"},
     {NULL},
 };
 
@@ -864,6 +869,7 @@ lb_scenario_load(const char *given, const LbScenarioOverrides *ov, GError **erro
   }
   if (sc->loads->len > 0)
     sc->background = g_strstrip(g_strdup(background));
+  sc->background_traffic = (guint)lb_params_get_int(s, "background-traffic");
   if (ov != NULL && ov->platform != NULL) {
     g_autofree char *cwd = g_get_current_dir();
     if (!resolve_platform(sc, cwd, ov->platform, "--platform: ", error))
