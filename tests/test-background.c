@@ -451,7 +451,7 @@ check_traffic_delay(guint flows)
   LbScenario sc = {.file = "traffic.ini",
                    .platform = path,
                    .ranks = G_N_ELEMENTS(placed),
-                   .seed = 3,
+                   .placement_seed = 3,
                    .background_traffic = flows};
   g_autofree sg_host_t *ends = NULL;
   guint nflows = 0;

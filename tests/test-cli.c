@@ -1100,12 +1100,13 @@ test_placement_cost(void)
 /* placement = queue on the paper's cluster: the run's hosts are whole
  * nodes of the draw (the trace's header lists them, and the bare replay
  * runs on them), the same seed gives the same JSON and hosts, another seed
- * other hosts. */
+ * other hosts and another loop, placement-seed other hosts and the same
+ * loop. */
 static char *
 queue_run(const char *seed, const char *json, const char *messages)
 {
   g_auto(Result) r = {0};
-  g_autofree char *set_seed = g_strdup_printf("scenario.seed=%s", seed);
+  g_autofree char *set_seed = g_strdup_printf("scenario.%s", seed);
   lbsim(&r, "run", "-q", "scenarios/loop-aqr-hetero-16.ini", "--platform",
         "platforms/dual-cluster-225-128.xml", "--balancer", "dls:fac", "--set",
         "scenario.placement=queue", "--set", set_seed, "--set", "workload.iterations=400", "--json",
@@ -1123,9 +1124,12 @@ test_placement_queue(void)
   g_autofree char *other_json = tmp_path("queue-other.json");
   g_autofree char *messages = tmp_path("queue.txt"), *again_messages = tmp_path("queue-again.txt");
   g_autofree char *other_messages = tmp_path("queue-other.txt");
-  g_autofree char *header = queue_run("1", json, messages);
-  g_autofree char *again = queue_run("1", again_json, again_messages);
-  g_autofree char *other = queue_run("2", other_json, other_messages);
+  g_autofree char *drawn_json = tmp_path("queue-drawn.json");
+  g_autofree char *drawn_messages = tmp_path("queue-drawn.txt");
+  g_autofree char *header = queue_run("seed=1", json, messages);
+  g_autofree char *again = queue_run("seed=1", again_json, again_messages);
+  g_autofree char *other = queue_run("seed=2", other_json, other_messages);
+  g_autofree char *drawn = queue_run("placement-seed=2", drawn_json, drawn_messages);
 
   g_assert_nonnull(strstr(header, " placement=queue hosts="));
   g_auto(GStrv) hosts = g_strsplit(strstr(header, "hosts=") + strlen("hosts="), ",", -1);
@@ -1139,6 +1143,21 @@ test_placement_queue(void)
   g_assert_cmpstr(header, !=, other);
   g_autofree char *a = without_measured(json), *b = without_measured(again_json);
   g_assert_cmpstr(a, ==, b);
+  /* placement-seed 2 with seed 1: seed 2's nodes, seed 1's loop */
+  g_assert_cmpstr(strstr(drawn, "hosts="), ==, strstr(other, "hosts="));
+  double before[3];
+  const char *const documents[] = {json, drawn_json, other_json};
+  for (guint i = 0; i < 3; i++) {
+    g_autoptr(JsonNode) doc = load_json(documents[i]);
+    JsonObject *run = json_array_get_object_element(
+        json_object_get_array_member(json_node_get_object(doc), "runs"), 0);
+    before[i] = json_object_get_double_member(json_object_get_object_member(run, "summary"),
+                                              "imbalance_before");
+    JsonObject *scenario = json_object_get_object_member(json_node_get_object(doc), "scenario");
+    g_assert_cmpint(json_object_has_member(scenario, "placement_seed"), ==, i == 1);
+  }
+  g_assert_cmpfloat(before[0], ==, before[1]);
+  g_assert_cmpfloat(before[0], !=, before[2]);
   g_autoptr(JsonNode) root = load_json(json);
   JsonArray *runs = json_object_get_array_member(json_node_get_object(root), "runs");
   g_assert_cmpstr(

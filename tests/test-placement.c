@@ -264,6 +264,7 @@ place_queue(const char *path, guint ranks, guint64 seed)
                    .platform = (char *)path,
                    .ranks = ranks,
                    .seed = seed,
+                   .placement_seed = seed,
                    .placement = LB_PLACEMENT_QUEUE};
   sg_host_t *placed = NULL;
   g_autofree char *name = NULL;

@@ -84,6 +84,10 @@ typedef struct {
   char *platform; /* resolved path */
   guint ranks;
   guint64 seed;
+  /* seeds the queue's draw of nodes and the background traffic's: seed
+   * unless [scenario] placement-seed is given (placement_seed_set) */
+  guint64 placement_seed;
+  gboolean placement_seed_set;
   guint nadaptations; /* adaptation steps */
   LbPlacement placement;
   char *background; /* [scenario] background as given, or NULL */

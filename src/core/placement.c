@@ -171,7 +171,7 @@ queue_order(const LbScenario *sc, guint nhosts, guint *order, GError **error)
     return FALSE;
   guint count = (sc->ranks + k - 1) / k;
   g_autofree guint *drawn = g_new(guint, count);
-  lb_queue_draw(nhosts / k, count, sc->seed, drawn);
+  lb_queue_draw(nhosts / k, count, sc->placement_seed, drawn);
   for (guint r = 0; r < sc->ranks; r++)
     order[r] = drawn[r / k] * k + r % k;
   return TRUE;

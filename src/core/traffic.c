@@ -158,7 +158,7 @@ lb_traffic_hosts(const LbScenario *sc, const sg_host_t *placed, sg_host_t **host
   for (guint r = 0; r < sc->ranks; r++)
     taken[GPOINTER_TO_UINT(g_hash_table_lookup(index, placed[r])) / k] = TRUE;
   g_autoptr(GArray) flows =
-      lb_traffic_plan(switch_of, taken, nodes, sc->background_traffic, sc->seed);
+      lb_traffic_plan(switch_of, taken, nodes, sc->background_traffic, sc->placement_seed);
   sg_host_t *out = g_new(sg_host_t, 2 * MAX(flows->len, 1));
   for (guint i = 0; i < flows->len; i++) {
     const LbTrafficFlow *f = &g_array_index(flows, LbTrafficFlow, i);

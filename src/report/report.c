@@ -270,6 +270,8 @@ write_document(LbJson *j, const LbScenario *sc, GPtrArray *results, gboolean che
   lb_json_string(j, "name", sc->name);
   lb_json_string(j, "file", sc->file);
   lb_json_uint(j, "seed", sc->seed);
+  if (sc->placement_seed_set)
+    lb_json_uint(j, "placement_seed", sc->placement_seed);
   lb_json_uint(j, "steps", sc->nadaptations);
   lb_json_uint(j, "elements", sc->elements);
   lb_json_string(j, "model", sc->work->model->name);

@@ -26,6 +26,9 @@ static const LbParamSpec scenario_params[] = {
      "SimGrid platform XML: relative to the scenario's folder, then to platforms/ (required)"},
     {"ranks", LB_PARAM_INT, NULL, 1, 1 << 20, NULL, "virtual processors, one per host (required)"},
     {"seed", LB_PARAM_INT, "1", 0, 9007199254740992.0, NULL, "seed of every random choice"},
+    {"placement-seed", LB_PARAM_INT, NULL, 0, 9007199254740992.0, NULL,
+     "seed of the queue placement's draw of nodes and of the background traffic's flows, so that "
+     "runs on other nodes keep the same work (default: seed)"},
     {"steps", LB_PARAM_INT, "1", 1, 100000, NULL,
      "adaptation steps: update loads, balance, compute"},
     {"placement", LB_PARAM_CHOICE, "auto", 0, 0, "auto|linear|gray|cost|queue",
@@ -853,6 +856,9 @@ lb_scenario_load(const char *given, const LbScenarioOverrides *ov, GError **erro
       lb_params_is_set(s, "description") ? g_strdup(lb_params_get_string(s, "description")) : NULL;
   sc->ranks = (guint)lb_params_get_int(s, "ranks");
   sc->seed = (guint64)lb_params_get_int(s, "seed");
+  sc->placement_seed_set = lb_params_is_set(s, "placement-seed");
+  sc->placement_seed =
+      sc->placement_seed_set ? (guint64)lb_params_get_int(s, "placement-seed") : sc->seed;
   sc->nadaptations = (guint)lb_params_get_int(s, "steps");
   const char *placement = lb_params_get_string(s, "placement");
   sc->placement = strcmp(placement, "gray") == 0     ? LB_PLACEMENT_GRAY
