@@ -1,6 +1,8 @@
 /* Background load ([scenario] background): SimGrid's sharing of a CPU by
  * priority, which it rests on; a computation's time on loaded hosts against
  * a model of the load written here; the platform checks; and whole runs.
+ * Background traffic ([scenario] background-traffic): the flows drawn, and
+ * a message's arrival behind them against a computation by hand.
  *
  * A SimGrid engine starts once per process, so every simulation here runs
  * in a subprocess (g_test_trap_subprocess), apart from the whole runs, which
@@ -12,10 +14,13 @@
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/mailbox.h>
 #include <xbt/log.h>
 
 #include "runner/runner.h"
 #include "core/background.h"
+#include "core/placement.h"
+#include "core/traffic.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
 #include "report/report.h"
@@ -276,6 +281,242 @@ test_refusals(void)
   in_subprocess(check_refusals);
 }
 
+/* ---- background traffic: the flows ---- */
+
+/* The paper's cluster: 225 nodes on switches 0..14, 128 on 15..22. */
+enum { PAPER_NODES = 353, PAPER_FAST = 225, SWITCH_NODES = 16 };
+
+static void
+paper_switches(guint *switch_of)
+{
+  for (guint k = 0; k < PAPER_NODES; k++)
+    switch_of[k] = k < PAPER_FAST ? k / SWITCH_NODES : 15 + (k - PAPER_FAST) / SWITCH_NODES;
+}
+
+static gboolean
+same_flows(const GArray *a, const GArray *b)
+{
+  return a->len == b->len && memcmp(a->data, b->data, a->len * sizeof(LbTrafficFlow)) == 0;
+}
+
+/* Sixteen nodes taken at random on the paper's cluster, 8 flows: every
+ * switch the run uses has at least 8 flows out and 8 in (some drawn for
+ * another switch may count: a node sends at most one flow and receives at
+ * most one), but edge14, which holds node 224 alone; every flow joins two
+ * switches and two nodes the run did not take; the same seed the same
+ * flows, another seed others. */
+static void
+test_traffic_plan(void)
+{
+  guint switch_of[PAPER_NODES];
+  paper_switches(switch_of);
+  for (guint64 seed = 1; seed <= 50; seed++) {
+    gboolean taken[PAPER_NODES] = {FALSE};
+    guint drawn[16];
+    lb_queue_draw(PAPER_NODES, 16, seed, drawn);
+    for (guint j = 0; j < 16; j++)
+      taken[drawn[j]] = TRUE;
+    g_autoptr(GArray) flows = lb_traffic_plan(switch_of, taken, PAPER_NODES, 8, seed);
+    g_autoptr(GArray) again = lb_traffic_plan(switch_of, taken, PAPER_NODES, 8, seed);
+    g_autoptr(GArray) other = lb_traffic_plan(switch_of, taken, PAPER_NODES, 8, seed + 1000);
+    g_assert_true(same_flows(flows, again));
+    g_assert_false(same_flows(flows, other));
+    guint out[23] = {0}, in[23] = {0}, sends[PAPER_NODES] = {0}, receives[PAPER_NODES] = {0};
+    for (guint i = 0; i < flows->len; i++) {
+      const LbTrafficFlow *f = &g_array_index(flows, LbTrafficFlow, i);
+      g_assert_false(taken[f->from]);
+      g_assert_false(taken[f->to]);
+      g_assert_cmpuint(switch_of[f->from], !=, switch_of[f->to]);
+      out[switch_of[f->from]]++;
+      in[switch_of[f->to]]++;
+      sends[f->from]++;
+      receives[f->to]++;
+    }
+    guint used = 0;
+    for (guint s = 0; s < 23; s++) {
+      guint held = 0, free = 0;
+      for (guint k = 0; k < PAPER_NODES; k++)
+        if (switch_of[k] == s) {
+          held += taken[k];
+          free += !taken[k];
+        }
+      used += held > 0;
+      if (held > 0) {
+        /* fewer only on edge14, node 224's alone */
+        g_assert_cmpuint(out[s], >=, MIN(8, free));
+        g_assert_cmpuint(in[s], >=, MIN(8, free));
+        if (s != 14) {
+          g_assert_cmpuint(out[s], >=, 8);
+          g_assert_cmpuint(in[s], >=, 8);
+        }
+      }
+    }
+    /* at most 8 out and 8 in drawn for each switch the run uses */
+    g_assert_cmpuint(flows->len, <=, 16 * used);
+    g_assert_cmpuint(flows->len, >=, 8);
+    for (guint k = 0; k < PAPER_NODES; k++) {
+      g_assert_cmpuint(sends[k], <=, 1);
+      g_assert_cmpuint(receives[k], <=, 1);
+    }
+  }
+}
+
+/* Two switches of four nodes, the run on one node of each: three nodes
+ * free on each side, so of 8 flows asked each way only three can leave
+ * and three arrive, all between the two switches; none asked, none. */
+static void
+test_traffic_few_nodes(void)
+{
+  const guint switch_of[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+  const gboolean taken[8] = {TRUE, FALSE, FALSE, FALSE, FALSE, TRUE, FALSE, FALSE};
+  g_autoptr(GArray) flows = lb_traffic_plan(switch_of, taken, 8, 8, 1);
+  guint forth = 0, back = 0;
+  for (guint i = 0; i < flows->len; i++) {
+    const LbTrafficFlow *f = &g_array_index(flows, LbTrafficFlow, i);
+    g_assert_false(taken[f->from] || taken[f->to]);
+    forth += switch_of[f->from] == 0;
+    back += switch_of[f->from] == 1;
+  }
+  g_assert_cmpuint(forth, ==, 3);
+  g_assert_cmpuint(back, ==, 3);
+  g_autoptr(GArray) none = lb_traffic_plan(switch_of, taken, 8, 0, 1);
+  g_assert_cmpuint(none->len, ==, 0);
+}
+
+/* ---- background traffic: a message behind it ---- */
+
+#define MESSAGE_BYTES 1e6
+#define NODE_BW 12.5e6  /* 100 Mb/s */
+#define UPLINK_BW 125e6 /* 1 Gb/s */
+#define NEAR 100e-6     /* within an edge switch */
+#define FAR 120e-6      /* between switches */
+#define SENT_AT 1.0
+
+typedef struct {
+  const char *from, *to;
+  double arrival;
+} Message;
+
+static void
+message_sender(int argc, char *argv[])
+{
+  static int payload;
+  const Message *m = sg_actor_self_get_data();
+  sg_actor_sleep_until(SENT_AT);
+  sg_mailbox_put(sg_mailbox_by_name(m->to), &payload, (long)MESSAGE_BYTES);
+}
+
+static void
+message_receiver(int argc, char *argv[])
+{
+  Message *m = sg_actor_self_get_data();
+  sg_mailbox_get(sg_mailbox_by_name(m->to));
+  m->arrival = simgrid_get_clock();
+}
+
+/* `lbsim-platgen dual-cluster 16 16`: two edge switches of 16 nodes. The
+ * run holds nodes 0 and 1 (n0 .. n3) on switch 0 and node 16 (n32, n33)
+ * on switch 1; 5 flows asked. Switch 0: 5 of its free nodes send to switch
+ * 1 and 5 receive from it; switch 1 likewise, from nodes not yet sending or
+ * receiving: 10 flows each way across the two uplinks, each held by its
+ * nodes' 100 Mb/s links, which fill a 1 Gb/s uplink exactly. A message of
+ * the run from n0 to n32 then shares each uplink with 10 flows: 1 Gb/s /
+ * 11 each, less than a node link, so it arrives after 120 us + S / (125
+ * MB/s / 11) instead of S / 12.5 MB/s. One from n2 to n0, within switch 0,
+ * touches no uplink and no node link of the flows: 100 us + S / 12.5 MB/s.
+ * Without traffic (flows = 0) the first arrives after 120 us + S / 12.5
+ * MB/s. */
+static void
+check_traffic_delay(guint flows)
+{
+  const char *platgen = g_getenv("LBSIM_PLATGEN");
+  g_assert_nonnull(platgen);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("lbsim-traffic-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *path = g_build_filename(dir, "dual.xml", NULL);
+  const char *argv[] = {platgen, "dual-cluster", "16", "16", NULL};
+  g_autofree char *xml = NULL;
+  int status = 0;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &xml, NULL,
+                             &status, &error));
+  g_assert_no_error(error);
+  g_assert_true(g_spawn_check_wait_status(status, NULL));
+  g_assert_true(g_file_set_contents(path, xml, -1, NULL));
+  start_simgrid(path);
+  g_remove(path);
+  g_rmdir(dir);
+
+  sg_host_t placed[] = {sg_host_by_name("n0"), sg_host_by_name("n2"), sg_host_by_name("n32")};
+  LbScenario sc = {.file = "traffic.ini",
+                   .platform = path,
+                   .ranks = G_N_ELEMENTS(placed),
+                   .placement_seed = 3,
+                   .background_traffic = flows};
+  g_autofree sg_host_t *ends = NULL;
+  guint nflows = 0;
+  g_assert_true(lb_traffic_hosts(&sc, placed, &ends, &nflows, &error));
+  g_assert_no_error(error);
+  g_assert_cmpuint(nflows, ==, 4 * flows);
+  guint across[2] = {0, 0};
+  for (guint i = 0; i < nflows; i++) {
+    guint from = (guint)g_ascii_strtoull(sg_host_get_name(ends[2 * i]) + 1, NULL, 10);
+    guint to = (guint)g_ascii_strtoull(sg_host_get_name(ends[2 * i + 1]) + 1, NULL, 10);
+    /* the first processor of a node the run did not take, on the other switch */
+    g_assert_cmpuint(from % 2, ==, 0);
+    g_assert_cmpuint(to % 2, ==, 0);
+    g_assert_cmpuint(from / 32, !=, to / 32);
+    g_assert_true(from >= 4 && from != 32 && to >= 4 && to != 32);
+    across[from / 32]++;
+  }
+  g_assert_cmpuint(across[0], ==, 2 * flows);
+  g_assert_cmpuint(across[1], ==, 2 * flows);
+
+  Message far = {"n0", "n32", 0}, near = {"n2", "n0", 0};
+  Message *messages[] = {&far, &near};
+  for (guint i = 0; i < G_N_ELEMENTS(messages); i++) {
+    sg_actor_t sender = sg_actor_init("sender", sg_host_by_name(messages[i]->from));
+    sg_actor_t receiver = sg_actor_init("receiver", sg_host_by_name(messages[i]->to));
+    sg_actor_set_data(sender, messages[i]);
+    sg_actor_set_data(receiver, messages[i]);
+    sg_actor_start(sender, message_sender, 0, NULL);
+    sg_actor_start(receiver, message_receiver, 0, NULL);
+  }
+  lb_traffic_start(ends, nflows);
+  simgrid_run();
+  double share = flows > 0 ? UPLINK_BW / (2 * flows + 1) : NODE_BW;
+  g_test_message("%u flows each way: n0 -> n32 at %.9f s, n2 -> n0 at %.9f s", 2 * flows,
+                 far.arrival, near.arrival);
+  g_assert_cmpfloat_with_epsilon(far.arrival, SENT_AT + FAR + MESSAGE_BYTES / share, 1e-9);
+  g_assert_cmpfloat_with_epsilon(near.arrival, SENT_AT + NEAR + MESSAGE_BYTES / NODE_BW, 1e-9);
+  /* the flows are daemons: the simulation ends with the last message */
+  g_assert_cmpfloat_with_epsilon(simgrid_get_clock(), far.arrival, 1e-9);
+}
+
+static void
+check_traffic_five(void)
+{
+  check_traffic_delay(5);
+}
+
+static void
+check_traffic_none(void)
+{
+  check_traffic_delay(0);
+}
+
+static void
+test_traffic_delay(void)
+{
+  in_subprocess(check_traffic_five);
+}
+
+static void
+test_traffic_none(void)
+{
+  in_subprocess(check_traffic_none);
+}
+
 /* ---- whole runs ---- */
 
 /* 16 ranks, one unit of FLOPS each, no balancing: each step's compute time
@@ -362,6 +603,22 @@ test_runs(void)
   g_assert_cmpint(code, ==, 2);
   g_test_message("%s", message);
   g_assert_nonnull(strstr(message, "run.ini: [scenario] background: no host 'n16' on platform"));
+
+  /* traffic needs a platform that says its switches; the JSON names it */
+  const char *const traffic[] = {"scenario.background-traffic=2", NULL};
+  g_autoptr(LbRunResult) no_switches = run(16, NULL, traffic, &code, &message, NULL);
+  g_assert_null(no_switches);
+  g_assert_cmpint(code, ==, 2);
+  g_test_message("%s", message);
+  g_assert_nonnull(strstr(message, "run.ini: [scenario] background-traffic: platform "));
+  g_assert_nonnull(strstr(message, "lbsim-switch-nodes"));
+  const char *const dual[] = {"scenario.platform=dual-cluster-225-128.xml",
+                              "scenario.background-traffic=2", NULL};
+  g_autofree char *dual_json = NULL;
+  g_autoptr(LbRunResult) on_dual = run(16, NULL, dual, &code, &message, &dual_json);
+  g_assert_nonnull(on_dual);
+  g_assert_nonnull(strstr(dual_json, "\"background_traffic\": 2"));
+  g_assert_null(strstr(plain_json, "\"background_traffic\":"));
 }
 
 int
@@ -372,5 +629,9 @@ main(int argc, char *argv[])
   g_test_add_func("/background/loads", test_loads);
   g_test_add_func("/background/refusals", test_refusals);
   g_test_add_func("/background/runs", test_runs);
+  g_test_add_func("/background/traffic/plan", test_traffic_plan);
+  g_test_add_func("/background/traffic/few-nodes", test_traffic_few_nodes);
+  g_test_add_func("/background/traffic/delay", test_traffic_delay);
+  g_test_add_func("/background/traffic/none", test_traffic_none);
   return g_test_run();
 }

@@ -1,7 +1,7 @@
 /* Rank placement on loaded platforms, above all `placement = cost`: the
  * SP order of Baiardi et al. (2001) on the shipped torus, hypercube, fat
  * tree and flat clusters, and on platforms written here without lbsim's
- * properties.
+ * properties; and `placement = queue`, whole nodes drawn with the seed.
  *
  * A SimGrid engine can be initialised once per process, so every case runs
  * in a subprocess (g_test_trap_subprocess); the parent only spawns. */
@@ -17,6 +17,9 @@
 #include "core/placement.h"
 #include "lbsim/run.h"
 #include "simgrid-start.h"
+
+/* The nodes seed 1 draws for 8 ranks on dual-cluster-225-128.xml. */
+#define QUEUE_SEED1_NODES "11 137 62 133"
 
 typedef enum {
   EXPECT_GRAY,    /* P_r = n<gray(r)> */
@@ -74,6 +77,13 @@ static const Case cases[] = {
     {"origin2000-128", "origin2000-128.xml", 128, 128, "cost (latency)", EXPECT_LINEAR, {0}},
     {"hetero-cluster-16", "hetero-cluster-16.xml", 16, 16, "cost (latency)", EXPECT_LINEAR, {0}},
     {"hetero-cluster-64", "hetero-cluster-64.xml", 64, 64, "cost (latency)", EXPECT_LINEAR, {0}},
+    {"dual-cluster-64-ranks",
+     "dual-cluster-225-128.xml",
+     64,
+     706,
+     "cost (latency)",
+     EXPECT_LINEAR,
+     {0}},
     {"line", NULL, 5, 5, "cost (latency)", EXPECT_WRITTEN, {0, 3, 1, 4, 2}},
     {"line-3-ranks", NULL, 3, 5, "cost (latency)", EXPECT_WRITTEN, {0, 3, 1}},
 };
@@ -245,6 +255,194 @@ test_existing(void)
   g_test_trap_assert_passed();
 }
 
+/* ---- placement = queue ---- */
+
+static sg_host_t *
+place_queue(const char *path, guint ranks, guint64 seed)
+{
+  LbScenario sc = {.file = "queue.ini",
+                   .platform = (char *)path,
+                   .ranks = ranks,
+                   .seed = seed,
+                   .placement_seed = seed,
+                   .placement = LB_PLACEMENT_QUEUE};
+  sg_host_t *placed = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(lb_place_ranks(&sc, &placed, &name, &error));
+  g_assert_no_error(error);
+  g_assert_cmpstr(name, ==, "queue");
+  return placed;
+}
+
+/* Ranks 2j and 2j + 1 on the two processors of one node, each node once;
+ * the nodes as drawn. */
+static GArray *
+nodes_of(const sg_host_t *placed, guint ranks)
+{
+  GArray *nodes = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+  for (guint r = 0; r < ranks; r++) {
+    guint h = host_number(placed[r]);
+    g_assert_cmpuint(h % 2, ==, r % 2);
+    if (r % 2 == 1) {
+      g_assert_cmpuint(h, ==, host_number(placed[r - 1]) + 1);
+      continue;
+    }
+    g_assert_false(g_hash_table_contains(seen, GUINT_TO_POINTER(h / 2 + 1)));
+    g_hash_table_add(seen, GUINT_TO_POINTER(h / 2 + 1));
+    guint node = h / 2;
+    g_array_append_val(nodes, node);
+  }
+  return nodes;
+}
+
+static gboolean
+same_nodes(const GArray *a, const GArray *b)
+{
+  return a->len == b->len && memcmp(a->data, b->data, a->len * sizeof(guint)) == 0;
+}
+
+/* On the paper's cluster: whole nodes, both processors of each used (7
+ * ranks: the fourth node's second processor idle), the same nodes for the
+ * same seed, others for another; seed 1's eight ranks on the nodes written
+ * here, so that a change of the draw shows. */
+static void
+check_queue(void)
+{
+  g_autofree char *path = platform_path("dual-cluster-225-128.xml");
+  start_simgrid(path);
+  g_autofree sg_host_t *one = place_queue(path, 32, 1);
+  g_autofree sg_host_t *again = place_queue(path, 32, 1);
+  g_autofree sg_host_t *two = place_queue(path, 32, 2);
+  g_autofree sg_host_t *three = place_queue(path, 32, 3);
+  g_autoptr(GArray) n1 = nodes_of(one, 32);
+  g_autoptr(GArray) n1_again = nodes_of(again, 32);
+  g_autoptr(GArray) n2 = nodes_of(two, 32);
+  g_autoptr(GArray) n3 = nodes_of(three, 32);
+  g_assert_cmpuint(n1->len, ==, 16);
+  g_assert_true(same_nodes(n1, n1_again));
+  g_assert_false(same_nodes(n1, n2));
+  g_assert_false(same_nodes(n1, n3));
+  g_assert_false(same_nodes(n2, n3));
+
+  g_autofree sg_host_t *odd = place_queue(path, 7, 1);
+  g_autoptr(GArray) n_odd = nodes_of(odd, 7);
+  g_assert_cmpuint(n_odd->len, ==, 4);
+  /* fewer ranks, the same seed: the first nodes of the same draw */
+  for (guint j = 0; j < n_odd->len; j++)
+    g_assert_cmpuint(g_array_index(n_odd, guint, j), ==, g_array_index(n1, guint, j));
+
+  g_autofree sg_host_t *eight = place_queue(path, 8, 1);
+  g_autoptr(GArray) n8 = nodes_of(eight, 8);
+  GString *text = g_string_new(NULL);
+  for (guint j = 0; j < n8->len; j++)
+    g_string_append_printf(text, "%s%u", j > 0 ? " " : "", g_array_index(n8, guint, j));
+  g_test_message("seed 1, 8 ranks: nodes %s", text->str);
+  g_assert_cmpstr(text->str, ==, QUEUE_SEED1_NODES);
+  g_string_free(text, TRUE);
+}
+
+static void
+test_queue(void)
+{
+  if (g_test_subprocess()) {
+    check_queue();
+    return;
+  }
+  g_test_trap_subprocess(NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+}
+
+/* A platform without lbsim-node-hosts: a node is a host, so the ranks get
+ * distinct hosts at random; one whose property does not divide its hosts
+ * is refused, naming the key. */
+static void
+check_queue_single(void)
+{
+  g_autofree char *path = platform_path("hetero-cluster-16.xml");
+  start_simgrid(path);
+  g_autofree sg_host_t *placed = place_queue(path, 16, 5);
+  guint seen = 0, moved = 0;
+  for (guint r = 0; r < 16; r++) {
+    guint h = host_number(placed[r]);
+    g_assert_false(seen & (1u << h));
+    seen |= 1u << h;
+    moved += h != r;
+  }
+  g_assert_cmpuint(seen, ==, 0xffff);
+  g_assert_cmpuint(moved, >, 0);
+}
+
+static void
+test_queue_single(void)
+{
+  if (g_test_subprocess()) {
+    check_queue_single();
+    return;
+  }
+  g_test_trap_subprocess(NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+}
+
+static void
+test_queue_bad_nodes(void)
+{
+  if (g_test_subprocess()) {
+    g_autofree char *path =
+        load_xml("<?xml version='1.0'?>\n"
+                 "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                 "<platform version=\"4.1\">\n"
+                 "  <zone id=\"world\" routing=\"Full\">\n"
+                 "    <prop id=\"lbsim-node-hosts\" value=\"3\"/>\n"
+                 "    <cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-7\" speed=\"1Gf\"\n"
+                 "             bw=\"1GBps\" lat=\"1us\"/>\n"
+                 "  </zone>\n"
+                 "</platform>\n");
+    LbScenario sc = {
+        .file = "queue.ini", .platform = path, .ranks = 4, .placement = LB_PLACEMENT_QUEUE};
+    g_autofree sg_host_t *placed = NULL;
+    g_autofree char *name = NULL;
+    g_autoptr(GError) error = NULL;
+    g_assert_false(lb_place_ranks(&sc, &placed, &name, &error));
+    g_assert_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT);
+    g_assert_true(g_str_has_prefix(error->message, "queue.ini: [scenario] placement: "));
+    g_assert_nonnull(strstr(error->message, "lbsim-node-hosts"));
+    g_assert_nonnull(strstr(error->message, "'3'"));
+    g_assert_null(placed);
+    return;
+  }
+  g_test_trap_subprocess(NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+}
+
+/* The draw alone, over 4000 seeds of 16 of the paper's 353 nodes: every
+ * node drawn, in about its share (a node 16/353 of the draws, within a
+ * third of it), and the 1.266 GHz nodes (0 .. 224) about 225/353 of all. */
+static void
+test_queue_draw(void)
+{
+  enum { NODES = 353, FAST = 225, COUNT = 16, SEEDS = 4000 };
+  guint counts[NODES] = {0}, drawn[COUNT];
+  guint fast = 0;
+  for (guint64 seed = 1; seed <= SEEDS; seed++) {
+    lb_queue_draw(NODES, COUNT, seed, drawn);
+    for (guint j = 0; j < COUNT; j++) {
+      g_assert_cmpuint(drawn[j], <, NODES);
+      for (guint i = 0; i < j; i++)
+        g_assert_cmpuint(drawn[i], !=, drawn[j]);
+      counts[drawn[j]]++;
+      fast += drawn[j] < FAST;
+    }
+  }
+  double each = (double)SEEDS * COUNT / NODES;
+  for (guint k = 0; k < NODES; k++) {
+    g_assert_cmpfloat(counts[k], >, each * 2 / 3);
+    g_assert_cmpfloat(counts[k], <, each * 4 / 3);
+  }
+  g_assert_cmpfloat_with_epsilon((double)fast / (SEEDS * COUNT), (double)FAST / NODES, 0.01);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -255,5 +453,9 @@ main(int argc, char **argv)
   }
   g_test_add_func("/placement/cost/bad-torus-dims", test_bad_torus);
   g_test_add_func("/placement/existing", test_existing);
+  g_test_add_func("/placement/queue/dual-cluster", test_queue);
+  g_test_add_func("/placement/queue/one-host-nodes", test_queue_single);
+  g_test_add_func("/placement/queue/bad-node-hosts", test_queue_bad_nodes);
+  g_test_add_func("/placement/queue/draw", test_queue_draw);
   return g_test_run();
 }

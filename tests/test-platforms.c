@@ -31,12 +31,24 @@
 #define UPLINK_BANDWIDTH 125e6 /* 1 Gb/s */
 #define CORE_LATENCY 5e-6
 
+/* The dual-processor cluster (dual-cluster-225-128.xml): a processor's
+ * link to its node, the node's Fast Ethernet link, the edge switch's
+ * gigabit uplink. */
+#define DUAL_FAST_NODES 225
+#define DUAL_SLOW_NODES 128
+#define DUAL_SWITCH_NODES 16
+#define CPU_LINK_LATENCY 10e-6
+#define CPU_LINK_BANDWIDTH 100e6
+#define NODE_LINK_LATENCY 40e-6
+#define DUAL_UPLINK_LATENCY 10e-6
+
 typedef enum {
   TOPOLOGY_HYPERCUBE,
   TOPOLOGY_TORUS,
   TOPOLOGY_FAT_TREE,
   TOPOLOGY_CLUSTER,
   TOPOLOGY_FLAT, /* a homogeneous <cluster>: host link + backbone + host link */
+  TOPOLOGY_DUAL, /* two processors a node on one node link */
 } Topology;
 
 /* The documented figures of each shipped file (platforms/README.md). */
@@ -75,11 +87,12 @@ static const PlatformCase cases[] = {
     {"hetero-cluster-16.xml", TOPOLOGY_CLUSTER, 16, {0}, 3, 100e-6, 12.5e6},
     {"hetero-cluster-32.xml", TOPOLOGY_CLUSTER, 32, {0}, 3, 100e-6, 12.5e6},
     {"hetero-cluster-64.xml", TOPOLOGY_CLUSTER, 64, {0}, 3, 100e-6, 12.5e6},
+    {"dual-cluster-225-128.xml", TOPOLOGY_DUAL, 706, {0}, 2, 20e-6, 100e6},
     {"origin2000-128.xml", TOPOLOGY_FLAT, 128, {0}, 3, 11e-6, 150e6},
 };
 
-static const char *const topology_names[] = {"hypercube", "torus", "fat-tree", "cluster",
-                                             "cluster"};
+static const char *const topology_names[] = {"hypercube", "torus",   "fat-tree",
+                                             "cluster",   "cluster", "cluster"};
 
 static char *
 platforms_dir(void)
@@ -224,6 +237,7 @@ test_generator_stdout(void)
       {{"torus", "8", "8", "16", NULL}, "t3e-1024.xml"},
       {{"fat-tree", "1024", NULL}, "fat-tree-1024.xml"},
       {{"hetero-cluster", "64", NULL}, "hetero-cluster-64.xml"},
+      {{"dual-cluster", "225", "128", NULL}, "dual-cluster-225-128.xml"},
       {{"origin2000", "128", NULL}, "origin2000-128.xml"},
   };
   const char *platgen = platgen_path();
@@ -501,6 +515,101 @@ check_cluster(const PlatformCase *c)
   }
 }
 
+/* The edge switch of node k: each kind of node on switches of its own. */
+static guint
+dual_switch(guint node)
+{
+  guint fast_switches = (DUAL_FAST_NODES + DUAL_SWITCH_NODES - 1) / DUAL_SWITCH_NODES;
+  return node < DUAL_FAST_NODES ? node / DUAL_SWITCH_NODES
+                                : fast_switches + (node - DUAL_FAST_NODES) / DUAL_SWITCH_NODES;
+}
+
+/* The route from processor `from` to `to`, link by link. */
+static void
+assert_dual_route(guint from, guint to)
+{
+  guint a = from / 2, b = to / 2, s = dual_switch(a), t = dual_switch(b);
+  g_autofree char *cpu_up = g_strdup_printf("n%u_cpu_UP", from);
+  g_autofree char *cpu_down = g_strdup_printf("n%u_cpu_DOWN", to);
+  g_autofree char *node_up = g_strdup_printf("node%u_link_UP", a);
+  g_autofree char *node_down = g_strdup_printf("node%u_link_DOWN", b);
+  g_autofree char *uplink = g_strdup_printf("edge%u_uplink_UP", s);
+  g_autofree char *downlink = g_strdup_printf("edge%u_uplink_DOWN", t);
+  const char *same_node[] = {cpu_up, cpu_down, NULL};
+  const char *same_switch[] = {cpu_up, node_up, node_down, cpu_down, NULL};
+  const char *across[] = {cpu_up, node_up, uplink, downlink, node_down, cpu_down, NULL};
+  g_auto(GStrv) names = route_names(from, to);
+  double within_node = 2 * CPU_LINK_LATENCY;
+  double within_switch = within_node + 2 * NODE_LINK_LATENCY;
+
+  if (a == b) {
+    assert_names(names, same_node);
+    assert_route(from, to, 2, within_node);
+  } else if (s == t) {
+    assert_names(names, same_switch);
+    assert_route(from, to, 4, within_switch);
+  } else {
+    assert_names(names, across);
+    assert_route(from, to, 6, within_switch + 2 * DUAL_UPLINK_LATENCY);
+  }
+}
+
+/* The paper's node mix, node by node, and its routes: 100 us within an
+ * edge switch and 120 us between switches, as on hetero-cluster-N.xml;
+ * 20 us between the two processors of a node, which never cross the
+ * node's link. */
+static void
+check_dual(const PlatformCase *c)
+{
+  guint nodes = DUAL_FAST_NODES + DUAL_SLOW_NODES;
+  sg_netzone_t root = sg_zone_get_root();
+  g_autoptr(GString) switch_nodes = g_string_new(NULL);
+
+  g_assert_cmpuint(c->hosts, ==, 2 * nodes);
+  g_assert_cmpfloat_with_epsilon(c->near_latency, 2 * CPU_LINK_LATENCY, EPSILON);
+  g_assert_cmpfloat_with_epsilon(c->near_bandwidth, CPU_LINK_BANDWIDTH, 1.0);
+  g_assert_cmpfloat_with_epsilon(2 * (CPU_LINK_LATENCY + NODE_LINK_LATENCY),
+                                 2 * HOST_LINK_LATENCY + EDGE_SWITCH_LATENCY, EPSILON);
+  g_assert_cmpstr(sg_zone_get_property_value(root, "lbsim-node-hosts"), ==, "2");
+  for (guint first = 0; first < nodes;) {
+    guint last = first;
+    while (last + 1 < nodes && dual_switch(last + 1) == dual_switch(first))
+      last++;
+    g_assert_cmpuint(last - first + 1, <=, DUAL_SWITCH_NODES);
+    g_string_append_printf(switch_nodes, "%s%u", first > 0 ? "," : "", first);
+    if (last > first)
+      g_string_append_printf(switch_nodes, "-%u", last);
+    first = last + 1;
+  }
+  g_assert_cmpstr(sg_zone_get_property_value(root, "lbsim-switch-nodes"), ==, switch_nodes->str);
+  /* 15 switches of 1.266 GHz nodes (the last holds node 224 alone), 8 of 1.0 GHz */
+  g_assert_cmpuint(dual_switch(nodes - 1), ==, 22);
+
+  guint fast = 0, slow = 0;
+  for (guint host = 0; host < c->hosts; host++) {
+    double speed = sg_host_get_speed(host_number(host));
+    gboolean is_fast = host / 2 < DUAL_FAST_NODES;
+    g_assert_cmpfloat_with_epsilon(speed, is_fast ? 1.266e9 : 1.0e9, 1.0);
+    g_assert_cmpint(sg_host_core_count(host_number(host)), ==, 1);
+    fast += is_fast;
+    slow += !is_fast;
+  }
+  g_assert_cmpuint(fast, ==, 2 * 225);
+  g_assert_cmpuint(slow, ==, 2 * 128);
+
+  static const guint sources[] = {0, 1, 31, 32, 448, 449, 450, 451, 705};
+  for (gsize i = 0; i < G_N_ELEMENTS(sources); i++)
+    for (guint to = 0; to < c->hosts; to++)
+      if (to != sources[i])
+        assert_dual_route(sources[i], to);
+  for (guint sample = 0; sample < 1024; sample++) {
+    guint from = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
+    guint to = (guint)g_test_rand_int_range(0, (gint32)c->hosts);
+    if (from != to)
+      assert_dual_route(from, to);
+  }
+}
+
 /* The Origin2000: 100 MFLOPS everywhere, three links between any two. */
 static void
 check_flat(const PlatformCase *c)
@@ -625,6 +734,9 @@ check_platform(const PlatformCase *c)
   case TOPOLOGY_FLAT:
     check_flat(c);
     break;
+  case TOPOLOGY_DUAL:
+    check_dual(c);
+    break;
   }
   check_messages(c);
 }
@@ -718,6 +830,69 @@ check_uplink(void)
   for (guint i = 0; i < G_N_ELEMENTS(within); i++)
     g_assert_cmpfloat_with_epsilon(within[i].arrival, near + MESSAGE_BYTES / HOST_LINK_BANDWIDTH,
                                    1e-9);
+}
+
+/* On dual-cluster-225-128.xml: both processors of node 0 send to nodes 1
+ * and 2 (same edge switch) at once, and share node 0's 100 Mb/s: 6.25 MB/s
+ * each. At 10 ms, n1 sends to n0, the other processor of its node: that
+ * message crosses n1's and n0's processor links and not node 0's, so it
+ * gets what n1's processor link has left, 100 MB/s - 6.25 MB/s, and not a
+ * third of 12.5 MB/s. A processor on node 3 sends to node 4 alone: 12.5
+ * MB/s. */
+typedef struct {
+  Flow flow;
+  double start;
+} LateFlow;
+
+static void
+late_sender_cb(int argc, char **argv)
+{
+  static int payload;
+  const LateFlow *late = sg_actor_self_get_data();
+
+  sg_actor_sleep_until(late->start);
+  sg_mailbox_put(sg_mailbox_by_name(late->flow.mailbox), &payload, (long)MESSAGE_BYTES);
+}
+
+static void
+check_node_link(void)
+{
+  double within_switch = 2 * (CPU_LINK_LATENCY + NODE_LINK_LATENCY);
+  Flow first, second, alone;
+  LateFlow within = {.start = 0.01};
+
+  load_platform("dual-cluster-225-128.xml");
+  start_flow(&first, 0, 2);
+  start_flow(&second, 1, 4);
+  start_flow(&alone, 6, 8);
+  g_snprintf(within.flow.mailbox, sizeof within.flow.mailbox, "within");
+  sg_actor_t sender = sg_actor_init("sender", host_number(1));
+  sg_actor_t receiver = sg_actor_init("receiver", host_number(0));
+  sg_actor_set_data(sender, &within);
+  sg_actor_set_data(receiver, &within.flow);
+  sg_actor_start(sender, late_sender_cb, 0, NULL);
+  sg_actor_start(receiver, flow_receiver_cb, 0, NULL);
+  simgrid_run();
+  g_assert_cmpfloat_with_epsilon(first.arrival,
+                                 within_switch + MESSAGE_BYTES / (HOST_LINK_BANDWIDTH / 2), 1e-9);
+  g_assert_cmpfloat_with_epsilon(second.arrival, first.arrival, 1e-9);
+  g_assert_cmpfloat_with_epsilon(alone.arrival, within_switch + MESSAGE_BYTES / HOST_LINK_BANDWIDTH,
+                                 1e-9);
+  g_assert_cmpfloat_with_epsilon(within.flow.arrival,
+                                 within.start + 2 * CPU_LINK_LATENCY +
+                                     MESSAGE_BYTES / (CPU_LINK_BANDWIDTH - HOST_LINK_BANDWIDTH / 2),
+                                 1e-9);
+}
+
+static void
+test_node_link(void)
+{
+  if (g_test_subprocess()) {
+    check_node_link();
+    return;
+  }
+  g_test_trap_subprocess(NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
 }
 
 /* On t3e-512.xml, at once and on routes that share no link: a message to a
@@ -983,13 +1158,24 @@ int
 main(int argc, char **argv)
 {
   static const char *const rejected[][5] = {
-      {"hypercube", "0", NULL},       {"hypercube", "15", NULL}, {"torus", "0", "1", "1", NULL},
-      {"torus", "1", "8", "8", NULL}, {"mesh", "8", NULL},
+      {"hypercube", "0", NULL},
+      {"hypercube", "15", NULL},
+      {"torus", "0", "1", "1", NULL},
+      {"torus", "1", "8", "8", NULL},
+      {"mesh", "8", NULL},
+      {"dual-cluster", "0", "0", NULL},
+      {"dual-cluster", "2000", "49", NULL},
+      {"dual-cluster", "16", NULL},
   };
   static const char *const rejected_paths[] = {
-      "/platforms/generator/rejects/hypercube-0",  "/platforms/generator/rejects/hypercube-15",
-      "/platforms/generator/rejects/torus-0-1-1",  "/platforms/generator/rejects/torus-1-8-8",
+      "/platforms/generator/rejects/hypercube-0",
+      "/platforms/generator/rejects/hypercube-15",
+      "/platforms/generator/rejects/torus-0-1-1",
+      "/platforms/generator/rejects/torus-1-8-8",
       "/platforms/generator/rejects/unknown-kind",
+      "/platforms/generator/rejects/dual-cluster-0-0",
+      "/platforms/generator/rejects/dual-cluster-2049",
+      "/platforms/generator/rejects/dual-cluster-16",
   };
 
   g_test_init(&argc, &argv, NULL);
@@ -1006,6 +1192,7 @@ main(int argc, char **argv)
   }
   g_test_add_func("/platforms/uplink/hetero-cluster-64", test_uplink);
   g_test_add_func("/platforms/t3e-512/hops", test_t3e_hops);
+  g_test_add_func("/platforms/dual-cluster/node-link", test_node_link);
   g_test_add_func("/platforms/load-time/hypercube-16384", test_load_time);
   g_test_add_func("/platforms/check/cfg", test_check_cfg);
   g_test_add_func("/platforms/check/xml-accepts", test_check_xml_accepts);

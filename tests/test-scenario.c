@@ -278,10 +278,8 @@ test_placements(Fixture *f, gconstpointer data)
     const char *text;
     LbPlacement placement;
   } names[] = {
-      {"auto", LB_PLACEMENT_AUTO},
-      {"linear", LB_PLACEMENT_LINEAR},
-      {"gray", LB_PLACEMENT_GRAY},
-      {"cost", LB_PLACEMENT_COST},
+      {"auto", LB_PLACEMENT_AUTO}, {"linear", LB_PLACEMENT_LINEAR}, {"gray", LB_PLACEMENT_GRAY},
+      {"cost", LB_PLACEMENT_COST}, {"queue", LB_PLACEMENT_QUEUE},
   };
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
     g_autofree char *text = g_strdup_printf(HEAD "placement = %s\n" RUN_NONE, names[i].text);

@@ -115,11 +115,12 @@ parse_header(const char *path, const char *line, Trace *t, GError **error)
     g_set_error(error, BARE_ERROR, BARE_ERROR_TRACE, "%s:1: missing platform=", path);
     return FALSE;
   }
-  /* The cost order depends on the platform's routes: lbsim lists its hosts. */
-  gboolean listed = g_strcmp0(placement, "cost") == 0;
+  /* The cost order depends on the platform's routes, and the queue's draw
+   * on the scenario's seed: lbsim lists their hosts. */
+  gboolean listed = g_strcmp0(placement, "cost") == 0 || g_strcmp0(placement, "queue") == 0;
   if (!listed && g_strcmp0(placement, "gray") != 0 && g_strcmp0(placement, "linear") != 0) {
     g_set_error(error, BARE_ERROR, BARE_ERROR_TRACE,
-                "%s:1: placement= must be gray, linear or cost, not '%s'", path,
+                "%s:1: placement= must be gray, linear, cost or queue, not '%s'", path,
                 placement != NULL ? placement : "");
     return FALSE;
   }
@@ -127,8 +128,8 @@ parse_header(const char *path, const char *line, Trace *t, GError **error)
     t->hosts = g_strsplit(hosts != NULL ? hosts : "", ",", -1);
     if (g_strv_length(t->hosts) != (guint)n) {
       g_set_error(error, BARE_ERROR, BARE_ERROR_TRACE,
-                  "%s:1: placement=cost needs hosts= with one host name per rank (%ld), got %u",
-                  path, n, g_strv_length(t->hosts));
+                  "%s:1: placement=%s needs hosts= with one host name per rank (%ld), got %u", path,
+                  placement, n, g_strv_length(t->hosts));
       return FALSE;
     }
   }

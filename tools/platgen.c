@@ -69,6 +69,24 @@ typedef struct {
  * it): (N/16)^2 between switches and 16^2 + 32 in each. */
 #define HETERO_MAX_HOSTS 1024
 
+/* Dual-processor nodes on the same Fast Ethernet: a processor's link to its
+ * node (the TCP/IP stack's share of a message, paid between the two
+ * processors of a node too), the node's link to its edge switch (NIC,
+ * cable and half the switch), an edge switch's uplink to the core (the
+ * uplink, half the core and half the other edge switch). 10 + 40 + 40 + 10
+ * = 100 us within a switch, as the hetero-cluster's 45 + 10 + 45; 20 us
+ * more between switches, as its 2.5 + 5 + 2.5 + 10; 20 us within a node. */
+#define DUAL_FAST_SPEED "1.266Gf"
+#define DUAL_SLOW_SPEED "1Gf"
+#define DUAL_CPU_BW "100MBps"
+#define DUAL_CPU_LAT "10us"
+#define DUAL_NODE_BW "100Mbps"
+#define DUAL_NODE_LAT "40us"
+#define DUAL_UPLINK_BW "1Gbps"
+#define DUAL_UPLINK_LAT "10us"
+#define DUAL_SWITCH_NODES 16
+#define DUAL_MAX_NODES 2048
+
 static GQuark
 platgen_error_quark(void)
 {
@@ -578,6 +596,180 @@ hetero_cluster_file_name(const guint *values)
 }
 
 static gboolean
+parse_dual_cluster(char **args, guint *values, GError **error)
+{
+  if (!parse_number(args[0], "dual-cluster fast node count", 0, DUAL_MAX_NODES, &values[0],
+                    error) ||
+      !parse_number(args[1], "dual-cluster slow node count", 0, DUAL_MAX_NODES, &values[1], error))
+    return FALSE;
+  if (values[0] + values[1] == 0 || values[0] + values[1] > DUAL_MAX_NODES) {
+    g_set_error(error, PLATGEN_ERROR, PLATGEN_ERROR_USAGE,
+                "a dual-cluster has 1 to %u nodes, not %u + %u", DUAL_MAX_NODES, values[0],
+                values[1]);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static guint
+switches_for(guint nodes)
+{
+  return (nodes + DUAL_SWITCH_NODES - 1) / DUAL_SWITCH_NODES;
+}
+
+/* Each kind of node fills edge switches of its own, in node order. */
+static guint
+dual_switch_of(guint node, guint fast)
+{
+  return node < fast ? node / DUAL_SWITCH_NODES
+                     : switches_for(fast) + (node - fast) / DUAL_SWITCH_NODES;
+}
+
+/* "0-15,16-31,...": the nodes of each edge switch, for lbsim's background
+ * traffic. */
+static char *
+dual_switch_nodes(guint fast, guint slow)
+{
+  GString *text = g_string_new(NULL);
+  guint nodes = fast + slow;
+  for (guint first = 0; first < nodes;) {
+    guint s = dual_switch_of(first, fast), last = first;
+    while (last + 1 < nodes && dual_switch_of(last + 1, fast) == s)
+      last++;
+    g_string_append_printf(text, "%s%u", text->len > 0 ? "," : "", first);
+    if (last > first)
+      g_string_append_printf(text, "-%u", last);
+    first = last + 1;
+  }
+  return g_string_free(text, FALSE);
+}
+
+/* One DijkstraCache zone: a processor's link to its node's router, the
+ * node's link to its edge switch's router, the switch's uplink to the
+ * core's. The network is a tree, so every route is the one path, worked
+ * out when the simulation starts (as the tori's are). */
+static GString *
+generate_dual_cluster(const guint *values)
+{
+  guint fast = values[0], slow = values[1], nodes = fast + slow;
+  guint switches = switches_for(fast) + switches_for(slow);
+  GString *xml = g_string_new(NULL);
+  g_autofree char *switch_nodes = dual_switch_nodes(fast, slow);
+
+  append_header(xml);
+  g_string_append_printf(
+      xml,
+      "  <!-- Cluster of %u dual-processor PCs (%u processors) on Fast Ethernet\n"
+      "       edge switches with gigabit uplinks to a core switch.\n",
+      nodes, 2 * nodes);
+  if (fast > 0)
+    g_string_append_printf(xml, "       Nodes 0..%u: two 1.266 GHz Pentium III processors each.\n",
+                           fast - 1);
+  if (slow > 0)
+    g_string_append_printf(xml, "       Nodes %u..%u: two 1.0 GHz Pentium III processors each.\n",
+                           fast, nodes - 1);
+  if (fast == 225 && slow == 128)
+    g_string_append(
+        xml, "       The Linux cluster of the Mississippi State University Engineering\n"
+             "       Research Center in R. Chaube, R. L. Cariño and I. Banicescu, \"LB_Migrate: a\n"
+             "       dynamic load balancing library\" (2003), section 5: \"225 IBM x330 compute\n"
+             "       nodes, each with dual 1.266 GHz Intel Pentium III processors [...]; 128 IBM\n"
+             "       x330 compute nodes, each with dual 1 GHz Intel Pentium III processors\n"
+             "       [...] connected via fast Ethernet switched with gigabit Ethernet\n"
+             "       uplinks\". The paper says 1038 processors, but its nodes add up to 706\n"
+             "       (708 with the dual 800 MHz SGI 1200 head node, which runs no job and is\n"
+             "       left out); the nodes are what is modelled.\n");
+  g_string_append_printf(
+      xml,
+      "       Host nI is processor I mod 2 of node I / 2 (n0, n1: node 0). Figures of\n"
+      "       the class, as hetero-cluster-N.xml's:\n"
+      "       Processors: one flop per cycle, the Pentium III's x87 double-precision\n"
+      "       peak, so 1.266 and 1 GFLOPS.\n"
+      "       Node link: 100 Mb/s full duplex to the edge switch, the Fast Ethernet\n"
+      "       line rate, shared by the node's two processors: each reaches its node\n"
+      "       through a link of its own (nI_cpu), and a message between the two\n"
+      "       processors of a node crosses those two links and not the Ethernet.\n"
+      "       Edge switches: %u nodes each, in node order, each kind of node on\n"
+      "       switches of its own (lbsim-switch-nodes lists each switch's nodes), as\n"
+      "       hetero-cluster-N.xml's 16 hosts: a switch of the period had 24 or 48\n"
+      "       Fast Ethernet ports and one or two gigabit uplinks, and the paper gives\n"
+      "       no figure.\n"
+      "       Uplinks: 1 Gb/s full duplex from each edge switch to the core switch,\n"
+      "       shared by the switch's nodes (1.6 Gb/s of node links): the only links\n"
+      "       where traffic between switches queues. Switches are non-blocking and\n"
+      "       have no link of their own.\n"
+      "       Latency: MPI over TCP on switched Fast Ethernet costs about 100 us one\n"
+      "       way within a switch and 120 us between switches (hetero-cluster-N.xml's\n"
+      "       figures), split here as 10 us on each processor link (the TCP/IP stack),\n"
+      "       40 us on each node link (the NIC, the cable and half the edge switch) and\n"
+      "       10 us on each uplink crossed (the uplink, half the core switch and half\n"
+      "       the other edge switch). Between the two processors of a node, 20 us and\n"
+      "       100 MB/s: our assumption of the order of MPICH's ch_p4 device, the usual\n"
+      "       MPI of Linux clusters then, which talks within a node through TCP over\n"
+      "       the loopback interface (the stack of both ends, no NIC, no cable); not a\n"
+      "       measurement. A message from a host to itself costs the same (SimGrid's\n"
+      "       loopback).\n"
+      "       This cluster has %u edge switch%s.\n"
+      "       Written by lbsim-platgen; do not edit by hand. -->\n",
+      DUAL_SWITCH_NODES, switches, switches == 1 ? "" : "es");
+  /* in seconds and bytes a second: the keys take no units */
+  append_config_with(xml, "    <prop id=\"network/loopback-lat\" value=\"2e-05\"/>\n"
+                          "    <prop id=\"network/loopback-bw\" value=\"1e+08\"/>\n");
+  g_string_append(xml, "  <zone id=\"world\" routing=\"DijkstraCache\">\n");
+  append_prop(xml, "    ", "lbsim-topology", "cluster");
+  append_prop(xml, "    ", "lbsim-node-hosts", "2");
+  append_prop(xml, "    ", "lbsim-switch-nodes", switch_nodes);
+  for (guint i = 0; i < 2 * nodes; i++)
+    g_string_append_printf(xml, "    <host id=\"n%u\" speed=\"%s\"/>\n", i,
+                           i / 2 < fast ? DUAL_FAST_SPEED : DUAL_SLOW_SPEED);
+  for (guint k = 0; k < nodes; k++)
+    g_string_append_printf(xml, "    <router id=\"node%u\"/>\n", k);
+  for (guint s = 0; s < switches; s++)
+    g_string_append_printf(xml, "    <router id=\"edge%u\"/>\n", s);
+  if (switches > 1)
+    g_string_append(xml, "    <router id=\"core\"/>\n");
+  for (guint i = 0; i < 2 * nodes; i++)
+    g_string_append_printf(xml,
+                           "    <link id=\"n%u_cpu\" bandwidth=\"" DUAL_CPU_BW
+                           "\" latency=\"" DUAL_CPU_LAT "\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                           i);
+  for (guint k = 0; k < nodes; k++)
+    g_string_append_printf(xml,
+                           "    <link id=\"node%u_link\" bandwidth=\"" DUAL_NODE_BW
+                           "\" latency=\"" DUAL_NODE_LAT "\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                           k);
+  for (guint s = 0; s < switches && switches > 1; s++)
+    g_string_append_printf(xml,
+                           "    <link id=\"edge%u_uplink\" bandwidth=\"" DUAL_UPLINK_BW
+                           "\" latency=\"" DUAL_UPLINK_LAT "\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                           s);
+  for (guint i = 0; i < 2 * nodes; i++)
+    g_string_append_printf(xml,
+                           "    <route src=\"n%u\" dst=\"node%u\"><link_ctn id=\"n%u_cpu\" "
+                           "direction=\"UP\"/></route>\n",
+                           i, i / 2, i);
+  for (guint k = 0; k < nodes; k++)
+    g_string_append_printf(xml,
+                           "    <route src=\"node%u\" dst=\"edge%u\"><link_ctn id=\"node%u_link\" "
+                           "direction=\"UP\"/></route>\n",
+                           k, dual_switch_of(k, fast), k);
+  for (guint s = 0; s < switches && switches > 1; s++)
+    g_string_append_printf(xml,
+                           "    <route src=\"edge%u\" dst=\"core\"><link_ctn id=\"edge%u_uplink\" "
+                           "direction=\"UP\"/></route>\n",
+                           s, s);
+  g_string_append(xml, "  </zone>\n");
+  append_footer(xml);
+  return xml;
+}
+
+static char *
+dual_cluster_file_name(const guint *values)
+{
+  return g_strdup_printf("dual-cluster-%u-%u.xml", values[0], values[1]);
+}
+
+static gboolean
 parse_origin(char **args, guint *values, GError **error)
 {
   return parse_number(args[0], "origin2000 processor count N", 2, 512, &values[0], error);
@@ -639,6 +831,8 @@ static const Kind kinds[] = {
     {"fat-tree", "N", 1, parse_fat_tree, generate_fat_tree, fat_tree_file_name},
     {"hetero-cluster", "N", 1, parse_hetero_cluster, generate_hetero_cluster,
      hetero_cluster_file_name},
+    {"dual-cluster", "FAST SLOW", 2, parse_dual_cluster, generate_dual_cluster,
+     dual_cluster_file_name},
     {"origin2000", "N", 1, parse_origin, generate_origin, origin_file_name},
 };
 
@@ -647,9 +841,9 @@ static const struct {
   const char *kind;
   guint values[3];
 } shipped[] = {
-    {"torus", {8, 8, 8}},     {"torus", {8, 8, 16}},    {"fat-tree", {1024}},
-    {"hetero-cluster", {16}}, {"hetero-cluster", {32}}, {"hetero-cluster", {64}},
-    {"origin2000", {128}},
+    {"torus", {8, 8, 8}},         {"torus", {8, 8, 16}},    {"fat-tree", {1024}},
+    {"hetero-cluster", {16}},     {"hetero-cluster", {32}}, {"hetero-cluster", {64}},
+    {"dual-cluster", {225, 128}}, {"origin2000", {128}},
 };
 
 static const Kind *
@@ -750,6 +944,12 @@ main(int argc, char **argv)
                "  hetero-cluster N   Fast Ethernet cluster, 16 hosts per edge switch, gigabit\n"
                "                     uplinks to a core switch; N even, at most 1024: half\n"
                "                     1.0 GHz and half 1.266 GHz nodes\n"
+               "  dual-cluster FAST SLOW\n"
+               "                     FAST nodes of two 1.266 GHz and SLOW of two 1.0 GHz\n"
+               "                     processors, each processor a host, each node's two on\n"
+               "                     one Fast Ethernet link; 16 nodes per edge switch,\n"
+               "                     gigabit uplinks (dual-cluster 225 128: the LB_Migrate\n"
+               "                     paper's cluster)\n"
                "  origin2000 N       SGI Origin2000-like machine of N = 2..512 processors: a\n"
                "                     flat cluster of MPI figures\n"
                "  all DIR            write every platform lbsim ships (its platforms/) into DIR\n"

@@ -26,6 +26,7 @@ typedef enum {
   LB_PLACEMENT_LINEAR,
   LB_PLACEMENT_GRAY,
   LB_PLACEMENT_COST,
+  LB_PLACEMENT_QUEUE,
 } LbPlacement;
 
 typedef enum {
@@ -97,10 +98,17 @@ typedef struct {
   char *platform; /* resolved path */
   guint ranks;
   guint64 seed;
+  /* seeds the queue's draw of nodes and the background traffic's: seed
+   * unless [scenario] placement-seed is given (placement_seed_set) */
+  guint64 placement_seed;
+  gboolean placement_seed_set;
   guint nadaptations; /* adaptation steps */
   LbPlacement placement;
   char *background; /* [scenario] background as given, or NULL */
   GArray *loads;    /* LbBackground, one per host and entry, in the list's order */
+  /* [scenario] background-traffic: other jobs' flows out of and into each
+   * edge switch the run uses (0: none) */
+  guint background_traffic;
   LbWork *work;
   GPtrArray *runs;    /* LbBalancerRun */
   GPtrArray *views;   /* LbWork: views of work that runs use, at most one per adapter */

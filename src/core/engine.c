@@ -18,6 +18,7 @@
 #include "core/placement.h"
 #include "core/platform-check.h"
 #include "core/record.h"
+#include "core/traffic.h"
 #include "metrics/metrics.h"
 
 XBT_LOG_NEW_CATEGORY(lb, "lbsim");
@@ -811,14 +812,16 @@ set_up_clear(SetUp *setup)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SetUp, set_up_clear)
 
 static void
-start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement)
+start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement, const sg_host_t *traffic,
+            guint nflows)
 {
   const LbScenario *sc = run->scenario;
   if (run->trace != NULL) {
-    /* A replay cannot work out the cost order: it gets the hosts. */
+    /* A replay cannot work out the cost order or the draw: it gets the hosts. */
     fprintf(run->trace, "# lbsim-message-trace 1 ranks=%u platform=%s placement=%.*s", run->ranks,
             sc->platform, (int)strcspn(placement, " "), placement);
-    for (guint r = 0; sc->placement == LB_PLACEMENT_COST && r < run->ranks; r++)
+    gboolean listed = sc->placement == LB_PLACEMENT_COST || sc->placement == LB_PLACEMENT_QUEUE;
+    for (guint r = 0; listed && r < run->ranks; r++)
       fprintf(run->trace, "%s%s", r == 0 ? " hosts=" : ",", sg_host_get_name(hosts[r]));
     fputc('\n', run->trace);
   }
@@ -834,6 +837,7 @@ start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement)
   }
   lb_huge_pages_release(held);
   lb_background_start(sc);
+  lb_traffic_start(traffic, nflows);
 }
 
 static void
@@ -842,9 +846,12 @@ set_up_main(int argc, char *argv[])
   SetUp *setup = sg_actor_self_get_data();
   LbCoreRun *run = setup->run;
   g_autofree sg_host_t *hosts = NULL;
+  g_autofree sg_host_t *traffic = NULL;
+  guint nflows = 0;
   gboolean placed = lb_place_ranks(run->scenario, &hosts, &setup->placement, &setup->error) &&
                     lb_platform_check_hosts(run->scenario, hosts, &setup->error) &&
-                    lb_background_check(run->scenario, &setup->error);
+                    lb_background_check(run->scenario, &setup->error) &&
+                    lb_traffic_hosts(run->scenario, hosts, &traffic, &nflows, &setup->error);
   if (placed) {
     release_stderr(run->options, setup->saved_stderr);
     setup->saved_stderr = -1;
@@ -853,7 +860,7 @@ set_up_main(int argc, char *argv[])
   if (placed && run->options->at_start != NULL)
     run->options->at_start(run->options->at_start_data);
   if (placed && run->rank != NULL)
-    start_ranks(run, hosts, setup->placement);
+    start_ranks(run, hosts, setup->placement, traffic, nflows);
 }
 
 /* Starts SimGrid with the run's settings and platform, and the set-up

@@ -28,6 +28,15 @@ natural_host_cmp(const void *a, const void *b)
   return strcmp(x, y);
 }
 
+sg_host_t *
+lb_hosts_in_order(size_t *count)
+{
+  *count = sg_host_count();
+  sg_host_t *hosts = sg_host_list();
+  qsort(hosts, *count, sizeof(sg_host_t), natural_host_cmp);
+  return hosts;
+}
+
 /* lbsim-platgen puts its properties on the root zone or on the zone that
  * wraps the cluster; *zone is where key was found. */
 static const char *
@@ -53,6 +62,13 @@ zone_property(const char *key, sg_netzone_t *zone)
   }
   xbt_dict_free(&sons);
   return value;
+}
+
+const char *
+lb_platform_property(const char *key)
+{
+  sg_netzone_t zone = NULL;
+  return zone_property(key, &zone);
 }
 
 static double
@@ -109,6 +125,58 @@ cost_order(const LbScenario *sc, const sg_host_t *hosts, guint nhosts, guint cou
   return TRUE;
 }
 
+guint
+lb_node_hosts(const LbScenario *sc, guint nhosts, GError **error)
+{
+  sg_netzone_t zone = NULL;
+  const char *text = zone_property("lbsim-node-hosts", &zone);
+  if (text == NULL)
+    return 1;
+  guint64 k = 0;
+  if (!g_ascii_string_to_unsigned(text, 10, 1, G_MAXUINT, &k, NULL) || nhosts % k != 0) {
+    g_set_error(error, LB_RUN_ERROR, LB_RUN_ERROR_INPUT,
+                "%s: [scenario] placement: the lbsim-node-hosts property of platform %s must be a "
+                "number of hosts a node that divides its %u hosts, not '%s'",
+                sc->file, sc->platform, nhosts, text);
+    return 0;
+  }
+  return (guint)k;
+}
+
+void
+lb_queue_draw(guint nodes, guint count, guint64 seed, guint *drawn)
+{
+  /* the seed's own stream, apart from the work model's */
+  guint32 words[3] = {(guint32)seed, (guint32)(seed >> 32), 0x71756575 /* "queu" */};
+  g_autoptr(GRand) rand = g_rand_new_with_seed_array(words, G_N_ELEMENTS(words));
+  g_autofree guint *pool = g_new(guint, nodes);
+  for (guint k = 0; k < nodes; k++)
+    pool[k] = k;
+  /* the first count steps of a Fisher-Yates shuffle */
+  for (guint j = 0; j < count; j++) {
+    guint i = (guint)g_rand_int_range(rand, (gint32)j, (gint32)nodes);
+    guint t = pool[i];
+    pool[i] = pool[j];
+    pool[j] = t;
+    drawn[j] = pool[j];
+  }
+}
+
+/* Whole nodes in the order drawn; a node's hosts in their order. */
+static gboolean
+queue_order(const LbScenario *sc, guint nhosts, guint *order, GError **error)
+{
+  guint k = lb_node_hosts(sc, nhosts, error);
+  if (k == 0)
+    return FALSE;
+  guint count = (sc->ranks + k - 1) / k;
+  g_autofree guint *drawn = g_new(guint, count);
+  lb_queue_draw(nhosts / k, count, sc->placement_seed, drawn);
+  for (guint r = 0; r < sc->ranks; r++)
+    order[r] = drawn[r / k] * k + r % k;
+  return TRUE;
+}
+
 gboolean
 lb_place_ranks(const LbScenario *sc, sg_host_t **placed, char **placement_name, GError **error)
 {
@@ -124,8 +192,7 @@ lb_place_ranks(const LbScenario *sc, sg_host_t **placed, char **placement_name, 
                 sc->ranks, sc->ranks, sc->platform, nhosts);
     return FALSE;
   }
-  sg_host_t *hosts = sg_host_list();
-  qsort(hosts, nhosts, sizeof(sg_host_t), natural_host_cmp);
+  sg_host_t *hosts = lb_hosts_in_order(&nhosts);
 
   LbPlacement placement = sc->placement;
   if (placement == LB_PLACEMENT_AUTO) {
@@ -144,6 +211,12 @@ lb_place_ranks(const LbScenario *sc, sg_host_t **placed, char **placement_name, 
     }
     name = g_strdup_printf("cost (%s)", construction);
     gray = strcmp(construction, "gray") == 0;
+  } else if (placement == LB_PLACEMENT_QUEUE) {
+    if (!queue_order(sc, (guint)nhosts, order, error)) {
+      xbt_free(hosts);
+      return FALSE;
+    }
+    name = g_strdup("queue");
   } else {
     for (guint r = 0; r < sc->ranks; r++)
       order[r] = gray ? (r ^ (r >> 1)) : r;

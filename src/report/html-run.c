@@ -44,7 +44,8 @@ run_header(GString *out, const LbResults *doc)
   lb_page_fact_if(out, "scenario file", doc->scenario_file);
   lb_page_fact_if(out, "platform", doc->platform);
   lb_page_fact_if(out, "hosts", doc->hosts);
-  lb_page_fact_if(out, "background traffic", doc->background);
+  lb_page_fact_if(out, "background load", doc->background);
+  lb_page_fact_if(out, "background traffic (flows a switch)", doc->background_traffic);
   g_autofree char *ranks = g_strdup_printf("%u", doc->ranks);
   lb_page_fact(out, "ranks", ranks);
   lb_page_fact_if(out, "model", doc->model);

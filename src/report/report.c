@@ -270,6 +270,8 @@ write_document(LbJson *j, const LbScenario *sc, GPtrArray *results, gboolean che
   lb_json_string(j, "name", sc->name);
   lb_json_string(j, "file", sc->file);
   lb_json_uint(j, "seed", sc->seed);
+  if (sc->placement_seed_set)
+    lb_json_uint(j, "placement_seed", sc->placement_seed);
   lb_json_uint(j, "steps", sc->nadaptations);
   lb_json_uint(j, "elements", sc->elements);
   lb_json_string(j, "model", sc->work->model->name);
@@ -279,6 +281,8 @@ write_document(LbJson *j, const LbScenario *sc, GPtrArray *results, gboolean che
   lb_json_uint(j, "hosts", results->len > 0 ? ((LbRunResult *)results->pdata[0])->hosts : 0);
   if (sc->background != NULL)
     lb_json_string(j, "background", sc->background);
+  if (sc->background_traffic > 0)
+    lb_json_uint(j, "background_traffic", sc->background_traffic);
   lb_json_end_object(j);
   lb_json_uint(j, "ranks", sc->ranks);
   lb_json_begin_array(j, "runs", FALSE);

@@ -706,6 +706,7 @@ read_run_doc(LbResults *doc, JsonObject *root, GError **error)
   doc->platform = fact(platform, "file");
   doc->hosts = fact(platform, "hosts");
   doc->background = fact(platform, "background");
+  doc->background_traffic = fact(platform, "background_traffic");
   return read_array(root, "runs", "", TRUE, &runs, error) && read_runs(doc, runs, error);
 }
 
@@ -722,6 +723,7 @@ lb_results_free(LbResults *doc)
   g_free(doc->model);
   g_free(doc->platform);
   g_free(doc->background);
+  g_free(doc->background_traffic);
   g_free(doc->seed);
   g_free(doc->steps);
   g_free(doc->elements);

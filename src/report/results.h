@@ -41,6 +41,7 @@ typedef struct {
   GPtrArray *runs;  /* LbRunResult: a run's, in scenario order, or every sweep result */
   /* a run's document */
   char *scenario_file, *model, *platform, *background; /* NULL when absent */
+  char *background_traffic;                            /* likewise */
   char *seed, *steps, *elements, *hosts;               /* as written, NULL when absent */
   guint ranks;
   /* a sweep's document */

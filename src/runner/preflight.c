@@ -21,6 +21,10 @@ check_key(const LbScenario *sc)
 {
   g_autoptr(GString) key = g_string_new(NULL);
   g_string_append_printf(key, "%s\n%u\n%d", sc->platform, sc->ranks, (int)sc->placement);
+  /* the queue draws its nodes with the seed; traffic needs the switches */
+  if (sc->placement == LB_PLACEMENT_QUEUE)
+    g_string_append_printf(key, "\n%" G_GUINT64_FORMAT, sc->placement_seed);
+  g_string_append_printf(key, "\n%u", sc->background_traffic);
   for (guint i = 0; sc->loads != NULL && i < sc->loads->len; i++)
     g_string_append_printf(key, "\n%s", g_array_index(sc->loads, LbBackground, i).host);
   return g_string_free(g_steal_pointer(&key), FALSE);

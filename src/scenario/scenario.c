@@ -27,13 +27,18 @@ static const LbParamSpec scenario_params[] = {
      "SimGrid platform XML: relative to the scenario's folder, then to platforms/ (required)"},
     {"ranks", LB_PARAM_INT, NULL, 1, 1 << 20, NULL, "virtual processors, one per host (required)"},
     {"seed", LB_PARAM_INT, "1", 0, 9007199254740992.0, NULL, "seed of every random choice"},
+    {"placement-seed", LB_PARAM_INT, NULL, 0, 9007199254740992.0, NULL,
+     "seed of the queue placement's draw of nodes and of the background traffic's flows, so that "
+     "runs on other nodes keep the same work (default: seed)"},
     {"steps", LB_PARAM_INT, "1", 1, 100000, NULL,
      "adaptation steps: update loads, balance, compute"},
-    {"placement", LB_PARAM_CHOICE, "auto", 0, 0, "auto|linear|gray|cost",
-     "rank r on host r (linear), on host gray(r) (gray), or on the r-th host of the SP order by "
+    {"placement", LB_PARAM_CHOICE, "auto", 0, 0, "auto|linear|gray|cost|queue",
+     "rank r on host r (linear), on host gray(r) (gray), on the r-th host of the SP order by "
      "communication cost of Baiardi et al. (cost: Gray order on hypercubes, a snake on tori, leaf "
-     "order on fat trees, nearest route latency next elsewhere); auto: gray on hypercube "
-     "platforms"},
+     "order on fat trees, nearest route latency next elsewhere), or on whole nodes drawn at random "
+     "with the seed as a batch queue hands them out (queue: ceil(ranks / K) nodes of the "
+     "platform's K = lbsim-node-hosts hosts, 1 if it has none; ranks 0 .. K-1 on the first drawn "
+     "node's hosts, and so on); auto: gray on hypercube platforms"},
     {"plugins", LB_PARAM_STRING, NULL, 0, 0, NULL,
      "plugins to load before the rest of the file is read: a comma-separated list of shared "
      "objects, relative to the scenario's folder (see lbsim run --plugin)"},
@@ -41,6 +46,11 @@ static const LbParamSpec scenario_params[] = {
      "competing load on some hosts: a comma-separated list of HOSTS:SHARE[@START-END], HOSTS a "
      "host name or a range nA-nB, SHARE in (0, 1] the fraction of the host's speed its rank keeps "
      "from START to END simulated seconds (default: the whole run; @START-: to its end)"},
+    {"background-traffic", LB_PARAM_INT, "0", 0, 1024, NULL,
+     "other jobs' network traffic: on every edge switch that holds a rank, this many nodes the "
+     "run did not take each send a flow to one on another switch, and as many receive one, for "
+     "the whole run, drawn with the seed (0: none; needs the platform's lbsim-switch-nodes, as "
+     "lbsim-platgen dual-cluster writes it)"},
     {NULL},
 };
 
@@ -959,11 +969,15 @@ lb_scenario_load(const char *given, const LbScenarioOverrides *ov, GError **erro
       lb_params_is_set(s, "description") ? g_strdup(lb_params_get_string(s, "description")) : NULL;
   sc->ranks = (guint)lb_params_get_int(s, "ranks");
   sc->seed = (guint64)lb_params_get_int(s, "seed");
+  sc->placement_seed_set = lb_params_is_set(s, "placement-seed");
+  sc->placement_seed =
+      sc->placement_seed_set ? (guint64)lb_params_get_int(s, "placement-seed") : sc->seed;
   sc->nadaptations = (guint)lb_params_get_int(s, "steps");
   const char *placement = lb_params_get_string(s, "placement");
   sc->placement = strcmp(placement, "gray") == 0     ? LB_PLACEMENT_GRAY
                   : strcmp(placement, "linear") == 0 ? LB_PLACEMENT_LINEAR
                   : strcmp(placement, "cost") == 0   ? LB_PLACEMENT_COST
+                  : strcmp(placement, "queue") == 0  ? LB_PLACEMENT_QUEUE
                                                      : LB_PLACEMENT_AUTO;
   const char *background =
       lb_params_is_set(s, "background") ? lb_params_get_string(s, "background") : "";
@@ -974,6 +988,7 @@ lb_scenario_load(const char *given, const LbScenarioOverrides *ov, GError **erro
   }
   if (sc->loads->len > 0)
     sc->background = g_strstrip(g_strdup(background));
+  sc->background_traffic = (guint)lb_params_get_int(s, "background-traffic");
   if (ov != NULL && ov->platform != NULL) {
     g_autofree char *cwd = g_get_current_dir();
     if (!resolve_platform(sc, cwd, ov->platform, "--platform: ", error))
