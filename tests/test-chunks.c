@@ -480,6 +480,31 @@ test_af(void)
   g_assert_cmpuint(dls_chunker_next(c, 1), ==, 15);
   p.first_chunk = 0;
 
+  /* af-estimate: worker 0 slows down from 1 s an iteration to 3 s in the
+   * chunk after its first. Both first reports at 1 s, no spread: 490 and
+   * 245 of R = 980. Then with R = 245, worker 1 still at 1 s:
+   * latest (the papers' AF, the default): mu_0 = 3, sigma_0 = 0, T = 3/4,
+   *   K_0 = 245 (3/4) / 3 = 61.25: 62;
+   * all: mu_0 = 2, sigma_0^2 = (10 + 90 - 400/20) / 19 = 20/19, D = 10/19,
+   *   T = 2/3, T R = 163.33, K_0 = (D + 2TR - sqrt(D^2 + 4 D T R)) / 4
+   *   = (327.19 - 18.55) / 4 = 77.16: 78 */
+  for (guint all = 0; all < 2; all++) {
+    p.first_chunk = 10;
+    p.af_estimate = all ? DLS_AF_ALL : DLS_AF_LATEST;
+    g_autoptr(DlsChunker) s = dls_chunker_new(DLS_AF, 1000, 2, &p);
+    g_assert_cmpuint(dls_chunker_next(s, 0), ==, 10);
+    g_assert_cmpuint(dls_chunker_next(s, 1), ==, 10);
+    dls_chunker_report(s, 0, 10, 10);
+    dls_chunker_report(s, 1, 10, 10);
+    g_assert_cmpuint(dls_chunker_next(s, 0), ==, 490);
+    g_assert_cmpuint(dls_chunker_next(s, 1), ==, 245);
+    dls_chunker_report(s, 0, 10, 30);
+    dls_chunker_report(s, 1, 10, 10);
+    g_assert_cmpuint(dls_chunker_next(s, 0), ==, all ? 78 : 62);
+  }
+  p.first_chunk = 0;
+  p.af_estimate = DLS_AF_LATEST;
+
   /* no spread and equal speeds: K = R T / mu = R/P, gss's chunks */
   g_autoptr(DlsChunker) d = dls_chunker_new(DLS_AF, 1000, 4, &p);
   for (guint i = 0; i < 4; i++)

@@ -93,6 +93,8 @@ dls_chunk_params_read(DlsChunkParams *p, const LbParams *params, guint workers,
   p->first_chunk = (guint64)lb_params_get_int(params, "first-chunk");
   p->awf_update = strcmp(lb_params_get_string(params, "awf-update"), "chunk") == 0 ? DLS_AWF_CHUNK
                                                                                    : DLS_AWF_BATCH;
+  p->af_estimate =
+      strcmp(lb_params_get_string(params, "af-estimate"), "all") == 0 ? DLS_AF_ALL : DLS_AF_LATEST;
   p->weights_from = dls_weights_from(params);
   if (p->weights_from == DLS_WEIGHTS_GIVEN)
     return parse_weights(lb_params_get_string(params, "weights"), workers, &p->weights, error);
@@ -125,7 +127,12 @@ typedef struct {
   double iterations; /* sum of k */
   double late_time;  /* awf: sum of j t_j over its j-th report */
   double late_iterations;
-  double squares;         /* af: sum of the squares of its iterations' times */
+  double squares; /* af: sum of the squares of its iterations' times */
+  /* af: the iterations its mean and spread come from (af-estimate: all of
+   * them, or those since it was last handed a chunk), their seconds and
+   * the sum of their squares; and whether the next report starts anew */
+  double af_time, af_iterations, af_squares;
+  gboolean af_restart;
   double past_time;       /* awf: over earlier steps s, s x its seconds in step s */
   double past_iterations; /* and s x its iterations */
   /* af: what the worker adds to the chunker's sums (AfSums), kept so that
@@ -162,6 +169,7 @@ struct _DlsChunker {
   guint batches;       /* fac, wf, awf, af: batches begun */
   guint64 first_chunk; /* awf, af, measured wf: before a worker's first report */
   DlsAwfUpdate awf_update;
+  DlsAfEstimate af_estimate;
   gboolean measured; /* wf: weights from the first reports */
   guint step;        /* awf: the loop's time step, from 1 */
   /* how the last chunk's size came about, for dls_chunker_describe_last */
@@ -292,6 +300,7 @@ dls_chunker_new(DlsTechnique t, guint64 n, guint workers, const DlsChunkParams *
   c->first_chunk =
       params->first_chunk > 0 ? params->first_chunk : dls_default_first_chunk(n, workers);
   c->awf_update = params->awf_update;
+  c->af_estimate = params->af_estimate;
   c->measured = t == DLS_WF && params->weights_from == DLS_WEIGHTS_MEASURED;
   c->step = MAX(params->step, 1);
   switch (t) {
@@ -391,7 +400,7 @@ awf_weights(DlsChunker *c)
 static double
 af_mu(const Reports *r)
 {
-  return r->time / r->iterations;
+  return r->af_time / r->af_iterations;
 }
 
 /* The sample variance of a worker's iteration times, from their sum and
@@ -399,7 +408,7 @@ af_mu(const Reports *r)
 static double
 af_variance(const Reports *r)
 {
-  double v = (r->squares - r->time * r->time / r->iterations) / (r->iterations - 1);
+  double v = (r->af_squares - r->af_time * r->af_time / r->af_iterations) / (r->af_iterations - 1);
   return MAX(v, 0);
 }
 
@@ -421,7 +430,7 @@ af_account(DlsChunker *c, Reports *r)
     }
   }
   r->af_mu = r->af_inv = r->af_cv = r->af_var_over_mu = r->af_small_mu = 0;
-  if (r->time <= 0)
+  if (r->af_time <= 0)
     return;
   double mu = af_mu(r);
   r->af_mu = mu;
@@ -429,7 +438,7 @@ af_account(DlsChunker *c, Reports *r)
   a->mu += r->af_mu;
   a->inv += r->af_inv;
   a->measured++;
-  if (r->iterations >= 2) {
+  if (r->af_iterations >= 2) {
     double var = af_variance(r);
     r->af_cv = sqrt(var) / mu;
     r->af_var_over_mu = var / mu;
@@ -452,14 +461,16 @@ static double
 af_size(const DlsChunker *c, guint worker)
 {
   const AfSums *a = &c->af;
-  double mu_pool = a->mu / c->reported;
+  if (a->measured == 0) /* only untimed iterations so far: equal workers */
+    return (double)c->remaining / c->workers;
+  double mu_pool = a->mu / a->measured;
   double cv_pool = a->with_sigma > 0 ? a->cv / a->with_sigma : 0;
   double unmeasured = (double)(c->workers - a->measured);
   double cv2 = cv_pool * cv_pool;
   double d = a->var_over_mu + cv2 * a->small_mu + unmeasured * cv2 * mu_pool;
   double inv_t = a->inv + unmeasured / mu_pool;
   const Reports *r = &c->reports[worker];
-  double mu_i = r->time > 0 ? af_mu(r) : mu_pool;
+  double mu_i = r->af_time > 0 ? af_mu(r) : mu_pool;
   double tr = (double)c->remaining / inv_t;
   return 2 * tr * tr / (mu_i * (d + 2 * tr + sqrt(d * d + 4 * d * tr)));
 }
@@ -578,6 +589,10 @@ dls_chunker_next_at(DlsChunker *c, guint worker, guint64 *first)
   c->last.size = size;
   c->remaining -= size;
   c->count++;
+  /* af-estimate = latest: what the worker reports from now on is its
+   * latest chunk's */
+  if (c->reports != NULL && c->af_estimate == DLS_AF_LATEST && size > 0)
+    c->reports[worker].af_restart = TRUE;
   return size;
 }
 
@@ -629,6 +644,13 @@ dls_chunker_report_iterations(DlsChunker *c, guint worker, guint64 size, double 
   r->time += seconds;
   r->iterations += k;
   r->squares += squares;
+  if (r->af_restart) {
+    r->af_time = r->af_iterations = r->af_squares = 0;
+    r->af_restart = FALSE;
+  }
+  r->af_time += seconds;
+  r->af_iterations += k;
+  r->af_squares += squares;
   r->late_time += r->count * seconds;
   r->late_iterations += r->count * k;
   if (!had_time && known(r)) {

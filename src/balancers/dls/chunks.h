@@ -131,6 +131,13 @@ typedef enum {
   DLS_AWF_CHUNK, /* AWF-C: at every request, the chunk w_i R / 2P */
 } DlsAwfUpdate;
 
+/* Which iterations af estimates a worker's mean and spread from (the key
+ * af-estimate). */
+typedef enum {
+  DLS_AF_LATEST, /* those it reported since it was last handed a chunk: its latest chunk */
+  DLS_AF_ALL,    /* every iteration it reported in the loop */
+} DlsAfEstimate;
+
 typedef struct {
   guint64 min_chunk;   /* 0 counts as 1 */
   double fsc_h;        /* fsc: scheduling overhead of a chunk */
@@ -139,6 +146,7 @@ typedef struct {
   guint64 first_chunk; /* awf, af, measured wf: a worker's chunk before its first
                         * report; 0: dls_default_first_chunk */
   DlsAwfUpdate awf_update;
+  DlsAfEstimate af_estimate;
   DlsWeightsFrom weights_from;
   /* awf in a time-stepping application: this loop is time step `step`
    * (from 1; 0 counts as 1), and past_time and past_iterations ([workers],
@@ -179,6 +187,9 @@ guint64 dls_default_first_chunk(guint64 n, guint workers);
      "tool's default minimum chunk, about half of N / (P log2(N/P)))"},                            \
     {"awf-update", LB_PARAM_CHOICE, "batch", 0, 0, "batch|chunk",                                  \
      "awf: weights updated at every batch (AWF-B) or at every chunk (AWF-C)"},                     \
+    {"af-estimate", LB_PARAM_CHOICE, "latest", 0, 0, "latest|all",                                \
+     "af: a worker's mean and spread from the iterations of its latest chunk (what it reported "  \
+     "since it last got a chunk), or from every iteration it reported"},                          \
     {"awf-time", LB_PARAM_CHOICE, "compute", 0, 0, "compute|elapsed",                              \
      "awf: a worker reports its chunks' compute time (AWF-B, AWF-C) or their elapsed time, "       \
      "messages and waits included (AWF-D, AWF-E)"}
