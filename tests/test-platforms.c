@@ -1159,7 +1159,7 @@ main(int argc, char **argv)
 {
   static const char *const rejected[][5] = {
       {"hypercube", "0", NULL},
-      {"hypercube", "15", NULL},
+      {"hypercube", "18", NULL},
       {"torus", "0", "1", "1", NULL},
       {"torus", "1", "8", "8", NULL},
       {"mesh", "8", NULL},
@@ -1169,7 +1169,7 @@ main(int argc, char **argv)
   };
   static const char *const rejected_paths[] = {
       "/platforms/generator/rejects/hypercube-0",
-      "/platforms/generator/rejects/hypercube-15",
+      "/platforms/generator/rejects/hypercube-18",
       "/platforms/generator/rejects/torus-0-1-1",
       "/platforms/generator/rejects/torus-1-8-8",
       "/platforms/generator/rejects/unknown-kind",
