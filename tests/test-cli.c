@@ -15,6 +15,7 @@
 #include "balancers/dls/chunks.h"
 #include "geometry/curve.h"
 #include "cli/commands.h"
+#include "core/stack.h"
 #include "lbsim-spawn.h"
 #include "lbsim/scenario.h"
 
@@ -172,6 +173,43 @@ test_list(void)
 
 #define SMALL                                                                                      \
   "--ranks", "16", "--platform", "platforms/hypercube-16.xml", "--set", "workload.size=5000"
+
+/* Every family with guard pages and half the stack of a run of many ranks
+ * (core/stack.h): a balancer whose calls grow deeper crashes here, where a
+ * run past LB_GUARD_PAGES_MAX_RANKS, without guard pages, would overflow
+ * silently. */
+static void
+test_run_stack_margin(void)
+{
+  static const char *const scenarios[][3] = {
+      {"scenarios/all-families-1024.ini", "--ranks=64", "--platform=hypercube-64.xml"},
+      {"scenarios/samr-amr64-32.ini", NULL, NULL},
+      {"scenarios/htree-clusters-64.ini", NULL, NULL},
+      {"scenarios/dls-aqr-hetero-32.ini", NULL, NULL},
+  };
+  if (g_getenv("LBSIM_SANITIZED") != NULL) {
+    g_test_skip("the sanitizers' red zones make every frame larger");
+    return;
+  }
+  g_autofree char *stack = g_strdup_printf("contexts/stack-size:%d", LB_SMALL_STACK_KIB / 2);
+  for (guint i = 0; i < G_N_ELEMENTS(scenarios); i++) {
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+    g_ptr_array_add(argv, "run");
+    g_ptr_array_add(argv, "-q");
+    g_ptr_array_add(argv, (gpointer)scenarios[i][0]);
+    for (guint a = 1; a < 3 && scenarios[i][a] != NULL; a++)
+      g_ptr_array_add(argv, (gpointer)scenarios[i][a]);
+    g_ptr_array_add(argv, "--set");
+    g_ptr_array_add(argv, "scenario.steps=2");
+    g_ptr_array_add(argv, "--cfg");
+    g_ptr_array_add(argv, stack);
+    g_ptr_array_add(argv, NULL);
+    g_auto(Result) r = {0};
+    spawn_lbsim_argv(&r, NULL, (const char *const *)argv->pdata);
+    if (r.status != 0)
+      g_error("%s with %s: exit %d\n%s", scenarios[i][0], stack, r.status, r.err);
+  }
+}
 
 static void
 test_run_json(void)
@@ -3044,6 +3082,7 @@ main(int argc, char **argv)
   g_test_add_func("/cli/help", test_help);
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/run-json", test_run_json);
+  g_test_add_func("/cli/run/stack-margin", test_run_stack_margin);
   g_test_add_func("/cli/output-special", test_output_special);
   g_test_add_func("/cli/output-checks", test_output_checks);
   g_test_add_func("/cli/determinism", test_determinism);

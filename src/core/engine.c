@@ -18,6 +18,7 @@
 #include "core/placement.h"
 #include "core/platform-check.h"
 #include "core/record.h"
+#include "core/stack.h"
 #include "core/traffic.h"
 #include "metrics/metrics.h"
 
@@ -28,10 +29,6 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_core, lb, "lbsim core: engine and rank actors
 /* clang-format off */
 G_DEFINE_QUARK(lb-run-error-quark, lb_run_error)
 /* clang-format on */
-
-#define STACK_KIB 128
-#define SMALL_STACK_KIB 48
-#define BIG_RUN_RANKS 30000
 
 /* What a rank's units conserve and where they lie in the model's order;
  * with brun, also in the order its balancer keeps. */
@@ -615,13 +612,10 @@ init_simgrid(const LbScenario *scenario, const LbRunOptions *options)
 {
   g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(args, g_strdup("lbsim"));
-  /* Every stack has a guard page, and each is a mapping of its own: past
-   * about 32000 actors the kernel's limit on mappings is reached. Without
-   * guard pages SimGrid makes the whole stack resident, so the stacks are
-   * made smaller there. */
-  gboolean many = scenario->ranks > BIG_RUN_RANKS;
-  g_ptr_array_add(
-      args, g_strdup_printf("--cfg=contexts/stack-size:%d", many ? SMALL_STACK_KIB : STACK_KIB));
+  /* core/stack.h says why the stacks lose their guard pages and shrink */
+  gboolean many = scenario->ranks > LB_GUARD_PAGES_MAX_RANKS;
+  g_ptr_array_add(args, g_strdup_printf("--cfg=contexts/stack-size:%d",
+                                        many ? LB_SMALL_STACK_KIB : LB_STACK_KIB));
   if (many)
     g_ptr_array_add(args, g_strdup("--cfg=contexts/guard-size:0"));
   if (options->paje_trace != NULL) {
