@@ -524,31 +524,89 @@ test_formula_errors(void)
   }
 }
 
-/* scenarios/regression/: the golden step counts hold at every processor
- * count the formulas are written for. */
+/* scenarios/regression/: each family's golden step counts, formulas of
+ * the processor count, held from 2 to 4096 ranks by one lbsim check of
+ * several scenarios a count: every family at powers of two, those whose
+ * collectives take ceil(log2 p) rounds at 12 ranks too, the cheapest at
+ * 1024 and 4096 (every family holds at every power of two to 4096, by
+ * hand: mlb takes 4 to 16 s at 4096, diffusion 45 s). */
+typedef struct {
+  const char *ranks, *platform;
+  const char *const scenarios[9];
+} RegressionRun;
+
+#define EVERY_FAMILY                                                                               \
+  {                                                                                                \
+    "mlb-steps", "mlb-nd-steps", "lbd-steps", "samr-steps", "sfc-shift-steps", "dls-steps",        \
+        "scratch-remap-steps", "diffusion-steps", NULL                                             \
+  }
+
+static const RegressionRun regression_runs[] = {
+    {"2", "hypercube-2.xml", EVERY_FAMILY},
+    {"16", "hypercube-16.xml", EVERY_FAMILY},
+    {"128", "hypercube-128.xml", EVERY_FAMILY},
+    {"12",
+     "hypercube-16.xml",
+     {"samr-steps", "sfc-shift-steps", "scratch-remap-steps", "diffusion-steps", NULL}},
+    {"1024", "hypercube-1024.xml", {"mlb-steps", NULL}},
+    {"4096", "hypercube-4096.xml", {"sfc-shift-steps", "scratch-remap-steps", NULL}},
+};
+
 static void
-test_regression_suite(void)
+test_regression_suite(gconstpointer data)
 {
-  g_autofree char *ini =
-      g_build_filename(source_root(), "scenarios", "regression", "mlb-steps.ini", NULL);
-  const char *const ranks[] = {"2", "16", "128", "1024"};
-  for (guint i = 0; i < G_N_ELEMENTS(ranks); i++) {
-    g_autofree char *platform = g_strdup_printf("hypercube-%s.xml", ranks[i]);
-    g_autofree char *xml = tmp_path("regression.xml");
-    g_auto(Result) r = {0};
-    lbsim(&r, "check", "-q", "--ranks", ranks[i], "--platform", platform, "--junit", xml, ini,
-          NULL);
-    if (r.status != 0)
-      g_error("p = %s: exit %d\n%s%s", ranks[i], r.status, r.out, r.err);
-    g_assert_nonnull(strstr(r.out, "6 passed, 0 failed"));
+  const RegressionRun *run = data;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *xml = tmp_path("regression.xml");
+  const char *const head[] = {"check",      "-q",          "--ranks", run->ranks,
+                              "--platform", run->platform, "--junit", xml};
+  for (guint i = 0; i < G_N_ELEMENTS(head); i++)
+    g_ptr_array_add(argv, g_strdup(head[i]));
+  guint n = 0;
+  for (; run->scenarios[n] != NULL; n++)
+    g_ptr_array_add(argv, g_strdup_printf("scenarios/regression/%s.ini", run->scenarios[n]));
+  g_ptr_array_add(argv, NULL);
+  g_auto(Result) r = {0};
+  spawn_lbsim_argv(&r, NULL, (const char *const *)argv->pdata);
+  if (r.status != 0)
+    g_error("p = %s: exit %d\n%s%s", run->ranks, r.status, r.out, r.err);
+  g_assert_null(strstr(r.out, "SKIP"));
+  guint held = 0;
+  for (const char *at = r.out; (at = strstr(at, " passed, 0 failed\n")) != NULL; at++)
+    held++;
+  g_assert_cmpuint(held, ==, n);
+  if (g_strcmp0(run->scenarios[0], "mlb-steps") == 0) {
     /* d(d+1)/2 amount steps, d = log2 p, printed as the bound */
-    guint d = (guint)g_bit_nth_msf(g_ascii_strtoull(ranks[i], NULL, 10), -1);
+    guint d = (guint)g_bit_nth_msf(g_ascii_strtoull(run->ranks, NULL, 10), -1);
     g_autofree char *amounts =
         g_strdup_printf("PASS  mlb.amounts_steps == d*(d+1)/2 (actual %u, bound %u)",
                         d * (d + 1) / 2, d * (d + 1) / 2);
     g_assert_nonnull(strstr(r.out, amounts));
-    g_assert_cmpint(validate(xml), ==, 0);
   }
+  g_assert_cmpint(validate(xml), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(xml, &text, NULL, NULL));
+  g_assert_nonnull(strstr(text, "failures=\"0\" errors=\"0\" skipped=\"0\""));
+}
+
+/* Every scenario of scenarios/regression/ is held at 2 ranks, and so at
+ * every count of its family. */
+static void
+test_regression_listed(void)
+{
+  g_autofree char *dir = g_build_filename(source_root(), "scenarios", "regression", NULL);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  g_assert_nonnull(d);
+  guint files = 0;
+  for (const char *f; (f = g_dir_read_name(d)) != NULL;) {
+    if (!g_str_has_suffix(f, ".ini"))
+      continue;
+    g_autofree char *name = g_strndup(f, strlen(f) - 4);
+    if (!g_strv_contains(regression_runs[0].scenarios, name))
+      g_error("scenarios/regression/%s is not in tests/test-ci.c's regression_runs", f);
+    files++;
+  }
+  g_assert_cmpuint(files, ==, g_strv_length((char **)regression_runs[0].scenarios));
 }
 
 int
@@ -568,7 +626,11 @@ main(int argc, char **argv)
   g_test_add_func("/reproduce/reports", test_reproduce_reports);
   g_test_add_func("/expect/formulas", test_formulas);
   g_test_add_func("/expect/formula-errors", test_formula_errors);
-  g_test_add_func("/regression/mlb-steps", test_regression_suite);
+  g_test_add_func("/regression/listed", test_regression_listed);
+  for (guint i = 0; i < G_N_ELEMENTS(regression_runs); i++) {
+    g_autofree char *path = g_strdup_printf("/regression/ranks-%s", regression_runs[i].ranks);
+    g_test_add_data_func(path, &regression_runs[i], test_regression_suite);
+  }
   int code = g_test_run();
   if (tmp_dir != NULL)
     remove_tree(tmp_dir);
