@@ -524,6 +524,52 @@ test_formula_errors(void)
   }
 }
 
+/* check --json DIR/: one file a scenario, DIR/NAME.json, named as
+ * --baseline DIR/ names them, so that lbsim diff pairs a baseline with the
+ * new result; one scenario too; a missing folder and two scenarios of one
+ * name are bad input, before anything runs. */
+static void
+test_json_folder(void)
+{
+  g_autofree char *teach = g_build_filename(source_root(), "scenarios", "mlb-teach-16.ini", NULL);
+  g_autofree char *other = formula_scenario("other", "d = 1", "mlb.schedule_steps <= 4");
+  g_autofree char *dir = tmp_path("results");
+  g_autofree char *base = tmp_path("bases");
+  g_assert_cmpint(g_mkdir(dir, 0700), ==, 0);
+  g_assert_cmpint(g_mkdir(base, 0700), ==, 0);
+  g_autofree char *dir_slash = g_strconcat(dir, "/", NULL);
+  g_auto(Result) two = {0}, one = {0}, written = {0}, same = {0}, missing = {0}, twice = {0};
+  lbsim(&written, "check", "-q", "--baseline", base, "--update-baseline", teach, other, NULL);
+  g_assert_cmpint(written.status, ==, 0);
+  lbsim(&two, "check", "-q", "--json", dir_slash, teach, other, NULL);
+  g_assert_cmpint(two.status, ==, 0);
+  g_autofree char *teach_json = g_build_filename(dir, "mlb-teach-16.json", NULL);
+  g_autofree char *other_json = g_build_filename(dir, "other.json", NULL);
+  g_autoptr(JsonNode) doc = load_json(other_json);
+  JsonObject *root = json_node_get_object(doc);
+  g_assert_cmpstr(
+      json_object_get_string_member(json_object_get_object_member(root, "scenario"), "name"), ==,
+      "other");
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(root, "checks")), ==, 1);
+  g_autofree char *teach_base = g_build_filename(base, "mlb-teach-16.json", NULL);
+  lbsim(&same, "diff", teach_base, teach_json, NULL);
+  g_assert_cmpint(same.status, ==, 0);
+  g_assert_nonnull(strstr(same.out, "58 values compared, 0 differ"));
+  /* one scenario: the folder (without its '/') still names the file */
+  g_assert_cmpint(g_unlink(other_json), ==, 0);
+  lbsim(&one, "check", "-q", "--json", dir, other, NULL);
+  g_assert_cmpint(one.status, ==, 0);
+  g_assert_true(g_file_test(other_json, G_FILE_TEST_IS_REGULAR));
+  g_autofree char *nowhere = tmp_path("nowhere/");
+  lbsim(&missing, "check", "-q", "--json", nowhere, teach, other, NULL);
+  g_assert_cmpint(missing.status, ==, 2);
+  g_assert_nonnull(strstr(missing.err, "does not exist"));
+  g_assert_null(strstr(missing.out, "PASS"));
+  lbsim(&twice, "check", "-q", "--json", dir_slash, teach, teach, NULL);
+  g_assert_cmpint(twice.status, ==, 2);
+  g_assert_nonnull(strstr(twice.err, "are both named 'mlb-teach-16'"));
+}
+
 /* scenarios/regression/: each family's golden step counts, formulas of
  * the processor count, held from 2 to 4096 ranks by one lbsim check of
  * several scenarios a count: every family at powers of two, those whose
@@ -623,6 +669,7 @@ main(int argc, char **argv)
   g_test_add_func("/diff/sweep", test_diff_sweep);
   g_test_add_func("/diff/reproductions", test_diff_reproductions);
   g_test_add_func("/baseline/held", test_baseline);
+  g_test_add_func("/baseline/json-folder", test_json_folder);
   g_test_add_func("/reproduce/reports", test_reproduce_reports);
   g_test_add_func("/expect/formulas", test_formulas);
   g_test_add_func("/expect/formula-errors", test_formula_errors);
