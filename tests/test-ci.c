@@ -1,11 +1,13 @@
 /* What a user's CI runs: lbsim check's test reports, JUnit XML valid
  * against tests/junit.xsd (checked by xmllint), TAP version 13 as prove
- * reads it, a test per [expect] line with its failure, skip or error; and
- * lbsim diff between two results, held to tolerances. */
+ * reads it, a test per [expect] line with its failure, skip or error;
+ * lbsim diff between two results, held to tolerances; and the regression
+ * suite (the CI recipe's own tests: test-ci-recipe.c). */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "junit-valid.h"
 #include "lbsim-spawn.h"
 
 static char *tmp_dir;
@@ -34,25 +36,6 @@ mixed_scenario(const char *name, const char *platform)
       name, platform);
   g_assert_true(g_file_set_contents(path, text, -1, NULL));
   return path;
-}
-
-/* xmllint --schema tests/junit.xsd FILE: its exit status. */
-static int
-validate(const char *file)
-{
-  g_autofree char *schema = g_build_filename(source_root(), "tests", "junit.xsd", NULL);
-  const char *argv[] = {"xmllint", "--noout", "--schema", schema, file, NULL};
-  int status = 0;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL, *err = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
-                             &status, &error));
-  g_assert_no_error(error);
-  if (!WIFEXITED(status))
-    return -1;
-  if (WEXITSTATUS(status) != 0)
-    g_test_message("xmllint: %s", err);
-  return WEXITSTATUS(status);
 }
 
 static void
