@@ -115,9 +115,8 @@ github_commands(void)
     JsonObject *step = json_array_get_object_element(steps, i);
     const char *uses = json_object_get_string_member_with_default(step, "uses", "");
     const char *when = json_object_get_string_member_with_default(step, "if", "");
-    JsonObject *with = json_object_has_member(step, "with")
-                           ? json_object_get_object_member(step, "with")
-                           : NULL;
+    JsonObject *with =
+        json_object_has_member(step, "with") ? json_object_get_object_member(step, "with") : NULL;
     if (g_str_has_prefix(uses, "actions/checkout@"))
       checkout = g_strcmp0(json_object_get_string_member(with, "submodules"), "true") == 0;
     if (g_str_has_prefix(uses, "mikepenz/action-junit-report@"))
@@ -152,9 +151,9 @@ gitlab_commands(void)
   JsonObject *root = json_node_get_object(doc);
   JsonArray *rules =
       json_object_get_array_member(json_object_get_object_member(root, "workflow"), "rules");
-  g_assert_nonnull(strstr(json_object_get_string_member(json_array_get_object_element(rules, 0),
-                                                        "if"),
-                          "merge_request_event"));
+  g_assert_nonnull(
+      strstr(json_object_get_string_member(json_array_get_object_element(rules, 0), "if"),
+             "merge_request_event"));
   JsonObject *job = json_object_get_object_member(root, "lbsim");
   g_assert_cmpstr(json_object_get_string_member(job, "image"), ==, "debian:12");
   g_assert_cmpstr(json_object_get_string_member(json_object_get_object_member(job, "variables"),
@@ -162,9 +161,9 @@ gitlab_commands(void)
                   ==, "recursive");
   JsonObject *artifacts = json_object_get_object_member(job, "artifacts");
   g_assert_cmpstr(json_object_get_string_member(artifacts, "when"), ==, "always");
-  g_assert_cmpstr(json_object_get_string_member(json_object_get_object_member(artifacts, "reports"),
-                                                "junit"),
-                  ==, "lbsim-results/report.xml");
+  g_assert_cmpstr(
+      json_object_get_string_member(json_object_get_object_member(artifacts, "reports"), "junit"),
+      ==, "lbsim-results/report.xml");
   static const char *const parts[] = {"script", "after_script"};
   for (guint p = 0; p < G_N_ELEMENTS(parts); p++) {
     JsonArray *lines = json_object_get_array_member(job, parts[p]);
@@ -231,10 +230,10 @@ static char *
 sample_repository(void)
 {
   char *repo = tmp_path("repository");
-  static const char *const copies[][2] = {{"docs/ci/lbsim-ci.sh", "ci/lbsim-ci.sh"},
-                                          {"docs/ci/github-workflow.yml",
-                                           ".github/workflows/lbsim.yml"},
-                                          {"docs/ci/gitlab-ci.yml", ".gitlab-ci.yml"}};
+  static const char *const copies[][2] = {
+      {"docs/ci/lbsim-ci.sh", "ci/lbsim-ci.sh"},
+      {"docs/ci/github-workflow.yml", ".github/workflows/lbsim.yml"},
+      {"docs/ci/gitlab-ci.yml", ".gitlab-ci.yml"}};
   for (guint i = 0; i < G_N_ELEMENTS(copies); i++) {
     g_autofree char *text = source_text(copies[i][0]);
     write_file(repo, copies[i][1], text);
@@ -272,8 +271,10 @@ hold_recipe(const char *repo, GPtrArray *commands, const char *which)
   g_assert_cmpint(validate(xml), ==, 0);
   g_autofree char *text = NULL;
   g_assert_true(g_file_get_contents(xml, &text, NULL, NULL));
-  g_assert_nonnull(strstr(text, "<testsuite name=\"passes\" tests=\"1\" failures=\"0\" errors=\"0\""));
-  g_assert_nonnull(strstr(text, "<testsuite name=\"fails\" tests=\"2\" failures=\"1\" errors=\"0\""));
+  g_assert_nonnull(
+      strstr(text, "<testsuite name=\"passes\" tests=\"1\" failures=\"0\" errors=\"0\""));
+  g_assert_nonnull(
+      strstr(text, "<testsuite name=\"fails\" tests=\"2\" failures=\"1\" errors=\"0\""));
   g_assert_nonnull(strstr(text, "<failure message=\"actual 10, bound &lt; 2\" type=\"expect\"/>"));
   const char *moved = strstr(text, "<testsuite name=\"moved\" tests=\"17\" failures=\"14\"");
   g_assert_nonnull(moved);
