@@ -1988,8 +1988,9 @@ test_reproduce_chaube2003(void)
   g_assert_cmpstr(text, ==, again_text);
 }
 
-/* Shipped scenarios by name: listed (the papers' too), run by their
- * names, and a name that is nowhere says where lbsim looked. */
+/* Shipped scenarios by name: listed (the regression suite's and the
+ * papers' too), run by their names, and a name that is nowhere says where
+ * lbsim looked. */
 static void
 test_scenario_names(void)
 {
@@ -1999,6 +2000,10 @@ test_scenario_names(void)
   g_assert_nonnull(strstr(list.out, "\n  mlb-teach-16"));
   g_assert_nonnull(strstr(list.out, "\n  papers/lbd/axes-shock"));
   g_assert_null(strstr(list.out, "claims"));
+  /* the regression suite's, with the description of files that hold
+   * [expect] lines (no keys of GKeyFile's) */
+  g_assert_nonnull(strstr(list.out, "\n  regression/mlb-steps  "));
+  g_assert_nonnull(strstr(list.out, "  MLB's schedule: log2 p steps"));
   lbsim(&paper, "run", "-q", "papers/lbd/axes-shock", "--set", "scenario.steps=1", NULL);
   g_assert_cmpint(paper.status, ==, 0);
   g_assert_true(g_str_has_prefix(paper.out, "lbd-axes-shock: 16 ranks"));

@@ -465,6 +465,26 @@ place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GE
   return TRUE;
 }
 
+/* A folder option (--baseline, check's --json): one names a folder when it
+ * ends in '/' or is one. */
+static gboolean
+names_folder(const char *option)
+{
+  return g_str_has_suffix(option, "/") || g_file_test(option, G_FILE_TEST_IS_DIR);
+}
+
+/* --baseline's or check --json's file for a scenario: DIR/NAME.json when
+ * the option names a folder, else the option itself. */
+static char *
+scenario_path(const char *option, const LbScenario *sc)
+{
+  if (names_folder(option)) {
+    g_autofree char *file = g_strdup_printf("%s.json", sc->name);
+    return g_build_filename(option, file, NULL);
+  }
+  return g_strdup(option);
+}
+
 /* What lbsim check of several scenarios keeps of each for its JSON. */
 typedef struct {
   GPtrArray *runs;     /* LbRunResult */
@@ -547,7 +567,9 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
                "--json a file\n");
     return LB_EXIT_INPUT;
   }
-  if (a->json != NULL && !lb_output_check("--json", a->json, &error)) {
+  /* --json DIR/: a file a scenario, DIR/NAME.json, as --baseline DIR/ */
+  gboolean json_each = a->json != NULL && names_folder(a->json);
+  if (a->json != NULL && !json_each && !lb_output_check("--json", a->json, &error)) {
     lb_command_error(error);
     return LB_EXIT_INPUT;
   }
@@ -561,6 +583,26 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
     }
     g_ptr_array_add(scenarios, sc);
   }
+  /* a folder keeps one file a name */
+  g_autoptr(GHashTable) names = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; (json_each || a->baseline != NULL) && i < scenarios->len; i++) {
+    const char *name = ((const LbScenario *)scenarios->pdata[i])->name;
+    if (!g_hash_table_add(names, (gpointer)name)) {
+      g_printerr("lbsim: %s and another scenario are both named '%s': %s DIR/ keeps one "
+                 "NAME.json a scenario\n",
+                 files[i], name, json_each ? "--json" : "--baseline");
+      return LB_EXIT_INPUT;
+    }
+  }
+  g_autoptr(GPtrArray) json_files = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; json_each && i < scenarios->len; i++) {
+    char *file = scenario_path(a->json, scenarios->pdata[i]);
+    g_ptr_array_add(json_files, file);
+    if (!lb_output_check("--json", file, &error)) {
+      lb_command_error(error);
+      return LB_EXIT_INPUT;
+    }
+  }
   /* each scenario's runs and checks kept for the one JSON at the end */
   RunArgs one = *a;
   one.json = NULL;
@@ -568,11 +610,12 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
   g_array_set_clear_func(kept, checked_clear);
   g_array_set_size(kept, scenarios->len);
   int worst = 0;
-  gboolean keep = a->json != NULL || a->junit != NULL || tap_fd >= 0;
+  gboolean keep = (a->json != NULL && !json_each) || a->junit != NULL || tap_fd >= 0;
   for (guint i = 0; i < scenarios->len; i++) {
     if (!lb_output_stdout(i > 0 ? "\n== " : "== ") || !lb_output_stdout(files[i]) ||
         !lb_output_stdout("\n"))
       return MAX(worst, 1);
+    one.json = json_each ? json_files->pdata[i] : NULL;
     int code = run_one(&one, scenarios->pdata[i], &ov, TRUE, jobs,
                        keep ? &g_array_index(kept, Checked, i) : NULL);
     if (code > 128)
@@ -582,7 +625,7 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
   if ((a->junit != NULL || tap_fd >= 0) &&
       !write_test_reports(a, scenarios, (const Checked *)kept->data, tap_fd))
     worst = MAX(worst, 1);
-  if (a->json == NULL)
+  if (a->json == NULL || json_each)
     return worst;
   /* the scenarios that ran, in order; one whose runs failed has none */
   g_autoptr(GPtrArray) sc = g_ptr_array_new();
@@ -665,8 +708,7 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
     }
     lb_tolerance_free(t);
   }
-  if (a.baseline != NULL && nargs > 2 && !g_str_has_suffix(a.baseline, "/") &&
-      !g_file_test(a.baseline, G_FILE_TEST_IS_DIR)) {
+  if (a.baseline != NULL && nargs > 2 && !names_folder(a.baseline)) {
     g_printerr("lbsim: --baseline %s: several scenarios need a folder (a NAME.json each)\n",
                a.baseline);
     return LB_EXIT_INPUT;
@@ -682,6 +724,11 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
   if (sc == NULL) {
     lb_command_error(error);
     return LB_EXIT_INPUT;
+  }
+  if (check && a.json != NULL && names_folder(a.json)) {
+    char *file = scenario_path(a.json, sc);
+    g_free(a.json);
+    a.json = file;
   }
   if (!check || (a.junit == NULL && tap_fd < 0 && a.baseline == NULL))
     return run_one(&a, sc, &ov, check, jobs, NULL);
@@ -748,18 +795,6 @@ write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const GAr
           (!lb_pictures_has_idle(runs) || lb_pictures_idle(&plan->picture, sc->name, runs, error)));
 }
 
-/* --baseline's file for a scenario: DIR/NAME.json when the option names
- * a folder (or ends in '/'), else the option itself. */
-static char *
-baseline_path(const char *option, const LbScenario *sc)
-{
-  if (g_str_has_suffix(option, "/") || g_file_test(option, G_FILE_TEST_IS_DIR)) {
-    g_autofree char *file = g_strdup_printf("%s.json", sc->name);
-    return g_build_filename(option, file, NULL);
-  }
-  return g_strdup(option);
-}
-
 /* check --baseline: writes the runs' result there (--update-baseline), or
  * holds them to it, printing what differs (*rows: the differences). 0
  * all within their tolerance, 1 one moved, LB_EXIT_INPUT said. */
@@ -767,7 +802,7 @@ static int
 hold_baseline(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, GPtrArray **rows)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = baseline_path(a->baseline, sc);
+  g_autofree char *path = scenario_path(a->baseline, sc);
   g_autofree char *doc = lb_report_document(sc, runs);
   if (a->update_baseline) {
     if (!lb_output_write(path, doc, -1, &error)) {
