@@ -106,13 +106,16 @@ typedef struct {
 
 /* A message a balancer sent, kept with narration: in which step of which
  * phase, between whom, its bytes, the units it carried (count and summed
- * load) and what it carries in words (lb_narrate_label's, or NULL). */
+ * load), what the sender's own units gained in load as it sent
+ * (lb_narrate_resize's) and what it carries in words (lb_narrate_label's,
+ * or NULL). */
 typedef struct {
   guint adaptation, stage, step;
   int phase;
   guint src, dst;
   double bytes, time;
   guint64 units, load;
+  gint64 resized; /* what the units the sender keeps gained when it sent (a split's ghosts) */
   char *label;
 } LbSent;
 

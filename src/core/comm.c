@@ -218,10 +218,11 @@ lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
   lb_trace_send(self, dst, sim_bytes);
   if (self->run->sent != NULL && self->phase >= 0) {
     LbSent sent = {
-        self->adaptation,   self->narrate_stage, self->narrate_step, self->phase, (guint)self->id,
-        (guint)dst,         sim_bytes,           lb_now(),           0,           0,
-        self->narrate_label};
+        self->adaptation,     self->narrate_stage, self->narrate_step, self->phase, (guint)self->id,
+        (guint)dst,           sim_bytes,           lb_now(),           0,           0,
+        self->narrate_resize, self->narrate_label};
     self->narrate_label = NULL;
+    self->narrate_resize = 0;
     self->last_sent = self->run->sent->len;
     g_array_append_val(self->run->sent, sent);
   }
@@ -778,6 +779,12 @@ lb_narrate_label(LbRank *self, const char *format, ...)
   g_free(self->narrate_label);
   self->narrate_label = g_strdup_vprintf(format, args);
   va_end(args);
+}
+
+void
+lb_narrate_resize(LbRank *self, gint64 delta)
+{
+  self->narrate_resize += delta;
 }
 
 void

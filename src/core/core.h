@@ -71,11 +71,12 @@ struct _LbRank {
   GQueue stash;
   GPtrArray *pending;
   guint adaptation;
-  int phase;           /* -1: core synchronisation, not the balancer's */
-  guint narrate_stage; /* lb_narrate_stage's, for this step */
-  guint narrate_step;  /* lb_narrate_step's, in the current phase */
-  char *narrate_label; /* lb_narrate_label's, for the next message */
-  guint last_sent;     /* index in run->sent of the last message it sent */
+  int phase;             /* -1: core synchronisation, not the balancer's */
+  guint narrate_stage;   /* lb_narrate_stage's, for this step */
+  guint narrate_step;    /* lb_narrate_step's, in the current phase */
+  char *narrate_label;   /* lb_narrate_label's, for the next message */
+  gint64 narrate_resize; /* lb_narrate_resize's, for the next message */
+  guint last_sent;       /* index in run->sent of the last message it sent */
   double phase_start;
   guint64 phase_messages;
   double phase_bytes;

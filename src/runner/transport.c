@@ -79,6 +79,7 @@ write_narrated(JsonBuilder *b, const LbRunResult *r)
       json_builder_add_double_value(b, m->bytes);
       json_builder_add_double_value(b, m->time);
       json_builder_add_string_value(b, m->label != NULL ? m->label : "");
+      json_builder_add_int_value(b, m->resized);
       json_builder_end_array(b);
     }
     json_builder_end_array(b);
@@ -503,14 +504,15 @@ read_narrated(JsonObject *o, LbRunResult *r, GError **error)
     r->sent = g_array_sized_new(FALSE, FALSE, sizeof(LbSent), json_array_get_length(sent));
     g_array_set_clear_func(r->sent, clear_sent);
     for (guint i = 0; i < json_array_get_length(sent); i++) {
-      JsonArray *x = row_of(sent, i, "sent", 11, 11, error);
-      gint64 v[8];
+      JsonArray *x = row_of(sent, i, "sent", 12, 12, error);
+      gint64 v[9];
       double bytes, t;
       if (x == NULL || !row_ints(x, "sent", i, 0, 3, 0, G_MAXUINT32, v, error) ||
           !row_ints(x, "sent", i, 3, 1, 1, r->nphases, v + 3, error) ||
           !row_ints(x, "sent", i, 4, 2, 0, r->ranks - 1, v + 4, error) ||
           !row_ints(x, "sent", i, 6, 2, 0, G_MAXINT64, v + 6, error) ||
-          !row_double(x, "sent", i, 8, &bytes, error) || !row_double(x, "sent", i, 9, &t, error))
+          !row_double(x, "sent", i, 8, &bytes, error) || !row_double(x, "sent", i, 9, &t, error) ||
+          !row_ints(x, "sent", i, 11, 1, G_MININT64, G_MAXINT64, v + 8, error))
         return FALSE;
       JsonNode *label = json_array_get_element(x, 10);
       if (!JSON_NODE_HOLDS_VALUE(label) || json_node_get_value_type(label) != G_TYPE_STRING) {
@@ -518,17 +520,10 @@ read_narrated(JsonObject *o, LbRunResult *r, GError **error)
         return bad(error, at, "expected a string");
       }
       const char *words = json_node_get_string(label);
-      LbSent m = {(guint)v[0],
-                  (guint)v[1],
-                  (guint)v[2],
-                  (int)v[3] - 1,
-                  (guint)v[4],
-                  (guint)v[5],
-                  bytes,
-                  t,
-                  (guint64)v[6],
-                  (guint64)v[7],
-                  *words != '\0' ? g_strdup(words) : NULL};
+      LbSent m = {(guint)v[0],   (guint)v[1], (guint)v[2],
+                  (int)v[3] - 1, (guint)v[4], (guint)v[5],
+                  bytes,         t,           (guint64)v[6],
+                  (guint64)v[7], v[8],        *words != '\0' ? g_strdup(words) : NULL};
       g_array_append_val(r->sent, m);
     }
   }

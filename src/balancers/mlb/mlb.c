@@ -880,9 +880,9 @@ mlb_balance(LbRank *self, gpointer state)
 }
 
 /* The tree of sub-hypercubes of sections 3.1 and 3.2: accumulated
- * (desired) load of every block, the root first, and the Gray codes. */
+ * (desired) load of every block, the root first. */
 static void
-mlb_explain(const LbExplainCase *c, GString *out)
+mlb_explain_blocks(const LbExplainCase *c, GArray *blocks)
 {
   guint p = c->ranks, d = mlb_log2(p);
   guint64 total = 0;
@@ -891,21 +891,36 @@ mlb_explain(const LbExplainCase *c, GString *out)
   MlbDesired mode = g_strcmp0(lb_params_get_string(c->params, "desired"), "even") == 0
                         ? MLB_DESIRED_EVEN
                         : MLB_DESIRED_HALVING;
-  g_string_append(out, "\nThe tree of sub-hypercubes: accumulated load (desired load), root "
-                       "first:\n");
   for (guint level = 0; level <= d; level++) {
     guint size = p >> level;
-    g_string_append_printf(out, "  level %u:", level);
     for (guint first = 0; first < p; first += size) {
-      guint64 acc = 0;
+      LbExplainBlock b = {level, first, size, 0,
+                          mlb_desired_prefix(total, d, first + size, mode) -
+                              mlb_desired_prefix(total, d, first, mode)};
       for (guint r = first; r < first + size; r++)
-        acc += c->initial_loads[r];
-      guint64 want = mlb_desired_prefix(total, d, first + size, mode) -
-                     mlb_desired_prefix(total, d, first, mode);
-      g_string_append_printf(out, " %" G_GUINT64_FORMAT "(%" G_GUINT64_FORMAT ")", acc, want);
+        b.load += c->initial_loads[r];
+      g_array_append_val(blocks, b);
     }
-    g_string_append(out, "\n");
   }
+}
+
+/* That tree as text, and the Gray codes. */
+static void
+mlb_explain(const LbExplainCase *c, GString *out)
+{
+  guint p = c->ranks, d = mlb_log2(p);
+  g_autoptr(GArray) blocks = g_array_new(FALSE, FALSE, sizeof(LbExplainBlock));
+  mlb_explain_blocks(c, blocks);
+  g_string_append(out, "\nThe tree of sub-hypercubes: accumulated load (desired load), root "
+                       "first:\n");
+  for (guint i = 0; i < blocks->len; i++) {
+    const LbExplainBlock *b = &g_array_index(blocks, LbExplainBlock, i);
+    if (b->first == 0)
+      g_string_append_printf(out, "%s  level %u:", i > 0 ? "\n" : "", b->level);
+    g_string_append_printf(out, " %" G_GUINT64_FORMAT "(%" G_GUINT64_FORMAT ")", b->load,
+                           b->desired);
+  }
+  g_string_append(out, "\n");
   g_string_append(out, "  (amounts and loans below are keys, load (elements): phase 3 schedules "
                        "a load in which each element also counts as a tie-breaker, so a "
                        "difference of keys may count negative elements)\n");
@@ -945,4 +960,5 @@ const LbBalancer lb_mlb_balancer = {
     .check = mlb_check,
     .balance = mlb_balance,
     .explain = mlb_explain,
+    .explain_blocks = mlb_explain_blocks,
 };
