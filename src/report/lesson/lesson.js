@@ -66,7 +66,7 @@
     if (!small) { svg.setAttribute('width', width); svg.setAttribute('height', height); }
     var defs = el('defs', {}, svg);
     var marker = el('marker', {id: small ? 'head-s' + f.index : 'head', viewBox: '0 0 10 10', refX: 9, refY: 5,
-      markerWidth: 5, markerHeight: 5, orient: 'auto-start-reverse'}, defs);
+      markerWidth: 10, markerHeight: 10, markerUnits: 'userSpaceOnUse', orient: 'auto-start-reverse'}, defs);
     el('path', {d: 'M0,0 L10,5 L0,10 z', fill: '#333'}, marker);
     if (hypercube) {
       for (var r = 0; r < P; r++)
@@ -96,8 +96,8 @@
         'data-src': m[0], 'data-dst': m[1], 'data-bytes': m[2]}, svg);
       el('title', {}, path, 'rank ' + m[0] + ' \u2192 rank ' + m[1] + ': ' + m[3] + ' (' + m[2] + ' bytes)');
       if (!many && !small)
-        el('text', {x: (sx + 2 * mx + ex) / 4, y: (sy + 2 * my + ey) / 4, 'class': 'arrow-label',
-          'text-anchor': 'middle'}, svg, m[3]);
+        el('text', {x: (sx + 2 * mx + ex) / 4, y: (sy + 2 * my + ey) / 4 + 3, 'class': 'arrow-label',
+          'text-anchor': 'middle'}, svg, m[3].length > 24 ? m[3].slice(0, 22) + '\u2026' : m[3]);
     });
   }
 
@@ -106,11 +106,12 @@
     var g = el('g', {'class': 'rank', 'data-rank': r, 'data-load': load,
       transform: 'translate(' + p.x + ',' + p.y + ')'}, svg);
     el('rect', {'class': 'box', width: W, height: H, rx: 4}, g);
-    el('text', {x: 4, y: 12}, g, 'rank ' + r);
+    var narrow = W < 90;
+    el('text', {x: 4, y: 12}, g, narrow ? 'r' + r : 'rank ' + r);
     if (hypercube) {
       var bits = '';
       for (var k = d - 1; k >= 0; k--) bits += (gray(r) >> k) & 1;
-      el('text', {x: W - 4, y: 12, 'text-anchor': 'end', 'class': 'code'}, g, bits);
+      el('text', {x: W - 4, y: narrow ? 24 : 12, 'text-anchor': 'end', 'class': 'code'}, g, bits);
     }
     var barMax = H - 30, bh = Math.max(load > 0 ? 1 : 0, barMax * load / maxLoad);
     el('rect', {'class': 'bar' + (load > average * 1.05 ? ' over' : ''), x: 4, y: H - 4 - bh,
