@@ -380,6 +380,28 @@ test_bad_options(void)
   g_assert_no_error(error);
 }
 
+/* lbsim run --explain-html: the page of one balancer of a scenario */
+static void
+test_run(void)
+{
+  g_autofree char *dir = tmp_path("run-lesson");
+  g_auto(Result) r = {0};
+  lbsim(&r, "run", "-q", "scenarios/mlb-teach-16.ini", "--balancer", "mlb", "--explain-html", dir,
+        NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *page = g_build_filename(dir, "index.html", NULL);
+  g_autofree char *html = read_text(page);
+  g_assert_nonnull(strstr(html, "\"format\": \"lbsim-explain\""));
+  g_assert_nonnull(strstr(html, "\"ranks\": 16"));
+  g_auto(Result) two = {0};
+  g_autofree char *other = tmp_path("run-lesson-2");
+  lbsim(&two, "run", "-q", "scenarios/mlb-teach-16.ini", "--explain-html", other, NULL);
+  g_assert_cmpint(two.status, ==, 2);
+  g_assert_nonnull(strstr(two.err, "add --balancer NAME"));
+  g_assert_false(g_file_test(other, G_FILE_TEST_EXISTS));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -392,6 +414,7 @@ main(int argc, char **argv)
     g_test_add_data_func(path, &cases[i], test_family);
   }
   g_test_add_func("/lesson/bad-options", test_bad_options);
+  g_test_add_func("/lesson/run", test_run);
   int status = g_test_run();
   remove_tree(tmp_dir);
   g_free(tmp_dir);

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "io/output.h"
+#include "lbsim/scenario.h"
+#include "report/story.h"
 #include "report/json-writer.h"
 
 /* generated from report/lesson/ (lesson.js, lesson.css) */
@@ -590,4 +592,116 @@ lb_lesson_write_page(const LbLesson *l, const char *dir, GError **error)
   g_string_replace(page, "@DATA@", data->str, 1);
   g_autofree char *path = g_build_filename(dir, "index.html", NULL);
   return lb_output_write(path, page->str, (gssize)page->len, error);
+}
+
+/* The units every rank starts with, in the balancer's starting
+ * distribution, and their loads at the first adaptation step. Units of a
+ * tree (location codes) are counted, not named by their first and last
+ * id. */
+static void
+print_initial(GString *out, const LbScenario *sc, const LbBalancerRun *brun, guint64 *loads_by_rank,
+              GPtrArray *initial)
+{
+  const LbBalancer *b = brun->balancer;
+  LbStart start = lb_scenario_start(sc, b);
+  g_autofree char *how = b->initial_units != NULL && b->describe_start != NULL
+                             ? b->describe_start(brun->work, brun->params)
+                             : lb_work_describe_start(brun->work, start);
+  gboolean tree = brun->work->model->leaves != NULL;
+  g_string_append_printf(out, "Initial distribution (%s; unit loads by rank):\n", how);
+  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  for (guint r = 0; r < sc->ranks; r++) {
+    lb_scenario_initial_units(sc, brun, r, units);
+    lb_work_update(brun->work, r, units, 0);
+    g_autoptr(GString) line = g_string_new(NULL);
+    loads_by_rank[r] = 0;
+    for (guint i = 0; i < units->len; i++) {
+      const LbUnit *u = &g_array_index(units, LbUnit, i);
+      loads_by_rank[r] += u->load;
+      if (line->len < 60)
+        g_string_append_printf(line, " %" G_GUINT64_FORMAT, u->load);
+    }
+    if (units->len == 0)
+      g_string_append_printf(out, "  rank %2u  no units\n", r);
+    else if (tree)
+      g_string_append_printf(out, "  rank %2u  %3u hnodes  load %5" G_GUINT64_FORMAT "  [%s%s ]\n",
+                             r, units->len, loads_by_rank[r], line->str,
+                             line->len >= 60 ? " ..." : "");
+    else
+      g_string_append_printf(out,
+                             "  rank %2u  units %3" G_GUINT64_FORMAT " .. %3" G_GUINT64_FORMAT
+                             "  load %5" G_GUINT64_FORMAT "  [%s%s ]\n",
+                             r, g_array_index(units, LbUnit, 0).id,
+                             g_array_index(units, LbUnit, units->len - 1).id, loads_by_rank[r],
+                             line->str, line->len >= 60 ? " ..." : "");
+    if (initial != NULL)
+      g_ptr_array_add(initial, g_array_copy(units));
+  }
+}
+
+/* The header, the initial distribution and the balancer's own teaching
+ * text; loads (ranks entries) and initial (each rank's units), if not
+ * NULL, get what every rank starts with. */
+static char *
+case_text(const LbScenario *sc, const LbBalancerRun *brun, const char *platform, guint64 *loads,
+          GPtrArray *initial)
+{
+  GString *out = g_string_new(NULL);
+  g_string_append_printf(out, "%s on %u ranks (%s), %s of %" G_GUINT64_FORMAT " units\n%s\n\n",
+                         brun->label, sc->ranks, platform, brun->work->model->name,
+                         lb_work_total_units(brun->work), brun->balancer->summary);
+  print_initial(out, sc, brun, loads, initial);
+  LbExplainCase c = {sc->ranks, brun->params, loads, brun->work, sc->nadaptations};
+  if (brun->balancer->explain != NULL)
+    brun->balancer->explain(&c, out);
+  return g_string_free(out, FALSE);
+}
+
+char *
+lb_lesson_intro(const LbScenario *sc, const LbBalancerRun *brun, const char *platform,
+                guint64 *loads)
+{
+  g_autofree guint64 *mine = loads == NULL ? g_new0(guint64, sc->ranks) : NULL;
+  return case_text(sc, brun, platform, loads != NULL ? loads : mine, NULL);
+}
+
+gboolean
+lb_lesson_write(const LbScenario *sc, const LbBalancerRun *brun, const LbRunResult *run,
+                const char *platform, const char *json, const char *html, GError **error)
+{
+  g_autofree guint64 *loads = g_new0(guint64, sc->ranks);
+  g_autoptr(GPtrArray) initial = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  g_autofree char *intro = case_text(sc, brun, platform, loads, initial);
+  g_autofree char *story =
+      lb_report_story(run, brun->balancer, brun->params, brun->work->model->leaves != NULL);
+  g_autoptr(GArray) blocks = NULL;
+  if (brun->balancer->explain_blocks != NULL) {
+    LbExplainCase c = {sc->ranks, brun->params, loads, brun->work, sc->nadaptations};
+    blocks = g_array_new(FALSE, FALSE, sizeof(LbExplainBlock));
+    brun->balancer->explain_blocks(&c, blocks);
+  }
+  const LbWork *work = brun->work;
+  gboolean field = g_str_has_prefix(work->model->name, "field");
+  const char *slash = strrchr(platform, G_DIR_SEPARATOR);
+  LbLesson lesson = {
+      .run = run,
+      .balancer = brun->balancer,
+      .label = brun->label,
+      .platform = slash != NULL ? slash + 1 : platform,
+      .model = work->model->name,
+      .version = LB_VERSION,
+      .dim = field ? work->dim : 0,
+      .size = {work->size[0], work->size[1], work->size[2]},
+      .nunits = lb_work_total_units(work),
+      .initial = (const GArray *const *)initial->pdata,
+      .blocks = blocks,
+      .intro = intro,
+      .story = story,
+  };
+  if (json != NULL) {
+    g_autofree char *text = lb_lesson_json(&lesson);
+    if (!lb_output_text(json, text, error))
+      return FALSE;
+  }
+  return html == NULL || lb_lesson_write_page(&lesson, html, error);
 }

@@ -12,6 +12,7 @@
 
 #include "lbsim/balancer.h"
 #include "lbsim/run.h"
+#include "lbsim/scenario.h"
 
 #define LB_LESSON_FORMAT "lbsim-explain"
 #define LB_LESSON_VERSION 1
@@ -38,3 +39,14 @@ char *lb_lesson_json(const LbLesson *lesson);
 /* DIR/index.html: one self-contained page that plays them; dir exists or
  * is made. */
 gboolean lb_lesson_write_page(const LbLesson *lesson, const char *dir, GError **error);
+
+/* What explain prints before the narration: the case, every rank's
+ * units before the first balancing, the balancer's teaching text; loads
+ * (ranks entries, or NULL) gets every rank's load then. */
+char *lb_lesson_intro(const LbScenario *sc, const LbBalancerRun *brun, const char *platform,
+                      guint64 *loads);
+/* The lesson of brun's narrated run (run with narrate and detail) as JSON
+ * (json: a file, "-" standard output, or NULL) and as a page (html: a
+ * folder, or NULL); platform as the text names it. */
+gboolean lb_lesson_write(const LbScenario *sc, const LbBalancerRun *brun, const LbRunResult *run,
+                         const char *platform, const char *json, const char *html, GError **error);
