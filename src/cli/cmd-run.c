@@ -14,6 +14,7 @@
 #include "io/output.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
+#include "report/lesson.h"
 #include "report/html.h"
 #include "report/paje.h"
 #include "report/pictures.h"
@@ -41,6 +42,7 @@ typedef struct {
   char *picture_width;
   LbFigureArgs figure;
   char *report;
+  char *explain_html;
   char *chart_scale;
   LbPlotValueScale scale;
   gboolean force;
@@ -72,6 +74,7 @@ run_args_clear(RunArgs *a)
   g_free(a->picture_width);
   lb_figure_args_clear(&a->figure);
   g_free(a->report);
+  g_free(a->explain_html);
   g_free(a->chart_scale);
   g_strfreev(a->cfg);
   g_strfreev(a->log);
@@ -84,7 +87,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 
 /* run's and check's options, with the closing NULL entry (run stops five
  * before it: --junit, --tap and the baseline's three are check's) */
-#define RUN_OPTIONS 32
+#define RUN_OPTIONS 33
 #define CHECK_ONLY_OPTIONS 5
 
 static GOptionContext *
@@ -131,6 +134,10 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
        "The pictures' width in pixels (PDF: points), 320 to 4096 (default 1280)", "PX"},
   };
   const GOptionEntry tail[] = {
+      {"explain-html", 0, 0, G_OPTION_ARG_FILENAME, &a->explain_html,
+       "With one balancer (--balancer): narrate its run and write DIR/index.html, the page of "
+       "lbsim explain --html that plays it step by step (implies --detail; for small cases)",
+       "DIR"},
       {"report", 0, 0, G_OPTION_ARG_FILENAME, &a->report,
        "Write an HTML report in DIR (made if missing): index.html with the summary, the "
        "partitions, imbalance per step and time per phase, each chart's numbers as CSV beside it",
@@ -556,7 +563,7 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
 {
   g_autoptr(GError) error = NULL;
   if (a->csv != NULL || a->long_csv != NULL || a->pictures != NULL || a->report != NULL ||
-      a->paje != NULL || a->message_trace != NULL) {
+      a->paje != NULL || a->message_trace != NULL || a->explain_html != NULL) {
     g_printerr("lbsim: check of several scenarios writes one file, --json (every scenario's "
                "runs and checks): give one scenario with --csv, --pictures, --report, --paje or "
                "--message-trace\n");
@@ -854,6 +861,16 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
     g_printerr("lbsim: --no-fork runs one balancer: add --balancer NAME\n");
     return LB_EXIT_INPUT;
   }
+  if (a->explain_html != NULL && sc->runs->len != 1) {
+    g_printerr("lbsim: --explain-html plays one balancer: add --balancer NAME\n");
+    return LB_EXIT_INPUT;
+  }
+  gboolean make_lesson = FALSE;
+  if (a->explain_html != NULL &&
+      !lb_output_check_folder("--explain-html", a->explain_html, &make_lesson, &error)) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
   g_auto(OutputPlan) plan = {0};
   if (!plan_outputs(a, sc, &plan, &error)) {
     lb_command_error(error);
@@ -863,7 +880,8 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   ro.in_process = a->no_fork;
   ro.jobs = jobs > 0 ? jobs : (guint)g_get_num_processors();
   ro.quiet = a->quiet;
-  ro.run.detail = a->detail;
+  ro.run.detail = a->detail || a->explain_html != NULL;
+  ro.run.narrate = a->explain_html != NULL;
   ro.run.message_trace = a->message_trace != NULL ? plan.staged_trace : NULL;
   ro.run.paje_trace = a->paje != NULL ? plan.staged_paje : NULL;
   ro.run.paje_links = a->paje_links;
@@ -890,6 +908,11 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   }
   g_autoptr(GArray) outcomes = check ? lb_expect_outcomes(sc, runs) : NULL;
   if (!write_results(a, sc, runs, outcomes, &plan, &error)) {
+    lb_command_error(error);
+    return 1;
+  }
+  if (a->explain_html != NULL && !lb_lesson_write(sc, sc->runs->pdata[0], runs->pdata[0],
+                                                  sc->platform, NULL, a->explain_html, &error)) {
     lb_command_error(error);
     return 1;
   }

@@ -50,13 +50,16 @@ typedef struct _LbCoreRun LbCoreRun;
 
 /* A line of narration and where in the story it belongs. */
 typedef struct {
-  guint adaptation, stage, rank;
+  guint adaptation, stage, rank, step;
   int phase;
+  double time;
   char *text;
 } LbNarrated;
 
-/* The narration in story order (lb_narrate): its texts. */
-GPtrArray *lb_narration_story(GPtrArray *narration);
+/* The narration in story order (lb_narrate): its texts, and where each
+ * belongs (LbNote, same order) into *notes. */
+GPtrArray *lb_narration_story(GPtrArray *narration, GArray **notes);
+void lb_sent_clear(gpointer sent);
 void lb_narrated_free(gpointer line);
 
 struct _LbRank {
@@ -68,8 +71,12 @@ struct _LbRank {
   GQueue stash;
   GPtrArray *pending;
   guint adaptation;
-  int phase;           /* -1: core synchronisation, not the balancer's */
-  guint narrate_stage; /* lb_narrate_stage's, for this step */
+  int phase;             /* -1: core synchronisation, not the balancer's */
+  guint narrate_stage;   /* lb_narrate_stage's, for this step */
+  guint narrate_step;    /* lb_narrate_step's, in the current phase */
+  char *narrate_label;   /* lb_narrate_label's, for the next message */
+  gint64 narrate_resize; /* lb_narrate_resize's, for the next message */
+  guint last_sent;       /* index in run->sent of the last message it sent */
   double phase_start;
   guint64 phase_messages;
   double phase_bytes;
@@ -139,6 +146,8 @@ struct _LbCoreRun {
   GArray **units_before;    /* per rank, its LbUnit before the last balancing: curve pictures */
   GPtrArray *narration;     /* LbNarrated, in the order said */
   GArray *chunks;           /* LbChunk (lb_rank_note_chunk), with keep_chunks; else NULL */
+  GArray *sent;             /* LbSent, with narrate; else NULL */
+  guint64 *loads_at_start;  /* steps x ranks, with narrate; else NULL */
   GPtrArray *stage_names;   /* lb_narrate_stage's names by stage ("" when unnamed) */
   guint finished;           /* ranks that ran to the end: fewer means a deadlock */
   gboolean huge_pages_held; /* off while a small run simulates: core/huge-pages.c */
