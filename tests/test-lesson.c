@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include <cairo.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "lbsim-spawn.h"
@@ -359,6 +360,189 @@ test_family(gconstpointer data)
   g_assert_cmpstr(loads2, ==, last_loads);
 }
 
+/* Every rank drawn on the machine: its attributes, and where its box is. */
+typedef struct {
+  guint host, group;
+  double speed, x, y;
+  const char *at; /* its tag in the DOM */
+} Drawn;
+
+static guint64
+tag_number(const char *tag, const char *attribute)
+{
+  g_autofree char *pattern = g_strdup_printf(" %s=\"([0-9.e+-]+)\"", attribute);
+  g_autoptr(GRegex) re = g_regex_new(pattern, 0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  g_assert_true(g_regex_match(re, tag, 0, &m));
+  g_autofree char *v = g_match_info_fetch(m, 1);
+  return (guint64)g_ascii_strtod(v, NULL);
+}
+
+static GArray *
+drawn_ranks(const char *dom, guint ranks)
+{
+  const char *start = strstr(dom, "<svg id=\"machine\"");
+  g_assert_nonnull(start);
+  g_autoptr(GArray) out = g_array_new(FALSE, TRUE, sizeof(Drawn));
+  g_array_set_size(out, ranks);
+  g_autoptr(GRegex) re = g_regex_new("<g class=\"rank\"[^>]*>", 0, 0, NULL);
+  g_autoptr(GRegex) at = g_regex_new("translate\\(([0-9.]+),([0-9.]+)\\)", 0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  guint seen = 0;
+  g_regex_match(re, start, 0, &m);
+  for (; g_match_info_matches(m) && seen < ranks; g_match_info_next(m, NULL), seen++) {
+    g_autofree char *tag = g_match_info_fetch(m, 0);
+    gint from = 0;
+    g_match_info_fetch_pos(m, 0, &from, NULL);
+    guint r = (guint)tag_number(tag, "data-rank");
+    g_assert_cmpuint(r, <, ranks);
+    Drawn *d = &g_array_index(out, Drawn, r);
+    d->host = (guint)tag_number(tag, "data-host");
+    g_autofree char *speed = NULL;
+    g_autoptr(GRegex) sre = g_regex_new(" data-speed=\"([0-9.e+]+)\"", 0, 0, NULL);
+    g_autoptr(GMatchInfo) sm = NULL;
+    g_assert_true(g_regex_match(sre, tag, 0, &sm));
+    speed = g_match_info_fetch(sm, 1);
+    d->speed = g_ascii_strtod(speed, NULL);
+    d->group = strstr(tag, "data-switch") != NULL ? (guint)tag_number(tag, "data-switch") : 0;
+    g_autoptr(GMatchInfo) am = NULL;
+    g_assert_true(g_regex_match(at, tag, 0, &am));
+    g_autofree char *x = g_match_info_fetch(am, 1), *y = g_match_info_fetch(am, 2);
+    d->x = g_ascii_strtod(x, NULL);
+    d->y = g_ascii_strtod(y, NULL);
+    d->at = start + from;
+  }
+  g_assert_cmpuint(seen, ==, ranks);
+  return g_steal_pointer(&out);
+}
+
+/* explain lbd on a platform, played to its first frame: the DOM */
+static char *
+machine_dom(const char *name, const char *ranks, const char *platform)
+{
+  g_autofree char *dir = tmp_path(name);
+  g_autofree char *set = g_strconcat("scenario.platform=", platform, NULL);
+  g_auto(Result) r = {0};
+  lbsim(&r, "explain", "lbd", "--ranks", ranks, "--set", set, "--html", dir, NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *page = g_build_filename(dir, "index.html", NULL);
+  g_autofree char *uri = g_filename_to_uri(page, NULL, NULL);
+  g_autofree char *shot_name = g_strconcat(name, ".png", NULL);
+  g_autofree char *shot = tmp_path(shot_name);
+  char *dom = NULL;
+  g_autofree char *log = NULL;
+  render(uri, shot, &dom, &log);
+  g_assert_cmpuint(console_messages(log), ==, 0);
+  check_screenshot(shot);
+  return dom;
+}
+
+/* The T3E's 8 x 8 x 8 torus (host x + 8 y + 64 z): the ranks that sit
+ * closest on the page are exactly the torus neighbours, not wrapping
+ * round. */
+static void
+test_torus(void)
+{
+  if (chromium_path() == NULL) {
+    g_test_skip("chromium is not installed");
+    return;
+  }
+  g_autofree char *dom = machine_dom("torus", "16", "t3e-512.xml");
+  g_assert_nonnull(strstr(dom, "class=\"edge torus-link"));
+  g_autoptr(GArray) d = drawn_ranks(dom, 16);
+  double pitch = G_MAXDOUBLE;
+  for (guint a = 0; a < 16; a++)
+    for (guint b = a + 1; b < 16; b++) {
+      const Drawn *x = &g_array_index(d, Drawn, a), *y = &g_array_index(d, Drawn, b);
+      pitch = MIN(pitch, hypot(x->x - y->x, x->y - y->y));
+    }
+  guint adjacent = 0;
+  for (guint a = 0; a < 16; a++)
+    for (guint b = a + 1; b < 16; b++) {
+      const Drawn *x = &g_array_index(d, Drawn, a), *y = &g_array_index(d, Drawn, b);
+      guint steps = 0;
+      for (guint k = 0, hx = x->host, hy = y->host; k < 3; k++, hx /= 8, hy /= 8)
+        steps += (guint)ABS((int)(hx % 8) - (int)(hy % 8));
+      gboolean close = fabs(hypot(x->x - y->x, x->y - y->y) - pitch) < 0.5;
+      g_assert_cmpint(close, ==, steps == 1);
+      adjacent += close;
+    }
+  /* 16 ranks on hosts 0..15: two rows of 8 */
+  g_assert_cmpuint(adjacent, ==, 2 * 7 + 8);
+}
+
+/* The fat tree's 32 hosts a leaf switch: 64 ranks in two boxes, each rank
+ * drawn inside the box of its host's switch. */
+static void
+test_fat_tree(void)
+{
+  if (chromium_path() == NULL) {
+    g_test_skip("chromium is not installed");
+    return;
+  }
+  g_autofree char *dom = machine_dom("fat-tree", "64", "fat-tree-1024.xml");
+  g_autoptr(GArray) d = drawn_ranks(dom, 64);
+  const char *machine = strstr(dom, "<svg id=\"machine\"");
+  g_autofree char *svg = g_strndup(machine, strstr(machine, "</svg>") - machine);
+  g_autoptr(GRegex) re =
+      g_regex_new("<g class=\"switch\" data-switch=\"(\\d+)\"><rect x=\"([0-9.]+)\" "
+                  "y=\"([0-9.]+)\" width=\"([0-9.]+)\" height=\"([0-9.]+)\"",
+                  0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  double box[2][4];
+  const char *opens[3] = {NULL, NULL, strstr(machine, "</svg>")};
+  guint n = 0;
+  g_regex_match(re, svg, 0, &m);
+  for (; g_match_info_matches(m); g_match_info_next(m, NULL), n++) {
+    g_assert_cmpuint(n, <, 2);
+    g_autofree char *id = g_match_info_fetch(m, 1);
+    g_assert_cmpuint(g_ascii_strtoull(id, NULL, 10), ==, n);
+    for (guint k = 0; k < 4; k++) {
+      g_autofree char *v = g_match_info_fetch(m, k + 2);
+      box[n][k] = g_ascii_strtod(v, NULL);
+    }
+    gint from = 0;
+    g_match_info_fetch_pos(m, 0, &from, NULL);
+    opens[n] = machine + from;
+  }
+  g_assert_cmpuint(n, ==, 2);
+  for (guint r = 0; r < 64; r++) {
+    const Drawn *x = &g_array_index(d, Drawn, r);
+    guint s = x->host / 32;
+    g_assert_cmpuint(x->host, ==, r);
+    g_assert_cmpuint(x->group, ==, s);
+    g_assert_cmpfloat(x->x, >=, box[s][0]);
+    g_assert_cmpfloat(x->x, <, box[s][0] + box[s][2]);
+    g_assert_cmpfloat(x->y, >=, box[s][1]);
+    g_assert_cmpfloat(x->y, <, box[s][1] + box[s][3]);
+    /* and inside its element */
+    g_assert_true(x->at > opens[s] && x->at < opens[s + 1]);
+  }
+}
+
+/* hetero-cluster-16: hosts n0..n7 at 1 GFLOPS, n8..n15 at 1.266, one
+ * switch; every rank shows its host's speed. */
+static void
+test_hetero(void)
+{
+  if (chromium_path() == NULL) {
+    g_test_skip("chromium is not installed");
+    return;
+  }
+  g_autofree char *dom = machine_dom("hetero", "16", "hetero-cluster-16.xml");
+  g_autoptr(GArray) d = drawn_ranks(dom, 16);
+  for (guint r = 0; r < 16; r++) {
+    const Drawn *x = &g_array_index(d, Drawn, r);
+    g_assert_cmpfloat(x->speed, ==, x->host < 8 ? 1e9 : 1.266e9);
+    g_assert_cmpuint(x->group, ==, 0);
+    const char *end = strstr(x->at, "</g>");
+    g_autofree char *box = g_strndup(x->at, end - x->at);
+    g_assert_nonnull(strstr(box, x->host < 8 ? ">1 GF/s<" : ">1.266 GF/s<"));
+  }
+  g_assert_nonnull(strstr(dom, "The hosts differ in speed"));
+}
+
 static void
 test_bad_options(void)
 {
@@ -413,6 +597,9 @@ main(int argc, char **argv)
     g_autofree char *path = g_strdup_printf("/lesson/%s", cases[i].name);
     g_test_add_data_func(path, &cases[i], test_family);
   }
+  g_test_add_func("/lesson/machine/torus", test_torus);
+  g_test_add_func("/lesson/machine/fat-tree", test_fat_tree);
+  g_test_add_func("/lesson/machine/hetero-cluster", test_hetero);
   g_test_add_func("/lesson/bad-options", test_bad_options);
   g_test_add_func("/lesson/run", test_run);
   int status = g_test_run();

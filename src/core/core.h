@@ -198,6 +198,9 @@ void lb_trace_paje_state(LbRank *self, const char *value);
 /* The messages' arrows, which SimGrid's tracing does not draw for S4U:
  * written beside the trace for report/paje.c to merge in. */
 gboolean lb_trace_paje_write_messages(const LbCoreRun *run, GError **error);
+/* Where every rank ran and the platform's shape (machine.c), after the
+ * ranks are placed. */
+void lb_machine_describe(const LbCoreRun *run, LbMachine *machine);
 
 /* lb_send and lb_recv without the user tag range: for the core's tags. */
 void lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes);

@@ -1067,6 +1067,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
                       : lb_work_describe_start(brun->work, run->start);
   result->hosts = (guint)sg_host_count();
   result->placement = g_steal_pointer(&setup.placement);
+  if (options->narrate)
+    lb_machine_describe(run, &result->machine);
   result->total_time = simgrid_get_clock();
   result->simulated_messages = run->messages_all;
   result->sim_wall_seconds = (double)(run_end - run_start) / 1e6;

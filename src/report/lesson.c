@@ -367,7 +367,27 @@ write_case(LbJson *j, const LbLesson *l)
   lb_json_string(j, "summary", l->balancer->summary);
   lb_json_uint(j, "ranks", run->ranks);
   lb_json_string(j, "platform", l->platform);
-  lb_json_string(j, "topology", g_str_has_prefix(l->platform, "hypercube") ? "hypercube" : "ranks");
+  const LbMachine *m = &run->machine;
+  lb_json_string(j, "topology",
+                 m->topology != NULL                          ? m->topology
+                 : g_str_has_prefix(l->platform, "hypercube") ? "hypercube"
+                                                              : "ranks");
+  if (m->ranks != NULL) {
+    /* where every rank ran: its host, the host's speed, its switch */
+    lb_json_begin_array(j, "dims", TRUE);
+    for (guint k = 0; k < m->ndims; k++)
+      lb_json_uint(j, NULL, m->dims[k]);
+    lb_json_end_array(j);
+    lb_json_begin_array(j, "hosts", FALSE);
+    for (guint r = 0; r < run->ranks; r++) {
+      lb_json_begin_array(j, NULL, TRUE);
+      lb_json_uint(j, NULL, m->ranks[r].host);
+      lb_json_double(j, NULL, m->ranks[r].speed);
+      lb_json_uint(j, NULL, m->ranks[r].group);
+      lb_json_end_array(j);
+    }
+    lb_json_end_array(j);
+  }
   lb_json_string(j, "model", l->model);
   lb_json_string(j, "unit", unit_word(l->model, 2));
   lb_json_uint(j, "units", l->nunits);

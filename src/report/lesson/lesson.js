@@ -25,32 +25,94 @@
   var DIM_COLOURS = ['#d62728', '#1f77b4', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf',
                      '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'];
 
-  /* ---- the machine's layout ---- */
-  var d = log2(P), hypercube = D.topology === 'hypercube' && (1 << d) === P && P <= 64;
+  /* ---- the machine's layout: where each rank ran (D.hosts: host, speed,
+   * switch), as the platform is built ---- */
+  var hosts = D.hosts || null;
+  function hostOf(r) { return hosts ? hosts[r][0] : gray(r); }
+  var d = log2(P), kind = D.topology;
+  var hypercube = kind === 'hypercube' && P <= 64 && (hosts || (1 << d) === P);
+  if (hypercube && hosts) {
+    d = 0;
+    hosts.forEach(function (h) { while ((1 << d) <= h[0]) d++; });
+  }
+  var dims = D.dims || [];
+  var torus = kind === 'torus' && hosts && dims.length > 0;
+  var groups = [], groupOf = [];
+  var switched = (kind === 'cluster' || kind === 'fat-tree') && hosts;
+  var speeds = {}, heterogeneous = false;
+  if (hosts) {
+    hosts.forEach(function (h) { speeds[h[1]] = true; });
+    heterogeneous = Object.keys(speeds).length > 1;
+  }
   var S = P <= 8 ? 150 : P <= 16 ? 125 : P <= 32 ? 105 : 92;
   var W = Math.round(S * 0.74), H = Math.round(S * 0.62);
-  var pos = [];
+  var pos = [], coords = [];
   function gray(r) { return r ^ (r >> 1); }
+  function torusCoords(h) {
+    var c = [];
+    for (var k = 0; k < dims.length; k++) { c.push(h % dims[k]); h = Math.floor(h / dims[k]); }
+    while (c.length < 3) c.push(0);
+    return c;
+  }
   (function layout() {
-    var offsets = [1, 2.25, 4.75, 9.75];
-    for (var r = 0; r < P; r++) {
-      var x = 0, y = 0;
+    var offsets = [1, 2.25, 4.75, 9.75], r, x, y;
+    if (torus) {
+      /* the torus's x along a row, y down, its z planes side by side: torus
+       * neighbours sit next to each other; only the part the ranks use */
+      var lo = [1e9, 1e9, 1e9], hi = [-1, -1, -1];
+      for (r = 0; r < P; r++) {
+        var c = torusCoords(hosts[r][0]);
+        coords.push(c);
+        for (var k = 0; k < 3; k++) { lo[k] = Math.min(lo[k], c[k]); hi[k] = Math.max(hi[k], c[k]); }
+      }
+      var plane = (hi[0] - lo[0] + 1.5) * S;
+      for (r = 0; r < P; r++)
+        pos.push({x: 20 + (coords[r][2] - lo[2]) * plane + (coords[r][0] - lo[0]) * S,
+                  y: 36 + (coords[r][1] - lo[1]) * S});
+      return;
+    }
+    if (switched) {
+      /* one box per switch, its ranks in a square inside */
+      var index = {};
+      for (r = 0; r < P; r++) {
+        var g = hosts[r][2];
+        if (!(g in index)) { index[g] = groups.length; groups.push({id: g, ranks: []}); }
+        groupOf.push(index[g]);
+        groups[index[g]].ranks.push(r);
+      }
+      var perRow = Math.ceil(Math.sqrt(groups.length)), gx = 10, gy = 10, rowH = 0;
+      groups.forEach(function (grp, i) {
+        var cols = Math.ceil(Math.sqrt(grp.ranks.length)), rows = Math.ceil(grp.ranks.length / cols);
+        if (i > 0 && i % perRow === 0) { gx = 10; gy += rowH + 14; rowH = 0; }
+        grp.x = gx; grp.y = gy;
+        grp.w = (cols - 1) * S + W + 20; grp.h = (rows - 1) * S + H + 40;
+        grp.ranks.forEach(function (rank, k) {
+          pos[rank] = {x: gx + 10 + (k % cols) * S, y: gy + 30 + Math.floor(k / cols) * S};
+        });
+        gx += grp.w + 14;
+        rowH = Math.max(rowH, grp.h);
+      });
+      return;
+    }
+    for (r = 0; r < P; r++) {
+      x = 0; y = 0;
       if (hypercube) {
-        var g = gray(r);
-        for (var k = 0; k < d; k++)
-          if (g & (1 << k)) {
-            if (k % 2 === 0) x += offsets[k >> 1] * S; else y += offsets[k >> 1] * S;
+        var hb = hostOf(r);
+        for (var b = 0; b < d; b++)
+          if (hb & (1 << b)) {
+            if (b % 2 === 0) x += offsets[b >> 1] * S; else y += offsets[b >> 1] * S;
           }
       } else {
-        var cols = Math.ceil(Math.sqrt(P));
-        x = (r % cols) * S;
-        y = Math.floor(r / cols) * S;
+        var cols2 = Math.ceil(Math.sqrt(P));
+        x = (r % cols2) * S;
+        y = Math.floor(r / cols2) * S;
       }
       pos.push({x: x + 20, y: y + 20});
     }
   })();
   var width = 0, height = 0;
   pos.forEach(function (p) { width = Math.max(width, p.x + W + 20); height = Math.max(height, p.y + H + 20); });
+  groups.forEach(function (g) { width = Math.max(width, g.x + g.w + 10); height = Math.max(height, g.y + g.h + 10); });
   var maxLoad = 1, maxBytes = 1;
   frames.forEach(function (f) {
     f.loads.forEach(function (l) { maxLoad = Math.max(maxLoad, l); });
@@ -70,16 +132,24 @@
     el('path', {d: 'M0,0 L10,5 L0,10 z', fill: '#333'}, marker);
     if (hypercube) {
       for (var r = 0; r < P; r++)
-        for (var k = 0; k < d; k++) {
-          var q = gray(r) ^ (1 << k), s = 0;
-          while (gray(s) !== q) s++;
-          if (s < r) continue;
+        for (var s = r + 1; s < P; s++) {
+          var diff = hostOf(r) ^ hostOf(s), k = 0;
+          if (diff === 0 || (diff & (diff - 1)) !== 0) continue;
+          while ((1 << k) !== diff) k++;
           var a = centre(r), b = centre(s);
           el('line', {x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: DIM_COLOURS[k % 10],
             'class': 'edge', 'data-dim': k}, svg);
         }
     }
-    for (var r2 = 0; r2 < P; r2++) drawRank(svg, f, r2);
+    if (torus) drawTorusLinks(svg);
+    groups.forEach(function (g, i) {
+      var box = el('g', {'class': 'switch', 'data-switch': g.id}, svg);
+      el('rect', {x: g.x, y: g.y, width: g.w, height: g.h, rx: 6}, box);
+      el('text', {x: g.x + 8, y: g.y + 17}, box, (kind === 'fat-tree' ? 'leaf switch ' : 'switch ') +
+         g.id + ': ' + g.ranks.length + ' rank' + (g.ranks.length === 1 ? '' : 's'));
+    });
+    for (var r2 = 0; r2 < P; r2++)
+      drawRank(groups.length ? svg.querySelectorAll('g.switch')[groupOf[r2]] : svg, f, r2);
     var many = f.messages.length > 24;
     f.messages.forEach(function (m, i) {
       var a = centre(m[0]), b = centre(m[1]);
@@ -101,18 +171,66 @@
     });
   }
 
+  /* a torus link between ranks one step apart along an axis; the
+   * wrap-around link, when the ranks span the axis, as an arc outside */
+  function drawTorusLinks(svg) {
+    for (var r = 0; r < P; r++)
+      for (var s = r + 1; s < P; s++) {
+        var axis = -1, wrap = false, other = 0;
+        for (var k = 0; k < 3; k++) {
+          var n = k < dims.length ? dims[k] : 1, dk = Math.abs(coords[r][k] - coords[s][k]);
+          if (dk === 0) continue;
+          if (dk === 1 || (n > 2 && dk === n - 1)) { axis = k; wrap = dk !== 1; other++; }
+          else other += 2;
+        }
+        if (other !== 1) continue;
+        var a = centre(r), b = centre(s), colour = DIM_COLOURS[axis];
+        if (!wrap || axis === 2) {
+          if (wrap) continue;
+          el('line', {x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: colour, 'class': 'edge torus-link',
+            'data-axis': axis}, svg);
+          continue;
+        }
+        var lift = axis === 0 ? -(H / 2 + 10) : 0, side = axis === 1 ? -(W / 2 + 10) : 0;
+        var ax = axis === 0 ? a.x : a.x + side, ay = axis === 0 ? a.y + lift : a.y;
+        el('path', {d: 'M' + a.x + ',' + a.y + ' C' + ax + ',' + ay + ' ' + (axis === 0 ? b.x : b.x + side) +
+          ',' + (axis === 0 ? b.y + lift : b.y) + ' ' + b.x + ',' + b.y, fill: 'none', stroke: colour,
+          'class': 'edge torus-link wrap', 'stroke-dasharray': '5 3', 'data-axis': axis}, svg);
+      }
+  }
+
+  function speedText(v) {
+    return v >= 1e9 ? (v / 1e9).toFixed(v % 1e9 ? 3 : 0) + ' GF/s' : (v / 1e6).toFixed(0) + ' MF/s';
+  }
+
   function drawRank(svg, f, r) {
     var p = pos[r], load = f.loads[r];
     var g = el('g', {'class': 'rank', 'data-rank': r, 'data-load': load,
       transform: 'translate(' + p.x + ',' + p.y + ')'}, svg);
+    if (hosts) {
+      g.setAttribute('data-host', hosts[r][0]);
+      g.setAttribute('data-speed', hosts[r][1]);
+      if (switched) g.setAttribute('data-switch', hosts[r][2]);
+    }
+    if (torus) g.setAttribute('data-coords', coords[r].slice(0, Math.max(dims.length, 1)).join(','));
     el('rect', {'class': 'box', width: W, height: H, rx: 4}, g);
     var narrow = W < 90;
     el('text', {x: 4, y: 12}, g, narrow ? 'r' + r : 'rank ' + r);
     if (hypercube) {
       var bits = '';
-      for (var k = d - 1; k >= 0; k--) bits += (gray(r) >> k) & 1;
+      for (var k = d - 1; k >= 0; k--) bits += (hostOf(r) >> k) & 1;
       el('text', {x: W - 4, y: narrow ? 24 : 12, 'text-anchor': 'end', 'class': 'code'}, g, bits);
+    } else if (torus) {
+      el('text', {x: W - 4, y: narrow ? 24 : 12, 'text-anchor': 'end', 'class': 'code'}, g,
+         '(' + coords[r].slice(0, dims.length).join(',') + ')');
+    } else if (hosts && !narrow) {
+      el('text', {x: W - 4, y: 12, 'text-anchor': 'end', 'class': 'code'}, g, 'n' + hosts[r][0]);
     }
+    if (heterogeneous)
+      el('text', {x: W - 4, y: narrow && (torus || hypercube) ? 36 : narrow ? 12 : 24,
+        'text-anchor': 'end', 'class': 'speed' +
+        (hosts[r][1] > Math.min.apply(null, Object.keys(speeds).map(Number)) ? ' fast' : '')}, g,
+        speedText(hosts[r][1]));
     var barMax = H - 30, bh = Math.max(load > 0 ? 1 : 0, barMax * load / maxLoad);
     el('rect', {'class': 'bar' + (load > average * 1.05 ? ' over' : ''), x: 4, y: H - 4 - bh,
       width: W * 0.28, height: bh}, g);
@@ -369,13 +487,23 @@
   phase.addEventListener('change', function () {
     show(phase.value === '' ? 0 : D.sections[parseInt(phase.value, 10)].frame);
   });
-  $('machine-caption').textContent = hypercube
-    ? 'The hypercube of ' + P + ' ranks, laid out by Gray code (the bits beside each rank): ' +
-      'an edge of dimension k joins ranks whose codes differ in bit k, drawn in its colour. ' +
-      'Bars: load (dashed: the average); arrows: this frame\'s messages, as wide as their bytes ' +
-      '(red: they carry ' + D.unit + ').'
-    : P + ' ranks in rank order. Bars: load (dashed: the average); arrows: this frame\'s ' +
-      'messages, as wide as their bytes (red: they carry ' + D.unit + ').';
+  var legend = 'Bars: load (dashed: the average); arrows: this frame\'s messages, as wide as ' +
+    'their bytes (red: they carry ' + D.unit + ').';
+  $('machine-caption').textContent = (hypercube
+    ? 'The hypercube of ' + P + ' ranks, each at its node\'s address (the bits beside it): ' +
+      'an edge of dimension k joins nodes whose addresses differ in bit k, drawn in its colour. '
+    : torus
+    ? 'The ' + dims.join(' x ') + ' torus of ' + D.platform + ', the part its ' + P + ' ranks run ' +
+      'on: x along a row, y down' + (dims.length > 2 ? ', each z plane beside the last' : '') +
+      '; beside each rank its node\'s coordinates. Neighbours on the torus sit next to each ' +
+      'other, joined by a link in its axis\'s colour (dashed: the link that wraps round). '
+    : switched
+    ? P + ' ranks by the ' + (kind === 'fat-tree' ? 'leaf switch of the fat tree' : 'edge switch') +
+      ' their hosts hang from (one box a switch; a message between boxes crosses the ' +
+      (kind === 'fat-tree' ? 'spine' : 'uplinks and the core switch') + '). '
+    : P + ' ranks in rank order. ') +
+    (heterogeneous ? 'The hosts differ in speed: each rank shows its host\'s, the faster in ' +
+      'bold. ' : '') + legend;
   $('first').addEventListener('click', function () { show(0); });
   $('prev').addEventListener('click', function () { show(cur - 1); });
   $('next').addEventListener('click', function () { show(cur + 1); });
