@@ -188,16 +188,17 @@ typedef struct {
   const char *args[6];       /* explain's, before --html and --json */
   const char *family_marker; /* what the balancer's own view draws */
   gsize max_bytes;
+  gboolean labelled; /* every message says what it carries, not its phase's name */
 } Case;
 
 static const Case cases[] = {
     {"mlb", {"mlb", NULL}, "class=\"block lit", 500 * 1024},
-    {"mlb-nd", {"mlb-nd", NULL}, "class=\"cut\"", 500 * 1024},
-    {"lbd", {"lbd", NULL}, "class=\"cut\"", 500 * 1024},
-    {"move-split", {"move-split", NULL}, "class=\"arrow\"", 500 * 1024},
-    {"enzo-original", {"enzo-original", NULL}, "class=\"arrow\"", 500 * 1024},
-    {"sfc-shift", {"sfc-shift", NULL}, "class=\"segment\"", 500 * 1024},
-    {"dls", {"dls", NULL}, "class=\"chunk\"", 500 * 1024},
+    {"mlb-nd", {"mlb-nd", NULL}, "class=\"cut\"", 500 * 1024, TRUE},
+    {"lbd", {"lbd", NULL}, "class=\"cut\"", 500 * 1024, TRUE},
+    {"move-split", {"move-split", NULL}, "class=\"grid-rank\"", 500 * 1024},
+    {"enzo-original", {"enzo-original", NULL}, "class=\"grid-rank\"", 500 * 1024},
+    {"sfc-shift", {"sfc-shift", NULL}, "class=\"leaf", 500 * 1024, TRUE},
+    {"dls", {"dls", NULL}, "class=\"chunk\"", 500 * 1024, TRUE},
     {"mlb-64", {"mlb", "--ranks", "64", NULL}, "class=\"block lit", 2 * 1024 * 1024},
 };
 
@@ -280,6 +281,18 @@ test_family(gconstpointer data)
   }
   g_assert_cmpuint(nframed, ==, ntext);
   g_assert_cmpuint(messages, >, 0);
+  /* the arrows' words: what each message carries, from the balancer */
+  JsonArray *phases = json_object_get_array_member(doc, "phases");
+  for (guint i = 0; c->labelled && i < n; i++) {
+    JsonArray *ms =
+        json_object_get_array_member(json_array_get_object_element(frames, i), "messages");
+    for (guint k = 0; k < json_array_get_length(ms); k++) {
+      const char *label = json_array_get_string_element(json_array_get_array_element(ms, k), 3);
+      g_assert_cmpstr(label, !=, "message");
+      for (guint p = 0; p < json_array_get_length(phases); p++)
+        g_assert_cmpstr(label, !=, json_array_get_string_element(phases, p));
+    }
+  }
 
   g_autofree char *page = g_build_filename(dir, "index.html", NULL);
   GStatBuf st;
@@ -328,6 +341,13 @@ test_family(gconstpointer data)
   g_autofree char *slider = attribute_of(dom, "slider", "value");
   g_assert_cmpstr(slider, ==, want_index);
   g_assert_nonnull(strstr(dom, c->family_marker));
+  /* the frame's messages listed with their words */
+  JsonArray *kms = json_object_get_array_member(fk, "messages");
+  for (guint i = 0; i < json_array_get_length(kms); i++) {
+    const char *label = json_array_get_string_element(json_array_get_array_element(kms, i), 3);
+    g_autofree char *listed = g_strdup_printf(": %s (", label);
+    g_assert_nonnull(strstr(dom, listed));
+  }
   /* the print view: one small picture per phase */
   guint nsections = json_array_get_length(json_object_get_array_member(doc, "sections"));
   guint multiples = 0;
@@ -543,6 +563,176 @@ test_hetero(void)
   g_assert_nonnull(strstr(dom, "The hosts differ in speed"));
 }
 
+/* The element of a rank's grids in the SAMR view: from its tag to the
+ * next rank's. */
+static char *
+grid_row(const char *dom, guint rank)
+{
+  const char *family = strstr(dom, "<svg id=\"family\"");
+  g_assert_nonnull(family);
+  g_autofree char *open = g_strdup_printf("<g class=\"grid-rank\" data-rank=\"%u\">", rank);
+  const char *at = strstr(family, open);
+  g_assert_nonnull(at);
+  const char *next = strstr(at + 1, "<g class=\"grid-rank\"");
+  const char *end = strstr(at, "</svg>");
+  return g_strndup(at, (next != NULL && next < end ? next : end) - at);
+}
+
+static gboolean
+holds_grid(const char *row, guint64 id)
+{
+  g_autofree char *pattern =
+      g_strdup_printf("<g class=\"grid[^\"]*\" data-grid=\"%" G_GUINT64_FORMAT "\"", id);
+  return g_regex_match_simple(pattern, row, 0, 0);
+}
+
+/* move-split's grids: in the frame of every transfer, the grid's element
+ * is under the receiving rank's and no longer under the sender's (a move),
+ * or, for a new grid (a split's piece), under the receiver's while the
+ * sender keeps the grid it was cut from. */
+static void
+test_samr_grids(void)
+{
+  if (chromium_path() == NULL) {
+    g_test_skip("chromium is not installed");
+    return;
+  }
+  g_autofree char *dir = tmp_path("samr-grids");
+  g_autofree char *json = tmp_path("samr-grids.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "explain", "move-split", "--html", dir, "--json", json, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *doc = json_node_get_object(root);
+  JsonArray *grids = json_object_get_array_member(doc, "grids");
+  g_autoptr(GHashTable) known = g_hash_table_new(g_int64_hash, g_int64_equal);
+  g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+  g_array_set_size(ids, json_array_get_length(grids));
+  for (guint i = 0; i < json_array_get_length(grids); i++) {
+    g_array_index(ids, gint64, i) =
+        json_array_get_int_element(json_array_get_array_element(grids, i), 1);
+    g_hash_table_add(known, &g_array_index(ids, gint64, i));
+  }
+  JsonArray *frames = json_object_get_array_member(doc, "frames");
+  g_autofree char *page = g_build_filename(dir, "index.html", NULL);
+  g_autofree char *uri = g_filename_to_uri(page, NULL, NULL);
+  guint moves = 0, splits = 0;
+  for (guint k = 0; k < json_array_get_length(frames); k++) {
+    JsonObject *f = json_array_get_object_element(frames, k);
+    JsonArray *m = json_object_get_array_member(f, "moves");
+    if (json_array_get_length(m) == 0)
+      continue;
+    g_autofree char *at = g_strdup_printf("%s#frame=%u", uri, k);
+    g_autofree char *shot = tmp_path("samr.png");
+    g_autofree char *dom = NULL, *log = NULL;
+    render(at, shot, &dom, &log);
+    g_assert_cmpuint(console_messages(log), ==, 0);
+    for (guint i = 0; i < json_array_get_length(m); i++) {
+      JsonArray *move = json_array_get_array_element(m, i);
+      guint src = (guint)json_array_get_int_element(move, 0);
+      guint dst = (guint)json_array_get_int_element(move, 1);
+      gint64 id = json_array_get_int_element(move, 2);
+      g_autofree char *to = grid_row(dom, dst), *from = grid_row(dom, src);
+      g_assert_true(holds_grid(to, id));
+      if (g_hash_table_contains(known, &id)) {
+        g_assert_false(holds_grid(from, id));
+        moves++;
+      } else {
+        /* the piece's parent is the grid the message names, still the sender's */
+        g_autofree char *of = g_strdup_printf("a piece of grid ");
+        const char *said = strstr(dom, of);
+        g_assert_nonnull(said);
+        guint64 parent = g_ascii_strtoull(said + strlen(of), NULL, 10);
+        g_assert_true(holds_grid(from, parent));
+        g_assert_nonnull(strstr(from, "class=\"grid cut\""));
+        splits++;
+      }
+    }
+  }
+  g_test_message("%u moves, %u splits checked", moves, splits);
+  g_assert_cmpuint(moves, >, 0);
+  g_assert_cmpuint(splits, >, 0);
+}
+
+/* sfc-shift's curve over the H-tree: in the frame of every shift, each
+ * leaf drawn carries the owner the frame's JSON gives it, and a leaf the
+ * frame's transfers move is drawn at the receiver's. */
+static void
+test_sfc_leaves(void)
+{
+  if (chromium_path() == NULL) {
+    g_test_skip("chromium is not installed");
+    return;
+  }
+  g_autofree char *dir = tmp_path("sfc-leaves");
+  g_autofree char *json = tmp_path("sfc-leaves.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "explain", "sfc-shift", "--html", dir, "--json", json, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *doc = json_node_get_object(root);
+  JsonArray *steps =
+      json_object_get_array_member(json_object_get_object_member(doc, "tree"), "steps");
+  JsonArray *frames = json_object_get_array_member(doc, "frames");
+  g_autofree char *page = g_build_filename(dir, "index.html", NULL);
+  g_autofree char *uri = g_filename_to_uri(page, NULL, NULL);
+  g_autoptr(GRegex) re = g_regex_new(
+      "<g class=\"leaf[^\"]*\" data-leaf=\"(\\d+)\" data-owner=\"(-?\\d+)\"", 0, 0, NULL);
+  guint shifts = 0, moved = 0;
+  for (guint k = 0; k < json_array_get_length(frames); k++) {
+    JsonObject *f = json_array_get_object_element(frames, k);
+    JsonArray *moves = json_object_get_array_member(f, "moves");
+    if (json_array_get_length(moves) == 0)
+      continue;
+    g_autofree char *at = g_strdup_printf("%s#frame=%u", uri, k);
+    g_autofree char *shot = tmp_path("sfc.png");
+    g_autofree char *dom = NULL, *log = NULL;
+    render(at, shot, &dom, &log);
+    g_assert_cmpuint(console_messages(log), ==, 0);
+    JsonArray *leaves =
+        json_array_get_array_element(steps, (guint)json_object_get_int_member(f, "adaptation"));
+    JsonArray *owners = json_object_get_array_member(f, "leaf_owners");
+    g_autoptr(GHashTable) drawn = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    g_autoptr(GMatchInfo) m = NULL;
+    g_regex_match(re, strstr(dom, "<svg id=\"family\""), 0, &m);
+    for (; g_match_info_matches(m); g_match_info_next(m, NULL))
+      g_hash_table_insert(drawn, g_match_info_fetch(m, 1), g_match_info_fetch(m, 2));
+    g_assert_cmpuint(g_hash_table_size(drawn), ==, json_array_get_length(leaves));
+    for (guint i = 0; i < json_array_get_length(leaves); i++) {
+      g_autofree char *id =
+          g_strdup_printf("%" G_GINT64_FORMAT,
+                          json_array_get_int_element(json_array_get_array_element(leaves, i), 0));
+      g_autofree char *want =
+          g_strdup_printf("%" G_GINT64_FORMAT, json_array_get_int_element(owners, i));
+      g_assert_cmpstr(g_hash_table_lookup(drawn, id), ==, want);
+    }
+    for (guint i = 0; i < json_array_get_length(moves); i++) {
+      JsonArray *mv = json_array_get_array_element(moves, i);
+      for (gint64 id = json_array_get_int_element(mv, 2);
+           id < json_array_get_int_element(mv, 2) + json_array_get_int_element(mv, 3); id++) {
+        g_autofree char *key = g_strdup_printf("%" G_GINT64_FORMAT, id);
+        const char *owner = g_hash_table_lookup(drawn, key);
+        if (owner == NULL)
+          continue; /* an hnode that is not a leaf */
+        /* its last move in the frame */
+        gint64 dst = json_array_get_int_element(mv, 1);
+        for (guint j = i + 1; j < json_array_get_length(moves); j++) {
+          JsonArray *later = json_array_get_array_element(moves, j);
+          if (id >= json_array_get_int_element(later, 2) &&
+              id < json_array_get_int_element(later, 2) + json_array_get_int_element(later, 3))
+            dst = json_array_get_int_element(later, 1);
+        }
+        g_assert_cmpint(g_ascii_strtoll(owner, NULL, 10), ==, dst);
+        moved++;
+      }
+    }
+    shifts++;
+  }
+  g_test_message("%u shift frames, %u moved leaves checked", shifts, moved);
+  g_assert_cmpuint(shifts, >, 0);
+  g_assert_cmpuint(moved, >, 0);
+}
+
 static void
 test_bad_options(void)
 {
@@ -600,6 +790,8 @@ main(int argc, char **argv)
   g_test_add_func("/lesson/machine/torus", test_torus);
   g_test_add_func("/lesson/machine/fat-tree", test_fat_tree);
   g_test_add_func("/lesson/machine/hetero-cluster", test_hetero);
+  g_test_add_func("/lesson/samr-grids", test_samr_grids);
+  g_test_add_func("/lesson/sfc-leaves", test_sfc_leaves);
   g_test_add_func("/lesson/bad-options", test_bad_options);
   g_test_add_func("/lesson/run", test_run);
   int status = g_test_run();

@@ -197,6 +197,9 @@ typedef struct _LbRunResult {
   GArray *sent;
   GArray *chunks;
   guint64 *loads_at_start;
+  /* with narrate, for models of trees: what every rank held at the start
+   * of every step (steps x ranks, each a GArray of LbUnit) */
+  GPtrArray *units_at_start;
   GPtrArray *stages; /* the stages' names (lb_narrate_stage), NULL: one stage */
   LbMachine machine; /* with narrate; its ranks NULL otherwise */
   /* wall-clock figures: the only part that differs between identical runs */

@@ -107,6 +107,23 @@ write_narrated(JsonBuilder *b, const LbRunResult *r)
       json_builder_add_int_value(b, (gint64)r->loads_at_start[i]);
     json_builder_end_array(b);
   }
+  if (r->units_at_start != NULL) {
+    /* [step, rank, id, load] */
+    json_builder_set_member_name(b, "units_at_start");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->units_at_start->len; i++) {
+      const GArray *units = r->units_at_start->pdata[i];
+      for (guint k = 0; units != NULL && k < units->len; k++) {
+        const LbUnit *u = &g_array_index(units, LbUnit, k);
+        json_builder_begin_array(b);
+        gint64 v[] = {i / r->ranks, i % r->ranks, (gint64)u->id, (gint64)u->load};
+        for (guint j = 0; j < G_N_ELEMENTS(v); j++)
+          json_builder_add_int_value(b, v[j]);
+        json_builder_end_array(b);
+      }
+    }
+    json_builder_end_array(b);
+  }
   if (r->machine.ranks != NULL) {
     if (r->machine.topology != NULL)
       add_string(b, "machine_topology", r->machine.topology);
@@ -536,14 +553,31 @@ read_machine(JsonObject *o, JsonArray *machine, JsonArray *dims, LbRunResult *r,
 static gboolean
 read_narrated(JsonObject *o, LbRunResult *r, GError **error)
 {
-  JsonArray *notes, *sent, *chunks, *loads, *machine, *dims;
+  JsonArray *notes, *sent, *chunks, *loads, *machine, *dims, *units;
   if (!read_optional_array(o, "notes", &notes, error) ||
       !read_optional_array(o, "sent", &sent, error) ||
       !read_optional_array(o, "chunks", &chunks, error) ||
       !read_optional_array(o, "loads_at_start", &loads, error) ||
       !read_optional_array(o, "machine", &machine, error) ||
-      !read_optional_array(o, "machine_dims", &dims, error))
+      !read_optional_array(o, "machine_dims", &dims, error) ||
+      !read_optional_array(o, "units_at_start", &units, error))
     return FALSE;
+  if (units != NULL) {
+    r->units_at_start = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    for (guint i = 0; i < r->nadaptations * r->ranks; i++)
+      g_ptr_array_add(r->units_at_start, g_array_new(FALSE, FALSE, sizeof(LbUnit)));
+    for (guint i = 0; i < json_array_get_length(units); i++) {
+      JsonArray *x = row_of(units, i, "units_at_start", 4, 4, error);
+      gint64 v[4];
+      if (x == NULL ||
+          !row_ints(x, "units_at_start", i, 0, 1, 0, (gint64)r->nadaptations - 1, v, error) ||
+          !row_ints(x, "units_at_start", i, 1, 1, 0, (gint64)r->ranks - 1, v + 1, error) ||
+          !row_ints(x, "units_at_start", i, 2, 2, 0, G_MAXINT64, v + 2, error))
+        return FALSE;
+      LbUnit u = {(guint64)v[2], (guint64)v[3]};
+      g_array_append_val(r->units_at_start->pdata[v[0] * r->ranks + v[1]], u);
+    }
+  }
   if (machine != NULL && !read_machine(o, machine, dims, r, error))
     return FALSE;
   if (notes != NULL) {

@@ -327,12 +327,16 @@
 
   /* SFC: the curve's sequence of hnodes cut into segments, in rank order,
    * each as wide as its load */
-  function drawSegments(svg, f) {
-    clear(svg);
+  function drawSegments(svg, f, top) {
     var total = f.loads.reduce(function (a, b) { return a + b; }, 0) || 1, w = 560, x = 5;
-    svg.setAttribute('viewBox', '0 0 ' + (w + 10) + ' 90');
-    svg.setAttribute('width', w + 10);
-    svg.setAttribute('height', 90);
+    if (!top) {
+      clear(svg);
+      top = 0;
+      svg.setAttribute('viewBox', '0 0 ' + (w + 10) + ' 90');
+      svg.setAttribute('width', w + 10);
+      svg.setAttribute('height', 90);
+    }
+    svg = el('g', {transform: 'translate(0,' + top + ')'}, svg);
     el('text', {x: 5, y: 14}, svg, 'the curve\'s sequence of ' + D.unit + ', start to end');
     f.loads.forEach(function (l, r) {
       var sw = w * l / total;
@@ -349,6 +353,43 @@
     });
     familyCaption.textContent = 'The segments of the curve, one per rank in rank order, each ' +
       'as wide as its load after this frame: a shift moves a boundary.';
+  }
+
+  /* SFC over a 2D H-tree: the leaves over the square, each coloured by the
+   * rank whose segment holds it after this frame, the curve through them in
+   * its order; a boundary between segments is a black dot on the curve,
+   * and a leaf that changed hands in this frame has a thick outline */
+  function drawCurveTree(svg, f) {
+    clear(svg);
+    var leaves = D.tree.steps[f.adaptation], owners = f.leaf_owners, side = 1 << D.tree.order;
+    var before = f.index > 0 && frames[f.index - 1].adaptation === f.adaptation ?
+      frames[f.index - 1].leaf_owners : owners;
+    var size = 380, c = size / side, top = 8;
+    svg.setAttribute('viewBox', '0 0 ' + 570 + ' ' + (size + 110));
+    svg.setAttribute('width', 570);
+    svg.setAttribute('height', size + 110);
+    var centres = [];
+    leaves.forEach(function (leaf, i) {
+      var span = side >> leaf[1], x = 5 + leaf[2] * span * c, y = top + size - (leaf[3] + 1) * span * c;
+      var owner = owners[i];
+      var g = el('g', {'class': 'leaf' + (owner !== before[i] ? ' shifted' : ''), 'data-leaf': leaf[0],
+        'data-owner': owner}, svg);
+      el('rect', {x: x, y: y, width: span * c, height: span * c, fill: owner >= 0 ? rankColour(owner) : '#fff'}, g);
+      el('title', {}, g, 'leaf ' + i + ' of the curve (level ' + leaf[1] + '): rank ' + owner);
+      centres.push([x + span * c / 2, y + span * c / 2]);
+    });
+    el('polyline', {points: centres.map(function (p) { return p.join(','); }).join(' '),
+      'class': 'curve'}, svg);
+    for (var i = 1; i < leaves.length; i++)
+      if (owners[i] !== owners[i - 1]) {
+        var mx = (centres[i][0] + centres[i - 1][0]) / 2, my = (centres[i][1] + centres[i - 1][1]) / 2;
+        el('circle', {cx: mx, cy: my, r: 4, 'class': 'boundary', 'data-after': i}, svg);
+      }
+    drawSegments(svg, f, size + top + 8);
+    familyCaption.textContent = 'The H-tree\'s ' + leaves.length + ' leaves over the square (y ' +
+      'upwards), each coloured by the rank whose segment holds it after this frame, and the ' +
+      'curve through them in its order: the black dots are the segments\' boundaries, a thick ' +
+      'outline a leaf that changed hands in this frame. Below, the segments by load.';
   }
 
   /* DLS: who computed which chunk when, growing frame by frame, and what
@@ -384,10 +425,109 @@
       'data; red outline: migrated), up to this frame\'s time.';
   }
 
+  /* SAMR: every rank's grids as boxes as wide as their loads, frame by
+   * frame: a moved grid leaves its rank (a dashed outline stays there in
+   * the frame it moves) and appears at the receiver's; a split leaves the
+   * grid smaller and its piece at the receiver's. A piece's parent is the
+   * grid the message's label names. */
+  var gridStates = null;
+  function gridsAt(k) {
+    if (!gridStates) {
+      var state = {};
+      D.grids.forEach(function (g, i) { state[g[1]] = {rank: g[0], load: g[2], order: i}; });
+      gridStates = [state];
+      var order = D.grids.length;
+      for (var i = 1; i < N; i++) {
+        var next = {}, f = frames[i];
+        for (var id in state) next[id] = {rank: state[id].rank, load: state[id].load,
+          order: state[id].order, parent: state[id].parent};
+        f.moves.forEach(function (m) {
+          for (var id = m[2]; id < m[2] + m[3]; id++) {
+            var g = next[id];
+            if (g && g.rank === m[0]) {
+              g.rank = m[1]; g.load = m[4]; g.moved = m[0];
+              continue;
+            }
+            var piece = {rank: m[1], load: m[4], order: order++, split: m[0]};
+            f.messages.forEach(function (msg) {
+              var named = /grid (\d+)/.exec(msg[3]);
+              if (msg[0] !== m[0] || msg[1] !== m[1] || msg[5] !== m[4] || !named) return;
+              var parent = next[named[1]];
+              piece.parent = parseInt(named[1], 10);
+              if (parent) { parent.load = parent.load + (msg[7] || 0) - m[4]; parent.cut = true; }
+            });
+            next[id] = piece;
+          }
+        });
+        gridStates.push(next);
+        state = next;
+      }
+    }
+    return gridStates[k];
+  }
+  function drawGrids(svg, f) {
+    clear(svg);
+    var state = gridsAt(f.index), rows = [], maxLoad = 1;
+    for (var r = 0; r < P; r++) rows.push([]);
+    Object.keys(state).forEach(function (id) {
+      var g = state[id];
+      rows[g.rank].push({id: parseInt(id, 10), g: g});
+    });
+    var gone = [];
+    Object.keys(state).forEach(function (id) {
+      if (state[id].moved !== undefined)
+        gone.push({rank: state[id].moved, id: parseInt(id, 10), load: state[id].load, to: state[id].rank});
+    });
+    rows.forEach(function (row, r) {
+      row.sort(function (a, b) { return a.g.order - b.g.order; });
+      var sum = 0;
+      row.forEach(function (x) { sum += x.g.load; });
+      gone.forEach(function (x) { if (x.rank === r) sum += x.load; });
+      maxLoad = Math.max(maxLoad, sum);
+    });
+    var rowH = Math.max(18, Math.min(30, 360 / P)), left = 50, w = 480;
+    svg.setAttribute('viewBox', '0 0 ' + (left + w + 20) + ' ' + (P * rowH + 12));
+    svg.setAttribute('width', left + w + 20);
+    svg.setAttribute('height', P * rowH + 12);
+    rows.forEach(function (row, r) {
+      var y = 6 + r * rowH, x = left;
+      var line = el('g', {'class': 'grid-rank', 'data-rank': r}, svg);
+      el('text', {x: 4, y: y + rowH * 0.65, 'font-size': 11}, line, 'rank ' + r);
+      row.forEach(function (item) {
+        var g = item.g, gw = Math.max(3, w * g.load / maxLoad);
+        var cls = 'grid' + (g.moved !== undefined && g.moved !== r ? ' arrived' : '') +
+          (g.split !== undefined ? ' piece' : '') + (g.cut ? ' cut' : '');
+        var box = el('g', {'class': cls, 'data-grid': item.id, 'data-load': g.load}, line);
+        el('rect', {x: x, y: y + 2, width: gw - 2, height: rowH - 5, rx: 2,
+          fill: rankColour(r)}, box);
+        el('title', {}, box, 'grid ' + item.id + ', load ' + g.load +
+          (g.parent !== undefined ? ', a piece of grid ' + g.parent : ''));
+        if (gw > 26) el('text', {x: x + gw / 2 - 1, y: y + rowH * 0.65, 'text-anchor': 'middle'},
+          box, g.parent !== undefined && gw > 60 ? item.id + ' (of ' + g.parent + ')' : item.id);
+        x += gw;
+      });
+      gone.forEach(function (item) {
+        if (item.rank !== r) return;
+        var gw = Math.max(3, w * item.load / maxLoad);
+        var ghost = el('g', {'class': 'left', 'data-grid': item.id}, line);
+        el('rect', {x: x, y: y + 2, width: gw - 2, height: rowH - 5, rx: 2}, ghost);
+        if (gw > 40) el('text', {x: x + gw / 2, y: y + rowH * 0.65, 'text-anchor': 'middle'},
+          ghost, item.id + ' \u2192 ' + item.to);
+        x += gw;
+      });
+    });
+    familyCaption.textContent = 'Every rank\'s grids, each as wide as its load, after this frame ' +
+      '(numbers: grid ids). A grid that moves in this frame appears at its new rank (thick outline) ' +
+      'and leaves a dashed outline at its old one; a split leaves its grid smaller (dotted ' +
+      'outline) and its piece, a new grid, at the receiver\'s.';
+  }
+
   function drawFamily(svg, f) {
     if (D.blocks) drawBlocks(svg, f);
     else if (D.owner && D.size && D.size.length >= 2) drawField(svg, f);
     else if (D.chunks) drawGantt(svg, f);
+    else if (D.grids) drawGrids(svg, f);
+    else if (D.tree) drawCurveTree(svg, f);
     else if (D.model === 'htree') drawSegments(svg, f);
     else { clear(svg); svg.setAttribute('width', 0); svg.setAttribute('height', 0); }
   }
