@@ -371,6 +371,10 @@ compare_keyed(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* a page draws a square of at most this many leaves a step, each frame
+ * naming every leaf's owner: a bigger tree is no lesson */
+#define MAX_LEAVES 1024
+
 static GPtrArray *
 tree_leaves(const LbLesson *l, guint *order)
 {
@@ -385,6 +389,10 @@ tree_leaves(const LbLesson *l, guint *order)
     lb_work_update((LbWork *)l->work, 0, none, a); /* builds the tree of step a */
     g_autoptr(GArray) leaves = g_array_new(FALSE, FALSE, sizeof(LbLeaf));
     l->work->model->leaves(l->work, leaves);
+    if (leaves->len > MAX_LEAVES) {
+      g_ptr_array_unref(steps);
+      return NULL;
+    }
     GArray *keyed = g_array_sized_new(FALSE, FALSE, sizeof(KeyedLeaf), leaves->len);
     for (guint i = 0; i < leaves->len; i++) {
       const LbLeaf *f = &g_array_index(leaves, LbLeaf, i);
