@@ -3,7 +3,11 @@
  * last frame's loads are the text's final loads; pressing the right arrow
  * k times shows frame k, whose loads in the DOM are that frame's in the
  * JSON of the same case; the slider and #frame= agree; the page loads with
- * no console message, is small, and its screenshot is not blank. */
+ * no console message, is small, and its screenshot is not blank; every
+ * message says what it carries. The machine's layouts (a torus, a fat
+ * tree's switches, a heterogeneous cluster's speeds), SAMR's grids and
+ * the curve over sfc-shift's tree are checked in the DOM against the
+ * frames. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <cairo.h>
@@ -192,14 +196,14 @@ typedef struct {
 } Case;
 
 static const Case cases[] = {
-    {"mlb", {"mlb", NULL}, "class=\"block lit", 500 * 1024},
+    {"mlb", {"mlb", NULL}, "class=\"block lit", 500 * 1024, TRUE},
     {"mlb-nd", {"mlb-nd", NULL}, "class=\"cut\"", 500 * 1024, TRUE},
     {"lbd", {"lbd", NULL}, "class=\"cut\"", 500 * 1024, TRUE},
-    {"move-split", {"move-split", NULL}, "class=\"grid-rank\"", 500 * 1024},
-    {"enzo-original", {"enzo-original", NULL}, "class=\"grid-rank\"", 500 * 1024},
+    {"move-split", {"move-split", NULL}, "class=\"grid-rank\"", 500 * 1024, TRUE},
+    {"enzo-original", {"enzo-original", NULL}, "class=\"grid-rank\"", 500 * 1024, TRUE},
     {"sfc-shift", {"sfc-shift", NULL}, "class=\"leaf", 500 * 1024, TRUE},
     {"dls", {"dls", NULL}, "class=\"chunk\"", 500 * 1024, TRUE},
-    {"mlb-64", {"mlb", "--ranks", "64", NULL}, "class=\"block lit", 2 * 1024 * 1024},
+    {"mlb-64", {"mlb", "--ranks", "64", NULL}, "class=\"block lit", 2 * 1024 * 1024, TRUE},
 };
 
 /* explain's text, its page and its JSON for the case. */
