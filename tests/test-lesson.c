@@ -3,11 +3,16 @@
  * last frame's loads are the text's final loads; pressing the right arrow
  * k times shows frame k, whose loads in the DOM are that frame's in the
  * JSON of the same case; the slider and #frame= agree; the page loads with
- * no console message, is small, and its screenshot is not blank. */
+ * no console message, is small, and its screenshot is not blank; every
+ * message says what it carries. The machine's layouts (a torus, a fat
+ * tree's switches, a heterogeneous cluster's speeds), SAMR's grids and
+ * the curve over sfc-shift's tree are checked in the DOM against the
+ * frames. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <cairo.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "lbsim-spawn.h"
@@ -187,17 +192,18 @@ typedef struct {
   const char *args[6];       /* explain's, before --html and --json */
   const char *family_marker; /* what the balancer's own view draws */
   gsize max_bytes;
+  gboolean labelled; /* every message says what it carries, not its phase's name */
 } Case;
 
 static const Case cases[] = {
-    {"mlb", {"mlb", NULL}, "class=\"block lit", 500 * 1024},
-    {"mlb-nd", {"mlb-nd", NULL}, "class=\"cut\"", 500 * 1024},
-    {"lbd", {"lbd", NULL}, "class=\"cut\"", 500 * 1024},
-    {"move-split", {"move-split", NULL}, "class=\"arrow\"", 500 * 1024},
-    {"enzo-original", {"enzo-original", NULL}, "class=\"arrow\"", 500 * 1024},
-    {"sfc-shift", {"sfc-shift", NULL}, "class=\"segment\"", 500 * 1024},
-    {"dls", {"dls", NULL}, "class=\"chunk\"", 500 * 1024},
-    {"mlb-64", {"mlb", "--ranks", "64", NULL}, "class=\"block lit", 2 * 1024 * 1024},
+    {"mlb", {"mlb", NULL}, "class=\"block lit", 500 * 1024, TRUE},
+    {"mlb-nd", {"mlb-nd", NULL}, "class=\"cut\"", 500 * 1024, TRUE},
+    {"lbd", {"lbd", NULL}, "class=\"cut\"", 500 * 1024, TRUE},
+    {"move-split", {"move-split", NULL}, "class=\"grid-rank\"", 500 * 1024, TRUE},
+    {"enzo-original", {"enzo-original", NULL}, "class=\"grid-rank\"", 500 * 1024, TRUE},
+    {"sfc-shift", {"sfc-shift", NULL}, "class=\"leaf", 500 * 1024, TRUE},
+    {"dls", {"dls", NULL}, "class=\"chunk\"", 500 * 1024, TRUE},
+    {"mlb-64", {"mlb", "--ranks", "64", NULL}, "class=\"block lit", 2 * 1024 * 1024, TRUE},
 };
 
 /* explain's text, its page and its JSON for the case. */
@@ -279,6 +285,18 @@ test_family(gconstpointer data)
   }
   g_assert_cmpuint(nframed, ==, ntext);
   g_assert_cmpuint(messages, >, 0);
+  /* the arrows' words: what each message carries, from the balancer */
+  JsonArray *phases = json_object_get_array_member(doc, "phases");
+  for (guint i = 0; c->labelled && i < n; i++) {
+    JsonArray *ms =
+        json_object_get_array_member(json_array_get_object_element(frames, i), "messages");
+    for (guint k = 0; k < json_array_get_length(ms); k++) {
+      const char *label = json_array_get_string_element(json_array_get_array_element(ms, k), 3);
+      g_assert_cmpstr(label, !=, "message");
+      for (guint p = 0; p < json_array_get_length(phases); p++)
+        g_assert_cmpstr(label, !=, json_array_get_string_element(phases, p));
+    }
+  }
 
   g_autofree char *page = g_build_filename(dir, "index.html", NULL);
   GStatBuf st;
@@ -327,6 +345,13 @@ test_family(gconstpointer data)
   g_autofree char *slider = attribute_of(dom, "slider", "value");
   g_assert_cmpstr(slider, ==, want_index);
   g_assert_nonnull(strstr(dom, c->family_marker));
+  /* the frame's messages listed with their words */
+  JsonArray *kms = json_object_get_array_member(fk, "messages");
+  for (guint i = 0; i < json_array_get_length(kms); i++) {
+    const char *label = json_array_get_string_element(json_array_get_array_element(kms, i), 3);
+    g_autofree char *listed = g_strdup_printf(": %s (", label);
+    g_assert_nonnull(strstr(dom, listed));
+  }
   /* the print view: one small picture per phase */
   guint nsections = json_array_get_length(json_object_get_array_member(doc, "sections"));
   guint multiples = 0;
@@ -357,6 +382,359 @@ test_family(gconstpointer data)
   g_assert_cmpstr(slider2, ==, want2);
   g_autofree char *loads2 = element_text(dom2, "frame-loads");
   g_assert_cmpstr(loads2, ==, last_loads);
+}
+
+/* Every rank drawn on the machine: its attributes, and where its box is. */
+typedef struct {
+  guint host, group;
+  double speed, x, y;
+  const char *at; /* its tag in the DOM */
+} Drawn;
+
+static guint64
+tag_number(const char *tag, const char *attribute)
+{
+  g_autofree char *pattern = g_strdup_printf(" %s=\"([0-9.e+-]+)\"", attribute);
+  g_autoptr(GRegex) re = g_regex_new(pattern, 0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  g_assert_true(g_regex_match(re, tag, 0, &m));
+  g_autofree char *v = g_match_info_fetch(m, 1);
+  return (guint64)g_ascii_strtod(v, NULL);
+}
+
+static GArray *
+drawn_ranks(const char *dom, guint ranks)
+{
+  const char *start = strstr(dom, "<svg id=\"machine\"");
+  g_assert_nonnull(start);
+  g_autoptr(GArray) out = g_array_new(FALSE, TRUE, sizeof(Drawn));
+  g_array_set_size(out, ranks);
+  g_autoptr(GRegex) re = g_regex_new("<g class=\"rank\"[^>]*>", 0, 0, NULL);
+  g_autoptr(GRegex) at = g_regex_new("translate\\(([0-9.]+),([0-9.]+)\\)", 0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  guint seen = 0;
+  g_regex_match(re, start, 0, &m);
+  for (; g_match_info_matches(m) && seen < ranks; g_match_info_next(m, NULL), seen++) {
+    g_autofree char *tag = g_match_info_fetch(m, 0);
+    gint from = 0;
+    g_match_info_fetch_pos(m, 0, &from, NULL);
+    guint r = (guint)tag_number(tag, "data-rank");
+    g_assert_cmpuint(r, <, ranks);
+    Drawn *d = &g_array_index(out, Drawn, r);
+    d->host = (guint)tag_number(tag, "data-host");
+    g_autofree char *speed = NULL;
+    g_autoptr(GRegex) sre = g_regex_new(" data-speed=\"([0-9.e+]+)\"", 0, 0, NULL);
+    g_autoptr(GMatchInfo) sm = NULL;
+    g_assert_true(g_regex_match(sre, tag, 0, &sm));
+    speed = g_match_info_fetch(sm, 1);
+    d->speed = g_ascii_strtod(speed, NULL);
+    d->group = strstr(tag, "data-switch") != NULL ? (guint)tag_number(tag, "data-switch") : 0;
+    g_autoptr(GMatchInfo) am = NULL;
+    g_assert_true(g_regex_match(at, tag, 0, &am));
+    g_autofree char *x = g_match_info_fetch(am, 1), *y = g_match_info_fetch(am, 2);
+    d->x = g_ascii_strtod(x, NULL);
+    d->y = g_ascii_strtod(y, NULL);
+    d->at = start + from;
+  }
+  g_assert_cmpuint(seen, ==, ranks);
+  return g_steal_pointer(&out);
+}
+
+/* explain lbd on a platform, played to its first frame: the DOM */
+static char *
+machine_dom(const char *name, const char *ranks, const char *platform)
+{
+  g_autofree char *dir = tmp_path(name);
+  g_autofree char *set = g_strconcat("scenario.platform=", platform, NULL);
+  g_auto(Result) r = {0};
+  lbsim(&r, "explain", "lbd", "--ranks", ranks, "--set", set, "--html", dir, NULL);
+  g_test_message("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *page = g_build_filename(dir, "index.html", NULL);
+  g_autofree char *uri = g_filename_to_uri(page, NULL, NULL);
+  g_autofree char *shot_name = g_strconcat(name, ".png", NULL);
+  g_autofree char *shot = tmp_path(shot_name);
+  char *dom = NULL;
+  g_autofree char *log = NULL;
+  render(uri, shot, &dom, &log);
+  g_assert_cmpuint(console_messages(log), ==, 0);
+  check_screenshot(shot);
+  return dom;
+}
+
+/* The T3E's 8 x 8 x 8 torus (host x + 8 y + 64 z): the ranks that sit
+ * closest on the page are exactly the torus neighbours, not wrapping
+ * round. */
+static void
+test_torus(void)
+{
+  if (chromium_path() == NULL) {
+    g_test_skip("chromium is not installed");
+    return;
+  }
+  g_autofree char *dom = machine_dom("torus", "16", "t3e-512.xml");
+  g_assert_nonnull(strstr(dom, "class=\"edge torus-link"));
+  g_autoptr(GArray) d = drawn_ranks(dom, 16);
+  double pitch = G_MAXDOUBLE;
+  for (guint a = 0; a < 16; a++)
+    for (guint b = a + 1; b < 16; b++) {
+      const Drawn *x = &g_array_index(d, Drawn, a), *y = &g_array_index(d, Drawn, b);
+      pitch = MIN(pitch, hypot(x->x - y->x, x->y - y->y));
+    }
+  guint adjacent = 0;
+  for (guint a = 0; a < 16; a++)
+    for (guint b = a + 1; b < 16; b++) {
+      const Drawn *x = &g_array_index(d, Drawn, a), *y = &g_array_index(d, Drawn, b);
+      guint steps = 0;
+      for (guint k = 0, hx = x->host, hy = y->host; k < 3; k++, hx /= 8, hy /= 8)
+        steps += (guint)ABS((int)(hx % 8) - (int)(hy % 8));
+      gboolean close = fabs(hypot(x->x - y->x, x->y - y->y) - pitch) < 0.5;
+      g_assert_cmpint(close, ==, steps == 1);
+      adjacent += close;
+    }
+  /* 16 ranks on hosts 0..15: two rows of 8 */
+  g_assert_cmpuint(adjacent, ==, 2 * 7 + 8);
+}
+
+/* The fat tree's 32 hosts a leaf switch: 64 ranks in two boxes, each rank
+ * drawn inside the box of its host's switch. */
+static void
+test_fat_tree(void)
+{
+  if (chromium_path() == NULL) {
+    g_test_skip("chromium is not installed");
+    return;
+  }
+  g_autofree char *dom = machine_dom("fat-tree", "64", "fat-tree-1024.xml");
+  g_autoptr(GArray) d = drawn_ranks(dom, 64);
+  const char *machine = strstr(dom, "<svg id=\"machine\"");
+  g_autofree char *svg = g_strndup(machine, strstr(machine, "</svg>") - machine);
+  g_autoptr(GRegex) re =
+      g_regex_new("<g class=\"switch\" data-switch=\"(\\d+)\"><rect x=\"([0-9.]+)\" "
+                  "y=\"([0-9.]+)\" width=\"([0-9.]+)\" height=\"([0-9.]+)\"",
+                  0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  double box[2][4];
+  const char *opens[3] = {NULL, NULL, strstr(machine, "</svg>")};
+  guint n = 0;
+  g_regex_match(re, svg, 0, &m);
+  for (; g_match_info_matches(m); g_match_info_next(m, NULL), n++) {
+    g_assert_cmpuint(n, <, 2);
+    g_autofree char *id = g_match_info_fetch(m, 1);
+    g_assert_cmpuint(g_ascii_strtoull(id, NULL, 10), ==, n);
+    for (guint k = 0; k < 4; k++) {
+      g_autofree char *v = g_match_info_fetch(m, k + 2);
+      box[n][k] = g_ascii_strtod(v, NULL);
+    }
+    gint from = 0;
+    g_match_info_fetch_pos(m, 0, &from, NULL);
+    opens[n] = machine + from;
+  }
+  g_assert_cmpuint(n, ==, 2);
+  for (guint r = 0; r < 64; r++) {
+    const Drawn *x = &g_array_index(d, Drawn, r);
+    guint s = x->host / 32;
+    g_assert_cmpuint(x->host, ==, r);
+    g_assert_cmpuint(x->group, ==, s);
+    g_assert_cmpfloat(x->x, >=, box[s][0]);
+    g_assert_cmpfloat(x->x, <, box[s][0] + box[s][2]);
+    g_assert_cmpfloat(x->y, >=, box[s][1]);
+    g_assert_cmpfloat(x->y, <, box[s][1] + box[s][3]);
+    /* and inside its element */
+    g_assert_true(x->at > opens[s] && x->at < opens[s + 1]);
+  }
+}
+
+/* hetero-cluster-16: hosts n0..n7 at 1 GFLOPS, n8..n15 at 1.266, one
+ * switch; every rank shows its host's speed. */
+static void
+test_hetero(void)
+{
+  if (chromium_path() == NULL) {
+    g_test_skip("chromium is not installed");
+    return;
+  }
+  g_autofree char *dom = machine_dom("hetero", "16", "hetero-cluster-16.xml");
+  g_autoptr(GArray) d = drawn_ranks(dom, 16);
+  for (guint r = 0; r < 16; r++) {
+    const Drawn *x = &g_array_index(d, Drawn, r);
+    g_assert_cmpfloat(x->speed, ==, x->host < 8 ? 1e9 : 1.266e9);
+    g_assert_cmpuint(x->group, ==, 0);
+    const char *end = strstr(x->at, "</g>");
+    g_autofree char *box = g_strndup(x->at, end - x->at);
+    g_assert_nonnull(strstr(box, x->host < 8 ? ">1 GF/s<" : ">1.266 GF/s<"));
+  }
+  g_assert_nonnull(strstr(dom, "The hosts differ in speed"));
+}
+
+/* The element of a rank's grids in the SAMR view: from its tag to the
+ * next rank's. */
+static char *
+grid_row(const char *dom, guint rank)
+{
+  const char *family = strstr(dom, "<svg id=\"family\"");
+  g_assert_nonnull(family);
+  g_autofree char *open = g_strdup_printf("<g class=\"grid-rank\" data-rank=\"%u\">", rank);
+  const char *at = strstr(family, open);
+  g_assert_nonnull(at);
+  const char *next = strstr(at + 1, "<g class=\"grid-rank\"");
+  const char *end = strstr(at, "</svg>");
+  return g_strndup(at, (next != NULL && next < end ? next : end) - at);
+}
+
+static gboolean
+holds_grid(const char *row, guint64 id)
+{
+  g_autofree char *pattern =
+      g_strdup_printf("<g class=\"grid[^\"]*\" data-grid=\"%" G_GUINT64_FORMAT "\"", id);
+  return g_regex_match_simple(pattern, row, 0, 0);
+}
+
+/* move-split's grids: in the frame of every transfer, the grid's element
+ * is under the receiving rank's and no longer under the sender's (a move),
+ * or, for a new grid (a split's piece), under the receiver's while the
+ * sender keeps the grid it was cut from. */
+static void
+test_samr_grids(void)
+{
+  if (chromium_path() == NULL) {
+    g_test_skip("chromium is not installed");
+    return;
+  }
+  g_autofree char *dir = tmp_path("samr-grids");
+  g_autofree char *json = tmp_path("samr-grids.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "explain", "move-split", "--html", dir, "--json", json, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *doc = json_node_get_object(root);
+  JsonArray *grids = json_object_get_array_member(doc, "grids");
+  g_autoptr(GHashTable) known = g_hash_table_new(g_int64_hash, g_int64_equal);
+  g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+  g_array_set_size(ids, json_array_get_length(grids));
+  for (guint i = 0; i < json_array_get_length(grids); i++) {
+    g_array_index(ids, gint64, i) =
+        json_array_get_int_element(json_array_get_array_element(grids, i), 1);
+    g_hash_table_add(known, &g_array_index(ids, gint64, i));
+  }
+  JsonArray *frames = json_object_get_array_member(doc, "frames");
+  g_autofree char *page = g_build_filename(dir, "index.html", NULL);
+  g_autofree char *uri = g_filename_to_uri(page, NULL, NULL);
+  guint moves = 0, splits = 0;
+  for (guint k = 0; k < json_array_get_length(frames); k++) {
+    JsonObject *f = json_array_get_object_element(frames, k);
+    JsonArray *m = json_object_get_array_member(f, "moves");
+    if (json_array_get_length(m) == 0)
+      continue;
+    g_autofree char *at = g_strdup_printf("%s#frame=%u", uri, k);
+    g_autofree char *shot = tmp_path("samr.png");
+    g_autofree char *dom = NULL, *log = NULL;
+    render(at, shot, &dom, &log);
+    g_assert_cmpuint(console_messages(log), ==, 0);
+    for (guint i = 0; i < json_array_get_length(m); i++) {
+      JsonArray *move = json_array_get_array_element(m, i);
+      guint src = (guint)json_array_get_int_element(move, 0);
+      guint dst = (guint)json_array_get_int_element(move, 1);
+      gint64 id = json_array_get_int_element(move, 2);
+      g_autofree char *to = grid_row(dom, dst), *from = grid_row(dom, src);
+      g_assert_true(holds_grid(to, id));
+      if (g_hash_table_contains(known, &id)) {
+        g_assert_false(holds_grid(from, id));
+        moves++;
+      } else {
+        /* the piece's parent is the grid the message names, still the sender's */
+        g_autofree char *of = g_strdup_printf("a piece of grid ");
+        const char *said = strstr(dom, of);
+        g_assert_nonnull(said);
+        guint64 parent = g_ascii_strtoull(said + strlen(of), NULL, 10);
+        g_assert_true(holds_grid(from, parent));
+        g_assert_nonnull(strstr(from, "class=\"grid cut\""));
+        splits++;
+      }
+    }
+  }
+  g_test_message("%u moves, %u splits checked", moves, splits);
+  g_assert_cmpuint(moves, >, 0);
+  g_assert_cmpuint(splits, >, 0);
+}
+
+/* sfc-shift's curve over the H-tree: in the frame of every shift, each
+ * leaf drawn carries the owner the frame's JSON gives it, and a leaf the
+ * frame's transfers move is drawn at the receiver's. */
+static void
+test_sfc_leaves(void)
+{
+  if (chromium_path() == NULL) {
+    g_test_skip("chromium is not installed");
+    return;
+  }
+  g_autofree char *dir = tmp_path("sfc-leaves");
+  g_autofree char *json = tmp_path("sfc-leaves.json");
+  g_auto(Result) r = {0};
+  lbsim(&r, "explain", "sfc-shift", "--html", dir, "--json", json, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autoptr(JsonNode) root = load_json(json);
+  JsonObject *doc = json_node_get_object(root);
+  JsonArray *steps =
+      json_object_get_array_member(json_object_get_object_member(doc, "tree"), "steps");
+  JsonArray *frames = json_object_get_array_member(doc, "frames");
+  g_autofree char *page = g_build_filename(dir, "index.html", NULL);
+  g_autofree char *uri = g_filename_to_uri(page, NULL, NULL);
+  g_autoptr(GRegex) re = g_regex_new(
+      "<g class=\"leaf[^\"]*\" data-leaf=\"(\\d+)\" data-owner=\"(-?\\d+)\"", 0, 0, NULL);
+  guint shifts = 0, moved = 0;
+  for (guint k = 0; k < json_array_get_length(frames); k++) {
+    JsonObject *f = json_array_get_object_element(frames, k);
+    JsonArray *moves = json_object_get_array_member(f, "moves");
+    if (json_array_get_length(moves) == 0)
+      continue;
+    g_autofree char *at = g_strdup_printf("%s#frame=%u", uri, k);
+    g_autofree char *shot = tmp_path("sfc.png");
+    g_autofree char *dom = NULL, *log = NULL;
+    render(at, shot, &dom, &log);
+    g_assert_cmpuint(console_messages(log), ==, 0);
+    JsonArray *leaves =
+        json_array_get_array_element(steps, (guint)json_object_get_int_member(f, "adaptation"));
+    JsonArray *owners = json_object_get_array_member(f, "leaf_owners");
+    g_autoptr(GHashTable) drawn = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    g_autoptr(GMatchInfo) m = NULL;
+    g_regex_match(re, strstr(dom, "<svg id=\"family\""), 0, &m);
+    for (; g_match_info_matches(m); g_match_info_next(m, NULL))
+      g_hash_table_insert(drawn, g_match_info_fetch(m, 1), g_match_info_fetch(m, 2));
+    g_assert_cmpuint(g_hash_table_size(drawn), ==, json_array_get_length(leaves));
+    for (guint i = 0; i < json_array_get_length(leaves); i++) {
+      g_autofree char *id =
+          g_strdup_printf("%" G_GINT64_FORMAT,
+                          json_array_get_int_element(json_array_get_array_element(leaves, i), 0));
+      g_autofree char *want =
+          g_strdup_printf("%" G_GINT64_FORMAT, json_array_get_int_element(owners, i));
+      g_assert_cmpstr(g_hash_table_lookup(drawn, id), ==, want);
+    }
+    for (guint i = 0; i < json_array_get_length(moves); i++) {
+      JsonArray *mv = json_array_get_array_element(moves, i);
+      for (gint64 id = json_array_get_int_element(mv, 2);
+           id < json_array_get_int_element(mv, 2) + json_array_get_int_element(mv, 3); id++) {
+        g_autofree char *key = g_strdup_printf("%" G_GINT64_FORMAT, id);
+        const char *owner = g_hash_table_lookup(drawn, key);
+        if (owner == NULL)
+          continue; /* an hnode that is not a leaf */
+        /* its last move in the frame */
+        gint64 dst = json_array_get_int_element(mv, 1);
+        for (guint j = i + 1; j < json_array_get_length(moves); j++) {
+          JsonArray *later = json_array_get_array_element(moves, j);
+          if (id >= json_array_get_int_element(later, 2) &&
+              id < json_array_get_int_element(later, 2) + json_array_get_int_element(later, 3))
+            dst = json_array_get_int_element(later, 1);
+        }
+        g_assert_cmpint(g_ascii_strtoll(owner, NULL, 10), ==, dst);
+        moved++;
+      }
+    }
+    shifts++;
+  }
+  g_test_message("%u shift frames, %u moved leaves checked", shifts, moved);
+  g_assert_cmpuint(shifts, >, 0);
+  g_assert_cmpuint(moved, >, 0);
 }
 
 static void
@@ -413,6 +791,11 @@ main(int argc, char **argv)
     g_autofree char *path = g_strdup_printf("/lesson/%s", cases[i].name);
     g_test_add_data_func(path, &cases[i], test_family);
   }
+  g_test_add_func("/lesson/machine/torus", test_torus);
+  g_test_add_func("/lesson/machine/fat-tree", test_fat_tree);
+  g_test_add_func("/lesson/machine/hetero-cluster", test_hetero);
+  g_test_add_func("/lesson/samr-grids", test_samr_grids);
+  g_test_add_func("/lesson/sfc-leaves", test_sfc_leaves);
   g_test_add_func("/lesson/bad-options", test_bad_options);
   g_test_add_func("/lesson/run", test_run);
   int status = g_test_run();

@@ -337,6 +337,9 @@ void lb_narrate_step(LbRank *self, guint step);
  * piece and its loan"), for the arrows of `lbsim explain --html`; kept
  * only when narration is on. */
 void lb_narrate_label(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/* The same for every message it sends until its next lb_phase_begin (a
+ * collective's), where lb_narrate_label says nothing for one. */
+void lb_narrate_labels(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
 /* The load the units this rank keeps gain (or lose) with the next message
  * it sends: a grid split to send a piece keeps its ghost zones, so the two
  * halves weigh more than the whole. Kept only when narration is on. */

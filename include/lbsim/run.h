@@ -119,6 +119,27 @@ typedef struct {
   char *label;
 } LbSent;
 
+/* Where a rank ran, kept with narrate (explain's page draws the machine
+ * from it): its host's number (the one in its name), the host's speed in
+ * flop/s, and its edge switch (the platform's lbsim-switch-nodes, else the
+ * ranks whose routes have the fewest links between them, grouped). */
+typedef struct {
+  guint host;
+  double speed;
+  guint group;
+} LbRankHost;
+
+/* The machine the ranks ran on, with narrate: its lbsim-topology property
+ * ("hypercube", "torus", "fat-tree", "cluster"; NULL: none), a torus's
+ * sizes (lbsim-torus-dims, first fastest: host x + X y + X Y z), and
+ * every rank's host (ranks entries). */
+typedef struct {
+  char *topology;
+  guint ndims;
+  guint dims[4];
+  LbRankHost *ranks;
+} LbMachine;
+
 /* A rank's part of the final partition: the bounding box of its cells
  * (half-open, per axis), its load, and the ranks whose cells share a face
  * with its own (the application's ghost-exchange graph), ascending. */
@@ -176,7 +197,11 @@ typedef struct _LbRunResult {
   GArray *sent;
   GArray *chunks;
   guint64 *loads_at_start;
+  /* with narrate, for models of trees: what every rank held at the start
+   * of every step (steps x ranks, each a GArray of LbUnit) */
+  GPtrArray *units_at_start;
   GPtrArray *stages; /* the stages' names (lb_narrate_stage), NULL: one stage */
+  LbMachine machine; /* with narrate; its ranks NULL otherwise */
   /* wall-clock figures: the only part that differs between identical runs */
   double wall_seconds, sim_wall_seconds;
   guint64 peak_rss_kib;

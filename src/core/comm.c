@@ -217,10 +217,19 @@ lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
   }
   lb_trace_send(self, dst, sim_bytes);
   if (self->run->sent != NULL && self->phase >= 0) {
-    LbSent sent = {
-        self->adaptation,     self->narrate_stage, self->narrate_step, self->phase, (guint)self->id,
-        (guint)dst,           sim_bytes,           lb_now(),           0,           0,
-        self->narrate_resize, self->narrate_label};
+    LbSent sent = {self->adaptation,
+                   self->narrate_stage,
+                   self->narrate_step,
+                   self->phase,
+                   (guint)self->id,
+                   (guint)dst,
+                   sim_bytes,
+                   lb_now(),
+                   0,
+                   0,
+                   self->narrate_resize,
+                   self->narrate_label != NULL ? self->narrate_label
+                                               : g_strdup(self->narrate_labels)};
     self->narrate_label = NULL;
     self->narrate_resize = 0;
     self->last_sent = self->run->sent->len;
@@ -650,6 +659,7 @@ lb_phase_begin(LbRank *self, guint phase)
   lb_rank_flush_phase(self);
   self->phase = (int)phase;
   self->narrate_step = 0;
+  g_clear_pointer(&self->narrate_labels, g_free);
   self->phase_start = lb_now();
   lb_trace_paje_state(self, self->run->brun->balancer->phases[phase]);
 }
@@ -778,6 +788,18 @@ lb_narrate_label(LbRank *self, const char *format, ...)
   va_start(args, format);
   g_free(self->narrate_label);
   self->narrate_label = g_strdup_vprintf(format, args);
+  va_end(args);
+}
+
+void
+lb_narrate_labels(LbRank *self, const char *format, ...)
+{
+  if (self->run->sent == NULL)
+    return;
+  va_list args;
+  va_start(args, format);
+  g_free(self->narrate_labels);
+  self->narrate_labels = g_strdup_vprintf(format, args);
   va_end(args);
 }
 

@@ -470,6 +470,8 @@ rank_main(int argc, char *argv[])
     lb_loads_before(run, a)[self->id] = before.load;
     if (run->loads_at_start != NULL)
       run->loads_at_start[(gsize)a * run->ranks + (guint)self->id] = before.load;
+    if (run->units_at_start != NULL)
+      run->units_at_start->pdata[a * run->ranks + (guint)self->id] = g_array_copy(self->units);
     lb_barrier(self);
     if (run->failure != NULL)
       break;
@@ -662,6 +664,7 @@ free_rank(LbRank *rank)
   lb_rank_clear_stash(rank);
   g_clear_pointer(&rank->pending, g_ptr_array_unref);
   g_clear_pointer(&rank->narrate_label, g_free);
+  g_clear_pointer(&rank->narrate_labels, g_free);
 }
 
 static void
@@ -702,6 +705,7 @@ free_core_run(LbCoreRun *run)
   g_clear_pointer(&run->chunks, g_array_unref);
   g_clear_pointer(&run->sent, g_array_unref);
   g_free(run->loads_at_start);
+  g_clear_pointer(&run->units_at_start, g_ptr_array_unref);
   g_clear_pointer(&run->stage_names, g_ptr_array_unref);
   g_free(run->failure);
   g_free(run);
@@ -982,6 +986,11 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     run->sent = g_array_new(FALSE, FALSE, sizeof(LbSent));
     g_array_set_clear_func(run->sent, lb_sent_clear);
     run->loads_at_start = g_new0(guint64, (gsize)run->nadaptations * p);
+    /* the hnodes every rank holds as each step starts: explain's curve */
+    if (run->work->model->leaves != NULL) {
+      run->units_at_start = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+      g_ptr_array_set_size(run->units_at_start, (guint)(run->nadaptations * p));
+    }
   }
   run->stage_names = g_ptr_array_new_with_free_func(g_free);
   run->adaptation_metrics = g_new0(double, (gsize)run->nadaptations * run->ndefs);
@@ -1067,6 +1076,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
                       : lb_work_describe_start(brun->work, run->start);
   result->hosts = (guint)sg_host_count();
   result->placement = g_steal_pointer(&setup.placement);
+  if (options->narrate)
+    lb_machine_describe(run, &result->machine);
   result->total_time = simgrid_get_clock();
   result->simulated_messages = run->messages_all;
   result->sim_wall_seconds = (double)(run_end - run_start) / 1e6;

@@ -300,6 +300,7 @@ write_frame_events(LbJson *j, const LbLesson *l, const Frame *f)
     lb_json_uint(j, NULL, m->units);
     lb_json_uint(j, NULL, m->load);
     lb_json_double(j, NULL, m->time);
+    lb_json_int(j, NULL, m->resized);
     lb_json_end_array(j);
   }
   lb_json_end_array(j);
@@ -355,6 +356,115 @@ frame_loads(const LbLesson *l, const Section *s, const Frame *f, guint *adaptati
   }
 }
 
+/* A 2D tree's leaves at every adaptation step, in the curve's order (leaves
+ * do not overlap, so the position of their first finest cell orders them),
+ * as the model rebuilds each step's tree. */
+typedef struct {
+  guint64 key;
+  LbLeaf leaf;
+} KeyedLeaf;
+
+static int
+compare_keyed(gconstpointer a, gconstpointer b)
+{
+  guint64 x = ((const KeyedLeaf *)a)->key, y = ((const KeyedLeaf *)b)->key;
+  return x < y ? -1 : x > y;
+}
+
+/* a page draws a square of at most this many leaves a step, each frame
+ * naming every leaf's owner: a bigger tree is no lesson */
+#define MAX_LEAVES 1024
+
+static GPtrArray *
+tree_leaves(const LbLesson *l, guint *order)
+{
+  const LbRunResult *run = l->run;
+  if (l->work == NULL || l->work->dim != 2 || run->units_at_start == NULL ||
+      l->work->model->leaves == NULL)
+    return NULL;
+  *order = (guint)__builtin_ctzll(l->work->size[0]);
+  GPtrArray *steps = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  for (guint a = 0; a < run->nadaptations; a++) {
+    g_autoptr(GArray) none = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+    lb_work_update((LbWork *)l->work, 0, none, a); /* builds the tree of step a */
+    g_autoptr(GArray) leaves = g_array_new(FALSE, FALSE, sizeof(LbLeaf));
+    l->work->model->leaves(l->work, leaves);
+    if (leaves->len > MAX_LEAVES) {
+      g_ptr_array_unref(steps);
+      return NULL;
+    }
+    GArray *keyed = g_array_sized_new(FALSE, FALSE, sizeof(KeyedLeaf), leaves->len);
+    for (guint i = 0; i < leaves->len; i++) {
+      const LbLeaf *f = &g_array_index(leaves, LbLeaf, i);
+      KeyedLeaf k = {lb_curve_cube_start(l->curve, 2, *order, f->level, f->coords), *f};
+      g_array_append_val(keyed, k);
+    }
+    g_array_sort(keyed, compare_keyed);
+    g_ptr_array_add(steps, keyed);
+  }
+  return steps;
+}
+
+static void
+write_tree(LbJson *j, const GPtrArray *steps, guint order)
+{
+  lb_json_begin_object(j, "tree");
+  lb_json_uint(j, "order", order);
+  lb_json_begin_array(j, "steps", FALSE);
+  for (guint a = 0; a < steps->len; a++) {
+    const GArray *keyed = steps->pdata[a];
+    lb_json_begin_array(j, NULL, FALSE);
+    for (guint i = 0; i < keyed->len; i++) {
+      const LbLeaf *f = &g_array_index(keyed, KeyedLeaf, i).leaf;
+      lb_json_begin_array(j, NULL, TRUE);
+      guint64 v[] = {f->id, f->level, f->coords[0], f->coords[1]};
+      for (guint k = 0; k < G_N_ELEMENTS(v); k++)
+        lb_json_uint(j, NULL, v[k]);
+      lb_json_end_array(j);
+    }
+    lb_json_end_array(j);
+  }
+  lb_json_end_array(j);
+  lb_json_end_object(j);
+}
+
+/* Every leaf's owner once the frame ends: what held it as the frame's
+ * step started, the frame's transfers so far applied. */
+static void
+write_leaf_owners(LbJson *j, const LbLesson *l, const GPtrArray *steps, guint adaptation,
+                  GHashTable *owner)
+{
+  const GArray *keyed = steps->pdata[adaptation];
+  lb_json_begin_array(j, "leaf_owners", TRUE);
+  for (guint i = 0; i < keyed->len; i++) {
+    guint64 id = g_array_index(keyed, KeyedLeaf, i).leaf.id;
+    gpointer r = NULL;
+    lb_json_int(j, NULL,
+                g_hash_table_lookup_extended(owner, &id, NULL, &r) ? GPOINTER_TO_INT(r) : -1);
+  }
+  lb_json_end_array(j);
+}
+
+static void
+owners_at_start(const LbLesson *l, guint adaptation, GHashTable *owner, GArray *ids)
+{
+  const LbRunResult *run = l->run;
+  g_hash_table_remove_all(owner);
+  g_array_set_size(ids, 0);
+  for (guint r = 0; r < run->ranks; r++) {
+    const GArray *units = run->units_at_start->pdata[adaptation * run->ranks + r];
+    for (guint i = 0; units != NULL && i < units->len; i++)
+      g_array_append_val(ids, g_array_index(units, LbUnit, i).id);
+  }
+  /* ids stays as it is from here on: the table keys point into it */
+  guint at = 0;
+  for (guint r = 0; r < run->ranks; r++) {
+    const GArray *units = run->units_at_start->pdata[adaptation * run->ranks + r];
+    for (guint i = 0; units != NULL && i < units->len; i++, at++)
+      g_hash_table_insert(owner, &g_array_index(ids, guint64, at), GINT_TO_POINTER(r));
+  }
+}
+
 static void
 write_case(LbJson *j, const LbLesson *l)
 {
@@ -367,7 +477,27 @@ write_case(LbJson *j, const LbLesson *l)
   lb_json_string(j, "summary", l->balancer->summary);
   lb_json_uint(j, "ranks", run->ranks);
   lb_json_string(j, "platform", l->platform);
-  lb_json_string(j, "topology", g_str_has_prefix(l->platform, "hypercube") ? "hypercube" : "ranks");
+  const LbMachine *m = &run->machine;
+  lb_json_string(j, "topology",
+                 m->topology != NULL                          ? m->topology
+                 : g_str_has_prefix(l->platform, "hypercube") ? "hypercube"
+                                                              : "ranks");
+  if (m->ranks != NULL) {
+    /* where every rank ran: its host, the host's speed, its switch */
+    lb_json_begin_array(j, "dims", TRUE);
+    for (guint k = 0; k < m->ndims; k++)
+      lb_json_uint(j, NULL, m->dims[k]);
+    lb_json_end_array(j);
+    lb_json_begin_array(j, "hosts", FALSE);
+    for (guint r = 0; r < run->ranks; r++) {
+      lb_json_begin_array(j, NULL, TRUE);
+      lb_json_uint(j, NULL, m->ranks[r].host);
+      lb_json_double(j, NULL, m->ranks[r].speed);
+      lb_json_uint(j, NULL, m->ranks[r].group);
+      lb_json_end_array(j);
+    }
+    lb_json_end_array(j);
+  }
   lb_json_string(j, "model", l->model);
   lb_json_string(j, "unit", unit_word(l->model, 2));
   lb_json_uint(j, "units", l->nunits);
@@ -406,6 +536,20 @@ write_case(LbJson *j, const LbLesson *l)
       lb_json_double(j, NULL, ch->ended);
       lb_json_end_array(j);
     }
+    lb_json_end_array(j);
+  }
+  if (g_strcmp0(l->model, "samr") == 0 && l->initial != NULL) {
+    /* every grid before balancing: its rank, id and load */
+    lb_json_begin_array(j, "grids", FALSE);
+    for (guint r = 0; r < run->ranks; r++)
+      for (guint i = 0; i < l->initial[r]->len; i++) {
+        const LbUnit *u = &g_array_index(l->initial[r], LbUnit, i);
+        lb_json_begin_array(j, NULL, TRUE);
+        lb_json_uint(j, NULL, r);
+        lb_json_uint(j, NULL, u->id);
+        lb_json_uint(j, NULL, u->load);
+        lb_json_end_array(j);
+      }
     lb_json_end_array(j);
   }
   lb_json_string(j, "intro", l->intro);
@@ -450,6 +594,22 @@ lb_lesson_json(const LbLesson *l)
   if (run->chunks == NULL && run->loads_at_start != NULL)
     memcpy(loads, run->loads_at_start, sizeof(guint64) * p);
   g_autofree guint32 *owner = initial_owner(l);
+  guint order = 0;
+  g_autoptr(GPtrArray) tree = tree_leaves(l, &order);
+  g_autoptr(GHashTable) leaf_owner = g_hash_table_new(g_int64_hash, g_int64_equal);
+  g_autoptr(GArray) leaf_ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+  g_autoptr(GArray) moved_ids = g_array_new(FALSE, FALSE, sizeof(guint64));
+  guint tree_adaptation = 0;
+  if (tree != NULL) {
+    write_tree(&j, tree, order);
+    owners_at_start(l, 0, leaf_owner, leaf_ids);
+    /* room enough that the ids moved never reallocate: keys point into it */
+    guint64 moved = 0;
+    for (guint i = 0; run->transfers != NULL && i < run->transfers->len; i++)
+      moved += g_array_index(run->transfers, LbTransfer, i).count;
+    g_array_set_size(moved_ids, (guint)moved);
+    g_array_set_size(moved_ids, 0);
+  }
   gboolean ranges = owner != NULL && l->dim == 0;
   if (owner != NULL && l->dim > 0) {
     lb_json_begin_array(&j, "owner", TRUE);
@@ -500,6 +660,8 @@ lb_lesson_json(const LbLesson *l)
   write_loads(&j, "loads", loads, p);
   if (ranges)
     write_ranges(&j, owner, l->nunits, p);
+  if (tree != NULL)
+    write_leaf_owners(&j, l, tree, 0, leaf_owner);
   lb_json_end_object(&j);
   guint adaptation = 0;
   for (guint i = 0; i < c.frames->len; i++) {
@@ -526,6 +688,22 @@ lb_lesson_json(const LbLesson *l)
     write_loads(&j, "loads", loads, p);
     if (ranges)
       write_ranges(&j, owner, l->nunits, p);
+    if (tree != NULL) {
+      if (s->adaptation != tree_adaptation) {
+        tree_adaptation = s->adaptation;
+        owners_at_start(l, tree_adaptation, leaf_owner, leaf_ids);
+      }
+      for (guint k = 0; k < f->transfers->len; k++) {
+        const LbTransfer *t =
+            &g_array_index(run->transfers, LbTransfer, g_array_index(f->transfers, guint, k));
+        for (guint64 id = t->first; id < t->first + t->count; id++) {
+          g_array_append_val(moved_ids, id);
+          g_hash_table_insert(leaf_owner, &g_array_index(moved_ids, guint64, moved_ids->len - 1),
+                              GUINT_TO_POINTER(t->dst));
+        }
+      }
+      write_leaf_owners(&j, l, tree, tree_adaptation, leaf_owner);
+    }
     lb_json_end_object(&j);
   }
   lb_json_end_array(&j);
@@ -698,6 +876,12 @@ lb_lesson_write(const LbScenario *sc, const LbBalancerRun *brun, const LbRunResu
       .intro = intro,
       .story = story,
   };
+  LbCurveKind curve;
+  if (work->model->leaves != NULL && brun->balancer->curve != NULL &&
+      lb_curve_parse(brun->balancer->curve(brun->params), &curve)) {
+    lesson.work = work;
+    lesson.curve = curve;
+  }
   if (json != NULL) {
     g_autofree char *text = lb_lesson_json(&lesson);
     if (!lb_output_text(json, text, error))

@@ -13,6 +13,7 @@
 #include "lbsim/balancer.h"
 #include "lbsim/run.h"
 #include "lbsim/scenario.h"
+#include "geometry/curve.h"
 
 #define LB_LESSON_FORMAT "lbsim-explain"
 #define LB_LESSON_VERSION 1
@@ -32,6 +33,10 @@ typedef struct {
   const GArray *blocks; /* the balancer's tree (LbExplainBlock), or NULL */
   const char *intro;    /* the text before the narration */
   const char *story;    /* the text from the narration on */
+  /* a 2D tree's balancer that keeps a curve: the model (whose tree of
+   * each step is rebuilt) and the curve; work NULL otherwise */
+  const LbWork *work;
+  LbCurveKind curve;
 } LbLesson;
 
 /* The frames as JSON (format LB_LESSON_FORMAT, version LB_LESSON_VERSION). */

@@ -107,6 +107,43 @@ write_narrated(JsonBuilder *b, const LbRunResult *r)
       json_builder_add_int_value(b, (gint64)r->loads_at_start[i]);
     json_builder_end_array(b);
   }
+  if (r->units_at_start != NULL) {
+    /* [step, rank, id, load] */
+    json_builder_set_member_name(b, "units_at_start");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->units_at_start->len; i++) {
+      const GArray *units = r->units_at_start->pdata[i];
+      for (guint k = 0; units != NULL && k < units->len; k++) {
+        const LbUnit *u = &g_array_index(units, LbUnit, k);
+        json_builder_begin_array(b);
+        gint64 v[] = {i / r->ranks, i % r->ranks, (gint64)u->id, (gint64)u->load};
+        for (guint j = 0; j < G_N_ELEMENTS(v); j++)
+          json_builder_add_int_value(b, v[j]);
+        json_builder_end_array(b);
+      }
+    }
+    json_builder_end_array(b);
+  }
+  if (r->machine.ranks != NULL) {
+    if (r->machine.topology != NULL)
+      add_string(b, "machine_topology", r->machine.topology);
+    json_builder_set_member_name(b, "machine_dims");
+    json_builder_begin_array(b);
+    for (guint k = 0; k < r->machine.ndims; k++)
+      json_builder_add_int_value(b, r->machine.dims[k]);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "machine");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->ranks; i++) {
+      const LbRankHost *h = &r->machine.ranks[i];
+      json_builder_begin_array(b);
+      json_builder_add_int_value(b, h->host);
+      json_builder_add_double_value(b, h->speed);
+      json_builder_add_int_value(b, h->group);
+      json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+  }
 }
 
 char *
@@ -476,15 +513,72 @@ clear_sent(gpointer data)
   g_clear_pointer(&sent->label, g_free);
 }
 
+/* the machine write_narrated keeps, back */
+static gboolean
+read_machine(JsonObject *o, JsonArray *machine, JsonArray *dims, LbRunResult *r, GError **error)
+{
+  if (json_array_get_length(machine) != r->ranks)
+    return bad(error, "machine", "expected %u rows, one per rank", r->ranks);
+  guint ndims = dims != NULL ? json_array_get_length(dims) : 0;
+  if (ndims > G_N_ELEMENTS(r->machine.dims))
+    return bad(error, "machine_dims", "expected at most %u sizes",
+               (guint)G_N_ELEMENTS(r->machine.dims));
+  for (guint k = 0; k < ndims; k++) {
+    gint64 v;
+    g_autofree char *at = g_strdup_printf("machine_dims[%u]", k);
+    if (!int_field(json_array_get_element(dims, k), at, 1, G_MAXUINT32, &v, error))
+      return FALSE;
+    r->machine.dims[k] = (guint)v;
+  }
+  r->machine.ndims = ndims;
+  const char *topology = member_string(o, "machine_topology", FALSE, error);
+  if (topology == NULL && json_object_has_member(o, "machine_topology"))
+    return FALSE;
+  r->machine.topology = g_strdup(topology);
+  r->machine.ranks = g_new0(LbRankHost, r->ranks);
+  for (guint i = 0; i < r->ranks; i++) {
+    JsonArray *x = row_of(machine, i, "machine", 3, 3, error);
+    gint64 host, group;
+    double speed;
+    if (x == NULL || !row_ints(x, "machine", i, 0, 1, 0, G_MAXUINT32, &host, error) ||
+        !row_double(x, "machine", i, 1, &speed, error) ||
+        !row_ints(x, "machine", i, 2, 1, 0, G_MAXUINT32, &group, error))
+      return FALSE;
+    r->machine.ranks[i] = (LbRankHost){(guint)host, speed, (guint)group};
+  }
+  return TRUE;
+}
+
 /* write_narrated's, back */
 static gboolean
 read_narrated(JsonObject *o, LbRunResult *r, GError **error)
 {
-  JsonArray *notes, *sent, *chunks, *loads;
+  JsonArray *notes, *sent, *chunks, *loads, *machine, *dims, *units;
   if (!read_optional_array(o, "notes", &notes, error) ||
       !read_optional_array(o, "sent", &sent, error) ||
       !read_optional_array(o, "chunks", &chunks, error) ||
-      !read_optional_array(o, "loads_at_start", &loads, error))
+      !read_optional_array(o, "loads_at_start", &loads, error) ||
+      !read_optional_array(o, "machine", &machine, error) ||
+      !read_optional_array(o, "machine_dims", &dims, error) ||
+      !read_optional_array(o, "units_at_start", &units, error))
+    return FALSE;
+  if (units != NULL) {
+    r->units_at_start = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    for (guint i = 0; i < r->nadaptations * r->ranks; i++)
+      g_ptr_array_add(r->units_at_start, g_array_new(FALSE, FALSE, sizeof(LbUnit)));
+    for (guint i = 0; i < json_array_get_length(units); i++) {
+      JsonArray *x = row_of(units, i, "units_at_start", 4, 4, error);
+      gint64 v[4];
+      if (x == NULL ||
+          !row_ints(x, "units_at_start", i, 0, 1, 0, (gint64)r->nadaptations - 1, v, error) ||
+          !row_ints(x, "units_at_start", i, 1, 1, 0, (gint64)r->ranks - 1, v + 1, error) ||
+          !row_ints(x, "units_at_start", i, 2, 2, 0, G_MAXINT64, v + 2, error))
+        return FALSE;
+      LbUnit u = {(guint64)v[2], (guint64)v[3]};
+      g_array_append_val(r->units_at_start->pdata[v[0] * r->ranks + v[1]], u);
+    }
+  }
+  if (machine != NULL && !read_machine(o, machine, dims, r, error))
     return FALSE;
   if (notes != NULL) {
     r->notes = g_array_sized_new(FALSE, FALSE, sizeof(LbNote), json_array_get_length(notes));

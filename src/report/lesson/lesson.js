@@ -25,32 +25,94 @@
   var DIM_COLOURS = ['#d62728', '#1f77b4', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf',
                      '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22'];
 
-  /* ---- the machine's layout ---- */
-  var d = log2(P), hypercube = D.topology === 'hypercube' && (1 << d) === P && P <= 64;
+  /* ---- the machine's layout: where each rank ran (D.hosts: host, speed,
+   * switch), as the platform is built ---- */
+  var hosts = D.hosts || null;
+  function hostOf(r) { return hosts ? hosts[r][0] : gray(r); }
+  var d = log2(P), kind = D.topology;
+  var hypercube = kind === 'hypercube' && P <= 64 && (hosts || (1 << d) === P);
+  if (hypercube && hosts) {
+    d = 0;
+    hosts.forEach(function (h) { while ((1 << d) <= h[0]) d++; });
+  }
+  var dims = D.dims || [];
+  var torus = kind === 'torus' && hosts && dims.length > 0;
+  var groups = [], groupOf = [];
+  var switched = (kind === 'cluster' || kind === 'fat-tree') && hosts;
+  var speeds = {}, heterogeneous = false;
+  if (hosts) {
+    hosts.forEach(function (h) { speeds[h[1]] = true; });
+    heterogeneous = Object.keys(speeds).length > 1;
+  }
   var S = P <= 8 ? 150 : P <= 16 ? 125 : P <= 32 ? 105 : 92;
   var W = Math.round(S * 0.74), H = Math.round(S * 0.62);
-  var pos = [];
+  var pos = [], coords = [];
   function gray(r) { return r ^ (r >> 1); }
+  function torusCoords(h) {
+    var c = [];
+    for (var k = 0; k < dims.length; k++) { c.push(h % dims[k]); h = Math.floor(h / dims[k]); }
+    while (c.length < 3) c.push(0);
+    return c;
+  }
   (function layout() {
-    var offsets = [1, 2.25, 4.75, 9.75];
-    for (var r = 0; r < P; r++) {
-      var x = 0, y = 0;
+    var offsets = [1, 2.25, 4.75, 9.75], r, x, y;
+    if (torus) {
+      /* the torus's x along a row, y down, its z planes side by side: torus
+       * neighbours sit next to each other; only the part the ranks use */
+      var lo = [1e9, 1e9, 1e9], hi = [-1, -1, -1];
+      for (r = 0; r < P; r++) {
+        var c = torusCoords(hosts[r][0]);
+        coords.push(c);
+        for (var k = 0; k < 3; k++) { lo[k] = Math.min(lo[k], c[k]); hi[k] = Math.max(hi[k], c[k]); }
+      }
+      var plane = (hi[0] - lo[0] + 1.5) * S;
+      for (r = 0; r < P; r++)
+        pos.push({x: 20 + (coords[r][2] - lo[2]) * plane + (coords[r][0] - lo[0]) * S,
+                  y: 36 + (coords[r][1] - lo[1]) * S});
+      return;
+    }
+    if (switched) {
+      /* one box per switch, its ranks in a square inside */
+      var index = {};
+      for (r = 0; r < P; r++) {
+        var g = hosts[r][2];
+        if (!(g in index)) { index[g] = groups.length; groups.push({id: g, ranks: []}); }
+        groupOf.push(index[g]);
+        groups[index[g]].ranks.push(r);
+      }
+      var perRow = Math.ceil(Math.sqrt(groups.length)), gx = 10, gy = 10, rowH = 0;
+      groups.forEach(function (grp, i) {
+        var cols = Math.ceil(Math.sqrt(grp.ranks.length)), rows = Math.ceil(grp.ranks.length / cols);
+        if (i > 0 && i % perRow === 0) { gx = 10; gy += rowH + 14; rowH = 0; }
+        grp.x = gx; grp.y = gy;
+        grp.w = (cols - 1) * S + W + 20; grp.h = (rows - 1) * S + H + 40;
+        grp.ranks.forEach(function (rank, k) {
+          pos[rank] = {x: gx + 10 + (k % cols) * S, y: gy + 30 + Math.floor(k / cols) * S};
+        });
+        gx += grp.w + 14;
+        rowH = Math.max(rowH, grp.h);
+      });
+      return;
+    }
+    for (r = 0; r < P; r++) {
+      x = 0; y = 0;
       if (hypercube) {
-        var g = gray(r);
-        for (var k = 0; k < d; k++)
-          if (g & (1 << k)) {
-            if (k % 2 === 0) x += offsets[k >> 1] * S; else y += offsets[k >> 1] * S;
+        var hb = hostOf(r);
+        for (var b = 0; b < d; b++)
+          if (hb & (1 << b)) {
+            if (b % 2 === 0) x += offsets[b >> 1] * S; else y += offsets[b >> 1] * S;
           }
       } else {
-        var cols = Math.ceil(Math.sqrt(P));
-        x = (r % cols) * S;
-        y = Math.floor(r / cols) * S;
+        var cols2 = Math.ceil(Math.sqrt(P));
+        x = (r % cols2) * S;
+        y = Math.floor(r / cols2) * S;
       }
       pos.push({x: x + 20, y: y + 20});
     }
   })();
   var width = 0, height = 0;
   pos.forEach(function (p) { width = Math.max(width, p.x + W + 20); height = Math.max(height, p.y + H + 20); });
+  groups.forEach(function (g) { width = Math.max(width, g.x + g.w + 10); height = Math.max(height, g.y + g.h + 10); });
   var maxLoad = 1, maxBytes = 1;
   frames.forEach(function (f) {
     f.loads.forEach(function (l) { maxLoad = Math.max(maxLoad, l); });
@@ -70,16 +132,24 @@
     el('path', {d: 'M0,0 L10,5 L0,10 z', fill: '#333'}, marker);
     if (hypercube) {
       for (var r = 0; r < P; r++)
-        for (var k = 0; k < d; k++) {
-          var q = gray(r) ^ (1 << k), s = 0;
-          while (gray(s) !== q) s++;
-          if (s < r) continue;
+        for (var s = r + 1; s < P; s++) {
+          var diff = hostOf(r) ^ hostOf(s), k = 0;
+          if (diff === 0 || (diff & (diff - 1)) !== 0) continue;
+          while ((1 << k) !== diff) k++;
           var a = centre(r), b = centre(s);
           el('line', {x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: DIM_COLOURS[k % 10],
             'class': 'edge', 'data-dim': k}, svg);
         }
     }
-    for (var r2 = 0; r2 < P; r2++) drawRank(svg, f, r2);
+    if (torus) drawTorusLinks(svg);
+    groups.forEach(function (g, i) {
+      var box = el('g', {'class': 'switch', 'data-switch': g.id}, svg);
+      el('rect', {x: g.x, y: g.y, width: g.w, height: g.h, rx: 6}, box);
+      el('text', {x: g.x + 8, y: g.y + 17}, box, (kind === 'fat-tree' ? 'leaf switch ' : 'switch ') +
+         g.id + ': ' + g.ranks.length + ' rank' + (g.ranks.length === 1 ? '' : 's'));
+    });
+    for (var r2 = 0; r2 < P; r2++)
+      drawRank(groups.length ? svg.querySelectorAll('g.switch')[groupOf[r2]] : svg, f, r2);
     var many = f.messages.length > 24;
     f.messages.forEach(function (m, i) {
       var a = centre(m[0]), b = centre(m[1]);
@@ -101,18 +171,66 @@
     });
   }
 
+  /* a torus link between ranks one step apart along an axis; the
+   * wrap-around link, when the ranks span the axis, as an arc outside */
+  function drawTorusLinks(svg) {
+    for (var r = 0; r < P; r++)
+      for (var s = r + 1; s < P; s++) {
+        var axis = -1, wrap = false, other = 0;
+        for (var k = 0; k < 3; k++) {
+          var n = k < dims.length ? dims[k] : 1, dk = Math.abs(coords[r][k] - coords[s][k]);
+          if (dk === 0) continue;
+          if (dk === 1 || (n > 2 && dk === n - 1)) { axis = k; wrap = dk !== 1; other++; }
+          else other += 2;
+        }
+        if (other !== 1) continue;
+        var a = centre(r), b = centre(s), colour = DIM_COLOURS[axis];
+        if (!wrap || axis === 2) {
+          if (wrap) continue;
+          el('line', {x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: colour, 'class': 'edge torus-link',
+            'data-axis': axis}, svg);
+          continue;
+        }
+        var lift = axis === 0 ? -(H / 2 + 10) : 0, side = axis === 1 ? -(W / 2 + 10) : 0;
+        var ax = axis === 0 ? a.x : a.x + side, ay = axis === 0 ? a.y + lift : a.y;
+        el('path', {d: 'M' + a.x + ',' + a.y + ' C' + ax + ',' + ay + ' ' + (axis === 0 ? b.x : b.x + side) +
+          ',' + (axis === 0 ? b.y + lift : b.y) + ' ' + b.x + ',' + b.y, fill: 'none', stroke: colour,
+          'class': 'edge torus-link wrap', 'stroke-dasharray': '5 3', 'data-axis': axis}, svg);
+      }
+  }
+
+  function speedText(v) {
+    return v >= 1e9 ? (v / 1e9).toFixed(v % 1e9 ? 3 : 0) + ' GF/s' : (v / 1e6).toFixed(0) + ' MF/s';
+  }
+
   function drawRank(svg, f, r) {
     var p = pos[r], load = f.loads[r];
     var g = el('g', {'class': 'rank', 'data-rank': r, 'data-load': load,
       transform: 'translate(' + p.x + ',' + p.y + ')'}, svg);
+    if (hosts) {
+      g.setAttribute('data-host', hosts[r][0]);
+      g.setAttribute('data-speed', hosts[r][1]);
+      if (switched) g.setAttribute('data-switch', hosts[r][2]);
+    }
+    if (torus) g.setAttribute('data-coords', coords[r].slice(0, Math.max(dims.length, 1)).join(','));
     el('rect', {'class': 'box', width: W, height: H, rx: 4}, g);
     var narrow = W < 90;
     el('text', {x: 4, y: 12}, g, narrow ? 'r' + r : 'rank ' + r);
     if (hypercube) {
       var bits = '';
-      for (var k = d - 1; k >= 0; k--) bits += (gray(r) >> k) & 1;
+      for (var k = d - 1; k >= 0; k--) bits += (hostOf(r) >> k) & 1;
       el('text', {x: W - 4, y: narrow ? 24 : 12, 'text-anchor': 'end', 'class': 'code'}, g, bits);
+    } else if (torus) {
+      el('text', {x: W - 4, y: narrow ? 24 : 12, 'text-anchor': 'end', 'class': 'code'}, g,
+         '(' + coords[r].slice(0, dims.length).join(',') + ')');
+    } else if (hosts && !narrow) {
+      el('text', {x: W - 4, y: 12, 'text-anchor': 'end', 'class': 'code'}, g, 'n' + hosts[r][0]);
     }
+    if (heterogeneous)
+      el('text', {x: W - 4, y: narrow && (torus || hypercube) ? 36 : narrow ? 12 : 24,
+        'text-anchor': 'end', 'class': 'speed' +
+        (hosts[r][1] > Math.min.apply(null, Object.keys(speeds).map(Number)) ? ' fast' : '')}, g,
+        speedText(hosts[r][1]));
     var barMax = H - 30, bh = Math.max(load > 0 ? 1 : 0, barMax * load / maxLoad);
     el('rect', {'class': 'bar' + (load > average * 1.05 ? ' over' : ''), x: 4, y: H - 4 - bh,
       width: W * 0.28, height: bh}, g);
@@ -209,12 +327,16 @@
 
   /* SFC: the curve's sequence of hnodes cut into segments, in rank order,
    * each as wide as its load */
-  function drawSegments(svg, f) {
-    clear(svg);
+  function drawSegments(svg, f, top) {
     var total = f.loads.reduce(function (a, b) { return a + b; }, 0) || 1, w = 560, x = 5;
-    svg.setAttribute('viewBox', '0 0 ' + (w + 10) + ' 90');
-    svg.setAttribute('width', w + 10);
-    svg.setAttribute('height', 90);
+    if (!top) {
+      clear(svg);
+      top = 0;
+      svg.setAttribute('viewBox', '0 0 ' + (w + 10) + ' 90');
+      svg.setAttribute('width', w + 10);
+      svg.setAttribute('height', 90);
+    }
+    svg = el('g', {transform: 'translate(0,' + top + ')'}, svg);
     el('text', {x: 5, y: 14}, svg, 'the curve\'s sequence of ' + D.unit + ', start to end');
     f.loads.forEach(function (l, r) {
       var sw = w * l / total;
@@ -231,6 +353,43 @@
     });
     familyCaption.textContent = 'The segments of the curve, one per rank in rank order, each ' +
       'as wide as its load after this frame: a shift moves a boundary.';
+  }
+
+  /* SFC over a 2D H-tree: the leaves over the square, each coloured by the
+   * rank whose segment holds it after this frame, the curve through them in
+   * its order; a boundary between segments is a black dot on the curve,
+   * and a leaf that changed hands in this frame has a thick outline */
+  function drawCurveTree(svg, f) {
+    clear(svg);
+    var leaves = D.tree.steps[f.adaptation], owners = f.leaf_owners, side = 1 << D.tree.order;
+    var before = f.index > 0 && frames[f.index - 1].adaptation === f.adaptation ?
+      frames[f.index - 1].leaf_owners : owners;
+    var size = 380, c = size / side, top = 8;
+    svg.setAttribute('viewBox', '0 0 ' + 570 + ' ' + (size + 110));
+    svg.setAttribute('width', 570);
+    svg.setAttribute('height', size + 110);
+    var centres = [];
+    leaves.forEach(function (leaf, i) {
+      var span = side >> leaf[1], x = 5 + leaf[2] * span * c, y = top + size - (leaf[3] + 1) * span * c;
+      var owner = owners[i];
+      var g = el('g', {'class': 'leaf' + (owner !== before[i] ? ' shifted' : ''), 'data-leaf': leaf[0],
+        'data-owner': owner}, svg);
+      el('rect', {x: x, y: y, width: span * c, height: span * c, fill: owner >= 0 ? rankColour(owner) : '#fff'}, g);
+      el('title', {}, g, 'leaf ' + i + ' of the curve (level ' + leaf[1] + '): rank ' + owner);
+      centres.push([x + span * c / 2, y + span * c / 2]);
+    });
+    el('polyline', {points: centres.map(function (p) { return p.join(','); }).join(' '),
+      'class': 'curve'}, svg);
+    for (var i = 1; i < leaves.length; i++)
+      if (owners[i] !== owners[i - 1]) {
+        var mx = (centres[i][0] + centres[i - 1][0]) / 2, my = (centres[i][1] + centres[i - 1][1]) / 2;
+        el('circle', {cx: mx, cy: my, r: 4, 'class': 'boundary', 'data-after': i}, svg);
+      }
+    drawSegments(svg, f, size + top + 8);
+    familyCaption.textContent = 'The H-tree\'s ' + leaves.length + ' leaves over the square (y ' +
+      'upwards), each coloured by the rank whose segment holds it after this frame, and the ' +
+      'curve through them in its order: the black dots are the segments\' boundaries, a thick ' +
+      'outline a leaf that changed hands in this frame. Below, the segments by load.';
   }
 
   /* DLS: who computed which chunk when, growing frame by frame, and what
@@ -266,10 +425,109 @@
       'data; red outline: migrated), up to this frame\'s time.';
   }
 
+  /* SAMR: every rank's grids as boxes as wide as their loads, frame by
+   * frame: a moved grid leaves its rank (a dashed outline stays there in
+   * the frame it moves) and appears at the receiver's; a split leaves the
+   * grid smaller and its piece at the receiver's. A piece's parent is the
+   * grid the message's label names. */
+  var gridStates = null;
+  function gridsAt(k) {
+    if (!gridStates) {
+      var state = {};
+      D.grids.forEach(function (g, i) { state[g[1]] = {rank: g[0], load: g[2], order: i}; });
+      gridStates = [state];
+      var order = D.grids.length;
+      for (var i = 1; i < N; i++) {
+        var next = {}, f = frames[i];
+        for (var id in state) next[id] = {rank: state[id].rank, load: state[id].load,
+          order: state[id].order, parent: state[id].parent};
+        f.moves.forEach(function (m) {
+          for (var id = m[2]; id < m[2] + m[3]; id++) {
+            var g = next[id];
+            if (g && g.rank === m[0]) {
+              g.rank = m[1]; g.load = m[4]; g.moved = m[0];
+              continue;
+            }
+            var piece = {rank: m[1], load: m[4], order: order++, split: m[0]};
+            f.messages.forEach(function (msg) {
+              var named = /grid (\d+)/.exec(msg[3]);
+              if (msg[0] !== m[0] || msg[1] !== m[1] || msg[5] !== m[4] || !named) return;
+              var parent = next[named[1]];
+              piece.parent = parseInt(named[1], 10);
+              if (parent) { parent.load = parent.load + (msg[7] || 0) - m[4]; parent.cut = true; }
+            });
+            next[id] = piece;
+          }
+        });
+        gridStates.push(next);
+        state = next;
+      }
+    }
+    return gridStates[k];
+  }
+  function drawGrids(svg, f) {
+    clear(svg);
+    var state = gridsAt(f.index), rows = [], maxLoad = 1;
+    for (var r = 0; r < P; r++) rows.push([]);
+    Object.keys(state).forEach(function (id) {
+      var g = state[id];
+      rows[g.rank].push({id: parseInt(id, 10), g: g});
+    });
+    var gone = [];
+    Object.keys(state).forEach(function (id) {
+      if (state[id].moved !== undefined)
+        gone.push({rank: state[id].moved, id: parseInt(id, 10), load: state[id].load, to: state[id].rank});
+    });
+    rows.forEach(function (row, r) {
+      row.sort(function (a, b) { return a.g.order - b.g.order; });
+      var sum = 0;
+      row.forEach(function (x) { sum += x.g.load; });
+      gone.forEach(function (x) { if (x.rank === r) sum += x.load; });
+      maxLoad = Math.max(maxLoad, sum);
+    });
+    var rowH = Math.max(18, Math.min(30, 360 / P)), left = 50, w = 480;
+    svg.setAttribute('viewBox', '0 0 ' + (left + w + 20) + ' ' + (P * rowH + 12));
+    svg.setAttribute('width', left + w + 20);
+    svg.setAttribute('height', P * rowH + 12);
+    rows.forEach(function (row, r) {
+      var y = 6 + r * rowH, x = left;
+      var line = el('g', {'class': 'grid-rank', 'data-rank': r}, svg);
+      el('text', {x: 4, y: y + rowH * 0.65, 'font-size': 11}, line, 'rank ' + r);
+      row.forEach(function (item) {
+        var g = item.g, gw = Math.max(3, w * g.load / maxLoad);
+        var cls = 'grid' + (g.moved !== undefined && g.moved !== r ? ' arrived' : '') +
+          (g.split !== undefined ? ' piece' : '') + (g.cut ? ' cut' : '');
+        var box = el('g', {'class': cls, 'data-grid': item.id, 'data-load': g.load}, line);
+        el('rect', {x: x, y: y + 2, width: gw - 2, height: rowH - 5, rx: 2,
+          fill: rankColour(r)}, box);
+        el('title', {}, box, 'grid ' + item.id + ', load ' + g.load +
+          (g.parent !== undefined ? ', a piece of grid ' + g.parent : ''));
+        if (gw > 26) el('text', {x: x + gw / 2 - 1, y: y + rowH * 0.65, 'text-anchor': 'middle'},
+          box, g.parent !== undefined && gw > 60 ? item.id + ' (of ' + g.parent + ')' : item.id);
+        x += gw;
+      });
+      gone.forEach(function (item) {
+        if (item.rank !== r) return;
+        var gw = Math.max(3, w * item.load / maxLoad);
+        var ghost = el('g', {'class': 'left', 'data-grid': item.id}, line);
+        el('rect', {x: x, y: y + 2, width: gw - 2, height: rowH - 5, rx: 2}, ghost);
+        if (gw > 40) el('text', {x: x + gw / 2, y: y + rowH * 0.65, 'text-anchor': 'middle'},
+          ghost, item.id + ' \u2192 ' + item.to);
+        x += gw;
+      });
+    });
+    familyCaption.textContent = 'Every rank\'s grids, each as wide as its load, after this frame ' +
+      '(numbers: grid ids). A grid that moves in this frame appears at its new rank (thick outline) ' +
+      'and leaves a dashed outline at its old one; a split leaves its grid smaller (dotted ' +
+      'outline) and its piece, a new grid, at the receiver\'s.';
+  }
+
   function drawFamily(svg, f) {
     if (D.blocks) drawBlocks(svg, f);
     else if (D.owner && D.size && D.size.length >= 2) drawField(svg, f);
     else if (D.chunks) drawGantt(svg, f);
+    else if (D.grids) drawGrids(svg, f);
+    else if (D.tree) drawCurveTree(svg, f);
     else if (D.model === 'htree') drawSegments(svg, f);
     else { clear(svg); svg.setAttribute('width', 0); svg.setAttribute('height', 0); }
   }
@@ -369,13 +627,23 @@
   phase.addEventListener('change', function () {
     show(phase.value === '' ? 0 : D.sections[parseInt(phase.value, 10)].frame);
   });
-  $('machine-caption').textContent = hypercube
-    ? 'The hypercube of ' + P + ' ranks, laid out by Gray code (the bits beside each rank): ' +
-      'an edge of dimension k joins ranks whose codes differ in bit k, drawn in its colour. ' +
-      'Bars: load (dashed: the average); arrows: this frame\'s messages, as wide as their bytes ' +
-      '(red: they carry ' + D.unit + ').'
-    : P + ' ranks in rank order. Bars: load (dashed: the average); arrows: this frame\'s ' +
-      'messages, as wide as their bytes (red: they carry ' + D.unit + ').';
+  var legend = 'Bars: load (dashed: the average); arrows: this frame\'s messages, as wide as ' +
+    'their bytes (red: they carry ' + D.unit + ').';
+  $('machine-caption').textContent = (hypercube
+    ? 'The hypercube of ' + P + ' ranks, each at its node\'s address (the bits beside it): ' +
+      'an edge of dimension k joins nodes whose addresses differ in bit k, drawn in its colour. '
+    : torus
+    ? 'The ' + dims.join(' x ') + ' torus of ' + D.platform + ', the part its ' + P + ' ranks run ' +
+      'on: x along a row, y down' + (dims.length > 2 ? ', each z plane beside the last' : '') +
+      '; beside each rank its node\'s coordinates. Neighbours on the torus sit next to each ' +
+      'other, joined by a link in its axis\'s colour (dashed: the link that wraps round). '
+    : switched
+    ? P + ' ranks by the ' + (kind === 'fat-tree' ? 'leaf switch of the fat tree' : 'edge switch') +
+      ' their hosts hang from (one box a switch; a message between boxes crosses the ' +
+      (kind === 'fat-tree' ? 'spine' : 'uplinks and the core switch') + '). '
+    : P + ' ranks in rank order. ') +
+    (heterogeneous ? 'The hosts differ in speed: each rank shows its host\'s, the faster in ' +
+      'bold. ' : '') + legend;
   $('first').addEventListener('click', function () { show(0); });
   $('prev').addEventListener('click', function () { show(cur - 1); });
   $('next').addEventListener('click', function () { show(cur + 1); });
