@@ -1,11 +1,13 @@
 /* What a user's CI runs: lbsim check's test reports, JUnit XML valid
  * against tests/junit.xsd (checked by xmllint), TAP version 13 as prove
- * reads it, a test per [expect] line with its failure, skip or error; and
- * lbsim diff between two results, held to tolerances. */
+ * reads it, a test per [expect] line with its failure, skip or error;
+ * lbsim diff between two results, held to tolerances; and the regression
+ * suite (the CI recipe's own tests: test-ci-recipe.c). */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "junit-valid.h"
 #include "lbsim-spawn.h"
 
 static char *tmp_dir;
@@ -34,25 +36,6 @@ mixed_scenario(const char *name, const char *platform)
       name, platform);
   g_assert_true(g_file_set_contents(path, text, -1, NULL));
   return path;
-}
-
-/* xmllint --schema tests/junit.xsd FILE: its exit status. */
-static int
-validate(const char *file)
-{
-  g_autofree char *schema = g_build_filename(source_root(), "tests", "junit.xsd", NULL);
-  const char *argv[] = {"xmllint", "--noout", "--schema", schema, file, NULL};
-  int status = 0;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL, *err = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
-                             &status, &error));
-  g_assert_no_error(error);
-  if (!WIFEXITED(status))
-    return -1;
-  if (WEXITSTATUS(status) != 0)
-    g_test_message("xmllint: %s", err);
-  return WEXITSTATUS(status);
 }
 
 static void
@@ -524,31 +507,136 @@ test_formula_errors(void)
   }
 }
 
-/* scenarios/regression/: the golden step counts hold at every processor
- * count the formulas are written for. */
+/* check --json DIR/: one file a scenario, DIR/NAME.json, named as
+ * --baseline DIR/ names them, so that lbsim diff pairs a baseline with the
+ * new result; one scenario too; a missing folder and two scenarios of one
+ * name are bad input, before anything runs. */
 static void
-test_regression_suite(void)
+test_json_folder(void)
 {
-  g_autofree char *ini =
-      g_build_filename(source_root(), "scenarios", "regression", "mlb-steps.ini", NULL);
-  const char *const ranks[] = {"2", "16", "128", "1024"};
-  for (guint i = 0; i < G_N_ELEMENTS(ranks); i++) {
-    g_autofree char *platform = g_strdup_printf("hypercube-%s.xml", ranks[i]);
-    g_autofree char *xml = tmp_path("regression.xml");
-    g_auto(Result) r = {0};
-    lbsim(&r, "check", "-q", "--ranks", ranks[i], "--platform", platform, "--junit", xml, ini,
-          NULL);
-    if (r.status != 0)
-      g_error("p = %s: exit %d\n%s%s", ranks[i], r.status, r.out, r.err);
-    g_assert_nonnull(strstr(r.out, "6 passed, 0 failed"));
+  g_autofree char *teach = g_build_filename(source_root(), "scenarios", "mlb-teach-16.ini", NULL);
+  g_autofree char *other = formula_scenario("other", "d = 1", "mlb.schedule_steps <= 4");
+  g_autofree char *dir = tmp_path("results");
+  g_autofree char *base = tmp_path("bases");
+  g_assert_cmpint(g_mkdir(dir, 0700), ==, 0);
+  g_assert_cmpint(g_mkdir(base, 0700), ==, 0);
+  g_autofree char *dir_slash = g_strconcat(dir, "/", NULL);
+  g_auto(Result) two = {0}, one = {0}, written = {0}, same = {0}, missing = {0}, twice = {0};
+  lbsim(&written, "check", "-q", "--baseline", base, "--update-baseline", teach, other, NULL);
+  g_assert_cmpint(written.status, ==, 0);
+  lbsim(&two, "check", "-q", "--json", dir_slash, teach, other, NULL);
+  g_assert_cmpint(two.status, ==, 0);
+  g_autofree char *teach_json = g_build_filename(dir, "mlb-teach-16.json", NULL);
+  g_autofree char *other_json = g_build_filename(dir, "other.json", NULL);
+  g_autoptr(JsonNode) doc = load_json(other_json);
+  JsonObject *root = json_node_get_object(doc);
+  g_assert_cmpstr(
+      json_object_get_string_member(json_object_get_object_member(root, "scenario"), "name"), ==,
+      "other");
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(root, "checks")), ==, 1);
+  g_autofree char *teach_base = g_build_filename(base, "mlb-teach-16.json", NULL);
+  lbsim(&same, "diff", teach_base, teach_json, NULL);
+  g_assert_cmpint(same.status, ==, 0);
+  g_assert_nonnull(strstr(same.out, "58 values compared, 0 differ"));
+  /* one scenario: the folder (without its '/') still names the file */
+  g_assert_cmpint(g_unlink(other_json), ==, 0);
+  lbsim(&one, "check", "-q", "--json", dir, other, NULL);
+  g_assert_cmpint(one.status, ==, 0);
+  g_assert_true(g_file_test(other_json, G_FILE_TEST_IS_REGULAR));
+  g_autofree char *nowhere = tmp_path("nowhere/");
+  lbsim(&missing, "check", "-q", "--json", nowhere, teach, other, NULL);
+  g_assert_cmpint(missing.status, ==, 2);
+  g_assert_nonnull(strstr(missing.err, "does not exist"));
+  g_assert_null(strstr(missing.out, "PASS"));
+  lbsim(&twice, "check", "-q", "--json", dir_slash, teach, teach, NULL);
+  g_assert_cmpint(twice.status, ==, 2);
+  g_assert_nonnull(strstr(twice.err, "are both named 'mlb-teach-16'"));
+}
+
+/* scenarios/regression/: each family's golden step counts, formulas of
+ * the processor count, held from 2 to 4096 ranks by one lbsim check of
+ * several scenarios a count: every family at 2, 16 and 128, those whose
+ * collectives take ceil(log2 p) rounds at 12 too, mlb and scratch-remap
+ * at 1024, sfc-shift (the quickest there) at 4096. Every family holds at
+ * every power of two to 4096, checked by hand: at 4096 mlb takes 7 to 16 s
+ * on two busy cores, diffusion 45 s. */
+typedef struct {
+  const char *ranks, *platform;
+  const char *const scenarios[9];
+} RegressionRun;
+
+#define EVERY_FAMILY                                                                               \
+  {                                                                                                \
+    "mlb-steps", "mlb-nd-steps", "lbd-steps", "samr-steps", "sfc-shift-steps", "dls-steps",        \
+        "scratch-remap-steps", "diffusion-steps", NULL                                             \
+  }
+
+static const RegressionRun regression_runs[] = {
+    {"2", "hypercube-2.xml", EVERY_FAMILY},
+    {"16", "hypercube-16.xml", EVERY_FAMILY},
+    {"128", "hypercube-128.xml", EVERY_FAMILY},
+    {"12",
+     "hypercube-16.xml",
+     {"samr-steps", "sfc-shift-steps", "scratch-remap-steps", "diffusion-steps", NULL}},
+    {"1024", "hypercube-1024.xml", {"mlb-steps", "scratch-remap-steps", NULL}},
+    {"4096", "hypercube-4096.xml", {"sfc-shift-steps", NULL}},
+};
+
+static void
+test_regression_suite(gconstpointer data)
+{
+  const RegressionRun *run = data;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *xml = tmp_path("regression.xml");
+  const char *const head[] = {"check",      "-q",          "--ranks", run->ranks,
+                              "--platform", run->platform, "--junit", xml};
+  for (guint i = 0; i < G_N_ELEMENTS(head); i++)
+    g_ptr_array_add(argv, g_strdup(head[i]));
+  guint n = 0;
+  for (; run->scenarios[n] != NULL; n++)
+    g_ptr_array_add(argv, g_strdup_printf("scenarios/regression/%s.ini", run->scenarios[n]));
+  g_ptr_array_add(argv, NULL);
+  g_auto(Result) r = {0};
+  spawn_lbsim_argv(&r, NULL, (const char *const *)argv->pdata);
+  if (r.status != 0)
+    g_error("p = %s: exit %d\n%s%s", run->ranks, r.status, r.out, r.err);
+  g_assert_null(strstr(r.out, "SKIP"));
+  guint held = 0;
+  for (const char *at = r.out; (at = strstr(at, " passed, 0 failed\n")) != NULL; at++)
+    held++;
+  g_assert_cmpuint(held, ==, n);
+  if (g_strcmp0(run->scenarios[0], "mlb-steps") == 0) {
     /* d(d+1)/2 amount steps, d = log2 p, printed as the bound */
-    guint d = (guint)g_bit_nth_msf(g_ascii_strtoull(ranks[i], NULL, 10), -1);
+    guint d = (guint)g_bit_nth_msf(g_ascii_strtoull(run->ranks, NULL, 10), -1);
     g_autofree char *amounts =
         g_strdup_printf("PASS  mlb.amounts_steps == d*(d+1)/2 (actual %u, bound %u)",
                         d * (d + 1) / 2, d * (d + 1) / 2);
     g_assert_nonnull(strstr(r.out, amounts));
-    g_assert_cmpint(validate(xml), ==, 0);
   }
+  g_assert_cmpint(validate(xml), ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(xml, &text, NULL, NULL));
+  g_assert_nonnull(strstr(text, "failures=\"0\" errors=\"0\" skipped=\"0\""));
+}
+
+/* Every scenario of scenarios/regression/ is held at 2 ranks, and so at
+ * every count of its family. */
+static void
+test_regression_listed(void)
+{
+  g_autofree char *dir = g_build_filename(source_root(), "scenarios", "regression", NULL);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  g_assert_nonnull(d);
+  guint files = 0;
+  for (const char *f; (f = g_dir_read_name(d)) != NULL;) {
+    if (!g_str_has_suffix(f, ".ini"))
+      continue;
+    g_autofree char *name = g_strndup(f, strlen(f) - 4);
+    if (!g_strv_contains(regression_runs[0].scenarios, name))
+      g_error("scenarios/regression/%s is not in tests/test-ci.c's regression_runs", f);
+    files++;
+  }
+  g_assert_cmpuint(files, ==, g_strv_length((char **)regression_runs[0].scenarios));
 }
 
 int
@@ -565,10 +653,15 @@ main(int argc, char **argv)
   g_test_add_func("/diff/sweep", test_diff_sweep);
   g_test_add_func("/diff/reproductions", test_diff_reproductions);
   g_test_add_func("/baseline/held", test_baseline);
+  g_test_add_func("/baseline/json-folder", test_json_folder);
   g_test_add_func("/reproduce/reports", test_reproduce_reports);
   g_test_add_func("/expect/formulas", test_formulas);
   g_test_add_func("/expect/formula-errors", test_formula_errors);
-  g_test_add_func("/regression/mlb-steps", test_regression_suite);
+  g_test_add_func("/regression/listed", test_regression_listed);
+  for (guint i = 0; i < G_N_ELEMENTS(regression_runs); i++) {
+    g_autofree char *path = g_strdup_printf("/regression/ranks-%s", regression_runs[i].ranks);
+    g_test_add_data_func(path, &regression_runs[i], test_regression_suite);
+  }
   int code = g_test_run();
   if (tmp_dir != NULL)
     remove_tree(tmp_dir);

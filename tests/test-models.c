@@ -474,13 +474,20 @@ test_transfer_stages(void)
   g_autoptr(LbRunResult) back = lb_result_from_transport(form, &error);
   g_assert_no_error(error);
   g_assert_cmpuint(back->transfers->len, ==, r->transfers->len);
-  for (guint i = 0; i < r->transfers->len; i++)
-    g_assert_true(memcmp(&g_array_index(r->transfers, LbTransfer, i),
-                         &g_array_index(back->transfers, LbTransfer, i), sizeof(LbTransfer)) == 0);
+  for (guint i = 0; i < r->transfers->len; i++) {
+    /* field by field: the struct has padding, which memcmp would read */
+    const LbTransfer *a = &g_array_index(r->transfers, LbTransfer, i);
+    const LbTransfer *z = &g_array_index(back->transfers, LbTransfer, i);
+    g_assert_true(a->adaptation == z->adaptation && a->round == z->round && a->src == z->src &&
+                  a->dst == z->dst && a->first == z->first && a->count == z->count &&
+                  a->load == z->load && a->phase == z->phase && a->stage == z->stage &&
+                  a->step == z->step && a->time == z->time);
+  }
   g_assert_cmpstr(back->stages->pdata[2], ==, "y axis");
-  /* the same result with its transfer rows cut to 7 numbers */
-  g_autoptr(GRegex) cut =
-      g_regex_new("\\[(\\d+),(\\d+),(\\d+),(\\d+),(\\d+),(\\d+),(\\d+),\\d+,\\d+\\]", 0, 0, NULL);
+  /* the same result with its transfer rows (11 numbers: the phase, stage,
+   * step and time came later) cut to 7 numbers */
+  g_autoptr(GRegex) cut = g_regex_new(
+      "\\[(\\d+),(\\d+),(\\d+),(\\d+),(\\d+),(\\d+),(\\d+),\\d+,\\d+,\\d+,[^],]+\\]", 0, 0, NULL);
   g_autofree char *old =
       g_regex_replace(cut, form, -1, 0, "[\\1,\\2,\\3,\\4,\\5,\\6,\\7]", 0, NULL);
   g_assert_cmpstr(old, !=, form);

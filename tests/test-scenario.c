@@ -975,7 +975,8 @@ static const ErrorCase error_cases[] = {
      .detail = "'all' is not an integer"},
     {"sfc-shift/unknown-key", HEAD SFC_HTREE "[sfc-shift]\norder = hilbert\n",
      .code = LB_SCENARIO_ERROR_UNKNOWN_KEY, .group = "sfc-shift", .key = "order",
-     .detail = "known: curve, threshold, period, collect, merge, operators, ra-batch"},
+     .detail = "known: curve, threshold, period, collect, merge, operators, levels, tree-update, "
+               "sync, ra-batch"},
     {"sfc-shift/set", HEAD SFC_HTREE, .set = "sfc-shift.merge=-1",
      .code = LB_SCENARIO_ERROR_INVALID, .group = "sfc-shift", .key = "merge",
      .detail = "out of range"},

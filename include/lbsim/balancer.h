@@ -19,6 +19,14 @@ typedef struct {
   guint nadaptations;
 } LbExplainCase;
 
+/* A block of a balancer's tree of ranks (MLB's sub-hypercubes): ranks
+ * [first, first + size) at a level (0: the root), their load before the
+ * first balancing and the load they should hold. */
+typedef struct {
+  guint level, first, size;
+  guint64 load, desired;
+} LbExplainBlock;
+
 typedef struct {
   const char *name;
   const char *summary;
@@ -81,6 +89,9 @@ typedef struct {
   const char *(*curve)(const LbParams *params);
   /* Family-specific teaching output for `lbsim explain`, or NULL. */
   void (*explain)(const LbExplainCase *c, GString *out);
+  /* The tree of blocks it balances by (LbExplainBlock, root first), for
+   * the text and the page of `lbsim explain`, or NULL. */
+  void (*explain_blocks)(const LbExplainCase *c, GArray *blocks);
 } LbBalancer;
 
 const LbBalancer *lb_balancer_lookup(const char *name);

@@ -329,6 +329,21 @@ void lb_narrate_stage(LbRank *self, guint stage, const char *name);
  * computed what, when). */
 void lb_rank_note_chunk(LbRank *self, guint owner, guint64 first, const LbUnit *units,
                         guint64 count, double began);
+/* The step of the current phase that this rank's lines and messages
+ * belong to from now on, for the frames of `lbsim explain --html`
+ * (lb_phase_round sets it too; a phase starts at step 0). */
+void lb_narrate_step(LbRank *self, guint step);
+/* What the next message this rank sends carries, in words ("load 27", "a
+ * piece and its loan"), for the arrows of `lbsim explain --html`; kept
+ * only when narration is on. */
+void lb_narrate_label(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/* The same for every message it sends until its next lb_phase_begin (a
+ * collective's), where lb_narrate_label says nothing for one. */
+void lb_narrate_labels(LbRank *self, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/* The load the units this rank keeps gain (or lose) with the next message
+ * it sends: a grid split to send a piece keeps its ghost zones, so the two
+ * halves weigh more than the whole. Kept only when narration is on. */
+void lb_narrate_resize(LbRank *self, gint64 delta);
 /* Whether narration is kept: skip preparing what only lb_narrate uses. */
 gboolean lb_rank_narrating(const LbRank *self);
 

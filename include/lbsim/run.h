@@ -91,7 +91,54 @@ typedef struct {
   guint64 first, count, load;
   int phase;   /* the balancer's phase it was sent in, -1: none */
   guint stage; /* lb_narrate_stage's when it was sent */
+  guint step;  /* the sender's step of its phase then (lb_narrate_step) */
+  double time; /* simulated seconds, when it was sent */
 } LbTransfer;
+
+/* Where a line of narration belongs (lbsim explain): the step of a stage's
+ * phase the rank was in when it said it, and when. The narration's line of
+ * the same index is what it said. */
+typedef struct {
+  guint adaptation, stage, step, rank;
+  int phase;
+  double time;
+} LbNote;
+
+/* A message a balancer sent, kept with narration: in which step of which
+ * phase, between whom, its bytes, the units it carried (count and summed
+ * load), what the sender's own units gained in load as it sent
+ * (lb_narrate_resize's) and what it carries in words (lb_narrate_label's,
+ * or NULL). */
+typedef struct {
+  guint adaptation, stage, step;
+  int phase;
+  guint src, dst;
+  double bytes, time;
+  guint64 units, load;
+  gint64 resized; /* what the units the sender keeps gained when it sent (a split's ghosts) */
+  char *label;
+} LbSent;
+
+/* Where a rank ran, kept with narrate (explain's page draws the machine
+ * from it): its host's number (the one in its name), the host's speed in
+ * flop/s, and its edge switch (the platform's lbsim-switch-nodes, else the
+ * ranks whose routes have the fewest links between them, grouped). */
+typedef struct {
+  guint host;
+  double speed;
+  guint group;
+} LbRankHost;
+
+/* The machine the ranks ran on, with narrate: its lbsim-topology property
+ * ("hypercube", "torus", "fat-tree", "cluster"; NULL: none), a torus's
+ * sizes (lbsim-torus-dims, first fastest: host x + X y + X Y z), and
+ * every rank's host (ranks entries). */
+typedef struct {
+  char *topology;
+  guint ndims;
+  guint dims[4];
+  LbRankHost *ranks;
+} LbMachine;
 
 /* A rank's part of the final partition: the bounding box of its cells
  * (half-open, per axis), its load, and the ranks whose cells share a face
@@ -142,7 +189,19 @@ typedef struct _LbRunResult {
   GArray *events;        /* LbEvent, with detail, for balancers that record them */
   LbAdaptationResult *adaptations;
   GPtrArray *narration; /* strings, with narrate */
-  GPtrArray *stages;    /* the stages' names (lb_narrate_stage), NULL: one stage */
+  /* with narrate: where each line of the narration belongs (LbNote, one
+   * per line, in the same order), the balancer's messages (LbSent, in the
+   * order sent), the chunks of a balancer that owns the compute (LbChunk),
+   * and what every rank held at the start of every step (steps x ranks) */
+  GArray *notes;
+  GArray *sent;
+  GArray *chunks;
+  guint64 *loads_at_start;
+  /* with narrate, for models of trees: what every rank held at the start
+   * of every step (steps x ranks, each a GArray of LbUnit) */
+  GPtrArray *units_at_start;
+  GPtrArray *stages; /* the stages' names (lb_narrate_stage), NULL: one stage */
+  LbMachine machine; /* with narrate; its ranks NULL otherwise */
   /* wall-clock figures: the only part that differs between identical runs */
   double wall_seconds, sim_wall_seconds;
   guint64 peak_rss_kib;

@@ -126,6 +126,9 @@ typedef struct {
  * else the shipped scenario of that name (mlb-teach-16, or
  * mlb-teach-16.ini, in the data directory's scenarios/), else itself. */
 char *lb_scenario_find(const char *name);
+/* A scenario file's [scenario] description, read as lb_scenario_load reads
+ * the file but checked no further; NULL if it has none or does not parse. */
+char *lb_scenario_description(const char *path);
 LbScenario *lb_scenario_load(const char *path, const LbScenarioOverrides *overrides,
                              GError **error);
 /* A scenario given as text (and the loads file it may name, loads.txt

@@ -5,9 +5,11 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "io/output.h"
 #include "runner/runner.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
+#include "report/lesson.h"
 #include "report/story.h"
 #include "workloads/models.h"
 
@@ -223,46 +225,6 @@ load_builtin(const LbScenarioOverrides *ov, const char *loads, GError **error)
   g_assert_not_reached();
 }
 
-/* The units every rank starts with, in the balancer's starting
- * distribution, and their loads at the first adaptation step. Units of a
- * tree (location codes) are counted, not named by their first and last
- * id. */
-static void
-print_initial(const LbScenario *sc, const LbBalancerRun *brun, guint64 *loads_by_rank)
-{
-  const LbBalancer *b = brun->balancer;
-  LbStart start = lb_scenario_start(sc, b);
-  g_autofree char *how = b->initial_units != NULL && b->describe_start != NULL
-                             ? b->describe_start(brun->work, brun->params)
-                             : lb_work_describe_start(brun->work, start);
-  gboolean tree = brun->work->model->leaves != NULL;
-  g_print("Initial distribution (%s; unit loads by rank):\n", how);
-  g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
-  for (guint r = 0; r < sc->ranks; r++) {
-    lb_scenario_initial_units(sc, brun, r, units);
-    lb_work_update(brun->work, r, units, 0);
-    g_autoptr(GString) line = g_string_new(NULL);
-    loads_by_rank[r] = 0;
-    for (guint i = 0; i < units->len; i++) {
-      const LbUnit *u = &g_array_index(units, LbUnit, i);
-      loads_by_rank[r] += u->load;
-      if (line->len < 60)
-        g_string_append_printf(line, " %" G_GUINT64_FORMAT, u->load);
-    }
-    if (units->len == 0)
-      g_print("  rank %2u  no units\n", r);
-    else if (tree)
-      g_print("  rank %2u  %3u hnodes  load %5" G_GUINT64_FORMAT "  [%s%s ]\n", r, units->len,
-              loads_by_rank[r], line->str, line->len >= 60 ? " ..." : "");
-    else
-      g_print("  rank %2u  units %3" G_GUINT64_FORMAT " .. %3" G_GUINT64_FORMAT
-              "  load %5" G_GUINT64_FORMAT "  [%s%s ]\n",
-              r, g_array_index(units, LbUnit, 0).id,
-              g_array_index(units, LbUnit, units->len - 1).id, loads_by_rank[r], line->str,
-              line->len >= 60 ? " ..." : "");
-  }
-}
-
 /* --loads: the file the case reads, and the ranks unless --ranks gives
  * them (one per load, which MLB's hypercube needs to be a power of two). */
 static gboolean
@@ -316,6 +278,7 @@ lb_cmd_explain(const LbCommand *self, int argc, char **argv)
 {
   g_autofree char *ranks_text = NULL, *loads_text = NULL;
   g_auto(GStrv) sets = NULL;
+  g_autofree char *json = NULL, *html = NULL;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
       {"ranks", 'p', 0, G_OPTION_ARG_STRING, &ranks_text, "Override [scenario] ranks", "N"},
@@ -325,6 +288,14 @@ lb_cmd_explain(const LbCommand *self, int argc, char **argv)
        "L0,L1,..."},
       {"set", 's', 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a key (repeatable)",
        "GROUP.KEY=VALUE"},
+      {"json", 'o', 0, G_OPTION_ARG_FILENAME, &json,
+       "Write the story's frames as JSON (format lbsim-explain; - for standard output, which "
+       "then holds only the JSON)",
+       "FILE"},
+      {"html", 0, 0, G_OPTION_ARG_FILENAME, &html,
+       "Write DIR/index.html, a self-contained page that plays the story step by step on the "
+       "machine",
+       "DIR"},
       /* as every command takes it: the narration goes to standard output */
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
        "No progress on stderr (explain prints none: its narration is on standard output)", NULL},
@@ -343,6 +314,12 @@ lb_cmd_explain(const LbCommand *self, int argc, char **argv)
   argv = parsed;
   if (argc < 2 || argc > 3) {
     g_printerr("lbsim: explain needs a balancer name and at most one scenario\n");
+    return 2;
+  }
+  gboolean make_dir = FALSE;
+  if ((json != NULL && strcmp(json, "-") != 0 && !lb_output_check("--json", json, &error)) ||
+      (html != NULL && !lb_output_check_folder("--html", html, &make_dir, &error))) {
+    g_printerr("lbsim: %s\n", error->message);
     return 2;
   }
   guint ranks = 0;
@@ -377,19 +354,16 @@ lb_cmd_explain(const LbCommand *self, int argc, char **argv)
     return code;
   }
   const LbRunResult *run = results->pdata[0];
-  g_print("%s on %u ranks (%s), %s of %" G_GUINT64_FORMAT " units\n%s\n\n", brun->label, sc->ranks,
-          platform_name(sc, argc == 2), brun->work->model->name, lb_work_total_units(brun->work),
-          brun->balancer->summary);
-  g_autofree guint64 *loads = g_new0(guint64, sc->ranks);
-  print_initial(sc, brun, loads);
-  if (brun->balancer->explain != NULL) {
-    LbExplainCase c = {sc->ranks, brun->params, loads, brun->work, sc->nadaptations};
-    g_autoptr(GString) out = g_string_new(NULL);
-    brun->balancer->explain(&c, out);
-    g_print("%s", out->str);
-  }
+  const char *platform = platform_name(sc, argc == 2);
+  g_autofree char *intro = lb_lesson_intro(sc, brun, platform, NULL);
   g_autofree char *story =
       lb_report_story(run, brun->balancer, brun->params, brun->work->model->leaves != NULL);
-  g_print("%s", story);
+  if (json == NULL || strcmp(json, "-") != 0)
+    g_print("%s%s", intro, story);
+  if ((json != NULL || html != NULL) &&
+      !lb_lesson_write(sc, brun, run, platform, json, html, &error)) {
+    g_printerr("lbsim: %s\n", error->message);
+    return 1;
+  }
   return 0;
 }

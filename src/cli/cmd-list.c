@@ -109,8 +109,8 @@ scenario_names(const char *dir, const char *prefix, GPtrArray *names, GPtrArray 
   }
 }
 
-/* The shipped scenarios, then each paper's, by the names lbsim run takes,
- * with their [scenario] description. */
+/* The shipped scenarios, the regression suite's, then each paper's, by
+ * the names lbsim run takes, with their [scenario] description. */
 static int
 list_scenarios(void)
 {
@@ -122,6 +122,8 @@ list_scenarios(void)
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
   scenario_names(dir, "", names, paths);
+  g_autofree char *regression = g_build_filename(dir, "regression", NULL);
+  scenario_names(regression, "regression/", names, paths);
   g_autofree char *papers = g_build_filename(dir, "papers", NULL);
   g_autoptr(GDir) pd = g_dir_open(papers, 0, NULL);
   g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
@@ -135,10 +137,7 @@ list_scenarios(void)
   }
   g_print("Scenarios lbsim run, check and sweep take by name (shipped in %s):\n", dir);
   for (guint i = 0; i < names->len; i++) {
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    g_autofree char *about = NULL;
-    if (g_key_file_load_from_file(kf, paths->pdata[i], G_KEY_FILE_NONE, NULL))
-      about = g_key_file_get_string(kf, "scenario", "description", NULL);
+    g_autofree char *about = lb_scenario_description(paths->pdata[i]);
     if (about != NULL)
       g_print("  %-40s %s\n", (char *)names->pdata[i], about);
     else
@@ -191,10 +190,10 @@ lb_cmd_list(const LbCommand *self, int argc, char **argv)
             "meaning), then the keys of [scenario] and [workload]. --markdown prints the\n"
             "tables of the reference instead; --names every balancer's name (and variant\n"
             "labels), --keys every GROUP.KEY that --set takes, one a line (for shell\n"
-            "completion), --scenarios the shipped scenarios and the papers' by the names\n"
-            "lbsim run takes (mlb-teach-16, papers/lbd/axes-shock). -q, --quiet: taken as by every "
-            "command (list prints nothing on\n"
-            "stderr but errors).\n",
+            "completion), --scenarios the shipped scenarios, the regression suite's and the\n"
+            "papers' by the names lbsim run takes (mlb-teach-16, regression/mlb-steps,\n"
+            "papers/lbd/axes-shock). -q, --quiet: taken as by every command (list prints\n"
+            "nothing on stderr but errors).\n",
             usage);
     return 0;
   }

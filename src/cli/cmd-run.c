@@ -14,6 +14,7 @@
 #include "io/output.h"
 #include "lbsim/balancer.h"
 #include "lbsim/scenario.h"
+#include "report/lesson.h"
 #include "report/html.h"
 #include "report/paje.h"
 #include "report/pictures.h"
@@ -41,6 +42,7 @@ typedef struct {
   char *picture_width;
   LbFigureArgs figure;
   char *report;
+  char *explain_html;
   char *chart_scale;
   LbPlotValueScale scale;
   gboolean force;
@@ -72,6 +74,7 @@ run_args_clear(RunArgs *a)
   g_free(a->picture_width);
   lb_figure_args_clear(&a->figure);
   g_free(a->report);
+  g_free(a->explain_html);
   g_free(a->chart_scale);
   g_strfreev(a->cfg);
   g_strfreev(a->log);
@@ -84,7 +87,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(RunArgs, run_args_clear)
 
 /* run's and check's options, with the closing NULL entry (run stops five
  * before it: --junit, --tap and the baseline's three are check's) */
-#define RUN_OPTIONS 32
+#define RUN_OPTIONS 33
 #define CHECK_ONLY_OPTIONS 5
 
 static GOptionContext *
@@ -131,6 +134,10 @@ run_context(const LbCommand *self, RunArgs *a, GOptionEntry *out)
        "The pictures' width in pixels (PDF: points), 320 to 4096 (default 1280)", "PX"},
   };
   const GOptionEntry tail[] = {
+      {"explain-html", 0, 0, G_OPTION_ARG_FILENAME, &a->explain_html,
+       "With one balancer (--balancer): narrate its run and write DIR/index.html, the page of "
+       "lbsim explain --html that plays it step by step (implies --detail; for small cases)",
+       "DIR"},
       {"report", 0, 0, G_OPTION_ARG_FILENAME, &a->report,
        "Write an HTML report in DIR (made if missing): index.html with the summary, the "
        "partitions, imbalance per step and time per phase, each chart's numbers as CSV beside it",
@@ -465,6 +472,26 @@ place_outputs(const RunArgs *a, const LbScenario *sc, const OutputPlan *plan, GE
   return TRUE;
 }
 
+/* A folder option (--baseline, check's --json): one names a folder when it
+ * ends in '/' or is one. */
+static gboolean
+names_folder(const char *option)
+{
+  return g_str_has_suffix(option, "/") || g_file_test(option, G_FILE_TEST_IS_DIR);
+}
+
+/* --baseline's or check --json's file for a scenario: DIR/NAME.json when
+ * the option names a folder, else the option itself. */
+static char *
+scenario_path(const char *option, const LbScenario *sc)
+{
+  if (names_folder(option)) {
+    g_autofree char *file = g_strdup_printf("%s.json", sc->name);
+    return g_build_filename(option, file, NULL);
+  }
+  return g_strdup(option);
+}
+
 /* What lbsim check of several scenarios keeps of each for its JSON. */
 typedef struct {
   GPtrArray *runs;     /* LbRunResult */
@@ -536,7 +563,7 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
 {
   g_autoptr(GError) error = NULL;
   if (a->csv != NULL || a->long_csv != NULL || a->pictures != NULL || a->report != NULL ||
-      a->paje != NULL || a->message_trace != NULL) {
+      a->paje != NULL || a->message_trace != NULL || a->explain_html != NULL) {
     g_printerr("lbsim: check of several scenarios writes one file, --json (every scenario's "
                "runs and checks): give one scenario with --csv, --pictures, --report, --paje or "
                "--message-trace\n");
@@ -547,7 +574,9 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
                "--json a file\n");
     return LB_EXIT_INPUT;
   }
-  if (a->json != NULL && !lb_output_check("--json", a->json, &error)) {
+  /* --json DIR/: a file a scenario, DIR/NAME.json, as --baseline DIR/ */
+  gboolean json_each = a->json != NULL && names_folder(a->json);
+  if (a->json != NULL && !json_each && !lb_output_check("--json", a->json, &error)) {
     lb_command_error(error);
     return LB_EXIT_INPUT;
   }
@@ -561,6 +590,26 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
     }
     g_ptr_array_add(scenarios, sc);
   }
+  /* a folder keeps one file a name */
+  g_autoptr(GHashTable) names = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; (json_each || a->baseline != NULL) && i < scenarios->len; i++) {
+    const char *name = ((const LbScenario *)scenarios->pdata[i])->name;
+    if (!g_hash_table_add(names, (gpointer)name)) {
+      g_printerr("lbsim: %s and another scenario are both named '%s': %s DIR/ keeps one "
+                 "NAME.json a scenario\n",
+                 files[i], name, json_each ? "--json" : "--baseline");
+      return LB_EXIT_INPUT;
+    }
+  }
+  g_autoptr(GPtrArray) json_files = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; json_each && i < scenarios->len; i++) {
+    char *file = scenario_path(a->json, scenarios->pdata[i]);
+    g_ptr_array_add(json_files, file);
+    if (!lb_output_check("--json", file, &error)) {
+      lb_command_error(error);
+      return LB_EXIT_INPUT;
+    }
+  }
   /* each scenario's runs and checks kept for the one JSON at the end */
   RunArgs one = *a;
   one.json = NULL;
@@ -568,11 +617,12 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
   g_array_set_clear_func(kept, checked_clear);
   g_array_set_size(kept, scenarios->len);
   int worst = 0;
-  gboolean keep = a->json != NULL || a->junit != NULL || tap_fd >= 0;
+  gboolean keep = (a->json != NULL && !json_each) || a->junit != NULL || tap_fd >= 0;
   for (guint i = 0; i < scenarios->len; i++) {
     if (!lb_output_stdout(i > 0 ? "\n== " : "== ") || !lb_output_stdout(files[i]) ||
         !lb_output_stdout("\n"))
       return MAX(worst, 1);
+    one.json = json_each ? json_files->pdata[i] : NULL;
     int code = run_one(&one, scenarios->pdata[i], &ov, TRUE, jobs,
                        keep ? &g_array_index(kept, Checked, i) : NULL);
     if (code > 128)
@@ -582,7 +632,7 @@ check_many(RunArgs *a, char **files, guint ranks, guint jobs, int tap_fd)
   if ((a->junit != NULL || tap_fd >= 0) &&
       !write_test_reports(a, scenarios, (const Checked *)kept->data, tap_fd))
     worst = MAX(worst, 1);
-  if (a->json == NULL)
+  if (a->json == NULL || json_each)
     return worst;
   /* the scenarios that ran, in order; one whose runs failed has none */
   g_autoptr(GPtrArray) sc = g_ptr_array_new();
@@ -665,8 +715,7 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
     }
     lb_tolerance_free(t);
   }
-  if (a.baseline != NULL && nargs > 2 && !g_str_has_suffix(a.baseline, "/") &&
-      !g_file_test(a.baseline, G_FILE_TEST_IS_DIR)) {
+  if (a.baseline != NULL && nargs > 2 && !names_folder(a.baseline)) {
     g_printerr("lbsim: --baseline %s: several scenarios need a folder (a NAME.json each)\n",
                a.baseline);
     return LB_EXIT_INPUT;
@@ -682,6 +731,11 @@ run_or_check(const LbCommand *self, int argc, char **argv, gboolean check)
   if (sc == NULL) {
     lb_command_error(error);
     return LB_EXIT_INPUT;
+  }
+  if (check && a.json != NULL && names_folder(a.json)) {
+    char *file = scenario_path(a.json, sc);
+    g_free(a.json);
+    a.json = file;
   }
   if (!check || (a.junit == NULL && tap_fd < 0 && a.baseline == NULL))
     return run_one(&a, sc, &ov, check, jobs, NULL);
@@ -748,18 +802,6 @@ write_results(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, const GAr
           (!lb_pictures_has_idle(runs) || lb_pictures_idle(&plan->picture, sc->name, runs, error)));
 }
 
-/* --baseline's file for a scenario: DIR/NAME.json when the option names
- * a folder (or ends in '/'), else the option itself. */
-static char *
-baseline_path(const char *option, const LbScenario *sc)
-{
-  if (g_str_has_suffix(option, "/") || g_file_test(option, G_FILE_TEST_IS_DIR)) {
-    g_autofree char *file = g_strdup_printf("%s.json", sc->name);
-    return g_build_filename(option, file, NULL);
-  }
-  return g_strdup(option);
-}
-
 /* check --baseline: writes the runs' result there (--update-baseline), or
  * holds them to it, printing what differs (*rows: the differences). 0
  * all within their tolerance, 1 one moved, LB_EXIT_INPUT said. */
@@ -767,7 +809,7 @@ static int
 hold_baseline(const RunArgs *a, const LbScenario *sc, GPtrArray *runs, GPtrArray **rows)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = baseline_path(a->baseline, sc);
+  g_autofree char *path = scenario_path(a->baseline, sc);
   g_autofree char *doc = lb_report_document(sc, runs);
   if (a->update_baseline) {
     if (!lb_output_write(path, doc, -1, &error)) {
@@ -819,6 +861,16 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
     g_printerr("lbsim: --no-fork runs one balancer: add --balancer NAME\n");
     return LB_EXIT_INPUT;
   }
+  if (a->explain_html != NULL && sc->runs->len != 1) {
+    g_printerr("lbsim: --explain-html plays one balancer: add --balancer NAME\n");
+    return LB_EXIT_INPUT;
+  }
+  gboolean make_lesson = FALSE;
+  if (a->explain_html != NULL &&
+      !lb_output_check_folder("--explain-html", a->explain_html, &make_lesson, &error)) {
+    lb_command_error(error);
+    return LB_EXIT_INPUT;
+  }
   g_auto(OutputPlan) plan = {0};
   if (!plan_outputs(a, sc, &plan, &error)) {
     lb_command_error(error);
@@ -828,7 +880,8 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   ro.in_process = a->no_fork;
   ro.jobs = jobs > 0 ? jobs : (guint)g_get_num_processors();
   ro.quiet = a->quiet;
-  ro.run.detail = a->detail;
+  ro.run.detail = a->detail || a->explain_html != NULL;
+  ro.run.narrate = a->explain_html != NULL;
   ro.run.message_trace = a->message_trace != NULL ? plan.staged_trace : NULL;
   ro.run.paje_trace = a->paje != NULL ? plan.staged_paje : NULL;
   ro.run.paje_links = a->paje_links;
@@ -855,6 +908,11 @@ run_one(const RunArgs *a, const LbScenario *sc, const LbScenarioOverrides *ov, g
   }
   g_autoptr(GArray) outcomes = check ? lb_expect_outcomes(sc, runs) : NULL;
   if (!write_results(a, sc, runs, outcomes, &plan, &error)) {
+    lb_command_error(error);
+    return 1;
+  }
+  if (a->explain_html != NULL && !lb_lesson_write(sc, sc->runs->pdata[0], runs->pdata[0],
+                                                  sc->platform, NULL, a->explain_html, &error)) {
     lb_command_error(error);
     return 1;
   }

@@ -216,6 +216,25 @@ lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
     self->phase_bytes += sim_bytes;
   }
   lb_trace_send(self, dst, sim_bytes);
+  if (self->run->sent != NULL && self->phase >= 0) {
+    LbSent sent = {self->adaptation,
+                   self->narrate_stage,
+                   self->narrate_step,
+                   self->phase,
+                   (guint)self->id,
+                   (guint)dst,
+                   sim_bytes,
+                   lb_now(),
+                   0,
+                   0,
+                   self->narrate_resize,
+                   self->narrate_label != NULL ? self->narrate_label
+                                               : g_strdup(self->narrate_labels)};
+    self->narrate_label = NULL;
+    self->narrate_resize = 0;
+    self->last_sent = self->run->sent->len;
+    g_array_append_val(self->run->sent, sent);
+  }
 }
 
 void
@@ -639,6 +658,8 @@ lb_phase_begin(LbRank *self, guint phase)
   g_assert(phase < self->run->nphases);
   lb_rank_flush_phase(self);
   self->phase = (int)phase;
+  self->narrate_step = 0;
+  g_clear_pointer(&self->narrate_labels, g_free);
   self->phase_start = lb_now();
   lb_trace_paje_state(self, self->run->brun->balancer->phases[phase]);
 }
@@ -662,6 +683,7 @@ lb_phase_round(LbRank *self, guint round)
   else
     self->phase_rounds[round / 64] |= G_GUINT64_CONSTANT(1) << (round % 64);
   self->phase_round_next = MAX(self->phase_round_next, round + 1);
+  self->narrate_step = round;
 }
 
 void
@@ -741,9 +763,57 @@ lb_narrate(LbRank *self, const char *format, ...)
   const char *phase = self->phase >= 0 ? self->run->brun->balancer->phases[self->phase] : "-";
   LbNarrated *line = g_new(LbNarrated, 1);
   *line =
-      (LbNarrated){self->adaptation, self->narrate_stage, (guint)self->id, self->phase,
+      (LbNarrated){self->adaptation,
+                   self->narrate_stage,
+                   (guint)self->id,
+                   self->narrate_step,
+                   self->phase,
+                   lb_now(),
                    g_strdup_printf("%-10s t=%.6f s  rank %d: %s", phase, lb_now(), self->id, text)};
   g_ptr_array_add(self->run->narration, line);
+}
+
+void
+lb_narrate_step(LbRank *self, guint step)
+{
+  self->narrate_step = step;
+}
+
+void
+lb_narrate_label(LbRank *self, const char *format, ...)
+{
+  if (self->run->sent == NULL)
+    return;
+  va_list args;
+  va_start(args, format);
+  g_free(self->narrate_label);
+  self->narrate_label = g_strdup_vprintf(format, args);
+  va_end(args);
+}
+
+void
+lb_narrate_labels(LbRank *self, const char *format, ...)
+{
+  if (self->run->sent == NULL)
+    return;
+  va_list args;
+  va_start(args, format);
+  g_free(self->narrate_labels);
+  self->narrate_labels = g_strdup_vprintf(format, args);
+  va_end(args);
+}
+
+void
+lb_narrate_resize(LbRank *self, gint64 delta)
+{
+  self->narrate_resize += delta;
+}
+
+void
+lb_sent_clear(gpointer data)
+{
+  LbSent *sent = data;
+  g_clear_pointer(&sent->label, g_free);
 }
 
 void
@@ -784,7 +854,7 @@ compare_story(gconstpointer a, gconstpointer b)
 }
 
 GPtrArray *
-lb_narration_story(GPtrArray *narration)
+lb_narration_story(GPtrArray *narration, GArray **notes)
 {
   guint n = narration->len;
   g_autofree StoryLine *lines = g_new(StoryLine, MAX(n, 1));
@@ -802,7 +872,12 @@ lb_narration_story(GPtrArray *narration)
   }
   qsort(lines, n, sizeof *lines, compare_story);
   GPtrArray *story = g_ptr_array_new_full(n, g_free);
-  for (guint i = 0; i < n; i++)
-    g_ptr_array_add(story, g_strdup(lines[i].line->text));
+  *notes = g_array_sized_new(FALSE, FALSE, sizeof(LbNote), n);
+  for (guint i = 0; i < n; i++) {
+    const LbNarrated *line = lines[i].line;
+    g_ptr_array_add(story, g_strdup(line->text));
+    LbNote note = {line->adaptation, line->stage, line->step, line->rank, line->phase, line->time};
+    g_array_append_val(*notes, note);
+  }
   return story;
 }

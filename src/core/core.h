@@ -50,13 +50,16 @@ typedef struct _LbCoreRun LbCoreRun;
 
 /* A line of narration and where in the story it belongs. */
 typedef struct {
-  guint adaptation, stage, rank;
+  guint adaptation, stage, rank, step;
   int phase;
+  double time;
   char *text;
 } LbNarrated;
 
-/* The narration in story order (lb_narrate): its texts. */
-GPtrArray *lb_narration_story(GPtrArray *narration);
+/* The narration in story order (lb_narrate): its texts, and where each
+ * belongs (LbNote, same order) into *notes. */
+GPtrArray *lb_narration_story(GPtrArray *narration, GArray **notes);
+void lb_sent_clear(gpointer sent);
 void lb_narrated_free(gpointer line);
 
 struct _LbRank {
@@ -68,8 +71,13 @@ struct _LbRank {
   GQueue stash;
   GPtrArray *pending;
   guint adaptation;
-  int phase;           /* -1: core synchronisation, not the balancer's */
-  guint narrate_stage; /* lb_narrate_stage's, for this step */
+  int phase;             /* -1: core synchronisation, not the balancer's */
+  guint narrate_stage;   /* lb_narrate_stage's, for this step */
+  guint narrate_step;    /* lb_narrate_step's, in the current phase */
+  char *narrate_label;   /* lb_narrate_label's, for the next message */
+  char *narrate_labels;  /* lb_narrate_labels', for every message until the next phase */
+  gint64 narrate_resize; /* lb_narrate_resize's, for the next message */
+  guint last_sent;       /* index in run->sent of the last message it sent */
   double phase_start;
   guint64 phase_messages;
   double phase_bytes;
@@ -134,14 +142,17 @@ struct _LbCoreRun {
   guint32 *owner;        /* owner of every unit id, for the ghost exchange */
   guint64 *ghost_counts; /* scratch: faces shared with each rank */
   GArray *transfers;
-  GArray *events;           /* LbEvent, with detail */
-  GArray *grids_before;     /* LbGridPart before the last balancing, for pictures */
-  GArray **units_before;    /* per rank, its LbUnit before the last balancing: curve pictures */
-  GPtrArray *narration;     /* LbNarrated, in the order said */
-  GArray *chunks;           /* LbChunk (lb_rank_note_chunk), with keep_chunks; else NULL */
-  GPtrArray *stage_names;   /* lb_narrate_stage's names by stage ("" when unnamed) */
-  guint finished;           /* ranks that ran to the end: fewer means a deadlock */
-  gboolean huge_pages_held; /* off while a small run simulates: core/huge-pages.c */
+  GArray *events;            /* LbEvent, with detail */
+  GArray *grids_before;      /* LbGridPart before the last balancing, for pictures */
+  GArray **units_before;     /* per rank, its LbUnit before the last balancing: curve pictures */
+  GPtrArray *narration;      /* LbNarrated, in the order said */
+  GArray *chunks;            /* LbChunk (lb_rank_note_chunk), with keep_chunks; else NULL */
+  GArray *sent;              /* LbSent, with narrate; else NULL */
+  GPtrArray *units_at_start; /* steps x ranks (GArray of LbUnit), with narrate on trees */
+  guint64 *loads_at_start;   /* steps x ranks, with narrate; else NULL */
+  GPtrArray *stage_names;    /* lb_narrate_stage's names by stage ("" when unnamed) */
+  guint finished;            /* ranks that ran to the end: fewer means a deadlock */
+  gboolean huge_pages_held;  /* off while a small run simulates: core/huge-pages.c */
   /* The machine graph (lb_rank_machine_neighbours), made on first use:
    * rank r's neighbours are machine_adj[machine_offsets[r] ..
    * machine_offsets[r + 1] - 1]. */
@@ -189,6 +200,9 @@ void lb_trace_paje_state(LbRank *self, const char *value);
 /* The messages' arrows, which SimGrid's tracing does not draw for S4U:
  * written beside the trace for report/paje.c to merge in. */
 gboolean lb_trace_paje_write_messages(const LbCoreRun *run, GError **error);
+/* Where every rank ran and the platform's shape (machine.c), after the
+ * ranks are placed. */
+void lb_machine_describe(const LbCoreRun *run, LbMachine *machine);
 
 /* lb_send and lb_recv without the user tag range: for the core's tags. */
 void lb_core_send(LbRank *self, int dst, int tag, const void *data, gsize len, double sim_bytes);

@@ -465,6 +465,10 @@ rank_main(int argc, char *argv[])
     if (a + 1 == run->nadaptations && run->units_before != NULL)
       run->units_before[self->id] = g_array_copy(self->units);
     lb_loads_before(run, a)[self->id] = before.load;
+    if (run->loads_at_start != NULL)
+      run->loads_at_start[(gsize)a * run->ranks + (guint)self->id] = before.load;
+    if (run->units_at_start != NULL)
+      run->units_at_start->pdata[a * run->ranks + (guint)self->id] = g_array_copy(self->units);
     lb_barrier(self);
     if (run->failure != NULL)
       break;
@@ -653,6 +657,8 @@ free_rank(LbRank *rank)
   g_clear_pointer(&rank->graph, g_array_unref);
   lb_rank_clear_stash(rank);
   g_clear_pointer(&rank->pending, g_ptr_array_unref);
+  g_clear_pointer(&rank->narrate_label, g_free);
+  g_clear_pointer(&rank->narrate_labels, g_free);
 }
 
 static void
@@ -691,6 +697,9 @@ free_core_run(LbCoreRun *run)
   g_free(run->units_before);
   g_clear_pointer(&run->narration, g_ptr_array_unref);
   g_clear_pointer(&run->chunks, g_array_unref);
+  g_clear_pointer(&run->sent, g_array_unref);
+  g_free(run->loads_at_start);
+  g_clear_pointer(&run->units_at_start, g_ptr_array_unref);
   g_clear_pointer(&run->stage_names, g_ptr_array_unref);
   g_free(run->failure);
   g_free(run);
@@ -776,7 +785,7 @@ call_at_end(const LbCoreRun *run, const guint32 *owner, GError **error)
       .units = (const GArray *const *)after,
       .units_before = (const GArray *const *)run->units_before,
       .grids_before = run->grids_before,
-      .chunks = run->chunks,
+      .chunks = run->options->keep_chunks ? run->chunks : NULL,
   };
   g_autoptr(GError) local = NULL;
   if (run->options->at_end(&end, run->options->at_end_data, &local))
@@ -965,8 +974,18 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
   run->transfers = g_array_new(FALSE, FALSE, sizeof(LbTransfer));
   run->events = g_array_new(FALSE, FALSE, sizeof(LbEvent));
   run->narration = g_ptr_array_new_with_free_func(lb_narrated_free);
-  if (options->keep_chunks && brun->balancer->owns_compute)
+  if ((options->keep_chunks || options->narrate) && brun->balancer->owns_compute)
     run->chunks = g_array_new(FALSE, FALSE, sizeof(LbChunk));
+  if (options->narrate) {
+    run->sent = g_array_new(FALSE, FALSE, sizeof(LbSent));
+    g_array_set_clear_func(run->sent, lb_sent_clear);
+    run->loads_at_start = g_new0(guint64, (gsize)run->nadaptations * p);
+    /* the hnodes every rank holds as each step starts: explain's curve */
+    if (run->work->model->leaves != NULL) {
+      run->units_at_start = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+      g_ptr_array_set_size(run->units_at_start, (guint)(run->nadaptations * p));
+    }
+  }
   run->stage_names = g_ptr_array_new_with_free_func(g_free);
   run->adaptation_metrics = g_new0(double, (gsize)run->nadaptations * run->ndefs);
   if (lb_work_has_ghosts(run->work)) {
@@ -1051,6 +1070,8 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
                       : lb_work_describe_start(brun->work, run->start);
   result->hosts = (guint)sg_host_count();
   result->placement = g_steal_pointer(&setup.placement);
+  if (options->narrate)
+    lb_machine_describe(run, &result->machine);
   result->total_time = simgrid_get_clock();
   result->simulated_messages = run->messages_all;
   result->sim_wall_seconds = (double)(run_end - run_start) / 1e6;

@@ -135,8 +135,16 @@ lb_record_collect(LbCoreRun *run)
     if (run->events->len > 0)
       res->events = g_array_ref(run->events);
   }
-  if (run->options->narrate)
-    res->narration = lb_narration_story(run->narration);
+  if (run->options->narrate) {
+    res->narration = lb_narration_story(run->narration, &res->notes);
+    res->sent = g_array_ref(run->sent);
+    if (run->chunks != NULL)
+      res->chunks = g_array_ref(run->chunks);
+    res->loads_at_start =
+        g_memdup2(run->loads_at_start, sizeof(guint64) * run->nadaptations * run->ranks);
+    if (run->units_at_start != NULL)
+      res->units_at_start = g_ptr_array_ref(run->units_at_start);
+  }
   if (run->stage_names->len > 0)
     res->stages = g_ptr_array_ref(run->stage_names);
   return res;

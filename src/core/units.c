@@ -45,8 +45,10 @@ record_transfer(LbRank *self, guint round, int dst, const LbUnit *units, guint n
     guint64 load = units[i].load;
     while (j + 1 < n && units[j + 1].id == units[j].id + 1)
       load += units[++j].load;
-    LbTransfer t = {self->adaptation, round, (guint)self->id, (guint)dst,         units[i].id,
-                    j - i + 1ull,     load,  self->phase,     self->narrate_stage};
+    LbTransfer t = {
+        self->adaptation, round, (guint)self->id, (guint)dst,          units[i].id,
+        j - i + 1ull,     load,  self->phase,     self->narrate_stage, self->narrate_step,
+        lb_now()};
     g_array_append_val(run->transfers, t);
     i = j + 1;
   }
@@ -73,6 +75,12 @@ send_written(LbRank *self, int dst, int tag, guint round, LbMsg *msg, guint n, g
   lb_core_send_msg(self, dst, tag, msg, LB_HEADER_BYTES + 16.0 * runs + bytes + (double)extra);
   if (n > 0)
     record_transfer(self, round, dst, units, n, bytes);
+  if (self->run->sent != NULL && self->phase >= 0) {
+    LbSent *sent = &g_array_index(self->run->sent, LbSent, self->last_sent);
+    sent->units = n;
+    for (guint i = 0; i < n; i++)
+      sent->load += units[i].load;
+  }
 }
 
 static void

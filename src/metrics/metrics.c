@@ -44,6 +44,13 @@ lb_run_result_free(LbRunResult *result)
   g_free(result->partition);
   g_free(result->adaptations);
   g_clear_pointer(&result->narration, g_ptr_array_unref);
+  g_clear_pointer(&result->notes, g_array_unref);
+  g_clear_pointer(&result->sent, g_array_unref);
+  g_clear_pointer(&result->chunks, g_array_unref);
+  g_free(result->loads_at_start);
+  g_clear_pointer(&result->units_at_start, g_ptr_array_unref);
+  g_free(result->machine.topology);
+  g_free(result->machine.ranks);
   g_clear_pointer(&result->stages, g_ptr_array_unref);
   g_free(result);
 }

@@ -46,6 +46,106 @@ add_doubles(JsonBuilder *b, const char *key, const double *v, gsize n)
   json_builder_end_array(b);
 }
 
+/* What narration keeps besides its lines (lbsim explain's frames): each
+ * line's place, the balancer's messages, the chunks, the loads at the
+ * start of every step. */
+static void
+write_narrated(JsonBuilder *b, const LbRunResult *r)
+{
+  if (r->notes != NULL) {
+    json_builder_set_member_name(b, "notes");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->notes->len; i++) {
+      const LbNote *n = &g_array_index(r->notes, LbNote, i);
+      json_builder_begin_array(b);
+      gint64 v[] = {n->adaptation, n->stage, n->step, n->rank, n->phase + 1};
+      for (guint k = 0; k < G_N_ELEMENTS(v); k++)
+        json_builder_add_int_value(b, v[k]);
+      json_builder_add_double_value(b, n->time);
+      json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+  }
+  if (r->sent != NULL) {
+    json_builder_set_member_name(b, "sent");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->sent->len; i++) {
+      const LbSent *m = &g_array_index(r->sent, LbSent, i);
+      json_builder_begin_array(b);
+      gint64 v[] = {m->adaptation, m->stage, m->step,          m->phase + 1,
+                    m->src,        m->dst,   (gint64)m->units, (gint64)m->load};
+      for (guint k = 0; k < G_N_ELEMENTS(v); k++)
+        json_builder_add_int_value(b, v[k]);
+      json_builder_add_double_value(b, m->bytes);
+      json_builder_add_double_value(b, m->time);
+      json_builder_add_string_value(b, m->label != NULL ? m->label : "");
+      json_builder_add_int_value(b, m->resized);
+      json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+  }
+  if (r->chunks != NULL) {
+    json_builder_set_member_name(b, "chunks");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->chunks->len; i++) {
+      const LbChunk *c = &g_array_index(r->chunks, LbChunk, i);
+      json_builder_begin_array(b);
+      gint64 v[] = {c->adaptation,    c->rank,          c->owner,
+                    (gint64)c->first, (gint64)c->count, (gint64)c->load};
+      for (guint k = 0; k < G_N_ELEMENTS(v); k++)
+        json_builder_add_int_value(b, v[k]);
+      json_builder_add_double_value(b, c->began);
+      json_builder_add_double_value(b, c->ended);
+      json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+  }
+  if (r->loads_at_start != NULL) {
+    json_builder_set_member_name(b, "loads_at_start");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->nadaptations * r->ranks; i++)
+      json_builder_add_int_value(b, (gint64)r->loads_at_start[i]);
+    json_builder_end_array(b);
+  }
+  if (r->units_at_start != NULL) {
+    /* [step, rank, id, load] */
+    json_builder_set_member_name(b, "units_at_start");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->units_at_start->len; i++) {
+      const GArray *units = r->units_at_start->pdata[i];
+      for (guint k = 0; units != NULL && k < units->len; k++) {
+        const LbUnit *u = &g_array_index(units, LbUnit, k);
+        json_builder_begin_array(b);
+        gint64 v[] = {i / r->ranks, i % r->ranks, (gint64)u->id, (gint64)u->load};
+        for (guint j = 0; j < G_N_ELEMENTS(v); j++)
+          json_builder_add_int_value(b, v[j]);
+        json_builder_end_array(b);
+      }
+    }
+    json_builder_end_array(b);
+  }
+  if (r->machine.ranks != NULL) {
+    if (r->machine.topology != NULL)
+      add_string(b, "machine_topology", r->machine.topology);
+    json_builder_set_member_name(b, "machine_dims");
+    json_builder_begin_array(b);
+    for (guint k = 0; k < r->machine.ndims; k++)
+      json_builder_add_int_value(b, r->machine.dims[k]);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "machine");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->ranks; i++) {
+      const LbRankHost *h = &r->machine.ranks[i];
+      json_builder_begin_array(b);
+      json_builder_add_int_value(b, h->host);
+      json_builder_add_double_value(b, h->speed);
+      json_builder_add_int_value(b, h->group);
+      json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+  }
+}
+
 char *
 lb_result_to_transport(const LbRunResult *r)
 {
@@ -130,10 +230,11 @@ lb_result_to_transport(const LbRunResult *r)
     for (guint i = 0; i < r->transfers->len; i++) {
       const LbTransfer *t = &g_array_index(r->transfers, LbTransfer, i);
       json_builder_begin_array(b);
-      gint64 v[] = {t->adaptation,    t->round,        t->src,       t->dst,  (gint64)t->first,
-                    (gint64)t->count, (gint64)t->load, t->phase + 1, t->stage};
+      gint64 v[] = {t->adaptation,    t->round,        t->src,       t->dst,   (gint64)t->first,
+                    (gint64)t->count, (gint64)t->load, t->phase + 1, t->stage, t->step};
       for (guint k = 0; k < G_N_ELEMENTS(v); k++)
         json_builder_add_int_value(b, v[k]);
+      json_builder_add_double_value(b, t->time);
       json_builder_end_array(b);
     }
     json_builder_end_array(b);
@@ -186,6 +287,7 @@ lb_result_to_transport(const LbRunResult *r)
     }
     json_builder_end_array(b);
   }
+  write_narrated(b, r);
   GPtrArray *texts[] = {r->narration, r->stages};
   static const char *const text_names[] = {"narration", "stages"};
   for (guint k = 0; k < G_N_ELEMENTS(texts); k++) {
@@ -398,6 +500,162 @@ read_params(JsonObject *o, const LbBalancer *balancer, LbRunResult *r, GError **
 }
 
 static gboolean
+row_double(JsonArray *row, const char *key, guint i, guint at, double *out, GError **error)
+{
+  g_autofree char *where = g_strdup_printf("%s[%u][%u]", key, i, at);
+  return double_field(json_array_get_element(row, at), where, out, error);
+}
+
+static void
+clear_sent(gpointer data)
+{
+  LbSent *sent = data;
+  g_clear_pointer(&sent->label, g_free);
+}
+
+/* the machine write_narrated keeps, back */
+static gboolean
+read_machine(JsonObject *o, JsonArray *machine, JsonArray *dims, LbRunResult *r, GError **error)
+{
+  if (json_array_get_length(machine) != r->ranks)
+    return bad(error, "machine", "expected %u rows, one per rank", r->ranks);
+  guint ndims = dims != NULL ? json_array_get_length(dims) : 0;
+  if (ndims > G_N_ELEMENTS(r->machine.dims))
+    return bad(error, "machine_dims", "expected at most %u sizes",
+               (guint)G_N_ELEMENTS(r->machine.dims));
+  for (guint k = 0; k < ndims; k++) {
+    gint64 v;
+    g_autofree char *at = g_strdup_printf("machine_dims[%u]", k);
+    if (!int_field(json_array_get_element(dims, k), at, 1, G_MAXUINT32, &v, error))
+      return FALSE;
+    r->machine.dims[k] = (guint)v;
+  }
+  r->machine.ndims = ndims;
+  const char *topology = member_string(o, "machine_topology", FALSE, error);
+  if (topology == NULL && json_object_has_member(o, "machine_topology"))
+    return FALSE;
+  r->machine.topology = g_strdup(topology);
+  r->machine.ranks = g_new0(LbRankHost, r->ranks);
+  for (guint i = 0; i < r->ranks; i++) {
+    JsonArray *x = row_of(machine, i, "machine", 3, 3, error);
+    gint64 host, group;
+    double speed;
+    if (x == NULL || !row_ints(x, "machine", i, 0, 1, 0, G_MAXUINT32, &host, error) ||
+        !row_double(x, "machine", i, 1, &speed, error) ||
+        !row_ints(x, "machine", i, 2, 1, 0, G_MAXUINT32, &group, error))
+      return FALSE;
+    r->machine.ranks[i] = (LbRankHost){(guint)host, speed, (guint)group};
+  }
+  return TRUE;
+}
+
+/* write_narrated's, back */
+static gboolean
+read_narrated(JsonObject *o, LbRunResult *r, GError **error)
+{
+  JsonArray *notes, *sent, *chunks, *loads, *machine, *dims, *units;
+  if (!read_optional_array(o, "notes", &notes, error) ||
+      !read_optional_array(o, "sent", &sent, error) ||
+      !read_optional_array(o, "chunks", &chunks, error) ||
+      !read_optional_array(o, "loads_at_start", &loads, error) ||
+      !read_optional_array(o, "machine", &machine, error) ||
+      !read_optional_array(o, "machine_dims", &dims, error) ||
+      !read_optional_array(o, "units_at_start", &units, error))
+    return FALSE;
+  if (units != NULL) {
+    r->units_at_start = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    for (guint i = 0; i < r->nadaptations * r->ranks; i++)
+      g_ptr_array_add(r->units_at_start, g_array_new(FALSE, FALSE, sizeof(LbUnit)));
+    for (guint i = 0; i < json_array_get_length(units); i++) {
+      JsonArray *x = row_of(units, i, "units_at_start", 4, 4, error);
+      gint64 v[4];
+      if (x == NULL ||
+          !row_ints(x, "units_at_start", i, 0, 1, 0, (gint64)r->nadaptations - 1, v, error) ||
+          !row_ints(x, "units_at_start", i, 1, 1, 0, (gint64)r->ranks - 1, v + 1, error) ||
+          !row_ints(x, "units_at_start", i, 2, 2, 0, G_MAXINT64, v + 2, error))
+        return FALSE;
+      LbUnit u = {(guint64)v[2], (guint64)v[3]};
+      g_array_append_val(r->units_at_start->pdata[v[0] * r->ranks + v[1]], u);
+    }
+  }
+  if (machine != NULL && !read_machine(o, machine, dims, r, error))
+    return FALSE;
+  if (notes != NULL) {
+    r->notes = g_array_sized_new(FALSE, FALSE, sizeof(LbNote), json_array_get_length(notes));
+    for (guint i = 0; i < json_array_get_length(notes); i++) {
+      JsonArray *x = row_of(notes, i, "notes", 6, 6, error);
+      gint64 v[5];
+      double t;
+      if (x == NULL || !row_ints(x, "notes", i, 0, 4, 0, G_MAXUINT32, v, error) ||
+          !row_ints(x, "notes", i, 4, 1, 0, r->nphases, v + 4, error) ||
+          !row_double(x, "notes", i, 5, &t, error))
+        return FALSE;
+      LbNote n = {(guint)v[0], (guint)v[1], (guint)v[2], (guint)v[3], (int)v[4] - 1, t};
+      g_array_append_val(r->notes, n);
+    }
+  }
+  if (sent != NULL) {
+    r->sent = g_array_sized_new(FALSE, FALSE, sizeof(LbSent), json_array_get_length(sent));
+    g_array_set_clear_func(r->sent, clear_sent);
+    for (guint i = 0; i < json_array_get_length(sent); i++) {
+      JsonArray *x = row_of(sent, i, "sent", 12, 12, error);
+      gint64 v[9];
+      double bytes, t;
+      if (x == NULL || !row_ints(x, "sent", i, 0, 3, 0, G_MAXUINT32, v, error) ||
+          !row_ints(x, "sent", i, 3, 1, 1, r->nphases, v + 3, error) ||
+          !row_ints(x, "sent", i, 4, 2, 0, r->ranks - 1, v + 4, error) ||
+          !row_ints(x, "sent", i, 6, 2, 0, G_MAXINT64, v + 6, error) ||
+          !row_double(x, "sent", i, 8, &bytes, error) || !row_double(x, "sent", i, 9, &t, error) ||
+          !row_ints(x, "sent", i, 11, 1, G_MININT64, G_MAXINT64, v + 8, error))
+        return FALSE;
+      JsonNode *label = json_array_get_element(x, 10);
+      if (!JSON_NODE_HOLDS_VALUE(label) || json_node_get_value_type(label) != G_TYPE_STRING) {
+        g_autofree char *at = g_strdup_printf("sent[%u][10]", i);
+        return bad(error, at, "expected a string");
+      }
+      const char *words = json_node_get_string(label);
+      LbSent m = {(guint)v[0],   (guint)v[1], (guint)v[2],
+                  (int)v[3] - 1, (guint)v[4], (guint)v[5],
+                  bytes,         t,           (guint64)v[6],
+                  (guint64)v[7], v[8],        *words != '\0' ? g_strdup(words) : NULL};
+      g_array_append_val(r->sent, m);
+    }
+  }
+  if (chunks != NULL) {
+    r->chunks = g_array_sized_new(FALSE, FALSE, sizeof(LbChunk), json_array_get_length(chunks));
+    for (guint i = 0; i < json_array_get_length(chunks); i++) {
+      JsonArray *x = row_of(chunks, i, "chunks", 8, 8, error);
+      gint64 v[6];
+      double began, ended;
+      if (x == NULL || !row_ints(x, "chunks", i, 0, 1, 0, G_MAXUINT32, v, error) ||
+          !row_ints(x, "chunks", i, 1, 2, 0, r->ranks - 1, v + 1, error) ||
+          !row_ints(x, "chunks", i, 3, 3, 0, G_MAXINT64, v + 3, error) ||
+          !row_double(x, "chunks", i, 6, &began, error) ||
+          !row_double(x, "chunks", i, 7, &ended, error))
+        return FALSE;
+      LbChunk c = {(guint)v[0],   (guint)v[1],   (guint)v[2], (guint64)v[3],
+                   (guint64)v[4], (guint64)v[5], began,       ended};
+      g_array_append_val(r->chunks, c);
+    }
+  }
+  if (loads != NULL) {
+    guint n = r->nadaptations * r->ranks;
+    JsonArray *a = array_of(o, "loads_at_start", n, "steps x ranks", error);
+    if (a == NULL)
+      return FALSE;
+    r->loads_at_start = g_new(guint64, n);
+    for (guint i = 0; i < n; i++) {
+      gint64 v;
+      g_autofree char *at = g_strdup_printf("loads_at_start[%u]", i);
+      if (!int_field(json_array_get_element(a, i), at, 0, G_MAXINT64, &v, error))
+        return FALSE;
+      r->loads_at_start[i] = (guint64)v;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
 read_detail(JsonObject *o, LbRunResult *r, GError **error)
 {
   JsonArray *t;
@@ -408,16 +666,20 @@ read_detail(JsonObject *o, LbRunResult *r, GError **error)
     for (guint i = 0; i < json_array_get_length(t); i++) {
       /* then the phase (plus one: 0 is none) and the stage it was sent in,
        * which results written before they were kept do not have */
-      JsonArray *x = row_of(t, i, "transfers", 7, 9, error);
-      gint64 v[9] = {0};
+      JsonArray *x = row_of(t, i, "transfers", 7, 11, error);
+      gint64 v[10] = {0};
+      double when = 0;
       guint len = x != NULL ? json_array_get_length(x) : 0;
       if (x == NULL || !row_ints(x, "transfers", i, 0, 4, 0, G_MAXUINT32, v, error) ||
           !row_ints(x, "transfers", i, 4, 3, 0, G_MAXINT64, v + 4, error) ||
           !row_ints(x, "transfers", i, 7, len > 7 ? 1 : 0, 0, r->nphases, v + 7, error) ||
-          !row_ints(x, "transfers", i, 8, len > 8 ? 1 : 0, 0, G_MAXUINT16, v + 8, error))
+          !row_ints(x, "transfers", i, 8, len > 8 ? 1 : 0, 0, G_MAXUINT16, v + 8, error) ||
+          !row_ints(x, "transfers", i, 9, len > 9 ? 1 : 0, 0, G_MAXUINT32, v + 9, error) ||
+          (len > 10 && !row_double(x, "transfers", i, 10, &when, error)))
         return FALSE;
-      LbTransfer tr = {(guint)v[0],   (guint)v[1],   (guint)v[2],   (guint)v[3], (guint64)v[4],
-                       (guint64)v[5], (guint64)v[6], (int)v[7] - 1, (guint)v[8]};
+      LbTransfer tr = {(guint)v[0],   (guint)v[1],   (guint)v[2],   (guint)v[3],
+                       (guint64)v[4], (guint64)v[5], (guint64)v[6], (int)v[7] - 1,
+                       (guint)v[8],   (guint)v[9],   when};
       g_array_append_val(r->transfers, tr);
     }
   }
@@ -491,6 +753,8 @@ read_detail(JsonObject *o, LbRunResult *r, GError **error)
       g_array_append_val(r->events, e);
     }
   }
+  if (!read_narrated(o, r, error))
+    return FALSE;
   static const char *const text_names[] = {"narration", "stages"};
   GPtrArray **texts[] = {&r->narration, &r->stages};
   for (guint k = 0; k < G_N_ELEMENTS(texts); k++) {

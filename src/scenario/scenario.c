@@ -850,6 +850,22 @@ lb_scenario_find(const char *name)
   return g_strdup(name);
 }
 
+char *
+lb_scenario_description(const char *path)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  if (!lb_input_read(path, LB_INPUT_SCENARIO, &text, &length, NULL))
+    return NULL;
+  /* [expect]'s lines are no keys GKeyFile reads: preprocess takes them out */
+  g_autoptr(GPtrArray) expect_lines = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *clean = preprocess(path, text, expect_lines, NULL);
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  if (clean == NULL || !g_key_file_load_from_data(kf, clean, (gsize)-1, G_KEY_FILE_NONE, NULL))
+    return NULL;
+  return g_key_file_get_string(kf, "scenario", "description", NULL);
+}
+
 LbScenario *
 lb_scenario_load_text(const char *text, const char *loads, const char *name,
                       const LbScenarioOverrides *ov, GError **error)

@@ -99,7 +99,8 @@ def main():
         wanted = ["bin/lbsim", f"{LIBDIR}/liblbsim.so", f"{LIBDIR}/pkgconfig/lbsim.pc",
                   "include/lbsim/plugin.h", "include/lbsim/rank.h",
                   "share/lbsim/platforms/hypercube-16.xml", "share/lbsim/scenarios/mlb-teach-16.ini",
-                  "share/lbsim/scenarios/papers/lan2002/claims.ini", "share/doc/lbsim/LICENSE",
+                  "share/lbsim/scenarios/papers/lan2002/claims.ini",
+                  "share/lbsim/scenarios/regression/mlb-steps.ini", "share/doc/lbsim/LICENSE",
                   "share/doc/lbsim/CITATION.cff", "share/man/man1/lbsim.1",
                   "share/man/man5/lbsim-scenario.5", "share/bash-completion/completions/lbsim",
                   "bin/lbsim-platgen", "share/doc/lbsim/README.md",
@@ -178,6 +179,11 @@ def main():
         p = run([lbsim, "run", "-q", "mlb-teach-16", "--json", "teach.json"], work)
         ok(p.returncode == 0 and os.path.exists(os.path.join(work, "teach.json")),
            "a shipped scenario runs by its short name from the moved prefix", p.stderr)
+        p = run([lbsim, "check", "-q", "regression/dls-steps", "--ranks", "4", "--platform",
+                 "hypercube-4.xml"], work)
+        listed = run([lbsim, "list", "--scenarios"], work)
+        ok(p.returncode == 0 and "\n  regression/dls-steps  " in listed.stdout,
+           "the regression suite is installed, listed and held by name", p.stdout + p.stderr)
 
         # the installed example, built against the moved prefix only
         example = os.path.join(work, "pairwise")

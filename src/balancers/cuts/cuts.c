@@ -309,6 +309,14 @@ lb_cuts_repartition(LbRank *self, LbCuts *s, const LbCuts *old, guint from, int 
       continue;
     LbdBox part = intersect(&was, &theirs);
     box_spans(&was, &part, s->extent, spans);
+    if (lb_rank_narrating(self)) {
+      g_autoptr(GString) where = g_string_new(NULL);
+      for (guint a = 0; a < s->dim; a++)
+        g_string_append_printf(where, "%s%c %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT,
+                               a ? ", " : "", "xyz"[a], part.lo[a], part.hi[a] - 1);
+      lb_narrate_label(self, "a piece of my block: %" G_GUINT64_FORMAT " cells, %s",
+                       lbd_box_cells(&part, s->dim), where->str);
+    }
     lb_send_unit_spans(self, (int)dst, tag, round, s->sent, (const LbUnitSpan *)spans->data,
                        spans->len);
   }
@@ -498,6 +506,7 @@ lb_cuts_gather(LbRank *self, LbCuts *s)
   LbdBox box = lb_cuts_box(s, (guint)s->me);
   for (guint l = 1; l < s->dim; l++)
     mine[l - 1] = (guint32)box.lo[s->order[l]];
+  lb_narrate_labels(self, "the lower cuts of boxes inside their slabs (%u a rank)", levels);
   g_autoptr(GBytes) gathered = lb_allgather_shared(self, mine, sizeof(guint32) * levels);
   const guint32 *all = g_bytes_get_data(gathered, NULL);
   LbCutTable *t = last_gathered;

@@ -291,6 +291,36 @@ trace(Dls *d, gboolean show, const char *format, ...)
 #define SHOW_DATA(d) ((d)->debug >= 3)
 #define SHOW_WORK(d) ((d)->debug >= 4)
 
+/* What a message carries, for explain's arrows: a chunk's range, or a
+ * request and its reports. */
+static void
+label(Dls *d, int tag, gconstpointer data, gsize len)
+{
+  if (tag == TAG_REQ) {
+    const Request *r = data;
+    lb_narrate_label(d->self, "REQ: %s%u report%s", r->want ? "more work, " : "", r->nreports,
+                     r->nreports == 1 ? "" : "s");
+    return;
+  }
+  if (tag == TAG_END || len != sizeof(Order)) {
+    lb_narrate_label(d->self, "%s", kind_names[tag]);
+    return;
+  }
+  const Order *o = data;
+  g_autofree char *range = g_strdup_printf(
+      "iterations [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")", o->start, o->start + o->size);
+  if (tag == TAG_WRK)
+    lb_narrate_label(d->self, "WRK: compute %s", range);
+  else if (tag == TAG_GET)
+    lb_narrate_label(d->self, "GET: fetch %s from rank %d", range, o->peer);
+  else if (tag == TAG_HLP)
+    lb_narrate_label(d->self, "HLP: send %s to rank %d", range, o->peer);
+  else if (tag == TAG_RES)
+    lb_narrate_label(d->self, "RES: the results of %s", range);
+  else
+    lb_narrate_label(d->self, "%s: %s", kind_names[tag], range);
+}
+
 /* A message to dst, or to this rank's own handler when dst is this rank
  * (the master's orders to itself travel no network). */
 static void
@@ -302,6 +332,8 @@ deliver(Dls *d, int dst, int tag, gconstpointer data, gsize len, double sim_byte
     return;
   }
   trace(d, SHOW_SEND(d), "SEND %s to %d (%.0f bytes)", kind_names[tag], dst, sim_bytes);
+  if (lb_rank_narrating(d->self))
+    label(d, tag, data, len);
   lb_send(d->self, dst, tag, data, len, sim_bytes);
   d->sent[tag]++;
 }
@@ -506,6 +538,8 @@ handle(Dls *d, int src, int tag, gconstpointer data, GArray *units)
           "SEND GIV to %d: %" G_GUINT64_FORMAT " iterations from %" G_GUINT64_FORMAT, o->peer,
           o->size, o->start);
     double before = lb_rank_sent_bytes(d->self);
+    lb_narrate_label(d->self, "GIV: iterations [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
+                     o->start, o->start + o->size);
     lb_send_units(d->self, o->peer, TAG_GIV, 0, u, (guint)o->size, NULL);
     d->migrated_bytes += lb_rank_sent_bytes(d->self) - before;
     d->migrated += o->size;

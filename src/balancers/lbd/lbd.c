@@ -204,6 +204,13 @@ movers(const LbCuts *s, guint l, guint64 base, const gboolean *moved)
   return g_bytes_ref(m->members);
 }
 
+/* What a level's pieces are called. */
+static const char *
+part_name(guint l)
+{
+  return l == 0 ? "slabs" : l == 1 ? "strips" : "blocks";
+}
+
 /* After a move, only the slabs whose cuts moved have new loads: every rank
  * of my piece knows which, and knows the others' loads already. The members
  * of the moved slabs (and the piece's first rank, its root) reduce their
@@ -226,12 +233,14 @@ update_slabs(LbRank *self, const LbCuts *s, guint l, LbGroup *group, const gbool
     if (moved[k_me])
       sums[k_me] = mine;
     g_autoptr(LbGroup) group_of_movers = lb_group_new_shared(self, MOVED_GROUP_ID(l), members);
+    lb_narrate_labels(self, "the moved %s' loads (%u sums)", part_name(l), parts);
     lb_group_reduce_sum_u64(group_of_movers, 0, sums, parts);
     if (s->me == root)
       for (guint k = 0; k < parts; k++)
         if (moved[k])
           slabs[k] = sums[k];
   }
+  lb_narrate_labels(self, "the %s' loads (%u)", part_name(l), parts);
   if (group != NULL)
     lb_group_bcast(group, 0, slabs, sizeof(guint64) * parts);
   else
@@ -383,6 +392,8 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
     if (known == NULL) {
       memset(slabs, 0, sizeof(guint64) * parts);
       slabs[k_me] = *mine;
+      lb_narrate_labels(self, "sums of the %s' loads (%u; mine %" G_GUINT64_FORMAT ")",
+                        part_name(l), parts, *mine);
       if (group != NULL)
         lb_group_allreduce_sum_u64(group, slabs, parts);
       else
@@ -430,6 +441,8 @@ balance_level(LbRank *self, LbCuts *s, guint l, LbGroup *group, const guint64 *k
         profile = g_new0(guint64, extent);
         mesh_time(self);
         lb_cuts_add_profile(s, lb_rank_units(self), axis, 0, profile);
+        lb_narrate_labels(self, "a load profile along %c (%" G_GUINT64_FORMAT " sums)", "xyz"[axis],
+                          extent);
         if (group != NULL)
           lb_group_allreduce_sum_u64(group, profile, (guint)extent);
         else
@@ -518,6 +531,10 @@ lbd_balance(LbRank *self, gpointer state)
     slabs[at + lb_cuts_coord(s, (guint)s->me, a)] = mine;
     at += s->procs[a];
   }
+  lb_narrate_labels(self,
+                    "sums of the slabs' loads along every axis (%" G_GUINT64_FORMAT
+                    "; mine %" G_GUINT64_FORMAT ")",
+                    total, mine);
   lb_allreduce_sum_u64(self, slabs, (guint)total);
   double f[3] = {0, 0, 0};
   at = 0;

@@ -118,6 +118,8 @@ reduce_to_leader(LbRank *self, const MlbBlock *b, guint axis, guint64 *sums, gui
     guint peer = mlb_block_rank(b, me ^ (1u << e));
     if (me & (1u << e)) {
       lb_phase_round(self, e);
+      lb_narrate_label(self, "%u column sums along %c, gathered over %u rank%s", n, "xyz"[axis],
+                       1u << e, e == 0 ? "" : "s");
       lb_send(self, (int)peer, TAG_SUMS(axis, e), sums, n * sizeof(guint64),
               8.0 + n * (double)sizeof(guint64));
       lb_wait_sends(self);
@@ -150,6 +152,7 @@ broadcast_from_leader(LbRank *self, const MlbBlock *b, guint axis, guint64 *cuts
   }
   for (guint f = e; f-- > 0;) {
     lb_phase_round(self, round0 + b->k - 1 - f);
+    lb_narrate_label(self, "the leader's %u cuts along %c", n, "xyz"[axis]);
     lb_send(self, (int)mlb_block_rank(b, me | (1u << f)), TAG_CUTS(axis, f), cuts,
             n * sizeof(guint64), 8.0 + n * (double)sizeof(guint64));
   }
@@ -273,6 +276,9 @@ balance_axis(LbRank *self, LbCuts *s, guint l, const MlbGroup *options)
     g_autofree guint64 *strips = g_new(guint64, 2 * parts);
     guint id = l == 0 ? 0 : 1 + (l == 1 ? 0 : (guint)s->parts[0]) + (guint)index;
     g_autoptr(LbGroup) group = lb_group_new(self, id, leaders, parts);
+    lb_narrate_labels(self,
+                      "the slices my %s now holds: %" G_GUINT64_FORMAT ", load %" G_GUINT64_FORMAT,
+                      l == 0 ? "strip" : "block", held[0], held[1]);
     lb_group_allgather(group, held, sizeof held, strips);
     cuts[0] = row[0];
     guint64 total = 0, most = 0;

@@ -170,6 +170,7 @@ accumulate(LbRank *self, MlbRank *m, MlbKey mine)
   for (guint e = 0; e < m->d; e++) {
     guint partner = mlb_partner(r, e);
     lb_phase_round(self, e);
+    lb_narrate_label(self, "block of %u: load %" G_GUINT64_FORMAT, 1u << e, block.load);
     lb_send(self, member(m, partner), TAG(PHASE_ACCUMULATE, e), &block, sizeof block, sizeof block);
     g_autoptr(LbMsg) msg = lb_recv(self, member(m, partner), TAG(PHASE_ACCUMULATE, e));
     MlbKey other;
@@ -276,6 +277,7 @@ exchange_splits(LbRank *self, const MlbRank *m, MlbLevel *node, guint *round)
       for (guint i = 0; i < out->len; i++)
         splits[i] = mlb_level_split_of(node, e, &g_array_index(out, MlbPiece, i), own);
       lb_phase_round(self, *round);
+      lb_narrate_label(self, "%u split%s (edge %u)", out->len, out->len == 1 ? "" : "s", e);
       lb_send(self, member(m, partner), TAG(PHASE_AMOUNTS, *round), splits,
               out->len * sizeof(MlbKey), 8.0 + out->len * (double)sizeof(MlbKey));
     }
@@ -299,6 +301,8 @@ exchange_sibling(LbRank *self, const MlbRank *m, MlbLevel *half, guint round)
   guint partner = mlb_partner(half->r, half->k);
   GArray *out = half->sent[half->k];
   lb_phase_round(self, round);
+  lb_narrate_label(self, "%u piece%s for the sibling (edge %u)", out->len, out->len == 1 ? "" : "s",
+                   half->k);
   lb_send(self, member(m, partner), TAG(PHASE_AMOUNTS, round), out->data,
           out->len * sizeof(MlbPiece), 8.0 + out->len * 40.0);
   g_autoptr(LbMsg) msg = lb_recv(self, member(m, partner), TAG(PHASE_AMOUNTS, round));
@@ -365,6 +369,8 @@ amounts_finest(LbRank *self, MlbRank *m)
     g_array_set_size(moved, 0);
     mlb_spans_take(held, split, mlb_in_left_half(r, e), moved);
     lb_phase_round(self, round);
+    lb_narrate_label(self, "amount %" G_GUINT64_FORMAT " (edge %u)",
+                     mlb_spans_measure((const MlbSpan *)moved->data, moved->len).load, e);
     lb_send(self, member(m, partner), TAG(PHASE_AMOUNTS, round), moved->data,
             moved->len * sizeof(MlbSpan), 8.0 + moved->len * (double)sizeof(MlbSpan));
     g_autoptr(LbMsg) msg = lb_recv(self, member(m, partner), TAG(PHASE_AMOUNTS, round));
@@ -690,6 +696,7 @@ migrate(LbRank *self, MlbRank *m, GArray *items)
     guint partner = mlb_partner(r, e);
     guint round = m->d - 1 - e;
     gboolean left = mlb_in_left_half(r, e);
+    lb_narrate_step(self, round);
     if (!mlb_key_is_zero(m->send[e])) {
       guint n;
       MlbLoan handed = {0, 0};
@@ -707,6 +714,13 @@ migrate(LbRank *self, MlbRank *m, GArray *items)
       guint64 piece_load = 0;
       for (guint i = 0; i < n; i++)
         piece_load += piece[i].load;
+      if (per_end)
+        lb_narrate_label(self,
+                         "piece: %u element%s, load %" G_GUINT64_FORMAT "; loan %" G_GINT64_FORMAT,
+                         n, n == 1 ? "" : "s", piece_load, handed.load);
+      else
+        lb_narrate_label(self, "piece: %u element%s, load %" G_GUINT64_FORMAT, n, n == 1 ? "" : "s",
+                         piece_load);
       /* the per-end loan rides in the piece's message */
       m->g->send_items(self, member(m, partner), TAG(PHASE_MIGRATE, e), round, piece, n, midpoint,
                        per_end ? &handed : NULL);
@@ -866,9 +880,9 @@ mlb_balance(LbRank *self, gpointer state)
 }
 
 /* The tree of sub-hypercubes of sections 3.1 and 3.2: accumulated
- * (desired) load of every block, the root first, and the Gray codes. */
+ * (desired) load of every block, the root first. */
 static void
-mlb_explain(const LbExplainCase *c, GString *out)
+mlb_explain_blocks(const LbExplainCase *c, GArray *blocks)
 {
   guint p = c->ranks, d = mlb_log2(p);
   guint64 total = 0;
@@ -877,21 +891,36 @@ mlb_explain(const LbExplainCase *c, GString *out)
   MlbDesired mode = g_strcmp0(lb_params_get_string(c->params, "desired"), "even") == 0
                         ? MLB_DESIRED_EVEN
                         : MLB_DESIRED_HALVING;
-  g_string_append(out, "\nThe tree of sub-hypercubes: accumulated load (desired load), root "
-                       "first:\n");
   for (guint level = 0; level <= d; level++) {
     guint size = p >> level;
-    g_string_append_printf(out, "  level %u:", level);
     for (guint first = 0; first < p; first += size) {
-      guint64 acc = 0;
+      LbExplainBlock b = {level, first, size, 0,
+                          mlb_desired_prefix(total, d, first + size, mode) -
+                              mlb_desired_prefix(total, d, first, mode)};
       for (guint r = first; r < first + size; r++)
-        acc += c->initial_loads[r];
-      guint64 want = mlb_desired_prefix(total, d, first + size, mode) -
-                     mlb_desired_prefix(total, d, first, mode);
-      g_string_append_printf(out, " %" G_GUINT64_FORMAT "(%" G_GUINT64_FORMAT ")", acc, want);
+        b.load += c->initial_loads[r];
+      g_array_append_val(blocks, b);
     }
-    g_string_append(out, "\n");
   }
+}
+
+/* That tree as text, and the Gray codes. */
+static void
+mlb_explain(const LbExplainCase *c, GString *out)
+{
+  guint p = c->ranks, d = mlb_log2(p);
+  g_autoptr(GArray) blocks = g_array_new(FALSE, FALSE, sizeof(LbExplainBlock));
+  mlb_explain_blocks(c, blocks);
+  g_string_append(out, "\nThe tree of sub-hypercubes: accumulated load (desired load), root "
+                       "first:\n");
+  for (guint i = 0; i < blocks->len; i++) {
+    const LbExplainBlock *b = &g_array_index(blocks, LbExplainBlock, i);
+    if (b->first == 0)
+      g_string_append_printf(out, "%s  level %u:", i > 0 ? "\n" : "", b->level);
+    g_string_append_printf(out, " %" G_GUINT64_FORMAT "(%" G_GUINT64_FORMAT ")", b->load,
+                           b->desired);
+  }
+  g_string_append(out, "\n");
   g_string_append(out, "  (amounts and loans below are keys, load (elements): phase 3 schedules "
                        "a load in which each element also counts as a tie-breaker, so a "
                        "difference of keys may count negative elements)\n");
@@ -931,4 +960,5 @@ const LbBalancer lb_mlb_balancer = {
     .check = mlb_check,
     .balance = mlb_balance,
     .explain = mlb_explain,
+    .explain_blocks = mlb_explain_blocks,
 };

@@ -165,6 +165,7 @@ gather(LbRank *self)
   }
   guint p = (guint)lb_rank_count(self);
   g_autofree gsize *offsets = g_new(gsize, p + 1);
+  lb_narrate_labels(self, "the table of grids, their boxes and levels (mine: %u)", units->len);
   g_autoptr(GBytes) all = lb_allgatherv_shared(self, mine, units->len * sizeof(FakeGrid), offsets);
   gsize size = 0;
   const guint8 *data = g_bytes_get_data(all, &size);
@@ -524,13 +525,18 @@ carry_out_in_order(LbRank *self, const Decision *d)
     guint at = GPOINTER_TO_UINT(found);
     LbUnit sent;
     if (a->kind == SAMR_SPLIT) {
+      guint64 whole = g_array_index(units, LbUnit, at).load;
       lb_samr_set(work, a->grid, &d->grid_after[k]);
       g_array_index(units, LbUnit, at).load = lb_samr_work(work, &d->grid_after[k]);
       lb_samr_set(work, a->piece, &d->piece[k]);
       sent = (LbUnit){a->piece, lb_samr_work(work, &d->piece[k])};
+      lb_narrate_resize(self, (gint64)(g_array_index(units, LbUnit, at).load + sent.load) -
+                                  (gint64)whole);
+      lb_narrate_label(self, "a piece of grid %u (load %" G_GUINT64_FORMAT ")", a->grid, sent.load);
     } else {
       lb_samr_set(work, a->grid, &d->grid_after[k]);
       sent = (LbUnit){a->grid, lb_samr_work(work, &d->grid_after[k])};
+      lb_narrate_label(self, "grid %u (load %" G_GUINT64_FORMAT ")", a->grid, sent.load);
       g_hash_table_remove(where, GSIZE_TO_POINTER(a->grid + 1));
       g_array_remove_index_fast(units, at);
       if (at < units->len)

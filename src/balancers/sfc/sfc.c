@@ -681,6 +681,17 @@ send_piece(LbRank *self, int dst, guint round, GArray *piece, gboolean open)
       n += s->n;
     }
   }
+  if (lb_rank_narrating(self)) {
+    guint64 load = 0;
+    for (guint i = 0; i < piece->len; i++) {
+      const Span *s = &g_array_index(piece, Span, i);
+      for (guint j = s->at; j < s->at + s->n; j++)
+        load += s->block->h[j].load;
+    }
+    lb_narrate_label(self, "%u hnode%s (load %" G_GUINT64_FORMAT ") off the %s of my segment%s", n,
+                     n == 1 ? "" : "s", load, dst < lb_rank_id(self) ? "front" : "end",
+                     open ? ", more to come" : "");
+  }
   lb_send_units_ref(self, dst, TAG_SHIFT(round), round, piece, (GDestroyNotify)g_array_unref, n,
                     runs, bytes, open, units != NULL ? (const LbUnit *)units->data : NULL);
 }
@@ -944,6 +955,8 @@ update_tree(LbRank *self, SfcState *st, gboolean gather)
       root_offsets = g_new(gsize, p + 1);
       root_offsets_p = p;
     }
+    lb_narrate_labels(self, "the roots of my private H-tree (%u hnode%s)", roots->len,
+                      roots->len == 1 ? "" : "s");
     st->roots = lb_allgatherv_shared(self, roots->data, roots->len * sizeof(guint64), root_offsets);
     segment_starts(st, p, lb_rank_id(self));
     g_clear_pointer(&st->given_roots, g_array_unref);
@@ -1087,6 +1100,8 @@ sfc_balance(LbRank *self, gpointer state)
     lb_phase_begin(self, PHASE_DETECT);
     guint64 mine[2] = {segment_load(st), st->deepest | (guint64)changed << ROOTS_CHANGED};
     /* the gathered loads: one block that every rank holds */
+    lb_narrate_labels(self, "segment loads (mine %" G_GUINT64_FORMAT "%s)", mine[0],
+                      words > 1 ? ", with the deepest level" : "");
     g_autoptr(GBytes) gathered = lb_allgather_shared(self, mine, words * sizeof(guint64));
     const LoadFigures *figures = load_figures(gathered, p, words);
     st->deepest = figures->deepest;
@@ -1116,6 +1131,7 @@ sfc_balance(LbRank *self, gpointer state)
   } else if (words > 1) {
     lb_phase_begin(self, PHASE_DETECT);
     double max[2] = {st->deepest, changed};
+    lb_narrate_labels(self, "the deepest level and whether my roots changed");
     lb_allreduce_max_double(self, max, 2);
     st->deepest = (guint)max[0];
     any_changed = max[1] > 0;
