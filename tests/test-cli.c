@@ -3080,51 +3080,70 @@ test_paje_lean(void)
   g_assert_nonnull(strstr(alone.err, "--paje-links is for --paje"));
 }
 
+/* LBSIM_CLI_PART runs a part of the cases (tests/meson.build makes three
+ * meson tests of this program, each with its own time limit): reproduce
+ * (the reproductions' quick forms and --all, which reads the state
+ * folders they leave), mutations (the reproductions made wrong), rest (the
+ * others); unset, every case. */
+static void
+add_case(const char *path, GTestFunc fn)
+{
+  const char *part = g_getenv("LBSIM_CLI_PART");
+  gboolean mutations = strcmp(path, "/cli/reproduce-mutations") == 0;
+  gboolean reproduce = !mutations && (strcmp(path, "/cli/reproduce") == 0 ||
+                                      g_str_has_prefix(path, "/cli/reproduce-"));
+  const char *mine = mutations ? "mutations" : reproduce ? "reproduce" : "rest";
+  if (part == NULL || *part == '\0' || strcmp(part, mine) == 0)
+    g_test_add_func(path, fn);
+}
+
 int
 main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/cli/help", test_help);
-  g_test_add_func("/cli/list", test_list);
-  g_test_add_func("/cli/run-json", test_run_json);
-  g_test_add_func("/cli/run/stack-margin", test_run_stack_margin);
-  g_test_add_func("/cli/output-special", test_output_special);
-  g_test_add_func("/cli/output-checks", test_output_checks);
-  g_test_add_func("/cli/determinism", test_determinism);
-  g_test_add_func("/cli/input-errors", test_input_errors);
-  g_test_add_func("/cli/bad-platforms", test_bad_platforms);
-  g_test_add_func("/cli/bad-settings", test_bad_settings);
-  g_test_add_func("/cli/explain", test_explain);
-  g_test_add_func("/cli/explain-sfc", test_explain_sfc);
-  g_test_add_func("/cli/set-pattern", test_set_pattern);
-  g_test_add_func("/cli/json-utf8", test_json_utf8);
-  g_test_add_func("/cli/locale", test_locale);
-  g_test_add_func("/cli/no-compute", test_no_compute);
-  g_test_add_func("/cli/traces", test_traces);
-  g_test_add_func("/cli/traces-posted", test_traces_posted);
-  g_test_add_func("/cli/paje-states", test_paje_states);
-  g_test_add_func("/cli/paje-lean", test_paje_lean);
-  g_test_add_func("/cli/placement-cost", test_placement_cost);
-  g_test_add_func("/cli/placement-queue", test_placement_queue);
-  g_test_add_func("/cli/check", test_check);
-  g_test_add_func("/cli/sweep-hosts", test_sweep_hosts);
-  g_test_add_func("/cli/scenario-names", test_scenario_names);
-  g_test_add_func("/cli/reproduce", test_reproduce);
-  g_test_add_func("/cli/reproduce-checks", test_reproduce_checks);
-  g_test_add_func("/cli/reproduce-baiardi2001", test_reproduce_baiardi);
-  g_test_add_func("/cli/reproduce-chaube2003", test_reproduce_chaube2003);
-  g_test_add_func("/cli/reproduce-verdicts", test_reproduce_verdicts);
-  g_test_add_func("/cli/reproduce-mutations", test_reproduce_mutations);
-  g_test_add_func("/cli/reproduce-all", test_reproduce_all);
-  g_test_add_func("/cli/run-job", test_run_job);
-  g_test_add_func("/cli/curve", test_curve);
-  g_test_add_func("/cli/curve-errors", test_curve_errors);
-  g_test_add_func("/cli/chunks", test_chunks);
-  g_test_add_func("/cli/chunks-errors", test_chunks_errors);
-  add_shipped_scenarios();
-  g_test_add_func("/cli/readme-tables", test_readme_tables);
-  g_test_add_func("/cli/docs-help", test_docs_help);
-  g_test_add_func("/cli/readme-sample", test_readme_sample);
+  add_case("/cli/help", test_help);
+  add_case("/cli/list", test_list);
+  add_case("/cli/run-json", test_run_json);
+  add_case("/cli/run/stack-margin", test_run_stack_margin);
+  add_case("/cli/output-special", test_output_special);
+  add_case("/cli/output-checks", test_output_checks);
+  add_case("/cli/determinism", test_determinism);
+  add_case("/cli/input-errors", test_input_errors);
+  add_case("/cli/bad-platforms", test_bad_platforms);
+  add_case("/cli/bad-settings", test_bad_settings);
+  add_case("/cli/explain", test_explain);
+  add_case("/cli/explain-sfc", test_explain_sfc);
+  add_case("/cli/set-pattern", test_set_pattern);
+  add_case("/cli/json-utf8", test_json_utf8);
+  add_case("/cli/locale", test_locale);
+  add_case("/cli/no-compute", test_no_compute);
+  add_case("/cli/traces", test_traces);
+  add_case("/cli/traces-posted", test_traces_posted);
+  add_case("/cli/paje-states", test_paje_states);
+  add_case("/cli/paje-lean", test_paje_lean);
+  add_case("/cli/placement-cost", test_placement_cost);
+  add_case("/cli/placement-queue", test_placement_queue);
+  add_case("/cli/check", test_check);
+  add_case("/cli/sweep-hosts", test_sweep_hosts);
+  add_case("/cli/scenario-names", test_scenario_names);
+  add_case("/cli/reproduce", test_reproduce);
+  add_case("/cli/reproduce-checks", test_reproduce_checks);
+  add_case("/cli/reproduce-baiardi2001", test_reproduce_baiardi);
+  add_case("/cli/reproduce-chaube2003", test_reproduce_chaube2003);
+  add_case("/cli/reproduce-verdicts", test_reproduce_verdicts);
+  add_case("/cli/reproduce-mutations", test_reproduce_mutations);
+  add_case("/cli/reproduce-all", test_reproduce_all);
+  add_case("/cli/run-job", test_run_job);
+  add_case("/cli/curve", test_curve);
+  add_case("/cli/curve-errors", test_curve_errors);
+  add_case("/cli/chunks", test_chunks);
+  add_case("/cli/chunks-errors", test_chunks_errors);
+  const char *part = g_getenv("LBSIM_CLI_PART");
+  if (part == NULL || *part == '\0' || strcmp(part, "rest") == 0)
+    add_shipped_scenarios(); /* each shipped scenario checked: the rest */
+  add_case("/cli/readme-tables", test_readme_tables);
+  add_case("/cli/docs-help", test_docs_help);
+  add_case("/cli/readme-sample", test_readme_sample);
   int status = g_test_run();
   if (tmp_dir != NULL)
     remove_tree(tmp_dir);
