@@ -19,6 +19,8 @@
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
 
+#include "chromium.h"
+
 static char *tmp_dir;
 
 static char *
@@ -35,84 +37,22 @@ read_text(const char *path)
   return text;
 }
 
-static char *
-chromium_path(void)
-{
-  char *path = g_find_program_in_path("chromium");
-  return path != NULL ? path : g_find_program_in_path("chromium-browser");
-}
-
-/* Chromium logs every console message of the page as a CONSOLE line. */
-static guint
-console_messages(const char *log)
-{
-  guint n = 0;
-  g_auto(GStrv) lines = g_strsplit(log, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (strstr(lines[i], ":CONSOLE") != NULL) {
-      g_test_message("console: %s", lines[i]);
-      n++;
-    }
-  return n;
-}
-
 /* Renders uri headless: its DOM once loaded (and its scripts run), its
  * log, a screenshot. */
 static void
 render(const char *uri, const char *screenshot, char **dom, char **log)
 {
-  g_autofree char *chromium = chromium_path();
   g_autofree char *profile = tmp_path("chromium-profile");
-  g_autofree char *profile_arg = g_strconcat("--user-data-dir=", profile, NULL);
-  g_autofree char *shot_arg = g_strconcat("--screenshot=", screenshot, NULL);
-  const char *argv[] = {chromium,
-                        "--headless",
-                        "--no-sandbox",
-                        "--disable-gpu",
-                        "--disable-dev-shm-usage",
-                        "--no-first-run",
-                        "--hide-scrollbars",
-                        "--enable-logging=stderr",
-                        "--v=0",
-                        profile_arg,
-                        "--window-size=1400,1100",
-                        shot_arg,
-                        "--dump-dom",
-                        uri,
-                        NULL};
-  int status = 0;
-  g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, dom, log,
-                             &status, &error));
-  g_assert_no_error(error);
-  if (!g_spawn_check_wait_status(status, NULL))
-    g_error("chromium failed: %s", *log);
+  chromium_render(uri, profile, 1400, 1100, screenshot, dom, log);
 }
 
 /* Not blank: many colours, and much of it neither white nor the page's
- * grey. */
+ * greys. */
 static void
 check_screenshot(const char *path)
 {
-  g_autoptr(cairo_surface_t) s = cairo_image_surface_create_from_png(path);
-  g_assert_cmpint(cairo_surface_status(s), ==, CAIRO_STATUS_SUCCESS);
-  int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
-  g_assert_cmpint(w, ==, 1400);
-  g_assert_cmpint(h, ==, 1100);
-  const guint8 *data = cairo_image_surface_get_data(s);
-  int stride = cairo_image_surface_get_stride(s);
-  g_autoptr(GHashTable) colours = g_hash_table_new(g_direct_hash, g_direct_equal);
-  guint64 inked = 0;
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
-      guint32 px = ((const guint32 *)(gconstpointer)(data + (gsize)y * stride))[x] & 0xffffff;
-      g_hash_table_add(colours, GUINT_TO_POINTER(px));
-      inked += px != 0xffffff && px != 0xf6f6f4 && px != 0xfbfbf8;
-    }
-  g_test_message("screenshot: %u colours, %.1f%% inked", g_hash_table_size(colours),
-                 100.0 * inked / ((double)w * h));
-  g_assert_cmpuint(g_hash_table_size(colours), >=, 100);
-  g_assert_cmpfloat(inked, >, 0.04 * w * h);
+  static const guint32 paper[] = {0xffffff, 0xf6f6f4, 0xfbfbf8};
+  check_screenshot_inked(path, 1400, 1100, 100, 0.04, paper, G_N_ELEMENTS(paper));
 }
 
 /* The text of the element with this id (an <output>), or NULL. */

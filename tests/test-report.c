@@ -16,6 +16,8 @@
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(cairo_surface_t, cairo_surface_destroy)
 
+#include "chromium.h"
+
 /* A field whose hot spots drift, on 16 ranks: none keeps its blocks, mlb
  * and lbd have phases; small enough to take a fraction of a second. */
 static const char scenario_text[] = "[scenario]\n"
@@ -1496,59 +1498,13 @@ test_chart_scale(void)
 
 /* ---- in a browser ---- */
 
-static char *
-chromium_path(void)
-{
-  char *path = g_find_program_in_path("chromium");
-  return path != NULL ? path : g_find_program_in_path("chromium-browser");
-}
-
-/* Chromium's console messages (it logs every one, whatever its level, as
- * a CONSOLE line): the page has no script, so any is a fault. */
-static guint
-console_messages(const char *log)
-{
-  guint n = 0;
-  g_auto(GStrv) lines = g_strsplit(log, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (strstr(lines[i], ":CONSOLE") != NULL) {
-      g_test_message("console: %s", lines[i]);
-      n++;
-    }
-  return n;
-}
-
 /* Renders page headless: its DOM after loading, its log, a screenshot. */
 static void
 render(const char *page, const char *screenshot, char **dom, char **log)
 {
-  g_autofree char *chromium = chromium_path();
   g_autofree char *uri = g_filename_to_uri(page, NULL, NULL);
   g_autofree char *profile = tmp_path("chromium-profile");
-  g_autofree char *profile_arg = g_strconcat("--user-data-dir=", profile, NULL);
-  g_autofree char *shot_arg = g_strconcat("--screenshot=", screenshot, NULL);
-  const char *argv[] = {chromium,
-                        "--headless",
-                        "--no-sandbox",
-                        "--disable-gpu",
-                        "--disable-dev-shm-usage",
-                        "--no-first-run",
-                        "--hide-scrollbars",
-                        "--enable-logging=stderr",
-                        "--v=0",
-                        profile_arg,
-                        "--window-size=1280,2000",
-                        shot_arg,
-                        "--dump-dom",
-                        uri,
-                        NULL};
-  int status = 0;
-  g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, dom, log,
-                             &status, &error));
-  g_assert_no_error(error);
-  if (!g_spawn_check_wait_status(status, NULL))
-    g_error("chromium failed: %s", *log);
+  chromium_render(uri, profile, 1280, 2000, screenshot, dom, log);
 }
 
 /* Not blank: many colours, and much of it neither the page's white nor
@@ -1556,25 +1512,8 @@ render(const char *page, const char *screenshot, char **dom, char **log)
 static void
 check_screenshot(const char *path)
 {
-  g_autoptr(cairo_surface_t) s = cairo_image_surface_create_from_png(path);
-  g_assert_cmpint(cairo_surface_status(s), ==, CAIRO_STATUS_SUCCESS);
-  int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
-  g_assert_cmpint(w, ==, 1280);
-  g_assert_cmpint(h, ==, 2000);
-  const guint8 *data = cairo_image_surface_get_data(s);
-  int stride = cairo_image_surface_get_stride(s);
-  g_autoptr(GHashTable) colours = g_hash_table_new(g_direct_hash, g_direct_equal);
-  guint64 inked = 0;
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
-      guint32 px = ((const guint32 *)(gconstpointer)(data + (gsize)y * stride))[x] & 0xffffff;
-      g_hash_table_add(colours, GUINT_TO_POINTER(px));
-      inked += px != 0xffffff && px != 0xf6f6f4;
-    }
-  g_test_message("screenshot: %u colours, %.1f%% inked", g_hash_table_size(colours),
-                 100.0 * inked / ((double)w * h));
-  g_assert_cmpuint(g_hash_table_size(colours), >=, 200);
-  g_assert_cmpfloat(inked, >, 0.05 * w * h);
+  static const guint32 paper[] = {0xffffff, 0xf6f6f4};
+  check_screenshot_inked(path, 1280, 2000, 200, 0.05, paper, G_N_ELEMENTS(paper));
 }
 
 static void
