@@ -591,7 +591,7 @@ dls_chunker_next_at(DlsChunker *c, guint worker, guint64 *first)
   c->count++;
   /* af-estimate = latest: what the worker reports from now on is its
    * latest chunk's */
-  if (c->reports != NULL && c->af_estimate == DLS_AF_LATEST && size > 0)
+  if (c->technique == DLS_AF && c->af_estimate == DLS_AF_LATEST && size > 0)
     c->reports[worker].af_restart = TRUE;
   return size;
 }
