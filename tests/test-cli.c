@@ -2359,7 +2359,7 @@ validate_schema(const char *json)
 /* A shipped scenario runs, its [expect] holds and its JSON follows the
  * schema. */
 static void
-test_shipped_scenario(gconstpointer data)
+shipped_scenario(gconstpointer data)
 {
   const char *name = data;
   g_autofree char *path = g_build_filename("scenarios", name, NULL);
@@ -2411,6 +2411,14 @@ test_shipped_scenario(gconstpointer data)
     g_assert_cmpint(d.status, ==, 0);
   }
   validate_schema(detail);
+}
+
+static void
+test_shipped_scenario(gconstpointer data)
+{
+  gint64 start = g_get_monotonic_time();
+  shipped_scenario(data);
+  g_test_message("case took %.1f s", (double)(g_get_monotonic_time() - start) / 1e6);
 }
 
 /* Shipped scenarios too long for the test suite (4096 ranks): loaded here,
@@ -3085,6 +3093,17 @@ test_paje_lean(void)
  * (the reproductions' quick forms and --all, which reads the state
  * folders they leave), mutations (the reproductions made wrong), rest (the
  * others); unset, every case. */
+/* Runs a case and says in the log how long it took, so that what makes
+ * the suite slow can be read off any run's TAP output. */
+static void
+timed_case(gconstpointer data)
+{
+  GTestFunc fn = (GTestFunc)data;
+  gint64 start = g_get_monotonic_time();
+  fn();
+  g_test_message("case took %.1f s", (double)(g_get_monotonic_time() - start) / 1e6);
+}
+
 static void
 add_case(const char *path, GTestFunc fn)
 {
@@ -3094,7 +3113,7 @@ add_case(const char *path, GTestFunc fn)
                                       g_str_has_prefix(path, "/cli/reproduce-"));
   const char *mine = mutations ? "mutations" : reproduce ? "reproduce" : "rest";
   if (part == NULL || *part == '\0' || strcmp(part, mine) == 0)
-    g_test_add_func(path, fn);
+    g_test_add_data_func(path, (gconstpointer)fn, timed_case);
 }
 
 int
