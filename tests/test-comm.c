@@ -703,9 +703,27 @@ bcastv_allgatherv_bytes(int p)
   return bytes + (p - 1) * (8.0 * p + total) + (p - 1) * 8.0 * p;
 }
 
+/* The bytes of one allgatherv of uneven_len(r) from each rank r (or of
+ * none): up the tree, each message the lengths of its blocks and their
+ * bytes; down, p - 1 messages of the p lengths and every block. */
+static double
+allgatherv_bytes(int p, gboolean empty)
+{
+  double bytes = 0, total = 0;
+  for (int r = 0; r < p && !empty; r++)
+    total += (double)uneven_len(r);
+  for (int v = 1; v < p; v++) {
+    int low = v & -v;
+    for (int r = v; r < MIN(v + low, p); r++)
+      bytes += 8.0 + (empty ? 0.0 : (double)uneven_len(r));
+  }
+  return bytes + (p - 1) * (8.0 * p + total);
+}
+
 /* The shared allgatherv: the same blocks as lb_allgatherv, one block of
  * memory for all ranks, and the same messages and bytes on the network. */
 static const guint8 *shared_seen;
+static const gsize *shared_offsets_seen;
 
 static void
 allgatherv_shared_balance(LbRank *self, gpointer state)
@@ -732,15 +750,32 @@ allgatherv_shared_balance(LbRank *self, gpointer state)
   g_assert_cmpuint(g_bytes_get_size(empty), ==, 0);
   for (int r = 0; r <= p; r++)
     g_assert_cmpuint(offsets[r], ==, 0);
+  /* the offsets held once: the same numbers, one array for all ranks */
+  const gsize *held = NULL;
+  g_autoptr(GBytes) again = lb_allgatherv_shared_offsets(self, mine, uneven_len(id), &held);
+  data = g_bytes_get_data(again, &size);
+  g_assert_cmpuint(size, ==, held[p]);
+  for (int r = 0; r < p; r++) {
+    g_assert_cmpuint(held[r + 1] - held[r], ==, uneven_len(r));
+    for (gsize i = 0; i < uneven_len(r); i++)
+      g_assert_cmpuint(data[held[r] + i], ==, pattern_byte(r, i));
+  }
+  if (shared_offsets_seen == NULL)
+    shared_offsets_seen = held;
+  g_assert_true(held == shared_offsets_seen);
 }
 
 static void
 check_allgatherv_shared(const LbRunResult *res)
 {
-  /* two allgathers of p - 1 messages up and p - 1 down; the bytes of the
-   * bcastv test less its two broadcasts of 5000 and 0 bytes */
-  g_assert_cmpuint(res->phases[0].messages, ==, 4 * (7 - 1));
-  g_assert_cmpfloat(res->phases[0].bytes, ==, bcastv_allgatherv_bytes(7) - 6 * 5000.0);
+  /* three allgathers of p - 1 messages up and p - 1 down; the bytes of the
+   * bcastv test less its two broadcasts of 5000 and 0 bytes, and the first
+   * allgather's again (the offsets held once are not charged) */
+  g_assert_cmpuint(res->phases[0].messages, ==, 6 * (7 - 1));
+  g_assert_cmpfloat(bcastv_allgatherv_bytes(7) - 6 * 5000.0, ==,
+                    allgatherv_bytes(7, FALSE) + allgatherv_bytes(7, TRUE));
+  g_assert_cmpfloat(res->phases[0].bytes, ==,
+                    2 * allgatherv_bytes(7, FALSE) + allgatherv_bytes(7, TRUE));
 }
 
 /* The shared allgather: the same bytes as lb_allgather, one block of

@@ -149,6 +149,13 @@ void *lb_allgatherv(LbRank *self, const void *mine, gsize len, gsize *offsets);
  * replicated tables, such as a replicated tree's roots). */
 GBytes *lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets);
 
+/* As lb_allgatherv_shared, but the offsets too are held once for all
+ * ranks: *offsets points to the ranks + 1 of them, valid while the
+ * returned bytes are (no rank copies or reads p lengths of its own, which
+ * at thousands of ranks is what a large run spends its time on). */
+GBytes *lb_allgatherv_shared_offsets(LbRank *self, const void *mine, gsize len,
+                                     const gsize **offsets);
+
 /* As lb_allgather, but the p * len gathered bytes are held once for all
  * ranks (rank r's at offset r * len): each gets a reference to the same
  * immutable block (g_bytes_unref), after the same simulated messages and

@@ -476,10 +476,11 @@ lb_allgather(LbRank *self, const void *mine, gsize len, void *all)
 }
 
 /* The broadcast of a shared block: each message carries a reference to
- * the root's bytes (the network is charged all of them) instead of a copy,
- * so that p ranks hold one block, not p. */
+ * the root's bytes (the network is charged all of them but `unbilled`, what
+ * the simulator added for itself) instead of a copy, so that p ranks hold
+ * one block, not p. */
 static GBytes *
-tree_bcast_shared(LbGroup *g, GBytes *bytes, int tag)
+tree_bcast_shared(LbGroup *g, GBytes *bytes, gsize unbilled, int tag)
 {
   tree_rounds(g);
   int p = (int)g->size, vr = (int)g->me;
@@ -497,13 +498,13 @@ tree_bcast_shared(LbGroup *g, GBytes *bytes, int tag)
     if (vr + mask < p) {
       GBytes *ref = g_bytes_ref(bytes);
       lb_core_send(g->self, member(g, vr + mask), tag, &ref, sizeof ref,
-                   (double)g_bytes_get_size(bytes));
+                   (double)(g_bytes_get_size(bytes) - unbilled));
     }
   return bytes;
 }
 
 GBytes *
-lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets)
+lb_allgatherv_shared_offsets(LbRank *self, const void *mine, gsize len, const gsize **offsets)
 {
   LbGroup g = everyone(self);
   int tag = next_tag(&g);
@@ -513,20 +514,43 @@ lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets)
   g_autoptr(GArray) lens = g_array_new(FALSE, FALSE, sizeof(guint64));
   guint64 mine_len = len;
   g_array_append_val(lens, mine_len);
+  /* The root sends the p lengths and the blocks, as lb_allgatherv's root
+   * does; the block it shares starts with the p + 1 offsets the lengths
+   * give, computed once here rather than by every rank (p of them reading
+   * p lengths is p^2 at scale). The network is charged the lengths, not
+   * the one entry more. */
   GBytes *wire = NULL;
+  gsize head = (p + 1) * sizeof(gsize);
   if (tree_gather(&g, tag, data, lens)) {
-    g_autoptr(GByteArray) w = g_byte_array_new();
-    append_blocks(w, lens, data);
-    wire = g_byte_array_free_to_bytes(g_steal_pointer(&w));
+    guint8 *w = g_malloc(head + data->len);
+    gsize at[2] = {0, 0};
+    memcpy(w, at, sizeof(gsize));
+    for (guint r = 0; r < p; r++) {
+      at[0] += (gsize)g_array_index(lens, guint64, r);
+      memcpy(w + (r + 1) * sizeof(gsize), at, sizeof(gsize));
+    }
+    if (data->len > 0)
+      memcpy(w + head, data->data, data->len);
+    wire = g_bytes_new_take(w, head + data->len);
   }
-  wire = tree_bcast_shared(&g, wire, tag);
+  G_STATIC_ASSERT(sizeof(gsize) == sizeof(guint64));
+  wire = tree_bcast_shared(&g, wire, sizeof(gsize), tag);
   gsize size = 0;
   const guint8 *all = g_bytes_get_data(wire, &size);
-  gsize head = read_offsets(all, p, offsets);
-  g_assert(size == head + offsets[p]);
-  GBytes *out = g_bytes_new_from_bytes(wire, head, offsets[p]);
+  *offsets = (const gsize *)(gconstpointer)all;
+  g_assert(size == head + (*offsets)[p]);
+  GBytes *out = g_bytes_new_from_bytes(wire, head, (*offsets)[p]);
   g_bytes_unref(wire);
   lb_wait_sends(self);
+  return out;
+}
+
+GBytes *
+lb_allgatherv_shared(LbRank *self, const void *mine, gsize len, gsize *offsets)
+{
+  const gsize *shared = NULL;
+  GBytes *out = lb_allgatherv_shared_offsets(self, mine, len, &shared);
+  memcpy(offsets, shared, ((gsize)lb_rank_count(self) + 1) * sizeof(gsize));
   return out;
 }
 
@@ -542,7 +566,7 @@ lb_allgather_shared(LbRank *self, const void *mine, gsize len)
     all = g_byte_array_free_to_bytes(data);
   else
     g_byte_array_unref(data);
-  all = tree_bcast_shared(&g, all, tag);
+  all = tree_bcast_shared(&g, all, 0, tag);
   g_assert(g_bytes_get_size(all) == (gsize)g.size * len);
   lb_wait_sends(self);
   return all;

@@ -164,9 +164,10 @@ gather(LbRank *self)
     }
   }
   guint p = (guint)lb_rank_count(self);
-  g_autofree gsize *offsets = g_new(gsize, p + 1);
+  const gsize *offsets = NULL;
   lb_narrate_labels(self, "the table of grids, their boxes and levels (mine: %u)", units->len);
-  g_autoptr(GBytes) all = lb_allgatherv_shared(self, mine, units->len * sizeof(FakeGrid), offsets);
+  g_autoptr(GBytes) all =
+      lb_allgatherv_shared_offsets(self, mine, units->len * sizeof(FakeGrid), &offsets);
   gsize size = 0;
   const guint8 *data = g_bytes_get_data(all, &size);
   if (decoded.bytes != NULL && g_bytes_get_data(decoded.bytes, NULL) == (gconstpointer)data &&

@@ -135,15 +135,16 @@ static const LbParamSpec sfc_params[] = {
 typedef struct {
   LbCurveKind curve;
   guint dim, order;
-  GArray *seq;           /* SfcHnode, ascending keys: my segment */
-  GBytes *roots;         /* the replicated H-tree: every rank's private roots (ids) */
-  GBytes *starts_block;  /* starts, one block for all ranks */
-  const guint64 *starts; /* the first key of every rank's segment (an empty rank: the next's) */
-  guint64 next_first_id; /* the first hnode of the next non-empty segment, or 0 */
-  SfcInformed *informed; /* what informed fault prevention announced and heard */
-  gboolean rebalanced;   /* the shift ran this step */
-  guint deepest;         /* the deepest level of any rank's hnodes this step (levels = each) */
-  GArray *given_roots;   /* my private roots when the replicated tree was last made, or NULL */
+  GArray *seq;               /* SfcHnode, ascending keys: my segment */
+  GBytes *roots;             /* the replicated H-tree: every rank's private roots (ids) */
+  const gsize *root_offsets; /* where each rank's are in roots (p + 1, shared with it) */
+  GBytes *starts_block;      /* starts, one block for all ranks */
+  const guint64 *starts;     /* the first key of every rank's segment (an empty rank: the next's) */
+  guint64 next_first_id;     /* the first hnode of the next non-empty segment, or 0 */
+  SfcInformed *informed;     /* what informed fault prevention announced and heard */
+  gboolean rebalanced;       /* the shift ran this step */
+  guint deepest;             /* the deepest level of any rank's hnodes this step (levels = each) */
+  GArray *given_roots;       /* my private roots when the replicated tree was last made, or NULL */
 } SfcState;
 
 static guint
@@ -892,13 +893,6 @@ static struct {
   guint64 *first_ids; /* the root at each start, 0 for an empty rank */
 } derived;
 
-/* Where each rank's roots are in the gathered block: the same for every
- * rank of a step, so that one array serves them all (a rank of the next
- * step can only fill it after every rank gave its roots for that step,
- * which each does after reading it for this one). */
-static gsize *root_offsets;
-static guint root_offsets_p;
-
 static void
 segment_starts(SfcState *st, guint p, int me)
 {
@@ -912,8 +906,8 @@ segment_starts(SfcState *st, guint p, int me)
     guint64 next = G_MAXUINT64;
     for (guint r = p; r-- > 0;) {
       guint64 start = G_MAXUINT64;
-      for (gsize k = root_offsets[r] / sizeof(guint64); k < root_offsets[r + 1] / sizeof(guint64);
-           k++) {
+      for (gsize k = st->root_offsets[r] / sizeof(guint64);
+           k < st->root_offsets[r + 1] / sizeof(guint64); k++) {
         guint64 key = sfc_key(st->curve, st->dim, st->order, all[k]);
         if (key < start) {
           start = key;
@@ -950,14 +944,10 @@ update_tree(LbRank *self, SfcState *st, gboolean gather)
     lb_narrate(self, "no segment's private roots changed: the replicated tree stays");
   } else {
     g_clear_pointer(&st->roots, g_bytes_unref);
-    if (root_offsets_p != p) {
-      g_free(root_offsets);
-      root_offsets = g_new(gsize, p + 1);
-      root_offsets_p = p;
-    }
     lb_narrate_labels(self, "the roots of my private H-tree (%u hnode%s)", roots->len,
                       roots->len == 1 ? "" : "s");
-    st->roots = lb_allgatherv_shared(self, roots->data, roots->len * sizeof(guint64), root_offsets);
+    st->roots = lb_allgatherv_shared_offsets(self, roots->data, roots->len * sizeof(guint64),
+                                             &st->root_offsets);
     segment_starts(st, p, lb_rank_id(self));
     g_clear_pointer(&st->given_roots, g_array_unref);
     st->given_roots = g_array_ref(roots);
