@@ -867,15 +867,26 @@ reduce_scatter_balance(LbRank *self, gpointer state)
   for (int r = 0; r < p; r++)
     v[r] = id == 2 ? (guint64)r + 1 : 0;
   g_assert_cmpuint(lb_reduce_scatter_sum_u64(self, v), ==, (guint64)id + 1);
+  /* the sparse form, a rank named twice in one rank's entries */
+  guint ranks[3] = {(guint)(id * 3 % p), (guint)(id * 3 % p), (guint)((id + 5) % p)};
+  guint64 values[3] = {(guint64)id + 1, 2, 7};
+  guint64 sparse = 0;
+  for (int other = 0; other < p; other++) {
+    if (other * 3 % p == id)
+      sparse += (guint64)other + 1 + 2;
+    if ((other + 5) % p == id)
+      sparse += 7;
+  }
+  g_assert_cmpuint(lb_reduce_scatter_sum_u64_sparse(self, ranks, values, 3), ==, sparse);
 }
 
 static void
 check_reduce_scatter_16(const LbRunResult *res)
 {
   /* recursive halving: log2 16 = 4 messages per rank per call */
-  g_assert_cmpuint(res->phases[0].messages, ==, 2 * 16 * 4);
-  /* each rank sends 8 + 4 + 2 + 1 values per call */
-  g_assert_cmpfloat(res->phases[0].bytes, ==, 2 * 16 * 15 * 8.0);
+  g_assert_cmpuint(res->phases[0].messages, ==, 3 * 16 * 4);
+  /* each rank is charged 8 + 4 + 2 + 1 values per call, sparse or not */
+  g_assert_cmpfloat(res->phases[0].bytes, ==, 3 * 16 * 15 * 8.0);
 }
 
 /* ENZO-style: the most and least loaded rank; ties go to the lowest rank. */

@@ -592,6 +592,29 @@ typedef struct {
   guint64 rank, value;
 } SparseEntry;
 
+static int
+compare_entries(gconstpointer a, gconstpointer b)
+{
+  guint64 x = ((const SparseEntry *)a)->rank, y = ((const SparseEntry *)b)->rank;
+  return x < y ? -1 : x > y;
+}
+
+/* Sorts entries by rank and sums those of one rank into one. */
+static void
+merge_entries(GArray *entries)
+{
+  g_array_sort(entries, compare_entries);
+  guint out = 0;
+  for (guint i = 0; i < entries->len; i++) {
+    const SparseEntry *e = &g_array_index(entries, SparseEntry, i);
+    if (out > 0 && g_array_index(entries, SparseEntry, out - 1).rank == e->rank)
+      g_array_index(entries, SparseEntry, out - 1).value += e->value;
+    else
+      g_array_index(entries, SparseEntry, out++) = *e;
+  }
+  g_array_set_size(entries, out);
+}
+
 guint64
 lb_reduce_scatter_sum_u64_sparse(LbRank *self, const guint *ranks, const guint64 *values, guint n)
 {
@@ -607,51 +630,52 @@ lb_reduce_scatter_sum_u64_sparse(LbRank *self, const guint *ranks, const guint64
   }
   /* recursive halving: each step keeps the half of the range that holds
    * my entry, sends the other half to the partner that keeps it, and adds
-   * what that partner sends of mine. The first step's half is sent as the
-   * entries that are not zero, billed as the whole half: no rank holds p
-   * words, which at thousands of ranks would be p^2 at once. */
+   * what that partner sends of mine. Every step's half is sent as the
+   * entries that are not zero, billed as the whole half (the words a dense
+   * reduce-scatter sends): no rank holds p words, which at thousands of
+   * ranks would be p^2 at once. */
   int tag = next_tag(&g);
-  guint half = p / 2, partner = me ^ half;
-  guint lo = (me & half) != 0 ? half : 0; /* the half I keep; the partner keeps the other */
-  g_autoptr(GArray) give = g_array_new(FALSE, FALSE, sizeof(SparseEntry));
-  g_autofree guint64 *sums = g_new0(guint64, half); /* entries lo .. lo + half */
+  guint lo = 0;
+  g_autoptr(GArray) held = g_array_new(FALSE, FALSE, sizeof(SparseEntry));
   for (guint i = 0; i < n; i++) {
     g_assert(ranks[i] < p);
-    if (ranks[i] >= lo && ranks[i] < lo + half) {
-      sums[ranks[i] - lo] += values[i];
-    } else {
+    if (values[i] != 0) {
       SparseEntry e = {ranks[i], values[i]};
-      g_array_append_val(give, e);
+      g_array_append_val(held, e);
     }
   }
-  lb_core_send(self, (int)partner, tag, give->data, give->len * sizeof(SparseEntry),
-               (double)(half * sizeof(guint64)));
-  {
-    g_autoptr(LbMsg) msg = recv_from(&g, (int)partner, tag);
+  merge_entries(held);
+  g_autoptr(GArray) kept = g_array_new(FALSE, FALSE, sizeof(SparseEntry));
+  g_autoptr(GArray) give = g_array_new(FALSE, FALSE, sizeof(SparseEntry));
+  for (guint h = p / 2; h > 0; h /= 2) {
+    guint other = me ^ h;
+    guint keep = (me & h) != 0 ? lo + h : lo; /* the half I keep: keep .. keep + h */
+    g_array_set_size(kept, 0);
+    g_array_set_size(give, 0);
+    for (guint i = 0; i < held->len; i++) {
+      const SparseEntry *e = &g_array_index(held, SparseEntry, i);
+      g_array_append_val(e->rank >= keep && e->rank < keep + h ? kept : give, *e);
+    }
+    lb_core_send(self, member(&g, (int)other), tag, give->data, give->len * sizeof(SparseEntry),
+                 (double)(h * sizeof(guint64)));
+    g_autoptr(LbMsg) msg = recv_from(&g, (int)other, tag);
     g_assert(msg->len % sizeof(SparseEntry) == 0);
     for (gsize k = 0; k < msg->len / sizeof(SparseEntry); k++) {
       SparseEntry e;
       memcpy(&e, msg->data + k * sizeof e, sizeof e);
-      g_assert(e.rank >= lo && e.rank < lo + half);
-      sums[e.rank - lo] += e.value;
+      g_assert(e.rank >= keep && e.rank < keep + h);
+      g_array_append_val(kept, e);
     }
+    merge_entries(kept);
+    GArray *swap = held;
+    held = kept;
+    kept = swap;
+    lo = keep;
   }
-  /* then dense: sums[i] is entry lo + i */
-  guint64 *range = sums;
-  guint width = half;
-  for (guint h = half / 2; h > 0; h /= 2) {
-    guint other = me ^ h;
-    gboolean upper = (me & h) != 0;
-    guint keep = upper ? h : 0, away = upper ? 0 : h; /* within the range */
-    send_to(&g, (int)other, tag, range + away, h * sizeof(guint64));
-    g_autoptr(LbMsg) msg = recv_from(&g, (int)other, tag);
-    g_assert(msg->len == h * sizeof(guint64));
-    combine_sum_u64(range + keep, msg->data, msg->len);
-    range += keep;
-    lo += keep;
-    width = h;
-  }
-  g_assert(lo == me && width == 1);
+  g_assert(lo == me);
+  guint64 sum = 0;
+  for (guint i = 0; i < held->len; i++)
+    sum += g_array_index(held, SparseEntry, i).value;
   lb_wait_sends(self);
-  return range[0];
+  return sum;
 }
