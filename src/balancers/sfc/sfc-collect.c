@@ -46,22 +46,27 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(lb_sfc_collect, lb_sfc,
 #define TAG_PUSH 0x202
 #define TAG_DEPTH 0x203 /* once a step: TAG_OF's spacing leaves it to itself */
 
-/* How many messages reach me, from counts[d], how many I send to each
- * rank d: a reduce-scatter. counts is freed before it, as the entries
- * that are not zero: no rank holds p words while the collective waits. */
+/* How many messages reach me, from the (rank d, messages I send to d)
+ * pairs in to and counts (a rank may come more than once: its counts add
+ * up): a reduce-scatter of the entries, no rank holding p words. Empties
+ * both arrays, for the next use. */
 static guint64
-messages_to_me(LbRank *self, guint64 *counts, guint p)
+messages_to_me(LbRank *self, GArray *to, GArray *counts)
 {
-  g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(guint64));
-  for (guint d = 0; d < p; d++)
-    if (counts[d] != 0) {
-      g_array_append_val(ranks, d);
-      g_array_append_val(values, counts[d]);
-    }
-  g_free(counts);
-  return lb_reduce_scatter_sum_u64_sparse(self, (const guint *)ranks->data,
-                                          (const guint64 *)values->data, ranks->len);
+  g_assert(to->len == counts->len);
+  guint64 n = lb_reduce_scatter_sum_u64_sparse(self, (const guint *)to->data,
+                                               (const guint64 *)counts->data, to->len);
+  g_array_set_size(to, 0);
+  g_array_set_size(counts, 0);
+  return n;
+}
+
+/* A (rank, messages) pair for messages_to_me. */
+static void
+count_to(GArray *to, GArray *counts, guint d, guint64 messages)
+{
+  g_array_append_val(to, d);
+  g_array_append_val(counts, messages);
 }
 
 static double
@@ -303,16 +308,17 @@ pushes_to_me(LbRank *self, const SfcView *v, const GArray *pushes, const guint *
   guint nb = buckets_of(v);
   const Push *p = (const Push *)pushes->data;
   guint64 *incoming = g_new(guint64, nb);
+  g_autoptr(GArray) to = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(guint64));
   for (guint b = 0; b < nb; b++) {
-    guint64 *counts = g_new0(guint64, v->p);
     for (guint i = runs[b]; i < runs[b + 1];) {
       guint j = i;
       while (j < runs[b + 1] && p[j].dest == p[i].dest)
         j++;
-      counts[p[i].dest] = (j - i + v->merge - 1) / v->merge;
+      count_to(to, counts, p[i].dest, (j - i + v->merge - 1) / v->merge);
       i = j;
     }
-    incoming[b] = messages_to_me(self, counts, v->p);
+    incoming[b] = messages_to_me(self, to, counts);
   }
   return incoming;
 }
@@ -327,24 +333,25 @@ request_answer(LbRank *self, const SfcView *v, SfcCollected *out)
   split_needs(v, needs, owners, squares, by_owner);
   guint nb = buckets_of(v);
   g_autofree guint64 *incoming = g_new(guint64, nb);
+  g_autoptr(GArray) to = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(guint64));
   for (guint b = 0; b < nb; b++) {
     /* requests go out per owner in batches; owners come in key order, so
      * each owner's squares are one run: the batches, as [from, to) */
     const GArray *sq = squares->pdata[b], *ow = by_owner->pdata[b];
     GArray *bt = g_array_new(FALSE, FALSE, sizeof(guint) * 2);
     g_ptr_array_add(batches, bt);
-    guint64 *counts = g_new0(guint64, v->p);
     for (guint i = 0; i < sq->len;) {
       guint owner = g_array_index(ow, guint, i), j = i;
       while (j < sq->len && j - i < v->ra_batch && g_array_index(ow, guint, j) == owner)
         j++;
-      counts[owner]++;
+      count_to(to, counts, owner, 1);
       guint range[2] = {i, j};
       g_array_append_vals(bt, range, 1);
       i = j;
     }
     /* the same requests every operator: how many reach me, once */
-    incoming[b] = messages_to_me(self, counts, v->p);
+    incoming[b] = messages_to_me(self, to, counts);
   }
   g_autofree double *loads = bucket_loads(v);
   g_autoptr(GArray) phases = phases_of(v);
@@ -523,10 +530,12 @@ informed_needs(LbRank *self, const SfcView *v, SfcCollected *out)
   g_ptr_array_set_size(asks, (gint)v->p);
   for (guint i = 0; i < needs->len; i++)
     list_add(asks, g_array_index(owners, guint, i), g_array_index(needs, SfcSquare, i).id);
-  guint64 *counts = g_new0(guint64, v->p);
+  g_autoptr(GArray) to = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(guint64));
   for (guint d = 0; d < v->p; d++)
-    counts[d] = asks->pdata[d] != NULL;
-  guint64 incoming = messages_to_me(self, counts, v->p);
+    if (asks->pdata[d] != NULL)
+      count_to(to, counts, d, 1);
+  guint64 incoming = messages_to_me(self, to, counts);
   g_auto(Inbox) lists;
   inbox_open(&lists, self, TAG_DEPTH);
   for (guint d = 0; d < v->p; d++) {
