@@ -121,8 +121,8 @@ static LbBalancer test_balancer = {
 };
 
 static LbRunResult *
-run_on(const char *platform, void (*balance)(LbRank *, gpointer), guint ranks, guint steps,
-       GError **error)
+run_on_cfg(const char *platform, void (*balance)(LbRank *, gpointer), guint ranks, guint steps,
+           const char *const *cfg, GError **error)
 {
   g_autofree char *dir = g_dir_make_tmp("lbsim-comm-XXXXXX", NULL);
   g_autofree char *path = g_build_filename(dir, "s.ini", NULL);
@@ -137,8 +137,15 @@ run_on(const char *platform, void (*balance)(LbRank *, gpointer), guint ranks, g
   g_assert_nonnull(sc);
   test_balancer.balance = balance;
   ((LbBalancerRun *)sc->runs->pdata[0])->balancer = &test_balancer;
-  LbRunOptions options = {0};
+  LbRunOptions options = {.cfg = cfg};
   return lb_run_simulate(sc, 0, &options, error);
+}
+
+static LbRunResult *
+run_on(const char *platform, void (*balance)(LbRank *, gpointer), guint ranks, guint steps,
+       GError **error)
+{
+  return run_on_cfg(platform, balance, ranks, steps, NULL, error);
 }
 
 static LbRunResult *
@@ -199,6 +206,74 @@ huge_pages_child(gconstpointer data)
   g_assert_no_error(error);
   g_assert_cmpint(thp_disabled_in_run, ==, c->in_run);
   g_assert_cmpint(prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0), ==, c->before);
+}
+
+/* Stacks without guard pages cost the pages their ranks touch, not their
+ * size (core/stack.c): runs of 2048 ranks whose stacks differ by 96 KiB
+ * a rank (192 MiB in all, were they cleared) hold about as much once
+ * every rank has started (not with MALLOC_PERTURB_, which has glibc fill
+ * every block). Each run writes what it holds to the file that
+ * LBSIM_TEST_RSS_FILE names. */
+static guint64 rss_in_run_kib;
+
+static guint64
+current_rss_kib(void)
+{
+  g_autofree char *status = NULL;
+  g_assert_true(g_file_get_contents("/proc/self/status", &status, NULL, NULL));
+  const char *line = strstr(status, "VmRSS:");
+  g_assert_nonnull(line);
+  return g_ascii_strtoull(line + strlen("VmRSS:"), NULL, 10);
+}
+
+static void
+rss_probe_balance(LbRank *self, gpointer state)
+{
+  (void)state;
+  if (lb_rank_id(self) == 0)
+    rss_in_run_kib = current_rss_kib();
+}
+
+static guint64
+unzeroed_stacks_run(guint stack_kib)
+{
+  g_autofree char *dir = g_dir_make_tmp("lbsim-comm-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename(dir, "rss", NULL);
+  g_setenv("LBSIM_TEST_RSS_FILE", file, TRUE);
+  /* meson's: glibc would fill every block it hands out */
+  g_unsetenv("MALLOC_PERTURB_");
+  g_autofree char *path = g_strdup_printf("/comm/unzeroed-stacks/subprocess/%u", stack_kib);
+  g_test_trap_subprocess(path, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(file, &text, NULL, NULL));
+  g_unlink(file);
+  g_rmdir(dir);
+  return g_ascii_strtoull(text, NULL, 10);
+}
+
+static void
+test_unzeroed_stacks(void)
+{
+  guint64 small = unzeroed_stacks_run(16), large = unzeroed_stacks_run(112);
+  g_test_message("resident with 16 KiB stacks: %" G_GUINT64_FORMAT
+                 " KiB, with 112 KiB: %" G_GUINT64_FORMAT " KiB",
+                 small, large);
+  g_assert_cmpuint(large, <, small + 24 * 1024);
+}
+
+static void
+unzeroed_stacks_child(gconstpointer data)
+{
+  g_autofree char *stack = g_strdup_printf("contexts/stack-size:%u", GPOINTER_TO_UINT(data));
+  const char *const cfg[] = {"contexts/guard-size:0", stack, NULL};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbRunResult) res =
+      run_on_cfg("hypercube-2048.xml", rss_probe_balance, 2048, 1, cfg, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(rss_in_run_kib, >, 0);
+  g_autofree char *text = g_strdup_printf("%" G_GUINT64_FORMAT, rss_in_run_kib);
+  g_assert_true(g_file_set_contents(g_getenv("LBSIM_TEST_RSS_FILE"), text, -1, NULL));
 }
 
 static void
@@ -1445,6 +1520,11 @@ main(int argc, char **argv)
         g_strdup_printf("/comm/huge-pages/subprocess/%s", huge_pages_cases[i].name);
     g_test_add_data_func(path, &huge_pages_cases[i], huge_pages_child);
   }
+  g_test_add_func("/comm/unzeroed-stacks", test_unzeroed_stacks);
+  g_test_add_data_func("/comm/unzeroed-stacks/subprocess/16", GUINT_TO_POINTER(16),
+                       unzeroed_stacks_child);
+  g_test_add_data_func("/comm/unzeroed-stacks/subprocess/112", GUINT_TO_POINTER(112),
+                       unzeroed_stacks_child);
   g_test_add_func("/comm/invariants", test_invariants);
   g_test_add_data_func("/comm/invariants/subprocess/lose", (gconstpointer)lose_one_balance,
                        invariant_child);

@@ -4,7 +4,8 @@
  * else, so its wall time is the floor against which lbsim's own overhead per
  * simulated message is measured (see tools/bench). With --lbsim-allocator
  * it runs with lbsim's settings of the C library's allocator (deep thread
- * caches, huge pages for the heap), which make SimGrid faster too. */
+ * caches, huge pages for the heap), which make SimGrid faster too. Its
+ * actors get the stacks lbsim's ranks get (core/stack.h). */
 
 #include <errno.h>
 #include <math.h>
@@ -23,11 +24,9 @@
 
 #include "runner/malloc-tune.h"
 #include "core/huge-pages.h"
+#include "core/stack.h"
 
 #define TRACE_MAGIC "# lbsim-message-trace "
-#define STACK_SIZE (64 * 1024)
-/* Above this many actors the guard pages exceed the kernel's map count. */
-#define GUARD_PAGES_MAX_ACTORS 32000
 
 typedef enum { BARE_ERROR_TRACE } BareError;
 #define BARE_ERROR (bare_error_quark())
@@ -398,6 +397,7 @@ main(int argc, char *argv[])
     break;
   }
   gboolean guard_size_given = has_cfg(argc, argv, "contexts/guard-size");
+  gboolean stack_size_given = has_cfg(argc, argv, "contexts/stack-size");
   xbt_log_control_set("root.thres:warning");
   simgrid_init(&argc, argv);
   if (argc != 2 || argv[1][0] == '-') {
@@ -419,7 +419,11 @@ main(int argc, char *argv[])
             trace->platform);
     return 2;
   }
-  if (trace->n_ranks > GUARD_PAGES_MAX_ACTORS && !guard_size_given)
+  /* the stacks lbsim gives its ranks (core/stack.h) */
+  gboolean many = trace->n_ranks > LB_GUARD_PAGES_MAX_RANKS;
+  if (!stack_size_given)
+    sg_cfg_set_int("contexts/stack-size", many ? LB_SMALL_STACK_KIB : LB_STACK_KIB);
+  if (many && !guard_size_given)
     sg_cfg_set_int("contexts/guard-size", 0);
   simgrid_load_platform(trace->platform);
 
@@ -441,16 +445,18 @@ main(int argc, char *argv[])
   /* huge pages as lbsim has them: off while the stacks are made, and
    * throughout below LB_HUGE_PAGES_MIN_RANKS */
   gboolean held = lb_huge_pages_hold();
+  gboolean unzeroed = sg_cfg_get_int("contexts/guard-size") == 0 &&
+                      lb_stacks_unzeroed_begin((gsize)sg_cfg_get_int("contexts/stack-size") * 1024);
   for (guint r = 0; r < trace->n_ranks; r++) {
     char name[32];
     g_snprintf(name, sizeof name, "rank-%u", r);
     trace->ranks[r].id = r;
     mailboxes[r] = sg_mailbox_by_name(name);
     sg_actor_t actor = sg_actor_init(name, hosts[r]);
-    sg_actor_set_stacksize(actor, STACK_SIZE);
     sg_actor_set_data(actor, &trace->ranks[r]);
     sg_actor_start(actor, rank_actor, 0, NULL);
   }
+  lb_stacks_unzeroed_end(unzeroed);
   if (trace->n_ranks >= LB_HUGE_PAGES_MIN_RANKS) {
     lb_huge_pages_release(held);
     held = FALSE;

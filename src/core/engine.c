@@ -10,6 +10,7 @@
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
 #include <xbt/log.h>
+#include <xbt/config.h>
 #include <xbt/sysdep.h>
 
 #include "core/background.h"
@@ -829,6 +830,8 @@ start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement, const
     fputc('\n', run->trace);
   }
   gboolean held = !run->huge_pages_held && lb_huge_pages_hold();
+  gboolean unzeroed = sg_cfg_get_int("contexts/guard-size") == 0 &&
+                      lb_stacks_unzeroed_begin((gsize)sg_cfg_get_int("contexts/stack-size") * 1024);
   for (guint r = 0; r < run->ranks; r++) {
     LbRank *rank = &run->rank[r];
     rank->host = hosts[r];
@@ -838,6 +841,7 @@ start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement, const
     sg_actor_set_data(actor, rank);
     sg_actor_start(actor, rank_main, 0, NULL);
   }
+  lb_stacks_unzeroed_end(unzeroed);
   lb_huge_pages_release(held);
   lb_background_start(sc);
   lb_traffic_start(traffic, nflows);
