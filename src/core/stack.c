@@ -13,7 +13,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+/* gcc says __SANITIZE_ADDRESS__, clang __has_feature: under a sanitizer
+ * its runtime's calloc must stay the only one */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LB_SANITIZER_RUNTIME 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
+    __has_feature(memory_sanitizer)
+#define LB_SANITIZER_RUNTIME 1
+#endif
+#endif
+
+#if defined(__GLIBC__) && !defined(LB_SANITIZER_RUNTIME)
 #define LB_UNZEROED_STACKS 1
 void *__libc_calloc(size_t nmemb, size_t size);
 #endif
