@@ -106,8 +106,9 @@ static const LbParamSpec samr_params[] = {
  * cells within 0.2 / 2^l of its centre at level l, seven levels of factor
  * 2 (32^3 to an effective 4096^3, 64^3 to 8192^3). ShockPool3D: a slightly
  * tilted plane crossing a 50^3 root once over the run, flagged within
- * 0.04 / 2^l of the front; three levels, not the paper's seven: seven over
- * the whole plane would hold about 10^8 cells (see samr.md). */
+ * 0.04 / 2^l of the front; three levels, not the paper's seven: seven
+ * make about 140,000 grids an adaptation, too slow for the reproduction
+ * (see samr.md). */
 /* key, value pairs, a few a line */
 /* clang-format off */
 #define AMR_KEYS(size)                                                               \
