@@ -179,6 +179,8 @@ typedef struct {
   guint buckets; /* in use */
   guint *start;  /* buckets + 1 offsets into at */
   guint *at;     /* the positions, bucket by bucket, ascending in each */
+  guint *own;    /* the buckets of each position, position by position */
+  guint *first;  /* n + 1 offsets into own */
   guint *seen;   /* per position: the last query that found it */
   guint query;
 } Buckets;
@@ -233,9 +235,9 @@ bucket_span(const Buckets *b, const gint64 *lo, const gint64 *hi, guint64 *from,
 
 /* Spacing: twice the grids' mean extent (fewer cells a grid, measured
  * faster on a shock's plane), but no grid over 9 cells of the lattice
- * an axis and the lattice within 2^21 cells an axis. Two passes over the
- * grids' lattice cells: count each bucket's grids (making the buckets),
- * then place them. */
+ * an axis and the lattice within 2^21 cells an axis. Each grid's lattice
+ * cells are looked up once (making the buckets, and kept as the grid's),
+ * then the grids are placed in their buckets. */
 static void
 buckets_init(Buckets *b, const GArray *table, const guint *sorted, guint n, guint dim)
 {
@@ -267,43 +269,47 @@ buckets_init(Buckets *b, const GArray *table, const guint *sorted, guint n, guin
   b->slots = NULL;
   b->nslots = 0;
   b->buckets = 0;
+  b->own = g_new(guint, MAX(entries, 1));
+  b->first = g_new(guint, n + 1);
   g_autoptr(GArray) counts = g_array_new(FALSE, TRUE, sizeof(guint));
-  for (guint pass = 0; pass < 2; pass++) {
-    if (pass == 1) {
-      b->start = g_new0(guint, b->buckets + 1);
-      for (guint i = 0; i < b->buckets; i++)
-        b->start[i + 1] = b->start[i] + g_array_index(counts, guint, i);
-      b->at = g_new(guint, MAX(entries, 1));
-      memcpy(counts->data, b->start, b->buckets * sizeof(guint)); /* the fill points */
-    }
-    for (guint k = 0; k < n; k++) {
-      const SamrGrid *g = &g_array_index(table, SamrGrid, sorted[k]);
-      guint64 from[3], to[3], c[3];
-      bucket_span(b, g->lo, g->hi, from, to);
-      for (c[2] = from[2]; c[2] <= to[2]; c[2]++)
-        for (c[1] = from[1]; c[1] <= to[1]; c[1]++)
-          for (c[0] = from[0]; c[0] <= to[0]; c[0]++) {
-            guint64 key = bucket_key(c);
-            gsize slot = b->nslots > 0 ? bucket_slot(b, key) : 0;
-            if (pass == 1) {
-              b->at[g_array_index(counts, guint, b->slots[slot].bucket)++] = k;
-              continue;
-            }
-            if (b->nslots == 0 || b->slots[slot].key == 0) {
-              bucket_add(b, key);
-              slot = bucket_slot(b, key);
-              g_array_set_size(counts, b->buckets);
-            }
-            g_array_index(counts, guint, b->slots[slot].bucket)++;
+  guint e = 0;
+  for (guint k = 0; k < n; k++) {
+    const SamrGrid *g = &g_array_index(table, SamrGrid, sorted[k]);
+    guint64 from[3], to[3], c[3];
+    bucket_span(b, g->lo, g->hi, from, to);
+    b->first[k] = e;
+    for (c[2] = from[2]; c[2] <= to[2]; c[2]++)
+      for (c[1] = from[1]; c[1] <= to[1]; c[1]++)
+        for (c[0] = from[0]; c[0] <= to[0]; c[0]++) {
+          guint64 key = bucket_key(c);
+          gsize slot = b->nslots > 0 ? bucket_slot(b, key) : 0;
+          if (b->nslots == 0 || b->slots[slot].key == 0) {
+            bucket_add(b, key);
+            slot = bucket_slot(b, key);
+            g_array_set_size(counts, b->buckets);
           }
-    }
+          b->own[e++] = b->slots[slot].bucket;
+          g_array_index(counts, guint, b->slots[slot].bucket)++;
+        }
   }
+  b->first[n] = e;
+  b->start = g_new0(guint, b->buckets + 1);
+  for (guint i = 0; i < b->buckets; i++)
+    b->start[i + 1] = b->start[i] + g_array_index(counts, guint, i);
+  b->at = g_new(guint, MAX(entries, 1));
+  guint *fill = (guint *)counts->data;
+  memcpy(fill, b->start, b->buckets * sizeof(guint));
+  for (guint k = 0; k < n; k++)
+    for (guint i = b->first[k]; i < b->first[k + 1]; i++)
+      b->at[fill[b->own[i]]++] = k;
 }
 
 static void
 buckets_clear(Buckets *b)
 {
   g_free(b->slots);
+  g_free(b->own);
+  g_free(b->first);
   g_free(b->start);
   g_free(b->at);
   g_free(b->seen);
@@ -371,6 +377,27 @@ buckets_find(Buckets *b, const gint64 *lo, const gint64 *hi, guint after, Positi
   positions_sort(found);
 }
 
+/* The positions from `after` on that share a lattice cell with position
+ * k (every one whose closed box meets k's), ascending, into found: k's
+ * own buckets, without looking its cells up. */
+static void
+buckets_find_own(Buckets *b, guint k, guint after, Positions *found)
+{
+  found->len = 0;
+  b->query++;
+  for (guint j = b->first[k]; j < b->first[k + 1]; j++) {
+    guint bucket = b->own[j];
+    for (guint i = b->start[bucket]; i < b->start[bucket + 1]; i++) {
+      guint at = b->at[i];
+      if (at >= after && b->seen[at] != b->query) {
+        b->seen[at] = b->query;
+        positions_add(found, at);
+      }
+    }
+  }
+  positions_sort(found);
+}
+
 SamrExchange *
 lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *steps, guint levels,
                      const SamrCosts *costs, guint ranks)
@@ -407,7 +434,7 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
      * step of their level; each pair once, in the order of the first */
     for (guint k = 0; k < level->len && steps[l] > 0 && g->ghost > 0; k++) {
       const SamrGrid *a = &g_array_index(table, SamrGrid, sorted[k]);
-      buckets_find(&buckets[0], a->lo, a->hi, k + 1, &found);
+      buckets_find_own(&buckets[0], k, k + 1, &found);
       for (guint j = 0; j < found.len; j++) {
         const SamrGrid *b = &g_array_index(table, SamrGrid, sorted[found.at[j]]);
         guint64 faces = lb_boxes_shared_faces(a->lo, a->hi, b->lo, b->hi, dim);
