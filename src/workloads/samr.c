@@ -107,8 +107,8 @@ static const LbParamSpec samr_params[] = {
  * 2 (32^3 to an effective 4096^3, 64^3 to 8192^3). ShockPool3D: a slightly
  * tilted plane crossing a 50^3 root once over the run, flagged within
  * 0.04 / 2^l of the front; three levels, not the paper's seven: seven
- * make about 140,000 grids an adaptation, too slow for the reproduction
- * (see samr.md). */
+ * make 140,000 to 300,000 grids an adaptation, too slow for the
+ * reproduction (see samr.md). */
 /* key, value pairs, a few a line */
 /* clang-format off */
 #define AMR_KEYS(size)                                                               \
