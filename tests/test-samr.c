@@ -288,16 +288,22 @@ load_text(const char *text)
   return sc;
 }
 
-/* The bound by hand, and a generated hierarchy within it at every step. */
+/* The bound by hand, and a generated hierarchy within it at every step:
+ * its grids, and the flags of every parent grid, from rows and cell by
+ * cell. */
 static void
 test_memory(void)
 {
   SamrGeometry g = {3, 2, 1, 8};
   double grids = 0, flags = 0;
-  lb_samr_bounds(&g, 1000, 3, 8, NULL, 1, &grids, &flags);
+  lb_samr_bounds(&g, 1000, 3, 8, NULL, 1, FALSE, &grids, &flags);
   g_assert_cmpfloat(grids, ==, 8 + 1000 + 8000 + 64000);
-  g_assert_cmpfloat(flags, ==, 64000);
-  lb_samr_bounds(&g, 1000, 0, 8, NULL, 1, &grids, &flags);
+  /* the largest parent level, 64000 cells: 1600 rows of 40, up to 21 runs
+   * a row (cell by cell), 33600 runs */
+  g_assert_cmpfloat_with_epsilon(flags, 8 * 1601 + 16 * 33600, 1e-6);
+  lb_samr_bounds(&g, 1000, 3, 8, NULL, 1, TRUE, &grids, &flags);
+  g_assert_cmpfloat_with_epsilon(flags, 8 * 1601 + 16 * 1600, 1e-6); /* a run a row */
+  lb_samr_bounds(&g, 1000, 0, 8, NULL, 1, TRUE, &grids, &flags);
   g_assert_cmpfloat(grids, ==, 8);
   g_assert_cmpfloat(flags, ==, 0);
 
@@ -314,19 +320,39 @@ test_memory(void)
     fractions[l] = MIN(1.0, (2 * d + sqrt(2.0) / (40.0 * (1u << l))) * sqrt(2.0));
   }
   SamrGeometry two = {2, 2, 3, 4};
-  double most = 0, flagged = 0;
-  lb_samr_bounds(&two, 1600, 3, 8, fractions, 0.7, &most, &flagged);
+  double most = 0, flagged = 0, by_cells = 0, unused = 0;
+  lb_samr_bounds(&two, 1600, 3, 8, fractions, 0.7, TRUE, &most, &flagged);
+  lb_samr_bounds(&two, 1600, 3, 8, fractions, 0.7, FALSE, &unused, &by_cells);
   double worst = 8 + 1600 + 4 * 1600.0 + 16 * 1600.0;
   g_assert_cmpfloat(most, <, worst / 2);
   g_assert_cmpfloat(sc->work->memory, ==,
                     most * (2.0 * sizeof(SamrGrid) + 40 + 6 * sizeof(gint64)) + flagged);
   g_autoptr(GArray) units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
+  gsize largest = 0;
   for (guint step = 0; step < 12; step++) {
     for (guint r = 0; r < 8; r++)
       lb_work_update(sc->work, r, units, step);
     g_assert_cmpuint(lb_samr_grids(sc->work), >, 8);
     g_assert_cmpfloat(lb_samr_grids(sc->work), <=, most);
+    for (guint64 i = 0; i < lb_samr_grids(sc->work); i++) {
+      const SamrGrid *p = lb_samr_grid(sc->work, i);
+      if (p->level == 3)
+        continue;
+      guint64 size[3] = {40u << p->level, 40u << p->level, 1};
+      guint64 threshold = 75 * (p->level + 1);
+      LbPatternAt *at = sc->work->pattern_at;
+      g_autoptr(LbPatternRows) rows =
+          lb_pattern_rows_new(&sc->work->pattern, at, 2, size, threshold);
+      g_autoptr(SamrFlags) a =
+          lb_samr_flags_new(&sc->work->pattern, at, rows, 2, size, p->lo, p->hi, threshold);
+      g_autoptr(SamrFlags) b =
+          lb_samr_flags_new(&sc->work->pattern, at, NULL, 2, size, p->lo, p->hi, threshold);
+      g_assert_cmpfloat(lb_samr_flags_bytes(a), <=, flagged);
+      g_assert_cmpfloat(lb_samr_flags_bytes(b), <=, by_cells);
+      largest = MAX(largest, lb_samr_flags_bytes(a));
+    }
   }
+  g_assert_cmpuint(largest, >, 0);
 }
 
 static gboolean
@@ -867,6 +893,104 @@ test_paper_load(void)
   g_rmdir(dir);
 }
 
+/* Flags from rows against flags cell by cell: random shocks (any
+ * direction, width, amplitude, base, time), levels and boxes, thresholds
+ * across the load's range and at its ends. The row path must flag the
+ * very cells lb_pattern_load flags (every cell checked against a byte a
+ * cell here), and cluster into the same boxes; at efficiency 1 the boxes
+ * tile the flagged cells exactly. */
+static void
+test_flags_rows(void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed(43);
+  guint cases = 0, flagged_cases = 0;
+  for (guint c = 0; c < 1500; c++) {
+    LbPattern p = {.kind = LB_PATTERN_SHOCK};
+    p.angle = g_rand_double_range(rand, -180, 180);
+    p.elevation = g_rand_int_range(rand, 0, 4) == 0 ? 0 : g_rand_double_range(rand, -90, 90);
+    if (g_rand_int_range(rand, 0, 8) == 0) /* a front along an axis */
+      p.angle = 90.0 * g_rand_int_range(rand, -2, 3);
+    p.at = g_rand_double(rand);
+    p.drift = g_rand_double_range(rand, -0.05, 0.05);
+    p.width = exp(g_rand_double_range(rand, log(0.002), log(0.5)));
+    p.amplitude = floor(exp(g_rand_double_range(rand, log(10.0), log(1e7))));
+    p.base = (guint64)g_rand_int_range(rand, 0, 1000);
+    guint dim = g_rand_int_range(rand, 0, 3) == 0 ? 2 : 3;
+    guint level = (guint)g_rand_int_range(rand, 0, 6);
+    guint64 size[3] = {1, 1, 1};
+    gint64 lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    guint64 cells = 1;
+    for (guint a = 0; a < dim; a++) {
+      size[a] = (guint64)g_rand_int_range(rand, 3, 40) << level;
+      guint64 n = (guint64)g_rand_int_range(rand, 1, dim == 2 ? 200 : 48);
+      n = MIN(n, size[a]);
+      lo[a] = g_rand_int_range(rand, 0, (gint32)(size[a] - n + 1));
+      hi[a] = lo[a] + (gint64)n;
+      cells *= n;
+    }
+    g_autoptr(LbPatternAt) at = lb_pattern_at_time(&p, dim, g_rand_double_range(rand, 0, 20));
+    guint64 threshold;
+    switch (g_rand_int_range(rand, 0, 6)) {
+    case 0:
+      threshold = g_rand_boolean(rand) ? 0 : p.base;
+      break;
+    case 1:
+      threshold = p.base + (guint64)p.amplitude + (guint64)g_rand_int_range(rand, 0, 2);
+      break;
+    default: /* flagged within a few widths of the front */
+      threshold =
+          p.base + (guint64)(p.amplitude * exp(-0.5 * pow(g_rand_double_range(rand, 0, 4), 2)));
+    }
+    g_autoptr(LbPatternRows) row_function = lb_pattern_rows_new(&p, at, dim, size, threshold);
+    g_assert_nonnull(row_function);
+    g_autoptr(SamrFlags) cell = lb_samr_flags_new(&p, at, NULL, dim, size, lo, hi, threshold);
+    g_autoptr(SamrFlags) rows =
+        lb_samr_flags_new(&p, at, row_function, dim, size, lo, hi, threshold);
+    /* every cell, by hand */
+    g_autofree guint8 *want = g_new0(guint8, cells);
+    guint64 count = 0, i = 0, index[3];
+    for (gint64 z = lo[2]; z < hi[2]; z++)
+      for (gint64 y = lo[1]; y < hi[1]; y++)
+        for (gint64 x = lo[0]; x < hi[0]; x++, i++) {
+          index[0] = (guint64)x;
+          index[1] = (guint64)y;
+          index[2] = (guint64)z;
+          guint64 id = index[0] + size[0] * (index[1] + size[1] * index[2]);
+          want[i] = lb_pattern_load(&p, at, dim, index, size, id) >= threshold;
+          count += want[i];
+        }
+    g_assert_cmpuint(lb_samr_flags_count(cell), ==, count);
+    g_assert_cmpuint(lb_samr_flags_count(rows), ==, count);
+    double efficiency = g_rand_boolean(rand) ? 1.0 : g_rand_double_range(rand, 0.05, 1);
+    g_autoptr(GArray) a = g_array_new(FALSE, FALSE, sizeof(gint64));
+    g_autoptr(GArray) b = g_array_new(FALSE, FALSE, sizeof(gint64));
+    lb_samr_cluster(cell, dim, efficiency, a);
+    lb_samr_cluster(rows, dim, efficiency, b);
+    g_assert_cmpuint(a->len, ==, b->len);
+    g_assert_cmpmem(a->data, a->len * sizeof(gint64), b->data, b->len * sizeof(gint64));
+    if (efficiency == 1.0) { /* the boxes tile the flags */
+      g_autofree guint8 *cover = g_new0(guint8, cells);
+      for (guint k = 0; k < b->len; k += 6) {
+        const gint64 *box = &g_array_index(b, gint64, k);
+        for (gint64 z = box[2]; z < box[5]; z++)
+          for (gint64 y = box[1]; y < box[4]; y++)
+            for (gint64 x = box[0]; x < box[3]; x++) {
+              guint64 at_cell =
+                  (guint64)((x - lo[0]) +
+                            (hi[0] - lo[0]) * ((y - lo[1]) + (hi[1] - lo[1]) * (z - lo[2])));
+              g_assert_cmpuint(cover[at_cell], ==, 0);
+              cover[at_cell] = 1;
+            }
+      }
+      g_assert_cmpmem(cover, cells, want, cells);
+    }
+    cases++;
+    flagged_cases += count > 0 && count < cells;
+  }
+  /* most cases cut through the box, not all or nothing */
+  g_assert_cmpuint(flagged_cases, >, cases / 5);
+}
+
 /* The presets' hierarchies grow within the memory their scenario was
  * admitted for: over 20 adaptations of AMR128 and ShockPool3D on 8 ranks,
  * the grids held never pass what the estimate allowed, and every level
@@ -1332,6 +1456,7 @@ main(int argc, char **argv)
   g_test_add_func("/samr/exchange-options", test_exchange_options);
   g_test_add_func("/samr/paper-load", test_paper_load);
   g_test_add_func("/samr/preset-bounds", test_preset_bounds);
+  g_test_add_func("/samr/flags-rows", test_flags_rows);
   g_test_add_data_func("/samr/hierarchy/clusters-3d",
                        "[scenario]\nplatform = hypercube-16.xml\nranks = 16\nseed = 3\n"
                        "[workload]\nmodel = samr\nsize = 32x32x32\nlevels = 2\n"

@@ -92,6 +92,22 @@ guint64 lb_pattern_load(const LbPattern *pattern, const LbPatternAt *step, guint
 void lb_pattern_load_units(const LbPattern *pattern, const LbPatternAt *step, guint dim,
                            const guint64 *size, LbUnit *units, gsize n);
 
+/* The cells of one row of that grid whose load reaches a threshold,
+ * found without evaluating each cell, where the pattern can: a shock's
+ * load falls with the distance to its front, so along any row the cells
+ * at or above a threshold are one interval. lb_pattern_rows_new returns
+ * NULL for the other patterns (evaluate each cell), else an object that
+ * gives, for the row through index (index[axis] ignored) from lo to hi
+ * along axis, the interval [*start, *end) of cells whose lb_pattern_load
+ * is at least threshold (start == end: none): exactly those. */
+typedef struct _LbPatternRows LbPatternRows;
+LbPatternRows *lb_pattern_rows_new(const LbPattern *pattern, const LbPatternAt *step, guint dim,
+                                   const guint64 *size, guint64 threshold);
+void lb_pattern_rows_find(const LbPatternRows *rows, const guint64 *index, guint axis, guint64 lo,
+                          guint64 hi, guint64 *start, guint64 *end);
+void lb_pattern_rows_free(LbPatternRows *rows);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbPatternRows, lb_pattern_rows_free)
+
 /* An upper bound of any cell's load at any step (for the 2^62 check). */
 double lb_pattern_max_load(const LbPattern *pattern);
 

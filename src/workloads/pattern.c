@@ -453,15 +453,214 @@ clusters_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint6
   return lb_round_load(load);
 }
 
-static guint64
-shock_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *index,
-           const guint64 *size)
+/* A shock's load is a function of z, the cell's distance to the front in
+ * widths: shock_z and shock_at_z are the two halves of shock_load, the
+ * same operations, so the row search below works on the same doubles. */
+static double
+shock_z(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *index,
+        const guint64 *size)
 {
   double along = 0;
   for (guint a = 0; a < dim; a++)
     along += ps->normal[a] * centre_of(index[a], size[a]);
-  double z = (along - ps->front) / p->width;
+  return (along - ps->front) / p->width;
+}
+
+static guint64
+shock_at_z(const LbPattern *p, double z)
+{
   return lb_round_load((double)p->base + p->amplitude * exp(-0.5 * z * z));
+}
+
+static guint64
+shock_load(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *index,
+           const guint64 *size)
+{
+  return shock_at_z(p, shock_z(p, ps, dim, index, size));
+}
+
+/* ---- rows at or above a threshold ---- */
+
+struct _LbPatternRows {
+  const LbPattern *p;
+  const LbPatternAt *ps;
+  guint dim;
+  guint64 size[LB_MAX_DIM];
+  /* a cell reaches the threshold exactly when its z is in [-reach, reach]
+   * (reach < 0: no cell does) */
+  double reach;
+};
+
+static guint64
+double_bits(double x)
+{
+  guint64 b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+static double
+bits_double(guint64 b)
+{
+  double x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+/* shock_at_z depends on z through z * z (the same double for z and -z)
+ * and falls as |z| grows (exp, the product and the rounding are
+ * monotonic), so the z that reach a threshold are [-reach, reach]: reach
+ * is the largest non-negative double that does, found by bisection on the
+ * doubles' bits (ordered as their values for non-negative doubles). */
+static double
+shock_reach(const LbPattern *p, guint64 threshold)
+{
+  if (shock_at_z(p, 0.0) < threshold)
+    return -1;
+  if (shock_at_z(p, INFINITY) >= threshold)
+    return INFINITY;
+  guint64 in = double_bits(0.0), out = double_bits(INFINITY);
+  while (out - in > 1) {
+    guint64 mid = in + (out - in) / 2;
+    if (shock_at_z(p, bits_double(mid)) >= threshold)
+      in = mid;
+    else
+      out = mid;
+  }
+  return bits_double(in);
+}
+
+LbPatternRows *
+lb_pattern_rows_new(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *size,
+                    guint64 threshold)
+{
+  if (p->kind != LB_PATTERN_SHOCK)
+    return NULL;
+  LbPatternRows *rows = g_new0(LbPatternRows, 1);
+  rows->p = p;
+  rows->ps = ps;
+  rows->dim = dim;
+  memcpy(rows->size, size, dim * sizeof(guint64));
+  rows->reach = shock_reach(p, threshold);
+  return rows;
+}
+
+void
+lb_pattern_rows_free(LbPatternRows *rows)
+{
+  g_free(rows);
+}
+
+/* Along a row z(i) is monotonic in i (each operation of shock_z is, in
+ * the cell's centre along the axis): rising where the normal's component
+ * along the axis is positive, falling where it is negative. */
+typedef struct {
+  const LbPatternRows *rows;
+  guint64 index[LB_MAX_DIM];
+  guint axis;
+  double bound; /* past: z(i) >= bound (rising) or z(i) <= bound (falling) */
+  gboolean rising, strict;
+} RowSearch;
+
+static gboolean
+row_past(RowSearch *r, guint64 i)
+{
+  r->index[r->axis] = i;
+  double z = shock_z(r->rows->p, r->rows->ps, r->rows->dim, r->index, r->rows->size);
+  if (r->rising)
+    return r->strict ? z > r->bound : z >= r->bound;
+  return r->strict ? z < r->bound : z <= r->bound;
+}
+
+/* The first i of [a, b) past the bound (b if none), the bound being
+ * monotonic along the row: from the estimate `hint`, galloping to bracket
+ * it, then bisecting, so that an estimate off by k cells costs about
+ * 2 log2 k evaluations. */
+static guint64
+row_first(RowSearch *r, guint64 a, guint64 b, double hint)
+{
+  if (a == b)
+    return a;
+  guint64 h = !(hint > (double)a) ? a : hint >= (double)(b - 1) ? b - 1 : (guint64)hint;
+  guint64 lo, hi;
+  if (row_past(r, h)) { /* the answer is at h or below */
+    hi = h;
+    for (guint64 d = 1;; d *= 2) {
+      if (hi == a)
+        return a;
+      guint64 m = hi - a > d ? hi - d : a;
+      if (!row_past(r, m)) {
+        lo = m + 1;
+        break;
+      }
+      hi = m;
+    }
+  } else { /* above h */
+    lo = h + 1;
+    for (guint64 d = 1;; d *= 2) {
+      guint64 m = b - lo > d ? lo + d - 1 : b;
+      if (m == b) {
+        hi = b;
+        break;
+      }
+      if (row_past(r, m)) {
+        hi = m;
+        break;
+      }
+      lo = m + 1;
+    }
+  }
+  while (lo < hi) {
+    guint64 mid = lo + (hi - lo) / 2;
+    if (row_past(r, mid))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+void
+lb_pattern_rows_find(const LbPatternRows *rows, const guint64 *index, guint axis, guint64 lo,
+                     guint64 hi, guint64 *start, guint64 *end)
+{
+  *start = *end = lo;
+  if (lo >= hi || rows->reach < 0)
+    return;
+  if (rows->reach == INFINITY) {
+    *end = hi;
+    return;
+  }
+  const LbPatternAt *ps = rows->ps;
+  const LbPattern *p = rows->p;
+  RowSearch r = {rows, {0}, axis, 0, TRUE, FALSE};
+  memcpy(r.index, index, rows->dim * sizeof(guint64));
+  double slope = ps->normal[axis];
+  if (slope == 0) { /* z is the same along the row */
+    double z = shock_z(p, ps, rows->dim, r.index, rows->size);
+    if (z >= -rows->reach && z <= rows->reach)
+      *end = hi;
+    return;
+  }
+  /* the estimate: z = (rest + slope (i + 0.5) / n - front) / width */
+  double rest = 0, n = (double)rows->size[axis];
+  for (guint a = 0; a < rows->dim; a++)
+    if (a != axis)
+      rest += ps->normal[a] * centre_of(index[a], rows->size[a]);
+  double near = ((ps->front - rows->reach * p->width - rest) / slope) * n - 0.5;
+  double far = ((ps->front + rows->reach * p->width - rest) / slope) * n - 0.5;
+  r.rising = slope > 0;
+  /* the run: from the first cell past its near bound (z >= -reach rising,
+   * z <= reach falling) to the first past its far one (z > reach rising,
+   * z < -reach falling) */
+  r.bound = r.rising ? -rows->reach : rows->reach;
+  r.strict = FALSE;
+  guint64 s = row_first(&r, lo, hi, ceil(r.rising ? near : far));
+  r.bound = r.rising ? rows->reach : -rows->reach;
+  r.strict = TRUE;
+  guint64 e = row_first(&r, s, hi, ceil(r.rising ? far : near));
+  *start = s;
+  *end = e;
 }
 
 guint64

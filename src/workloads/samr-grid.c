@@ -9,6 +9,7 @@
  * more communication is needed to transfer data among processors and more
  * computational load is added because each grid requires a ghost zone". */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "workloads/samr.h"
@@ -88,57 +89,137 @@ compare_lo(gconstpointer a, gconstpointer b, gpointer data)
 }
 
 static int
-compare_positions(gconstpointer a, gconstpointer b)
+compare_positions(const void *a, const void *b)
 {
   guint x = *(const guint *)a, y = *(const guint *)b;
   return x < y ? -1 : x > y;
 }
 
+/* The transfers found, in the order found; with by_ranks, one a pair of
+ * ranks, its bytes summed in that order (an open-addressed table from the
+ * pair to its transfer). */
+typedef struct {
+  GArray *transfers;
+  double *copy_bytes;
+  guint ranks;
+  gboolean by_ranks;
+  guint64 *keys; /* pair + 1, 0 empty */
+  guint *at;
+  gsize slots; /* a power of two */
+} Found;
+
+static gsize
+slot_of(const Found *f, guint64 key)
+{
+  return (gsize)(lb_hash64(key) & (f->slots - 1));
+}
+
 static void
-add(GArray *transfers, double *copy_bytes, guint from, guint to, double bytes)
+grow(Found *f)
+{
+  g_autofree guint64 *keys = f->keys;
+  g_autofree guint *at = f->at;
+  gsize old = f->slots;
+  f->slots = MAX(old * 2, 1024);
+  f->keys = g_new0(guint64, f->slots);
+  f->at = g_new(guint, f->slots);
+  for (gsize i = 0; i < old; i++)
+    if (keys[i] != 0) {
+      gsize k = slot_of(f, keys[i]);
+      while (f->keys[k] != 0)
+        k = (k + 1) & (f->slots - 1);
+      f->keys[k] = keys[i];
+      f->at[k] = at[i];
+    }
+}
+
+static void
+add(Found *f, guint from, guint to, double bytes)
 {
   if (bytes <= 0)
     return;
   if (from == to) {
-    copy_bytes[from] += bytes;
+    f->copy_bytes[from] += bytes;
     return;
   }
-  Transfer t = {from, to, transfers->len, bytes};
-  g_array_append_val(transfers, t);
+  if (f->by_ranks) {
+    if (2 * (gsize)(f->transfers->len + 1) > f->slots)
+      grow(f);
+    guint64 key = (guint64)from * f->ranks + to + 1;
+    gsize k = slot_of(f, key);
+    while (f->keys[k] != 0 && f->keys[k] != key)
+      k = (k + 1) & (f->slots - 1);
+    if (f->keys[k] == key) {
+      g_array_index(f->transfers, Transfer, f->at[k]).bytes += bytes;
+      return;
+    }
+    f->keys[k] = key;
+    f->at[k] = f->transfers->len;
+  }
+  Transfer t = {from, to, f->transfers->len, bytes};
+  g_array_append_val(f->transfers, t);
 }
 
 /* The grids of one level (positions into its list sorted by lo[0])
  * bucketed on a lattice of boxes, so that the grids whose closed boxes meet
  * a closed box are found without looking at every grid of the level: a
- * shock's plane of 10^5 grids shares one x range. */
+ * shock's plane of 10^5 grids shares one x range. The lattice cells in use
+ * are found by an open-addressed table (key + 1, 0 empty) giving each its
+ * bucket; a bucket's positions are ascending. */
 typedef struct {
-  guint64 key; /* the bucket's lattice coordinates, 21 bits an axis */
-  guint at;    /* the grid's position */
-} Bucketed;
+  guint64 key; /* a lattice cell's key + 1, 0 empty */
+  guint bucket;
+} Slot;
 
 typedef struct {
   guint dim;
-  gint64 edge[3];  /* the lattice's spacing along each axis */
-  GArray *entries; /* Bucketed, by key then position */
-  guint *seen;     /* per position: the last query that found it */
+  gint64 edge[3]; /* the lattice's spacing along each axis */
+  Slot *slots;
+  gsize nslots;  /* a power of two, at least twice the buckets */
+  guint buckets; /* in use */
+  guint *start;  /* buckets + 1 offsets into at */
+  guint *at;     /* the positions, bucket by bucket, ascending in each */
+  guint *own;    /* the buckets of each position, position by position */
+  guint *first;  /* n + 1 offsets into own */
+  guint *seen;   /* per position: the last query that found it */
   guint query;
 } Buckets;
 
 #define BUCKET_BITS 21
 
-static int
-compare_bucketed(gconstpointer a, gconstpointer b)
-{
-  const Bucketed *x = a, *y = b;
-  if (x->key != y->key)
-    return x->key < y->key ? -1 : 1;
-  return x->at < y->at ? -1 : x->at > y->at;
-}
-
 static guint64
 bucket_key(const guint64 *c)
 {
   return c[0] | c[1] << BUCKET_BITS | c[2] << (2 * BUCKET_BITS);
+}
+
+/* The slot of a lattice cell's key: its own, or the empty one where it
+ * would go. */
+static gsize
+bucket_slot(const Buckets *b, guint64 key)
+{
+  gsize k = (gsize)(lb_hash64(key) & (b->nslots - 1));
+  while (b->slots[k].key != 0 && b->slots[k].key != key + 1)
+    k = (k + 1) & (b->nslots - 1);
+  return k;
+}
+
+/* A new bucket for a key not in the table yet. */
+static void
+bucket_add(Buckets *b, guint64 key)
+{
+  if (2 * (gsize)(b->buckets + 1) > b->nslots) {
+    g_autofree Slot *old = b->slots;
+    gsize n = b->nslots;
+    b->nslots = MAX(2 * n, 1024);
+    b->slots = g_new0(Slot, b->nslots);
+    for (gsize i = 0; i < n; i++)
+      if (old[i].key != 0)
+        b->slots[bucket_slot(b, old[i].key - 1)] = old[i];
+  }
+  gsize slot = bucket_slot(b, key);
+  b->slots[slot].key = key + 1;
+  b->slots[slot].bucket = b->buckets++;
 }
 
 /* The lattice cells [from, to] (inclusive, per axis) a closed box [lo, hi]
@@ -152,14 +233,18 @@ bucket_span(const Buckets *b, const gint64 *lo, const gint64 *hi, guint64 *from,
   }
 }
 
-/* Spacing: the grids' mean extent, but no grid over 9 cells of the lattice
- * an axis and the lattice within 2^21 cells an axis. */
+/* Spacing: twice the grids' mean extent (fewer cells a grid, measured
+ * faster on a shock's plane), but no grid over 9 cells of the lattice
+ * an axis and the lattice within 2^21 cells an axis. Each grid's lattice
+ * cells are looked up once (making the buckets, and kept as the grid's),
+ * then the grids are placed in their buckets. */
 static void
 buckets_init(Buckets *b, const GArray *table, const guint *sorted, guint n, guint dim)
 {
   b->dim = dim;
   b->query = 0;
   b->seen = g_new0(guint, MAX(n, 1));
+  guint64 entries = 0;
   for (guint a = 0; a < 3; a++) {
     gint64 sum = 0, widest = 0, top = 0;
     for (guint k = 0; k < n && a < dim; k++) {
@@ -168,64 +253,149 @@ buckets_init(Buckets *b, const GArray *table, const guint *sorted, guint n, guin
       widest = MAX(widest, g->hi[a] - g->lo[a]);
       top = MAX(top, g->hi[a]);
     }
-    gint64 edge = n > 0 ? sum / n : 1;
+    gint64 edge = n > 0 ? 2 * sum / n : 1;
     edge = MAX(edge, widest / 8);
     edge = MAX(edge, (top >> (BUCKET_BITS - 1)) + 1);
     b->edge[a] = MAX(edge, 1);
   }
-  b->entries = g_array_new(FALSE, FALSE, sizeof(Bucketed));
+  for (guint k = 0; k < n; k++) {
+    const SamrGrid *g = &g_array_index(table, SamrGrid, sorted[k]);
+    guint64 from[3], to[3], cells = 1;
+    bucket_span(b, g->lo, g->hi, from, to);
+    for (guint a = 0; a < 3; a++)
+      cells *= to[a] - from[a] + 1;
+    entries += cells;
+  }
+  b->slots = NULL;
+  b->nslots = 0;
+  b->buckets = 0;
+  b->own = g_new(guint, MAX(entries, 1));
+  b->first = g_new(guint, n + 1);
+  g_autoptr(GArray) counts = g_array_new(FALSE, TRUE, sizeof(guint));
+  guint e = 0;
   for (guint k = 0; k < n; k++) {
     const SamrGrid *g = &g_array_index(table, SamrGrid, sorted[k]);
     guint64 from[3], to[3], c[3];
     bucket_span(b, g->lo, g->hi, from, to);
+    b->first[k] = e;
     for (c[2] = from[2]; c[2] <= to[2]; c[2]++)
       for (c[1] = from[1]; c[1] <= to[1]; c[1]++)
         for (c[0] = from[0]; c[0] <= to[0]; c[0]++) {
-          Bucketed e = {bucket_key(c), k};
-          g_array_append_val(b->entries, e);
+          guint64 key = bucket_key(c);
+          gsize slot = b->nslots > 0 ? bucket_slot(b, key) : 0;
+          if (b->nslots == 0 || b->slots[slot].key == 0) {
+            bucket_add(b, key);
+            slot = bucket_slot(b, key);
+            g_array_set_size(counts, b->buckets);
+          }
+          b->own[e++] = b->slots[slot].bucket;
+          g_array_index(counts, guint, b->slots[slot].bucket)++;
         }
   }
-  g_array_sort(b->entries, compare_bucketed);
+  b->first[n] = e;
+  b->start = g_new0(guint, b->buckets + 1);
+  for (guint i = 0; i < b->buckets; i++)
+    b->start[i + 1] = b->start[i] + g_array_index(counts, guint, i);
+  b->at = g_new(guint, MAX(entries, 1));
+  guint *fill = (guint *)counts->data;
+  memcpy(fill, b->start, b->buckets * sizeof(guint));
+  for (guint k = 0; k < n; k++)
+    for (guint i = b->first[k]; i < b->first[k + 1]; i++)
+      b->at[fill[b->own[i]]++] = k;
 }
 
 static void
 buckets_clear(Buckets *b)
 {
-  g_array_unref(b->entries);
+  g_free(b->slots);
+  g_free(b->own);
+  g_free(b->first);
+  g_free(b->start);
+  g_free(b->at);
   g_free(b->seen);
+}
+
+/* The positions a query found: a buffer reused from query to query. */
+typedef struct {
+  guint *at;
+  guint len, cap;
+} Positions;
+
+static void
+positions_add(Positions *p, guint at)
+{
+  if (p->len == p->cap) {
+    p->cap = MAX(2 * p->cap, 64);
+    p->at = g_renew(guint, p->at, p->cap);
+  }
+  p->at[p->len++] = at;
+}
+
+/* Ascending; most lists are short, where an insertion sort is quickest. */
+static void
+positions_sort(Positions *p)
+{
+  if (p->len > 32) {
+    qsort(p->at, p->len, sizeof(guint), compare_positions);
+    return;
+  }
+  for (guint i = 1; i < p->len; i++) {
+    guint v = p->at[i], j = i;
+    for (; j > 0 && p->at[j - 1] > v; j--)
+      p->at[j] = p->at[j - 1];
+    p->at[j] = v;
+  }
 }
 
 /* The positions whose closed boxes may meet the closed box [lo, hi] (every
  * one that does, and others sharing its lattice cells), from `after` on,
  * ascending, into found (emptied first). */
 static void
-buckets_find(Buckets *b, const gint64 *lo, const gint64 *hi, guint after, GArray *found)
+buckets_find(Buckets *b, const gint64 *lo, const gint64 *hi, guint after, Positions *found)
 {
-  g_array_set_size(found, 0);
+  found->len = 0;
   b->query++;
   guint64 from[3], to[3], c[3];
   bucket_span(b, lo, hi, from, to);
-  const Bucketed *e = (const Bucketed *)b->entries->data;
-  guint n = b->entries->len;
   for (c[2] = from[2]; c[2] <= to[2]; c[2]++)
     for (c[1] = from[1]; c[1] <= to[1]; c[1]++)
       for (c[0] = from[0]; c[0] <= to[0]; c[0]++) {
-        guint64 key = bucket_key(c);
-        guint first = 0, last = n;
-        while (first < last) {
-          guint mid = first + (last - first) / 2;
-          if (e[mid].key < key || (e[mid].key == key && e[mid].at < after))
-            first = mid + 1;
-          else
-            last = mid;
-        }
-        for (guint i = first; i < n && e[i].key == key; i++)
-          if (b->seen[e[i].at] != b->query) {
-            b->seen[e[i].at] = b->query;
-            g_array_append_val(found, e[i].at);
+        if (b->nslots == 0)
+          continue;
+        gsize slot = bucket_slot(b, bucket_key(c));
+        if (b->slots[slot].key == 0)
+          continue;
+        guint bucket = b->slots[slot].bucket;
+        for (guint i = b->start[bucket]; i < b->start[bucket + 1]; i++) {
+          guint at = b->at[i];
+          if (at >= after && b->seen[at] != b->query) {
+            b->seen[at] = b->query;
+            positions_add(found, at);
           }
+        }
       }
-  g_array_sort(found, compare_positions);
+  positions_sort(found);
+}
+
+/* The positions from `after` on that share a lattice cell with position
+ * k (every one whose closed box meets k's), ascending, into found: k's
+ * own buckets, without looking its cells up. */
+static void
+buckets_find_own(Buckets *b, guint k, guint after, Positions *found)
+{
+  found->len = 0;
+  b->query++;
+  for (guint j = b->first[k]; j < b->first[k + 1]; j++) {
+    guint bucket = b->own[j];
+    for (guint i = b->start[bucket]; i < b->start[bucket + 1]; i++) {
+      guint at = b->at[i];
+      if (at >= after && b->seen[at] != b->query) {
+        b->seen[at] = b->query;
+        positions_add(found, at);
+      }
+    }
+  }
+  positions_sort(found);
 }
 
 SamrExchange *
@@ -251,7 +421,8 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
   for (guint l = 0; l <= levels; l++)
     g_array_sort_with_data(by_level->pdata[l], compare_lo, (gpointer)table);
   g_autoptr(GArray) transfers = g_array_new(FALSE, FALSE, sizeof(Transfer));
-  g_autoptr(GArray) found = g_array_new(FALSE, FALSE, sizeof(guint));
+  Found sink = {transfers, x->copy_bytes, ranks, costs->by_ranks, NULL, NULL, 0};
+  Positions found = {NULL, 0, 0};
   Buckets buckets[2] = {0}; /* of level l and of l - 1 */
   for (guint l = 0; l <= levels && costs->exchange != SAMR_EXCHANGE_NONE; l++) {
     const GArray *level = by_level->pdata[l];
@@ -263,15 +434,15 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
      * step of their level; each pair once, in the order of the first */
     for (guint k = 0; k < level->len && steps[l] > 0 && g->ghost > 0; k++) {
       const SamrGrid *a = &g_array_index(table, SamrGrid, sorted[k]);
-      buckets_find(&buckets[0], a->lo, a->hi, k + 1, found);
-      for (guint j = 0; j < found->len; j++) {
-        const SamrGrid *b = &g_array_index(table, SamrGrid, sorted[g_array_index(found, guint, j)]);
+      buckets_find_own(&buckets[0], k, k + 1, &found);
+      for (guint j = 0; j < found.len; j++) {
+        const SamrGrid *b = &g_array_index(table, SamrGrid, sorted[found.at[j]]);
         guint64 faces = lb_boxes_shared_faces(a->lo, a->hi, b->lo, b->hi, dim);
         if (faces == 0)
           continue;
         double bytes = (double)faces * g->ghost * unit * (double)steps[l];
-        add(transfers, x->copy_bytes, a->owner, b->owner, bytes);
-        add(transfers, x->copy_bytes, b->owner, a->owner, bytes);
+        add(&sink, a->owner, b->owner, bytes);
+        add(&sink, b->owner, a->owner, bytes);
       }
     }
     if (l == 0)
@@ -291,10 +462,9 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
         lo[a] = c->lo[a] / f;
         hi[a] = (c->hi[a] + f - 1) / f;
       }
-      buckets_find(&buckets[1], lo, hi, 0, found);
-      for (guint j = 0; j < found->len; j++) {
-        const SamrGrid *p =
-            &g_array_index(table, SamrGrid, psorted[g_array_index(found, guint, j)]);
+      buckets_find(&buckets[1], lo, hi, 0, &found);
+      for (guint j = 0; j < found.len; j++) {
+        const SamrGrid *p = &g_array_index(table, SamrGrid, psorted[found.at[j]]);
         double overlap = 1;
         for (guint a = 0; a < dim && overlap > 0; a++) {
           gint64 olo = MAX(p->lo[a] * f, c->lo[a]), ohi = MIN(p->hi[a] * f, c->hi[a]);
@@ -305,30 +475,22 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
         /* projection: the child's interior over the parent, coarsened,
          * once a step of the parent's level */
         double projection = ceil(overlap / per_coarse) * unit * (double)steps[l - 1];
-        add(transfers, x->copy_bytes, c->owner, p->owner, projection);
+        add(&sink, c->owner, p->owner, projection);
         /* interpolation: the child's ghost zone, its share over this
          * parent, from the parent's cells, once a step of the child's */
         double interpolation =
             ceil(shell * (overlap / interior) / per_coarse) * unit * (double)steps[l];
-        add(transfers, x->copy_bytes, p->owner, c->owner, interpolation);
+        add(&sink, p->owner, c->owner, interpolation);
       }
     }
     buckets_clear(&buckets[1]);
   }
   if (costs->exchange != SAMR_EXCHANGE_NONE)
     buckets_clear(&buckets[0]);
+  g_free(found.at);
+  g_free(sink.keys);
+  g_free(sink.at);
   g_array_sort(transfers, compare_transfers);
-  if (costs->by_ranks && transfers->len > 0) {
-    guint kept = 0;
-    Transfer *t = (Transfer *)transfers->data;
-    for (guint i = 1; i < transfers->len; i++) {
-      if (t[i].from == t[kept].from && t[i].to == t[kept].to)
-        t[kept].bytes += t[i].bytes;
-      else
-        t[++kept] = t[i];
-    }
-    g_array_set_size(transfers, kept + 1);
-  }
   x->first = g_new0(guint, ranks + 1);
   x->receives = g_new0(guint, ranks);
   for (guint i = 0; i < transfers->len; i++) {

@@ -106,8 +106,9 @@ static const LbParamSpec samr_params[] = {
  * cells within 0.2 / 2^l of its centre at level l, seven levels of factor
  * 2 (32^3 to an effective 4096^3, 64^3 to 8192^3). ShockPool3D: a slightly
  * tilted plane crossing a 50^3 root once over the run, flagged within
- * 0.04 / 2^l of the front; three levels, not the paper's seven: seven over
- * the whole plane would hold about 10^8 cells (see samr.md). */
+ * 0.04 / 2^l of the front; three levels, not the paper's seven: seven
+ * make 140,000 to 300,000 grids an adaptation, too slow for the
+ * reproduction (see samr.md). */
 /* key, value pairs, a few a line */
 /* clang-format off */
 #define AMR_KEYS(size)                                                               \
@@ -237,161 +238,21 @@ lb_samr_set(const LbWork *work, guint64 id, const SamrGrid *grid)
   samr_of(work)->generation++;
 }
 
-/* ---- clustering (Berger and Rigoutsos) ---- */
-
-/* Flags of a parent's cells, x fastest, and the box they cover. */
-typedef struct {
-  const guint8 *flags;
-  gint64 lo[3], n[3]; /* the parent's box: origin and extent */
-} Flags;
-
-static gboolean
-flagged(const Flags *f, const gint64 *c)
-{
-  return f->flags[(c[0] - f->lo[0]) + f->n[0] * ((c[1] - f->lo[1]) + f->n[1] * (c[2] - f->lo[2]))];
-}
-
-/* Counts of flagged cells per plane of box b along each axis; returns the
- * flagged cells of b. */
-static guint64
-signatures(const Flags *f, const gint64 *lo, const gint64 *hi, guint64 *sig[3])
-{
-  for (guint a = 0; a < 3; a++)
-    memset(sig[a], 0, sizeof(guint64) * (gsize)(hi[a] - lo[a]));
-  guint64 count = 0;
-  gint64 c[3];
-  for (c[2] = lo[2]; c[2] < hi[2]; c[2]++)
-    for (c[1] = lo[1]; c[1] < hi[1]; c[1]++)
-      for (c[0] = lo[0]; c[0] < hi[0]; c[0]++)
-        if (flagged(f, c)) {
-          count++;
-          for (guint a = 0; a < 3; a++)
-            sig[a][c[a] - lo[a]]++;
-        }
-  return count;
-}
-
-/* Clusters the flagged cells of box [lo, hi) into boxes (appended as
- * 6 gint64 each): shrink to the flags' bounding box; keep it if at least
- * `efficiency` of it is flagged; else cut at the hole (an empty plane)
- * nearest the middle, else at the strongest inflection of the signature
- * (the largest change of its second difference's sign), else in the
- * middle of the longest axis, and go on in both halves. */
-static void
-cluster(const Flags *f, guint dim, double efficiency, gint64 *lo, gint64 *hi, GArray *out)
-{
-  g_autofree guint64 *buf = g_new(guint64, (gsize)(hi[0] - lo[0] + hi[1] - lo[1] + hi[2] - lo[2]));
-  guint64 *sig[3] = {buf, buf + (hi[0] - lo[0]), buf + (hi[0] - lo[0]) + (hi[1] - lo[1])};
-  guint64 count = signatures(f, lo, hi, sig);
-  if (count == 0)
-    return;
-  gint64 blo[3], bhi[3];
-  for (guint a = 0; a < 3; a++) {
-    gint64 n = hi[a] - lo[a], s = 0, e = n;
-    while (sig[a][s] == 0)
-      s++;
-    while (sig[a][e - 1] == 0)
-      e--;
-    blo[a] = lo[a] + s;
-    bhi[a] = lo[a] + e;
-  }
-  guint64 volume = 1;
-  for (guint a = 0; a < 3; a++)
-    volume *= (guint64)(bhi[a] - blo[a]);
-  if ((double)count >= efficiency * (double)volume || volume == 1) {
-    gint64 box[6] = {blo[0], blo[1], blo[2], bhi[0], bhi[1], bhi[2]};
-    g_array_append_vals(out, box, 6);
-    return;
-  }
-  /* signatures of the tight box are the same planes, offset */
-  guint cut_axis = 0;
-  gint64 cut = -1, best = -1;
-  for (guint a = 0; a < dim; a++) { /* a hole nearest the middle */
-    gint64 n = bhi[a] - blo[a], mid = n / 2;
-    for (gint64 i = 1; i < n - 1; i++)
-      if (sig[a][blo[a] - lo[a] + i] == 0) {
-        gint64 d = i > mid ? i - mid : mid - i;
-        if (best < 0 || d < best) {
-          best = d;
-          cut = blo[a] + i;
-          cut_axis = a;
-        }
-      }
-  }
-  if (cut < 0) { /* the strongest inflection */
-    gint64 strength = 0;
-    for (guint a = 0; a < dim; a++) {
-      gint64 n = bhi[a] - blo[a];
-      const guint64 *s = sig[a] + (blo[a] - lo[a]);
-      for (gint64 i = 1; i + 2 < n; i++) {
-        gint64 d1 = (gint64)s[i - 1] - 2 * (gint64)s[i] + (gint64)s[i + 1];
-        gint64 d2 = (gint64)s[i] - 2 * (gint64)s[i + 1] + (gint64)s[i + 2];
-        if ((d1 < 0) != (d2 < 0)) {
-          gint64 k = d1 > d2 ? d1 - d2 : d2 - d1;
-          if (k > strength) {
-            strength = k;
-            cut = blo[a] + i + 1;
-            cut_axis = a;
-          }
-        }
-      }
-    }
-  }
-  if (cut < 0) { /* the middle of the longest axis */
-    for (guint a = 1; a < dim; a++)
-      if (bhi[a] - blo[a] > bhi[cut_axis] - blo[cut_axis])
-        cut_axis = a;
-    cut = blo[cut_axis] + (bhi[cut_axis] - blo[cut_axis]) / 2;
-  }
-  gint64 l2[3], h1[3];
-  memcpy(l2, blo, sizeof l2);
-  memcpy(h1, bhi, sizeof h1);
-  h1[cut_axis] = cut;
-  l2[cut_axis] = cut;
-  g_clear_pointer(&buf, g_free);
-  cluster(f, dim, efficiency, blo, h1, out);
-  cluster(f, dim, efficiency, l2, bhi, out);
-}
-
 /* The children of a parent grid: its cells flagged where the pattern's load
- * at their centre reaches the level's refine value, clustered, refined. */
+ * at their centre reaches the level's refine value (rows: the pattern's
+ * row function for the level, or NULL), clustered, refined. */
 static void
-children(const LbWork *work, const Samr *s, const SamrGrid *parent, GArray *table)
+children(const LbWork *work, const Samr *s, const LbPatternRows *rows, const SamrGrid *parent,
+         GArray *table)
 {
   guint dim = s->geo.dim;
   guint64 size[3] = {1, 1, 1}, scale = lb_samr_substeps(&s->geo, parent->level);
   for (guint a = 0; a < dim; a++)
     size[a] = s->root[a] * scale;
-  Flags f = {NULL, {0, 0, 0}, {1, 1, 1}};
-  guint64 cells = 1;
-  for (guint a = 0; a < 3; a++) {
-    f.lo[a] = parent->lo[a];
-    f.n[a] = parent->hi[a] - parent->lo[a];
-    cells *= (guint64)f.n[a];
-  }
-  g_autofree guint8 *flags = g_new0(guint8, cells);
-  f.flags = flags;
-  gboolean any = FALSE;
-  guint64 i = 0, index[3];
-  lb_pattern_at_prepare(work->pattern_at, &work->pattern, size);
-  for (gint64 z = parent->lo[2]; z < parent->hi[2]; z++)
-    for (gint64 y = parent->lo[1]; y < parent->hi[1]; y++)
-      for (gint64 x = parent->lo[0]; x < parent->hi[0]; x++, i++) {
-        index[0] = (guint64)x;
-        index[1] = (guint64)y;
-        index[2] = (guint64)z;
-        guint64 id = index[0] + size[0] * (index[1] + size[1] * index[2]);
-        guint64 load = lb_pattern_load(&work->pattern, work->pattern_at, dim, index, size, id);
-        flags[i] = load >= s->refine[parent->level];
-        any |= flags[i];
-      }
-  if (!any)
-    return;
+  g_autoptr(SamrFlags) flags = lb_samr_flags_new(&work->pattern, work->pattern_at, rows, dim, size,
+                                                 parent->lo, parent->hi, s->refine[parent->level]);
   g_autoptr(GArray) boxes = g_array_new(FALSE, FALSE, sizeof(gint64));
-  gint64 lo[3], hi[3];
-  memcpy(lo, parent->lo, sizeof lo);
-  memcpy(hi, parent->hi, sizeof hi);
-  cluster(&f, dim, s->efficiency, lo, hi, boxes);
+  lb_samr_cluster(flags, dim, s->efficiency, boxes);
   for (guint b = 0; b < boxes->len; b += 6) {
     const gint64 *box = &g_array_index(boxes, gint64, b);
     SamrGrid child = {parent->owner, parent->level + 1, {0, 0, 0}, {1, 1, 1}};
@@ -450,10 +311,16 @@ rebuild(const LbWork *work, Samr *s, guint adaptation)
   guint first = 0;
   for (guint level = keep; level < s->levels; level++) {
     guint end = table->len;
+    guint64 size[3] = {1, 1, 1};
+    for (guint a = 0; a < s->geo.dim; a++)
+      size[a] = s->root[a] * lb_samr_substeps(&s->geo, level);
+    lb_pattern_at_prepare(work->pattern_at, &work->pattern, size);
+    g_autoptr(LbPatternRows) rows =
+        lb_pattern_rows_new(&work->pattern, work->pattern_at, s->geo.dim, size, s->refine[level]);
     for (guint i = first; i < end; i++) {
       SamrGrid parent = g_array_index(table, SamrGrid, i);
       if (parent.level == level)
-        children(work, s, &parent, table);
+        children(work, s, rows, &parent, table);
     }
     first = end;
   }
@@ -641,7 +508,8 @@ samr_free(gpointer data)
 
 void
 lb_samr_bounds(const SamrGeometry *g, double root_cells, guint levels, guint ranks,
-               const double *fractions, double efficiency, double *grids, double *flags)
+               const double *fractions, double efficiency, gboolean rows, double *grids,
+               double *flags)
 {
   *grids = ranks;
   *flags = 0;
@@ -651,7 +519,14 @@ lb_samr_bounds(const SamrGeometry *g, double root_cells, guint levels, guint ran
      * at least `efficiency` flagged (or one cell) and holds one at least */
     double flagged = fractions != NULL ? MIN(parents, fractions[l] * cells) : parents;
     *grids += flagged;
-    *flags = MAX(*flags, parents);
+    /* one parent's flags at a time, no larger than the level's parents: a
+     * box of c cells has c^((dim - 1) / dim) rows along its longest axis at
+     * most, each an offset and its runs (a run from a row function, up
+     * to half its cells and one more cell by cell), no more runs than
+     * flagged cells */
+    double nrows = pow(parents, (g->dim - 1.0) / g->dim);
+    double runs = MIN(rows ? nrows : parents / 2 + nrows, MAX(flagged, 1));
+    *flags = MAX(*flags, LB_SAMR_ROW_BYTES * (nrows + 1) + LB_SAMR_RUN_BYTES * runs);
     cells *= per_cell;
     parents = MIN(cells, flagged / efficiency * per_cell);
   }
@@ -954,12 +829,17 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
     double grids = 0, flags = 0, fractions[SAMR_MAX_LEVELS];
     for (guint l = 0; l < s->levels; l++)
       fractions[l] = flag_fraction(work, s, l);
+    /* whether the pattern has a row function (whatever the level) */
+    g_autoptr(LbPatternAt) at = lb_pattern_at_new(&work->pattern, dim, 0);
+    g_autoptr(LbPatternRows) rows =
+        lb_pattern_rows_new(&work->pattern, at, dim, root, s->levels > 0 ? s->refine[0] : 0);
     lb_samr_bounds(&s->geo, (double)work->cells, s->levels, work->ranks, fractions, s->efficiency,
-                   &grids, &flags);
+                   rows != NULL, &grids, &flags);
     g_autofree char *what = g_strdup_printf(
-        "%u levels refined by %u may make up to %.3g grids, flagging up to %.3g cells of level "
-        "%u at once, which need",
-        s->levels, s->geo.factor, grids, flags, s->levels > 0 ? s->levels - 1 : 0);
+        "%u levels refined by %u may make up to %.3g grids, and a grid's flags %.3g bytes (%s), "
+        "which need",
+        s->levels, s->geo.factor, grids, flags,
+        rows != NULL ? "a run a row" : "runs of the cells along its rows");
     if (!lb_work_check_memory(work, grids * LB_SAMR_GRID_BYTES + flags, file, "levels", what,
                               error))
       return FALSE;

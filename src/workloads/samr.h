@@ -64,18 +64,46 @@ guint64 lb_samr_grids(const LbWork *work);
  * the table's end grow it). */
 void lb_samr_set(const LbWork *work, guint64 id, const SamrGrid *grid);
 
+/* The cells of a parent grid's box [lo, hi) (a level of size[0 .. dim)
+ * cells) whose pattern load reaches threshold (samr-flags.c): runs along
+ * the rows of the box's longest axis, each row's from the pattern's row
+ * function (rows, lb_pattern_rows_new for that level and threshold) where
+ * it has one, else (rows NULL) cell by cell. */
+typedef struct _SamrFlags SamrFlags;
+SamrFlags *lb_samr_flags_new(const LbPattern *pattern, const LbPatternAt *at,
+                             const LbPatternRows *rows, guint dim, const guint64 *size,
+                             const gint64 *lo, const gint64 *hi, guint64 threshold);
+guint64 lb_samr_flags_count(const SamrFlags *flags);
+/* The memory the flags take, in bytes: their rows' offsets and runs. */
+gsize lb_samr_flags_bytes(const SamrFlags *flags);
+void lb_samr_flags_free(SamrFlags *flags);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SamrFlags, lb_samr_flags_free)
+/* Berger and Rigoutsos' clustering of the flags into boxes of the flags'
+ * level (6 gint64 each, lo then hi, appended): a box is kept once
+ * `efficiency` of its cells are flagged, else cut at a hole, an
+ * inflection of the signatures or the middle. */
+void lb_samr_cluster(const SamrFlags *flags, guint dim, double efficiency, GArray *boxes);
+
 /* What a run keeps per grid: its entry in the table and in the table
  * being rebuilt, a unit on some rank, and its box while clustering. */
 #define LB_SAMR_GRID_BYTES (2.0 * sizeof(SamrGrid) + LB_UNIT_BYTES + 6 * sizeof(gint64))
+
+/* What the flags of a parent grid take (samr-flags.c): an offset a row,
+ * two coordinates a run. */
+#define LB_SAMR_ROW_BYTES ((double)sizeof(guint64))
+#define LB_SAMR_RUN_BYTES (2.0 * sizeof(gint64))
 
 /* The most a hierarchy generated down to level `levels` over a root of
  * root_cells cells tiled for `ranks` may hold, when at most fractions[l]
  * of the cells of level l can be flagged (NULL: all of them) and the
  * clustering keeps boxes at least `efficiency` flagged: each finer box
  * holding at least one flagged cell of its parent's level (*grids), and
- * the flags of the largest parent level, one byte a cell (*flags). */
+ * the flags of one parent grid, in bytes (*flags): its rows and runs, as
+ * large as the largest parent level, a run a row where the pattern has a
+ * row function (rows), up to half the cells of a row otherwise. */
 void lb_samr_bounds(const SamrGeometry *g, double root_cells, guint levels, guint ranks,
-                    const double *fractions, double efficiency, double *grids, double *flags);
+                    const double *fractions, double efficiency, gboolean rows, double *grids,
+                    double *flags);
 
 /* What the application pays between adaptations besides its cells
  * (samr-grid.c): the boundary exchange grid by grid (`exchange = enzo`),
