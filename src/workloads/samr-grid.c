@@ -347,6 +347,20 @@ positions_sort(Positions *p)
   }
 }
 
+/* Adds to found the positions from `after` on held by one bucket, each
+ * once a query. */
+static void
+bucket_collect(Buckets *b, guint bucket, guint after, Positions *found)
+{
+  for (guint i = b->start[bucket]; i < b->start[bucket + 1]; i++) {
+    guint at = b->at[i];
+    if (at >= after && b->seen[at] != b->query) {
+      b->seen[at] = b->query;
+      positions_add(found, at);
+    }
+  }
+}
+
 /* The positions whose closed boxes may meet the closed box [lo, hi] (every
  * one that does, and others sharing its lattice cells), from `after` on,
  * ascending, into found (emptied first). */
@@ -365,14 +379,7 @@ buckets_find(Buckets *b, const gint64 *lo, const gint64 *hi, guint after, Positi
         gsize slot = bucket_slot(b, bucket_key(c));
         if (b->slots[slot].key == 0)
           continue;
-        guint bucket = b->slots[slot].bucket;
-        for (guint i = b->start[bucket]; i < b->start[bucket + 1]; i++) {
-          guint at = b->at[i];
-          if (at >= after && b->seen[at] != b->query) {
-            b->seen[at] = b->query;
-            positions_add(found, at);
-          }
-        }
+        bucket_collect(b, b->slots[slot].bucket, after, found);
       }
   positions_sort(found);
 }
@@ -385,16 +392,8 @@ buckets_find_own(Buckets *b, guint k, guint after, Positions *found)
 {
   found->len = 0;
   b->query++;
-  for (guint j = b->first[k]; j < b->first[k + 1]; j++) {
-    guint bucket = b->own[j];
-    for (guint i = b->start[bucket]; i < b->start[bucket + 1]; i++) {
-      guint at = b->at[i];
-      if (at >= after && b->seen[at] != b->query) {
-        b->seen[at] = b->query;
-        positions_add(found, at);
-      }
-    }
-  }
+  for (guint j = b->first[k]; j < b->first[k + 1]; j++)
+    bucket_collect(b, b->own[j], after, found);
   positions_sort(found);
 }
 
