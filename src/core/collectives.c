@@ -522,15 +522,12 @@ lb_allgatherv_shared_offsets(LbRank *self, const void *mine, gsize len, const gs
   GBytes *wire = NULL;
   gsize head = (p + 1) * sizeof(gsize);
   if (tree_gather(&g, tag, data, lens)) {
-    guint8 *w = g_malloc(head + data->len);
-    gsize at[2] = {0, 0};
-    memcpy(w, at, sizeof(gsize));
-    for (guint r = 0; r < p; r++) {
-      at[0] += (gsize)g_array_index(lens, guint64, r);
-      memcpy(w + (r + 1) * sizeof(gsize), at, sizeof(gsize));
-    }
+    gsize *w = g_malloc(head + data->len); /* g_malloc: aligned for gsize */
+    w[0] = 0;
+    for (guint r = 0; r < p; r++)
+      w[r + 1] = w[r] + (gsize)g_array_index(lens, guint64, r);
     if (data->len > 0)
-      memcpy(w + head, data->data, data->len);
+      memcpy((guint8 *)w + head, data->data, data->len);
     wire = g_bytes_new_take(w, head + data->len);
   }
   G_STATIC_ASSERT(sizeof(gsize) == sizeof(guint64));
