@@ -187,7 +187,7 @@ time_with_work(const LbCheckRun *run, const char *label, guint ranks, double flo
   g_autoptr(LbScenario) sc = lb_scenario_load(run->job->scenario, &ov, error);
   if (sc == NULL)
     return FALSE;
-  g_autoptr(LbRunResult) res = lb_check_simulate(sc, &ov, FALSE, jobs, error);
+  g_autoptr(LbRunResult) res = lb_check_simulate(sc, &ov, LB_CHECK_KEEP_TOTALS, jobs, error);
   if (res == NULL)
     return FALSE;
   *time = res->total_time;

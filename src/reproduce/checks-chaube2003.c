@@ -451,7 +451,7 @@ dls_timeline(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   if (sc == NULL)
     return FALSE;
   LbScenarioOverrides ov = {0};
-  g_autoptr(LbRunResult) res = lb_check_simulate(sc, &ov, TRUE, in->jobs, error);
+  g_autoptr(LbRunResult) res = lb_check_simulate(sc, &ov, LB_CHECK_KEEP_NARRATION, in->jobs, error);
   if (res == NULL)
     return FALSE;
   guint p = res->ranks;

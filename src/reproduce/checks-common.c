@@ -106,15 +106,14 @@ lb_check_compare_guint64(gconstpointer a, gconstpointer b)
 
 /* ---- real runs the checks make themselves ---- */
 
-/* The scenario's one balancer run, simulated in a child; the schedule and
- * (with narrate) the ranks' narration kept. */
 LbRunResult *
-lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov, gboolean narrate, guint jobs,
+lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov, LbCheckKeep keep, guint jobs,
                   GError **error)
 {
   LbRunnerOptions ro = {.jobs = lb_check_processors(jobs),
                         .quiet = TRUE,
-                        .run = {.detail = TRUE, .narrate = narrate}};
+                        .run = {.detail = (keep & LB_CHECK_KEEP_DETAIL) != 0,
+                                .narrate = (keep & LB_CHECK_KEEP_NARRATION) != 0}};
   g_autoptr(GPtrArray) results = NULL;
   int code = 0;
   if (!lb_runner_run(sc, ov, &ro, &results, &code, error))
@@ -124,7 +123,7 @@ lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov, gboolean 
 }
 
 /* MLB on a hypercube of p ranks over the given elements (in blocks of
- * equal counts over the ranks), narrated. */
+ * equal counts over the ranks), narrated, its schedule kept. */
 LbRunResult *
 lb_check_simulate_mlb(guint p, const guint64 *elements, guint n, guint jobs, GError **error)
 {
@@ -143,5 +142,5 @@ lb_check_simulate_mlb(guint p, const guint64 *elements, guint n, guint jobs, GEr
   g_autoptr(LbScenario) sc = lb_scenario_load_text(text, loads->str, NULL, &ov, error);
   if (sc == NULL)
     return NULL;
-  return lb_check_simulate(sc, &ov, TRUE, jobs, error);
+  return lb_check_simulate(sc, &ov, LB_CHECK_KEEP_DETAIL | LB_CHECK_KEEP_NARRATION, jobs, error);
 }

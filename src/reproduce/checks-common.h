@@ -29,11 +29,20 @@ GArray *lb_check_numbers(const char *text);
 int lb_check_compare_guint64(gconstpointer a, gconstpointer b);
 /* Simulations at once: jobs, or one per processor. */
 guint lb_check_processors(guint jobs);
-/* The scenario's one balancer run, simulated in a child; the schedule and
- * (with narrate) the ranks' narration kept. */
+/* What a check's own run keeps beyond its totals: the schedule's
+ * transfers and the rest of --detail, the ranks' narration. Each costs:
+ * with --detail's members as well, lbd's quick checks (narrated runs of up
+ * to 1,024 ranks, carried back from their children) took twice as long. */
+typedef enum {
+  LB_CHECK_KEEP_TOTALS = 0,
+  LB_CHECK_KEEP_DETAIL = 1 << 0,
+  LB_CHECK_KEEP_NARRATION = 1 << 1,
+} LbCheckKeep;
+/* The scenario's one balancer run, simulated in a child; what `keep`
+ * names kept. */
 LbRunResult *lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov,
-                               gboolean narrate, guint jobs, GError **error);
+                               LbCheckKeep keep, guint jobs, GError **error);
 /* MLB on a hypercube of p ranks over the given elements (in blocks of
- * equal counts over the ranks), narrated. */
+ * equal counts over the ranks), narrated, its schedule kept. */
 LbRunResult *lb_check_simulate_mlb(guint p, const guint64 *elements, guint n, guint jobs,
                                    GError **error);

@@ -562,7 +562,8 @@ best_cuts(const LbCheckInput *in, LbCheckOutput *out, GError **error)
       return FALSE;
     const LbWork *work = ((const LbBalancerRun *)sc->runs->pdata[0])->work;
     LbScenarioOverrides ov = {0};
-    g_autoptr(LbRunResult) res = lb_check_simulate(sc, &ov, TRUE, in->jobs, error);
+    g_autoptr(LbRunResult) res =
+        lb_check_simulate(sc, &ov, LB_CHECK_KEEP_NARRATION, in->jobs, error);
     if (res == NULL)
       return FALSE;
     if (fabs(res->imbalance_after - run->result->imbalance_after) >

@@ -920,7 +920,7 @@ scenario_run(const char *path, const char *balancer, guint jobs, GError **error)
     return res;
   LbScenarioOverrides ov = {0, NULL, balancer, NULL};
   g_autoptr(LbScenario) sc = lb_scenario_load(path, &ov, error);
-  if (sc == NULL || (res = lb_check_simulate(sc, &ov, FALSE, jobs, error)) == NULL)
+  if (sc == NULL || (res = lb_check_simulate(sc, &ov, LB_CHECK_KEEP_DETAIL, jobs, error)) == NULL)
     return NULL;
   g_hash_table_insert(made, g_steal_pointer(&key), res);
   return res;
