@@ -516,8 +516,9 @@ grid_row(const char *dom, guint rank)
   g_assert_nonnull(family);
   g_autofree char *open = g_strdup_printf("<g class=\"grid-rank\" data-rank=\"%u\">", rank);
   const char *at = strstr(family, open);
-  g_assert_nonnull(at);
-  const char *next = strstr(at + 1, "<g class=\"grid-rank\"");
+  if (at == NULL)
+    g_error("no grids of rank %u in the SAMR view", rank);
+  const char *next = strstr(at + strlen(open), "<g class=\"grid-rank\"");
   const char *end = strstr(at, "</svg>");
   return g_strndup(at, (next != NULL && next < end ? next : end) - at);
 }
