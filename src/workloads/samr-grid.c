@@ -95,43 +95,80 @@ compare_positions(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* Keys numbered in the order they were first seen: an open-addressed
+ * table (key + 1 in a slot, 0 empty, at most half full) from a key to its
+ * number. The transfers between pairs of ranks and the lattice cells of
+ * the buckets below each number theirs with it. */
+typedef struct {
+  guint64 *keys;
+  guint *numbers;
+  gsize slots; /* a power of two, or 0 */
+  guint len;   /* keys numbered */
+} Numbering;
+
+/* The slot of key: its own, or the empty one where it would go (slots > 0). */
+static gsize
+numbering_slot(const Numbering *t, guint64 key)
+{
+  gsize k = (gsize)(lb_hash64(key) & (t->slots - 1));
+  while (t->keys[k] != 0 && t->keys[k] != key + 1)
+    k = (k + 1) & (t->slots - 1);
+  return k;
+}
+
+/* key's number, or G_MAXUINT if it has none. */
+static guint
+numbering_find(const Numbering *t, guint64 key)
+{
+  if (t->slots == 0)
+    return G_MAXUINT;
+  gsize k = numbering_slot(t, key);
+  return t->keys[k] != 0 ? t->numbers[k] : G_MAXUINT;
+}
+
+/* key's number, the next one if it has none yet (*added says which). */
+static guint
+numbering_add(Numbering *t, guint64 key, gboolean *added)
+{
+  if (2 * ((gsize)t->len + 1) > t->slots) {
+    g_autofree guint64 *keys = t->keys;
+    g_autofree guint *numbers = t->numbers;
+    gsize old = t->slots;
+    t->slots = MAX(2 * old, 1024);
+    t->keys = g_new0(guint64, t->slots);
+    t->numbers = g_new(guint, t->slots);
+    for (gsize i = 0; i < old; i++)
+      if (keys[i] != 0) {
+        gsize k = numbering_slot(t, keys[i] - 1);
+        t->keys[k] = keys[i];
+        t->numbers[k] = numbers[i];
+      }
+  }
+  gsize k = numbering_slot(t, key);
+  *added = t->keys[k] == 0;
+  if (*added) {
+    t->keys[k] = key + 1;
+    t->numbers[k] = t->len++;
+  }
+  return t->numbers[k];
+}
+
+static void
+numbering_clear(Numbering *t)
+{
+  g_free(t->keys);
+  g_free(t->numbers);
+}
+
 /* The transfers found, in the order found; with by_ranks, one a pair of
- * ranks, its bytes summed in that order (an open-addressed table from the
- * pair to its transfer). */
+ * ranks (numbered as its transfer), its bytes summed in that order. */
 typedef struct {
   GArray *transfers;
   double *copy_bytes;
   guint ranks;
   gboolean by_ranks;
-  guint64 *keys; /* pair + 1, 0 empty */
-  guint *at;
-  gsize slots; /* a power of two */
+  Numbering pairs;
 } Found;
-
-static gsize
-slot_of(const Found *f, guint64 key)
-{
-  return (gsize)(lb_hash64(key) & (f->slots - 1));
-}
-
-static void
-grow(Found *f)
-{
-  g_autofree guint64 *keys = f->keys;
-  g_autofree guint *at = f->at;
-  gsize old = f->slots;
-  f->slots = MAX(old * 2, 1024);
-  f->keys = g_new0(guint64, f->slots);
-  f->at = g_new(guint, f->slots);
-  for (gsize i = 0; i < old; i++)
-    if (keys[i] != 0) {
-      gsize k = slot_of(f, keys[i]);
-      while (f->keys[k] != 0)
-        k = (k + 1) & (f->slots - 1);
-      f->keys[k] = keys[i];
-      f->at[k] = at[i];
-    }
-}
 
 static void
 add(Found *f, guint from, guint to, double bytes)
@@ -143,18 +180,12 @@ add(Found *f, guint from, guint to, double bytes)
     return;
   }
   if (f->by_ranks) {
-    if (2 * (gsize)(f->transfers->len + 1) > f->slots)
-      grow(f);
-    guint64 key = (guint64)from * f->ranks + to + 1;
-    gsize k = slot_of(f, key);
-    while (f->keys[k] != 0 && f->keys[k] != key)
-      k = (k + 1) & (f->slots - 1);
-    if (f->keys[k] == key) {
-      g_array_index(f->transfers, Transfer, f->at[k]).bytes += bytes;
+    gboolean added;
+    guint at = numbering_add(&f->pairs, (guint64)from * f->ranks + to, &added);
+    if (!added) {
+      g_array_index(f->transfers, Transfer, at).bytes += bytes;
       return;
     }
-    f->keys[k] = key;
-    f->at[k] = f->transfers->len;
   }
   Transfer t = {from, to, f->transfers->len, bytes};
   g_array_append_val(f->transfers, t);
@@ -164,24 +195,17 @@ add(Found *f, guint from, guint to, double bytes)
  * bucketed on a lattice of boxes, so that the grids whose closed boxes meet
  * a closed box are found without looking at every grid of the level: a
  * shock's plane of 10^5 grids shares one x range. The lattice cells in use
- * are found by an open-addressed table (key + 1, 0 empty) giving each its
- * bucket; a bucket's positions are ascending. */
-typedef struct {
-  guint64 key; /* a lattice cell's key + 1, 0 empty */
-  guint bucket;
-} Slot;
-
+ * are numbered (Numbering), each number a bucket; a bucket's positions are
+ * ascending. */
 typedef struct {
   guint dim;
-  gint64 edge[3]; /* the lattice's spacing along each axis */
-  Slot *slots;
-  gsize nslots;  /* a power of two, at least twice the buckets */
-  guint buckets; /* in use */
-  guint *start;  /* buckets + 1 offsets into at */
-  guint *at;     /* the positions, bucket by bucket, ascending in each */
-  guint *own;    /* the buckets of each position, position by position */
-  guint *first;  /* n + 1 offsets into own */
-  guint *seen;   /* per position: the last query that found it */
+  gint64 edge[3];  /* the lattice's spacing along each axis */
+  Numbering cells; /* a lattice cell's key to its bucket */
+  guint *start;    /* buckets + 1 offsets into at */
+  guint *at;       /* the positions, bucket by bucket, ascending in each */
+  guint *own;      /* the buckets of each position, position by position */
+  guint *first;    /* n + 1 offsets into own */
+  guint *seen;     /* per position: the last query that found it */
   guint query;
 } Buckets;
 
@@ -191,35 +215,6 @@ static guint64
 bucket_key(const guint64 *c)
 {
   return c[0] | c[1] << BUCKET_BITS | c[2] << (2 * BUCKET_BITS);
-}
-
-/* The slot of a lattice cell's key: its own, or the empty one where it
- * would go. */
-static gsize
-bucket_slot(const Buckets *b, guint64 key)
-{
-  gsize k = (gsize)(lb_hash64(key) & (b->nslots - 1));
-  while (b->slots[k].key != 0 && b->slots[k].key != key + 1)
-    k = (k + 1) & (b->nslots - 1);
-  return k;
-}
-
-/* A new bucket for a key not in the table yet. */
-static void
-bucket_add(Buckets *b, guint64 key)
-{
-  if (2 * (gsize)(b->buckets + 1) > b->nslots) {
-    g_autofree Slot *old = b->slots;
-    gsize n = b->nslots;
-    b->nslots = MAX(2 * n, 1024);
-    b->slots = g_new0(Slot, b->nslots);
-    for (gsize i = 0; i < n; i++)
-      if (old[i].key != 0)
-        b->slots[bucket_slot(b, old[i].key - 1)] = old[i];
-  }
-  gsize slot = bucket_slot(b, key);
-  b->slots[slot].key = key + 1;
-  b->slots[slot].bucket = b->buckets++;
 }
 
 /* The lattice cells [from, to] (inclusive, per axis) a closed box [lo, hi]
@@ -266,9 +261,7 @@ buckets_init(Buckets *b, const GArray *table, const guint *sorted, guint n, guin
       cells *= to[a] - from[a] + 1;
     entries += cells;
   }
-  b->slots = NULL;
-  b->nslots = 0;
-  b->buckets = 0;
+  b->cells = (Numbering){NULL, NULL, 0, 0};
   b->own = g_new(guint, MAX(entries, 1));
   b->first = g_new(guint, n + 1);
   g_autoptr(GArray) counts = g_array_new(FALSE, TRUE, sizeof(guint));
@@ -281,24 +274,22 @@ buckets_init(Buckets *b, const GArray *table, const guint *sorted, guint n, guin
     for (c[2] = from[2]; c[2] <= to[2]; c[2]++)
       for (c[1] = from[1]; c[1] <= to[1]; c[1]++)
         for (c[0] = from[0]; c[0] <= to[0]; c[0]++) {
-          guint64 key = bucket_key(c);
-          gsize slot = b->nslots > 0 ? bucket_slot(b, key) : 0;
-          if (b->nslots == 0 || b->slots[slot].key == 0) {
-            bucket_add(b, key);
-            slot = bucket_slot(b, key);
-            g_array_set_size(counts, b->buckets);
-          }
-          b->own[e++] = b->slots[slot].bucket;
-          g_array_index(counts, guint, b->slots[slot].bucket)++;
+          gboolean added;
+          guint bucket = numbering_add(&b->cells, bucket_key(c), &added);
+          if (added)
+            g_array_set_size(counts, b->cells.len);
+          b->own[e++] = bucket;
+          g_array_index(counts, guint, bucket)++;
         }
   }
   b->first[n] = e;
-  b->start = g_new0(guint, b->buckets + 1);
-  for (guint i = 0; i < b->buckets; i++)
+  guint buckets = b->cells.len;
+  b->start = g_new0(guint, buckets + 1);
+  for (guint i = 0; i < buckets; i++)
     b->start[i + 1] = b->start[i] + g_array_index(counts, guint, i);
   b->at = g_new(guint, MAX(entries, 1));
   guint *fill = (guint *)counts->data;
-  memcpy(fill, b->start, b->buckets * sizeof(guint));
+  memcpy(fill, b->start, buckets * sizeof(guint));
   for (guint k = 0; k < n; k++)
     for (guint i = b->first[k]; i < b->first[k + 1]; i++)
       b->at[fill[b->own[i]]++] = k;
@@ -307,7 +298,7 @@ buckets_init(Buckets *b, const GArray *table, const guint *sorted, guint n, guin
 static void
 buckets_clear(Buckets *b)
 {
-  g_free(b->slots);
+  numbering_clear(&b->cells);
   g_free(b->own);
   g_free(b->first);
   g_free(b->start);
@@ -374,12 +365,9 @@ buckets_find(Buckets *b, const gint64 *lo, const gint64 *hi, guint after, Positi
   for (c[2] = from[2]; c[2] <= to[2]; c[2]++)
     for (c[1] = from[1]; c[1] <= to[1]; c[1]++)
       for (c[0] = from[0]; c[0] <= to[0]; c[0]++) {
-        if (b->nslots == 0)
-          continue;
-        gsize slot = bucket_slot(b, bucket_key(c));
-        if (b->slots[slot].key == 0)
-          continue;
-        bucket_collect(b, b->slots[slot].bucket, after, found);
+        guint bucket = numbering_find(&b->cells, bucket_key(c));
+        if (bucket != G_MAXUINT)
+          bucket_collect(b, bucket, after, found);
       }
   positions_sort(found);
 }
@@ -420,7 +408,7 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
   for (guint l = 0; l <= levels; l++)
     g_array_sort_with_data(by_level->pdata[l], compare_lo, (gpointer)table);
   g_autoptr(GArray) transfers = g_array_new(FALSE, FALSE, sizeof(Transfer));
-  Found sink = {transfers, x->copy_bytes, ranks, costs->by_ranks, NULL, NULL, 0};
+  Found sink = {transfers, x->copy_bytes, ranks, costs->by_ranks, {NULL, NULL, 0, 0}};
   Positions found = {NULL, 0, 0};
   Buckets buckets[2] = {0}; /* of level l and of l - 1 */
   for (guint l = 0; l <= levels && costs->exchange != SAMR_EXCHANGE_NONE; l++) {
@@ -487,8 +475,7 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
   if (costs->exchange != SAMR_EXCHANGE_NONE)
     buckets_clear(&buckets[0]);
   g_free(found.at);
-  g_free(sink.keys);
-  g_free(sink.at);
+  numbering_clear(&sink.pairs);
   g_array_sort(transfers, compare_transfers);
   x->first = g_new0(guint, ranks + 1);
   x->receives = g_new0(guint, ranks);
