@@ -95,12 +95,14 @@ void lb_pattern_load_units(const LbPattern *pattern, const LbPatternAt *step, gu
 /* The cells of one row of that grid whose load reaches a threshold,
  * found without evaluating each cell, where the pattern can: a shock's
  * load falls with the distance to its front, so along any row the cells
- * at or above a threshold are one interval. lb_pattern_rows_new returns
- * NULL for the other patterns (evaluate each cell), else an object that
+ * at or above a threshold are one interval. lb_pattern_has_rows says
+ * whether the pattern can; lb_pattern_rows_new returns NULL for the
+ * other patterns (evaluate each cell), else an object that
  * gives, for the row through index (index[axis] ignored) from lo to hi
  * along axis, the interval [*start, *end) of cells whose lb_pattern_load
  * is at least threshold (start == end: none): exactly those. */
 typedef struct _LbPatternRows LbPatternRows;
+gboolean lb_pattern_has_rows(const LbPattern *pattern);
 LbPatternRows *lb_pattern_rows_new(const LbPattern *pattern, const LbPatternAt *step, guint dim,
                                    const guint64 *size, guint64 threshold);
 void lb_pattern_rows_find(const LbPatternRows *rows, const guint64 *index, guint axis, guint64 lo,

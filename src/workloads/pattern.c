@@ -530,11 +530,17 @@ shock_reach(const LbPattern *p, guint64 threshold)
   return bits_double(in);
 }
 
+gboolean
+lb_pattern_has_rows(const LbPattern *p)
+{
+  return p->kind == LB_PATTERN_SHOCK;
+}
+
 LbPatternRows *
 lb_pattern_rows_new(const LbPattern *p, const LbPatternAt *ps, guint dim, const guint64 *size,
                     guint64 threshold)
 {
-  if (p->kind != LB_PATTERN_SHOCK)
+  if (!lb_pattern_has_rows(p))
     return NULL;
   LbPatternRows *rows = g_new0(LbPatternRows, 1);
   rows->p = p;

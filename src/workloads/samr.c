@@ -829,17 +829,14 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
     double grids = 0, flags = 0, fractions[SAMR_MAX_LEVELS];
     for (guint l = 0; l < s->levels; l++)
       fractions[l] = flag_fraction(work, s, l);
-    /* whether the pattern has a row function (whatever the level) */
-    g_autoptr(LbPatternAt) at = lb_pattern_at_new(&work->pattern, dim, 0);
-    g_autoptr(LbPatternRows) rows =
-        lb_pattern_rows_new(&work->pattern, at, dim, root, s->levels > 0 ? s->refine[0] : 0);
+    gboolean rows = lb_pattern_has_rows(&work->pattern);
     lb_samr_bounds(&s->geo, (double)work->cells, s->levels, work->ranks, fractions, s->efficiency,
-                   rows != NULL, &grids, &flags);
+                   rows, &grids, &flags);
     g_autofree char *what = g_strdup_printf(
         "%u levels refined by %u may make up to %.3g grids, and a grid's flags %.3g bytes (%s), "
         "which need",
         s->levels, s->geo.factor, grids, flags,
-        rows != NULL ? "a run a row" : "runs of the cells along its rows");
+        rows ? "a run a row" : "runs of the cells along its rows");
     if (!lb_work_check_memory(work, grids * LB_SAMR_GRID_BYTES + flags, file, "levels", what,
                               error))
       return FALSE;
