@@ -445,8 +445,7 @@ main(int argc, char *argv[])
   /* huge pages as lbsim has them: off while the stacks are made, and
    * throughout below LB_HUGE_PAGES_MIN_RANKS */
   gboolean held = lb_huge_pages_hold();
-  gboolean unzeroed = sg_cfg_get_int("contexts/guard-size") == 0 &&
-                      lb_stacks_unzeroed_begin((gsize)sg_cfg_get_int("contexts/stack-size") * 1024);
+  gboolean unzeroed = lb_stacks_unzeroed_begin();
   for (guint r = 0; r < trace->n_ranks; r++) {
     char name[32];
     g_snprintf(name, sizeof name, "rank-%u", r);

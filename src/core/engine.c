@@ -10,7 +10,6 @@
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
 #include <xbt/log.h>
-#include <xbt/config.h>
 #include <xbt/sysdep.h>
 
 #include "core/background.h"
@@ -830,8 +829,7 @@ start_ranks(LbCoreRun *run, const sg_host_t *hosts, const char *placement, const
     fputc('\n', run->trace);
   }
   gboolean held = !run->huge_pages_held && lb_huge_pages_hold();
-  gboolean unzeroed = sg_cfg_get_int("contexts/guard-size") == 0 &&
-                      lb_stacks_unzeroed_begin((gsize)sg_cfg_get_int("contexts/stack-size") * 1024);
+  gboolean unzeroed = lb_stacks_unzeroed_begin();
   for (guint r = 0; r < run->ranks; r++) {
     LbRank *rank = &run->rank[r];
     rank->host = hosts[r];

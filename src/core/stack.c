@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <xbt/config.h>
 
 /* gcc says __SANITIZE_ADDRESS__, clang __has_feature: under a sanitizer
  * its runtime's calloc must stay the only one */
@@ -53,18 +54,21 @@ calloc(size_t nmemb, size_t size)
 #endif
 
 gboolean
-lb_stacks_unzeroed_begin(gsize stack_bytes)
+lb_stacks_unzeroed_begin(void)
 {
 #ifdef LB_UNZEROED_STACKS
-  /* below glibc's threshold (and lbsim's), a block comes from the heap, and
-   * it is the heap's pages that calloc clears */
+  /* guarded stacks are mappings of their own; below glibc's threshold (and
+   * lbsim's), a block comes from the heap, and it is the heap's pages that
+   * calloc clears */
+  if (sg_cfg_get_int("contexts/guard-size") != 0)
+    return FALSE;
+  gsize stack_bytes = (gsize)sg_cfg_get_int("contexts/stack-size") * 1024;
   if (stack_bytes == 0 || stack_bytes >= LB_UNZEROED_STACK_MAX_BYTES)
     return FALSE;
   unzeroed_bytes = stack_bytes;
   lowest = highest = 0;
   return TRUE;
 #else
-  (void)stack_bytes;
   return FALSE;
 #endif
 }

@@ -23,9 +23,10 @@
  * runner/malloc-tune.c sets it): those are the ones calloc would clear. */
 #define LB_UNZEROED_STACK_MAX_BYTES (128 * 1024)
 
-/* Until lb_stacks_unzeroed_end, SimGrid's stacks of STACK_BYTES without
- * guard pages are not cleared (core/stack.c says why). Returns whether it
- * began: not under sanitizers, not for stacks that come from their own
- * mappings anyway. */
-gboolean lb_stacks_unzeroed_begin(gsize stack_bytes);
+/* Until lb_stacks_unzeroed_end, the actors' stacks SimGrid makes are not
+ * cleared (core/stack.c says why), when its settings (contexts/guard-size,
+ * contexts/stack-size) give them no guard pages. Returns whether it began:
+ * not under sanitizers, not for stacks that come from their own mappings
+ * anyway. */
+gboolean lb_stacks_unzeroed_begin(void);
 void lb_stacks_unzeroed_end(gboolean begun);
