@@ -567,7 +567,8 @@ box2(guint owner, guint level, gint64 x0, gint64 y0, gint64 x1, gint64 y1)
 static LbAppStep
 exchange_of(const GArray *table, guint levels, guint ranks, guint rank, GArray *messages)
 {
-  SamrExchange *x = lb_samr_exchange_new(&two_d, table, two_steps, levels, &enzo_costs, ranks);
+  SamrExchange *x =
+      lb_samr_exchange_new(&two_d, table, NULL, 0, two_steps, levels, &enzo_costs, ranks);
   g_array_set_size(messages, 0);
   LbAppStep step = {messages, 0, 0, 0, 0};
   lb_samr_exchange_rank(x, rank, &step);
@@ -681,7 +682,7 @@ test_exchange_all_pairs(void)
           sent[b->owner] += bytes;
         }
       }
-    SamrExchange *x = lb_samr_exchange_new(&geo, table, steps, 0, &costs, p);
+    SamrExchange *x = lb_samr_exchange_new(&geo, table, NULL, 0, steps, 0, &costs, p);
     g_autoptr(GArray) m = g_array_new(FALSE, FALSE, sizeof(LbAppMessage));
     for (guint r = 0; r < p; r++) {
       g_array_set_size(m, 0);
@@ -696,6 +697,112 @@ test_exchange_all_pairs(void)
     lb_samr_exchange_free(x);
   }
   g_rand_free(rand);
+}
+
+/* The parent a child was made in, named (parent_of), against the search of
+ * every parent: random 2D hierarchies of 8 x 8 root tiles, each child
+ * inside a quadrant of its tile, then some tiles split along x (a piece
+ * appended, as a split does) so that children straddle two
+ * parents, and some names wrong or missing. Every rank's messages, in
+ * order, its receives and copies are the same either way. */
+static void
+test_exchange_parent_hints(void)
+{
+  GRand *rand = g_rand_new_with_seed(11);
+  guint64 steps[] = {1, 2};
+  guint straddling = 0;
+  for (guint round = 0; round < 40; round++) {
+    SamrGeometry geo = {2, 2, 1 + round % 3, 4};
+    SamrCosts costs = {SAMR_EXCHANGE_ENZO, 10, 1e6, 8, round % 2 == 0};
+    guint p = 3;
+    g_autoptr(GArray) table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+    g_autoptr(GArray) parent_of = g_array_new(FALSE, FALSE, sizeof(guint));
+    guint none = G_MAXUINT;
+    for (gint64 y = 0; y < 32; y += 8)
+      for (gint64 x = 0; x < 32; x += 8) {
+        SamrGrid t = box2((guint)g_rand_int_range(rand, 0, 3), 0, x, y, x + 8, y + 8);
+        g_array_append_val(table, t);
+        g_array_append_val(parent_of, none);
+      }
+    guint tiles = table->len;
+    for (guint t = 0; t < tiles; t++)
+      for (guint q = 0; q < 4; q++) {
+        if (g_rand_boolean(rand))
+          continue;
+        const SamrGrid *tile = &g_array_index(table, SamrGrid, t);
+        gint64 x0 = 2 * tile->lo[0] + 8 * (q % 2), y0 = 2 * tile->lo[1] + 8 * (q / 2);
+        gint64 lx = g_rand_int_range(rand, 0, 6), ly = g_rand_int_range(rand, 0, 6);
+        SamrGrid c = box2(g_rand_boolean(rand) ? tile->owner : (guint)g_rand_int_range(rand, 0, 3),
+                          1, x0 + lx, y0 + ly, x0 + lx + g_rand_int_range(rand, 1, 9 - (gint32)lx),
+                          y0 + ly + g_rand_int_range(rand, 1, 9 - (gint32)ly));
+        guint hint = g_rand_int_range(rand, 0, 10) == 0
+                         ? (guint)g_rand_int_range(rand, 0, (gint32)table->len)
+                     : g_rand_int_range(rand, 0, 10) == 0 ? G_MAXUINT
+                                                          : t;
+        g_array_append_val(table, c);
+        g_array_append_val(parent_of, hint);
+      }
+    for (guint t = 0; t < tiles; t++) {
+      if (g_rand_int_range(rand, 0, 4) != 0)
+        continue;
+      SamrGrid *tile = &g_array_index(table, SamrGrid, t);
+      SamrGrid piece = *tile;
+      tile->hi[0] = piece.lo[0] = tile->lo[0] + 3;
+      piece.owner = (piece.owner + 1) % p;
+      g_array_append_val(table, piece);
+    }
+    for (guint i = 0; i < table->len; i++) {
+      const SamrGrid *c = &g_array_index(table, SamrGrid, i);
+      guint over = 0;
+      for (guint j = 0; j < table->len && c->level == 1; j++) {
+        const SamrGrid *t = &g_array_index(table, SamrGrid, j);
+        over += t->level == 0 && 2 * t->lo[0] < c->hi[0] && c->lo[0] < 2 * t->hi[0] &&
+                2 * t->lo[1] < c->hi[1] && c->lo[1] < 2 * t->hi[1];
+      }
+      straddling += over > 1;
+    }
+    SamrExchange *named = lb_samr_exchange_new(&geo, table, (const guint *)parent_of->data,
+                                               parent_of->len, steps, 1, &costs, p);
+    SamrExchange *searched = lb_samr_exchange_new(&geo, table, NULL, 0, steps, 1, &costs, p);
+    g_autoptr(GArray) m1 = g_array_new(FALSE, FALSE, sizeof(LbAppMessage));
+    g_autoptr(GArray) m2 = g_array_new(FALSE, FALSE, sizeof(LbAppMessage));
+    for (guint r = 0; r < p; r++) {
+      g_array_set_size(m1, 0);
+      g_array_set_size(m2, 0);
+      LbAppStep s1 = {m1, 0, 0, 0, 0}, s2 = {m2, 0, 0, 0, 0};
+      lb_samr_exchange_rank(named, r, &s1);
+      lb_samr_exchange_rank(searched, r, &s2);
+      g_assert_cmpuint(m1->len, ==, m2->len);
+      for (guint k = 0; k < m1->len; k++) {
+        g_assert_cmpuint(g_array_index(m1, LbAppMessage, k).rank, ==,
+                         g_array_index(m2, LbAppMessage, k).rank);
+        g_assert_cmpfloat(g_array_index(m1, LbAppMessage, k).bytes, ==,
+                          g_array_index(m2, LbAppMessage, k).bytes);
+      }
+      g_assert_cmpuint(s1.receives, ==, s2.receives);
+      g_assert_cmpfloat(s1.copy_bytes, ==, s2.copy_bytes);
+      g_assert_cmpfloat(s1.flops, ==, s2.flops);
+    }
+    lb_samr_exchange_free(named);
+    lb_samr_exchange_free(searched);
+  }
+  g_assert_cmpuint(straddling, >, 0);
+  g_rand_free(rand);
+  /* a name of the wrong level whose box, refined, would hold the child:
+   * the child's parent is still the root tile (rank 0, not rank 1) */
+  SamrGeometry geo = {2, 2, 1, 4};
+  SamrCosts costs = {SAMR_EXCHANGE_ENZO, 0, 1e6, 8, FALSE};
+  g_autoptr(GArray) table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+  SamrGrid grids[] = {box2(0, 0, 0, 0, 8, 8), box2(1, 1, 0, 0, 4, 4), box2(2, 1, 4, 4, 6, 6)};
+  g_array_append_vals(table, grids, 3);
+  guint named[] = {G_MAXUINT, 0, 1};
+  SamrExchange *x = lb_samr_exchange_new(&geo, table, named, 3, steps, 1, &costs, 3);
+  g_autoptr(GArray) m = g_array_new(FALSE, FALSE, sizeof(LbAppMessage));
+  LbAppStep step = {m, 0, 0, 0, 0};
+  lb_samr_exchange_rank(x, 2, &step);
+  g_assert_cmpuint(m->len, ==, 1);
+  g_assert_cmpuint(g_array_index(m, LbAppMessage, 0).rank, ==, 0);
+  lb_samr_exchange_free(x);
 }
 
 /* Two root tiles A = [0,8)x[0,8) on rank 0 and B = [8,16)x[0,8) on rank 1
@@ -723,7 +830,7 @@ test_exchange_two_grids(void)
   /* exchange = none: the grid's fixed cost alone */
   SamrCosts none = enzo_costs;
   none.exchange = SAMR_EXCHANGE_NONE;
-  SamrExchange *x = lb_samr_exchange_new(&two_d, table, two_steps, 0, &none, 3);
+  SamrExchange *x = lb_samr_exchange_new(&two_d, table, NULL, 0, two_steps, 0, &none, 3);
   LbAppStep alone = {m, 0, 0, 0, 0};
   g_array_set_size(m, 0);
   lb_samr_exchange_rank(x, 0, &alone);
@@ -814,7 +921,7 @@ test_exchange_parent_child(void)
   g_assert_cmpfloat(step.copy_bytes, ==, 256);
   SamrCosts merged = enzo_costs;
   merged.by_ranks = TRUE;
-  SamrExchange *x = lb_samr_exchange_new(&two_d, table, two_steps, 1, &merged, 4);
+  SamrExchange *x = lb_samr_exchange_new(&two_d, table, NULL, 0, two_steps, 1, &merged, 4);
   g_array_set_size(m, 0);
   LbAppStep by_ranks = {m, 0, 0, 0, 0};
   lb_samr_exchange_rank(x, 0, &by_ranks);
@@ -1451,6 +1558,7 @@ main(int argc, char **argv)
   g_test_add_func("/samr/covers", test_covers);
   g_test_add_func("/samr/table-index", test_table_index);
   g_test_add_func("/samr/exchange-all-pairs", test_exchange_all_pairs);
+  g_test_add_func("/samr/exchange-parent-hints", test_exchange_parent_hints);
   g_test_add_func("/samr/exchange-two-grids", test_exchange_two_grids);
   g_test_add_func("/samr/exchange-parent-child", test_exchange_parent_child);
   g_test_add_func("/samr/exchange-options", test_exchange_options);

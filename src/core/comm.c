@@ -19,8 +19,9 @@
  * AddressSanitizer every buffer goes back to malloc, so that a use after
  * free is still caught. */
 typedef struct {
-  GList link;          /* in the receiver's stash; next buffer of a free list */
-  GDestroyNotify drop; /* what freeing the message releases (a reference it carries) */
+  _Alignas(16) GList link; /* in the receiver's stash; next buffer of a free list */
+  GList same;              /* in the stash's queue of its source and tag, when indexed */
+  GDestroyNotify drop;     /* what freeing the message releases (a reference it carries) */
   gpointer drop_data;
   guint size_class;
 } MsgBlock;
@@ -99,17 +100,89 @@ lb_msg_set_drop(LbMsg *msg, GDestroyNotify drop, gpointer data)
 }
 
 /* The stash holds messages by the link in their header: no list node to
- * allocate. */
+ * allocate. A long stash is also indexed by source and tag (a queue of
+ * each pair's messages in arrival order, by their `same` links), so that a
+ * receive naming both finds its message without walking the others: the
+ * original SAMR scheme's moves stash hundreds at a rank. The first message
+ * of the whole stash that a receive with a wildcard matches is the first of
+ * its pair's queue too, since every earlier one of that pair would match. */
+#define STASH_INDEXED 32
+
+typedef struct {
+  guint64 key;
+  GQueue queue;
+} StashKey;
+
+static guint64
+stash_key(int src, int tag)
+{
+  return (guint64)(guint32)src << 32 | (guint32)tag;
+}
+
+static guint
+stash_key_hash(gconstpointer k)
+{
+  return (guint)((((const StashKey *)k)->key * G_GUINT64_CONSTANT(0x9E3779B97F4A7C15)) >> 32);
+}
+
+static gboolean
+stash_key_equal(gconstpointer a, gconstpointer b)
+{
+  return ((const StashKey *)a)->key == ((const StashKey *)b)->key;
+}
+
+static void
+stash_index_add(LbRank *self, MsgBlock *block)
+{
+  const LbMsg *msg = (const LbMsg *)(block + 1);
+  StashKey probe = {stash_key(msg->src, msg->tag), G_QUEUE_INIT};
+  StashKey *k = g_hash_table_lookup(self->stash_index, &probe);
+  if (k == NULL) {
+    k = g_new(StashKey, 1);
+    *k = probe;
+    g_hash_table_add(self->stash_index, k);
+  }
+  block->same = (GList){block, NULL, NULL};
+  g_queue_push_tail_link(&k->queue, &block->same);
+}
+
 static void
 stash_push(LbRank *self, LbMsg *msg)
 {
-  g_queue_push_tail_link(&self->stash, &block_of(msg)->link);
+  MsgBlock *block = block_of(msg);
+  g_queue_push_tail_link(&self->stash, &block->link);
+  if (self->stash_index != NULL) {
+    stash_index_add(self, block);
+  } else if (self->stash.length > STASH_INDEXED) {
+    self->stash_index = g_hash_table_new_full(stash_key_hash, stash_key_equal, g_free, NULL);
+    for (GList *l = self->stash.head; l != NULL; l = l->next)
+      stash_index_add(self, block_of(l->data));
+  }
+}
+
+/* Takes msg (in the stash; with an index, the first of its pair) out. */
+static void
+stash_take(LbRank *self, LbMsg *msg)
+{
+  MsgBlock *block = block_of(msg);
+  g_queue_unlink(&self->stash, &block->link);
+  if (self->stash_index == NULL)
+    return;
+  StashKey probe = {stash_key(msg->src, msg->tag), G_QUEUE_INIT};
+  StashKey *k = g_hash_table_lookup(self->stash_index, &probe);
+  g_assert(k != NULL && k->queue.head == &block->same);
+  g_queue_unlink(&k->queue, &block->same);
+  if (g_queue_is_empty(&k->queue))
+    g_hash_table_remove(self->stash_index, k);
+  if (g_queue_is_empty(&self->stash))
+    g_clear_pointer(&self->stash_index, g_hash_table_unref);
 }
 
 void
 lb_rank_clear_stash(LbRank *self)
 {
   GList *l;
+  g_clear_pointer(&self->stash_index, g_hash_table_unref);
   while ((l = g_queue_pop_head_link(&self->stash)) != NULL)
     lb_msg_free(l->data);
 }
@@ -279,15 +352,20 @@ matches(const LbMsg *msg, int src, int tag)
 static LbMsg *
 find_in_stash(LbRank *self, int src, int tag, gboolean take)
 {
-  for (GList *l = self->stash.head; l != NULL; l = l->next) {
-    LbMsg *msg = l->data;
-    if (matches(msg, src, tag)) {
-      if (take)
-        g_queue_unlink(&self->stash, l);
-      return msg;
-    }
+  LbMsg *found = NULL;
+  if (self->stash_index != NULL && src != LB_ANY_SOURCE && tag != LB_ANY_TAG) {
+    StashKey probe = {stash_key(src, tag), G_QUEUE_INIT};
+    const StashKey *k = g_hash_table_lookup(self->stash_index, &probe);
+    if (k != NULL)
+      found = (LbMsg *)((MsgBlock *)k->queue.head->data + 1);
+  } else {
+    for (GList *l = self->stash.head; l != NULL && found == NULL; l = l->next)
+      if (matches(l->data, src, tag))
+        found = l->data;
   }
-  return NULL;
+  if (found != NULL && take)
+    stash_take(self, found);
+  return found;
 }
 
 /* A get posted on the rank's mailbox ahead of the receive that will want

@@ -69,6 +69,7 @@ struct _LbRank {
   GArray *units;
   GArray *graph; /* LbNeighbour, ascending; NULL: not set this step */
   GQueue stash;
+  GHashTable *stash_index; /* a long stash's messages by source and tag (comm.c) */
   GPtrArray *pending;
   guint adaptation;
   int phase;             /* -1: core synchronisation, not the balancer's */

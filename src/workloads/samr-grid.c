@@ -385,9 +385,29 @@ buckets_find_own(Buckets *b, guint k, guint after, Positions *found)
   positions_sort(found);
 }
 
+/* The parent a child's box lies in whole, when parent_of names one that
+ * still holds it (a split may have left it only part of it): then no
+ * other grid of the parent level overlaps the child. */
+static const SamrGrid *
+holding_parent(const GArray *table, const guint *parent_of, guint hints, guint child, gint64 f,
+               guint dim)
+{
+  if (child >= hints || parent_of[child] >= table->len)
+    return NULL;
+  const SamrGrid *c = &g_array_index(table, SamrGrid, child);
+  const SamrGrid *p = &g_array_index(table, SamrGrid, parent_of[child]);
+  if (p->level + 1 != c->level)
+    return NULL;
+  for (guint a = 0; a < dim; a++)
+    if (p->lo[a] * f > c->lo[a] || p->hi[a] * f < c->hi[a])
+      return NULL;
+  return p;
+}
+
 SamrExchange *
-lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *steps, guint levels,
-                     const SamrCosts *costs, guint ranks)
+lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint *parent_of,
+                     guint hints, const guint64 *steps, guint levels, const SamrCosts *costs,
+                     guint ranks)
 {
   SamrExchange *x = g_new0(SamrExchange, 1);
   x->ranks = ranks;
@@ -443,15 +463,20 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *
       const SamrGrid *c = &g_array_index(table, SamrGrid, sorted[k]);
       double interior = (double)lb_samr_interior_cells(g, c);
       double shell = (double)lb_samr_cells(g, c) - interior;
-      /* the parents that may overlap: the child's box in their cells */
-      gint64 lo[3], hi[3];
-      for (guint a = 0; a < dim; a++) {
-        lo[a] = c->lo[a] / f;
-        hi[a] = (c->hi[a] + f - 1) / f;
+      /* the parent that holds it whole, or those that may overlap it:
+       * the child's box in their cells */
+      const SamrGrid *holder = holding_parent(table, parent_of, hints, sorted[k], f, dim);
+      if (holder == NULL) {
+        gint64 lo[3], hi[3];
+        for (guint a = 0; a < dim; a++) {
+          lo[a] = c->lo[a] / f;
+          hi[a] = (c->hi[a] + f - 1) / f;
+        }
+        buckets_find(&buckets[1], lo, hi, 0, &found);
       }
-      buckets_find(&buckets[1], lo, hi, 0, &found);
-      for (guint j = 0; j < found.len; j++) {
-        const SamrGrid *p = &g_array_index(table, SamrGrid, psorted[found.at[j]]);
+      for (guint j = 0; j < (holder != NULL ? 1 : found.len); j++) {
+        const SamrGrid *p =
+            holder != NULL ? holder : &g_array_index(table, SamrGrid, psorted[found.at[j]]);
         double overlap = 1;
         for (guint a = 0; a < dim && overlap > 0; a++) {
           gint64 olo = MAX(p->lo[a] * f, c->lo[a]), ohi = MIN(p->hi[a] * f, c->hi[a]);

@@ -39,6 +39,7 @@ typedef struct {
   double efficiency;               /* smallest fraction of flagged cells in a box */
   guint64 root[3];
   GArray *table;         /* SamrGrid: the current hierarchy */
+  GArray *parent_of;     /* guint: each grid's parent as the rebuild made it (G_MAXUINT: none) */
   guint built;           /* the adaptation step it is for */
   GPtrArray *sections;   /* hierarchy = FILE: a GArray of SamrGrid per section */
   GArray *section_steps; /* guint: the first adaptation of each section */
@@ -242,9 +243,10 @@ lb_samr_set(const LbWork *work, guint64 id, const SamrGrid *grid)
  * at their centre reaches the level's refine value (rows: the pattern's
  * row function for the level, or NULL), clustered, refined. */
 static void
-children(const LbWork *work, const Samr *s, const LbPatternRows *rows, const SamrGrid *parent,
-         GArray *table)
+children(const LbWork *work, const Samr *s, const LbPatternRows *rows, guint at, GArray *table,
+         GArray *parent_of)
 {
+  const SamrGrid *parent = &g_array_index(table, SamrGrid, at);
   guint dim = s->geo.dim;
   guint64 size[3] = {1, 1, 1}, scale = lb_samr_substeps(&s->geo, parent->level);
   for (guint a = 0; a < dim; a++)
@@ -253,6 +255,8 @@ children(const LbWork *work, const Samr *s, const LbPatternRows *rows, const Sam
                                                  parent->lo, parent->hi, s->refine[parent->level]);
   g_autoptr(GArray) boxes = g_array_new(FALSE, FALSE, sizeof(gint64));
   lb_samr_cluster(flags, dim, s->efficiency, boxes);
+  SamrGrid from = *parent; /* the table grows below */
+  parent = &from;
   for (guint b = 0; b < boxes->len; b += 6) {
     const gint64 *box = &g_array_index(boxes, gint64, b);
     SamrGrid child = {parent->owner, parent->level + 1, {0, 0, 0}, {1, 1, 1}};
@@ -261,6 +265,7 @@ children(const LbWork *work, const Samr *s, const LbPatternRows *rows, const Sam
       child.hi[a] = box[3 + a] * s->geo.factor;
     }
     g_array_append_val(table, child);
+    g_array_append_val(parent_of, at);
   }
 }
 
@@ -279,6 +284,7 @@ rebuild(const LbWork *work, Samr *s, guint adaptation)
     GArray *grids = s->sections->pdata[k];
     g_array_unref(s->table);
     s->table = g_array_copy(grids);
+    g_array_set_size(s->parent_of, 0);
     s->built = adaptation;
     s->generation++;
     return;
@@ -302,10 +308,20 @@ rebuild(const LbWork *work, Samr *s, guint adaptation)
     mutable->pattern_at = lb_pattern_at_time(&work->pattern, work->dim, time);
     mutable->pattern_at_adaptation = adaptation;
   }
-  GArray *table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
-  for (guint i = 0; i < s->table->len; i++)
-    if (g_array_index(s->table, SamrGrid, i).level <= keep)
-      g_array_append_val(table, g_array_index(s->table, SamrGrid, i));
+  GArray *table = g_array_sized_new(FALSE, FALSE, sizeof(SamrGrid), s->table->len);
+  GArray *parent_of = g_array_sized_new(FALSE, FALSE, sizeof(guint), s->table->len);
+  /* the kept grids, their parents' places renumbered as they are kept */
+  g_autofree guint *kept_at = g_new(guint, MAX(s->table->len, 1));
+  for (guint i = 0; i < s->table->len; i++) {
+    kept_at[i] = G_MAXUINT;
+    if (g_array_index(s->table, SamrGrid, i).level > keep)
+      continue;
+    guint was = i < s->parent_of->len ? g_array_index(s->parent_of, guint, i) : G_MAXUINT;
+    guint parent = was < i ? kept_at[was] : G_MAXUINT;
+    kept_at[i] = table->len;
+    g_array_append_val(table, g_array_index(s->table, SamrGrid, i));
+    g_array_append_val(parent_of, parent);
+  }
   /* the parents of the first level rebuilt are the kept grids of level
    * keep, wherever splits put them in the table; then each new level's */
   guint first = 0;
@@ -317,15 +333,15 @@ rebuild(const LbWork *work, Samr *s, guint adaptation)
     lb_pattern_at_prepare(work->pattern_at, &work->pattern, size);
     g_autoptr(LbPatternRows) rows =
         lb_pattern_rows_new(&work->pattern, work->pattern_at, s->geo.dim, size, s->refine[level]);
-    for (guint i = first; i < end; i++) {
-      SamrGrid parent = g_array_index(table, SamrGrid, i);
-      if (parent.level == level)
-        children(work, s, rows, &parent, table);
-    }
+    for (guint i = first; i < end; i++)
+      if (g_array_index(table, SamrGrid, i).level == level)
+        children(work, s, rows, i, table, parent_of);
     first = end;
   }
   g_array_unref(s->table);
   s->table = table;
+  g_array_unref(s->parent_of);
+  s->parent_of = parent_of;
   s->built = adaptation;
   s->generation++;
   if (s->per_level) {
@@ -469,7 +485,8 @@ samr_app_step(const LbWork *work, guint me, const LbUnit *units, gsize n, LbAppS
       levels = MAX(levels, g_array_index(s->table, SamrGrid, i).level);
     for (guint l = 0; l <= levels; l++)
       steps[l] = steps_of(s, l);
-    s->exchange = lb_samr_exchange_new(&s->geo, s->table, steps, levels, &s->costs, work->ranks);
+    s->exchange = lb_samr_exchange_new(&s->geo, s->table, (const guint *)s->parent_of->data,
+                                       s->parent_of->len, steps, levels, &s->costs, work->ranks);
     s->exchange_of = s->generation;
   }
   lb_samr_exchange_rank(s->exchange, me, step);
@@ -499,6 +516,7 @@ samr_free(gpointer data)
   Samr *s = data;
   lb_samr_exchange_free(s->exchange);
   g_array_unref(s->table);
+  g_array_unref(s->parent_of);
   if (s->sections != NULL)
     g_ptr_array_unref(s->sections);
   if (s->section_steps != NULL)
@@ -845,6 +863,7 @@ samr_load_work(LbWork *work, const char *file, const char *dir, GError **error)
       strcmp(lb_params_get_string(w, "adapt"), "level") == 0 && !lb_params_is_set(w, "hierarchy");
   /* the root tiles, one per rank, the first axis fastest */
   s->table = g_array_new(FALSE, FALSE, sizeof(SamrGrid));
+  s->parent_of = g_array_new(FALSE, FALSE, sizeof(guint));
   for (guint r = 0; r < work->ranks; r++) {
     SamrGrid g = {r, 0, {0, 0, 0}, {1, 1, 1}};
     guint64 rest = r;

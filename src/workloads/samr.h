@@ -131,9 +131,12 @@ typedef struct {
  * level; the child's ghost zone's share, coarsened, from the parent once a
  * step of the child's), each a message between two ranks or a copy on
  * one (none of these with costs->exchange = none); and each grid's
- * grid_flops a step. */
+ * grid_flops a step. parent_of[i] (i < hints; G_MAXUINT for none) names
+ * the grid that held grid i when it was made: where it still holds the
+ * child whole, the other parents are not searched (the same exchange). */
 typedef struct _SamrExchange SamrExchange;
-SamrExchange *lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint64 *steps,
+SamrExchange *lb_samr_exchange_new(const SamrGeometry *g, const GArray *table,
+                                   const guint *parent_of, guint hints, const guint64 *steps,
                                    guint levels, const SamrCosts *costs, guint ranks);
 /* (costs->by_ranks: the messages from one rank to another are one, of
  * their bytes summed.) Appends rank's messages (by receiver, then as found)
