@@ -88,6 +88,38 @@ compare_lo(gconstpointer a, gconstpointer b, gpointer data)
   return *(const guint *)a < *(const guint *)b ? -1 : 1;
 }
 
+/* Sorts a level's grid indices (ascending) by their lower x, keeping
+ * their order among equals (compare_lo's order): by counting where the
+ * lower corners span little more than the grids, else by comparing. */
+static void
+sort_by_lo(GArray *level, const GArray *table)
+{
+  const guint *at = (const guint *)level->data;
+  guint n = level->len;
+  gint64 least = G_MAXINT64, most = G_MININT64;
+  for (guint k = 0; k < n; k++) {
+    gint64 x = g_array_index(table, SamrGrid, at[k]).lo[0];
+    least = MIN(least, x);
+    most = MAX(most, x);
+  }
+  if (n < 2)
+    return;
+  if (most - least > 4 * (gint64)n + 1024) {
+    g_array_sort_with_data(level, compare_lo, (gpointer)table);
+    return;
+  }
+  gsize span = (gsize)(most - least) + 1;
+  g_autofree guint *start = g_new0(guint, span + 1);
+  for (guint k = 0; k < n; k++)
+    start[g_array_index(table, SamrGrid, at[k]).lo[0] - least + 1]++;
+  for (gsize i = 0; i < span; i++)
+    start[i + 1] += start[i];
+  g_autofree guint *sorted = g_new(guint, n);
+  for (guint k = 0; k < n; k++)
+    sorted[start[g_array_index(table, SamrGrid, at[k]).lo[0] - least]++] = at[k];
+  memcpy(level->data, sorted, n * sizeof(guint));
+}
+
 static int
 compare_positions(const void *a, const void *b)
 {
@@ -426,7 +458,7 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint *pa
     x->flops[grid->owner] += costs->grid_flops * (double)steps[grid->level];
   }
   for (guint l = 0; l <= levels; l++)
-    g_array_sort_with_data(by_level->pdata[l], compare_lo, (gpointer)table);
+    sort_by_lo(by_level->pdata[l], table);
   g_autoptr(GArray) transfers = g_array_new(FALSE, FALSE, sizeof(Transfer));
   Found sink = {transfers, x->copy_bytes, ranks, costs->by_ranks, {NULL, NULL, 0, 0}};
   Positions found = {NULL, 0, 0};

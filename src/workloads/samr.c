@@ -48,6 +48,10 @@ typedef struct {
    * exchange worked out for the table at `exchange_of` */
   guint64 generation, exchange_of;
   SamrExchange *exchange;
+  /* the grids of each rank in table order (by_owner[first[r] ..
+   * first[r + 1]]), sorted out once for the table at `owners_of` */
+  guint64 owners_of;
+  guint *first, *by_owner;
 } Samr;
 
 static const LbParamSpec samr_params[] = {
@@ -358,13 +362,25 @@ samr_update(const LbWork *work, guint rank, GArray *units, guint adaptation)
   Samr *s = samr_of(work);
   if (s->built != adaptation)
     rebuild(work, s, adaptation);
+  if (s->first == NULL || s->owners_of != s->generation) {
+    g_free(s->first);
+    g_free(s->by_owner);
+    s->first = g_new0(guint, work->ranks + 1);
+    s->by_owner = g_new(guint, MAX(s->table->len, 1));
+    for (guint i = 0; i < s->table->len; i++)
+      s->first[g_array_index(s->table, SamrGrid, i).owner + 1]++;
+    for (guint r = 0; r < work->ranks; r++)
+      s->first[r + 1] += s->first[r];
+    g_autofree guint *fill = g_memdup2(s->first, work->ranks * sizeof(guint));
+    for (guint i = 0; i < s->table->len; i++)
+      s->by_owner[fill[g_array_index(s->table, SamrGrid, i).owner]++] = i;
+    s->owners_of = s->generation;
+  }
   g_array_set_size(units, 0);
-  for (guint i = 0; i < s->table->len; i++) {
-    const SamrGrid *g = &g_array_index(s->table, SamrGrid, i);
-    if (g->owner == rank) {
-      LbUnit u = {i, lb_samr_work(work, g)};
-      g_array_append_val(units, u);
-    }
+  for (guint k = s->first[rank]; k < s->first[rank + 1]; k++) {
+    guint i = s->by_owner[k];
+    LbUnit u = {i, lb_samr_work(work, &g_array_index(s->table, SamrGrid, i))};
+    g_array_append_val(units, u);
   }
 }
 
@@ -517,6 +533,8 @@ samr_free(gpointer data)
   lb_samr_exchange_free(s->exchange);
   g_array_unref(s->table);
   g_array_unref(s->parent_of);
+  g_free(s->first);
+  g_free(s->by_owner);
   if (s->sections != NULL)
     g_ptr_array_unref(s->sections);
   if (s->section_steps != NULL)
