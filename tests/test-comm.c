@@ -442,6 +442,66 @@ any_tag_balance(LbRank *self, gpointer state)
   g_assert_cmpuint(sum, ==, 10);
 }
 
+/* A long stash (indexed past 32 messages): ranks 1 to 3 send 40 messages
+ * each to rank 0, tags cycling 1, 2, 3, then rank 3 one of tag 99, which
+ * rank 0 receives first, after a long computation, so that the others wait
+ * in the stash. Then every kind of receive in turn: each must take the
+ * first message it matches in arrival order, which for one sender is its
+ * sending order: the next of that sender (and tag) not yet received. */
+#define STASHED_EACH 40
+
+static void
+long_stash_balance(LbRank *self, gpointer state)
+{
+  int id = lb_rank_id(self);
+  if (id == 0) {
+    lb_execute(self, 10.0 * SPEED);
+    g_autoptr(LbMsg) last = lb_recv(self, 3, 99);
+    guint next[4] = {0}, next_tag[4][4] = {{0}}, received = 0;
+    gboolean taken[4][STASHED_EACH] = {{FALSE}};
+    for (guint k = 0; received < 3 * STASHED_EACH; k++) {
+      int src = 1 + (int)(k % 3), tag = 1 + (int)(k / 3 % 3);
+      int want_src = k % 4 == 0 || k % 4 == 1 ? src : LB_ANY_SOURCE;
+      int want_tag = k % 4 == 0 || k % 4 == 2 ? tag : LB_ANY_TAG;
+      /* a receive that nothing left matches would wait for ever: ask
+       * with a wildcard then */
+      if (want_src != LB_ANY_SOURCE && want_tag != LB_ANY_TAG &&
+          next_tag[src][tag] * 3 + (guint)tag - 1 >= STASHED_EACH)
+        want_tag = LB_ANY_TAG;
+      if (want_src != LB_ANY_SOURCE && next[want_src] >= STASHED_EACH)
+        want_src = LB_ANY_SOURCE;
+      gboolean left = FALSE; /* of that tag, from any sender */
+      for (guint r = 1; r <= 3 && want_tag != LB_ANY_TAG; r++)
+        left |= next_tag[r][want_tag] * 3 + (guint)want_tag - 1 < STASHED_EACH;
+      if (want_tag != LB_ANY_TAG && !left)
+        want_tag = LB_ANY_TAG;
+      g_autoptr(LbMsg) m = lb_recv(self, want_src, want_tag);
+      g_assert_cmpint(m->len, ==, sizeof(guint));
+      guint i = *(const guint *)m->data;
+      int from = m->src;
+      g_assert_cmpint(m->tag, ==, 1 + (int)(i % 3));
+      g_assert_false(taken[from][i]);
+      taken[from][i] = TRUE;
+      /* the first of its sender's not yet taken that the receive matches */
+      for (guint j = 0; j < i; j++)
+        if (!taken[from][j])
+          g_assert_true(want_tag != LB_ANY_TAG && (int)(j % 3) + 1 != want_tag);
+      while (next[from] < STASHED_EACH && taken[from][next[from]])
+        next[from]++;
+      while (next_tag[from][m->tag] * 3 + (guint)m->tag - 1 < STASHED_EACH &&
+             taken[from][next_tag[from][m->tag] * 3 + (guint)m->tag - 1])
+        next_tag[from][m->tag]++;
+      received++;
+    }
+  } else {
+    for (guint i = 0; i < STASHED_EACH; i++)
+      lb_send(self, 0, 1 + (int)(i % 3), &i, sizeof i, 64);
+    if (id == 3)
+      lb_send(self, 0, 99, NULL, 0, 64);
+    lb_wait_sends(self);
+  }
+}
+
 /* Probes report without taking; iprobe neither blocks nor advances time. */
 static void
 probe_msg_balance(LbRank *self, gpointer state)
@@ -1466,6 +1526,7 @@ typedef struct {
 
 static const SimCase sim_cases[] = {
     {"any-tag", "hypercube-16.xml", 4, any_tag_balance, NULL},
+    {"long-stash", "hypercube-16.xml", 4, long_stash_balance, NULL},
     {"probe", "hypercube-16.xml", 4, probe_msg_balance, NULL},
     {"irecv", "hypercube-16.xml", 4, irecv_balance, NULL},
     {"timeout", "hypercube-16.xml", 4, timeout_balance, NULL},
