@@ -122,7 +122,7 @@ stash_key(int src, int tag)
 static guint
 stash_key_hash(gconstpointer k)
 {
-  return (guint)((((const StashKey *)k)->key * G_GUINT64_CONSTANT(0x9E3779B97F4A7C15)) >> 32);
+  return (guint)lb_hash64(((const StashKey *)k)->key);
 }
 
 static gboolean
@@ -142,7 +142,7 @@ stash_index_add(LbRank *self, MsgBlock *block)
     *k = probe;
     g_hash_table_add(self->stash_index, k);
   }
-  block->same = (GList){block, NULL, NULL};
+  block->same = (GList){block + 1, NULL, NULL};
   g_queue_push_tail_link(&k->queue, &block->same);
 }
 
@@ -357,7 +357,7 @@ find_in_stash(LbRank *self, int src, int tag, gboolean take)
     StashKey probe = {stash_key(src, tag), G_QUEUE_INIT};
     const StashKey *k = g_hash_table_lookup(self->stash_index, &probe);
     if (k != NULL)
-      found = (LbMsg *)((MsgBlock *)k->queue.head->data + 1);
+      found = k->queue.head->data;
   } else {
     for (GList *l = self->stash.head; l != NULL && found == NULL; l = l->next)
       if (matches(l->data, src, tag))

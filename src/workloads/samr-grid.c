@@ -96,14 +96,14 @@ sort_by_lo(GArray *level, const GArray *table)
 {
   const guint *at = (const guint *)level->data;
   guint n = level->len;
+  if (n < 2)
+    return;
   gint64 least = G_MAXINT64, most = G_MININT64;
   for (guint k = 0; k < n; k++) {
     gint64 x = g_array_index(table, SamrGrid, at[k]).lo[0];
     least = MIN(least, x);
     most = MAX(most, x);
   }
-  if (n < 2)
-    return;
   if (most - least > 4 * (gint64)n + 1024) {
     g_array_sort_with_data(level, compare_lo, (gpointer)table);
     return;

@@ -250,7 +250,7 @@ static void
 children(const LbWork *work, const Samr *s, const LbPatternRows *rows, guint at, GArray *table,
          GArray *parent_of)
 {
-  const SamrGrid *parent = &g_array_index(table, SamrGrid, at);
+  const SamrGrid from = g_array_index(table, SamrGrid, at), *parent = &from; /* the table grows */
   guint dim = s->geo.dim;
   guint64 size[3] = {1, 1, 1}, scale = lb_samr_substeps(&s->geo, parent->level);
   for (guint a = 0; a < dim; a++)
@@ -259,8 +259,6 @@ children(const LbWork *work, const Samr *s, const LbPatternRows *rows, guint at,
                                                  parent->lo, parent->hi, s->refine[parent->level]);
   g_autoptr(GArray) boxes = g_array_new(FALSE, FALSE, sizeof(gint64));
   lb_samr_cluster(flags, dim, s->efficiency, boxes);
-  SamrGrid from = *parent; /* the table grows below */
-  parent = &from;
   for (guint b = 0; b < boxes->len; b += 6) {
     const gint64 *box = &g_array_index(boxes, gint64, b);
     SamrGrid child = {parent->owner, parent->level + 1, {0, 0, 0}, {1, 1, 1}};
