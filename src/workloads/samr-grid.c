@@ -200,10 +200,7 @@ typedef struct {
   guint ranks;
   gboolean by_ranks;
   Numbering pairs;
-  guint *dense; /* by_ranks on up to DENSE_RANKS ranks: each pair's number, or G_MAXUINT */
 } Found;
-
-#define DENSE_RANKS 1024
 
 static void
 add(Found *f, guint from, guint to, double bytes)
@@ -215,17 +212,8 @@ add(Found *f, guint from, guint to, double bytes)
     return;
   }
   if (f->by_ranks) {
-    guint64 pair = (guint64)from * f->ranks + to;
     gboolean added;
-    guint at;
-    if (f->dense != NULL) {
-      at = f->dense[pair];
-      added = at == G_MAXUINT;
-      if (added)
-        at = f->dense[pair] = f->transfers->len;
-    } else {
-      at = numbering_add(&f->pairs, pair, &added);
-    }
+    guint at = numbering_add(&f->pairs, (guint64)from * f->ranks + to, &added);
     if (!added) {
       g_array_index(f->transfers, Transfer, at).bytes += bytes;
       return;
@@ -472,11 +460,7 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint *pa
   for (guint l = 0; l <= levels; l++)
     sort_by_lo(by_level->pdata[l], table);
   g_autoptr(GArray) transfers = g_array_new(FALSE, FALSE, sizeof(Transfer));
-  Found sink = {transfers, x->copy_bytes, ranks, costs->by_ranks, {NULL, NULL, 0, 0}, NULL};
-  if (costs->by_ranks && ranks <= DENSE_RANKS) {
-    sink.dense = g_new(guint, (gsize)ranks * ranks);
-    memset(sink.dense, 0xff, (gsize)ranks * ranks * sizeof(guint));
-  }
+  Found sink = {transfers, x->copy_bytes, ranks, costs->by_ranks, {NULL, NULL, 0, 0}};
   Positions found = {NULL, 0, 0};
   Buckets buckets[2] = {0}; /* of level l and of l - 1 */
   for (guint l = 0; l <= levels && costs->exchange != SAMR_EXCHANGE_NONE; l++) {
@@ -549,7 +533,6 @@ lb_samr_exchange_new(const SamrGeometry *g, const GArray *table, const guint *pa
     buckets_clear(&buckets[0]);
   g_free(found.at);
   numbering_clear(&sink.pairs);
-  g_free(sink.dense);
   g_array_sort(transfers, compare_transfers);
   x->first = g_new0(guint, ranks + 1);
   x->receives = g_new0(guint, ranks);
