@@ -2252,6 +2252,99 @@ test_reproduce_verdicts(void)
   g_assert_nonnull(strstr(sign.err, "same-sign only beside a claim"));
 }
 
+/* --deep: [deep]'s settings reach its runs (the teaching scenario's heavy
+ * quarter made twice as heavy moves the imbalance a claim reads), the
+ * output says the form, and a claim on a deep run is known only by its
+ * known-deep; the full form is left as it was. A paper without [deep],
+ * --all with --deep, and a [deep] or known-deep that names nothing are
+ * refused before anything runs. */
+static void
+test_reproduce_deep(void)
+{
+#define DEEP_CLAIM                                                                                 \
+  "[deep]\nsummary = the heavy quarter at the paper's weight\nruns = teach\n"                      \
+  "set = workload.high=20; workload.low=1\n"                                                       \
+  "[claim:before]\nclaim = c\nwords = w\nrun = teach\nranks = 16\n"                                \
+  "measure = value none imbalance_before\npaper = 3.08\nrule = range 3 3.2\nheadline = true\n%s"
+  static const struct {
+    const char *name, *known;
+    gboolean deep;
+    int status;
+    const char *out;
+  } cases[] = {
+      /* 40 / 13 = 3.08 on the teaching scenario; 80 / 23 = 3.48 made deep */
+      {"full", "", FALSE, 0, "Scorecard: 1 of 1 headline findings reproduced"},
+      {"full-known-deep", "known-deep = heavier at depth\n", FALSE, 0,
+       "Scorecard: 1 of 1 headline findings reproduced"},
+      {"deep", "", TRUE, 1, "Not reproduced:\n  before: paper 3.08, lbsim 3.478"},
+      {"deep-known", "known-deep = heavier at depth\n", TRUE, 0,
+       "Known disagreements:\n  before: paper 3.08, lbsim 3.478 (range 3 3.2)\n    why: heavier "
+       "at depth"},
+      /* a reason of the full form does not carry over to the deep one */
+      {"deep-full-known", "known = both: lighter in full\n", TRUE, 1, "Not reproduced:"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *claims = g_strdup_printf(DEEP_CLAIM, cases[i].known);
+    g_auto(GStrv) env = own_paper(cases[i].name, claims);
+    g_autofree char *state = tmp_path(cases[i].name);
+    g_autofree char *json = g_strdup_printf("%s.json", state);
+    g_auto(Result) r = {0};
+    if (cases[i].deep)
+      lbsim_env(&r, env, "reproduce", cases[i].name, "--deep", "--check", "-q", "--state", state,
+                "--json", json, NULL);
+    else
+      lbsim_env(&r, env, "reproduce", cases[i].name, "--check", "-q", "--state", state, "--json",
+                json, NULL);
+    g_test_message("%s: %d\n%s%s", cases[i].name, r.status, r.out, r.err);
+    g_assert_cmpint(r.status, ==, cases[i].status);
+    g_assert_nonnull(strstr(r.out, cases[i].out));
+    const char *form = "deep form: the heavy quarter at the paper's weight (teach, with "
+                       "workload.high=20 workload.low=1)\n";
+    g_assert_true((strstr(r.out, form) != NULL) == cases[i].deep);
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_assert_true(json_parser_load_from_file(parser, json, NULL));
+    JsonObject *doc = json_node_get_object(json_parser_get_root(parser));
+    g_assert_true(json_object_has_member(doc, "deep") == cases[i].deep);
+    JsonObject *claim =
+        json_array_get_object_element(json_object_get_array_member(doc, "claims"), 0);
+    if (strcmp(cases[i].name, "deep-known") == 0)
+      g_assert_cmpstr(json_object_get_string_member(claim, "known_in"), ==, "deep");
+  }
+  static const struct {
+    const char *name, *claims, *err;
+    gboolean deep;
+  } refused[] = {
+      {"no-deep",
+       "[claim:s]\nclaim = c\nrun = teach\nranks = 16\nmeasure = value mlb "
+       "schedule_steps\npaper = 4\nrule = exactly 4\nheadline = false\n",
+       "--deep: no-deep has no deep form", TRUE},
+      {"deep-run", "[deep]\nsummary = s\nruns = tech\nset = workload.high=20\n",
+       "[deep] runs: no [run:tech]", FALSE},
+      {"deep-set", "[deep]\nsummary = s\nruns = teach\nset = high=20\n",
+       "[deep] set: 'high=20' is not GROUP.KEY=VALUE", FALSE},
+      {"known-deep-alone",
+       "[claim:s]\nclaim = c\nrun = teach\nranks = 16\nmeasure = value mlb schedule_steps\n"
+       "paper = 4\nrule = exactly 4\nheadline = false\nknown-deep = why\n",
+       "[claim:s] known-deep: the paper has no [deep] form", FALSE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+    g_auto(GStrv) env = own_paper(refused[i].name, refused[i].claims);
+    g_autofree char *state = tmp_path(refused[i].name);
+    g_auto(Result) r = {0};
+    lbsim_env(&r, env, "reproduce", refused[i].name, refused[i].deep ? "--deep" : "-q", "--state",
+              state, NULL);
+    g_test_message("%s: %d\n%s", refused[i].name, r.status, r.err);
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, refused[i].err));
+    g_assert_cmpstr(r.out, ==, "");
+    g_assert_false(g_file_test(state, G_FILE_TEST_EXISTS));
+  }
+  g_auto(Result) all = {0};
+  lbsim(&all, "reproduce", "--all", "--deep", NULL);
+  g_assert_cmpint(all.status, ==, 2);
+  g_assert_nonnull(strstr(all.err, "--deep is a paper's"));
+}
+
 /* Each paper made wrong on purpose (--set on every run): a headline claim
  * turns (a reproduced one disagrees, or a known disagreement agrees and
  * the list is stale), and --check says so. Mutations of one paper that
@@ -3190,6 +3283,7 @@ main(int argc, char **argv)
   add_case("/cli/reproduce-baiardi2001", test_reproduce_baiardi);
   add_case("/cli/reproduce-chaube2003", test_reproduce_chaube2003);
   add_case("/cli/reproduce-verdicts", test_reproduce_verdicts);
+  add_case("/cli/reproduce-deep", test_reproduce_deep);
   add_case("/cli/reproduce-mutations", test_reproduce_mutations);
   add_case("/cli/reproduce-all", test_reproduce_all);
   add_case("/cli/run-job", test_run_job);

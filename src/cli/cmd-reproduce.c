@@ -18,7 +18,7 @@
 #include "report/html.h"
 
 typedef struct {
-  gboolean quick, check, quiet, force, all, tap;
+  gboolean quick, deep, check, quiet, force, all, tap;
   char *jobs, *json, *csv, *state, *report, *chart_scale, *junit;
   char **sets, **formats;
   LbFigureArgs figure;
@@ -54,7 +54,8 @@ static LbPaper *
 paper_ready(const char *key, const Args *a, GError **error)
 {
   g_autoptr(LbPaper) p = lb_paper_load(key, error);
-  if (p == NULL || !lb_paper_prepare(p, a->quick, (const char *const *)a->sets, error)) {
+  if (p == NULL || (a->deep && !lb_paper_deepen(p, error)) ||
+      !lb_paper_prepare(p, a->quick, (const char *const *)a->sets, error)) {
     if (p != NULL)
       g_prefix_error(error, "%s: ", p->key);
     return NULL;
@@ -148,7 +149,7 @@ reproduce_all(const Args *a, guint jobs, int tap_fd)
   return MAX(worst, verdict);
 }
 
-#define REPRODUCE_OPTIONS 15
+#define REPRODUCE_OPTIONS 16
 
 int
 lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
@@ -158,6 +159,11 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   GOptionEntry entries[REPRODUCE_OPTIONS + LB_FIGURE_ENTRIES + 1] = {
       {"quick", 0, 0, G_OPTION_ARG_NONE, &a.quick,
        "The reduced form: fewer processor counts, shorter runs (said in the output)", NULL},
+      {"deep", 0, 0, G_OPTION_ARG_NONE, &a.deep,
+       "The deep form: the runs the full form reduces to fit its time at the paper's scale "
+       "(lan2002: ShockPool3D seven levels deep, hours on 2 cores; said in the output); with "
+       "--quick, on its processor counts and adaptations",
+       NULL},
       {"all", 0, 0, G_OPTION_ARG_NONE, &a.all,
        "Every paper, one table: headline findings reproduced, claims agreeing, known "
        "disagreements",
@@ -173,8 +179,8 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
        "output, instead of the table)",
        "FILE"},
       {"state", 0, 0, G_OPTION_ARG_FILENAME, &a.state,
-       "Keep the runs here, to resume (default: KEY-reproduce.d, or KEY-quick.d; with --all, a "
-       "folder of each paper's)",
+       "Keep the runs here, to resume (default: KEY-reproduce.d, KEY-quick.d, KEY-deep.d or "
+       "KEY-deep-quick.d; with --all, a folder of each paper's)",
        "DIR"},
       {"report", 0, 0, G_OPTION_ARG_FILENAME, &a.report,
        "An HTML page of the scorecard, the claims and the paper's figures, the paper's numbers "
@@ -254,6 +260,10 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   int tap_fd = a.tap ? lb_cli_tap_begin() : -1;
   if (a.tap && tap_fd < 0)
     return 1;
+  if (a.all && a.deep) {
+    g_printerr("lbsim: --deep is a paper's (lbsim reproduce KEY --deep), not --all's\n");
+    return LB_EXIT_INPUT;
+  }
   if (a.all) {
     if (n != 1) {
       g_printerr("lbsim: reproduce --all runs every paper: give no KEY\n");
@@ -275,8 +285,10 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   if (p == NULL)
     return input_error(error);
   g_autofree char *state =
-      a.state != NULL ? g_strdup(a.state)
-                      : g_strdup_printf("%s-%s.d", p->key, a.quick ? "quick" : "reproduce");
+      a.state != NULL
+          ? g_strdup(a.state)
+          : g_strdup_printf("%s-%s%s.d", p->key, a.deep ? "deep" : "",
+                            a.quick ? (a.deep ? "-quick" : "quick") : (a.deep ? "" : "reproduce"));
   lb_signals_alone();
   /* the outputs: writable, none of them a file read or another output */
   g_autoptr(LbFileSet) files = lb_file_set_new();

@@ -417,6 +417,10 @@ lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *optio
   lb_page_esc(page, rep->cite);
   g_string_append(page, "</p>\n<p>");
   lb_page_esc(page, rep->summary);
+  if (rep->deep != NULL) {
+    g_string_append(page, "</p>\n<p class=\"note\">The deep form: ");
+    lb_page_esc(page, rep->deep);
+  }
   if (rep->quick != NULL) {
     g_string_append(page, "</p>\n<p class=\"note\">The quick form: ");
     lb_page_esc(page, rep->quick);

@@ -94,6 +94,7 @@ typedef struct {
   guint nclaims;
   const LbCalibrationRow *calibration;
   guint ncalibration;
+  const char *deep; /* what the deep form ran at the paper's scale, or NULL */
 } LbReproduction;
 
 /* A reproduction's page in options->dir (checked with

@@ -217,6 +217,7 @@ claim_free(gpointer data)
   g_strfreev(c->labels);
   g_strfreev(c->args);
   g_free(c->known_reason);
+  g_free(c->known_deep_reason);
   g_free(c->calibrated);
   g_clear_pointer(&c->points, g_array_unref);
   g_free(c->note);
@@ -246,6 +247,9 @@ lb_paper_free(LbPaper *p)
   g_clear_pointer(&p->runs, g_ptr_array_unref);
   g_clear_pointer(&p->claims, g_ptr_array_unref);
   g_clear_pointer(&p->calibration, g_ptr_array_unref);
+  g_free(p->deep_summary);
+  g_strfreev(p->deep_runs);
+  g_strfreev(p->deep_sets);
   g_free(p);
 }
 
@@ -577,9 +581,9 @@ static gboolean
 read_claim(GKeyFile *kf, LbPaper *p, const char *file, const char *group, gboolean diagnostic,
            GError **error)
 {
-  static const char *const claim_keys[] = {"claim", "words",      "run",      "ranks", "measure",
-                                           "paper", "unit",       "rule",     "note",  "figure",
-                                           "known", "calibrated", "headline", NULL};
+  static const char *const claim_keys[] = {
+      "claim", "words",  "run",   "ranks",      "measure",    "paper",    "unit", "rule",
+      "note",  "figure", "known", "known-deep", "calibrated", "headline", NULL};
   static const char *const diagnostic_keys[] = {"what", "run", "ranks", "measure", "unit", NULL};
   if (!only_keys(kf, file, group, diagnostic ? diagnostic_keys : claim_keys, error))
     return FALSE;
@@ -667,6 +671,9 @@ read_claim(GKeyFile *kf, LbPaper *p, const char *file, const char *group, gboole
   g_autofree char *known = optional(kf, group, "known");
   if (known != NULL && !read_known(c, known, file, group, error))
     return FALSE;
+  c->known_deep_reason = optional(kf, group, "known-deep");
+  if (c->known_deep_reason != NULL && *g_strstrip(c->known_deep_reason) == '\0')
+    return bad(error, file, group, "known-deep: empty (why the claim disagrees in the deep form)");
   c->calibrated = optional(kf, group, "calibrated");
   /* several points (runs x ranks, or a check's) need a rule of a family */
   guint npoints = check ? 0 : g_strv_length(c->runs) * c->ranks->len;
@@ -685,6 +692,90 @@ read_claim(GKeyFile *kf, LbPaper *p, const char *file, const char *group, gboole
                "figure: a figure draws a claim of one number at one processor count, or the "
                "points of a measure (runs x ranks), not a check's");
   return TRUE;
+}
+
+/* [deep]: summary, runs (names of [run:NAME] groups) and set (GROUP.KEY=VALUE
+ * settings separated by ';', each as --set takes it). */
+static gboolean
+read_deep(GKeyFile *kf, LbPaper *p, const char *file, GError **error)
+{
+  static const char *const keys[] = {"summary", "runs", "set", NULL};
+  g_autofree char *runs = NULL, *set = NULL;
+  if (!only_keys(kf, file, "deep", keys, error) ||
+      (p->deep_summary = needed(kf, file, "deep", "summary", error)) == NULL ||
+      (runs = needed(kf, file, "deep", "runs", error)) == NULL ||
+      (set = needed(kf, file, "deep", "set", error)) == NULL)
+    return FALSE;
+  p->deep_runs = g_strsplit(runs, ",", -1);
+  for (guint i = 0; p->deep_runs[i] != NULL; i++)
+    if (*g_strstrip(p->deep_runs[i]) == '\0')
+      return bad(error, file, "deep", "runs: '%s' is not a list of run names", runs);
+  p->deep_sets = g_strsplit(set, ";", -1);
+  for (guint i = 0; p->deep_sets[i] != NULL; i++) {
+    const char *s = g_strstrip(p->deep_sets[i]);
+    const char *eq = strchr(s, '=');
+    const char *dot = strchr(s, '.');
+    if (eq == NULL || dot == NULL || dot == s || dot > eq || eq == dot + 1)
+      return bad(error, file, "deep", "set: '%s' is not GROUP.KEY=VALUE", s);
+  }
+  return TRUE;
+}
+
+/* [deep]'s runs exist; known-deep only on a claim that reads one of them. */
+static gboolean
+deep_check(const LbPaper *p, const char *file, GError **error)
+{
+  for (guint i = 0; p->deep_runs != NULL && p->deep_runs[i] != NULL; i++)
+    if (lb_paper_run(p, p->deep_runs[i]) == NULL)
+      return bad(error, file, "deep", "runs: no [run:%s]", p->deep_runs[i]);
+  for (guint i = 0; i < p->claims->len; i++) {
+    const LbClaim *c = p->claims->pdata[i];
+    gboolean deep = FALSE;
+    for (guint k = 0; p->deep_runs != NULL && c->runs != NULL && c->runs[k] != NULL; k++)
+      deep |= g_strv_contains((const char *const *)p->deep_runs, c->runs[k]);
+    if (c->known_deep_reason != NULL && !deep) {
+      g_autofree char *group = g_strdup_printf("claim:%s", c->id);
+      return bad(error, file, group, "known-deep: %s",
+                 p->deep_runs == NULL ? "the paper has no [deep] form"
+                                      : "the claim reads none of [deep]'s runs");
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+lb_paper_deepen(LbPaper *p, GError **error)
+{
+  if (p->deep_runs == NULL) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--deep: %s has no deep form (its full form runs it at the paper's scale)", p->key);
+    return FALSE;
+  }
+  for (guint i = 0; i < p->runs->len; i++) {
+    LbPaperRun *r = p->runs->pdata[i];
+    r->deep = g_strv_contains((const char *const *)p->deep_runs, r->name);
+  }
+  for (guint i = 0; i < p->claims->len; i++) {
+    LbClaim *c = p->claims->pdata[i];
+    gboolean deep = FALSE;
+    for (guint k = 0; c->runs != NULL && c->runs[k] != NULL; k++)
+      deep |= lb_paper_run(p, c->runs[k])->deep;
+    if (!deep)
+      continue;
+    g_free(c->known_reason);
+    c->known_reason = g_steal_pointer(&c->known_deep_reason);
+    c->known = c->known_reason != NULL ? LB_FORM_BOTH | LB_FORM_DEEP : LB_FORM_NONE;
+  }
+  p->deep = TRUE;
+  return TRUE;
+}
+
+char *
+lb_paper_deep_text(const LbPaper *p)
+{
+  g_autofree char *runs = g_strjoinv(", ", p->deep_runs);
+  g_autofree char *sets = g_strjoinv(" ", p->deep_sets);
+  return g_strdup_printf("%s (%s, with %s)", p->deep_summary, runs, sets);
 }
 
 /* [calibration]: KEY = VALUE; SOURCE */
@@ -787,17 +878,18 @@ lb_paper_load(const char *key, GError **error)
     const char *g = groups[i];
     gboolean ok = strcmp(g, "paper") == 0         ? TRUE
                   : strcmp(g, "calibration") == 0 ? read_calibration(kf, p, file, error)
+                  : strcmp(g, "deep") == 0        ? read_deep(kf, p, file, error)
                   : g_str_has_prefix(g, "run:")   ? read_run(kf, p, file, g, error)
                   : g_str_has_prefix(g, "claim:") ? read_claim(kf, p, file, g, FALSE, error)
                   : g_str_has_prefix(g, "diagnostic:")
                       ? read_claim(kf, p, file, g, TRUE, error)
                       : bad(error, file, g,
-                            "unknown group (paper, calibration, run:NAME, claim:ID, "
+                            "unknown group (paper, calibration, deep, run:NAME, claim:ID, "
                             "diagnostic:ID)");
     if (!ok)
       return NULL;
   }
-  if (!cross_check(p, file, error))
+  if (!cross_check(p, file, error) || !deep_check(p, file, error))
     return NULL;
   return g_steal_pointer(&p);
 }

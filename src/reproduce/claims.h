@@ -52,6 +52,7 @@ typedef enum {
   LB_FORM_FULL = 1,
   LB_FORM_QUICK = 2,
   LB_FORM_BOTH = 3,
+  LB_FORM_DEEP = 4, /* the deep form: a claim that reads a run made deep */
 } LbForm;
 
 typedef enum {
@@ -86,7 +87,8 @@ typedef struct {
   gboolean headline;
   LbForm known; /* the forms in which it is a known disagreement */
   char *known_reason;
-  char *calibrated; /* the [calibration] key fitted to it, or NULL */
+  char *known_deep_reason; /* known-deep: why it disagrees in the deep form, or NULL */
+  char *calibrated;        /* the [calibration] key fitted to it, or NULL */
   /* evaluated */
   LbClaimStatus status;
   gboolean done;   /* lbsim has a number */
@@ -106,6 +108,7 @@ typedef struct {
   guint quick_steps;       /* 0: the scenario's */
   char *vary, *quick_vary; /* more axes: "NAME=LIST; NAME=LIST", or NULL */
   char *platform;          /* a pattern such as hypercube-{ranks}.xml, or NULL */
+  gboolean deep;           /* run with [deep]'s settings (lb_paper_deepen) */
   LbSweep *sweep;
   LbRunResult **results;
 } LbPaperRun;
@@ -115,6 +118,11 @@ typedef struct {
   GPtrArray *runs;        /* LbPaperRun */
   GPtrArray *claims;      /* LbClaim, the claims then the diagnostics, in file order */
   GPtrArray *calibration; /* LbCalibration */
+  /* [deep]: the paper's scale where the full form reduces it to fit its
+   * time, or NULL; deep once lb_paper_deepen has applied it */
+  char *deep_summary;
+  char **deep_runs, **deep_sets;
+  gboolean deep;
 } LbPaper;
 
 /* The folder of the papers: $LBSIM_PAPERS_DIR, else the installed or
@@ -130,6 +138,13 @@ void lb_paper_free(LbPaper *paper);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LbPaper, lb_paper_free)
 
 const LbPaperRun *lb_paper_run(const LbPaper *paper, const char *name);
+
+/* The deep form: [deep]'s runs take its settings (before any --set), and
+ * a claim that reads one of them is a known disagreement only by its
+ * known-deep. FALSE (error set) when the paper has no [deep]. */
+gboolean lb_paper_deepen(LbPaper *paper, GError **error);
+/* What the deep form changes, one line. */
+char *lb_paper_deep_text(const LbPaper *paper);
 
 /* The processor counts of a run in a form. */
 GArray *lb_paper_run_ranks(const LbPaperRun *run, gboolean quick);

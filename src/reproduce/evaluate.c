@@ -125,6 +125,8 @@ lb_paper_prepare(LbPaper *p, gboolean quick, const char *const *sets, GError **e
     g_autoptr(GPtrArray) all = g_ptr_array_new_with_free_func(g_free);
     if (quick && r->quick_steps > 0)
       g_ptr_array_add(all, g_strdup_printf("scenario.steps=%u", r->quick_steps));
+    for (guint k = 0; r->deep && p->deep_sets[k] != NULL; k++)
+      g_ptr_array_add(all, g_strdup(p->deep_sets[k]));
     for (guint k = 0; sets != NULL && sets[k] != NULL; k++)
       g_ptr_array_add(all, g_strdup(sets[k]));
     g_ptr_array_add(all, NULL);

@@ -130,6 +130,10 @@ lb_paper_text(const LbPaper *p, const LbPaperOutput *how)
 {
   GString *out = g_string_new(NULL);
   g_string_append_printf(out, "%s: %s\n%s\n", p->key, p->cite, p->summary);
+  if (p->deep) {
+    g_autofree char *deep = lb_paper_deep_text(p);
+    g_string_append_printf(out, "deep form: %s\n", deep);
+  }
   if (how->quick) {
     g_autofree char *ran = lb_paper_quick_text(p);
     g_string_append_printf(out, "quick form: %s\n", ran);
@@ -253,6 +257,10 @@ lb_paper_json(const LbPaper *p, const LbPaperOutput *how)
   lb_json_string(&j, "paper", p->key);
   lb_json_string(&j, "cite", p->cite);
   lb_json_bool(&j, "quick", how->quick);
+  if (p->deep) {
+    g_autofree char *deep = lb_paper_deep_text(p);
+    lb_json_string(&j, "deep", deep);
+  }
   if (how->sets != NULL && how->sets[0] != NULL) {
     lb_json_begin_array(&j, "sets", TRUE);
     for (guint i = 0; how->sets[i] != NULL; i++)
@@ -298,9 +306,10 @@ lb_paper_json(const LbPaper *p, const LbPaperOutput *how)
     json_string_or_null(&j, "known", c->known_reason);
     if (c->known != LB_FORM_NONE)
       lb_json_string(&j, "known_in",
-                     c->known == LB_FORM_BOTH   ? "both"
-                     : c->known == LB_FORM_FULL ? "full"
-                                                : "quick");
+                     (c->known & LB_FORM_DEEP) != 0 ? "deep"
+                     : c->known == LB_FORM_BOTH     ? "both"
+                     : c->known == LB_FORM_FULL     ? "full"
+                                                    : "quick");
     json_string_or_null(&j, "calibrated", c->calibrated);
     lb_json_string(&j, "note", c->note != NULL ? c->note : "");
     json_points(&j, c);
@@ -572,8 +581,9 @@ lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const LbPaperC
                          s.evaluated,     s.agreeing,   s.stale};
   g_autofree char *quick_form = how->quick ? lb_paper_quick_text(p) : NULL;
   g_autofree char *changed = sets_text(how->sets);
-  LbReproduction rep = {p->key, p->cite, p->summary,     quick_form, changed,
-                        &card,  rows,    p->claims->len, cal,        p->calibration->len};
+  g_autofree char *deep_form = p->deep ? lb_paper_deep_text(p) : NULL;
+  LbReproduction rep = {p->key, p->cite,        p->summary, quick_form,          changed,  &card,
+                        rows,   p->claims->len, cal,        p->calibration->len, deep_form};
   g_autofree char *doc = lb_paper_json(p, how);
   LbHtmlOptions options = {.json = doc,
                            .length = strlen(doc),
@@ -592,7 +602,7 @@ lb_papers_text(void)
   for (guint i = 0; i < keys->len; i++)
     width = MAX(width, (int)strlen(keys->pdata[i]));
   GString *out =
-      g_string_new("Papers lbsim reproduces (lbsim reproduce KEY [--quick], or --all):\n");
+      g_string_new("Papers lbsim reproduces (lbsim reproduce KEY [--quick] [--deep], or --all):\n");
   for (guint i = 0; i < keys->len; i++) {
     g_autoptr(GError) error = NULL;
     g_autoptr(LbPaper) p = lb_paper_load(keys->pdata[i], &error);
@@ -609,6 +619,8 @@ lb_papers_text(void)
     }
     g_string_append_printf(out, "  %-*s %u claims (%u headline): %s\n  %-*s %s\n", width, p->key,
                            claims, headline, p->cite, width, "", p->summary);
+    if (p->deep_summary != NULL)
+      g_string_append_printf(out, "  %-*s --deep: %s\n", width, "", p->deep_summary);
   }
   return g_string_free(out, FALSE);
 }
