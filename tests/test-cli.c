@@ -2256,8 +2256,9 @@ test_reproduce_verdicts(void)
  * quarter made twice as heavy moves the imbalance a claim reads), the
  * output says the form, and a claim on a deep run is known only by its
  * known-deep; the full form is left as it was. A paper without [deep],
- * --all with --deep, and a [deep] or known-deep that names nothing are
- * refused before anything runs. */
+ * --all with --deep, a [deep] or known-deep that names nothing, and a
+ * [deep] setting that --set would refuse are refused before anything
+ * runs. */
 static void
 test_reproduce_deep(void)
 {
@@ -2320,8 +2321,9 @@ test_reproduce_deep(void)
        "--deep: no-deep has no deep form", TRUE},
       {"deep-run", "[deep]\nsummary = s\nruns = tech\nset = workload.high=20\n",
        "[deep] runs: no [run:tech]", FALSE},
+      /* read as --set's are, before anything runs */
       {"deep-set", "[deep]\nsummary = s\nruns = teach\nset = high=20\n",
-       "[deep] set: 'high=20' is not GROUP.KEY=VALUE", FALSE},
+       "--set high=20: expected GROUP.KEY=VALUE", TRUE},
       {"known-deep-alone",
        "[claim:s]\nclaim = c\nrun = teach\nranks = 16\nmeasure = value mlb schedule_steps\n"
        "paper = 4\nrule = exactly 4\nheadline = false\nknown-deep = why\n",

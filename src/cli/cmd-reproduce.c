@@ -48,6 +48,15 @@ input_error(const GError *error)
   return LB_EXIT_INPUT;
 }
 
+/* The form's word in a default state folder's name, KEY-WORD.d. */
+static const char *
+form_word(const Args *a)
+{
+  if (a->deep)
+    return a->quick ? "deep-quick" : "deep";
+  return a->quick ? "quick" : "reproduce";
+}
+
 /* Loads and prepares a paper: every scenario read and every claim's
  * names held against its runs, before anything runs. */
 static LbPaper *
@@ -121,9 +130,8 @@ reproduce_all(const Args *a, guint jobs, int tap_fd)
   }
   for (guint i = 0; i < papers->len; i++) {
     const LbPaper *p = papers->pdata[i];
-    char *state = a->state != NULL
-                      ? g_build_filename(a->state, p->key, NULL)
-                      : g_strdup_printf("%s-%s.d", p->key, a->quick ? "quick" : "reproduce");
+    char *state = a->state != NULL ? g_build_filename(a->state, p->key, NULL)
+                                   : g_strdup_printf("%s-%s.d", p->key, form_word(a));
     g_ptr_array_add(states, state);
     gboolean make = FALSE;
     if (!lb_output_check_folder("--state", state, &make, &error))
@@ -285,10 +293,7 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   if (p == NULL)
     return input_error(error);
   g_autofree char *state =
-      a.state != NULL
-          ? g_strdup(a.state)
-          : g_strdup_printf("%s-%s%s.d", p->key, a.deep ? "deep" : "",
-                            a.quick ? (a.deep ? "-quick" : "quick") : (a.deep ? "" : "reproduce"));
+      a.state != NULL ? g_strdup(a.state) : g_strdup_printf("%s-%s.d", p->key, form_word(&a));
   lb_signals_alone();
   /* the outputs: writable, none of them a file read or another output */
   g_autoptr(LbFileSet) files = lb_file_set_new();

@@ -710,15 +710,21 @@ read_deep(GKeyFile *kf, LbPaper *p, const char *file, GError **error)
   for (guint i = 0; p->deep_runs[i] != NULL; i++)
     if (*g_strstrip(p->deep_runs[i]) == '\0')
       return bad(error, file, "deep", "runs: '%s' is not a list of run names", runs);
+  /* each setting is read as --set's are, when the runs' scenarios are */
   p->deep_sets = g_strsplit(set, ";", -1);
-  for (guint i = 0; p->deep_sets[i] != NULL; i++) {
-    const char *s = g_strstrip(p->deep_sets[i]);
-    const char *eq = strchr(s, '=');
-    const char *dot = strchr(s, '.');
-    if (eq == NULL || dot == NULL || dot == s || dot > eq || eq == dot + 1)
-      return bad(error, file, "deep", "set: '%s' is not GROUP.KEY=VALUE", s);
-  }
+  for (guint i = 0; p->deep_sets[i] != NULL; i++)
+    g_strstrip(p->deep_sets[i]);
   return TRUE;
+}
+
+/* Whether a claim reads one of [deep]'s runs. */
+static gboolean
+reads_deep(const LbPaper *p, const LbClaim *c)
+{
+  for (guint k = 0; p->deep_runs != NULL && c->runs != NULL && c->runs[k] != NULL; k++)
+    if (g_strv_contains((const char *const *)p->deep_runs, c->runs[k]))
+      return TRUE;
+  return FALSE;
 }
 
 /* [deep]'s runs exist; known-deep only on a claim that reads one of them. */
@@ -730,10 +736,7 @@ deep_check(const LbPaper *p, const char *file, GError **error)
       return bad(error, file, "deep", "runs: no [run:%s]", p->deep_runs[i]);
   for (guint i = 0; i < p->claims->len; i++) {
     const LbClaim *c = p->claims->pdata[i];
-    gboolean deep = FALSE;
-    for (guint k = 0; p->deep_runs != NULL && c->runs != NULL && c->runs[k] != NULL; k++)
-      deep |= g_strv_contains((const char *const *)p->deep_runs, c->runs[k]);
-    if (c->known_deep_reason != NULL && !deep) {
+    if (c->known_deep_reason != NULL && !reads_deep(p, c)) {
       g_autofree char *group = g_strdup_printf("claim:%s", c->id);
       return bad(error, file, group, "known-deep: %s",
                  p->deep_runs == NULL ? "the paper has no [deep] form"
@@ -757,14 +760,11 @@ lb_paper_deepen(LbPaper *p, GError **error)
   }
   for (guint i = 0; i < p->claims->len; i++) {
     LbClaim *c = p->claims->pdata[i];
-    gboolean deep = FALSE;
-    for (guint k = 0; c->runs != NULL && c->runs[k] != NULL; k++)
-      deep |= lb_paper_run(p, c->runs[k])->deep;
-    if (!deep)
+    if (!reads_deep(p, c))
       continue;
     g_free(c->known_reason);
     c->known_reason = g_steal_pointer(&c->known_deep_reason);
-    c->known = c->known_reason != NULL ? LB_FORM_BOTH | LB_FORM_DEEP : LB_FORM_NONE;
+    c->known = c->known_reason != NULL ? LB_FORM_DEEP : LB_FORM_NONE;
   }
   p->deep = TRUE;
   return TRUE;

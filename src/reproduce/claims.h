@@ -52,7 +52,7 @@ typedef enum {
   LB_FORM_FULL = 1,
   LB_FORM_QUICK = 2,
   LB_FORM_BOTH = 3,
-  LB_FORM_DEEP = 4, /* the deep form: a claim that reads a run made deep */
+  LB_FORM_DEEP = 4, /* the deep form, for a claim that reads a run made deep */
 } LbForm;
 
 typedef enum {

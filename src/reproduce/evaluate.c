@@ -405,7 +405,8 @@ int
 lb_paper_evaluate(LbPaper *p, gboolean quick, guint jobs, gboolean quiet)
 {
   int worst = 0;
-  LbForm form = quick ? LB_FORM_QUICK : LB_FORM_FULL;
+  /* a claim on a deepened run has only its deep reason (lb_paper_deepen) */
+  LbForm form = (quick ? LB_FORM_QUICK : LB_FORM_FULL) | (p->deep ? LB_FORM_DEEP : 0);
   for (guint i = 0; i < p->claims->len; i++) {
     LbClaim *c = p->claims->pdata[i];
     if (c->measure != LB_MEASURE_CHECK) {

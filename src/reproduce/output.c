@@ -306,10 +306,10 @@ lb_paper_json(const LbPaper *p, const LbPaperOutput *how)
     json_string_or_null(&j, "known", c->known_reason);
     if (c->known != LB_FORM_NONE)
       lb_json_string(&j, "known_in",
-                     (c->known & LB_FORM_DEEP) != 0 ? "deep"
-                     : c->known == LB_FORM_BOTH     ? "both"
-                     : c->known == LB_FORM_FULL     ? "full"
-                                                    : "quick");
+                     c->known == LB_FORM_DEEP   ? "deep"
+                     : c->known == LB_FORM_BOTH ? "both"
+                     : c->known == LB_FORM_FULL ? "full"
+                                                : "quick");
     json_string_or_null(&j, "calibrated", c->calibrated);
     lb_json_string(&j, "note", c->note != NULL ? c->note : "");
     json_points(&j, c);
