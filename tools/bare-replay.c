@@ -4,7 +4,8 @@
  * else, so its wall time is the floor against which lbsim's own overhead per
  * simulated message is measured (see tools/bench). With --lbsim-allocator
  * it runs with lbsim's settings of the C library's allocator (deep thread
- * caches, huge pages for the heap), which make SimGrid faster too. Its
+ * caches, huge pages for the heap, large blocks kept on the heap below
+ * LB_HUGE_PAGES_MIN_RANKS ranks), which make SimGrid faster too. Its
  * actors get the stacks lbsim's ranks get (core/stack.h). */
 
 #include <errno.h>
@@ -388,9 +389,11 @@ main(int argc, char *argv[])
   /* --lbsim-allocator: restart with lbsim's allocator settings (the
    * restarted process has them and goes on), for a floor that differs from
    * lbsim by SimGrid's work alone */
+  gboolean tuned = FALSE;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--lbsim-allocator") != 0)
       continue;
+    tuned = TRUE;
     lb_malloc_tune(argv);
     memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv);
     argc--;
@@ -443,8 +446,11 @@ main(int argc, char *argv[])
   }
   mailboxes = g_new(sg_mailbox_t, trace->n_ranks);
   /* huge pages as lbsim has them: off while the stacks are made, and
-   * throughout below LB_HUGE_PAGES_MIN_RANKS */
+   * throughout below LB_HUGE_PAGES_MIN_RANKS, where with lbsim's allocator
+   * large blocks stay on the heap */
   gboolean held = lb_huge_pages_hold();
+  if (tuned && trace->n_ranks < LB_HUGE_PAGES_MIN_RANKS)
+    lb_heap_keep_large_blocks();
   gboolean unzeroed = lb_stacks_unzeroed_begin();
   for (guint r = 0; r < trace->n_ranks; r++) {
     char name[32];

@@ -14,8 +14,8 @@
  * size come from the heap and stay resident once freed (23 MiB more at the
  * peak of a 4096-rank lbd run on a 2048 x 2048 field); a fixed threshold
  * at glibc's default keeps them mapped (no slower at 4096 ranks, mlb or
- * lbd). And glibc puts its heap in huge pages when asked (the kernel's
- * default gives them to who asks): at 4096 ranks SimGrid's objects and
+ * lbd; a smaller run raises it again, core/huge-pages.c). And glibc puts its heap in huge pages
+ * when asked (the kernel's default gives them to who asks): at 4096 ranks SimGrid's objects and
  * lbsim's spread over most of a gigabyte, and with small pages the
  * processor's translations of their addresses miss all the time (paired
  * runs at 4096 ranks with huge pages: sfc-shift 0.81 of the wall, lbd
