@@ -955,9 +955,10 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     }
   }
 
-  run->huge_pages_held = run->ranks < LB_HUGE_PAGES_MIN_RANKS && lb_huge_pages_hold();
-  if (run->ranks < LB_HUGE_PAGES_MIN_RANKS)
+  if (run->ranks < LB_HUGE_PAGES_MIN_RANKS) {
+    run->huge_pages_held = lb_huge_pages_hold();
     lb_heap_keep_large_blocks();
+  }
   g_auto(SetUp) setup = {.run = run, .saved_stderr = capture_stderr(options)};
   load_platform(&setup);
 
