@@ -248,8 +248,11 @@ lb_now(void)
  * answering requests) leaves every finished send on SimGrid's list of its
  * activities, which each later completion scans: past this many pending
  * sends, the finished ones are waited for (a wait with no time to wait
- * takes them off that list, which a test would not do). */
-#define LB_REAP_SENDS 256
+ * takes them off that list, which a test would not do). Any rank's
+ * receive walks that list too, so it is kept short: 32, where 256 left
+ * sfc-shift at 4096 ranks 6 % slower and dls:af's master's list long
+ * (docs/developer/performance.md). */
+#define LB_REAP_SENDS 32
 
 static void
 reap_sends(LbRank *self)
