@@ -2436,8 +2436,8 @@ test_reproduce_all(void)
   g_assert_cmpint(all.status, ==, 0);
   g_assert_true(g_str_has_prefix(all.out, "paper        headline reproduced  claims agreeing"));
   static const char *const rows[] = {"baiardi2001  9/22",  "chaube2003   20/33",
-                                     "lan2002      16/46", "lbd          1/2",
-                                     "quinlan1997  6/7",   "all          52/110"};
+                                     "lan2002      15/46", "lbd          1/2",
+                                     "quinlan1997  6/7",   "all          51/110"};
   for (guint i = 0; i < G_N_ELEMENTS(rows); i++)
     g_assert_nonnull(strstr(all.out, rows[i]));
   g_auto(Result) refused = {0};

@@ -511,54 +511,6 @@ test_check_bottleneck(void)
   g_assert_nonnull(strstr(even.note, "bottleneck over the optimum from 0.6500"));
 }
 
-/* ---- lan2002's deep form ---- */
-
-/* The deep form's settings and scenarios/papers/lan2002/shockpool3d-deep.ini
- * say the same: the deep scenario's [workload] is the full form's
- * shockpool3d.ini with [deep]'s settings, key for key, so that a user who
- * runs the file alone runs what --deep runs; and every run the deep form
- * changes is ShockPool3D's. */
-static void
-test_lan2002_deep(void)
-{
-  const char *root = g_getenv("LBSIM_SOURCE_ROOT");
-  g_assert_nonnull(root);
-  g_autofree char *dir = g_build_filename(root, "scenarios", "papers", NULL);
-  g_setenv("LBSIM_PAPERS_DIR", dir, TRUE);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LbPaper) p = lb_paper_load("lan2002", &error);
-  g_assert_no_error(error);
-  g_assert_nonnull(p->deep_sets);
-  g_autoptr(GKeyFile) full = g_key_file_new();
-  g_autoptr(GKeyFile) deep = g_key_file_new();
-  g_autofree char *full_file = g_build_filename(dir, "lan2002", "shockpool3d.ini", NULL);
-  g_autofree char *deep_file = g_build_filename(dir, "lan2002", "shockpool3d-deep.ini", NULL);
-  g_assert_true(g_key_file_load_from_file(full, full_file, G_KEY_FILE_NONE, NULL));
-  g_assert_true(g_key_file_load_from_file(deep, deep_file, G_KEY_FILE_NONE, NULL));
-  for (guint i = 0; p->deep_sets[i] != NULL; i++) {
-    g_auto(GStrv) kv = g_strsplit(p->deep_sets[i], "=", 2);
-    g_auto(GStrv) gk = g_strsplit(kv[0], ".", 2);
-    g_assert_cmpstr(gk[0], ==, "workload");
-    g_key_file_set_string(full, gk[0], gk[1], kv[1]);
-  }
-  gsize nf = 0, nd = 0;
-  g_auto(GStrv) fkeys = g_key_file_get_keys(full, "workload", &nf, NULL);
-  g_auto(GStrv) dkeys = g_key_file_get_keys(deep, "workload", &nd, NULL);
-  g_assert_cmpuint(nf, ==, nd);
-  for (guint i = 0; i < nf; i++) {
-    g_autofree char *a = g_key_file_get_string(full, "workload", fkeys[i], NULL);
-    g_autofree char *b = g_key_file_get_string(deep, "workload", fkeys[i], NULL);
-    g_assert_cmpstr(a, ==, b);
-  }
-  for (guint i = 0; p->deep_runs[i] != NULL; i++) {
-    const LbPaperRun *r = lb_paper_run(p, p->deep_runs[i]);
-    g_autoptr(GKeyFile) kf = g_key_file_new();
-    g_assert_true(g_key_file_load_from_file(kf, r->scenario, G_KEY_FILE_NONE, NULL));
-    g_autofree char *preset = g_key_file_get_string(kf, "workload", "preset", NULL);
-    g_assert_cmpstr(preset, ==, "shockpool3d");
-  }
-}
-
 int
 main(int argc, char **argv)
 {
@@ -577,6 +529,5 @@ main(int argc, char **argv)
   g_test_add_func("/reproduce/checks/dls-families", test_check_dls_families);
   g_test_add_func("/reproduce/checks/dls-growth", test_check_dls_growth);
   g_test_add_func("/reproduce/checks/bottleneck", test_check_bottleneck);
-  g_test_add_func("/reproduce/lan2002-deep", test_lan2002_deep);
   return g_test_run();
 }

@@ -1192,14 +1192,14 @@ test_flags_rows(void)
 /* The presets' hierarchies grow within the memory their scenario was
  * admitted for: over 20 adaptations of AMR128 and ShockPool3D on 8 ranks,
  * the grids held never pass what the estimate allowed, and every level
- * down to the preset's finest is built (7 for AMR128, 3 for ShockPool3D). */
+ * down to the preset's finest is built (7 for both, Table 1's depths). */
 static void
 test_preset_bounds(void)
 {
   static const struct {
     const char *preset;
     guint finest;
-  } cases[] = {{"amr128", 7}, {"shockpool3d", 3}};
+  } cases[] = {{"amr128", 7}, {"shockpool3d", 7}};
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
     g_autofree char *text =
         g_strdup_printf("[scenario]\nplatform = hypercube-8.xml\nranks = 8\nsteps = 20\n"
@@ -1459,6 +1459,10 @@ test_presets(void)
   g_assert_no_error(error);
   g_assert_cmpuint(sc->work->size[0], ==, 50);
   g_assert_cmpstr(lb_params_get_string(sc->work->params, "pattern"), ==, "shock");
+  /* Table 1's 50^3 to about 6000^3, clustered as ENZO's ShockPool3D
+   * problem file clusters (MinimumEfficiency = 0.5) */
+  g_assert_cmpint(lb_params_get_int(sc->work->params, "levels"), ==, 7);
+  g_assert_cmpfloat(lb_params_get_double(sc->work->params, "efficiency"), ==, 0.5);
   lb_scenario_free(sc);
 
   static const char *const bad[][2] = {

@@ -168,8 +168,8 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
       {"quick", 0, 0, G_OPTION_ARG_NONE, &a.quick,
        "The reduced form: fewer processor counts, shorter runs (said in the output)", NULL},
       {"deep", 0, 0, G_OPTION_ARG_NONE, &a.deep,
-       "The deep form: the runs the full form reduces to fit its time at the paper's scale "
-       "(lan2002: ShockPool3D seven levels deep, hours on 2 cores; said in the output); with "
+       "The deep form of a paper with a [deep] group: the runs its full form reduces to fit "
+       "its time, at the paper's scale (said in the output; no shipped paper has one); with "
        "--quick, on its processor counts and adaptations",
        NULL},
       {"all", 0, 0, G_OPTION_ARG_NONE, &a.all,

@@ -111,9 +111,9 @@ static const LbParamSpec samr_params[] = {
  * cells within 0.2 / 2^l of its centre at level l, seven levels of factor
  * 2 (32^3 to an effective 4096^3, 64^3 to 8192^3). ShockPool3D: a slightly
  * tilted plane crossing a 50^3 root once over the run, flagged within
- * 0.04 / 2^l of the front; three levels, not the paper's seven: seven
- * make 140,000 to 300,000 grids an adaptation, too slow for the
- * reproduction (see samr.md). */
+ * 0.04 / 2^l of the front, seven levels (50^3 to an effective 6400^3),
+ * clustered at ENZO's own ShockPool3D problem's MinimumEfficiency, 0.5
+ * (see samr.md). */
 /* key, value pairs, a few a line */
 /* clang-format off */
 #define AMR_KEYS(size)                                                               \
@@ -127,10 +127,10 @@ static const char *const amr64_keys[] = {AMR_KEYS("32x32x32")};
 static const char *const amr128_keys[] = {AMR_KEYS("64x64x64")};
 static const char *const shockpool3d_keys[] = {
   "size", "50x50x50",
-  "levels", "3", "factor", "2", "ghost", "3",
+  "levels", "7", "factor", "2", "ghost", "3", "efficiency", "0.5",
   "pattern", "shock", "angle", "10", "elevation", "5", "at", "0.05", "drift", "0.0105",
   "width", "0.1", "amplitude", "10000000", "base", "0",
-  "refine", "9231163,9801987,9950125",
+  "refine", "9231163,9801987,9950125,9987508,9996875,9999219,9999805",
   "flops-per-unit", "4800", NULL};
 /* clang-format on */
 
