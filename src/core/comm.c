@@ -250,8 +250,7 @@ lb_now(void)
  * sends, the finished ones are waited for (a wait with no time to wait
  * takes them off that list, which a test would not do). Any rank's
  * receive walks that list too, so it is kept short: 32, where 256 left
- * sfc-shift at 4096 ranks 6 % slower and dls:af's master's list long
- * (docs/developer/performance.md). */
+ * sfc-shift at 4096 ranks 4 to 6 % slower (docs/developer/performance.md). */
 #define LB_REAP_SENDS 32
 
 static void

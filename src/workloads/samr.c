@@ -110,8 +110,10 @@ static const LbParamSpec samr_params[] = {
  * decomposition refines on few ranks, one most; the refine values flag the
  * cells within 0.2 / 2^l of its centre at level l, seven levels of factor
  * 2 (32^3 to an effective 4096^3, 64^3 to 8192^3). ShockPool3D: a slightly
- * tilted plane crossing a 50^3 root once over the run, flagged within
- * 0.04 / 2^l of the front, seven levels (50^3 to an effective 6400^3),
+ * tilted plane moving from a corner of a 50^3 root (its drift made it
+ * cross the root in 600 adaptations of three levels; at seven it moves
+ * about 5 %), flagged within 0.04 / 2^l of the front, seven levels (50^3
+ * to an effective 6400^3),
  * clustered at ENZO's own ShockPool3D problem's MinimumEfficiency, 0.5
  * (see samr.md). */
 /* key, value pairs, a few a line */
