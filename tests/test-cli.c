@@ -1548,6 +1548,16 @@ test_reproduce(void)
   g_assert_cmpint(state_file.status, ==, 2);
   g_assert_nonnull(strstr(state_file.err, "exists and is not a folder"));
   g_assert_cmpstr(state_file.out, ==, "");
+  /* --only names runs of the paper's, and is a paper's */
+  g_auto(Result) no_run = {0}, only_all = {0};
+  lbsim(&no_run, "reproduce", "lan2002", "--quick", "--only", "amr64,amr256", NULL);
+  g_assert_cmpint(no_run.status, ==, 2);
+  g_assert_nonnull(strstr(no_run.err, "--only amr64,amr256: lan2002 has no run 'amr256' (its "
+                                      "runs: amr64, amr128, shockpool3d, "));
+  g_assert_cmpstr(no_run.out, ==, "");
+  lbsim(&only_all, "reproduce", "--all", "--only", "amr64", NULL);
+  g_assert_cmpint(only_all.status, ==, 2);
+  g_assert_nonnull(strstr(only_all.err, "--only is a paper's"));
   if (g_getenv("LBSIM_SANITIZED") != NULL)
     return;
 
@@ -2352,23 +2362,28 @@ test_reproduce_deep(void)
  * the list is stale), and --check says so. Mutations of one paper that
  * touch different techniques share its run (chaube2003's three: AF, AWF
  * and FAC each turn only the claims about themselves), so that each paper
- * runs once. */
+ * runs once, and only the runs its claims read (--only): the claims on
+ * the others are not evaluated, and said to be. */
+static void validate_schema(const char *json);
+
 static void
 test_reproduce_mutations(void)
 {
   if (g_getenv("LBSIM_SANITIZED") != NULL)
     return;
   static const struct {
-    const char *key, *sets[4];
-    const char *expect[5][2]; /* claim id, status */
+    const char *key, *only, *sets[4];
+    const char *expect[6][2]; /* claim id, status */
   } cases[] = {
-      /* no balancing at all: move+split's threshold never reached, and the
-       * no-balancing runs balanced */
+      /* no balancing: move+split's threshold never reached; the claims
+       * on the other runs not run */
       {"lan2002",
-       {"move-split.threshold=100", "move-split:no-dlb.threshold=1.2", NULL},
+       "amr64",
+       {"move-split.threshold=100", NULL},
        {{"table2-amr64-32", "disagrees"},
         {"fig12-amr64-32", "disagrees"},
-        {"fig6-above-2", "disagrees"}}},
+        {"table2-amr128-32", "not-run"},
+        {"fig6-above-2", "not-run"}}},
       /* AF's master looks at its messages only between whole chunks: the
        * workers wait for it, and AF costs more than STAT (fig3-af-8);
        * AWF run as GSS: the largest cut of AF and AWF is GSS's 41.8 % at
@@ -2377,6 +2392,7 @@ test_reproduce_mutations(void)
        * (fig3-awf-8); fac's chunks one iteration each:
        * Table 2's order for fac fails, frac's still holds */
       {"chaube2003",
+       "a,b,c",
        {"dls:af.break-after=100000", "dls:awf.technique=gss", "dls:fac.technique=ss", NULL},
        {{"fig3-af-8", "disagrees"},
         {"fig3-up-to-68", "known-agrees"},
@@ -2384,13 +2400,17 @@ test_reproduce_mutations(void)
         {"table2-growth-fac", "disagrees"},
         {"table2-growth-frac", "agrees"}}},
       /* the paper's literal loan repaired: its known disagreement agrees */
-      {"quinlan1997", {"mlb:literal.phase4=loan", NULL}, {{"literal-loan-order", "known-agrees"}}},
+      {"quinlan1997",
+       NULL,
+       {"mlb:literal.phase4=loan", NULL},
+       {{"literal-loan-order", "known-agrees"}}},
       /* a tolerance every loop meets */
-      {"lbd", {"lbd.tolerance=100", NULL}, {{"loops-tolerance", "known-agrees"}}},
+      {"lbd", NULL, {"lbd.tolerance=100", NULL}, {{"loops-tolerance", "known-agrees"}}},
       /* the work of a point ten thousand flops: Fig. 2's efficiency reached */
       {"baiardi2001",
+       "fig2-problem1",
        {"workload.flops-per-unit=10000", NULL},
-       {{"fig2-p1-efficiency-all", "known-agrees"}}},
+       {{"fig2-p1-efficiency-all", "known-agrees"}, {"fig2-p2-efficiency-all", "not-run"}}},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *state = g_strdup_printf("%s-mutated-%u", cases[i].key, i);
@@ -2405,6 +2425,10 @@ test_reproduce_mutations(void)
       g_ptr_array_add(argv, (gpointer) "--set");
       g_ptr_array_add(argv, (gpointer)cases[i].sets[k]);
     }
+    if (cases[i].only != NULL) {
+      g_ptr_array_add(argv, (gpointer) "--only");
+      g_ptr_array_add(argv, (gpointer)cases[i].only);
+    }
     g_ptr_array_add(argv, NULL);
     g_auto(Result) r = {0};
     spawn_lbsim_argv(&r, NULL, (const char *const *)argv->pdata);
@@ -2412,12 +2436,29 @@ test_reproduce_mutations(void)
     g_assert_cmpint(r.status, ==, 1);
     g_assert_nonnull(strstr(r.err, "--check: "));
     g_autoptr(JsonNode) root = load_json(json);
-    JsonArray *sets = json_object_get_array_member(json_node_get_object(root), "sets");
+    JsonObject *doc = json_node_get_object(root);
+    JsonArray *sets = json_object_get_array_member(doc, "sets");
     for (guint k = 0; cases[i].sets[k] != NULL; k++)
       g_assert_cmpstr(json_array_get_string_element(sets, k), ==, cases[i].sets[k]);
+    if (cases[i].only != NULL) {
+      g_auto(GStrv) names = g_strsplit(cases[i].only, ",", -1);
+      g_autofree char *listed = g_strjoinv(", ", names);
+      g_autofree char *only_line = g_strdup_printf("only the runs %s (--only)", listed);
+      g_assert_nonnull(strstr(r.out, only_line));
+      g_assert_nonnull(strstr(r.out, "not evaluated (quick form; --only)"));
+      JsonArray *only = json_object_get_array_member(doc, "only");
+      g_assert_cmpuint(json_array_get_length(only), ==, g_strv_length(names));
+      for (guint k = 0; names[k] != NULL; k++)
+        g_assert_cmpstr(json_array_get_string_element(only, k), ==, names[k]);
+      validate_schema(json);
+    } else {
+      g_assert_false(json_object_has_member(doc, "only"));
+    }
     for (guint k = 0; k < G_N_ELEMENTS(cases[i].expect) && cases[i].expect[k][0] != NULL; k++) {
       JsonObject *c = claim_named(root, cases[i].expect[k][0]);
       g_assert_cmpstr(json_object_get_string_member(c, "status"), ==, cases[i].expect[k][1]);
+      if (strcmp(cases[i].expect[k][1], "not-run") == 0)
+        g_assert_cmpstr(json_object_get_string_member(c, "note"), ==, "not run (--only)");
     }
   }
 }

@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "runner/job.h"
+#include "runner/transport.h"
+#include "reproduce/checks-common.h"
+#include "lbsim-spawn.h"
 #include "reproduce/claims.h"
 #include "lbsim/balancer.h"
 
@@ -174,10 +177,13 @@ fake_add(Fake *f, const char *place, const char *label, guint ranks)
   g_ptr_array_add(f->results, r);
   char *point = g_strdup_printf("%s: ranks=%u balancer=%s", place, ranks, label);
   g_ptr_array_add(f->points, point);
-  LbCheckRun one = {NULL, point, r};
+  LbCheckRun one = {NULL, NULL, point, r};
   g_array_append_val(f->runs, one);
   return r;
 }
+
+/* A check's own simulations, one at a time, none kept. */
+static const LbCheckSims one_at_a_time = {1, NULL};
 
 /* Runs the check on the fake runs (the LbCheckRun points at results that
  * the arrays keep). */
@@ -187,7 +193,7 @@ check(const char *name, const char *const *args, const Fake *f, LbCheckOutput *o
   const LbReproCheck *c = lb_repro_check_lookup(name);
   g_assert_nonnull(c);
   LbCheckInput in = {TRUE,
-                     1,
+                     &one_at_a_time,
                      ".",
                      args,
                      g_strv_length((char **)args),
@@ -356,7 +362,7 @@ dls_family_configuration(Fake *f, guint family, guint ranks, const double *impro
                                   "balancer=%s",
                                   ranks, family, label);
     g_ptr_array_add(f->points, point);
-    LbCheckRun one = {NULL, point, r};
+    LbCheckRun one = {NULL, NULL, point, r};
     g_array_append_val(f->runs, one);
     set_metric(r, "iterations", 1080);
     set_metric(r, "cost", 100 * (1 - improvements[k] / 100));
@@ -387,7 +393,8 @@ test_check_dls_families(void)
   g_assert_nonnull(strstr(best.detail, "60.0 (8)")); /* STAT idle, 1 - 0.4, the first of a tie */
   const LbReproCheck *c = lb_repro_check_lookup("dls-best");
   const char *const args[] = {"1080", NULL};
-  LbCheckInput in = {TRUE, 1, ".", args, 1, (const LbCheckRun *)f.runs->data, f.runs->len};
+  LbCheckInput in = {TRUE,       &one_at_a_time, ".", args, 1, (const LbCheckRun *)f.runs->data,
+                     f.runs->len};
   g_auto(LbCheckOutput) refused = {0};
   g_autoptr(GError) error = NULL;
   g_assert_false(c->compute(&in, &refused, &error));
@@ -511,6 +518,80 @@ test_check_bottleneck(void)
   g_assert_nonnull(strstr(even.note, "bottleneck over the optimum from 0.6500"));
 }
 
+/* The one .key file in dir (its name without .key), or NULL. */
+static char *
+kept_id(const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  g_assert_nonnull(d);
+  char *id = NULL;
+  for (const char *name; (name = g_dir_read_name(d)) != NULL;)
+    if (g_str_has_suffix(name, ".key")) {
+      g_assert_null(id);
+      id = g_strndup(name, strlen(name) - strlen(".key"));
+    }
+  return id;
+}
+
+/* A check's own run kept under its key and read back from the folder
+ * (a kept result made different on purpose comes back as kept); a key
+ * file that holds another text runs it again and keeps the new one. */
+static void
+test_check_kept(void)
+{
+  g_autofree char *tmp = g_dir_make_tmp("lbsim-kept-XXXXXX", NULL);
+  g_autofree char *keep = g_build_filename(tmp, "checks", NULL);
+  const LbCheckSims sims = {1, keep};
+  const guint64 elements[8] = {5, 0, 3, 1, 9, 2, 0, 4};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LbRunResult) made = lb_check_simulate_mlb(4, elements, 8, &sims, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(made);
+  g_autofree char *id = kept_id(keep);
+  g_assert_nonnull(id);
+  g_autofree char *key_name = g_strdup_printf("%s.key", id);
+  g_autofree char *result_name = g_strdup_printf("%s.result", id);
+  g_autofree char *key = g_build_filename(keep, key_name, NULL);
+  g_autofree char *result = g_build_filename(keep, result_name, NULL);
+  g_autofree char *key_text = NULL;
+  g_assert_true(g_file_get_contents(key, &key_text, NULL, NULL));
+  g_assert_true(g_str_has_prefix(key_text, "mlb\n[scenario]\n"));
+  g_assert_nonnull(strstr(key_text, "\nloads.txt\n5 0 3 1 9 2 0 4\n"));
+  /* the kept result is what is read: one made different on purpose */
+  double true_time = made->total_time;
+  made->total_time = 12345.5;
+  g_autofree char *doctored = lb_result_to_transport(made);
+  g_assert_true(g_file_set_contents(result, doctored, -1, NULL));
+  g_autoptr(LbRunResult) kept = lb_check_simulate_mlb(4, elements, 8, &sims, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(kept->total_time, ==, 12345.5);
+  g_assert_cmpuint(kept->transfers->len, ==, made->transfers->len);
+  g_assert_cmpuint(kept->narration->len, ==, made->narration->len);
+  /* other loads: another key, another pair of files */
+  const guint64 other[8] = {1, 1, 1, 1, 1, 1, 1, 9};
+  g_autoptr(LbRunResult) second = lb_check_simulate_mlb(4, other, 8, &sims, &error);
+  g_assert_no_error(error);
+  g_autoptr(GDir) d = g_dir_open(keep, 0, NULL);
+  guint files = 0;
+  while (g_dir_read_name(d) != NULL)
+    files++;
+  g_assert_cmpuint(files, ==, 4);
+  /* a key file of another text: run again, kept again */
+  g_assert_true(g_file_set_contents(key, "mlb\nanother run\n", -1, NULL));
+  g_autoptr(LbRunResult) again = lb_check_simulate_mlb(4, elements, 8, &sims, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(again->total_time, ==, true_time);
+  g_autofree char *rewritten = NULL;
+  g_assert_true(g_file_get_contents(key, &rewritten, NULL, NULL));
+  g_assert_cmpstr(rewritten, ==, key_text);
+  /* none kept without a folder */
+  const LbCheckSims unkept = {1, NULL};
+  g_autoptr(LbRunResult) plain = lb_check_simulate_mlb(4, elements, 8, &unkept, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(plain->total_time, ==, true_time);
+  remove_tree(tmp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -529,5 +610,6 @@ main(int argc, char **argv)
   g_test_add_func("/reproduce/checks/dls-families", test_check_dls_families);
   g_test_add_func("/reproduce/checks/dls-growth", test_check_dls_growth);
   g_test_add_func("/reproduce/checks/bottleneck", test_check_bottleneck);
+  g_test_add_func("/reproduce/checks/kept", test_check_kept);
   return g_test_run();
 }

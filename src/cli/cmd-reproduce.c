@@ -20,7 +20,7 @@
 typedef struct {
   gboolean quick, deep, check, quiet, force, all, tap;
   char *jobs, *json, *csv, *state, *report, *chart_scale, *junit;
-  char **sets, **formats;
+  char **sets, **formats, **only;
   LbFigureArgs figure;
 } Args;
 
@@ -36,6 +36,7 @@ args_clear(Args *a)
   g_free(a->junit);
   g_strfreev(a->sets);
   g_strfreev(a->formats);
+  g_strfreev(a->only);
   lb_figure_args_clear(&a->figure);
 }
 
@@ -64,6 +65,7 @@ paper_ready(const char *key, const Args *a, GError **error)
 {
   g_autoptr(LbPaper) p = lb_paper_load(key, error);
   if (p == NULL || (a->deep && !lb_paper_deepen(p, error)) ||
+      !lb_paper_only(p, (const char *const *)a->only, error) ||
       !lb_paper_prepare(p, a->quick, (const char *const *)a->sets, error)) {
     if (p != NULL)
       g_prefix_error(error, "%s: ", p->key);
@@ -78,7 +80,7 @@ static int
 paper_run(LbPaper *p, const Args *a, const char *state, guint jobs)
 {
   int worst = lb_paper_execute(p, state, jobs, a->quiet);
-  int checks = lb_paper_evaluate(p, a->quick, jobs, a->quiet);
+  int checks = lb_paper_evaluate(p, state, a->quick, jobs, a->quiet);
   return MAX(worst, checks);
 }
 
@@ -157,7 +159,7 @@ reproduce_all(const Args *a, guint jobs, int tap_fd)
   return MAX(worst, verdict);
 }
 
-#define REPRODUCE_OPTIONS 16
+#define REPRODUCE_OPTIONS 17
 
 int
 lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
@@ -212,6 +214,11 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
        "Override a key in every run, e.g. --set move-split.threshold=100: not the paper's "
        "experiment (said in every output); to see which claims a change moves",
        "GROUP.KEY=VALUE"},
+      {"only", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a.only,
+       "Only these of the paper's runs ([run:NAME] in its claims.ini; repeatable, or a comma "
+       "list): the claims that read another, and the checks that read none, not evaluated "
+       "(said in every output)",
+       "RUN"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &a.quiet, "No progress on stderr", NULL},
       {"junit", 0, 0, G_OPTION_ARG_FILENAME, &a.junit,
        "With --check: a JUnit XML test report, a testsuite a paper, a testcase a claim", "FILE"},
@@ -268,8 +275,9 @@ lb_cmd_reproduce(const LbCommand *self, int argc, char **argv)
   int tap_fd = a.tap ? lb_cli_tap_begin() : -1;
   if (a.tap && tap_fd < 0)
     return 1;
-  if (a.all && a.deep) {
-    g_printerr("lbsim: --deep is a paper's (lbsim reproduce KEY --deep), not --all's\n");
+  if (a.all && (a.deep || a.only != NULL)) {
+    g_printerr("lbsim: %s is a paper's (lbsim reproduce KEY %s), not --all's\n",
+               a.deep ? "--deep" : "--only", a.deep ? "--deep" : "--only RUN");
     return LB_EXIT_INPUT;
   }
   if (a.all) {

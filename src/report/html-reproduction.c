@@ -37,7 +37,10 @@ scorecard(GString *out, const LbReproduction *rep)
                          "reproduced (%u known)",
                          s->reproduced, s->headline, s->not_reproduced, s->known);
   if (s->not_evaluated > 0)
-    g_string_append_printf(out, "; %u not evaluated in the quick form", s->not_evaluated);
+    g_string_append_printf(out, "; %u not evaluated (%s%s%s)", s->not_evaluated,
+                           rep->quick != NULL ? "quick form" : "",
+                           rep->quick != NULL && rep->only != NULL ? "; " : "",
+                           rep->only != NULL ? "--only" : "");
   if (s->failed > 0)
     g_string_append_printf(out, "; %u could not be evaluated", s->failed);
   if (s->calibrated > 0)
@@ -424,6 +427,11 @@ lb_html_write_reproduction(const LbReproduction *rep, const LbHtmlOptions *optio
   if (rep->quick != NULL) {
     g_string_append(page, "</p>\n<p class=\"note\">The quick form: ");
     lb_page_esc(page, rep->quick);
+  }
+  if (rep->only != NULL) {
+    g_string_append(page, "</p>\n<p class=\"note\">Only the runs ");
+    lb_page_esc(page, rep->only);
+    g_string_append(page, " (--only): the claims on the others not evaluated");
   }
   if (rep->changed != NULL) {
     g_string_append(page, "</p>\n<p class=\"note known\">Not the paper's experiment: every run "

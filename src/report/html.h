@@ -95,6 +95,7 @@ typedef struct {
   const LbCalibrationRow *calibration;
   guint ncalibration;
   const char *deep; /* what the deep form ran at the paper's scale, or NULL */
+  const char *only; /* --only's runs ("amr64, no-dlb"), or NULL: every run */
 } LbReproduction;
 
 /* A reproduction's page in options->dir (checked with

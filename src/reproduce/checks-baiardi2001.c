@@ -173,8 +173,8 @@ work_validate(const char *const *args, guint nargs, const char *dir, GError **er
 /* The claim's run's scenario (its file and --set lines) run as LABEL on
  * `ranks` ranks with every hnode's flops set: its total simulated time. */
 static gboolean
-time_with_work(const LbCheckRun *run, const char *label, guint ranks, double flops, guint jobs,
-               double *time, GError **error)
+time_with_work(const LbCheckRun *run, const char *label, guint ranks, double flops,
+               const LbCheckSims *sims, double *time, GError **error)
 {
   g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; run->job->sets != NULL && run->job->sets[i] != NULL; i++)
@@ -187,7 +187,9 @@ time_with_work(const LbCheckRun *run, const char *label, guint ranks, double flo
   g_autoptr(LbScenario) sc = lb_scenario_load(run->job->scenario, &ov, error);
   if (sc == NULL)
     return FALSE;
-  g_autoptr(LbRunResult) res = lb_check_simulate(sc, &ov, LB_CHECK_KEEP_TOTALS, jobs, error);
+  g_autofree char *key = g_strdup_printf(
+      "run %s\nranks %u\nlabel %s\nworkload.flops-per-unit=%.17g", run->id, ranks, label, flops);
+  g_autoptr(LbRunResult) res = lb_check_simulate(sc, &ov, LB_CHECK_KEEP_TOTALS, sims, key, error);
   if (res == NULL)
     return FALSE;
   *time = res->total_time;
@@ -221,10 +223,10 @@ work_for_efficiency(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   if (!(fa > 0))
     return lb_check_fail(error, "%s: the scenario's flops-per-unit is 0", run->point);
   double one[2], many[2];
-  if (!time_with_work(run, label, 1, fa, in->jobs, &one[0], error) ||
-      !time_with_work(run, label, 1, fb, in->jobs, &one[1], error) ||
-      !time_with_work(run, label, P, fa, in->jobs, &many[0], error) ||
-      !time_with_work(run, label, P, fb, in->jobs, &many[1], error))
+  if (!time_with_work(run, label, 1, fa, in->sims, &one[0], error) ||
+      !time_with_work(run, label, 1, fb, in->sims, &one[1], error) ||
+      !time_with_work(run, label, P, fa, in->sims, &many[0], error) ||
+      !time_with_work(run, label, P, fb, in->sims, &many[1], error))
     return FALSE;
   /* T(f) = fixed + per_flop f, at 1 and at P ranks */
   double c1 = (one[1] - one[0]) / (fb - fa), o1 = one[0] - c1 * fa;
@@ -250,8 +252,8 @@ work_for_efficiency(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   }
   double f = MAX((e * P * op - o1) / (c1 - e * P * cp), 0);
   double at1 = 0, atp = 0;
-  if (!time_with_work(run, label, 1, f, in->jobs, &at1, error) ||
-      !time_with_work(run, label, P, f, in->jobs, &atp, error))
+  if (!time_with_work(run, label, 1, f, in->sims, &at1, error) ||
+      !time_with_work(run, label, P, f, in->sims, &atp, error))
     return FALSE;
   double measured = 100 * at1 / (P * atp);
   g_string_append_printf(t, "  %.0f%% needs f = %.1f flops; a run at them: %.2f%%\n", 100 * e, f,

@@ -451,7 +451,9 @@ dls_timeline(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   if (sc == NULL)
     return FALSE;
   LbScenarioOverrides ov = {0};
-  g_autoptr(LbRunResult) res = lb_check_simulate(sc, &ov, LB_CHECK_KEEP_NARRATION, in->jobs, error);
+  g_autofree char *key = g_strdup_printf("run %s", run->id);
+  g_autoptr(LbRunResult) res =
+      lb_check_simulate(sc, &ov, LB_CHECK_KEEP_NARRATION, in->sims, key, error);
   if (res == NULL)
     return FALSE;
   guint p = res->ranks;

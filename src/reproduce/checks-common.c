@@ -7,6 +7,7 @@
 
 #include "lbsim/model.h"
 #include "runner/runner.h"
+#include "runner/transport.h"
 
 /* clang-format off */
 G_DEFINE_QUARK(lb-repro-check-error-quark, lb_repro_check_error)
@@ -106,11 +107,39 @@ lb_check_compare_guint64(gconstpointer a, gconstpointer b)
 
 /* ---- real runs the checks make themselves ---- */
 
-LbRunResult *
-lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov, LbCheckKeep keep, guint jobs,
-                  GError **error)
+/* A kept run: DIR/ID.key, the whole text it was kept under (read back
+ * only when it is the same), and DIR/ID.result, its transport; each
+ * written whole or not at all, the key last. */
+#define KEPT_ID_CHARS 24
+
+static LbRunResult *
+kept_read(const char *key_path, const char *result_path, const char *key)
 {
-  LbRunnerOptions ro = {.jobs = lb_check_processors(jobs),
+  g_autofree char *kept_key = NULL, *text = NULL;
+  if (!g_file_get_contents(key_path, &kept_key, NULL, NULL) || strcmp(kept_key, key) != 0 ||
+      !g_file_get_contents(result_path, &text, NULL, NULL))
+    return NULL;
+  return lb_result_from_transport(text, NULL);
+}
+
+LbRunResult *
+lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov, LbCheckKeep keep,
+                  const LbCheckSims *sims, const char *key, GError **error)
+{
+  g_autofree char *whole = NULL, *key_path = NULL, *result_path = NULL;
+  if (key != NULL && sims->keep_dir != NULL) {
+    whole = g_strdup_printf("%s\nkeep %d\n", key, (int)keep);
+    g_autofree char *hex = g_compute_checksum_for_string(G_CHECKSUM_SHA256, whole, -1);
+    hex[KEPT_ID_CHARS] = '\0';
+    g_autofree char *key_name = g_strdup_printf("%s.key", hex);
+    g_autofree char *result_name = g_strdup_printf("%s.result", hex);
+    key_path = g_build_filename(sims->keep_dir, key_name, NULL);
+    result_path = g_build_filename(sims->keep_dir, result_name, NULL);
+    LbRunResult *kept = kept_read(key_path, result_path, whole);
+    if (kept != NULL)
+      return kept;
+  }
+  LbRunnerOptions ro = {.jobs = lb_check_processors(sims->jobs),
                         .quiet = TRUE,
                         .run = {.detail = (keep & LB_CHECK_KEEP_DETAIL) != 0,
                                 .narrate = (keep & LB_CHECK_KEEP_NARRATION) != 0}};
@@ -119,13 +148,22 @@ lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov, LbCheckKe
   if (!lb_runner_run(sc, ov, &ro, &results, &code, error))
     return NULL;
   g_assert(results->len == 1);
-  return g_ptr_array_steal_index(results, 0);
+  LbRunResult *res = g_ptr_array_steal_index(results, 0);
+  /* kept when the folder can take it; a run that could not be kept only
+   * runs again the next time */
+  if (key_path != NULL && g_mkdir_with_parents(sims->keep_dir, 0777) == 0) {
+    g_autofree char *text = lb_result_to_transport(res);
+    if (g_file_set_contents(result_path, text, -1, NULL))
+      g_file_set_contents(key_path, whole, -1, NULL);
+  }
+  return res;
 }
 
 /* MLB on a hypercube of p ranks over the given elements (in blocks of
  * equal counts over the ranks), narrated, its schedule kept. */
 LbRunResult *
-lb_check_simulate_mlb(guint p, const guint64 *elements, guint n, guint jobs, GError **error)
+lb_check_simulate_mlb(guint p, const guint64 *elements, guint n, const LbCheckSims *sims,
+                      GError **error)
 {
   g_autofree char *platforms = g_canonicalize_filename(lb_platform_dir(), NULL);
   g_autofree char *name = g_strdup_printf("hypercube-%u.xml", p);
@@ -142,5 +180,8 @@ lb_check_simulate_mlb(guint p, const guint64 *elements, guint n, guint jobs, GEr
   g_autoptr(LbScenario) sc = lb_scenario_load_text(text, loads->str, NULL, &ov, error);
   if (sc == NULL)
     return NULL;
-  return lb_check_simulate(sc, &ov, LB_CHECK_KEEP_DETAIL | LB_CHECK_KEEP_NARRATION, jobs, error);
+  /* the scenario's text and its loads are the whole run */
+  g_autofree char *key = g_strdup_printf("mlb\n%s\nloads.txt\n%s", text, loads->str);
+  return lb_check_simulate(sc, &ov, LB_CHECK_KEEP_DETAIL | LB_CHECK_KEEP_NARRATION, sims, key,
+                           error);
 }

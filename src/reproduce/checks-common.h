@@ -39,10 +39,14 @@ typedef enum {
   LB_CHECK_KEEP_NARRATION = 1 << 1,
 } LbCheckKeep;
 /* The scenario's one balancer run, simulated in a child; what `keep`
- * names kept. */
+ * names kept. key: a text that determines the run (with keep), such as
+ * a sweep run's id and what the check changes of it; its result is kept
+ * in sims->keep_dir under it and read back from there the next time
+ * (NULL: never kept). */
 LbRunResult *lb_check_simulate(const LbScenario *sc, const LbScenarioOverrides *ov,
-                               LbCheckKeep keep, guint jobs, GError **error);
+                               LbCheckKeep keep, const LbCheckSims *sims, const char *key,
+                               GError **error);
 /* MLB on a hypercube of p ranks over the given elements (in blocks of
  * equal counts over the ranks), narrated, its schedule kept. */
-LbRunResult *lb_check_simulate_mlb(guint p, const guint64 *elements, guint n, guint jobs,
-                                   GError **error);
+LbRunResult *lb_check_simulate_mlb(guint p, const guint64 *elements, guint n,
+                                   const LbCheckSims *sims, GError **error);

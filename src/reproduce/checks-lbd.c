@@ -562,8 +562,9 @@ best_cuts(const LbCheckInput *in, LbCheckOutput *out, GError **error)
       return FALSE;
     const LbWork *work = ((const LbBalancerRun *)sc->runs->pdata[0])->work;
     LbScenarioOverrides ov = {0};
+    g_autofree char *key = g_strdup_printf("run %s", run->id);
     g_autoptr(LbRunResult) res =
-        lb_check_simulate(sc, &ov, LB_CHECK_KEEP_NARRATION, in->jobs, error);
+        lb_check_simulate(sc, &ov, LB_CHECK_KEEP_NARRATION, in->sims, key, error);
     if (res == NULL)
       return FALSE;
     if (fabs(res->imbalance_after - run->result->imbalance_after) >

@@ -492,14 +492,14 @@ example_text(guint d, const guint64 *loads, guint64 **tree, NodeSchedule **level
 #define PER_RANK 4
 
 static gboolean
-example_run(guint d, const guint64 *loads, guint jobs, guint64 **tree, guint *bad,
+example_run(guint d, const guint64 *loads, const LbCheckSims *sims, guint64 **tree, guint *bad,
             guint64 *elements, LbRunResult **run, GError **error)
 {
   guint p = 1u << d;
   for (guint r = 0; r < p; r++)
     for (guint i = 0; i < PER_RANK; i++)
       elements[PER_RANK * r + i] = loads[r] / PER_RANK + (i < loads[r] % PER_RANK);
-  *run = lb_check_simulate_mlb(p, elements, PER_RANK * p, jobs, error);
+  *run = lb_check_simulate_mlb(p, elements, PER_RANK * p, sims, error);
   if (*run == NULL)
     return FALSE;
   if (tree == NULL)
@@ -531,7 +531,7 @@ halve(guint64 total, guint first, guint count, guint64 *desired)
  * must end with every rank at its desired load exactly: the ranks that do
  * not. */
 static gboolean
-constant_run(guint p, const guint64 *loads, guint jobs, guint *off, GError **error)
+constant_run(guint p, const guint64 *loads, const LbCheckSims *sims, guint *off, GError **error)
 {
   guint64 most = 1, total = 0;
   for (guint r = 0; r < p; r++) {
@@ -542,7 +542,7 @@ constant_run(guint p, const guint64 *loads, guint jobs, guint *off, GError **err
   for (guint r = 0; r < p; r++)
     for (guint64 i = 0; i < loads[r]; i++)
       elements[most * r + i] = 1;
-  g_autoptr(LbRunResult) run = lb_check_simulate_mlb(p, elements, (guint)(most * p), jobs, error);
+  g_autoptr(LbRunResult) run = lb_check_simulate_mlb(p, elements, (guint)(most * p), sims, error);
   if (run == NULL)
     return FALSE;
   g_autofree guint64 *desired = g_new0(guint64, p);
@@ -574,7 +574,7 @@ tree_schedule(const LbCheckInput *in, LbCheckOutput *out, GError **error)
   guint tree_bad = 0;
   gboolean is_tree = strcmp(what, "tree") == 0;
   gboolean ok =
-      example_run(d, loads, in->jobs, is_tree ? tree : NULL, &tree_bad, elements, &run, error);
+      example_run(d, loads, in->sims, is_tree ? tree : NULL, &tree_bad, elements, &run, error);
 
   g_autofree guint64 *starts = g_new0(guint64, p + 1);
   for (guint r = 0; r < p; r++)
@@ -600,7 +600,7 @@ tree_schedule(const LbCheckInput *in, LbCheckOutput *out, GError **error)
     g_autofree guint64 *big_elements = g_new(guint64, PER_RANK * 64);
     g_autoptr(LbRunResult) big_run = NULL;
     guint big_bad = 0;
-    ok = example_run(6, big, in->jobs, big_tree, &big_bad, big_elements, &big_run, error);
+    ok = example_run(6, big, in->sims, big_tree, &big_bad, big_elements, &big_run, error);
     for (guint l = 0; l <= 6; l++)
       g_free(big_tree[l]);
     g_free(big_tree);
@@ -631,14 +631,14 @@ tree_schedule(const LbCheckInput *in, LbCheckOutput *out, GError **error)
       /* and the real runs: the example and two random loads, each load a
        * count of unit elements */
       guint off = 0;
-      ok = constant_run(p, loads, in->jobs, &off, error);
+      ok = constant_run(p, loads, in->sims, &off, error);
       g_autoptr(GRand) more = g_rand_new_with_seed(3);
       for (guint k = 0; ok && k < 2; k++) {
         guint rp = k == 0 ? 16 : 64;
         g_autofree guint64 *rl = g_new(guint64, rp);
         for (guint r = 0; r < rp; r++)
           rl[r] = (guint64)g_rand_int_range(more, 0, 12);
-        ok = constant_run(rp, rl, in->jobs, &off, error);
+        ok = constant_run(rp, rl, in->sims, &off, error);
       }
       out->value = all.missed + all.short_of + all.unmatched + off;
       out->note = g_strdup_printf(
@@ -908,7 +908,7 @@ shared(const LbTransfer *a, const LbTransfer *b)
 /* One real run of a scenario's balancer with its schedule kept, made once
  * for every claim that reads it. */
 static const LbRunResult *
-scenario_run(const char *path, const char *balancer, guint jobs, GError **error)
+scenario_run(const char *path, const char *balancer, const LbCheckSims *sims, GError **error)
 {
   static GHashTable *made = NULL; /* "path\nbalancer" -> LbRunResult, for the process's life */
   if (made == NULL)
@@ -920,7 +920,19 @@ scenario_run(const char *path, const char *balancer, guint jobs, GError **error)
     return res;
   LbScenarioOverrides ov = {0, NULL, balancer, NULL};
   g_autoptr(LbScenario) sc = lb_scenario_load(path, &ov, error);
-  if (sc == NULL || (res = lb_check_simulate(sc, &ov, LB_CHECK_KEEP_DETAIL, jobs, error)) == NULL)
+  if (sc == NULL)
+    return NULL;
+  /* kept under the scenario file's bytes, as a sweep keeps its runs */
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_autofree char *digest =
+      g_file_get_contents(path, &bytes, &len, NULL)
+          ? g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)bytes, len)
+          : NULL;
+  g_autofree char *kept = digest != NULL ? g_strdup_printf("scenario-sha256 %s\n%s\nbalancer %s",
+                                                           digest, path, balancer)
+                                         : NULL;
+  if ((res = lb_check_simulate(sc, &ov, LB_CHECK_KEEP_DETAIL, sims, kept, error)) == NULL)
     return NULL;
   g_hash_table_insert(made, g_steal_pointer(&key), res);
   return res;
@@ -935,7 +947,7 @@ pass_through(const LbCheckInput *in, LbCheckOutput *out, GError **error)
 {
   g_autofree char *path = g_build_filename(in->dir, in->args[1], NULL);
   const char *balancer = in->nargs > 2 ? in->args[2] : "mlb";
-  const LbRunResult *run = scenario_run(path, balancer, in->jobs, error);
+  const LbRunResult *run = scenario_run(path, balancer, in->sims, error);
   if (run == NULL)
     return FALSE;
   const GArray *t = run->transfers;

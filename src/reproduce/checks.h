@@ -11,14 +11,24 @@
 
 /* One run of the claim's [run:NAME] sweep, at the claim's ranks. */
 typedef struct {
+  const char *id;            /* the sweep's id of it: its job and its scenario file's bytes */
   const LbJob *job;          /* how it ran: its scenario file and overrides */
   const char *point;         /* "ranks=16 seed=3 balancer=mlb", for notes */
   const LbRunResult *result; /* what it gave */
 } LbCheckRun;
 
+/* How a check runs simulations of its own: jobs at a time, each result
+ * kept in keep_dir (the state folder's checks/; NULL: none kept) under
+ * the text that determines it, so that the same command evaluates the
+ * claims again without them. */
+typedef struct {
+  guint jobs;
+  const char *keep_dir;
+} LbCheckSims;
+
 typedef struct {
   gboolean quick;          /* the reduced form: fewer cases */
-  guint jobs;              /* simulations at once, for a check that runs its own */
+  const LbCheckSims *sims; /* for a check that runs its own simulations */
   const char *dir;         /* the paper's folder: files the arguments name are in it */
   const char *const *args; /* the words after the check's name */
   guint nargs;

@@ -250,6 +250,7 @@ lb_paper_free(LbPaper *p)
   g_free(p->deep_summary);
   g_strfreev(p->deep_runs);
   g_strfreev(p->deep_sets);
+  g_strfreev(p->only);
   g_free(p);
 }
 
@@ -768,6 +769,59 @@ lb_paper_deepen(LbPaper *p, GError **error)
   }
   p->deep = TRUE;
   return TRUE;
+}
+
+gboolean
+lb_paper_only(LbPaper *p, const char *const *names, GError **error)
+{
+  g_autoptr(GPtrArray) chosen = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; names != NULL && names[i] != NULL; i++) {
+    g_auto(GStrv) items = g_strsplit(names[i], ",", -1);
+    for (guint k = 0; items[k] != NULL; k++) {
+      const char *name = g_strstrip(items[k]);
+      if (lb_paper_run(p, name) == NULL) {
+        g_autoptr(GString) known = g_string_new(NULL);
+        for (guint r = 0; r < p->runs->len; r++)
+          g_string_append_printf(known, "%s%s", r ? ", " : "",
+                                 ((const LbPaperRun *)p->runs->pdata[r])->name);
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--only %s: %s has no run '%s' (its runs: %s)", names[i], p->key, name,
+                    known->str);
+        return FALSE;
+      }
+      if (!g_ptr_array_find_with_equal_func(chosen, name, g_str_equal, NULL))
+        g_ptr_array_add(chosen, g_strdup(name));
+    }
+  }
+  if (chosen->len == 0)
+    return TRUE;
+  for (guint i = 0; i < p->runs->len; i++) {
+    LbPaperRun *r = p->runs->pdata[i];
+    r->left_out = !g_ptr_array_find_with_equal_func(chosen, r->name, g_str_equal, NULL);
+  }
+  g_ptr_array_add(chosen, NULL);
+  g_strfreev(p->only);
+  p->only = (char **)g_ptr_array_free(g_steal_pointer(&chosen), FALSE);
+  return TRUE;
+}
+
+char *
+lb_paper_only_text(const LbPaper *p)
+{
+  return p->only != NULL ? g_strjoinv(", ", p->only) : NULL;
+}
+
+gboolean
+lb_claim_left_out(const LbPaper *p, const LbClaim *c)
+{
+  if (p->only == NULL)
+    return FALSE;
+  if (c->runs == NULL || c->runs[0] == NULL)
+    return TRUE;
+  for (guint k = 0; c->runs[k] != NULL; k++)
+    if (lb_paper_run(p, c->runs[k])->left_out)
+      return TRUE;
+  return FALSE;
 }
 
 char *

@@ -109,6 +109,7 @@ typedef struct {
   char *vary, *quick_vary; /* more axes: "NAME=LIST; NAME=LIST", or NULL */
   char *platform;          /* a pattern such as hypercube-{ranks}.xml, or NULL */
   gboolean deep;           /* run with [deep]'s settings (lb_paper_deepen) */
+  gboolean left_out;       /* not among --only's runs: not run, its claims not evaluated */
   LbSweep *sweep;
   LbRunResult **results;
 } LbPaperRun;
@@ -123,6 +124,7 @@ typedef struct {
   char *deep_summary;
   char **deep_runs, **deep_sets;
   gboolean deep;
+  char **only; /* --only: the runs chosen (lb_paper_only), or NULL: every run */
 } LbPaper;
 
 /* The folder of the papers: $LBSIM_PAPERS_DIR, else the installed or
@@ -143,6 +145,17 @@ const LbPaperRun *lb_paper_run(const LbPaper *paper, const char *name);
  * a claim that reads one of them is a known disagreement only by its
  * known-deep. FALSE (error set) when the paper has no [deep]. */
 gboolean lb_paper_deepen(LbPaper *paper, GError **error);
+/* --only: the runs named (each NAME or a comma list of them) run, the
+ * others are left out, and a claim is evaluated only when every run it
+ * reads is among them. FALSE (error set) for a name the paper has no run
+ * of. */
+gboolean lb_paper_only(LbPaper *paper, const char *const *names, GError **error);
+/* "amr64, no-dlb": --only's runs, or NULL. */
+char *lb_paper_only_text(const LbPaper *paper);
+/* Whether the claim reads a run --only left out, or (a check that reads
+ * no run) --only was given at all. */
+gboolean lb_claim_left_out(const LbPaper *paper, const LbClaim *claim);
+
 /* What the deep form changes, one line. */
 char *lb_paper_deep_text(const LbPaper *paper);
 

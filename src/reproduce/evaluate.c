@@ -147,6 +147,8 @@ lb_paper_execute(LbPaper *p, const char *state, guint jobs, gboolean quiet)
   int worst = 0;
   for (guint i = 0; i < p->runs->len; i++) {
     LbPaperRun *r = p->runs->pdata[i];
+    if (r->left_out)
+      continue;
     g_autofree char *dir = g_build_filename(state, r->name, NULL);
     g_autofree char *json = g_strdup_printf("%s.json", dir);
     if (!quiet)
@@ -328,7 +330,7 @@ evaluate_measure(LbClaim *c, const LbPaper *p)
  * any) and the check's own computation. FALSE when it could not be made
  * (the note says why). */
 static gboolean
-evaluate_check(LbClaim *c, const LbPaper *p, gboolean quick, guint jobs)
+evaluate_check(LbClaim *c, const LbPaper *p, gboolean quick, const LbCheckSims *sims)
 {
   gboolean ran = c->ranks->len == 0;
   for (guint k = 0; !ran && c->runs[k] != NULL; k++)
@@ -358,12 +360,12 @@ evaluate_check(LbClaim *c, const LbPaper *p, gboolean quick, guint jobs)
       g_autofree char *where = lb_sweep_describe(r->sweep, run);
       char *point = g_strdup_printf("%s: %s", r->name, where);
       g_ptr_array_add(points, point);
-      LbCheckRun one = {run->job, point, r->results[i]};
+      LbCheckRun one = {run->id, run->job, point, r->results[i]};
       g_array_append_val(runs, one);
     }
   }
   LbCheckInput in = {quick,
-                     jobs,
+                     sims,
                      p->dir,
                      (const char *const *)c->args,
                      g_strv_length(c->args),
@@ -402,19 +404,24 @@ evaluate_check(LbClaim *c, const LbPaper *p, gboolean quick, guint jobs)
 }
 
 int
-lb_paper_evaluate(LbPaper *p, gboolean quick, guint jobs, gboolean quiet)
+lb_paper_evaluate(LbPaper *p, const char *state, gboolean quick, guint jobs, gboolean quiet)
 {
   int worst = 0;
+  g_autofree char *keep_dir = state != NULL ? g_build_filename(state, "checks", NULL) : NULL;
+  const LbCheckSims sims = {jobs, keep_dir};
   /* a claim on a deepened run has only its deep reason (lb_paper_deepen) */
   LbForm form = (quick ? LB_FORM_QUICK : LB_FORM_FULL) | (p->deep ? LB_FORM_DEEP : 0);
   for (guint i = 0; i < p->claims->len; i++) {
     LbClaim *c = p->claims->pdata[i];
-    if (c->measure != LB_MEASURE_CHECK) {
+    if (lb_claim_left_out(p, c)) {
+      c->status = LB_CLAIM_NOT_RUN;
+      c->note = g_strdup("not run (--only)");
+    } else if (c->measure != LB_MEASURE_CHECK) {
       evaluate_measure(c, p);
     } else {
       if (!quiet)
         g_printerr("lbsim: %s: %s (check %s)\n", p->key, c->id, c->check->name);
-      if (!evaluate_check(c, p, quick, jobs))
+      if (!evaluate_check(c, p, quick, &sims))
         worst = MAX(worst, 1);
     }
     if (c->done) {
@@ -523,7 +530,9 @@ lb_paper_test_suite(const LbPaper *p, double seconds)
       break;
     case LB_CLAIM_NOT_RUN:
     default:
-      lb_test_suite_add(s, c->id, LB_TEST_SKIP, "not run in this form (--quick)", NULL);
+      lb_test_suite_add(
+          s, c->id, LB_TEST_SKIP,
+          lb_claim_left_out(p, c) ? "not run (--only)" : "not run in this form (--quick)", NULL);
       break;
     }
   }

@@ -18,8 +18,11 @@ gboolean lb_paper_prepare(LbPaper *paper, gboolean quick, const char *const *set
 int lb_paper_execute(LbPaper *paper, const char *state, guint jobs, gboolean quiet);
 
 /* Evaluates every claim and diagnostic (checks may run simulations of
- * their own, jobs at a time); 1 when a check could not be made. */
-int lb_paper_evaluate(LbPaper *paper, gboolean quick, guint jobs, gboolean quiet);
+ * their own, jobs at a time, kept in STATE/checks/ so that the same
+ * command evaluates again without them; state NULL: none kept); 1 when
+ * a check could not be made. */
+int lb_paper_evaluate(LbPaper *paper, const char *state, gboolean quick, guint jobs,
+                      gboolean quiet);
 
 typedef struct {
   guint headline;       /* headline claims */

@@ -39,7 +39,9 @@ lb_paper_quick_text(const LbPaper *p)
   GString *t = g_string_new(NULL);
   for (guint i = 0; i < p->runs->len; i++) {
     const LbPaperRun *r = p->runs->pdata[i];
-    g_string_append_printf(t, "%s%s on %s ranks", i ? "; " : "", r->name, r->quick_ranks);
+    if (r->left_out)
+      continue;
+    g_string_append_printf(t, "%s%s on %s ranks", t->len > 0 ? "; " : "", r->name, r->quick_ranks);
     if (r->quick_steps > 0)
       g_string_append_printf(t, ", %u adaptations", r->quick_steps);
     g_auto(GStrv) axes = r->quick_vary != NULL ? g_strsplit(r->quick_vary, ";", -1) : NULL;
@@ -76,14 +78,24 @@ sets_text(const char *const *sets)
   return g_string_free(t, FALSE);
 }
 
+/* Why claims were not evaluated: " (quick form)", " (--only)", both, or
+ * nothing. */
+static char *
+not_run_why(const LbPaper *p, gboolean quick)
+{
+  if (!quick && p->only == NULL)
+    return g_strdup("");
+  return g_strdup_printf(" (%s%s%s)", quick ? "quick form" : "",
+                         quick && p->only != NULL ? "; " : "", p->only != NULL ? "--only" : "");
+}
+
 static void
-scorecard_line(GString *out, const LbScorecard *s, gboolean quick)
+scorecard_line(GString *out, const LbScorecard *s, const char *why)
 {
   g_string_append_printf(out, "Scorecard: %u of %u headline findings reproduced, %u not (%u known)",
                          s->reproduced, s->headline, s->not_reproduced, s->known);
   if (s->not_evaluated > 0)
-    g_string_append_printf(out, ", %u not evaluated%s", s->not_evaluated,
-                           quick ? " (quick form)" : "");
+    g_string_append_printf(out, ", %u not evaluated%s", s->not_evaluated, why);
   if (s->failed > 0)
     g_string_append_printf(out, ", %u could not be evaluated", s->failed);
   if (s->calibrated > 0)
@@ -138,13 +150,18 @@ lb_paper_text(const LbPaper *p, const LbPaperOutput *how)
     g_autofree char *ran = lb_paper_quick_text(p);
     g_string_append_printf(out, "quick form: %s\n", ran);
   }
+  g_autofree char *only = lb_paper_only_text(p);
+  if (only != NULL)
+    g_string_append_printf(
+        out, "only the runs %s (--only): the claims on the others not evaluated\n", only);
   g_autofree char *changed = sets_text(how->sets);
   if (changed != NULL)
     g_string_append_printf(out, "NOT the paper's experiment: every run with %s\n", changed);
   LbScorecard s;
   lb_paper_scorecard(p, &s);
   g_string_append_c(out, '\n');
-  scorecard_line(out, &s, how->quick);
+  g_autofree char *why = not_run_why(p, how->quick);
+  scorecard_line(out, &s, why);
   scorecard_group(out, p, "Reproduced", LB_CLAIM_AGREES, FALSE, how->color);
   scorecard_group(out, p, "Not reproduced", LB_CLAIM_DISAGREES, FALSE, how->color);
   scorecard_group(out, p, "Known disagreements", LB_CLAIM_KNOWN, FALSE, how->color);
@@ -154,7 +171,7 @@ lb_paper_text(const LbPaper *p, const LbPaperOutput *how)
   scorecard_group(out, p, "Calibrated and disagreeing", LB_CLAIM_DISAGREES, TRUE, how->color);
   scorecard_group(out, p, "Could not be evaluated", LB_CLAIM_FAILED, FALSE, how->color);
   if (s.not_evaluated > 0) {
-    g_string_append(out, "Not evaluated (quick form):");
+    g_string_append_printf(out, "Not evaluated%s:", why);
     for (guint i = 0; i < p->claims->len; i++) {
       const LbClaim *c = p->claims->pdata[i];
       if (!c->diagnostic && c->headline && c->status == LB_CLAIM_NOT_RUN)
@@ -257,6 +274,12 @@ lb_paper_json(const LbPaper *p, const LbPaperOutput *how)
   lb_json_string(&j, "paper", p->key);
   lb_json_string(&j, "cite", p->cite);
   lb_json_bool(&j, "quick", how->quick);
+  if (p->only != NULL) {
+    lb_json_begin_array(&j, "only", TRUE);
+    for (guint i = 0; p->only[i] != NULL; i++)
+      lb_json_string(&j, NULL, p->only[i]);
+    lb_json_end_array(&j);
+  }
   if (p->deep) {
     g_autofree char *deep = lb_paper_deep_text(p);
     lb_json_string(&j, "deep", deep);
@@ -381,7 +404,9 @@ lb_paper_csv(const LbPaper *p, const LbPaperOutput *how)
       {"not_reproduced", "headline claims that disagree", s.not_reproduced},
       {"known", "of those, listed as known", s.known},
       {"not_evaluated",
-       how->quick ? "headline claims the quick form does not run" : "headline claims not run",
+       p->only != NULL ? "headline claims not run (--only, or the quick form's fewer runs)"
+       : how->quick    ? "headline claims the quick form does not run"
+                       : "headline claims not run",
        s.not_evaluated},
       {"failed", "headline claims that could not be evaluated", s.failed},
       {"calibrated", "headline claims fitted to (not counted)", s.calibrated},
@@ -582,8 +607,9 @@ lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const LbPaperC
   g_autofree char *quick_form = how->quick ? lb_paper_quick_text(p) : NULL;
   g_autofree char *changed = sets_text(how->sets);
   g_autofree char *deep_form = p->deep ? lb_paper_deep_text(p) : NULL;
-  LbReproduction rep = {p->key, p->cite,        p->summary, quick_form,          changed,  &card,
-                        rows,   p->claims->len, cal,        p->calibration->len, deep_form};
+  g_autofree char *only = lb_paper_only_text(p);
+  LbReproduction rep = {p->key, p->cite,        p->summary, quick_form,          changed,   &card,
+                        rows,   p->claims->len, cal,        p->calibration->len, deep_form, only};
   g_autofree char *doc = lb_paper_json(p, how);
   LbHtmlOptions options = {.json = doc,
                            .length = strlen(doc),
