@@ -1,6 +1,6 @@
 /* A run's typed result between the child that simulated it and the parent
- * that reports it, written once with json-glib and read back into the same
- * structure. Doubles travel with 17 digits, so nothing is rounded on the
+ * that reports it, written as JSON text and read back with json-glib into
+ * the same structure. Doubles travel with 17 digits, so nothing is rounded on the
  * way; the user's document is formatted later, from the typed result. */
 #include "runner/transport.h"
 
@@ -22,135 +22,239 @@ G_DEFINE_QUARK(lb-transport-error-quark, lb_transport_error)
 
 /* ---- writing ---- */
 
+/* The text written directly, as json-glib's generator writes it (the
+ * same bytes: no spaces, doubles by g_ascii_dtostr with ".0" when they
+ * have no point, strings with its escapes), without a node a value: a
+ * run with --detail carries tens of millions of numbers, and the tree of
+ * them took a third of such a run's time. */
+typedef struct {
+  GString *s;
+  gboolean comma; /* a value came before, at this level */
+} Tw;
+
 static void
-add_int(JsonBuilder *b, const char *key, gint64 v)
+tw_sep(Tw *t)
 {
-  json_builder_set_member_name(b, key);
-  json_builder_add_int_value(b, v);
+  if (t->comma)
+    g_string_append_c(t->s, ',');
+  t->comma = TRUE;
 }
 
 static void
-add_string(JsonBuilder *b, const char *key, const char *v)
+tw_text(GString *s, const char *v)
 {
-  json_builder_set_member_name(b, key);
-  json_builder_add_string_value(b, v);
+  g_string_append_c(s, '"');
+  for (const unsigned char *c = (const unsigned char *)v; *c != '\0'; c++) {
+    switch (*c) {
+    case '"':
+      g_string_append(s, "\\\"");
+      break;
+    case '\\':
+      g_string_append(s, "\\\\");
+      break;
+    case '\b':
+      g_string_append(s, "\\b");
+      break;
+    case '\f':
+      g_string_append(s, "\\f");
+      break;
+    case '\n':
+      g_string_append(s, "\\n");
+      break;
+    case '\r':
+      g_string_append(s, "\\r");
+      break;
+    case '\t':
+      g_string_append(s, "\\t");
+      break;
+    default:
+      if (*c < 0x20 || *c == 0x7f)
+        g_string_append_printf(s, "\\u%04x", *c);
+      else
+        g_string_append_c(s, (char)*c);
+    }
+  }
+  g_string_append_c(s, '"');
 }
 
 static void
-add_doubles(JsonBuilder *b, const char *key, const double *v, gsize n)
+tw_member(Tw *t, const char *key)
 {
-  json_builder_set_member_name(b, key);
-  json_builder_begin_array(b);
+  tw_sep(t);
+  tw_text(t->s, key);
+  g_string_append_c(t->s, ':');
+  t->comma = FALSE;
+}
+
+static void
+tw_begin(Tw *t, char open)
+{
+  tw_sep(t);
+  g_string_append_c(t->s, open);
+  t->comma = FALSE;
+}
+
+static void
+tw_end(Tw *t, char close)
+{
+  g_string_append_c(t->s, close);
+  t->comma = TRUE;
+}
+
+static void
+tw_int(Tw *t, gint64 v)
+{
+  tw_sep(t);
+  g_string_append_printf(t->s, "%" G_GINT64_FORMAT, v);
+}
+
+static void
+tw_double(Tw *t, double v)
+{
+  tw_sep(t);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_dtostr(buf, sizeof buf, v);
+  g_string_append(t->s, buf);
+  if (strchr(buf, '.') == NULL)
+    g_string_append(t->s, ".0");
+}
+
+static void
+tw_string(Tw *t, const char *v)
+{
+  tw_sep(t);
+  tw_text(t->s, v);
+}
+
+static void
+add_int(Tw *b, const char *key, gint64 v)
+{
+  tw_member(b, key);
+  tw_int(b, v);
+}
+
+static void
+add_string(Tw *b, const char *key, const char *v)
+{
+  tw_member(b, key);
+  tw_string(b, v);
+}
+
+static void
+add_doubles(Tw *b, const char *key, const double *v, gsize n)
+{
+  tw_member(b, key);
+  tw_begin(b, '[');
   for (gsize i = 0; i < n; i++)
-    json_builder_add_double_value(b, v[i]);
-  json_builder_end_array(b);
+    tw_double(b, v[i]);
+  tw_end(b, ']');
 }
 
 /* What narration keeps besides its lines (lbsim explain's frames): each
  * line's place, the balancer's messages, the chunks, the loads at the
  * start of every step. */
 static void
-write_narrated(JsonBuilder *b, const LbRunResult *r)
+write_narrated(Tw *b, const LbRunResult *r)
 {
   if (r->notes != NULL) {
-    json_builder_set_member_name(b, "notes");
-    json_builder_begin_array(b);
+    tw_member(b, "notes");
+    tw_begin(b, '[');
     for (guint i = 0; i < r->notes->len; i++) {
       const LbNote *n = &g_array_index(r->notes, LbNote, i);
-      json_builder_begin_array(b);
+      tw_begin(b, '[');
       gint64 v[] = {n->adaptation, n->stage, n->step, n->rank, n->phase + 1};
       for (guint k = 0; k < G_N_ELEMENTS(v); k++)
-        json_builder_add_int_value(b, v[k]);
-      json_builder_add_double_value(b, n->time);
-      json_builder_end_array(b);
+        tw_int(b, v[k]);
+      tw_double(b, n->time);
+      tw_end(b, ']');
     }
-    json_builder_end_array(b);
+    tw_end(b, ']');
   }
   if (r->sent != NULL) {
-    json_builder_set_member_name(b, "sent");
-    json_builder_begin_array(b);
+    tw_member(b, "sent");
+    tw_begin(b, '[');
     for (guint i = 0; i < r->sent->len; i++) {
       const LbSent *m = &g_array_index(r->sent, LbSent, i);
-      json_builder_begin_array(b);
+      tw_begin(b, '[');
       gint64 v[] = {m->adaptation, m->stage, m->step,          m->phase + 1,
                     m->src,        m->dst,   (gint64)m->units, (gint64)m->load};
       for (guint k = 0; k < G_N_ELEMENTS(v); k++)
-        json_builder_add_int_value(b, v[k]);
-      json_builder_add_double_value(b, m->bytes);
-      json_builder_add_double_value(b, m->time);
-      json_builder_add_string_value(b, m->label != NULL ? m->label : "");
-      json_builder_add_int_value(b, m->resized);
-      json_builder_end_array(b);
+        tw_int(b, v[k]);
+      tw_double(b, m->bytes);
+      tw_double(b, m->time);
+      tw_string(b, m->label != NULL ? m->label : "");
+      tw_int(b, m->resized);
+      tw_end(b, ']');
     }
-    json_builder_end_array(b);
+    tw_end(b, ']');
   }
   if (r->chunks != NULL) {
-    json_builder_set_member_name(b, "chunks");
-    json_builder_begin_array(b);
+    tw_member(b, "chunks");
+    tw_begin(b, '[');
     for (guint i = 0; i < r->chunks->len; i++) {
       const LbChunk *c = &g_array_index(r->chunks, LbChunk, i);
-      json_builder_begin_array(b);
+      tw_begin(b, '[');
       gint64 v[] = {c->adaptation,    c->rank,          c->owner,
                     (gint64)c->first, (gint64)c->count, (gint64)c->load};
       for (guint k = 0; k < G_N_ELEMENTS(v); k++)
-        json_builder_add_int_value(b, v[k]);
-      json_builder_add_double_value(b, c->began);
-      json_builder_add_double_value(b, c->ended);
-      json_builder_end_array(b);
+        tw_int(b, v[k]);
+      tw_double(b, c->began);
+      tw_double(b, c->ended);
+      tw_end(b, ']');
     }
-    json_builder_end_array(b);
+    tw_end(b, ']');
   }
   if (r->loads_at_start != NULL) {
-    json_builder_set_member_name(b, "loads_at_start");
-    json_builder_begin_array(b);
+    tw_member(b, "loads_at_start");
+    tw_begin(b, '[');
     for (guint i = 0; i < r->nadaptations * r->ranks; i++)
-      json_builder_add_int_value(b, (gint64)r->loads_at_start[i]);
-    json_builder_end_array(b);
+      tw_int(b, (gint64)r->loads_at_start[i]);
+    tw_end(b, ']');
   }
   if (r->units_at_start != NULL) {
     /* [step, rank, id, load] */
-    json_builder_set_member_name(b, "units_at_start");
-    json_builder_begin_array(b);
+    tw_member(b, "units_at_start");
+    tw_begin(b, '[');
     for (guint i = 0; i < r->units_at_start->len; i++) {
       const GArray *units = r->units_at_start->pdata[i];
       for (guint k = 0; units != NULL && k < units->len; k++) {
         const LbUnit *u = &g_array_index(units, LbUnit, k);
-        json_builder_begin_array(b);
+        tw_begin(b, '[');
         gint64 v[] = {i / r->ranks, i % r->ranks, (gint64)u->id, (gint64)u->load};
         for (guint j = 0; j < G_N_ELEMENTS(v); j++)
-          json_builder_add_int_value(b, v[j]);
-        json_builder_end_array(b);
+          tw_int(b, v[j]);
+        tw_end(b, ']');
       }
     }
-    json_builder_end_array(b);
+    tw_end(b, ']');
   }
   if (r->machine.ranks != NULL) {
     if (r->machine.topology != NULL)
       add_string(b, "machine_topology", r->machine.topology);
-    json_builder_set_member_name(b, "machine_dims");
-    json_builder_begin_array(b);
+    tw_member(b, "machine_dims");
+    tw_begin(b, '[');
     for (guint k = 0; k < r->machine.ndims; k++)
-      json_builder_add_int_value(b, r->machine.dims[k]);
-    json_builder_end_array(b);
-    json_builder_set_member_name(b, "machine");
-    json_builder_begin_array(b);
+      tw_int(b, r->machine.dims[k]);
+    tw_end(b, ']');
+    tw_member(b, "machine");
+    tw_begin(b, '[');
     for (guint i = 0; i < r->ranks; i++) {
       const LbRankHost *h = &r->machine.ranks[i];
-      json_builder_begin_array(b);
-      json_builder_add_int_value(b, h->host);
-      json_builder_add_double_value(b, h->speed);
-      json_builder_add_int_value(b, h->group);
-      json_builder_end_array(b);
+      tw_begin(b, '[');
+      tw_int(b, h->host);
+      tw_double(b, h->speed);
+      tw_int(b, h->group);
+      tw_end(b, ']');
     }
-    json_builder_end_array(b);
+    tw_end(b, ']');
   }
 }
 
 char *
 lb_result_to_transport(const LbRunResult *r)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new();
-  json_builder_begin_object(b);
+  Tw tw = {g_string_sized_new(64 * 1024), FALSE}, *b = &tw;
+  tw_begin(b, '{');
   add_int(b, "version", LB_TRANSPORT_VERSION);
   add_string(b, "balancer", r->balancer);
   add_string(b, "model", r->model);
@@ -161,131 +265,131 @@ lb_result_to_transport(const LbRunResult *r)
   add_int(b, "ranks", r->ranks);
   add_int(b, "steps", r->nadaptations);
   add_int(b, "hosts", r->hosts);
-  json_builder_set_member_name(b, "params");
-  json_builder_begin_object(b);
+  tw_member(b, "params");
+  tw_begin(b, '{');
   for (const LbParamSpec *s = lb_params_spec(r->params); s->name != NULL; s++) {
     const char *text = lb_params_get_text(r->params, s->name);
     if (text != NULL)
       add_string(b, s->name, text);
   }
-  json_builder_end_object(b);
+  tw_end(b, '}');
   /* the run's stored summary fields by name; the steps' in table order */
-  json_builder_set_member_name(b, "summary");
-  json_builder_begin_object(b);
+  tw_member(b, "summary");
+  tw_begin(b, '{');
   for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
     double v = 0;
     if (f->run_offset < 0 || !lb_summary_get(f, r, -1, &v))
       continue;
-    json_builder_set_member_name(b, f->json);
+    tw_member(b, f->json);
     if (f->whole)
-      json_builder_add_int_value(b, (gint64)v);
+      tw_int(b, (gint64)v);
     else
-      json_builder_add_double_value(b, v);
+      tw_double(b, v);
   }
-  json_builder_end_object(b);
+  tw_end(b, '}');
 
-  json_builder_set_member_name(b, "metric_names");
-  json_builder_begin_array(b);
+  tw_member(b, "metric_names");
+  tw_begin(b, '[');
   for (guint i = 0; i < r->metric_defs->len; i++)
-    json_builder_add_string_value(b, g_array_index(r->metric_defs, LbMetricDef, i).name);
-  json_builder_end_array(b);
+    tw_string(b, g_array_index(r->metric_defs, LbMetricDef, i).name);
+  tw_end(b, ']');
   add_doubles(b, "step_metrics", r->adaptation_metrics,
               (gsize)r->nadaptations * r->metric_defs->len);
 
-  json_builder_set_member_name(b, "phases");
-  json_builder_begin_array(b);
+  tw_member(b, "phases");
+  tw_begin(b, '[');
   for (guint i = 0; i < r->nphases; i++) {
     const LbPhaseResult *p = &r->phases[i];
-    json_builder_begin_array(b);
-    json_builder_add_int_value(b, p->rounds);
-    json_builder_add_int_value(b, (gint64)p->messages);
-    json_builder_add_double_value(b, p->bytes);
-    json_builder_add_double_value(b, p->time);
-    json_builder_end_array(b);
+    tw_begin(b, '[');
+    tw_int(b, p->rounds);
+    tw_int(b, (gint64)p->messages);
+    tw_double(b, p->bytes);
+    tw_double(b, p->time);
+    tw_end(b, ']');
   }
-  json_builder_end_array(b);
+  tw_end(b, ']');
 
-  json_builder_set_member_name(b, "final_loads");
-  json_builder_begin_array(b);
+  tw_member(b, "final_loads");
+  tw_begin(b, '[');
   for (guint i = 0; i < r->ranks; i++)
-    json_builder_add_int_value(b, (gint64)r->final_loads[i]);
-  json_builder_end_array(b);
+    tw_int(b, (gint64)r->final_loads[i]);
+  tw_end(b, ']');
 
-  json_builder_set_member_name(b, "adaptations");
-  json_builder_begin_array(b);
+  tw_member(b, "adaptations");
+  tw_begin(b, '[');
   for (guint s = 0; s < r->nadaptations; s++) {
-    json_builder_begin_array(b);
+    tw_begin(b, '[');
     for (const LbSummaryField *f = lb_summary(); f->name != NULL; f++) {
       double v = 0;
       if (f->step_offset >= 0 && lb_summary_get(f, r, (int)s, &v))
-        json_builder_add_double_value(b, v);
+        tw_double(b, v);
     }
-    json_builder_end_array(b);
+    tw_end(b, ']');
   }
-  json_builder_end_array(b);
+  tw_end(b, ']');
 
   if (r->transfers != NULL) {
-    json_builder_set_member_name(b, "transfers");
-    json_builder_begin_array(b);
+    tw_member(b, "transfers");
+    tw_begin(b, '[');
     for (guint i = 0; i < r->transfers->len; i++) {
       const LbTransfer *t = &g_array_index(r->transfers, LbTransfer, i);
-      json_builder_begin_array(b);
+      tw_begin(b, '[');
       gint64 v[] = {t->adaptation,    t->round,        t->src,       t->dst,   (gint64)t->first,
                     (gint64)t->count, (gint64)t->load, t->phase + 1, t->stage, t->step};
       for (guint k = 0; k < G_N_ELEMENTS(v); k++)
-        json_builder_add_int_value(b, v[k]);
-      json_builder_add_double_value(b, t->time);
-      json_builder_end_array(b);
+        tw_int(b, v[k]);
+      tw_double(b, t->time);
+      tw_end(b, ']');
     }
-    json_builder_end_array(b);
+    tw_end(b, ']');
   }
   if (r->partition != NULL) {
     add_int(b, "dim", r->dim);
-    json_builder_set_member_name(b, "partition");
-    json_builder_begin_array(b);
+    tw_member(b, "partition");
+    tw_begin(b, '[');
     for (guint rank = 0; rank < r->ranks; rank++) {
       const LbRankPart *part = &r->partition[rank];
-      json_builder_begin_array(b); /* lo..., hi..., load, neighbours... */
+      tw_begin(b, '['); /* lo..., hi..., load, neighbours... */
       for (guint a = 0; a < r->dim; a++)
-        json_builder_add_int_value(b, (gint64)part->lo[a]);
+        tw_int(b, (gint64)part->lo[a]);
       for (guint a = 0; a < r->dim; a++)
-        json_builder_add_int_value(b, (gint64)part->hi[a]);
-      json_builder_add_int_value(b, (gint64)part->load);
+        tw_int(b, (gint64)part->hi[a]);
+      tw_int(b, (gint64)part->load);
       for (guint i = 0; i < part->nneighbours; i++)
-        json_builder_add_int_value(b, part->neighbours[i]);
-      json_builder_end_array(b);
+        tw_int(b, part->neighbours[i]);
+      tw_end(b, ']');
     }
-    json_builder_end_array(b);
+    tw_end(b, ']');
   }
   if (r->grids != NULL) {
     if (r->partition == NULL)
       add_int(b, "dim", r->dim);
-    json_builder_set_member_name(b, "grids");
-    json_builder_begin_array(b);
+    tw_member(b, "grids");
+    tw_begin(b, '[');
     for (guint i = 0; i < r->grids->len; i++) {
       const LbGridPart *g = &g_array_index(r->grids, LbGridPart, i);
-      json_builder_begin_array(b);
+      tw_begin(b, '[');
       gint64 v[] = {g->owner, g->level, g->lo[0], g->lo[1],       g->lo[2],
                     g->hi[0], g->hi[1], g->hi[2], (gint64)g->load};
       for (guint k = 0; k < G_N_ELEMENTS(v); k++)
-        json_builder_add_int_value(b, v[k]);
-      json_builder_end_array(b);
+        tw_int(b, v[k]);
+      tw_end(b, ']');
     }
-    json_builder_end_array(b);
+    tw_end(b, ']');
   }
   if (r->events != NULL) {
-    json_builder_set_member_name(b, "events");
-    json_builder_begin_array(b);
+    tw_member(b, "events");
+    tw_begin(b, '[');
     for (guint i = 0; i < r->events->len; i++) {
       const LbEvent *e = &g_array_index(r->events, LbEvent, i);
-      json_builder_begin_array(b);
+      tw_begin(b, '[');
       gint64 v[] = {e->adaptation, e->kind, (gint64)e->unit, (gint64)e->piece,
                     e->from,       e->to,   (gint64)e->load};
       for (guint k = 0; k < G_N_ELEMENTS(v); k++)
-        json_builder_add_int_value(b, v[k]);
-      json_builder_end_array(b);
+        tw_int(b, v[k]);
+      tw_end(b, ']');
     }
-    json_builder_end_array(b);
+    tw_end(b, ']');
   }
   write_narrated(b, r);
   GPtrArray *texts[] = {r->narration, r->stages};
@@ -293,21 +397,18 @@ lb_result_to_transport(const LbRunResult *r)
   for (guint k = 0; k < G_N_ELEMENTS(texts); k++) {
     if (texts[k] == NULL)
       continue;
-    json_builder_set_member_name(b, text_names[k]);
-    json_builder_begin_array(b);
+    tw_member(b, text_names[k]);
+    tw_begin(b, '[');
     for (guint i = 0; i < texts[k]->len; i++)
-      json_builder_add_string_value(b, texts[k]->pdata[i]);
-    json_builder_end_array(b);
+      tw_string(b, texts[k]->pdata[i]);
+    tw_end(b, ']');
   }
   double measured[] = {r->wall_seconds, r->sim_wall_seconds};
   add_doubles(b, "measured", measured, G_N_ELEMENTS(measured));
   add_int(b, "peak_rss_kib", (gint64)r->peak_rss_kib);
-  json_builder_end_object(b);
+  tw_end(b, '}');
 
-  g_autoptr(JsonGenerator) gen = json_generator_new();
-  g_autoptr(JsonNode) root = json_builder_get_root(b);
-  json_generator_set_root(gen, root);
-  return json_generator_to_data(gen, NULL);
+  return g_string_free(tw.s, FALSE);
 }
 
 /* ---- reading ---- */
