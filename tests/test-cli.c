@@ -1561,6 +1561,28 @@ test_reproduce(void)
   if (g_getenv("LBSIM_SANITIZED") != NULL)
     return;
 
+  /* --only: one sweep runs, nothing of the others, and the JUnit report
+   * and the page say why the rest was not evaluated */
+  g_autofree char *only_state = tmp_path("lan2002-only");
+  g_autofree char *only_xml = tmp_path("lan2002-only.xml");
+  g_autofree char *only_page = tmp_path("lan2002-only-page");
+  g_auto(Result) only = {0};
+  lbsim(&only, "reproduce", "lan2002", "--quick", "--only", "no-dlb", "--check", "-q", "--state",
+        only_state, "--junit", only_xml, "--report", only_page, NULL);
+  g_assert_cmpint(only.status, ==, 0);
+  g_assert_nonnull(strstr(only.out, "quick form: no-dlb on 4, 32 ranks, 127 adaptations\n"
+                                    "only the runs no-dlb (--only): the claims on the others not "
+                                    "evaluated\n"));
+  g_autofree char *amr64_runs = g_build_filename(only_state, "amr64", NULL);
+  g_assert_false(g_file_test(amr64_runs, G_FILE_TEST_EXISTS));
+  g_autofree char *xml = NULL, *only_html = NULL;
+  g_assert_true(g_file_get_contents(only_xml, &xml, NULL, NULL));
+  g_assert_nonnull(strstr(xml, "not run (--only)"));
+  g_autofree char *only_index = g_build_filename(only_page, "index.html", NULL);
+  g_assert_true(g_file_get_contents(only_index, &only_html, NULL, NULL));
+  g_assert_nonnull(strstr(only_html, "Only the runs no-dlb (--only)"));
+  g_assert_nonnull(strstr(only_html, "not evaluated (quick form; --only)"));
+
   /* the state folder lbsim reproduce --all --state TMP would use */
   g_autofree char *state = tmp_path("lan2002");
   g_autofree char *json = tmp_path("lan2002.json");
