@@ -36,13 +36,8 @@ scorecard(GString *out, const LbReproduction *rep)
                          "<strong>%u of %u</strong> headline findings reproduced; %u not "
                          "reproduced (%u known)",
                          s->reproduced, s->headline, s->not_reproduced, s->known);
-  if (s->not_evaluated > 0 && (rep->quick != NULL || rep->only != NULL))
-    g_string_append_printf(out, "; %u not evaluated (%s%s%s)", s->not_evaluated,
-                           rep->quick != NULL ? "quick form" : "",
-                           rep->quick != NULL && rep->only != NULL ? "; " : "",
-                           rep->only != NULL ? "--only" : "");
-  else if (s->not_evaluated > 0)
-    g_string_append_printf(out, "; %u not evaluated", s->not_evaluated);
+  if (s->not_evaluated > 0)
+    g_string_append_printf(out, "; %u not evaluated%s", s->not_evaluated, rep->not_run_why);
   if (s->failed > 0)
     g_string_append_printf(out, "; %u could not be evaluated", s->failed);
   if (s->calibrated > 0)

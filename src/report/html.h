@@ -94,8 +94,9 @@ typedef struct {
   guint nclaims;
   const LbCalibrationRow *calibration;
   guint ncalibration;
-  const char *deep; /* what the deep form ran at the paper's scale, or NULL */
-  const char *only; /* --only's runs ("amr64, no-dlb"), or NULL: every run */
+  const char *deep;        /* what the deep form ran at the paper's scale, or NULL */
+  const char *only;        /* --only's runs ("amr64, no-dlb"), or NULL: every run */
+  const char *not_run_why; /* why claims were not evaluated: " (quick form)", or "" */
 } LbReproduction;
 
 /* A reproduction's page in options->dir (checked with

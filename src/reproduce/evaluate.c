@@ -530,9 +530,7 @@ lb_paper_test_suite(const LbPaper *p, double seconds)
       break;
     case LB_CLAIM_NOT_RUN:
     default:
-      lb_test_suite_add(
-          s, c->id, LB_TEST_SKIP,
-          lb_claim_left_out(p, c) ? "not run (--only)" : "not run in this form (--quick)", NULL);
+      lb_test_suite_add(s, c->id, LB_TEST_SKIP, c->note != NULL ? c->note : "not run", NULL);
       break;
     }
   }

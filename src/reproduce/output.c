@@ -608,8 +608,10 @@ lb_paper_write_report(const LbPaper *p, const LbPaperOutput *how, const LbPaperC
   g_autofree char *changed = sets_text(how->sets);
   g_autofree char *deep_form = p->deep ? lb_paper_deep_text(p) : NULL;
   g_autofree char *only = lb_paper_only_text(p);
+  g_autofree char *why = not_run_why(p, how->quick);
   LbReproduction rep = {p->key, p->cite,        p->summary, quick_form,          changed,   &card,
-                        rows,   p->claims->len, cal,        p->calibration->len, deep_form, only};
+                        rows,   p->claims->len, cal,        p->calibration->len, deep_form, only,
+                        why};
   g_autofree char *doc = lb_paper_json(p, how);
   LbHtmlOptions options = {.json = doc,
                            .length = strlen(doc),
