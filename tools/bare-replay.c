@@ -45,8 +45,8 @@ typedef struct {
   guint id;
   guint n_ops;
   guint cap;
-  guint pending;     /* sends since the last 'W', while parsing */
-  guint max_pending; /* sizes the actor's array of unfinished sends */
+  GPtrArray *sends;       /* its sends not yet waited for (Slot), while it runs */
+  struct Slot *delivered; /* its sends whose messages their receivers took */
   guint n_recvs;
   guint n_sent_to;
   gboolean done;
@@ -229,12 +229,8 @@ parse_op(char **p, Trace *t)
     t->ranks[peer].n_sent_to++;
     t->n_messages++;
     t->n_bytes += value;
-    if (++rank->pending > rank->max_pending)
-      rank->max_pending = rank->pending;
   } else if (kind == 'R') {
     rank->n_recvs++;
-  } else if (kind == 'W') {
-    rank->pending = 0;
   }
   rank_push(rank, kind, (gint32)peer, value);
   return TRUE;
@@ -300,36 +296,99 @@ trace_load(const char *path, GError **error)
   return g_steal_pointer(&t);
 }
 
+/* A send in flight, let go of as lbsim lets go of its own
+ * (src/core/comm.c): the receiver hands it back to its sender when it takes
+ * the message, and the sender waits for it (done by then) at its next send
+ * or receive, which takes it off SimGrid's list of the sender's activities.
+ * The message's payload is the slot. */
+typedef struct Slot {
+  sg_comm_t comm;
+  Rank *sender;
+  guint index; /* in sender->sends, until waited for */
+  gboolean waited;
+  struct Slot *next; /* in the sender's delivered list, or the free list */
+} Slot;
+
+static Slot *free_slots;
+
+static Slot *
+slot_new(Rank *sender)
+{
+  Slot *slot = free_slots != NULL ? free_slots : g_new(Slot, 1);
+  if (slot == free_slots)
+    free_slots = slot->next;
+  *slot = (Slot){NULL, sender, sender->sends->len, FALSE, NULL};
+  g_ptr_array_add(sender->sends, slot);
+  return slot;
+}
+
+static void
+slot_free(Slot *slot)
+{
+  slot->next = free_slots;
+  free_slots = slot;
+}
+
+static void
+taken(Slot *slot)
+{
+  if (slot->waited) {
+    slot_free(slot);
+    return;
+  }
+  slot->next = slot->sender->delivered;
+  slot->sender->delivered = slot;
+}
+
+static void
+reap(Rank *rank)
+{
+  while (rank->delivered != NULL) {
+    Slot *slot = rank->delivered;
+    rank->delivered = slot->next;
+    sg_comm_wait(slot->comm);
+    Slot *last = rank->sends->pdata[rank->sends->len - 1];
+    rank->sends->pdata[slot->index] = last;
+    last->index = slot->index;
+    g_ptr_array_set_size(rank->sends, rank->sends->len - 1);
+    slot_free(slot);
+  }
+}
+
+static void
+wait_sends(Rank *rank)
+{
+  for (guint i = 0; i < rank->sends->len; i++) {
+    Slot *slot = rank->sends->pdata[i];
+    sg_comm_wait(slot->comm);
+    slot->waited = TRUE;
+  }
+  g_ptr_array_set_size(rank->sends, 0);
+  while (rank->delivered != NULL) {
+    Slot *slot = rank->delivered;
+    rank->delivered = slot->next;
+    slot_free(slot);
+  }
+}
+
 static void
 rank_actor(int argc, char *argv[])
 {
   Rank *rank = sg_actor_self_get_data();
   sg_mailbox_t own = mailboxes[rank->id];
-  sg_comm_t *pending = g_new(sg_comm_t, rank->max_pending);
-  guint n_pending = 0, reap_at = 0;
+  rank->sends = g_ptr_array_new();
   /* gets posted ahead ('G'), oldest first, each with its payload's slot:
    * a receive ('R') harvests the oldest, as lbsim does, else gets */
   GQueue posted = G_QUEUE_INIT;
 
   for (const Op *op = rank->ops; op < rank->ops + rank->n_ops; op++) {
     switch (op->kind) {
-    case 'S':
-      /* A rank that sends many messages between waits lets the finished
-       * ones go, as lbsim does: SimGrid scans a list of them at every
-       * completion otherwise (the same wait with no time to wait). */
-      if (n_pending >= MAX(reap_at, 256)) {
-        guint kept = 0;
-        for (guint i = 0; i < n_pending; i++)
-          if (sg_comm_wait_all_for(&pending[i], 1, 0.0) == 0)
-            pending[kept++] = pending[i];
-        n_pending = kept;
-        reap_at = 2 * kept;
-      }
-      /* The payload is the sender's Rank: SimGrid wants a valid pointer, and
-       * this one needs no freeing and names the sender in a debugger. */
-      pending[n_pending++] =
-          sg_mailbox_put_async(mailboxes[op->peer], rank, (long)(op->value + 0.5));
+    case 'S': {
+      reap(rank);
+      Slot *slot = slot_new(rank);
+      slot->comm = sg_mailbox_put_async(mailboxes[op->peer], slot, (long)(op->value + 0.5));
       break;
+    }
     case 'G': {
       void **slot = g_new(void *, 1);
       g_queue_push_tail(&posted, sg_mailbox_get_async(own, slot));
@@ -337,17 +396,18 @@ rank_actor(int argc, char *argv[])
       break;
     }
     case 'R':
+      reap(rank);
       if (g_queue_is_empty(&posted)) {
-        sg_mailbox_get(own);
+        taken(sg_mailbox_get(own));
       } else {
         sg_comm_wait(g_queue_pop_head(&posted));
-        g_free(g_queue_pop_head(&posted));
+        void **slot = g_queue_pop_head(&posted);
+        taken(*slot);
+        g_free(slot);
       }
       break;
     case 'W':
-      for (guint i = 0; i < n_pending; i++)
-        sg_comm_wait(pending[i]);
-      n_pending = 0;
+      wait_sends(rank);
       break;
     case 'X':
       sg_actor_execute(op->value);
@@ -356,9 +416,8 @@ rank_actor(int argc, char *argv[])
       g_assert_not_reached();
     }
   }
-  for (guint i = 0; i < n_pending; i++)
-    sg_comm_wait(pending[i]);
-  g_free(pending);
+  wait_sends(rank);
+  g_clear_pointer(&rank->sends, g_ptr_array_unref);
   /* gets posted and never harvested (lbsim's spare ones) match nothing */
   while (!g_queue_is_empty(&posted)) {
     g_queue_pop_head(&posted);
@@ -485,5 +544,10 @@ main(int argc, char *argv[])
          trace->n_ranks, trace->n_messages, trace->n_bytes, simgrid_get_clock(), (t1 - t0) / 1e6,
          (t3 - t2) / 1e6, (t2 - t1) / 1e6);
   g_free(mailboxes);
+  while (free_slots != NULL) { /* every send's message was taken: all are here */
+    Slot *slot = free_slots;
+    free_slots = slot->next;
+    g_free(slot);
+  }
   return 0;
 }

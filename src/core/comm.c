@@ -23,6 +23,7 @@ typedef struct {
   GList same;              /* in the stash's queue of its source and tag, when indexed */
   GDestroyNotify drop;     /* what freeing the message releases (a reference it carries) */
   gpointer drop_data;
+  struct _SendSlot *slot; /* its send, until the receiver takes it from the mailbox */
   guint size_class;
 } MsgBlock;
 
@@ -70,6 +71,7 @@ lb_msg_alloc(gsize len)
   }
   block->link.next = block->link.prev = NULL;
   block->drop = NULL;
+  block->slot = NULL;
   LbMsg *msg = (LbMsg *)(block + 1);
   msg->len = len;
   return msg;
@@ -244,30 +246,99 @@ lb_now(void)
   return simgrid_get_clock();
 }
 
-/* A rank that sends without ever waiting (a loop scheduler's master
- * answering requests) leaves every finished send on SimGrid's list of its
- * activities, which each later completion scans: past this many pending
- * sends, the finished ones are waited for (a wait with no time to wait
- * takes them off that list, which a test would not do). Any rank's
- * receive walks that list too, so it is kept short: 32, where 256 left
- * sfc-shift at 4096 ranks 4 to 6 % slower (docs/developer/performance.md). */
-#define LB_REAP_SENDS 32
+/* SimGrid 3.32 keeps each rank's sends on a list of its activities until
+ * the rank waits for them, and every completion the rank waits for walks
+ * that whole list (std::list::remove), as does every computation's end. So
+ * a rank lets go of each send as soon as it knows the send finished: when
+ * the receiver takes the message from its mailbox, it hands the send's slot
+ * back to the sender's `delivered` list, and the sender's next send or
+ * receive waits for those (at once: they are done). Waiting with no time
+ * to wait on every pending send once 8 were pending, which also frees the
+ * finished ones, left sfc-shift at 4096 ranks 724,482 such waits on sends
+ * still in flight for 3.1 million sends, each a sleep action that took
+ * nothing off the list (docs/developer/performance.md). */
+struct _SendSlot {
+  sg_comm_t comm;
+  LbRank *sender;
+  guint index;            /* in the sender's pending array, until waited for */
+  gboolean waited;        /* by lb_wait_sends, before its message was taken */
+  struct _SendSlot *next; /* in the sender's delivered list, or the free list */
+};
+typedef struct _SendSlot SendSlot;
+
+/* Slots come from chunks kept for the whole process, which stay reachable
+ * (a slot whose message is never taken is never freed). */
+#define SLOT_CHUNK 4096
+static SendSlot *free_slots;
+static GPtrArray *slot_chunks;
+
+/* Attached to its message before the put, which lets the receiver run (and
+ * take the message) before it returns. */
+static SendSlot *
+slot_new(LbRank *sender)
+{
+  if (free_slots == NULL) {
+    SendSlot *chunk = g_new(SendSlot, SLOT_CHUNK);
+    if (slot_chunks == NULL)
+      slot_chunks = g_ptr_array_new();
+    g_ptr_array_add(slot_chunks, chunk);
+    for (guint i = 0; i < SLOT_CHUNK; i++) {
+      chunk[i].next = free_slots;
+      free_slots = &chunk[i];
+    }
+  }
+  SendSlot *slot = free_slots;
+  free_slots = slot->next;
+  *slot = (SendSlot){NULL, sender, sender->pending->len, FALSE, NULL};
+  g_ptr_array_add(sender->pending, slot);
+  return slot;
+}
+
+static void
+slot_free(SendSlot *slot)
+{
+  slot->next = free_slots;
+  free_slots = slot;
+}
+
+/* Off the sender's pending array, whose last slot takes its place. */
+static void
+slot_unpend(SendSlot *slot)
+{
+  GPtrArray *p = slot->sender->pending;
+  SendSlot *last = p->pdata[p->len - 1];
+  p->pdata[slot->index] = last;
+  last->index = slot->index;
+  g_ptr_array_set_size(p, p->len - 1);
+}
+
+/* The receiver has taken msg from its mailbox: its send is over. */
+static void
+delivered(LbMsg *msg)
+{
+  MsgBlock *block = block_of(msg);
+  SendSlot *slot = g_steal_pointer(&block->slot);
+  if (slot == NULL)
+    return;
+  if (slot->waited) {
+    slot_free(slot);
+    return;
+  }
+  slot->next = slot->sender->delivered;
+  slot->sender->delivered = slot;
+}
 
 static void
 reap_sends(LbRank *self)
 {
-  GPtrArray *p = self->pending;
-  /* one at a time (sends to busy ranks finish out of order): a wait for
-   * all that times out keeps its comm (a wait for any would drop a
-   * reference to it) */
-  guint kept = 0;
-  for (guint i = 0; i < p->len; i++) {
-    sg_comm_t comm = p->pdata[i];
-    if (sg_comm_wait_all_for(&comm, 1, 0.0) == 0)
-      p->pdata[kept++] = comm;
+  while (self->delivered != NULL) {
+    SendSlot *slot = self->delivered;
+    self->delivered = slot->next;
+    sg_error_t err = sg_comm_wait(slot->comm);
+    g_assert(err == SG_OK);
+    slot_unpend(slot);
+    slot_free(slot);
   }
-  g_ptr_array_set_size(p, kept);
-  self->reap_at = 2 * kept; /* sends still in flight: not before twice as many */
 }
 
 void
@@ -278,10 +349,10 @@ lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
   msg->src = self->id;
   msg->tag = tag;
   msg->sim_bytes = sim_bytes;
-  if (self->pending->len >= MAX(self->reap_at, LB_REAP_SENDS))
-    reap_sends(self);
-  g_ptr_array_add(self->pending,
-                  sg_mailbox_put_async(self->run->mailboxes[dst], msg, (long)sim_bytes));
+  reap_sends(self);
+  SendSlot *slot = slot_new(self);
+  block_of(msg)->slot = slot;
+  slot->comm = sg_mailbox_put_async(self->run->mailboxes[dst], msg, (long)sim_bytes);
   self->run->rank[dst].inbox_put++;
   self->run->messages_all++;
   self->sent_messages++;
@@ -399,6 +470,7 @@ take_inbound(LbRank *self)
   if (g_queue_is_empty(&self->inbound))
     self->spare_get = FALSE;
   self->inbox_taken++;
+  delivered(msg);
   lb_trace_recv(self, msg->src);
   return msg;
 }
@@ -431,10 +503,12 @@ listen_all(LbRank *self)
 static LbMsg *
 next_arrival(LbRank *self, double deadline)
 {
+  reap_sends(self);
   if (self->inbound.head == NULL) {
     if (deadline < 0) {
       LbMsg *msg = sg_mailbox_get(self->mailbox);
       self->inbox_taken++;
+      delivered(msg);
       lb_trace_recv(self, msg->src);
       return msg;
     }
@@ -670,9 +744,18 @@ lb_request_free(LbRequest *req)
 void
 lb_wait_sends(LbRank *self)
 {
-  for (guint i = 0; i < self->pending->len; i++)
-    sg_comm_wait(self->pending->pdata[i]);
+  for (guint i = 0; i < self->pending->len; i++) {
+    SendSlot *slot = self->pending->pdata[i];
+    sg_comm_wait(slot->comm);
+    slot->waited = TRUE; /* freed when its receiver takes the message */
+  }
   g_ptr_array_set_size(self->pending, 0);
+  /* messages taken before or while waiting: their sends are over too */
+  while (self->delivered != NULL) {
+    SendSlot *slot = self->delivered;
+    self->delivered = slot->next;
+    slot_free(slot);
+  }
   lb_trace_wait(self);
 }
 

@@ -70,7 +70,7 @@ struct _LbRank {
   GArray *graph; /* LbNeighbour, ascending; NULL: not set this step */
   GQueue stash;
   GHashTable *stash_index; /* a long stash's messages by source and tag (comm.c) */
-  GPtrArray *pending;
+  GPtrArray *pending;      /* sends not yet waited for, as comm.c's slots */
   guint adaptation;
   int phase;             /* -1: core synchronisation, not the balancer's */
   guint narrate_stage;   /* lb_narrate_stage's, for this step */
@@ -83,9 +83,9 @@ struct _LbRank {
   guint64 phase_messages;
   double phase_bytes;
   sg_host_t host;
-  guint reap_at;         /* pending sends that make a send let the finished ones go */
-  LbConserved executed;  /* units computed this step (balancers that own the compute) */
-  guint64 sent_messages; /* every message this rank sent, whatever the phase */
+  struct _SendSlot *delivered; /* sends whose messages their receivers took (comm.c) */
+  LbConserved executed;        /* units computed this step (balancers that own the compute) */
+  guint64 sent_messages;       /* every message this rank sent, whatever the phase */
   double sent_bytes;
   /* What a balancer's collect computed itself this step (lb_app_compute):
    * the flops, and the simulated time they took. */
