@@ -25,6 +25,7 @@
 
 #include "runner/malloc-tune.h"
 #include "core/huge-pages.h"
+#include "core/sends.h"
 #include "core/stack.h"
 
 #define TRACE_MAGIC "# lbsim-message-trace "
@@ -45,8 +46,7 @@ typedef struct {
   guint id;
   guint n_ops;
   guint cap;
-  GPtrArray *sends;       /* its sends not yet waited for (Slot), while it runs */
-  struct Slot *delivered; /* its sends whose messages their receivers took */
+  LbSends sends; /* not yet waited for, while it runs */
   guint n_recvs;
   guint n_sent_to;
   gboolean done;
@@ -296,87 +296,12 @@ trace_load(const char *path, GError **error)
   return g_steal_pointer(&t);
 }
 
-/* A send in flight, let go of as lbsim lets go of its own
- * (src/core/comm.c): the receiver hands it back to its sender when it takes
- * the message, and the sender waits for it (done by then) at its next send
- * or receive, which takes it off SimGrid's list of the sender's activities.
- * The message's payload is the slot. */
-typedef struct Slot {
-  sg_comm_t comm;
-  Rank *sender;
-  guint index; /* in sender->sends, until waited for */
-  gboolean waited;
-  struct Slot *next; /* in the sender's delivered list, or the free list */
-} Slot;
-
-static Slot *free_slots;
-
-static Slot *
-slot_new(Rank *sender)
-{
-  Slot *slot = free_slots != NULL ? free_slots : g_new(Slot, 1);
-  if (slot == free_slots)
-    free_slots = slot->next;
-  *slot = (Slot){NULL, sender, sender->sends->len, FALSE, NULL};
-  g_ptr_array_add(sender->sends, slot);
-  return slot;
-}
-
-static void
-slot_free(Slot *slot)
-{
-  slot->next = free_slots;
-  free_slots = slot;
-}
-
-static void
-taken(Slot *slot)
-{
-  if (slot->waited) {
-    slot_free(slot);
-    return;
-  }
-  slot->next = slot->sender->delivered;
-  slot->sender->delivered = slot;
-}
-
-static void
-reap(Rank *rank)
-{
-  while (rank->delivered != NULL) {
-    Slot *slot = rank->delivered;
-    rank->delivered = slot->next;
-    sg_comm_wait(slot->comm);
-    Slot *last = rank->sends->pdata[rank->sends->len - 1];
-    rank->sends->pdata[slot->index] = last;
-    last->index = slot->index;
-    g_ptr_array_set_size(rank->sends, rank->sends->len - 1);
-    slot_free(slot);
-  }
-}
-
-static void
-wait_sends(Rank *rank)
-{
-  for (guint i = 0; i < rank->sends->len; i++) {
-    Slot *slot = rank->sends->pdata[i];
-    sg_comm_wait(slot->comm);
-    slot->waited = TRUE;
-  }
-  g_ptr_array_set_size(rank->sends, 0);
-  while (rank->delivered != NULL) {
-    Slot *slot = rank->delivered;
-    rank->delivered = slot->next;
-    slot_free(slot);
-  }
-}
-
 static void
 rank_actor(int argc, char *argv[])
 {
   Rank *rank = sg_actor_self_get_data();
   sg_mailbox_t own = mailboxes[rank->id];
-  rank->sends = g_ptr_array_new();
+  lb_sends_init(&rank->sends);
   /* gets posted ahead ('G'), oldest first, each with its payload's slot:
    * a receive ('R') harvests the oldest, as lbsim does, else gets */
   GQueue posted = G_QUEUE_INIT;
@@ -384,9 +309,12 @@ rank_actor(int argc, char *argv[])
   for (const Op *op = rank->ops; op < rank->ops + rank->n_ops; op++) {
     switch (op->kind) {
     case 'S': {
-      reap(rank);
-      Slot *slot = slot_new(rank);
-      slot->comm = sg_mailbox_put_async(mailboxes[op->peer], slot, (long)(op->value + 0.5));
+      /* sends let go of as lbsim lets go of its own (core/sends.h); the
+       * message's payload is its slot */
+      lb_sends_reap(&rank->sends);
+      LbSendSlot *slot = lb_sends_slot(&rank->sends);
+      lb_sends_started(slot,
+                       sg_mailbox_put_async(mailboxes[op->peer], slot, (long)(op->value + 0.5)));
       break;
     }
     case 'G': {
@@ -396,18 +324,18 @@ rank_actor(int argc, char *argv[])
       break;
     }
     case 'R':
-      reap(rank);
+      lb_sends_reap(&rank->sends);
       if (g_queue_is_empty(&posted)) {
-        taken(sg_mailbox_get(own));
+        lb_sends_taken(sg_mailbox_get(own));
       } else {
         sg_comm_wait(g_queue_pop_head(&posted));
         void **slot = g_queue_pop_head(&posted);
-        taken(*slot);
+        lb_sends_taken(*slot);
         g_free(slot);
       }
       break;
     case 'W':
-      wait_sends(rank);
+      lb_sends_wait_all(&rank->sends);
       break;
     case 'X':
       sg_actor_execute(op->value);
@@ -416,8 +344,8 @@ rank_actor(int argc, char *argv[])
       g_assert_not_reached();
     }
   }
-  wait_sends(rank);
-  g_clear_pointer(&rank->sends, g_ptr_array_unref);
+  lb_sends_wait_all(&rank->sends);
+  lb_sends_clear(&rank->sends);
   /* gets posted and never harvested (lbsim's spare ones) match nothing */
   while (!g_queue_is_empty(&posted)) {
     g_queue_pop_head(&posted);
@@ -544,10 +472,5 @@ main(int argc, char *argv[])
          trace->n_ranks, trace->n_messages, trace->n_bytes, simgrid_get_clock(), (t1 - t0) / 1e6,
          (t3 - t2) / 1e6, (t2 - t1) / 1e6);
   g_free(mailboxes);
-  while (free_slots != NULL) { /* every send's message was taken: all are here */
-    Slot *slot = free_slots;
-    free_slots = slot->next;
-    g_free(slot);
-  }
   return 0;
 }

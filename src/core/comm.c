@@ -23,7 +23,7 @@ typedef struct {
   GList same;              /* in the stash's queue of its source and tag, when indexed */
   GDestroyNotify drop;     /* what freeing the message releases (a reference it carries) */
   gpointer drop_data;
-  struct _SendSlot *slot; /* its send, until the receiver takes it from the mailbox */
+  LbSendSlot *slot; /* its send, until the receiver takes it from the mailbox */
   guint size_class;
 } MsgBlock;
 
@@ -246,99 +246,19 @@ lb_now(void)
   return simgrid_get_clock();
 }
 
-/* SimGrid 3.32 keeps each rank's sends on a list of its activities until
- * the rank waits for them, and every completion the rank waits for walks
- * that whole list (std::list::remove), as does every computation's end. So
- * a rank lets go of each send as soon as it knows the send finished: when
- * the receiver takes the message from its mailbox, it hands the send's slot
- * back to the sender's `delivered` list, and the sender's next send or
- * receive waits for those (at once: they are done). Waiting with no time
- * to wait on every pending send once 8 were pending, which also frees the
- * finished ones, left sfc-shift at 4096 ranks 724,482 such waits on sends
- * still in flight for 3.1 million sends, each a sleep action that took
- * nothing off the list (docs/developer/performance.md). */
-struct _SendSlot {
-  sg_comm_t comm;
-  LbRank *sender;
-  guint index;            /* in the sender's pending array, until waited for */
-  gboolean waited;        /* by lb_wait_sends, before its message was taken */
-  struct _SendSlot *next; /* in the sender's delivered list, or the free list */
-};
-typedef struct _SendSlot SendSlot;
-
-/* Slots come from chunks kept for the whole process, which stay reachable
- * (a slot whose message is never taken is never freed). */
-#define SLOT_CHUNK 4096
-static SendSlot *free_slots;
-static GPtrArray *slot_chunks;
-
-/* Attached to its message before the put, which lets the receiver run (and
- * take the message) before it returns. */
-static SendSlot *
-slot_new(LbRank *sender)
-{
-  if (free_slots == NULL) {
-    SendSlot *chunk = g_new(SendSlot, SLOT_CHUNK);
-    if (slot_chunks == NULL)
-      slot_chunks = g_ptr_array_new();
-    g_ptr_array_add(slot_chunks, chunk);
-    for (guint i = 0; i < SLOT_CHUNK; i++) {
-      chunk[i].next = free_slots;
-      free_slots = &chunk[i];
-    }
-  }
-  SendSlot *slot = free_slots;
-  free_slots = slot->next;
-  *slot = (SendSlot){NULL, sender, sender->pending->len, FALSE, NULL};
-  g_ptr_array_add(sender->pending, slot);
-  return slot;
-}
-
-static void
-slot_free(SendSlot *slot)
-{
-  slot->next = free_slots;
-  free_slots = slot;
-}
-
-/* Off the sender's pending array, whose last slot takes its place. */
-static void
-slot_unpend(SendSlot *slot)
-{
-  GPtrArray *p = slot->sender->pending;
-  SendSlot *last = p->pdata[p->len - 1];
-  p->pdata[slot->index] = last;
-  last->index = slot->index;
-  g_ptr_array_set_size(p, p->len - 1);
-}
-
 /* The receiver has taken msg from its mailbox: its send is over. */
 static void
 delivered(LbMsg *msg)
 {
-  MsgBlock *block = block_of(msg);
-  SendSlot *slot = g_steal_pointer(&block->slot);
-  if (slot == NULL)
-    return;
-  if (slot->waited) {
-    slot_free(slot);
-    return;
-  }
-  slot->next = slot->sender->delivered;
-  slot->sender->delivered = slot;
+  LbSendSlot *slot = g_steal_pointer(&block_of(msg)->slot);
+  if (slot != NULL)
+    lb_sends_taken(slot);
 }
 
 static void
 reap_sends(LbRank *self)
 {
-  while (self->delivered != NULL) {
-    SendSlot *slot = self->delivered;
-    self->delivered = slot->next;
-    sg_error_t err = sg_comm_wait(slot->comm);
-    g_assert(err == SG_OK);
-    slot_unpend(slot);
-    slot_free(slot);
-  }
+  lb_sends_reap(&self->sends);
 }
 
 void
@@ -350,9 +270,9 @@ lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
   msg->tag = tag;
   msg->sim_bytes = sim_bytes;
   reap_sends(self);
-  SendSlot *slot = slot_new(self);
+  LbSendSlot *slot = lb_sends_slot(&self->sends);
   block_of(msg)->slot = slot;
-  slot->comm = sg_mailbox_put_async(self->run->mailboxes[dst], msg, (long)sim_bytes);
+  lb_sends_started(slot, sg_mailbox_put_async(self->run->mailboxes[dst], msg, (long)sim_bytes));
   self->run->rank[dst].inbox_put++;
   self->run->messages_all++;
   self->sent_messages++;
@@ -744,18 +664,7 @@ lb_request_free(LbRequest *req)
 void
 lb_wait_sends(LbRank *self)
 {
-  for (guint i = 0; i < self->pending->len; i++) {
-    SendSlot *slot = self->pending->pdata[i];
-    sg_comm_wait(slot->comm);
-    slot->waited = TRUE; /* freed when its receiver takes the message */
-  }
-  g_ptr_array_set_size(self->pending, 0);
-  /* messages taken before or while waiting: their sends are over too */
-  while (self->delivered != NULL) {
-    SendSlot *slot = self->delivered;
-    self->delivered = slot->next;
-    slot_free(slot);
-  }
+  lb_sends_wait_all(&self->sends);
   lb_trace_wait(self);
 }
 

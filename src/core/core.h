@@ -8,6 +8,7 @@
 #include "lbsim/model.h"
 #include "lbsim/rank.h"
 #include "lbsim/run.h"
+#include "core/sends.h"
 
 /* A rank's units after balancing: what they conserve, their load (the
  * units' loads: what a model conserves may differ, as grids that split gain
@@ -70,7 +71,7 @@ struct _LbRank {
   GArray *graph; /* LbNeighbour, ascending; NULL: not set this step */
   GQueue stash;
   GHashTable *stash_index; /* a long stash's messages by source and tag (comm.c) */
-  GPtrArray *pending;      /* sends not yet waited for, as comm.c's slots */
+  LbSends sends;           /* not yet waited for (core/sends.h) */
   guint adaptation;
   int phase;             /* -1: core synchronisation, not the balancer's */
   guint narrate_stage;   /* lb_narrate_stage's, for this step */
@@ -83,9 +84,8 @@ struct _LbRank {
   guint64 phase_messages;
   double phase_bytes;
   sg_host_t host;
-  struct _SendSlot *delivered; /* sends whose messages their receivers took (comm.c) */
-  LbConserved executed;        /* units computed this step (balancers that own the compute) */
-  guint64 sent_messages;       /* every message this rank sent, whatever the phase */
+  LbConserved executed;  /* units computed this step (balancers that own the compute) */
+  guint64 sent_messages; /* every message this rank sent, whatever the phase */
   double sent_bytes;
   /* What a balancer's collect computed itself this step (lb_app_compute):
    * the flops, and the simulated time they took. */

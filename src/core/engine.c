@@ -656,7 +656,7 @@ free_rank(LbRank *rank)
   g_clear_pointer(&rank->units, g_array_unref);
   g_clear_pointer(&rank->graph, g_array_unref);
   lb_rank_clear_stash(rank);
-  g_clear_pointer(&rank->pending, g_ptr_array_unref);
+  lb_sends_clear(&rank->sends);
   g_clear_pointer(&rank->narrate_label, g_free);
   g_clear_pointer(&rank->narrate_labels, g_free);
 }
@@ -1014,7 +1014,7 @@ lb_run_simulate(const LbScenario *scenario, guint index, const LbRunOptions *opt
     rank->id = (int)r;
     rank->mailbox = run->mailboxes[r];
     rank->phase = -1;
-    rank->pending = g_ptr_array_new();
+    lb_sends_init(&rank->sends);
     g_queue_init(&rank->stash);
     rank->units = g_array_new(FALSE, FALSE, sizeof(LbUnit));
     lb_scenario_initial_units(scenario, brun, r, rank->units);
