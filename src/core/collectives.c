@@ -657,16 +657,27 @@ lb_reduce_scatter_sum_u64_sparse(LbRank *self, const guint *ranks, const guint64
                  (double)(h * sizeof(guint64)));
     g_autoptr(LbMsg) msg = recv_from(&g, (int)other, tag);
     g_assert(msg->len % sizeof(SparseEntry) == 0);
-    for (gsize k = 0; k < msg->len / sizeof(SparseEntry); k++) {
+    /* both by rank, once each: merged in one pass into held */
+    guint nk = kept->len, nr = (guint)(msg->len / sizeof(SparseEntry)), i = 0, j = 0;
+    const SparseEntry *k = (const SparseEntry *)kept->data;
+    g_array_set_size(held, nk + nr);
+    SparseEntry *out = (SparseEntry *)held->data;
+    guint w = 0;
+    while (i < nk || j < nr) {
       SparseEntry e;
-      memcpy(&e, msg->data + k * sizeof e, sizeof e);
-      g_assert(e.rank >= keep && e.rank < keep + h);
-      g_array_append_val(kept, e);
+      if (j < nr)
+        memcpy(&e, msg->data + j * sizeof e, sizeof e);
+      if (j == nr || (i < nk && k[i].rank < e.rank))
+        out[w++] = k[i++];
+      else {
+        g_assert(e.rank >= keep && e.rank < keep + h && (w == 0 || out[w - 1].rank < e.rank));
+        if (i < nk && k[i].rank == e.rank)
+          e.value += k[i++].value;
+        out[w++] = e;
+        j++;
+      }
     }
-    merge_entries(kept);
-    GArray *swap = held;
-    held = kept;
-    kept = swap;
+    g_array_set_size(held, w);
     lo = keep;
   }
   g_assert(lo == me);

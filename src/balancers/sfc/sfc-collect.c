@@ -215,9 +215,13 @@ static void
 split_needs(const SfcView *v, const GArray *needs, const GArray *owners, GPtrArray *squares,
             GPtrArray *by_owner)
 {
-  for (guint b = 0; b < buckets_of(v); b++) {
-    g_ptr_array_add(squares, g_array_new(FALSE, FALSE, sizeof(SfcSquare)));
-    g_ptr_array_add(by_owner, g_array_new(FALSE, FALSE, sizeof(guint)));
+  guint nb = buckets_of(v);
+  g_autofree guint *sizes = g_new0(guint, nb);
+  for (guint i = 0; i < needs->len; i++)
+    sizes[bucket_of(v, g_array_index(needs, SfcSquare, i).id)]++;
+  for (guint b = 0; b < nb; b++) {
+    g_ptr_array_add(squares, g_array_sized_new(FALSE, FALSE, sizeof(SfcSquare), sizes[b]));
+    g_ptr_array_add(by_owner, g_array_sized_new(FALSE, FALSE, sizeof(guint), sizes[b]));
   }
   for (guint i = 0; i < needs->len; i++) {
     const SfcSquare *s = &g_array_index(needs, SfcSquare, i);

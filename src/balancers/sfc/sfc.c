@@ -190,12 +190,13 @@ compare_hnodes(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-static int
-compare_units(gconstpointer a, gconstpointer b)
+static inline gboolean
+id_before(const LbUnit *x, const LbUnit *y)
 {
-  guint64 x = ((const LbUnit *)a)->id, y = ((const LbUnit *)b)->id;
-  return x < y ? -1 : x > y;
+  return x->id < y->id;
 }
+
+LB_DEFINE_SORT(sort_units, LbUnit, id_before)
 
 /* A rank's hnodes by key, every step. The units come back from the model
  * in the order this balancer left them, the curve's, with only the model's
@@ -237,7 +238,7 @@ block_tree(const LbWork *work, LbCurveKind curve, guint ranks)
     SfcHnode h = {sfc_key(curve, work->dim, order, id), id, lb_htree_load(work, tree, at)};
     g_array_append_val(hnodes, h);
   }
-  g_array_sort(hnodes, compare_hnodes);
+  sort_hnodes((SfcHnode *)hnodes->data, hnodes->len);
   g_autofree guint64 *loads = g_new(guint64, n + 1);
   blocking.order = g_array_sized_new(FALSE, FALSE, sizeof(LbUnit), (guint)n);
   for (gsize i = 0; i < n; i++) {
@@ -261,7 +262,7 @@ sfc_initial_units(const LbWork *work, const LbParams *params, guint ranks, guint
   gsize from = blocking.cuts[rank], to = blocking.cuts[rank + 1];
   g_array_set_size(units, 0);
   g_array_append_vals(units, &g_array_index(blocking.order, LbUnit, from), (guint)(to - from));
-  g_array_sort(units, compare_units);
+  sort_units((LbUnit *)units->data, units->len);
   if (rank + 1 == ranks) { /* the last rank: nobody needs the blocking any more */
     g_clear_pointer(&blocking.order, g_array_unref);
     g_clear_pointer(&blocking.cuts, g_free);
