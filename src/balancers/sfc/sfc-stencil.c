@@ -149,9 +149,7 @@ sfc_owner_near(const SfcView *v, guint64 key)
 GArray *
 sfc_remote_faces(const SfcView *v)
 {
-  /* most hnodes of a segment face only its own: one face an hnode
-   * leaves room enough */
-  GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(SfcFace), v->seq->len);
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(SfcFace));
   if (v->seq->len == 0)
     return out;
   g_autoptr(SfcIndex) mine = sfc_index_new(v);
