@@ -255,12 +255,6 @@ delivered(LbMsg *msg)
     lb_sends_taken(slot);
 }
 
-static void
-reap_sends(LbRank *self)
-{
-  lb_sends_reap(&self->sends);
-}
-
 void
 lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
 {
@@ -269,7 +263,7 @@ lb_core_send_msg(LbRank *self, int dst, int tag, LbMsg *msg, double sim_bytes)
   msg->src = self->id;
   msg->tag = tag;
   msg->sim_bytes = sim_bytes;
-  reap_sends(self);
+  lb_sends_reap(&self->sends);
   LbSendSlot *slot = lb_sends_slot(&self->sends);
   block_of(msg)->slot = slot;
   lb_sends_started(slot, sg_mailbox_put_async(self->run->mailboxes[dst], msg, (long)sim_bytes));
@@ -423,7 +417,7 @@ listen_all(LbRank *self)
 static LbMsg *
 next_arrival(LbRank *self, double deadline)
 {
-  reap_sends(self);
+  lb_sends_reap(&self->sends);
   if (self->inbound.head == NULL) {
     if (deadline < 0) {
       LbMsg *msg = sg_mailbox_get(self->mailbox);

@@ -20,7 +20,6 @@
  * sequence cut into segments of loads nearest the average (the input's
  * decomposition, before any message). */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include <xbt/log.h>
 
@@ -181,13 +180,6 @@ sfc_order_key(const LbWork *work, const LbParams *params, guint64 id)
   guint64 key = 0;
   sfc_order_keys(work, params, &u, 1, &key);
   return key;
-}
-
-static int
-compare_hnodes(gconstpointer a, gconstpointer b)
-{
-  guint64 x = ((const SfcHnode *)a)->key, y = ((const SfcHnode *)b)->key;
-  return x < y ? -1 : x > y;
 }
 
 static inline gboolean
@@ -1255,7 +1247,7 @@ sfc_explain(const LbExplainCase *c, GString *out)
       seq[at] = (SfcHnode){sfc_key(curve, dim, order, id), id, lb_htree_load(work, tree, at)};
       total += seq[at].load;
     }
-    qsort(seq, n, sizeof(SfcHnode), compare_hnodes);
+    sort_hnodes(seq, n);
     g_string_append_printf(out, "  step %u: %zu hnodes, load %" G_GUINT64_FORMAT "\n", a, n, total);
     if (n > EXPLAIN_MAX_HNODES)
       continue;
